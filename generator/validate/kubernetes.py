@@ -1,0 +1,82 @@
+"""Strict Kubernetes JSON Schemas for a cluster version, from the kubernetes-validate package.
+
+The package ships ``v<X.Y>.0-local-strict/<kind>-<group>-<version>.json`` files whose
+``$ref``s point at one ``_definitions.json`` per version: everything is on disk, nothing is
+fetched.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+from generator.errors import InputError
+
+_VERSION_DIR = re.compile(r"^v(\d+)\.(\d+)\.0-local-strict$")
+
+
+@functools.cache
+def schema_root() -> Path:
+    """The folder holding one strict schema tree per Kubernetes minor version."""
+    return Path(str(resources.files("kubernetes_validate").joinpath("kubernetes-json-schema")))
+
+
+@functools.cache
+def bundled_versions() -> tuple[tuple[int, int], ...]:
+    """Minor versions with bundled strict schemas, oldest first."""
+    found = []
+    for entry in schema_root().iterdir():
+        match = _VERSION_DIR.match(entry.name)
+        if match:
+            found.append((int(match.group(1)), int(match.group(2))))
+    return tuple(sorted(found))
+
+
+def parse_version(text: str) -> tuple[int, int]:
+    """``1.32``, ``1.32.4`` or ``v1.32`` → ``(1, 32)``; anything else is an input error."""
+    match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?", str(text).strip())
+    if not match:
+        raise InputError(
+            f"invalid Kubernetes version {text!r}",
+            hint="use MAJOR.MINOR or MAJOR.MINOR.PATCH, e.g. 1.32 or 1.32.4",
+        )
+    return int(match.group(1)), int(match.group(2))
+
+
+def resolve_version(text: str) -> tuple[int, int]:
+    """The newest bundled minor version not newer than ``text``."""
+    wanted = parse_version(text)
+    versions = bundled_versions()
+    usable = [v for v in versions if v <= wanted]
+    if not usable or wanted > versions[-1]:
+        lo, hi = versions[0], versions[-1]
+        raise InputError(
+            f"no bundled Kubernetes schemas for {wanted[0]}.{wanted[1]}",
+            hint=f"supported versions are {lo[0]}.{lo[1]} to {hi[0]}.{hi[1]}",
+        )
+    return usable[-1]
+
+
+def newest_version() -> str:
+    major, minor = bundled_versions()[-1]
+    return f"{major}.{minor}"
+
+
+def version_dir(version: tuple[int, int]) -> Path:
+    return schema_root() / f"v{version[0]}.{version[1]}.0-local-strict"
+
+
+def schema_file(version: tuple[int, int], api_version: str, kind: str) -> Path:
+    """Where the strict schema for ``apiVersion``/``kind`` would be (it may not exist)."""
+    # rbac.authorization.k8s.io/v1 -> rbac-v1; v1 -> v1 (the package's naming)
+    suffix = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+    return version_dir(version) / f"{kind.lower()}-{suffix}.json"
+
+
+@functools.cache
+def definitions(version: tuple[int, int]) -> dict:
+    """The shared ``_definitions.json`` every kind schema of ``version`` refers to."""
+    return json.loads((version_dir(version) / "_definitions.json").read_text())

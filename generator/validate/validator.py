@@ -1,0 +1,106 @@
+"""Validate Kubernetes objects against strict schemas, compiled once per kind.
+
+Core kinds use the bundled strict schemas of the cluster's Kubernetes version; custom
+resources use the schema locations the user configured. Results are plain data
+(``SchemaProblem``) that render turns into errors and lint into located findings.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import referencing
+import referencing.jsonschema
+from referencing import Registry, Resource
+
+from generator.validate import kubernetes
+from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
+
+# ``$ref``s in the bundled schemas are absolute paths on the schema's own host
+_DEFINITIONS_URI = "file:///api/_definitions.json"
+
+
+@dataclass(frozen=True)
+class SchemaProblem:
+    """One reason an object failed: ``kind`` is ``invalid`` or ``missing-schema``."""
+
+    kind: str
+    message: str
+    path: tuple[str | int, ...] = ()
+
+
+class SchemaValidator:
+    """Validates objects for one Kubernetes version and one list of CRD schema locations."""
+
+    def __init__(self, kubernetes_version: str, locations: list[SchemaLocation] | None = None):
+        self.version = kubernetes.resolve_version(kubernetes_version)
+        self.version_text = f"{self.version[0]}.{self.version[1]}.0"
+        self.locations = list(locations or [])
+        self._compiled: dict[tuple[str, str], Any] = {}
+        self._core_registry: Registry | None = None
+
+    def schema_source(self, api_version: str, kind: str) -> Path | None:
+        """The schema file used for this kind, or None when there is none."""
+        core = kubernetes.schema_file(self.version, api_version, kind)
+        if core.is_file():
+            return core
+        variables = template_variables(api_version, kind, self.version_text)
+        return find_schema_file(self.locations, variables)
+
+    def _validator_for(self, api_version: str, kind: str):
+        key = (api_version, kind)
+        if key not in self._compiled:
+            self._compiled[key] = self._compile(api_version, kind)
+        return self._compiled[key]
+
+    def _compile(self, api_version: str, kind: str):
+        source = self.schema_source(api_version, kind)
+        if source is None:
+            return None
+        schema = json.loads(source.read_text())
+        if source.parent == kubernetes.version_dir(self.version):
+            registry = self._core()
+        else:
+            registry = Registry()
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        return cls(schema, registry=registry, format_checker=None)
+
+    def _core(self) -> Registry:
+        if self._core_registry is None:
+            defs = Resource.from_contents(
+                kubernetes.definitions(self.version), default_specification=referencing.jsonschema.DRAFT202012
+            )
+            self._core_registry = Registry().with_resource(_DEFINITIONS_URI, defs)
+        return self._core_registry
+
+    def has_schema(self, api_version: str, kind: str) -> bool:
+        return self._validator_for(api_version, kind) is not None
+
+    def check(self, obj: dict) -> list[SchemaProblem]:
+        """All schema problems of one object, in document order of their paths."""
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        if not isinstance(api_version, str) or not api_version:
+            return [SchemaProblem("invalid", "missing 'apiVersion' key")]
+        if not isinstance(kind, str) or not kind:
+            return [SchemaProblem("invalid", "missing 'kind' key")]
+        validator = self._validator_for(api_version, kind)
+        if validator is None:
+            return [SchemaProblem("missing-schema", f"could not find schema for {kind} ({api_version})")]
+        problems = []
+        for error in validator.iter_errors(obj):
+            for leaf in _leaves(error):
+                problems.append(SchemaProblem("invalid", leaf.message, tuple(leaf.absolute_path)))
+        problems.sort(key=lambda p: [str(x) for x in p.path])
+        return problems
+
+
+def _leaves(error: jsonschema.ValidationError):
+    """The most specific errors under an ``anyOf``/``oneOf`` failure, else the error itself."""
+    if error.context:
+        best = jsonschema.exceptions.best_match(error.context)
+        return [best] if best is not None else [error]
+    return [error]
