@@ -1,0 +1,273 @@
+"""The ``gpu-gitops`` command line: parse options, call the library, print, set the exit code.
+
+Exit codes: 0 clean; 1 drift or findings; 2 bad input or usage. A traceback is a bug.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from generator import __version__, inputs, pipeline
+from generator.config import load_config
+from generator.errors import InputError
+from generator.paths import Project
+from generator.scaffold import init_cluster
+
+EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
+
+
+class Ui:
+    """Output with the verbosity and colour the user asked for."""
+
+    def __init__(self, quiet: bool, verbose: bool, color: str):
+        self.quiet, self.verbose = quiet, verbose
+        self.color = {"always": True, "never": False}.get(color)  # None: auto (TTY only)
+
+    def out(self, text: str = "", **style) -> None:
+        if not self.quiet:
+            click.secho(text, color=self.color, **style)
+
+    def info(self, text: str) -> None:
+        if self.verbose:
+            click.secho(text, err=True, color=self.color, dim=True)
+
+    def error(self, err: InputError) -> None:
+        for line in err.format().splitlines():
+            if ": error: " in line or line.startswith("error: "):
+                head, _, msg = line.partition("error: ")
+                click.echo(head + click.style("error:", fg="red", bold=True) + " " + msg, err=True, color=self.color)
+            else:
+                click.echo(click.style(line, fg="cyan") if line.startswith("  hint:") else line, err=True,
+                           color=self.color)
+
+    def problem(self, problem) -> None:
+        colour = "red" if problem.severity == "error" else "yellow"
+        head, _, msg = problem.format().partition(f"{problem.severity}: ")
+        click.echo(head + click.style(f"{problem.severity}:", fg=colour, bold=True) + " " + msg, err=True,
+                   color=self.color)
+
+
+class Context:
+    def __init__(self, root: Path, ui: Ui, config_path: Path | None):
+        self.project = Project(root.resolve())
+        self.ui = ui
+        self.config_path = config_path
+
+    def options(self, schema_locations: tuple[str, ...], require_schemas: bool) -> pipeline.Options:
+        config = load_config(self.project, self.config_path)
+        return pipeline.Options(
+            schema_locations=list(schema_locations) + config.schema_locations,
+            require_schemas=require_schemas or config.require_schemas,
+        )
+
+
+def _fail_on_input_errors(func):
+    """Turn an ``InputError`` into its one-line message and exit code 2."""
+
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except InputError as err:
+            ctx = click.get_current_context()
+            ui = ctx.find_object(Context).ui if ctx.find_object(Context) else Ui(False, False, "auto")
+            ui.error(err)
+            ctx.exit(EXIT_INPUT)
+
+    return wrapper
+
+
+schema_location_option = click.option(
+    "--schema-location", "schema_locations", multiple=True, envvar="GPU_GITOPS_SCHEMA_LOCATION",
+    help="kubeconform-style schema location for custom resources, e.g. "
+    "'crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json'. Repeatable; tried in order; "
+    "also read from GPU_GITOPS_SCHEMA_LOCATION (space-separated).",
+)
+require_schemas_option = click.option(
+    "--require-schemas", is_flag=True, help="A kind without a schema is an error, not a warning."
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="gpu-gitops")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
+              help="Project root holding clusters/ and rendered/.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Config file (default: .gpu-gitops.yaml in the root).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@click.option("-v", "--verbose", is_flag=True, help="Print what is being done.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+@click.pass_context
+def cli(ctx, root, config_path, quiet, verbose, color):
+    """Render and lint GitOps manifests for GPU / AI Kubernetes clusters.
+
+    \b
+    Example:
+      gpu-gitops init my-cluster && $EDITOR clusters/my-cluster/cluster.yaml
+      gpu-gitops render && gpu-gitops check
+    """
+    ctx.obj = Context(root, Ui(quiet, verbose, color), config_path)
+
+
+def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
+    """Print every input error and rendered-object problem; True when any is an error."""
+    failed = False
+    for outcome in outcomes:
+        if outcome.error:
+            ctx.ui.error(outcome.error)
+            failed = True
+        for problem in outcome.problems:
+            if problem.severity == "error" or not ctx.ui.quiet:
+                ctx.ui.problem(problem)
+            failed |= problem.severity == "error"
+    return failed
+
+
+@cli.command()
+@click.argument("clusters", nargs=-1)
+@schema_location_option
+@require_schemas_option
+@click.pass_obj
+@_fail_on_input_errors
+def render(ctx: Context, clusters, schema_locations, require_schemas):
+    """Render clusters (default: all) into rendered/<cluster>/.
+
+    Every object is schema-validated before anything is written; a cluster with errors keeps
+    its previous tree. Example: gpu-gitops render aks-h100-training
+    """
+    options = ctx.options(schema_locations, require_schemas)
+    names = pipeline.select(ctx.project, clusters)
+    outcomes = pipeline.render_many(ctx.project, names, options)
+    failed = _report(ctx, outcomes)
+    pipeline.write(ctx.project, outcomes)
+    failed |= _report(ctx, [pipeline.Outcome(o.name, error=o.error) for o in outcomes if o.error and o.rendered])
+    for outcome in outcomes:
+        if outcome.changes is not None:
+            c = outcome.changes
+            if c.empty:
+                ctx.ui.out(f"{outcome.name}: up to date")
+            else:
+                ctx.ui.out(f"{outcome.name}: {len(c.added)} added, {len(c.changed)} changed, {len(c.removed)} removed")
+    if not clusters and not failed:
+        for path in pipeline.prune_orphans(ctx.project):
+            ctx.ui.out(f"removed {ctx.project.display(path)}: its cluster input is gone")
+    sys.exit(EXIT_INPUT if failed else EXIT_OK)
+
+
+@cli.command()
+@click.argument("clusters", nargs=-1)
+@schema_location_option
+@require_schemas_option
+@click.pass_obj
+@_fail_on_input_errors
+def check(ctx: Context, clusters, schema_locations, require_schemas):
+    """Fail (exit 1) if rendered/ is stale or invalid; for CI and pre-commit.
+
+    Example: gpu-gitops check || gpu-gitops diff
+    """
+    options = ctx.options(schema_locations, require_schemas)
+    names = pipeline.select(ctx.project, clusters)
+    outcomes = pipeline.render_many(ctx.project, names, options)
+    if _report(ctx, [o for o in outcomes if o.error]):
+        sys.exit(EXIT_INPUT)
+    stale = False
+    for outcome in outcomes:
+        for problem in outcome.problems:
+            if problem.severity == "error" or not ctx.ui.quiet:
+                ctx.ui.problem(problem)
+            stale |= problem.severity == "error"
+        changes = pipeline.drift(ctx.project, outcome)
+        prefix = ctx.project.display(ctx.project.rendered / outcome.name)
+        for rel in changes.changed:
+            click.echo(f"{prefix}/{rel}: stale: differs from what render produces", err=True)
+        for rel in changes.added:
+            click.echo(f"{prefix}/{rel}: stale: missing, render would create it", err=True)
+        for rel in changes.removed:
+            click.echo(f"{prefix}/{rel}: stale: not produced by render any more", err=True)
+        stale |= not changes.empty
+    if not clusters:
+        for path in pipeline.orphans(ctx.project):
+            click.echo(f"{ctx.project.display(path)}: stale: its cluster input is gone", err=True)
+            stale = True
+    if stale:
+        click.echo("rendered/ is out of date: run `gpu-gitops render` and commit the result "
+                   "(`gpu-gitops diff` shows the changes)", err=True)
+        sys.exit(EXIT_FINDINGS)
+    ctx.ui.out(f"{len(outcomes)} cluster(s) up to date")
+
+
+@cli.command()
+@click.argument("clusters", nargs=-1)
+@schema_location_option
+@click.pass_obj
+@_fail_on_input_errors
+def diff(ctx: Context, clusters, schema_locations):
+    """Show what render would change, without writing. Exit 1 when there are changes.
+
+    Example: gpu-gitops diff aks-h100-training
+    """
+    options = ctx.options(schema_locations, False)
+    names = pipeline.select(ctx.project, clusters)
+    outcomes = pipeline.render_many(ctx.project, names, options)
+    if _report(ctx, [o for o in outcomes if o.error]):
+        sys.exit(EXIT_INPUT)
+    text = "".join(pipeline.diff_text(ctx.project, o) for o in outcomes)
+    if text:
+        for line in text.splitlines():
+            style = {"+": "green", "-": "red", "@": "cyan"}.get(line[:1])
+            if line.startswith(("+++", "---")):
+                style = None
+            click.secho(line, fg=style, color=ctx.ui.color)
+        sys.exit(EXIT_FINDINGS)
+
+
+@cli.command()
+@click.argument("name")
+@click.option("--force", is_flag=True, help="Overwrite an existing cluster input.")
+@click.pass_obj
+@_fail_on_input_errors
+def init(ctx: Context, name, force):
+    """Scaffold clusters/NAME/cluster.yaml, commented and valid.
+
+    Example: gpu-gitops init aks-h100-training
+    """
+    path = init_cluster(ctx.project, name, force)
+    ctx.ui.out(f"wrote {ctx.project.display(path)}; edit it, then run `gpu-gitops render {name}`")
+
+
+@cli.command()
+@click.pass_obj
+def schema(ctx: Context):
+    """Print the JSON Schema of cluster inputs.
+
+    Example: gpu-gitops schema > cluster.schema.json
+    """
+    click.echo(ctx.project.schema_file.read_text(), nl=False)
+
+
+@cli.command(name="list")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_obj
+@_fail_on_input_errors
+def list_(ctx: Context, as_json):
+    """List the clusters under clusters/ and where they render.
+
+    Example: gpu-gitops list --json
+    """
+    names = inputs.discover(ctx.project)
+    rows = [{"name": n, "input": f"clusters/{n}/cluster.yaml", "rendered": f"rendered/{n}"} for n in names]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+    else:
+        for row in rows:
+            click.echo(f"{row['name']}\t{row['input']}\t{row['rendered']}")
+
+
+def main() -> None:
+    cli(prog_name="gpu-gitops")

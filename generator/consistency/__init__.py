@@ -1,0 +1,22 @@
+"""Cross-field rules the input schema cannot express, one module per area.
+
+Each module has ``check(spec, doc)`` yielding ``InputError``s located in the input. ``spec`` is
+the defaulted input; ``doc`` gives positions. The list below is the registry: a module that
+is not listed does not run, and a test checks that every module on disk is listed.
+"""
+
+from __future__ import annotations
+
+from generator.consistency import pools, workloads
+from generator.errors import InputError
+from generator.yamlpos import Located
+
+MODULES = (pools, workloads)
+
+
+def run(spec: dict, doc: Located) -> list[InputError]:
+    errors: list[InputError] = []
+    for module in MODULES:
+        errors.extend(module.check(spec, doc))
+    errors.sort(key=lambda e: (e.location.line, e.location.col))
+    return errors

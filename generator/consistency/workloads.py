@@ -1,0 +1,68 @@
+"""Workloads: unique namespaces, a known GPU vendor, and quotas the pools can honour."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from generator.conventions import gpu_vendors
+from generator.errors import InputError
+from generator.yamlpos import Located
+
+
+def advertised_per_gpu(gpu: dict) -> int:
+    """How many ``<vendor>.com/gpu`` units one physical GPU is advertised as.
+
+    Time-slicing multiplies; MIG ``single`` advertises each slice as a GPU; MIG ``mixed``
+    advertises slices under their own names, so none count as whole GPUs.
+    """
+    strategy = gpu.get("mig", {}).get("strategy", "none")
+    if strategy == "mixed":
+        return 0
+    if strategy == "single":
+        return sum(gpu["mig"]["profiles"].values()) or 1
+    return gpu.get("timeSlicing", {}).get("replicas", 1)
+
+
+def gpu_capacity(spec: dict, vendor: str) -> int:
+    """Schedulable ``<vendor>.com/gpu`` units at the pools' largest size."""
+    total = 0
+    for pool in spec["nodePools"]:
+        gpu = pool.get("gpu")
+        if gpu and gpu["vendor"] == vendor:
+            total += gpu["perNode"] * gpu["nodes"] * advertised_per_gpu(gpu)
+    return total
+
+
+def check(spec: dict, doc: Located) -> Iterator[InputError]:
+    vendors = gpu_vendors(spec)
+    seen: dict[str, int] = {}
+    for i, workload in enumerate(spec["workloads"]):
+        ns = workload["namespace"]
+        if ns in seen:
+            yield doc.error(
+                f"workload namespace {ns!r} is declared twice (first at workloads[{seen[ns]}])",
+                ("workloads", i, "namespace"),
+                "merge the two entries: a namespace has one type, quota and policy set",
+                at_value=True,
+            )
+        seen.setdefault(ns, i)
+        gpus = workload["quota"].get("gpus")
+        if gpus is None:
+            continue
+        vendor = workload.get("gpuVendor")
+        if vendor is None:
+            yield doc.error(
+                f"workloads[{i}] asks for a GPU quota but the cluster has "
+                + ("no GPU node pools" if not vendors else f"GPUs of several vendors ({', '.join(vendors)})"),
+                ("workloads", i, "quota", "gpus"),
+                "add a GPU node pool" if not vendors else "set workloads[].gpuVendor to nvidia or amd",
+            )
+            continue
+        capacity = gpu_capacity(spec, vendor)
+        if gpus > capacity:
+            yield doc.error(
+                f"workloads[{i}] ({ns}) quota asks for {gpus} {vendor} GPUs; the node pools have {capacity}",
+                ("workloads", i, "quota", "gpus"),
+                "lower quota.gpus, or raise nodePools[].gpu.nodes / perNode to the pools' real size",
+                at_value=True,
+            )

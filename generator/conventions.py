@@ -1,0 +1,39 @@
+"""Defaults that depend on other fields (provider conventions), applied after schema defaults.
+
+JSON Schema defaults are constants; these are not. Keeping them in one place means the spec
+handed to Jsonnet is complete and the components never re-derive them.
+"""
+
+from __future__ import annotations
+
+# Taint a provider's GPU node pools carry by convention (GKE adds value "present" itself).
+_GPU_TAINT_VALUE = {"gke": "present", "aks": None, "eks": None, "generic": None}
+
+
+def gpu_vendors(spec: dict) -> list[str]:
+    return sorted({p["gpu"]["vendor"] for p in spec["nodePools"] if "gpu" in p})
+
+
+def default_gpu_taint(provider: str, vendor: str) -> dict:
+    taint = {"key": f"{vendor}.com/gpu", "effect": "NoSchedule"}
+    value = _GPU_TAINT_VALUE[provider]
+    if value:
+        taint["value"] = value
+    return taint
+
+
+def complete(spec: dict) -> dict:
+    """Fill the derived defaults in place and return ``spec``."""
+    spec["gitops"].setdefault("path", f"rendered/{spec['name']}")
+    for pool in spec["nodePools"]:
+        if "taints" not in pool:
+            pool["taints"] = [default_gpu_taint(spec["provider"], pool["gpu"]["vendor"])] if "gpu" in pool else []
+        nvme = pool.get("localNvme")
+        if nvme is not None:
+            nvme.setdefault("hostDir", f"/mnt/disks/{nvme['storageClass']}")
+    vendors = gpu_vendors(spec)
+    for workload in spec["workloads"]:
+        if "gpuVendor" not in workload and len(vendors) == 1:
+            workload["gpuVendor"] = vendors[0]
+    spec["admission"].setdefault("enforceGpuTolerations", spec["provider"] != "gke")
+    return spec

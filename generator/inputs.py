@@ -1,0 +1,194 @@
+"""Read, validate and complete cluster inputs (``clusters/<name>/cluster.yaml``).
+
+The result is a ``Cluster`` whose ``spec`` is plain JSON data, valid against
+``schemas/cluster.schema.json``, with every default filled in: Jsonnet never has to guess.
+All problems are reported as ``InputError``s at the line of the input that caused them.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from generator import consistency, conventions
+from generator.errors import InputError, InputErrors
+from generator.paths import Project
+from generator.yamlpos import Located, load_file
+
+CLUSTER_FILE = "cluster.yaml"
+OVERRIDES_FILE = "overrides.libsonnet"
+_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$")
+
+
+@dataclass
+class Cluster:
+    """One validated cluster input, ready to render."""
+
+    name: str
+    folder: Path
+    spec: dict
+    source: Located
+
+    @property
+    def overrides(self) -> Path | None:
+        path = self.folder / OVERRIDES_FILE
+        return path if path.is_file() else None
+
+
+def check_cluster_name(name: str) -> str:
+    """Refuse anything but a plain DNS label: no paths, no dots, no escapes."""
+    if not _NAME.match(name):
+        raise InputError(
+            f"invalid cluster name {name!r}",
+            hint="a cluster name is a lower-case DNS label (a-z, 0-9, '-', at most 40 characters), "
+            "naming a folder under clusters/",
+        )
+    return name
+
+
+@functools.cache
+def load_schema(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def discover(project: Project) -> list[str]:
+    """Names of all clusters under ``clusters/``, sorted."""
+    if not project.clusters.is_dir():
+        return []
+    return sorted(p.name for p in project.clusters.iterdir() if (p / CLUSTER_FILE).is_file())
+
+
+def load_cluster(project: Project, name: str) -> Cluster:
+    """Load ``clusters/<name>/cluster.yaml``; raise ``InputError(s)`` on any problem."""
+    check_cluster_name(name)
+    folder = project.clusters / name
+    path = folder / CLUSTER_FILE
+    display = project.display(path)
+    if not path.is_file():
+        raise InputError(
+            f"cluster {name!r} not found",
+            path=display,
+            hint=f"create it with `gpu-gitops init {name}`, or run `gpu-gitops list` to see the clusters",
+        )
+    if path.is_symlink() or folder.is_symlink():
+        resolved = path.resolve()
+        if not resolved.is_relative_to(project.clusters.resolve()):
+            raise InputError("cluster input links outside clusters/", path=display, hint="replace the symlink by the file")
+    doc = load_file(path, display)
+    schema = load_schema(project.schema_file)
+    errors = schema_errors(doc, schema)
+    if errors:
+        raise InputErrors(errors)
+    spec = apply_defaults(schema, copy.deepcopy(doc.data))
+    if spec["name"] != name:
+        raise doc.error(
+            f"name {spec['name']!r} does not match its folder clusters/{name}/",
+            ("name",),
+            hint=f"set `name: {name}` or rename the folder",
+            at_value=True,
+        )
+    conventions.complete(spec)
+    errors = consistency.run(spec, doc)
+    if errors:
+        raise InputErrors(errors)
+    return Cluster(name, folder, spec, doc)
+
+
+# --- schema errors -------------------------------------------------------------------------
+
+
+def schema_errors(doc: Located, schema: dict) -> list[InputError]:
+    if not isinstance(doc.data, dict):
+        return [InputError("a cluster input must be a YAML mapping", path=doc.path, line=1, col=1,
+                           hint="start from `gpu-gitops init NAME`")]
+    validator = jsonschema.Draft202012Validator(schema)
+    found = sorted(validator.iter_errors(doc.data), key=lambda e: doc.position(tuple(e.absolute_path)))
+    return [_explain(doc, schema, error) for error in found]
+
+
+def _dotted(path: tuple) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def _explain(doc: Located, root: dict, error: jsonschema.ValidationError) -> InputError:
+    """One schema violation as a sentence a platform engineer can act on."""
+    path = tuple(error.absolute_path)
+    where = _dotted(path)
+    schema = error.schema
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = sorted(schema.get("properties", {}))
+        unknown = [k for k in error.instance if k not in allowed]
+        key = unknown[0]
+        close = difflib.get_close_matches(key, allowed, n=1)
+        hint = f"did you mean {close[0]!r}?" if close else f"allowed keys here: {', '.join(allowed)}"
+        return doc.error(f"unknown key {key!r} in {where}", path + (key,), hint)
+    if error.validator == "type":
+        expected = error.validator_value
+        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        got = type(error.instance).__name__.replace("str", "string").replace("dict", "mapping")
+        got = got.replace("NoneType", "null").replace("list", "list").replace("bool", "boolean")
+        hint = _type_hint(error.instance, expected)
+        return doc.error(f"{where}: expected {expected}, got {got} {error.instance!r}"[:200], path, hint, at_value=True)
+    if error.validator == "required":
+        missing = error.message.split("'")[1]
+        desc = schema.get("properties", {}).get(missing, {})
+        desc = _resolve(root, desc).get("description", "")
+        return doc.error(f"{where}: missing required key {missing!r}", path, desc)
+    if error.validator == "enum":
+        options = ", ".join(json.dumps(v) for v in error.validator_value)
+        hint = f"one of: {options}"
+        if path and path[-1] == "kubeProxyReplacement":
+            hint = "use true or false; the legacy values strict/partial/probe no longer mean what they did"
+        return doc.error(f"{where}: {error.instance!r} is not allowed", path, hint, at_value=True)
+    if error.validator == "pattern":
+        return doc.error(f"{where}: {error.instance!r} has the wrong format", path,
+                         schema.get("description", f"must match {error.validator_value}"), at_value=True)
+    if error.validator in ("minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength", "minProperties"):
+        return doc.error(f"{where}: {error.message}", path, schema.get("description", ""), at_value=True)
+    return doc.error(f"{where}: {error.message}", path, schema.get("description", ""), at_value=True)
+
+
+def _type_hint(value: Any, expected: str) -> str:
+    if expected in ("integer", "number") and isinstance(value, str) and value.strip().isdigit():
+        return "remove the quotes to make it a number"
+    if expected == "string" and isinstance(value, (int, float)):
+        return f"quote it: \"{value}\""
+    if expected == "boolean" and isinstance(value, str):
+        return "use true or false without quotes"
+    return ""
+
+
+def _resolve(root: dict, schema: dict) -> dict:
+    ref = schema.get("$ref")
+    if ref and ref.startswith("#/$defs/"):
+        return root["$defs"][ref.split("/")[-1]]
+    return schema
+
+
+# --- defaults ------------------------------------------------------------------------------
+
+
+def apply_defaults(root: dict, data: Any, schema: dict | None = None) -> Any:
+    """Fill ``default``s from the schema into ``data`` (recursively, into list items too)."""
+    schema = _resolve(root, schema if schema is not None else root)
+    if isinstance(data, dict):
+        for key, sub in schema.get("properties", {}).items():
+            sub = _resolve(root, sub)
+            if key not in data and "default" in sub:
+                data[key] = copy.deepcopy(sub["default"])
+            if key in data:
+                data[key] = apply_defaults(root, data[key], sub)
+    elif isinstance(data, list) and isinstance(schema.get("items"), dict):
+        data = [apply_defaults(root, item, schema["items"]) for item in data]
+    return data

@@ -1,0 +1,216 @@
+"""Lay out a cluster's objects as files and write them atomically.
+
+Layout (frozen: renaming files churns GitOps history)::
+
+    rendered/<cluster>/kustomization.yaml            lists the layers, in apply order
+    rendered/<cluster>/<layer>/kustomization.yaml    lists the layer's component folders
+    rendered/<cluster>/<layer>/<component>/kustomization.yaml
+    rendered/<cluster>/<layer>/<component>/<kind>_<name>.yaml             cluster-scoped
+    rendered/<cluster>/<layer>/<component>/<kind>_<namespace>_<name>.yaml namespaced
+
+``_`` cannot occur in a kind, namespace or name, so the scheme is unambiguous; two objects
+that would still share a file name are an error, never a silent overwrite.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from generator.emit import to_yaml, to_yaml_plain
+from generator.errors import InputError
+
+MARKER = "# Rendered by gpu-gitops from clusters/{cluster}/cluster.yaml. Do not edit: run `gpu-gitops render`.\n"
+KUSTOMIZATION = "kustomization.yaml"
+
+
+def object_filename(obj: dict) -> str:
+    meta = obj.get("metadata", {})
+    parts = [obj["kind"].lower()]
+    if meta.get("namespace"):
+        parts.append(meta["namespace"])
+    parts.append(meta["name"])
+    return "_".join(parts) + ".yaml"
+
+
+def _kustomization(header: str, resources: list[str]) -> bytes:
+    body = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": resources}
+    return (header + to_yaml_plain(body)).encode()
+
+
+@dataclass
+class Placed:
+    """An object and the file it goes to, for messages that name both."""
+
+    relpath: str
+    obj: dict
+    component: str
+
+
+@dataclass
+class Tree:
+    """The complete desired content of ``rendered/<cluster>/``: relative path → bytes."""
+
+    cluster: str
+    files: dict[str, bytes] = field(default_factory=dict)
+    placed: list[Placed] = field(default_factory=list)
+
+
+def build_tree(cluster: str, layers: list[tuple[str, list[tuple[str, list[dict]]]]], extra: dict[str, bytes] | None = None,
+               root_resources: list[str] | None = None) -> Tree:
+    """Files for ``layers`` = [(layer, [(component, objects)])], in apply order.
+
+    Empty components and layers are left out, so kustomize never sees an empty folder.
+    ``extra`` adds files outside the layers (e.g. the GitOps engine's own objects).
+    """
+    header = MARKER.format(cluster=cluster)
+    tree = Tree(cluster)
+    layer_names = []
+    for layer, components in layers:
+        component_names = []
+        for component, objects in components:
+            if not objects:
+                continue
+            folder = f"{layer}/{component}"
+            names: dict[str, dict] = {}
+            for obj in objects:
+                name = object_filename(obj)
+                if name in names:
+                    raise InputError(
+                        f"component {component!r} renders two objects into {folder}/{name} "
+                        f"({obj.get('apiVersion')} and {names[name].get('apiVersion')})",
+                        hint="object kinds, namespaces and names must be unique within a component; "
+                        "check overrides.libsonnet for a duplicated object",
+                    )
+                names[name] = obj
+                tree.files[f"{folder}/{name}"] = (header + to_yaml(obj)).encode()
+                tree.placed.append(Placed(f"{folder}/{name}", obj, component))
+            tree.files[f"{folder}/{KUSTOMIZATION}"] = _kustomization(header, sorted(names))
+            component_names.append(component)
+        if component_names:
+            tree.files[f"{layer}/{KUSTOMIZATION}"] = _kustomization(header, component_names)
+            layer_names.append(layer)
+    for relpath, content in (extra or {}).items():
+        tree.files[relpath] = content
+    tree.files[KUSTOMIZATION] = _kustomization(header, layer_names + list(root_resources or []))
+    return tree
+
+
+# --- reading and comparing -------------------------------------------------------------------
+
+
+def read_tree(folder: Path) -> dict[str, bytes]:
+    """Every regular file under ``folder`` (relative POSIX path → bytes); {} if absent."""
+    if not folder.is_dir():
+        return {}
+    found = {}
+    for dirpath, _dirs, files in os.walk(folder):
+        for name in files:
+            path = Path(dirpath) / name
+            found[path.relative_to(folder).as_posix()] = path.read_bytes()
+    return found
+
+
+@dataclass
+class Changes:
+    added: list[str]
+    changed: list[str]
+    removed: list[str]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.changed or self.removed)
+
+
+def compare(current: dict[str, bytes], desired: dict[str, bytes]) -> Changes:
+    return Changes(
+        added=sorted(set(desired) - set(current)),
+        changed=sorted(p for p in desired if p in current and current[p] != desired[p]),
+        removed=sorted(set(current) - set(desired)),
+    )
+
+
+def unified_diff(prefix: str, current: dict[str, bytes], desired: dict[str, bytes]) -> str:
+    """A git-style diff from the current tree to the desired one."""
+    out = []
+    changes = compare(current, desired)
+    for rel in sorted(changes.added + changes.changed + changes.removed):
+        old = current.get(rel, b"").decode(errors="replace").splitlines(keepends=True)
+        new = desired.get(rel, b"").decode(errors="replace").splitlines(keepends=True)
+        fromfile = f"a/{prefix}/{rel}" if rel in current else "/dev/null"
+        tofile = f"b/{prefix}/{rel}" if rel in desired else "/dev/null"
+        out.extend(difflib.unified_diff(old, new, fromfile, tofile))
+    return "".join(out)
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def is_owned(folder: Path) -> bool:
+    """A folder we may replace: absent, or with our marker on its kustomization."""
+    kustomization = folder / KUSTOMIZATION
+    if not folder.exists():
+        return True
+    if not kustomization.is_file():
+        return False
+    with kustomization.open("rb") as fh:
+        return fh.readline().startswith(b"# Rendered by gpu-gitops")
+
+
+def recover(rendered: Path, cluster: str) -> None:
+    """Undo a render that was interrupted between its two renames; drop stale temp trees."""
+    target = rendered / cluster
+    if not rendered.is_dir():
+        return
+    olds = sorted(rendered.glob(f".old-{cluster}-*"))
+    if olds and not target.exists():
+        olds[-1].rename(target)
+        olds = olds[:-1]
+    for stale in olds + sorted(rendered.glob(f".tmp-{cluster}-*")):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+def write_tree(rendered: Path, tree: Tree) -> Changes:
+    """Make ``rendered/<cluster>`` exactly ``tree``; unchanged files keep bytes and mtime.
+
+    The new tree is built in a temporary sibling and swapped in with two renames; if the
+    process dies in between, ``recover`` (run first on the next render) restores the old tree.
+    """
+    target = rendered / tree.cluster
+    recover(rendered, tree.cluster)
+    if not is_owned(target):
+        raise InputError(
+            f"{target} exists but was not written by gpu-gitops; refusing to replace it",
+            path=str(target),
+            hint="move it away, or delete it if it is an old render",
+        )
+    current = read_tree(target)
+    changes = compare(current, tree.files)
+    if changes.empty:
+        return changes
+    rendered.mkdir(parents=True, exist_ok=True)
+    tag = uuid.uuid4().hex[:8]
+    staging = rendered / f".tmp-{tree.cluster}-{tag}"
+    try:
+        for rel, content in sorted(tree.files.items()):
+            dest = staging / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if current.get(rel) == content:
+                shutil.copy2(target / rel, dest)  # keeps the old mtime
+            else:
+                dest.write_bytes(content)
+        if target.exists():
+            old = rendered / f".old-{tree.cluster}-{tag}"
+            target.rename(old)
+            staging.rename(target)
+            shutil.rmtree(old)
+        else:
+            staging.rename(target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    return changes

@@ -1,0 +1,53 @@
+"""Where a project's folders are, and how paths are shown to the user."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+
+def _bundled(name: str) -> Path:
+    """A data folder shipped inside the installed package (``generator/_data/<name>``)."""
+    return Path(str(resources.files("generator").joinpath("_data", name)))
+
+
+@dataclass(frozen=True)
+class Project:
+    """A gpu-gitops project root: ``clusters/`` in, ``rendered/`` out.
+
+    ``libsonnet/`` and ``schemas/`` come from the root when it has them (this repository,
+    or a fork that customises the library), else from the copy installed with the package.
+    """
+
+    root: Path
+
+    @property
+    def clusters(self) -> Path:
+        return self.root / "clusters"
+
+    @property
+    def rendered(self) -> Path:
+        return self.root / "rendered"
+
+    @property
+    def libsonnet(self) -> Path:
+        own = self.root / "libsonnet"
+        return own if (own / "main.libsonnet").is_file() else _bundled("libsonnet")
+
+    @property
+    def schemas(self) -> Path:
+        own = self.root / "schemas"
+        return own if (own / "cluster.schema.json").is_file() else _bundled("schemas")
+
+    @property
+    def schema_file(self) -> Path:
+        return self.schemas / "cluster.schema.json"
+
+    def display(self, path: Path) -> str:
+        """A path relative to the root when it is inside it (stable in messages and SARIF)."""
+        try:
+            return os.path.relpath(path, self.root) if path.is_absolute() else str(path)
+        except ValueError:
+            return str(path)

@@ -1,0 +1,112 @@
+"""Cluster spec → Kubernetes objects → the file tree of ``rendered/<cluster>/``.
+
+Jsonnet decides what objects exist; this module checks what came back, validates every
+object against its schema and lays the objects out as files. Nothing is written here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from generator import jsonnet, registry
+from generator.errors import InputError
+from generator.inputs import Cluster
+from generator.output import Tree, build_tree
+from generator.paths import Project
+from generator.validate import SchemaValidator
+
+ENTRY = "local main = import 'main.libsonnet';\nfunction(spec) main(spec)"
+ENTRY_WITH_OVERRIDES = ENTRY + " + (import 'overrides.libsonnet')"
+
+
+@dataclass
+class Problem:
+    """Something wrong with a rendered object: ``error`` stops the render, ``warning`` does not."""
+
+    severity: str
+    file: str
+    message: str
+
+    def format(self) -> str:
+        return f"{self.file}: {self.severity}: {self.message}"
+
+
+@dataclass
+class Rendered:
+    cluster: Cluster
+    components: dict[str, list[dict]]
+    tree: Tree
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+
+def evaluate(project: Project, cluster: Cluster) -> dict[str, list[dict]]:
+    """Run the Jsonnet library on the cluster's spec: ``{component: [objects]}``."""
+    sandbox = jsonnet.Sandbox(project.libsonnet, cluster.folder, project.root)
+    code = ENTRY_WITH_OVERRIDES if cluster.overrides else ENTRY
+    result = jsonnet.evaluate(code, sandbox, {"spec": cluster.spec}, home=cluster.folder)
+    return _check_shape(result, project.display(cluster.overrides or cluster.folder))
+
+
+def _check_shape(result: object, source: str) -> dict[str, list[dict]]:
+    if not isinstance(result, dict):
+        raise InputError("the Jsonnet library must return an object of components", path=source)
+    for component, objects in result.items():
+        if not isinstance(objects, list):
+            raise InputError(f"component {component!r} must be a list of objects, got {type(objects).__name__}",
+                             path=source, hint="an override replaced a component's list with something else")
+        for i, obj in enumerate(objects):
+            meta = obj.get("metadata") if isinstance(obj, dict) else None
+            if not (isinstance(obj, dict) and isinstance(obj.get("apiVersion"), str) and isinstance(obj.get("kind"), str)
+                    and isinstance(meta, dict) and isinstance(meta.get("name"), str) and meta["name"]):
+                raise InputError(f"component {component!r} item {i} is not a Kubernetes object "
+                                 "(apiVersion, kind and metadata.name are required)", path=source)
+    return result
+
+
+def layout(project: Project, cluster: Cluster, components: dict[str, list[dict]]) -> Tree:
+    reg = registry.load(project.libsonnet)
+    unknown = sorted(set(components) - {c.name for c in reg.components})
+    if unknown:
+        raise InputError(f"components not in libsonnet/registry.json: {', '.join(unknown)}",
+                         path=project.display(project.libsonnet / "registry.json"),
+                         hint="register every component with its layer")
+    layers = [
+        (layer, [(c.name, components.get(c.name, [])) for c in reg.components if c.layer == layer])
+        for layer in reg.layers
+    ]
+    return build_tree(cluster.name, layers)
+
+
+def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, prefix: str) -> list[Problem]:
+    """Schema problems of every placed object (one missing-schema warning per kind)."""
+    problems = []
+    missing_reported: set[tuple[str, str]] = set()
+    for placed in tree.placed:
+        shown = f"{prefix}/{placed.relpath}"
+        for problem in validator.check(placed.obj):
+            if problem.kind == "missing-schema":
+                key = (placed.obj["apiVersion"], placed.obj["kind"])
+                if key in missing_reported and not require_schemas:
+                    continue
+                missing_reported.add(key)
+                severity = "error" if require_schemas else "warning"
+                message = f"{problem.message}: not schema-checked"
+                if require_schemas:
+                    message += " (--require-schemas)"
+                problems.append(Problem(severity, shown, message))
+            else:
+                where = "/".join(str(p) for p in problem.path)
+                problems.append(Problem("error", shown, f"schema: {('/' + where + ': ') if where else ''}{problem.message}"))
+    return problems
+
+
+def render(project: Project, cluster: Cluster, validator: SchemaValidator, require_schemas: bool = False) -> Rendered:
+    components = evaluate(project, cluster)
+    tree = layout(project, cluster, components)
+    prefix = project.display(project.rendered / cluster.name)
+    problems = validate(tree, validator, require_schemas, prefix)
+    return Rendered(cluster, components, tree, problems)

@@ -1,0 +1,2 @@
+// admission: not implemented yet (renders nothing).
+function(params) []

@@ -1,0 +1,2 @@
+// amd-device-plugin: not implemented yet (renders nothing).
+function(params) []

@@ -1,0 +1,2 @@
+// amd-gpu-operator: not implemented yet (renders nothing).
+function(params) []

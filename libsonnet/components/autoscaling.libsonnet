@@ -1,0 +1,2 @@
+// autoscaling: not implemented yet (renders nothing).
+function(params) []

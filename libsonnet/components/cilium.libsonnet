@@ -1,0 +1,2 @@
+// cilium: not implemented yet (renders nothing).
+function(params) []

@@ -1,0 +1,2 @@
+// dcgm-exporter: not implemented yet (renders nothing).
+function(params) []

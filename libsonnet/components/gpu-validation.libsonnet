@@ -1,0 +1,2 @@
+// gpu-validation: not implemented yet (renders nothing).
+function(params) []

@@ -1,0 +1,2 @@
+// keda: not implemented yet (renders nothing).
+function(params) []

@@ -1,0 +1,2 @@
+// local-storage: not implemented yet (renders nothing).
+function(params) []

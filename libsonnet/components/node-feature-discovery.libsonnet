@@ -1,0 +1,2 @@
+// node-feature-discovery: not implemented yet (renders nothing).
+function(params) []

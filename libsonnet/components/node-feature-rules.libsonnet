@@ -1,0 +1,2 @@
+// node-feature-rules: not implemented yet (renders nothing).
+function(params) []

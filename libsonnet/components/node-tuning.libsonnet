@@ -1,0 +1,2 @@
+// node-tuning: not implemented yet (renders nothing).
+function(params) []

@@ -1,0 +1,2 @@
+// nvidia-device-plugin: not implemented yet (renders nothing).
+function(params) []

@@ -1,0 +1,2 @@
+// nvidia-gpu-operator: not implemented yet (renders nothing).
+function(params) []

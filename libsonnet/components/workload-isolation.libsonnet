@@ -1,0 +1,108 @@
+// Workload isolation: one namespace per workload type, each with Pod Security, a default-deny
+// NetworkPolicy plus the allows a real cluster needs, a GPU/hugepages ResourceQuota, a
+// LimitRange, and the PriorityClasses of the workload types in use.
+local k = import '../lib/k.libsonnet';
+
+local defaults = {
+  cluster: error 'must provide cluster',
+  kubernetesVersion: error 'must provide kubernetesVersion',
+  monitoring: { namespace: 'monitoring' },
+  workloads: [],
+  // Priority per workload type: serving beats training beats batch; batch never preempts.
+  priorities: {
+    inference: { value: 100000, preemptionPolicy: 'PreemptLowerPriority', description: 'Latency-sensitive GPU inference.' },
+    interactive: { value: 90000, preemptionPolicy: 'PreemptLowerPriority', description: 'Interactive GPU notebooks and debugging.' },
+    training: { value: 50000, preemptionPolicy: 'PreemptLowerPriority', description: 'GPU training jobs.' },
+    batch: { value: 10000, preemptionPolicy: 'Never', description: 'Preemptible GPU batch work; never preempts others.' },
+  },
+};
+
+function(params)
+  local p = defaults + params;
+  local component = 'workload-isolation';
+  local labels = k.labels(component);
+
+  local priorityName(type) = 'gpu-' + type;
+
+  local policy(ns, name, spec) =
+    k.object('networking.k8s.io/v1', 'NetworkPolicy', name, ns, labels) + { spec: spec };
+
+  local nsSelector(name) = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } } };
+
+  local perWorkload(w) =
+    local ns = w.namespace;
+    local gpuQuota =
+      if std.objectHas(w.quota, 'gpus') && std.objectHas(w, 'gpuVendor')
+      then { ['requests.' + k.gpuResource(w.gpuVendor)]: std.toString(w.quota.gpus) }
+      else {};
+    local otherQuota = {
+      [if std.objectHas(w.quota, 'cpu') then 'requests.cpu']: w.quota.cpu,
+      [if std.objectHas(w.quota, 'memory') then 'requests.memory']: w.quota.memory,
+      [if std.objectHas(w.quota, 'hugepages-2Mi') then 'hugepages-2Mi']: w.quota['hugepages-2Mi'],
+      [if std.objectHas(w.quota, 'hugepages-1Gi') then 'hugepages-1Gi']: w.quota['hugepages-1Gi'],
+      [if std.objectHas(w.quota, 'pods') then 'pods']: std.toString(w.quota.pods),
+    };
+    [
+      k.namespace(ns, labels + k.podSecurityLabels(w.podSecurity, p.kubernetesVersion) + {
+        'gpu-gitops.io/workload-type': w.type,
+      }),
+      policy(ns, 'default-deny-all', { podSelector: {}, policyTypes: ['Ingress', 'Egress'] }),
+      policy(ns, 'allow-dns', {
+        podSelector: {},
+        policyTypes: ['Egress'],
+        egress: [{
+          to: [nsSelector('kube-system') + { podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
+          ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }],
+        }],
+      }),
+      // Distributed training (NCCL, torchrun rendezvous) talks pod to pod inside the namespace.
+      policy(ns, 'allow-same-namespace', {
+        podSelector: {},
+        policyTypes: ['Ingress', 'Egress'],
+        ingress: [{ from: [{ podSelector: {} }] }],
+        egress: [{ to: [{ podSelector: {} }] }],
+      }),
+      policy(ns, 'allow-metrics-scraping', {
+        podSelector: {},
+        policyTypes: ['Ingress'],
+        ingress: [{ from: [nsSelector(p.monitoring.namespace)] }],
+      }),
+    ]
+    + (if std.length(w.allowIngressFrom) > 0 then [
+         policy(ns, 'allow-ingress-from-namespaces', {
+           podSelector: {},
+           policyTypes: ['Ingress'],
+           ingress: [{ from: [nsSelector(n) for n in w.allowIngressFrom] }],
+         }),
+       ] else [])
+    + (if std.length(w.allowEgressTo) > 0 then [
+         policy(ns, 'allow-egress-to-cidrs', {
+           podSelector: {},
+           policyTypes: ['Egress'],
+           egress: [{ to: [{ ipBlock: { cidr: c } } for c in w.allowEgressTo] }],
+         }),
+       ] else [])
+    + (if std.length(gpuQuota + otherQuota) > 0 then [
+         k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels) + { spec: { hard: gpuQuota + otherQuota } },
+       ] else [])
+    + [
+      k.object('v1', 'LimitRange', 'container-defaults', ns, labels) + {
+        spec: { limits: [{
+          type: 'Container',
+          default: { cpu: w.limits.defaultCpu, memory: w.limits.defaultMemory },
+          defaultRequest: { cpu: w.limits.defaultCpu, memory: w.limits.defaultMemory },
+        }] },
+      },
+    ];
+
+  local types = std.set([w.type for w in p.workloads]);
+  [
+    k.object('scheduling.k8s.io/v1', 'PriorityClass', priorityName(t), labels=labels) + {
+      value: p.priorities[t].value,
+      globalDefault: false,
+      preemptionPolicy: p.priorities[t].preemptionPolicy,
+      description: p.priorities[t].description,
+    }
+    for t in types
+  ]
+  + std.flattenArrays([perWorkload(w) for w in p.workloads])
