@@ -7,6 +7,8 @@ Layout (frozen: renaming files churns GitOps history)::
     rendered/<cluster>/<layer>/<component>/kustomization.yaml
     rendered/<cluster>/<layer>/<component>/<kind>_<name>.yaml             cluster-scoped
     rendered/<cluster>/<layer>/<component>/<kind>_<namespace>_<name>.yaml namespaced
+    rendered/<cluster>/gitops/kustomization.yaml     the engine's sync objects (not in the root)
+    rendered/<cluster>/gitops/<kind>_<namespace>_<name>.yaml
 
 ``_`` cannot occur in a kind, namespace or name, so the scheme is unambiguous; two objects
 that would still share a file name are an error, never a silent overwrite.
@@ -61,11 +63,14 @@ class Tree:
 
 
 def build_tree(cluster: str, layers: list[tuple[str, list[tuple[str, list[dict]]]]], extra: dict[str, bytes] | None = None,
-               root_resources: list[str] | None = None) -> Tree:
+               root_resources: list[str] | None = None, side_folders: dict[str, list[dict]] | None = None) -> Tree:
     """Files for ``layers`` = [(layer, [(component, objects)])], in apply order.
 
     Empty components and layers are left out, so kustomize never sees an empty folder.
-    ``extra`` adds files outside the layers (e.g. the GitOps engine's own objects).
+    ``extra`` adds files outside the layers. ``side_folders`` ({folder: objects}) adds folders
+    of objects that are placed and validated like a component's, with their own
+    kustomization.yaml, but not listed in the root one (e.g. ``gitops/``, the engine's own
+    objects, which must not be applied by a Kustomization that points at the root).
     """
     header = MARKER.format(cluster=cluster)
     tree = Tree(cluster)
@@ -73,31 +78,37 @@ def build_tree(cluster: str, layers: list[tuple[str, list[tuple[str, list[dict]]
     for layer, components in layers:
         component_names = []
         for component, objects in components:
-            if not objects:
-                continue
-            folder = f"{layer}/{component}"
-            names: dict[str, dict] = {}
-            for obj in objects:
-                name = object_filename(obj)
-                if name in names:
-                    raise InputError(
-                        f"component {component!r} renders two objects into {folder}/{name} "
-                        f"({obj.get('apiVersion')} and {names[name].get('apiVersion')})",
-                        hint="object kinds, namespaces and names must be unique within a component; "
-                        "check overrides.libsonnet for a duplicated object",
-                    )
-                names[name] = obj
-                tree.files[f"{folder}/{name}"] = (header + to_yaml(obj)).encode()
-                tree.placed.append(Placed(f"{folder}/{name}", obj, component))
-            tree.files[f"{folder}/{KUSTOMIZATION}"] = _kustomization(header, sorted(names))
-            component_names.append(component)
+            if objects:
+                _add_folder(tree, header, f"{layer}/{component}", component, objects)
+                component_names.append(component)
         if component_names:
             tree.files[f"{layer}/{KUSTOMIZATION}"] = _kustomization(header, component_names)
             layer_names.append(layer)
+    for folder, objects in (side_folders or {}).items():
+        if objects:
+            _add_folder(tree, header, folder, folder, objects)
     for relpath, content in (extra or {}).items():
         tree.files[relpath] = content
     tree.files[KUSTOMIZATION] = _kustomization(header, layer_names + list(root_resources or []))
     return tree
+
+
+def _add_folder(tree: Tree, header: str, folder: str, component: str, objects: list[dict]) -> None:
+    """One file per object plus the folder's kustomization.yaml; a file-name clash is an error."""
+    names: dict[str, dict] = {}
+    for obj in objects:
+        name = object_filename(obj)
+        if name in names:
+            raise InputError(
+                f"component {component!r} renders two objects into {folder}/{name} "
+                f"({obj.get('apiVersion')} and {names[name].get('apiVersion')})",
+                hint="object kinds, namespaces and names must be unique within a component; "
+                "check overrides.libsonnet for a duplicated object",
+            )
+        names[name] = obj
+        tree.files[f"{folder}/{name}"] = (header + to_yaml(obj)).encode()
+        tree.placed.append(Placed(f"{folder}/{name}", obj, component))
+    tree.files[f"{folder}/{KUSTOMIZATION}"] = _kustomization(header, sorted(names))
 
 
 # --- reading and comparing -------------------------------------------------------------------

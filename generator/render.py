@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from generator import jsonnet, registry
+from generator import gitops, jsonnet, registry
 from generator.errors import InputError
 from generator.inputs import Cluster
 from generator.output import Tree, build_tree
@@ -78,7 +78,8 @@ def layout(project: Project, cluster: Cluster, components: dict[str, list[dict]]
         (layer, [(c.name, components.get(c.name, [])) for c in reg.components if c.layer == layer])
         for layer in reg.layers
     ]
-    return build_tree(cluster.name, layers)
+    sync = gitops.objects(project, cluster, layers)
+    return build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync})
 
 
 def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, prefix: str) -> list[Problem]:

@@ -1,0 +1,114 @@
+// The objects that make a cluster's GitOps engine sync its rendered layers: rendered/<cluster>/gitops/.
+//
+// Evaluated after the components, because it depends on which layers came out non-empty (an
+// empty layer is not rendered, so nothing may depend on it). generator/gitops.py passes the
+// facts: the cluster's `gitops` block and, per rendered layer in apply order, the kinds it
+// holds and whether the cluster's Kubernetes version serves them natively (`builtin`).
+//
+// Flux: a GitRepository (unless gitops.sourceName names an existing one), a Kustomization per
+// layer that depends on every earlier layer, and one for gitops/ itself so that changes to
+// these objects are synced too. Argo CD: an Application per layer ordered by sync waves, and
+// a parent Application for gitops/ (app of apps).
+local k = import 'lib/k.libsonnet';
+local registry = import 'registry.json';
+
+function(params) {
+  local defaults = {
+    cluster: error 'must provide cluster',
+    gitops: error 'must provide gitops',
+    layers: error 'must provide layers',
+    fluxNamespace: 'flux-system',
+    argocdNamespace: 'argocd',
+    destinationServer: 'https://kubernetes.default.svc',
+    // Layers that install Helm releases wait for operators to roll out: give them longer.
+    timeout: '5m',
+    operatorTimeout: '15m',
+    retryInterval: '2m',
+  },
+  local p = defaults + params,
+  local g = p.gitops,
+  local registryLayers = [l.name for l in registry.layers],
+
+  local nameOf(suffix) =
+    local n = p.cluster + '-' + suffix;
+    // Flux and Argo CD both put this name into a label value on every object they apply.
+    assert std.length(n) <= 63 : 'GitOps object name %s is longer than 63 characters' % n;
+    n,
+  local selfName = nameOf('gitops'),
+  local pathOf(folder) = g.path + '/' + folder,
+  local has(layer, pred) = std.length([x for x in layer.kinds if pred(x)]) > 0,
+  local installsHelm(layer) =
+    has(layer, function(x) x.kind == 'HelmRelease' || (x.kind == 'Application' && std.startsWith(x.apiVersion, 'argoproj.io/'))),
+  local hasCrds(layer) = has(layer, function(x) x.kind == 'CustomResourceDefinition'),
+  local hasCustomResources(layer) = has(layer, function(x) !x.builtin),
+  local labels(name) = k.labels('gitops', name) + { 'app.kubernetes.io/part-of': p.cluster },
+
+  local flux = {
+    local sourceName = if std.objectHas(g, 'sourceName') then g.sourceName else p.cluster,
+    local sourceRef = { kind: 'GitRepository', name: sourceName },
+
+    repository: k.object('source.toolkit.fluxcd.io/v1', 'GitRepository', p.cluster, p.fluxNamespace, labels(p.cluster)) + {
+      spec: { interval: g.interval, url: g.repository, ref: { branch: g.branch } },
+    },
+
+    // wait: every object Ready (HelmReleases included) before dependants start.
+    kustomization(name, path, timeout, dependsOn=[], wait=true):: k.object('kustomize.toolkit.fluxcd.io/v1', 'Kustomization', name, p.fluxNamespace, labels(name)) + {
+      spec: {
+        interval: g.interval,
+        retryInterval: p.retryInterval,
+        timeout: timeout,
+        path: './' + path,
+        sourceRef: sourceRef,
+        prune: true,
+        wait: wait,
+        [if std.length(dependsOn) > 0 then 'dependsOn']: [{ name: d } for d in dependsOn],
+      },
+    },
+
+    objects: (if std.objectHas(g, 'sourceName') then [] else [self.repository]) + [
+      // gitops/ syncs itself; the layers report their own health, so it does not wait on them.
+      self.kustomization(selfName, pathOf('gitops'), p.timeout, wait=false),
+    ] + [
+      self.kustomization(
+        nameOf(p.layers[i].name),
+        pathOf(p.layers[i].name),
+        if installsHelm(p.layers[i]) then p.operatorTimeout else p.timeout,
+        [nameOf(p.layers[j].name) for j in std.range(0, i - 1)],
+      )
+      for i in std.range(0, std.length(p.layers) - 1)
+    ],
+  },
+
+  local argocd = {
+    application(name, path, syncOptions=[], wave=null):: k.object(
+      'argoproj.io/v1alpha1', 'Application', name, p.argocdNamespace, labels(name),
+      if wave == null then {} else { 'argocd.argoproj.io/sync-wave': std.toString(wave) },
+    ) + {
+      spec: {
+        project: g.project,
+        source: { repoURL: g.repository, targetRevision: g.branch, path: path },
+        destination: { server: p.destinationServer },
+        syncPolicy: {
+          automated: { prune: true, selfHeal: true },
+          [if std.length(syncOptions) > 0 then 'syncOptions']: syncOptions,
+          retry: { limit: 5, backoff: { duration: '10s', factor: 2, maxDuration: '5m' } },
+        },
+      },
+    },
+
+    // Large CRDs overflow client-side apply's last-applied annotation (256 KiB); custom
+    // resources fail the dry run while their CRD, applied in the same sync, does not exist yet.
+    syncOptions(layer)::
+      (if hasCrds(layer) then ['ServerSideApply=true'] else [])
+      + (if hasCustomResources(layer) then ['SkipDryRunOnMissingResource=true'] else []),
+
+    objects: [self.application(selfName, pathOf('gitops'))] + [
+      self.application(nameOf(layer.name), pathOf(layer.name), self.syncOptions(layer),
+                       std.find(layer.name, registryLayers)[0])
+      for layer in p.layers
+    ],
+  },
+
+  assert std.all([std.member(registryLayers, l.name) for l in p.layers]) : 'layers must come from registry.json',
+  objects: if g.engine == 'flux' then flux.objects else argocd.objects,
+}.objects
