@@ -15,6 +15,7 @@ from generator import __version__, inputs, pipeline
 from generator.config import load_config
 from generator.errors import InputError
 from generator.paths import Project
+from generator.progress import Progress, wanted
 from generator.scaffold import init_cluster
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
@@ -92,6 +93,29 @@ schema_location_option = click.option(
 require_schemas_option = click.option(
     "--require-schemas", is_flag=True, help="A kind without a schema is an error, not a warning."
 )
+jobs_option = click.option(
+    "-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Render this many clusters in parallel (processes); output is identical for any N.",
+)
+
+
+def selection_options(func):
+    """--changed-only, --base and --shard: narrow a fleet-wide run (hooks, CI jobs)."""
+    func = click.option("--shard", metavar="I/N",
+                        help="Only the I-th of N equal parts of the sorted cluster list (1-based), "
+                        "e.g. --shard $CI_NODE_INDEX/$CI_NODE_TOTAL.")(func)
+    func = click.option("--base", default="HEAD", show_default=True, metavar="REV",
+                        help="With --changed-only: compare with the merge base of REV, e.g. origin/main.")(func)
+    return click.option("--changed-only", is_flag=True,
+                        help="Only clusters whose inputs or rendered files changed (git); a change "
+                        "under libsonnet/ or schemas/ selects all.")(func)
+
+
+def _render_all(ctx: Context, names: list[str], options: pipeline.Options, jobs: int) -> list[pipeline.Outcome]:
+    """Render with a progress bar on a terminal."""
+    show = wanted(ctx.ui.quiet, len(names))
+    with Progress(len(names), "rendering", show, ctx.ui.color) as progress:
+        return pipeline.render_many(ctx.project, names, options, jobs=jobs, on_done=progress)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -133,17 +157,24 @@ def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
 @click.argument("clusters", nargs=-1)
 @schema_location_option
 @require_schemas_option
+@jobs_option
+@selection_options
 @click.pass_obj
 @_fail_on_input_errors
-def render(ctx: Context, clusters, schema_locations, require_schemas):
+def render(ctx: Context, clusters, schema_locations, require_schemas, jobs, changed_only, base, shard):
     """Render clusters (default: all) into rendered/<cluster>/.
 
     Every object is schema-validated before anything is written; a cluster with errors keeps
-    its previous tree. Example: gpu-gitops render aks-h100-training
+    its previous tree.
+
+    \b
+    Examples:
+      gpu-gitops render aks-h100-training
+      gpu-gitops render --jobs 8
     """
     options = ctx.options(schema_locations, require_schemas)
-    names = pipeline.select(ctx.project, clusters)
-    outcomes = pipeline.render_many(ctx.project, names, options)
+    chosen = pipeline.choose(ctx.project, clusters, changed_only, base, shard)
+    outcomes = _render_all(ctx, chosen.names, options, jobs)
     failed = _report(ctx, outcomes)
     pipeline.write(ctx.project, outcomes)
     failed |= _report(ctx, [pipeline.Outcome(o.name, error=o.error) for o in outcomes if o.error and o.rendered])
@@ -154,7 +185,7 @@ def render(ctx: Context, clusters, schema_locations, require_schemas):
                 ctx.ui.out(f"{outcome.name}: up to date")
             else:
                 ctx.ui.out(f"{outcome.name}: {len(c.added)} added, {len(c.changed)} changed, {len(c.removed)} removed")
-    if not clusters and not failed:
+    if chosen.covers_orphans and not changed_only and not failed:
         for path in pipeline.prune_orphans(ctx.project):
             ctx.ui.out(f"removed {ctx.project.display(path)}: its cluster input is gone")
     sys.exit(EXIT_INPUT if failed else EXIT_OK)
@@ -164,16 +195,22 @@ def render(ctx: Context, clusters, schema_locations, require_schemas):
 @click.argument("clusters", nargs=-1)
 @schema_location_option
 @require_schemas_option
+@jobs_option
+@selection_options
 @click.pass_obj
 @_fail_on_input_errors
-def check(ctx: Context, clusters, schema_locations, require_schemas):
+def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, changed_only, base, shard):
     """Fail (exit 1) if rendered/ is stale or invalid; for CI and pre-commit.
 
-    Example: gpu-gitops check || gpu-gitops diff
+    \b
+    Examples:
+      gpu-gitops check || gpu-gitops diff
+      gpu-gitops check --changed-only --base origin/main
+      gpu-gitops check --shard 2/4 --jobs 2
     """
     options = ctx.options(schema_locations, require_schemas)
-    names = pipeline.select(ctx.project, clusters)
-    outcomes = pipeline.render_many(ctx.project, names, options)
+    chosen = pipeline.choose(ctx.project, clusters, changed_only, base, shard)
+    outcomes = _render_all(ctx, chosen.names, options, jobs)
     if _report(ctx, [o for o in outcomes if o.error]):
         sys.exit(EXIT_INPUT)
     stale = False
@@ -191,7 +228,7 @@ def check(ctx: Context, clusters, schema_locations, require_schemas):
         for rel in changes.removed:
             click.echo(f"{prefix}/{rel}: stale: not produced by render any more", err=True)
         stale |= not changes.empty
-    if not clusters:
+    if chosen.covers_orphans:
         for path in pipeline.orphans(ctx.project):
             click.echo(f"{ctx.project.display(path)}: stale: its cluster input is gone", err=True)
             stale = True
@@ -205,16 +242,17 @@ def check(ctx: Context, clusters, schema_locations, require_schemas):
 @cli.command()
 @click.argument("clusters", nargs=-1)
 @schema_location_option
+@jobs_option
 @click.pass_obj
 @_fail_on_input_errors
-def diff(ctx: Context, clusters, schema_locations):
+def diff(ctx: Context, clusters, schema_locations, jobs):
     """Show what render would change, without writing. Exit 1 when there are changes.
 
     Example: gpu-gitops diff aks-h100-training
     """
     options = ctx.options(schema_locations, False)
     names = pipeline.select(ctx.project, clusters)
-    outcomes = pipeline.render_many(ctx.project, names, options)
+    outcomes = _render_all(ctx, names, options, jobs)
     if _report(ctx, [o for o in outcomes if o.error]):
         sys.exit(EXIT_INPUT)
     text = "".join(pipeline.diff_text(ctx.project, o) for o in outcomes)

@@ -54,3 +54,7 @@ class InputErrors(InputError):
 
     def format(self) -> str:
         return "\n".join(e.format() for e in self.errors)
+
+    def __reduce__(self):
+        # rebuilt from the list, so the errors survive the trip back from a render worker process
+        return (InputErrors, (self.errors,))

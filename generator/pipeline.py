@@ -7,10 +7,12 @@ as it was) and is reported, while the others still render.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator import inputs, output
+from generator import inputs, output, selection
 from generator.errors import InputError
 from generator.paths import Project
 from generator.render import Problem, Rendered, render
@@ -49,6 +51,32 @@ def select(project: Project, names: tuple[str, ...] | list[str]) -> list[str]:
     return found
 
 
+@dataclass
+class Selection:
+    """The clusters a run acts on, and whether trees of deleted clusters are its business
+    (only a run over the whole fleet, or the first CI shard, prunes or reports them)."""
+
+    names: list[str]
+    covers_orphans: bool
+
+
+def choose(project: Project, names: tuple[str, ...] | list[str], changed_only: bool = False, base: str = "HEAD",
+           shard: str | None = None) -> Selection:
+    """Clusters named, else all of them narrowed by ``--changed-only`` and ``--shard``."""
+    if names and (changed_only or shard):
+        raise InputError("name clusters, or use --changed-only/--shard, not both",
+                         hint="drop the cluster names to let --changed-only or --shard choose")
+    chosen = select(project, names)
+    covers_orphans = not names
+    if changed_only:
+        chosen = selection.affected(selection.changed_files(project.root, base), chosen)
+    if shard:
+        index, total = selection.parse_shard(shard)
+        chosen = selection.shard(chosen, index, total)
+        covers_orphans = covers_orphans and index == 1
+    return Selection(chosen, covers_orphans)
+
+
 def _validators(options: Options):
     locations = [SchemaLocation(t) for t in options.schema_locations]
     cache: dict[str, SchemaValidator] = {}
@@ -70,9 +98,44 @@ def render_one(project: Project, name: str, validator_for, options: Options) -> 
     return Outcome(name, rendered=rendered)
 
 
-def render_many(project: Project, names: list[str], options: Options) -> list[Outcome]:
-    validator_for = _validators(options)
-    return [render_one(project, name, validator_for, options) for name in names]
+def render_many(project: Project, names: list[str], options: Options, jobs: int = 1,
+                on_done: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+    """Render ``names``, in ``jobs`` processes when more than one; outcomes in ``names`` order.
+
+    Clusters are independent, so a process pool renders them in parallel; each worker compiles
+    the schemas it needs once. The result does not depend on ``jobs``. ``on_done`` is called
+    as each cluster finishes (for a progress bar).
+    """
+    if jobs <= 1 or len(names) <= 1:
+        validator_for = _validators(options)
+        outcomes = []
+        for name in names:
+            outcomes.append(render_one(project, name, validator_for, options))
+            if on_done:
+                on_done(outcomes[-1])
+        return outcomes
+    by_name: dict[str, Outcome] = {}
+    with ProcessPoolExecutor(max_workers=min(jobs, len(names)), initializer=_init_worker,
+                             initargs=(options,)) as pool:
+        futures = [pool.submit(_render_in_worker, project, name, options) for name in names]
+        for future in as_completed(futures):
+            outcome = future.result()
+            by_name[outcome.name] = outcome
+            if on_done:
+                on_done(outcome)
+    return [by_name[name] for name in names]
+
+
+_worker_validators = None
+
+
+def _init_worker(options: Options) -> None:
+    global _worker_validators
+    _worker_validators = _validators(options)
+
+
+def _render_in_worker(project: Project, name: str, options: Options) -> Outcome:
+    return render_one(project, name, _worker_validators, options)
 
 
 def write(project: Project, outcomes: list[Outcome]) -> None:

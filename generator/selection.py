@@ -1,0 +1,75 @@
+"""Which clusters a command acts on in a large repository: changed ones, or one CI shard.
+
+``--changed-only`` asks git which files changed and keeps the clusters they can affect, so a
+pre-commit hook on a fleet of hundreds of clusters renders one or two. ``--shard i/n`` splits
+the sorted cluster list into n nearly equal contiguous parts, so CI runs n jobs in parallel.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from generator.errors import InputError
+
+# A change under these affects how every cluster renders.
+AFFECTS_ALL = ("libsonnet/", "schemas/", "generator/", ".gpu-gitops.yaml")
+# A change under these affects the cluster named by the next path segment.
+PER_CLUSTER = ("clusters/", "rendered/")
+
+
+def _git(root: Path, *args: str) -> str:
+    try:
+        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise InputError("--changed-only needs git, which is not installed",
+                         hint="install git, or run without --changed-only") from None
+    if done.returncode != 0:
+        message = (done.stderr.strip().splitlines() or ["git failed"])[-1]
+        raise InputError(f"git {' '.join(args)}: {message}", path=str(root),
+                         hint="--changed-only works in a git checkout; --base must name a commit, "
+                         "e.g. origin/main")
+    return done.stdout
+
+
+def changed_files(root: Path, base: str = "HEAD") -> list[str]:
+    """Files that differ from ``base`` (committed since the merge base, staged, unstaged or
+    untracked), relative to ``root``; paths outside ``root`` are left out."""
+    since = _git(root, "merge-base", base, "HEAD").strip() if base != "HEAD" else "HEAD"
+    tracked = _git(root, "diff", "--name-only", "--relative", "--no-renames", since, "--").splitlines()
+    untracked = _git(root, "ls-files", "--others", "--exclude-standard").splitlines()
+    return sorted(set(tracked) | set(untracked))
+
+
+def affected(changed: list[str], clusters: list[str]) -> list[str]:
+    """The clusters, of ``clusters``, whose render the changed paths can alter."""
+    if any(path.startswith(AFFECTS_ALL) or path in AFFECTS_ALL for path in changed):
+        return list(clusters)
+    hit = set()
+    for path in changed:
+        for prefix in PER_CLUSTER:
+            if path.startswith(prefix):
+                hit.add(path[len(prefix):].split("/", 1)[0])
+    return [c for c in clusters if c in hit]
+
+
+_SHARD = re.compile(r"^(\d+)/(\d+)$")
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"2/5"`` → ``(2, 5)``: the second of five shards, counted from 1 like CI systems do."""
+    match = _SHARD.match(text.strip())
+    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
+        raise InputError(f"invalid --shard {text!r}",
+                         hint="use INDEX/TOTAL with 1 <= INDEX <= TOTAL, e.g. --shard 2/4 "
+                         "(GitLab: --shard $CI_NODE_INDEX/$CI_NODE_TOTAL)")
+    return int(match.group(1)), int(match.group(2))
+
+
+def shard(clusters: list[str], index: int, total: int) -> list[str]:
+    """The ``index``-th of ``total`` contiguous, nearly equal parts of the sorted list."""
+    ordered = sorted(clusters)
+    start = (index - 1) * len(ordered) // total
+    end = index * len(ordered) // total
+    return ordered[start:end]

@@ -1,0 +1,140 @@
+"""Large repositories: parallel render, --changed-only, --shard, the progress bar."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator import output, progress, selection
+
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+
+
+def _add_clusters(root: Path, count: int) -> None:
+    """More clusters, copies of the examples under new names, so a pool has work to share."""
+    examples = sorted(p.name for p in (root / "clusters").iterdir())
+    for i in range(count):
+        source = examples[i % len(examples)]
+        name = f"{source[:30]}-{i}"
+        shutil.copytree(root / "clusters" / source, root / "clusters" / name)
+        path = root / "clusters" / name / "cluster.yaml"
+        path.write_text(path.read_text().replace(f"name: {source}\n", f"name: {name}\n", 1))
+
+
+def test_parallel_render_is_byte_identical_to_serial(project, run, tmp_path):
+    _add_clusters(project, 3)
+    twin = tmp_path / "twin"
+    shutil.copytree(project, twin)
+    assert run(project, "render", "--jobs", "1").exit_code == 0
+    result = run(twin, "render", "--jobs", "2")
+    assert result.exit_code == 0, result.stderr
+    serial = output.read_tree(project / "rendered")
+    parallel = output.read_tree(twin / "rendered")
+    assert len(serial) > 20
+    assert serial == parallel
+    # reported in cluster order, whatever order the workers finished in
+    names = [line.split(":")[0] for line in result.stdout.splitlines()]
+    assert names == sorted(names) and len(names) == 6
+
+
+def test_parallel_render_reports_input_errors_from_workers(project, run):
+    path = project / "clusters" / "ocp-a100-tuned" / "cluster.yaml"
+    path.write_text(path.read_text().replace("provider: generic", "provider: moon\nsurprise: 1"))
+    result = run(project, "render", "--jobs", "2")
+    assert result.exit_code == 2
+    # both errors of the one bad cluster survive the trip back from the worker, with their lines
+    assert "clusters/ocp-a100-tuned/cluster.yaml:7:" in result.stderr
+    assert "surprise" in result.stderr
+    assert (project / "rendered" / "aks-h100-training" / "kustomization.yaml").is_file()
+
+
+def test_affected_clusters():
+    fleet = ["a", "b", "c"]
+    assert selection.affected(["clusters/b/cluster.yaml"], fleet) == ["b"]
+    assert selection.affected(["rendered/c/20-workloads/x.yaml", "README.md"], fleet) == ["c"]
+    assert selection.affected(["libsonnet/components/keda.libsonnet"], fleet) == fleet
+    assert selection.affected(["schemas/cluster.schema.json"], fleet) == fleet
+    assert selection.affected([".gpu-gitops.yaml"], fleet) == fleet
+    assert selection.affected(["docs/inputs.md", "clusters/gone/cluster.yaml"], fleet) == []
+
+
+@pytest.mark.parametrize("total", [1, 2, 3, 7])
+def test_shards_partition_the_sorted_list(total):
+    fleet = [f"c{i:02d}" for i in range(10)][::-1]
+    parts = [selection.shard(fleet, i, total) for i in range(1, total + 1)]
+    assert [name for part in parts for name in part] == sorted(fleet)
+    sizes = [len(p) for p in parts]
+    assert max(sizes) - min(sizes) <= 1
+
+
+@pytest.mark.parametrize("spec", ["0/3", "4/3", "1/0", "a/b", "2"])
+def test_bad_shard_is_a_usage_error(project, run, spec):
+    result = run(project, "check", "--shard", spec)
+    assert result.exit_code == 2
+    assert f"invalid --shard '{spec}'" in result.stderr
+    assert "hint:" in result.stderr
+
+
+def test_shard_checks_only_its_clusters(project, run):
+    assert run(project, "render").exit_code == 0
+    stale = project / "rendered" / "ocp-a100-tuned" / "kustomization.yaml"
+    stale.write_text(stale.read_text() + "# edited\n")
+    # sorted: aks-h100-training, eks-mi300x-inference | ocp-a100-tuned
+    assert run(project, "check", "--shard", "1/2").exit_code == 0
+    result = run(project, "check", "--shard", "2/2")
+    assert result.exit_code == 1
+    assert "rendered/ocp-a100-tuned/kustomization.yaml: stale" in result.stderr
+
+
+def test_cluster_names_and_selection_flags_exclude_each_other(project, run):
+    result = run(project, "check", "--changed-only", "aks-h100-training")
+    assert result.exit_code == 2 and "not both" in result.stderr
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_changed_only_follows_git(project, run):
+    assert run(project, "render").exit_code == 0
+    subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=project, check=True)
+    subprocess.run([*GIT, "add", "-A"], cwd=project, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "init"], cwd=project, check=True)
+    # a stale tree that nobody changed in this commit is not looked at...
+    eks = project / "clusters" / "eks-mi300x-inference" / "cluster.yaml"
+    eks.write_text(eks.read_text().replace("branch: main", "branch: release"))
+    subprocess.run([*GIT, "commit", "-qam", "retarget eks"], cwd=project, check=True)
+    result = run(project, "check", "--changed-only")
+    assert result.exit_code == 0, result.stderr
+    assert "0 cluster(s) up to date" in result.stdout
+    # ...but it is against the branch point
+    result = run(project, "check", "--changed-only", "--base", "HEAD~1")
+    assert result.exit_code == 1
+    assert "rendered/eks-mi300x-inference/gitops/" in result.stderr
+    # an unstaged change to one cluster selects that cluster only
+    aks = project / "clusters" / "aks-h100-training" / "cluster.yaml"
+    aks.write_text(aks.read_text() + "\n")
+    assert "1 cluster(s) up to date" in run(project, "check", "--changed-only").stdout
+    # the library affects every cluster
+    (project / "libsonnet" / "lib" / "extra.libsonnet").write_text("{}\n")
+    result = run(project, "check", "--changed-only")
+    assert result.exit_code == 1 and "eks-mi300x-inference" in result.stderr
+    result = run(project, "check", "--changed-only", "--base", "no-such-rev")
+    assert result.exit_code == 2 and "hint:" in result.stderr
+
+
+def test_no_progress_bar_off_a_terminal(project, run):
+    result = run(project, "render")
+    assert result.exit_code == 0
+    assert "rendering" not in result.stderr
+
+
+def test_progress_bar_only_for_a_person(monkeypatch):
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert progress.wanted(quiet=False, total=5)
+    assert not progress.wanted(quiet=True, total=5)
+    assert not progress.wanted(quiet=False, total=1)
+    monkeypatch.setenv("CI", "true")
+    assert not progress.wanted(quiet=False, total=5)
