@@ -289,6 +289,28 @@ def schema(ctx: Context):
     click.echo(ctx.project.schema_file.read_text(), nl=False)
 
 
+@cli.command(name="docs")
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 when a generated doc is stale.")
+@click.pass_obj
+def docs_(ctx: Context, check_only):
+    """Regenerate docs/inputs.md (from the input schema) and docs/rules.md (from the lint rules).
+
+    \b
+    Examples:
+      gpu-gitops docs
+      gpu-gitops docs --check   # in CI
+    """
+    from generator import docs
+
+    if check_only:
+        stale = docs.stale(ctx.project)
+        for path in stale:
+            click.echo(f"{ctx.project.display(path)}: stale: run `gpu-gitops docs`", err=True)
+        sys.exit(EXIT_FINDINGS if stale else EXIT_OK)
+    for path in docs.write(ctx.project):
+        ctx.ui.out(f"wrote {ctx.project.display(path)}")
+
+
 @cli.command(name="list")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_obj

@@ -1,0 +1,94 @@
+"""Generated docs cannot drift: docs/inputs.md (schema), docs/rules.md (lint rules), README."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import types
+from pathlib import Path
+
+from conftest import REPO
+from generator import docs
+from generator.paths import Project
+
+
+def _leaf_rows(node: dict, root: dict, path: str = ""):
+    """(section path, key) for every property in the schema, following $refs and list items."""
+    if "$ref" in node:
+        node = root["$defs"][node["$ref"].rsplit("/", 1)[1]]
+    if node.get("type") == "array":
+        yield from _leaf_rows(node.get("items", {}), root, path + "[]")
+        return
+    for key, child in node.get("properties", {}).items():
+        yield path, key
+        yield from _leaf_rows(child, root, f"{path}.{key}" if path else key)
+
+
+def test_committed_docs_are_up_to_date():
+    stale = docs.stale(Project(REPO))
+    assert not stale, f"run `gpu-gitops docs`: {[str(p) for p in stale]}"
+
+
+def test_inputs_md_documents_every_key():
+    schema = json.loads((REPO / "schemas" / "cluster.schema.json").read_text())
+    text = docs.inputs_markdown(schema, "schemas/cluster.schema.json")
+    sections = re.split(r"^## ", text, flags=re.M)
+    by_title = {s.split("\n", 1)[0].strip("`"): s for s in sections[1:]}
+    rows = list(_leaf_rows(schema, schema))
+    assert len(rows) > 100
+    for section, key in rows:
+        body = by_title["Top level" if not section else section]
+        assert f"| `{key}` |" in body, (section, key)
+    # an enum is listed value by value, escaped for the table
+    assert "`flux` \\| `argocd`" in by_title["gitops"]
+
+
+def test_docs_check_fails_on_a_stale_copy_and_docs_fixes_it(project, run):
+    assert run(project, "docs").exit_code == 0
+    assert run(project, "docs", "--check").exit_code == 0
+    schema_path = project / "schemas" / "cluster.schema.json"
+    schema = json.loads(schema_path.read_text())
+    schema["properties"]["gitops"]["properties"]["branch"]["description"] = "The branch Flux or Argo CD follows."
+    schema_path.write_text(json.dumps(schema, indent=2))
+    result = run(project, "docs", "--check")
+    assert result.exit_code == 1
+    assert "docs/inputs.md: stale" in result.stderr
+    assert run(project, "docs").exit_code == 0
+    assert "The branch Flux or Argo CD follows." in (project / "docs" / "inputs.md").read_text()
+    assert run(project, "docs", "--check").exit_code == 0
+
+
+def test_rules_md_comes_from_the_rule_registry(project, monkeypatch):
+    class GpuLimit:
+        """A GPU requested without a limit is never scheduled.
+
+        Fix: set ``nvidia.com/gpu`` in ``resources.limits``.
+        """
+
+        ID, SEVERITY, SUMMARY = "GPU001", "error", "GPU request without a limit"
+
+    fake = types.ModuleType("generator.lint")
+    fake.RULES = [GpuLimit]
+    monkeypatch.setitem(sys.modules, "generator.lint", fake)
+    written = docs.generated(Project(project))
+    rules = written[project / "docs" / "rules.md"]
+    assert "| [`GPU001`](#gpu001) | error | GPU request without a limit |" in rules
+    assert "Fix: set ``nvidia.com/gpu`` in ``resources.limits``." in rules
+
+
+def test_no_rules_md_without_a_linter(monkeypatch):
+    monkeypatch.setitem(sys.modules, "generator.lint", None)  # import raises ModuleNotFoundError
+    assert docs.rule_registry() is None
+
+
+def test_readme_keeps_its_two_setup_commands_first():
+    readme = (REPO / "README.md").read_text()
+    blocks = re.findall(r"```(?:sh|bash|shell|console)?\n(.*?)```", readme, flags=re.S)
+    commands = [line for block in blocks for line in block.splitlines()
+                if line.strip() and not line.lstrip().startswith("#")]
+    assert commands[:2] == [
+        "python3 -m venv .venv && . .venv/bin/activate && pip install -e . && gpu-gitops render",
+        "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && python -m pytest -q",
+    ]
+    assert readme.count("```mermaid") >= 2
