@@ -1,0 +1,117 @@
+"""The published pre-commit hooks, run by pre-commit itself on a throw-away git repository.
+
+The hooks are taken from .pre-commit-hooks.yaml and run as `repo: local` with
+`language: system` (the gpu-gitops of this virtualenv), so pre-commit needs no network.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from conftest import REPO
+
+YAML_SAFE = YAML(typ="safe")
+HOOKS = {h["id"]: h for h in YAML_SAFE.load((REPO / ".pre-commit-hooks.yaml").read_text())}
+BIN = Path(sys.executable).parent
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None or shutil.which("pre-commit", path=str(BIN)) is None,
+                                reason="git or pre-commit not installed")
+
+
+def _lint_exists() -> bool:
+    done = subprocess.run([str(BIN / "gpu-gitops"), "lint", "--help"], capture_output=True)
+    return done.returncode == 0
+
+
+def _config(hook_ids: list[str]) -> str:
+    hooks = []
+    for hook_id in hook_ids:
+        hook = dict(HOOKS[hook_id], language="system")
+        hooks.append(hook)
+    stream = __import__("io").StringIO()
+    YAML().dump({"repos": [{"repo": "local", "hooks": hooks}]}, stream)
+    return stream.getvalue()
+
+
+def _env(tmp_path: Path) -> dict:
+    env = dict(os.environ)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
+    env.pop("CI", None)
+    return env
+
+
+def _git_repo(project: Path, run, hook_ids: list[str]) -> None:
+    assert run(project, "render").exit_code == 0
+    (project / ".pre-commit-config.yaml").write_text(_config(hook_ids))
+    subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=project, check=True)
+    subprocess.run([*GIT, "add", "-A"], cwd=project, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "init"], cwd=project, check=True)
+
+
+def _pre_commit(project: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "pre-commit"), "run", "--all-files", "--color", "never"], cwd=project,
+                          env=_env(tmp_path), capture_output=True, text=True, timeout=300)
+
+
+def test_hooks_file_declares_the_two_hooks():
+    check, lint = HOOKS["gpu-gitops-check"], HOOKS["gpu-gitops-lint"]
+    assert check["entry"] == "gpu-gitops check" and check["pass_filenames"] is False
+    for folder in ("clusters", "libsonnet", "schemas", "rendered"):
+        assert folder in check["files"]
+    assert lint["entry"] == "gpu-gitops lint" and lint["types"] == ["yaml"]
+
+
+def test_repository_config_uses_the_published_hooks():
+    config = YAML_SAFE.load((REPO / ".pre-commit-config.yaml").read_text())
+    local = {h["id"]: h for repo in config["repos"] for h in repo["hooks"]}
+    for hook_id, published in HOOKS.items():
+        ours = local[hook_id]
+        for key in ("entry", "files", "types", "exclude", "pass_filenames"):
+            assert ours.get(key) == published.get(key), (hook_id, key)
+
+
+def test_check_hook_fails_on_a_stale_render_and_passes_when_clean(project, run, tmp_path):
+    _git_repo(project, run, ["gpu-gitops-check"])
+    clean = _pre_commit(project, tmp_path)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "Passed" in clean.stdout
+
+    path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
+    path.write_text(path.read_text().replace("branch: main", "branch: release"))
+    subprocess.run([*GIT, "add", "-A"], cwd=project, check=True)
+    stale = _pre_commit(project, tmp_path)
+    assert stale.returncode == 1
+    assert "Failed" in stale.stdout
+    assert "rendered/aks-h100-training/gitops/" in stale.stdout and "stale" in stale.stdout
+
+    assert run(project, "render").exit_code == 0
+    subprocess.run([*GIT, "add", "-A"], cwd=project, check=True)
+    assert _pre_commit(project, tmp_path).returncode == 0
+
+
+def test_lint_hook_fails_on_a_bad_manifest_and_passes_when_clean(project, run, tmp_path):
+    if not _lint_exists():
+        pytest.skip("`gpu-gitops lint` is not in this build yet; the lint hook cannot run")
+    _git_repo(project, run, ["gpu-gitops-lint"])
+    clean = _pre_commit(project, tmp_path)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    bad = project / "apps" / "train.yaml"
+    bad.parent.mkdir()
+    bad.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: train, namespace: gpu-training}\n"
+        "spec:\n  containers:\n  - name: t\n    image: trainer:1\n"
+        "    resources: {requests: {nvidia.com/gpu: 1}}\n"
+    )
+    subprocess.run([*GIT, "add", "-A"], cwd=project, check=True)
+    failed = _pre_commit(project, tmp_path)
+    assert failed.returncode == 1
+    assert "apps/train.yaml" in failed.stdout
