@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -84,11 +86,29 @@ def test_no_rules_md_without_a_linter(monkeypatch):
 
 def test_readme_keeps_its_two_setup_commands_first():
     readme = (REPO / "README.md").read_text()
-    blocks = re.findall(r"```(?:sh|bash|shell|console)?\n(.*?)```", readme, flags=re.S)
-    commands = [line for block in blocks for line in block.splitlines()
-                if line.strip() and not line.lstrip().startswith("#")]
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```", readme, flags=re.S | re.M)
+    commands = [line for lang, block in blocks if lang in ("", "sh", "bash", "shell", "console")
+                for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     assert commands[:2] == [
         "python3 -m venv .venv && . .venv/bin/activate && pip install -e . && gpu-gitops render",
         "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && python -m pytest -q",
     ]
     assert readme.count("```mermaid") >= 2
+
+
+def test_documented_shell_completion_works():
+    readme = (REPO / "README.md").read_text()
+    assert "_GPU_GITOPS_COMPLETE=bash_source gpu-gitops" in readme
+    done = subprocess.run([str(Path(sys.executable).parent / "gpu-gitops")], capture_output=True, text=True,
+                          env={"_GPU_GITOPS_COMPLETE": "bash_source", "PATH": os.environ.get("PATH", "")})
+    assert done.returncode == 0
+    assert "_gpu_gitops_completion" in done.stdout
+
+
+def test_every_command_has_help_with_an_example(run, tmp_path):
+    from generator.cli import cli
+
+    for name in cli.commands:
+        result = run(tmp_path, name, "--help")
+        assert result.exit_code == 0, name
+        assert "Example" in result.output and "gpu-gitops " + name in result.output, name
