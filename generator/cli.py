@@ -6,6 +6,7 @@ Exit codes: 0 clean; 1 drift or findings; 2 bad input or usage. A traceback is a
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -26,7 +27,8 @@ class Ui:
 
     def __init__(self, quiet: bool, verbose: bool, color: str):
         self.quiet, self.verbose = quiet, verbose
-        self.color = {"always": True, "never": False}.get(color)  # None: auto (TTY only)
+        # None: auto, colour only on a terminal; NO_COLOR (no-color.org) turns auto off
+        self.color = {"always": True, "never": False}.get(color, False if os.environ.get("NO_COLOR") else None)
 
     def out(self, text: str = "", **style) -> None:
         if not self.quiet:
@@ -185,7 +187,7 @@ def render(ctx: Context, clusters, schema_locations, require_schemas, jobs, chan
                 ctx.ui.out(f"{outcome.name}: up to date")
             else:
                 ctx.ui.out(f"{outcome.name}: {len(c.added)} added, {len(c.changed)} changed, {len(c.removed)} removed")
-    if chosen.covers_orphans and not changed_only and not failed:
+    if chosen.covers_orphans and not failed:
         for path in pipeline.prune_orphans(ctx.project):
             ctx.ui.out(f"removed {ctx.project.display(path)}: its cluster input is gone")
     sys.exit(EXIT_INPUT if failed else EXIT_OK)

@@ -8,8 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from generator import output, progress, selection
+from generator.cli import Ui, cli
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
 
@@ -138,3 +140,15 @@ def test_progress_bar_only_for_a_person(monkeypatch):
     assert not progress.wanted(quiet=False, total=1)
     monkeypatch.setenv("CI", "true")
     assert not progress.wanted(quiet=False, total=5)
+
+
+def test_colour_only_when_asked_or_on_a_terminal(project, run, monkeypatch):
+    path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
+    path.write_text(path.read_text().replace("provider: aks", "provider: moon"))
+    plain = run(project, "render", "aks-h100-training")  # the runner's stderr is not a terminal
+    assert plain.exit_code == 2 and "\x1b[" not in plain.stderr
+    forced = CliRunner().invoke(cli, ["--root", str(project), "--color", "always", "render", "aks-h100-training"])
+    assert "\x1b[" in forced.stderr
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert Ui(False, False, "auto").color is False
+    assert Ui(False, False, "always").color is True
