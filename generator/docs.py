@@ -2,8 +2,9 @@
 
 - ``docs/inputs.md`` from ``schemas/cluster.schema.json``: one table per object in the input,
   every key with its type, default and description.
-- ``docs/rules.md`` from the lint rule registry, when ``generator.lint`` provides one: a
-  ``RULES`` sequence whose items have ``ID``, ``SEVERITY`` and ``SUMMARY`` attributes and a
+- ``docs/rules.md`` from the lint rule registry, when there is one: ``RULES`` in
+  ``generator.lint.rules`` or ``generator.lint``, a sequence (or {id: rule} mapping) of rule
+  modules or objects with ``ID``, ``SEVERITY`` and ``SUMMARY`` (or lower-case attributes) and a
   docstring (the rule's rationale, fix and pass/fail examples, published as written).
 
 ``gpu-gitops docs`` writes them; ``gpu-gitops docs --check`` (and a test) fails when a
@@ -115,27 +116,44 @@ def inputs_markdown(schema: dict, source: str) -> str:
 # --- rules.md --------------------------------------------------------------------------------
 
 
+# Where the lint rule registry may live: the rules package, or the lint package re-exporting it.
+REGISTRY_MODULES = ("generator.lint.rules", "generator.lint")
+
+
 def rule_registry() -> list | None:
-    """The lint rules, when ``generator.lint`` exposes ``RULES``; None when there is no linter."""
-    try:
-        lint = importlib.import_module("generator.lint")
-    except ModuleNotFoundError as exc:
-        if exc.name == "generator.lint":
-            return None
-        raise
-    rules = getattr(lint, "RULES", None)
-    return list(rules) if rules is not None else None
+    """The lint rules (a ``RULES`` sequence or {id: rule} mapping); None when there is no linter."""
+    for name in REGISTRY_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and name.startswith(exc.name):
+                continue  # this package does not exist (yet); any other missing import is a bug
+            raise
+        rules = getattr(module, "RULES", None)
+        if rules is not None:
+            return list(rules.values()) if isinstance(rules, dict) else list(rules)
+    return None
+
+
+def _field(rule, name: str) -> str:
+    """A rule's ``ID``/``SEVERITY``/``SUMMARY``, as a module constant or a lower-case attribute."""
+    value = getattr(rule, name, None)
+    if value is None:
+        value = getattr(rule, name.lower())
+    return str(getattr(value, "value", value))  # an Enum severity shows its value
 
 
 def rules_markdown(rules: list) -> str:
     lines = [HEADER.format(source="the rule modules in `generator/lint/`"), "# Lint rules\n"]
     lines.append("| ID | Severity | Summary |")
     lines.append("|---|---|---|")
-    ordered = sorted(rules, key=lambda r: r.ID)
+    ordered = sorted(rules, key=lambda r: _field(r, "ID"))
     for rule in ordered:
-        lines.append(f"| [`{rule.ID}`](#{rule.ID.lower()}) | {rule.SEVERITY} | {_cell(rule.SUMMARY)} |")
+        rule_id = _field(rule, "ID")
+        lines.append(f"| [`{rule_id}`](#{rule_id.lower()}) | {_field(rule, 'SEVERITY')} | "
+                     f"{_cell(_field(rule, 'SUMMARY'))} |")
     for rule in ordered:
-        lines.append(f"\n## {rule.ID}\n\n**{rule.SEVERITY}**: {rule.SUMMARY}\n")
+        lines.append(f"\n## {_field(rule, 'ID')}\n\n**{_field(rule, 'SEVERITY')}**: {_field(rule, 'SUMMARY')}\n")
         doc = inspect.cleandoc(rule.__doc__ or "")
         if doc:
             lines.append(doc + "\n")

@@ -79,8 +79,21 @@ def test_rules_md_comes_from_the_rule_registry(project, monkeypatch):
     assert "Fix: set ``nvidia.com/gpu`` in ``resources.limits``." in rules
 
 
+def test_rule_registry_as_a_mapping_of_modules_in_the_rules_package(project, monkeypatch):
+    rule = types.ModuleType("generator.lint.rules.hp001_hugepages")
+    rule.__doc__ = "Huge pages need cpu or memory requests too."
+    rule.ID, rule.SEVERITY, rule.SUMMARY = "HP001", "error", "hugepages without cpu or memory"
+    rules = types.ModuleType("generator.lint.rules")
+    rules.RULES = {"HP001": rule}
+    monkeypatch.setitem(sys.modules, "generator.lint", types.ModuleType("generator.lint"))
+    monkeypatch.setitem(sys.modules, "generator.lint.rules", rules)
+    text = docs.generated(Project(project))[project / "docs" / "rules.md"]
+    assert "## HP001\n\n**error**: hugepages without cpu or memory\n\nHuge pages need cpu" in text
+
+
 def test_no_rules_md_without_a_linter(monkeypatch):
     monkeypatch.setitem(sys.modules, "generator.lint", None)  # import raises ModuleNotFoundError
+    monkeypatch.setitem(sys.modules, "generator.lint.rules", None)
     assert docs.rule_registry() is None
 
 
