@@ -37,8 +37,7 @@ function(params) {
   local selfName = nameOf('gitops'),
   local pathOf(folder) = g.path + '/' + folder,
   local has(layer, pred) = std.length([x for x in layer.kinds if pred(x)]) > 0,
-  local installsHelm(layer) =
-    has(layer, function(x) x.kind == 'HelmRelease' || (x.kind == 'Application' && std.startsWith(x.apiVersion, 'argoproj.io/'))),
+  local installsHelm(layer) = has(layer, function(x) x.kind == 'HelmRelease'),
   local hasCrds(layer) = has(layer, function(x) x.kind == 'CustomResourceDefinition'),
   local hasCustomResources(layer) = has(layer, function(x) !x.builtin),
   local labels(name) = k.labels('gitops', name) + { 'app.kubernetes.io/part-of': p.cluster },
