@@ -255,3 +255,12 @@ def test_no_clusters(tmp_path, run):
     result = run(tmp_path, "render")
     assert result.exit_code == 2
     assert "no clusters found" in result.stderr
+
+
+def test_a_project_without_its_own_library_uses_the_installed_one(tmp_path, run):
+    root = tmp_path / "fleet"
+    (root / "clusters").mkdir(parents=True)
+    shutil.copytree(REPO / "clusters" / CLUSTER, root / "clusters" / CLUSTER)
+    result = run(root, "render")
+    assert result.exit_code == 0, result.output
+    assert read_tree(root / "rendered" / CLUSTER) == read_tree(REPO / "rendered" / CLUSTER)
