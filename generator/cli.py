@@ -177,9 +177,8 @@ def render(ctx: Context, clusters, schema_locations, require_schemas, jobs, chan
     options = ctx.options(schema_locations, require_schemas)
     chosen = pipeline.choose(ctx.project, clusters, changed_only, base, shard)
     outcomes = _render_all(ctx, chosen.names, options, jobs)
-    failed = _report(ctx, outcomes)
     pipeline.write(ctx.project, outcomes)
-    failed |= _report(ctx, [pipeline.Outcome(o.name, error=o.error) for o in outcomes if o.error and o.rendered])
+    failed = _report(ctx, outcomes)
     for outcome in outcomes:
         if outcome.changes is not None:
             c = outcome.changes
