@@ -9,14 +9,17 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from ruamel.yaml import YAML
 
 from conftest import REPO
+from generator.cli import cli
 
 BIN = Path(sys.executable).parent
 GITHUB = REPO / "docs" / "ci" / "github-actions.yml"
@@ -93,15 +96,24 @@ def test_templates_hold_the_expected_jobs():
     assert {"check", "lint"} <= subcommands
 
 
+@pytest.fixture(scope="module")
+def rendered_project(tmp_path_factory) -> Path:
+    """One rendered copy of the examples, shared: the commands only read it (and write reports)."""
+    root = tmp_path_factory.mktemp("ci") / "proj"
+    for name in ("clusters", "libsonnet", "schemas"):
+        shutil.copytree(REPO / name, root / name)
+    assert CliRunner().invoke(cli, ["--root", str(root), "-q", "render"]).exit_code == 0
+    return root
+
+
 @pytest.mark.parametrize("where, command, env", COMMANDS, ids=[f"{w}:{c}" for w, c, _e in COMMANDS])
-def test_template_command_runs_clean(project, run, tmp_path, where, command, env):
+def test_template_command_runs_clean(rendered_project, tmp_path, where, command, env):
     subcommand = _subcommand(command)
     if not _available(subcommand):
         pytest.skip(f"`gpu-gitops {subcommand}` is not in this build yet ({where})")
-    assert run(project, "render").exit_code == 0
     summary = tmp_path / "summary.md"
     full_env = dict(os.environ, **env, GITHUB_STEP_SUMMARY=str(summary))
     full_env["PATH"] = f"{BIN}{os.pathsep}{full_env.get('PATH', '')}"
-    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", command], cwd=project, env=full_env,
+    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", command], cwd=rendered_project, env=full_env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"{where}: {command}\n{done.stdout}\n{done.stderr}"

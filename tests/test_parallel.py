@@ -28,7 +28,7 @@ def _add_clusters(root: Path, count: int) -> None:
 
 
 def test_parallel_render_is_byte_identical_to_serial(project, run, tmp_path):
-    _add_clusters(project, 3)
+    _add_clusters(project, 1)
     twin = tmp_path / "twin"
     shutil.copytree(project, twin)
     assert run(project, "render", "--jobs", "1").exit_code == 0
@@ -36,11 +36,11 @@ def test_parallel_render_is_byte_identical_to_serial(project, run, tmp_path):
     assert result.exit_code == 0, result.stderr
     serial = output.read_tree(project / "rendered")
     parallel = output.read_tree(twin / "rendered")
-    assert len(serial) > 20
+    assert len([p for p in serial if p.endswith("/gitops/kustomization.yaml")]) == 4
     assert serial == parallel
     # reported in cluster order, whatever order the workers finished in
     names = [line.split(":")[0] for line in result.stdout.splitlines()]
-    assert names == sorted(names) and len(names) == 6
+    assert names == sorted(names) and len(names) == 4
 
 
 def test_parallel_render_reports_input_errors_from_workers(project, run):
