@@ -60,9 +60,9 @@ def _check_pool(gpu: dict, at: tuple, doc: Located) -> Iterator[InputError]:
     for name, count in profiles.items():
         profile = model.profiles.get(name)
         if profile is None:
-            close = difflib.get_close_matches(name, list(model.profiles), n=1)
+            close = _suggest(name, model)
             yield doc.error(f"MIG profile {name!r} does not exist on {model_name}", at + ("mig", "profiles", name),
-                            (f"did you mean {close[0]!r}? " if close else "")
+                            (f"did you mean {close!r}? " if close else "")
                             + f"{model_name} profiles: {', '.join(model.profiles)}")
             bad = True
         elif count > profile.max_count:
@@ -87,6 +87,22 @@ def _check_pool(gpu: dict, at: tuple, doc: Located) -> Iterator[InputError]:
                         at + ("mig", "profiles"),
                         "each GPU has 8 memory slices; 3g/4g take 4, 2g and double-memory 1g take 2 at even "
                         "offsets; check `nvidia-smi mig -lgipp` and drop or shrink a profile")
+
+
+def _suggest(name: str, model: mig.Model) -> str | None:
+    """The profile of ``model`` with the same compute size (and media extensions) as ``name``.
+
+    A wrong name is usually another model's memory size (3g.40gb on an A100-40GB), so the
+    compute part is kept and the closest memory size chosen.
+    """
+    compute, _, rest = name.partition(".")
+    media = rest.endswith("+me")
+    memory = int(rest.removesuffix("+me").removesuffix("gb"))
+    same = [p for p in model.profiles if p.startswith(compute + ".") and p.endswith("+me") == media]
+    if same:
+        return min(same, key=lambda p: abs(int(p.partition(".")[2].removesuffix("+me").removesuffix("gb")) - memory))
+    close = difflib.get_close_matches(name, list(model.profiles), n=1)
+    return close[0] if close else None
 
 
 def _check_operator_strategy(spec: dict, doc: Located) -> Iterator[InputError]:
