@@ -76,6 +76,13 @@ CASES = {
     "gpu-util-on-mig-only-cluster": (EKS, "metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE, ", "", "{deployment: embedder",
                                      "DCGM_FI_DEV_GPU_UTIL is not reported for MIG slices",
                                      "DCGM_FI_PROF_GR_ENGINE_ACTIVE"),
+    "autoscaling-without-dcgm-exporter": (AKS, "dcgmExporter: true", "dcgmExporter: false", "autoscaling:",
+                                          "monitoring.dcgmExporter is false", "enable monitoring.dcgmExporter"),
+    "mig-on-amd": (EKS, "gpu: {vendor: amd, model: MI300X, perNode: 8, nodes: 2}",
+                   "gpu: {vendor: amd, model: MI300X, perNode: 8, nodes: 2, mig: {strategy: mixed}}",
+                   "strategy: mixed}}", "MIG is an NVIDIA feature", "AMD GPU Operator"),
+    "mig-without-model": (OCP, "      model: A100-80GB\n", "", "    gpu:\n", "MIG needs gpu.model",
+                          "A100-40GB"),
     "min-above-max-replicas": (AKS, "minReplicas: 1, maxReplicas: 8", "minReplicas: 9, maxReplicas: 8",
                                "minReplicas: 9", "minReplicas 9 is above maxReplicas 8", "raise maxReplicas"),
 }

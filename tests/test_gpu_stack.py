@@ -204,3 +204,46 @@ def test_amd_operator_mode(project, run):
         assert any(tolerates(t, taint) for t in tolerations)
     assert find(objects, "Application", "amd-gpu-operator")[0]["spec"]["source"]["chart"] == "gpu-operator-charts"
     assert not [d for d in find(objects, "DaemonSet") if d["metadata"]["name"].startswith("amdgpu-")]
+
+
+def unknown_keys(ours: dict, upstream: dict, prefix: str = "") -> list[str]:
+    """Key paths of ``ours`` the upstream chart values do not have (free-form ``{}`` maps excepted)."""
+    out = []
+    for key, value in ours.items():
+        path = f"{prefix}{key}"
+        if key not in upstream:
+            out.append(path)
+        elif isinstance(value, dict) and isinstance(upstream[key], dict) and upstream[key]:
+            out += unknown_keys(value, upstream[key], path + ".")
+    return out
+
+
+@pytest.mark.parametrize("release,values_file", [
+    ("gpu-operator", "gpu-operator/values.yaml"),
+    ("keda", "keda/v2.20.2/values.yaml"),
+])
+def test_helm_values_exist_upstream(rendered, release, values_file):
+    from conftest import _SHARED
+
+    path = _SHARED / "helm-values" / values_file
+    if not path.is_file():
+        pytest.skip("upstream chart values (../shared) not present")
+    upstream = YAML(typ="safe").load(path.read_text())
+    for cluster in EXAMPLES:
+        objects = load_objects(rendered / cluster)
+        try:
+            values = helm_values(objects, release)
+        except AssertionError:
+            continue
+        assert unknown_keys(values, upstream) == [], cluster
+
+
+def test_gke_relies_on_its_own_toleration_injection(project, run):
+    """GKE adds GPU tolerations to pods itself: the policy keeps the limit rules only."""
+    path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
+    text = path.read_text().replace("provider: aks", "provider: gke").replace("enforceGpuTolerations: true, ", "")
+    path.write_text(text)
+    assert run(project, "render", "aks-h100-training").exit_code == 0
+    (policy,) = find(load_objects(project / "rendered" / "aks-h100-training"), "ValidatingAdmissionPolicy")
+    messages = [v["message"] for v in policy["spec"]["validations"]]
+    assert messages and not any("tolerate" in m for m in messages)
