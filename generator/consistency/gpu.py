@@ -26,13 +26,12 @@ def check(spec: dict, doc: Located) -> Iterator[InputError]:
 def _check_pool(gpu: dict, at: tuple, doc: Located) -> Iterator[InputError]:
     strategy = gpu["mig"]["strategy"]
     profiles = gpu["mig"]["profiles"]
-    if "timeSlicing" in gpu and (strategy != "none" or gpu["vendor"] != "nvidia"):
-        why = "MIG" if gpu["vendor"] == "nvidia" else "AMD GPUs"
-        yield doc.error(f"time-slicing cannot be combined with {why} in one pool",
-                        at + ("timeSlicing",),
-                        "time-slicing is an NVIDIA device-plugin mode for whole GPUs: remove timeSlicing "
-                        "or set mig.strategy: none" if gpu["vendor"] == "nvidia" else
+    if "timeSlicing" in gpu and gpu["vendor"] != "nvidia":
+        yield doc.error("time-slicing is not available for AMD GPUs", at + ("timeSlicing",),
                         "remove timeSlicing: the ROCm device plugin does not time-slice")
+    elif "timeSlicing" in gpu and strategy != "none":
+        yield doc.error("time-slicing cannot be combined with MIG in one pool", at + ("timeSlicing",),
+                        "time-slicing shares whole GPUs: remove timeSlicing or set mig.strategy: none")
     if strategy == "none":
         if profiles:
             yield doc.error("mig.profiles are set but mig.strategy is none, so MIG stays off",
