@@ -62,7 +62,11 @@ function(params)
         selector: { matchLabels: k.selectorLabels(name) },
         updateStrategy: { type: 'RollingUpdate' },
         template: {
-          metadata: { labels: k.labels(component, name) },
+          metadata: {
+            labels: k.labels(component, name),
+            // A new script re-validates every node: the pods roll when it changes.
+            annotations: { 'gpu-gitops.io/script-hash': std.md5(p.script) },
+          },
           spec: v.pod + {
             nodeSelector: pool.nodeSelector,
             tolerations: k.tolerationsFor(pool.taints),
