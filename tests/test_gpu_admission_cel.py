@@ -128,3 +128,20 @@ def test_binding_covers_exactly_the_workload_namespaces(rendered):
                   if o["metadata"].get("labels", {}).get("gpu-gitops.io/workload-type")}
     assert set(expr["values"]) == namespaces
     assert binding["spec"]["validationActions"] == ["Deny"]
+
+
+def test_pools_with_different_taints(project, run):
+    """A GPU pod may go to any pool of its vendor: tolerating one pool's taints is enough."""
+    from gpu_support import load_objects as load
+
+    path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
+    path.write_text(path.read_text().replace("{key: nvidia.com/gpu, value: present, effect: NoSchedule}",
+                                             "{key: sku, value: gpu, effect: NoSchedule}"))
+    assert run(project, "render", "aks-h100-training").exit_code == 0
+    (policy,) = find(load(project / "rendered" / "aks-h100-training"), "ValidatingAdmissionPolicy")
+    sku = [{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]
+    assert evaluate(policy, pod(GPU1, sku)) == []
+    assert evaluate(policy, pod(GPU1, NV_TOL)) == []
+    (message,) = evaluate(policy, pod(GPU1, [{"key": "sku", "operator": "Equal", "value": "cpu"}]))
+    assert "{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}" in message
+    assert "(or, for another pool: {key: sku, operator: Exists, effect: NoSchedule})" in message

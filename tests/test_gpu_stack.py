@@ -197,6 +197,7 @@ def test_amd_operator_mode(project, run):
     objects = load_objects(project / "rendered" / "eks-mi300x-inference")
     (config,) = find(objects, "DeviceConfig")
     assert config["spec"]["selector"] == {"karpenter.sh/nodepool": "mi300x"}
+    assert config["spec"]["driver"]["enable"] is True and config["spec"]["driver"]["version"] == "6.4.3"
     taint = {"key": "amd.com/gpu", "effect": "NoSchedule"}
     for tolerations in (config["spec"]["devicePlugin"]["devicePluginTolerations"],
                         config["spec"]["devicePlugin"]["nodeLabellerTolerations"],

@@ -83,12 +83,12 @@ function(params)
     k.object('amd.com/v1alpha1', 'DeviceConfig', 'amd-gpu-' + pool.name, p.operatorNamespace, k.labels(component, 'amd-gpu-' + pool.name)) + {
       spec: {
         selector: pool.nodeSelector,
-        driver: {
+        driver: if p.amd.driverManaged then {
           enable: true,
           version: p.amd.driverVersion,
           tolerations: tolerations,
           upgradePolicy: { enable: true, maxParallelUpgrades: 1, maxUnavailableNodes: '25%', rebootRequired: true },
-        },
+        } else { enable: false },
         devicePlugin: {
           enableDevicePlugin: true,
           enableNodeLabeller: true,
