@@ -7,11 +7,11 @@ is not listed does not run, and a test checks that every module on disk is liste
 
 from __future__ import annotations
 
-from generator.consistency import gitops, pools, workloads
+from generator.consistency import autoscaling, gitops, gpu, pools, workloads
 from generator.errors import InputError
 from generator.yamlpos import Located
 
-MODULES = (pools, workloads, gitops)
+MODULES = (pools, workloads, gpu, autoscaling, gitops)
 
 
 def run(spec: dict, doc: Located) -> list[InputError]:
