@@ -41,6 +41,7 @@ def test_parallel_render_is_byte_identical_to_serial(project, run, tmp_path):
     # reported in cluster order, whatever order the workers finished in
     names = [line.split(":")[0] for line in result.stdout.splitlines()]
     assert names == sorted(names) and len(names) == 4
+    assert "rendering" not in result.stderr  # no progress bar off a terminal
 
 
 def test_parallel_render_reports_input_errors_from_workers(project, run):
@@ -124,12 +125,6 @@ def test_changed_only_follows_git(project, run):
     assert result.exit_code == 1 and "eks-mi300x-inference" in result.stderr
     result = run(project, "check", "--changed-only", "--base", "no-such-rev")
     assert result.exit_code == 2 and "hint:" in result.stderr
-
-
-def test_no_progress_bar_off_a_terminal(project, run):
-    result = run(project, "render")
-    assert result.exit_code == 0
-    assert "rendering" not in result.stderr
 
 
 def test_progress_bar_only_for_a_person(monkeypatch):
