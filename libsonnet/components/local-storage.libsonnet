@@ -135,7 +135,7 @@ function(params)
           template: {
             metadata: {
               labels: poolLabels,
-              annotations: { 'gpu-gitops.io/config-hash': std.md5(std.manifestJsonEx(config, '')) },
+              annotations: { 'gpu-gitops.io/config-hash': std.md5(config.storageClassMap) },
             },
             spec: podBase(pool) + {
               serviceAccountName: p.serviceAccount,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 from generator import render
@@ -58,9 +59,19 @@ def replace(old: str, new: str, text: str = BASE) -> str:
 
 
 def objects(root: Path, name: str) -> dict[str, list[dict]]:
-    """The cluster's objects by component, rendered in process (nothing written)."""
-    project = Project(root)
-    return render.evaluate(project, load_cluster(project, name))
+    """The cluster's objects by component, rendered in process (nothing written).
+
+    Memoised on the input text: the tests' project copies share the repository's library, so
+    the same input renders the same objects, and the examples are rendered once per session.
+    """
+    key = (name, (root / "clusters" / name / "cluster.yaml").read_text(encoding="utf-8"))
+    if key not in _RENDERED:
+        project = Project(root)
+        _RENDERED[key] = render.evaluate(project, load_cluster(project, name))
+    return copy.deepcopy(_RENDERED[key])
+
+
+_RENDERED: dict[tuple[str, str], dict[str, list[dict]]] = {}
 
 
 def spec(root: Path, name: str) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 import jsonschema
@@ -15,6 +16,13 @@ CHART_DIR = _SHARED / "helm-values" / "cilium" / "1.19.6"
 # load balancing ... # mode: snat`): real values, absent from the parsed defaults.
 COMMENTED_VALUES = {("loadBalancer", "mode")}
 needs_chart = pytest.mark.skipif(not CHART_DIR.is_dir(), reason="Cilium chart values (../shared) not present")
+
+
+@functools.cache
+def chart() -> tuple[dict, dict]:
+    """(values.schema.json, values.yaml) of the pinned chart, parsed once."""
+    return (json.loads((CHART_DIR / "values.schema.json").read_text()),
+            yaml.safe_load((CHART_DIR / "values.yaml").read_text()))
 
 
 def release_values(rendered: dict[str, list[dict]]) -> tuple[str, dict]:
@@ -52,9 +60,8 @@ def test_values_validate_against_the_chart_schema_and_exist_in_the_chart(project
     if text is not None:
         write(project, text)
     version, values = release_values(objects(project, name))
-    schema = json.loads((CHART_DIR / "values.schema.json").read_text())
+    schema, chart_defaults = chart()
     jsonschema.validate(values, schema)
-    chart_defaults = yaml.safe_load((CHART_DIR / "values.yaml").read_text())
     for path in key_paths(values):
         if path in COMMENTED_VALUES:
             continue
