@@ -66,7 +66,7 @@ function(params)
     local env = [
       { name: 'DEVICE_PATTERN', value: nvme.devicePattern },
       { name: 'MODE', value: nvme.mode },
-      { name: 'FS_TYPE', value: nvme.fsType },
+    ] + (if nvme.mode == 'Filesystem' then [{ name: 'FS_TYPE', value: nvme.fsType }] else []) + [
       { name: 'HOST_DIR', value: nvme.hostDir },
       { name: 'FORCE', value: std.toString(nvme.prepare.force) },
     ];
