@@ -46,12 +46,16 @@ def check(spec: dict, doc: Located) -> Iterator[InputError]:
         return
     kpr = c["kubeProxyReplacement"]
     if kpr and "k8sServiceHost" not in c:
+        written = "kubeProxyReplacement" in doc.data.get("network", {}).get("cilium", {})
         yield doc.error(
-            "kubeProxyReplacement without k8sServiceHost: with kube-proxy gone, the agent cannot reach the "
-            "API server through its ClusterIP",
+            ("kubeProxyReplacement" if written else "Cilium replaces kube-proxy by default, and")
+            + " without k8sServiceHost: with kube-proxy gone, the agent cannot reach the API server "
+            "through its ClusterIP",
             BASE + ("kubeProxyReplacement",),
             "set network.cilium.k8sServiceHost (and k8sServicePort) to the API server's real address, "
-            "e.g. the cloud endpoint host name",
+            "e.g. the cloud endpoint host name"
+            + ("" if written else "; or keep kube-proxy (kubeProxyReplacement: false) or another CNI "
+               "(network.cilium.enabled: false)"),
             at_value=True,
         )
     routing = c["routing"]

@@ -22,7 +22,7 @@ local defaults = {
 
 // Chart values of the typed input (tests validate the rendered ones against the chart's
 // values.schema.json).
-local valuesOf(c) =
+local valuesOf(c, engine) =
   local routing = c.routing;
   local native = routing.mode == 'native';
   {
@@ -44,6 +44,9 @@ local valuesOf(c) =
     loadBalancer: { acceleration: c.loadBalancer.acceleration, mode: c.loadBalancer.mode },
     hubble: {
       enabled: c.hubble.enabled,
+      // Argo CD renders the chart on every sync; Helm-generated certificates would differ each
+      // time (a release that is never in sync). A CronJob generates them in the cluster instead.
+      [if engine == 'argocd' && c.hubble.enabled then 'tls']: { auto: { method: 'cronJob' } },
       relay: { enabled: c.hubble.enabled && c.hubble.relay },
       ui: { enabled: c.hubble.enabled && c.hubble.ui },
     },
@@ -57,5 +60,5 @@ function(params)
   local c = p.cilium;
   if !c.enabled then []
   else helm.release(p, 'cilium', p.namespace, p.repoURL, p.chart, c.version,
-                    std.mergePatch(valuesOf(c), c.values),
+                    std.mergePatch(valuesOf(c, p.gitops.engine), c.values),
                     createNamespace=false, syncWave=-10)

@@ -109,8 +109,10 @@ def test_engine_decides_the_release_objects(project, engine, kinds):
         ref = release["spec"]["chart"]["spec"]["sourceRef"]
         assert (ref["name"], ref["namespace"]) == (repo["metadata"]["name"], repo["metadata"]["namespace"])
         assert release["spec"]["targetNamespace"] == "kube-system"
+        assert "tls" not in release["spec"]["values"]["hubble"]
     else:
         assert rendered[0]["spec"]["destination"]["namespace"] == "kube-system"
+        assert rendered[0]["spec"]["source"]["helm"]["valuesObject"]["hubble"]["tls"] == {"auto": {"method": "cronJob"}}
         assert rendered[0]["spec"]["source"]["chart"] == "cilium"
 
 

@@ -103,3 +103,11 @@ def test_legacy_kube_proxy_replacement_string_is_refused_by_the_schema(project, 
     result = run(project, "render", "t")
     assert result.exit_code == 2
     assert re.search(r"cluster\.yaml:7:\d+: error: .*", result.output), result.output
+
+
+def test_minimal_input_is_told_that_cilium_replaces_kube_proxy_by_default(project, run):
+    write(project, BASE[:BASE.index("network:")] + "nodePools:\n  - name: a\n    nodeSelector: {a: b}\n")
+    result = run(project, "render", "t")
+    assert result.exit_code == 2
+    assert "Cilium replaces kube-proxy by default" in result.output
+    assert "network.cilium.enabled: false" in result.output
