@@ -8,6 +8,8 @@
 - eBPF masquerading needs the eBPF NodePort that kube-proxy replacement brings.
 - BBR needs the bandwidth manager and eBPF host routing.
 - BIG TCP needs native routing, eBPF masquerading, kube-proxy replacement and eBPF host routing.
+- XDP acceleration of services needs kube-proxy replacement (it accelerates eBPF NodePort).
+- netkit devices need eBPF host routing.
 - the legacy ``kubeProxyReplacement`` strings (``strict``/``partial``/``probe``/``disabled``) in
   the free-form ``values``: they no longer mean what they did (cilium/cilium#32711).
 """
@@ -93,6 +95,20 @@ def check(spec: dict, doc: Located) -> Iterator[InputError]:
             "BBR for pods needs eBPF host routing",
             BASE + ("bandwidthManager", "bbr"),
             "set network.cilium.bpf.hostLegacyRouting: false (kernel >= 5.10), or bbr: false",
+            at_value=True,
+        )
+    if c["loadBalancer"]["acceleration"] != "disabled" and not kpr:
+        yield doc.error(
+            "XDP acceleration needs kube-proxy replacement: it accelerates Cilium's eBPF NodePort",
+            BASE + ("loadBalancer", "acceleration"),
+            "set network.cilium.kubeProxyReplacement: true, or loadBalancer.acceleration: disabled",
+            at_value=True,
+        )
+    if c["bpf"]["datapathMode"] != "veth" and c["bpf"]["hostLegacyRouting"]:
+        yield doc.error(
+            f"datapathMode {c['bpf']['datapathMode']} needs eBPF host routing",
+            BASE + ("bpf", "datapathMode"),
+            "set network.cilium.bpf.hostLegacyRouting: false (kernel >= 6.8 for netkit), or datapathMode: veth",
             at_value=True,
         )
     for family in ("ipv4", "ipv6"):
