@@ -93,7 +93,8 @@ function(params)
               tolerations: k.tolerationsFor(pool.taints),
               priorityClassName: 'system-node-critical',
               hostNetwork: true,
-              hostPID: p.tuning.restartKubelet,
+              // the kubelet restart enters the host's namespaces through PID 1
+              [if p.tuning.restartKubelet then 'hostPID']: true,
               automountServiceAccountToken: false,
               initContainers: [{
                 name: 'tune',
