@@ -21,6 +21,8 @@
 //   createNamespace   let the engine create `namespace` (default true; set false when the
 //                     component renders the Namespace itself, e.g. to label it for Pod Security).
 //   syncWave          Argo CD sync wave, for operators that must exist before others.
+//   dependsOn         Flux: names of other releases (rendered by this helper) to install first,
+//                     e.g. ['node-feature-discovery'] for a GPU operator. Argo CD orders by syncWave.
 //   fluxNamespace / argocdNamespace   where the engine's objects live.
 local k = import 'k.libsonnet';
 
@@ -40,11 +42,13 @@ local k = import 'k.libsonnet';
       },
     },
 
-  fluxRelease(name, namespace, repoName, chart, version, values, labels, createNamespace=true, fluxNamespace=$.fluxNamespace)::
+  fluxRelease(name, namespace, repoName, chart, version, values, labels, createNamespace=true,
+              fluxNamespace=$.fluxNamespace, dependsOn=[])::
     k.object('helm.toolkit.fluxcd.io/v2', 'HelmRelease', name, fluxNamespace, labels) + {
       spec: {
         interval: '30m',
         releaseName: name,
+        [if std.length(dependsOn) > 0 then 'dependsOn']: [{ name: d, namespace: fluxNamespace } for d in dependsOn],
         targetNamespace: namespace,
         storageNamespace: namespace,
         chart: { spec: {
@@ -91,13 +95,13 @@ local k = import 'k.libsonnet';
     },
 
   release(params, name, namespace, repoURL, chart, version, values,
-          repoName=name, createNamespace=true, syncWave=null,
+          repoName=name, createNamespace=true, syncWave=null, dependsOn=[],
           fluxNamespace=$.fluxNamespace, argocdNamespace=$.argocdNamespace)::
     local labels = k.labels(name);
     local engine = params.gitops.engine;
     if engine == 'flux' then [
       $.fluxRepository(repoName, repoURL, labels, fluxNamespace),
-      $.fluxRelease(name, namespace, repoName, chart, version, values, labels, createNamespace, fluxNamespace),
+      $.fluxRelease(name, namespace, repoName, chart, version, values, labels, createNamespace, fluxNamespace, dependsOn),
     ]
     else if engine == 'argocd' then [
       $.argocdApplication(name, namespace, std.get(params.gitops, 'project', 'default'), repoURL, chart,
