@@ -31,7 +31,8 @@ local valuesOf(c, engine) =
     [if std.objectHas(c, 'k8sServiceHost') then 'k8sServicePort']: c.k8sServicePort,
     routingMode: routing.mode,
     [if !native then 'tunnelProtocol']: routing.tunnelProtocol,
-    [if native then 'ipv4NativeRoutingCIDR']: routing.ipv4NativeRoutingCIDR,
+    // destinations in it are not masqueraded, in either routing mode
+    [if std.objectHas(routing, 'ipv4NativeRoutingCIDR') then 'ipv4NativeRoutingCIDR']: routing.ipv4NativeRoutingCIDR,
     [if native then 'autoDirectNodeRoutes']: routing.autoDirectNodeRoutes,
     bpf: {
       masquerade: c.bpf.masquerade,
