@@ -74,7 +74,7 @@ class SchemaValidator:
             defs = Resource.from_contents(
                 kubernetes.definitions(self.version), default_specification=referencing.jsonschema.DRAFT202012
             )
-            self._core_registry = Registry().with_resource(_DEFINITIONS_URI, defs)
+            self._core_registry = Registry().with_resource(_DEFINITIONS_URI, defs).crawl()
         return self._core_registry
 
     def has_schema(self, api_version: str, kind: str) -> bool:
