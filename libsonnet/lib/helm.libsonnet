@@ -7,7 +7,8 @@
 //   local helm = import '../lib/helm.libsonnet';
 //   helm.release(p, 'cilium', 'kube-system', 'https://helm.cilium.io/', 'cilium', '1.19.6', values)
 //
-// `params` is the component's params: it needs `gitops` (engine, project) and `cluster`.
+// `params` is the component's params: it needs `gitops` (engine; `interval` and `project` are
+// used when present).
 // Returns a list of objects:
 //   flux    HelmRepository (source.toolkit.fluxcd.io/v1) + HelmRelease (helm.toolkit.fluxcd.io/v2),
 //           both in `flux-system` (no cross-namespace references needed), installed into
@@ -43,10 +44,10 @@ local k = import 'k.libsonnet';
     },
 
   fluxRelease(name, namespace, repoName, chart, version, values, labels, createNamespace=true,
-              fluxNamespace=$.fluxNamespace, dependsOn=[])::
+              fluxNamespace=$.fluxNamespace, dependsOn=[], interval='30m')::
     k.object('helm.toolkit.fluxcd.io/v2', 'HelmRelease', name, fluxNamespace, labels) + {
       spec: {
-        interval: '30m',
+        interval: interval,
         releaseName: name,
         [if std.length(dependsOn) > 0 then 'dependsOn']: [{ name: d, namespace: fluxNamespace } for d in dependsOn],
         targetNamespace: namespace,
@@ -101,7 +102,8 @@ local k = import 'k.libsonnet';
     local engine = params.gitops.engine;
     if engine == 'flux' then [
       $.fluxRepository(repoName, repoURL, labels, fluxNamespace),
-      $.fluxRelease(name, namespace, repoName, chart, version, values, labels, createNamespace, fluxNamespace, dependsOn),
+      $.fluxRelease(name, namespace, repoName, chart, version, values, labels, createNamespace, fluxNamespace,
+                    dependsOn, std.get(params.gitops, 'interval', '30m')),
     ]
     else if engine == 'argocd' then [
       $.argocdApplication(name, namespace, std.get(params.gitops, 'project', 'default'), repoURL, chart,
