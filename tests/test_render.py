@@ -45,19 +45,19 @@ def test_an_input_change_rewrites_only_the_files_it_affects(project, run):
 
 
 def test_check_detects_an_edit_and_render_repairs_it(project, run):
-    assert run(project, "render").exit_code == 0
-    assert run(project, "check").exit_code == 0
+    assert run(project, "render", CLUSTER).exit_code == 0
+    assert run(project, "check", CLUSTER).exit_code == 0
     victim = project / "rendered" / CLUSTER / "20-workloads" / "workload-isolation" / "namespace_gpu-training.yaml"
     victim.write_text(victim.read_text().replace("baseline", "privileged"))
-    result = run(project, "check")
+    result = run(project, "check", CLUSTER)
     assert result.exit_code == 1
     assert f"rendered/{CLUSTER}/20-workloads/workload-isolation/namespace_gpu-training.yaml: stale" in result.stderr
     diff = run(project, "diff", CLUSTER)
     assert diff.exit_code == 1
     assert "-  labels:" not in diff.stdout and "+    pod-security.kubernetes.io/enforce: baseline" in diff.stdout
-    assert run(project, "render").exit_code == 0
-    assert run(project, "check").exit_code == 0
-    assert run(project, "diff").exit_code == 0
+    assert run(project, "render", CLUSTER).exit_code == 0
+    assert run(project, "check", CLUSTER).exit_code == 0
+    assert run(project, "diff", CLUSTER).exit_code == 0
 
 
 def test_stray_file_is_pruned_and_reported_by_check(project, run):
@@ -138,9 +138,23 @@ def _tree(project: Path):
     return render.render(proj, cluster, validator(cluster.spec["kubernetesVersion"], ())).tree
 
 
-def test_files_are_canonical(project, run):
-    assert run(project, "render").exit_code == 0
-    for path in (project / "rendered").rglob("*.yaml"):
+@pytest.fixture(scope="module")
+def rendered_all(tmp_path_factory) -> Path:
+    """Every example rendered once into a fresh root, for the property tests below."""
+    from click.testing import CliRunner
+
+    from generator.cli import cli
+
+    root = tmp_path_factory.mktemp("all")
+    for name in ("clusters", "libsonnet", "schemas"):
+        shutil.copytree(REPO / name, root / name)
+    result = CliRunner().invoke(cli, ["--root", str(root), "render"])
+    assert result.exit_code == 0, result.output
+    return root / "rendered"
+
+
+def test_files_are_canonical(rendered_all):
+    for path in rendered_all.rglob("*.yaml"):
         data = path.read_bytes()
         assert data.endswith(b"\n") and not data.endswith(b"\n\n"), path
         assert b"\r" not in data and b"\t" not in data, path
@@ -153,12 +167,11 @@ def test_files_are_canonical(project, run):
             assert body.split(b"\n")[3].startswith(b"  name: "), path
 
 
-def test_file_names_follow_the_frozen_scheme(project, run):
-    assert run(project, "render").exit_code == 0
+def test_file_names_follow_the_frozen_scheme(rendered_all):
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="safe")
-    for path in (project / "rendered").rglob("*.yaml"):
+    for path in rendered_all.rglob("*.yaml"):
         if path.name == "kustomization.yaml" or "gitops" in path.parts:
             continue
         obj = yaml.load(path)
@@ -167,12 +180,11 @@ def test_file_names_follow_the_frozen_scheme(project, run):
         assert path.name == expected + ".yaml"
 
 
-def test_every_folder_has_a_kustomization_listing_exactly_its_contents(project, run):
-    assert run(project, "render").exit_code == 0
+def test_every_folder_has_a_kustomization_listing_exactly_its_contents(rendered_all):
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="safe")
-    for kustomization in (project / "rendered").rglob("kustomization.yaml"):
+    for kustomization in rendered_all.rglob("kustomization.yaml"):
         listed = set(yaml.load(kustomization)["resources"])
         present = {p.name for p in kustomization.parent.iterdir() if p.name != "kustomization.yaml"}
         if kustomization.parent.parent == project / "rendered":

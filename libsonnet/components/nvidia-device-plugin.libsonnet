@@ -23,7 +23,7 @@ function(params)
     local labels = k.labels(component, name);
     [
       k.object('v1', 'ConfigMap', name, p.namespace, labels) + {
-        data: { 'config.yaml': std.manifestYamlDoc(gpu.devicePluginConfig(pool), quote_keys=false) },
+        data: { 'config.yaml': k.yaml(gpu.devicePluginConfig(pool)) },
       },
       k.object('apps/v1', 'DaemonSet', name, p.namespace, labels) + {
         spec: {
@@ -33,7 +33,7 @@ function(params)
             metadata: {
               labels: labels,
               // A config change rolls the pods: the plugin reads its file only at start.
-              annotations: { 'gpu-gitops.io/config-hash': std.md5(std.manifestJson(gpu.devicePluginConfig(pool))) },
+              annotations: { 'gpu-gitops.io/config-hash': k.hash(gpu.devicePluginConfig(pool)) },
             },
             spec: {
               nodeSelector: pool.nodeSelector,

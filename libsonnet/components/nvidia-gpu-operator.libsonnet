@@ -56,9 +56,9 @@ function(params)
         name: p.devicePluginConfigName,
         default: 'default',
         data: {
-          default: std.manifestYamlDoc({ version: 'v1', flags: { migStrategy: strategy, failOnInitError: true } }, quote_keys=false),
+          default: k.yaml({ version: 'v1', flags: { migStrategy: strategy, failOnInitError: true } }),
         } + {
-          [x.name]: std.manifestYamlDoc(gpu.devicePluginConfig(x), quote_keys=false)
+          [x.name]: k.yaml(gpu.devicePluginConfig(x))
           for x in sharedPools
         },
       },
@@ -70,7 +70,7 @@ function(params)
         create: true,
         name: p.migConfigName,
         default: 'all-disabled',
-        data: { 'config.yaml': std.manifestYamlDoc(gpu.migPartedConfig(migPools), quote_keys=false) },
+        data: { 'config.yaml': k.yaml(gpu.migPartedConfig(migPools)) },
       },
     },
     dcgmExporter: {
