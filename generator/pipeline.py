@@ -109,8 +109,8 @@ def render_many(project: Project, names: list[str], options: Options, jobs: int 
     the schemas it needs once. The result does not depend on ``jobs``. ``on_done`` is called
     as each cluster finishes (for a progress bar).
     """
+    validator_for = _validators(options)  # a bad schema location is reported before any work
     if jobs <= 1 or len(names) <= 1:
-        validator_for = _validators(options)
         outcomes = []
         for name in names:
             outcomes.append(render_one(project, name, validator_for, options))
@@ -118,8 +118,7 @@ def render_many(project: Project, names: list[str], options: Options, jobs: int 
                 on_done(outcomes[-1])
         return outcomes
     by_name: dict[str, Outcome] = {}
-    with ProcessPoolExecutor(max_workers=min(jobs, len(names)), initializer=_init_worker,
-                             initargs=(options,)) as pool:
+    with ProcessPoolExecutor(max_workers=min(jobs, len(names))) as pool:
         futures = [pool.submit(_render_in_worker, project, name, options) for name in names]
         for future in as_completed(futures):
             outcome = future.result()
@@ -129,16 +128,9 @@ def render_many(project: Project, names: list[str], options: Options, jobs: int 
     return [by_name[name] for name in names]
 
 
-_worker_validators = None
-
-
-def _init_worker(options: Options) -> None:
-    global _worker_validators
-    _worker_validators = _validators(options)
-
-
 def _render_in_worker(project: Project, name: str, options: Options) -> Outcome:
-    return render_one(project, name, _worker_validators, options)
+    """One pool task; ``validator``'s cache keeps compiled schemas across a worker's tasks."""
+    return render_one(project, name, _validators(options), options)
 
 
 def write(project: Project, outcomes: list[Outcome]) -> None:
