@@ -2,10 +2,9 @@
 
 - ``docs/inputs.md`` from ``schemas/cluster.schema.json``: one table per object in the input,
   every key with its type, default and description.
-- ``docs/rules.md`` from the lint rule registry, when there is one: ``RULES`` in
-  ``generator.lint.rules`` or ``generator.lint``, a sequence (or {id: rule} mapping) of rule
-  modules or objects with ``ID``, ``SEVERITY`` and ``SUMMARY`` (or lower-case attributes) and a
-  docstring (the rule's rationale, fix and pass/fail examples, published as written).
+- ``docs/rules.md`` from the lint rule registry, when the build has a linter:
+  ``generator.lint.rules.REGISTRY``, the rule modules in order, each with ``ID``, ``SEVERITY``,
+  ``SUMMARY`` and a docstring (what it finds, rationale, fix), published as written.
 
 ``gpu-gitops docs`` writes them; ``gpu-gitops docs --check`` (and a test) fails when a
 committed copy differs from what the sources give.
@@ -116,44 +115,28 @@ def inputs_markdown(schema: dict, source: str) -> str:
 # --- rules.md --------------------------------------------------------------------------------
 
 
-# Where the lint rule registry may live: the rules package, or the lint package re-exporting it.
-REGISTRY_MODULES = ("generator.lint.rules", "generator.lint")
+REGISTRY_MODULE = "generator.lint.rules"
 
 
 def rule_registry() -> list | None:
-    """The lint rules (a ``RULES`` sequence or {id: rule} mapping); None when there is no linter."""
-    for name in REGISTRY_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name is not None and name.startswith(exc.name):
-                continue  # this package does not exist (yet); any other missing import is a bug
-            raise
-        rules = getattr(module, "RULES", None)
-        if rules is not None:
-            return list(rules.values()) if isinstance(rules, dict) else list(rules)
-    return None
-
-
-def _field(rule, name: str) -> str:
-    """A rule's ``ID``/``SEVERITY``/``SUMMARY``, as a module constant or a lower-case attribute."""
-    value = getattr(rule, name, None)
-    if value is None:
-        value = getattr(rule, name.lower())
-    return str(getattr(value, "value", value))  # an Enum severity shows its value
+    """The lint rule modules (``REGISTRY``, in their published order); None without a linter."""
+    try:
+        module = importlib.import_module(REGISTRY_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and REGISTRY_MODULE.startswith(exc.name):
+            return None  # no linter in this build; any other missing import is a bug
+        raise
+    return list(module.REGISTRY)
 
 
 def rules_markdown(rules: list) -> str:
     lines = [HEADER.format(source="the rule modules in `generator/lint/`"), "# Lint rules\n"]
     lines.append("| ID | Severity | Summary |")
     lines.append("|---|---|---|")
-    ordered = sorted(rules, key=lambda r: _field(r, "ID"))
-    for rule in ordered:
-        rule_id = _field(rule, "ID")
-        lines.append(f"| [`{rule_id}`](#{rule_id.lower()}) | {_field(rule, 'SEVERITY')} | "
-                     f"{_cell(_field(rule, 'SUMMARY'))} |")
-    for rule in ordered:
-        lines.append(f"\n## {_field(rule, 'ID')}\n\n**{_field(rule, 'SEVERITY')}**: {_field(rule, 'SUMMARY')}\n")
+    for rule in rules:
+        lines.append(f"| [`{rule.ID}`](#{rule.ID.lower()}) | {rule.SEVERITY} | {_cell(rule.SUMMARY)} |")
+    for rule in rules:
+        lines.append(f"\n## {rule.ID}\n\n**{rule.SEVERITY}**: {rule.SUMMARY}\n")
         doc = inspect.cleandoc(rule.__doc__ or "")
         if doc:
             lines.append(doc + "\n")

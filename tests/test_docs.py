@@ -62,33 +62,26 @@ def test_docs_check_fails_on_a_stale_copy_and_docs_fixes_it(project, run):
 
 
 def test_rules_md_comes_from_the_rule_registry(project, monkeypatch):
-    class GpuLimit:
-        """A GPU requested without a limit is never scheduled.
+    def rule(rule_id, severity, summary, doc):
+        module = types.ModuleType(f"generator.lint.rules.{rule_id.lower()}")
+        module.__doc__ = doc
+        module.ID, module.SEVERITY, module.SUMMARY = rule_id, severity, summary
+        return module
 
-        Fix: set ``nvidia.com/gpu`` in ``resources.limits``.
-        """
-
-        ID, SEVERITY, SUMMARY = "GPU001", "error", "GPU request without a limit"
-
-    fake = types.ModuleType("generator.lint")
-    fake.RULES = [GpuLimit]
-    monkeypatch.setitem(sys.modules, "generator.lint", fake)
-    written = docs.generated(Project(project))
-    rules = written[project / "docs" / "rules.md"]
-    assert "| [`GPU001`](#gpu001) | error | GPU request without a limit |" in rules
-    assert "Fix: set ``nvidia.com/gpu`` in ``resources.limits``." in rules
-
-
-def test_rule_registry_as_a_mapping_of_modules_in_the_rules_package(project, monkeypatch):
-    rule = types.ModuleType("generator.lint.rules.hp001_hugepages")
-    rule.__doc__ = "Huge pages need cpu or memory requests too."
-    rule.ID, rule.SEVERITY, rule.SUMMARY = "HP001", "error", "hugepages without cpu or memory"
-    rules = types.ModuleType("generator.lint.rules")
-    rules.RULES = {"HP001": rule}
+    registry = types.ModuleType("generator.lint.rules")
+    registry.REGISTRY = (
+        rule("K8S001", "error", "YAML | parse error", "The file is not YAML."),
+        rule("GPU001", "error", "GPU request without a limit",
+             "A GPU requested without a limit is never scheduled.\n\n    Fix: set ``nvidia.com/gpu`` in limits.\n"),
+    )
     monkeypatch.setitem(sys.modules, "generator.lint", types.ModuleType("generator.lint"))
-    monkeypatch.setitem(sys.modules, "generator.lint.rules", rules)
+    monkeypatch.setitem(sys.modules, "generator.lint.rules", registry)
     text = docs.generated(Project(project))[project / "docs" / "rules.md"]
-    assert "## HP001\n\n**error**: hugepages without cpu or memory\n\nHuge pages need cpu" in text
+    # registry order, table cells escaped, docstrings published as written
+    assert text.index("[`K8S001`]") < text.index("[`GPU001`]")
+    assert "| [`K8S001`](#k8s001) | error | YAML \\| parse error |" in text
+    assert "## GPU001\n\n**error**: GPU request without a limit\n\nA GPU requested" in text
+    assert "Fix: set ``nvidia.com/gpu`` in limits." in text
 
 
 def test_no_rules_md_without_a_linter(monkeypatch):
