@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -54,3 +55,9 @@ def crd_args() -> list[str]:
     for loc in CRD_LOCATIONS:
         args += ["--schema-location", loc]
     return args
+
+
+def write_config(root: Path) -> None:
+    """A project config that points at the upstream CRD schemas, as a real repository's would."""
+    lines = ["schemaLocations:"] + [f"  - {json.dumps(loc)}" for loc in CRD_LOCATIONS]
+    (root / ".gpu-gitops.yaml").write_text("\n".join(lines) + "\n")

@@ -112,9 +112,21 @@ def test_documented_shell_completion_works():
 
 
 def test_every_command_has_help_with_an_example(run, tmp_path):
+    """The top level and every command that runs (subcommands of groups included)."""
+    import click
+
     from generator.cli import cli
 
-    for name in cli.commands:
-        result = run(tmp_path, name, "--help")
-        assert result.exit_code == 0, name
-        assert "Example" in result.output and "gpu-gitops " + name in result.output, name
+    assert "Example" in run(tmp_path, "--help").output
+
+    def leaves(group: click.Group, prefix: list[str]):
+        for name, command in group.commands.items():
+            if isinstance(command, click.Group):
+                yield from leaves(command, prefix + [name])
+            else:
+                yield prefix + [name]
+
+    for words in leaves(cli, []):
+        result = run(tmp_path, *words, "--help")
+        assert result.exit_code == 0, words
+        assert "Example" in result.output and "gpu-gitops " + " ".join(words) in result.output, words
