@@ -37,9 +37,10 @@ def changed_files(root: Path, base: str = "HEAD") -> list[str]:
     """Files that differ from ``base`` (committed since the merge base, staged, unstaged or
     untracked), relative to ``root``; paths outside ``root`` are left out."""
     since = _git(root, "merge-base", base, "HEAD").strip() if base != "HEAD" else "HEAD"
-    tracked = _git(root, "diff", "--name-only", "--relative", "--no-renames", since, "--").splitlines()
-    untracked = _git(root, "ls-files", "--others", "--exclude-standard").splitlines()
-    return sorted(set(tracked) | set(untracked))
+    # -z: paths verbatim, never quoted or escaped
+    tracked = _git(root, "diff", "-z", "--name-only", "--relative", "--no-renames", since, "--").split("\0")
+    untracked = _git(root, "ls-files", "-z", "--others", "--exclude-standard").split("\0")
+    return sorted((set(tracked) | set(untracked)) - {""})
 
 
 def affected(changed: list[str], clusters: list[str]) -> list[str]:
