@@ -8,6 +8,7 @@ resources use the schema locations the user configured. Results are plain data
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,10 +37,12 @@ class SchemaProblem:
 class SchemaValidator:
     """Validates objects for one Kubernetes version and one list of CRD schema locations."""
 
-    def __init__(self, kubernetes_version: str, locations: list[SchemaLocation] | None = None):
+    def __init__(self, kubernetes_version: str, locations: list[SchemaLocation] | None = None,
+                 cache: Path | None = None):
         self.version = kubernetes.resolve_version(kubernetes_version)
         self.version_text = f"{self.version[0]}.{self.version[1]}.0"
         self.locations = list(locations or [])
+        self.cache = cache
         self._compiled: dict[tuple[str, str], Any] = {}
         self._core_registry: Registry | None = None
 
@@ -49,7 +52,7 @@ class SchemaValidator:
         if core.is_file():
             return core
         variables = template_variables(api_version, kind, self.version_text)
-        return find_schema_file(self.locations, variables)
+        return find_schema_file(self.locations, variables, self.cache)
 
     def _validator_for(self, api_version: str, kind: str):
         key = (api_version, kind)
@@ -93,9 +96,30 @@ class SchemaValidator:
         problems = []
         for error in validator.iter_errors(obj):
             for leaf in _leaves(error):
-                problems.append(SchemaProblem("invalid", leaf.message, tuple(leaf.absolute_path)))
+                path = tuple(leaf.absolute_path)
+                extra = _unexpected(leaf)
+                if extra:
+                    # one problem per unknown key, located at the key itself, worded as the API
+                    # server's strict decoding says it
+                    problems.extend(SchemaProblem("invalid", f'unknown field "{_dotted(path + (key,))}"', path + (key,))
+                                    for key in extra)
+                else:
+                    problems.append(SchemaProblem("invalid", leaf.message, path))
         problems.sort(key=lambda p: [str(x) for x in p.path])
         return problems
+
+
+def _dotted(path: tuple) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+
+
+def _unexpected(error: jsonschema.ValidationError) -> list[str]:
+    """The keys an ``additionalProperties: false`` error is about, in document order."""
+    if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
+        return []
+    known = error.schema.get("properties", {})
+    patterns = error.schema.get("patternProperties", {})
+    return [k for k in error.instance if k not in known and not any(re.search(p, k) for p in patterns)]
 
 
 def _leaves(error: jsonschema.ValidationError):
