@@ -47,3 +47,12 @@ class Settings:
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+
+def for_cluster(spec: dict) -> Settings:
+    """Settings for a rendered cluster: its version, provider and GPU pool taint keys."""
+    gpu_pools = [pool for pool in spec.get("nodePools", []) if "gpu" in pool]
+    keys = sorted({t["key"] for pool in gpu_pools for t in pool.get("taints", [])
+                   if t.get("effect") in ("NoSchedule", "NoExecute")})
+    return Settings(kubernetes_version=spec["kubernetesVersion"], provider=spec.get("provider", ""),
+                    taint_keys=keys if gpu_pools else list(DEFAULT_TAINT_KEYS))
