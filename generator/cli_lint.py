@@ -50,6 +50,8 @@ def _display(ctx: Context):
 @click.option("--schema-cache", type=click.Path(file_okay=False, path_type=Path),
               help="Folder caching downloaded schemas (default: ~/.cache/gpu-gitops/schemas).")
 @click.option("--ignore-missing-schemas", is_flag=True, help="Skip kinds without a schema instead of failing.")
+@click.option("--strict/--no-strict", default=True, show_default=True,
+              help="Reject unknown fields and duplicate keys (kubeconform -strict).")
 @click.option("--fail-on", type=click.Choice(["error", "warning"]), default="error", show_default=True,
               help="Lowest severity that makes the exit code 1.")
 @click.option("--kubeconform", "kubeconform_bin", is_flag=False, flag_value="kubeconform", default=None,
@@ -57,7 +59,7 @@ def _display(ctx: Context):
 @click.pass_obj
 @_fail_on_input_errors
 def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locations, schema_cache,
-         ignore_missing_schemas, fail_on, kubeconform_bin):
+         ignore_missing_schemas, strict, fail_on, kubeconform_bin):
     """Lint manifests: strict schemas, GPU, huge pages, API-version and security rules.
 
     PATHS are files, folders (searched for .yaml/.yml/.json) or - for stdin; default:
@@ -73,7 +75,7 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
     settings = Settings.from_config(
         config.data, kubernetes_version=kubernetes_version,
         schema_locations=list(schema_locations) + config.schema_locations,
-        ignore_missing_schemas=ignore_missing_schemas or None, schema_cache=schema_cache,
+        ignore_missing_schemas=ignore_missing_schemas or None, schema_cache=schema_cache, strict=strict,
     )
     targets = list(paths)
     if not targets:

@@ -24,7 +24,7 @@ def make_validator(settings: Settings) -> SchemaValidator:
 def lint_paths(paths: list[str], settings: Settings, display: Callable[[str], str] = str) -> Result:
     """Lint files and folders (``-`` is stdin); ``display`` turns a path into what is shown."""
     files = discover(paths, settings.excludes, display)
-    sources = [read(path, "stdin" if path == "-" else display(path)) for path in files]
+    sources = [read(path, "stdin" if path == "-" else display(path), settings.strict) for path in files]
     return Engine(settings, make_validator(settings)).run(sources)
 
 

@@ -28,8 +28,8 @@ _ERROR = {"statusError", "ERROR"}
 def command(binary: str, files: list[str], settings: Settings) -> list[str]:
     major, minor = kubernetes.resolve_version(settings.kubernetes_version)
     core = str(kubernetes.version_dir((major, minor)) / "{{.ResourceKind}}{{.KindSuffix}}.json")
-    cmd = [binary, "-strict", "-summary", "-output", "json", "-kubernetes-version", f"{major}.{minor}.0",
-           "-schema-location", core]
+    cmd = [binary, *(["-strict"] if settings.strict else []), "-summary", "-output", "json",
+           "-kubernetes-version", f"{major}.{minor}.0", "-schema-location", core]
     for location in settings.schema_locations:
         cmd += ["-schema-location", location]
     if settings.ignore_missing_schemas:

@@ -37,10 +37,10 @@ _Constructor.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.cons
 _Constructor.add_constructor("tag:yaml.org,2002:binary", SafeConstructor.construct_yaml_str)
 
 
-def _yaml() -> YAML:
+def _yaml(strict: bool = True) -> YAML:
     yaml = YAML(typ="safe", pure=False)
     yaml.Constructor = _Constructor
-    yaml.allow_duplicate_keys = False
+    yaml.allow_duplicate_keys = not strict
     return yaml
 
 
@@ -84,7 +84,7 @@ def _excluded(shown: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatch(shown, p) or fnmatch.fnmatch(shown, p.rstrip("/") + "/*") for p in patterns)
 
 
-def read(path: str, display: str) -> Source:
+def read(path: str, display: str, strict: bool = True) -> Source:
     """Parse one file; problems become error documents, never exceptions."""
     source = Source(display)
     try:
@@ -102,17 +102,17 @@ def read(path: str, display: str) -> Source:
     except OSError as exc:
         source.documents.append(_failed(display, "", 0, f"cannot read file: {exc.strerror}", 0, 0))
         return source
-    source.documents = parse_text(text, display, is_json=path.lower().endswith(".json"))
+    source.documents = parse_text(text, display, is_json=path.lower().endswith(".json"), strict=strict)
     return source
 
 
-def parse_text(text: str, display: str, is_json: bool = False) -> list[Document]:
+def parse_text(text: str, display: str, is_json: bool = False, strict: bool = True) -> list[Document]:
     if is_json and text.lstrip().startswith(("{", "[")):
         try:
             return [Document(display, text, 0, json.loads(text))]
         except ValueError:
             pass  # let the YAML parser report it with a line
-    yaml = _yaml()
+    yaml = _yaml(strict)
     docs = []
     for first_line, chunk in split_documents(text):
         doc = Document(display, chunk, first_line)

@@ -23,6 +23,7 @@ class Settings:
     schema_locations: list[str] = field(default_factory=list)
     ignore_missing_schemas: bool = False
     schema_cache: Path | None = None
+    strict: bool = True
 
     def __post_init__(self) -> None:
         self.kubernetes_version = self.kubernetes_version or kubernetes.newest_version()

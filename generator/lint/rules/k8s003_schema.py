@@ -5,6 +5,7 @@ Rationale: the API server decodes strictly: an unknown field (a typo such as
 checked against the strict schemas of the target Kubernetes version; custom resources
 against the schema locations configured (``gpu-gitops schemas import`` makes them from
 CRDs). The finding points at the offending key or value, in every document of the file.
+``--no-strict`` lets unknown fields and duplicate keys pass, like kubeconform without ``-strict``.
 
 Fix: correct the field named in the message; check its spelling and type in
 ``kubectl explain KIND.FIELD`` for the target version.
@@ -25,6 +26,8 @@ def check(res, ctx):
     for problem in ctx.validator.check(res.obj):
         if problem.kind == "invalid":
             if problem.message.startswith("unknown field"):
+                if not ctx.settings.strict:
+                    continue  # --no-strict: unknown fields pass, as without kubeconform -strict
                 yield Hit(f"strict decoding error: {problem.message}", problem.path)
             else:
                 pointer = "/" + "/".join(str(p) for p in problem.path)
