@@ -21,19 +21,21 @@ def _case_name(ref: ObjectRef) -> str:
 
 def format(report) -> str:
     root = ET.Element("testsuites", name="gpu-gitops")
-    by_file: dict[str, dict[ObjectRef, list]] = {}
+    by_file: dict[str, dict[tuple, list]] = {}
     for source in report.sources:
         cases = by_file.setdefault(source.display, {})
         for res in source.resources:
-            cases.setdefault(res.ref, [])
+            cases.setdefault((res.ref, 0), [])
     for f in report.findings:
-        by_file.setdefault(f.file, {}).setdefault(f.ref, []).append(f)
+        # a document that never became an object (parse error) is its own test case
+        key = (f.ref, 0) if f.ref.kind else (f.ref, f.line)
+        by_file.setdefault(f.file, {}).setdefault(key, []).append(f)
     totals = {"tests": 0, "failures": 0, "errors": 0}
     for suite_id, (file, cases) in enumerate(by_file.items(), start=1):
         suite = ET.SubElement(root, "testsuite", name=file, id=str(suite_id))
         counts = {"tests": 0, "failures": 0, "errors": 0}
-        for ref, findings in cases.items():
-            case = ET.SubElement(suite, "testcase", name=_case_name(ref) or file,
+        for (ref, line), findings in cases.items():
+            case = ET.SubElement(suite, "testcase", name=_case_name(ref) or f"{file}:{line}",
                                  classname=f"{ref.kind}@{ref.api_version}" if ref.kind else "document")
             counts["tests"] += 1
             errors = [f for f in findings if f.severity == "error"]
