@@ -45,7 +45,10 @@ def run(binary: str, files: list[str], settings: Settings) -> dict:
                          hint="install kubeconform, put it on PATH or pass its path: --kubeconform /path/to/kubeconform")
     proc = subprocess.run(command(path, files, settings), capture_output=True, text=True, check=False)
     try:
-        return json.loads(proc.stdout or "{}")
+        output = json.loads(proc.stdout)
+        if not isinstance(output, dict):
+            raise ValueError("not a JSON object")
+        return output
     except ValueError:
         detail = (proc.stderr or proc.stdout).strip().splitlines()
         raise InputError(f"kubeconform failed (exit {proc.returncode}): {detail[0] if detail else 'no output'}",
