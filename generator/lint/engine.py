@@ -76,10 +76,17 @@ class Engine:
             for res in source.resources:
                 if not is_cluster_object(res):
                     continue
+                try:
+                    for rule in self.object_rules:
+                        for hit in rule.check(res, self.ctx):
+                            self._add(findings, rule.ID, res, hit)
+                except RecursionError:
+                    # the C parser copes with any depth; validators and rules recurse
+                    if "K8S001" in self.severity:
+                        findings.append(Finding("K8S001", self.severity["K8S001"], "nesting is too deep to check",
+                                                res.document.file, res.document.first_line + 1, 1, res.ref))
+                    continue
                 index.setdefault(res.kind, []).append(res)
-                for rule in self.object_rules:
-                    for hit in rule.check(res, self.ctx):
-                        self._add(findings, rule.ID, res, hit)
         for rule in self.set_rules:
             for res, hit in rule.check(index, self.ctx):
                 self._add(findings, rule.ID, res, hit)
