@@ -65,8 +65,13 @@ class Engine:
         self.set_rules = [r for r in active if r.SCOPE == "set"]
 
     def run(self, sources: list[Source]) -> Result:
+        findings = self.local(sources) + self.cross(sources)
+        findings.sort(key=Finding.sort_key)
+        return Result(findings, sources)
+
+    def local(self, sources: list[Source]) -> list[Finding]:
+        """Findings of the document and object rules: each file on its own (can run in parallel)."""
         findings: list[Finding] = []
-        index: dict[str, list[Resource]] = {}
         for source in sources:
             for doc in source.documents:
                 for rule in self.document_rules:
@@ -85,13 +90,22 @@ class Engine:
                     if "K8S001" in self.severity:
                         findings.append(Finding("K8S001", self.severity["K8S001"], "nesting is too deep to check",
                                                 res.document.file, res.document.first_line + 1, 1, res.ref))
-                    continue
-                index.setdefault(res.kind, []).append(res)
+        return findings
+
+    def cross(self, sources: list[Source]) -> list[Finding]:
+        """Findings of the cross-resource rules, over the index of every object by kind."""
+        findings: list[Finding] = []
+        if not self.set_rules:
+            return findings
+        index: dict[str, list[Resource]] = {}
+        for source in sources:
+            for res in source.resources:
+                if is_cluster_object(res):
+                    index.setdefault(res.kind, []).append(res)
         for rule in self.set_rules:
             for res, hit in rule.check(index, self.ctx):
                 self._add(findings, rule.ID, res, hit)
-        findings.sort(key=Finding.sort_key)
-        return Result(findings, sources)
+        return findings
 
     def _add(self, findings: list[Finding], rule_id: str, res: Resource, hit: Hit) -> None:
         if rule_id != "LINT001" and rule_id in suppress.annotated(res, self.ctx.rule_ids):

@@ -2,7 +2,7 @@
 
 A ``Document`` is one YAML document of one file, parsed with the C-speed safe loader. Its
 line and column map is built only when a finding needs a position (``position``), by
-re-reading just that document with the round-trip loader: clean documents never pay for it.
+composing just that document again (C parser, node marks only): clean documents never pay.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
+from ruamel.yaml.nodes import MappingNode, SequenceNode
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -71,10 +71,8 @@ class Document:
 
     def _tree(self):
         if self._positions is None:
-            yaml = YAML(typ="rt")
-            yaml.allow_duplicate_keys = True
             try:
-                self._positions = yaml.load(self.text)
+                self._positions = YAML(typ="safe", pure=False).compose(self.text)
             except (YAMLError, RecursionError):
                 self._positions = False
         return self._positions
@@ -83,18 +81,22 @@ class Document:
         """1-based file line and column of the deepest node of ``path`` that exists."""
         node = self._tree()
         line, col = first_content_line(self.text), 0
-        if node is False:
+        if not node:
             return self.first_line + line + 1, 1
         for i, part in enumerate(path):
             last = i == len(path) - 1
-            if isinstance(node, CommentedMap) and part in node:
-                line, col = node.lc.value(part) if (last and at_value) else node.lc.key(part)
-                node = node[part]
-            elif isinstance(node, CommentedSeq) and isinstance(part, int) and 0 <= part < len(node):
-                line, col = node.lc.item(part)
-                node = node[part]
+            if isinstance(node, MappingNode):
+                pair = next((kv for kv in reversed(node.value) if kv[0].value == part), None)
+                if pair is None:
+                    break
+                mark = pair[1].start_mark if (last and at_value) else pair[0].start_mark
+                node = pair[1]
+            elif isinstance(node, SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+                node = node.value[part]
+                mark = node.start_mark
             else:
                 break
+            line, col = mark.line, mark.column
         return self.first_line + line + 1, col + 1
 
 

@@ -77,7 +77,8 @@ class SchemaValidator:
             defs = Resource.from_contents(
                 kubernetes.definitions(self.version), default_specification=referencing.jsonschema.DRAFT202012
             )
-            self._core_registry = Registry().with_resource(_DEFINITIONS_URI, defs)
+            # crawled once: an uncrawled registry re-walks all definitions on every $ref lookup
+            self._core_registry = Registry().with_resource(_DEFINITIONS_URI, defs).crawl()
         return self._core_registry
 
     def has_schema(self, api_version: str, kind: str) -> bool:
