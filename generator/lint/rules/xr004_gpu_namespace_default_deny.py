@@ -40,8 +40,7 @@ def check(index, ctx):
 
 def _is_default_deny(obj: dict) -> bool:
     spec = obj.get("spec")
-    if not isinstance(spec, dict) or spec.get("podSelector") not in ({}, None):
+    if not isinstance(spec, dict):
         return False
-    selector = spec.get("podSelector")
     types = spec.get("policyTypes") or ["Ingress"]
-    return selector == {} and "Ingress" in types and not spec.get("ingress")
+    return spec.get("podSelector") == {} and "Ingress" in types and not spec.get("ingress")
