@@ -1,7 +1,8 @@
 """Run kubeconform as a second opinion and merge its findings into ours.
 
-kubeconform is called with ``-strict -summary -output json`` and our schema locations (the
-bundled strict core schemas first). Both of its JSON dialects are read: the current one
+kubeconform is called with ``-strict -summary -output json``, its ``default`` location for
+core kinds (our bundled schemas ``$ref`` a shared definitions file kubeconform cannot
+resolve) and our schema locations for custom resources. Both of its JSON dialects are read: the current one
 (``"status": "statusInvalid"`` with ``validationErrors``) and the older one
 (``"status": "INVALID"`` with only ``msg``). Its JSON pointers are mapped to our lines
 through the documents we parsed; findings we already have (same rule, file and line) are
@@ -27,9 +28,8 @@ _ERROR = {"statusError", "ERROR"}
 
 def command(binary: str, files: list[str], settings: Settings) -> list[str]:
     major, minor = kubernetes.resolve_version(settings.kubernetes_version)
-    core = str(kubernetes.version_dir((major, minor)) / "{{.ResourceKind}}{{.KindSuffix}}.json")
     cmd = [binary, *(["-strict"] if settings.strict else []), "-summary", "-output", "json",
-           "-kubernetes-version", f"{major}.{minor}.0", "-schema-location", core]
+           "-kubernetes-version", f"{major}.{minor}.0", "-schema-location", "default"]
     for location in settings.schema_locations:
         cmd += ["-schema-location", location]
     if settings.ignore_missing_schemas:

@@ -88,8 +88,9 @@ def test_new_dialect_is_mapped_to_lines_and_deduplicated(app, run, monkeypatch, 
     result = run(app, "lint", "--format", "json", "--kubeconform", "--kubernetes-version", "1.32", "app.yaml")
     assert result.exit_code == 1
     args = (stub.parent / "args").read_text().split("\n")
-    assert args[:7] == ["-strict", "-summary", "-output", "json", "-kubernetes-version", "1.32.0", "-schema-location"]
-    assert args[7].endswith("v1.32.0-local-strict/{{.ResourceKind}}{{.KindSuffix}}.json") and "app.yaml" in args
+    assert args[:8] == ["-strict", "-summary", "-output", "json", "-kubernetes-version", "1.32.0", "-schema-location",
+                        "default"]
+    assert args[8:] == ["app.yaml", ""]  # the file, then printf's final newline
     schema = [(f["rule"], f["line"], f["message"]) for f in _findings(result) if f["rule"] == "K8S003"]
     # ours and kubeconform's point at the same line: one finding, ours
     assert len(schema) == 1 and schema[0][1] == 11 and not schema[0][2].startswith("kubeconform:")
