@@ -2,8 +2,9 @@
 
 Documents are split on ``---`` lines (as kubeconform and kubectl do), so each keeps its
 line offset in the file and a syntax error in one document leaves the others intact.
-Parsing uses ruamel's C-backed safe loader; timestamps stay strings, as they are in the
-JSON the API server receives. Duplicate keys are errors (kubeconform ``-strict``).
+Parsing builds data from the C parser's events (``fastyaml``), falling back to ruamel's
+C-backed safe loader for the YAML features manifests rarely use; timestamps stay strings,
+as they are in the JSON the API server receives. Duplicate keys are errors (kubeconform ``-strict``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.resolver import VersionedResolver
 
 from generator.errors import InputError
+from generator.lint import fastyaml
 from generator.lint.model import Document, Hit, Resource, first_content_line
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -135,7 +137,7 @@ def parse_text(text: str, display: str, is_json: bool = False, strict: bool = Tr
                                 f"document is larger than the {MAX_DOCUMENT_BYTES} byte limit", 0, 0))
             continue
         try:
-            doc.data = yaml.load(chunk)
+            doc.data = _load(yaml, chunk)
         except DuplicateKeyError as exc:
             mark = exc.problem_mark
             key = exc.problem.split('"')[1] if exc.problem.count('"') >= 2 else exc.problem
@@ -154,6 +156,14 @@ def parse_text(text: str, display: str, is_json: bool = False, strict: bool = Tr
         if doc.error is not None or doc.data is not None:
             docs.append(doc)
     return docs
+
+
+def _load(yaml: YAML, chunk: str):
+    """Plain data of one document: straight from parser events when it can, else ruamel."""
+    try:
+        return fastyaml.load(chunk)
+    except (fastyaml.Fallback, YAMLError):
+        return yaml.load(chunk)  # also the one that words the errors
 
 
 def _fail(doc: Document, message: str, line: int, col: int) -> None:
