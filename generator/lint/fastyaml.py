@@ -10,6 +10,7 @@ also produces the error messages. The test suite checks both give the same data.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from _ruamel_yaml import CParser
@@ -57,10 +58,16 @@ def _scalar(event: ScalarEvent):
     if value[0] in "+-.0123456789":
         if _TIMESTAMP.fullmatch(value):
             return value  # timestamps stay strings, as in the JSON the API server gets
-        # 500m and 1Gi are strings; 1.5, 1e3, 0x1F and .inf are numbers ruamel builds
-        if str(_RESOLVER.resolve(ScalarNode, value, (True, False))) != _STR:
+        if not _is_string(value):
             raise Fallback
     return value
+
+
+@functools.lru_cache(maxsize=65536)
+def _is_string(value: str) -> bool:
+    """500m and 1Gi are strings; 1.5, 1e3, 0x1F and .inf are numbers ruamel builds (cached:
+    quantities and versions repeat across manifests)."""
+    return str(_RESOLVER.resolve(ScalarNode, value, (True, False))) == _STR
 
 
 def load(text: str):
@@ -81,30 +88,39 @@ def load(text: str):
 
 
 def _node(event, get):
-    if isinstance(event, ScalarEvent):
+    kind = type(event)
+    if kind is ScalarEvent:
         return _scalar(event)
-    if isinstance(event, MappingStartEvent):
+    if kind is MappingStartEvent:
         if event.tag is not None or event.anchor is not None:
             raise Fallback
         out = {}
         while True:
             key_event = get()
-            if not isinstance(key_event, ScalarEvent):
-                if isinstance(key_event, (MappingStartEvent, SequenceStartEvent, AliasEvent)):
+            key_kind = type(key_event)
+            if key_kind is not ScalarEvent:
+                if key_kind in _NODE_STARTS:
                     raise Fallback  # complex keys
                 return out
             key = _scalar(key_event)
             if key in out or key == "<<":
                 raise Fallback  # duplicate keys (reported by ruamel) and merge keys
-            out[key] = _node(get(), get)
-    if isinstance(event, SequenceStartEvent):
+            value_event = get()
+            out[key] = _scalar(value_event) if type(value_event) is ScalarEvent else _node(value_event, get)
+    if kind is SequenceStartEvent:
         if event.tag is not None or event.anchor is not None:
             raise Fallback
         items = []
         while True:
             item_event = get()
-            if isinstance(item_event, (ScalarEvent, MappingStartEvent, SequenceStartEvent, AliasEvent)):
+            item_kind = type(item_event)
+            if item_kind is ScalarEvent:
+                items.append(_scalar(item_event))
+            elif item_kind in _NODE_STARTS:
                 items.append(_node(item_event, get))
             else:
                 return items
     raise Fallback  # aliases
+
+
+_NODE_STARTS = (MappingStartEvent, SequenceStartEvent, AliasEvent)
