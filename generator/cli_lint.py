@@ -55,7 +55,7 @@ def _display(ctx: Context):
 @click.option("--fail-on", type=click.Choice(["error", "warning"]), default="error", show_default=True,
               help="Lowest severity that makes the exit code 1.")
 @click.option("--kubeconform", "kubeconform_bin", is_flag=False, flag_value="kubeconform", default=None,
-              help="Also run kubeconform (optionally its path) and merge its findings.")
+              help="Also run kubeconform and merge its findings; --kubeconform=PATH for a binary not on PATH.")
 @click.pass_obj
 @_fail_on_input_errors
 def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locations, schema_cache,
