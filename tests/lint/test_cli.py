@@ -196,3 +196,11 @@ def test_rendered_examples_have_no_errors(cluster, run):
     result = run(root, "lint", "--format", "json", *crd_args(), str(root / "rendered" / cluster))
     errors = [f for f in _json(result) if f["severity"] == "error"]
     assert errors == [] and result.exit_code == 0
+
+
+@needs_crd_schemas()
+def test_default_target_is_rendered_of_the_project(run):
+    root = Path(__file__).resolve().parents[2]
+    result = run(root, "lint", "--format", "json", *crd_args())
+    linted = json.loads(result.stdout)["summary"]["files"]
+    assert result.exit_code == 0 and linted == len(list((root / "rendered").rglob("*.yaml"))) > 0
