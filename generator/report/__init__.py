@@ -27,7 +27,10 @@ class Report:
 
     @property
     def resource_count(self) -> int:
-        return sum(len(s.resources) for s in self.sources)
+        """Cluster objects linted (Kustomize's own files are not counted)."""
+        from generator.lint.engine import is_cluster_object
+
+        return sum(1 for s in self.sources for r in s.resources if is_cluster_object(r))
 
     def summary(self) -> str:
         return (f"{self.resource_count} resource(s) in {len(self.sources)} file(s): "
