@@ -144,9 +144,8 @@ def render(ctx: Context, clusters, schema_locations, require_schemas):
     options = ctx.options(schema_locations, require_schemas)
     names = pipeline.select(ctx.project, clusters)
     outcomes = pipeline.render_many(ctx.project, names, options)
-    failed = _report(ctx, outcomes)
     pipeline.write(ctx.project, outcomes)
-    failed |= _report(ctx, [pipeline.Outcome(o.name, error=o.error) for o in outcomes if o.error and o.rendered])
+    failed = _report(ctx, outcomes)
     for outcome in outcomes:
         if outcome.changes is not None:
             c = outcome.changes

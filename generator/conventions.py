@@ -10,6 +10,17 @@ from __future__ import annotations
 _GPU_TAINT_VALUE = {"gke": "present", "aks": None, "eks": None, "generic": None}
 
 
+# Node-level sysctls every GPU pool gets unless the pool sets them: large socket buffers for
+# 25-400 GbE data loading and collective traffic, file handles and PIDs for data-loader
+# workers. CPU pools keep the node image's values unless they list their own.
+GPU_POOL_SYSCTLS = {
+    "net.core.rmem_max": 134217728,
+    "net.core.wmem_max": 134217728,
+    "fs.file-max": 2097152,
+    "kernel.pid_max": 4194304,
+}
+
+
 def gpu_vendors(spec: dict) -> list[str]:
     return sorted({p["gpu"]["vendor"] for p in spec["nodePools"] if "gpu" in p})
 
@@ -28,6 +39,8 @@ def complete(spec: dict) -> dict:
     for pool in spec["nodePools"]:
         if "taints" not in pool:
             pool["taints"] = [default_gpu_taint(spec["provider"], pool["gpu"]["vendor"])] if "gpu" in pool else []
+        if "gpu" in pool:
+            pool["sysctls"] = {**GPU_POOL_SYSCTLS, **pool["sysctls"]}
         nvme = pool.get("localNvme")
         if nvme is not None:
             nvme.setdefault("hostDir", f"/mnt/disks/{nvme['storageClass']}")

@@ -6,6 +6,7 @@ as it was) and is reported, while the others still render.
 
 from __future__ import annotations
 
+import functools
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,16 +50,18 @@ def select(project: Project, names: tuple[str, ...] | list[str]) -> list[str]:
     return found
 
 
+@functools.lru_cache(maxsize=16)
+def validator(version: str, locations: tuple[str, ...]) -> SchemaValidator:
+    """One validator per (version, locations): its compiled schemas are reused by every
+    cluster and every command run in this process."""
+    return SchemaValidator(version, [SchemaLocation(t) for t in locations])
+
+
 def _validators(options: Options):
-    locations = [SchemaLocation(t) for t in options.schema_locations]
-    cache: dict[str, SchemaValidator] = {}
-
-    def for_version(version: str) -> SchemaValidator:
-        if version not in cache:
-            cache[version] = SchemaValidator(version, locations)
-        return cache[version]
-
-    return for_version
+    locations = tuple(options.schema_locations)
+    for template in locations:
+        SchemaLocation(template)  # report a bad template before any cluster is loaded
+    return lambda version: validator(version, locations)
 
 
 def render_one(project: Project, name: str, validator_for, options: Options) -> Outcome:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from generator import jsonnet, registry
+from generator import deferred, jsonnet, registry
 from generator.errors import InputError
 from generator.inputs import Cluster
 from generator.output import Tree, build_tree
@@ -48,7 +48,7 @@ def evaluate(project: Project, cluster: Cluster) -> dict[str, list[dict]]:
     sandbox = jsonnet.Sandbox(project.libsonnet, cluster.folder, project.root)
     code = ENTRY_WITH_OVERRIDES if cluster.overrides else ENTRY
     result = jsonnet.evaluate(code, sandbox, {"spec": cluster.spec}, home=cluster.folder)
-    return _check_shape(result, project.display(cluster.overrides or cluster.folder))
+    return _check_shape(deferred.resolve(result), project.display(cluster.overrides or cluster.folder))
 
 
 def _check_shape(result: object, source: str) -> dict[str, list[dict]]:

@@ -1,2 +1,105 @@
-// amd-device-plugin: not implemented yet (renders nothing).
-function(params) []
+// AMD GPUs. Device-plugin mode: per AMD pool the ROCm device plugin and node labeller
+// DaemonSets, with the pool's taints tolerated (upstream's static manifests tolerate only
+// CriticalAddonsOnly, so a tainted GPU node would never get them). Operator mode: one
+// DeviceConfig (amd.com/v1alpha1) per pool, with the same tolerations for every operand.
+local gpu = import '../lib/gpu.libsonnet';
+local k = import '../lib/k.libsonnet';
+
+local defaults = {
+  pools: [],
+  amd: error 'must provide amd',
+  namespace: 'kube-system',
+  operatorNamespace: 'kube-amd-gpu',
+  image: 'docker.io/rocm/k8s-device-plugin',
+};
+
+function(params)
+  local p = defaults + params;
+  local component = 'amd-device-plugin';
+  local pools = gpu.poolsOf(p.pools, 'amd');
+  local labellerName = 'amdgpu-node-labeller';
+  local labellerLabels = k.labels(component, labellerName);
+
+  local daemonSet(name, pool, container, volumes, serviceAccount=null) =
+    k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name)) + {
+      spec: {
+        selector: { matchLabels: k.selectorLabels(name) },
+        updateStrategy: { type: 'RollingUpdate' },
+        template: {
+          metadata: { labels: k.labels(component, name) },
+          spec: {
+            nodeSelector: pool.nodeSelector,
+            tolerations: k.tolerationsFor(pool.taints),
+            priorityClassName: 'system-node-critical',
+            [if serviceAccount != null then 'serviceAccountName']: serviceAccount,
+            containers: [container],
+            volumes: volumes,
+          },
+        },
+      },
+    };
+
+  local hostPath(name, path) = { name: name, hostPath: { path: path } };
+
+  local devicePlugin(pool) = daemonSet('amdgpu-device-plugin-' + pool.name, pool, {
+    name: 'amdgpu-dp-cntr',
+    image: p.image + ':' + p.amd.devicePluginVersion,
+    args: ['-resource_naming_strategy=' + pool.gpu.resourceNaming],
+    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+    resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
+    volumeMounts: [
+      { name: 'dp', mountPath: '/var/lib/kubelet/device-plugins' },
+      { name: 'sys', mountPath: '/sys', readOnly: true },
+    ],
+  }, [hostPath('dp', '/var/lib/kubelet/device-plugins'), hostPath('sys', '/sys')]);
+
+  local labeller(pool) = daemonSet(labellerName + '-' + pool.name, pool, {
+    name: 'amdgpu-lr-cntr',
+    image: p.image + ':labeller-' + p.amd.devicePluginVersion,
+    workingDir: '/root',
+    command: ['./k8s-node-labeller'],
+    args: ['-vram', '-cu-count', '-simd-count', '-device-id', '-family', '-driver-version'],
+    env: [{ name: 'DS_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+    // Reading the devices under /dev needs privilege (as upstream).
+    securityContext: { privileged: true, capabilities: { drop: ['ALL'] } },
+    resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
+    volumeMounts: [{ name: 'sys', mountPath: '/sys' }, { name: 'dev', mountPath: '/dev' }],
+  }, [hostPath('sys', '/sys'), hostPath('dev', '/dev')], labellerName);
+
+  // The labeller patches its own Node: nodes are cluster-scoped, so a ClusterRole.
+  local labellerRbac = [
+    k.object('v1', 'ServiceAccount', labellerName, p.namespace, labellerLabels),
+    k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', labellerName, labels=labellerLabels) + {
+      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch', 'update', 'patch'] }],
+    },
+    k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', labellerName, labels=labellerLabels) + {
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: labellerName },
+      subjects: [{ kind: 'ServiceAccount', name: labellerName, namespace: p.namespace }],
+    },
+  ];
+
+  local deviceConfig(pool) =
+    local tolerations = k.tolerationsFor(pool.taints);
+    k.object('amd.com/v1alpha1', 'DeviceConfig', 'amd-gpu-' + pool.name, p.operatorNamespace, k.labels(component, 'amd-gpu-' + pool.name)) + {
+      spec: {
+        selector: pool.nodeSelector,
+        driver: if p.amd.driverManaged then {
+          enable: true,
+          version: p.amd.driverVersion,
+          tolerations: tolerations,
+          upgradePolicy: { enable: true, maxParallelUpgrades: 1, maxUnavailableNodes: '25%', rebootRequired: true },
+        } else { enable: false },
+        devicePlugin: {
+          enableDevicePlugin: true,
+          enableNodeLabeller: true,
+          devicePluginArguments: { resource_naming_strategy: pool.gpu.resourceNaming },
+          devicePluginTolerations: tolerations,
+          nodeLabellerTolerations: tolerations,
+        },
+        metricsExporter: { enable: true, tolerations: tolerations },
+      },
+    };
+
+  if std.length(pools) == 0 then []
+  else if p.amd.mode == 'operator' then [deviceConfig(x) for x in pools]
+  else labellerRbac + std.flattenArrays([[devicePlugin(x), labeller(x)] for x in pools])

@@ -1,2 +1,27 @@
-// amd-gpu-operator: not implemented yet (renders nothing).
-function(params) []
+// AMD GPU Operator (operator mode) as a pinned Helm release; the per-pool DeviceConfigs that
+// drive it are rendered by amd-device-plugin.
+local gpu = import '../lib/gpu.libsonnet';
+local helm = import '../lib/helm.libsonnet';
+local k = import '../lib/k.libsonnet';
+
+local defaults = {
+  gitops: error 'must provide gitops',
+  pools: [],
+  amd: error 'must provide amd',
+  nfd: { enabled: true },
+  namespace: 'kube-amd-gpu',
+  repoURL: 'https://rocm.github.io/gpu-operator',
+  chart: 'gpu-operator-charts',
+};
+
+function(params)
+  local p = defaults + params;
+  local pools = gpu.poolsOf(p.pools, 'amd');
+  local values = {
+    // The project's own node-feature-discovery labels the nodes when it is enabled.
+    'node-feature-discovery': { enabled: !p.nfd.enabled },
+  };
+  if p.amd.mode != 'operator' || std.length(pools) == 0 then []
+  else [
+    k.namespace(p.namespace, k.labels('amd-gpu-operator') + { 'pod-security.kubernetes.io/enforce': 'privileged' }),
+  ] + helm.release(p, 'amd-gpu-operator', p.namespace, p.repoURL, p.chart, p.amd.operatorVersion, values)

@@ -1,2 +1,65 @@
-// cilium: not implemented yet (renders nothing).
-function(params) []
+// Cilium eBPF CNI as a pinned Helm release for the cluster's GitOps engine.
+//
+// The typed input (schemas/cluster.schema.json `network.cilium`) maps one to one onto chart
+// values; `values` is merged last for what the typed fields do not cover. Cross-field rules
+// (kube-proxy replacement needs k8sServiceHost, native routing needs its CIDR, BBR needs the
+// bandwidth manager, BIG TCP prerequisites) are input errors in generator/consistency/network.py,
+// so what reaches this file is already coherent.
+//
+// The CNI must exist before the engine's own controllers can run pods, so on a new cluster
+// Cilium is bootstrapped once with the same chart version and values; the release rendered here
+// then adopts it and keeps it in Git from there on.
+local helm = import '../lib/helm.libsonnet';
+
+local defaults = {
+  cluster: error 'must provide cluster',
+  gitops: error 'must provide gitops',
+  cilium: error 'must provide cilium',
+  namespace: 'kube-system',
+  repoURL: 'https://helm.cilium.io/',
+  chart: 'cilium',
+};
+
+// Chart values of the typed input (tests validate the rendered ones against the chart's
+// values.schema.json).
+local valuesOf(c, engine) =
+  local routing = c.routing;
+  local native = routing.mode == 'native';
+  {
+    kubeProxyReplacement: c.kubeProxyReplacement,
+    [if std.objectHas(c, 'k8sServiceHost') then 'k8sServiceHost']: c.k8sServiceHost,
+    [if std.objectHas(c, 'k8sServiceHost') then 'k8sServicePort']: c.k8sServicePort,
+    routingMode: routing.mode,
+    [if !native then 'tunnelProtocol']: routing.tunnelProtocol,
+    // destinations in it are not masqueraded, in either routing mode
+    [if std.objectHas(routing, 'ipv4NativeRoutingCIDR') then 'ipv4NativeRoutingCIDR']: routing.ipv4NativeRoutingCIDR,
+    [if native then 'autoDirectNodeRoutes']: routing.autoDirectNodeRoutes,
+    bpf: {
+      masquerade: c.bpf.masquerade,
+      hostLegacyRouting: c.bpf.hostLegacyRouting,
+      datapathMode: c.bpf.datapathMode,
+    },
+    bandwidthManager: { enabled: c.bandwidthManager.enabled, bbr: c.bandwidthManager.bbr },
+    enableIPv4BIGTCP: c.bigTCP.ipv4,
+    enableIPv6BIGTCP: c.bigTCP.ipv6,
+    loadBalancer: { acceleration: c.loadBalancer.acceleration, mode: c.loadBalancer.mode },
+    hubble: {
+      enabled: c.hubble.enabled,
+      // Argo CD renders the chart on every sync; Helm-generated certificates would differ each
+      // time (a release that is never in sync). A CronJob generates them in the cluster instead.
+      [if engine == 'argocd' && c.hubble.enabled then 'tls']: { auto: { method: 'cronJob' } },
+      relay: { enabled: c.hubble.enabled && c.hubble.relay },
+      ui: { enabled: c.hubble.enabled && c.hubble.ui },
+    },
+    // The agent must run on every node, whatever its taints (upstream's default, kept explicit
+    // so a values override cannot silently drop it).
+    tolerations: [{ operator: 'Exists' }],
+  };
+
+function(params)
+  local p = defaults + params;
+  local c = p.cilium;
+  if !c.enabled then []
+  else helm.release(p, 'cilium', p.namespace, p.repoURL, p.chart, c.version,
+                    std.mergePatch(valuesOf(c, p.gitops.engine), c.values),
+                    createNamespace=false, syncWave=-10)

@@ -1,2 +1,196 @@
-// local-storage: not implemented yet (renders nothing).
-function(params) []
+// Local NVMe disks as Local Persistent Volumes (sig-storage local-static-provisioner).
+//
+// Per pool with `localNvme`: a ConfigMap whose `storageClassMap` has the pool's class, a
+// provisioner DaemonSet selecting the pool's NVMe nodes and tolerating exactly the pool's taints
+// (upstream's default tolerations are empty, so it never lands on tainted GPU nodes), and the
+// StorageClass itself (`kubernetes.io/no-provisioner`, `WaitForFirstConsumer`: upstream's chart
+// leaves it out by default and users hit "storageclass not found",
+// sig-storage-local-static-provisioner#407). Shared: the namespace, ServiceAccount and RBAC
+// (upstream's: the built-in system:persistent-volume-provisioner role plus reading nodes).
+//
+// With `localNvme.prepare.enabled` (destructive, opt-in) a second DaemonSet runs
+// files/prepare-disks.sh, which formats and mounts (Filesystem) or links (Block) the matching
+// devices under the discovery directory and refuses devices that hold data unless `force`.
+local k = import '../lib/k.libsonnet';
+local labels = import '../lib/labels.libsonnet';
+
+local defaults = {
+  cluster: error 'must provide cluster',
+  kubernetesVersion: error 'must provide kubernetesVersion',
+  storage: error 'must provide storage',
+  nfd: { enabled: false },
+  pools: [],
+  provisionerImage: 'registry.k8s.io/sig-storage/local-volume-provisioner',
+  pauseImage: 'registry.k8s.io/pause:3.10',
+  prepareScript: importstr '../files/prepare-disks.sh',
+  serviceAccount: 'local-volume-provisioner',
+};
+
+// Commands the provisioner runs to wipe a released Block volume (scripts in its image).
+local blockCleaners = {
+  quick_reset: ['/scripts/quick_reset.sh'],
+  blkdiscard: ['/scripts/blkdiscard.sh'],
+  dd_zero: ['/scripts/dd_zero.sh'],
+  shred: ['/scripts/shred.sh', '2'],
+};
+
+function(params)
+  local p = defaults + params;
+  local component = 'local-storage';
+  local ns = p.storage.namespace;
+  local pools = [pool for pool in p.pools if std.objectHas(pool, 'localNvme')];
+  local image = p.provisionerImage + ':' + p.storage.provisionerVersion;
+  local prepareScriptName = 'prepare-disks-script';
+
+  local podBase(pool) = {
+    nodeSelector: labels.poolSelector(pool, p.nfd.enabled, needsNvme=true),
+    tolerations: k.tolerationsFor(pool.taints),
+    priorityClassName: 'system-node-critical',
+  };
+
+  local classMap(nvme) = {
+    [nvme.storageClass]: {
+      hostDir: nvme.hostDir,
+      mountDir: nvme.hostDir,
+      volumeMode: nvme.mode,
+      [if nvme.mode == 'Filesystem' then 'fsType']: nvme.fsType,
+      [if nvme.mode == 'Block' then 'blockCleanerCommand']: blockCleaners[nvme.blockCleaner],
+      namePattern: '*',
+    },
+  };
+
+  local prepare(pool) =
+    local nvme = pool.localNvme;
+    local name = 'prepare-disks-' + pool.name;
+    local poolLabels = k.labels(component, name) + { [labels.nodePool]: pool.name };
+    local env = [
+      { name: 'DEVICE_PATTERN', value: nvme.devicePattern },
+      { name: 'MODE', value: nvme.mode },
+    ] + (if nvme.mode == 'Filesystem' then [{ name: 'FS_TYPE', value: nvme.fsType }] else []) + [
+      { name: 'HOST_DIR', value: nvme.hostDir },
+      { name: 'FORCE', value: std.toString(nvme.prepare.force) },
+    ];
+    k.object('apps/v1', 'DaemonSet', name, ns, poolLabels) + {
+      spec: {
+        selector: { matchLabels: k.selectorLabels(name) },
+        template: {
+          metadata: {
+            labels: poolLabels,
+            annotations: { 'gpu-gitops.io/config-hash': k.hash([p.prepareScript, env]) },
+          },
+          spec: podBase(pool) + {
+            hostPID: true,
+            automountServiceAccountToken: false,
+            initContainers: [{
+              name: 'prepare',
+              image: p.storage.prepareImage,
+              command: ['/bin/sh', '/scripts/prepare-disks.sh'],
+              env: env,
+              securityContext: { privileged: true },
+              resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '256Mi' } },
+              volumeMounts: [
+                { name: 'scripts', mountPath: '/scripts', readOnly: true },
+                { name: 'dev', mountPath: '/dev' },
+                // Bidirectional: the mounts made here must appear on the host.
+                { name: 'discovery', mountPath: nvme.hostDir, mountPropagation: 'Bidirectional' },
+              ],
+            }],
+            containers: [{
+              name: 'pause',
+              image: p.pauseImage,
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                capabilities: { drop: ['ALL'] },
+                readOnlyRootFilesystem: true,
+                runAsNonRoot: true,
+                runAsUser: 65535,
+              },
+              resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { memory: '16Mi' } },
+            }],
+            volumes: [
+              { name: 'scripts', configMap: { name: prepareScriptName, defaultMode: std.parseOctal('0555') } },
+              { name: 'dev', hostPath: { path: '/dev', type: 'Directory' } },
+              { name: 'discovery', hostPath: { path: nvme.hostDir, type: 'DirectoryOrCreate' } },
+            ],
+          },
+        },
+      },
+    };
+
+  local perPool(pool) =
+    local nvme = pool.localNvme;
+    local name = 'local-provisioner-' + pool.name;
+    local poolLabels = k.labels(component, name) + { [labels.nodePool]: pool.name };
+    local config = { storageClassMap: k.yaml(classMap(nvme)) };
+    [
+      k.object('storage.k8s.io/v1', 'StorageClass', nvme.storageClass, labels=k.labels(component)) + {
+        provisioner: 'kubernetes.io/no-provisioner',
+        volumeBindingMode: 'WaitForFirstConsumer',
+        reclaimPolicy: 'Delete',
+      },
+      k.object('v1', 'ConfigMap', name, ns, poolLabels) + { data: config },
+      k.object('apps/v1', 'DaemonSet', name, ns, poolLabels) + {
+        spec: {
+          selector: { matchLabels: k.selectorLabels(name) },
+          template: {
+            metadata: {
+              labels: poolLabels,
+              annotations: { 'gpu-gitops.io/config-hash': k.hash(config.storageClassMap) },
+            },
+            spec: podBase(pool) + {
+              serviceAccountName: p.serviceAccount,
+              containers: [{
+                name: 'provisioner',
+                image: image,
+                securityContext: { privileged: true },
+                env: [
+                  { name: 'MY_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+                  { name: 'MY_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+                  { name: 'JOB_CONTAINER_IMAGE', value: image },
+                ],
+                ports: [{ name: 'metrics', containerPort: 8080 }],
+                resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
+                volumeMounts: [
+                  { name: 'provisioner-config', mountPath: '/etc/provisioner/config', readOnly: true },
+                  { name: 'provisioner-dev', mountPath: '/dev' },
+                  { name: 'discovery', mountPath: nvme.hostDir, mountPropagation: 'HostToContainer' },
+                ],
+              }],
+              volumes: [
+                { name: 'provisioner-config', configMap: { name: name } },
+                { name: 'provisioner-dev', hostPath: { path: '/dev' } },
+                { name: 'discovery', hostPath: { path: nvme.hostDir, type: 'DirectoryOrCreate' } },
+              ],
+            },
+          },
+        },
+      },
+    ] + (if nvme.prepare.enabled then [prepare(pool)] else []);
+
+  local anyPrepare = std.length([pool for pool in pools if pool.localNvme.prepare.enabled]) > 0;
+  local saRef = [{ kind: 'ServiceAccount', name: p.serviceAccount, namespace: ns }];
+  local labelsAll = k.labels(component);
+
+  if std.length(pools) == 0 then []
+  else [
+    k.namespace(ns, labelsAll + k.podSecurityLabels('privileged', p.kubernetesVersion) + {
+      'pod-security.kubernetes.io/audit': 'privileged',
+      'pod-security.kubernetes.io/warn': 'privileged',
+    }),
+    k.object('v1', 'ServiceAccount', p.serviceAccount, ns, labelsAll),
+    k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'local-volume-provisioner-pv', labels=labelsAll) + {
+      subjects: saRef,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:persistent-volume-provisioner' },
+    },
+    k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', 'local-volume-provisioner-node', labels=labelsAll) + {
+      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }],
+    },
+    k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'local-volume-provisioner-node', labels=labelsAll) + {
+      subjects: saRef,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'local-volume-provisioner-node' },
+    },
+  ]
+  + (if anyPrepare then [
+       k.object('v1', 'ConfigMap', prepareScriptName, ns, labelsAll) + { data: { 'prepare-disks.sh': p.prepareScript } },
+     ] else [])
+  + std.flattenArrays([perPool(pool) for pool in pools])

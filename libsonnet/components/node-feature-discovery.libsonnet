@@ -1,2 +1,27 @@
-// node-feature-discovery: not implemented yet (renders nothing).
-function(params) []
+// node-feature-discovery as a pinned Helm release.
+//
+// The worker must run on GPU nodes, which are tainted: it tolerates every pool's taints with
+// `operator: Exists` (an `Equal` toleration with the wrong value schedules zero pods without
+// an error: NVIDIA/k8s-device-plugin#1934). The labels it sets come from node-feature-rules.
+local helm = import '../lib/helm.libsonnet';
+local k = import '../lib/k.libsonnet';
+
+local defaults = {
+  cluster: error 'must provide cluster',
+  gitops: error 'must provide gitops',
+  nfd: error 'must provide nfd',
+  pools: [],
+  namespace: 'node-feature-discovery',
+  repoURL: 'https://kubernetes-sigs.github.io/node-feature-discovery/charts',
+  chart: 'node-feature-discovery',
+};
+
+function(params)
+  local p = defaults + params;
+  local taints = std.flattenArrays([pool.taints for pool in p.pools]);
+  // one toleration per distinct key/effect, in a stable order
+  local tolerations = std.set(k.tolerationsFor(taints), function(t) t.key + '|' + t.effect);
+  if !p.nfd.enabled then []
+  else helm.release(p, 'node-feature-discovery', p.namespace, p.repoURL, p.chart, p.nfd.version, {
+    worker: { tolerations: tolerations },
+  }, syncWave=-5)

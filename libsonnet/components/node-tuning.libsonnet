@@ -1,2 +1,174 @@
-// node-tuning: not implemented yet (renders nothing).
-function(params) []
+// Per-pool kernel tuning: node-level sysctls and huge pages.
+//
+// backend `daemonset`: one DaemonSet per pool in the tuning namespace (the only namespace this
+// component labels Pod Security `privileged`), selecting exactly the pool's nodes and tolerating
+// exactly its taints. Its init container runs files/tune-node.sh (privileged, host network so
+// net.core.* lands in the host's network namespace) against a per-pool config file; the main
+// container is `pause`, unprivileged, so the pod stays Running as proof the node is tuned. The
+// pod template carries a hash of the config and script: a change rolls the DaemonSet and
+// re-applies. 2Mi pages are set at runtime; 1Gi pages are only checked (`bootReserved`), since
+// runtime allocation of 1Gi pages fails on fragmented memory (input error otherwise, see
+// generator/consistency/tuning.py). The kubelet reads huge pages at start only: with
+// `tuning.restartKubelet` the script restarts it after it changed them (and only then).
+//
+// backend `tuned`: one Node Tuning Operator `Tuned` per pool: [sysctl] (with vm.nr_hugepages
+// for the 2Mi pages, the default size), [vm], and [bootloader] for 1Gi pages on the kernel
+// command line, applied through the pool's MachineConfigPool (a reboot).
+local k = import '../lib/k.libsonnet';
+local labels = import '../lib/labels.libsonnet';
+
+local defaults = {
+  cluster: error 'must provide cluster',
+  kubernetesVersion: error 'must provide kubernetesVersion',
+  tuning: error 'must provide tuning',
+  nfd: { enabled: false },
+  pools: [],
+  images: {
+    tune: 'docker.io/library/busybox:1.37.0',
+    pause: 'registry.k8s.io/pause:3.10',
+  },
+  tunedNamespace: 'openshift-cluster-node-tuning-operator',
+  tunedPriority: 20,
+  script: importstr '../files/tune-node.sh',
+};
+
+local kB = { '2Mi': 2048, '1Gi': 1048576 };
+
+local hugepagesOf(pool) = std.get(pool, 'hugepages', { '2Mi': 0, '1Gi': 0, bootReserved: false });
+
+local hasTuning(pool) =
+  local h = hugepagesOf(pool);
+  std.length(pool.sysctls) > 0 || h['2Mi'] > 0 || h['1Gi'] > 0;
+
+// The tune-node.sh config of a pool, in a stable order.
+local configOf(pool) =
+  local h = hugepagesOf(pool);
+  std.join('\n', ['# node pool ' + pool.name]
+                 + ['sysctl %s %s' % [key, pool.sysctls[key]] for key in std.objectFields(pool.sysctls)]
+                 + (if h['2Mi'] > 0 then ['hugepages %d %d' % [kB['2Mi'], h['2Mi']]] else [])
+                 + (if h['1Gi'] > 0 then ['reserved-hugepages %d %d' % [kB['1Gi'], h['1Gi']]] else [])) + '\n';
+
+// MachineConfigPool role of a pool, from its `node-role.kubernetes.io/<role>` selector label.
+local mcpRole(pool) =
+  local prefix = 'node-role.kubernetes.io/';
+  local n = std.length(prefix);
+  local roles = [std.substr(key, n, std.length(key) - n)
+                 for key in std.objectFields(pool.nodeSelector)
+                 if std.startsWith(key, prefix)];
+  if std.length(roles) > 0 then roles[0] else null;
+
+// Tuned `match` rules (nested = AND) for every label of the pool's nodeSelector.
+local tunedMatch(selector) =
+  local keys = std.objectFields(selector);
+  local rule(i) =
+    { label: keys[i] }
+    + (if selector[keys[i]] != '' then { value: selector[keys[i]] } else {})
+    + (if i + 1 < std.length(keys) then { match: [rule(i + 1)] } else {});
+  [rule(0)];
+
+function(params)
+  local p = defaults + params;
+  local component = 'node-tuning';
+  local ns = p.tuning.namespace;
+  local pools = [pool for pool in p.pools if hasTuning(pool)];
+  local scriptName = 'tune-node-script';
+
+  local daemonSetObjects(pool) =
+    local name = 'tune-' + pool.name;
+    local config = configOf(pool);
+    local poolLabels = k.labels(component, name) + { [labels.nodePool]: pool.name };
+    [
+      k.object('v1', 'ConfigMap', name, ns, poolLabels) + { data: { 'tuning.conf': config } },
+      k.object('apps/v1', 'DaemonSet', name, ns, poolLabels) + {
+        spec: {
+          selector: { matchLabels: k.selectorLabels(name) },
+          updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%' } },
+          template: {
+            metadata: {
+              labels: poolLabels,
+              annotations: { 'gpu-gitops.io/config-hash': k.hash([config, p.script]) },
+            },
+            spec: {
+              nodeSelector: labels.poolSelector(pool, p.nfd.enabled, needsGpu=true),
+              tolerations: k.tolerationsFor(pool.taints),
+              priorityClassName: 'system-node-critical',
+              hostNetwork: true,
+              // the kubelet restart enters the host's namespaces through PID 1
+              [if p.tuning.restartKubelet then 'hostPID']: true,
+              automountServiceAccountToken: false,
+              initContainers: [{
+                name: 'tune',
+                image: p.images.tune,
+                command: ['/bin/sh', '/scripts/tune-node.sh', '/config/tuning.conf'],
+                env: [
+                  { name: 'PROC_SYS', value: '/proc/sys' },
+                  { name: 'SYS_ROOT', value: '/host/sys' },
+                  { name: 'RESTART_KUBELET', value: std.toString(p.tuning.restartKubelet) },
+                ],
+                securityContext: { privileged: true },
+                resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
+                volumeMounts: [
+                  { name: 'config', mountPath: '/config', readOnly: true },
+                  { name: 'scripts', mountPath: '/scripts', readOnly: true },
+                  { name: 'sys', mountPath: '/host/sys' },
+                ],
+              }],
+              containers: [{
+                name: 'pause',
+                image: p.images.pause,
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  capabilities: { drop: ['ALL'] },
+                  readOnlyRootFilesystem: true,
+                  runAsNonRoot: true,
+                  runAsUser: 65535,
+                },
+                resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { memory: '16Mi' } },
+              }],
+              volumes: [
+                { name: 'config', configMap: { name: name } },
+                { name: 'scripts', configMap: { name: scriptName, defaultMode: std.parseOctal('0555') } },
+                { name: 'sys', hostPath: { path: '/sys', type: 'Directory' } },
+              ],
+            },
+          },
+        },
+      },
+    ];
+
+  local tuned(pool) =
+    local name = 'gpu-gitops-' + pool.name;
+    local h = hugepagesOf(pool);
+    local bootPages = h['1Gi'] > 0 && !h.bootReserved;
+    local sysctls = pool.sysctls + (if h['2Mi'] > 0 then { 'vm.nr_hugepages': h['2Mi'] } else {});
+    local section(title, lines) = if std.length(lines) > 0 then ['', '[' + title + ']'] + lines else [];
+    local data = std.join('\n',
+      ['[main]', 'summary=gpu-gitops tuning for node pool ' + pool.name, 'include=openshift-node']
+      + section('sysctl', ['%s=%s' % [key, sysctls[key]] for key in std.objectFields(sysctls)])
+      + section('vm', if h['2Mi'] > 0 || h['1Gi'] > 0 then ['transparent_hugepages=never'] else [])
+      + section('bootloader', if bootPages then ['cmdline_gpu_gitops_hugepages=hugepagesz=1G hugepages=%d' % h['1Gi']] else [])
+    ) + '\n';
+    k.object('tuned.openshift.io/v1', 'Tuned', name, p.tunedNamespace,
+             k.labels(component, name) + { [labels.nodePool]: pool.name }) + {
+      spec: {
+        profile: [{ name: name, data: data }],
+        recommend: [
+          { profile: name, priority: p.tunedPriority }
+          // kernel arguments only reach nodes through their MachineConfigPool
+          + (if bootPages then { machineConfigLabels: { 'machineconfiguration.openshift.io/role': mcpRole(pool) } }
+             else { match: tunedMatch(pool.nodeSelector) }),
+        ],
+      },
+    };
+
+  if std.length(pools) == 0 then []
+  else if p.tuning.backend == 'tuned' then [tuned(pool) for pool in pools]
+  else [
+    k.namespace(ns, k.labels(component) + k.podSecurityLabels('privileged', p.kubernetesVersion) + {
+      // the tuning pods are privileged by design: audit and warn at the same level
+      'pod-security.kubernetes.io/audit': 'privileged',
+      'pod-security.kubernetes.io/warn': 'privileged',
+    }),
+    k.object('v1', 'ConfigMap', scriptName, ns, k.labels(component)) + { data: { 'tune-node.sh': p.script } },
+  ]
+  + std.flattenArrays([daemonSetObjects(pool) for pool in pools])

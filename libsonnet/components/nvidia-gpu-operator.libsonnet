@@ -1,2 +1,95 @@
-// nvidia-gpu-operator: not implemented yet (renders nothing).
-function(params) []
+// NVIDIA GPU Operator (operator mode) as a pinned Helm release with typed values: driver,
+// toolkit, device plugin configs (time-slicing per pool), MIG strategy and mig-parted layouts,
+// DCGM exporter with its ServiceMonitor, validator, and operand tolerations computed from the
+// NVIDIA pools' taints so no operand DaemonSet stays at zero pods on a tainted pool.
+local gpu = import '../lib/gpu.libsonnet';
+local helm = import '../lib/helm.libsonnet';
+local k = import '../lib/k.libsonnet';
+
+local defaults = {
+  cluster: error 'must provide cluster',
+  kubernetesVersion: error 'must provide kubernetesVersion',
+  gitops: error 'must provide gitops',
+  pools: [],
+  nvidia: error 'must provide nvidia',
+  monitoring: error 'must provide monitoring',
+  nfd: { enabled: true },
+  namespace: 'gpu-operator',
+  repoURL: 'https://helm.ngc.nvidia.com/nvidia',
+  chart: 'gpu-operator',
+  // Names of the ConfigMaps the chart creates from the values below.
+  devicePluginConfigName: 'gpu-gitops-device-plugin-config',
+  migConfigName: 'gpu-gitops-mig-parted-config',
+};
+
+function(params)
+  local p = defaults + params;
+  local pools = gpu.poolsOf(p.pools, 'nvidia');
+  local migPools = [x for x in pools if gpu.usesMig(x)];
+  local sharedPools = [x for x in pools if std.objectHas(x.gpu, 'timeSlicing')];
+  // One strategy for the cluster (checked in generator/consistency/gpu.py).
+  local strategy = if std.length(migPools) > 0 then gpu.migStrategy(migPools[0]) else 'none';
+  local tolerations = gpu.tolerationsForPools(pools);
+  local driver = p.nvidia.driver;
+
+  local values = {
+    // The project's own node-feature-discovery labels the nodes when it is enabled.
+    nfd: { enabled: !p.nfd.enabled },
+    daemonsets: { priorityClassName: 'system-node-critical', tolerations: tolerations },
+    driver: {
+      enabled: driver.managed,
+      [if driver.managed then 'version']: driver.version,
+      [if driver.managed then 'upgradePolicy']: {
+        autoUpgrade: driver.upgradePolicy.autoUpgrade,
+        maxParallelUpgrades: driver.upgradePolicy.maxParallelUpgrades,
+        maxUnavailable: driver.upgradePolicy.maxUnavailable,
+        drain: { enable: driver.upgradePolicy.drain, force: false, timeoutSeconds: 300, deleteEmptyDir: false },
+      },
+    },
+    toolkit: { enabled: p.nvidia.toolkit.enabled },
+    devicePlugin: {
+      enabled: true,
+      // `default` applies to every node; a time-sliced pool's nodes select their config with
+      // the label nvidia.com/device-plugin.config=<pool name>.
+      config: {
+        create: true,
+        name: p.devicePluginConfigName,
+        default: 'default',
+        data: {
+          default: k.yaml({ version: 'v1', flags: { migStrategy: strategy, failOnInitError: true } }),
+        } + {
+          [x.name]: k.yaml(gpu.devicePluginConfig(x))
+          for x in sharedPools
+        },
+      },
+    },
+    mig: { strategy: strategy },
+    migManager: {
+      enabled: std.length(migPools) > 0,
+      [if std.length(migPools) > 0 then 'config']: {
+        create: true,
+        name: p.migConfigName,
+        default: 'all-disabled',
+        data: { 'config.yaml': k.yaml(gpu.migPartedConfig(migPools)) },
+      },
+    },
+    dcgmExporter: {
+      enabled: p.monitoring.dcgmExporter,
+      serviceMonitor: {
+        enabled: p.monitoring.dcgmExporter && p.monitoring.serviceMonitor,
+        honorLabels: p.monitoring.honorLabels,
+      },
+    },
+    // The plugin validation would otherwise start a pod that takes a GPU on every node.
+    validator: { plugin: { env: [{ name: 'WITH_WORKLOAD', value: 'false' }] } },
+  } + (if p.nfd.enabled then {} else {
+         'node-feature-discovery': { worker: { tolerations: tolerations } },
+       });
+
+  if p.nvidia.mode != 'operator' || std.length(pools) == 0 then []
+  else [
+    k.namespace(p.namespace, k.labels('nvidia-gpu-operator') + {
+      // Operands (driver, toolkit, MIG manager) are privileged host agents.
+      'pod-security.kubernetes.io/enforce': 'privileged',
+    }),
+  ] + helm.release(p, 'gpu-operator', p.namespace, p.repoURL, p.chart, p.nvidia.operatorVersion, values)

@@ -35,6 +35,11 @@ function(params)
       if std.objectHas(w.quota, 'gpus') && std.objectHas(w, 'gpuVendor')
       then { ['requests.' + k.gpuResource(w.gpuVendor)]: std.toString(w.quota.gpus) }
       else {};
+    // MIG mixed slices are their own extended resources, one quota key per profile.
+    local migQuota = {
+      ['requests.nvidia.com/mig-' + profile]: std.toString(w.quota.mig[profile])
+      for profile in std.objectFields(std.get(w.quota, 'mig', {}))
+    };
     local otherQuota = {
       [if std.objectHas(w.quota, 'cpu') then 'requests.cpu']: w.quota.cpu,
       [if std.objectHas(w.quota, 'memory') then 'requests.memory']: w.quota.memory,
@@ -82,8 +87,8 @@ function(params)
            egress: [{ to: [{ ipBlock: { cidr: c } } for c in w.allowEgressTo] }],
          }),
        ] else [])
-    + (if std.length(gpuQuota + otherQuota) > 0 then [
-         k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels) + { spec: { hard: gpuQuota + otherQuota } },
+    + (if std.length(gpuQuota + migQuota + otherQuota) > 0 then [
+         k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels) + { spec: { hard: gpuQuota + migQuota + otherQuota } },
        ] else [])
     + [
       k.object('v1', 'LimitRange', 'container-defaults', ns, labels) + {

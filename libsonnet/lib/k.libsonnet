@@ -41,6 +41,14 @@
   // Resource name a vendor's whole GPUs are advertised under.
   gpuResource(vendor):: vendor + '.com/gpu',
 
+  // Text serialised by gpu-gitops after evaluation (generator/deferred.py): the engine's own
+  // std.manifestYamlDoc/std.manifestJsonEx take seconds on a modest config. Use these for
+  // ConfigMap payloads and config-hash annotations; the result may only be used as a whole
+  // field value, not concatenated inside Jsonnet.
+  yaml(value):: { __gpu_gitops__: { format: 'yaml', value: value } },
+  json(value):: { __gpu_gitops__: { format: 'json', value: value } },
+  hash(value):: { __gpu_gitops__: { format: 'sha256', value: value } },
+
   // A cluster-unique, DNS-safe object name from parts.
   name(parts):: std.join('-', parts),
 }

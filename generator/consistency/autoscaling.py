@@ -1,0 +1,64 @@
+"""Autoscaling: every ScaledObject must read a DCGM metric that exists for the namespace's GPUs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from generator.errors import InputError
+from generator.yamlpos import Located
+
+# DCGM reports device-level utilisation for whole GPUs only; MIG slices expose the profiling
+# metrics (DCGM_FI_PROF_*) instead.
+_WHOLE_GPU_ONLY = {"DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_MEM_COPY_UTIL"}
+
+
+def check(spec: dict, doc: Located) -> Iterator[InputError]:
+    nvidia_pools = [p["gpu"] for p in spec["nodePools"] if p.get("gpu", {}).get("vendor") == "nvidia"]
+    all_mig = bool(nvidia_pools) and all(g["mig"]["strategy"] != "none" for g in nvidia_pools)
+    for i, workload in enumerate(spec["workloads"]):
+        entries = workload["autoscaling"]
+        if not entries:
+            continue
+        at = ("workloads", i, "autoscaling")
+        ns = workload["namespace"]
+        problem = _no_gpus(spec, workload, nvidia_pools)
+        if problem:
+            yield doc.error(f"workloads[{i}] ({ns}) autoscales on DCGM GPU metrics but {problem[0]}", at, problem[1])
+            continue
+        seen: set[str] = set()
+        for j, entry in enumerate(entries):
+            here = at + (j,)
+            if entry["deployment"] in seen:
+                yield doc.error(f"Deployment {entry['deployment']!r} is autoscaled twice in {ns}",
+                                here + ("deployment",), "keep one entry per Deployment", at_value=True)
+            seen.add(entry["deployment"])
+            if entry["minReplicas"] > entry["maxReplicas"]:
+                yield doc.error(f"minReplicas {entry['minReplicas']} is above maxReplicas {entry['maxReplicas']}",
+                                here + ("minReplicas",), "lower minReplicas or raise maxReplicas", at_value=True)
+            if entry.get("fallbackReplicas", 0) > entry["maxReplicas"]:
+                yield doc.error(f"fallbackReplicas {entry['fallbackReplicas']} is above maxReplicas "
+                                f"{entry['maxReplicas']}", here + ("fallbackReplicas",),
+                                "the fallback must be a replica count the Deployment may have", at_value=True)
+            if entry["metric"] in _WHOLE_GPU_ONLY and all_mig:
+                yield doc.error(f"{entry['metric']} is not reported for MIG slices, and every NVIDIA pool uses MIG",
+                                here + ("metric",),
+                                "use metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE (graphics engine activity per slice)",
+                                at_value=True)
+
+
+def _no_gpus(spec: dict, workload: dict, nvidia_pools: list[dict]) -> tuple[str, str] | None:
+    """Why the namespace has no NVIDIA GPUs to read DCGM metrics from, with a hint; or None."""
+    if not spec["monitoring"]["dcgmExporter"]:
+        return "monitoring.dcgmExporter is false", "enable monitoring.dcgmExporter or remove the autoscaling entries"
+    vendor = workload.get("gpuVendor")
+    if vendor is None:
+        return "it has no gpuVendor", "set gpuVendor: nvidia (DCGM exports NVIDIA GPUs only)"
+    if vendor != "nvidia":
+        return (f"its GPUs are {vendor}", "DCGM exports NVIDIA GPUs only: autoscale a namespace with gpuVendor: "
+                "nvidia, or remove the autoscaling entries")
+    if not nvidia_pools:
+        return "the cluster has no NVIDIA node pools", "add an NVIDIA GPU pool or remove the autoscaling entries"
+    quota = workload["quota"]
+    if quota.get("gpus") == 0 and not any(quota.get("mig", {}).values()):
+        return "its quota allows no GPUs", "raise quota.gpus (or quota.mig) above 0"
+    return None

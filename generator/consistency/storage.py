@@ -1,0 +1,58 @@
+"""Local NVMe: settings that do not fit the volume mode, and a destructive flag without its action.
+
+(A StorageClass name used by two pools is checked in ``pools.py``.)
+
+- ``fsType`` in ``Block`` mode: pods get the raw device, nothing is formatted, so the setting
+  would silently do nothing.
+- ``blockCleaner`` in ``Filesystem`` mode: the provisioner deletes files on release; the block
+  cleaner runs only for Block volumes.
+- ``prepare.force`` without ``prepare.enabled``: asks to erase disks but nothing would run.
+- ``hostDir`` that is a system directory (``/``, ``/mnt``, ``/var/lib/kubelet``...): the
+  preparation step would mount disks over it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from generator.errors import InputError
+from generator.yamlpos import Located
+
+SYSTEM_DIRS = frozenset({"/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/mnt", "/opt",
+                         "/proc", "/root", "/run", "/sbin", "/sys", "/tmp", "/usr", "/var", "/var/lib",
+                         "/var/lib/kubelet"})
+
+
+def check(spec: dict, doc: Located) -> Iterator[InputError]:
+    for i, pool in enumerate(spec["nodePools"]):
+        nvme = pool.get("localNvme")
+        if not nvme:
+            continue
+        raw = doc.data["nodePools"][i]["localNvme"]
+        base = ("nodePools", i, "localNvme")
+        if nvme["mode"] == "Block" and "fsType" in raw:
+            yield doc.error(
+                "fsType has no effect in Block mode: pods get the raw device",
+                base + ("fsType",),
+                "remove fsType, or use mode: Filesystem to have the disks formatted and mounted",
+            )
+        if nvme["mode"] == "Filesystem" and "blockCleaner" in raw:
+            yield doc.error(
+                "blockCleaner has no effect in Filesystem mode: released volumes are cleaned by deleting files",
+                base + ("blockCleaner",),
+                "remove blockCleaner, or use mode: Block",
+            )
+        if nvme["prepare"]["force"] and not nvme["prepare"]["enabled"]:
+            yield doc.error(
+                "prepare.force is set but disk preparation is not enabled",
+                base + ("prepare", "force"),
+                "set prepare.enabled: true to have the disks prepared (force lets it erase disks that hold data), "
+                "or remove force",
+            )
+        if nvme["hostDir"].rstrip("/") in SYSTEM_DIRS or nvme["hostDir"] == "/":
+            yield doc.error(
+                f"hostDir {nvme['hostDir']!r} is a system directory: disks would be mounted over it",
+                base + ("hostDir",),
+                f"use a directory of its own, e.g. /mnt/disks/{nvme['storageClass']}",
+                at_value=True,
+            )

@@ -1,0 +1,113 @@
+// A pinned Helm chart installed by the cluster's GitOps engine.
+//
+// Operators (Cilium, NFD, GPU operators, KEDA) ship as Helm charts. The generator does not run
+// Helm: it renders the engine's own objects, so the engine pulls the exact chart version and
+// applies the typed values. One function, so every chart is installed the same way:
+//
+//   local helm = import '../lib/helm.libsonnet';
+//   helm.release(p, 'cilium', 'kube-system', 'https://helm.cilium.io/', 'cilium', '1.19.6', values)
+//
+// `params` is the component's params: it needs `gitops` (engine; `interval` and `project` are
+// used when present).
+// Returns a list of objects:
+//   flux    HelmRepository (source.toolkit.fluxcd.io/v1) + HelmRelease (helm.toolkit.fluxcd.io/v2),
+//           both in `flux-system` (no cross-namespace references needed), installed into
+//           `namespace` with CRDs created and replaced on upgrade, drift detection on.
+//   argocd  one Application (argoproj.io/v1alpha1) in `argocd` with a Helm source
+//           (chart + targetRevision + valuesObject), automated prune/self-heal, server-side apply.
+// `repoURL` may be https:// or oci://; for Flux an oci:// URL makes the HelmRepository `type: oci`.
+// Options (named arguments):
+//   repoName          name of the Flux HelmRepository (default: the release name, so two charts
+//                     from one repository never render the same object twice).
+//   createNamespace   let the engine create `namespace` (default true; set false when the
+//                     component renders the Namespace itself, e.g. to label it for Pod Security).
+//   syncWave          Argo CD sync wave, for operators that must exist before others.
+//   dependsOn         Flux: names of other releases (rendered by this helper) to install first,
+//                     e.g. ['node-feature-discovery'] for a GPU operator. Argo CD orders by syncWave.
+//   fluxNamespace / argocdNamespace   where the engine's objects live.
+local k = import 'k.libsonnet';
+
+{
+  fluxNamespace:: 'flux-system',
+  argocdNamespace:: 'argocd',
+  inClusterServer:: 'https://kubernetes.default.svc',
+
+  local isOci(url) = std.startsWith(url, 'oci://'),
+
+  fluxRepository(name, repoURL, labels, namespace=$.fluxNamespace)::
+    k.object('source.toolkit.fluxcd.io/v1', 'HelmRepository', name, namespace, labels) + {
+      spec: {
+        interval: '1h',
+        url: repoURL,
+        [if isOci(repoURL) then 'type']: 'oci',
+      },
+    },
+
+  fluxRelease(name, namespace, repoName, chart, version, values, labels, createNamespace=true,
+              fluxNamespace=$.fluxNamespace, dependsOn=[], interval='30m')::
+    k.object('helm.toolkit.fluxcd.io/v2', 'HelmRelease', name, fluxNamespace, labels) + {
+      spec: {
+        interval: interval,
+        releaseName: name,
+        [if std.length(dependsOn) > 0 then 'dependsOn']: [{ name: d, namespace: fluxNamespace } for d in dependsOn],
+        targetNamespace: namespace,
+        storageNamespace: namespace,
+        chart: { spec: {
+          chart: chart,
+          version: version,
+          sourceRef: { kind: 'HelmRepository', name: repoName, namespace: fluxNamespace },
+        } },
+        install: {
+          crds: 'CreateReplace',
+          createNamespace: createNamespace,
+          remediation: { retries: 3 },
+        },
+        upgrade: {
+          crds: 'CreateReplace',
+          remediation: { retries: 3, remediateLastFailure: true },
+        },
+        driftDetection: { mode: 'enabled' },
+        values: values,
+      },
+    },
+
+  argocdApplication(name, namespace, project, repoURL, chart, version, values, labels,
+                    createNamespace=true, syncWave=null, argocdNamespace=$.argocdNamespace)::
+    // Argo CD takes OCI chart repositories without the scheme.
+    local url = if isOci(repoURL) then std.substr(repoURL, 6, std.length(repoURL) - 6) else repoURL;
+    k.object('argoproj.io/v1alpha1', 'Application', name, argocdNamespace, labels,
+             annotations=if syncWave != null then { 'argocd.argoproj.io/sync-wave': std.toString(syncWave) } else {}) + {
+      spec: {
+        project: project,
+        source: {
+          repoURL: url,
+          chart: chart,
+          targetRevision: version,
+          helm: { releaseName: name, valuesObject: values },
+        },
+        destination: { server: $.inClusterServer, namespace: namespace },
+        syncPolicy: {
+          automated: { prune: true, selfHeal: true },
+          syncOptions: ['ServerSideApply=true']
+                       + (if createNamespace then ['CreateNamespace=true'] else []),
+          retry: { limit: 5, backoff: { duration: '10s', factor: 2, maxDuration: '5m' } },
+        },
+      },
+    },
+
+  release(params, name, namespace, repoURL, chart, version, values,
+          repoName=name, createNamespace=true, syncWave=null, dependsOn=[],
+          fluxNamespace=$.fluxNamespace, argocdNamespace=$.argocdNamespace)::
+    local labels = k.labels(name);
+    local engine = params.gitops.engine;
+    if engine == 'flux' then [
+      $.fluxRepository(repoName, repoURL, labels, fluxNamespace),
+      $.fluxRelease(name, namespace, repoName, chart, version, values, labels, createNamespace, fluxNamespace,
+                    dependsOn, std.get(params.gitops, 'interval', '30m')),
+    ]
+    else if engine == 'argocd' then [
+      $.argocdApplication(name, namespace, std.get(params.gitops, 'project', 'default'), repoURL, chart,
+                          version, values, labels, createNamespace, syncWave, argocdNamespace),
+    ]
+    else error 'unknown gitops engine ' + engine,
+}

@@ -1,0 +1,121 @@
+"""Cilium: the rendered Helm values are what the pinned chart understands, for both engines."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import jsonschema
+import pytest
+import yaml
+from clusterinput import BASE, objects, replace, write
+from conftest import _SHARED, EXAMPLES, REPO
+
+CHART_DIR = _SHARED / "helm-values" / "cilium" / "1.19.6"
+# Values the chart documents only as a comment in values.yaml (`# -- mode is the operation mode of
+# load balancing ... # mode: snat`): real values, absent from the parsed defaults.
+COMMENTED_VALUES = {("loadBalancer", "mode")}
+needs_chart = pytest.mark.skipif(not CHART_DIR.is_dir(), reason="Cilium chart values (../shared) not present")
+
+
+@functools.cache
+def chart() -> tuple[dict, dict]:
+    """(values.schema.json, values.yaml) of the pinned chart, parsed once."""
+    return (json.loads((CHART_DIR / "values.schema.json").read_text()),
+            yaml.safe_load((CHART_DIR / "values.yaml").read_text()))
+
+
+def release_values(rendered: dict[str, list[dict]]) -> tuple[str, dict]:
+    """(chart version, values) of the Cilium release, whichever engine renders it."""
+    for o in rendered["cilium"]:
+        if o["kind"] == "HelmRelease":
+            return o["spec"]["chart"]["spec"]["version"], o["spec"]["values"]
+        if o["kind"] == "Application":
+            return o["spec"]["source"]["targetRevision"], o["spec"]["source"]["helm"]["valuesObject"]
+    raise AssertionError("no Cilium release rendered")
+
+
+def key_paths(values: dict, prefix: tuple = ()) -> list[tuple]:
+    paths = []
+    for key, value in values.items():
+        paths.append(prefix + (key,))
+        if isinstance(value, dict):
+            paths.extend(key_paths(value, prefix + (key,)))
+    return paths
+
+
+def inputs() -> list[tuple[str, object]]:
+    """Every example with Cilium, plus the all-features base input on both engines."""
+    cases = [(name, None) for name in EXAMPLES
+             if yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text())
+             .get("network", {}).get("cilium", {}).get("enabled", True)]
+    cases.append(("t", BASE))
+    cases.append(("t", replace("engine: flux", "engine: argocd")))
+    return cases
+
+
+@needs_chart
+@pytest.mark.parametrize(("name", "text"), inputs(), ids=lambda v: v if isinstance(v, str) and "\n" not in v else "")
+def test_values_validate_against_the_chart_schema_and_exist_in_the_chart(project, name, text):
+    if text is not None:
+        write(project, text)
+    version, values = release_values(objects(project, name))
+    schema, chart_defaults = chart()
+    jsonschema.validate(values, schema)
+    for path in key_paths(values):
+        if path in COMMENTED_VALUES:
+            continue
+        node = chart_defaults
+        for key in path:
+            assert isinstance(node, dict) and key in node, f"{'.'.join(path)} is not a value of the chart"
+            node = node[key]
+    assert version == "1.19.6"
+
+
+def test_schema_pins_the_chart_version_that_is_checked():
+    schema = json.loads((REPO / "schemas" / "cluster.schema.json").read_text())
+    assert schema["$defs"]["cilium"]["properties"]["version"]["default"] == "1.19.6"
+
+
+def test_kube_proxy_free_native_routing_values(project):
+    write(project, BASE)
+    _, values = release_values(objects(project, "t"))
+    assert values["kubeProxyReplacement"] is True
+    assert (values["k8sServiceHost"], values["k8sServicePort"]) == ("api.example.com", 443)
+    assert values["routingMode"] == "native"
+    assert values["ipv4NativeRoutingCIDR"] == "10.244.0.0/16"
+    assert "tunnelProtocol" not in values
+    assert values["bandwidthManager"] == {"enabled": True, "bbr": True}
+    assert values["enableIPv4BIGTCP"] is True
+    assert values["tolerations"] == [{"operator": "Exists"}]
+
+
+def test_extra_values_are_merged_last(project):
+    write(project, replace("    bigTCP: {ipv4: true}\n",
+                           "    bigTCP: {ipv4: true}\n    values: {ipam: {mode: kubernetes}, hubble: {enabled: false}}\n"))
+    _, values = release_values(objects(project, "t"))
+    assert values["ipam"] == {"mode": "kubernetes"}
+    assert values["hubble"]["enabled"] is False
+    assert values["hubble"]["relay"] == {"enabled": True}
+
+
+@pytest.mark.parametrize(("engine", "kinds"), [("flux", ["HelmRepository", "HelmRelease"]), ("argocd", ["Application"])])
+def test_engine_decides_the_release_objects(project, engine, kinds):
+    write(project, replace("engine: flux", f"engine: {engine}"))
+    rendered = objects(project, "t")["cilium"]
+    assert [o["kind"] for o in rendered] == kinds
+    if engine == "flux":
+        repo, release = rendered
+        ref = release["spec"]["chart"]["spec"]["sourceRef"]
+        assert (ref["name"], ref["namespace"]) == (repo["metadata"]["name"], repo["metadata"]["namespace"])
+        assert release["spec"]["targetNamespace"] == "kube-system"
+        assert "tls" not in release["spec"]["values"]["hubble"]
+    else:
+        assert rendered[0]["spec"]["destination"]["namespace"] == "kube-system"
+        assert rendered[0]["spec"]["source"]["helm"]["valuesObject"]["hubble"]["tls"] == {"auto": {"method": "cronJob"}}
+        assert rendered[0]["spec"]["source"]["chart"] == "cilium"
+
+
+def test_disabled_cilium_renders_nothing(project):
+    write(project, replace("    kubeProxyReplacement: true\n", "    enabled: false\n    kubeProxyReplacement: true\n"))
+    assert objects(project, "t")["cilium"] == []

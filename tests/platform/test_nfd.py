@@ -1,0 +1,82 @@
+"""node-feature-discovery: the worker reaches tainted GPU nodes, and the rules set the labels the
+pool DaemonSets select on."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+from clusterinput import BASE, objects, replace, spec, write
+from conftest import _SHARED, EXAMPLES, REPO
+
+NFD_SCHEMA = _SHARED / "helm-values" / "gpu-operator" / "charts" / "node-feature-discovery" / "values.schema.json"
+
+
+def rules(rendered) -> list[dict]:
+    return [r for o in rendered["node-feature-rules"] for r in o["spec"]["rules"]]
+
+
+def nfd_values(rendered) -> dict:
+    release = next(o for o in rendered["node-feature-discovery"] if o["kind"] in ("HelmRelease", "Application"))
+    return release["spec"]["values"] if release["kind"] == "HelmRelease" else \
+        release["spec"]["source"]["helm"]["valuesObject"]
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_worker_tolerates_every_pool_taint_with_exists(name):
+    rendered = objects(REPO, name)
+    tolerations = nfd_values(rendered)["worker"]["tolerations"]
+    assert all(t["operator"] == "Exists" and "value" not in t for t in tolerations)
+    wanted = {(t["key"], t["effect"]) for p in spec(REPO, name)["nodePools"] for t in p["taints"]}
+    assert {(t["key"], t["effect"]) for t in tolerations} == wanted
+    assert wanted  # every example has a tainted GPU pool
+
+
+@pytest.mark.skipif(not NFD_SCHEMA.is_file(), reason="NFD chart schema (../shared) not present")
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_values_validate_against_the_chart_schema(name):
+    jsonschema.validate(nfd_values(objects(REPO, name)), json.loads(NFD_SCHEMA.read_text()))
+
+
+def test_every_nfd_label_the_pool_daemonsets_select_on_is_set_by_a_rule():
+    checked = 0
+    for name in EXAMPLES:
+        rendered = objects(REPO, name)
+        set_by_rules = {key: value for r in rules(rendered) for key, value in r["labels"].items()}
+        for component in ("node-tuning", "local-storage"):
+            for o in rendered[component]:
+                if o["kind"] != "DaemonSet":
+                    continue
+                for key, value in o["spec"]["template"]["spec"]["nodeSelector"].items():
+                    if key.startswith("feature.node.kubernetes.io/"):
+                        assert set_by_rules.get(key) == value, (name, o["metadata"]["name"], key)
+                        checked += 1
+    assert checked >= 4  # GPU labels on tuning DaemonSets, NVMe labels on storage DaemonSets
+
+
+def test_gpu_rules_match_vendor_and_display_class(project):
+    write(project, BASE + "  - name: amd\n    nodeSelector: {pool: amd}\n    gpu: {vendor: amd, perNode: 8}\n")
+    by_name = {r["name"]: r for r in rules(objects(project, "t"))}
+    assert set(by_name) == {"gpu-nvidia", "gpu-amd", "local-nvme"}
+    for vendor, pci in (("nvidia", "10de"), ("amd", "1002")):
+        (match,) = by_name[f"gpu-{vendor}"]["matchFeatures"]
+        assert match["feature"] == "pci.device"
+        assert match["matchExpressions"]["vendor"] == {"op": "In", "value": [pci]}
+        assert match["matchExpressions"]["class"] == {"op": "In", "value": ["0300", "0302"]}
+    (nvme,) = by_name["local-nvme"]["matchFeatures"]
+    assert nvme["feature"] == "storage.block"
+    assert nvme["matchExpressions"]["name"] == {"op": "InRegexp", "value": ["^nvme"]}
+    assert nvme["matchExpressions"]["rotational"] == {"op": "In", "value": ["0"]}
+
+
+def test_no_nvme_rule_without_local_nvme(project):
+    text = BASE[:BASE.index("    localNvme:")]
+    write(project, text)
+    assert [r["name"] for r in rules(objects(project, "t"))] == ["gpu-nvidia"]
+
+
+def test_disabled_nfd_renders_neither_release_nor_rules(project):
+    write(project, replace("nodePools:\n", "nodeFeatureDiscovery: {enabled: false}\nnodePools:\n"))
+    rendered = objects(project, "t")
+    assert rendered["node-feature-discovery"] == [] and rendered["node-feature-rules"] == []

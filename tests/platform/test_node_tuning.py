@@ -1,0 +1,81 @@
+"""Node tuning as rendered: DaemonSet backend options and the Tuned profiles."""
+
+from __future__ import annotations
+
+from clusterinput import BASE, objects, replace, write
+
+TUNED_1GI = replace("{2Mi: 1024, 1Gi: 16, bootReserved: true}", "{2Mi: 1024, 1Gi: 16}",
+                    replace("nodeSelector: {agentpool: gpu}",
+                            "nodeSelector: {node-role.kubernetes.io/worker-gpu: \"\", gpu: h100}")) \
+    + "tuning: {backend: tuned}\n"
+
+
+def tuning(root) -> list[dict]:
+    return objects(root, "t")["node-tuning"]
+
+
+def test_kubelet_restart_is_opt_in(project):
+    write(project, BASE)
+    (ds,) = [o for o in tuning(project) if o["kind"] == "DaemonSet"]
+    pod = ds["spec"]["template"]["spec"]
+    assert "hostPID" not in pod
+    assert {"name": "RESTART_KUBELET", "value": "false"} in pod["initContainers"][0]["env"]
+    write(project, BASE + "tuning: {restartKubelet: true}\n")
+    (ds,) = [o for o in tuning(project) if o["kind"] == "DaemonSet"]
+    pod = ds["spec"]["template"]["spec"]
+    assert pod["hostPID"] is True
+    assert {"name": "RESTART_KUBELET", "value": "true"} in pod["initContainers"][0]["env"]
+
+
+def test_only_the_tuning_namespace_is_privileged_and_only_tuning_containers_are(project):
+    write(project, BASE)
+    rendered = tuning(project)
+    (ns,) = [o for o in rendered if o["kind"] == "Namespace"]
+    assert ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
+    (ds,) = [o for o in rendered if o["kind"] == "DaemonSet"]
+    pod = ds["spec"]["template"]["spec"]
+    assert pod["initContainers"][0]["securityContext"] == {"privileged": True}
+    assert pod["containers"][0]["securityContext"]["allowPrivilegeEscalation"] is False
+
+
+def test_daemonset_config_lists_sysctls_runtime_pages_and_checked_boot_pages(project):
+    write(project, BASE)
+    (cm,) = [o for o in tuning(project) if o["kind"] == "ConfigMap" and "tuning.conf" in o["data"]]
+    lines = cm["data"]["tuning.conf"].splitlines()
+    assert "sysctl net.core.rmem_max 268435456" in lines  # the pool's value over the GPU default
+    assert "sysctl fs.file-max 2097152" in lines  # GPU pool default
+    assert "hugepages 2048 1024" in lines
+    assert "reserved-hugepages 1048576 16" in lines
+
+
+def test_tuned_reserves_1gi_pages_on_the_kernel_command_line_through_the_machine_config_pool(project):
+    write(project, TUNED_1GI)
+    rendered = tuning(project)
+    assert [o["kind"] for o in rendered] == ["Tuned"]
+    (tuned,) = rendered
+    assert tuned["metadata"]["namespace"] == "openshift-cluster-node-tuning-operator"
+    (profile,) = tuned["spec"]["profile"]
+    data = profile["data"].splitlines()
+    assert "include=openshift-node" in data
+    assert "vm.nr_hugepages=1024" in data
+    assert "net.core.rmem_max=268435456" in data
+    assert data.index("[bootloader]") < data.index("cmdline_gpu_gitops_hugepages=hugepagesz=1G hugepages=16")
+    (recommend,) = tuned["spec"]["recommend"]
+    assert recommend["profile"] == profile["name"]
+    assert recommend["machineConfigLabels"] == {"machineconfiguration.openshift.io/role": "worker-gpu"}
+
+
+def test_tuned_without_kernel_arguments_matches_all_the_pools_labels(project):
+    write(project, replace("{2Mi: 1024, 1Gi: 16, bootReserved: true}", "{2Mi: 1024}",
+                           replace("nodeSelector: {agentpool: gpu}", "nodeSelector: {agentpool: gpu, sku: h100}"))
+          + "tuning: {backend: tuned}\n")
+    (tuned,) = tuning(project)
+    assert "[bootloader]" not in tuned["spec"]["profile"][0]["data"]
+    (recommend,) = tuned["spec"]["recommend"]
+    assert "machineConfigLabels" not in recommend
+    assert recommend["match"] == [{"label": "agentpool", "value": "gpu", "match": [{"label": "sku", "value": "h100"}]}]
+
+
+def test_pools_without_settings_get_no_tuning(project):
+    write(project, BASE[:BASE.index("  - name: gpu\n")] + "tuning: {backend: daemonset}\n")
+    assert tuning(project) == []

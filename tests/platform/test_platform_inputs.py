@@ -1,0 +1,121 @@
+"""Inconsistent network, tuning and storage inputs: exit 2, the offending line, and a hint."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from clusterinput import BASE, replace, write
+
+# (id, input text, fragment of the line the error must point at, message fragment, hint fragment)
+CASES = [
+    ("kpr-without-service-host",
+     replace("    k8sServiceHost: api.example.com\n", ""),
+     "kubeProxyReplacement: true", "without k8sServiceHost", "k8sServiceHost"),
+    ("native-routing-without-cidr",
+     replace("      ipv4NativeRoutingCIDR: 10.244.0.0/16\n", ""),
+     "mode: native", "needs ipv4NativeRoutingCIDR", "ipv4NativeRoutingCIDR"),
+    ("bbr-without-bandwidth-manager",
+     replace("{enabled: true, bbr: true}", "{enabled: false, bbr: true}"),
+     "bandwidthManager:", "BBR needs the bandwidth manager", "bandwidthManager.enabled: true"),
+    ("big-tcp-in-tunnel",
+     replace("      mode: native\n      ipv4NativeRoutingCIDR: 10.244.0.0/16\n", "      mode: tunnel\n"),
+     "bigTCP:", "BIG TCP (ipv4) needs native routing", "routing.mode: native"),
+    ("big-tcp-without-bpf-masquerade",
+     replace("    bigTCP: {ipv4: true}\n", "    bigTCP: {ipv4: true}\n    bpf: {masquerade: false}\n"),
+     "bigTCP:", "needs eBPF masquerading", "bpf.masquerade: true"),
+    ("masquerade-without-kpr",
+     replace("    kubeProxyReplacement: true\n    k8sServiceHost: api.example.com\n",
+             "    kubeProxyReplacement: false\n    bpf: {masquerade: true}\n",
+             replace("    bigTCP: {ipv4: true}\n", "")),
+     "bpf: {masquerade: true}", "eBPF masquerading needs kube-proxy replacement", "kubeProxyReplacement: true"),
+    ("auto-direct-routes-in-tunnel",
+     replace("      mode: native\n      ipv4NativeRoutingCIDR: 10.244.0.0/16\n",
+             "      mode: tunnel\n      autoDirectNodeRoutes: true\n", replace("    bigTCP: {ipv4: true}\n", "")),
+     "autoDirectNodeRoutes: true", "autoDirectNodeRoutes cannot be used with tunnel", "routing.mode: native"),
+    ("xdp-without-kpr",
+     replace("    kubeProxyReplacement: true\n    k8sServiceHost: api.example.com\n",
+             "    kubeProxyReplacement: false\n    bpf: {masquerade: false}\n    loadBalancer: {acceleration: native}\n",
+             replace("    bigTCP: {ipv4: true}\n", "")),
+     "acceleration: native", "XDP acceleration needs kube-proxy replacement", "kubeProxyReplacement: true"),
+    ("netkit-with-legacy-host-routing",
+     replace("    bigTCP: {ipv4: true}\n", "    bpf: {datapathMode: netkit, hostLegacyRouting: true}\n"),
+     "datapathMode: netkit", "datapathMode netkit needs eBPF host routing", "hostLegacyRouting: false"),
+    ("legacy-kpr-in-values",
+     replace("    bigTCP: {ipv4: true}\n", "    bigTCP: {ipv4: true}\n    values: {kubeProxyReplacement: strict}\n"),
+     "values: {kubeProxyReplacement: strict}", "legacy value", "kubeProxyReplacement: true or false"),
+    ("runtime-1gi-hugepages",
+     replace("{2Mi: 1024, 1Gi: 16, bootReserved: true}", "{2Mi: 1024, 1Gi: 16}"),
+     "hugepages: {2Mi: 1024, 1Gi: 16}", "1Gi huge pages at runtime", "bootReserved: true"),
+    ("tuned-1gi-without-machine-config-pool-role",
+     replace("{2Mi: 1024, 1Gi: 16, bootReserved: true}", "{2Mi: 1024, 1Gi: 16}") + "tuning: {backend: tuned}\n",
+     "nodeSelector: {agentpool: gpu}", "MachineConfigPool", "node-role.kubernetes.io/worker-gpu"),
+    ("namespaced-sysctl-net-ipv4",
+     replace("      kernel.pid_max: 4194304\n", "      kernel.pid_max: 4194304\n      net.ipv4.tcp_rmem: 4096 87380 16777216\n"),
+     "net.ipv4.tcp_rmem", "namespaced sysctl", "securityContext.sysctls"),
+    ("namespaced-sysctl-kernel-shm",
+     replace("      kernel.pid_max: 4194304\n", "      kernel.pid_max: 4194304\n      kernel.shmmax: 68719476736\n"),
+     "kernel.shmmax", "namespaced sysctl", "securityContext.sysctls"),
+    ("namespaced-sysctl-somaxconn",
+     replace("      kernel.pid_max: 4194304\n", "      kernel.pid_max: 4194304\n      net.core.somaxconn: 4096\n"),
+     "net.core.somaxconn", "namespaced sysctl", "securityContext.sysctls"),
+    ("pid-max-out-of-range",
+     replace("kernel.pid_max: 4194304", "kernel.pid_max: 4194305"),
+     "kernel.pid_max: 4194305", "out of range", "between 301 and 4194304"),
+    ("rmem-max-not-a-number",
+     replace("net.core.rmem_max: 268435456", "net.core.rmem_max: lots"),
+     "net.core.rmem_max: lots", "must be an integer", "whole number"),
+    ("nr-hugepages-as-sysctl",
+     replace("      kernel.pid_max: 4194304\n", "      kernel.pid_max: 4194304\n      vm.nr_hugepages: 512\n"),
+     "vm.nr_hugepages", "default size only", "hugepages"),
+    ("storage-class-used-twice",
+     BASE + "  - name: gpu2\n    nodeSelector: {agentpool: gpu2}\n"
+            "    localNvme: {devicePattern: /dev/nvme1n1, storageClass: local-nvme}\n",
+     "storageClass: local-nvme}", "used twice", "own storageClass"),
+    ("fstype-in-block-mode",
+     replace("      mode: Filesystem\n", "      mode: Block\n      fsType: ext4\n"),
+     "fsType: ext4", "no effect in Block mode", "remove fsType"),
+    ("force-without-prepare",
+     replace("prepare: {enabled: true}", "prepare: {force: true}"),
+     "prepare: {force: true}", "not enabled", "prepare.enabled: true"),
+    ("host-dir-over-system-directory",
+     replace("      storageClass: local-nvme\n", "      storageClass: local-nvme\n      hostDir: /var/lib/kubelet\n"),
+     "hostDir: /var/lib/kubelet", "system directory", "/mnt/disks/local-nvme"),
+]
+
+
+def test_base_input_is_consistent(project, run):
+    write(project, BASE)
+    result = run(project, "render", "t")
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(("text", "line_fragment", "message", "hint"),
+                         [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_inconsistent_input_is_located_with_a_hint(project, run, text, line_fragment, message, hint):
+    path = write(project, text)
+    expected_line = next(n for n, line in enumerate(text.splitlines(), 1) if line_fragment in line)
+    result = run(project, "render", "t")
+    assert result.exit_code == 2, result.output
+    located = re.findall(r"clusters/t/cluster\.yaml:(\d+):\d+: error: (.*)\n  hint: (.*)", result.output)
+    matching = [(int(line), msg, h) for line, msg, h in located if message in msg]
+    assert matching, result.output
+    line, _, hint_text = matching[0]
+    assert line == expected_line, result.output
+    assert hint in hint_text
+    assert path.is_file()
+
+
+def test_legacy_kube_proxy_replacement_string_is_refused_by_the_schema(project, run):
+    write(project, replace("kubeProxyReplacement: true", "kubeProxyReplacement: strict"))
+    result = run(project, "render", "t")
+    assert result.exit_code == 2
+    assert re.search(r"cluster\.yaml:7:\d+: error: .*", result.output), result.output
+
+
+def test_minimal_input_is_told_that_cilium_replaces_kube_proxy_by_default(project, run):
+    write(project, BASE[:BASE.index("network:")] + "nodePools:\n  - name: a\n    nodeSelector: {a: b}\n")
+    result = run(project, "render", "t")
+    assert result.exit_code == 2
+    assert "Cilium replaces kube-proxy by default" in result.output
+    assert "network.cilium.enabled: false" in result.output

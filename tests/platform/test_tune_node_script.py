@@ -1,0 +1,153 @@
+"""files/tune-node.sh run for real against a fake /proc/sys and /sys tree."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from clusterinput import objects
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "libsonnet" / "files" / "tune-node.sh"
+HUGE_2M = "kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
+HUGE_1G = "kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages"
+
+pytestmark = pytest.mark.skipif(shutil.which("sh") is None, reason="needs a POSIX shell")
+
+
+@pytest.fixture
+def node(tmp_path: Path) -> Path:
+    """A fake node: kernel defaults in /proc/sys, no huge pages in /sys."""
+    files = {
+        "proc/sys/net/core/rmem_max": "212992\n",
+        "proc/sys/net/core/wmem_max": "212992\n",
+        "proc/sys/fs/file-max": "9223372036854775807\n",
+        "proc/sys/kernel/pid_max": "32768\n",
+        "proc/sys/kernel/core_pattern": "core\n",
+        "sys/" + HUGE_2M: "0\n",
+        "sys/" + HUGE_1G: "0\n",
+    }
+    for rel, content in files.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+    return tmp_path
+
+
+def tune(node: Path, config: str, **env) -> subprocess.CompletedProcess:
+    conf = node / "tuning.conf"
+    conf.write_text(config)
+    environ = {"PATH": os.environ["PATH"], "PROC_SYS": str(node / "proc/sys"), "SYS_ROOT": str(node / "sys"), **env}
+    return subprocess.run(["sh", str(SCRIPT), str(conf)], env=environ, capture_output=True, text=True, timeout=30)
+
+
+def read(node: Path, rel: str) -> str:
+    return (node / rel).read_text().strip()
+
+
+def snapshot(node: Path) -> dict[str, tuple[str, int]]:
+    return {str(p.relative_to(node)): (p.read_text(), p.stat().st_mtime_ns)
+            for p in sorted(node.rglob("*")) if p.is_file() and p.name != "tuning.conf"}
+
+
+CONFIG = """\
+# node pool gpu
+sysctl net.core.rmem_max 268435456
+sysctl kernel.pid_max 4194304
+sysctl kernel.core_pattern |/usr/bin/dump %p
+hugepages 2048 1024
+"""
+
+
+def test_first_run_writes_every_setting_and_logs_it(node):
+    result = tune(node, CONFIG)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert read(node, "proc/sys/net/core/rmem_max") == "268435456"
+    assert read(node, "proc/sys/kernel/pid_max") == "4194304"
+    assert read(node, "proc/sys/kernel/core_pattern") == "|/usr/bin/dump %p"
+    assert read(node, "sys/" + HUGE_2M) == "1024"
+    assert read(node, "proc/sys/net/core/wmem_max") == "212992"  # not in the config: untouched
+    assert "set net.core.rmem_max: 212992 -> 268435456" in result.stdout
+    assert "set hugepages-2048kB: 0 -> 1024" in result.stdout
+    assert "4 changed, 0 unchanged, 0 failed" in result.stdout
+    assert "after its next restart" in result.stdout
+
+
+def test_second_run_changes_nothing(node):
+    assert tune(node, CONFIG).returncode == 0
+    before = snapshot(node)
+    result = tune(node, CONFIG)
+    assert result.returncode == 0
+    assert snapshot(node) == before
+    assert "0 changed, 4 unchanged, 0 failed" in result.stdout
+    assert "huge pages changed" not in result.stdout
+
+
+def test_kubelet_is_restarted_only_when_huge_pages_changed(node):
+    marker = node / "kubelet-restarted"
+    env = {"RESTART_KUBELET": "true", "KUBELET_RESTART_COMMAND": f"touch {marker}"}
+    assert tune(node, CONFIG, **env).returncode == 0
+    assert marker.exists()
+    marker.unlink()
+    assert tune(node, CONFIG, **env).returncode == 0
+    assert not marker.exists()
+    assert tune(node, "sysctl kernel.pid_max 65536\n", **env).returncode == 0
+    assert not marker.exists()
+
+
+def test_boot_reserved_pages_are_only_checked(node):
+    (node / "sys" / HUGE_1G).write_text("64\n")
+    result = tune(node, "reserved-hugepages 1048576 64\n")
+    assert result.returncode == 0, result.stdout
+    assert read(node, "sys/" + HUGE_1G) == "64"
+    result = tune(node, "reserved-hugepages 1048576 128\n")
+    assert result.returncode == 1
+    assert read(node, "sys/" + HUGE_1G) == "64"
+    assert "hugepagesz=1G hugepages=128" in result.stdout
+
+
+def test_unknown_sysctl_fails_without_stopping_the_others(node):
+    result = tune(node, "sysctl net.core.no_such_key 1\nsysctl kernel.pid_max 65536\n")
+    assert result.returncode == 1
+    assert "net.core.no_such_key" in result.stdout
+    assert read(node, "proc/sys/kernel/pid_max") == "65536"
+
+
+def test_whitespace_in_multi_value_settings_is_not_a_change(node):
+    (node / "proc/sys/kernel/core_pattern").write_text("a\tb\n")
+    result = tune(node, "sysctl kernel.core_pattern a b\n")
+    assert "unchanged kernel.core_pattern" in result.stdout
+    assert read(node, "proc/sys/kernel/core_pattern") == "a\tb"
+
+
+def test_config_rendered_for_an_example_pool_applies_cleanly(node):
+    cm = next(o for o in objects(REPO, "aks-h100-training")["node-tuning"]
+              if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "tune-h100")
+    config = cm["data"]["tuning.conf"]
+    assert tune(node, config).returncode == 0
+    assert read(node, "proc/sys/net/core/rmem_max") == "268435456"
+    assert read(node, "sys/" + HUGE_2M) == "4096"
+    assert "0 changed" in tune(node, config).stdout
+
+
+def _hashes(root: Path) -> dict[str, str]:
+    return {o["metadata"]["name"]: o["spec"]["template"]["metadata"]["annotations"]["gpu-gitops.io/config-hash"]
+            for o in objects(root, "aks-h100-training")["node-tuning"] if o["kind"] == "DaemonSet"}
+
+
+def test_rendered_script_is_the_file():
+    tuning = objects(REPO, "aks-h100-training")["node-tuning"]
+    script_cm = next(o for o in tuning if o["kind"] == "ConfigMap" and "tune-node.sh" in o.get("data", {}))
+    assert script_cm["data"]["tune-node.sh"] == SCRIPT.read_text()
+
+
+def test_config_change_rolls_only_that_pools_daemonset(project):
+    before = _hashes(project)
+    path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
+    path.write_text(path.read_text().replace("kernel.pid_max: 4194304", "kernel.pid_max: 2097152"))
+    after = _hashes(project)
+    assert after["tune-h100"] != before["tune-h100"]
+    assert after["tune-l40s"] == before["tune-l40s"]

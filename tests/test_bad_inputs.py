@@ -1,0 +1,212 @@
+"""Bad input: one located error line with a hint, exit 2, no traceback, rendered/ untouched."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from generator.output import read_tree
+
+CLUSTER = "aks-h100-training"
+LOCATED = re.compile(r"^(?P<path>[^\s:]+):(?P<line>\d+):(?P<col>\d+): error: ", re.M)
+
+
+def _edit(root: Path, old: str, new: str, cluster: str = CLUSTER) -> None:
+    path = root / "clusters" / cluster / "cluster.yaml"
+    text = path.read_text()
+    assert old in text, f"fixture text {old!r} not in {cluster}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def _line_of(root: Path, needle: str, cluster: str = CLUSTER) -> int:
+    lines = (root / "clusters" / cluster / "cluster.yaml").read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if needle in line)
+
+
+# (id, old text, new text, marker on the offending line, expected message fragment, expected hint fragment)
+CASES = [
+    ("unknown-top-key", "provider: aks", "provider: aks\nprovder: aks", "provder", "unknown key 'provder'", "did you mean 'provider'"),
+    ("unknown-nested-key", "perNode: 8, nodes: 4}", "perNode: 8, nodes: 4, memory: 80}", "memory: 80", "unknown key 'memory'", ""),
+    ("wrong-type-int", "perNode: 8, nodes: 4}", "perNode: \"8\", nodes: 4}", "perNode: \"8\"", "expected integer", "remove the quotes"),
+    ("wrong-type-bool", "bbr: true}", "bbr: \"yes\"}", "bbr: \"yes\"", "expected boolean", "true or false"),
+    ("kpr-legacy-string", "kubeProxyReplacement: true", "kubeProxyReplacement: strict", "kubeProxyReplacement", "expected boolean", ""),
+    ("bad-enum", "provider: aks", "provider: azure", "provider: azure", "'azure' is not allowed", "one of"),
+    ("bad-pattern", 'kubernetesVersion: "1.32"', 'kubernetesVersion: "1.19"', "kubernetesVersion", "wrong format", "1.25"),
+    ("missing-required", "  engine: flux\n", "", "gitops:", "missing required key 'engine'", "GitOps engine"),
+    # the parser notices the unclosed flow sequence at the next key
+    ("yaml-syntax", "provider: aks", "provider: [aks", "gitops:", "YAML syntax error", "indentation"),
+    ("duplicate-key", "provider: aks", "provider: aks\nprovider: eks", "provider: eks", "duplicate key 'provider'", "once"),
+    ("tab-indent", "provider: aks", "provider: aks\n\tname: x", "\tname", "YAML syntax error", ""),
+    ("name-mismatch", "name: aks-h100-training", "name: other-cluster", "name: other-cluster", "does not match its folder", "rename the folder"),
+    ("duplicate-pool", "  - name: l40s", "  - name: h100", "- name: h100\n", "used twice", "unique"),
+    ("quota-over-capacity", "quota: {gpus: 32,", "quota: {gpus: 400,", "gpus: 400", "the node pools have", "lower quota.gpus"),
+    ("duplicate-namespace", "namespace: gpu-inference", "namespace: gpu-training", "namespace: gpu-training\n    type: inference", "declared twice", "merge"),
+    ("bad-nvme-pattern", 'devicePattern: "/dev/nvme[0-7]n1"', 'devicePattern: "nvme; rm -rf /"', "devicePattern", "wrong format", "glob"),
+    ("minimum", "perNode: 8, nodes: 4}", "perNode: 0, nodes: 4}", "perNode: 0", "less than the minimum", ""),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_is_one_located_error(project, run, case):
+    _id, old, new, marker, message, hint = case
+    assert run(project, "render", CLUSTER).exit_code == 0
+    before = read_tree(project / "rendered")
+    _edit(project, old, new)
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    match = LOCATED.search(result.stderr)
+    assert match, result.stderr
+    assert match.group("path") == f"clusters/{CLUSTER}/cluster.yaml"
+    first_line = marker.split("\n")[0]
+    if first_line.startswith("- name: h100"):
+        expected_line = [i for i, l in enumerate((project / "clusters" / CLUSTER / "cluster.yaml").read_text().splitlines(), 1)
+                         if "- name: h100" in l][1]
+    elif "\n" in marker:
+        lines = (project / "clusters" / CLUSTER / "cluster.yaml").read_text()
+        expected_line = lines[: lines.index(marker)].count("\n") + 1
+    else:
+        expected_line = _line_of(project, first_line)
+    assert int(match.group("line")) == expected_line, result.stderr
+    assert message in result.stderr
+    assert hint in result.stderr
+    assert "  hint: " in result.stderr or not hint
+    assert read_tree(project / "rendered") == before, "a failed render must not touch rendered/"
+
+
+@pytest.mark.parametrize("name", ["../x", "..", "a/b", "UPPER", "-lead", "x" * 41, "with.dot"])
+def test_bad_cluster_name(project, run, name):
+    result = run(project, "render", "--", name)
+    assert result.exit_code == 2
+    assert f"invalid cluster name {name!r}" in result.stderr
+    assert "hint: a cluster name is a lower-case DNS label" in result.stderr
+    assert not (project / "rendered").exists()
+
+
+def test_unknown_cluster(project, run):
+    result = run(project, "render", "nope")
+    assert result.exit_code == 2
+    assert "clusters/nope/cluster.yaml: error: cluster 'nope' not found" in result.stderr
+    assert "gpu-gitops init nope" in result.stderr
+
+
+def test_huge_file_is_refused_without_reading(project, run):
+    path = project / "clusters" / CLUSTER / "cluster.yaml"
+    with path.open("a") as fh:
+        fh.write("#" + "x" * (2 * 1024 * 1024) + "\n")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert "larger than the 1048576 byte limit" in result.stderr
+
+
+def test_not_utf8(project, run):
+    (project / "clusters" / CLUSTER / "cluster.yaml").write_bytes(b"name: \xff\xfe\n")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert "not UTF-8" in result.stderr
+
+
+def test_top_level_not_a_mapping(project, run):
+    (project / "clusters" / CLUSTER / "cluster.yaml").write_text("- just\n- a list\n")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert "clusters/aks-h100-training/cluster.yaml:1:1: error: a cluster input must be a YAML mapping" in result.stderr
+
+
+def test_several_errors_are_all_reported(project, run):
+    _edit(project, "provider: aks", "provider: azure\nprovder: x")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert len(LOCATED.findall(result.stderr)) == 2
+
+
+def test_one_bad_cluster_does_not_stop_the_others(project, run):
+    _edit(project, "provider: aks", "provider: azure")
+    result = run(project, "render")
+    assert result.exit_code == 2
+    others = [c for c in os.listdir(project / "clusters") if c != CLUSTER]
+    for other in others:
+        assert (project / "rendered" / other / "kustomization.yaml").is_file()
+    assert not (project / "rendered" / CLUSTER).exists()
+
+
+# --- overrides.libsonnet: sandboxed imports and mapped Jsonnet errors --------------------------
+
+
+def _leak(expr: str) -> str:
+    """An override that tries to commit a file's content into a ConfigMap."""
+    return ("{ 'workload-isolation'+: [{apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'leak'}, "
+            f"data: {{x: {expr}}}}}] }}")
+
+
+def _overrides(root: Path, code: str) -> Path:
+    path = root / "clusters" / CLUSTER / "overrides.libsonnet"
+    path.write_text(code)
+    return path
+
+
+@pytest.mark.parametrize(
+    "code, fragment",
+    [
+        (_leak("importstr '/etc/passwd'"), "absolute import path '/etc/passwd' refused"),
+        (_leak("importstr '../../../../../etc/passwd'"), "outside libsonnet/ and the cluster's folder"),
+        (_leak("importstr '../eks-mi300x-inference/cluster.yaml'"), "outside libsonnet/ and the cluster's folder"),
+        (_leak("importstr '~/.ssh/id_rsa'"), "refused"),
+    ],
+    ids=["absolute", "dotdot", "sibling-cluster", "home"],
+)
+def test_overrides_cannot_escape_the_sandbox(project, run, code, fragment):
+    assert run(project, "render", CLUSTER).exit_code == 0
+    before = read_tree(project / "rendered")
+    _overrides(project, code)
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert "root:" not in result.output  # nothing of /etc/passwd leaks
+    assert re.search(r"^clusters/aks-h100-training/overrides\.libsonnet:1:\d+: error: .*" + re.escape(fragment),
+                     result.stderr, re.M), result.stderr
+    assert "hint: overrides may import only files from libsonnet/ or the cluster's own folder" in result.stderr
+    assert read_tree(project / "rendered") == before
+
+
+def test_overrides_symlink_out_is_refused(project, run, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s3cr3t")
+    (project / "clusters" / CLUSTER / "link.txt").symlink_to(secret)
+    _overrides(project, _leak("importstr 'link.txt'"))
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert "outside libsonnet/ and the cluster's folder; refused" in result.stderr
+    assert "s3cr3t" not in result.output
+
+
+def test_overrides_syntax_error_is_located(project, run):
+    _overrides(project, "{\n  values+:: {\n    oops: ,\n  },\n}\n")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("clusters/aks-h100-training/overrides.libsonnet:3:11: error: Jsonnet syntax error")
+
+
+def test_overrides_runtime_error_is_located(project, run):
+    _overrides(project, "{\n  'workload-isolation'+: error 'no thanks',\n}\n")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert "clusters/aks-h100-training/overrides.libsonnet:2:" in result.stderr
+    assert "no thanks" in result.stderr
+
+
+def test_override_that_breaks_a_schema_is_an_error_and_writes_nothing(project, run):
+    _overrides(project, "{\n  'workload-isolation': [{apiVersion: 'v1', kind: 'Namespace', metadata: {name: 'x', bogus: 1}}],\n}\n")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert 'namespace_x.yaml: error: schema: /metadata/bogus: unknown field "metadata.bogus"' in result.stderr
+    assert not (project / "rendered" / CLUSTER).exists()
+
+
+def test_override_with_a_non_object_is_an_error(project, run):
+    _overrides(project, "{ 'workload-isolation': [42] }")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert "item 0 is not a Kubernetes object" in result.stderr

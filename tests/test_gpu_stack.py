@@ -1,0 +1,250 @@
+"""The rendered GPU stack of the example clusters: taint/toleration closure over every DaemonSet,
+operator values, device plugin configs, DCGM scraping and autoscaling queries that agree."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+from ruamel.yaml import YAML
+
+from conftest import EXAMPLES, REPO
+from generator.inputs import load_cluster
+from generator.paths import Project
+from gpu_support import find, load_objects, rendered  # noqa: F401  (rendered is a fixture)
+
+
+def spec_of(cluster: str) -> dict:
+    return load_cluster(Project(REPO), cluster).spec
+
+
+def tolerates(toleration: dict, taint: dict) -> bool:
+    """Kubernetes' toleration matching (v1 Toleration.ToleratesTaint)."""
+    if toleration.get("effect") and toleration["effect"] != taint["effect"]:
+        return False
+    if toleration.get("operator", "Equal") == "Exists":
+        return not toleration.get("key") or toleration["key"] == taint["key"]
+    return toleration.get("key") == taint["key"] and toleration.get("value", "") == taint.get("value", "")
+
+
+def blocking(pool: dict) -> list[dict]:
+    return [t for t in pool["taints"] if t["effect"] != "PreferNoSchedule"]
+
+
+def targeted_pools(pod_spec: dict, pools: list[dict]) -> list[dict]:
+    """Pools whose nodes the pod template may be scheduled on (by nodeSelector / node affinity)."""
+    selector = pod_spec.get("nodeSelector", {})
+    terms = (pod_spec.get("affinity", {}).get("nodeAffinity", {})
+             .get("requiredDuringSchedulingIgnoredDuringExecution", {}).get("nodeSelectorTerms"))
+
+    def term_matches(term: dict, labels: dict) -> bool:
+        return all(e["operator"] == "In" and labels.get(e["key"]) in e["values"] for e in term["matchExpressions"])
+
+    out = []
+    for pool in pools:
+        labels = pool["nodeSelector"]
+        if any(labels.get(k) != v for k, v in selector.items()):
+            continue
+        if terms and not any(term_matches(t, labels) for t in terms):
+            continue
+        out.append(pool)
+    return out
+
+
+@pytest.mark.parametrize("cluster", EXAMPLES)
+def test_every_daemonset_tolerates_the_pools_it_runs_on(rendered, cluster):
+    pools = spec_of(cluster)["nodePools"]
+    gpu_pool_daemonsets: dict[str, list[str]] = {p["name"]: [] for p in pools if "gpu" in p}
+    for ds in find(load_objects(rendered / cluster), "DaemonSet"):
+        spec = ds["spec"]["template"]["spec"]
+        tolerations = spec.get("tolerations", [])
+        for pool in targeted_pools(spec, pools):
+            for taint in blocking(pool):
+                assert any(tolerates(t, taint) for t in tolerations), \
+                    f"{ds['metadata']['name']} runs on pool {pool['name']} but does not tolerate {taint}"
+            if pool["name"] in gpu_pool_daemonsets:
+                gpu_pool_daemonsets[pool["name"]].append(ds["metadata"]["name"])
+    # Each GPU pool is checked by its validation DaemonSet, so the closure is never vacuous.
+    for pool, names in gpu_pool_daemonsets.items():
+        assert f"gpu-validation-{pool}" in names, (pool, names)
+
+
+def helm_values(objects: list[dict], name: str) -> dict:
+    for obj in objects:
+        if obj["kind"] == "HelmRelease" and obj["metadata"]["name"] == name:
+            return obj["spec"]["values"]
+        if obj["kind"] == "Application" and obj["metadata"]["name"] == name:
+            return obj["spec"]["source"]["helm"]["valuesObject"]
+    raise AssertionError(f"no release {name}")
+
+
+@pytest.mark.parametrize("cluster", ["aks-h100-training", "ocp-a100-tuned"])
+def test_operator_operands_tolerate_every_nvidia_pool(rendered, cluster):
+    values = helm_values(load_objects(rendered / cluster), "gpu-operator")
+    for pool in spec_of(cluster)["nodePools"]:
+        if pool.get("gpu", {}).get("vendor") == "nvidia":
+            for taint in blocking(pool):
+                assert any(tolerates(t, taint) for t in values["daemonsets"]["tolerations"]), (pool["name"], taint)
+
+
+def test_operator_values_follow_the_input(rendered):
+    yaml = YAML(typ="safe")
+    aks = helm_values(load_objects(rendered / "aks-h100-training"), "gpu-operator")
+    assert aks["driver"] == {"enabled": False}  # AKS node images ship the driver
+    assert aks["dcgmExporter"]["serviceMonitor"] == {"enabled": True, "honorLabels": True}
+    configs = aks["devicePlugin"]["config"]
+    assert set(configs["data"]) == {"default", "l40s"}
+    l40s = yaml.load(configs["data"]["l40s"])
+    assert l40s["version"] == "v1"
+    assert l40s["sharing"]["timeSlicing"]["resources"] == [{"name": "nvidia.com/gpu", "replicas": 4}]
+
+    ocp = helm_values(load_objects(rendered / "ocp-a100-tuned"), "gpu-operator")
+    assert ocp["driver"]["enabled"] is True and ocp["driver"]["version"] == "580.95.05"
+    assert ocp["driver"]["upgradePolicy"]["maxUnavailable"] == "25%"
+    assert ocp["mig"] == {"strategy": "single"}
+    parted = yaml.load(ocp["migManager"]["config"]["data"]["config.yaml"])
+    assert parted["mig-configs"]["a100"] == [{"devices": "all", "mig-enabled": True, "mig-devices": {"1g.10gb": 7}}]
+    assert ocp["migManager"]["config"]["default"] == "all-disabled"
+
+
+def test_device_plugin_mode_has_one_plugin_per_pool_with_its_config(rendered):
+    objects = load_objects(rendered / "eks-mi300x-inference")
+    (cm,) = find(objects, "ConfigMap", "nvidia-device-plugin-a100-mig")
+    config = YAML(typ="safe").load(cm["data"]["config.yaml"])
+    assert config == {"version": "v1", "flags": {"migStrategy": "mixed", "failOnInitError": True}}
+    (ds,) = find(objects, "DaemonSet", "nvidia-device-plugin-a100-mig")
+    pod = ds["spec"]["template"]["spec"]
+    assert ds["metadata"]["namespace"] == "kube-system"
+    assert pod["priorityClassName"] == "system-node-critical"
+    assert pod["nodeSelector"] == {"karpenter.sh/nodepool": "a100-mig"}
+    ctr = pod["containers"][0]
+    assert ctr["securityContext"] == {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+    assert {"name": "CONFIG_FILE", "value": "/config/config.yaml"} in ctr["env"]
+    assert find(objects, "RuntimeClass", "nvidia")[0]["handler"] == "nvidia"
+    # AMD pools get the ROCm plugin and labeller, not the NVIDIA one.
+    names = {d["metadata"]["name"] for d in find(objects, "DaemonSet")}
+    assert {"amdgpu-device-plugin-mi300x", "amdgpu-node-labeller-mi300x"} <= names
+    assert "nvidia-device-plugin-mi300x" not in names
+
+
+def test_scrape_labels_and_queries_agree(rendered):
+    """honorLabels false renames pod/namespace to exported_*: the queries use those names."""
+    for cluster, pod_label in [("eks-mi300x-inference", "exported_pod"), ("aks-h100-training", "pod")]:
+        objects = load_objects(rendered / cluster)
+        for so in find(objects, "ScaledObject"):
+            (trigger,) = so["spec"]["triggers"]
+            meta = trigger["metadata"]
+            assert f'{pod_label}=~"{so["metadata"]["name"]}-' in meta["query"]
+            assert meta["ignoreNullValues"] == "false"
+            assert "metricName" not in meta
+            assert so["spec"]["fallback"]["replicas"] >= 1
+    (monitor,) = find(load_objects(rendered / "eks-mi300x-inference"), "ServiceMonitor")
+    assert monitor["spec"]["endpoints"][0]["honorLabels"] is False
+
+
+def test_trigger_authentication_only_with_an_auth_secret(rendered):
+    eks = load_objects(rendered / "eks-mi300x-inference")
+    (auth,) = find(eks, "TriggerAuthentication")
+    assert auth["spec"]["secretTargetRef"] == [{"parameter": "bearerToken", "name": "prometheus-token",
+                                                "key": "bearerToken"}]
+    assert find(eks, "ScaledObject")[0]["spec"]["triggers"][0]["authenticationRef"] == {"name": auth["metadata"]["name"]}
+    assert find(load_objects(rendered / "aks-h100-training"), "TriggerAuthentication") == []
+
+
+def test_keda_only_where_something_autoscales(rendered):
+    assert (rendered / "aks-h100-training" / "00-crds-operators" / "keda").is_dir()
+    assert not (rendered / "ocp-a100-tuned" / "00-crds-operators" / "keda").exists()
+
+
+def test_mig_quota_keys(rendered):
+    (quota,) = [q for q in find(load_objects(rendered / "eks-mi300x-inference"), "ResourceQuota")
+                if q["metadata"]["namespace"] == "embeddings"]
+    assert quota["spec"]["hard"]["requests.nvidia.com/mig-1g.5gb"] == "16"
+    assert quota["spec"]["hard"]["requests.nvidia.com/mig-2g.10gb"] == "8"
+
+
+def test_argocd_release_shape(project, run):
+    """The same release through Argo CD: an Application with the pinned chart and typed values."""
+    path = project / "clusters" / "ocp-a100-tuned" / "cluster.yaml"
+    path.write_text(path.read_text().replace("engine: flux", "engine: argocd"))
+    assert run(project, "render", "ocp-a100-tuned").exit_code == 0
+    objects = load_objects(project / "rendered" / "ocp-a100-tuned")
+    (app,) = find(objects, "Application", "gpu-operator")
+    assert app["spec"]["source"]["repoURL"] == "https://helm.ngc.nvidia.com/nvidia"
+    assert app["spec"]["source"]["targetRevision"] == "v26.7.0"
+    assert app["spec"]["destination"]["namespace"] == "gpu-operator"
+    assert find(objects, "HelmRelease") == []
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not installed")
+@pytest.mark.parametrize("cluster", EXAMPLES)
+def test_kustomize_builds(rendered, cluster):
+    result = subprocess.run(["kubectl", "kustomize", str(rendered / cluster)], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "kind: ValidatingAdmissionPolicy\n" in result.stdout
+
+
+def test_amd_operator_mode(project, run):
+    """AMD operator mode: the operator release plus one DeviceConfig per pool, schema-valid upstream."""
+    from conftest import crd_args
+
+    path = project / "clusters" / "eks-mi300x-inference" / "cluster.yaml"
+    path.write_text(path.read_text().replace("  amd:\n    mode: device-plugin", "  amd:\n    mode: operator"))
+    result = run(project, "render", "eks-mi300x-inference", "--require-schemas", *crd_args())
+    assert result.exit_code == 0, result.output
+    objects = load_objects(project / "rendered" / "eks-mi300x-inference")
+    (config,) = find(objects, "DeviceConfig")
+    assert config["spec"]["selector"] == {"karpenter.sh/nodepool": "mi300x"}
+    assert config["spec"]["driver"]["enable"] is True and config["spec"]["driver"]["version"] == "6.4.3"
+    taint = {"key": "amd.com/gpu", "effect": "NoSchedule"}
+    for tolerations in (config["spec"]["devicePlugin"]["devicePluginTolerations"],
+                        config["spec"]["devicePlugin"]["nodeLabellerTolerations"],
+                        config["spec"]["metricsExporter"]["tolerations"]):
+        assert any(tolerates(t, taint) for t in tolerations)
+    assert find(objects, "Application", "amd-gpu-operator")[0]["spec"]["source"]["chart"] == "gpu-operator-charts"
+    assert not [d for d in find(objects, "DaemonSet") if d["metadata"]["name"].startswith("amdgpu-")]
+
+
+def unknown_keys(ours: dict, upstream: dict, prefix: str = "") -> list[str]:
+    """Key paths of ``ours`` the upstream chart values do not have (free-form ``{}`` maps excepted)."""
+    out = []
+    for key, value in ours.items():
+        path = f"{prefix}{key}"
+        if key not in upstream:
+            out.append(path)
+        elif isinstance(value, dict) and isinstance(upstream[key], dict) and upstream[key]:
+            out += unknown_keys(value, upstream[key], path + ".")
+    return out
+
+
+@pytest.mark.parametrize("release,values_file", [
+    ("gpu-operator", "gpu-operator/values.yaml"),
+    ("keda", "keda/v2.20.2/values.yaml"),
+])
+def test_helm_values_exist_upstream(rendered, release, values_file):
+    from conftest import _SHARED
+
+    path = _SHARED / "helm-values" / values_file
+    if not path.is_file():
+        pytest.skip("upstream chart values (../shared) not present")
+    upstream = YAML(typ="safe").load(path.read_text())
+    for cluster in EXAMPLES:
+        objects = load_objects(rendered / cluster)
+        try:
+            values = helm_values(objects, release)
+        except AssertionError:
+            continue
+        assert unknown_keys(values, upstream) == [], cluster
+
+
+def test_gke_relies_on_its_own_toleration_injection(project, run):
+    """GKE adds GPU tolerations to pods itself: the policy keeps the limit rules only."""
+    path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
+    text = path.read_text().replace("provider: aks", "provider: gke").replace("enforceGpuTolerations: true, ", "")
+    path.write_text(text)
+    assert run(project, "render", "aks-h100-training").exit_code == 0
+    (policy,) = find(load_objects(project / "rendered" / "aks-h100-training"), "ValidatingAdmissionPolicy")
+    messages = [v["message"] for v in policy["spec"]["validations"]]
+    assert messages and not any("tolerate" in m for m in messages)

@@ -1,0 +1,27 @@
+"""The component registry is the single list of components, and every layer is real."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import REPO
+from generator import registry
+
+
+def test_registry_lists_every_component_file_and_nothing_else():
+    reg = registry.load(REPO / "libsonnet")
+    on_disk = {p.stem for p in (REPO / "libsonnet" / "components").glob("*.libsonnet")}
+    assert {c.name for c in reg.components} == on_disk
+
+
+def test_main_fans_out_every_registered_component_exactly_once():
+    main = (REPO / "libsonnet" / "main.libsonnet").read_text()
+    imported = re.findall(r"import 'components/([a-z0-9-]+)\.libsonnet'", main)
+    assert sorted(imported) == sorted(c.name for c in registry.load(REPO / "libsonnet").components)
+
+
+def test_consistency_modules_are_all_registered():
+    from generator import consistency
+
+    on_disk = {p.stem for p in (REPO / "generator" / "consistency").glob("*.py") if p.stem != "__init__"}
+    assert {m.__name__.rsplit(".", 1)[1] for m in consistency.MODULES} == on_disk

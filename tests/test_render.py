@@ -1,0 +1,278 @@
+"""Render, check and diff: deterministic, atomic, pruned, valid upstream, buildable."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, REPO, crd_args, needs_crd_schemas
+from generator import output
+from generator.output import read_tree
+
+CLUSTER = "aks-h100-training"
+
+
+def _mtimes(folder: Path) -> dict[str, int]:
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+
+
+def test_render_twice_changes_no_byte_and_no_mtime(project, run):
+    assert run(project, "render").exit_code == 0
+    first, stamps = read_tree(project / "rendered"), _mtimes(project / "rendered")
+    result = run(project, "render")
+    assert result.exit_code == 0
+    assert all(line.endswith("up to date") for line in result.stdout.splitlines())
+    assert read_tree(project / "rendered") == first
+    assert _mtimes(project / "rendered") == stamps
+
+
+def test_an_input_change_rewrites_only_the_files_it_affects(project, run):
+    assert run(project, "render", CLUSTER).exit_code == 0
+    tree = project / "rendered" / CLUSTER
+    stamps = _mtimes(tree)
+    path = project / "clusters" / CLUSTER / "cluster.yaml"
+    path.write_text(path.read_text().replace("quota: {gpus: 24}", "quota: {gpus: 20}"))
+    result = run(project, "render", CLUSTER)
+    assert "0 added, 1 changed, 0 removed" in result.stdout
+    after = _mtimes(tree)
+    changed = {p for p in after if after[p] != stamps.get(p)}
+    assert changed == {"20-workloads/workload-isolation/resourcequota_gpu-inference_gpu-quota.yaml"}
+    assert "requests.nvidia.com/gpu: '20'" in (tree / next(iter(changed))).read_text()
+
+
+def test_check_detects_an_edit_and_render_repairs_it(project, run):
+    assert run(project, "render", CLUSTER).exit_code == 0
+    assert run(project, "check", CLUSTER).exit_code == 0
+    victim = project / "rendered" / CLUSTER / "20-workloads" / "workload-isolation" / "namespace_gpu-training.yaml"
+    victim.write_text(victim.read_text().replace("baseline", "privileged"))
+    result = run(project, "check", CLUSTER)
+    assert result.exit_code == 1
+    assert f"rendered/{CLUSTER}/20-workloads/workload-isolation/namespace_gpu-training.yaml: stale" in result.stderr
+    diff = run(project, "diff", CLUSTER)
+    assert diff.exit_code == 1
+    assert "-  labels:" not in diff.stdout and "+    pod-security.kubernetes.io/enforce: baseline" in diff.stdout
+    assert run(project, "render", CLUSTER).exit_code == 0
+    assert run(project, "check", CLUSTER).exit_code == 0
+    assert run(project, "diff", CLUSTER).exit_code == 0
+
+
+def test_stray_file_is_pruned_and_reported_by_check(project, run):
+    assert run(project, "render", CLUSTER).exit_code == 0
+    stray = project / "rendered" / CLUSTER / "20-workloads" / "old-object.yaml"
+    stray.write_text("apiVersion: v1\nkind: ConfigMap\n")
+    result = run(project, "check", CLUSTER)
+    assert result.exit_code == 1
+    assert "old-object.yaml: stale: not produced by render any more" in result.stderr
+    assert run(project, "render", CLUSTER).exit_code == 0
+    assert not stray.exists()
+
+
+def test_removed_cluster_is_pruned_only_when_we_own_it(project, run):
+    assert run(project, "render").exit_code == 0
+    foreign = project / "rendered" / "hand-written"
+    foreign.mkdir()
+    (foreign / "kustomization.yaml").write_text("resources: []\n")
+    shutil.rmtree(project / "clusters" / CLUSTER)
+    check = run(project, "check")
+    assert check.exit_code == 1
+    assert f"rendered/{CLUSTER}: stale: its cluster input is gone" in check.stderr
+    assert "hand-written" not in check.stderr
+    result = run(project, "render")
+    assert result.exit_code == 0
+    assert not (project / "rendered" / CLUSTER).exists()
+    assert (foreign / "kustomization.yaml").is_file()
+
+
+def test_refuses_to_replace_a_tree_it_does_not_own(project, run):
+    mine = project / "rendered" / CLUSTER
+    mine.mkdir(parents=True)
+    (mine / "notes.txt").write_text("keep me")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert "was not written by gpu-gitops; refusing to replace it" in result.stderr
+    assert (mine / "notes.txt").read_text() == "keep me"
+
+
+def test_interrupted_swap_is_recovered(project, run):
+    """A render killed between its two renames leaves .old-<c>-*; the next render restores it."""
+    assert run(project, "render", CLUSTER).exit_code == 0
+    tree = project / "rendered" / CLUSTER
+    before = read_tree(tree)
+    tree.rename(project / "rendered" / f".old-{CLUSTER}-deadbeef")
+    (project / "rendered" / f".tmp-{CLUSTER}-cafebabe").mkdir()
+    output.recover(project / "rendered", CLUSTER)
+    assert read_tree(tree) == before
+    assert sorted(p.name for p in (project / "rendered").iterdir() if p.name.startswith(".")) == []
+
+
+def test_failed_write_leaves_the_previous_tree(project, run, monkeypatch):
+    assert run(project, "render", CLUSTER).exit_code == 0
+    before = read_tree(project / "rendered" / CLUSTER)
+    path = project / "clusters" / CLUSTER / "cluster.yaml"
+    path.write_text(path.read_text().replace("quota: {gpus: 24}", "quota: {gpus: 20}"))
+    real_write = Path.write_bytes
+
+    def failing(self, data):
+        if "resourcequota_gpu-inference" in self.name:
+            raise OSError(28, "No space left on device")
+        return real_write(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", failing)
+    with pytest.raises(OSError):
+        output.write_tree(project / "rendered", _tree(project))
+    assert read_tree(project / "rendered" / CLUSTER) == before
+    assert [p.name for p in (project / "rendered").iterdir()] == [CLUSTER]
+
+
+def _tree(project: Path):
+    from generator import inputs, render
+    from generator.paths import Project
+    from generator.pipeline import validator
+
+    proj = Project(project)
+    cluster = inputs.load_cluster(proj, CLUSTER)
+    return render.render(proj, cluster, validator(cluster.spec["kubernetesVersion"], ())).tree
+
+
+@pytest.fixture(scope="module")
+def rendered_all(tmp_path_factory) -> Path:
+    """Every example rendered once into a fresh root, for the property tests below."""
+    from click.testing import CliRunner
+
+    from generator.cli import cli
+
+    root = tmp_path_factory.mktemp("all")
+    for name in ("clusters", "libsonnet", "schemas"):
+        shutil.copytree(REPO / name, root / name)
+    result = CliRunner().invoke(cli, ["--root", str(root), "render"])
+    assert result.exit_code == 0, result.output
+    return root / "rendered"
+
+
+def test_files_are_canonical(rendered_all):
+    for path in rendered_all.rglob("*.yaml"):
+        data = path.read_bytes()
+        assert data.endswith(b"\n") and not data.endswith(b"\n\n"), path
+        assert b"\r" not in data and b"\t" not in data, path
+        assert data.startswith(b"# Rendered by gpu-gitops from clusters/"), path
+        body = data.split(b"\n", 1)[1]
+        if path.name != "kustomization.yaml":
+            assert body.startswith(b"apiVersion: "), path
+            assert body.split(b"\n")[1].startswith(b"kind: "), path
+            assert body.split(b"\n")[2] == b"metadata:", path
+            assert body.split(b"\n")[3].startswith(b"  name: "), path
+
+
+def test_file_names_follow_the_frozen_scheme(rendered_all):
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe")
+    for path in rendered_all.rglob("*.yaml"):
+        if path.name == "kustomization.yaml" or "gitops" in path.parts:
+            continue
+        obj = yaml.load(path)
+        meta = obj["metadata"]
+        expected = "_".join([obj["kind"].lower()] + ([meta["namespace"]] if "namespace" in meta else []) + [meta["name"]])
+        assert path.name == expected + ".yaml"
+
+
+def test_every_folder_has_a_kustomization_listing_exactly_its_contents(rendered_all):
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe")
+    for kustomization in rendered_all.rglob("kustomization.yaml"):
+        listed = set(yaml.load(kustomization)["resources"])
+        present = {p.name for p in kustomization.parent.iterdir() if p.name != "kustomization.yaml"}
+        assert listed == present, kustomization
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not installed")
+@pytest.mark.parametrize("cluster", EXAMPLES)
+def test_kubectl_kustomize_builds_the_committed_tree(cluster):
+    result = subprocess.run(["kubectl", "kustomize", str(REPO / "rendered" / cluster)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("\nkind: ") + result.stdout.startswith("kind: ") >= 1
+    rendered_objects = [p for p in (REPO / "rendered" / cluster).rglob("*.yaml") if p.name != "kustomization.yaml"
+                        and "gitops" not in p.relative_to(REPO / "rendered" / cluster).parts]
+    assert result.stdout.count("apiVersion: ") - result.stdout.count("  apiVersion: ") == len(rendered_objects)
+
+
+@needs_crd_schemas()
+def test_committed_render_is_current_and_valid_upstream(run):
+    """The golden files: what is committed is exactly what render produces, and every object
+    validates against strict Kubernetes and upstream CRD schemas."""
+    result = run(REPO, "check", "--require-schemas", *crd_args())
+    assert result.exit_code == 0, result.output
+
+
+@needs_crd_schemas()
+def test_require_schemas_makes_unknown_kinds_errors(project, run):
+    (project / "clusters" / CLUSTER / "overrides.libsonnet").write_text(
+        "{ 'workload-isolation'+: [{apiVersion: 'example.com/v1', kind: 'Widget', metadata: {name: 'w'}}] }")
+    warn = run(project, "render", CLUSTER, *crd_args())
+    assert warn.exit_code == 0
+    assert "widget_w.yaml: warning: could not find schema for Widget (example.com/v1): not schema-checked" in warn.stderr
+    strict = run(project, "render", CLUSTER, "--require-schemas", *crd_args())
+    assert strict.exit_code == 2
+    assert "widget_w.yaml: error: could not find schema for Widget" in strict.stderr
+
+
+def test_overrides_can_patch_values_late_bound(project, run):
+    (project / "clusters" / CLUSTER / "overrides.libsonnet").write_text(
+        "{ values+:: { workloadIsolation+: { priorities+: { training+: { value: 424242 } } } } }\n")
+    assert run(project, "render", CLUSTER).exit_code == 0
+    text = (project / "rendered" / CLUSTER / "20-workloads" / "workload-isolation" / "priorityclass_gpu-training.yaml").read_text()
+    assert "value: 424242" in text
+
+
+def test_init_scaffolds_a_cluster_that_renders(project, run):
+    result = run(project, "init", "new-cluster")
+    assert result.exit_code == 0
+    text = (project / "clusters" / "new-cluster" / "cluster.yaml").read_text()
+    assert text.startswith("# yaml-language-server: $schema=../../schemas/cluster.schema.json")
+    assert run(project, "render", "new-cluster").exit_code == 0
+    assert (project / "rendered" / "new-cluster" / "kustomization.yaml").is_file()
+    again = run(project, "init", "new-cluster")
+    assert again.exit_code == 2 and "already exists" in again.stderr
+
+
+def test_list_and_schema(project, run):
+    import json
+
+    listed = json.loads(run(project, "list", "--json").stdout)
+    assert [c["name"] for c in listed] == EXAMPLES
+    schema = json.loads(run(project, "schema").stdout)
+    assert schema["$schema"].endswith("2020-12/schema")
+
+
+def test_bad_schema_location_template_is_a_usage_error(project, run):
+    result = run(project, "render", "--schema-location", "x/{{.Foo}}.json")
+    assert result.exit_code == 2
+    assert "unknown variable(s): Foo" in result.stderr
+
+
+def test_config_file_unknown_key_is_located(project, run):
+    (project / ".gpu-gitops.yaml").write_text("schemaLocations: []\nrequireSchema: true\n")
+    result = run(project, "render")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(".gpu-gitops.yaml:2:1: error: unknown key 'requireSchema'")
+    assert "did you mean 'requireSchemas'" in result.stderr
+
+
+def test_no_clusters(tmp_path, run):
+    result = run(tmp_path, "render")
+    assert result.exit_code == 2
+    assert "no clusters found" in result.stderr
+
+
+def test_a_project_without_its_own_library_uses_the_installed_one(tmp_path, run):
+    root = tmp_path / "fleet"
+    (root / "clusters").mkdir(parents=True)
+    shutil.copytree(REPO / "clusters" / CLUSTER, root / "clusters" / CLUSTER)
+    result = run(root, "render")
+    assert result.exit_code == 0, result.output
+    assert read_tree(root / "rendered" / CLUSTER) == read_tree(REPO / "rendered" / CLUSTER)

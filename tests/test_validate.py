@@ -1,0 +1,75 @@
+"""Schema lookup and validation: bundled Kubernetes schemas and kubeconform-style locations."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from generator.errors import InputError
+from generator.validate import SchemaValidator
+from generator.validate import kubernetes
+from generator.validate.locations import SchemaLocation, template_variables
+
+
+def _deployment(**spec):
+    base = {"selector": {"matchLabels": {"a": "b"}},
+            "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}
+    base.update(spec)
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": base}
+
+
+def test_valid_core_object_has_no_problems():
+    assert SchemaValidator("1.32").check(_deployment()) == []
+
+
+def test_wrong_type_and_unknown_field_are_located_by_json_path():
+    problems = SchemaValidator("1.32").check(_deployment(replicas="3", bogus=True))
+    # an unknown field is located at the key itself, worded as the API server's strict decoding
+    assert [(p.kind, p.path) for p in problems] == [("invalid", ("spec", "bogus")), ("invalid", ("spec", "replicas"))]
+    assert problems[0].message == 'unknown field "spec.bogus"'
+
+
+def test_version_picks_the_newest_bundled_schema_not_newer_than_asked():
+    assert SchemaValidator("1.32.7").version == (1, 32)
+    with pytest.raises(InputError, match="no bundled Kubernetes schemas for 1.99"):
+        SchemaValidator("1.99")
+    with pytest.raises(InputError, match="invalid Kubernetes version"):
+        kubernetes.parse_version("latest")
+
+
+def test_api_removed_in_a_version_has_no_schema_there():
+    cronjob = {"apiVersion": "batch/v1beta1", "kind": "CronJob", "metadata": {"name": "c"}, "spec": {}}
+    assert SchemaValidator("1.25").check(cronjob)[0].kind == "missing-schema"
+
+
+def test_template_variables_match_kubeconform():
+    v = template_variables("apps/v1", "Deployment", "1.32.0")
+    assert v["KindSuffix"] == "-apps-v1" and v["ResourceKind"] == "deployment" and v["Group"] == "apps"
+    core = template_variables("v1", "Service", "1.32.0")
+    assert core["KindSuffix"] == "-v1" and core["Group"] == "v1" and core["ResourceAPIVersion"] == "v1"
+    crd = template_variables("keda.sh/v1alpha1", "ScaledObject", "1.32.0")
+    assert (crd["Group"], crd["ResourceKind"], crd["ResourceAPIVersion"]) == ("keda.sh", "scaledobject", "v1alpha1")
+
+
+def test_first_location_with_the_file_wins(tmp_path):
+    for folder, enum in (("a", ["from-a"]), ("b", ["from-b"])):
+        (tmp_path / folder / "example.com").mkdir(parents=True)
+        schema = {"type": "object", "properties": {"spec": {"properties": {"x": {"enum": enum}}}}}
+        (tmp_path / folder / "example.com" / "widget_v1.json").write_text(json.dumps(schema))
+    only_b = tmp_path / "b" / "example.com" / "gadget_v1.json"
+    only_b.write_text(json.dumps({"type": "object", "properties": {"spec": {"type": "object"}}}))
+    locations = [SchemaLocation(str(tmp_path / d / "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"))
+                 for d in ("a", "b")]
+    validator = SchemaValidator("1.32", locations)
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"x": "from-a"}}
+    assert validator.check(widget) == []
+    gadget = {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}, "spec": "nope"}
+    assert validator.check(gadget)[0].path == ("spec",)
+    assert validator.schema_source("example.com/v1", "Gadget") == only_b
+
+
+def test_missing_apiversion_and_kind_use_kubeconform_wording():
+    validator = SchemaValidator("1.32")
+    assert validator.check({"kind": "X"})[0].message == "missing 'apiVersion' key"
+    assert validator.check({"apiVersion": "v1", "kind": ""})[0].message == "missing 'kind' key"
