@@ -58,7 +58,7 @@ def _mutations(obj, limit=60):
 
 def test_compiled_check_matches_jsonschema():
     validator = SchemaValidator("1.32")
-    compared = 0
+    compared, mutated_kinds = 0, set()
     for obj in _objects():
         if not validator.has_schema(obj["apiVersion"], obj["kind"]):
             continue
@@ -66,7 +66,11 @@ def test_compiled_check_matches_jsonschema():
         if fast is None:
             continue
         slow = validator._validator_for(obj["apiVersion"], obj["kind"])
-        for candidate in [obj, *_mutations(obj)]:
+        key = (obj["apiVersion"], obj["kind"])
+        # broken copies of the first object of each kind; the others as they are
+        candidates = [obj] if key in mutated_kinds else [obj, *_mutations(obj)]
+        mutated_kinds.add(key)
+        for candidate in candidates:
             assert fast(candidate) == slow.is_valid(candidate), (obj["kind"], candidate)
             compared += 1
     assert compared > 1000
