@@ -332,3 +332,6 @@ def list_(ctx: Context, as_json):
 
 def main() -> None:
     cli(prog_name="gpu-gitops")
+
+
+from generator import cli_lint  # noqa: E402,F401  (registers lint, rules, explain, schemas)

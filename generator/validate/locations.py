@@ -4,16 +4,29 @@ A location is a path template such as
 ``schemas/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json``; locations are tried in
 order and the first one that has the file wins (kubeconform's rule). The variables are the
 ones kubeconform documents, so users can reuse the locations they already have.
+
+``http(s)`` templates are downloaded once into an on-disk cache named like kubeconform's
+(the SHA-256 of the URL), so a kubeconform ``-cache`` folder can be reused and later runs
+work offline. A 404 moves on to the next location and is not cached.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 from generator.errors import InputError
 
+DEFAULT_LOCATION = (
+    "https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/"
+    "{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json"
+)
+DOWNLOAD_TIMEOUT = 30
 _VARIABLE = re.compile(r"\{\{\s*\.(\w+)\s*\}\}")
 KNOWN_VARIABLES = frozenset(
     {"Group", "ResourceKind", "ResourceAPIVersion", "KindSuffix", "NormalizedKubernetesVersion", "StrictSuffix"}
@@ -43,6 +56,8 @@ class SchemaLocation:
     template: str
 
     def __post_init__(self) -> None:
+        if self.template == "default":
+            object.__setattr__(self, "template", DEFAULT_LOCATION)
         unknown = sorted(set(_VARIABLE.findall(self.template)) - KNOWN_VARIABLES)
         if unknown:
             raise InputError(
@@ -54,19 +69,54 @@ class SchemaLocation:
     def is_remote(self) -> bool:
         return self.template.startswith(("http://", "https://"))
 
-    def expand(self, variables: dict[str, str]) -> Path:
+    def expand_text(self, variables: dict[str, str]) -> str:
         template = self.template
         if not template.endswith("json"):
             # kubeconform appends its standard layout to a bare folder
             template = template.rstrip("/") + (
                 "/{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json"
             )
-        return Path(_VARIABLE.sub(lambda m: variables[m.group(1)], template))
+        return _VARIABLE.sub(lambda m: variables[m.group(1)], template)
+
+    def expand(self, variables: dict[str, str]) -> Path:
+        return Path(self.expand_text(variables))
 
 
-def find_schema_file(locations: list[SchemaLocation], variables: dict[str, str]) -> Path | None:
-    """The first existing file among ``locations`` for these variables."""
+def cache_dir() -> Path:
+    """``$GPU_GITOPS_SCHEMA_CACHE``, else ``$XDG_CACHE_HOME/gpu-gitops/schemas``."""
+    explicit = os.environ.get("GPU_GITOPS_SCHEMA_CACHE")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "gpu-gitops" / "schemas"
+
+
+def fetch(url: str, cache: Path) -> Path | None:
+    """The cached copy of ``url``, downloading it first when needed; None when it is not there."""
+    cached = cache / hashlib.sha256(url.encode()).hexdigest()
+    if cached.is_file():
+        return cached
+    try:
+        with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:  # noqa: S310 (http(s) only)
+            body = response.read()
+    except (urllib.error.URLError, OSError, ValueError):
+        return None  # 404 and unreachable hosts alike: try the next location
+    cache.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_name(cached.name + f".{os.getpid()}.part")
+    partial.write_bytes(body)
+    partial.replace(cached)
+    return cached
+
+
+def find_schema_file(locations: list[SchemaLocation], variables: dict[str, str],
+                     cache: Path | None = None) -> Path | None:
+    """The first existing schema among ``locations`` for these variables (remote ones cached)."""
     for location in locations:
+        if location.is_remote:
+            found = fetch(location.expand_text(variables), cache or cache_dir())
+            if found is not None:
+                return found
+            continue
         candidate = location.expand(variables)
         if candidate.is_file():
             return candidate

@@ -8,6 +8,7 @@ resources use the schema locations the user configured. Results are plain data
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,14 @@ import referencing
 import referencing.jsonschema
 from referencing import Registry, Resource
 
-from generator.validate import kubernetes
+from generator.validate import fastcheck, kubernetes
 from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
 
 # ``$ref``s in the bundled schemas are absolute paths on the schema's own host
 _DEFINITIONS_URI = "file:///api/_definitions.json"
+_CORE_REF_PREFIXES = ("/api/_definitions.json#/$defs/", "#/$defs/")
+_FAST_DRAFTS = (jsonschema.Draft202012Validator, jsonschema.Draft201909Validator, jsonschema.Draft7Validator,
+                jsonschema.Draft6Validator)
 
 
 @dataclass(frozen=True)
@@ -36,11 +40,15 @@ class SchemaProblem:
 class SchemaValidator:
     """Validates objects for one Kubernetes version and one list of CRD schema locations."""
 
-    def __init__(self, kubernetes_version: str, locations: list[SchemaLocation] | None = None):
+    def __init__(self, kubernetes_version: str, locations: list[SchemaLocation] | None = None,
+                 cache: Path | None = None):
         self.version = kubernetes.resolve_version(kubernetes_version)
         self.version_text = f"{self.version[0]}.{self.version[1]}.0"
         self.locations = list(locations or [])
+        self.cache = cache
         self._compiled: dict[tuple[str, str], Any] = {}
+        self._fast: dict[tuple[str, str], Any] = {}
+        self._core_compiler: fastcheck.Compiler | None = None
         self._core_registry: Registry | None = None
 
     def schema_source(self, api_version: str, kind: str) -> Path | None:
@@ -49,7 +57,7 @@ class SchemaValidator:
         if core.is_file():
             return core
         variables = template_variables(api_version, kind, self.version_text)
-        return find_schema_file(self.locations, variables)
+        return find_schema_file(self.locations, variables, self.cache)
 
     def _validator_for(self, api_version: str, kind: str):
         key = (api_version, kind)
@@ -67,13 +75,28 @@ class SchemaValidator:
         else:
             registry = Registry()
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        self._fast[(api_version, kind)] = self._fast_check(schema, cls, core=registry is self._core_registry)
         return cls(schema, registry=registry, format_checker=None)
+
+    def _fast_check(self, schema: dict, cls, core: bool):
+        """The compiled yes/no check, or None when the schema or its draft is outside its subset."""
+        # draft 4 counts 1.0 as not an integer; the compiled check follows draft 6 and later
+        if cls not in _FAST_DRAFTS:
+            return None
+        if core and self._core_compiler is None:
+            self._core_compiler = fastcheck.Compiler(kubernetes.definitions(self.version)["$defs"], _CORE_REF_PREFIXES)
+        compiler = self._core_compiler if core else fastcheck.Compiler({}, ())
+        try:
+            return compiler.compile(schema)
+        except fastcheck.Unsupported:
+            return None
 
     def _core(self) -> Registry:
         if self._core_registry is None:
             defs = Resource.from_contents(
                 kubernetes.definitions(self.version), default_specification=referencing.jsonschema.DRAFT202012
             )
+            # crawled once: an uncrawled registry re-walks all definitions on every $ref lookup
             self._core_registry = Registry().with_resource(_DEFINITIONS_URI, defs).crawl()
         return self._core_registry
 
@@ -90,12 +113,36 @@ class SchemaValidator:
         validator = self._validator_for(api_version, kind)
         if validator is None:
             return [SchemaProblem("missing-schema", f"could not find schema for {kind} ({api_version})")]
+        fast = self._fast.get((api_version, kind))
+        if fast is not None and fast(obj):
+            return []  # jsonschema only runs to explain a failure
         problems = []
         for error in validator.iter_errors(obj):
             for leaf in _leaves(error):
-                problems.append(SchemaProblem("invalid", leaf.message, tuple(leaf.absolute_path)))
+                path = tuple(leaf.absolute_path)
+                extra = _unexpected(leaf)
+                if extra:
+                    # one problem per unknown key, located at the key itself, worded as the API
+                    # server's strict decoding says it
+                    problems.extend(SchemaProblem("invalid", f'unknown field "{_dotted(path + (key,))}"', path + (key,))
+                                    for key in extra)
+                else:
+                    problems.append(SchemaProblem("invalid", leaf.message, path))
         problems.sort(key=lambda p: [str(x) for x in p.path])
         return problems
+
+
+def _dotted(path: tuple) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+
+
+def _unexpected(error: jsonschema.ValidationError) -> list[str]:
+    """The keys an ``additionalProperties: false`` error is about, in document order."""
+    if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
+        return []
+    known = error.schema.get("properties", {})
+    patterns = error.schema.get("patternProperties", {})
+    return [k for k in error.instance if k not in known and not any(re.search(p, k) for p in patterns)]
 
 
 def _leaves(error: jsonschema.ValidationError):

@@ -1,7 +1,7 @@
 // AMD GPU Operator (operator mode) as a pinned Helm release; the per-pool DeviceConfigs that
 // drive it are rendered by amd-device-plugin.
 local gpu = import '../lib/gpu.libsonnet';
-local helm = import '../lib/gpu-helm.libsonnet';
+local helm = import '../lib/helm.libsonnet';
 local k = import '../lib/k.libsonnet';
 
 local defaults = {

@@ -65,7 +65,7 @@ function(params)
           metadata: {
             labels: k.labels(component, name),
             // A new script re-validates every node: the pods roll when it changes.
-            annotations: { 'gpu-gitops.io/script-hash': std.md5(p.script) },
+            annotations: { 'gpu-gitops.io/script-hash': k.hash(p.script) },
           },
           spec: v.pod + {
             nodeSelector: pool.nodeSelector,

@@ -1,5 +1,5 @@
 // KEDA as a pinned Helm release, rendered only when some workload scales on GPU metrics.
-local helm = import '../lib/gpu-helm.libsonnet';
+local helm = import '../lib/helm.libsonnet';
 
 local defaults = {
   gitops: error 'must provide gitops',

@@ -34,14 +34,6 @@ local blockCleaners = {
   shred: ['/scripts/shred.sh', '2'],
 };
 
-// `storageClassMap` as YAML: class names (DNS labels) as keys, each setting's value as JSON,
-// which YAML reads as is (std.manifestYamlDoc with unquoted keys is slow in Jsonnet).
-local yamlOf(classes) = std.join('', [
-  name + ':\n' + std.join('', ['  %s: %s\n' % [key, std.manifestJsonMinified(classes[name][key])]
-                               for key in std.objectFields(classes[name])])
-  for name in std.objectFields(classes)
-]);
-
 function(params)
   local p = defaults + params;
   local component = 'local-storage';
@@ -84,7 +76,7 @@ function(params)
         template: {
           metadata: {
             labels: poolLabels,
-            annotations: { 'gpu-gitops.io/config-hash': std.md5(p.prepareScript + std.manifestJsonEx(env, '')) },
+            annotations: { 'gpu-gitops.io/config-hash': k.hash([p.prepareScript, env]) },
           },
           spec: podBase(pool) + {
             hostPID: true,
@@ -129,7 +121,7 @@ function(params)
     local nvme = pool.localNvme;
     local name = 'local-provisioner-' + pool.name;
     local poolLabels = k.labels(component, name) + { [labels.nodePool]: pool.name };
-    local config = { storageClassMap: yamlOf(classMap(nvme)) };
+    local config = { storageClassMap: k.yaml(classMap(nvme)) };
     [
       k.object('storage.k8s.io/v1', 'StorageClass', nvme.storageClass, labels=k.labels(component)) + {
         provisioner: 'kubernetes.io/no-provisioner',
@@ -143,7 +135,7 @@ function(params)
           template: {
             metadata: {
               labels: poolLabels,
-              annotations: { 'gpu-gitops.io/config-hash': std.md5(config.storageClassMap) },
+              annotations: { 'gpu-gitops.io/config-hash': k.hash(config.storageClassMap) },
             },
             spec: podBase(pool) + {
               serviceAccountName: p.serviceAccount,

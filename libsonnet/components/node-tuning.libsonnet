@@ -86,7 +86,7 @@ function(params)
           template: {
             metadata: {
               labels: poolLabels,
-              annotations: { 'gpu-gitops.io/config-hash': std.md5(config + p.script) },
+              annotations: { 'gpu-gitops.io/config-hash': k.hash([config, p.script]) },
             },
             spec: {
               nodeSelector: labels.poolSelector(pool, p.nfd.enabled, needsGpu=true),

@@ -3,7 +3,7 @@
 // DCGM exporter with its ServiceMonitor, validator, and operand tolerations computed from the
 // NVIDIA pools' taints so no operand DaemonSet stays at zero pods on a tainted pool.
 local gpu = import '../lib/gpu.libsonnet';
-local helm = import '../lib/gpu-helm.libsonnet';
+local helm = import '../lib/helm.libsonnet';
 local k = import '../lib/k.libsonnet';
 
 local defaults = {

@@ -1,0 +1,173 @@
+"""The ``lint``, ``rules``, ``explain`` and ``schemas import`` commands.
+
+Registered on the main ``cli`` group by ``generator.cli``; kept apart so the render side
+of the command line and the lint side change independently. Exit codes: 0 no errors,
+1 errors (or warnings with ``--fail-on warning``), 2 usage or config error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from generator.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, Context, _fail_on_input_errors, cli
+from generator.config import load_config
+from generator.errors import InputError
+from generator.lint import kubeconform, lint_paths
+from generator.lint.crdimport import import_files
+from generator.lint.loader import discover
+from generator.lint.rules import REGISTRY, rule, sections
+from generator.lint.settings import Settings
+from generator.report import FORMATS, Report, render
+
+
+def _display(ctx: Context):
+    """Paths inside the project root are shown relative to it (stable, repo-relative URIs)."""
+    root = ctx.project.root
+
+    def show(path: str) -> str:
+        if path == "-":
+            return "stdin"
+        absolute = Path(path).resolve()
+        return os.path.relpath(absolute, root) if absolute.is_relative_to(root) else path
+
+    return show
+
+
+@cli.command()
+@click.argument("paths", nargs=-1)
+@click.option("-o", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Output format.")
+@click.option("--output-file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the report here instead of standard output.")
+@click.option("--kubernetes-version", help="Target version X.Y[.Z] (default: lint.kubernetesVersion, "
+              "else the newest bundled).")
+@click.option("--schema-location", "schema_locations", multiple=True,
+              help="kubeconform-style schema location (local template, http(s) template or 'default'). Repeatable.")
+@click.option("--schema-cache", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder caching downloaded schemas (default: ~/.cache/gpu-gitops/schemas).")
+@click.option("--ignore-missing-schemas", is_flag=True, help="Skip kinds without a schema instead of failing.")
+@click.option("--strict/--no-strict", default=True, show_default=True,
+              help="Reject unknown fields and duplicate keys (kubeconform -strict).")
+@click.option("--fail-on", type=click.Choice(["error", "warning"]), default="error", show_default=True,
+              help="Lowest severity that makes the exit code 1.")
+@click.option("--kubeconform", "kubeconform_bin", is_flag=False, flag_value="kubeconform", default=None,
+              help="Also run kubeconform and merge its findings; --kubeconform=PATH for a binary not on PATH.")
+@click.pass_obj
+@_fail_on_input_errors
+def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locations, schema_cache,
+         ignore_missing_schemas, strict, fail_on, kubeconform_bin):
+    """Lint manifests: strict schemas, GPU, huge pages, API-version and security rules.
+
+    PATHS are files, folders (searched for .yaml/.yml/.json) or - for stdin; default:
+    rendered/ of the project. Findings print as path:line:col: severity: message [RULE-ID].
+
+    \b
+    Examples:
+      gpu-gitops lint
+      gpu-gitops lint deploy/ --format sarif --output-file lint.sarif
+      kubectl kustomize overlays/prod | gpu-gitops lint -
+    """
+    config = load_config(ctx.project, ctx.config_path)
+    settings = Settings.from_config(
+        config.data, kubernetes_version=kubernetes_version,
+        schema_locations=list(schema_locations) + config.schema_locations,
+        ignore_missing_schemas=ignore_missing_schemas or None, schema_cache=schema_cache, strict=strict,
+    )
+    targets = list(paths)
+    if not targets:
+        if not ctx.project.rendered.is_dir():
+            raise InputError("nothing to lint: no paths given and no rendered/ folder",
+                             hint="pass files or folders, or run `gpu-gitops render` first")
+        targets = [str(ctx.project.rendered)]
+    display = _display(ctx)
+    result = lint_paths(targets, settings, display)
+    findings = result.findings
+    if kubeconform_bin:
+        files = [p for p in discover(targets, settings.excludes, display) if p != "-"]
+        output = kubeconform.run(kubeconform_bin, files, settings)
+        findings = kubeconform.merge(findings, kubeconform.findings(output, result.sources, display))
+    report = Report(findings, result.sources, ctx.project.root,
+                    color=bool(ctx.ui.color if ctx.ui.color is not None else sys.stdout.isatty()) and not output_file)
+    text = render(fmt, report)
+    if output_file:
+        output_file.write_text(text)
+    else:
+        click.echo(text, nl=False, color=report.color)
+    if fmt == "text" and not ctx.ui.quiet:
+        click.echo(report.summary(), err=True)
+    failing = {"error"} if fail_on == "error" else {"error", "warning"}
+    sys.exit(EXIT_FINDINGS if any(f.severity in failing for f in findings) else EXIT_OK)
+
+
+@cli.command(name="rules")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def rules_(as_json):
+    """List the lint rules: ID, default severity, name and summary.
+
+    Example: gpu-gitops rules
+    """
+    if as_json:
+        import json
+
+        click.echo(json.dumps([{"id": r.ID, "name": r.NAME, "severity": r.SEVERITY, "summary": r.SUMMARY}
+                               for r in REGISTRY], indent=2))
+        return
+    for r in REGISTRY:
+        click.echo(f"{r.ID:<8} {r.SEVERITY:<8} {r.NAME:<32} {r.SUMMARY}")
+
+
+@cli.command()
+@click.argument("rule_id")
+@click.pass_obj
+def explain(ctx: Context, rule_id):
+    """Explain a rule: what it finds, why, how to fix it, with failing and passing examples.
+
+    Example: gpu-gitops explain GPU001
+    """
+    found = rule(rule_id)
+    if found is None:
+        ctx.ui.error(InputError(f"unknown rule {rule_id!r}", hint="`gpu-gitops rules` lists them"))
+        sys.exit(EXIT_INPUT)
+    description, rationale, fix = sections(found)
+    click.echo(f"{found.ID} {found.NAME} ({found.SEVERITY})\n\n{description}\n\nWhy: {rationale}\n\nFix: {fix}")
+    for verdict in ("fail", "pass"):
+        for example in examples(found.ID, verdict):
+            click.echo(f"\n--- {verdict}: {example.name}\n{example.read_text().rstrip()}")
+
+
+def examples(rule_id: str, verdict: str) -> list[Path]:
+    """The rule's fixture files (``tests/fixtures/<ID>/{pass,fail}``) when the source tree has them."""
+    folder = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / rule_id / verdict
+    return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+
+
+@cli.group()
+def schemas():
+    """Manage JSON Schemas for custom resources."""
+
+
+@schemas.command(name="import")
+@click.argument("crds", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("schemas/crds"),
+              show_default=True, help="Where to write <group>/<kind>_<version>.json (relative to the root).")
+@click.pass_obj
+@_fail_on_input_errors
+def import_(ctx: Context, crds, output_dir):
+    """Convert CustomResourceDefinitions into strict JSON Schemas for lint.
+
+    Use the result with --schema-location 'DIR/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json'.
+
+    \b
+    Example:
+      kubectl get crd -o yaml > crds.yaml && gpu-gitops schemas import crds.yaml
+    """
+    target = output_dir if output_dir.is_absolute() else ctx.project.root / output_dir
+    written = import_files(list(crds), target, lambda p: ctx.project.display(Path(p).resolve()))
+    for path in written:
+        ctx.ui.out(f"wrote {ctx.project.display(path)}")
+    ctx.ui.out(f"use: --schema-location '{ctx.project.display(target)}/{{{{.Group}}}}/"
+               "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json'")

@@ -1,0 +1,41 @@
+"""``gpu-gitops lint``: strict schemas, GPU and API-server rules, located findings.
+
+``lint_paths`` is the library entry point the CLI wraps; ``lint_objects`` runs the same
+rules over objects that render produced, so render, check and lint agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from generator.lint.engine import Engine, Result
+from generator.lint.loader import Source, discover, read
+from generator.lint.model import Document, Finding, Resource
+from generator.lint.settings import Settings
+from generator.validate import SchemaValidator
+from generator.validate.locations import SchemaLocation
+
+
+def make_validator(settings: Settings) -> SchemaValidator:
+    locations = [SchemaLocation(t) for t in settings.schema_locations]
+    return SchemaValidator(settings.kubernetes_version, locations, settings.schema_cache)
+
+
+def lint_paths(paths: list[str], settings: Settings, display: Callable[[str], str] = str) -> Result:
+    """Lint files and folders (``-`` is stdin); ``display`` turns a path into what is shown."""
+    files = discover(paths, settings.excludes, display)
+    sources = [read(path, "stdin" if path == "-" else display(path), settings.strict) for path in files]
+    return Engine(settings, make_validator(settings)).run(sources)
+
+
+def lint_objects(objects: list[tuple[str, str, dict]], settings: Settings) -> list[Finding]:
+    """Rule findings (no schema checks: render has done them) for ``(file, text, object)`` triples."""
+    sources = []
+    for file, text, obj in objects:
+        source = Source(file, [Document(file, text, 0, obj)])
+        sources.append(source)
+    engine = Engine(settings, None)
+    return engine.run(sources).findings
+
+
+__all__ = ["Engine", "Finding", "Resource", "Result", "Settings", "lint_objects", "lint_paths", "make_validator"]

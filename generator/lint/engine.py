@@ -1,0 +1,117 @@
+"""Run the rules over parsed sources and turn their hits into located findings.
+
+Per resource the work is: the rules' Python checks plus one schema validation with a
+validator compiled once per kind. Line and column are looked up only for hits, so clean
+documents are never re-parsed. Severity overrides, disabled rules and suppressions are
+applied here, in one place, for every rule alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from generator.lint import suppress
+from generator.lint.loader import Source
+from generator.lint.model import Finding, Hit, Resource
+from generator.lint.rules import REGISTRY
+from generator.lint.settings import Settings
+from generator.validate import SchemaValidator
+
+# Kustomize's own files sit next to the manifests but are never applied to a cluster
+_NOT_CLUSTER_GROUPS = ("kustomize.config.k8s.io/",)
+
+
+@dataclass
+class Context:
+    """What rules may consult besides the object: settings, schemas, the known rule IDs."""
+
+    settings: Settings
+    validator: SchemaValidator | None
+    rule_ids: set[str] = field(default_factory=lambda: {r.ID for r in REGISTRY})
+
+
+@dataclass
+class Result:
+    findings: list[Finding]
+    sources: list[Source]
+
+    def count(self, severity: str) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+
+def is_cluster_object(res: Resource) -> bool:
+    api_version = res.obj.get("apiVersion")
+    return not (isinstance(api_version, str) and api_version.startswith(_NOT_CLUSTER_GROUPS))
+
+
+class Engine:
+    """The rules in force for one settings object, ready to run over any number of sources."""
+
+    def __init__(self, settings: Settings, validator: SchemaValidator | None, only: set[str] | None = None):
+        self.settings = settings
+        self.ctx = Context(settings, validator)
+        self.severity: dict[str, str] = {}
+        for rule in REGISTRY:
+            level = settings.rules.get(rule.ID, rule.SEVERITY)
+            if rule.ID == "K8S004" and settings.ignore_missing_schemas:
+                level = "off"
+            if only is not None and rule.ID not in only:
+                level = "off"
+            if level != "off":
+                self.severity[rule.ID] = level
+        active = [r for r in REGISTRY if r.ID in self.severity]
+        self.document_rules = [r for r in active if r.SCOPE == "document"]
+        self.object_rules = [r for r in active if r.SCOPE == "object"]
+        self.set_rules = [r for r in active if r.SCOPE == "set"]
+
+    def run(self, sources: list[Source]) -> Result:
+        findings = self.local(sources) + self.cross(sources)
+        findings.sort(key=Finding.sort_key)
+        return Result(findings, sources)
+
+    def local(self, sources: list[Source]) -> list[Finding]:
+        """Findings of the document and object rules: each file on its own (can run in parallel)."""
+        findings: list[Finding] = []
+        for source in sources:
+            for doc in source.documents:
+                for rule in self.document_rules:
+                    for hit in rule.check(doc, self.ctx):
+                        findings.append(Finding(rule.ID, self.severity[rule.ID], hit.message, doc.file,
+                                                doc.error_line or 1, doc.error_col or 1))
+            for res in source.resources:
+                if not is_cluster_object(res):
+                    continue
+                try:
+                    for rule in self.object_rules:
+                        for hit in rule.check(res, self.ctx):
+                            self._add(findings, rule.ID, res, hit)
+                except RecursionError:
+                    # the C parser copes with any depth; validators and rules recurse
+                    if "K8S001" in self.severity:
+                        findings.append(Finding("K8S001", self.severity["K8S001"], "nesting is too deep to check",
+                                                res.document.file, res.document.first_line + 1, 1, res.ref))
+        return findings
+
+    def cross(self, sources: list[Source]) -> list[Finding]:
+        """Findings of the cross-resource rules, over the index of every object by kind."""
+        findings: list[Finding] = []
+        if not self.set_rules:
+            return findings
+        index: dict[str, list[Resource]] = {}
+        for source in sources:
+            for res in source.resources:
+                if is_cluster_object(res):
+                    index.setdefault(res.kind, []).append(res)
+        for rule in self.set_rules:
+            for res, hit in rule.check(index, self.ctx):
+                self._add(findings, rule.ID, res, hit)
+        return findings
+
+    def _add(self, findings: list[Finding], rule_id: str, res: Resource, hit: Hit) -> None:
+        if rule_id != "LINT001" and rule_id in suppress.annotated(res, self.ctx.rule_ids):
+            return
+        file = res.document.file
+        if any(suppress.config_ignores(entry, rule_id, res, file) for entry in self.settings.ignores):
+            return
+        line, col = res.position(hit)
+        findings.append(Finding(rule_id, self.severity[rule_id], hit.message, file, line, col, res.ref))

@@ -1,0 +1,155 @@
+"""The data lint passes around: documents, resources, hits and findings.
+
+A ``Document`` is one YAML document of one file, parsed with the C-speed safe loader. Its
+line and column map is built only when a finding needs a position (``position``), by
+composing just that document again (C parser, node marks only): clean documents never pay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.nodes import MappingNode, SequenceNode
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class ObjectRef:
+    api_version: str = ""
+    kind: str = ""
+    namespace: str = ""
+    name: str = ""
+
+    def __str__(self) -> str:
+        if not self.kind:
+            return ""
+        where = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind} {where}{self.name}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem at one place: what every output format is made from."""
+
+    rule: str
+    severity: str
+    message: str
+    file: str
+    line: int
+    col: int
+    ref: ObjectRef = ObjectRef()
+
+    def sort_key(self):
+        return (self.file, self.line, self.col, self.rule, self.message)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """What a rule reports: a message and the JSON path (inside the object) it is about."""
+
+    message: str
+    path: tuple = ()
+    at_value: bool = False
+
+
+@dataclass
+class Document:
+    """One YAML document of a file; ``first_line`` is its 0-based offset in the file."""
+
+    file: str
+    text: str
+    first_line: int
+    data: Any = None
+    error: Hit | None = None
+    error_line: int = 0
+    error_col: int = 0
+    _positions: Any = field(default=None, repr=False)
+
+    def _tree(self):
+        if self._positions is None:
+            try:
+                self._positions = YAML(typ="safe", pure=False).compose(self.text)
+            except (YAMLError, RecursionError):
+                self._positions = False
+        return self._positions
+
+    def position(self, path: tuple, at_value: bool = False) -> tuple[int, int]:
+        """1-based file line and column of the deepest node of ``path`` that exists."""
+        node = self._tree()
+        line, col = first_content_line(self.text), 0
+        if not node:
+            return self.first_line + line + 1, 1
+        for i, part in enumerate(path):
+            last = i == len(path) - 1
+            if isinstance(node, MappingNode):
+                pair = next((kv for kv in reversed(node.value) if kv[0].value == part), None)
+                if pair is None:
+                    break
+                mark = pair[1].start_mark if (last and at_value) else pair[0].start_mark
+                node = pair[1]
+            elif isinstance(node, SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+                node = node.value[part]
+                mark = node.start_mark
+            else:
+                break
+            line, col = mark.line, mark.column
+        return self.first_line + line + 1, col + 1
+
+
+def first_content_line(text: str) -> int:
+    """The first line that is not blank, a comment or a ``---`` marker (where the object starts)."""
+    for i, line in enumerate(text.split("\n")):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and stripped != "---":
+            return i
+    return 0
+
+
+@dataclass
+class Resource:
+    """One Kubernetes object: a document, or one item of a ``kind: List`` (``base`` = its path)."""
+
+    obj: dict
+    document: Document
+    base: tuple = ()
+
+    @property
+    def ref(self) -> ObjectRef:
+        meta = self.obj.get("metadata")
+        meta = meta if isinstance(meta, dict) else {}
+        name = meta.get("name")
+        if not name and meta.get("generateName"):
+            name = f"{meta['generateName']}{{{{ generateName }}}}"
+        return ObjectRef(_text(self.obj.get("apiVersion")), _text(self.obj.get("kind")),
+                         _text(meta.get("namespace")), _text(name))
+
+    @property
+    def kind(self) -> str:
+        return _text(self.obj.get("kind"))
+
+    @property
+    def namespace(self) -> str:
+        meta = self.obj.get("metadata")
+        return _text(meta.get("namespace")) if isinstance(meta, dict) else ""
+
+    @property
+    def name(self) -> str:
+        meta = self.obj.get("metadata")
+        return _text(meta.get("name")) if isinstance(meta, dict) else ""
+
+    @property
+    def annotations(self) -> dict:
+        meta = self.obj.get("metadata")
+        ann = meta.get("annotations") if isinstance(meta, dict) else None
+        return ann if isinstance(ann, dict) else {}
+
+    def position(self, hit: Hit) -> tuple[int, int]:
+        return self.document.position(self.base + tuple(hit.path), hit.at_value)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""

@@ -1,0 +1,38 @@
+"""Kubernetes resource quantities (``500m``, ``2Gi``, ``1e3``) as exact fractions.
+
+The API server compares quantities by value, not by spelling (``1Gi`` equals ``1024Mi``),
+so the rules that mirror its checks need the same arithmetic. Exact ``Fraction``s keep
+``0.1`` and ``100m`` equal.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": 1,
+            "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+_QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
+
+
+def parse(value: object) -> Fraction | None:
+    """The value of a quantity, or None when it is not one (the schema reports that)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        return Fraction(str(value))
+    if not isinstance(value, str):
+        return None
+    match = _QUANTITY.match(value.strip())
+    if not match:
+        return None
+    number, suffix = Fraction(match.group(1)), match.group(2) or ""
+    if suffix in _BINARY:
+        return number * _BINARY[suffix]
+    if suffix in _DECIMAL:
+        return number * _DECIMAL[suffix]
+    return number * Fraction(10) ** int(suffix[1:])
+

@@ -1,0 +1,94 @@
+"""The rule registry: every rule module, listed explicitly, in the order ``rules`` prints them.
+
+A rule module has ``ID``, ``NAME``, ``SEVERITY`` (error|warning|info), ``SUMMARY``,
+``SCOPE`` and ``check``, and a docstring whose paragraphs say what it finds, why
+(``Rationale:``) and how to fix it (``Fix:``). ``SCOPE`` decides what ``check`` receives:
+``document`` one parsed document, ``object`` one resource, ``set`` the index of all
+resources by kind (cross-resource rules) and yields ``(resource, hit)`` pairs.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from generator.lint.rules import (
+    api001_removed_api_version,
+    api002_deprecated_api_version,
+    api003_keda_metric_name,
+    gpu001_extended_limit_missing,
+    gpu002_extended_request_not_limit,
+    gpu003_extended_not_integer,
+    gpu004_gpu_toleration_missing,
+    gpu005_mig_name_invalid,
+    gpu006_mig_mixed_with_gpu,
+    gpu007_gpu_memory_limit_missing,
+    hp001_hugepages_without_cpu_memory,
+    hp002_hugepages_request_not_limit,
+    hp003_hugepages_not_page_multiple,
+    hp004_hugepages_medium_mismatch,
+    k8s001_yaml_parse,
+    k8s002_missing_kind,
+    k8s003_schema,
+    k8s004_schema_missing,
+    lint001_bad_suppression,
+    sec001_privileged,
+    sec002_host_path,
+    sec003_host_namespaces,
+    sec004_added_capabilities,
+    sec005_node_sysctls,
+    sec006_seccomp_missing,
+    sec007_run_as_non_root_missing,
+    xr001_storageclass_missing,
+    xr002_runtimeclass_missing,
+    xr003_scaledobject_target_missing,
+    xr004_gpu_namespace_default_deny,
+    xr005_daemonset_gpu_taint,
+)
+
+REGISTRY: tuple[ModuleType, ...] = (
+    k8s001_yaml_parse,
+    k8s002_missing_kind,
+    k8s003_schema,
+    k8s004_schema_missing,
+    api001_removed_api_version,
+    api002_deprecated_api_version,
+    api003_keda_metric_name,
+    gpu001_extended_limit_missing,
+    gpu002_extended_request_not_limit,
+    gpu003_extended_not_integer,
+    gpu004_gpu_toleration_missing,
+    gpu005_mig_name_invalid,
+    gpu006_mig_mixed_with_gpu,
+    gpu007_gpu_memory_limit_missing,
+    hp001_hugepages_without_cpu_memory,
+    hp002_hugepages_request_not_limit,
+    hp003_hugepages_not_page_multiple,
+    hp004_hugepages_medium_mismatch,
+    sec001_privileged,
+    sec002_host_path,
+    sec003_host_namespaces,
+    sec004_added_capabilities,
+    sec005_node_sysctls,
+    sec006_seccomp_missing,
+    sec007_run_as_non_root_missing,
+    xr001_storageclass_missing,
+    xr002_runtimeclass_missing,
+    xr003_scaledobject_target_missing,
+    xr004_gpu_namespace_default_deny,
+    xr005_daemonset_gpu_taint,
+    lint001_bad_suppression,
+)
+
+BY_ID: dict[str, ModuleType] = {rule.ID: rule for rule in REGISTRY}
+
+
+def rule(rule_id: str) -> ModuleType | None:
+    return BY_ID.get(rule_id.upper())
+
+
+def sections(rule_module: ModuleType) -> tuple[str, str, str]:
+    """``(description, rationale, fix)`` from a rule's docstring."""
+    text = (rule_module.__doc__ or "").strip()
+    description, _, rest = text.partition("\n\nRationale:")
+    rationale, _, fix = rest.partition("\n\nFix:")
+    return description.strip(), " ".join(rationale.split()), " ".join(fix.split())

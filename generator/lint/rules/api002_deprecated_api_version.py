@@ -1,0 +1,26 @@
+"""An object uses an API version that is deprecated in the target Kubernetes version.
+
+Rationale: a deprecated version still works but is scheduled for removal; the API server
+returns a deprecation warning on every apply, and the next upgrade breaks the sync.
+
+Fix: move the object to the replacement API version named in the message before upgrading.
+"""
+
+from generator.lint import deprecations
+from generator.lint.model import Hit
+
+ID = "API002"
+NAME = "deprecated-api-version"
+SEVERITY = "warning"
+SUMMARY = "The apiVersion of the object is deprecated in the target Kubernetes version"
+SCOPE = "object"
+
+
+def check(res, ctx):
+    api_version, kind = res.obj.get("apiVersion"), res.obj.get("kind")
+    entry = deprecations.lookup(api_version, kind)
+    target = ctx.settings.target_version
+    if entry and entry.deprecated <= target < entry.removed:
+        yield Hit(f"{api_version} {kind} is deprecated in Kubernetes {entry.deprecated[0]}.{entry.deprecated[1]} "
+                  f"and removed in {entry.removed[0]}.{entry.removed[1]}; use {entry.replacement}",
+                  ("apiVersion",), at_value=True)

@@ -1,0 +1,34 @@
+"""A GPU or other extended resource count that is not a whole number.
+
+Rationale: devices are handed out whole; a fraction of a GPU cannot be requested (GPU
+sharing is done by time-slicing, MPS or MIG, which advertise whole units). The API server
+rejects the object with ``must be an integer``.
+
+Fix: request a whole number of devices, or a MIG profile / shared replica that fits.
+"""
+
+from generator.lint import pods, quantity
+from generator.lint.model import Hit
+
+ID = "GPU003"
+NAME = "extended-not-integer"
+SEVERITY = "error"
+SUMMARY = "A GPU or extended resource quantity is not a whole number"
+SCOPE = "object"
+
+
+def check(res, ctx):
+    found = pods.pod_spec(res.obj)
+    if not found:
+        return
+    for cpath, container in pods.containers(*found):
+        requests, limits = pods.resources(container)
+        for section, values in (("requests", requests), ("limits", limits)):
+            for name, value in values.items():
+                if not pods.is_extended(name):
+                    continue
+                parsed = quantity.parse(value)
+                if parsed is not None and parsed.denominator != 1:
+                    where = pods.field_path(cpath + ("resources", section)) + f"[{name}]"
+                    yield Hit(f'{where}: Invalid value: "{value}": must be an integer',
+                              cpath + ("resources", section, name), at_value=True)

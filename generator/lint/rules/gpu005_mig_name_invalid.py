@@ -1,0 +1,37 @@
+"""A MIG resource name that the NVIDIA device plugin never advertises.
+
+Rationale: with the ``mixed`` MIG strategy the device plugin advertises one resource per
+profile, named ``nvidia.com/mig-<G>g.<M>gb`` (``nvidia.com/mig-1g.5gb``,
+``nvidia.com/mig-3g.40gb``). Any other ``nvidia.com/mig-*`` name is a typo; no node ever has
+it, so the pod stays Pending for ever.
+
+Fix: use a profile of the target GPU, for example ``nvidia.com/mig-1g.10gb`` on an
+A100-80GB, spelled exactly so.
+"""
+
+import re
+
+from generator.lint import pods
+from generator.lint.model import Hit
+
+ID = "GPU005"
+NAME = "mig-name-invalid"
+SEVERITY = "error"
+SUMMARY = "A nvidia.com/mig-* resource name is not a valid MIG profile name"
+SCOPE = "object"
+
+_MIG = re.compile(r"^nvidia\.com/mig-\d+g\.\d+gb$")
+
+
+def check(res, ctx):
+    found = pods.pod_spec(res.obj)
+    if not found:
+        return
+    for cpath, container in pods.containers(*found):
+        requests, limits = pods.resources(container)
+        for section, values in (("limits", limits), ("requests", requests)):
+            for name in values:
+                if name.startswith("nvidia.com/mig") and not _MIG.match(name):
+                    yield Hit(f"{name} is not a MIG resource name: the device plugin advertises "
+                              "nvidia.com/mig-<G>g.<M>gb (e.g. nvidia.com/mig-1g.10gb)",
+                              cpath + ("resources", section, name))

@@ -1,0 +1,30 @@
+"""One container requests both whole GPUs and MIG slices.
+
+Rationale: the NVIDIA device plugin documents that a container must not request
+``nvidia.com/gpu`` together with ``nvidia.com/mig-*``: which devices it gets is undefined,
+and all of them are allocated (and billed) while only some are usable.
+
+Fix: request either whole GPUs or MIG slices in a container; split the work into two
+containers or pods if both are needed.
+"""
+
+from generator.lint import pods
+from generator.lint.model import Hit
+
+ID = "GPU006"
+NAME = "mig-mixed-with-gpu"
+SEVERITY = "error"
+SUMMARY = "A container requests both nvidia.com/gpu and nvidia.com/mig-* resources"
+SCOPE = "object"
+
+
+def check(res, ctx):
+    found = pods.pod_spec(res.obj)
+    if not found:
+        return
+    for cpath, container in pods.containers(*found):
+        names = pods.gpu_names(container)
+        migs = sorted(n for n in names if n.startswith("nvidia.com/mig-"))
+        if "nvidia.com/gpu" in names and migs:
+            yield Hit(f"{pods.field_path(cpath)}: requests nvidia.com/gpu together with {', '.join(migs)}; "
+                      "a container gets whole GPUs or MIG slices, not both", cpath + ("resources",))

@@ -1,0 +1,29 @@
+"""A container that uses GPUs has no memory limit.
+
+Rationale: GPU jobs stage large batches and model weights in host memory. Without a memory
+limit a runaway process on an expensive GPU node pushes the node into memory pressure and
+gets other GPU pods evicted, instead of failing on its own.
+
+Fix: set ``resources.limits.memory`` on every container that requests GPUs (equal to the
+request for Guaranteed QoS).
+"""
+
+from generator.lint import pods
+from generator.lint.model import Hit
+
+ID = "GPU007"
+NAME = "gpu-memory-limit-missing"
+SEVERITY = "warning"
+SUMMARY = "A GPU container has no memory limit"
+SCOPE = "object"
+
+
+def check(res, ctx):
+    found = pods.pod_spec(res.obj)
+    if not found:
+        return
+    for cpath, container in pods.containers(*found):
+        _, limits = pods.resources(container)
+        if pods.gpu_names(container) and "memory" not in limits:
+            yield Hit(f"{pods.field_path(cpath)}: container requests GPUs but has no memory limit",
+                      cpath + ("resources",))

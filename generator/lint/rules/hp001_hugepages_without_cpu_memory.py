@@ -1,0 +1,28 @@
+"""A container asks for huge pages but for neither CPU nor memory.
+
+Rationale: the API server refuses it (``HugePages require cpu or memory``): huge pages are
+accounted inside the pod's memory cgroup, which needs a CPU or memory request to be sized.
+
+Fix: request ``memory`` (and usually ``cpu``) next to the ``hugepages-<size>`` resource.
+"""
+
+from generator.lint import pods
+from generator.lint.model import Hit
+
+ID = "HP001"
+NAME = "hugepages-without-cpu-memory"
+SEVERITY = "error"
+SUMMARY = "Huge pages are requested without cpu or memory"
+SCOPE = "object"
+
+
+def check(res, ctx):
+    found = pods.pod_spec(res.obj)
+    if not found:
+        return
+    for cpath, container in pods.containers(*found):
+        requests, limits = pods.resources(container)
+        names = set(requests) | set(limits)
+        if any(pods.is_hugepages(n) for n in names) and not names & {"cpu", "memory"}:
+            yield Hit(f"{pods.field_path(cpath + ('resources',))}: Forbidden: HugePages require cpu or memory",
+                      cpath + ("resources",))

@@ -1,0 +1,36 @@
+"""A huge pages quantity that is not a whole number of pages.
+
+Rationale: ``hugepages-2Mi: 3Mi`` is one and a half pages; the API server rejects it with
+``3Mi is not positive integer multiple of hugepages-2Mi``.
+
+Fix: use a multiple of the page size: ``hugepages-2Mi: 4Mi``, ``hugepages-1Gi: 2Gi``.
+"""
+
+from generator.lint import pods, quantity
+from generator.lint.model import Hit
+
+ID = "HP003"
+NAME = "hugepages-not-page-multiple"
+SEVERITY = "error"
+SUMMARY = "A huge pages quantity is not a positive multiple of its page size"
+SCOPE = "object"
+
+
+def check(res, ctx):
+    found = pods.pod_spec(res.obj)
+    if not found:
+        return
+    for cpath, container in pods.containers(*found):
+        requests, limits = pods.resources(container)
+        for section, values in (("requests", requests), ("limits", limits)):
+            for name, value in values.items():
+                if not pods.is_hugepages(name):
+                    continue
+                page, amount = quantity.parse(name[len("hugepages-"):]), quantity.parse(value)
+                if not page or amount is None:
+                    continue
+                ratio = amount / page
+                if ratio <= 0 or ratio.denominator != 1:
+                    where = pods.field_path(cpath + ("resources", section)) + f"[{name}]"
+                    yield Hit(f'{where}: Invalid value: "{value}": {value} is not positive integer multiple of {name}',
+                              cpath + ("resources", section, name), at_value=True)

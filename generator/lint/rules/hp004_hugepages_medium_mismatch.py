@@ -1,0 +1,45 @@
+"""An emptyDir of huge pages whose medium does not match the sizes the pod requests.
+
+Rationale: ``medium: HugePages`` means "the pod's one huge page size"; with two sizes
+requested it is ambiguous and the pod fails to start. ``medium: HugePages-<size>`` needs
+that size requested by the pod, else the mount has no pages behind it.
+
+Fix: with one size, use ``medium: HugePages`` or ``HugePages-<size>``; with several sizes,
+one ``HugePages-<size>`` volume per size that some container requests.
+"""
+
+from generator.lint import pods
+from generator.lint.model import Hit
+
+ID = "HP004"
+NAME = "hugepages-medium-mismatch"
+SEVERITY = "error"
+SUMMARY = "An emptyDir huge pages medium does not match the huge page sizes requested"
+SCOPE = "object"
+
+
+def check(res, ctx):
+    found = pods.pod_spec(res.obj)
+    if not found:
+        return
+    spath, spec = found
+    sizes = set()
+    for _, container in pods.containers(spath, spec):
+        requests, limits = pods.resources(container)
+        sizes |= {n[len("hugepages-"):] for n in (*requests, *limits) if pods.is_hugepages(n)}
+    volumes = spec.get("volumes")
+    for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
+        empty = volume.get("emptyDir") if isinstance(volume, dict) else None
+        medium = empty.get("medium") if isinstance(empty, dict) else None
+        if not isinstance(medium, str) or not medium.startswith("HugePages"):
+            continue
+        path = spath + ("volumes", i, "emptyDir", "medium")
+        where = pods.field_path(path)
+        if medium == "HugePages" and len(sizes) > 1:
+            yield Hit(f'{where}: Invalid value: "HugePages": the pod requests several huge page sizes '
+                      f'({", ".join(sorted(sizes))}); use HugePages-<size>', path, at_value=True)
+        elif medium == "HugePages" and not sizes:
+            yield Hit(f'{where}: Invalid value: "HugePages": no container requests huge pages', path, at_value=True)
+        elif medium.startswith("HugePages-") and medium[len("HugePages-"):] not in sizes:
+            yield Hit(f'{where}: Invalid value: "{medium}": no container requests hugepages-{medium[10:]}',
+                      path, at_value=True)

@@ -1,0 +1,24 @@
+"""A document without ``apiVersion`` or ``kind``.
+
+Rationale: without both the API server cannot decode the object, and no schema can be
+chosen. The messages are kubeconform's, so existing CI logs read the same.
+
+Fix: add ``apiVersion`` and ``kind`` (for example ``apiVersion: apps/v1`` and
+``kind: Deployment``), or remove the stray document.
+"""
+
+from generator.lint.model import Hit
+
+ID = "K8S002"
+NAME = "missing-kind"
+SEVERITY = "error"
+SUMMARY = "A document has no apiVersion or no kind"
+SCOPE = "object"
+
+
+def check(res, ctx):
+    # kubeconform checks kind first
+    if not isinstance(res.obj.get("kind"), str) or not res.obj.get("kind"):
+        yield Hit("missing 'kind' key", ("kind",) if "kind" in res.obj else ())
+    elif not isinstance(res.obj.get("apiVersion"), str) or not res.obj.get("apiVersion"):
+        yield Hit("missing 'apiVersion' key")

@@ -1,0 +1,30 @@
+"""A kind with no schema in the bundled Kubernetes schemas or the configured locations.
+
+Rationale: an object that is not checked may carry any typo. Like kubeconform, a missing
+schema is an error unless ``--ignore-missing-schemas`` is given; Kustomize's own files
+(``kustomization.yaml``) are not cluster objects and are not checked. An apiVersion removed in
+the target version is reported by API001 instead.
+
+Fix: add a schema location for the kind (``--schema-location`` or ``schemaLocations`` in
+``.gpu-gitops.yaml``), make schemas from the CRD with ``gpu-gitops schemas import``, or
+check that apiVersion and kind are spelled right for the target Kubernetes version.
+"""
+
+from generator.lint import deprecations
+from generator.lint.model import Hit
+
+ID = "K8S004"
+NAME = "schema-missing"
+SEVERITY = "error"
+SUMMARY = "No schema was found for the object's apiVersion and kind"
+SCOPE = "object"
+
+
+def check(res, ctx):
+    obj = res.obj
+    if ctx.validator is None or not all(isinstance(obj.get(k), str) and obj.get(k) for k in ("apiVersion", "kind")):
+        return
+    if deprecations.is_removed(obj["apiVersion"], obj["kind"], ctx.settings.target_version):
+        return  # API001 says why, with the replacement
+    if not ctx.validator.has_schema(obj["apiVersion"], obj["kind"]):
+        yield Hit(f"could not find schema for {obj['kind']}", ("kind",), at_value=True)

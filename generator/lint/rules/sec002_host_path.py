@@ -1,0 +1,31 @@
+"""A hostPath volume outside the namespaces allowed to use host resources.
+
+Rationale: a hostPath mount reads or writes the node's file system (kubelet credentials,
+container runtime socket, other pods' data). Node agents need it; workloads should use
+persistent volumes or local volumes through a StorageClass.
+
+Fix: replace the hostPath with a PersistentVolumeClaim (local NVMe through a local-volume
+StorageClass), or move the node agent to an allowed namespace.
+"""
+
+from generator.lint import pods
+from generator.lint.model import Hit
+
+ID = "SEC002"
+NAME = "host-path"
+SEVERITY = "warning"
+SUMMARY = "A pod mounts a hostPath volume outside the allowed namespaces"
+SCOPE = "object"
+
+
+def check(res, ctx):
+    found = pods.pod_spec(res.obj)
+    if not found or ctx.settings.privileged_allowed(res.namespace):
+        return
+    spath, spec = found
+    volumes = spec.get("volumes")
+    for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
+        if isinstance(volume, dict) and "hostPath" in volume:
+            host = volume["hostPath"].get("path", "") if isinstance(volume["hostPath"], dict) else ""
+            yield Hit(f"{pods.field_path(spath + ('volumes', i))}: hostPath volume {host} in namespace "
+                      f"{res.namespace or '(none)'}", spath + ("volumes", i, "hostPath"))

@@ -1,0 +1,29 @@
+"""A pod shares the node's network, PID or IPC namespace outside the allowed namespaces.
+
+Rationale: ``hostNetwork`` exposes the node's interfaces and bypasses NetworkPolicy;
+``hostPID`` and ``hostIPC`` let the pod see and signal every process on the node. RDMA or
+NCCL tuning rarely needs them in a workload: use the SR-IOV / RDMA device plugins instead.
+
+Fix: remove ``hostNetwork``/``hostPID``/``hostIPC``, or move the node agent to an allowed
+namespace.
+"""
+
+from generator.lint import pods
+from generator.lint.model import Hit
+
+ID = "SEC003"
+NAME = "host-namespaces"
+SEVERITY = "warning"
+SUMMARY = "A pod uses hostNetwork, hostPID or hostIPC outside the allowed namespaces"
+SCOPE = "object"
+
+
+def check(res, ctx):
+    found = pods.pod_spec(res.obj)
+    if not found or ctx.settings.privileged_allowed(res.namespace):
+        return
+    spath, spec = found
+    for key in ("hostNetwork", "hostPID", "hostIPC"):
+        if spec.get(key) is True:
+            yield Hit(f"{pods.field_path(spath + (key,))}: {key} in namespace {res.namespace or '(none)'}",
+                      spath + (key,), at_value=True)

@@ -1,0 +1,32 @@
+"""A container adds Linux capabilities outside the allowed namespaces.
+
+Rationale: capabilities such as ``SYS_ADMIN``, ``NET_ADMIN`` or ``IPC_LOCK`` widen what a
+process may do on the node; the restricted Pod Security level allows only
+``NET_BIND_SERVICE``. GPU workloads need none of them to use GPUs.
+
+Fix: drop the ``capabilities.add`` entries (keep ``drop: [ALL]``), or move the node agent
+to an allowed namespace.
+"""
+
+from generator.lint import pods
+from generator.lint.model import Hit
+
+ID = "SEC004"
+NAME = "added-capabilities"
+SEVERITY = "warning"
+SUMMARY = "A container adds Linux capabilities outside the allowed namespaces"
+SCOPE = "object"
+
+
+def check(res, ctx):
+    found = pods.pod_spec(res.obj)
+    if not found or ctx.settings.privileged_allowed(res.namespace):
+        return
+    for cpath, container in pods.containers(*found):
+        sc = container.get("securityContext")
+        caps = sc.get("capabilities") if isinstance(sc, dict) else None
+        added = caps.get("add") if isinstance(caps, dict) else None
+        extra = [c for c in added if c != "NET_BIND_SERVICE"] if isinstance(added, list) else []
+        if extra:
+            yield Hit(f"{pods.field_path(cpath)}: adds capabilities {', '.join(map(str, extra))}",
+                      cpath + ("securityContext", "capabilities", "add"))

@@ -1,0 +1,42 @@
+"""A pod sets sysctls that are not namespaced, or not in the safe set, outside allowed namespaces.
+
+Rationale: only namespaced sysctls can be set per pod, and only the safe set is allowed
+by default; the kubelet refuses to start a pod with any other (``SysctlForbidden``), and
+allowing it changes the whole node for every pod on it. Node-level tuning for GPUs
+(``vm.*``, ``kernel.numa_balancing``) belongs to the node tuning component.
+
+Fix: move the setting to the node tuning (Tuned profile or tuning DaemonSet), or move the
+component to an allowed namespace.
+"""
+
+from generator.lint import pods
+from generator.lint.model import Hit
+
+ID = "SEC005"
+NAME = "node-sysctls"
+SEVERITY = "warning"
+SUMMARY = "A pod sets unsafe or node-level sysctls outside the allowed namespaces"
+SCOPE = "object"
+
+# The kubelet's safe set (Kubernetes 1.29+)
+SAFE = frozenset({
+    "kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_syncookies",
+    "net.ipv4.ping_group_range", "net.ipv4.ip_unprivileged_port_start", "net.ipv4.ip_local_reserved_ports",
+    "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl",
+    "net.ipv4.tcp_keepalive_probes",
+})
+
+
+def check(res, ctx):
+    found = pods.pod_spec(res.obj)
+    if not found or ctx.settings.privileged_allowed(res.namespace):
+        return
+    spath, spec = found
+    sc = spec.get("securityContext")
+    sysctls = sc.get("sysctls") if isinstance(sc, dict) else None
+    for i, item in enumerate(sysctls if isinstance(sysctls, list) else []):
+        name = item.get("name") if isinstance(item, dict) else None
+        if isinstance(name, str) and name.replace("/", ".") not in SAFE:
+            yield Hit(f"{pods.field_path(spath + ('securityContext', 'sysctls', i))}: sysctl {name} is not in the "
+                      "safe set; the kubelet refuses the pod unless the node allows it",
+                      spath + ("securityContext", "sysctls", i, "name"), at_value=True)

@@ -1,0 +1,33 @@
+"""A pod without a seccomp profile, outside the allowed namespaces.
+
+Rationale: without ``seccompProfile`` containers run Unconfined on most runtimes, with
+every system call available; the restricted Pod Security level requires
+``RuntimeDefault`` or ``Localhost``.
+
+Fix: set ``securityContext.seccompProfile.type: RuntimeDefault`` in the pod spec.
+"""
+
+from generator.lint import pods
+from generator.lint.model import Hit
+
+ID = "SEC006"
+NAME = "seccomp-missing"
+SEVERITY = "warning"
+SUMMARY = "A pod has no seccomp profile"
+SCOPE = "object"
+
+
+def check(res, ctx):
+    found = pods.pod_spec(res.obj)
+    if not found or ctx.settings.privileged_allowed(res.namespace):
+        return
+    spath, spec = found
+    sc = spec.get("securityContext")
+    if isinstance(sc, dict) and isinstance(sc.get("seccompProfile"), dict):
+        return
+    cs = list(pods.containers(spath, spec))
+    if cs and all(isinstance(c.get("securityContext"), dict) and isinstance(c["securityContext"].get("seccompProfile"),
+                                                                          dict) for _, c in cs):
+        return
+    yield Hit(f"{pods.field_path(spath + ('securityContext',))}: no seccompProfile; set type RuntimeDefault",
+              spath + ("securityContext",))

@@ -1,0 +1,33 @@
+"""A pod that does not require a non-root user, outside the allowed namespaces.
+
+Rationale: without ``runAsNonRoot: true`` an image that runs as root does so on the node;
+the restricted Pod Security level requires it. Most CUDA and ROCm images run fine as a
+non-root user.
+
+Fix: set ``securityContext.runAsNonRoot: true`` (and a ``runAsUser``) in the pod spec.
+"""
+
+from generator.lint import pods
+from generator.lint.model import Hit
+
+ID = "SEC007"
+NAME = "run-as-non-root-missing"
+SEVERITY = "warning"
+SUMMARY = "A pod does not set runAsNonRoot"
+SCOPE = "object"
+
+
+def check(res, ctx):
+    found = pods.pod_spec(res.obj)
+    if not found or ctx.settings.privileged_allowed(res.namespace):
+        return
+    spath, spec = found
+    sc = spec.get("securityContext")
+    if isinstance(sc, dict) and sc.get("runAsNonRoot") is True:
+        return
+    cs = list(pods.containers(spath, spec))
+    if cs and all(isinstance(c.get("securityContext"), dict) and c["securityContext"].get("runAsNonRoot") is True
+                  for _, c in cs):
+        return
+    yield Hit(f"{pods.field_path(spath + ('securityContext',))}: runAsNonRoot is not set to true",
+              spath + ("securityContext",))

@@ -1,0 +1,37 @@
+"""A PersistentVolumeClaim names a StorageClass that is not in the linted set.
+
+Rationale: a claim whose class does not exist stays Pending, and so does every pod that
+mounts it. This rule runs only when the linted set holds StorageClasses (a workload file
+linted alone gets no finding), so it checks a whole cluster tree.
+
+Fix: correct ``storageClassName``, or add the StorageClass to the manifests.
+"""
+
+from generator.lint.model import Hit
+
+ID = "XR001"
+NAME = "storageclass-missing"
+SEVERITY = "error"
+SUMMARY = "A PersistentVolumeClaim references a StorageClass not in the linted set"
+SCOPE = "set"
+
+
+def check(index, ctx):
+    classes = index.get("StorageClass")
+    if not classes:
+        return
+    known = {r.name for r in classes}
+    for res in index.get("PersistentVolumeClaim", []):
+        yield from _claim(res, res.obj.get("spec"), ("spec",), known)
+    for res in index.get("StatefulSet", []):
+        spec = res.obj.get("spec")
+        templates = spec.get("volumeClaimTemplates") if isinstance(spec, dict) else None
+        for i, template in enumerate(templates if isinstance(templates, list) else []):
+            if isinstance(template, dict):
+                yield from _claim(res, template.get("spec"), ("spec", "volumeClaimTemplates", i, "spec"), known)
+
+
+def _claim(res, spec, path, known):
+    name = spec.get("storageClassName") if isinstance(spec, dict) else None
+    if isinstance(name, str) and name and name not in known:
+        yield res, Hit(f'storageclass.storage.k8s.io "{name}" not found', path + ("storageClassName",), at_value=True)

@@ -1,0 +1,32 @@
+"""A KEDA ScaledObject targets a workload that is not in the linted set.
+
+Rationale: KEDA cannot build the HPA for a missing target; the ScaledObject stays not
+Ready and nothing scales. This rule runs only when the linted set holds objects of the
+target's kind (``Deployment`` when ``scaleTargetRef.kind`` is not given).
+
+Fix: correct ``scaleTargetRef.name``/``kind``, or put the ScaledObject in the target's
+namespace.
+"""
+
+from generator.lint.model import Hit
+
+ID = "XR003"
+NAME = "scaledobject-target-missing"
+SEVERITY = "error"
+SUMMARY = "A ScaledObject's scaleTargetRef names a workload not in the linted set"
+SCOPE = "set"
+
+
+def check(index, ctx):
+    for res in index.get("ScaledObject", []):
+        spec = res.obj.get("spec")
+        ref = spec.get("scaleTargetRef") if isinstance(spec, dict) else None
+        if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
+            continue
+        kind = ref.get("kind") or "Deployment"
+        candidates = index.get(kind)
+        if not candidates:
+            continue
+        if not any(c.name == ref["name"] and c.namespace == res.namespace for c in candidates):
+            yield res, Hit(f"scaleTargetRef: {kind} {res.namespace or '(none)'}/{ref['name']} not found",
+                           ("spec", "scaleTargetRef", "name"), at_value=True)

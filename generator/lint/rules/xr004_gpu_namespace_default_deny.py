@@ -1,0 +1,46 @@
+"""A namespace that runs GPU pods has no default-deny NetworkPolicy.
+
+Rationale: GPU jobs hold model weights, datasets and credentials for object storage;
+without a default deny every pod in the cluster can reach them, and they can reach
+everything. A default deny is a NetworkPolicy with an empty ``podSelector`` and
+``policyTypes`` listing Ingress and no ingress rules. This rule runs only when the linted set
+holds NetworkPolicies.
+
+Fix: add ``NetworkPolicy default-deny-all`` (``podSelector: {}``,
+``policyTypes: [Ingress, Egress]``) to the namespace, plus the allows it needs (DNS,
+metrics scraping).
+"""
+
+from generator.lint import pods
+from generator.lint.model import Hit
+
+ID = "XR004"
+NAME = "gpu-namespace-default-deny"
+SEVERITY = "warning"
+SUMMARY = "A namespace with GPU pods has no default-deny NetworkPolicy"
+SCOPE = "set"
+
+
+def check(index, ctx):
+    policies = index.get("NetworkPolicy")
+    if not policies:
+        return
+    denied = {p.namespace for p in policies if _is_default_deny(p.obj)}
+    reported = set()
+    for resources in index.values():
+        for res in resources:
+            found = pods.pod_spec(res.obj)
+            if not found or res.namespace in denied or res.namespace in reported:
+                continue
+            if pods.pod_requests_gpu(*found):
+                reported.add(res.namespace)
+                yield res, Hit(f"namespace {res.namespace or '(none)'} runs GPU pods but has no default-deny "
+                               "NetworkPolicy", ("metadata", "namespace"), at_value=True)
+
+
+def _is_default_deny(obj: dict) -> bool:
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return False
+    types = spec.get("policyTypes") or ["Ingress"]
+    return spec.get("podSelector") == {} and "Ingress" in types and not spec.get("ingress")

@@ -1,0 +1,57 @@
+"""A DaemonSet bound to GPU nodes does not tolerate the GPU pool taint.
+
+Rationale: GPU node pools are tainted (``lint.taintKeys``, by default ``nvidia.com/gpu``
+and ``amd.com/gpu``, NoSchedule). A DaemonSet whose node selector or required node
+affinity picks GPU nodes (labels under ``nvidia.com/``, ``amd.com/``, the PCI vendor labels
+of Node Feature Discovery, or GKE's accelerator label) but lacks the toleration never gets a
+pod on those nodes: device plugins, exporters and node tuning silently do nothing.
+
+Fix: add ``tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]`` (the
+pool's taint key) to the DaemonSet's pod template.
+"""
+
+from generator.lint import pods
+from generator.lint.model import Hit
+
+ID = "XR005"
+NAME = "daemonset-gpu-taint"
+SEVERITY = "error"
+SUMMARY = "A DaemonSet selecting GPU nodes does not tolerate the GPU pool taint"
+SCOPE = "object"
+
+_VENDOR_LABELS = {
+    "nvidia.com": ("nvidia.com/", "feature.node.kubernetes.io/pci-10de", "cloud.google.com/gke-accelerator"),
+    "amd.com": ("amd.com/", "feature.node.kubernetes.io/pci-1002", "beta.amd.com/"),
+}
+
+
+def check(res, ctx):
+    if res.kind != "DaemonSet" or ctx.settings.provider == "gke":
+        return
+    found = pods.pod_spec(res.obj)
+    if not found:
+        return
+    spath, spec = found
+    vendors = {v for key in _selected_label_keys(spec) for v, prefixes in _VENDOR_LABELS.items()
+               if key.startswith(prefixes)}
+    for key in ctx.settings.taint_keys:
+        domain = key.split("/", 1)[0] if "/" in key else ""
+        if domain in vendors and not pods.tolerates(spec, key):
+            yield Hit(f"DaemonSet selects {domain} GPU nodes but does not tolerate their taint {key}:NoSchedule, "
+                      "so it runs no pod there", spath + ("tolerations",))
+
+
+def _selected_label_keys(spec: dict) -> set[str]:
+    keys = set()
+    selector = spec.get("nodeSelector")
+    if isinstance(selector, dict):
+        keys |= set(selector)
+    affinity = spec.get("affinity")
+    node = affinity.get("nodeAffinity") if isinstance(affinity, dict) else None
+    required = node.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(node, dict) else None
+    terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
+    for term in terms if isinstance(terms, list) else []:
+        for expr in term.get("matchExpressions", []) if isinstance(term, dict) else []:
+            if isinstance(expr, dict) and isinstance(expr.get("key"), str) and expr.get("operator") != "DoesNotExist":
+                keys.add(expr["key"])
+    return keys

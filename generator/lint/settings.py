@@ -1,0 +1,59 @@
+"""Lint settings: the ``lint`` section of ``.gpu-gitops.yaml`` merged with command-line flags."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from generator.validate import kubernetes
+
+DEFAULT_TAINT_KEYS = ("nvidia.com/gpu", "amd.com/gpu")
+DEFAULT_PRIVILEGED_NAMESPACES = ("kube-system",)
+
+
+@dataclass
+class Settings:
+    kubernetes_version: str = ""
+    taint_keys: list[str] = field(default_factory=lambda: list(DEFAULT_TAINT_KEYS))
+    allowed_privileged_namespaces: list[str] = field(default_factory=lambda: list(DEFAULT_PRIVILEGED_NAMESPACES))
+    provider: str = ""
+    rules: dict[str, str] = field(default_factory=dict)
+    ignores: list[dict] = field(default_factory=list)
+    excludes: list[str] = field(default_factory=list)
+    schema_locations: list[str] = field(default_factory=list)
+    ignore_missing_schemas: bool = False
+    schema_cache: Path | None = None
+    strict: bool = True
+
+    def __post_init__(self) -> None:
+        self.kubernetes_version = self.kubernetes_version or kubernetes.newest_version()
+        self.target_version = kubernetes.parse_version(self.kubernetes_version)
+
+    def privileged_allowed(self, namespace: str) -> bool:
+        return namespace in self.allowed_privileged_namespaces
+
+    @classmethod
+    def from_config(cls, data: dict, **overrides) -> Settings:
+        """Settings from a loaded config (``Config.data``); ``None`` overrides are ignored."""
+        lint = data.get("lint", {})
+        values = {
+            "kubernetes_version": lint.get("kubernetesVersion", ""),
+            "taint_keys": list(lint.get("taintKeys", DEFAULT_TAINT_KEYS)),
+            "allowed_privileged_namespaces": list(lint.get("allowedPrivilegedNamespaces",
+                                                           DEFAULT_PRIVILEGED_NAMESPACES)),
+            "provider": lint.get("provider", ""),
+            "rules": dict(lint.get("rules", {})),
+            "ignores": list(lint.get("ignore", [])),
+            "excludes": list(lint.get("exclude", [])),
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+
+def for_cluster(spec: dict) -> Settings:
+    """Settings for a rendered cluster: its version, provider and GPU pool taint keys."""
+    gpu_pools = [pool for pool in spec.get("nodePools", []) if "gpu" in pool]
+    keys = sorted({t["key"] for pool in gpu_pools for t in pool.get("taints", [])
+                   if t.get("effect") in ("NoSchedule", "NoExecute")})
+    return Settings(kubernetes_version=spec["kubernetesVersion"], provider=spec.get("provider", ""),
+                    taint_keys=keys if gpu_pools else list(DEFAULT_TAINT_KEYS))

@@ -1,0 +1,28 @@
+"""GitHub Actions workflow commands (``::error file=...,line=...::message``), escaped.
+
+GitHub shows only ten annotations of each level per step, so a summary ``::notice`` closes
+the output. Escaping follows actions/toolkit: ``%``, CR and LF in messages, plus ``:`` and
+``,`` in properties.
+"""
+
+from __future__ import annotations
+
+_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def format(report) -> str:
+    out = []
+    for f in report.findings:
+        props = ",".join(f"{k}={escape_property(str(v))}" for k, v in
+                         (("file", f.file), ("line", f.line), ("col", f.col), ("title", f.rule)))
+        out.append(f"::{_LEVEL[f.severity]} {props}::{escape_data(f.message)}\n")
+    out.append(f"::notice title=gpu-gitops lint::{escape_data(report.summary())}\n")
+    return "".join(out)

@@ -1,0 +1,86 @@
+"""SARIF 2.1.0 for GitHub code scanning and other SARIF consumers.
+
+Every rule has a short and full description and help text (never empty strings), every
+result a real region (line and column of the offending node), URIs are relative to the
+working directory, and ``partialFingerprints`` are stable across runs so alerts keep their
+identity when lines move.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from generator import __version__
+from generator.lint.rules import REGISTRY, sections
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+MAX_RESULTS = 25000
+_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def _rule(rule) -> dict:
+    description, rationale, fix = sections(rule)
+    full = " ".join(description.split())
+    return {
+        "id": rule.ID,
+        "name": rule.NAME,
+        "shortDescription": {"text": rule.SUMMARY},
+        "fullDescription": {"text": (full + " " + rationale)[:1024]},
+        "help": {"text": f"{rationale}\n\nFix: {fix}", "markdown": f"{rationale}\n\n**Fix:** {fix}"},
+        "defaultConfiguration": {"level": _LEVEL[rule.SEVERITY]},
+        "properties": {"tags": [rule.ID.rstrip("0123456789").lower()]},
+    }
+
+
+def _fingerprint(finding) -> str:
+    key = "\0".join((finding.rule, finding.file, str(finding.ref), finding.message))
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def _result(finding, index: dict[str, int]) -> dict:
+    result = {
+        "ruleId": finding.rule,
+        "level": _LEVEL[finding.severity],
+        "message": {"text": finding.message + (f" ({finding.ref})" if str(finding.ref) else "")},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": {"uri": finding.file.replace("\\", "/")},
+                "region": {"startLine": max(finding.line, 1), "startColumn": max(finding.col, 1)},
+            },
+        }],
+        "partialFingerprints": {"gpuGitopsFinding/v1": _fingerprint(finding)},
+    }
+    if finding.rule in index:
+        result["ruleIndex"] = index[finding.rule]
+    if finding.ref.kind:
+        result["locations"][0]["logicalLocations"] = [{
+            "name": finding.ref.name, "kind": "resource",
+            "fullyQualifiedName": "/".join(p for p in (finding.ref.api_version, finding.ref.kind,
+                                                       finding.ref.namespace, finding.ref.name) if p),
+        }]
+    return result
+
+
+def format(report) -> str:
+    index = {rule.ID: i for i, rule in enumerate(REGISTRY)}
+    results = [_result(f, index) for f in report.findings[:MAX_RESULTS]]
+    log = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "gpu-gitops",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": [_rule(r) for r in REGISTRY],
+            }},
+            "invocations": [{
+                "executionSuccessful": True,
+                "workingDirectory": {"uri": report.workdir.resolve().as_uri() + "/"},
+            }],
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    }
+    return json.dumps(log, indent=2) + "\n"

@@ -1,0 +1,133 @@
+"""A compiled yes/no check for the JSON Schema subset the Kubernetes schemas use.
+
+``jsonschema`` walks the schema for every object (and every ``$ref``), which makes it the
+slowest step of lint. Most objects are valid, so each kind's schema is compiled once into
+nested closures that only answer "valid?"; ``jsonschema`` runs only when the answer is no,
+to produce the messages. A schema using any keyword outside the supported subset is not
+compiled (``Unsupported``) and that kind always goes through ``jsonschema``, so the fast
+path can never accept what ``jsonschema`` would reject.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+Check = Callable[[object], bool]
+
+# keywords that never affect validity (format is not checked: format_checker=None)
+_ANNOTATIONS = frozenset({"description", "title", "default", "format", "example", "examples", "$schema", "$id",
+                          "$defs", "definitions", "$comment", "deprecated", "readOnly", "writeOnly"})
+_TYPES: dict[str, Callable[[object], bool]] = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+}
+
+
+class Unsupported(Exception):
+    """The schema uses a keyword this compiler does not implement."""
+
+
+class Compiler:
+    """Compiles schemas whose ``$ref``s point into one shared definitions document."""
+
+    def __init__(self, definitions: dict, ref_prefixes: tuple[str, ...]):
+        self.definitions = definitions
+        self.ref_prefixes = ref_prefixes
+        self._refs: dict[str, Check] = {}
+
+    def compile(self, schema: object) -> Check:
+        if schema is True or schema == {}:
+            return lambda v: True
+        if schema is False:
+            return lambda v: False
+        if not isinstance(schema, dict):
+            raise Unsupported(repr(schema))
+        checks: list[Check] = []
+        for key in schema:
+            if key in _ANNOTATIONS or key.startswith("x-kubernetes-"):
+                continue
+            handler = getattr(self, "_" + key.lstrip("$"), None)
+            if handler is None:
+                raise Unsupported(key)
+            check = handler(schema[key], schema)
+            if check is not None:
+                checks.append(check)
+        if not checks:
+            return lambda v: True
+        if len(checks) == 1:
+            return checks[0]
+        return lambda v: all(c(v) for c in checks)
+
+    def _ref(self, ref: str, schema: dict) -> Check:
+        for prefix in self.ref_prefixes:
+            if ref.startswith(prefix):
+                name = ref[len(prefix):]
+                break
+        else:
+            raise Unsupported(ref)
+        if name not in self._refs:
+            cell: list[Check] = []
+            self._refs[name] = lambda v: cell[0](v)  # recursive definitions refer to themselves
+            target = self.definitions.get(name)
+            if target is None:
+                raise Unsupported(ref)
+            cell.append(self.compile(target))
+        return self._refs[name]
+
+    def _type(self, value, schema) -> Check:
+        names = [value] if isinstance(value, str) else list(value)
+        if any(n not in _TYPES for n in names):
+            raise Unsupported(f"type {value}")
+        tests = [_TYPES[n] for n in names]
+        return tests[0] if len(tests) == 1 else (lambda v: any(t(v) for t in tests))
+
+    def _enum(self, values, schema) -> Check:
+        if all(isinstance(x, str) for x in values):
+            allowed = frozenset(values)
+            return lambda v: isinstance(v, str) and v in allowed
+        if all(x is None or isinstance(x, str) for x in values):
+            allowed = frozenset(values)
+            return lambda v: (v is None or isinstance(v, str)) and v in allowed
+        raise Unsupported("enum of mixed types")
+
+    def _required(self, names, schema) -> Check:
+        names = tuple(names)
+        return lambda v: not isinstance(v, dict) or all(n in v for n in names)
+
+    def _properties(self, props, schema) -> Check:
+        compiled = {name: self.compile(sub) for name, sub in props.items()}
+
+        def check(v):
+            if not isinstance(v, dict):
+                return True
+            for key, value in v.items():
+                sub = compiled.get(key)
+                if sub is not None and not sub(value):
+                    return False
+            return True
+
+        return check
+
+    def _additionalProperties(self, extra, schema) -> Check | None:  # noqa: N802 (JSON Schema's name)
+        if "patternProperties" in schema:
+            raise Unsupported("patternProperties")
+        known = frozenset(schema.get("properties", {}))
+        if extra is False:
+            return lambda v: not isinstance(v, dict) or all(k in known for k in v)
+        sub = self.compile(extra)
+        return lambda v: not isinstance(v, dict) or all(sub(x) for k, x in v.items() if k not in known)
+
+    def _items(self, items, schema) -> Check:
+        if not isinstance(items, dict):
+            raise Unsupported("items as a list")
+        sub = self.compile(items)
+        return lambda v: not isinstance(v, list) or all(sub(x) for x in v)
+
+    def _oneOf(self, options, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+        subs = [self.compile(o) for o in options]
+        return lambda v: sum(1 for s in subs if s(v)) == 1

@@ -1,0 +1,206 @@
+"""The lint, rules and explain commands: exit codes, config, suppressions, inputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, crd_args, needs_crd_schemas
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+GPU_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+  namespace: gpu-training
+{annotations}spec:
+  securityContext:
+    runAsNonRoot: true
+    seccompProfile: {{type: RuntimeDefault}}
+  containers:
+    - name: main
+      image: "nvcr.io/nvidia/pytorch:24.05-py3"
+      resources:
+        requests: {{nvidia.com/gpu: 1}}
+        limits: {{memory: 8Gi}}
+"""
+
+
+@pytest.fixture
+def tmp_path(project, monkeypatch):
+    """A project root (with schemas/, for the config file) that is also the working directory."""
+    monkeypatch.chdir(project)
+    return project
+
+
+def _write(root: Path, name: str, text: str) -> Path:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _json(result) -> list[dict]:
+    return json.loads(result.stdout)["findings"]
+
+
+def test_errors_exit_1_and_print_path_line_col(tmp_path, run):
+    _write(tmp_path, "pod.yaml", GPU_POD.format(annotations=""))
+    result = run(tmp_path, "lint", "pod.yaml")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert "pod.yaml:14:20: error: spec.containers[0].resources.limits: Required value: Limit must be set for non " \
+           "overcommitable resources (nvidia.com/gpu is requested) [GPU001]" in lines
+    assert "pod.yaml:6:1: error:" in result.stdout  # GPU004 at the pod spec: no tolerations key to point at
+
+
+def test_clean_file_exits_0(tmp_path, run):
+    result = run(tmp_path, "lint", str(FIXTURES / "GPU001" / "pass"))
+    assert result.exit_code == 0, result.output
+
+
+def test_warnings_fail_only_with_fail_on_warning(tmp_path, run):
+    path = str(FIXTURES / "GPU007" / "fail")
+    assert run(tmp_path, "lint", path).exit_code == 0
+    assert run(tmp_path, "lint", "--fail-on", "warning", path).exit_code == 1
+
+
+def test_annotation_with_reason_suppresses_the_named_rules(tmp_path, run):
+    ann = '  annotations:\n    gpu-gitops.io/ignore: "GPU001,GPU004: scheduled by an external admission webhook"\n'
+    _write(tmp_path, "pod.yaml", GPU_POD.format(annotations=ann))
+    result = run(tmp_path, "lint", "--format", "json", "pod.yaml")
+    assert {f["rule"] for f in _json(result)} == set()
+    assert result.exit_code == 0
+
+
+def test_annotation_without_reason_suppresses_nothing(tmp_path, run):
+    ann = '  annotations:\n    gpu-gitops.io/ignore: "GPU001"\n'
+    _write(tmp_path, "pod.yaml", GPU_POD.format(annotations=ann))
+    rules = {f["rule"] for f in _json(run(tmp_path, "lint", "--format", "json", "pod.yaml"))}
+    assert {"GPU001", "LINT001"} <= rules
+
+
+def test_config_ignores_severity_and_rules_off(tmp_path, run):
+    _write(tmp_path, "vendor/pod.yaml", GPU_POD.format(annotations=""))
+    _write(tmp_path, ".gpu-gitops.yaml", """\
+lint:
+  rules:
+    GPU004: off
+    GPU001: warning
+  ignore:
+    - rules: [GPU001]
+      kind: Pod
+      name: other
+      reason: does not match this pod
+""")
+    findings = _json(run(tmp_path, "lint", "--format", "json", "vendor"))
+    assert [(f["rule"], f["severity"]) for f in findings] == [("GPU001", "warning")]
+    _write(tmp_path, ".gpu-gitops.yaml", """\
+lint:
+  ignore:
+    - rules: ["*"]
+      path: "vendor/*"
+      reason: vendored chart, reviewed upstream
+""")
+    result = run(tmp_path, "lint", "--format", "json", "vendor")
+    assert _json(result) == [] and result.exit_code == 0
+
+
+def test_config_excludes_paths(tmp_path, run):
+    _write(tmp_path, "vendor/pod.yaml", GPU_POD.format(annotations=""))
+    _write(tmp_path, "own/ok.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    _write(tmp_path, ".gpu-gitops.yaml", "lint:\n  exclude: [vendor]\n")
+    result = run(tmp_path, "lint", "own", "vendor")
+    assert result.exit_code == 0, result.output
+
+
+def test_config_taint_keys_and_gke_provider(tmp_path, run):
+    pod = GPU_POD.format(annotations="").replace("requests: {nvidia.com/gpu: 1}", "requests: {}").replace(
+        "limits: {memory: 8Gi}", "limits: {memory: 8Gi, nvidia.com/gpu: 1}")
+    _write(tmp_path, "pod.yaml", pod)
+    assert {f["rule"] for f in _json(run(tmp_path, "lint", "--format", "json", "pod.yaml"))} == {"GPU004"}
+    _write(tmp_path, ".gpu-gitops.yaml", "lint:\n  provider: gke\n")
+    assert _json(run(tmp_path, "lint", "--format", "json", "pod.yaml")) == []
+    _write(tmp_path, ".gpu-gitops.yaml", "lint:\n  taintKeys: [dedicated]\n")
+    findings = _json(run(tmp_path, "lint", "--format", "json", "pod.yaml"))
+    assert [f["rule"] for f in findings] == ["GPU004"] and "dedicated:NoSchedule" in findings[0]["message"]
+
+
+def test_unknown_config_key_is_an_error_with_its_line(tmp_path, run):
+    _write(tmp_path, ".gpu-gitops.yaml", "lint:\n  rules: {}\n  taintKey: [x]\n")
+    _write(tmp_path, "ok.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    result = run(tmp_path, "lint", "ok.yaml")
+    assert result.exit_code == 2
+    assert ".gpu-gitops.yaml:3:3: error:" in result.stderr
+
+
+def test_bad_rule_severity_in_config_is_an_error(tmp_path, run):
+    _write(tmp_path, ".gpu-gitops.yaml", "lint:\n  rules:\n    GPU001: fatal\n")
+    result = run(tmp_path, "lint", str(FIXTURES / "GPU001" / "pass"))
+    assert result.exit_code == 2 and ".gpu-gitops.yaml:3:" in result.stderr
+
+
+def test_kubernetes_version_picks_removed_apis(tmp_path, run):
+    path = str(FIXTURES / "API001" / "fail")
+    assert "API001" in run(tmp_path, "lint", "--kubernetes-version", "1.32", path).stdout
+    result = run(tmp_path, "lint", "--kubernetes-version", "1.2x", path)
+    assert result.exit_code == 2 and "invalid Kubernetes version" in result.stderr
+
+
+def test_missing_path_and_no_default_target_are_usage_errors(tmp_path, run):
+    assert run(tmp_path, "lint", "nope.yaml").exit_code == 2
+    result = run(tmp_path, "lint")
+    assert result.exit_code == 2 and "no rendered/ folder" in result.stderr
+
+
+def test_stdin_and_output_file(tmp_path, run):
+    text = (FIXTURES / "GPU003" / "fail" / "fraction.yaml").read_text()
+    from click.testing import CliRunner
+
+    from generator.cli import cli
+
+    out = tmp_path / "lint.sarif"
+    result = CliRunner().invoke(cli, ["--root", str(tmp_path), "lint", "--format", "sarif", "--output-file", str(out),
+                                      "-"], input=text)
+    assert result.exit_code == 1
+    results = json.loads(out.read_text())["runs"][0]["results"]
+    assert [(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for r in results
+            if r["level"] == "error"] == [("GPU003", "stdin")]
+
+
+def test_yaml_error_in_one_file_does_not_stop_the_others(tmp_path, run):
+    _write(tmp_path, "a-broken.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: x\n")
+    _write(tmp_path, "b-pod.yaml", GPU_POD.format(annotations=""))
+    rules = [f["rule"] for f in _json(run(tmp_path, "lint", "--format", "json", "."))]
+    assert rules[0] == "K8S001" and "GPU001" in rules
+
+
+def test_rules_lists_every_rule_and_explain_shows_examples(tmp_path, run):
+    result = run(tmp_path, "rules", "--json")
+    ids = [r["id"] for r in json.loads(result.stdout)]
+    assert "GPU001" in ids and len(ids) == len(set(ids))
+    text = run(tmp_path, "explain", "gpu001").stdout
+    assert text.startswith("GPU001 extended-limit-missing (error)")
+    assert "Why:" in text and "Fix:" in text and "--- fail: request-only.yaml" in text
+    assert run(tmp_path, "explain", "NOPE001").exit_code == 2
+
+
+@needs_crd_schemas()
+@pytest.mark.parametrize("cluster", EXAMPLES)
+def test_rendered_examples_have_no_errors(cluster, run):
+    root = Path(__file__).resolve().parents[2]
+    result = run(root, "lint", "--format", "json", *crd_args(), str(root / "rendered" / cluster))
+    errors = [f for f in _json(result) if f["severity"] == "error"]
+    assert errors == [] and result.exit_code == 0
+
+
+@needs_crd_schemas()
+def test_default_target_is_rendered_of_the_project(run):
+    root = Path(__file__).resolve().parents[2]
+    result = run(root, "lint", "--format", "json", *crd_args())
+    linted = json.loads(result.stdout)["summary"]["files"]
+    assert result.exit_code == 0 and linted == len(list((root / "rendered").rglob("*.yaml"))) > 0

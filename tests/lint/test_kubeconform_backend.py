@@ -1,0 +1,128 @@
+"""The kubeconform backend, against a stub that replays recorded output of both JSON dialects.
+
+No kubeconform binary can be installed here; the stub records the command line it got and
+prints what kubeconform printed for the same input. When a real kubeconform is on PATH the
+last test runs it too.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+INVALID = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: fine
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: "3"
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: "nginx:1.27"
+"""
+
+# kubeconform 0.6+/0.7: statusInvalid with validationErrors (JSON pointers)
+NEW_DIALECT = {
+    "resources": [{
+        "filename": "app.yaml", "kind": "Deployment", "name": "web", "version": "apps/v1",
+        "status": "statusInvalid",
+        "msg": "problem validating schema. Check JSON formatting: jsonschema: '/spec/replicas' does not validate "
+               "with https://example/deployment-apps-v1.json#/properties/spec/properties/replicas/type: "
+               "expected integer or null, but got string",
+        "validationErrors": [{"path": "/spec/replicas", "msg": "expected integer or null, but got string"}],
+    }],
+    "summary": {"valid": 1, "invalid": 1, "errors": 0, "skipped": 0},
+}
+# older releases (Readme example): upper-case status, no name, no validationErrors
+OLD_DIALECT = {
+    "resources": [{
+        "filename": "app.yaml", "kind": "Deployment", "version": "apps/v1", "status": "INVALID",
+        "msg": "For field spec.replicas: Invalid type. Expected: [integer,null], given: string",
+    }, {
+        "filename": "app.yaml", "kind": "TrainingRun", "version": "example.com/v1", "status": "ERROR",
+        "msg": "could not find schema for TrainingRun",
+    }],
+    "summary": {"valid": 1, "invalid": 1, "errors": 1, "skipped": 0},
+}
+
+
+def _stub(folder: Path, output: dict) -> Path:
+    folder.mkdir(exist_ok=True)
+    (folder / "recorded.json").write_text(json.dumps(output))
+    script = folder / "kubeconform"
+    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{folder}/args"\ncat "{folder}/recorded.json"\nexit 1\n')
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return script
+
+
+@pytest.fixture
+def app(project, monkeypatch):
+    monkeypatch.chdir(project)
+    (project / "app.yaml").write_text(INVALID)
+    return project
+
+
+def _findings(result) -> list[dict]:
+    return json.loads(result.stdout)["findings"]
+
+
+def test_new_dialect_is_mapped_to_lines_and_deduplicated(app, run, monkeypatch, tmp_path):
+    stub = _stub(tmp_path / "bin", NEW_DIALECT)
+    monkeypatch.setenv("PATH", f"{stub.parent}:{__import__('os').environ['PATH']}")
+    result = run(app, "lint", "--format", "json", "--kubeconform", "--kubernetes-version", "1.32", "app.yaml")
+    assert result.exit_code == 1
+    args = (stub.parent / "args").read_text().split("\n")
+    assert args[:8] == ["-strict", "-summary", "-output", "json", "-kubernetes-version", "1.32.0", "-schema-location",
+                        "default"]
+    assert args[8:] == ["app.yaml", ""]  # the file, then printf's final newline
+    schema = [(f["rule"], f["line"], f["message"]) for f in _findings(result) if f["rule"] == "K8S003"]
+    # ours and kubeconform's point at the same line: one finding, ours
+    assert len(schema) == 1 and schema[0][1] == 11 and not schema[0][2].startswith("kubeconform:")
+
+
+def test_old_dialect_without_names_or_pointers(app, run, monkeypatch, tmp_path):
+    stub = _stub(tmp_path / "bin", OLD_DIALECT)
+    monkeypatch.setenv("PATH", f"{stub.parent}:{__import__('os').environ['PATH']}")
+    result = run(app, "lint", "--format", "json", "--kubeconform", str(stub), "app.yaml")
+    theirs = [(f["rule"], f["line"]) for f in _findings(result) if f["message"].startswith("kubeconform:")]
+    # the Deployment's result carries no pointer: it lands on the object's first line; the
+    # TrainingRun is not in our set, so it lands on line 1 of the file
+    assert theirs == [("K8S004", 1), ("K8S003", 6)]
+
+
+def test_missing_binary_is_a_usage_error(app, run):
+    result = run(app, "lint", "--kubeconform", "/nonexistent/kubeconform", "app.yaml")
+    assert result.exit_code == 2 and "kubeconform binary" in result.stderr and "hint:" in result.stderr
+
+
+def test_unreadable_output_is_a_usage_error(app, run, tmp_path):
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    script = folder / "kubeconform"
+    script.write_text("#!/bin/sh\necho 'flag provided but not defined: -strict' >&2\nexit 1\n")
+    script.chmod(0o755)
+    result = run(app, "lint", "--kubeconform", str(script), "app.yaml")
+    assert result.exit_code == 2 and "flag provided but not defined" in result.stderr
+
+
+@pytest.mark.skipif(shutil.which("kubeconform") is None, reason="no kubeconform binary on PATH")
+def test_real_kubeconform_agrees(app, run):
+    result = run(app, "lint", "--format", "json", "--kubeconform", "--kubernetes-version", "1.32", "app.yaml")
+    assert result.exit_code == 1
+    assert any(f["rule"] == "K8S003" and f["line"] == 11 for f in _findings(result))

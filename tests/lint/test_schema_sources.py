@@ -1,0 +1,160 @@
+"""Where custom resource schemas come from: http(s) locations with a cache, and CRD import."""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from generator.lint import lint_paths
+from generator.lint.crdimport import import_files, strict
+from generator.lint.settings import Settings
+from generator.validate.locations import SchemaLocation, fetch, find_schema_file
+
+PEER = Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[3] / "shared")) / "peer" / \
+    "kubeconform" / "fixtures"
+SCHEMA = {"type": "object", "additionalProperties": False,
+          "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                         "metadata": {"type": "object"}, "spec": {"type": "object", "additionalProperties": False,
+                                                                  "properties": {"gpus": {"type": "integer"}}}}}
+
+
+@pytest.fixture
+def server():
+    """A loopback HTTP server serving SCHEMA at /example.com/trainingrun_v1.json and counting requests."""
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's naming)
+            hits.append(self.path)
+            if self.path == "/example.com/trainingrun_v1.json":
+                body = json.dumps(SCHEMA).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            else:
+                self.send_error(404)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", hits
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_http_location_is_downloaded_once_and_cached(server, tmp_path):
+    base, hits = server
+    template = base + "/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
+    manifest = tmp_path / "run.yaml"
+    manifest.write_text("apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\nspec:\n  gpus: two\n")
+    settings = Settings(schema_locations=[base + "/missing/{{.ResourceKind}}.json", template],
+                        schema_cache=tmp_path / "cache")
+    findings = lint_paths([str(manifest)], settings).findings
+    assert [(f.rule, f.line) for f in findings] == [("K8S003", 5)]
+    assert hits == ["/missing/trainingrun.json", "/example.com/trainingrun_v1.json"]
+    url = base + "/example.com/trainingrun_v1.json"
+    # kubeconform's cache naming: the SHA-256 of the URL; a 404 is not cached
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [hashlib.sha256(url.encode()).hexdigest()]
+    lint_paths([str(manifest)], Settings(schema_locations=[template], schema_cache=tmp_path / "cache"))
+    assert len(hits) == 2  # second run: served from the cache
+
+
+def test_unreachable_location_means_no_schema(tmp_path):
+    assert fetch("http://127.0.0.1:9/x.json", tmp_path) is None
+    assert find_schema_file([SchemaLocation("http://127.0.0.1:9/{{.ResourceKind}}.json")], {"ResourceKind": "x"},
+                            tmp_path) is None
+
+
+@pytest.mark.skipif(not (PEER / "cache").is_dir(), reason="kubeconform fixtures not present")
+def test_kubeconform_cache_folder_is_reused(tmp_path):
+    """kubeconform's own cache (named by URL hash) answers the 'default' location offline."""
+    from generator.validate.locations import template_variables
+
+    variables = template_variables("v1", "ReplicationController", "1.35.0")
+    variables.update(NormalizedKubernetesVersion="master", StrictSuffix="")  # as kubeconform ran without -strict
+    found = find_schema_file([SchemaLocation("default")], variables, PEER / "cache")
+    assert found is not None and json.loads(found.read_text())["type"] == "object"
+
+
+CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: trainingruns.example.com
+spec:
+  group: example.com
+  names: {kind: TrainingRun, plural: trainingruns}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                gpus: {type: integer}
+                port: {x-kubernetes-int-or-string: true}
+                note: {type: string, nullable: true}
+                extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
+    - name: v1alpha1
+      served: false
+      storage: false
+      schema:
+        openAPIV3Schema: {type: object}
+"""
+
+
+def test_import_writes_strict_schemas_for_served_versions(tmp_path):
+    crd = tmp_path / "crd.yaml"
+    crd.write_text(CRD)
+    written = import_files([crd], tmp_path / "out", str)
+    assert [p.relative_to(tmp_path / "out").as_posix() for p in written] == ["example.com/trainingrun_v1.json"]
+    loc = str(tmp_path / "out" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
+    run = tmp_path / "run.yaml"
+    run.write_text("apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\nspec:\n  gpus: 2\n"
+                   "  port: http\n  note: null\n  extra: {anything: 1}\n")
+    assert lint_paths([str(run)], Settings(schema_locations=[loc])).findings == []
+    run.write_text("apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\nspec:\n  gpus: 2\n"
+                   "  port: 8080\n  gpu: 1\n")
+    findings = lint_paths([str(run)], Settings(schema_locations=[loc])).findings
+    assert [(f.rule, f.line, f.message) for f in findings] == [
+        ("K8S003", 7, 'strict decoding error: unknown field "spec.gpu"')]
+
+
+def test_strict_keeps_preserved_objects_open():
+    out = strict({"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}},
+                                                         "x-kubernetes-preserve-unknown-fields": True}}})
+    assert out["additionalProperties"] is False and "additionalProperties" not in out["properties"]["a"]
+
+
+@pytest.mark.skipif(not (PEER / "registry").is_dir(), reason="kubeconform fixtures not present")
+def test_import_of_kubeconform_sagemaker_crd_validates_its_example(tmp_path, run, project, monkeypatch):
+    monkeypatch.chdir(project)
+    result = run(project, "schemas", "import", "--output-dir", str(tmp_path / "out"),
+                 str(PEER / "registry" / "sagemaker.aws.amazon.com_trainingjobs.yaml"))
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out" / "sagemaker.aws.amazon.com" / "trainingjob_v1.json").is_file()
+    loc = str(tmp_path / "out" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
+    result = run(project, "lint", "--schema-location", loc, str(PEER / "test_crd.yaml"))
+    assert result.exit_code == 0, result.output
+
+
+def test_import_of_a_file_without_crds_is_an_input_error(tmp_path, run, project):
+    path = tmp_path / "cm.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    result = run(project, "schemas", "import", str(path))
+    assert result.exit_code == 2 and "no CustomResourceDefinition" in result.stderr
