@@ -144,14 +144,23 @@ def cli(ctx, root, config_path, quiet, verbose, color):
 def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
     """Print every input error and rendered-object problem; True when any is an error."""
     failed = False
+    seen_warnings: set[str] = set()
+    repeated = 0
     for outcome in outcomes:
         if outcome.error:
             ctx.ui.error(outcome.error)
             failed = True
         for problem in outcome.problems:
-            if problem.severity == "error" or not ctx.ui.quiet:
-                ctx.ui.problem(problem)
             failed |= problem.severity == "error"
+            if problem.severity != "error":
+                # the same kind is usually unchecked in every cluster: say it once
+                if ctx.ui.quiet or (problem.message in seen_warnings and not ctx.ui.verbose):
+                    repeated += problem.message in seen_warnings
+                    continue
+                seen_warnings.add(problem.message)
+            ctx.ui.problem(problem)
+    if repeated and not ctx.ui.quiet:
+        click.echo(f"({repeated} more warning(s) with the same message in other clusters; -v shows them)", err=True)
     return failed
 
 

@@ -25,3 +25,12 @@ def test_consistency_modules_are_all_registered():
 
     on_disk = {p.stem for p in (REPO / "generator" / "consistency").glob("*.py") if p.stem != "__init__"}
     assert {m.__name__.rsplit(".", 1)[1] for m in consistency.MODULES} == on_disk
+
+
+def test_every_registered_component_is_rendered_by_some_example():
+    """A component no example renders is untested output: the examples must show each one."""
+    reg = registry.load(REPO / "libsonnet")
+    rendered = REPO / "rendered"
+    for component in reg.components:
+        folders = [c / component.layer / component.name for c in rendered.iterdir() if c.is_dir()]
+        assert any((f / "kustomization.yaml").is_file() for f in folders), component.name
