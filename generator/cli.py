@@ -144,23 +144,22 @@ def cli(ctx, root, config_path, quiet, verbose, color):
 def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
     """Print every input error and rendered-object problem; True when any is an error."""
     failed = False
-    seen_warnings: set[str] = set()
-    repeated = 0
+    unchecked: set[str] = set()
     for outcome in outcomes:
         if outcome.error:
             ctx.ui.error(outcome.error)
             failed = True
         for problem in outcome.problems:
             failed |= problem.severity == "error"
-            if problem.severity != "error":
-                # the same kind is usually unchecked in every cluster: say it once
-                if ctx.ui.quiet or (problem.message in seen_warnings and not ctx.ui.verbose):
-                    repeated += problem.message in seen_warnings
-                    continue
-                seen_warnings.add(problem.message)
-            ctx.ui.problem(problem)
-    if repeated and not ctx.ui.quiet:
-        click.echo(f"({repeated} more warning(s) with the same message in other clusters; -v shows them)", err=True)
+            if problem.unchecked_kind and not ctx.ui.verbose:
+                unchecked.add(problem.unchecked_kind)  # summarised below, once for the run
+            elif problem.severity == "error" or not ctx.ui.quiet:
+                ctx.ui.problem(problem)
+    if unchecked and not ctx.ui.quiet:
+        click.echo(click.style("warning:", fg="yellow", bold=True)
+                   + f" no schema found, not schema-checked: {', '.join(sorted(unchecked))}", err=True, color=ctx.ui.color)
+        click.echo("  hint: give their CRD schemas with --schema-location or schemaLocations in .gpu-gitops.yaml "
+                   "(-v lists the files; --require-schemas makes this an error)", err=True)
     return failed
 
 
@@ -223,12 +222,8 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
     outcomes = _render_all(ctx, chosen.names, options, jobs)
     if _report(ctx, [o for o in outcomes if o.error]):
         sys.exit(EXIT_INPUT)
-    stale = False
+    stale = _report(ctx, outcomes)
     for outcome in outcomes:
-        for problem in outcome.problems:
-            if problem.severity == "error" or not ctx.ui.quiet:
-                ctx.ui.problem(problem)
-            stale |= problem.severity == "error"
         changes = pipeline.drift(ctx.project, outcome)
         prefix = ctx.project.display(ctx.project.rendered / outcome.name)
         for rel in changes.changed:

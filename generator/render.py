@@ -26,6 +26,7 @@ class Problem:
     severity: str
     file: str
     message: str
+    unchecked_kind: str = ""  # set on "no schema for this kind" warnings, which the CLI groups
 
     def format(self) -> str:
         return f"{self.file}: {self.severity}: {self.message}"
@@ -94,11 +95,12 @@ def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, pref
                 if key in missing_reported and not require_schemas:
                     continue
                 missing_reported.add(key)
-                severity = "error" if require_schemas else "warning"
                 message = f"{problem.message}: not schema-checked"
                 if require_schemas:
-                    message += " (--require-schemas)"
-                problems.append(Problem(severity, shown, message))
+                    problems.append(Problem("error", shown, message + " (--require-schemas)"))
+                else:
+                    kind = f"{placed.obj['kind']} ({placed.obj['apiVersion']})"
+                    problems.append(Problem("warning", shown, message, unchecked_kind=kind))
             else:
                 where = "/".join(str(p) for p in problem.path)
                 problems.append(Problem("error", shown, f"schema: {('/' + where + ': ') if where else ''}{problem.message}"))
