@@ -29,7 +29,7 @@ class Config:
         base = self.path.parent if self.path else Path(".")
         out = []
         for loc in self.data.get("schemaLocations", []):
-            if loc.startswith(("http://", "https://", "/")):
+            if loc == "default" or loc.startswith(("http://", "https://", "/")):
                 out.append(loc)
             else:
                 out.append(str(base / loc))

@@ -72,7 +72,7 @@ def load_cluster(project: Project, name: str) -> Cluster:
     folder = project.clusters / name
     path = folder / CLUSTER_FILE
     display = project.display(path)
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise InputError(
             f"cluster {name!r} not found",
             path=display,
@@ -137,13 +137,13 @@ def _explain(doc: Located, root: dict, error: jsonschema.ValidationError) -> Inp
         expected = error.validator_value
         expected = " or ".join(expected) if isinstance(expected, list) else expected
         got = type(error.instance).__name__.replace("str", "string").replace("dict", "mapping")
-        got = got.replace("NoneType", "null").replace("list", "list").replace("bool", "boolean")
+        got = got.replace("NoneType", "null").replace("bool", "boolean")
         hint = _type_hint(error.instance, expected)
         return doc.error(f"{where}: expected {expected}, got {got} {error.instance!r}"[:200], path, hint, at_value=True)
     if error.validator == "required":
         missing = error.message.split("'")[1]
         desc = schema.get("properties", {}).get(missing, {})
-        desc = _resolve(root, desc).get("description", "")
+        desc = resolve_ref(root, desc).get("description", "")
         return doc.error(f"{where}: missing required key {missing!r}", path, desc)
     if error.validator == "enum":
         options = ", ".join(json.dumps(v) for v in error.validator_value)
@@ -154,8 +154,6 @@ def _explain(doc: Located, root: dict, error: jsonschema.ValidationError) -> Inp
     if error.validator == "pattern":
         return doc.error(f"{where}: {error.instance!r} has the wrong format", path,
                          schema.get("description", f"must match {error.validator_value}"), at_value=True)
-    if error.validator in ("minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength", "minProperties"):
-        return doc.error(f"{where}: {error.message}", path, schema.get("description", ""), at_value=True)
     return doc.error(f"{where}: {error.message}", path, schema.get("description", ""), at_value=True)
 
 
@@ -169,11 +167,17 @@ def _type_hint(value: Any, expected: str) -> str:
     return ""
 
 
-def _resolve(root: dict, schema: dict) -> dict:
-    ref = schema.get("$ref")
-    if ref and ref.startswith("#/$defs/"):
-        return root["$defs"][ref.split("/")[-1]]
-    return schema
+def resolve_ref(root: dict, node: dict) -> dict:
+    """Follow a local ``$ref`` (``#/$defs/name``), keeping the referring node's description."""
+    ref = node.get("$ref")
+    if not ref or not ref.startswith("#/"):
+        return node
+    target = root
+    for part in ref.removeprefix("#/").split("/"):
+        target = target[part]
+    if "description" not in node:
+        return target
+    return {**target, "description": node["description"]}
 
 
 # --- defaults ------------------------------------------------------------------------------
@@ -181,10 +185,10 @@ def _resolve(root: dict, schema: dict) -> dict:
 
 def apply_defaults(root: dict, data: Any, schema: dict | None = None) -> Any:
     """Fill ``default``s from the schema into ``data`` (recursively, into list items too)."""
-    schema = _resolve(root, schema if schema is not None else root)
+    schema = resolve_ref(root, schema if schema is not None else root)
     if isinstance(data, dict):
         for key, sub in schema.get("properties", {}).items():
-            sub = _resolve(root, sub)
+            sub = resolve_ref(root, sub)
             if key not in data and "default" in sub:
                 data[key] = copy.deepcopy(sub["default"])
             if key in data:

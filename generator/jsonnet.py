@@ -33,6 +33,11 @@ class Sandbox:
         self.display_root = display_root.resolve()
 
     def display(self, path: Path) -> str:
+        """Library files as ``libsonnet/...`` wherever the library is installed; others
+        relative to the project root."""
+        path = Path(path)
+        if path.is_relative_to(self.library):
+            return (Path("libsonnet") / path.relative_to(self.library)).as_posix()
         try:
             return os.path.relpath(path, self.display_root)
         except ValueError:
@@ -61,11 +66,13 @@ class Sandbox:
         raise RuntimeError(f"import {rel!r} not found in libsonnet/ or the cluster's folder")
 
 
-def evaluate(code: str, sandbox: Sandbox, tla: dict[str, object], home: Path | None = None) -> object:
+def evaluate(code: str, sandbox: Sandbox, tla: dict[str, object], home: Path | None = None,
+             blame: str = ENTRY_NAME) -> object:
     """Evaluate an entry snippet whose top level is a function of ``tla``'s keys.
 
     The snippet's own imports resolve against ``home`` first (the cluster's folder), then
-    against the library.
+    against the library. Errors raised by the snippet itself are reported at ``blame``
+    (the overrides file, when the snippet merges one).
     """
     tla_codes = {key: json.dumps(value) for key, value in tla.items()}
     try:
@@ -77,11 +84,11 @@ def evaluate(code: str, sandbox: Sandbox, tla: dict[str, object], home: Path | N
             max_trace=20,
         )
     except RuntimeError as exc:
-        raise _to_input_error(str(exc), sandbox) from None
+        raise _to_input_error(str(exc), sandbox, blame) from None
     return json.loads(text)
 
 
-def _to_input_error(text: str, sandbox: Sandbox) -> InputError:
+def _to_input_error(text: str, sandbox: Sandbox, blame: str) -> InputError:
     """Map Jsonnet's message and stack trace to the innermost user-visible location."""
     lines = [line for line in text.splitlines() if line.strip()]
     first = lines[0] if lines else "Jsonnet evaluation failed"
@@ -98,7 +105,7 @@ def _to_input_error(text: str, sandbox: Sandbox) -> InputError:
             return InputError(message, path=_shown(match.group("file"), sandbox),
                               line=int(match.group("line")), col=int(match.group("col")),
                               hint=_hint_for(message))
-    return InputError(message, path=ENTRY_NAME, hint=_hint_for(message))
+    return InputError(message, path=blame, hint=_hint_for(message))
 
 
 def _shown(file: str, sandbox: Sandbox) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 import os
 import shutil
+import stat
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,12 +63,12 @@ class Tree:
     placed: list[Placed] = field(default_factory=list)
 
 
-def build_tree(cluster: str, layers: list[tuple[str, list[tuple[str, list[dict]]]]], extra: dict[str, bytes] | None = None,
-               root_resources: list[str] | None = None, side_folders: dict[str, list[dict]] | None = None) -> Tree:
+def build_tree(cluster: str, layers: list[tuple[str, list[tuple[str, list[dict]]]]],
+               side_folders: dict[str, list[dict]] | None = None) -> Tree:
     """Files for ``layers`` = [(layer, [(component, objects)])], in apply order.
 
     Empty components and layers are left out, so kustomize never sees an empty folder.
-    ``extra`` adds files outside the layers. ``side_folders`` ({folder: objects}) adds folders
+    ``side_folders`` ({folder: objects}) adds folders
     of objects that are placed and validated like a component's, with their own
     kustomization.yaml, but not listed in the root one (e.g. ``gitops/``, the engine's own
     objects, which must not be applied by a Kustomization that points at the root).
@@ -87,9 +88,7 @@ def build_tree(cluster: str, layers: list[tuple[str, list[tuple[str, list[dict]]
     for folder, objects in (side_folders or {}).items():
         if objects:
             _add_folder(tree, header, folder, folder, objects)
-    for relpath, content in (extra or {}).items():
-        tree.files[relpath] = content
-    tree.files[KUSTOMIZATION] = _kustomization(header, layer_names + list(root_resources or []))
+    tree.files[KUSTOMIZATION] = _kustomization(header, layer_names)
     return tree
 
 
@@ -114,15 +113,25 @@ def _add_folder(tree: Tree, header: str, folder: str, component: str, objects: l
 # --- reading and comparing -------------------------------------------------------------------
 
 
+# Stands in for a symlink or special file found in a rendered tree: never equal to what
+# render produces, so check reports it and render replaces it, without following it.
+NOT_A_REGULAR_FILE = b"\0not a regular file\0"
+
+
 def read_tree(folder: Path) -> dict[str, bytes]:
-    """Every regular file under ``folder`` (relative POSIX path → bytes); {} if absent."""
-    if not folder.is_dir():
+    """Every file under ``folder`` (relative POSIX path → bytes); {} if absent.
+
+    Symlinks and special files are not followed or read (a link to /dev/zero must not hang
+    check); they map to ``NOT_A_REGULAR_FILE``.
+    """
+    if not folder.is_dir() or folder.is_symlink():
         return {}
     found = {}
-    for dirpath, _dirs, files in os.walk(folder):
-        for name in files:
+    for dirpath, dirs, files in os.walk(folder):
+        for name in files + [d for d in dirs if (Path(dirpath) / d).is_symlink()]:
             path = Path(dirpath) / name
-            found[path.relative_to(folder).as_posix()] = path.read_bytes()
+            rel = path.relative_to(folder).as_posix()
+            found[rel] = path.read_bytes() if stat.S_ISREG(path.lstat().st_mode) else NOT_A_REGULAR_FILE
     return found
 
 
@@ -162,14 +171,20 @@ def unified_diff(prefix: str, current: dict[str, bytes], desired: dict[str, byte
 
 
 def is_owned(folder: Path) -> bool:
-    """A folder we may replace: absent, or with our marker on its kustomization."""
-    kustomization = folder / KUSTOMIZATION
-    if not folder.exists():
+    """A folder we may replace: absent, or a real folder with our marker on its kustomization."""
+    if not folder.exists() and not folder.is_symlink():
         return True
-    if not kustomization.is_file():
+    kustomization = folder / KUSTOMIZATION
+    if folder.is_symlink() or not folder.is_dir() or not stat.S_ISREG(kustomization.lstat().st_mode
+                                                                        if kustomization.exists() else 0):
         return False
     with kustomization.open("rb") as fh:
         return fh.readline().startswith(b"# Rendered by gpu-gitops")
+
+
+def _scratch(rendered: Path, kind: str, cluster: str, tag: str) -> Path:
+    # "." cannot occur in a cluster name, so ".old.<cluster>." never matches another cluster
+    return rendered / f".{kind}.{cluster}.{tag}"
 
 
 def recover(rendered: Path, cluster: str) -> None:
@@ -177,26 +192,27 @@ def recover(rendered: Path, cluster: str) -> None:
     target = rendered / cluster
     if not rendered.is_dir():
         return
-    olds = sorted(rendered.glob(f".old-{cluster}-*"))
+    olds = sorted(rendered.glob(f".old.{cluster}.*"), key=lambda p: p.stat().st_mtime_ns)
     if olds and not target.exists():
         olds[-1].rename(target)
         olds = olds[:-1]
-    for stale in olds + sorted(rendered.glob(f".tmp-{cluster}-*")):
+    for stale in olds + sorted(rendered.glob(f".tmp.{cluster}.*")):
         shutil.rmtree(stale, ignore_errors=True)
 
 
-def write_tree(rendered: Path, tree: Tree) -> Changes:
+def write_tree(rendered: Path, tree: Tree, shown: str | None = None) -> Changes:
     """Make ``rendered/<cluster>`` exactly ``tree``; unchanged files keep bytes and mtime.
 
     The new tree is built in a temporary sibling and swapped in with two renames; if the
     process dies in between, ``recover`` (run first on the next render) restores the old tree.
+    ``shown`` is how the target is named in messages.
     """
     target = rendered / tree.cluster
     recover(rendered, tree.cluster)
     if not is_owned(target):
         raise InputError(
-            f"{target} exists but was not written by gpu-gitops; refusing to replace it",
-            path=str(target),
+            "exists but was not written by gpu-gitops; refusing to replace it",
+            path=shown or str(target),
             hint="move it away, or delete it if it is an old render",
         )
     current = read_tree(target)
@@ -205,17 +221,19 @@ def write_tree(rendered: Path, tree: Tree) -> Changes:
         return changes
     rendered.mkdir(parents=True, exist_ok=True)
     tag = uuid.uuid4().hex[:8]
-    staging = rendered / f".tmp-{tree.cluster}-{tag}"
+    staging = _scratch(rendered, "tmp", tree.cluster, tag)
     try:
         for rel, content in sorted(tree.files.items()):
             dest = staging / rel
+            if not dest.resolve().is_relative_to(staging.resolve()):
+                raise InputError(f"refusing to write {rel!r}: it leaves the cluster's folder", path=shown or str(target))
             dest.parent.mkdir(parents=True, exist_ok=True)
             if current.get(rel) == content:
                 shutil.copy2(target / rel, dest)  # keeps the old mtime
             else:
                 dest.write_bytes(content)
         if target.exists():
-            old = rendered / f".old-{tree.cluster}-{tag}"
+            old = _scratch(rendered, "old", tree.cluster, tag)
             target.rename(old)
             staging.rename(target)
             shutil.rmtree(old)

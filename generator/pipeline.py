@@ -137,10 +137,17 @@ def write(project: Project, outcomes: list[Outcome]) -> None:
     """Write every cluster that rendered without errors."""
     for outcome in outcomes:
         if outcome.rendered and not outcome.rendered.errors:
+            shown = project.display(project.rendered / outcome.name)
             try:
-                outcome.changes = output.write_tree(project.rendered, outcome.rendered.tree)
+                if project.rendered.exists() and not project.rendered.is_dir():
+                    raise InputError("is not a folder", path=project.display(project.rendered),
+                                     hint="rendered/ holds the rendered clusters; move the file away")
+                outcome.changes = output.write_tree(project.rendered, outcome.rendered.tree, shown)
             except InputError as exc:
                 outcome.error = exc
+            except OSError as exc:
+                outcome.error = InputError(f"cannot write the rendered tree: {exc.strerror or exc}", path=shown,
+                                           hint="check free space and permissions; the previous tree is unchanged")
 
 
 def orphans(project: Project) -> list[Path]:
@@ -164,12 +171,20 @@ def prune_orphans(project: Project) -> list[Path]:
 def drift(project: Project, outcome: Outcome) -> output.Changes:
     """How the committed tree differs from what render would write now."""
     assert outcome.rendered is not None
-    current = output.read_tree(project.rendered / outcome.name)
-    return output.compare(current, outcome.rendered.tree.files)
+    return output.compare(_committed(project, outcome.name), outcome.rendered.tree.files)
+
+
+def _committed(project: Project, name: str) -> dict[str, bytes]:
+    """The tree render would replace; a folder render refuses to touch is an input error."""
+    target = project.rendered / name
+    if not output.is_owned(target):
+        raise InputError("exists but was not written by gpu-gitops", path=project.display(target),
+                         hint="move it away; render refuses to replace it")
+    return output.read_tree(target)
 
 
 def diff_text(project: Project, outcome: Outcome) -> str:
     assert outcome.rendered is not None
-    current = output.read_tree(project.rendered / outcome.name)
+    current = _committed(project, outcome.name)
     prefix = project.display(project.rendered / outcome.name)
     return output.unified_diff(prefix, current, outcome.rendered.tree.files)

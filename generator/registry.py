@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator.errors import InputError
+
 
 @dataclass(frozen=True)
 class Component:
@@ -24,18 +26,21 @@ class Registry:
     layers: tuple[str, ...]
     components: tuple[Component, ...]
 
-    def layer_of(self, component: str) -> str:
-        for c in self.components:
-            if c.name == component:
-                return c.layer
-        raise KeyError(component)
 
 
 def load(library: Path) -> Registry:
-    data = json.loads((library / "registry.json").read_text())
-    layers = tuple(layer["name"] for layer in data["layers"])
-    components = tuple(Component(c["name"], c["layer"], c["description"]) for c in data["components"])
+    """Read the registry; a malformed one (in a customised library) is an input error."""
+    path = library / "registry.json"
+    try:
+        data = json.loads(path.read_text())
+        layers = tuple(layer["name"] for layer in data["layers"])
+        components = tuple(Component(c["name"], c["layer"], c["description"]) for c in data["components"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"malformed component registry: {exc}", path=str(path),
+                         hint="registry.json holds {layers: [{name, description}], components: [{name, layer, description}]}"
+                         ) from None
     unknown = [c.name for c in components if c.layer not in layers]
     if unknown:
-        raise ValueError(f"registry.json: components in unknown layers: {unknown}")
+        raise InputError(f"components in unknown layers: {', '.join(unknown)}", path=str(path),
+                         hint="every component's layer must be one of the registry's layers")
     return Registry(layers, components)

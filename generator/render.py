@@ -6,6 +6,7 @@ object against its schema and lays the objects out as files. Nothing is written 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from generator import deferred, gitops, jsonnet, registry
@@ -48,13 +49,22 @@ def evaluate(project: Project, cluster: Cluster) -> dict[str, list[dict]]:
     """Run the Jsonnet library on the cluster's spec: ``{component: [objects]}``."""
     sandbox = jsonnet.Sandbox(project.libsonnet, cluster.folder, project.root)
     code = ENTRY_WITH_OVERRIDES if cluster.overrides else ENTRY
-    result = jsonnet.evaluate(code, sandbox, {"spec": cluster.spec}, home=cluster.folder)
+    blame = project.display(cluster.overrides) if cluster.overrides else jsonnet.ENTRY_NAME
+    result = jsonnet.evaluate(code, sandbox, {"spec": cluster.spec}, home=cluster.folder, blame=blame)
     return _check_shape(deferred.resolve(result), project.display(cluster.overrides or cluster.folder))
 
 
+# Names become file names: no path separators, no "..", no "_" (the file-name separator).
+_OBJECT_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9.:]{0,251}[A-Za-z0-9])?$")
+_NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+
+
 def _check_shape(result: object, source: str) -> dict[str, list[dict]]:
+    """Refuse anything that is not ``{component: [object]}`` with safe names, before it
+    reaches the file system."""
     if not isinstance(result, dict):
-        raise InputError("the Jsonnet library must return an object of components", path=source)
+        raise InputError(f"the Jsonnet library returned {type(result).__name__}, not an object of components",
+                         path=source, hint="an override must be an object mixin such as { values+:: {...} }")
     for component, objects in result.items():
         if not isinstance(objects, list):
             raise InputError(f"component {component!r} must be a list of objects, got {type(objects).__name__}",
@@ -65,6 +75,18 @@ def _check_shape(result: object, source: str) -> dict[str, list[dict]]:
                     and isinstance(meta, dict) and isinstance(meta.get("name"), str) and meta["name"]):
                 raise InputError(f"component {component!r} item {i} is not a Kubernetes object "
                                  "(apiVersion, kind and metadata.name are required)", path=source)
+            name, namespace = meta["name"], meta.get("namespace")
+            if not _OBJECT_NAME.match(name) or ".." in name:
+                raise InputError(f"component {component!r} item {i} ({obj['kind']}) has an invalid name {name!r}",
+                                 path=source, hint="object names are DNS subdomains: lower-case letters, digits, "
+                                 "'-' and '.'")
+            if namespace is not None and not (isinstance(namespace, str) and _NAMESPACE.match(namespace)):
+                raise InputError(f"component {component!r} item {i} ({obj['kind']} {name}) has an invalid namespace "
+                                 f"{namespace!r}", path=source, hint="a namespace is a DNS label: lower-case letters, "
+                                 "digits and '-', at most 63 characters")
+            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", obj["kind"]):
+                raise InputError(f"component {component!r} item {i} has an invalid kind {obj['kind']!r}", path=source,
+                                 hint="a kind is a CamelCase word such as ConfigMap")
     return result
 
 

@@ -56,9 +56,15 @@ def init_cluster(project: Project, name: str, force: bool = False) -> Path:
     if path.exists() and not force:
         raise InputError("cluster input already exists", path=project.display(path),
                          hint="edit it, or pass --force to overwrite it")
-    folder.mkdir(parents=True, exist_ok=True)
-    schema = Path("../../schemas/cluster.schema.json")
+    text = TEMPLATE.format(name=name, schema="../../schemas/cluster.schema.json")
     if not (project.root / "schemas" / "cluster.schema.json").is_file():
-        schema = project.schema_file
-    path.write_text(TEMPLATE.format(name=name, schema=schema.as_posix()))
+        # never commit a path into this machine's site-packages
+        text = text.replace(text.split("\n", 1)[0], "# Editor completion: gpu-gitops schema > schemas/cluster.schema.json, then add\n"
+                            "# yaml-language-server: $schema=../../schemas/cluster.schema.json", 1)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    except OSError as exc:
+        raise InputError(f"cannot create the cluster input: {exc.strerror or exc}", path=project.display(path),
+                         hint="clusters/ must be a writable folder") from None
     return path

@@ -7,6 +7,7 @@ keeps that document next to its plain-data copy so a JSON path can be turned bac
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,31 +65,47 @@ class Located:
         return InputError(message, path=self.path, line=line, col=col, hint=hint)
 
 
+MAX_NODES = 200_000
+
+
 def to_plain(node: Any) -> Any:
-    """Round-trip containers → dicts and lists; scalars → str/int/float/bool/None."""
-    if isinstance(node, dict):
-        return {str(k): to_plain(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [to_plain(v) for v in node]
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
-    if isinstance(node, str):
-        return str(node)
-    # timestamps, binary and other YAML-only types are not part of any input contract
-    return str(node)
+    """Round-trip containers → dicts and lists; scalars → str/int/float/bool/None.
+
+    Aliases are expanded here, so the node count is capped: a few kilobytes of nested
+    aliases ("billion laughs") would otherwise expand into gigabytes.
+    """
+    budget = [MAX_NODES]
+
+    def plain(value: Any) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise ValueError("too many nodes")
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [plain(v) for v in value]
+        if isinstance(value, bool) or value is None:
+            return value
+        if isinstance(value, int):
+            return int(value)
+        if isinstance(value, float):
+            return float(value)
+        # strings, and timestamps or other YAML-only types no input contract uses
+        return str(value)
+
+    return plain(node)
 
 
 def load_file(path: Path, display: str | None = None) -> Located:
     """Parse one single-document YAML file; every failure is an ``InputError`` at its line."""
     shown = display or str(path)
     try:
-        size = path.stat().st_size
+        info = path.stat()
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=shown) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError("not a regular file", path=shown, hint="give the path of a YAML file")
+    size = info.st_size
     if size > MAX_INPUT_BYTES:
         raise InputError(
             f"file is {size} bytes, larger than the {MAX_INPUT_BYTES} byte limit for inputs",
@@ -99,6 +116,8 @@ def load_file(path: Path, display: str | None = None) -> Located:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"file is not UTF-8 text ({exc.reason})", path=shown) from None
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror or exc}", path=shown) from None
     return load_text(text, shown)
 
 
@@ -135,4 +154,9 @@ def load_text(text: str, display: str) -> Located:
         raise InputError(f"YAML error: {exc}".splitlines()[0], path=display) from None
     except RecursionError:
         raise InputError("YAML nesting is too deep", path=display, hint="flatten the document") from None
-    return Located(display, to_plain(node), node)
+    try:
+        data = to_plain(node)
+    except (ValueError, RecursionError):
+        raise InputError(f"the document expands to more than {MAX_NODES} nodes (nested aliases?)", path=display,
+                         hint="use fewer or shallower YAML anchors and aliases") from None
+    return Located(display, data, node)

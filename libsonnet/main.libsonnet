@@ -50,6 +50,12 @@ function(spec) {
   'workload-isolation': (import 'components/workload-isolation.libsonnet')(self.values.workloadIsolation),
   autoscaling: (import 'components/autoscaling.libsonnet')(self.values.autoscaling),
 
-  assert std.objectFields(self) == std.sort([c.name for c in registry.components]) :
-         'main.libsonnet and registry.json must list the same components',
+  local registered = std.set([c.name for c in registry.components]),
+  local unknown = std.setDiff(std.objectFields(self), registered),
+  local missing = std.setDiff(registered, std.objectFields(self)),
+  assert unknown == [] && missing == [] :
+         'components must be exactly those in registry.json; '
+         + (if unknown != [] then 'not registered: ' + std.join(', ', unknown) + ' (an override adding a '
+                                  + 'component must add objects to an existing one instead); ' else '')
+         + (if missing != [] then 'missing: ' + std.join(', ', missing) else ''),
 }

@@ -210,3 +210,59 @@ def test_override_with_a_non_object_is_an_error(project, run):
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert "item 0 is not a Kubernetes object" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "meta, fragment",
+    [
+        ("{name: '../../../../escaped'}", "invalid name '../../../../escaped'"),
+        ("{name: 'x', namespace: '../../../esc'}", "invalid namespace '../../../esc'"),
+        ("{name: 'x', namespace: 5}", "invalid namespace 5"),
+        ("{name: 'a b'}", "invalid name 'a b'"),
+        ("{name: 'a_b'}", "invalid name 'a_b'"),
+    ],
+    ids=["name-traversal", "namespace-traversal", "namespace-int", "space", "underscore"],
+)
+def test_object_names_that_are_unsafe_file_names_are_refused(project, run, tmp_path, meta, fragment):
+    _overrides(project, "{ 'workload-isolation'+: [{apiVersion: 'v1', kind: 'ConfigMap', metadata: %s}] }" % meta)
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert f"clusters/{CLUSTER}/overrides.libsonnet: error: component 'workload-isolation'" in result.stderr
+    assert fragment in result.stderr
+    assert not (project / "rendered").exists()
+    assert sorted(p.name for p in tmp_path.rglob("*escaped*")) == []
+
+
+def test_override_that_is_not_an_object_is_blamed_on_the_overrides_file(project, run):
+    _overrides(project, "5\n")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"clusters/{CLUSTER}/overrides.libsonnet: error: ")
+
+
+def test_override_adding_an_unregistered_component_names_it(project, run):
+    _overrides(project, "{ extra: [] }\n")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert "libsonnet/main.libsonnet:" in result.stderr and "not registered: extra" in result.stderr
+    assert "../" not in result.stderr.split(":")[0]
+
+
+def test_alias_bomb_is_refused_quickly(project, run):
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 9):
+        refs = ", ".join([f"*a{i - 1}"] * 10)
+        lines.append(f"a{i}: &a{i} [{refs}]")
+    (project / "clusters" / CLUSTER / "cluster.yaml").write_text("\n".join(lines) + "\n")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert "expands to more than" in result.stderr
+
+
+def test_cluster_input_that_is_not_a_regular_file(project, run):
+    path = project / "clusters" / CLUSTER / "cluster.yaml"
+    path.unlink()
+    os.mkfifo(path)
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert f"clusters/{CLUSTER}/cluster.yaml: error: not a regular file" in result.stderr

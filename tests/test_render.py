@@ -98,12 +98,12 @@ def test_refuses_to_replace_a_tree_it_does_not_own(project, run):
 
 
 def test_interrupted_swap_is_recovered(project, run):
-    """A render killed between its two renames leaves .old-<c>-*; the next render restores it."""
+    """A render killed between its two renames leaves .old.<c>.*; the next render restores it."""
     assert run(project, "render", CLUSTER).exit_code == 0
     tree = project / "rendered" / CLUSTER
     before = read_tree(tree)
-    tree.rename(project / "rendered" / f".old-{CLUSTER}-deadbeef")
-    (project / "rendered" / f".tmp-{CLUSTER}-cafebabe").mkdir()
+    tree.rename(project / "rendered" / f".old.{CLUSTER}.deadbeef")
+    (project / "rendered" / f".tmp.{CLUSTER}.cafebabe").mkdir()
     output.recover(project / "rendered", CLUSTER)
     assert read_tree(tree) == before
     assert sorted(p.name for p in (project / "rendered").iterdir() if p.name.startswith(".")) == []
@@ -203,6 +203,12 @@ def test_kubectl_kustomize_builds_the_committed_tree(cluster):
     assert result.stdout.count("apiVersion: ") - result.stdout.count("  apiVersion: ") == len(rendered_objects)
 
 
+def test_committed_render_is_current(run):
+    """The golden files: what is committed is exactly what render produces (no ../shared needed)."""
+    result = run(REPO, "check")
+    assert result.exit_code == 0, result.output
+
+
 @needs_crd_schemas()
 def test_committed_render_is_current_and_valid_upstream(run):
     """The golden files: what is committed is exactly what render produces, and every object
@@ -281,3 +287,70 @@ def test_a_project_without_its_own_library_uses_the_installed_one(tmp_path, run)
     result = run(root, "render")
     assert result.exit_code == 0, result.output
     assert read_tree(root / "rendered" / CLUSTER) == read_tree(REPO / "rendered" / CLUSTER)
+
+
+def test_recovery_of_one_cluster_leaves_a_prefixed_cluster_alone(project, run):
+    """`prod` must not take the interrupted backup of `prod-eu` (a prefix of its name)."""
+    rendered = project / "rendered"
+    backup = rendered / ".old.aks-h100-training-b.0badf00d"
+    backup.mkdir(parents=True)
+    (backup / "kustomization.yaml").write_text("# Rendered by gpu-gitops from clusters/aks-h100-training-b\n")
+    assert run(project, "render", CLUSTER).exit_code == 0
+    assert backup.is_dir() and not (rendered / "aks-h100-training-b").exists()
+
+
+def test_symlinks_in_a_rendered_tree_are_stale_and_never_followed(project, run):
+    assert run(project, "render", CLUSTER).exit_code == 0
+    tree = project / "rendered" / CLUSTER
+    (tree / "dangling.yaml").symlink_to("/nonexistent")
+    (tree / "zero.yaml").symlink_to("/dev/zero")
+    result = run(project, "check", CLUSTER)
+    assert result.exit_code == 1
+    assert f"rendered/{CLUSTER}/dangling.yaml: stale: not produced by render any more" in result.stderr
+    assert f"rendered/{CLUSTER}/zero.yaml: stale" in result.stderr
+    assert run(project, "render", CLUSTER).exit_code == 0
+    assert not (tree / "dangling.yaml").is_symlink() and not (tree / "zero.yaml").is_symlink()
+    assert run(project, "check", CLUSTER).exit_code == 0
+
+
+def test_rendered_that_is_a_file_is_an_input_error(project, run):
+    (project / "rendered").write_text("oops")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert "rendered: error: is not a folder" in result.stderr
+    assert (project / "rendered").read_text() == "oops"
+
+
+@pytest.mark.parametrize("command", ["check", "diff"])
+def test_check_and_diff_refuse_a_foreign_tree_like_render(project, run, command):
+    foreign = project / "rendered" / CLUSTER
+    foreign.mkdir(parents=True)
+    (foreign / "kustomization.yaml").write_text("resources: []\n")
+    result = run(project, command, CLUSTER)
+    assert result.exit_code == 2
+    assert f"rendered/{CLUSTER}: error: exists but was not written by gpu-gitops" in result.stderr
+
+
+def test_write_failure_is_a_located_input_error(project, run, monkeypatch):
+    def full(self, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert f"rendered/{CLUSTER}: error: cannot write the rendered tree: No space left on device" in result.stderr
+    assert not any((project / "rendered").iterdir())
+
+
+def test_init_into_a_clusters_file_is_an_input_error(tmp_path, run):
+    (tmp_path / "clusters").write_text("not a folder")
+    result = run(tmp_path, "init", "new")
+    assert result.exit_code == 2
+    assert "clusters/new/cluster.yaml: error: cannot create the cluster input" in result.stderr
+
+
+def test_init_without_a_local_schema_writes_no_machine_path(tmp_path, run):
+    assert run(tmp_path, "init", "new").exit_code == 0
+    text = (tmp_path / "clusters" / "new" / "cluster.yaml").read_text()
+    assert "site-packages" not in text and "_data" not in text
+    assert run(tmp_path, "render", "new").exit_code == 0
