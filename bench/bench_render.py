@@ -49,7 +49,8 @@ def main() -> None:
     repeat = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     project = _make_root(count)
     names = inputs.discover(project)
-    stages: dict[str, list[float]] = {k: [] for k in ("load", "evaluate", "layout+emit", "validate", "write", "total")}
+    stages: dict[str, list[float]] = {k: [] for k in ("load", "evaluate", "layout+emit", "validate", "lint rules",
+                                                      "write", "total")}
     objects = 0
     for _ in range(repeat):
         shutil.rmtree(project.rendered, ignore_errors=True)
@@ -62,10 +63,11 @@ def main() -> None:
             tree, t_emit = _timed(lambda: render.layout(project, cluster, components))
             check = validator(cluster.spec["kubernetesVersion"], ())
             _, t_valid = _timed(lambda: render.validate(tree, check, False, name))
+            _, t_lint = _timed(lambda: render.lint_rules(tree, cluster, name))
             _, t_write = _timed(lambda: output.write_tree(project.rendered, tree))
             objects += len(tree.placed)
             for key, value in (("load", t_load), ("evaluate", t_eval), ("layout+emit", t_emit),
-                               ("validate", t_valid), ("write", t_write)):
+                               ("validate", t_valid), ("lint rules", t_lint), ("write", t_write)):
                 sums[key] += value
         sums["total"] = sum(v for k, v in sums.items() if k != "total")
         for key, value in sums.items():
