@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import ipaddress
 import json
 
 import jsonschema
@@ -164,3 +165,18 @@ def test_aks_example_is_bring_your_own_cni_over_vxlan():
     assert values["aksbyocni"] == {"enabled": True}
     assert (values["routingMode"], values["tunnelProtocol"]) == ("tunnel", "vxlan")
     assert values["ipam"]["operator"]["clusterPoolIPv4PodCIDRList"] == ["10.244.0.0/16"]
+
+
+def test_an_example_exercises_kube_proxy_free_native_routing():
+    native = []
+    for name in EXAMPLES:
+        if not yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text()).get("network", {}) \
+                .get("cilium", {}).get("enabled", True):
+            continue
+        _, values = release_values(objects(REPO, name))
+        if values["routingMode"] == "native" and values["kubeProxyReplacement"] is True:
+            native.append(name)
+            pool = values["ipam"]["operator"]["clusterPoolIPv4PodCIDRList"]
+            assert all(ipaddress.ip_network(c).subnet_of(ipaddress.ip_network(values["ipv4NativeRoutingCIDR"]))
+                       for c in pool)
+    assert native
