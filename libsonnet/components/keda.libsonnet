@@ -1,10 +1,11 @@
 // KEDA as a pinned Helm release, rendered only when some workload scales on GPU metrics.
 //
 // The API server calls two KEDA components: the metrics server (an aggregated API, for the HPA)
-// and the admission webhooks. On EKS with Cilium's overlay (tunnel routing) pod IPs exist only
-// inside the tunnel and the managed control plane, outside the cluster network, cannot reach
-// them: both then run on the host network (the chart's `useHostNetwork`, "required on EKS with
-// custom CNI"). The metrics server still resolves the operator's Service, hence
+// and the admission webhooks. On EKS with Cilium the managed control plane, outside the cluster
+// network, cannot reach pod IPs: with tunnel routing they exist only inside the overlay, and with
+// native routing the VPC does not route cluster-pool or node pod CIDRs either. Only Cilium's ENI
+// IPAM (set through `values`) gives pods VPC addresses. Otherwise both run on the host network
+// (the chart's `useHostNetwork`, "required on EKS with custom CNI"). The metrics server still resolves the operator's Service, hence
 // ClusterFirstWithHostNet; the webhooks move their metrics port off the metrics server's (both
 // default to 8080) to one no other KEDA default uses (8081-8084 are taken), so the two can share
 // a node.
@@ -24,7 +25,9 @@ local defaults = {
 
 // Whether the control plane cannot reach pod IPs, so its callees need the host network.
 local controlPlaneOutsidePodNetwork(p) =
-  p.provider == 'eks' && p.cilium.enabled && p.cilium.routing.mode == 'tunnel';
+  local c = p.cilium;
+  local ipamMode = if c.enabled then std.get(std.get(c.values, 'ipam', {}), 'mode', c.ipam.mode) else null;
+  p.provider == 'eks' && c.enabled && ipamMode != 'eni';
 
 local hostNetworkValues(p) = {
   metricsServer: { useHostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' },

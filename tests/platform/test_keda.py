@@ -50,10 +50,17 @@ def test_host_network_only_when_the_control_plane_cannot_reach_pods(project, pro
         assert values["metricsServer"]["dnsPolicy"] == "ClusterFirstWithHostNet"
 
 
-def test_eks_native_routing_keeps_the_pod_network(project):
-    text = replace("provider: generic", "provider: eks",
+def test_eks_native_routing_on_cluster_pool_also_needs_the_host_network(project):
+    """The VPC does not route Cilium's cluster pool: the control plane reaches no pod either way."""
+    write(project, replace("provider: generic", "provider: eks", BASE + TUNNEL[TUNNEL.index("workloads:"):]))
+    assert keda_values(objects(project, "t"))["webhooks"]["useHostNetwork"] is True
+
+
+def test_eks_with_eni_ipam_keeps_the_pod_network(project):
+    """ENI IPAM (through the free-form values) gives pods VPC addresses the control plane reaches."""
+    text = replace("    bigTCP: {ipv4: true}\n", "    bigTCP: {ipv4: true}\n    values: {ipam: {mode: eni}, eni: {enabled: true}}\n",
                    BASE + TUNNEL[TUNNEL.index("workloads:"):])
-    write(project, text)
+    write(project, replace("provider: generic", "provider: eks", text))
     assert "webhooks" not in keda_values(objects(project, "t"))
 
 
