@@ -27,6 +27,7 @@ network:
     routing:
       mode: native
       ipv4NativeRoutingCIDR: 10.244.0.0/16
+    ipam: {{mode: cluster-pool, podCIDRs: [10.244.0.0/16]}}   # inside the native routing CIDR
     bandwidthManager: {{enabled: true, bbr: false}}
 nodePools:
   - name: system

@@ -19,7 +19,7 @@ function(spec) {
   values:: {
     cilium: common + { cilium: spec.network.cilium },
     nodeFeatureDiscovery: common + { nfd: spec.nodeFeatureDiscovery },
-    keda: common + { autoscaling: spec.autoscaling, workloads: spec.workloads },
+    keda: common + { autoscaling: spec.autoscaling, workloads: spec.workloads, cilium: spec.network.cilium },
     nvidiaGpuOperator: common + { nvidia: spec.gpu.nvidia, nfd: spec.nodeFeatureDiscovery },
     amdGpuOperator: common + { amd: spec.gpu.amd, nfd: spec.nodeFeatureDiscovery },
     nodeFeatureRules: common + { nfd: spec.nodeFeatureDiscovery },

@@ -10,12 +10,18 @@
 - BIG TCP needs native routing, eBPF masquerading, kube-proxy replacement and eBPF host routing.
 - XDP acceleration of services needs kube-proxy replacement (it accelerates eBPF NodePort).
 - netkit devices need eBPF host routing.
+- pod addresses the network does not route: with native routing every pod CIDR must lie inside
+  ``ipv4NativeRoutingCIDR`` (the chart's own cluster-pool default, 10.0.0.0/8, rarely does), and a
+  node's range (``maskSize``) must fit in the pool.
+- the managed-cloud integrations the chart enforces: AKS "bring your own CNI" needs tunnel routing
+  over VXLAN, GKE needs native routing on the nodes' own pod CIDRs (cilium/cilium#29674, #36226).
 - the legacy ``kubeProxyReplacement`` strings (``strict``/``partial``/``probe``/``disabled``) in
   the free-form ``values``: they no longer mean what they did (cilium/cilium#32711).
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterator
 
 from generator.errors import InputError
@@ -42,10 +48,107 @@ def _big_tcp_prerequisites(c: dict) -> list[tuple[str, str]]:
     return missing
 
 
+def _network(text: str) -> ipaddress.IPv4Network | None:
+    """The CIDR as a network (host bits ignored), or None when it is not an IPv4 CIDR."""
+    try:
+        return ipaddress.IPv4Network(text, strict=False)
+    except ValueError:
+        return None
+
+
+def _ipam_errors(c: dict, doc: Located) -> Iterator[InputError]:
+    ipam, routing = c["ipam"], c["routing"]
+    written = doc.data.get("network", {}).get("cilium", {}).get("ipam", {})
+    pools = []
+    for i, text in enumerate(ipam.get("podCIDRs", [])):
+        net = _network(text)
+        if net is None:
+            yield doc.error(f"{text!r} is not an IPv4 CIDR", BASE + ("ipam", "podCIDRs", i),
+                            "write a network address and prefix length, e.g. 10.244.0.0/16")
+        else:
+            pools.append((i, net))
+    if ipam["mode"] == "kubernetes" and "maskSize" in written:
+        yield doc.error("maskSize only applies to cluster-pool IPAM: in kubernetes mode the controller "
+                        "manager sizes each node's range (--node-cidr-mask-size)",
+                        BASE + ("ipam", "maskSize"), "drop network.cilium.ipam.maskSize, or use mode: cluster-pool",
+                        at_value=True)
+    if ipam["mode"] == "cluster-pool":
+        for i, net in pools:
+            if ipam["maskSize"] < net.prefixlen:
+                yield doc.error(f"node ranges of /{ipam['maskSize']} do not fit in the pod CIDR {net}",
+                                BASE + ("ipam", "maskSize"),
+                                f"set network.cilium.ipam.maskSize to {net.prefixlen} or more "
+                                f"(or widen podCIDRs[{i}])", at_value=True)
+    if routing["mode"] != "native" or "ipv4NativeRoutingCIDR" not in routing:
+        return
+    native = _network(routing["ipv4NativeRoutingCIDR"])
+    if native is None:
+        yield doc.error(f"{routing['ipv4NativeRoutingCIDR']!r} is not an IPv4 CIDR",
+                        BASE + ("routing", "ipv4NativeRoutingCIDR"),
+                        "write a network address and prefix length, e.g. 10.244.0.0/16", at_value=True)
+        return
+    if ipam["mode"] == "cluster-pool" and "podCIDRs" not in ipam:
+        yield doc.error(
+            "native routing without a pod CIDR: the chart would hand out pod addresses from 10.0.0.0/8, "
+            f"outside ipv4NativeRoutingCIDR {native}, which the network does not route",
+            BASE + ("ipam",) if written else BASE + ("routing", "ipv4NativeRoutingCIDR"),
+            f"set network.cilium.ipam.podCIDRs to the pod range inside {native} (e.g. [{native}]), "
+            "or ipam.mode: kubernetes when the controller manager allocates node pod CIDRs",
+            at_value=not written,
+        )
+    for i, net in pools:
+        if not net.subnet_of(native):
+            yield doc.error(
+                f"pod CIDR {net} is not inside ipv4NativeRoutingCIDR {native}: with native routing those "
+                "pods' traffic is neither routed by the network nor masqueraded",
+                BASE + ("ipam", "podCIDRs", i),
+                f"use a pod CIDR inside {native}, or widen routing.ipv4NativeRoutingCIDR to cover {net}",
+            )
+
+
+def _provider_errors(provider: str, c: dict, doc: Located) -> Iterator[InputError]:
+    """The cloud integration the chart turns on for the provider, and the routing it forces."""
+    routing = c["routing"]
+    mode_path = BASE + ("routing", "mode")
+    if provider == "aks" and routing["mode"] == "native":
+        yield doc.error(
+            "self-managed Cilium on AKS is \"bring your own CNI\" (aksbyocni), which supports only tunnel "
+            "routing: the Azure network does not route the pod CIDRs",
+            mode_path,
+            "set network.cilium.routing.mode: tunnel; for native routing use AKS's managed "
+            "\"Azure CNI powered by Cilium\" and set network.cilium.enabled: false",
+            at_value=True,
+        )
+    if provider == "aks" and routing["mode"] == "tunnel" and routing["tunnelProtocol"] != "vxlan":
+        yield doc.error(
+            f"AKS bring-your-own-CNI supports only VXLAN tunnels, not {routing['tunnelProtocol']}",
+            BASE + ("routing", "tunnelProtocol"),
+            "set network.cilium.routing.tunnelProtocol: vxlan (or drop it: vxlan is the default)",
+            at_value=True,
+        )
+    if provider == "gke" and routing["mode"] != "native":
+        yield doc.error(
+            "Cilium's GKE integration runs only with native routing: the VPC routes each node's pod CIDR",
+            mode_path,
+            "set network.cilium.routing.mode: native with ipv4NativeRoutingCIDR set to the cluster's "
+            "clusterIpv4Cidr, and ipam.mode: kubernetes",
+            at_value=True,
+        )
+    if provider == "gke" and c["ipam"]["mode"] != "kubernetes":
+        yield doc.error(
+            "on GKE pods must take the node's own pod CIDR (the VPC alias range), not a Cilium cluster pool",
+            BASE + ("ipam", "mode"),
+            "set network.cilium.ipam.mode: kubernetes",
+            at_value=True,
+        )
+
+
 def check(spec: dict, doc: Located) -> Iterator[InputError]:
     c = spec["network"].get("cilium")
     if not c or not c["enabled"]:
         return
+    yield from _ipam_errors(c, doc)
+    yield from _provider_errors(spec["provider"], c, doc)
     kpr = c["kubeProxyReplacement"]
     if kpr and "k8sServiceHost" not in c:
         written = "kubeProxyReplacement" in doc.data.get("network", {}).get("cilium", {})

@@ -13,6 +13,7 @@ local helm = import '../lib/helm.libsonnet';
 
 local defaults = {
   cluster: error 'must provide cluster',
+  provider: error 'must provide provider',
   gitops: error 'must provide gitops',
   cilium: error 'must provide cilium',
   namespace: 'kube-system',
@@ -20,12 +21,37 @@ local defaults = {
   chart: 'cilium',
 };
 
+// Pod addressing. In cluster-pool mode the pool is always written out: the chart's own default
+// (10.0.0.0/8) is rarely what the network routes. In kubernetes mode the node's spec.podCIDR is
+// used and podCIDRs is only the input's record of the cluster CIDR (checked, not rendered).
+local ipamOf(ipam) =
+  if ipam.mode == 'kubernetes' then { mode: 'kubernetes' }
+  else {
+    mode: 'cluster-pool',
+    operator: {
+      [if std.objectHas(ipam, 'podCIDRs') then 'clusterPoolIPv4PodCIDRList']: ipam.podCIDRs,
+      clusterPoolIPv4MaskSize: ipam.maskSize,
+    },
+  };
+
+// The managed-cloud integration for the provider. Self-managed Cilium on AKS is "bring your own
+// CNI" (tunnel routing only); on GKE it runs natively on the VPC-routed node pod CIDRs, with the
+// node-init DaemonSet preparing the nodes and the CNI binaries where GKE's kubelet looks for them.
+local providerValues(provider) =
+  if provider == 'aks' then { aksbyocni: { enabled: true } }
+  else if provider == 'gke' then {
+    gke: { enabled: true },
+    nodeinit: { enabled: true },
+    cni: { binPath: '/home/kubernetes/bin' },
+  }
+  else {};
+
 // Chart values of the typed input (tests validate the rendered ones against the chart's
 // values.schema.json).
-local valuesOf(c, engine) =
+local valuesOf(c, engine, provider) =
   local routing = c.routing;
   local native = routing.mode == 'native';
-  {
+  providerValues(provider) + {
     kubeProxyReplacement: c.kubeProxyReplacement,
     [if std.objectHas(c, 'k8sServiceHost') then 'k8sServiceHost']: c.k8sServiceHost,
     [if std.objectHas(c, 'k8sServiceHost') then 'k8sServicePort']: c.k8sServicePort,
@@ -34,6 +60,7 @@ local valuesOf(c, engine) =
     // destinations in it are not masqueraded, in either routing mode
     [if std.objectHas(routing, 'ipv4NativeRoutingCIDR') then 'ipv4NativeRoutingCIDR']: routing.ipv4NativeRoutingCIDR,
     [if native then 'autoDirectNodeRoutes']: routing.autoDirectNodeRoutes,
+    ipam: ipamOf(c.ipam),
     bpf: {
       masquerade: c.bpf.masquerade,
       hostLegacyRouting: c.bpf.hostLegacyRouting,
@@ -61,5 +88,5 @@ function(params)
   local c = p.cilium;
   if !c.enabled then []
   else helm.release(p, 'cilium', p.namespace, p.repoURL, p.chart, c.version,
-                    std.mergePatch(valuesOf(c, p.gitops.engine), c.values),
+                    std.mergePatch(valuesOf(c, p.gitops.engine, p.provider), c.values),
                     createNamespace=false, syncWave=-10)

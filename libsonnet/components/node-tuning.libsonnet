@@ -9,7 +9,10 @@
 // re-applies. 2Mi pages are set at runtime; 1Gi pages are only checked (`bootReserved`), since
 // runtime allocation of 1Gi pages fails on fragmented memory (input error otherwise, see
 // generator/consistency/tuning.py). The kubelet reads huge pages at start only: with
-// `tuning.restartKubelet` the script restarts it after it changed them (and only then).
+// `tuning.restartKubelet` the script restarts it whenever its record on the host
+// (/var/lib/gpu-gitops/kubelet-hugepages: the pages and the boot it restarted for) is missing or
+// stale, so a failed restart is retried and a reboot (pages set again after the kubelet started)
+// restarts it once more; without it every run logs a warning that allocatable lacks the pages.
 //
 // backend `tuned`: one Node Tuning Operator `Tuned` per pool: [sysctl] (with vm.nr_hugepages
 // for the 2Mi pages, the default size), [vm], and [bootloader] for 1Gi pages on the kernel
@@ -27,6 +30,7 @@ local defaults = {
     tune: 'docker.io/library/busybox:1.37.0',
     pause: 'registry.k8s.io/pause:3.10',
   },
+  stateDir: '/var/lib/gpu-gitops',
   tunedNamespace: 'openshift-cluster-node-tuning-operator',
   tunedPriority: 20,
   script: importstr '../files/tune-node.sh',
@@ -104,14 +108,14 @@ function(params)
                   { name: 'PROC_SYS', value: '/proc/sys' },
                   { name: 'SYS_ROOT', value: '/host/sys' },
                   { name: 'RESTART_KUBELET', value: std.toString(p.tuning.restartKubelet) },
-                ],
+                ] + (if p.tuning.restartKubelet then [{ name: 'STATE_DIR', value: '/host' + p.stateDir }] else []),
                 securityContext: { privileged: true },
                 resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
                 volumeMounts: [
                   { name: 'config', mountPath: '/config', readOnly: true },
                   { name: 'scripts', mountPath: '/scripts', readOnly: true },
                   { name: 'sys', mountPath: '/host/sys' },
-                ],
+                ] + (if p.tuning.restartKubelet then [{ name: 'state', mountPath: '/host' + p.stateDir }] else []),
               }],
               containers: [{
                 name: 'pause',
@@ -129,7 +133,7 @@ function(params)
                 { name: 'config', configMap: { name: name } },
                 { name: 'scripts', configMap: { name: scriptName, defaultMode: std.parseOctal('0555') } },
                 { name: 'sys', hostPath: { path: '/sys', type: 'Directory' } },
-              ],
+              ] + (if p.tuning.restartKubelet then [{ name: 'state', hostPath: { path: p.stateDir, type: 'DirectoryOrCreate' } }] else []),
             },
           },
         },

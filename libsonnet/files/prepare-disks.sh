@@ -15,10 +15,13 @@
 #                   PID namespace, so PID 1's table is the host's, not the container's)
 #
 # Every disk is named by its stable /dev/disk/by-id link when there is one: nvmeXnY names can
-# change across reboots, and a Local PV's path must keep pointing at the same disk. A disk
-# formatted here carries the label `gpu-gitops` and is mounted again (never re-formatted) after
-# a reboot. Devices that are mounted, held by LVM/RAID, or carry any signature are refused
-# unless FORCE=true. Idempotent: a disk already mounted or linked is left alone.
+# change across reboots, and a Local PV's path must keep pointing at the same disk. For the same
+# reason a Block-mode link points at /dev/disk/by-id/<name>, never at the kernel name, and an
+# existing link is checked on every run and re-pointed if it points anywhere else (links made by
+# older versions pointed at /dev/nvmeXnY: after a renumbering they would open another disk).
+# A disk formatted here carries the label `gpu-gitops` and is mounted again (never re-formatted)
+# after a reboot. Devices that are mounted, held by LVM/RAID, or carry any signature are refused
+# unless FORCE=true. Idempotent: a disk already mounted or correctly linked is left alone.
 set -eu
 
 pattern=${DEVICE_PATTERN:?DEVICE_PATTERN is required}
@@ -45,6 +48,17 @@ stable_name() {
     fi
   done
   basename "$1"
+}
+
+# The path a Block-mode link points at: the by-id link (the host's path, without DEV_ROOT), or
+# the kernel name when the disk has no by-id link (then a renumbering can swap disks: warned).
+link_target() {
+  if [ -L "$dev_root/dev/disk/by-id/$1" ]; then
+    printf '/dev/disk/by-id/%s\n' "$1"
+  else
+    log "warning: $2 has no /dev/disk/by-id link; linking its kernel name, which a reboot can renumber" >&2
+    printf '%s\n' "${2#"$dev_root"}"
+  fi
 }
 
 # usable DEVICE: not in use, and empty (or FORCE=true, then wiped).
@@ -85,15 +99,27 @@ set +f
 for dev in $dev_root$pattern; do
   [ -e "$dev" ] || continue
   found=$((found + 1))
-  target=$host_dir/$(stable_name "$dev")
+  name=$(stable_name "$dev")
+  target=$host_dir/$name
   if [ "$mode" = Block ]; then
+    want=$(link_target "$name" "$dev")
     if [ -L "$target" ]; then
-      log "unchanged $dev: linked at $target"
+      had=$(readlink "$target")
+      if [ "$had" = "$want" ]; then
+        log "unchanged $dev: linked at $target"
+        continue
+      fi
+      # The link is ours (named after this disk's serial): re-point it in one rename, so a
+      # Local PV never sees it missing.
+      rm -f "$target.new"
+      ln -s "$want" "$target.new"
+      mv -f "$target.new" "$target"
+      log "relinked $target -> $want (it pointed at $had)"
       continue
     fi
     usable "$dev" || continue
-    ln -s "${dev#"$dev_root"}" "$target"
-    log "linked $target -> ${dev#"$dev_root"}"
+    ln -s "$want" "$target"
+    log "linked $target -> $want"
   else
     if mountpoint -q "$target" 2>/dev/null; then
       log "unchanged $dev: mounted at $target"

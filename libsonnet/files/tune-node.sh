@@ -11,14 +11,22 @@
 # Environment:
 #   PROC_SYS   where /proc/sys is (default /proc/sys)
 #   SYS_ROOT   where /sys is (default /sys)
-#   RESTART_KUBELET=true   restart the kubelet after huge pages changed: it reads them only
-#                          when it starts (kubernetes/kubernetes#111757)
-#   KUBELET_RESTART_COMMAND   how (default: systemctl in the host's namespaces, not waiting)
+#   RESTART_KUBELET=true   restart the kubelet so it advertises runtime huge pages: it reads
+#                          them only when it starts (kubernetes/kubernetes#111757)
+#   KUBELET_RESTART_COMMAND   how (default: systemctl in the host's namespaces, waiting for it)
+#   STATE_DIR  where the restart record lives, on the host (default /var/lib/gpu-gitops)
+#
+# Whether the kubelet must restart is not decided from what this run changed: a restart that
+# failed once would never be retried, and after a reboot the pages are set again after the
+# kubelet started. Instead STATE_DIR/kubelet-hugepages records the runtime huge pages and the
+# boot (kernel boot_id) of the last successful restart; the kubelet is restarted whenever that
+# record is missing or differs, and the record is written only once the restart succeeded.
+# Without RESTART_KUBELET every run warns that node allocatable may lack the runtime pages.
 #
 # Idempotent: a value already in place is not written again, so a second run changes nothing
-# and never restarts the kubelet. Every setting is logged, changed or not. Exits non-zero if a
-# setting could not be applied or a check failed, so the pod shows it (Init:CrashLoopBackOff)
-# and retries.
+# and never restarts the kubelet twice for the same pages and boot. Every setting is logged,
+# changed or not. Exits non-zero if a setting could not be applied, a check failed or the
+# kubelet restart failed, so the pod shows it (Init:CrashLoopBackOff) and retries.
 set -eu
 set -f  # values are data, never globs
 
@@ -26,12 +34,15 @@ config=${1:?usage: tune-node.sh CONFIG}
 proc_sys=${PROC_SYS:-/proc/sys}
 sys_root=${SYS_ROOT:-/sys}
 restart_kubelet=${RESTART_KUBELET:-false}
-restart_command=${KUBELET_RESTART_COMMAND:-nsenter --target 1 --mount --uts --ipc --net --pid -- systemctl restart --no-block kubelet}
+restart_command=${KUBELET_RESTART_COMMAND:-nsenter --target 1 --mount --uts --ipc --net --pid -- systemctl restart kubelet}
+state_dir=${STATE_DIR:-/var/lib/gpu-gitops}
+record=$state_dir/kubelet-hugepages
 
 changed=0
 unchanged=0
 failed=0
-hugepages_changed=0
+runtime_hugepages=''
+hugepages_failed=0
 
 log() { printf 'tune-node: %s\n' "$*"; }
 
@@ -69,8 +80,9 @@ hugepages_file() { printf '%s/kernel/mm/hugepages/hugepages-%skB/nr_hugepages' "
 
 set_hugepages() {
   size=$1 want=$2 file=$(hugepages_file "$1")
+  runtime_hugepages="$runtime_hugepages ${size}kB=$want"
+  before=$failed
   if write "hugepages-${size}kB" "$file" "$want"; then
-    hugepages_changed=1
     got=$(cat "$file")
     if [ "$got" -lt "$want" ]; then
       log "error: hugepages-${size}kB: the kernel allocated $got of $want pages (memory is fragmented);" \
@@ -78,6 +90,7 @@ set_hugepages() {
       failed=$((failed + 1))
     fi
   fi
+  [ "$failed" -eq "$before" ] || hugepages_failed=1
 }
 
 check_reserved() {
@@ -102,15 +115,46 @@ while read -r kind key value || [ -n "$kind" ]; do
   esac
 done < "$config"
 
-log "$changed changed, $unchanged unchanged, $failed failed"
-
-if [ "$hugepages_changed" = 1 ]; then
-  if [ "$restart_kubelet" = true ]; then
-    log "huge pages changed: restarting the kubelet so it advertises them"
-    $restart_command
-  else
-    log "huge pages changed: the kubelet advertises them after its next restart"
+# Restart the kubelet unless the record says it already restarted for these pages in this boot.
+restart_for_hugepages() {
+  [ -n "$runtime_hugepages" ] || return 0
+  boot=$(cat "$proc_sys/kernel/random/boot_id" 2>/dev/null || echo unknown)
+  want="hugepages$runtime_hugepages boot $boot"
+  if [ "$restart_kubelet" != true ]; then
+    log "warning: huge pages$runtime_hugepages are set at runtime, but the kubelet reads huge pages" \
+        "only when it starts and tuning.restartKubelet is false: node allocatable lacks them until" \
+        "the kubelet restarts after this point (again after every reboot), so pods requesting them" \
+        "stay Pending"
+    return 0
   fi
-fi
+  have=$(cat "$record" 2>/dev/null || true)
+  if [ "$have" = "$want" ]; then
+    log "unchanged kubelet: restarted for huge pages$runtime_hugepages in this boot ($record)"
+    return 0
+  fi
+  if [ "$hugepages_failed" = 1 ]; then
+    log "not restarting the kubelet: the huge pages are not all in place (retried on the next run)"
+    return 0
+  fi
+  if [ -z "$have" ]; then reason="no restart recorded in $record"
+  elif [ "${have% boot *}" != "${want% boot *}" ]; then reason="huge pages changed"
+  else reason="the node rebooted since the last restart"
+  fi
+  log "restarting the kubelet so it advertises huge pages$runtime_hugepages ($reason)"
+  if ! $restart_command; then
+    log "error: the kubelet restart failed; retried on the next run"
+    failed=$((failed + 1))
+    return 0
+  fi
+  if mkdir -p "$state_dir" && printf '%s\n' "$want" > "$record.new" && mv -f "$record.new" "$record"; then
+    log "kubelet restarted; recorded in $record"
+  else
+    log "error: kubelet restarted, but $record cannot be written: it will be restarted again"
+    failed=$((failed + 1))
+  fi
+}
+
+restart_for_hugepages
+log "$changed changed, $unchanged unchanged, $failed failed"
 
 [ "$failed" -eq 0 ]

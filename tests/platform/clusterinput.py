@@ -15,7 +15,7 @@ NAME = "t"
 BASE = """\
 name: t
 kubernetesVersion: "1.32"
-provider: aks
+provider: generic
 gitops: {engine: flux, repository: https://git.example.com/x.git}
 network:
   cilium:
@@ -24,6 +24,7 @@ network:
     routing:
       mode: native
       ipv4NativeRoutingCIDR: 10.244.0.0/16
+    ipam: {podCIDRs: [10.244.0.0/16]}
     bandwidthManager: {enabled: true, bbr: true}
     bigTCP: {ipv4: true}
 nodePools:

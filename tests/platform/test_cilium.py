@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import ipaddress
 import json
 
 import jsonschema
@@ -51,7 +52,13 @@ def inputs() -> list[tuple[str, object]]:
              .get("network", {}).get("cilium", {}).get("enabled", True)]
     cases.append(("t", BASE))
     cases.append(("t", replace("engine: flux", "engine: argocd")))
+    cases.append(("t", GKE))
     return cases
+
+
+# BASE on GKE: native routing on the node pod CIDRs the VPC routes.
+GKE = replace("provider: generic", "provider: gke",
+              replace("    ipam: {podCIDRs: [10.244.0.0/16]}\n", "    ipam: {mode: kubernetes, podCIDRs: [10.244.0.0/16]}\n"))
 
 
 @needs_chart
@@ -92,9 +99,11 @@ def test_kube_proxy_free_native_routing_values(project):
 
 def test_extra_values_are_merged_last(project):
     write(project, replace("    bigTCP: {ipv4: true}\n",
-                           "    bigTCP: {ipv4: true}\n    values: {ipam: {mode: kubernetes}, hubble: {enabled: false}}\n"))
+                           "    bigTCP: {ipv4: true}\n"
+                           "    values: {ipam: {operator: {clusterPoolIPv4MaskSize: 26}}, hubble: {enabled: false}}\n"))
     _, values = release_values(objects(project, "t"))
-    assert values["ipam"] == {"mode": "kubernetes"}
+    assert values["ipam"] == {"mode": "cluster-pool", "operator": {
+        "clusterPoolIPv4PodCIDRList": ["10.244.0.0/16"], "clusterPoolIPv4MaskSize": 26}}
     assert values["hubble"]["enabled"] is False
     assert values["hubble"]["relay"] == {"enabled": True}
 
@@ -119,3 +128,55 @@ def test_engine_decides_the_release_objects(project, engine, kinds):
 def test_disabled_cilium_renders_nothing(project):
     write(project, replace("    kubeProxyReplacement: true\n", "    enabled: false\n    kubeProxyReplacement: true\n"))
     assert objects(project, "t")["cilium"] == []
+
+
+def test_cluster_pool_is_rendered_so_the_chart_default_pool_never_applies(project):
+    write(project, replace("ipam: {podCIDRs: [10.244.0.0/16]}", "ipam: {podCIDRs: [10.244.0.0/17, 10.244.128.0/18], maskSize: 26}"))
+    _, values = release_values(objects(project, "t"))
+    assert values["ipam"] == {"mode": "cluster-pool", "operator": {
+        "clusterPoolIPv4PodCIDRList": ["10.244.0.0/17", "10.244.128.0/18"], "clusterPoolIPv4MaskSize": 26}}
+
+
+def test_kubernetes_ipam_renders_the_mode_only(project):
+    write(project, GKE)
+    _, values = release_values(objects(project, "t"))
+    assert values["ipam"] == {"mode": "kubernetes"}
+
+
+@pytest.mark.parametrize(("provider", "text", "integration"), [
+    ("aks", None, {"aksbyocni": {"enabled": True}}),
+    ("gke", GKE, {"gke": {"enabled": True}, "nodeinit": {"enabled": True}, "cni": {"binPath": "/home/kubernetes/bin"}}),
+    ("generic", BASE, {}),
+])
+def test_provider_integration(project, provider, text, integration):
+    if text is None:
+        text = replace("provider: generic", "provider: aks", replace(
+            "      mode: native\n      ipv4NativeRoutingCIDR: 10.244.0.0/16\n", "      mode: tunnel\n",
+            replace("    bigTCP: {ipv4: true}\n", "")))
+    write(project, text)
+    _, values = release_values(objects(project, "t"))
+    present = {key: values[key] for key in ("aksbyocni", "gke", "nodeinit", "cni") if key in values}
+    assert present == integration
+    assert values["routingMode"] == ("tunnel" if provider == "aks" else "native")
+
+
+def test_aks_example_is_bring_your_own_cni_over_vxlan():
+    _, values = release_values(objects(REPO, "aks-h100-training"))
+    assert values["aksbyocni"] == {"enabled": True}
+    assert (values["routingMode"], values["tunnelProtocol"]) == ("tunnel", "vxlan")
+    assert values["ipam"]["operator"]["clusterPoolIPv4PodCIDRList"] == ["10.244.0.0/16"]
+
+
+def test_an_example_exercises_kube_proxy_free_native_routing():
+    native = []
+    for name in EXAMPLES:
+        if not yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text()).get("network", {}) \
+                .get("cilium", {}).get("enabled", True):
+            continue
+        _, values = release_values(objects(REPO, name))
+        if values["routingMode"] == "native" and values["kubeProxyReplacement"] is True:
+            native.append(name)
+            pool = values["ipam"]["operator"]["clusterPoolIPv4PodCIDRList"]
+            assert all(ipaddress.ip_network(c).subnet_of(ipaddress.ip_network(values["ipv4NativeRoutingCIDR"]))
+                       for c in pool)
+    assert native

@@ -27,6 +27,18 @@ def test_kubelet_restart_is_opt_in(project):
     assert {"name": "RESTART_KUBELET", "value": "true"} in pod["initContainers"][0]["env"]
 
 
+def test_restart_record_is_kept_on_the_host_across_pods_and_reboots(project):
+    write(project, BASE + "tuning: {restartKubelet: true}\n")
+    (ds,) = [o for o in tuning(project) if o["kind"] == "DaemonSet"]
+    pod = ds["spec"]["template"]["spec"]
+    init = pod["initContainers"][0]
+    state_dir = next(e["value"] for e in init["env"] if e["name"] == "STATE_DIR")
+    (mount,) = [m for m in init["volumeMounts"] if m["mountPath"] == state_dir]
+    (volume,) = [v for v in pod["volumes"] if v["name"] == mount["name"]]
+    assert volume["hostPath"] == {"path": "/var/lib/gpu-gitops", "type": "DirectoryOrCreate"}
+    assert not mount.get("readOnly", False)
+
+
 def test_only_the_tuning_namespace_is_privileged_and_only_tuning_containers_are(project):
     write(project, BASE)
     rendered = tuning(project)

@@ -7,8 +7,45 @@ import re
 import pytest
 from clusterinput import BASE, replace, write
 
+# BASE with tunnel routing (and without BIG TCP, which needs native routing).
+TUNNEL = replace("      mode: native\n      ipv4NativeRoutingCIDR: 10.244.0.0/16\n", "      mode: tunnel\n",
+                 replace("    bigTCP: {ipv4: true}\n", ""))
+IPAM = "    ipam: {podCIDRs: [10.244.0.0/16]}\n"
+
 # (id, input text, fragment of the line the error must point at, message fragment, hint fragment)
 CASES = [
+    ("native-routing-pod-cidr-outside-native-cidr",
+     replace(IPAM, "    ipam:\n      podCIDRs:\n        - 10.244.0.0/16\n        - 10.0.0.0/8\n"),
+     "- 10.0.0.0/8", "pod CIDR 10.0.0.0/8 is not inside ipv4NativeRoutingCIDR 10.244.0.0/16",
+     "widen routing.ipv4NativeRoutingCIDR"),
+    ("native-routing-on-the-chart-default-pool",
+     replace(IPAM, ""),
+     "ipv4NativeRoutingCIDR: 10.244.0.0/16", "native routing without a pod CIDR", "ipam.podCIDRs"),
+    ("native-routing-ipam-without-pod-cidr",
+     replace(IPAM, "    ipam: {maskSize: 26}\n"),
+     "ipam: {maskSize: 26}", "native routing without a pod CIDR", "ipam.mode: kubernetes"),
+    ("node-range-wider-than-the-pool",
+     replace(IPAM, "    ipam: {podCIDRs: [10.244.0.0/16], maskSize: 12}\n"),
+     "maskSize: 12", "node ranges of /12 do not fit in the pod CIDR 10.244.0.0/16", "maskSize to 16"),
+    ("mask-size-in-kubernetes-ipam",
+     replace(IPAM, "    ipam: {mode: kubernetes, maskSize: 24}\n"),
+     "maskSize: 24", "maskSize only applies to cluster-pool", "mode: cluster-pool"),
+    ("pod-cidr-not-a-cidr",
+     replace(IPAM, "    ipam:\n      podCIDRs:\n        - 10.244.0.0/33\n"),
+     "- 10.244.0.0/33", "'10.244.0.0/33' is not an IPv4 CIDR", "prefix length"),
+    ("native-routing-on-aks",
+     replace("provider: generic", "provider: aks"),
+     "mode: native", "bring your own CNI", "routing.mode: tunnel"),
+    ("geneve-on-aks",
+     replace("provider: generic", "provider: aks",
+             replace("      mode: tunnel\n", "      mode: tunnel\n      tunnelProtocol: geneve\n", TUNNEL)),
+     "tunnelProtocol: geneve", "only VXLAN", "tunnelProtocol: vxlan"),
+    ("tunnel-routing-on-gke",
+     replace("provider: generic", "provider: gke", replace(IPAM, "    ipam: {mode: kubernetes}\n", TUNNEL)),
+     "mode: tunnel", "GKE integration runs only with native routing", "routing.mode: native"),
+    ("cluster-pool-on-gke",
+     replace("provider: generic", "provider: gke"),
+     "ipam: {podCIDRs", "node's own pod CIDR", "ipam.mode: kubernetes"),
     ("kpr-without-service-host",
      replace("    k8sServiceHost: api.example.com\n", ""),
      "kubeProxyReplacement: true", "without k8sServiceHost", "k8sServiceHost"),
@@ -84,8 +121,13 @@ CASES = [
 ]
 
 
-def test_base_input_is_consistent(project, run):
-    write(project, BASE)
+@pytest.mark.parametrize("text", [
+    BASE,
+    replace("provider: generic", "provider: aks", TUNNEL),
+    replace("provider: generic", "provider: gke", replace(IPAM, "    ipam: {mode: kubernetes, podCIDRs: [10.244.0.0/17]}\n")),
+], ids=["base", "aks-tunnel", "gke-native-kubernetes-ipam"])
+def test_consistent_input_renders(project, run, text):
+    write(project, text)
     result = run(project, "render", "t")
     assert result.exit_code == 0, result.output
 

@@ -114,14 +114,49 @@ def test_force_erases_a_disk_that_holds_data(node):
     assert result.returncode == 0, result.stdout
 
 
-def test_block_mode_links_devices_under_the_discovery_directory(node):
+def test_block_mode_links_the_stable_by_id_path_under_the_discovery_directory(node):
     host_dir = node / "mnt" / "disks" / "local-nvme"
     result = prepare(node, MODE="Block", DEVICE_PATTERN="/dev/nvme1n1")
     assert result.returncode == 0, result.stdout
     link = host_dir / "nvme-Disk_SN1"
-    assert link.is_symlink() and os.readlink(link) == "/dev/nvme1n1"
+    assert link.is_symlink() and os.readlink(link) == "/dev/disk/by-id/nvme-Disk_SN1"
     assert log(node) == []  # nothing formatted in Block mode
     assert "unchanged" in prepare(node, MODE="Block", DEVICE_PATTERN="/dev/nvme1n1").stdout
+    assert os.readlink(link) == "/dev/disk/by-id/nvme-Disk_SN1"
+
+
+def renumber(node: Path) -> None:
+    """A reboot that swaps the kernel names of the disks with serials SN1 and SN2."""
+    by_id = node / "dev" / "disk" / "by-id"
+    for serial, kernel in (("SN1", "nvme2n1"), ("SN2", "nvme1n1")):
+        (by_id / f"nvme-Disk_{serial}").unlink()
+        (by_id / f"nvme-Disk_{serial}").symlink_to(f"../../{kernel}")
+
+
+@pytest.mark.parametrize("old_target", ["/dev/nvme1n1", "/dev/nvme2n1"], ids=["kernel-name", "renumbered"])
+def test_block_mode_repoints_an_existing_link_that_is_not_the_by_id_path(node, old_target):
+    """Links from older versions point at kernel names; after a renumbering those open another disk."""
+    host_dir = node / "mnt" / "disks" / "local-nvme"
+    host_dir.mkdir(parents=True)
+    (host_dir / "nvme-Disk_SN1").symlink_to(old_target)
+    renumber(node)
+    result = prepare(node, MODE="Block", DEVICE_PATTERN="/dev/nvme2n1")  # now the disk SN1
+    assert result.returncode == 0, result.stdout
+    link = host_dir / "nvme-Disk_SN1"
+    assert os.readlink(link) == "/dev/disk/by-id/nvme-Disk_SN1"
+    assert (node / "dev" / "disk" / "by-id" / "nvme-Disk_SN1").resolve() == node / "dev" / "nvme2n1"
+    assert f"relinked {link} -> /dev/disk/by-id/nvme-Disk_SN1 (it pointed at {old_target})" in result.stdout
+    assert sorted(p.name for p in host_dir.iterdir()) == ["nvme-Disk_SN1"]  # no leftover temporary link
+    assert log(node) == []  # data untouched: no wipe, no format
+
+
+def test_block_mode_without_a_by_id_link_warns_that_the_kernel_name_can_move(node):
+    (node / "dev" / "disk" / "by-id" / "nvme-Disk_SN1").unlink()
+    host_dir = node / "mnt" / "disks" / "local-nvme"
+    result = prepare(node, MODE="Block", DEVICE_PATTERN="/dev/nvme1n1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert os.readlink(host_dir / "nvme1n1") == "/dev/nvme1n1"
+    assert "no /dev/disk/by-id link" in result.stderr
 
 
 def test_no_matching_device_is_an_error(node):

@@ -27,6 +27,7 @@ def node(tmp_path: Path) -> Path:
         "proc/sys/fs/file-max": "9223372036854775807\n",
         "proc/sys/kernel/pid_max": "32768\n",
         "proc/sys/kernel/core_pattern": "core\n",
+        "proc/sys/kernel/random/boot_id": "boot-1\n",
         "sys/" + HUGE_2M: "0\n",
         "sys/" + HUGE_1G: "0\n",
     }
@@ -73,7 +74,6 @@ def test_first_run_writes_every_setting_and_logs_it(node):
     assert "set net.core.rmem_max: 212992 -> 268435456" in result.stdout
     assert "set hugepages-2048kB: 0 -> 1024" in result.stdout
     assert "4 changed, 0 unchanged, 0 failed" in result.stdout
-    assert "after its next restart" in result.stdout
 
 
 def test_second_run_changes_nothing(node):
@@ -86,16 +86,89 @@ def test_second_run_changes_nothing(node):
     assert "huge pages changed" not in result.stdout
 
 
-def test_kubelet_is_restarted_only_when_huge_pages_changed(node):
-    marker = node / "kubelet-restarted"
-    env = {"RESTART_KUBELET": "true", "KUBELET_RESTART_COMMAND": f"touch {marker}"}
+def restarts(node: Path, restart: str = "true") -> dict[str, str]:
+    """Environment of a node whose kubelet restarts are counted (lines of the file `restarts`)."""
+    command = node / f"restart-kubelet-{restart}"
+    command.write_text(f"#!/bin/sh\n{restart} && echo restart >> {node}/restarts\n")
+    command.chmod(0o755)
+    return {"RESTART_KUBELET": "true", "STATE_DIR": str(node / "var/lib/gpu-gitops"),
+            "KUBELET_RESTART_COMMAND": str(command)}
+
+
+def restart_count(node: Path) -> int:
+    path = node / "restarts"
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def reboot(node: Path, boot_id: str) -> None:
+    """A new boot: new boot_id, runtime huge pages gone, sysctls back to the kernel default."""
+    (node / "proc/sys/kernel/random/boot_id").write_text(boot_id + "\n")
+    (node / "sys" / HUGE_2M).write_text("0\n")
+
+
+def test_kubelet_restarts_once_per_huge_page_setting_and_boot(node):
+    env = restarts(node)
+    first = tune(node, CONFIG, **env)
+    assert first.returncode == 0, first.stdout
+    assert restart_count(node) == 1
+    assert "no restart recorded" in first.stdout
+    assert (node / "var/lib/gpu-gitops/kubelet-hugepages").read_text() == "hugepages 2048kB=1024 boot boot-1\n"
+    again = tune(node, CONFIG, **env)
+    assert restart_count(node) == 1
+    assert "unchanged kubelet" in again.stdout
+    assert tune(node, "sysctl kernel.pid_max 65536\n", **env).returncode == 0  # no runtime huge pages
+    assert restart_count(node) == 1
+    resized = tune(node, CONFIG.replace("hugepages 2048 1024", "hugepages 2048 2048"), **env)
+    assert restart_count(node) == 2
+    assert "huge pages changed" in resized.stdout
+
+
+def test_after_a_reboot_the_kubelet_restarts_again_for_the_pages_set_after_it_started(node):
+    env = restarts(node)
     assert tune(node, CONFIG, **env).returncode == 0
-    assert marker.exists()
-    marker.unlink()
+    reboot(node, "boot-2")
+    result = tune(node, CONFIG, **env)
+    assert result.returncode == 0, result.stdout
+    assert read(node, "sys/" + HUGE_2M) == "1024"
+    assert restart_count(node) == 2
+    assert "the node rebooted since the last restart" in result.stdout
+
+
+def test_a_failed_restart_is_retried_though_the_pages_are_already_in_place(node):
+    failed = tune(node, CONFIG, **restarts(node, restart="false"))
+    assert failed.returncode == 1
+    assert "the kubelet restart failed" in failed.stdout
+    assert not (node / "var/lib/gpu-gitops/kubelet-hugepages").exists()
+    retried = tune(node, CONFIG, **restarts(node))
+    assert retried.returncode == 0, retried.stdout
+    assert "0 changed" in retried.stdout  # sysfs already right: the record decides, not this run's changes
+    assert restart_count(node) == 1
+    assert (node / "var/lib/gpu-gitops/kubelet-hugepages").is_file()
+
+
+def test_a_lost_record_restarts_the_kubelet(node):
+    env = restarts(node)
     assert tune(node, CONFIG, **env).returncode == 0
-    assert not marker.exists()
-    assert tune(node, "sysctl kernel.pid_max 65536\n", **env).returncode == 0
-    assert not marker.exists()
+    (node / "var/lib/gpu-gitops/kubelet-hugepages").unlink()
+    assert tune(node, CONFIG, **env).returncode == 0
+    assert restart_count(node) == 2
+
+
+def test_no_restart_while_the_huge_pages_are_not_in_place(node):
+    (node / "sys" / HUGE_2M).unlink()
+    result = tune(node, CONFIG, **restarts(node))
+    assert result.returncode == 1
+    assert restart_count(node) == 0
+    assert not (node / "var/lib/gpu-gitops/kubelet-hugepages").exists()
+
+
+def test_without_kubelet_restarts_every_run_warns_that_allocatable_lacks_the_pages(node):
+    for _ in range(2):
+        result = tune(node, CONFIG)
+        assert result.returncode == 0
+        assert "warning: huge pages 2048kB=1024 are set at runtime" in result.stdout
+        assert "tuning.restartKubelet is false" in result.stdout
+    assert "warning" not in tune(node, "sysctl kernel.pid_max 65536\n").stdout
 
 
 def test_boot_reserved_pages_are_only_checked(node):
