@@ -212,13 +212,15 @@ def test_amd_operator_mode(project, run):
     from conftest import crd_args
 
     path = project / "clusters" / "eks-mi300x-inference" / "cluster.yaml"
-    path.write_text(path.read_text().replace("  amd:\n    mode: device-plugin", "  amd:\n    mode: operator"))
+    path.write_text(path.read_text().replace("  amd:\n    mode: device-plugin", "  amd:\n    mode: operator\n"
+                                             "    driverImage: registry.example.com/gpu/amdgpu-driver"))
     result = run(project, "render", "eks-mi300x-inference", "--require-schemas", *crd_args())
     assert result.exit_code == 0, result.output
     objects = load_objects(project / "rendered" / "eks-mi300x-inference")
     (config,) = find(objects, "DeviceConfig")
     assert config["spec"]["selector"] == {"karpenter.sh/nodepool": "mi300x"}
     assert config["spec"]["driver"]["enable"] is True and config["spec"]["driver"]["version"] == "6.4.3"
+    assert config["spec"]["driver"]["image"] == "registry.example.com/gpu/amdgpu-driver"
     taint = {"key": "amd.com/gpu", "effect": "NoSchedule"}
     for tolerations in (config["spec"]["devicePlugin"]["devicePluginTolerations"],
                         config["spec"]["devicePlugin"]["nodeLabellerTolerations"],
