@@ -96,6 +96,18 @@ def test_inbox_amd_driver_needs_no_image(project, run):
     assert config["spec"]["driver"] == {"enable": False}
 
 
+def test_openshift_amd_driver_uses_the_internal_registry_and_machine_config(project, run):
+    """OpenShift ignores the DeviceConfig blacklist (a MachineConfig does it) and its internal
+    registry is the CRD's default driver image, so driverImage may be left out there."""
+    edit(project, ONPREM, "provider: generic", "provider: openshift")
+    edit(project, ONPREM, "    driverImage: registry.onprem.example.com/gpu/amdgpu-driver\n", "")
+    result = run(project, "render", ONPREM)
+    assert result.exit_code == 0, result.output
+    (config,) = find(load_objects(project / "rendered" / ONPREM), "DeviceConfig")
+    assert config["spec"]["driver"]["blacklist"] is False
+    assert "image" not in config["spec"]["driver"]
+
+
 def test_service_monitor_labels_reach_every_service_monitor(project, run):
     labels = "  serviceMonitorLabels: {release: kube-prometheus-stack}\n"
     edit(project, EKS, "monitoring:\n", "monitoring:\n" + labels)

@@ -128,11 +128,12 @@ def _check_amd_driver_image(spec: dict, doc: Located) -> Iterator[InputError]:
     """A managed AMD driver is built in the cluster and pushed to ``driverImage``.
 
     Without it the DeviceConfig falls back to the CRD default ``image-registry:5000/...``, the
-    OpenShift internal registry, which a vanilla cluster does not have: the build never lands.
+    OpenShift internal registry, which other clusters do not have: the build never lands.
     """
     amd = spec["gpu"]["amd"]
     has_pools = any(p.get("gpu", {}).get("vendor") == "amd" for p in spec["nodePools"])
-    if amd["mode"] != "operator" or not amd["driverManaged"] or not has_pools or "driverImage" in amd:
+    if (amd["mode"] != "operator" or not amd["driverManaged"] or not has_pools or "driverImage" in amd
+            or spec["provider"] == "openshift"):
         return
     yield doc.error("the AMD GPU Operator installs the driver (gpu.amd.driverManaged) but gpu.amd.driverImage "
                     "is not set: the build would be pushed to the CRD default image-registry:5000, which exists "

@@ -90,9 +90,9 @@ function(params)
           // The inbox amdgpu module must not load before the operator's out-of-tree one (takes
           // effect after a reboot). OpenShift ignores it: there a MachineConfig blacklists it.
           blacklist: p.provider != 'openshift',
-          // Where KMM pushes the driver image it builds (required input: the CRD default
-          // registry exists only on OpenShift).
-          image: p.amd.driverImage,
+          // Where KMM pushes the driver image it builds (required input except on OpenShift,
+          // whose internal registry is the CRD default).
+          [if std.objectHas(p.amd, 'driverImage') then 'image']: p.amd.driverImage,
           [if std.objectHas(p.amd, 'imageRegistrySecret') then 'imageRegistrySecret']: { name: p.amd.imageRegistrySecret },
           version: p.amd.driverVersion,
           tolerations: tolerations,
