@@ -7,7 +7,11 @@ handed to Jsonnet is complete and the components never re-derive them.
 from __future__ import annotations
 
 # Taint a provider's GPU node pools carry by convention (GKE adds value "present" itself).
-_GPU_TAINT_VALUE = {"gke": "present", "aks": None, "eks": None, "generic": None}
+_GPU_TAINT_VALUE = {"gke": "present", "aks": None, "eks": None, "openshift": None, "generic": None}
+
+# OpenShift ships NFD as an OLM operator (the chart's hostPath worker is not admitted by the
+# restricted-v2 SCC), so there the NodeFeatureRules are rendered for the NFD that is already running.
+_NFD_DEPLOY = {"openshift": "external"}
 
 
 # Node-level sysctls every GPU pool gets unless the pool sets them: large socket buffers for
@@ -49,4 +53,5 @@ def complete(spec: dict) -> dict:
         if "gpuVendor" not in workload and len(vendors) == 1:
             workload["gpuVendor"] = vendors[0]
     spec["admission"].setdefault("enforceGpuTolerations", spec["provider"] != "gke")
+    spec["nodeFeatureDiscovery"].setdefault("deploy", _NFD_DEPLOY.get(spec["provider"], "helm"))
     return spec

@@ -14,7 +14,7 @@ TEMPLATE = """\
 # the YAML language server show the descriptions); `gpu-gitops schema` prints it.
 name: {name}
 kubernetesVersion: "1.32"
-provider: generic            # aks | eks | gke | generic: taint and disk conventions
+provider: generic            # aks | eks | gke | openshift | generic: taint, disk and DNS conventions
 gitops:
   engine: flux               # flux | argocd
   repository: https://git.example.com/platform/gitops.git

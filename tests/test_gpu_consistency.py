@@ -9,6 +9,7 @@ import pytest
 from generator import mig
 
 EKS, AKS, OCP = "eks-mi300x-inference", "aks-h100-training", "ocp-a100-tuned"
+ONPREM = "onprem-mi300x-operator"
 
 
 def edit(project, cluster: str, old: str, new: str) -> str:
@@ -87,6 +88,12 @@ CASES = {
                    "strategy: mixed}}", "MIG is an NVIDIA feature", "AMD GPU Operator"),
     "mig-without-model": (OCP, "      model: A100-80GB\n", "", "    gpu:\n", "MIG needs gpu.model",
                           "A100-40GB"),
+    "amd-managed-driver-without-image": (ONPREM, "    driverImage: registry.onprem.example.com/gpu/amdgpu-driver\n",
+                                         "", "driverManaged: true", "gpu.amd.driverImage is not set",
+                                         "set gpu.amd.driverImage"),
+    "tuned-on-a-managed-service": (OCP, "provider: openshift", "provider: eks", "backend: tuned",
+                                   "tuning.backend tuned needs the Node Tuning Operator, which eks does not run",
+                                   "use tuning.backend: daemonset"),
     "min-above-max-replicas": (AKS, "minReplicas: 1, maxReplicas: 8", "minReplicas: 9, maxReplicas: 8",
                                "minReplicas: 9", "minReplicas 9 is above maxReplicas 8", "raise maxReplicas"),
 }

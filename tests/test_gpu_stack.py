@@ -119,13 +119,32 @@ def test_device_plugin_mode_has_one_plugin_per_pool_with_its_config(rendered):
     assert pod["priorityClassName"] == "system-node-critical"
     assert pod["nodeSelector"] == {"karpenter.sh/nodepool": "a100-mig"}
     ctr = pod["containers"][0]
-    assert ctr["securityContext"] == {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+    # MIG devices are only visible with SYS_ADMIN and the MIG monitor capability (as upstream's chart).
+    assert ctr["securityContext"] == {"allowPrivilegeEscalation": False,
+                                      "capabilities": {"drop": ["ALL"], "add": ["SYS_ADMIN"]}}
+    assert {"name": "NVIDIA_MIG_MONITOR_DEVICES", "value": "all"} in ctr["env"]
     assert {"name": "CONFIG_FILE", "value": "/config/config.yaml"} in ctr["env"]
     assert find(objects, "RuntimeClass", "nvidia")[0]["handler"] == "nvidia"
     # AMD pools get the ROCm plugin and labeller, not the NVIDIA one.
     names = {d["metadata"]["name"] for d in find(objects, "DaemonSet")}
     assert {"amdgpu-device-plugin-mi300x", "amdgpu-node-labeller-mi300x"} <= names
     assert "nvidia-device-plugin-mi300x" not in names
+
+
+def test_device_plugin_without_mig_keeps_no_capability(project, run):
+    path = project / "clusters" / "ocp-a100-tuned" / "cluster.yaml"
+    text = path.read_text()
+    for old, new in [("      mig:\n        strategy: single\n        profiles: {1g.10gb: 7}\n", ""),
+                     ("mode: operator", "mode: device-plugin"), ("gpus: 168", "gpus: 16")]:
+        assert old in text, old
+        text = text.replace(old, new)
+    path.write_text(text)
+    result = run(project, "render", "ocp-a100-tuned")
+    assert result.exit_code == 0, result.output
+    (ds,) = find(load_objects(project / "rendered" / "ocp-a100-tuned"), "DaemonSet", "nvidia-device-plugin-a100")
+    ctr = ds["spec"]["template"]["spec"]["containers"][0]
+    assert ctr["securityContext"] == {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+    assert [e for e in ctr["env"] if e["name"] == "NVIDIA_MIG_MONITOR_DEVICES"] == []
 
 
 def test_scrape_labels_and_queries_agree(rendered):
@@ -193,13 +212,15 @@ def test_amd_operator_mode(project, run):
     from conftest import crd_args
 
     path = project / "clusters" / "eks-mi300x-inference" / "cluster.yaml"
-    path.write_text(path.read_text().replace("  amd:\n    mode: device-plugin", "  amd:\n    mode: operator"))
+    path.write_text(path.read_text().replace("  amd:\n    mode: device-plugin", "  amd:\n    mode: operator\n"
+                                             "    driverImage: registry.example.com/gpu/amdgpu-driver"))
     result = run(project, "render", "eks-mi300x-inference", "--require-schemas", *crd_args())
     assert result.exit_code == 0, result.output
     objects = load_objects(project / "rendered" / "eks-mi300x-inference")
     (config,) = find(objects, "DeviceConfig")
     assert config["spec"]["selector"] == {"karpenter.sh/nodepool": "mi300x"}
     assert config["spec"]["driver"]["enable"] is True and config["spec"]["driver"]["version"] == "6.4.3"
+    assert config["spec"]["driver"]["image"] == "registry.example.com/gpu/amdgpu-driver"
     taint = {"key": "amd.com/gpu", "effect": "NoSchedule"}
     for tolerations in (config["spec"]["devicePlugin"]["devicePluginTolerations"],
                         config["spec"]["devicePlugin"]["nodeLabellerTolerations"],

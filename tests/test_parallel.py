@@ -48,7 +48,7 @@ def test_parallel_render_is_byte_identical_to_serial(project, run, tmp_path):
 
 def test_parallel_render_reports_input_errors_from_workers(project, run):
     path = project / "clusters" / "ocp-a100-tuned" / "cluster.yaml"
-    path.write_text(path.read_text().replace("provider: generic", "provider: moon\nsurprise: 1"))
+    path.write_text(path.read_text().replace("provider: openshift", "provider: moon\nsurprise: 1"))
     result = run(project, "render", "--jobs", "2")
     assert result.exit_code == 2
     # both errors of the one bad cluster survive the trip back from the worker, with their lines

@@ -19,6 +19,7 @@ def check(spec: dict, doc: Located) -> Iterator[InputError]:
         if "gpu" in pool:
             yield from _check_pool(pool["gpu"], ("nodePools", i, "gpu"), doc)
     yield from _check_operator_strategy(spec, doc)
+    yield from _check_amd_driver_image(spec, doc)
     yield from _check_mig_quotas(spec, doc)
     yield from _check_admission_version(spec, doc)
 
@@ -121,6 +122,26 @@ def _check_operator_strategy(spec: dict, doc: Located) -> Iterator[InputError]:
                             ("nodePools", i, "gpu", "mig", "strategy"),
                             "use the same strategy in every MIG pool, or gpu.nvidia.mode: device-plugin "
                             "(one device plugin per pool)", at_value=True)
+
+
+def _check_amd_driver_image(spec: dict, doc: Located) -> Iterator[InputError]:
+    """A managed AMD driver is built in the cluster and pushed to ``driverImage``.
+
+    Without it the DeviceConfig falls back to the CRD default ``image-registry:5000/...``, the
+    OpenShift internal registry, which other clusters do not have: the build never lands.
+    """
+    amd = spec["gpu"]["amd"]
+    has_pools = any(p.get("gpu", {}).get("vendor") == "amd" for p in spec["nodePools"])
+    if (amd["mode"] != "operator" or not amd["driverManaged"] or not has_pools or "driverImage" in amd
+            or spec["provider"] == "openshift"):
+        return
+    yield doc.error("the AMD GPU Operator installs the driver (gpu.amd.driverManaged) but gpu.amd.driverImage "
+                    "is not set: the build would be pushed to the CRD default image-registry:5000, which exists "
+                    "only on OpenShift",
+                    ("gpu", "amd", "driverManaged"),  # the `amd:` key when driverManaged is defaulted
+                    "set gpu.amd.driverImage to a registry repository without tag (e.g. "
+                    "registry.example.com/gpu/amdgpu-driver) and gpu.amd.imageRegistrySecret to a push/pull "
+                    "secret, or driverManaged: false when the node image ships amdgpu", at_value=True)
 
 
 def mixed_capacity(spec: dict) -> dict[str, int]:

@@ -7,7 +7,9 @@ local k = import '../lib/k.libsonnet';
 
 local defaults = {
   pools: [],
+  provider: error 'must provide provider',
   amd: error 'must provide amd',
+  monitoring: error 'must provide monitoring',
   namespace: 'kube-system',
   operatorNamespace: 'kube-amd-gpu',
   image: 'docker.io/rocm/k8s-device-plugin',
@@ -85,6 +87,13 @@ function(params)
         selector: pool.nodeSelector,
         driver: if p.amd.driverManaged then {
           enable: true,
+          // The inbox amdgpu module must not load before the operator's out-of-tree one (takes
+          // effect after a reboot). OpenShift ignores it: there a MachineConfig blacklists it.
+          blacklist: p.provider != 'openshift',
+          // Where KMM pushes the driver image it builds (required input except on OpenShift,
+          // whose internal registry is the CRD default).
+          [if std.objectHas(p.amd, 'driverImage') then 'image']: p.amd.driverImage,
+          [if std.objectHas(p.amd, 'imageRegistrySecret') then 'imageRegistrySecret']: { name: p.amd.imageRegistrySecret },
           version: p.amd.driverVersion,
           tolerations: tolerations,
           upgradePolicy: { enable: true, maxParallelUpgrades: 1, maxUnavailableNodes: '25%', rebootRequired: true },
@@ -96,7 +105,16 @@ function(params)
           devicePluginTolerations: tolerations,
           nodeLabellerTolerations: tolerations,
         },
-        metricsExporter: { enable: true, tolerations: tolerations },
+        metricsExporter: {
+          enable: true,
+          tolerations: tolerations,
+          prometheus: {
+            serviceMonitor: {
+              enable: p.monitoring.serviceMonitor,
+              [if p.monitoring.serviceMonitor && p.monitoring.serviceMonitorLabels != {} then 'labels']: p.monitoring.serviceMonitorLabels,
+            },
+          },
+        },
       },
     };
 

@@ -1,5 +1,6 @@
 // AMD GPU Operator (operator mode) as a pinned Helm release; the per-pool DeviceConfigs that
-// drive it are rendered by amd-device-plugin.
+// drive it are rendered by amd-device-plugin. The chart needs cert-manager (its KMM webhooks'
+// certificates), which the cluster must already run.
 local gpu = import '../lib/gpu.libsonnet';
 local helm = import '../lib/helm.libsonnet';
 local k = import '../lib/k.libsonnet';
@@ -20,6 +21,12 @@ function(params)
   local values = {
     // The project's own node-feature-discovery labels the nodes when it is enabled.
     'node-feature-discovery': { enabled: !p.nfd.enabled },
+    // The chart's rule labels by device id (feature.node.kubernetes.io/amd-gpu); with NFD
+    // enabled node-feature-rules labels the nodes and nothing here selects on that label.
+    installdefaultNFDRule: !p.nfd.enabled,
+    // The chart would install a DeviceConfig `default` over every AMD node, a second owner of
+    // the nodes that amd-device-plugin's per-pool DeviceConfigs already cover.
+    crds: { defaultCR: { install: false, upgrade: false } },
   };
   if p.amd.mode != 'operator' || std.length(pools) == 0 then []
   else [

@@ -3,6 +3,8 @@
 // The worker must run on GPU nodes, which are tainted: it tolerates every pool's taints with
 // `operator: Exists` (an `Equal` toleration with the wrong value schedules zero pods without
 // an error: NVIDIA/k8s-device-plugin#1934). The labels it sets come from node-feature-rules.
+// With `deploy: external` (default on OpenShift, where the OLM NFD Operator runs NFD) nothing is
+// rendered here: node-feature-rules still renders the rules that NFD serves.
 local helm = import '../lib/helm.libsonnet';
 local k = import '../lib/k.libsonnet';
 
@@ -21,7 +23,7 @@ function(params)
   local taints = std.flattenArrays([pool.taints for pool in p.pools]);
   // one toleration per distinct key/effect, in a stable order
   local tolerations = std.set(k.tolerationsFor(taints), function(t) t.key + '|' + t.effect);
-  if !p.nfd.enabled then []
+  if !p.nfd.enabled || p.nfd.deploy != 'helm' then []
   else helm.release(p, 'node-feature-discovery', p.namespace, p.repoURL, p.chart, p.nfd.version, {
     worker: { tolerations: tolerations },
   }, syncWave=-5)

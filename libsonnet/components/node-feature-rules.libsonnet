@@ -1,8 +1,9 @@
 // NodeFeatureRules that label GPU and NVMe nodes, with the keys from lib/labels.libsonnet that
 // node-tuning and local-storage select on.
 //
-// GPU: a PCI display controller (class 0300 VGA or 0302 3D) of the vendor (10de NVIDIA, 1002
-// AMD); one rule per vendor present in the node pools. NVMe: a non-rotational block device whose
+// GPU: a PCI device of the vendor (10de NVIDIA, 1002 AMD) in one of that vendor's GPU classes
+// (lib/labels.libsonnet pciClasses: an MI300X is a 1200 processing accelerator, not a display
+// controller); one rule per vendor present in the node pools. NVMe: a non-rotational block device whose
 // name starts with `nvme` (NFD does not label NVMe by default: class 0108 is not in its PCI
 // whitelist). Only rendered when some pool declares local NVMe.
 local k = import '../lib/k.libsonnet';
@@ -26,7 +27,7 @@ function(params)
       feature: 'pci.device',
       matchExpressions: {
         vendor: { op: 'In', value: [labels.pciVendor[vendor]] },
-        class: { op: 'In', value: labels.pciDisplayClasses },
+        class: { op: 'In', value: labels.pciClasses[vendor] },
       },
     }],
   };

@@ -21,6 +21,10 @@ function(params)
   local perPool(pool) =
     local name = 'nvidia-device-plugin-' + pool.name;
     local labels = k.labels(component, name);
+    // A MIG pool's plugin enumerates MIG devices through the nvidia-caps files, which needs
+    // SYS_ADMIN and the monitor capability (upstream's chart does the same whenever
+    // migStrategy is not none); every other pool keeps no capability at all.
+    local mig = gpu.usesMig(pool);
     [
       k.object('v1', 'ConfigMap', name, p.namespace, labels) + {
         data: { 'config.yaml': k.yaml(gpu.devicePluginConfig(pool)) },
@@ -42,8 +46,12 @@ function(params)
               containers: [{
                 name: 'nvidia-device-plugin-ctr',
                 image: p.image + ':' + p.nvidia.devicePluginVersion,
-                env: [{ name: 'CONFIG_FILE', value: '/config/config.yaml' }],
-                securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+                env: [{ name: 'CONFIG_FILE', value: '/config/config.yaml' }]
+                     + (if mig then [{ name: 'NVIDIA_MIG_MONITOR_DEVICES', value: 'all' }] else []),
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  capabilities: { drop: ['ALL'] } + (if mig then { add: ['SYS_ADMIN'] } else {}),
+                },
                 resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
                 volumeMounts: [
                   { name: 'kubelet-device-plugins-dir', mountPath: '/var/lib/kubelet/device-plugins' },

@@ -8,6 +8,7 @@ local k = import '../lib/k.libsonnet';
 
 local defaults = {
   cluster: error 'must provide cluster',
+  provider: error 'must provide provider',
   kubernetesVersion: error 'must provide kubernetesVersion',
   gitops: error 'must provide gitops',
   pools: [],
@@ -33,6 +34,8 @@ function(params)
   local driver = p.nvidia.driver;
 
   local values = {
+    // OpenShift: operands get their SCCs and the driver is built for RHCOS.
+    [if p.provider == 'openshift' then 'platform']: { openshift: true },
     // The project's own node-feature-discovery labels the nodes when it is enabled.
     nfd: { enabled: !p.nfd.enabled },
     daemonsets: { priorityClassName: 'system-node-critical', tolerations: tolerations },
@@ -78,6 +81,8 @@ function(params)
       serviceMonitor: {
         enabled: p.monitoring.dcgmExporter && p.monitoring.serviceMonitor,
         honorLabels: p.monitoring.honorLabels,
+        // so the cluster's Prometheus selects it (kube-prometheus-stack: `release`)
+        [if p.monitoring.serviceMonitorLabels != {} then 'additionalLabels']: p.monitoring.serviceMonitorLabels,
       },
     },
     // The plugin validation would otherwise start a pod that takes a GPU on every node.

@@ -5,6 +5,7 @@ local k = import '../lib/k.libsonnet';
 
 local defaults = {
   cluster: error 'must provide cluster',
+  provider: error 'must provide provider',
   kubernetesVersion: error 'must provide kubernetesVersion',
   monitoring: { namespace: 'monitoring' },
   workloads: [],
@@ -21,6 +22,18 @@ function(params)
   local p = defaults + params;
   local component = 'workload-isolation';
   local labels = k.labels(component);
+
+  // The cluster DNS pods. NetworkPolicy sees the pod port after the Service's DNAT: OpenShift's
+  // CoreDNS (DNS operator, namespace openshift-dns) listens on 5353 behind Service port 53.
+  local dns = if p.provider == 'openshift' then {
+    namespace: 'openshift-dns',
+    pods: { 'dns.operator.openshift.io/daemonset-dns': 'default' },
+    ports: [53, 5353],
+  } else {
+    namespace: 'kube-system',
+    pods: { 'k8s-app': 'kube-dns' },
+    ports: [53],
+  };
 
   local priorityName(type) = 'gpu-' + type;
 
@@ -56,8 +69,8 @@ function(params)
         podSelector: {},
         policyTypes: ['Egress'],
         egress: [{
-          to: [nsSelector('kube-system') + { podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
-          ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }],
+          to: [nsSelector(dns.namespace) + { podSelector: { matchLabels: dns.pods } }],
+          ports: [{ protocol: proto, port: port } for port in dns.ports for proto in ['UDP', 'TCP']],
         }],
       }),
       // Distributed training (NCCL, torchrun rendezvous) talks pod to pod inside the namespace.

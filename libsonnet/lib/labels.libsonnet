@@ -7,7 +7,7 @@
 {
   nfdPrefix:: 'feature.node.kubernetes.io/',
 
-  // Set by NFD on nodes with a GPU of the vendor (PCI display controller of that vendor).
+  // Set by NFD on nodes with a GPU of the vendor (a PCI device of that vendor in one of its GPU classes).
   gpu(vendor):: $.nfdPrefix + 'gpu-' + vendor,
   // Set by NFD on nodes with at least one non-rotational NVMe block device.
   localNvme:: $.nfdPrefix + 'local-nvme',
@@ -17,9 +17,13 @@
   // linter use it to check the DaemonSet tolerates and selects exactly that pool.
   nodePool:: 'gpu-gitops.io/node-pool',
 
-  // PCI ids NFD matches on (vendor ids from the PCI ID registry; 0300 VGA, 0302 3D controller).
+  // PCI ids NFD matches on (vendor ids and classes from the PCI ID registry). NVIDIA data-centre
+  // GPUs are 0302 (3D controller, e.g. H100, A100) or 0300 (VGA, e.g. L40S). AMD Instinct is not
+  // a display controller: MI300X/MI300A/MI325X are 1200 (processing accelerator), MI100/MI200
+  // 0380 (display controller, other), Radeon Pro 0300; AMD's own NFD setup whitelists classes
+  // 03 and 12 for the same reason.
   pciVendor:: { nvidia: '10de', amd: '1002' },
-  pciDisplayClasses:: ['0300', '0302'],
+  pciClasses:: { nvidia: ['0300', '0302'], amd: ['0300', '0380', '1200'] },
 
   // nodeSelector of a DaemonSet for `pool`: the pool's own labels, plus the NFD labels that
   // prove the hardware the DaemonSet needs is there (only when NFD runs and sets them).

@@ -23,7 +23,11 @@ def nfd_values(rendered) -> dict:
         release["spec"]["source"]["helm"]["valuesObject"]
 
 
-@pytest.mark.parametrize("name", EXAMPLES)
+# Examples that deploy the NFD chart (OpenShift runs NFD from OLM: nodeFeatureDiscovery.deploy external).
+CHART_EXAMPLES = [n for n in EXAMPLES if spec(REPO, n)["nodeFeatureDiscovery"]["deploy"] == "helm"]
+
+
+@pytest.mark.parametrize("name", CHART_EXAMPLES)
 def test_worker_tolerates_every_pool_taint_with_exists(name):
     rendered = objects(REPO, name)
     tolerations = nfd_values(rendered)["worker"]["tolerations"]
@@ -34,7 +38,7 @@ def test_worker_tolerates_every_pool_taint_with_exists(name):
 
 
 @pytest.mark.skipif(not NFD_SCHEMA.is_file(), reason="NFD chart schema (../shared) not present")
-@pytest.mark.parametrize("name", EXAMPLES)
+@pytest.mark.parametrize("name", CHART_EXAMPLES)
 def test_values_validate_against_the_chart_schema(name):
     jsonschema.validate(nfd_values(objects(REPO, name)), json.loads(NFD_SCHEMA.read_text()))
 
@@ -59,11 +63,12 @@ def test_gpu_rules_match_vendor_and_display_class(project):
     write(project, BASE + "  - name: amd\n    nodeSelector: {pool: amd}\n    gpu: {vendor: amd, perNode: 8}\n")
     by_name = {r["name"]: r for r in rules(objects(project, "t"))}
     assert set(by_name) == {"gpu-nvidia", "gpu-amd", "local-nvme"}
-    for vendor, pci in (("nvidia", "10de"), ("amd", "1002")):
+    # AMD Instinct MI300X is a processing accelerator (1200), MI200 a display controller (0380)
+    for vendor, pci, classes in (("nvidia", "10de", ["0300", "0302"]), ("amd", "1002", ["0300", "0380", "1200"])):
         (match,) = by_name[f"gpu-{vendor}"]["matchFeatures"]
         assert match["feature"] == "pci.device"
         assert match["matchExpressions"]["vendor"] == {"op": "In", "value": [pci]}
-        assert match["matchExpressions"]["class"] == {"op": "In", "value": ["0300", "0302"]}
+        assert match["matchExpressions"]["class"] == {"op": "In", "value": classes}
     (nvme,) = by_name["local-nvme"]["matchFeatures"]
     assert nvme["feature"] == "storage.block"
     assert nvme["matchExpressions"]["name"] == {"op": "InRegexp", "value": ["^nvme"]}
