@@ -25,7 +25,8 @@ GPU_RESOURCE_PREFIXES = ("nvidia.com/", "amd.com/", "gpu.intel.com/")
 
 def pod_spec(obj: dict) -> tuple[tuple, dict] | None:
     """``(path, spec)`` of the pod spec of a workload object, or None."""
-    path = _TEMPLATE.get(obj.get("kind"))
+    kind = obj.get("kind")
+    path = _TEMPLATE.get(kind) if isinstance(kind, str) else None
     if path is None:
         return None
     node = obj

@@ -38,3 +38,133 @@ def test_invalid_gpu_quantity_is_a_finding(tmp_path, value):
     gpu003 = [f for f in findings if f.rule == "GPU003"]
     assert len(gpu003) == 1 and gpu003[0].line == 9 and "must be a quantity" in gpu003[0].message
     assert not [f for f in findings if f.rule == "GPU002"]
+
+
+DEPLOYMENT = {
+    "apiVersion": "apps/v1", "kind": "Deployment",
+    "metadata": {"name": "train", "namespace": "gpu", "annotations": {"a": "b"}, "labels": {"app": "t"}},
+    "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "t"}}, "template": {
+        "metadata": {"labels": {"app": "t"}},
+        "spec": {"runtimeClassName": "nvidia", "hostNetwork": False,
+                 "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"},
+                                     "sysctls": [{"name": "net.core.somaxconn", "value": "1"}]},
+                 "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                 "volumes": [{"name": "v", "hostPath": {"path": "/x"}},
+                             {"name": "h", "emptyDir": {"medium": "HugePages-2Mi"}},
+                             {"name": "p", "persistentVolumeClaim": {"claimName": "c"}}],
+                 "containers": [{"name": "m", "image": "i",
+                                 "securityContext": {"privileged": False, "capabilities": {"add": ["NET_ADMIN"]}},
+                                 "volumeMounts": [{"name": "h", "mountPath": "/h"}],
+                                 "resources": {"requests": {"nvidia.com/gpu": 1, "hugepages-2Mi": "2Mi",
+                                                            "nvidia.com/mig-1g.5gb": 1},
+                                               "limits": {"nvidia.com/gpu": 1, "memory": "1Gi",
+                                                          "hugepages-2Mi": "2Mi"}}}]}}},
+}
+OTHERS = [
+    {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "metadata": {"name": "s", "namespace": "gpu"},
+     "spec": {"scaleTargetRef": {"name": "train", "kind": "Deployment"},
+              "triggers": [{"type": "prometheus", "metadata": {"metricName": "m", "query": "q"}}]}},
+    {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "d", "namespace": "gpu"},
+     "spec": {"podSelector": {}, "policyTypes": ["Ingress"]}},
+    {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c", "namespace": "gpu"},
+     "spec": {"storageClassName": "fast"}},
+    {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ds", "namespace": "gpu"},
+     "spec": {"template": {"spec": {"nodeSelector": {"nvidia.com/gpu.present": "true"},
+                                    "containers": [{"name": "c", "image": "i"}]}}}},
+    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpu"}},
+]
+
+
+def _paths(node, prefix=()):
+    yield prefix
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _paths(value, prefix + (key,))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _paths(value, prefix + (i,))
+
+
+def _replace(node, path, value):
+    if not path:
+        return value
+    node = node.copy() if isinstance(node, (dict, list)) else node
+    node[path[0]] = _replace(node[path[0]], path[1:], value)
+    return node
+
+
+def _fuzz_strategy():
+    from hypothesis import strategies as st
+
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=5),
+                        st.sampled_from(["1e999999999", ".inf", "Deployment", "Ingress", "nvidia.com/gpu"]))
+    values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                           st.dictionaries(st.text(max_size=4), inner, max_size=3)),
+                          max_leaves=6)
+    objects = [DEPLOYMENT, *OTHERS]
+    mutation = st.tuples(st.integers(0, len(objects) - 1), st.integers(0, 10**6), values)
+    return objects, st.lists(mutation, min_size=1, max_size=4)
+
+
+def test_lint_never_raises_on_mutated_manifests():
+    """Random values at random paths of valid manifests: findings, never an exception."""
+    hypothesis = pytest.importorskip("hypothesis")
+    from generator.lint import make_validator
+    from generator.lint.engine import Engine
+    from generator.lint.loader import Source
+    from generator.lint.model import Document
+
+    objects, mutations = _fuzz_strategy()
+    engine = Engine(Settings(), make_validator(Settings()))
+
+    @hypothesis.settings(max_examples=150, deadline=None, database=None,
+                         suppress_health_check=list(hypothesis.HealthCheck))
+    @hypothesis.given(mutations)
+    def check(changes):
+        current = list(objects)
+        for which, pick, value in changes:
+            paths = list(_paths(current[which]))[1:]  # documents that are not mappings never get here
+            current[which] = _replace(current[which], paths[pick % len(paths)], value)
+        engine.run([Source(f"f{i}.yaml", [Document(f"f{i}.yaml", "", 0, obj)]) for i, obj in enumerate(current)])
+
+    check()
+
+
+SCHEMA_INVALID = """\
+apiVersion: v1
+kind: {a: b}
+metadata: {name: a}
+---
+apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: s, namespace: gpu}
+spec:
+  scaleTargetRef: {name: train, kind: [Deployment]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: d, namespace: gpu}
+spec: {podSelector: {}, policyTypes: true}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: train, namespace: gpu}
+spec:
+  selector: {matchLabels: {app: t}}
+  template:
+    metadata: {labels: {app: t}}
+    spec:
+      containers: [{name: m, image: i, resources: {limits: {nvidia.com/gpu: 1}}}]
+"""
+
+
+def test_schema_invalid_objects_are_findings_not_crashes(project, run):
+    path = project / "bad.yaml"
+    path.write_text(SCHEMA_INVALID)
+    result = run(project, "lint", "--ignore-missing-schemas", "--format", "json", str(path))
+    assert result.exit_code == 1, result.output
+    import json
+
+    findings = json.loads(result.stdout)["findings"]
+    assert ("K8S002", 2) in {(f["rule"], f["line"]) for f in findings}
+    assert ("K8S003", 14) in {(f["rule"], f["line"]) for f in findings}

@@ -24,6 +24,8 @@ def check(index, ctx):
         if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
             continue
         kind = ref.get("kind") or "Deployment"
+        if not isinstance(kind, str):
+            continue  # the schema reports it
         candidates = index.get(kind)
         if not candidates:
             continue
