@@ -23,7 +23,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.resolver import VersionedResolver
 
 from generator.errors import InputError
-from generator.lint import fastyaml
+from generator.lint import aliases, fastyaml
 from generator.lint.model import Document, Hit, Resource, first_content_line
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -150,6 +150,8 @@ def parse_text(text: str, display: str, is_json: bool = False, strict: bool = Tr
             _fail(doc, f"error unmarshalling resource: {str(exc).splitlines()[0]}", 0, 0)
         except RecursionError:
             _fail(doc, "error unmarshalling resource: nesting is too deep", 0, 0)
+        except aliases.TooManyAliases as exc:
+            _fail(doc, f"error unmarshalling resource: {exc}", exc.line, exc.col)
         if doc.error is None and doc.data is not None and not isinstance(doc.data, dict):
             _fail(doc, "error unmarshalling resource: a document must be a mapping (a Kubernetes object)",
                   first_content_line(chunk), 0)
@@ -163,6 +165,7 @@ def _load(yaml: YAML, chunk: str):
     try:
         return fastyaml.load(chunk)
     except (fastyaml.Fallback, YAMLError):
+        aliases.check(chunk)  # the fast path takes no aliases; ruamel would share, not copy, them
         return yaml.load(chunk)  # also the one that words the errors
 
 

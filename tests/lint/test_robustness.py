@@ -168,3 +168,28 @@ def test_schema_invalid_objects_are_findings_not_crashes(project, run):
     findings = json.loads(result.stdout)["findings"]
     assert ("K8S002", 2) in {(f["rule"], f["line"]) for f in findings}
     assert ("K8S003", 14) in {(f["rule"], f["line"]) for f in findings}
+
+
+def _alias_bomb(levels: int) -> str:
+    """A ConfigMap whose data is nine lists of nine aliases of the level below, ``levels`` deep."""
+    lines = ['  a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for n in range(1, levels):
+        lines.append(f"  a{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * 9) + "]")
+    return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n" + "\n".join(lines) + "\n"
+
+
+def test_alias_bomb_is_a_finding_for_its_document_only(project, run):
+    path = project / "bomb.yaml"
+    path.write_text(_alias_bomb(7) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\nda: {}\n")
+    result = run(project, "lint", str(path))
+    assert result.exit_code == 1
+    lines = [line for line in result.stdout.splitlines() if line.startswith("bomb.yaml:")]
+    assert len(lines) == 2
+    assert lines[0].startswith("bomb.yaml:10:") and "aliases expand this document" in lines[0] and "[K8S001]" in lines[0]
+    assert lines[1].startswith("bomb.yaml:16:") and "[K8S003]" in lines[1]
+
+
+def test_a_few_aliases_still_load(tmp_path):
+    path = tmp_path / "cm.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, labels: &l {app: a}, annotations: *l}\n")
+    assert lint_paths([str(path)], Settings()).findings == []
