@@ -31,7 +31,8 @@ def _display(ctx: Context):
     def show(path: str) -> str:
         if path == "-":
             return "stdin"
-        absolute = Path(path).resolve()
+        given = Path(path)
+        absolute = given.parent.resolve() / given.name  # a symlinked manifest keeps its own name
         return os.path.relpath(absolute, root) if absolute.is_relative_to(root) else path
 
     return show

@@ -13,6 +13,7 @@ import fnmatch
 import json
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,7 +77,11 @@ class Source:
 
 
 def discover(paths: list[str], excludes: list[str], display) -> list[str]:
-    """Every file to lint, in a stable order; a missing path is a usage error."""
+    """Every file to lint, in a stable order; a missing or special path given by name is a usage error.
+
+    Inside folders, manifests that are not regular files (FIFOs, devices, symlinks to them)
+    are kept: ``read`` reports them without opening them.
+    """
     found: list[str] = []
     for raw in paths:
         if raw == "-":
@@ -91,8 +96,10 @@ def discover(paths: list[str], excludes: list[str], display) -> list[str]:
                         found.append(os.path.join(dirpath, name))
         elif path.is_file():
             found.append(raw)
+        elif path.exists():
+            raise InputError("not a regular file", path=raw, hint="pass manifest files, folders or - for stdin")
         else:
-            raise InputError(f"{raw}: no such file or directory", hint="pass files, folders or - for stdin")
+            raise InputError("no such file or directory", path=raw, hint="pass files, folders or - for stdin")
     return [f for f in found if f == "-" or not _excluded(display(f), excludes)]
 
 
@@ -104,14 +111,14 @@ def read(path: str, display: str, strict: bool = True) -> Source:
     """Parse one file; problems become error documents, never exceptions."""
     source = Source(display)
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            if os.path.getsize(path) > MAX_FILE_BYTES:
-                source.documents.append(_failed(display, "", 0, f"file is larger than {MAX_FILE_BYTES} bytes", 0, 0))
-                return source
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+        data = _read_bytes(path)
+        if data is None:
+            source.documents.append(_failed(display, "", 0, "not a regular file", 0, 0))
+            return source
+        if len(data) > MAX_FILE_BYTES:
+            source.documents.append(_failed(display, "", 0, f"file is larger than {MAX_FILE_BYTES} bytes", 0, 0))
+            return source
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         source.documents.append(_failed(display, "", 0, f"file is not UTF-8 text ({exc.reason})", 0, 0))
         return source
@@ -120,6 +127,17 @@ def read(path: str, display: str, strict: bool = True) -> Source:
         return source
     source.documents = parse_text(text, display, is_json=path.lower().endswith(".json"), strict=strict)
     return source
+
+
+def _read_bytes(path: str) -> bytes | None:
+    """At most one byte past the size limit (stdin, /dev/zero and growing files have no size
+    to check first); None for a FIFO or device, which could block or never end."""
+    if path == "-":
+        return sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        return None
+    with open(path, "rb") as handle:
+        return handle.read(MAX_FILE_BYTES + 1)
 
 
 def parse_text(text: str, display: str, is_json: bool = False, strict: bool = True) -> list[Document]:

@@ -193,3 +193,71 @@ def test_a_few_aliases_still_load(tmp_path):
     path = tmp_path / "cm.yaml"
     path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, labels: &l {app: a}, annotations: *l}\n")
     assert lint_paths([str(path)], Settings()).findings == []
+
+
+def test_special_files_in_a_folder_are_findings_without_being_read(project, run):
+    import os
+
+    folder = project / "manifests"
+    folder.mkdir()
+    os.symlink("/dev/zero", folder / "zero.yaml")
+    os.mkfifo(folder / "pipe.yaml")
+    result = run(project, "lint", str(folder))
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "manifests/pipe.yaml:1:1: error: not a regular file [K8S001]",
+        "manifests/zero.yaml:1:1: error: not a regular file [K8S001]",
+    ]
+
+
+@pytest.mark.parametrize("name", ["pipe.yaml", "missing.yaml"])
+def test_a_special_or_missing_file_given_by_name_is_a_usage_error(project, run, name):
+    import os
+
+    os.mkfifo(project / "pipe.yaml")
+    result = run(project, "lint", str(project / name))
+    assert result.exit_code == 2
+    message = "not a regular file" if name == "pipe.yaml" else "no such file or directory"
+    assert result.stderr.splitlines()[0] == f"{project / name}: error: {message}"
+    assert result.stderr.splitlines()[1].startswith("  hint: ")
+
+
+def test_files_are_read_only_up_to_the_size_limit(tmp_path, monkeypatch):
+    from generator.lint import loader
+
+    monkeypatch.setattr(loader, "MAX_FILE_BYTES", 100)
+    path = tmp_path / "big.yaml"
+    path.write_text("a: " + "x" * 200)
+    opened = []
+    real_open = open
+
+    class Spy:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def read(self, size=-1):
+            opened.append(size)
+            return self.handle.read(size)
+
+    monkeypatch.setattr("builtins.open", lambda *a, **k: Spy(real_open(*a, **k)))
+    source = loader.read(str(path), "big.yaml")
+    assert opened == [101] and "larger than 100 bytes" in source.documents[0].error.message
+
+
+def test_stdin_that_is_not_utf8_is_a_finding(project):
+    """A real process: the runner's stdin would decode the bytes before lint sees them."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", "from generator.cli import cli; cli()", "--root", str(project),
+                           "--color", "never", "lint", "-"],
+                          input=b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: \xff}\n", capture_output=True,
+                          timeout=60, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.decode().splitlines() == ["stdin:1:1: error: file is not UTF-8 text (invalid start byte) [K8S001]"]
