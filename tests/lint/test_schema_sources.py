@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.errors import InputError
 from generator.lint import lint_paths
 from generator.lint.crdimport import import_files, strict
 from generator.lint.settings import Settings
@@ -34,6 +35,12 @@ def server():
             hits.append(self.path)
             if self.path == "/example.com/trainingrun_v1.json":
                 body = json.dumps(SCHEMA).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            elif self.path.startswith("/portal/"):
+                body = b"<html><body>Sign in to continue</body></html>"
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -67,6 +74,44 @@ def test_http_location_is_downloaded_once_and_cached(server, tmp_path):
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [hashlib.sha256(url.encode()).hexdigest()]
     lint_paths([str(manifest)], Settings(schema_locations=[template], schema_cache=tmp_path / "cache"))
     assert len(hits) == 2  # second run: served from the cache
+
+
+RUN = "apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\n"
+
+
+@pytest.mark.parametrize("command", ["lint", "render"])
+@pytest.mark.parametrize(("body", "problem"), [
+    ("not json {", "schema file is not readable JSON"),
+    ('{"type": 5}', "schema file is not a valid JSON Schema: /type: 5 is not valid"),
+    ("[1, 2]", "schema file holds a JSON list, not a schema object"),
+])
+def test_a_bad_schema_file_is_a_usage_error_naming_it(project, run, command, body, problem):
+    """A schema location is configuration: lint and render both stop with exit 2 and name the file."""
+    folder = project / "crds" / "example.com"
+    folder.mkdir(parents=True)
+    (folder / "trainingrun_v1.json").write_text(body)
+    location = str(project / "crds" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
+    if command == "lint":
+        (project / "run.yaml").write_text(RUN)
+        result = run(project, "lint", "--schema-location", location, str(project / "run.yaml"))
+    else:
+        overrides = project / "clusters" / "aks-h100-training" / "overrides.libsonnet"
+        overrides.write_text("{ 'workload-isolation'+: [{apiVersion: 'example.com/v1', kind: 'TrainingRun', "
+                             "metadata: {name: 'r', namespace: 'gpu-training'}}] }\n")
+        result = run(project, "render", "aks-h100-training", "--schema-location", location)
+    assert result.exit_code == 2, result.output
+    assert f"{folder / 'trainingrun_v1.json'}: error: {problem}" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_a_non_json_http_response_is_an_error_and_not_cached(server, tmp_path):
+    base, hits = server
+    cache = tmp_path / "cache"
+    for _ in range(2):
+        with pytest.raises(InputError, match="not JSON") as caught:
+            fetch(base + "/portal/trainingrun.json", cache)
+        assert caught.value.location.path == base + "/portal/trainingrun.json"
+    assert len(hits) == 2 and not (cache.exists() and any(cache.iterdir()))
 
 
 def test_unreachable_location_means_no_schema(tmp_path):
