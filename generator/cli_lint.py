@@ -88,7 +88,7 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
     result = lint_paths(targets, settings, display)
     findings = result.findings
     if kubeconform_bin:
-        files = [p for p in discover(targets, settings.excludes, display) if p != "-"]
+        files = [p for p in discover(targets, settings.excludes, display) if p != "-" and os.path.isfile(p)]
         output = kubeconform.run(kubeconform_bin, files, settings)
         findings = kubeconform.merge(findings, kubeconform.findings(output, result.sources, display))
     report = Report(findings, result.sources, ctx.project.root,
