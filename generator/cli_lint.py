@@ -95,7 +95,11 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
                     color=bool(ctx.ui.color if ctx.ui.color is not None else sys.stdout.isatty()) and not output_file)
     text = render(fmt, report)
     if output_file:
-        output_file.write_text(text)
+        try:
+            output_file.write_text(text)
+        except OSError as exc:
+            raise InputError(f"cannot write the report: {exc.strerror or exc}", path=str(output_file),
+                             hint="--output-file needs a writable path in an existing folder") from None
     else:
         click.echo(text, nl=False, color=report.color)
     if fmt == "text" and not ctx.ui.quiet:

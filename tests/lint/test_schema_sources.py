@@ -203,3 +203,48 @@ def test_import_of_a_file_without_crds_is_an_input_error(tmp_path, run, project)
     path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
     result = run(project, "schemas", "import", str(path))
     assert result.exit_code == 2 and "no CustomResourceDefinition" in result.stderr
+
+
+NAMED_CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {{name: runs.example.com}}
+spec:
+  group: {group}
+  names: {{kind: {kind}, plural: runs}}
+  scope: Namespaced
+  versions:
+    - name: {version}
+      served: true
+      storage: true
+      schema: {{openAPIV3Schema: {{type: object}}}}
+"""
+
+
+@pytest.mark.parametrize(("fields", "where", "message"), [
+    ({"kind": "5"}, "crd.yaml:4:1", "CustomResourceDefinition without spec.group or spec.names.kind"),
+    ({"group": "../../../etc"}, "crd.yaml:5:10", "spec.group '../../../etc' is not a DNS subdomain"),
+    ({"kind": "../Run"}, "crd.yaml:6:17", "spec.names.kind '../Run' is not a valid kind"),
+    ({"version": "../../x"}, "crd.yaml:9:13", "version '../../x' is not a valid version name"),
+])
+def test_import_rejects_names_that_are_not_names(project, run, fields, where, message):
+    values = {"group": "example.com", "kind": "Run", "version": "v1", **fields}
+    (project / "crd.yaml").write_text(NAMED_CRD.format(**values))
+    result = run(project, "schemas", "import", "--output-dir", "out", str(project / "crd.yaml"))
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"{where}: error: {message}")
+    assert not (project / "out").exists() and not (project.parent / "x.json").exists()
+
+
+def test_import_of_a_crd_whose_spec_is_a_list_is_an_input_error(project, run):
+    (project / "crd.yaml").write_text("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+                                      "metadata: {name: a}\nspec: [1]\n")
+    result = run(project, "schemas", "import", str(project / "crd.yaml"))
+    assert result.exit_code == 2 and result.stderr.startswith("crd.yaml:4:1: error: CustomResourceDefinition without")
+
+
+def test_a_report_that_cannot_be_written_is_a_usage_error(project, run):
+    (project / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    result = run(project, "lint", "--output-file", "/nonexistent/dir/out.txt", str(project / "cm.yaml"))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("/nonexistent/dir/out.txt: error: cannot write the report: No such file")
