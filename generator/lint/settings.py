@@ -50,10 +50,13 @@ class Settings:
         return cls(**values)
 
 
-def for_cluster(spec: dict) -> Settings:
-    """Settings for a rendered cluster: its version, provider and GPU pool taint keys."""
+def for_cluster(spec: dict, config: dict | None = None) -> Settings:
+    """Settings for a rendered cluster: the config file's ``lint`` section (rules, ignores,
+    privileged namespaces) with the cluster's version, provider and GPU pool taint keys,
+    which describe the cluster better than any project-wide setting."""
+    overrides: dict = {"kubernetes_version": spec["kubernetesVersion"], "provider": spec.get("provider", "")}
     gpu_pools = [pool for pool in spec.get("nodePools", []) if "gpu" in pool]
-    keys = sorted({t["key"] for pool in gpu_pools for t in pool.get("taints", [])
-                   if t.get("effect") in ("NoSchedule", "NoExecute")})
-    return Settings(kubernetes_version=spec["kubernetesVersion"], provider=spec.get("provider", ""),
-                    taint_keys=keys if gpu_pools else list(DEFAULT_TAINT_KEYS))
+    if gpu_pools:
+        overrides["taint_keys"] = sorted({t["key"] for pool in gpu_pools for t in pool.get("taints", [])
+                                          if t.get("effect") in ("NoSchedule", "NoExecute")})
+    return Settings.from_config(config or {}, **overrides)
