@@ -261,3 +261,20 @@ def test_stdin_that_is_not_utf8_is_a_finding(project):
                           timeout=60, check=False)
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.decode().splitlines() == ["stdin:1:1: error: file is not UTF-8 text (invalid start byte) [K8S001]"]
+
+
+@pytest.mark.parametrize(("config", "where", "message", "hint"), [
+    ("lint:\n  rules:\n    GPU0004: \"off\"\n", ".gpu-gitops.yaml:3:5", "unknown lint rule 'GPU0004'",
+     "did you mean 'GPU004'?"),
+    ("lint:\n  ignore:\n    - rules: [GPU001, SEC0006]\n      reason: legacy jobs\n", ".gpu-gitops.yaml:3:23",
+     "unknown lint rule 'SEC0006'", "did you mean 'SEC006'?"),
+])
+def test_misspelt_rule_ids_in_the_config_are_rejected(project, run, config, where, message, hint):
+    (project / ".gpu-gitops.yaml").write_text(config)
+    (project / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    for args in (("lint", str(project / "cm.yaml")), ("render", "aks-h100-training")):
+        result = run(project, *args)
+        assert result.exit_code == 2
+        lines = result.stderr.splitlines()
+        assert lines[0] == f"{where}: error: {message}"
+        assert lines[1].startswith(f"  hint: {hint}")
