@@ -32,11 +32,10 @@ class Context:
 
 @dataclass
 class Result:
+    """Findings and the parsed sources; ``report.Report`` counts and formats them."""
+
     findings: list[Finding]
     sources: list[Source]
-
-    def count(self, severity: str) -> int:
-        return sum(1 for f in self.findings if f.severity == severity)
 
 
 def is_typed(res: Resource) -> bool:

@@ -23,6 +23,7 @@ from ruamel.yaml.constructor import DuplicateKeyError, SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.resolver import VersionedResolver
 
+from generator import yamlmessages
 from generator.errors import InputError
 from generator.lint import aliases, fastyaml
 from generator.lint.model import Document, Hit, Resource, first_content_line
@@ -158,8 +159,8 @@ def parse_text(text: str, display: str, is_json: bool = False, strict: bool = Tr
             doc.data = _load(yaml, chunk)
         except DuplicateKeyError as exc:
             mark = exc.problem_mark
-            key = exc.problem.split('"')[1] if exc.problem.count('"') >= 2 else exc.problem
-            _fail(doc, f"error unmarshalling resource: duplicate key {key!r}", mark.line, mark.column)
+            _fail(doc, f"error unmarshalling resource: {yamlmessages.duplicate_key(exc.problem)}", mark.line,
+                  mark.column)
         except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             _fail(doc, f"error unmarshalling resource: YAML syntax error: {exc.problem or exc.context}",

@@ -19,6 +19,7 @@ import referencing.jsonschema
 from referencing import Registry, Resource
 
 from generator.errors import InputError
+from generator.jsonpath import dotted
 from generator.validate import fastcheck, kubernetes
 from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
 
@@ -123,7 +124,7 @@ class SchemaValidator:
                 if extra:
                     # one problem per unknown key, located at the key itself, worded as the API
                     # server's strict decoding says it
-                    problems.extend(SchemaProblem("invalid", f'unknown field "{_dotted(path + (key,))}"', path + (key,))
+                    problems.extend(SchemaProblem("invalid", f'unknown field "{dotted(path + (key,))}"', path + (key,))
                                     for key in extra)
                 else:
                     problems.append(SchemaProblem("invalid", leaf.message, path))
@@ -153,10 +154,6 @@ def _load_schema(source: Path) -> dict:
         raise InputError(f"schema file is not a valid JSON Schema: {where}: {exc.message}", path=str(source),
                          hint=hint) from None
     return schema
-
-
-def _dotted(path: tuple) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
 
 
 def _unexpected(error: jsonschema.ValidationError) -> list[str]:

@@ -8,6 +8,7 @@ rejects the object with ``must be an integer``, and a value that is not a quanti
 Fix: request a whole number of devices, or a MIG profile / shared replica that fits.
 """
 
+from generator import jsonpath
 from generator.lint import pods, quantity
 from generator.lint.model import Hit
 
@@ -35,6 +36,6 @@ def check(res, ctx):
                     problem = "must be an integer"
                 else:
                     continue
-                where = pods.field_path(cpath + ("resources", section)) + f"[{name}]"
+                where = jsonpath.dotted(cpath + ("resources", section)) + f"[{name}]"
                 yield Hit(f'{where}: Invalid value: "{value}": {problem}',
                           cpath + ("resources", section, name), at_value=True)
