@@ -15,6 +15,7 @@ from typing import Any
 
 import jsonschema
 import referencing
+import referencing.exceptions
 import referencing.jsonschema
 from referencing import Registry, Resource
 
@@ -117,7 +118,14 @@ class SchemaValidator:
         if fast is not None and fast(obj):
             return []  # jsonschema only runs to explain a failure
         problems = []
-        for error in validator.iter_errors(obj):
+        try:
+            errors = list(validator.iter_errors(obj))
+        except referencing.exceptions.Unresolvable as exc:
+            raise InputError(f"schema file has a $ref that cannot be resolved: {exc}",
+                             path=str(self.schema_source(api_version, kind)),
+                             hint="schemas at a schema location must be standalone (kubeconform's -standalone layout)") \
+                from None
+        for error in errors:
             for leaf in _leaves(error):
                 path = tuple(leaf.absolute_path)
                 extra = _unexpected(leaf)

@@ -84,6 +84,7 @@ RUN = "apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\n"
     ("not json {", "schema file is not readable JSON"),
     ('{"type": 5}', "schema file is not a valid JSON Schema: /type: 5 is not valid"),
     ("[1, 2]", "schema file holds a JSON list, not a schema object"),
+    ('{"$ref": "other.json"}', "schema file has a $ref that cannot be resolved: Unresolvable: other.json"),
 ])
 def test_a_bad_schema_file_is_a_usage_error_naming_it(project, run, command, body, problem):
     """A schema location is configuration: lint and render both stop with exit 2 and name the file."""
