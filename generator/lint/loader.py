@@ -169,6 +169,9 @@ def parse_text(text: str, display: str, is_json: bool = False, strict: bool = Tr
             _fail(doc, f"error unmarshalling resource: {str(exc).splitlines()[0]}", 0, 0)
         except RecursionError:
             _fail(doc, "error unmarshalling resource: nesting is too deep", 0, 0)
+        except (ValueError, TypeError, IndexError) as exc:
+            # ruamel's constructors raise these for explicit tags on the wrong text (!!float abc)
+            _fail(doc, f"error unmarshalling resource: a tagged value cannot be built ({exc})", 0, 0)
         except aliases.TooManyAliases as exc:
             _fail(doc, f"error unmarshalling resource: {exc}", exc.line, exc.col)
         if doc.error is None and doc.data is not None and not isinstance(doc.data, dict):

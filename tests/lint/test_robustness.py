@@ -278,3 +278,11 @@ def test_misspelt_rule_ids_in_the_config_are_rejected(project, run, config, wher
         lines = result.stderr.splitlines()
         assert lines[0] == f"{where}: error: {message}"
         assert lines[1].startswith(f"  hint: {hint}")
+
+
+@pytest.mark.parametrize("text", ["!!float apiVersion: v1\nkind: ConfigMap\n", "a: !!int abc\n", "a: !!float\n"])
+def test_explicit_tags_on_the_wrong_text_are_findings(tmp_path, text):
+    path = tmp_path / "tagged.yaml"
+    path.write_text(text)
+    [finding] = lint_paths([str(path)], Settings()).findings
+    assert finding.rule == "K8S001" and finding.message.startswith("error unmarshalling resource:")
