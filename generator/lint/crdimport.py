@@ -110,7 +110,14 @@ def import_files(paths: list[Path], output: Path, display) -> list[Path]:
                 for version, schema in versions(res.obj):
                     target = _target(output, group, kind, version, res, display(path))
                     target.parent.mkdir(parents=True, exist_ok=True)
-                    body = json.dumps(document_schema(res.obj, version, schema), indent=2, sort_keys=True) + "\n"
+                    try:
+                        converted = document_schema(res.obj, version, schema)
+                    except (AttributeError, TypeError):
+                        # a keyword holding the wrong type (properties: [..]); the API server rejects it too
+                        _bad(res, display(path), _version_path(res, version) + ("schema", "openAPIV3Schema"),
+                             f"the openAPIV3Schema of version {version!r} is not a valid schema",
+                             "properties must map names to schemas, oneOf/anyOf/allOf must be lists of schemas")
+                    body = json.dumps(converted, indent=2, sort_keys=True) + "\n"
                     target.write_text(body)
                     written.append(target)
         if not crds:
@@ -142,14 +149,22 @@ def _names(res: Resource, shown: str) -> tuple[str, str]:
 def _target(output: Path, group: str, kind: str, version: str, res: Resource, shown: str) -> Path:
     """``<output>/<group>/<kind>_<version>.json``, which must stay under ``output``."""
     if not isinstance(version, str) or not _LABEL.fullmatch(version):
-        index = next((i for i, v in enumerate(_mapping(res.obj.get("spec")).get("versions") or [])
-                      if isinstance(v, dict) and v.get("name") == version), None)
-        where = ("spec", "versions", index, "name") if index is not None else ("spec", "version")
-        _bad(res, shown, where, f"version {version!r} is not a valid version name", "versions look like v1 or v1beta2")
+        where = _version_path(res, version)
+        _bad(res, shown, where + ("name",) if len(where) > 2 else where, f"version {version!r} is not a valid version name",
+             "versions look like v1 or v1beta2")
     target = output / group / f"{kind.lower()}_{version}.json"
     if not target.resolve().is_relative_to(output.resolve()):
         _bad(res, shown, ("spec",), f"schema file {target} would be outside {output}", "")
     return target
+
+
+def _version_path(res: Resource, version: object) -> tuple:
+    """``spec.versions[i]`` of a version name, or ``spec.version`` (v1beta1 CRDs)."""
+    listed = _mapping(res.obj.get("spec")).get("versions")
+    for i, item in enumerate(listed if isinstance(listed, list) else []):
+        if isinstance(item, dict) and item.get("name") == version:
+            return ("spec", "versions", i)
+    return ("spec", "version")
 
 
 def _bad(res: Resource, shown: str, path: tuple, message: str, hint: str):

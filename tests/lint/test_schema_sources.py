@@ -249,3 +249,13 @@ def test_a_report_that_cannot_be_written_is_a_usage_error(project, run):
     result = run(project, "lint", "--output-file", "/nonexistent/dir/out.txt", str(project / "cm.yaml"))
     assert result.exit_code == 2
     assert result.stderr.startswith("/nonexistent/dir/out.txt: error: cannot write the report: No such file")
+
+
+@pytest.mark.parametrize("schema", ["{properties: [1]}", "{properties: {a: {oneOf: 5, x-kubernetes-int-or-string: true}}}",
+                                    "{type: object, properties: {apiVersion: 5}}"])
+def test_import_of_a_malformed_openapi_schema_is_an_input_error(project, run, schema):
+    text = NAMED_CRD.format(group="example.com", kind="Run", version="v1").replace("{type: object}", schema)
+    (project / "crd.yaml").write_text(text)
+    result = run(project, "schemas", "import", "--output-dir", "out", str(project / "crd.yaml"))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("crd.yaml:12:33: error: the openAPIV3Schema of version 'v1' is not a valid schema")
