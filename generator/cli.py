@@ -65,6 +65,7 @@ class Context:
         return pipeline.Options(
             schema_locations=list(schema_locations) + config.schema_locations,
             require_schemas=require_schemas or config.require_schemas,
+            config=config.data,
         )
 
 

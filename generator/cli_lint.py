@@ -31,7 +31,8 @@ def _display(ctx: Context):
     def show(path: str) -> str:
         if path == "-":
             return "stdin"
-        absolute = Path(path).resolve()
+        given = Path(path)
+        absolute = given.parent.resolve() / given.name  # a symlinked manifest keeps its own name
         return os.path.relpath(absolute, root) if absolute.is_relative_to(root) else path
 
     return show
@@ -87,14 +88,18 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
     result = lint_paths(targets, settings, display)
     findings = result.findings
     if kubeconform_bin:
-        files = [p for p in discover(targets, settings.excludes, display) if p != "-"]
+        files = [p for p in discover(targets, settings.excludes, display) if p != "-" and os.path.isfile(p)]
         output = kubeconform.run(kubeconform_bin, files, settings)
         findings = kubeconform.merge(findings, kubeconform.findings(output, result.sources, display))
     report = Report(findings, result.sources, ctx.project.root,
                     color=bool(ctx.ui.color if ctx.ui.color is not None else sys.stdout.isatty()) and not output_file)
     text = render(fmt, report)
     if output_file:
-        output_file.write_text(text)
+        try:
+            output_file.write_text(text)
+        except OSError as exc:
+            raise InputError(f"cannot write the report: {exc.strerror or exc}", path=str(output_file),
+                             hint="--output-file needs a writable path in an existing folder") from None
     else:
         click.echo(text, nl=False, color=report.color)
     if fmt == "text" and not ctx.ui.quiet:

@@ -25,6 +25,7 @@ from generator.validate.locations import SchemaLocation
 class Options:
     schema_locations: list[str] = field(default_factory=list)
     require_schemas: bool = False
+    config: dict = field(default_factory=dict)  # the config file's data, for the lint rules' settings
 
 
 @dataclass
@@ -95,7 +96,8 @@ def _validators(options: Options):
 def render_one(project: Project, name: str, validator_for, options: Options) -> Outcome:
     try:
         cluster = inputs.load_cluster(project, name)
-        rendered = render(project, cluster, validator_for(cluster.spec["kubernetesVersion"]), options.require_schemas)
+        rendered = render(project, cluster, validator_for(cluster.spec["kubernetesVersion"]), options.require_schemas,
+                          options.config)
     except InputError as exc:
         return Outcome(name, error=exc)
     return Outcome(name, rendered=rendered)

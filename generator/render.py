@@ -129,21 +129,23 @@ def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, pref
     return problems
 
 
-def lint_rules(tree: Tree, cluster: Cluster, prefix: str) -> list[Problem]:
-    """The lint rules' errors on the rendered objects, so render, check and lint agree."""
+def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = None) -> list[Problem]:
+    """The lint rules' errors on the rendered objects, with the config file's lint settings
+    (``config`` is its data), so render, check and lint agree."""
     from generator.lint import lint_objects
     from generator.lint.settings import for_cluster
 
     objects = [(f"{prefix}/{p.relpath}", tree.files[p.relpath].decode(), p.obj) for p in tree.placed]
-    findings = lint_objects(objects, for_cluster(cluster.spec))
+    findings = lint_objects(objects, for_cluster(cluster.spec, config))
     return [Problem("error", f"{f.file}:{f.line}:{f.col}", f"{f.message} [{f.rule}]")
             for f in findings if f.severity == "error"]
 
 
-def render(project: Project, cluster: Cluster, validator: SchemaValidator, require_schemas: bool = False) -> Rendered:
+def render(project: Project, cluster: Cluster, validator: SchemaValidator, require_schemas: bool = False,
+           config: dict | None = None) -> Rendered:
     components = evaluate(project, cluster)
     tree = layout(project, cluster, components)
     prefix = project.display(project.rendered / cluster.name)
     problems = validate(tree, validator, require_schemas, prefix)
-    problems += lint_rules(tree, cluster, prefix)
+    problems += lint_rules(tree, cluster, prefix, config)
     return Rendered(cluster, components, tree, problems)

@@ -7,6 +7,7 @@ The hooks are taken from .pre-commit-hooks.yaml and run as `repo: local` with
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -70,13 +71,40 @@ def test_hooks_file_declares_the_two_hooks():
     assert lint["entry"] == "gpu-gitops lint" and lint["types"] == ["yaml"]
 
 
-def test_repository_config_uses_the_published_hooks():
+def _local_hooks() -> dict:
     config = YAML_SAFE.load((REPO / ".pre-commit-config.yaml").read_text())
-    local = {h["id"]: h for repo in config["repos"] for h in repo["hooks"]}
+    return {h["id"]: h for repo in config["repos"] for h in repo["hooks"]}
+
+
+def test_repository_config_uses_the_published_hooks():
+    local = _local_hooks()
     for hook_id, published in HOOKS.items():
         ours = local[hook_id]
-        for key in ("entry", "files", "types", "exclude", "pass_filenames"):
+        for key in ("entry", "files", "types", "pass_filenames"):
             assert ours.get(key) == published.get(key), (hook_id, key)
+    # the repository's lint hook skips what the published one skips, plus its rule fixtures
+    ours, published = local["gpu-gitops-lint"]["exclude"], HOOKS["gpu-gitops-lint"]["exclude"]
+    assert ours == published.replace("^(", "^(tests/fixtures/.*|", 1)
+
+
+def test_check_hooks_run_when_the_config_file_changes():
+    for hooks in (HOOKS, _local_hooks()):
+        files = re.compile(hooks["gpu-gitops-check"]["files"])
+        assert files.search(".gpu-gitops.yaml") and files.search("rendered/a/kustomization.yaml")
+        assert not files.search("docs/.gpu-gitops.yaml.md")
+
+
+def test_lint_passes_on_every_file_the_repository_hook_selects(run):
+    """What `pre-commit run gpu-gitops-lint --all-files` lints in this repository: all clean."""
+    identify = pytest.importorskip("identify.identify")
+    hook = _local_hooks()["gpu-gitops-lint"]
+    listed = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    exclude = re.compile(hook["exclude"])
+    selected = [f for f in listed.splitlines() if (REPO / f).is_file() and not exclude.search(f)
+                and set(hook["types"]) <= identify.tags_from_path(str(REPO / f))]
+    assert any(f.startswith("rendered/") for f in selected)
+    result = run(REPO, "lint", *selected)
+    assert result.exit_code == 0, result.stdout
 
 
 def test_check_hook_fails_on_a_stale_render_and_passes_when_clean(project, run, tmp_path):

@@ -11,10 +11,17 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 from generator.errors import InputError
 from generator.lint.loader import parse_text, resources_of
+from generator.lint.model import Resource
+
+# the API server's rules: a DNS-1123 subdomain with at least one dot; DNS-1035 labels for
+# the lower-cased kind and for version names
+_GROUP = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+")
+_LABEL = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
 
 
 def strict(schema: dict) -> dict:
@@ -50,16 +57,21 @@ def _tighten(node) -> None:
 
 def versions(crd: dict) -> list[tuple[str, dict]]:
     """``(version, openAPIV3Schema)`` for every served version (v1 and v1beta1 CRDs)."""
-    spec = crd.get("spec") or {}
-    shared = ((spec.get("validation") or {}).get("openAPIV3Schema"))
+    spec = _mapping(crd.get("spec"))
+    shared = _mapping(_mapping(spec.get("validation")).get("openAPIV3Schema")) or None
+    listed = spec.get("versions") if isinstance(spec.get("versions"), list) else None
     out = []
-    for version in spec.get("versions") or [{"name": spec.get("version"), "served": True}]:
+    for version in listed or [{"name": spec.get("version"), "served": True}]:
         if not isinstance(version, dict) or not version.get("served", True) or not version.get("name"):
             continue
-        schema = ((version.get("schema") or {}).get("openAPIV3Schema")) or shared
+        schema = _mapping(_mapping(version.get("schema")).get("openAPIV3Schema")) or shared
         if isinstance(schema, dict):
             out.append((version["name"], schema))
     return out
+
+
+def _mapping(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 def document_schema(crd: dict, version: str, schema: dict) -> dict:
@@ -93,19 +105,68 @@ def import_files(paths: list[Path], output: Path, display) -> list[Path]:
             for res in resources_of(doc):
                 if res.kind != "CustomResourceDefinition":
                     continue
-                spec = res.obj.get("spec") or {}
-                if not (spec.get("group") and (spec.get("names") or {}).get("kind")):
-                    line, _ = res.document.position(res.base + ("spec",))
-                    raise InputError("CustomResourceDefinition without spec.group or spec.names.kind",
-                                     path=display(path), line=line)
                 crds += 1
+                group, kind = _names(res, display(path))
                 for version, schema in versions(res.obj):
-                    target = output / spec["group"] / f"{spec['names']['kind'].lower()}_{version}.json"
+                    target = _target(output, group, kind, version, res, display(path))
                     target.parent.mkdir(parents=True, exist_ok=True)
-                    body = json.dumps(document_schema(res.obj, version, schema), indent=2, sort_keys=True) + "\n"
+                    try:
+                        converted = document_schema(res.obj, version, schema)
+                    except (AttributeError, TypeError):
+                        # a keyword holding the wrong type (properties: [..]); the API server rejects it too
+                        _bad(res, display(path), _version_path(res, version) + ("schema", "openAPIV3Schema"),
+                             f"the openAPIV3Schema of version {version!r} is not a valid schema",
+                             "properties must map names to schemas, oneOf/anyOf/allOf must be lists of schemas")
+                    body = json.dumps(converted, indent=2, sort_keys=True) + "\n"
                     target.write_text(body)
                     written.append(target)
         if not crds:
             raise InputError("no CustomResourceDefinition in this file", path=display(path),
                              hint="pass CRD manifests, or the output of `kubectl get crd -o yaml`")
     return sorted(written)
+
+
+def _names(res: Resource, shown: str) -> tuple[str, str]:
+    """``spec.group`` and ``spec.names.kind``, checked as the API server checks them: they
+    become a folder and a file name."""
+    spec = res.obj.get("spec")
+    names = spec.get("names") if isinstance(spec, dict) else None
+    group = spec.get("group") if isinstance(spec, dict) else None
+    kind = names.get("kind") if isinstance(names, dict) else None
+    if not (isinstance(group, str) and group and isinstance(kind, str) and kind):
+        line, col = res.document.position(res.base + ("spec",))
+        raise InputError("CustomResourceDefinition without spec.group or spec.names.kind (strings)",
+                         path=shown, line=line, col=col)
+    if not _GROUP.fullmatch(group) or len(group) > 253:
+        _bad(res, shown, ("spec", "group"), f"spec.group {group!r} is not a DNS subdomain with a dot",
+             "groups look like example.com or nvidia.com")
+    if not _LABEL.fullmatch(kind.lower()):
+        _bad(res, shown, ("spec", "names", "kind"), f"spec.names.kind {kind!r} is not a valid kind",
+             "kinds are CamelCase letters and digits, e.g. ClusterPolicy")
+    return group, kind
+
+
+def _target(output: Path, group: str, kind: str, version: str, res: Resource, shown: str) -> Path:
+    """``<output>/<group>/<kind>_<version>.json``, which must stay under ``output``."""
+    if not isinstance(version, str) or not _LABEL.fullmatch(version):
+        where = _version_path(res, version)
+        _bad(res, shown, where + ("name",) if len(where) > 2 else where, f"version {version!r} is not a valid version name",
+             "versions look like v1 or v1beta2")
+    target = output / group / f"{kind.lower()}_{version}.json"
+    if not target.resolve().is_relative_to(output.resolve()):
+        _bad(res, shown, ("spec",), f"schema file {target} would be outside {output}", "")
+    return target
+
+
+def _version_path(res: Resource, version: object) -> tuple:
+    """``spec.versions[i]`` of a version name, or ``spec.version`` (v1beta1 CRDs)."""
+    listed = _mapping(res.obj.get("spec")).get("versions")
+    for i, item in enumerate(listed if isinstance(listed, list) else []):
+        if isinstance(item, dict) and item.get("name") == version:
+            return ("spec", "versions", i)
+    return ("spec", "version")
+
+
+def _bad(res: Resource, shown: str, path: tuple, message: str, hint: str):
+    line, col = res.document.position(res.base + path, at_value=True)
+    raise InputError(message, path=shown, line=line, col=col, hint=hint)

@@ -32,11 +32,15 @@ class Context:
 
 @dataclass
 class Result:
+    """Findings and the parsed sources; ``report.Report`` counts and formats them."""
+
     findings: list[Finding]
     sources: list[Source]
 
-    def count(self, severity: str) -> int:
-        return sum(1 for f in self.findings if f.severity == severity)
+
+def is_typed(res: Resource) -> bool:
+    """Whether apiVersion and kind are non-empty strings: the other rules may rely on it."""
+    return all(isinstance(res.obj.get(k), str) and res.obj.get(k) for k in ("apiVersion", "kind"))
 
 
 def is_cluster_object(res: Resource) -> bool:
@@ -62,6 +66,8 @@ class Engine:
         active = [r for r in REGISTRY if r.ID in self.severity]
         self.document_rules = [r for r in active if r.SCOPE == "document"]
         self.object_rules = [r for r in active if r.SCOPE == "object"]
+        # an object without a string apiVersion and kind only gets the rule that says so
+        self.untyped_rules = [r for r in self.object_rules if getattr(r, "UNTYPED", False)]
         self.set_rules = [r for r in active if r.SCOPE == "set"]
 
     def run(self, sources: list[Source]) -> Result:
@@ -81,8 +87,9 @@ class Engine:
             for res in source.resources:
                 if not is_cluster_object(res):
                     continue
+                rules = self.object_rules if is_typed(res) else self.untyped_rules
                 try:
-                    for rule in self.object_rules:
+                    for rule in rules:
                         for hit in rule.check(res, self.ctx):
                             self._add(findings, rule.ID, res, hit)
                 except RecursionError:
@@ -100,7 +107,7 @@ class Engine:
         index: dict[str, list[Resource]] = {}
         for source in sources:
             for res in source.resources:
-                if is_cluster_object(res):
+                if is_typed(res) and is_cluster_object(res):
                     index.setdefault(res.kind, []).append(res)
         for rule in self.set_rules:
             for res, hit in rule.check(index, self.ctx):

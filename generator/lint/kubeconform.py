@@ -12,6 +12,7 @@ dropped.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Iterable
@@ -22,6 +23,7 @@ from generator.lint.model import Finding, Hit, ObjectRef, Resource
 from generator.lint.settings import Settings
 from generator.validate import kubernetes
 
+MAX_ARGUMENT_BYTES = 128 * 1024  # of file names per run, well under the kernel's limit
 _INVALID = {"statusInvalid", "INVALID"}
 _ERROR = {"statusError", "ERROR"}
 
@@ -38,12 +40,45 @@ def command(binary: str, files: list[str], settings: Settings) -> list[str]:
 
 
 def run(binary: str, files: list[str], settings: Settings) -> dict:
-    """kubeconform's parsed JSON output; a missing binary or unreadable output is a usage error."""
+    """kubeconform's parsed JSON output over all ``files``; a missing or broken binary or
+    unreadable output is a usage error. Files go in batches that fit a command line."""
     path = shutil.which(binary)
     if path is None:
         raise InputError(f"kubeconform binary {binary!r} not found",
                          hint="install kubeconform, put it on PATH or pass its path: --kubeconform /path/to/kubeconform")
-    proc = subprocess.run(command(path, files, settings), capture_output=True, text=True, check=False)
+    merged: dict = {"resources": [], "summary": {}}
+    for batch in batches(files):
+        output = _run_once(path, batch, settings)
+        merged["resources"] += output.get("resources") or []
+        for key, value in (output.get("summary") or {}).items():
+            if isinstance(value, int):
+                merged["summary"][key] = merged["summary"].get(key, 0) + value
+    return merged
+
+
+def batches(files: list[str], budget: int | None = None) -> list[list[str]]:
+    """``files`` split so each batch's arguments stay under ``budget`` bytes (Linux allows
+    2 MiB of arguments and environment; a tree of many thousand files exceeds it)."""
+    budget = budget or MAX_ARGUMENT_BYTES
+    out: list[list[str]] = []
+    size = budget
+    for name in files:
+        cost = len(os.fsencode(name)) + 1
+        if size + cost > budget and (not out or out[-1]):
+            out.append([])
+            size = 0
+        out[-1].append(name)
+        size += cost
+    return out or [[]]
+
+
+def _run_once(path: str, files: list[str], settings: Settings) -> dict:
+    try:
+        proc = subprocess.run(command(path, files, settings), capture_output=True, text=True, check=False)
+    except OSError as exc:
+        raise InputError(f"cannot run kubeconform {path!r}: {exc.strerror or exc}",
+                         hint="check that --kubeconform points at the kubeconform executable for this platform") \
+            from None
     try:
         output = json.loads(proc.stdout)
         if not isinstance(output, dict):

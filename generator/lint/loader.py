@@ -13,6 +13,7 @@ import fnmatch
 import json
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,8 +23,9 @@ from ruamel.yaml.constructor import DuplicateKeyError, SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.resolver import VersionedResolver
 
+from generator import yamlmessages
 from generator.errors import InputError
-from generator.lint import fastyaml
+from generator.lint import aliases, fastyaml
 from generator.lint.model import Document, Hit, Resource, first_content_line
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -76,7 +78,11 @@ class Source:
 
 
 def discover(paths: list[str], excludes: list[str], display) -> list[str]:
-    """Every file to lint, in a stable order; a missing path is a usage error."""
+    """Every file to lint, in a stable order; a missing or special path given by name is a usage error.
+
+    Inside folders, manifests that are not regular files (FIFOs, devices, symlinks to them)
+    are kept: ``read`` reports them without opening them.
+    """
     found: list[str] = []
     for raw in paths:
         if raw == "-":
@@ -91,8 +97,10 @@ def discover(paths: list[str], excludes: list[str], display) -> list[str]:
                         found.append(os.path.join(dirpath, name))
         elif path.is_file():
             found.append(raw)
+        elif path.exists():
+            raise InputError("not a regular file", path=raw, hint="pass manifest files, folders or - for stdin")
         else:
-            raise InputError(f"{raw}: no such file or directory", hint="pass files, folders or - for stdin")
+            raise InputError("no such file or directory", path=raw, hint="pass files, folders or - for stdin")
     return [f for f in found if f == "-" or not _excluded(display(f), excludes)]
 
 
@@ -104,14 +112,14 @@ def read(path: str, display: str, strict: bool = True) -> Source:
     """Parse one file; problems become error documents, never exceptions."""
     source = Source(display)
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            if os.path.getsize(path) > MAX_FILE_BYTES:
-                source.documents.append(_failed(display, "", 0, f"file is larger than {MAX_FILE_BYTES} bytes", 0, 0))
-                return source
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+        data = _read_bytes(path)
+        if data is None:
+            source.documents.append(_failed(display, "", 0, "not a regular file", 0, 0))
+            return source
+        if len(data) > MAX_FILE_BYTES:
+            source.documents.append(_failed(display, "", 0, f"file is larger than {MAX_FILE_BYTES} bytes", 0, 0))
+            return source
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         source.documents.append(_failed(display, "", 0, f"file is not UTF-8 text ({exc.reason})", 0, 0))
         return source
@@ -120,6 +128,17 @@ def read(path: str, display: str, strict: bool = True) -> Source:
         return source
     source.documents = parse_text(text, display, is_json=path.lower().endswith(".json"), strict=strict)
     return source
+
+
+def _read_bytes(path: str) -> bytes | None:
+    """At most one byte past the size limit (stdin, /dev/zero and growing files have no size
+    to check first); None for a FIFO or device, which could block or never end."""
+    if path == "-":
+        return sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        return None
+    with open(path, "rb") as handle:
+        return handle.read(MAX_FILE_BYTES + 1)
 
 
 def parse_text(text: str, display: str, is_json: bool = False, strict: bool = True) -> list[Document]:
@@ -140,8 +159,8 @@ def parse_text(text: str, display: str, is_json: bool = False, strict: bool = Tr
             doc.data = _load(yaml, chunk)
         except DuplicateKeyError as exc:
             mark = exc.problem_mark
-            key = exc.problem.split('"')[1] if exc.problem.count('"') >= 2 else exc.problem
-            _fail(doc, f"error unmarshalling resource: duplicate key {key!r}", mark.line, mark.column)
+            _fail(doc, f"error unmarshalling resource: {yamlmessages.duplicate_key(exc.problem)}", mark.line,
+                  mark.column)
         except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             _fail(doc, f"error unmarshalling resource: YAML syntax error: {exc.problem or exc.context}",
@@ -150,6 +169,11 @@ def parse_text(text: str, display: str, is_json: bool = False, strict: bool = Tr
             _fail(doc, f"error unmarshalling resource: {str(exc).splitlines()[0]}", 0, 0)
         except RecursionError:
             _fail(doc, "error unmarshalling resource: nesting is too deep", 0, 0)
+        except (ValueError, TypeError, IndexError) as exc:
+            # ruamel's constructors raise these for explicit tags on the wrong text (!!float abc)
+            _fail(doc, f"error unmarshalling resource: a tagged value cannot be built ({exc})", 0, 0)
+        except aliases.TooManyAliases as exc:
+            _fail(doc, f"error unmarshalling resource: {exc}", exc.line, exc.col)
         if doc.error is None and doc.data is not None and not isinstance(doc.data, dict):
             _fail(doc, "error unmarshalling resource: a document must be a mapping (a Kubernetes object)",
                   first_content_line(chunk), 0)
@@ -163,6 +187,7 @@ def _load(yaml: YAML, chunk: str):
     try:
         return fastyaml.load(chunk)
     except (fastyaml.Fallback, YAMLError):
+        aliases.check(chunk)  # the fast path takes no aliases; ruamel would share, not copy, them
         return yaml.load(chunk)  # also the one that words the errors
 
 

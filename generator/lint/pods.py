@@ -1,7 +1,7 @@
 """Where pod specs and containers sit inside workload objects, and how to name their fields.
 
-Rules look at the pod template wherever the kind keeps it, and report the field the way
-the API server names it (``spec.template.spec.containers[0].resources.limits``).
+Rules look at the pod template wherever the kind keeps it; ``generator.jsonpath`` names
+the fields they report the way the API server does.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ GPU_RESOURCE_PREFIXES = ("nvidia.com/", "amd.com/", "gpu.intel.com/")
 
 def pod_spec(obj: dict) -> tuple[tuple, dict] | None:
     """``(path, spec)`` of the pod spec of a workload object, or None."""
-    path = _TEMPLATE.get(obj.get("kind"))
+    kind = obj.get("kind")
+    path = _TEMPLATE.get(kind) if isinstance(kind, str) else None
     if path is None:
         return None
     node = obj
@@ -50,20 +51,6 @@ def resources(container: dict) -> tuple[dict, dict]:
     res = res if isinstance(res, dict) else {}
     requests, limits = res.get("requests"), res.get("limits")
     return (requests if isinstance(requests, dict) else {}), (limits if isinstance(limits, dict) else {})
-
-
-def field_path(path: tuple) -> str:
-    """``('spec', 'containers', 0, 'resources')`` → ``spec.containers[0].resources``.
-
-    Map keys (``limits[nvidia.com/gpu]``) are added by the caller, which knows they are keys.
-    """
-    text = ""
-    for part in path:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text += f".{part}" if text else part
-    return text
 
 
 def is_hugepages(name: str) -> bool:

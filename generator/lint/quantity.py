@@ -2,17 +2,21 @@
 
 The API server compares quantities by value, not by spelling (``1Gi`` equals ``1024Mi``),
 so the rules that mirror its checks need the same arithmetic. Exact ``Fraction``s keep
-``0.1`` and ``100m`` equal.
+``0.1`` and ``100m`` equal. Infinities, NaN and exponents past any real quantity are not
+quantities (None): the API server rejects them, and ``Fraction(10) ** 10**9`` would never end.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": 1,
             "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+# the API server's quantities fit in an int64 scaled by 10^-9; anything far outside is not one
+MAX_EXPONENT = 64
 _QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
 
 
@@ -23,7 +27,7 @@ def parse(value: object) -> Fraction | None:
     if isinstance(value, int):
         return Fraction(value)
     if isinstance(value, float):
-        return Fraction(str(value))
+        return Fraction(str(value)) if math.isfinite(value) else None
     if not isinstance(value, str):
         return None
     match = _QUANTITY.match(value.strip())
@@ -34,5 +38,8 @@ def parse(value: object) -> Fraction | None:
         return number * _BINARY[suffix]
     if suffix in _DECIMAL:
         return number * _DECIMAL[suffix]
+    exponent = suffix[1:].lstrip("+-").lstrip("0")
+    if len(exponent) > 3 or int(exponent or 0) > MAX_EXPONENT:
+        return None
     return number * Fraction(10) ** int(suffix[1:])
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator.errors import InputError
 from generator.validate import kubernetes
 
 DEFAULT_TAINT_KEYS = ("nvidia.com/gpu", "amd.com/gpu")
@@ -50,10 +52,45 @@ class Settings:
         return cls(**values)
 
 
-def for_cluster(spec: dict) -> Settings:
-    """Settings for a rendered cluster: its version, provider and GPU pool taint keys."""
+def unknown_rule_errors(doc) -> list[InputError]:
+    """Rule IDs in a config document (``yamlpos.Located``) that no rule has.
+
+    The schema only checks their shape; a misspelt ID (``GPU0004``) would otherwise turn
+    nothing off and silence nothing, without a word.
+    """
+    from generator.lint.rules import REGISTRY  # the rules import the lint modules that import settings
+
+    known = sorted(r.ID for r in REGISTRY)
+    lint = doc.data.get("lint") if isinstance(doc.data, dict) else None
+    if not isinstance(lint, dict):
+        return []
+    found: list[tuple[str, tuple, bool]] = []
+    rules = lint.get("rules")
+    for rule_id in rules if isinstance(rules, dict) else {}:
+        found.append((rule_id, ("lint", "rules", rule_id), False))
+    ignores = lint.get("ignore")
+    for i, entry in enumerate(ignores if isinstance(ignores, list) else []):
+        listed = entry.get("rules") if isinstance(entry, dict) else None
+        for j, rule_id in enumerate(listed if isinstance(listed, list) else []):
+            found.append((rule_id, ("lint", "ignore", i, "rules", j), True))
+    errors = []
+    for rule_id, path, at_value in found:
+        if rule_id == "*" or rule_id in known:
+            continue
+        close = difflib.get_close_matches(str(rule_id), known, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        errors.append(doc.error(f"unknown lint rule {rule_id!r}", path, hint + "`gpu-gitops rules` lists them",
+                                at_value=at_value))
+    return errors
+
+
+def for_cluster(spec: dict, config: dict | None = None) -> Settings:
+    """Settings for a rendered cluster: the config file's ``lint`` section (rules, ignores,
+    privileged namespaces) with the cluster's version, provider and GPU pool taint keys,
+    which describe the cluster better than any project-wide setting."""
+    overrides: dict = {"kubernetes_version": spec["kubernetesVersion"], "provider": spec.get("provider", "")}
     gpu_pools = [pool for pool in spec.get("nodePools", []) if "gpu" in pool]
-    keys = sorted({t["key"] for pool in gpu_pools for t in pool.get("taints", [])
-                   if t.get("effect") in ("NoSchedule", "NoExecute")})
-    return Settings(kubernetes_version=spec["kubernetesVersion"], provider=spec.get("provider", ""),
-                    taint_keys=keys if gpu_pools else list(DEFAULT_TAINT_KEYS))
+    if gpu_pools:
+        overrides["taint_keys"] = sorted({t["key"] for pool in gpu_pools for t in pool.get("taints", [])
+                                          if t.get("effect") in ("NoSchedule", "NoExecute")})
+    return Settings.from_config(config or {}, **overrides)

@@ -13,6 +13,7 @@ work offline. A 404 moves on to the next location and is not cached.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import urllib.error
@@ -92,7 +93,11 @@ def cache_dir() -> Path:
 
 
 def fetch(url: str, cache: Path) -> Path | None:
-    """The cached copy of ``url``, downloading it first when needed; None when it is not there."""
+    """The cached copy of ``url``, downloading it first when needed; None when it is not there.
+
+    Only JSON is cached: an HTML page (a proxy's login page, a moved repository) is an error
+    naming the URL, and the next run asks again.
+    """
     cached = cache / hashlib.sha256(url.encode()).hexdigest()
     if cached.is_file():
         return cached
@@ -101,6 +106,11 @@ def fetch(url: str, cache: Path) -> Path | None:
             body = response.read()
     except (urllib.error.URLError, OSError, ValueError):
         return None  # 404 and unreachable hosts alike: try the next location
+    try:
+        json.loads(body)
+    except ValueError:
+        raise InputError("schema location returned something that is not JSON", path=url,
+                         hint="check the --schema-location URL in a browser; it must serve JSON Schema files") from None
     cache.mkdir(parents=True, exist_ok=True)
     partial = cached.with_name(cached.name + f".{os.getpid()}.part")
     partial.write_bytes(body)

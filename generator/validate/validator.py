@@ -15,9 +15,12 @@ from typing import Any
 
 import jsonschema
 import referencing
+import referencing.exceptions
 import referencing.jsonschema
 from referencing import Registry, Resource
 
+from generator.errors import InputError
+from generator.jsonpath import dotted
 from generator.validate import fastcheck, kubernetes
 from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
 
@@ -69,11 +72,9 @@ class SchemaValidator:
         source = self.schema_source(api_version, kind)
         if source is None:
             return None
-        schema = json.loads(source.read_text())
-        if source.parent == kubernetes.version_dir(self.version):
-            registry = self._core()
-        else:
-            registry = Registry()
+        core = source.parent == kubernetes.version_dir(self.version)
+        schema = _load_schema(source) if not core else json.loads(source.read_text())
+        registry = self._core() if core else Registry()
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         self._fast[(api_version, kind)] = self._fast_check(schema, cls, core=registry is self._core_registry)
         return cls(schema, registry=registry, format_checker=None)
@@ -117,14 +118,21 @@ class SchemaValidator:
         if fast is not None and fast(obj):
             return []  # jsonschema only runs to explain a failure
         problems = []
-        for error in validator.iter_errors(obj):
+        try:
+            errors = list(validator.iter_errors(obj))
+        except referencing.exceptions.Unresolvable as exc:
+            raise InputError(f"schema file has a $ref that cannot be resolved: {exc}",
+                             path=str(self.schema_source(api_version, kind)),
+                             hint="schemas at a schema location must be standalone (kubeconform's -standalone layout)") \
+                from None
+        for error in errors:
             for leaf in _leaves(error):
                 path = tuple(leaf.absolute_path)
                 extra = _unexpected(leaf)
                 if extra:
                     # one problem per unknown key, located at the key itself, worded as the API
                     # server's strict decoding says it
-                    problems.extend(SchemaProblem("invalid", f'unknown field "{_dotted(path + (key,))}"', path + (key,))
+                    problems.extend(SchemaProblem("invalid", f'unknown field "{dotted(path + (key,))}"', path + (key,))
                                     for key in extra)
                 else:
                     problems.append(SchemaProblem("invalid", leaf.message, path))
@@ -132,8 +140,28 @@ class SchemaValidator:
         return problems
 
 
-def _dotted(path: tuple) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+def _load_schema(source: Path) -> dict:
+    """A user-supplied schema file, parsed and checked against its metaschema.
+
+    A file at a schema location is configuration, not a linted manifest: one that is not a
+    JSON Schema stops the run with an ``InputError`` naming it, for render and lint alike.
+    """
+    hint = "fix or replace this file at your --schema-location (or schemaLocations), or delete a stale cached copy"
+    try:
+        schema = json.loads(source.read_bytes())
+    except (ValueError, OSError) as exc:
+        raise InputError(f"schema file is not readable JSON: {exc}", path=str(source), hint=hint) from None
+    if not isinstance(schema, dict):
+        raise InputError(f"schema file holds a JSON {type(schema).__name__}, not a schema object",
+                         path=str(source), hint=hint)
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        where = "/" + "/".join(str(p) for p in exc.absolute_path)
+        raise InputError(f"schema file is not a valid JSON Schema: {where}: {exc.message}", path=str(source),
+                         hint=hint) from None
+    return schema
 
 
 def _unexpected(error: jsonschema.ValidationError) -> list[str]:

@@ -126,3 +126,34 @@ def test_real_kubeconform_agrees(app, run):
     result = run(app, "lint", "--format", "json", "--kubeconform", "--kubernetes-version", "1.32", "app.yaml")
     assert result.exit_code == 1
     assert any(f["rule"] == "K8S003" and f["line"] == 11 for f in _findings(result))
+
+
+def test_large_trees_are_passed_in_batches(app, run, monkeypatch, tmp_path):
+    from generator.lint import kubeconform
+
+    folder = app / "many"
+    folder.mkdir()
+    for i in range(30):
+        (folder / f"cm-{i:02}.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\n")
+    stub = tmp_path / "bin" / "kubeconform"
+    stub.parent.mkdir()
+    # one line per run: the file arguments it got (the options end with "default")
+    stub.write_text(f'#!/bin/sh\nwhile [ "$1" != default ]; do shift; done; shift\necho "$@" >> "{stub}.runs"\n'
+                    'echo \'{"resources": [], "summary": {"valid": 1}}\'\n')
+    stub.chmod(0o755)
+    monkeypatch.setattr(kubeconform, "MAX_ARGUMENT_BYTES", 200)
+    result = run(app, "lint", "--kubeconform", str(stub), "many")
+    assert result.exit_code == 0, result.output
+    runs = [line.split() for line in Path(f"{stub}.runs").read_text().splitlines()]
+    assert len(runs) > 1 and all(sum(len(a) + 1 for a in r) <= 200 for r in runs)
+    assert sorted(a for r in runs for a in r) == sorted(f"many/cm-{i:02}.yaml" for i in range(30))
+
+
+def test_a_binary_that_cannot_run_is_a_usage_error(app, run, tmp_path):
+    binary = tmp_path / "kubeconform"
+    binary.write_bytes(b"\x7fELF\x02garbage")
+    binary.chmod(0o755)
+    result = run(app, "lint", "--kubeconform", str(binary), "app.yaml")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: cannot run kubeconform '{binary}': Exec format error")
+    assert "\n  hint: " in result.stderr

@@ -36,3 +36,39 @@ def test_cluster_settings_follow_provider_and_pool_taints(project):
     assert set(settings.taint_keys) == gpu_taints
     gke = dict(cluster.spec, provider="gke")
     assert for_cluster(gke).provider == "gke"
+
+
+GPU_JOB_OVERRIDE = """\
+{ 'workload-isolation'+: [{
+  apiVersion: 'batch/v1', kind: 'Job', metadata: {name: 'train', namespace: 'gpu-training'},
+  spec: {template: {spec: {restartPolicy: 'Never', containers: [{
+    name: 'main', image: 'nvcr.io/nvidia/pytorch:24.05-py3',
+    resources: {limits: {'nvidia.com/gpu': 1}},
+  }]}}},
+}] }
+"""
+
+
+def test_render_uses_the_config_files_lint_settings(project, run):
+    """The job lacks the GPU toleration (GPU004, error) and a memory limit (GPU007, warning)."""
+    (project / "clusters" / "aks-h100-training" / "overrides.libsonnet").write_text(GPU_JOB_OVERRIDE)
+    config = project / ".gpu-gitops.yaml"
+    failing = run(project, "render", "aks-h100-training")
+    assert failing.exit_code == 2 and "[GPU004]" in failing.stderr and "[GPU007]" not in failing.stderr
+    config.write_text('lint:\n  rules:\n    GPU004: "off"\n')
+    assert run(project, "render", "aks-h100-training").exit_code == 0
+    config.write_text("lint:\n  ignore:\n    - {rules: [GPU004], kind: Job, name: train, reason: runs on the CPU pool}\n")
+    assert run(project, "render", "aks-h100-training").exit_code == 0
+    config.write_text('lint:\n  rules:\n    GPU004: "off"\n    GPU007: error\n')
+    escalated = run(project, "render", "aks-h100-training")
+    assert escalated.exit_code == 2 and "[GPU007]" in escalated.stderr and "[GPU004]" not in escalated.stderr
+
+
+def test_cluster_taints_and_version_win_over_the_config(project):
+    cluster = load_cluster(Project(project), "aks-h100-training")
+    config = {"lint": {"kubernetesVersion": "1.29", "provider": "gke", "taintKeys": ["example.com/x"],
+                       "rules": {"SEC006": "off"}}}
+    settings = for_cluster(cluster.spec, config)
+    assert settings.kubernetes_version == cluster.spec["kubernetesVersion"]
+    assert settings.provider == cluster.spec["provider"] and "example.com/x" not in settings.taint_keys
+    assert settings.rules == {"SEC006": "off"}

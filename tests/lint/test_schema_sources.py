@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.errors import InputError
 from generator.lint import lint_paths
 from generator.lint.crdimport import import_files, strict
 from generator.lint.settings import Settings
@@ -34,6 +35,12 @@ def server():
             hits.append(self.path)
             if self.path == "/example.com/trainingrun_v1.json":
                 body = json.dumps(SCHEMA).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            elif self.path.startswith("/portal/"):
+                body = b"<html><body>Sign in to continue</body></html>"
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -67,6 +74,45 @@ def test_http_location_is_downloaded_once_and_cached(server, tmp_path):
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [hashlib.sha256(url.encode()).hexdigest()]
     lint_paths([str(manifest)], Settings(schema_locations=[template], schema_cache=tmp_path / "cache"))
     assert len(hits) == 2  # second run: served from the cache
+
+
+RUN = "apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\n"
+
+
+@pytest.mark.parametrize("command", ["lint", "render"])
+@pytest.mark.parametrize(("body", "problem"), [
+    ("not json {", "schema file is not readable JSON"),
+    ('{"type": 5}', "schema file is not a valid JSON Schema: /type: 5 is not valid"),
+    ("[1, 2]", "schema file holds a JSON list, not a schema object"),
+    ('{"$ref": "other.json"}', "schema file has a $ref that cannot be resolved: Unresolvable: other.json"),
+])
+def test_a_bad_schema_file_is_a_usage_error_naming_it(project, run, command, body, problem):
+    """A schema location is configuration: lint and render both stop with exit 2 and name the file."""
+    folder = project / "crds" / "example.com"
+    folder.mkdir(parents=True)
+    (folder / "trainingrun_v1.json").write_text(body)
+    location = str(project / "crds" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
+    if command == "lint":
+        (project / "run.yaml").write_text(RUN)
+        result = run(project, "lint", "--schema-location", location, str(project / "run.yaml"))
+    else:
+        overrides = project / "clusters" / "aks-h100-training" / "overrides.libsonnet"
+        overrides.write_text("{ 'workload-isolation'+: [{apiVersion: 'example.com/v1', kind: 'TrainingRun', "
+                             "metadata: {name: 'r', namespace: 'gpu-training'}}] }\n")
+        result = run(project, "render", "aks-h100-training", "--schema-location", location)
+    assert result.exit_code == 2, result.output
+    assert f"{folder / 'trainingrun_v1.json'}: error: {problem}" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_a_non_json_http_response_is_an_error_and_not_cached(server, tmp_path):
+    base, hits = server
+    cache = tmp_path / "cache"
+    for _ in range(2):
+        with pytest.raises(InputError, match="not JSON") as caught:
+            fetch(base + "/portal/trainingrun.json", cache)
+        assert caught.value.location.path == base + "/portal/trainingrun.json"
+    assert len(hits) == 2 and not (cache.exists() and any(cache.iterdir()))
 
 
 def test_unreachable_location_means_no_schema(tmp_path):
@@ -158,3 +204,58 @@ def test_import_of_a_file_without_crds_is_an_input_error(tmp_path, run, project)
     path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
     result = run(project, "schemas", "import", str(path))
     assert result.exit_code == 2 and "no CustomResourceDefinition" in result.stderr
+
+
+NAMED_CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {{name: runs.example.com}}
+spec:
+  group: {group}
+  names: {{kind: {kind}, plural: runs}}
+  scope: Namespaced
+  versions:
+    - name: {version}
+      served: true
+      storage: true
+      schema: {{openAPIV3Schema: {{type: object}}}}
+"""
+
+
+@pytest.mark.parametrize(("fields", "where", "message"), [
+    ({"kind": "5"}, "crd.yaml:4:1", "CustomResourceDefinition without spec.group or spec.names.kind"),
+    ({"group": "../../../etc"}, "crd.yaml:5:10", "spec.group '../../../etc' is not a DNS subdomain"),
+    ({"kind": "../Run"}, "crd.yaml:6:17", "spec.names.kind '../Run' is not a valid kind"),
+    ({"version": "../../x"}, "crd.yaml:9:13", "version '../../x' is not a valid version name"),
+])
+def test_import_rejects_names_that_are_not_names(project, run, fields, where, message):
+    values = {"group": "example.com", "kind": "Run", "version": "v1", **fields}
+    (project / "crd.yaml").write_text(NAMED_CRD.format(**values))
+    result = run(project, "schemas", "import", "--output-dir", "out", str(project / "crd.yaml"))
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"{where}: error: {message}")
+    assert not (project / "out").exists() and not (project.parent / "x.json").exists()
+
+
+def test_import_of_a_crd_whose_spec_is_a_list_is_an_input_error(project, run):
+    (project / "crd.yaml").write_text("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+                                      "metadata: {name: a}\nspec: [1]\n")
+    result = run(project, "schemas", "import", str(project / "crd.yaml"))
+    assert result.exit_code == 2 and result.stderr.startswith("crd.yaml:4:1: error: CustomResourceDefinition without")
+
+
+def test_a_report_that_cannot_be_written_is_a_usage_error(project, run):
+    (project / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    result = run(project, "lint", "--output-file", "/nonexistent/dir/out.txt", str(project / "cm.yaml"))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("/nonexistent/dir/out.txt: error: cannot write the report: No such file")
+
+
+@pytest.mark.parametrize("schema", ["{properties: [1]}", "{properties: {a: {oneOf: 5, x-kubernetes-int-or-string: true}}}",
+                                    "{type: object, properties: {apiVersion: 5}}"])
+def test_import_of_a_malformed_openapi_schema_is_an_input_error(project, run, schema):
+    text = NAMED_CRD.format(group="example.com", kind="Run", version="v1").replace("{type: object}", schema)
+    (project / "crd.yaml").write_text(text)
+    result = run(project, "schemas", "import", "--output-dir", "out", str(project / "crd.yaml"))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("crd.yaml:12:33: error: the openAPIV3Schema of version 'v1' is not a valid schema")

@@ -4,7 +4,9 @@ A rule module has ``ID``, ``NAME``, ``SEVERITY`` (error|warning|info), ``SUMMARY
 ``SCOPE`` and ``check``, and a docstring whose paragraphs say what it finds, why
 (``Rationale:``) and how to fix it (``Fix:``). ``SCOPE`` decides what ``check`` receives:
 ``document`` one parsed document, ``object`` one resource, ``set`` the index of all
-resources by kind (cross-resource rules) and yields ``(resource, hit)`` pairs.
+resources by kind (cross-resource rules) and yields ``(resource, hit)`` pairs. Object and
+set rules see only objects whose apiVersion and kind are strings, unless the module sets
+``UNTYPED = True`` (the rule that reports a missing kind).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ Fix: set the count under ``resources.limits`` (it may be the only place it appea
 ``limits: {nvidia.com/gpu: 1}``.
 """
 
+from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
 
@@ -27,6 +28,6 @@ def check(res, ctx):
         requests, limits = pods.resources(container)
         for name in requests:
             if pods.is_extended(name) and name not in limits:
-                where = pods.field_path(cpath + ("resources", "limits"))
+                where = jsonpath.dotted(cpath + ("resources", "limits"))
                 yield Hit(f"{where}: Required value: Limit must be set for non overcommitable resources "
                           f"({name} is requested)", cpath + ("resources", "requests", name))

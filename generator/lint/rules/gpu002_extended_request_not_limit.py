@@ -7,6 +7,7 @@ when both are given. The API server rejects the object with
 Fix: give only the limit (the request defaults to it), or make both the same number.
 """
 
+from generator import jsonpath
 from generator.lint import pods, quantity
 from generator.lint.model import Hit
 
@@ -28,6 +29,6 @@ def check(res, ctx):
                 continue
             req, lim = quantity.parse(value), quantity.parse(limits[name])
             if req is not None and lim is not None and req != lim:
-                where = pods.field_path(cpath + ("resources", "requests")) + f"[{name}]"
+                where = jsonpath.dotted(cpath + ("resources", "requests")) + f"[{name}]"
                 yield Hit(f'{where}: Invalid value: "{value}": must be equal to {name} limit of {limits[name]}',
                           cpath + ("resources", "requests", name), at_value=True)

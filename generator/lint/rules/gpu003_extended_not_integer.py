@@ -2,11 +2,13 @@
 
 Rationale: devices are handed out whole; a fraction of a GPU cannot be requested (GPU
 sharing is done by time-slicing, MPS or MIG, which advertise whole units). The API server
-rejects the object with ``must be an integer``.
+rejects the object with ``must be an integer``, and a value that is not a quantity at all
+(``abc``, ``.inf``) before that.
 
 Fix: request a whole number of devices, or a MIG profile / shared replica that fits.
 """
 
+from generator import jsonpath
 from generator.lint import pods, quantity
 from generator.lint.model import Hit
 
@@ -28,7 +30,12 @@ def check(res, ctx):
                 if not pods.is_extended(name):
                     continue
                 parsed = quantity.parse(value)
-                if parsed is not None and parsed.denominator != 1:
-                    where = pods.field_path(cpath + ("resources", section)) + f"[{name}]"
-                    yield Hit(f'{where}: Invalid value: "{value}": must be an integer',
-                              cpath + ("resources", section, name), at_value=True)
+                if parsed is None and isinstance(value, (str, float)):
+                    problem = "must be a quantity (an integer for extended resources)"
+                elif parsed is not None and parsed.denominator != 1:
+                    problem = "must be an integer"
+                else:
+                    continue
+                where = jsonpath.dotted(cpath + ("resources", section)) + f"[{name}]"
+                yield Hit(f'{where}: Invalid value: "{value}": {problem}',
+                          cpath + ("resources", section, name), at_value=True)

@@ -13,6 +13,7 @@ Fix: add ``tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSched
 the pod template.
 """
 
+from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
 
@@ -37,7 +38,7 @@ def check(res, ctx):
         domain = key.split("/", 1)[0] if "/" in key else ""
         applies = domain in domains or domain not in _VENDOR_DOMAINS
         if applies and not pods.tolerates(spec, key):
-            where = pods.field_path(spath + ("tolerations",))
+            where = jsonpath.dotted(spath + ("tolerations",))
             yield Hit(f"{where}: pod requests {', '.join(sorted(pods.pod_requests_gpu(spath, spec)))} "
                       f"but does not tolerate the GPU node taint {key}:NoSchedule, so it can never be scheduled",
                       spath + ("tolerations",))

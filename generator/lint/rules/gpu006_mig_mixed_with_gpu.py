@@ -8,6 +8,7 @@ Fix: request either whole GPUs or MIG slices in a container; split the work into
 containers or pods if both are needed.
 """
 
+from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
 
@@ -26,5 +27,5 @@ def check(res, ctx):
         names = pods.gpu_names(container)
         migs = sorted(n for n in names if n.startswith("nvidia.com/mig-"))
         if "nvidia.com/gpu" in names and migs:
-            yield Hit(f"{pods.field_path(cpath)}: requests nvidia.com/gpu together with {', '.join(migs)}; "
+            yield Hit(f"{jsonpath.dotted(cpath)}: requests nvidia.com/gpu together with {', '.join(migs)}; "
                       "a container gets whole GPUs or MIG slices, not both", cpath + ("resources",))

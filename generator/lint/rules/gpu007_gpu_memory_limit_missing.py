@@ -8,6 +8,7 @@ Fix: set ``resources.limits.memory`` on every container that requests GPUs (equa
 request for Guaranteed QoS).
 """
 
+from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
 
@@ -25,5 +26,5 @@ def check(res, ctx):
     for cpath, container in pods.containers(*found):
         _, limits = pods.resources(container)
         if pods.gpu_names(container) and "memory" not in limits:
-            yield Hit(f"{pods.field_path(cpath)}: container requests GPUs but has no memory limit",
+            yield Hit(f"{jsonpath.dotted(cpath)}: container requests GPUs but has no memory limit",
                       cpath + ("resources",))

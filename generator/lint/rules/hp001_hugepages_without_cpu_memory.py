@@ -6,6 +6,7 @@ accounted inside the pod's memory cgroup, which needs a CPU or memory request to
 Fix: request ``memory`` (and usually ``cpu``) next to the ``hugepages-<size>`` resource.
 """
 
+from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
 
@@ -24,5 +25,5 @@ def check(res, ctx):
         requests, limits = pods.resources(container)
         names = set(requests) | set(limits)
         if any(pods.is_hugepages(n) for n in names) and not names & {"cpu", "memory"}:
-            yield Hit(f"{pods.field_path(cpath + ('resources',))}: Forbidden: HugePages require cpu or memory",
+            yield Hit(f"{jsonpath.dotted(cpath + ('resources',))}: Forbidden: HugePages require cpu or memory",
                       cpath + ("resources",))

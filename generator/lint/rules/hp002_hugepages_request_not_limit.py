@@ -7,6 +7,7 @@ request equal to it (``must be equal to hugepages-2Mi limit of ...``).
 Fix: give only the limit (the request defaults to it) or make both the same quantity.
 """
 
+from generator import jsonpath
 from generator.lint import pods, quantity
 from generator.lint.model import Hit
 
@@ -27,12 +28,12 @@ def check(res, ctx):
             if not pods.is_hugepages(name):
                 continue
             if name not in limits:
-                yield Hit(f"{pods.field_path(cpath + ('resources', 'limits'))}: Required value: "
+                yield Hit(f"{jsonpath.dotted(cpath + ('resources', 'limits'))}: Required value: "
                           f"Limit must be set for non overcommitable resources ({name} is requested)",
                           cpath + ("resources", "requests", name))
                 continue
             req, lim = quantity.parse(value), quantity.parse(limits[name])
             if req is not None and lim is not None and req != lim:
-                where = pods.field_path(cpath + ("resources", "requests")) + f"[{name}]"
+                where = jsonpath.dotted(cpath + ("resources", "requests")) + f"[{name}]"
                 yield Hit(f'{where}: Invalid value: "{value}": must be equal to {name} limit of {limits[name]}',
                           cpath + ("resources", "requests", name), at_value=True)

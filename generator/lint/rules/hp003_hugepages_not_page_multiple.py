@@ -6,6 +6,7 @@ Rationale: ``hugepages-2Mi: 3Mi`` is one and a half pages; the API server reject
 Fix: use a multiple of the page size: ``hugepages-2Mi: 4Mi``, ``hugepages-1Gi: 2Gi``.
 """
 
+from generator import jsonpath
 from generator.lint import pods, quantity
 from generator.lint.model import Hit
 
@@ -31,6 +32,6 @@ def check(res, ctx):
                     continue
                 ratio = amount / page
                 if ratio <= 0 or ratio.denominator != 1:
-                    where = pods.field_path(cpath + ("resources", section)) + f"[{name}]"
+                    where = jsonpath.dotted(cpath + ("resources", section)) + f"[{name}]"
                     yield Hit(f'{where}: Invalid value: "{value}": {value} is not positive integer multiple of {name}',
                               cpath + ("resources", section, name), at_value=True)

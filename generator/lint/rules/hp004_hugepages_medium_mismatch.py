@@ -8,6 +8,7 @@ Fix: with one size, use ``medium: HugePages`` or ``HugePages-<size>``; with seve
 one ``HugePages-<size>`` volume per size that some container requests.
 """
 
+from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
 
@@ -34,7 +35,7 @@ def check(res, ctx):
         if not isinstance(medium, str) or not medium.startswith("HugePages"):
             continue
         path = spath + ("volumes", i, "emptyDir", "medium")
-        where = pods.field_path(path)
+        where = jsonpath.dotted(path)
         if medium == "HugePages" and len(sizes) > 1:
             yield Hit(f'{where}: Invalid value: "HugePages": the pod requests several huge page sizes '
                       f'({", ".join(sorted(sizes))}); use HugePages-<size>', path, at_value=True)

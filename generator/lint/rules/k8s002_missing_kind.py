@@ -14,6 +14,7 @@ NAME = "missing-kind"
 SEVERITY = "error"
 SUMMARY = "A document has no apiVersion or no kind"
 SCOPE = "object"
+UNTYPED = True  # the one object rule that runs on objects without a string apiVersion and kind
 
 
 def check(res, ctx):

@@ -8,6 +8,7 @@ Fix: remove ``securityContext.privileged: true`` (GPUs are reachable through the
 plugin's resources, not through privilege), or move the component to an allowed namespace.
 """
 
+from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
 
@@ -25,5 +26,5 @@ def check(res, ctx):
     for cpath, container in pods.containers(*found):
         sc = container.get("securityContext")
         if isinstance(sc, dict) and sc.get("privileged") is True:
-            yield Hit(f"{pods.field_path(cpath)}: privileged container in namespace "
+            yield Hit(f"{jsonpath.dotted(cpath)}: privileged container in namespace "
                       f"{res.namespace or '(none)'}", cpath + ("securityContext", "privileged"), at_value=True)

@@ -8,6 +8,7 @@ Fix: replace the hostPath with a PersistentVolumeClaim (local NVMe through a loc
 StorageClass), or move the node agent to an allowed namespace.
 """
 
+from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
 
@@ -27,5 +28,5 @@ def check(res, ctx):
     for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
         if isinstance(volume, dict) and "hostPath" in volume:
             host = volume["hostPath"].get("path", "") if isinstance(volume["hostPath"], dict) else ""
-            yield Hit(f"{pods.field_path(spath + ('volumes', i))}: hostPath volume {host} in namespace "
+            yield Hit(f"{jsonpath.dotted(spath + ('volumes', i))}: hostPath volume {host} in namespace "
                       f"{res.namespace or '(none)'}", spath + ("volumes", i, "hostPath"))

@@ -8,6 +8,7 @@ Fix: remove ``hostNetwork``/``hostPID``/``hostIPC``, or move the node agent to a
 namespace.
 """
 
+from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
 
@@ -25,5 +26,5 @@ def check(res, ctx):
     spath, spec = found
     for key in ("hostNetwork", "hostPID", "hostIPC"):
         if spec.get(key) is True:
-            yield Hit(f"{pods.field_path(spath + (key,))}: {key} in namespace {res.namespace or '(none)'}",
+            yield Hit(f"{jsonpath.dotted(spath + (key,))}: {key} in namespace {res.namespace or '(none)'}",
                       spath + (key,), at_value=True)

@@ -8,6 +8,7 @@ Fix: drop the ``capabilities.add`` entries (keep ``drop: [ALL]``), or move the n
 to an allowed namespace.
 """
 
+from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
 
@@ -28,5 +29,5 @@ def check(res, ctx):
         added = caps.get("add") if isinstance(caps, dict) else None
         extra = [c for c in added if c != "NET_BIND_SERVICE"] if isinstance(added, list) else []
         if extra:
-            yield Hit(f"{pods.field_path(cpath)}: adds capabilities {', '.join(map(str, extra))}",
+            yield Hit(f"{jsonpath.dotted(cpath)}: adds capabilities {', '.join(map(str, extra))}",
                       cpath + ("securityContext", "capabilities", "add"))

@@ -9,6 +9,7 @@ Fix: move the setting to the node tuning (Tuned profile or tuning DaemonSet), or
 component to an allowed namespace.
 """
 
+from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
 
@@ -37,6 +38,6 @@ def check(res, ctx):
     for i, item in enumerate(sysctls if isinstance(sysctls, list) else []):
         name = item.get("name") if isinstance(item, dict) else None
         if isinstance(name, str) and name.replace("/", ".") not in SAFE:
-            yield Hit(f"{pods.field_path(spath + ('securityContext', 'sysctls', i))}: sysctl {name} is not in the "
+            yield Hit(f"{jsonpath.dotted(spath + ('securityContext', 'sysctls', i))}: sysctl {name} is not in the "
                       "safe set; the kubelet refuses the pod unless the node allows it",
                       spath + ("securityContext", "sysctls", i, "name"), at_value=True)

@@ -7,6 +7,7 @@ every system call available; the restricted Pod Security level requires
 Fix: set ``securityContext.seccompProfile.type: RuntimeDefault`` in the pod spec.
 """
 
+from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
 
@@ -29,5 +30,5 @@ def check(res, ctx):
     if cs and all(isinstance(c.get("securityContext"), dict) and isinstance(c["securityContext"].get("seccompProfile"),
                                                                           dict) for _, c in cs):
         return
-    yield Hit(f"{pods.field_path(spath + ('securityContext',))}: no seccompProfile; set type RuntimeDefault",
+    yield Hit(f"{jsonpath.dotted(spath + ('securityContext',))}: no seccompProfile; set type RuntimeDefault",
               spath + ("securityContext",))

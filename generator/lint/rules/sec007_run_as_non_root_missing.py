@@ -7,6 +7,7 @@ non-root user.
 Fix: set ``securityContext.runAsNonRoot: true`` (and a ``runAsUser``) in the pod spec.
 """
 
+from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
 
@@ -29,5 +30,5 @@ def check(res, ctx):
     if cs and all(isinstance(c.get("securityContext"), dict) and c["securityContext"].get("runAsNonRoot") is True
                   for _, c in cs):
         return
-    yield Hit(f"{pods.field_path(spath + ('securityContext',))}: runAsNonRoot is not set to true",
+    yield Hit(f"{jsonpath.dotted(spath + ('securityContext',))}: runAsNonRoot is not set to true",
               spath + ("securityContext",))

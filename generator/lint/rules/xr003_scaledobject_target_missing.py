@@ -2,7 +2,9 @@
 
 Rationale: KEDA cannot build the HPA for a missing target; the ScaledObject stays not
 Ready and nothing scales. This rule runs only when the linted set holds objects of the
-target's kind (``Deployment`` when ``scaleTargetRef.kind`` is not given).
+target's kind (``Deployment`` when ``scaleTargetRef.kind`` is not given) in the
+ScaledObject's namespace, or one of the target's name in another namespace: a namespace
+without any, in a set of several clusters or apps, has its workloads deployed from elsewhere.
 
 Fix: correct ``scaleTargetRef.name``/``kind``, or put the ScaledObject in the target's
 namespace.
@@ -24,9 +26,14 @@ def check(index, ctx):
         if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
             continue
         kind = ref.get("kind") or "Deployment"
-        candidates = index.get(kind)
-        if not candidates:
+        if not isinstance(kind, str):
+            continue  # the schema reports it
+        candidates = index.get(kind) or []
+        here = [c for c in candidates if c.namespace == res.namespace]
+        elsewhere = sorted({c.namespace or "(none)" for c in candidates
+                            if c.name == ref["name"] and c.namespace != res.namespace})
+        if any(c.name == ref["name"] for c in here) or not (here or elsewhere):
             continue
-        if not any(c.name == ref["name"] and c.namespace == res.namespace for c in candidates):
-            yield res, Hit(f"scaleTargetRef: {kind} {res.namespace or '(none)'}/{ref['name']} not found",
-                           ("spec", "scaleTargetRef", "name"), at_value=True)
+        found = f" (there is one in namespace {', '.join(elsewhere)})" if elsewhere else ""
+        yield res, Hit(f"scaleTargetRef: {kind} {res.namespace or '(none)'}/{ref['name']} not found{found}",
+                       ("spec", "scaleTargetRef", "name"), at_value=True)

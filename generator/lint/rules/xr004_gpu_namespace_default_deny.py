@@ -43,4 +43,5 @@ def _is_default_deny(obj: dict) -> bool:
     if not isinstance(spec, dict):
         return False
     types = spec.get("policyTypes") or ["Ingress"]
-    return spec.get("podSelector") == {} and "Ingress" in types and not spec.get("ingress")
+    return spec.get("podSelector") == {} and isinstance(types, list) and "Ingress" in types \
+        and not spec.get("ingress")

@@ -1,0 +1,20 @@
+"""A JSON path (keys and list indexes) as the dotted text Kubernetes and users read.
+
+``('spec', 'containers', 0, 'resources')`` → ``spec.containers[0].resources``, the way the
+API server names fields in its errors. Shared by the input checks, the lint rules and the
+schema validator so a field is spelled the same wherever it is reported. Map keys that
+are not field names (``limits[nvidia.com/gpu]``) are added by the caller, which knows them.
+"""
+
+from __future__ import annotations
+
+
+def dotted(path: tuple | list) -> str:
+    """The dotted form of ``path``; empty for the top level (callers word that themselves)."""
+    text = ""
+    for part in path:
+        if isinstance(part, int) and not isinstance(part, bool):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text

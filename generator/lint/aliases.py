@@ -1,0 +1,62 @@
+"""How many nodes a YAML document holds once its aliases are expanded.
+
+A loader shares the anchored object between its aliases, so a "billion laughs" document
+(each anchor a list of ten aliases of the previous one) loads fast but is a tree of 10^9
+nodes to every rule and validator that walks it. Counting from the parser's events, with
+each anchor's expanded size remembered, tells such a document from a normal one in one pass.
+"""
+
+from __future__ import annotations
+
+from _ruamel_yaml import CParser
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, ScalarEvent, StreamEndEvent
+
+# nodes aliases may add beyond those written out; manifests reuse small blocks, if any
+MAX_ALIAS_NODES = 100_000
+
+
+class TooManyAliases(Exception):
+    """The document's aliases expand past ``MAX_ALIAS_NODES``."""
+
+    def __init__(self, line: int, col: int):
+        super().__init__(f"aliases expand this document by more than {MAX_ALIAS_NODES} nodes")
+        self.line, self.col = line, col
+
+
+def check(text: str) -> None:
+    """Raise ``TooManyAliases`` for an alias bomb; parse errors are left to the loader."""
+    if "*" not in text:
+        return
+    sizes: dict[str, int] = {}
+    stack: list[list] = []  # [anchor, nodes so far] per open collection
+    added = 0
+    parser = CParser(text)
+    while True:
+        try:
+            event = parser.get_event()
+        except YAMLError:
+            return  # the loader words syntax errors
+        kind = type(event)
+        if kind is StreamEndEvent:
+            return
+        if isinstance(event, CollectionStartEvent):
+            stack.append([event.anchor, 1])
+            continue
+        if kind is ScalarEvent:
+            size = 1
+            if event.anchor is not None:
+                sizes[event.anchor] = 1
+        elif kind is AliasEvent:
+            size = sizes.get(event.anchor, 1)
+            added += size - 1
+            if added > MAX_ALIAS_NODES:
+                raise TooManyAliases(event.start_mark.line, event.start_mark.column)
+        elif isinstance(event, CollectionEndEvent):
+            anchor, size = stack.pop()
+            if anchor is not None:
+                sizes[anchor] = size
+        else:
+            continue  # stream and document boundaries
+        if stack:
+            stack[-1][1] += size
