@@ -20,6 +20,7 @@ import jsonschema
 
 from generator import consistency, conventions
 from generator.errors import InputError, InputErrors
+from generator.jsonpath import dotted
 from generator.paths import Project
 from generator.yamlpos import Located, load_file
 
@@ -114,17 +115,10 @@ def schema_errors(doc: Located, schema: dict) -> list[InputError]:
     return [_explain(doc, schema, error) for error in found]
 
 
-def _dotted(path: tuple) -> str:
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "(top level)"
-
-
 def _explain(doc: Located, root: dict, error: jsonschema.ValidationError) -> InputError:
     """One schema violation as a sentence a platform engineer can act on."""
     path = tuple(error.absolute_path)
-    where = _dotted(path)
+    where = dotted(path) or "(top level)"
     schema = error.schema
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = sorted(schema.get("properties", {}))

@@ -18,6 +18,7 @@ from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from generator.errors import InputError
+from generator.yamlmessages import duplicate_key
 
 MAX_INPUT_BYTES = 1024 * 1024
 
@@ -121,12 +122,6 @@ def load_file(path: Path, display: str | None = None) -> Located:
     return load_text(text, shown)
 
 
-def _duplicate_message(problem: str) -> str:
-    """ruamel says 'found duplicate key "x" with value ...'; keep the key."""
-    parts = problem.split('"')
-    return f"duplicate key {parts[1]!r}" if len(parts) > 2 else problem
-
-
 def load_text(text: str, display: str) -> Located:
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
@@ -135,7 +130,7 @@ def load_text(text: str, display: str) -> Located:
     except DuplicateKeyError as exc:
         mark = exc.problem_mark
         raise InputError(
-            _duplicate_message(exc.problem),
+            duplicate_key(exc.problem),
             path=display,
             line=mark.line + 1,
             col=mark.column + 1,
@@ -152,6 +147,10 @@ def load_text(text: str, display: str) -> Located:
         ) from None
     except YAMLError as exc:
         raise InputError(f"YAML error: {exc}".splitlines()[0], path=display) from None
+    except (ValueError, TypeError) as exc:
+        # an explicit tag whose value does not fit it (`!!float abc`); ruamel gives no position
+        raise InputError(f"YAML value does not match its tag: {exc}", path=display,
+                         hint="remove the !!tag, or fix the value it applies to") from None
     except RecursionError:
         raise InputError("YAML nesting is too deep", path=display, hint="flatten the document") from None
     try:
