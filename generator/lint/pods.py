@@ -97,3 +97,12 @@ def tolerates(spec: dict, key: str, effect: str = "NoSchedule") -> bool:
         if tol_key == key:
             return True
     return False
+
+
+def secured(spath: tuple, spec: dict, test) -> bool:
+    """Whether ``test`` holds for the pod's securityContext, or for every container's (a
+    pod-level setting is the default each container may override)."""
+    if test(spec.get("securityContext")):
+        return True
+    found = list(containers(spath, spec))
+    return bool(found) and all(test(c.get("securityContext")) for _, c in found)

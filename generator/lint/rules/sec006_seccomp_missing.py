@@ -23,12 +23,7 @@ def check(res, ctx):
     if not found or ctx.settings.privileged_allowed(res.namespace):
         return
     spath, spec = found
-    sc = spec.get("securityContext")
-    if isinstance(sc, dict) and isinstance(sc.get("seccompProfile"), dict):
-        return
-    cs = list(pods.containers(spath, spec))
-    if cs and all(isinstance(c.get("securityContext"), dict) and isinstance(c["securityContext"].get("seccompProfile"),
-                                                                          dict) for _, c in cs):
+    if pods.secured(spath, spec, lambda sc: isinstance(sc, dict) and isinstance(sc.get("seccompProfile"), dict)):
         return
     yield Hit(f"{jsonpath.dotted(spath + ('securityContext',))}: no seccompProfile; set type RuntimeDefault",
               spath + ("securityContext",))

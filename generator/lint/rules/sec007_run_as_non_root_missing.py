@@ -23,12 +23,7 @@ def check(res, ctx):
     if not found or ctx.settings.privileged_allowed(res.namespace):
         return
     spath, spec = found
-    sc = spec.get("securityContext")
-    if isinstance(sc, dict) and sc.get("runAsNonRoot") is True:
-        return
-    cs = list(pods.containers(spath, spec))
-    if cs and all(isinstance(c.get("securityContext"), dict) and c["securityContext"].get("runAsNonRoot") is True
-                  for _, c in cs):
+    if pods.secured(spath, spec, lambda sc: isinstance(sc, dict) and sc.get("runAsNonRoot") is True):
         return
     yield Hit(f"{jsonpath.dotted(spath + ('securityContext',))}: runAsNonRoot is not set to true",
               spath + ("securityContext",))
