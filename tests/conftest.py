@@ -50,6 +50,12 @@ def run():
     return invoke
 
 
+def strict_args() -> list[str]:
+    """``--require-schemas`` with the upstream locations when they are here, else nothing:
+    for tests whose subject is not upstream validity (that is asserted where it is)."""
+    return ["--require-schemas", *crd_args()] if CRD_SCHEMAS.is_dir() else []
+
+
 def crd_args() -> list[str]:
     args = []
     for loc in CRD_LOCATIONS:

@@ -4,7 +4,7 @@ cluster's Prometheus selects on."""
 
 from __future__ import annotations
 
-from conftest import crd_args
+from conftest import strict_args
 from gpu_support import find, load_objects, rendered  # noqa: F401  (rendered is a fixture)
 from test_gpu_stack import helm_values
 
@@ -112,7 +112,7 @@ def test_service_monitor_labels_reach_every_service_monitor(project, run):
     labels = "  serviceMonitorLabels: {release: kube-prometheus-stack}\n"
     edit(project, EKS, "monitoring:\n", "monitoring:\n" + labels)
     edit(project, AKS, "monitoring:\n", "monitoring:\n" + labels)
-    result = run(project, "render", EKS, AKS, "--require-schemas", *crd_args())
+    result = run(project, "render", EKS, AKS, *strict_args())
     assert result.exit_code == 0, result.output
     (monitor,) = find(load_objects(project / "rendered" / EKS), "ServiceMonitor")
     assert monitor["metadata"]["labels"]["release"] == "kube-prometheus-stack"

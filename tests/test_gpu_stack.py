@@ -209,12 +209,12 @@ def test_kustomize_builds(rendered, cluster):
 
 def test_amd_operator_mode(project, run):
     """AMD operator mode: the operator release plus one DeviceConfig per pool, schema-valid upstream."""
-    from conftest import crd_args
+    from conftest import strict_args
 
     path = project / "clusters" / "eks-mi300x-inference" / "cluster.yaml"
     path.write_text(path.read_text().replace("  amd:\n    mode: device-plugin", "  amd:\n    mode: operator\n"
                                              "    driverImage: registry.example.com/gpu/amdgpu-driver"))
-    result = run(project, "render", "eks-mi300x-inference", "--require-schemas", *crd_args())
+    result = run(project, "render", "eks-mi300x-inference", *strict_args())
     assert result.exit_code == 0, result.output
     objects = load_objects(project / "rendered" / "eks-mi300x-inference")
     (config,) = find(objects, "DeviceConfig")
