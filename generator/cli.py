@@ -114,6 +114,14 @@ def selection_options(func):
                         "under libsonnet/ or schemas/ selects all.")(func)
 
 
+def fleet_command(func):
+    """The arguments and options render and check share: clusters, schemas, jobs, selection."""
+    for decorate in (selection_options, jobs_option, require_schemas_option, schema_location_option,
+                     click.argument("clusters", nargs=-1)):
+        func = decorate(func)
+    return func
+
+
 def _render_all(ctx: Context, names: list[str], options: pipeline.Options, jobs: int) -> list[pipeline.Outcome]:
     """Render with a progress bar on a terminal."""
     show = wanted(ctx.ui.quiet, len(names))
@@ -165,11 +173,7 @@ def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
 
 
 @cli.command()
-@click.argument("clusters", nargs=-1)
-@schema_location_option
-@require_schemas_option
-@jobs_option
-@selection_options
+@fleet_command
 @click.pass_obj
 @_fail_on_input_errors
 def render(ctx: Context, clusters, schema_locations, require_schemas, jobs, changed_only, base, shard):
@@ -202,11 +206,7 @@ def render(ctx: Context, clusters, schema_locations, require_schemas, jobs, chan
 
 
 @cli.command()
-@click.argument("clusters", nargs=-1)
-@schema_location_option
-@require_schemas_option
-@jobs_option
-@selection_options
+@fleet_command
 @click.pass_obj
 @_fail_on_input_errors
 def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, changed_only, base, shard):

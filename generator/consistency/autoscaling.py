@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.repeats import repeats
 from generator.yamlpos import Located
 
 # DCGM reports device-level utilisation for whole GPUs only; MIG slices expose the profiling
@@ -25,13 +26,11 @@ def check(spec: dict, doc: Located) -> Iterator[InputError]:
         if problem:
             yield doc.error(f"workloads[{i}] ({ns}) autoscales on DCGM GPU metrics but {problem[0]}", at, problem[1])
             continue
-        seen: set[str] = set()
+        for j, _first, deployment in repeats((j, e["deployment"]) for j, e in enumerate(entries)):
+            yield doc.error(f"Deployment {deployment!r} is autoscaled twice in {ns}",
+                            at + (j, "deployment"), "keep one entry per Deployment", at_value=True)
         for j, entry in enumerate(entries):
             here = at + (j,)
-            if entry["deployment"] in seen:
-                yield doc.error(f"Deployment {entry['deployment']!r} is autoscaled twice in {ns}",
-                                here + ("deployment",), "keep one entry per Deployment", at_value=True)
-            seen.add(entry["deployment"])
             if entry["minReplicas"] > entry["maxReplicas"]:
                 yield doc.error(f"minReplicas {entry['minReplicas']} is above maxReplicas {entry['maxReplicas']}",
                                 here + ("minReplicas",), "lower minReplicas or raise maxReplicas", at_value=True)

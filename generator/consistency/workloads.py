@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from generator.conventions import gpu_vendors
 from generator.errors import InputError
+from generator.repeats import repeats
 from generator.yamlpos import Located
 
 
@@ -35,17 +36,15 @@ def gpu_capacity(spec: dict, vendor: str) -> int:
 
 def check(spec: dict, doc: Located) -> Iterator[InputError]:
     vendors = gpu_vendors(spec)
-    seen: dict[str, int] = {}
+    for i, first, ns in repeats((i, w["namespace"]) for i, w in enumerate(spec["workloads"])):
+        yield doc.error(
+            f"workload namespace {ns!r} is declared twice (first at workloads[{first}])",
+            ("workloads", i, "namespace"),
+            "merge the two entries: a namespace has one type, quota and policy set",
+            at_value=True,
+        )
     for i, workload in enumerate(spec["workloads"]):
         ns = workload["namespace"]
-        if ns in seen:
-            yield doc.error(
-                f"workload namespace {ns!r} is declared twice (first at workloads[{seen[ns]}])",
-                ("workloads", i, "namespace"),
-                "merge the two entries: a namespace has one type, quota and policy set",
-                at_value=True,
-            )
-        seen.setdefault(ns, i)
         gpus = workload["quota"].get("gpus")
         if gpus is None:
             continue

@@ -106,3 +106,19 @@ def secured(spath: tuple, spec: dict, test) -> bool:
         return True
     found = list(containers(spath, spec))
     return bool(found) and all(test(c.get("securityContext")) for _, c in found)
+
+
+def container_resources(obj: dict) -> Iterator[tuple[tuple, dict, dict, dict]]:
+    """``(path, container, requests, limits)`` for every container of a workload object."""
+    found = pod_spec(obj)
+    if found:
+        for cpath, container in containers(*found):
+            yield (cpath, container, *resources(container))
+
+
+def restricted_pod_spec(res, ctx) -> tuple[tuple, dict] | None:
+    """The pod spec, unless the object is no workload or its namespace may use host access."""
+    found = pod_spec(res.obj)
+    if not found or ctx.settings.privileged_allowed(res.namespace):
+        return None
+    return found

@@ -9,9 +9,8 @@ Fix: set the count under ``resources.limits`` (it may be the only place it appea
 ``limits: {nvidia.com/gpu: 1}``.
 """
 
-from generator import jsonpath
+from generator.lint import limits as limits_rules
 from generator.lint import pods
-from generator.lint.model import Hit
 
 ID = "GPU001"
 NAME = "extended-limit-missing"
@@ -21,13 +20,7 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.pod_spec(res.obj)
-    if not found:
-        return
-    for cpath, container in pods.containers(*found):
-        requests, limits = pods.resources(container)
+    for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for name in requests:
             if pods.is_extended(name) and name not in limits:
-                where = jsonpath.dotted(cpath + ("resources", "limits"))
-                yield Hit(f"{where}: Required value: Limit must be set for non overcommitable resources "
-                          f"({name} is requested)", cpath + ("resources", "requests", name))
+                yield limits_rules.missing_limit(cpath, name)

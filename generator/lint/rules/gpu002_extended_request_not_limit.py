@@ -7,9 +7,8 @@ when both are given. The API server rejects the object with
 Fix: give only the limit (the request defaults to it), or make both the same number.
 """
 
-from generator import jsonpath
-from generator.lint import pods, quantity
-from generator.lint.model import Hit
+from generator.lint import limits as limits_rules
+from generator.lint import pods
 
 ID = "GPU002"
 NAME = "extended-request-not-limit"
@@ -19,16 +18,9 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.pod_spec(res.obj)
-    if not found:
-        return
-    for cpath, container in pods.containers(*found):
-        requests, limits = pods.resources(container)
+    for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for name, value in requests.items():
-            if not pods.is_extended(name) or name not in limits:
-                continue
-            req, lim = quantity.parse(value), quantity.parse(limits[name])
-            if req is not None and lim is not None and req != lim:
-                where = jsonpath.dotted(cpath + ("resources", "requests")) + f"[{name}]"
-                yield Hit(f'{where}: Invalid value: "{value}": must be equal to {name} limit of {limits[name]}',
-                          cpath + ("resources", "requests", name), at_value=True)
+            if pods.is_extended(name) and name in limits:
+                hit = limits_rules.request_not_limit(cpath, name, value, limits)
+                if hit:
+                    yield hit

@@ -24,11 +24,7 @@ _MIG = re.compile(r"^nvidia\.com/mig-\d+g\.\d+gb$")
 
 
 def check(res, ctx):
-    found = pods.pod_spec(res.obj)
-    if not found:
-        return
-    for cpath, container in pods.containers(*found):
-        requests, limits = pods.resources(container)
+    for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for section, values in (("limits", limits), ("requests", requests)):
             for name in values:
                 if name.startswith("nvidia.com/mig") and not _MIG.match(name):

@@ -20,10 +20,7 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.pod_spec(res.obj)
-    if not found:
-        return
-    for cpath, container in pods.containers(*found):
+    for cpath, container, _requests, _limits in pods.container_resources(res.obj):
         names = pods.gpu_names(container)
         migs = sorted(n for n in names if n.startswith("nvidia.com/mig-"))
         if "nvidia.com/gpu" in names and migs:

@@ -20,11 +20,7 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.pod_spec(res.obj)
-    if not found:
-        return
-    for cpath, container in pods.containers(*found):
-        _, limits = pods.resources(container)
+    for cpath, container, _requests, limits in pods.container_resources(res.obj):
         if pods.gpu_names(container) and "memory" not in limits:
             yield Hit(f"{jsonpath.dotted(cpath)}: container requests GPUs but has no memory limit",
                       cpath + ("resources",))

@@ -18,11 +18,7 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.pod_spec(res.obj)
-    if not found:
-        return
-    for cpath, container in pods.containers(*found):
-        requests, limits = pods.resources(container)
+    for cpath, _container, requests, limits in pods.container_resources(res.obj):
         names = set(requests) | set(limits)
         if any(pods.is_hugepages(n) for n in names) and not names & {"cpu", "memory"}:
             yield Hit(f"{jsonpath.dotted(cpath + ('resources',))}: Forbidden: HugePages require cpu or memory",

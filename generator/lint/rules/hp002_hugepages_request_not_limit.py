@@ -7,9 +7,8 @@ request equal to it (``must be equal to hugepages-2Mi limit of ...``).
 Fix: give only the limit (the request defaults to it) or make both the same quantity.
 """
 
-from generator import jsonpath
-from generator.lint import pods, quantity
-from generator.lint.model import Hit
+from generator.lint import limits as limits_rules
+from generator.lint import pods
 
 ID = "HP002"
 NAME = "hugepages-request-not-limit"
@@ -19,21 +18,11 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.pod_spec(res.obj)
-    if not found:
-        return
-    for cpath, container in pods.containers(*found):
-        requests, limits = pods.resources(container)
+    for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for name, value in requests.items():
             if not pods.is_hugepages(name):
                 continue
-            if name not in limits:
-                yield Hit(f"{jsonpath.dotted(cpath + ('resources', 'limits'))}: Required value: "
-                          f"Limit must be set for non overcommitable resources ({name} is requested)",
-                          cpath + ("resources", "requests", name))
-                continue
-            req, lim = quantity.parse(value), quantity.parse(limits[name])
-            if req is not None and lim is not None and req != lim:
-                where = jsonpath.dotted(cpath + ("resources", "requests")) + f"[{name}]"
-                yield Hit(f'{where}: Invalid value: "{value}": must be equal to {name} limit of {limits[name]}',
-                          cpath + ("resources", "requests", name), at_value=True)
+            hit = (limits_rules.request_not_limit(cpath, name, value, limits) if name in limits
+                   else limits_rules.missing_limit(cpath, name))
+            if hit:
+                yield hit

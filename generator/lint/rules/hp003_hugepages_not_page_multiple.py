@@ -18,11 +18,7 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.pod_spec(res.obj)
-    if not found:
-        return
-    for cpath, container in pods.containers(*found):
-        requests, limits = pods.resources(container)
+    for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for section, values in (("requests", requests), ("limits", limits)):
             for name, value in values.items():
                 if not pods.is_hugepages(name):

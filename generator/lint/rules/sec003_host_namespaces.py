@@ -20,8 +20,8 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.pod_spec(res.obj)
-    if not found or ctx.settings.privileged_allowed(res.namespace):
+    found = pods.restricted_pod_spec(res, ctx)
+    if not found:
         return
     spath, spec = found
     for key in ("hostNetwork", "hostPID", "hostIPC"):

@@ -20,10 +20,8 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.pod_spec(res.obj)
-    if not found or ctx.settings.privileged_allowed(res.namespace):
-        return
-    for cpath, container in pods.containers(*found):
+    found = pods.restricted_pod_spec(res, ctx)
+    for cpath, container in pods.containers(*found) if found else ():
         sc = container.get("securityContext")
         caps = sc.get("capabilities") if isinstance(sc, dict) else None
         added = caps.get("add") if isinstance(caps, dict) else None

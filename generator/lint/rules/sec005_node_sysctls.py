@@ -29,8 +29,8 @@ SAFE = frozenset({
 
 
 def check(res, ctx):
-    found = pods.pod_spec(res.obj)
-    if not found or ctx.settings.privileged_allowed(res.namespace):
+    found = pods.restricted_pod_spec(res, ctx)
+    if not found:
         return
     spath, spec = found
     sc = spec.get("securityContext")

@@ -19,8 +19,8 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.pod_spec(res.obj)
-    if not found or ctx.settings.privileged_allowed(res.namespace):
+    found = pods.restricted_pod_spec(res, ctx)
+    if not found:
         return
     spath, spec = found
     if pods.secured(spath, spec, lambda sc: isinstance(sc, dict) and sc.get("runAsNonRoot") is True):
