@@ -84,8 +84,3 @@ def fits(model: Model, layout: dict[str, int]) -> bool:
         return False
 
     return place(0)
-
-
-def resource_name(profile: str) -> str:
-    """Extended resource a MIG ``mixed`` device plugin advertises a profile under."""
-    return f"nvidia.com/mig-{profile}"

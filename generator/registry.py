@@ -7,6 +7,7 @@ the other.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ class Registry:
 
 
 
+@functools.cache
 def load(library: Path) -> Registry:
     """Read the registry; a malformed one (in a customised library) is an input error."""
     path = library / "registry.json"

@@ -14,8 +14,6 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, SequenceNode
 
-SEVERITIES = ("error", "warning", "info")
-
 
 @dataclass(frozen=True)
 class ObjectRef:
