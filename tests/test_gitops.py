@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -94,6 +95,43 @@ def test_argocd_applications_waves_and_sync_options(project):
     parent = objs["eks-mi300x-inference-gitops"]
     assert parent["spec"]["source"]["path"] == "rendered/eks-mi300x-inference/gitops"
     assert "annotations" not in parent["metadata"]
+
+
+DAEMONSET = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "check", "namespace": "gpu-validation"}}
+
+
+def test_per_node_layer_is_never_waited_on_flux(project):
+    """A DaemonSet that fails on one bad node by design must not freeze the later layers: its
+    layer is applied without waiting, and nothing depends on it."""
+    objs = _sync_objects(project, "aks-h100-training", l00=[HELM_RELEASE], l10=[DAEMONSET], l20=[NETPOL],
+                         l40=[DAEMONSET])
+    per_node = objs["aks-h100-training-40-per-node"]
+    assert per_node["spec"]["wait"] is False and "healthChecks" not in per_node["spec"]
+    assert per_node["spec"]["dependsOn"][0] == {"name": "aks-h100-training-00-crds-operators"}
+    layers = [o for o in objs.values() if o["kind"] == "Kustomization"]
+    assert not [o for o in layers if {"name": "aks-h100-training-40-per-node"} in o["spec"].get("dependsOn", [])]
+    assert objs["aks-h100-training-10-platform"]["spec"]["wait"] is True
+
+
+def test_per_node_layer_is_never_waited_on_argocd(project):
+    objs = _sync_objects(project, "eks-mi300x-inference", l10=[DAEMONSET], l40=[DAEMONSET])
+    per_node = objs["eks-mi300x-inference-40-per-node"]["metadata"]["annotations"]
+    assert per_node["gpu-gitops.io/wait"] == "false"
+    assert "gpu-gitops.io/wait" not in objs["eks-mi300x-inference-10-platform"]["metadata"]["annotations"]
+    # the documented Application health check is what lets the parent's waves pass it
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "gitops.md").read_text()
+    assert 'obj.metadata.annotations["gpu-gitops.io/wait"] == "false"' in docs
+
+
+def test_node_checks_render_outside_the_waited_on_layers():
+    """GPU validation, disk preparation and node tuning fail on a bad node by design."""
+    reg = registry.load(Path(__file__).resolve().parent.parent / "libsonnet")
+    layer_of = {c.name: c.layer for c in reg.components}
+    data = json.loads((Path(__file__).resolve().parent.parent / "libsonnet" / "registry.json").read_text())
+    unwaited = {layer["name"] for layer in data["layers"] if layer.get("wait") is False}
+    for component in ("gpu-validation", "local-storage", "node-tuning"):
+        assert layer_of[component] in unwaited, component
+    assert unwaited == {reg.layers[-1]}  # last: its checks see the device plugins and node labels
 
 
 def test_layer_facts_mark_custom_resources(project):
