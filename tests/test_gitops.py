@@ -189,3 +189,39 @@ def test_gitops_block_mistakes_are_located(project, run, edit, message, line):
     assert f"clusters/aks-h100-training/cluster.yaml:{line}:" in result.stderr
     assert message in result.stderr
     assert "hint:" in result.stderr
+
+
+def _helm_releases(root: Path, cluster: str) -> dict[str, dict]:
+    found = {}
+    for path in (root / "rendered" / cluster / "00-crds-operators").rglob("helmrelease_*.yaml"):
+        obj = _read(path)
+        found[obj["metadata"]["name"]] = obj
+    return found
+
+
+def test_flux_releases_wait_for_the_cilium_cni(project, run):
+    """Where Cilium is the CNI, no other release installs before it is Ready."""
+    assert run(project, "render", "aks-h100-training", "ocp-a100-tuned").exit_code == 0
+    releases = _helm_releases(project, "aks-h100-training")
+    assert "cilium" in releases and "dependsOn" not in releases["cilium"]["spec"]
+    others = [r for name, r in releases.items() if name != "cilium"]
+    assert others
+    for release in others:
+        assert {"name": "cilium", "namespace": "flux-system"} in release["spec"]["dependsOn"], release["metadata"]
+    # no Cilium release, no dependency on one
+    ocp = _helm_releases(project, "ocp-a100-tuned")
+    assert ocp and not [r for r in ocp.values() if "cilium" in str(r["spec"].get("dependsOn", []))]
+
+
+def test_flux_drift_detection_ignores_injected_ca_bundles(project, run):
+    assert run(project, "render", "aks-h100-training").exit_code == 0
+    for release in _helm_releases(project, "aks-h100-training").values():
+        drift = release["spec"]["driftDetection"]
+        assert drift["mode"] == "enabled"
+        ignored = {(rule["target"]["kind"], path) for rule in drift["ignore"] for path in rule["paths"]}
+        for kind in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"):
+            assert (kind, "/webhooks/0/clientConfig/caBundle") in ignored
+            assert (kind, "/webhooks/1/clientConfig/caBundle") in ignored
+        assert ("CustomResourceDefinition", "/spec/conversion/webhook/clientConfig/caBundle") in ignored
+        assert ("APIService", "/spec/caBundle") in ignored
+        assert all(path.startswith("/") for _kind, path in ignored)  # JSON Pointers

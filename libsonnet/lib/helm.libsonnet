@@ -24,6 +24,10 @@
 //   syncWave          Argo CD sync wave, for operators that must exist before others.
 //   dependsOn         Flux: names of other releases (rendered by this helper) to install first,
 //                     e.g. ['node-feature-discovery'] for a GPU operator. Argo CD orders by syncWave.
+//                     When `params.cniRelease` names the release that installs the CNI (Cilium),
+//                     every other Flux release depends on it too: helm-controller installs a
+//                     HelmRelease only once those in spec.dependsOn are Ready, so no operator pod
+//                     waits for a pod network that does not exist yet (Argo CD: Cilium's wave -10).
 //   fluxNamespace / argocdNamespace   where the engine's objects live.
 local k = import 'k.libsonnet';
 
@@ -33,6 +37,27 @@ local k = import 'k.libsonnet';
   inClusterServer:: 'https://kubernetes.default.svc',
 
   local isOci(url) = std.startsWith(url, 'oci://'),
+
+  // Drift detection compares each object of the release with a server-side dry run of the
+  // chart's manifest. Controllers rewrite some fields after install: cert-manager's CA injector
+  // or the operator's own certificate rotation fills in the caBundle of webhook configurations,
+  // CRD conversion webhooks and APIServices. Without these rules helm-controller would report
+  // drift on every reconcile and write the chart's value back, breaking the webhooks.
+  // driftDetection.ignore (helm-controller v1.6.3 CRD, helm.toolkit.fluxcd.io/v2): `paths` are
+  // JSON Pointers (RFC 6901), one array element each, no wildcard; fluxcd/pkg ssa/jsondiff
+  // removes them from both objects before comparing and allows paths that do not exist
+  // (ApplyPatchToUnstructured, AllowMissingPathOnRemove), so the webhook rules list the first
+  // 16 elements of `webhooks`.
+  driftIgnore:: [
+    {
+      target: { group: 'admissionregistration.k8s.io', kind: kind },
+      paths: ['/webhooks/%d/clientConfig/caBundle' % i for i in std.range(0, 15)],
+    }
+    for kind in ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']
+  ] + [
+    { target: { group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition' }, paths: ['/spec/conversion/webhook/clientConfig/caBundle'] },
+    { target: { group: 'apiregistration.k8s.io', kind: 'APIService' }, paths: ['/spec/caBundle'] },
+  ],
 
   fluxRepository(name, repoURL, labels, namespace=$.fluxNamespace)::
     k.object('source.toolkit.fluxcd.io/v1', 'HelmRepository', name, namespace, labels) + {
@@ -66,7 +91,7 @@ local k = import 'k.libsonnet';
           crds: 'CreateReplace',
           remediation: { retries: 3, remediateLastFailure: true },
         },
-        driftDetection: { mode: 'enabled' },
+        driftDetection: { mode: 'enabled', ignore: $.driftIgnore },
         values: values,
       },
     },
@@ -100,10 +125,12 @@ local k = import 'k.libsonnet';
           fluxNamespace=$.fluxNamespace, argocdNamespace=$.argocdNamespace)::
     local labels = k.labels(name);
     local engine = params.gitops.engine;
+    local cni = std.get(params, 'cniRelease', null);
+    local after = dependsOn + (if cni == null || cni == name || std.member(dependsOn, cni) then [] else [cni]);
     if engine == 'flux' then [
       $.fluxRepository(repoName, repoURL, labels, fluxNamespace),
       $.fluxRelease(name, namespace, repoName, chart, version, values, labels, createNamespace, fluxNamespace,
-                    dependsOn, std.get(params.gitops, 'interval', '30m')),
+                    after, std.get(params.gitops, 'interval', '30m')),
     ]
     else if engine == 'argocd' then [
       $.argocdApplication(name, namespace, std.get(params.gitops, 'project', 'default'), repoURL, chart,
