@@ -42,7 +42,8 @@ def load(library: Path) -> Registry:
         components = tuple(Component(c["name"], c["layer"], c["description"]) for c in data["components"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise InputError(f"malformed component registry: {exc}", path=str(path),
-                         hint="registry.json holds {layers: [{name, description, wait?}], components: [{name, layer, description}]}"
+                         hint="registry.json holds {layers: [{name, description, wait?}], "
+                              "components: [{name, layer, description}]}"
                          ) from None
     unknown = [c.name for c in components if c.layer not in layers]
     if unknown:

@@ -209,8 +209,9 @@ TEMPLATE_CASES = {
                         "memory limit"),
     "request-without-limit": (pod({"requests": {"nvidia.com/gpu": "1"}, "limits": {"memory": "1Gi"}}, NV_TOL),
                               "containers[0].resources.limits", "without a limit"),
-    "init-container-without-memory-limit": (pod({"limits": {"cpu": "1"}}, NV_TOL, init={"limits": {"nvidia.com/gpu": "1"}}),
-                                            "initContainers[0].resources.limits.memory", "memory limit"),
+    "init-container-without-memory-limit": (
+        pod({"limits": {"cpu": "1"}}, NV_TOL, init={"limits": {"nvidia.com/gpu": "1"}}),
+        "initContainers[0].resources.limits.memory", "memory limit"),
 }
 
 
