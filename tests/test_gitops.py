@@ -225,3 +225,18 @@ def test_flux_drift_detection_ignores_injected_ca_bundles(project, run):
         assert ("CustomResourceDefinition", "/spec/conversion/webhook/clientConfig/caBundle") in ignored
         assert ("APIService", "/spec/caBundle") in ignored
         assert all(path.startswith("/") for _kind, path in ignored)  # JSON Pointers
+
+
+def test_argocd_releases_leave_injected_ca_bundles_alone(project, run):
+    """selfHeal would otherwise write the chart's caBundle back over the injected one."""
+    assert run(project, "render", "eks-mi300x-inference").exit_code == 0
+    apps = [_read(p) for p in (project / "rendered" / "eks-mi300x-inference" / "00-crds-operators").rglob(
+        "application_*.yaml")]
+    assert apps
+    for app in apps:
+        rules = {r["kind"]: r for r in app["spec"]["ignoreDifferences"]}
+        for kind in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"):
+            assert rules[kind]["jqPathExpressions"] == [".webhooks[]?.clientConfig.caBundle"]
+        assert rules["CustomResourceDefinition"]["jsonPointers"] == ["/spec/conversion/webhook/clientConfig/caBundle"]
+        assert rules["APIService"]["jsonPointers"] == ["/spec/caBundle"]
+        assert "RespectIgnoreDifferences=true" in app["spec"]["syncPolicy"]["syncOptions"]

@@ -12,9 +12,11 @@
 // Returns a list of objects:
 //   flux    HelmRepository (source.toolkit.fluxcd.io/v1) + HelmRelease (helm.toolkit.fluxcd.io/v2),
 //           both in `flux-system` (no cross-namespace references needed), installed into
-//           `namespace` with CRDs created and replaced on upgrade, drift detection on.
+//           `namespace` with CRDs created and replaced on upgrade, drift detection on (injected
+//           caBundles ignored).
 //   argocd  one Application (argoproj.io/v1alpha1) in `argocd` with a Helm source
-//           (chart + targetRevision + valuesObject), automated prune/self-heal, server-side apply.
+//           (chart + targetRevision + valuesObject), automated prune/self-heal, server-side apply,
+//           injected caBundles left out of the diff.
 // `repoURL` may be https:// or oci://; for Flux an oci:// URL makes the HelmRepository `type: oci`.
 // Options (named arguments):
 //   repoName          name of the Flux HelmRepository (default: the release name, so two charts
@@ -96,6 +98,19 @@ local k = import 'k.libsonnet';
       },
     },
 
+  // Argo CD's equivalent of driftIgnore: with selfHeal, an injected caBundle would make the
+  // Application OutOfSync and be written back on every sync. ignoreDifferences (Argo CD
+  // "Diffing Customization": jsonPointers and jqPathExpressions, so one rule covers every
+  // webhook) leaves them out of the diff; the sync option RespectIgnoreDifferences=true (Argo CD
+  // "Sync Options") keeps the live value when a sync applies the object.
+  argocdIgnoreDifferences:: [
+    { group: 'admissionregistration.k8s.io', kind: kind, jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'] }
+    for kind in ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']
+  ] + [
+    { group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition', jsonPointers: ['/spec/conversion/webhook/clientConfig/caBundle'] },
+    { group: 'apiregistration.k8s.io', kind: 'APIService', jsonPointers: ['/spec/caBundle'] },
+  ],
+
   argocdApplication(name, namespace, project, repoURL, chart, version, values, labels,
                     createNamespace=true, syncWave=null, argocdNamespace=$.argocdNamespace)::
     // Argo CD takes OCI chart repositories without the scheme.
@@ -111,9 +126,10 @@ local k = import 'k.libsonnet';
           helm: { releaseName: name, valuesObject: values },
         },
         destination: { server: $.inClusterServer, namespace: namespace },
+        ignoreDifferences: $.argocdIgnoreDifferences,
         syncPolicy: {
           automated: { prune: true, selfHeal: true },
-          syncOptions: ['ServerSideApply=true']
+          syncOptions: ['ServerSideApply=true', 'RespectIgnoreDifferences=true']
                        + (if createNamespace then ['CreateNamespace=true'] else []),
           retry: { limit: 5, backoff: { duration: '10s', factor: 2, maxDuration: '5m' } },
         },
