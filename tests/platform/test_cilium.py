@@ -14,8 +14,9 @@ from conftest import _SHARED, EXAMPLES, REPO
 
 CHART_DIR = _SHARED / "helm-values" / "cilium" / "1.19.6"
 # Values the chart documents only as a comment in values.yaml (`# -- mode is the operation mode of
-# load balancing ... # mode: snat`): real values, absent from the parsed defaults.
-COMMENTED_VALUES = {("loadBalancer", "mode")}
+# load balancing ... # mode: snat`): real values, absent from the parsed defaults. The chart's
+# cilium-configmap.yaml turns them into `bpf-lb-mode`, `bpf-lb-dsr-dispatch` and `devices`.
+COMMENTED_VALUES = {("loadBalancer", "mode"), ("loadBalancer", "dsrDispatch"), ("devices",)}
 needs_chart = pytest.mark.skipif(not CHART_DIR.is_dir(), reason="Cilium chart values (../shared) not present")
 
 
@@ -53,6 +54,7 @@ def inputs() -> list[tuple[str, object]]:
     cases.append(("t", BASE))
     cases.append(("t", replace("engine: flux", "engine: argocd")))
     cases.append(("t", GKE))
+    cases.append(("t", XDP_DSR))
     return cases
 
 
@@ -77,6 +79,28 @@ def test_values_validate_against_the_chart_schema_and_exist_in_the_chart(project
             assert isinstance(node, dict) and key in node, f"{'.'.join(path)} is not a value of the chart"
             node = node[key]
     assert version == "1.19.6"
+
+
+# BASE with XDP-accelerated DSR load balancing on pinned devices.
+XDP_DSR = replace("    bigTCP: {ipv4: true}\n", "    bigTCP: {ipv4: true}\n"
+                  "    loadBalancer: {acceleration: native, mode: dsr, dsrDispatch: ipip}\n    devices: [bond0, ens+]\n")
+
+
+def test_xdp_attaches_only_to_the_pinned_devices(project):
+    write(project, XDP_DSR)
+    _, values = release_values(objects(project, "t"))
+    assert values["devices"] == ["bond0", "ens+"]
+    assert values["loadBalancer"] == {"acceleration": "native", "mode": "dsr", "dsrDispatch": "ipip"}
+
+
+def test_examples_with_xdp_pin_their_devices():
+    for name in EXAMPLES:
+        if not yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text()).get("network", {}) \
+                .get("cilium", {}).get("enabled", True):
+            continue
+        _, values = release_values(objects(REPO, name))
+        if values["loadBalancer"]["acceleration"] != "disabled":
+            assert values.get("devices"), name
 
 
 def test_schema_pins_the_chart_version_that_is_checked():
