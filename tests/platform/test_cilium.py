@@ -62,6 +62,10 @@ def inputs() -> list[tuple[str, object]]:
 GKE = replace("provider: generic", "provider: gke",
               replace("    ipam: {podCIDRs: [10.244.0.0/16]}\n", "    ipam: {mode: kubernetes, podCIDRs: [10.244.0.0/16]}\n"))
 
+# BASE with XDP-accelerated DSR load balancing on pinned devices.
+XDP_DSR = replace("    bigTCP: {ipv4: true}\n", "    bigTCP: {ipv4: true}\n"
+                  "    loadBalancer: {acceleration: native, mode: dsr, dsrDispatch: ipip}\n    devices: [bond0, ens+]\n")
+
 
 @needs_chart
 @pytest.mark.parametrize(("name", "text"), inputs(), ids=lambda v: v if isinstance(v, str) and "\n" not in v else "")
@@ -79,11 +83,6 @@ def test_values_validate_against_the_chart_schema_and_exist_in_the_chart(project
             assert isinstance(node, dict) and key in node, f"{'.'.join(path)} is not a value of the chart"
             node = node[key]
     assert version == "1.19.6"
-
-
-# BASE with XDP-accelerated DSR load balancing on pinned devices.
-XDP_DSR = replace("    bigTCP: {ipv4: true}\n", "    bigTCP: {ipv4: true}\n"
-                  "    loadBalancer: {acceleration: native, mode: dsr, dsrDispatch: ipip}\n    devices: [bond0, ens+]\n")
 
 
 def test_xdp_attaches_only_to_the_pinned_devices(project):
