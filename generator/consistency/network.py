@@ -342,6 +342,10 @@ def check(spec: dict, doc: Located) -> Iterator[InputError]:
                 hint,
                 at_value=True,
             )
+    if c["hubble"]["enabled"] and c["hubble"]["ui"] and not c["hubble"]["relay"]:
+        yield doc.error(
+            "Hubble UI needs Hubble Relay: the chart refuses to render without it",
+            BASE + ("hubble", "ui"), "set network.cilium.hubble.relay: true, or ui: false", at_value=True)
     legacy = c["values"].get("kubeProxyReplacement")
     if isinstance(legacy, str) and legacy in LEGACY_KPR:
         yield doc.error(
@@ -350,3 +354,49 @@ def check(spec: dict, doc: Located) -> Iterator[InputError]:
             "use the typed network.cilium.kubeProxyReplacement: true or false instead",
             at_value=True,
         )
+    yield from _shadowing_values_errors(c, doc)
+
+
+# Chart values the typed input sets (cilium.libsonnet), by the typed field that owns them: set
+# through `values` they would bypass every rule above. `ipam` stays open (ENI IPAM, read by
+# keda.libsonnet, is only reachable through `values`).
+TYPED_VALUES = {
+    ("kubeProxyReplacement",): "kubeProxyReplacement",
+    ("k8sServiceHost",): "k8sServiceHost",
+    ("k8sServicePort",): "k8sServicePort",
+    ("routingMode",): "routing.mode",
+    ("tunnelProtocol",): "routing.tunnelProtocol",
+    ("ipv4NativeRoutingCIDR",): "routing.ipv4NativeRoutingCIDR",
+    ("autoDirectNodeRoutes",): "routing.autoDirectNodeRoutes",
+    ("devices",): "devices",
+    ("enableIPv4BIGTCP",): "bigTCP.ipv4",
+    ("enableIPv6BIGTCP",): "bigTCP.ipv6",
+    ("bandwidthManager", "enabled"): "bandwidthManager.enabled",
+    ("bandwidthManager", "bbr"): "bandwidthManager.bbr",
+    ("bpf", "masquerade"): "bpf.masquerade",
+    ("bpf", "hostLegacyRouting"): "bpf.hostLegacyRouting",
+    ("bpf", "datapathMode"): "bpf.datapathMode",
+    ("loadBalancer", "acceleration"): "loadBalancer.acceleration",
+    ("loadBalancer", "mode"): "loadBalancer.mode",
+    ("loadBalancer", "dsrDispatch"): "loadBalancer.dsrDispatch",
+    ("hubble", "enabled"): "hubble.enabled",
+    ("hubble", "relay", "enabled"): "hubble.relay",
+    ("hubble", "ui", "enabled"): "hubble.ui",
+}
+
+
+def _shadowing_values_errors(c: dict, doc: Located) -> Iterator[InputError]:
+    """Free-form values that override a typed field, unchecked."""
+    for path, typed in TYPED_VALUES.items():
+        node = c["values"]
+        for key in path:
+            node = node.get(key, _ABSENT) if isinstance(node, dict) else _ABSENT
+        if node is _ABSENT or (path == ("kubeProxyReplacement",) and node in LEGACY_KPR):
+            continue
+        yield doc.error(
+            f"values.{'.'.join(path)} overrides the typed network.cilium.{typed}, past the checks that keep "
+            "Cilium's settings coherent", BASE + ("values",) + path,
+            f"set network.cilium.{typed} instead", at_value=True)
+
+
+_ABSENT = object()

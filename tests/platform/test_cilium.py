@@ -123,11 +123,13 @@ def test_kube_proxy_free_native_routing_values(project):
 def test_extra_values_are_merged_last(project):
     write(project, replace("    bigTCP: {ipv4: true}\n",
                            "    bigTCP: {ipv4: true}\n"
-                           "    values: {ipam: {operator: {clusterPoolIPv4MaskSize: 26}}, hubble: {enabled: false}}\n"))
+                           "    values: {ipam: {operator: {clusterPoolIPv4MaskSize: 26}}, "
+                           "hubble: {metrics: {enableOpenMetrics: true}}}\n"))
     _, values = release_values(objects(project, "t"))
     assert values["ipam"] == {"mode": "cluster-pool", "operator": {
         "clusterPoolIPv4PodCIDRList": ["10.244.0.0/16"], "clusterPoolIPv4MaskSize": 26}}
-    assert values["hubble"]["enabled"] is False
+    assert values["hubble"]["metrics"] == {"enableOpenMetrics": True}
+    assert values["hubble"]["enabled"] is True
     assert values["hubble"]["relay"] == {"enabled": True}
 
 
