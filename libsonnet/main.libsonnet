@@ -32,7 +32,7 @@ function(spec) {
     dcgmExporter: common + { nvidia: spec.gpu.nvidia },
     gpuValidation: common + { nvidia: spec.gpu.nvidia, amd: spec.gpu.amd, validation: spec.gpu.validation },
     admission: common + { admission: spec.admission, workloads: spec.workloads },
-    workloadIsolation: common + { workloads: spec.workloads },
+    workloadIsolation: common + { workloads: spec.workloads, nodeLocalDNS: spec.network.nodeLocalDNS },
     autoscaling: common + { autoscaling: spec.autoscaling, workloads: spec.workloads },
   },
 
