@@ -83,7 +83,7 @@ class Engine:
                 for rule in self.document_rules:
                     for hit in rule.check(doc, self.ctx):
                         findings.append(Finding(rule.ID, self.severity[rule.ID], hit.message, doc.file,
-                                                doc.error_line or 1, doc.error_col or 1))
+                                                doc.error_line or 1, doc.error_col or 1, hint=hit.hint))
             for res in source.resources:
                 if not is_cluster_object(res):
                     continue
@@ -121,4 +121,4 @@ class Engine:
         if any(suppress.config_ignores(entry, rule_id, res, file) for entry in self.settings.ignores):
             return
         line, col = res.position(hit)
-        findings.append(Finding(rule_id, self.severity[rule_id], hit.message, file, line, col, res.ref))
+        findings.append(Finding(rule_id, self.severity[rule_id], hit.message, file, line, col, res.ref, hit.hint))

@@ -40,6 +40,7 @@ class Finding:
     line: int
     col: int
     ref: ObjectRef = ObjectRef()
+    hint: str = ""
 
     def sort_key(self):
         return (self.file, self.line, self.col, self.rule, self.message)
@@ -52,6 +53,7 @@ class Hit:
     message: str
     path: tuple = ()
     at_value: bool = False
+    hint: str = ""
 
 
 @dataclass
@@ -69,10 +71,13 @@ class Document:
 
     def _tree(self):
         if self._positions is None:
-            try:
-                self._positions = YAML(typ="safe", pure=False).compose(self.text)
-            except (YAMLError, RecursionError):
-                self._positions = False
+            self._positions = False
+            for pure in (False, True):  # the Python parser reads what old libyaml refuses ({url: http://a:1})
+                try:
+                    self._positions = YAML(typ="safe", pure=pure).compose(self.text)
+                    break
+                except (YAMLError, RecursionError):
+                    continue
         return self._positions
 
     def position(self, path: tuple, at_value: bool = False) -> tuple[int, int]:
