@@ -90,7 +90,7 @@ def test_github_output_has_one_command_per_finding_and_a_summary(report):
     lines = render("github", report).splitlines()
     assert len(lines) == len(report.findings) + 1
     assert lines[-1].startswith("::notice title=gpu-gitops lint::")
-    sec = [line for line in lines if "title=SEC001" in line][0]
+    sec = [line for line in lines if "title=SEC001" in line and "privileged.yaml" in line][0]
     assert sec.startswith("::warning file=tests/fixtures/SEC001/fail/privileged.yaml,line=11,col=21,title=SEC001::")
 
 
