@@ -66,15 +66,15 @@ def is_cluster_object(res: Resource) -> bool:
 
 
 def privileged_namespaces(sources: list[Source]) -> set[str]:
-    """Namespaces declared with the privileged Pod Security level in the linted objects."""
-    names = set()
+    """Namespaces declared with the privileged Pod Security level in the linted objects; a
+    name declared twice (two clusters' trees linted at once) counts only if both agree."""
+    levels: dict[str, set] = {}
     for source in sources:
         for res in source.resources:
-            if res.kind == "Namespace" and isinstance(res.obj.get("metadata"), dict):
+            if res.kind == "Namespace" and res.name:
                 labels = res.obj["metadata"].get("labels")
-                if isinstance(labels, dict) and labels.get(_ENFORCE_LABEL) == "privileged":
-                    names.add(res.name)
-    return names
+                levels.setdefault(res.name, set()).add(labels.get(_ENFORCE_LABEL) if isinstance(labels, dict) else None)
+    return {name for name, found in levels.items() if found == {"privileged"}}
 
 
 class Engine:
