@@ -108,6 +108,26 @@ def _finite(text: str):
     return text if math.isinf(number) else number
 
 
+def out_of_range(text: str) -> str:
+    """What a plain number go-yaml keeps as a string is ('' for anything else)."""
+    digits = text.lstrip("+-")
+    if digits.isdigit() and isinstance(resolve_plain(text), str):
+        return f"a {len(digits)}-digit number, beyond 64-bit integers and floats: Kubernetes reads it as a string"
+    return ""
+
+
+def describe(text: str) -> str:
+    """A scalar's text for a message: what it is, shortened when long."""
+    shown = f"`{text[:20]}…`" if len(text) > 60 else f"`{text}`"
+    if out_of_range(text):
+        return f"{shown} ({out_of_range(text)})"
+    if len(text) > 60:
+        return f"{shown} ({len(text)} characters)"
+    kind = {bool: "a boolean", int: "an integer", float: "a float", type(None): "null"}.get(
+        type(resolve_plain(text)), "a string")
+    return f"{shown} ({kind})"
+
+
 def json_key(key) -> str:
     """A decoded map key as sigs.k8s.io/yaml writes it into JSON; ValueError for null keys."""
     if isinstance(key, str):

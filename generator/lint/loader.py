@@ -62,7 +62,26 @@ class _Constructor(SafeConstructor):
         return {fastyaml.json_key(key): value for key, value in mapping.items()}
 
 
+_TAGGED_TYPES = {"int": (int,), "float": (float, int), "bool": (bool,), "null": (type(None),)}
+
+
+def _construct_tagged(kind: str):
+    """``!!int 7``, ``!!bool yes``...: the text resolved as a plain scalar must be of the tag's
+    type (go-yaml's "cannot decode !!str `abc` as a !!int"); a located error otherwise."""
+
+    def construct(self, node):
+        value = fastyaml.resolve_plain(node.value)
+        if isinstance(value, _TAGGED_TYPES[kind]) and not (kind != "bool" and isinstance(value, bool)):
+            return float(value) if kind == "float" else value
+        raise ConstructorError(None, None, f"cannot decode {fastyaml.describe(node.value)} as a !!{kind}",
+                               node.start_mark)
+
+    return construct
+
+
 _Constructor.add_constructor(_GO_PLAIN, _Constructor.construct_go_plain)
+for _kind in _TAGGED_TYPES:
+    _Constructor.add_constructor(f"tag:yaml.org,2002:{_kind}", _construct_tagged(_kind))
 _Constructor.add_constructor(_MERGE, SafeConstructor.construct_yaml_str)  # ``<<`` as a value is text
 _Constructor.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str)
 _Constructor.add_constructor("tag:yaml.org,2002:binary", SafeConstructor.construct_yaml_str)
@@ -194,6 +213,10 @@ def parse_text(text: str, display: str, is_json: bool = False, strict: bool = Tr
             mark = exc.problem_mark
             _fail(doc, f"error unmarshalling resource: {yamlmessages.duplicate_key(exc.problem)}", mark.line,
                   mark.column, yamlmessages.DUPLICATE_KEY_HINT)
+        except ConstructorError as exc:  # a value that is no JSON: a tag on the wrong text, a null or complex key
+            mark = exc.problem_mark
+            _fail(doc, f"error unmarshalling resource: {exc.problem}", mark.line if mark else 0,
+                  mark.column if mark else 0, yamlmessages.TAG_HINT if "!!" in str(exc.problem) else "")
         except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line, col = _within(chunk, mark.line, mark.column) if mark else (0, 0)

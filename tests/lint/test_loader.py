@@ -174,3 +174,17 @@ def test_a_json_array_is_a_finding_like_a_yaml_sequence(tmp_path):
     findings = lint_paths([str(tmp_path)], Settings()).findings
     assert [(f.rule, f.line, f.message) for f in findings] == 2 * [
         ("K8S001", 1, "error unmarshalling resource: a document must be a mapping (a Kubernetes object)")]
+
+
+def test_a_5001_digit_number_says_what_it_is(tmp_path):
+    """go-yaml keeps a plain number past float64 a string; a tag on it cannot be honoured."""
+    path = tmp_path / "big.yaml"
+    path.write_text("apiVersion: v1\nkind: Service\nmetadata: {name: a}\nspec:\n  ports:\n"
+                    f"    - port: {'1' * 5001}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: b}}\n"
+                    f"data:\n  n: !!int {'2' * 5001}\n")
+    findings = [f for f in lint_paths([str(path)], Settings()).findings if f.rule.startswith("K8S")]
+    assert [(f.rule, f.line, f.col) for f in findings] == [("K8S003", 6, 7), ("K8S001", 12, 6)]
+    schema, tagged = findings
+    assert "(5001 characters)" in schema.message and len(schema.message) < 200
+    assert schema.hint == "a 5001-digit number, beyond 64-bit integers and floats: Kubernetes reads it as a string"
+    assert "a 5001-digit number" in tagged.message and "as a !!int" in tagged.message and len(tagged.message) < 200

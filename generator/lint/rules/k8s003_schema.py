@@ -16,6 +16,7 @@ Fix: correct the field named in the message; check its spelling and type in
 """
 
 from generator import jsonpath
+from generator.lint import fastyaml
 from generator.lint.model import Hit
 
 _YAML12_BOOLS = {"true", "True", "TRUE", "false", "False", "FALSE"}
@@ -38,21 +39,31 @@ def check(res, ctx):
                 yield Hit(f"strict decoding error: {problem.message}", problem.path)
             else:
                 where = jsonpath.dotted(problem.path)
-                yield Hit(f"{where}: {problem.message}" if where else problem.message, problem.path,
-                          hint=_yaml11_hint(res, problem.path))
+                message = _shortened(problem.message, _at(res.obj, problem.path))
+                yield Hit(f"{where}: {message}" if where else message, problem.path,
+                          hint=_scalar_hint(res, problem.path))
 
 
 def _typed(obj: dict) -> bool:
     return all(isinstance(obj.get(k), str) and obj.get(k) for k in ("apiVersion", "kind"))
 
 
-def _yaml11_hint(res, path: tuple) -> str:
-    """Why an unquoted value is not the string it looks like: Kubernetes reads YAML 1.1."""
+def _shortened(message: str, value) -> str:
+    """The message with a long string value cut to its start and length."""
+    if isinstance(value, str) and len(value) > 60:
+        return message.replace(repr(value), f"'{value[:20]}…' ({len(value)} characters)")
+    return message
+
+
+def _scalar_hint(res, path: tuple) -> str:
+    """Why an unquoted value is not what it looks like: Kubernetes reads YAML 1.1."""
     value = _at(res.obj, path)
-    if isinstance(value, str) or value is None or not isinstance(value, (bool, int, float)):
+    text = res.document.plain_scalar(res.base + tuple(path)) if isinstance(value, (bool, int, float, str)) else None
+    if text is None:
         return ""
-    text = res.document.plain_scalar(res.base + tuple(path))
-    if text is None or (isinstance(value, bool) and text in _YAML12_BOOLS):
+    if isinstance(value, str):
+        return fastyaml.out_of_range(text)
+    if isinstance(value, bool) and text in _YAML12_BOOLS:
         return ""
     shown = ("true" if value else "false") if isinstance(value, bool) else repr(value)
     return (f"Kubernetes reads YAML 1.1, where the unquoted {text} is {shown}, not a string; "
