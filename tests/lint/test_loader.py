@@ -188,3 +188,16 @@ def test_a_5001_digit_number_says_what_it_is(tmp_path):
     assert "(5001 characters)" in schema.message and len(schema.message) < 200
     assert schema.hint == "a 5001-digit number, beyond 64-bit integers and floats: Kubernetes reads it as a string"
     assert "a 5001-digit number" in tagged.message and "as a !!int" in tagged.message and len(tagged.message) < 200
+
+
+def test_lint_and_the_input_checker_give_the_same_hint_for_a_tab(tmp_path):
+    from generator.errors import InputError
+    from generator.yamlpos import load_text
+
+    text = "apiVersion: v1\nkind: ConfigMap\n\tdata: {}\n"
+    with pytest.raises(InputError) as raised:
+        load_text(text, "cluster.yaml")
+    path = tmp_path / "tab.yaml"
+    path.write_text(text)
+    [finding] = lint_paths([str(path)], Settings()).findings
+    assert raised.value.hint == finding.hint and "tab" in finding.hint
