@@ -61,24 +61,27 @@ class PodTemplate:
     containers: tuple
 
 
-def templates(obj: dict, custom: bool = True) -> list[PodTemplate]:
+_last: list = [None, (), False]  # (object, templates, core?): the rules of one object run back to back
+
+
+def templates(obj: dict, custom: bool = True) -> tuple[PodTemplate, ...]:
     """The pod templates of a workload object (of core kinds only unless ``custom``)."""
-    key = _group_kind(obj)
-    if key in _CORE_TEMPLATES:
-        paths = _CORE_TEMPLATES[key]
-    elif not custom:
-        return []
-    elif key in _SPEC_IS_POD_AND_CONTAINER:
+    if _last[0] is not obj:
+        key = _group_kind(obj)
+        _last[:] = obj, _templates(obj, key), key in _CORE_TEMPLATES
+    return _last[1] if custom or _last[2] else ()
+
+
+def _templates(obj: dict, key: tuple[str, str]) -> tuple[PodTemplate, ...]:
+    if key in _SPEC_IS_POD_AND_CONTAINER:
         spec = obj.get("spec")
-        return [PodTemplate(("spec",), spec, ((("spec",), spec),))] if isinstance(spec, dict) else []
-    else:
-        paths = _CUSTOM_TEMPLATES.get(key, ())
+        return (PodTemplate(("spec",), spec, ((("spec",), spec),)),) if isinstance(spec, dict) else ()
     found = []
-    for path in paths:
+    for path in _CORE_TEMPLATES.get(key) or _CUSTOM_TEMPLATES.get(key, ()):
         for spath, spec in _expand(obj, (), path):
             if isinstance(spec, dict):
                 found.append(PodTemplate(spath, spec, tuple(containers(spath, spec))))
-    return found
+    return tuple(found)
 
 
 def _group_kind(obj: dict) -> tuple[str, str]:
@@ -184,9 +187,9 @@ def pod_requests_gpu(pod: PodTemplate) -> set[str]:
     return names
 
 
-def restricted_templates(res, ctx) -> list[PodTemplate]:
+def restricted_templates(res, ctx) -> tuple[PodTemplate, ...]:
     """The pod templates the Pod Security rules check: core workloads outside the namespaces
     allowed host access (custom resources' pods get their security context from operators)."""
     if ctx.namespace_allows_privileged(res.namespace):
-        return []
+        return ()
     return templates(res.obj, custom=False)
