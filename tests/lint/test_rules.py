@@ -74,3 +74,15 @@ def test_gpu_taint_rules_warn_with_a_hint_without_cluster_context():
     assert known.severity == "error" and not known.hint
     overridden = Settings(rules={"GPU004": "error"})
     assert {f.severity for f in lint_paths([str(path)], overridden).findings if f.rule == "GPU004"} == {"error"}
+
+
+def test_a_namespace_declared_differently_by_two_trees_is_not_exempt(tmp_path):
+    privileged = (FIXTURES / "SEC001" / "pass" / "privileged-namespace.yaml").read_text()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "all.yaml").write_text(privileged)
+    assert [f for f in lint_paths([str(tmp_path)], Settings()).findings if f.rule == "SEC001"] == []
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "namespace.yaml").write_text(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gpu-operator\n"
+        "  labels: {pod-security.kubernetes.io/enforce: baseline}\n")
+    assert [f.rule for f in lint_paths([str(tmp_path)], Settings()).findings if f.rule == "SEC001"] == ["SEC001"]
