@@ -3,8 +3,11 @@
 Documents are split on ``---`` lines (as kubeconform and kubectl do), so each keeps its
 line offset in the file and a syntax error in one document leaves the others intact.
 Parsing builds data from the C parser's events (``fastyaml``), falling back to ruamel's
-C-backed safe loader for the YAML features manifests rarely use; timestamps stay strings,
-as they are in the JSON the API server receives. Duplicate keys are errors (kubeconform ``-strict``).
+C-backed safe loader for the YAML features manifests rarely use, and to its Python parser
+for what the bundled libyaml is too old to read. Either way scalars and keys come out as
+the API server's reader makes them (go-yaml v2, YAML 1.1: ``fastyaml.resolve_plain``);
+timestamps stay strings, as they are in the JSON the API server receives. Duplicate keys
+are errors (kubeconform ``-strict``).
 """
 
 from __future__ import annotations
@@ -21,10 +24,10 @@ from pathlib import Path
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import ConstructorError, DuplicateKeyError, SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.reader import ReaderError
-from ruamel.yaml.scanner import ScannerError
 from ruamel.yaml.nodes import ScalarNode
+from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.resolver import VersionedResolver
+from ruamel.yaml.scanner import ScannerError
 from ruamel.yaml.tag import Tag
 
 from generator import yamlmessages
