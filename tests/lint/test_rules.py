@@ -3,7 +3,7 @@
 A failing fixture marks each line where its rule must report with ``# <- RULE-ID``; the
 test compares the set of (line, rule) pairs, so a finding on the wrong line fails as much
 as a missing one. A passing fixture must give no finding of its rule. A fixture that needs
-cluster context starts with ``# lint: {"provider": "eks"}`` (``Settings`` fields, as JSON).
+cluster context starts with ``# lint: {"provider": "eks"}`` (the config file's ``lint`` section, as JSON).
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ _CONTEXT = re.compile(r"^# lint: (\{.*\})$", re.MULTILINE)
 
 def _lint(rule_id: str, path: Path):
     context = _CONTEXT.search(path.read_text())
-    settings = Settings(kubernetes_version=_VERSION.get(rule_id, ""), **json.loads(context[1] if context else "{}"))
+    lint = json.loads(context[1]) if context else {}
+    settings = Settings.from_config({"lint": lint}, kubernetes_version=_VERSION.get(rule_id) or None)
     return [f for f in lint_paths([str(path)], settings).findings if f.rule == rule_id]
 
 
