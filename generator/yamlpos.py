@@ -18,7 +18,7 @@ from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from generator.errors import InputError
-from generator.yamlmessages import duplicate_key
+from generator.yamlmessages import duplicate_key, syntax_hint
 
 MAX_INPUT_BYTES = 1024 * 1024
 
@@ -143,7 +143,8 @@ def load_text(text: str, display: str) -> Located:
             path=display,
             line=(mark.line + 1) if mark else 0,
             col=(mark.column + 1) if mark else 0,
-            hint="check indentation and quoting around this line",
+            hint=syntax_hint(str(exc.problem or exc.context),
+                             "\n".join(text.split("\n")[mark.line:mark.line + 1]) if mark else ""),
         ) from None
     except YAMLError as exc:
         raise InputError(f"YAML error: {exc}".splitlines()[0], path=display) from None
