@@ -18,7 +18,7 @@ from generator.config import load_config
 from generator.errors import InputError
 from generator.lint import kubeconform, lint_paths
 from generator.lint.crdimport import import_files
-from generator.lint.loader import discover
+from generator.lint.loader import discover, read
 from generator.lint.rules import REGISTRY, rule, sections
 from generator.lint.settings import Settings
 from generator.report import FORMATS, Report, render
@@ -90,7 +90,8 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
     if kubeconform_bin:
         files = [p for p in discover(targets, settings.excludes, display) if p != "-" and os.path.isfile(p)]
         output = kubeconform.run(kubeconform_bin, files, settings)
-        findings = kubeconform.merge(findings, kubeconform.findings(output, result.sources, display))
+        sources = [read(path, display(path), settings.strict) for path in files]  # located again, for its findings only
+        findings = kubeconform.merge(findings, kubeconform.findings(output, sources, display))
     report = Report(findings, result.sources, ctx.project.root,
                     color=bool(ctx.ui.color if ctx.ui.color is not None else sys.stdout.isatty()) and not output_file)
     text = render(fmt, report)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from generator.lint.engine import Engine, Result
-from generator.lint.loader import Source, discover, read
+from generator.lint.loader import Source, discover, documents, raw
 from generator.lint.model import Document, Finding, Resource
 from generator.lint.settings import Settings
 from generator.validate import SchemaValidator
@@ -24,8 +24,10 @@ def make_validator(settings: Settings) -> SchemaValidator:
 def lint_paths(paths: list[str], settings: Settings, display: Callable[[str], str] = str) -> Result:
     """Lint files and folders (``-`` is stdin); ``display`` turns a path into what is shown."""
     files = discover(paths, settings.excludes, display)
-    sources = [read(path, "stdin" if path == "-" else display(path), settings.strict) for path in files]
-    return Engine(settings, make_validator(settings)).run(sources)
+    engine = Engine(settings, make_validator(settings))
+    results = [engine.check_file(shown, documents(raw(path), shown, path.lower().endswith(".json"), settings.strict))
+               for path in files for shown in ["stdin" if path == "-" else display(path)]]
+    return engine.finish(results)
 
 
 def lint_objects(objects: list[tuple[str, str, dict]], settings: Settings) -> list[Finding]:

@@ -167,36 +167,48 @@ def _scalar(event: ScalarEvent):
 
 def load(text: str):
     """The one document in ``text`` (None when empty); raises Fallback or the parser's YAMLError."""
+    return load_located(text)[0]
+
+
+def load_located(text: str):
+    """``(data, where)``: the document and, from the same parse, where each part of it is written.
+
+    ``where`` mirrors the data: a mapping's is ``{key: (key_event, value_event, value_where)}``,
+    a sequence's ``[(item_event, item_where)]``, a scalar's None. The events carry the marks
+    (line, column) and the scalar's style, so findings are located without reading the text again.
+    """
     parser = CParser(text)
     get = parser.get_event
     if not isinstance(get(), StreamStartEvent):
         raise Fallback
     event = get()
     if isinstance(event, StreamEndEvent):
-        return None
+        return None, None
     if not isinstance(event, DocumentStartEvent):
         raise Fallback
-    data = _node(get(), get)
+    root = get()
+    data, where = _node(root, get)
     if not isinstance(get(), DocumentEndEvent) or not isinstance(get(), StreamEndEvent):
         raise Fallback
-    return data
+    return data, (root, where)
 
 
 def _node(event, get):
     kind = type(event)
     if kind is ScalarEvent:
-        return _scalar(event)
+        return _scalar(event), None
     if kind is MappingStartEvent:
         if event.tag is not None or event.anchor is not None:
             raise Fallback
         out = {}
+        where = {}
         while True:
             key_event = get()
             key_kind = type(key_event)
             if key_kind is not ScalarEvent:
                 if key_kind in _NODE_STARTS:
                     raise Fallback  # complex keys
-                return out
+                return out, where
             key = _scalar(key_event)
             if key == "<<":
                 raise Fallback  # merge keys
@@ -208,20 +220,29 @@ def _node(event, get):
             if key in out:
                 raise Fallback  # duplicate keys (reported by ruamel)
             value_event = get()
-            out[key] = _scalar(value_event) if type(value_event) is ScalarEvent else _node(value_event, get)
+            if type(value_event) is ScalarEvent:
+                out[key] = _scalar(value_event)
+                where[key] = (key_event, value_event, None)
+            else:
+                out[key], inner = _node(value_event, get)
+                where[key] = (key_event, value_event, inner)
     if kind is SequenceStartEvent:
         if event.tag is not None or event.anchor is not None:
             raise Fallback
         items = []
+        where = []
         while True:
             item_event = get()
             item_kind = type(item_event)
             if item_kind is ScalarEvent:
                 items.append(_scalar(item_event))
+                where.append((item_event, None))
             elif item_kind in _NODE_STARTS:
-                items.append(_node(item_event, get))
+                item, inner = _node(item_event, get)
+                items.append(item)
+                where.append((item_event, inner))
             else:
-                return items
+                return items, where
     raise Fallback  # aliases
 
 

@@ -10,6 +10,8 @@ Fix: correct ``scaleTargetRef.name``/``kind``, or put the ScaledObject in the ta
 namespace.
 """
 
+from dataclasses import replace
+
 from generator.lint.model import Hit
 
 ID = "XR003"
@@ -19,21 +21,33 @@ SUMMARY = "A ScaledObject's scaleTargetRef names a workload not in the linted se
 SCOPE = "set"
 
 
-def check(index, ctx):
-    for res in index.get("ScaledObject", []):
-        spec = res.obj.get("spec")
-        ref = spec.get("scaleTargetRef") if isinstance(spec, dict) else None
-        if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
+def facts(res, ctx):
+    """Every object's kind, namespace and name; a ScaledObject's target, located for a finding."""
+    yield ("object", res.kind, res.namespace, res.name), None
+    if res.kind != "ScaledObject":
+        return
+    spec = res.obj.get("spec")
+    ref = spec.get("scaleTargetRef") if isinstance(spec, dict) else None
+    if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
+        return
+    kind = ref.get("kind") or "Deployment"
+    if isinstance(kind, str):  # else the schema reports it
+        yield ("target", kind, res.namespace, ref["name"]), Hit("", ("spec", "scaleTargetRef", "name"), at_value=True)
+
+
+def check(facts, ctx):
+    objects: dict[str, list[tuple[str, str]]] = {}
+    for fact, _ in facts:
+        if fact[0] == "object":
+            objects.setdefault(fact[1], []).append((fact[2], fact[3]))
+    for fact, finding in facts:
+        if fact[0] != "target" or finding is None:
             continue
-        kind = ref.get("kind") or "Deployment"
-        if not isinstance(kind, str):
-            continue  # the schema reports it
-        candidates = index.get(kind) or []
-        here = [c for c in candidates if c.namespace == res.namespace]
-        elsewhere = sorted({c.namespace or "(none)" for c in candidates
-                            if c.name == ref["name"] and c.namespace != res.namespace})
-        if any(c.name == ref["name"] for c in here) or not (here or elsewhere):
+        _, kind, namespace, name = fact
+        candidates = objects.get(kind) or []
+        here = [n for ns, n in candidates if ns == namespace]
+        elsewhere = sorted({ns or "(none)" for ns, n in candidates if n == name and ns != namespace})
+        if name in here or not (here or elsewhere):
             continue
         found = f" (there is one in namespace {', '.join(elsewhere)})" if elsewhere else ""
-        yield res, Hit(f"scaleTargetRef: {kind} {res.namespace or '(none)'}/{ref['name']} not found{found}",
-                       ("spec", "scaleTargetRef", "name"), at_value=True)
+        yield replace(finding, message=f"scaleTargetRef: {kind} {namespace or '(none)'}/{name} not found{found}")
