@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from generator.lint.engine import Engine, Result
-from generator.lint.loader import Source, discover, documents, raw
+from generator.lint.batch import check_files
+from generator.lint.cache import ResultCache, cache_root, run_key
+from generator.lint.loader import Source, discover
 from generator.lint.model import Document, Finding, Resource
 from generator.lint.settings import Settings
 from generator.validate import SchemaValidator
@@ -21,13 +23,16 @@ def make_validator(settings: Settings) -> SchemaValidator:
     return SchemaValidator(settings.kubernetes_version, locations, settings.schema_cache)
 
 
-def lint_paths(paths: list[str], settings: Settings, display: Callable[[str], str] = str) -> Result:
-    """Lint files and folders (``-`` is stdin); ``display`` turns a path into what is shown."""
+def lint_paths(paths: list[str], settings: Settings, display: Callable[[str], str] = str,
+               validator: SchemaValidator | None = None, *, jobs: int = 1, cached: bool = False) -> Result:
+    """Lint files and folders (``-`` is stdin); ``display`` turns a path into what is shown;
+    ``validator`` is one the caller keeps to read its warnings afterwards; ``jobs`` worker
+    processes check the files; ``cached`` reuses and stores per-file results in the user cache."""
     files = discover(paths, settings.excludes, display)
-    engine = Engine(settings, make_validator(settings))
-    results = [engine.check_file(shown, documents(raw(path), shown, path.lower().endswith(".json"), settings.strict))
-               for path in files for shown in ["stdin" if path == "-" else display(path)]]
-    return engine.finish(results)
+    validator = validator or make_validator(settings)
+    engine = Engine(settings, validator)
+    store = ResultCache(cache_root() / "lint", run_key(settings, validator)) if cached else None
+    return engine.finish(check_files(engine, files, display, store, jobs))
 
 
 def lint_objects(objects: list[tuple[str, str, dict]], settings: Settings) -> list[Finding]:

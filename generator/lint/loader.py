@@ -149,6 +149,8 @@ def discover(paths: list[str], excludes: list[str], display) -> list[str]:
             raise InputError("not a regular file", path=raw, hint="pass manifest files, folders or - for stdin")
         else:
             raise InputError("no such file or directory", path=raw, hint="pass files, folders or - for stdin")
+    if not excludes:
+        return found
     return [f for f in found if f == "-" or not _excluded(display(f), excludes)]
 
 
