@@ -7,10 +7,11 @@ Kubernetes version and the schema locations with a fingerprint of what is in the
 any of these and every entry is missed, so a stale result is never shown.
 
 Entries live in ``lint/`` of the user cache folder (``$GPU_GITOPS_CACHE_DIR``, else the
-platform's: ``$XDG_CACHE_HOME/gpu-gitops`` or ``~/.cache/gpu-gitops`` on Linux). Each is
-written to a temporary file and renamed into place, so concurrent runs never see half an
-entry; an entry that does not read back (truncated, edited, another version's) is a miss.
-The folder is pruned to ``MAX_ENTRIES``, oldest first, after a run that added entries.
+platform's: ``$XDG_CACHE_HOME/gpu-gitops`` or ``~/.cache/gpu-gitops`` on Linux), in packs of
+many entries (one file per run that checked something: opening a file per entry costs more
+than checking it). Packs are written to a temporary file and renamed into place, so
+concurrent runs never see half of one; an entry that does not read back is a miss. The
+cache is bounded: ``MAX_ENTRIES`` per run key, ``MAX_RUNS`` run keys.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import generator
@@ -29,8 +31,10 @@ from generator.lint.settings import Settings
 from generator.validate import SchemaValidator, kubernetes
 from generator.validate.locations import template_variables
 
-FORMAT = 1  # of an entry; part of every key
-MAX_ENTRIES = 20_000  # ~1 KB each: files of several large trees, bounded on disk
+FORMAT = 1  # of a pack; part of every key
+MAX_ENTRIES = 50_000  # per run key, ~1 KB each: the files of several large trees
+MAX_PACKS = 8  # per run key, before they are folded into one
+MAX_RUNS = 8  # run keys kept
 _KIND_VARIABLES = ("Group", "ResourceKind", "ResourceAPIVersion", "KindSuffix")
 
 
@@ -100,11 +104,37 @@ def _stat_tree(path: Path):
 
 
 class ResultCache:
-    """The entries of one run: ``key`` names a file's entry, ``get`` and ``put`` use it."""
+    """One run's view of the cache: the packs written under its ``run_key``.
 
-    def __init__(self, folder: Path, run: str):
-        self.folder = folder
+    A pack is a file of entries, one per line (``key<TAB>json``); a run reads the packs of its
+    run key, takes the lines it needs, and writes what it checked as one new pack (temporary
+    file, then ``os.replace``). When packs pile up, the run writes one pack of every entry it
+    read and removes the old ones. A pack that cannot be read, or a line that does not parse,
+    is a miss; a pack removed by a concurrent run is too.
+    """
+
+    def __init__(self, root: Path, run: str):
+        self.root = root
+        self.folder = root / run[:32]
         self.run = run
+        self.lines: dict[str, bytes] = {}
+        self.packs: list[str] = []
+        self.new: dict[str, bytes] = {}
+        try:
+            names = sorted(n for n in os.listdir(self.folder) if n.endswith(".pack"))
+        except OSError:
+            names = []
+        for name in names:
+            try:
+                with open(os.path.join(self.folder, name), "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue
+            self.packs.append(name)
+            for line in data.split(b"\n"):
+                key, tab, entry = line.partition(b"\t")
+                if tab:
+                    self.lines[key.decode("ascii", "replace")] = entry
 
     def key(self, shown: str, data: bytes) -> str:
         digest = hashlib.sha256(self.run.encode())
@@ -112,55 +142,73 @@ class ResultCache:
         digest.update(data)
         return digest.hexdigest()
 
-    def _path(self, key: str) -> str:
-        return os.path.join(self.folder, key[:2], key[2:] + ".json")
-
     def get(self, key: str, shown: str) -> FileResult | None:
         """The cached result, or None when there is none or it does not read back."""
+        entry = self.lines.get(key)
+        if entry is None:
+            return None
         try:
-            with open(self._path(key), "rb") as handle:
-                entry = json.loads(handle.read())
-            if entry["key"] != key:
-                return None
-            return _result(shown, entry)
-        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            return _result(shown, json.loads(entry))
+        except (ValueError, KeyError, TypeError, IndexError):
             return None
 
     def put(self, key: str, result: FileResult) -> None:
-        """Store a result atomically; a cache that cannot be written only costs speed."""
-        path = self._path(key)
+        self.new[key] = json.dumps(_entry(result), separators=(",", ":")).encode()
+
+    def save(self) -> None:
+        """Write this run's new entries as one pack; fold all packs into one when there are many.
+        A cache that cannot be written only costs speed."""
+        if not self.new:
+            return
+        compact = len(self.packs) >= MAX_PACKS
+        entries = {**self.lines, **self.new} if compact else self.new
+        if len(entries) > MAX_ENTRIES:
+            entries = dict(list(entries.items())[-MAX_ENTRIES:])
+        body = b"".join(key.encode() + b"\t" + entry + b"\n" for key, entry in entries.items())
         try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp.", suffix=".json")
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(dir=self.folder, prefix=".tmp.", suffix=".part")
             try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    json.dump(_entry(key, result), handle, separators=(",", ":"))
-                os.replace(temp, path)
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(body)
+                name = f"{time.time_ns():020d}-{hashlib.sha256(body).hexdigest()[:16]}.pack"
+                os.replace(temp, self.folder / name)
             except BaseException:
                 os.unlink(temp)
                 raise
+            if compact:
+                for old in self.packs:
+                    _remove(self.folder / old)
+            self._prune_runs()
         except OSError:
             return
 
-    def prune(self, limit: int = MAX_ENTRIES) -> None:
-        """Remove the oldest entries past ``limit`` (and temporary files a killed run left)."""
-        entries = []
-        try:
-            for sub in os.scandir(self.folder):
-                if sub.is_dir():
-                    entries.extend((e.stat().st_mtime_ns, e.path) for e in os.scandir(sub.path) if e.is_file())
-        except OSError:
-            return
-        entries.sort()
-        for _mtime, path in entries[:max(0, len(entries) - limit)]:
+    def _prune_runs(self) -> None:
+        """Keep the folders of the ``MAX_RUNS`` most recently written run keys (settings, schema
+        sets or tool versions in use), and no temporary file older than an hour."""
+        folders = sorted(((f.stat().st_mtime_ns, f) for f in self.root.iterdir() if f.is_dir()), reverse=True)
+        for _mtime, folder in folders[MAX_RUNS:]:
+            for item in folder.iterdir():
+                _remove(item)
             try:
-                os.unlink(path)
+                folder.rmdir()
             except OSError:
                 pass
+        for item in self.folder.glob(".tmp.*"):
+            if item.stat().st_mtime < time.time() - 3600:
+                _remove(item)
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
 
 
 def _finding(f: Finding) -> list:
-    return [f.rule, f.severity, f.message, f.line, f.col, list(dataclasses.astuple(f.ref)), f.hint]
+    ref = f.ref
+    return [f.rule, f.severity, f.message, f.line, f.col, [ref.api_version, ref.kind, ref.namespace, ref.name], f.hint]
 
 
 def _unfinding(shown: str, data: list) -> Finding:
@@ -168,10 +216,9 @@ def _unfinding(shown: str, data: list) -> Finding:
     return Finding(rule, severity, message, shown, line, col, ObjectRef(*ref), hint)
 
 
-def _entry(key: str, result: FileResult) -> dict:
+def _entry(result: FileResult) -> dict:
     return {
-        "key": key,
-        "refs": [list(dataclasses.astuple(ref)) for ref in result.refs],
+        "refs": [[ref.api_version, ref.kind, ref.namespace, ref.name] for ref in result.refs],
         "objects": result.objects,
         "findings": [[_finding(f), namespace] for f, namespace in result.findings],
         "facts": [[rule, list(fact), _finding(f) if f else None] for rule, fact, f in result.facts],

@@ -158,7 +158,7 @@ def _go_float32_g(number: float) -> str:
 
 
 def _scalar(event: ScalarEvent):
-    if event.tag is not None or event.anchor is not None:
+    if event.ctag is not None or event.anchor is not None:
         raise Fallback
     if not event.implicit[0]:  # quoted or block: a string
         return event.value
@@ -194,41 +194,49 @@ def load_located(text: str):
 
 
 def _node(event, get):
+    """Data and ``where`` of the node ``event`` starts; the hot loop of lint, so scalars are
+    resolved inline (as ``_scalar`` does) and tags read from ``ctag`` (``tag`` is a property)."""
     kind = type(event)
     if kind is ScalarEvent:
         return _scalar(event), None
+    if kind is not MappingStartEvent and kind is not SequenceStartEvent:
+        raise Fallback  # aliases
+    if event.ctag is not None or event.anchor is not None:
+        raise Fallback
     if kind is MappingStartEvent:
-        if event.tag is not None or event.anchor is not None:
-            raise Fallback
         out = {}
         where = {}
         while True:
             key_event = get()
-            key_kind = type(key_event)
-            if key_kind is not ScalarEvent:
-                if key_kind in _NODE_STARTS:
+            if type(key_event) is not ScalarEvent:
+                if type(key_event) in _NODE_STARTS:
                     raise Fallback  # complex keys
                 return out, where
-            key = _scalar(key_event)
-            if key == "<<":
-                raise Fallback  # merge keys
-            if key.__class__ is not str:
-                try:
-                    key = json_key(key)
-                except ValueError:
-                    raise Fallback from None  # the full loader locates the error
-            if key in out:
-                raise Fallback  # duplicate keys (reported by ruamel)
+            if key_event.ctag is not None or key_event.anchor is not None:
+                raise Fallback
+            key = key_event.value
+            if key_event.implicit[0] and (not key or key[0] in _HINTED):
+                key = resolve_plain(key)
+                if key.__class__ is not str:
+                    try:
+                        key = json_key(key)
+                    except ValueError:
+                        raise Fallback from None  # the full loader locates the error
+            if key == "<<" or key in out:
+                raise Fallback  # merge keys; duplicate keys (reported by ruamel)
             value_event = get()
             if type(value_event) is ScalarEvent:
-                out[key] = _scalar(value_event)
+                if value_event.ctag is not None or value_event.anchor is not None:
+                    raise Fallback
+                value = value_event.value
+                if value_event.implicit[0] and (not value or value[0] in _HINTED):
+                    value = resolve_plain(value)
+                out[key] = value
                 where[key] = (key_event, value_event, None)
             else:
                 out[key], inner = _node(value_event, get)
                 where[key] = (key_event, value_event, inner)
-    if kind is SequenceStartEvent:
-        if event.tag is not None or event.anchor is not None:
-            raise Fallback
+    else:
         items = []
         where = []
         while True:
@@ -243,7 +251,6 @@ def _node(event, get):
                 where.append((item_event, inner))
             else:
                 return items, where
-    raise Fallback  # aliases
 
 
 _NODE_STARTS = (MappingStartEvent, SequenceStartEvent, AliasEvent)

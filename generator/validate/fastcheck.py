@@ -47,6 +47,9 @@ class Compiler:
             return lambda v: False
         if not isinstance(schema, dict):
             raise Unsupported(repr(schema))
+        fused = self._object(schema)
+        if fused is not None:
+            return fused
         checks: list[Check] = []
         for key in schema:
             if key in _ANNOTATIONS or key.startswith("x-kubernetes-"):
@@ -62,6 +65,37 @@ class Compiler:
         if len(checks) == 1:
             return checks[0]
         return lambda v: all(c(v) for c in checks)
+
+    def _object(self, schema: dict) -> Check | None:
+        """The commonest Kubernetes schema (``type: object`` with ``properties``, and optionally
+        ``required`` and ``additionalProperties``) as one loop over the object's keys instead of
+        three checks; None for any other schema."""
+        keys = {k for k in schema if k not in _ANNOTATIONS and not k.startswith("x-kubernetes-")}
+        if schema.get("type") != "object" or "properties" not in keys or \
+                not keys <= {"type", "properties", "required", "additionalProperties"}:
+            return None
+        compiled = {name: self.compile(sub) for name, sub in schema["properties"].items()}
+        required = tuple(schema.get("required", ()))
+        extra = schema.get("additionalProperties", True)
+        closed = extra is False
+        other = None if extra is True or closed else self.compile(extra)
+
+        def check(v):
+            if v.__class__ is not dict and not isinstance(v, dict):
+                return False
+            for key, value in v.items():
+                sub = compiled.get(key)
+                if sub is None:
+                    if closed or (other is not None and not other(value)):
+                        return False
+                elif not sub(value):
+                    return False
+            for name in required:
+                if name not in v:
+                    return False
+            return True
+
+        return check
 
     def _ref(self, ref: str, schema: dict) -> Check:
         for prefix in self.ref_prefixes:
