@@ -93,7 +93,8 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
                              hint="pass files or folders, or run `gpu-gitops render` first")
         targets = [str(ctx.project.rendered)]
     display = _display(ctx)
-    result = lint_paths(targets, settings, display, jobs=jobs or cpus.available(), cached=not no_cache)
+    result = lint_paths(targets, settings, display, jobs=jobs or cpus.available(), cached=not no_cache,
+                        refs=fmt == "junit")
     findings = result.findings
     if kubeconform_bin:
         files = [p for p in discover(targets, settings.excludes, display) if p != "-" and os.path.isfile(p)]

@@ -24,14 +24,17 @@ def make_validator(settings: Settings) -> SchemaValidator:
 
 
 def lint_paths(paths: list[str], settings: Settings, display: Callable[[str], str] = str,
-               validator: SchemaValidator | None = None, *, jobs: int = 1, cached: bool = False) -> Result:
+               validator: SchemaValidator | None = None, *, jobs: int = 1, cached: bool = False,
+               refs: bool = True) -> Result:
     """Lint files and folders (``-`` is stdin); ``display`` turns a path into what is shown;
     ``validator`` is one the caller keeps to read its warnings afterwards; ``jobs`` worker
-    processes check the files; ``cached`` reuses and stores per-file results in the user cache."""
+    processes check the files; ``cached`` reuses and stores per-file results in the user cache;
+    ``refs`` keeps every object's reference in the result (memory that grows with the objects:
+    only the JUnit report, which lists passing objects, needs them)."""
     files = discover(paths, settings.excludes, display)
     validator = validator or make_validator(settings)
-    engine = Engine(settings, validator)
-    store = ResultCache(cache_root() / "lint", run_key(settings, validator)) if cached else None
+    engine = Engine(settings, validator, refs=refs)
+    store = ResultCache(cache_root() / "lint", run_key(settings, validator, refs)) if cached else None
     return engine.finish(check_files(engine, files, display, store, jobs))
 
 

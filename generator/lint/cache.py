@@ -48,9 +48,11 @@ def cache_root() -> Path:
     return Path(platformdirs.user_cache_dir("gpu-gitops", appauthor=False))
 
 
-def run_key(settings: Settings, validator: SchemaValidator | None) -> str:
-    """What every result of this run depends on besides its file, as one digest."""
+def run_key(settings: Settings, validator: SchemaValidator | None, refs: bool = True) -> str:
+    """What every result of this run depends on besides its file, as one digest (``refs``:
+    whether results list every object, as ``Engine(refs=...)``)."""
     parts = {
+        "refs": refs,
         "format": FORMAT,
         "version": generator.__version__,
         "code": _code_fingerprint(),

@@ -64,7 +64,7 @@ _ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
 class FileResult:
     """What one file leaves for the rest of the run (and for the cache).
 
-    ``findings`` pairs each finding with the namespace that would drop it if a linted
+    ``refs`` is empty unless the engine keeps them. ``findings`` pairs each finding with the namespace that would drop it if a linted
     Namespace declares it privileged ('' for none); ``facts`` holds ``(rule ID, fact,
     located finding or None)`` for the cross-resource rules; ``namespaces`` the Namespace
     objects' names and Pod Security enforce labels.
@@ -111,8 +111,10 @@ def privileged_namespaces(results: list[FileResult]) -> set[str]:
 class Engine:
     """The rules in force for one settings object, ready to run over any number of files."""
 
-    def __init__(self, settings: Settings, validator: SchemaValidator | None, only: set[str] | None = None):
+    def __init__(self, settings: Settings, validator: SchemaValidator | None, only: set[str] | None = None,
+                 refs: bool = True):
         self.settings = settings
+        self.refs = refs  # keep every object's reference: memory that grows with the objects
         self.ctx = Context(settings, validator)
         self.severity: dict[str, str] = {}
         for rule in REGISTRY:
@@ -160,7 +162,8 @@ class Engine:
                 result.findings.append((Finding(rule.ID, self.severity[rule.ID], hit.message, doc.file,
                                                 doc.error_line or 1, doc.error_col or 1, hint=hit.hint), ""))
         for res in resources_of(doc):
-            result.refs.append(res.ref)
+            if self.refs:
+                result.refs.append(res.ref)
             if res.kind == "Namespace" and res.name:
                 labels = res.obj["metadata"].get("labels")
                 result.namespaces.append((res.name, labels.get(_ENFORCE_LABEL) if isinstance(labels, dict) else None))

@@ -175,3 +175,15 @@ def test_workers_give_the_same_findings_as_one_process(tmp_path):
     assert one.findings == two.findings
     assert len([f for f in one.findings if f.rule == "SEC002"]) == 10  # the privileged namespace's are dropped
     assert [s.display for s in one.sources] == [s.display for s in two.sources]
+
+
+def test_object_references_are_kept_only_when_asked_and_cached_apart(tmp_path, checked):
+    """Only the JUnit report lists passing objects: other runs keep no per-object reference
+    (memory that would grow with the objects), and their cache entries are not JUnit's."""
+    folder = _tree(tmp_path)
+    lean = lint_paths([str(folder)], Settings(), cached=True, refs=False)
+    assert all(s.refs == [] for s in lean.sources) and sum(s.objects for s in lean.sources) == 3
+    checked.clear()
+    full = lint_paths([str(folder)], Settings(), cached=True, refs=True)
+    assert len(checked) == 3 and sorted(r.name for s in full.sources for r in s.refs) == ["a", "b", "node-agents"]
+    assert full.findings == lean.findings

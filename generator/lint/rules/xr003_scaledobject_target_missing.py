@@ -5,11 +5,16 @@ Ready and nothing scales. This rule runs only when the linted set holds objects 
 target's kind (``Deployment`` when ``scaleTargetRef.kind`` is not given) in the
 ScaledObject's namespace, or one of the target's name in another namespace: a namespace
 without any, in a set of several clusters or apps, has its workloads deployed from elsewhere.
+Only kinds that can be scaled are indexed: KEDA scales "any resource that implements the
+/scale subresource" (keda.sh, ScaledObject specification, scaleTargetRef), which among the
+built-in kinds are Deployment, StatefulSet, ReplicaSet and ReplicationController; every
+custom resource is indexed, as its CRD may declare one.
 
 Fix: correct ``scaleTargetRef.name``/``kind``, or put the ScaledObject in the target's
 namespace.
 """
 
+import sys
 from dataclasses import replace
 
 from generator.lint.model import Hit
@@ -21,9 +26,13 @@ SUMMARY = "A ScaledObject's scaleTargetRef names a workload not in the linted se
 SCOPE = "set"
 
 
+_SCALABLE_BUILT_IN = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
+
+
 def facts(res, ctx):
-    """Every object's kind, namespace and name; a ScaledObject's target, located for a finding."""
-    yield ("object", res.kind, res.namespace, res.name), None
+    """A scalable object's kind, namespace and name; a ScaledObject's target, located for a finding."""
+    if _scalable(res.kind, res.obj["apiVersion"]):
+        yield ("object", sys.intern(res.kind), sys.intern(res.namespace), res.name), None
     if res.kind != "ScaledObject":
         return
     spec = res.obj.get("spec")
@@ -33,6 +42,12 @@ def facts(res, ctx):
     kind = ref.get("kind") or "Deployment"
     if isinstance(kind, str):  # else the schema reports it
         yield ("target", kind, res.namespace, ref["name"]), Hit("", ("spec", "scaleTargetRef", "name"), at_value=True)
+
+
+def _scalable(kind: str, api_version: str) -> bool:
+    group = api_version.rpartition("/")[0]
+    built_in = "." not in group or group.endswith(".k8s.io")
+    return kind in _SCALABLE_BUILT_IN or not built_in
 
 
 def check(facts, ctx):
