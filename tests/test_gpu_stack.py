@@ -272,3 +272,27 @@ def test_gke_relies_on_its_own_toleration_injection(project, run):
     (policy,) = find(load_objects(project / "rendered" / "aks-h100-training"), "ValidatingAdmissionPolicy")
     messages = [v["message"] for v in policy["spec"]["validations"]]
     assert messages and not any("tolerate" in m for m in messages)
+
+
+def test_amd_device_plugin_names_its_program(rendered):
+    """rocm/k8s-device-plugin has no ENTRYPOINT, only CMD ["./k8s-device-plugin", ...] in WORKDIR
+    /root: `args` without `command` would run the first flag as the program."""
+    objects = load_objects(rendered / "eks-mi300x-inference")
+    (plugin,) = find(objects, "DaemonSet", "amdgpu-device-plugin-mi300x")[0]["spec"]["template"]["spec"]["containers"]
+    assert plugin["command"] == ["./k8s-device-plugin"] and plugin["workingDir"] == "/root"
+    assert "-resource_naming_strategy=single" in plugin["args"]
+    (labeller,) = find(objects, "DaemonSet", "amdgpu-node-labeller-mi300x")[0]["spec"]["template"]["spec"]["containers"]
+    assert labeller["command"] == ["./k8s-node-labeller"] and labeller["workingDir"] == "/root"
+    for container in (plugin, labeller):
+        assert all(a.startswith("-") for a in container["args"]), container["args"]
+
+
+def test_every_nvidia_daemonset_uses_the_nvidia_runtime(rendered):
+    """Device-plugin mode: the plugin, the exporter and the validation all need NVML from the
+    NVIDIA runtime, selected by the RuntimeClass rendered beside them."""
+    objects = load_objects(rendered / "eks-mi300x-inference")
+    names = ["nvidia-device-plugin-a100-mig", "dcgm-exporter-a100-mig", "gpu-validation-a100-mig"]
+    for name in names:
+        (ds,) = find(objects, "DaemonSet", name)
+        assert ds["spec"]["template"]["spec"].get("runtimeClassName") == "nvidia", name
+    assert find(objects, "RuntimeClass", "nvidia")

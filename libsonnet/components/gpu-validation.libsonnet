@@ -1,11 +1,14 @@
 // Per GPU pool a DaemonSet that checks every node of the pool: the driver is at least the
-// pinned minimum and the node has `perNode` GPUs. The check (scripts/validate-gpu-node.sh) runs
+// pinned minimum, the node has `perNode` GPUs and, on NVIDIA, every GPU carries exactly the
+// pool's MIG layout (none when MIG is off), which is what the device plugin advertises. The check (scripts/validate-gpu-node.sh) runs
 // as the init container, so a failing node shows Init:Error / Init:CrashLoopBackOff in the pod
 // status and one "gpu-validation: FAIL ..." line in its log; a passing node keeps a Running pod
 // whose init log says "gpu-validation: PASS ...".
+local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
 
 local defaults = {
+  provider: error 'must provide provider',
   kubernetesVersion: error 'must provide kubernetesVersion',
   gpuPools: [],
   nvidia: error 'must provide nvidia',
@@ -20,39 +23,66 @@ function(params)
   local p = defaults + params;
   local component = 'gpu-validation';
   local scriptName = 'gpu-validation-script';
-  local hasAmd = std.length([x for x in p.gpuPools if x.gpu.vendor == 'amd']) > 0;
+  local openshift = p.provider == 'openshift';
+  // A service account for the pods that need more than restricted (see vendorSpec).
+  local privilegedAccount = 'gpu-validation-privileged';
 
+  // OpenShift's restricted-v2 SCC assigns each pod a UID from the namespace's range
+  // (MustRunAsRange) and rejects a fixed one outside it, so no runAsUser there; runAsNonRoot
+  // still holds. Elsewhere the CUDA image's root user needs an explicit non-root UID.
   local restricted = {
     runAsNonRoot: true,
-    runAsUser: 65534,
+    [if !openshift then 'runAsUser']: 65534,
     allowPrivilegeEscalation: false,
     capabilities: { drop: ['ALL'] },
     seccompProfile: { type: 'RuntimeDefault' },
   };
 
-  // NVIDIA: the runtime injects nvidia-smi and every GPU without the pod requesting one.
+  // The per-GPU MIG layout the script compares with `nvidia-smi -L`: "none" or
+  // "<profile>=<count>,...".
+  local migLayout(pool) =
+    if gpu.usesMig(pool)
+    then std.join(',', [name + '=' + pool.gpu.mig.profiles[name] for name in std.objectFields(pool.gpu.mig.profiles)])
+    else 'none';
+
+  // NVIDIA: the runtime injects nvidia-smi and every GPU without the pod requesting one. On a
+  // MIG pool, listing every MIG device needs the runtime's MIG monitor capability
+  // (NVIDIA_MIG_MONITOR_DEVICES=all), which the runtime only grants with CAP_SYS_ADMIN, held
+  // effectively by root only: as upstream's device plugin chart does whenever migStrategy is
+  // not none (NVIDIA/k8s-device-plugin deployments/helm/nvidia-device-plugin/templates/
+  // _helpers.tpl requiresCapSysAdmin, v0.20.0).
   // AMD: amd-smi opens the render nodes under /dev, which needs a privileged container.
   local vendorSpec(pool) =
     if pool.gpu.vendor == 'nvidia' then {
+      local mig = gpu.usesMig(pool),
       image: p.validation.nvidiaImage,
       minVersion: p.nvidia.driver.minVersion,
+      args: [migLayout(pool)],
       env: [
         { name: 'NVIDIA_VISIBLE_DEVICES', value: 'all' },
         { name: 'NVIDIA_DRIVER_CAPABILITIES', value: 'utility' },
-      ],
-      securityContext: restricted,
+      ] + (if mig then [{ name: 'NVIDIA_MIG_MONITOR_DEVICES', value: 'all' }] else []),
+      privileged: mig,
+      securityContext: if mig then {
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'], add: ['SYS_ADMIN'] },
+        seccompProfile: { type: 'RuntimeDefault' },
+      } else restricted,
       pod: { runtimeClassName: 'nvidia' },
       mounts: [],
       volumes: [],
     } else {
       image: p.validation.amdImage,
       minVersion: p.amd.minDriverVersion,
+      args: [],
       env: [],
+      privileged: true,
       securityContext: { privileged: true },
       pod: {},
       mounts: [{ name: 'dev', mountPath: '/dev' }],
       volumes: [{ name: 'dev', hostPath: { path: '/dev', type: 'Directory' } }],
     };
+  local anyPrivileged = std.length([x for x in p.gpuPools if vendorSpec(x).privileged]) > 0;
 
   local daemonSet(pool) =
     local name = 'gpu-validation-' + pool.name;
@@ -70,11 +100,13 @@ function(params)
           spec: v.pod + {
             nodeSelector: pool.nodeSelector,
             tolerations: k.tolerationsFor(pool.taints),
+            // OpenShift admits the privileged check only through an SCC its account may use.
+            [if openshift && v.privileged then 'serviceAccountName']: privilegedAccount,
             automountServiceAccountToken: false,
             initContainers: [{
               name: 'validate',
               image: v.image,
-              command: ['sh', '/scripts/validate-gpu-node.sh', pool.gpu.vendor, v.minVersion, std.toString(pool.gpu.perNode)],
+              command: ['sh', '/scripts/validate-gpu-node.sh', pool.gpu.vendor, v.minVersion, std.toString(pool.gpu.perNode)] + v.args,
               env: v.env + [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
               securityContext: v.securityContext,
               resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '256Mi' } },
@@ -92,10 +124,22 @@ function(params)
       },
     };
 
+  // OpenShift: the account of the privileged checks may use the `privileged` SCC, through the
+  // ClusterRole OpenShift defines per default SCC (system:openshift:scc:<name>; what
+  // `oc adm policy add-scc-to-user privileged -z <account>` binds).
+  local openshiftAccess = [
+    k.object('v1', 'ServiceAccount', privilegedAccount, p.namespace, k.labels(component, privilegedAccount)),
+    k.object('rbac.authorization.k8s.io/v1', 'RoleBinding', privilegedAccount, p.namespace, k.labels(component, privilegedAccount)) + {
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:openshift:scc:privileged' },
+      subjects: [{ kind: 'ServiceAccount', name: privilegedAccount, namespace: p.namespace }],
+    },
+  ];
+
   if !p.validation.enabled || std.length(p.gpuPools) == 0 then []
   else [
-    k.namespace(p.namespace, k.labels(component) + k.podSecurityLabels(if hasAmd then 'privileged' else 'baseline', p.kubernetesVersion)),
+    k.namespace(p.namespace, k.labels(component) + k.podSecurityLabels(if anyPrivileged then 'privileged' else 'baseline', p.kubernetesVersion)),
     k.object('v1', 'ConfigMap', scriptName, p.namespace, k.labels(component, scriptName)) + {
       data: { 'validate-gpu-node.sh': p.script },
     },
-  ] + [daemonSet(x) for x in p.gpuPools]
+  ] + (if openshift && anyPrivileged then openshiftAccess else [])
+  + [daemonSet(x) for x in p.gpuPools]
