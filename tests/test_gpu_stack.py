@@ -94,7 +94,7 @@ def test_operator_values_follow_the_input(rendered):
     assert aks["driver"] == {"enabled": False}  # AKS node images ship the driver
     assert aks["dcgmExporter"]["serviceMonitor"] == {"enabled": True, "honorLabels": True}
     configs = aks["devicePlugin"]["config"]
-    assert set(configs["data"]) == {"default", "l40s"}
+    assert set(configs["data"]) == {"default", "h100", "l40s"}
     l40s = yaml.load(configs["data"]["l40s"])
     assert l40s["version"] == "v1"
     assert l40s["sharing"]["timeSlicing"]["resources"] == [{"name": "nvidia.com/gpu", "replicas": 4}]
@@ -296,3 +296,61 @@ def test_every_nvidia_daemonset_uses_the_nvidia_runtime(rendered):
         (ds,) = find(objects, "DaemonSet", name)
         assert ds["spec"]["template"]["spec"].get("runtimeClassName") == "nvidia", name
     assert find(objects, "RuntimeClass", "nvidia")
+
+
+def node_config_labels(objects: list[dict], pool: dict) -> dict[str, str]:
+    """The labels the pool's node-config DaemonSet puts on each of its nodes."""
+    (ds,) = find(objects, "DaemonSet", f"gpu-node-config-{pool['name']}")
+    pod = ds["spec"]["template"]["spec"]
+    assert pod["nodeSelector"] == pool["nodeSelector"]
+    (init,) = pod["initContainers"]
+    assert init["args"][:3] == ["label", "node", "$(NODE_NAME)"] and "--overwrite" in init["args"]
+    return dict(a.split("=", 1) for a in init["args"] if "=" in a and not a.startswith("--"))
+
+
+def test_operator_mode_labels_each_pool_with_its_configs(rendered):
+    """The operator applies a pool's MIG layout and device plugin config only to nodes labelled
+    nvidia.com/mig.config / nvidia.com/device-plugin.config: follow the labels to what the
+    OpenShift pool advertises, and it is the 168 slices its quota assumes."""
+    yaml = YAML(typ="safe")
+    objects = load_objects(rendered / "ocp-a100-tuned")
+    values = helm_values(objects, "gpu-operator")
+    spec = spec_of("ocp-a100-tuned")
+    (pool,) = [p for p in spec["nodePools"] if "gpu" in p]
+    labels = node_config_labels(objects, pool)
+    layouts = yaml.load(values["migManager"]["config"]["data"]["config.yaml"])["mig-configs"]
+    (layout,) = layouts[labels["nvidia.com/mig.config"]]
+    plugin = yaml.load(values["devicePlugin"]["config"]["data"][labels["nvidia.com/device-plugin.config"]])
+    assert plugin["flags"]["migStrategy"] == "single"  # every MIG device advertised as nvidia.com/gpu
+    advertised = sum(layout["mig-devices"].values()) * pool["gpu"]["perNode"] * pool["gpu"]["nodes"]
+    (training,) = [w for w in spec["workloads"] if w["namespace"] == "research-training"]
+    assert advertised == training["quota"]["gpus"] == 168
+    # the labeller may label nodes and nothing else
+    (role,) = find(objects, "ClusterRole", "gpu-node-config")
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}]
+
+
+def test_operator_mode_labels_time_sliced_and_whole_gpu_pools(rendered):
+    yaml = YAML(typ="safe")
+    objects = load_objects(rendered / "aks-h100-training")
+    configs = helm_values(objects, "gpu-operator")["devicePlugin"]["config"]["data"]
+    pools = {p["name"]: p for p in spec_of("aks-h100-training")["nodePools"]}
+    l40s = node_config_labels(objects, pools["l40s"])
+    assert l40s == {"nvidia.com/device-plugin.config": "l40s"}  # no MIG pool: no mig.config label
+    assert yaml.load(configs["l40s"])["sharing"]["timeSlicing"]["resources"][0]["replicas"] == 4
+    h100 = node_config_labels(objects, pools["h100"])
+    assert "sharing" not in yaml.load(configs[h100["nvidia.com/device-plugin.config"]])
+
+
+def test_operator_default_device_plugin_config_is_the_pools_when_they_share_one(project, run):
+    path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
+    text = path.read_text()
+    old = "gpu: {vendor: nvidia, model: H100-80GB, perNode: 8, nodes: 4}"
+    assert old in text
+    path.write_text(text.replace(old, old[:-1] + ", timeSlicing: {replicas: 4, renameByDefault: false}}"))
+    result = run(project, "render", "aks-h100-training")
+    assert result.exit_code == 0, result.output
+    configs = helm_values(load_objects(project / "rendered" / "aks-h100-training"),
+                          "gpu-operator")["devicePlugin"]["config"]["data"]
+    assert configs["default"] == configs["l40s"] == configs["h100"]
+    assert "timeSlicing" in configs["default"]
