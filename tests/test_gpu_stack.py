@@ -354,3 +354,15 @@ def test_operator_default_device_plugin_config_is_the_pools_when_they_share_one(
                           "gpu-operator")["devicePlugin"]["config"]["data"]
     assert configs["default"] == configs["l40s"] == configs["h100"]
     assert "timeSlicing" in configs["default"]
+
+
+def test_dcgm_exporter_labels_series_with_the_node_and_keeps_only_sys_admin(rendered):
+    """dcgm-exporter's Hostname label is NODE_NAME, else the pod's host name; upstream's manifest
+    sets it, drops every other capability and mounts no API token."""
+    (ds,) = find(load_objects(rendered / "eks-mi300x-inference"), "DaemonSet", "dcgm-exporter-a100-mig")
+    pod = ds["spec"]["template"]["spec"]
+    (ctr,) = pod["containers"]
+    assert {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}} in ctr["env"]
+    assert ctr["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": ["SYS_ADMIN"]}
+    assert ctr["securityContext"]["allowPrivilegeEscalation"] is False
+    assert pod["automountServiceAccountToken"] is False
