@@ -152,3 +152,11 @@ def test_known_layouts_fit(model, layout):
 ])
 def test_overlapping_layouts_do_not_fit(model, layout):
     assert not mig.fits(mig.MODELS[model], layout)
+
+
+@pytest.mark.parametrize("name", ["default", "all-disabled"])
+def test_operator_pool_named_like_a_reserved_config_is_an_error(project, run, name):
+    text = edit(project, OCP, "  - name: a100\n", f"  - name: {name}\n")
+    render_fails(run, project, OCP, line_of(text, f"name: {name}\n"),
+                 f"NVIDIA pool name {name!r} is also the GPU Operator's config for unlabelled nodes",
+                 "rename the pool")
