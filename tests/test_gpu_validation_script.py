@@ -201,3 +201,11 @@ def test_openshift_validation_is_admitted_by_its_sccs(rendered):
     (pause,) = find(eks, "DaemonSet", "gpu-validation-a100-mig")[0]["spec"]["template"]["spec"]["containers"]
     assert pause["securityContext"]["runAsUser"] == 65534
 
+
+
+def test_amd_validation_runs_as_root(rendered):
+    """rocm/rocm-terminal runs as rocm-user, outside the host's render group that owns /dev/kfd
+    and the render nodes: amd-smi would not open them."""
+    (ds,) = find(load_objects(rendered / "eks-mi300x-inference"), "DaemonSet", "gpu-validation-mi300x")
+    (check,) = ds["spec"]["template"]["spec"]["initContainers"]
+    assert check["securityContext"] == {"privileged": True, "runAsUser": 0}

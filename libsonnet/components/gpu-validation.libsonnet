@@ -51,7 +51,10 @@ function(params)
   // effectively by root only: as upstream's device plugin chart does whenever migStrategy is
   // not none (NVIDIA/k8s-device-plugin deployments/helm/nvidia-device-plugin/templates/
   // _helpers.tpl requiresCapSysAdmin, v0.20.0).
-  // AMD: amd-smi opens the render nodes under /dev, which needs a privileged container.
+  // AMD: amd-smi opens /dev/kfd and the render nodes (root:render 0660 on the host), which
+  // needs a privileged container running as root: rocm/rocm-terminal's user is rocm-user,
+  // in the render group only when the image is built with the host's RENDER_GID
+  // (ROCm/ROCm-docker rocm-terminal/Dockerfile-ubuntu-22.04: USER rocm-user).
   local vendorSpec(pool) =
     if pool.gpu.vendor == 'nvidia' then {
       local mig = gpu.usesMig(pool),
@@ -77,7 +80,7 @@ function(params)
       args: [],
       env: [],
       privileged: true,
-      securityContext: { privileged: true },
+      securityContext: { privileged: true, runAsUser: 0 },
       pod: {},
       mounts: [{ name: 'dev', mountPath: '/dev' }],
       volumes: [{ name: 'dev', hostPath: { path: '/dev', type: 'Directory' } }],
