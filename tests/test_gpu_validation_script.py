@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -207,5 +209,77 @@ def test_amd_validation_runs_as_root(rendered):
     """rocm/rocm-terminal runs as rocm-user, outside the host's render group that owns /dev/kfd
     and the render nodes: amd-smi would not open them."""
     (ds,) = find(load_objects(rendered / "eks-mi300x-inference"), "DaemonSet", "gpu-validation-mi300x")
-    (check,) = ds["spec"]["template"]["spec"]["initContainers"]
+    check = ds["spec"]["template"]["spec"]["initContainers"][0]
     assert check["securityContext"] == {"privileged": True, "runAsUser": 0}
+
+
+KUBECTL = shutil.which("kubectl")
+
+
+def fake_node(bin_dir: Path, allocatable: dict[str, str]) -> None:
+    """kubectl answering `get node gpu-node-1 -o jsonpath=...` for a Node with ``allocatable``:
+    the real kubectl evaluates the script's jsonpath on that Node offline."""
+    node = bin_dir / "node.json"
+    node.write_text(json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-node-1"},
+                                "status": {"allocatable": {"cpu": "96", **allocatable}}}))
+    tool = bin_dir / "kubectl"
+    tool.write_text("#!/bin/sh\n"
+                    'case "$*" in *"get node gpu-node-1 -o jsonpath="*) ;; *) echo "unexpected: $*" >&2; exit 2;; esac\n'
+                    'for a; do jp=$a; done\n'
+                    f'exec {KUBECTL} label --local -f {node} probe=1 -o "$jp"\n')
+    tool.chmod(0o755)
+
+
+needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="kubectl not installed")
+
+
+@needs_kubectl
+def test_advertised_resources_pass(bin_dir):
+    fake_node(bin_dir, {"nvidia.com/mig-1g.5gb": "16", "nvidia.com/mig-2g.10gb": "8"})
+    result = run_script(bin_dir, "advertised", "nvidia.com/mig-1g.5gb=16", "nvidia.com/mig-2g.10gb=8")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == ("gpu-validation: PASS node=gpu-node-1 vendor=advertised "
+                                     "nvidia.com/mig-1g.5gb=16 nvidia.com/mig-2g.10gb=8")
+
+
+@needs_kubectl
+def test_fewer_advertised_than_declared_fails(bin_dir):
+    """The GPUs answer, but the device plugin registered whole GPUs where the pool time-slices
+    them 4 ways (its config never reached the node)."""
+    fake_node(bin_dir, {"nvidia.com/gpu": "2"})
+    result = run_script(bin_dir, "advertised", "nvidia.com/gpu=8")
+    assert result.returncode == 1
+    assert "the node advertises 2 nvidia.com/gpu, the pool declares 8" in result.stdout
+
+
+@needs_kubectl
+def test_nothing_advertised_fails(bin_dir):
+    fake_node(bin_dir, {})
+    result = run_script(bin_dir, "advertised", "amd.com/gpu=8")
+    assert result.returncode == 1
+    assert "the node advertises no amd.com/gpu, the pool declares 8" in result.stdout
+
+
+def test_validation_checks_what_each_pool_advertises(rendered):
+    advertised = {}
+    for cluster in ("eks-mi300x-inference", "aks-h100-training", "ocp-a100-tuned"):
+        for ds in find(load_objects(rendered / cluster), "DaemonSet"):
+            if ds["metadata"]["name"].startswith("gpu-validation-"):
+                pod = ds["spec"]["template"]["spec"]
+                (check,) = [c for c in pod["initContainers"] if c["name"] == "advertised"]
+                assert check["command"][:3] == ["sh", "/scripts/validate-gpu-node.sh", "advertised"]
+                advertised[ds["metadata"]["name"]] = check["command"][3:]
+                # the API token is mounted into this container only
+                assert pod["automountServiceAccountToken"] is False
+                assert [m["name"] for c in pod["initContainers"] + pod["containers"]
+                        for m in c.get("volumeMounts", []) if m["name"] == "api-token"] == ["api-token"]
+    assert advertised == {
+        "gpu-validation-a100-mig": ["nvidia.com/mig-1g.5gb=16", "nvidia.com/mig-2g.10gb=8",
+                                    "nvidia.com/mig-3g.20gb=8"],
+        "gpu-validation-mi300x": ["amd.com/gpu=8"],
+        "gpu-validation-h100": ["nvidia.com/gpu=8"],
+        "gpu-validation-l40s": ["nvidia.com/gpu=8"],  # 2 GPUs time-sliced 4 ways
+        "gpu-validation-a100": ["nvidia.com/gpu=56"],  # 8 GPUs x 7 single-strategy slices
+    }
+    (role,) = find(load_objects(rendered / "ocp-a100-tuned"), "ClusterRole", "gpu-validation-node-reader")
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}]

@@ -1,6 +1,8 @@
 // Per GPU pool a DaemonSet that checks every node of the pool: the driver is at least the
-// pinned minimum, the node has `perNode` GPUs and, on NVIDIA, every GPU carries exactly the
-// pool's MIG layout (none when MIG is off), which is what the device plugin advertises. The check (scripts/validate-gpu-node.sh) runs
+// pinned minimum, the node has `perNode` GPUs, on NVIDIA every GPU carries exactly the pool's
+// MIG layout (none when MIG is off), and the Node's allocatable has exactly what the pool's
+// GPUs should advertise (gpu.advertisedPerNode: whole GPUs, MIG slices per profile,
+// time-sliced replicas), read by a second init container with a node-reading account. The check (scripts/validate-gpu-node.sh) runs
 // as the init container, so a failing node shows Init:Error / Init:CrashLoopBackOff in the pod
 // status and one "gpu-validation: FAIL ..." line in its log; a passing node keeps a Running pod
 // whose init log says "gpu-validation: PASS ...".
@@ -16,6 +18,9 @@ local defaults = {
   validation: error 'must provide validation',
   namespace: 'gpu-validation',
   pauseImage: 'registry.k8s.io/pause:3.10',
+  // The official kubectl image (ENTRYPOINT /bin/kubectl on a Debian base with sh and sed:
+  // kubernetes/kubernetes build/server-image/kubectl/Dockerfile, published from v1.28).
+  kubectlImage: 'registry.k8s.io/kubectl:v1.32.8',
   script: importstr '../scripts/validate-gpu-node.sh',
 };
 
@@ -24,8 +29,21 @@ function(params)
   local component = 'gpu-validation';
   local scriptName = 'gpu-validation-script';
   local openshift = p.provider == 'openshift';
-  // A service account for the pods that need more than restricted (see vendorSpec).
+  // Every check reads its own Node (allocatable); on OpenShift the checks that need more than
+  // restricted-v2 run as a second account that may use the privileged SCC (see vendorSpec).
+  local account = 'gpu-validation';
   local privilegedAccount = 'gpu-validation-privileged';
+  local accountOf(v) = if openshift && v.privileged then privilegedAccount else account;
+  // The API token only in the container that reads the Node (what automounting would mount
+  // into every container: kubelet's projected service account volume).
+  local apiToken = {
+    name: 'api-token',
+    projected: { sources: [
+      { serviceAccountToken: { path: 'token', expirationSeconds: 3600 } },
+      { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+      { downwardAPI: { items: [{ path: 'namespace', fieldRef: { fieldPath: 'metadata.namespace' } }] } },
+    ] },
+  };
 
   // OpenShift's restricted-v2 SCC assigns each pod a UID from the namespace's range
   // (MustRunAsRange) and rejects a fixed one outside it, so no runAsUser there; runAsNonRoot
@@ -90,6 +108,7 @@ function(params)
   local daemonSet(pool) =
     local name = 'gpu-validation-' + pool.name;
     local v = vendorSpec(pool);
+    local advertised = std.mapWithKey(function(_, n) std.toString(n), gpu.advertisedPerNode(pool));
     k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name)) + {
       spec: {
         selector: { matchLabels: k.selectorLabels(name) },
@@ -104,7 +123,7 @@ function(params)
             nodeSelector: pool.nodeSelector,
             tolerations: k.tolerationsFor(pool.taints),
             // OpenShift admits the privileged check only through an SCC its account may use.
-            [if openshift && v.privileged then 'serviceAccountName']: privilegedAccount,
+            serviceAccountName: accountOf(v),
             automountServiceAccountToken: false,
             initContainers: [{
               name: 'validate',
@@ -114,6 +133,19 @@ function(params)
               securityContext: v.securityContext,
               resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '256Mi' } },
               volumeMounts: [{ name: 'script', mountPath: '/scripts', readOnly: true }] + v.mounts,
+            }, {
+              // Then what the device plugin registered: the Node's allocatable per resource.
+              name: 'advertised',
+              image: p.kubectlImage,
+              command: ['sh', '/scripts/validate-gpu-node.sh', 'advertised']
+                       + [r + '=' + advertised[r] for r in std.objectFields(advertised)],
+              env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+              securityContext: restricted,
+              resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
+              volumeMounts: [
+                { name: 'script', mountPath: '/scripts', readOnly: true },
+                { name: 'api-token', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
+              ],
             }],
             containers: [{
               name: 'validated',
@@ -121,17 +153,31 @@ function(params)
               securityContext: restricted,
               resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { memory: '16Mi' } },
             }],
-            volumes: [{ name: 'script', configMap: { name: scriptName } }] + v.volumes,
+            volumes: [{ name: 'script', configMap: { name: scriptName } }, apiToken] + v.volumes,
           },
         },
       },
     };
 
+  local accounts = [account] + (if openshift && anyPrivileged then [privilegedAccount] else []);
+  // Reading a Node: nodes are cluster-scoped.
+  local nodeReader = [
+    k.object('v1', 'ServiceAccount', x, p.namespace, k.labels(component, x))
+    for x in accounts
+  ] + [
+    k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', 'gpu-validation-node-reader', labels=k.labels(component, 'gpu-validation-node-reader')) + {
+      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }],
+    },
+    k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'gpu-validation-node-reader', labels=k.labels(component, 'gpu-validation-node-reader')) + {
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'gpu-validation-node-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: x, namespace: p.namespace } for x in accounts],
+    },
+  ];
+
   // OpenShift: the account of the privileged checks may use the `privileged` SCC, through the
   // ClusterRole OpenShift defines per default SCC (system:openshift:scc:<name>; what
   // `oc adm policy add-scc-to-user privileged -z <account>` binds).
   local openshiftAccess = [
-    k.object('v1', 'ServiceAccount', privilegedAccount, p.namespace, k.labels(component, privilegedAccount)),
     k.object('rbac.authorization.k8s.io/v1', 'RoleBinding', privilegedAccount, p.namespace, k.labels(component, privilegedAccount)) + {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:openshift:scc:privileged' },
       subjects: [{ kind: 'ServiceAccount', name: privilegedAccount, namespace: p.namespace }],
@@ -144,5 +190,5 @@ function(params)
     k.object('v1', 'ConfigMap', scriptName, p.namespace, k.labels(component, scriptName)) + {
       data: { 'validate-gpu-node.sh': p.script },
     },
-  ] + (if openshift && anyPrivileged then openshiftAccess else [])
+  ] + nodeReader + (if openshift && anyPrivileged then openshiftAccess else [])
   + [daemonSet(x) for x in p.gpuPools]

@@ -8,19 +8,41 @@
 # usage: validate-gpu-node.sh nvidia|amd MIN_DRIVER_VERSION EXPECTED_GPUS [MIG_LAYOUT]
 #   MIG_LAYOUT (nvidia): "none", or the MIG devices of one GPU as "<profile>=<count>,..."
 #   (e.g. "1g.10gb=7"), compared with the MIG devices `nvidia-smi -L` lists under each GPU.
+# usage: validate-gpu-node.sh advertised RESOURCE=COUNT...
+#   The node's allocatable (kubectl, in-cluster) has exactly COUNT of each RESOURCE: what the
+#   device plugin registered with the kubelet, e.g. nvidia.com/gpu=32 for 8 GPUs time-sliced 4x.
 set -u
 export LC_ALL=C
 
 vendor=${1:?vendor}
-min_version=${2:?minimum driver version}
-want=${3:?expected GPU count}
-want_layout=${4:-}
 node=${NODE_NAME:-$(hostname)}
 
 fail() {
     echo "gpu-validation: FAIL node=$node vendor=$vendor: $*"
     exit 1
 }
+
+if [ "$vendor" = advertised ]; then
+    shift
+    [ "$#" -gt 0 ] || fail "no RESOURCE=COUNT given"
+    summary=""
+    for pair in "$@"; do
+        resource=${pair%%=*}
+        expected=${pair#*=}
+        # jsonpath needs the dots of the resource name escaped: nvidia\.com/gpu
+        path=$(printf '%s' "$resource" | sed 's/\./\\./g')
+        have=$(kubectl --cache-dir=/tmp/kubectl-cache get node "$node" -o "jsonpath={.status.allocatable.$path}" 2>/tmp/kubectl.err) \
+            || fail "kubectl get node failed: $(cat /tmp/kubectl.err)"
+        [ "$have" = "$expected" ] || fail "the node advertises ${have:-no} $resource, the pool declares $expected"
+        summary="$summary $resource=$have"
+    done
+    echo "gpu-validation: PASS node=$node vendor=$vendor$summary"
+    exit 0
+fi
+
+min_version=${2:?minimum driver version}
+want=${3:?expected GPU count}
+want_layout=${4:-}
 
 # "<profile>=<count>,..." sorted by profile, from "<profile>=<count>" words or lines.
 normalize_layout() {
