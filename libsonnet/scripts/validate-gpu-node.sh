@@ -44,9 +44,9 @@ min_version=${2:?minimum driver version}
 want=${3:?expected GPU count}
 want_layout=${4:-}
 
-# "<profile>=<count>,..." sorted by profile, from "<profile>=<count>" words or lines.
+# "<profile>=<count>,..." sorted by profile, from "<profile>=<count>" items split by commas or lines.
 normalize_layout() {
-    tr ', ' '\n\n' | grep . | sort | paste -s -d, -
+    tr ',' '\n' | grep . | sort | paste -s -d, -
 }
 
 # One line per GPU, "<index> <layout>", from `nvidia-smi -L` on stdin, where a GPU is
