@@ -14,6 +14,8 @@ function(spec) {
     monitoring: spec.monitoring,
     pools: spec.nodePools,
     gpuPools: [p for p in spec.nodePools if std.objectHas(p, 'gpu')],
+    // The Helm release that installs the CNI, which every other release waits for (lib/helm).
+    cniRelease: if spec.network.cilium.enabled then 'cilium' else null,
   },
 
   values:: {
@@ -30,7 +32,7 @@ function(spec) {
     dcgmExporter: common + { nvidia: spec.gpu.nvidia },
     gpuValidation: common + { nvidia: spec.gpu.nvidia, amd: spec.gpu.amd, validation: spec.gpu.validation },
     admission: common + { admission: spec.admission, workloads: spec.workloads },
-    workloadIsolation: common + { workloads: spec.workloads },
+    workloadIsolation: common + { workloads: spec.workloads, nodeLocalDNS: spec.network.nodeLocalDNS },
     autoscaling: common + { autoscaling: spec.autoscaling, workloads: spec.workloads },
   },
 

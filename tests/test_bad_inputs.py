@@ -31,7 +31,7 @@ CASES = [
     ("unknown-top-key", "provider: aks", "provider: aks\nprovder: aks", "provder", "unknown key 'provder'", "did you mean 'provider'"),
     ("unknown-nested-key", "perNode: 8, nodes: 4}", "perNode: 8, nodes: 4, memory: 80}", "memory: 80", "unknown key 'memory'", ""),
     ("wrong-type-int", "perNode: 8, nodes: 4}", "perNode: \"8\", nodes: 4}", "perNode: \"8\"", "expected integer", "remove the quotes"),
-    ("wrong-type-bool", "bbr: true}", "bbr: \"yes\"}", "bbr: \"yes\"", "expected boolean", "true or false"),
+    ("wrong-type-bool", "bbr: false}", "bbr: \"yes\"}", "bbr: \"yes\"", "expected boolean", "true or false"),
     ("kpr-legacy-string", "kubeProxyReplacement: true", "kubeProxyReplacement: strict", "kubeProxyReplacement", "expected boolean", ""),
     ("bad-enum", "provider: aks", "provider: azure", "provider: azure", "'azure' is not allowed", "one of"),
     ("bad-pattern", 'kubernetesVersion: "1.32"', 'kubernetesVersion: "1.19"', "kubernetesVersion", "wrong format", "1.25"),

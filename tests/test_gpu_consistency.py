@@ -70,8 +70,6 @@ CASES = {
                                       "offered: 1g.5gb, 2g.10gb, 3g.20gb"),
     "gpu-quota-above-capacity": (AKS, "quota: {gpus: 32,", "quota: {gpus: 65,", "quota: {gpus: 65",
                                  "quota asks for 65 nvidia GPUs; the node pools have 64", "lower quota.gpus"),
-    "admission-before-1.30": (AKS, 'kubernetesVersion: "1.32"', 'kubernetesVersion: "1.29"', "admission:",
-                              "admission policies need Kubernetes 1.30 or newer", "admission: {enabled: false}"),
     "autoscaling-in-amd-namespace": (EKS, "    quota: {gpus: 16, hugepages-1Gi: 64Gi}\n",
                                      "    quota: {gpus: 16, hugepages-1Gi: 64Gi}\n    autoscaling: [{deployment: vllm}]\n",
                                      "autoscaling: [{deployment: vllm}]", "its GPUs are amd",
@@ -119,9 +117,17 @@ def test_unknown_model_is_fine_without_mig(project, run):
     assert run(project, "render", AKS).exit_code == 0
 
 
-def test_older_cluster_renders_with_admission_off(project, run):
+def test_admission_enabled_before_1_30_is_located(project, run):
     edit(project, AKS, 'kubernetesVersion: "1.32"', 'kubernetesVersion: "1.29"')
-    edit(project, AKS, "admission: {", "admission: {enabled: false, ")
+    text = edit(project, AKS, "admission: {", "admission: {enabled: true, ")
+    render_fails(run, project, AKS, line_of(text, "admission: {enabled"),
+                 "admission.enabled is true, but admission policies need Kubernetes 1.30 or newer",
+                 "it defaults to off before 1.30")
+
+
+def test_older_cluster_renders_with_admission_off(project, run):
+    """Before 1.30 admission defaults to off: the example renders on 1.29 without touching it."""
+    edit(project, AKS, 'kubernetesVersion: "1.32"', 'kubernetesVersion: "1.29"')
     result = run(project, "render", AKS)
     assert result.exit_code == 0, result.output
     assert not (project / "rendered" / AKS / "10-platform" / "admission").exists()

@@ -194,9 +194,11 @@ def _check_mig_quotas(spec: dict, doc: Located) -> Iterator[InputError]:
 
 
 def _check_admission_version(spec: dict, doc: Located) -> Iterator[InputError]:
+    """Admission defaults to off before 1.30: only an explicit ``enabled: true`` gets here."""
     minor = int(spec["kubernetesVersion"].split(".")[1])
     if spec["admission"]["enabled"] and spec["workloads"] and minor < VAP_MIN_MINOR:
-        yield doc.error(f"admission policies need Kubernetes 1.{VAP_MIN_MINOR} or newer "
+        yield doc.error(f"admission.enabled is true, but admission policies need Kubernetes 1.{VAP_MIN_MINOR} or newer "
                         f"(ValidatingAdmissionPolicy v1); this cluster is {spec['kubernetesVersion']}",
-                        ("admission",) if "admission" in doc.data else ("kubernetesVersion",),
-                        "upgrade the cluster, or set admission: {enabled: false}")
+                        ("admission", "enabled"),
+                        f"remove admission.enabled (it defaults to off before 1.{VAP_MIN_MINOR}), "
+                        "or upgrade the cluster")
