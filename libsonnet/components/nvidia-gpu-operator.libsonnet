@@ -2,18 +2,7 @@
 // toolkit, device plugin configs (one per pool), MIG strategy and mig-parted layouts (one per
 // MIG pool), DCGM exporter with its ServiceMonitor, validator, and operand tolerations computed
 // from the NVIDIA pools' taints so no operand DaemonSet stays at zero pods on a tainted pool.
-//
-// A pool's configs only reach its nodes through two node labels: the operator's device plugin
-// reads its config name from nvidia.com/device-plugin.config (config-manager NODE_LABEL,
-// NVIDIA/gpu-operator controllers/object_controls.go, v26.7.0) and mig-manager applies the
-// mig-parted layout named by nvidia.com/mig.config. Nothing else sets them to a pool's name:
-// the operator only writes mig.config=all-disabled (controllers/nodelabeling_controller.go),
-// and ClusterPolicy admits no other migManager.config.default (CRD enum all-disabled | "").
-// A NodeFeatureRule cannot set them per pool either: its matchFeatures read only the features
-// nfd-worker publishes (cpu, kernel, local, memory, network, pci, storage, system, usb:
-// kubernetes-sigs/node-feature-discovery source/, v0.19), never a node's labels, so it cannot
-// select a pool's nodes by their nodeSelector. So per pool a DaemonSet with the pool's
-// nodeSelector labels its own node once (init container) and then idles.
+// The configs are keyed by pool name; gpu-node-config labels each pool's nodes with them.
 local gpu = import '../lib/gpu.libsonnet';
 local helm = import '../lib/helm.libsonnet';
 local k = import '../lib/k.libsonnet';
@@ -33,11 +22,6 @@ local defaults = {
   // Names of the ConfigMaps the chart creates from the values below.
   devicePluginConfigName: 'gpu-gitops-device-plugin-config',
   migConfigName: 'gpu-gitops-mig-parted-config',
-  // The official kubectl image (ENTRYPOINT ["/bin/kubectl"]: kubernetes/kubernetes
-  // build/server-image/kubectl/Dockerfile, published from v1.28); `kubectl label` on a Node
-  // uses only the stable core/v1 API.
-  kubectlImage: 'registry.k8s.io/kubectl:v1.32.8',
-  pauseImage: 'registry.k8s.io/pause:3.10',
 };
 
 function(params)
@@ -52,11 +36,7 @@ function(params)
   local defaultConfig =
     if std.length(poolConfigs) == 1 then gpu.devicePluginConfig(pools[0])
     else { version: 'v1', flags: { migStrategy: strategy, failOnInitError: true } };
-  // The labels that select a pool's configs on its nodes (see the header).
-  local nodeConfigLabels(pool) = {
-    'nvidia.com/device-plugin.config': pool.name,
-    [if std.length(migPools) > 0 then 'nvidia.com/mig.config']: if gpu.usesMig(pool) then pool.name else 'all-disabled',
-  };
+
   local tolerations = gpu.tolerationsForPools(pools);
   local driver = p.nvidia.driver;
 
@@ -116,69 +96,10 @@ function(params)
          'node-feature-discovery': { worker: { tolerations: tolerations } },
        });
 
-  local component = 'nvidia-gpu-operator';
-  local labeller = 'gpu-node-config';
-  local labellerLabels = k.labels(component, labeller);
-  // OpenShift's restricted-v2 SCC assigns the UID from the namespace's range (MustRunAsRange).
-  local restricted = {
-    runAsNonRoot: true,
-    [if p.provider != 'openshift' then 'runAsUser']: 65534,
-    allowPrivilegeEscalation: false,
-    capabilities: { drop: ['ALL'] },
-    seccompProfile: { type: 'RuntimeDefault' },
-  };
-  // `kubectl label` reads the Node and patches its labels: nodes are cluster-scoped.
-  local labellerRbac = [
-    k.object('v1', 'ServiceAccount', labeller, p.namespace, labellerLabels),
-    k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', labeller, labels=labellerLabels) + {
-      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] }],
-    },
-    k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', labeller, labels=labellerLabels) + {
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: labeller },
-      subjects: [{ kind: 'ServiceAccount', name: labeller, namespace: p.namespace }],
-    },
-  ];
-  local nodeConfig(pool) =
-    local name = labeller + '-' + pool.name;
-    local labels = nodeConfigLabels(pool);
-    k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name)) + {
-      spec: {
-        selector: { matchLabels: k.selectorLabels(name) },
-        updateStrategy: { type: 'RollingUpdate' },
-        template: {
-          metadata: { labels: k.labels(component, name) },
-          spec: {
-            nodeSelector: pool.nodeSelector,
-            tolerations: k.tolerationsFor(pool.taints),
-            priorityClassName: 'system-node-critical',
-            serviceAccountName: labeller,
-            initContainers: [{
-              name: 'label',
-              image: p.kubectlImage,
-              // The discovery cache goes to /tmp: the image's HOME (/root) is not writable
-              // for the non-root UID.
-              args: ['label', 'node', '$(NODE_NAME)', '--overwrite', '--cache-dir=/tmp/kubectl-cache']
-                    + [key + '=' + labels[key] for key in std.objectFields(labels)],
-              env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
-              securityContext: restricted,
-              resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
-            }],
-            containers: [{
-              name: 'configured',
-              image: p.pauseImage,
-              securityContext: restricted,
-              resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { memory: '16Mi' } },
-            }],
-          },
-        },
-      },
-    };
-
   if p.nvidia.mode != 'operator' || std.length(pools) == 0 then []
   else [
-    k.namespace(p.namespace, k.labels(component) + {
+    k.namespace(p.namespace, k.labels('nvidia-gpu-operator') + {
       // Operands (driver, toolkit, MIG manager) are privileged host agents.
       'pod-security.kubernetes.io/enforce': 'privileged',
     }),
   ] + helm.release(p, 'gpu-operator', p.namespace, p.repoURL, p.chart, p.nvidia.operatorVersion, values)
-  + labellerRbac + [nodeConfig(x) for x in pools]

@@ -14,6 +14,15 @@ local k = import 'k.libsonnet';
     local unique = std.uniq(std.sort(taints, function(t) t.key + ':' + t.effect), function(t) t.key + ':' + t.effect);
     k.tolerationsFor(unique),
 
+  // GPU Operator mode: the labels that select a pool's configs on its nodes, by the config
+  // names nvidia-gpu-operator gives them (the pool's name): its device plugin config, and when
+  // any of `pools` (the NVIDIA pools) uses MIG, its mig-parted layout or all-disabled.
+  operatorNodeLabels(pools, pool):: {
+    'nvidia.com/device-plugin.config': pool.name,
+    [if std.length([x for x in pools if $.usesMig(x)]) > 0 then 'nvidia.com/mig.config']:
+      if $.usesMig(pool) then pool.name else 'all-disabled',
+  },
+
   // k8s-device-plugin config file (api/config/v1): MIG strategy and time-slicing of one pool.
   devicePluginConfig(pool):: {
     version: 'v1',
