@@ -274,3 +274,52 @@ def test_explicit_tag_with_a_wrong_value(project, run, text):
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert "YAML value does not match its tag" in result.stderr
+
+
+# --- bounded Jsonnet: time, memory and depth ----------------------------------------------------
+
+
+def test_overrides_loop_is_stopped_at_the_cpu_bound(project, run):
+    assert run(project, "render", CLUSTER).exit_code == 0
+    before = read_tree(project / "rendered")
+    _overrides(project, "{ values+:: { spin:: std.foldl(function(a, x) a + x, std.range(1, 2147483647), 0) },\n"
+               "  'workload-isolation'+: [] + (if $.values.spin > 0 then [] else []) }\n")
+    result = run(project, "render", CLUSTER, env={"GPU_GITOPS_JSONNET_CPU_SECONDS": "1"})
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"clusters/{CLUSTER}/overrides.libsonnet: error: Jsonnet evaluation took more "
+                                    "than 1 s of CPU time"), result.stderr
+    assert "GPU_GITOPS_JSONNET_CPU_SECONDS=<seconds>" in result.stderr
+    assert read_tree(project / "rendered") == before
+
+
+def test_overrides_huge_string_is_stopped_at_the_memory_bound(project, run):
+    _overrides(project, "{ 'workload-isolation'+: [] + (if std.length(std.repeat('ab', 1e10)) > 0 then [] else []) }\n")
+    result = run(project, "render", CLUSTER, env={"GPU_GITOPS_JSONNET_MEMORY_MIB": "256"})
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"clusters/{CLUSTER}/overrides.libsonnet: error: Jsonnet evaluation needed more "
+                                    "than 256 MiB of memory"), result.stderr
+    assert "GPU_GITOPS_JSONNET_MEMORY_MIB=<MiB>" in result.stderr
+
+
+def test_overrides_runaway_recursion_is_located(project, run):
+    _overrides(project, "local f(n) = f(n + 1) + 1;\n{ 'workload-isolation'+: [] + (if f(0) > 0 then [] else []) }\n")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"clusters/{CLUSTER}/overrides.libsonnet:1:14: error: Jsonnet recursion deeper "
+                                    "than 500 calls"), result.stderr
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "lots"])
+def test_bad_jsonnet_bound_setting_is_an_input_error(project, run, value):
+    result = run(project, "render", CLUSTER, env={"GPU_GITOPS_JSONNET_CPU_SECONDS": value})
+    assert result.exit_code == 2
+    assert result.stderr.startswith("GPU_GITOPS_JSONNET_CPU_SECONDS: error: "), result.stderr
+
+
+def test_overrides_import_of_non_utf8_text_is_located(project, run):
+    (project / "clusters" / CLUSTER / "blob.txt").write_bytes(b"ok\xff\xfe")
+    _overrides(project, _leak("importstr 'blob.txt'"))
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert re.search(r"^clusters/aks-h100-training/overrides\.libsonnet:1:\d+: error: .*not UTF-8 text \(byte 2\)",
+                     result.stderr, re.M), result.stderr
