@@ -102,11 +102,46 @@ def test_huge_file_is_refused_without_reading(project, run):
     assert "larger than the 1048576 byte limit" in result.stderr
 
 
-def test_not_utf8(project, run):
-    (project / "clusters" / CLUSTER / "cluster.yaml").write_bytes(b"name: \xff\xfe\n")
+def test_not_utf8_is_located(project, run):
+    (project / "clusters" / CLUSTER / "cluster.yaml").write_bytes("name: aks\nnote: é\xff\xfe\n".encode("latin-1")
+                                                                   .replace(b"\xe9", "é".encode()))
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
-    assert "not UTF-8" in result.stderr
+    # the column counts characters: "é" is one, though two bytes
+    assert result.stderr.startswith(f"clusters/{CLUSTER}/cluster.yaml:2:8: error: file is not UTF-8 text: byte 0xff "
+                                    "at offset 18"), result.stderr
+
+
+@pytest.mark.parametrize("char", ["\x07", "\x00", "\x1b", "\ufffe"])
+def test_control_character_is_located(project, run, char):
+    _edit(project, "provider: aks", f"provider: a{char}ks")
+    line = _line_of(project, "provider: a")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"clusters/{CLUSTER}/cluster.yaml:{line}:12: error: control character "
+                                    f"U+{ord(char):04X} is not allowed in YAML"), result.stderr
+
+
+@pytest.mark.parametrize("nested", [
+    "[" * 10_000 + "]" * 10_000,  # flow
+    "\n" + "".join(f"{'  ' * i}  a:\n" for i in range(300)) + "  " * 301 + "b: 1",  # block
+    "{x: &anchor 1, y: " + "[" * 10_000 + "]" * 10_000 + "}",  # an anchor sends it to the full loader
+], ids=["flow", "block", "anchored"])
+def test_deep_nesting_is_refused_at_the_limit(project, run, nested):
+    (project / "clusters" / CLUSTER / "cluster.yaml").write_text(f"name: {CLUSTER}\nextra: {nested}\n")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert re.match(rf"clusters/{CLUSTER}/cluster\.yaml:\d+:\d+: error: YAML nesting is deeper than 64 levels",
+                    result.stderr), result.stderr
+
+
+def test_huge_integer_says_what_it_is(project, run):
+    _edit(project, "provider: aks", "provider: aks\nbig: " + "9" * 5001)
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    line = _line_of(project, "big: 999")
+    assert result.stderr.startswith(f"clusters/{CLUSTER}/cluster.yaml:{line}:6: error: integer with 5001 digits is "
+                                    "too large"), result.stderr
 
 
 def test_top_level_not_a_mapping(project, run):
