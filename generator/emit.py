@@ -124,10 +124,18 @@ def _string_style(text: str) -> str:
     return "literal"
 
 
-def _resolves_to_other_than_str(text: str) -> bool:
-    from ruamel.yaml.nodes import ScalarNode
+@functools.cache
+def _implicit_resolvers() -> dict:
+    """The dumper's table of implicit scalar types by first character (YAML 1.2), read once:
+    going through ``resolver.resolve`` costs ~20 us a call."""
+    return _ruamel().resolver.versioned_resolver
 
-    return str(_ruamel().resolver.resolve(ScalarNode, text, (True, False))) != "tag:yaml.org,2002:str"
+
+def _resolves_to_other_than_str(text: str) -> bool:
+    """Whether a plain ``text`` would read back as another type (``VersionedResolver.resolve``)."""
+    table = _implicit_resolvers()
+    candidates = table.get(text[0] if text else "", []) + table.get(None, [])
+    return any(regexp.match(text) for _tag, regexp in candidates)
 
 
 def _scalar(value: Any, column: int, indent: int) -> str:

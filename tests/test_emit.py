@@ -115,3 +115,13 @@ def test_fast_emitter_matches_the_reference_dumper(value):
 ])
 def test_fast_emitter_writes_literal_blocks_at_every_depth(value):
     assert emit._fast(value) == emit._ruamel_dump(value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("0123456789.-+_:eExobB~ntrufalsTFNYy ")), max_size=8)
+       | st.sampled_from(["1.32", "2001-12-14t21:59:43.10-05:00", "0o17", ".NaN", "1:30", "<<", "="]))
+def test_the_resolver_table_agrees_with_ruamels_resolver(text):
+    from ruamel.yaml.nodes import ScalarNode
+
+    tag = str(emit._ruamel().resolver.resolve(ScalarNode, text, (True, False)))
+    assert emit._resolves_to_other_than_str(text) == (tag != "tag:yaml.org,2002:str")
