@@ -13,6 +13,8 @@ import os
 import pickle
 import resource
 import signal
+import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -40,13 +42,13 @@ def _address_space_now() -> int:
         return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def _child(func: Callable[[], T], limits: Limits, write_fd: int) -> None:
+def _child(func: Callable[[], T], limits: Limits, write_fd: int, stderr_fd: int) -> None:
     status = 0
     try:
-        # the child speaks only through the pipe: an engine's abort message or a fault
-        # handler's dump would garble the parent's error output
+        # the child's stderr goes to a file the parent passes on only when the child did not
+        # die: an engine's abort message or a fault handler's dump would garble the error
         faulthandler.disable()
-        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+        os.dup2(stderr_fd, 2)
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
         memory = _address_space_now() + limits.memory_mib * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
@@ -71,14 +73,18 @@ def run(func: Callable[[], T], limits: Limits) -> T:
     if not hasattr(os, "fork") or not os.path.exists("/proc/self/statm"):
         return func()
     read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_fd)
-        _child(func, limits, write_fd)
-    os.close(write_fd)
-    with os.fdopen(read_fd, "rb") as pipe:
-        payload = pipe.read()
-    _, status = os.waitpid(pid, 0)
+    with tempfile.TemporaryFile() as stderr:
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            _child(func, limits, write_fd, stderr.fileno())
+        os.close(write_fd)
+        with os.fdopen(read_fd, "rb") as pipe:
+            payload = pipe.read()
+        _, status = os.waitpid(pid, 0)
+        if not os.WIFSIGNALED(status):
+            stderr.seek(0)
+            sys.stderr.write(stderr.read().decode("utf-8", "replace"))  # e.g. Jsonnet's std.trace
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         if sig in (signal.SIGXCPU, signal.SIGKILL):

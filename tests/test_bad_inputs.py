@@ -358,3 +358,10 @@ def test_overrides_import_of_non_utf8_text_is_located(project, run):
     assert result.exit_code == 2
     assert re.search(r"^clusters/aks-h100-training/overrides\.libsonnet:1:\d+: error: .*not UTF-8 text \(byte 2\)",
                      result.stderr, re.M), result.stderr
+
+
+def test_overrides_std_trace_reaches_stderr(project, run):
+    _overrides(project, "{ 'workload-isolation'+: std.trace('checking overrides', []) }\n")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 0, result.stderr
+    assert "checking overrides" in result.stderr

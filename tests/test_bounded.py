@@ -45,3 +45,22 @@ def test_the_child_leaves_the_callers_state_alone():
 
     assert bounded.run(bump, LIMITS) == 1
     assert state == {"n": 0}
+
+
+def test_what_the_child_prints_on_stderr_is_passed_on(capsys):
+    def chatty():
+        os.write(2, b"TRACE: overrides.libsonnet:3 look here\n")
+        return 1
+
+    assert bounded.run(chatty, LIMITS) == 1
+    assert capsys.readouterr().err == "TRACE: overrides.libsonnet:3 look here\n"
+
+
+def test_what_a_dying_child_prints_is_dropped(capfd):
+    def dying():
+        os.write(2, b"memory allocation of 1024 bytes failed\n")
+        os.abort()
+
+    with pytest.raises(bounded.Bound):
+        bounded.run(dying, LIMITS)
+    assert capfd.readouterr().err == ""
