@@ -1,25 +1,33 @@
-"""Run one function in a child process with a CPU-time and a memory bound.
+"""Run functions in a helper process with a CPU-time and a memory bound per call.
 
 Native code (the Jsonnet engine) cannot be interrupted from Python: a loop never returns and an
-allocation failure aborts the whole process. A forked child takes that risk instead, under
-``RLIMIT_CPU`` and ``RLIMIT_AS``; the parent reads its result from a pipe and turns a child that
-ran out of time or memory into a ``Bound`` exception naming the bound that was hit.
+allocation failure aborts the whole process. A helper process takes that risk instead: before
+each call it sets ``RLIMIT_CPU`` to the CPU it has used plus the call's bound and ``RLIMIT_AS``
+to its start-up size plus the call's memory bound. A helper that ran out of time or memory
+dies, and ``run`` raises ``Bound`` naming the bound; the next call starts a new helper.
+
+The helper is a fresh, small interpreter, started once per process that needs it: forking the
+renderer itself for every evaluation cost ~15 ms of page-table copying and teardown each.
+Calls are ``"module:function"`` names and pickled arguments, so only importable functions run.
 """
 
 from __future__ import annotations
 
 import faulthandler
+import importlib
+import math
 import os
 import pickle
 import resource
 import signal
+import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from pathlib import Path
+from typing import Any
 
-T = TypeVar("T")
+MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -29,76 +37,113 @@ class Limits:
 
 
 class Bound(Exception):
-    """The child exceeded ``which`` ("cpu" or "memory") of ``limits``, or died some other way."""
+    """The helper exceeded ``which`` ("cpu" or "memory") of ``limits``, or died some other way."""
 
     def __init__(self, which: str, limits: Limits, detail: str = ""):
-        super().__init__(which)
+        super().__init__(which, limits, detail)
         self.which, self.limits, self.detail = which, limits, detail
 
 
+# --- the caller's side --------------------------------------------------------------------------
+
+_helper: tuple[int, subprocess.Popen] | None = None  # (the process it serves, the helper)
+
+
+def _start_helper() -> subprocess.Popen:
+    package_parent = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")])))
+    return subprocess.Popen([sys.executable, "-c", "from generator.bounded import serve; serve()"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+
+
+def _current_helper() -> subprocess.Popen:
+    """This process's helper; a forked worker does not share its parent's."""
+    global _helper
+    if _helper is None or _helper[0] != os.getpid() or _helper[1].poll() is not None:
+        _helper = (os.getpid(), _start_helper())
+    return _helper[1]
+
+
+def _died(helper: subprocess.Popen, limits: Limits) -> Bound:
+    global _helper
+    _helper = None
+    code = helper.wait()
+    if code < 0:
+        sig = signal.Signals(-code)
+        if sig in (signal.SIGXCPU, signal.SIGKILL):
+            return Bound("cpu", limits)
+        if sig in (signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS):
+            # a failed allocation aborts the Rust and C++ engines; RLIMIT_AS also makes
+            # a stack or mmap growth fail with SIGSEGV
+            return Bound("memory", limits, sig.name)
+        return Bound("crash", limits, sig.name)
+    return Bound("crash", limits, f"exit status {code}")
+
+
+def run(target: str, args: tuple, limits: Limits) -> Any:
+    """``module:function`` called with ``args`` in the helper, bounded by ``limits``; its
+    exceptions are re-raised here, and what it wrote on stderr is written on ours."""
+    helper = _current_helper()
+    request = pickle.dumps((target, args, limits))
+    try:
+        helper.stdin.write(len(request).to_bytes(8, "big") + request)
+        helper.stdin.flush()
+        header = helper.stdout.read(8)
+        reply = helper.stdout.read(int.from_bytes(header, "big")) if len(header) == 8 else b""
+    except BrokenPipeError:
+        reply = b""
+    if not reply:
+        raise _died(helper, limits)
+    outcome, value, stderr = pickle.loads(reply)
+    sys.stderr.write(stderr.decode("utf-8", "replace"))  # e.g. Jsonnet's std.trace
+    if outcome == "ok":
+        return value
+    if outcome == "memory":
+        raise Bound("memory", limits)
+    raise value
+
+
+# --- the helper's side --------------------------------------------------------------------------
+
+
 def _address_space_now() -> int:
-    """This process's virtual size in bytes: the child inherits it, so the bound is added to it."""
     with open("/proc/self/statm") as statm:
         return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def _child(func: Callable[[], T], limits: Limits, write_fd: int, stderr_fd: int) -> None:
-    status = 0
-    try:
-        # the child's stderr goes to a file the parent passes on only when the child did not
-        # die: an engine's abort message or a fault handler's dump would garble the error
-        faulthandler.disable()
-        os.dup2(stderr_fd, 2)
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
-        memory = _address_space_now() + limits.memory_mib * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+def _bound(kind: int, soft: int) -> None:
+    _, hard = resource.getrlimit(kind)
+    resource.setrlimit(kind, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+
+
+def serve() -> None:
+    """The helper's loop: one length-prefixed pickled request in, one reply out, until EOF."""
+    requests, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
+    # what the called code prints is captured per call and sent with the reply; an abort
+    # message of a dying helper goes nowhere
+    capture = tempfile.TemporaryFile()
+    os.dup2(capture.fileno(), 1)
+    os.dup2(capture.fileno(), 2)
+    faulthandler.disable()
+    baseline = _address_space_now()
+    while True:
+        header = requests.read(8)
+        if len(header) < 8:
+            return
+        target, args, limits = pickle.loads(requests.read(int.from_bytes(header, "big")))
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        _bound(resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + limits.cpu_seconds)
+        _bound(resource.RLIMIT_AS, baseline + limits.memory_mib * MIB)
+        capture.seek(0)
+        capture.truncate()
         try:
-            payload = pickle.dumps((True, func()))
+            module, _, name = target.partition(":")
+            reply = ("ok", getattr(importlib.import_module(module), name)(*args))
         except MemoryError:
-            status = 3
-            payload = b""
-        except Exception as exc:  # noqa: BLE001 - handed to the parent, which re-raises it
-            payload = pickle.dumps((False, exc))
-        with os.fdopen(write_fd, "wb") as pipe:
-            pipe.write(payload)
-    finally:
-        os._exit(status)
-
-
-def run(func: Callable[[], T], limits: Limits) -> T:
-    """``func()`` evaluated in a child bounded by ``limits``; its exceptions are re-raised here.
-
-    Where ``fork`` or ``/proc`` do not exist (not Linux) ``func`` runs unbounded in this process.
-    """
-    if not hasattr(os, "fork") or not os.path.exists("/proc/self/statm"):
-        return func()
-    read_fd, write_fd = os.pipe()
-    with tempfile.TemporaryFile() as stderr:
-        pid = os.fork()
-        if pid == 0:
-            os.close(read_fd)
-            _child(func, limits, write_fd, stderr.fileno())
-        os.close(write_fd)
-        with os.fdopen(read_fd, "rb") as pipe:
-            payload = pipe.read()
-        _, status = os.waitpid(pid, 0)
-        if not os.WIFSIGNALED(status):
-            stderr.seek(0)
-            sys.stderr.write(stderr.read().decode("utf-8", "replace"))  # e.g. Jsonnet's std.trace
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        if sig in (signal.SIGXCPU, signal.SIGKILL):
-            raise Bound("cpu", limits)
-        if sig in (signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS):
-            # a failed allocation aborts the Rust and C++ engines; RLIMIT_AS also makes
-            # a stack or mmap growth fail with SIGSEGV
-            raise Bound("memory", limits, signal.Signals(sig).name)
-        raise Bound("crash", limits, signal.Signals(sig).name)
-    if os.WEXITSTATUS(status) == 3:
-        raise Bound("memory", limits)
-    if not payload:
-        raise Bound("crash", limits, f"exit status {os.WEXITSTATUS(status)}")
-    ok, value = pickle.loads(payload)
-    if ok:
-        return value
-    raise value
+            reply = ("memory", None)
+        except Exception as exc:  # noqa: BLE001 - re-raised by the caller
+            reply = ("error", exc)
+        capture.seek(0)
+        payload = pickle.dumps((*reply, capture.read()))
+        replies.write(len(payload).to_bytes(8, "big") + payload)
+        replies.flush()

@@ -7,7 +7,7 @@ errors come back as ``InputError``s at ``file:line:col``.
 
 The engine is jrsonnet (``rjsonnet``): on this library it evaluates ~40x faster than the C++
 ``jsonnet`` binding and ~6x faster than ``gojsonnet``, with identical output (see
-bench/bench_engines.py). Each evaluation runs in a child process bounded in CPU time and memory
+bench/bench_engines.py). Each evaluation runs in a helper process bounded in CPU time and memory
 (``generator.bounded``), so a runaway override fails with a located error instead of hanging or
 aborting the render.
 """
@@ -110,15 +110,26 @@ def evaluate(code: str, sandbox: Sandbox, tla: dict[str, object], home: Path | N
     against the library. Errors raised by the snippet itself are reported at ``blame``
     (the overrides file, when the snippet merges one). The evaluation is bounded by ``limits()``.
     """
-    import rjsonnet  # here, not at the top: commands that render nothing start faster
-
     entry = str((home.resolve() if home else Path("/")) / ENTRY_NAME)
     tla_codes = {key: json.dumps(value) for key, value in tla.items()}
+    try:
+        text = bounded.run(f"{__name__}:evaluate_unbounded", (code, entry, sandbox, tla_codes), limits())
+    except EngineError as exc:
+        raise _to_input_error(exc, sandbox, blame) from None
+    except bounded.Bound as exc:
+        raise _bound_error(exc, blame) from None
+    return json.loads(text)
+
+
+def evaluate_unbounded(code: str, entry: str, sandbox: Sandbox, tla_codes: dict[str, str]) -> str:
+    """The engine's JSON text for ``code`` served as the file ``entry``; runs in the bounded helper."""
+    import rjsonnet
+
     failed: list[tuple[str, str]] = []
 
     def resolve(importer_dir: str, rel: str) -> tuple[str, str]:
         # the engine resolves a snippet's imports against the working directory, so the
-        # snippet is served as a file in ``home`` and its imports resolve from there
+        # snippet is served as a file in its home folder and its imports resolve from there
         if rel == ENTRY_NAME:
             return entry, code
         try:
@@ -127,21 +138,11 @@ def evaluate(code: str, sandbox: Sandbox, tla: dict[str, object], home: Path | N
             failed.append((importer_dir, rel))
             raise
 
-    def run() -> str:
-        try:
-            return rjsonnet.evaluate_snippet(ENTRY_NAME, f"import {json.dumps(ENTRY_NAME)}", tla_codes=tla_codes,
-                                             import_callback=resolve, max_stack=MAX_STACK, max_trace=20)
-        except RuntimeError as exc:
-            raise EngineError(str(exc), failed[-1] if failed else None) from None
-
-    bounds = limits()
     try:
-        text = bounded.run(run, bounds)
-    except EngineError as exc:
-        raise _to_input_error(exc, sandbox, blame) from None
-    except bounded.Bound as exc:
-        raise _bound_error(exc, blame) from None
-    return json.loads(text)
+        return rjsonnet.evaluate_snippet(ENTRY_NAME, f"import {json.dumps(ENTRY_NAME)}", tla_codes=tla_codes,
+                                         import_callback=resolve, max_stack=MAX_STACK, max_trace=20)
+    except RuntimeError as exc:
+        raise EngineError(str(exc), failed[-1] if failed else None) from None
 
 
 def _bound_error(exc: bounded.Bound, blame: str) -> InputError:
