@@ -13,6 +13,7 @@ the text is checked for bytes YAML forbids and the nesting depth is bounded, bot
 
 from __future__ import annotations
 
+import functools
 import re
 import stat
 from dataclasses import dataclass, field
@@ -159,6 +160,44 @@ class _TooDeep(Exception):
                           col=self.col, hint="a cluster input nests a few levels; flatten the document")
 
 
+_NULL = frozenset({"", "~", "null", "Null", "NULL"})
+_TRUE = frozenset({"true", "True", "TRUE"})
+_FALSE = frozenset({"false", "False", "FALSE"})
+_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?")
+
+
+def _scalar_1_2(event, fallback: type[Exception]):
+    """A plain scalar resolved as the YAML 1.2 core schema does, as the round-trip loader reads
+    cluster inputs (lint reads manifests as the API server's YAML 1.1 reader instead); anything
+    beyond null, booleans, decimal integers and plain strings raises ``fallback``."""
+    if event.tag is not None or event.anchor is not None:
+        raise fallback
+    value = event.value
+    if not event.implicit[0]:  # quoted or block: a string
+        return value
+    if value in _NULL:
+        return None
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    if _INT.fullmatch(value):
+        return int(value)
+    if value[0] in "+-.0123456789" and not _is_plain_string(value):
+        raise fallback  # floats, other number forms: the round-trip loader builds them
+    return value
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_plain_string(value: str) -> bool:
+    """500m and 2Mi are strings; 1.5, 1e3 and 0x1F are numbers in YAML 1.2."""
+    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.resolver import VersionedResolver
+
+    return str(VersionedResolver(version=(1, 2)).resolve(ScalarNode, value, (True, False))) == "tag:yaml.org,2002:str"
+
+
 def _fast_load(text: str, display: str) -> Located:
     """The document built from libyaml's events, with positions; raises ``Fallback``."""
     from _ruamel_yaml import CParser
@@ -166,7 +205,7 @@ def _fast_load(text: str, display: str) -> Located:
                                     ScalarEvent, SequenceEndEvent, SequenceStartEvent, StreamEndEvent,
                                     StreamStartEvent)
 
-    from generator.lint.fastyaml import _TIMESTAMP, Fallback, _scalar
+    from generator.lint.fastyaml import Fallback
 
     get = CParser(text).get_event
     positions: dict[tuple, tuple[int, int, int, int]] = {}
@@ -175,7 +214,7 @@ def _fast_load(text: str, display: str) -> Located:
         if event.implicit[0] and _TIMESTAMP.fullmatch(event.value):
             raise Fallback  # the round-trip loader normalises timestamps ("Z" becomes "+00:00")
         try:
-            return _scalar(event)
+            return _scalar_1_2(event, Fallback)
         except ValueError:  # int() of more digits than Python converts
             mark = event.start_mark
             raise InputError(f"integer with {len(event.value.lstrip('+-'))} digits is too large", path=display,
