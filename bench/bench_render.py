@@ -17,7 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from generator import inputs, output, render
+from generator import inputs, render
+from generator import tree as tree_io
 from generator.paths import Project
 from generator.pipeline import validator
 
@@ -64,7 +65,7 @@ def main() -> None:
             check = validator(cluster.spec["kubernetesVersion"], ())
             _, t_valid = _timed(lambda: render.validate(tree, check, False, name))
             _, t_lint = _timed(lambda: render.lint_rules(tree, cluster, name))
-            _, t_write = _timed(lambda: output.write_tree(project.rendered, tree))
+            _, t_write = _timed(lambda: tree_io.write_tree(project.rendered, tree, name))
             objects += len(tree.placed)
             for key, value in (("load", t_load), ("evaluate", t_eval), ("layout+emit", t_emit),
                                ("validate", t_valid), ("lint rules", t_lint), ("write", t_write)):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator import output, progress, selection
+from generator import progress, selection, tree
 from generator.cli import Ui, cli
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
@@ -35,8 +35,8 @@ def test_parallel_render_is_byte_identical_to_serial(project, run, tmp_path):
     assert run(project, "render", "--jobs", "1").exit_code == 0
     result = run(twin, "render", "--jobs", "2")
     assert result.exit_code == 0, result.stderr
-    serial = output.read_tree(project / "rendered")
-    parallel = output.read_tree(twin / "rendered")
+    serial = tree.read_tree(project / "rendered")
+    parallel = tree.read_tree(twin / "rendered")
     expected = len(os.listdir(project / "clusters"))
     assert len([p for p in serial if p.endswith("/gitops/kustomization.yaml")]) == expected
     assert serial == parallel
