@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from generator import __version__, inputs, pipeline
+from generator import __version__, fingerprint, inputs, pipeline
 from generator.config import load_config
 from generator.errors import InputError
 from generator.paths import Project
@@ -78,7 +78,7 @@ class Context:
         line are not recorded in it, so with them every cluster takes the full path."""
         if schema_locations or require_schemas:
             return []
-        return pipeline.fresh(self.project, names, self.config_file, for_render)
+        return fingerprint.fresh(self.project, names, self.config_file, modes=for_render)
 
 
 def _fail_on_input_errors(func):

@@ -88,19 +88,18 @@ def _tool_line() -> str:
     return f"tool {digest.hexdigest()}  gpu-gitops {__version__}"
 
 
-@functools.cache
-def _shared_lines(libsonnet: Path, schemas: Path, config_file: Path | None) -> tuple[str, ...]:
-    """The lines every cluster of a run shares, hashed once per run."""
+def shared_lines(project: Project, config_file: Path | None) -> tuple[str, ...]:
+    """The lines every cluster shares: hash them once per run and pass them on."""
     settings = (f"settings {_sha(config_file.read_bytes())}  .gpu-gitops.yaml"
                 if config_file and config_file.is_file() else "settings none")
-    return (_tool_line(), f"library {_folder_digest(libsonnet)}  libsonnet/",
-            f"schemas {_folder_digest(schemas)}  schemas/", settings)
+    return (_tool_line(), f"library {_folder_digest(project.libsonnet)}  libsonnet/",
+            f"schemas {_folder_digest(project.schemas)}  schemas/", settings)
 
 
-def input_lines(project: Project, cluster: str, config_file: Path | None) -> list[str]:
-    """The input half of the cluster's sum file. A symlink or special file in the cluster's
-    folder is recorded as ``not-a-file`` (never read: it could be /dev/zero), and a cluster
-    with one is never fresh."""
+def input_lines(project: Project, cluster: str, shared: tuple[str, ...]) -> list[str]:
+    """The input half of the cluster's sum file: ``shared`` and the cluster folder's files. A
+    symlink or special file there is recorded as ``not-a-file`` (never read: it could be
+    /dev/zero), and a cluster with one is never fresh."""
     folder = project.clusters / cluster
     try:
         files = _folder_files(folder)
@@ -108,7 +107,7 @@ def input_lines(project: Project, cluster: str, config_file: Path | None) -> lis
         files = []
     own = [f"input {_sha((folder / rel).read_bytes()) if stat.S_ISREG(mode) else NOT_A_FILE}  {rel}"
            for rel, mode in files if not stat.S_ISDIR(mode)]
-    return [*_shared_lines(project.libsonnet, project.schemas, config_file), *own]
+    return [*shared, *own]
 
 
 def sum_file(inputs: list[str], files: dict[str, bytes]) -> bytes:
@@ -117,7 +116,7 @@ def sum_file(inputs: list[str], files: dict[str, bytes]) -> bytes:
     return (HEADER + "\n".join(inputs + outputs) + "\n").encode()
 
 
-def is_fresh(project: Project, cluster: str, config_file: Path | None, modes: bool = False) -> bool:
+def is_fresh(project: Project, cluster: str, shared: tuple[str, ...], modes: bool = False) -> bool:
     """True when ``rendered/<cluster>`` is exactly what render would write: recorded input hashes
     equal today's, every file matches its recorded hash, nothing missing or extra, no leftover
     of an interrupted render (and, with ``modes``, files 0644 and folders 0755)."""
@@ -131,7 +130,7 @@ def is_fresh(project: Project, cluster: str, config_file: Path | None, modes: bo
         recorded = (target / SUM_FILE).read_bytes().decode()
     except (OSError, UnicodeDecodeError):
         return False
-    expected = input_lines(project, cluster, config_file)
+    expected = input_lines(project, cluster, shared)
     if not _plain(files) or any(f" {NOT_A_FILE}  " in line for line in expected) or not recorded.startswith(HEADER):
         return False
     lines = recorded[len(HEADER):].splitlines()
@@ -155,6 +154,8 @@ def is_fresh(project: Project, cluster: str, config_file: Path | None, modes: bo
         return False
 
 
-def fresh(project: Project, clusters: list[str], config_file: Path | None, modes: bool = False) -> set[str]:
-    """The clusters, of ``clusters``, that need neither rendering nor checking."""
-    return {c for c in clusters if is_fresh(project, c, config_file, modes)}
+def fresh(project: Project, clusters: list[str], config_file: Path | None, modes: bool = False) -> list[str]:
+    """The clusters, of ``clusters``, that need neither rendering nor checking (with ``modes``,
+    for render: files 0644 and folders 0755 too)."""
+    shared = shared_lines(project, config_file)
+    return [c for c in clusters if is_fresh(project, c, shared, modes)]

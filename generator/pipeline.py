@@ -113,7 +113,7 @@ def render_one(project: Project, name: str, validator_for, options: Options) -> 
     from generator import inputs
     from generator.render import render
 
-    hashes = fingerprint.input_lines(project, name, options.config_file)
+    hashes = fingerprint.input_lines(project, name, fingerprint.shared_lines(project, options.config_file))
     try:
         cluster = inputs.load_cluster(project, name)
         rendered = render(project, cluster, validator_for(cluster.spec["kubernetesVersion"]), options.require_schemas,
@@ -122,12 +122,6 @@ def render_one(project: Project, name: str, validator_for, options: Options) -> 
         return Outcome(name, error=exc)
     rendered.tree.files[fingerprint.SUM_FILE] = fingerprint.sum_file(hashes, rendered.tree.files)
     return Outcome(name, rendered=rendered)
-
-
-def fresh(project: Project, names: list[str], config_file: Path | None, for_render: bool = False) -> list[str]:
-    """The clusters of ``names`` whose rendered tree matches its sum file and today's inputs:
-    nothing to render or check. For render, files must also have their modes (0644/0755)."""
-    return [n for n in names if fingerprint.is_fresh(project, n, config_file, modes=for_render)]
 
 
 def render_many(project: Project, names: list[str], options: Options, jobs: int = 1,
