@@ -31,7 +31,6 @@ class Options:
     require_schemas: bool = False
     config: dict = field(default_factory=dict)  # the config file's data, for the lint rules' settings
     config_file: Path | None = None  # hashed into every cluster's sum file
-    lock_timeout: float = lock.DEFAULT_TIMEOUT  # seconds to wait for another render of the project
 
 
 @dataclass
