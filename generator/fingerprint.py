@@ -39,28 +39,42 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _folder_files(folder: Path) -> list[tuple[str, int]]:
-    """Sorted (relative path, mode) of every entry under ``folder``, folders with a trailing
-    ``/``; symlinks are listed, never followed."""
-    found = []
+def _entries(folder: str) -> tuple[list[str], list[str], list[str]]:
+    """Relative paths under ``folder``: regular files, folders, and anything else (symlinks,
+    sockets...), which is listed, never followed or read. Uses the directory entries' types,
+    so no file is stat'ed: this runs over every file of a fleet on each check."""
+    files, dirs, others = [], [], []
     stack = [(folder, "")]
     while stack:
         path, prefix = stack.pop()
         with os.scandir(path) as entries:
             for entry in entries:
-                st = entry.stat(follow_symlinks=False)
                 rel = prefix + entry.name
-                if stat.S_ISDIR(st.st_mode):
-                    stack.append((Path(entry.path), rel + "/"))
-                    found.append((rel + "/", st.st_mode))
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((entry.path, rel + "/"))
+                    dirs.append(rel)
+                elif entry.is_file(follow_symlinks=False):
+                    files.append(rel)
                 else:
-                    found.append((rel, st.st_mode))
-    return sorted(found)
+                    others.append(rel)
+    return sorted(files), dirs, sorted(others)
 
 
-def _plain(files: list[tuple[str, int]]) -> bool:
-    """Only regular files and folders: anything else sends a cluster down the full path."""
-    return all(stat.S_ISREG(mode) or stat.S_ISDIR(mode) for _rel, mode in files)
+def _read(path: str) -> bytes:
+    """A file's bytes, with fewer system calls and objects than ``open().read()``."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _modes_ok(folder: str, files: list[str], dirs: list[str]) -> bool:
+    return (all(stat.S_IMODE(os.lstat(os.path.join(folder, d)).st_mode) == 0o755 for d in dirs)
+            and all(stat.S_IMODE(os.lstat(os.path.join(folder, f)).st_mode) == 0o644 for f in files))
 
 
 def _folder_digest(folder: Path) -> str:
@@ -100,14 +114,14 @@ def input_lines(project: Project, cluster: str, shared: tuple[str, ...]) -> list
     """The input half of the cluster's sum file: ``shared`` and the cluster folder's files. A
     symlink or special file there is recorded as ``not-a-file`` (never read: it could be
     /dev/zero), and a cluster with one is never fresh."""
-    folder = project.clusters / cluster
+    folder = os.path.join(project.clusters, cluster)
     try:
-        files = _folder_files(folder)
+        files, _dirs, others = _entries(folder)
+        own = {rel: f"input {_sha(_read(os.path.join(folder, rel)))}  {rel}" for rel in files}
     except OSError:
-        files = []
-    own = [f"input {_sha((folder / rel).read_bytes()) if stat.S_ISREG(mode) else NOT_A_FILE}  {rel}"
-           for rel, mode in files if not stat.S_ISDIR(mode)]
-    return [*shared, *own]
+        files, others, own = [], [], {}
+    own.update({rel: f"input {NOT_A_FILE}  {rel}" for rel in others})
+    return [*shared, *(own[rel] for rel in sorted(own))]
 
 
 def sum_file(inputs: list[str], files: dict[str, bytes]) -> bytes:
@@ -116,22 +130,20 @@ def sum_file(inputs: list[str], files: dict[str, bytes]) -> bytes:
     return (HEADER + "\n".join(inputs + outputs) + "\n").encode()
 
 
-def is_fresh(project: Project, cluster: str, shared: tuple[str, ...], modes: bool = False) -> bool:
+def _is_fresh(project: Project, cluster: str, shared: tuple[str, ...], modes: bool) -> bool:
     """True when ``rendered/<cluster>`` is exactly what render would write: recorded input hashes
-    equal today's, every file matches its recorded hash, nothing missing or extra, no leftover
-    of an interrupted render (and, with ``modes``, files 0644 and folders 0755)."""
-    rendered = project.rendered
-    target = rendered / cluster
+    equal today's, every file matches its recorded hash, nothing missing or extra (and, with
+    ``modes``, files 0644 and folders 0755)."""
+    target = os.path.join(project.rendered, cluster)
     try:
-        if rendered.is_symlink() or target.is_symlink() or any(
-                n.startswith((f".tmp.{cluster}.", f".old.{cluster}.")) for n in os.listdir(rendered)):
+        if os.path.islink(target):
             return False
-        files = _folder_files(target)
-        recorded = (target / SUM_FILE).read_bytes().decode()
+        files, dirs, others = _entries(target)
+        recorded = _read(os.path.join(target, SUM_FILE)).decode()
     except (OSError, UnicodeDecodeError):
         return False
     expected = input_lines(project, cluster, shared)
-    if not _plain(files) or any(f" {NOT_A_FILE}  " in line for line in expected) or not recorded.startswith(HEADER):
+    if others or any(f" {NOT_A_FILE}  " in line for line in expected) or not recorded.startswith(HEADER):
         return False
     lines = recorded[len(HEADER):].splitlines()
     if lines[:len(expected)] != expected:
@@ -143,19 +155,27 @@ def is_fresh(project: Project, cluster: str, shared: tuple[str, ...], modes: boo
         if kind != "output":
             return False
         outputs[rel] = sha
-    if modes and any(stat.S_IMODE(mode) != (0o755 if rel.endswith("/") else 0o644) for rel, mode in files):
-        return False
-    on_disk = [rel for rel, _mode in files if not rel.endswith("/") and rel != SUM_FILE]
-    if sorted(on_disk) != sorted(outputs):
+    on_disk = [rel for rel in files if rel != SUM_FILE]
+    if on_disk != sorted(outputs) or (modes and not _modes_ok(target, files, dirs)):
         return False
     try:
-        return all(_sha((target / rel).read_bytes()) == outputs[rel] for rel in on_disk)
+        return all(_sha(_read(os.path.join(target, rel))) == outputs[rel] for rel in on_disk)
     except OSError:
         return False
 
 
 def fresh(project: Project, clusters: list[str], config_file: Path | None, modes: bool = False) -> list[str]:
-    """The clusters, of ``clusters``, that need neither rendering nor checking (with ``modes``,
-    for render: files 0644 and folders 0755 too)."""
+    """The clusters, of ``clusters``, that need neither rendering nor checking: see
+    ``_is_fresh``; a cluster with a leftover of an interrupted render, or a ``rendered/``
+    that is a symlink, is never fresh (the full path recovers or refuses). With ``modes``
+    (for render), file modes must be right too."""
+    rendered = project.rendered
+    try:
+        if os.path.islink(rendered):
+            return []
+        names = os.listdir(rendered)
+    except OSError:
+        return []
+    interrupted = {n.split(".")[2] for n in names if n.startswith((".tmp.", ".old.")) and n.count(".") >= 3}
     shared = shared_lines(project, config_file)
-    return [c for c in clusters if is_fresh(project, c, shared, modes)]
+    return [c for c in clusters if c not in interrupted and _is_fresh(project, c, shared, modes)]

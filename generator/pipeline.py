@@ -106,13 +106,14 @@ def _validators(options: Options):
     return lambda version: validator(version, locations)
 
 
-def render_one(project: Project, name: str, validator_for, options: Options) -> Outcome:
+def render_one(project: Project, name: str, validator_for, options: Options, shared: tuple[str, ...]) -> Outcome:
     """Render one cluster; its tree includes the sum file of the inputs it was rendered from
-    (hashed before they are read, so an input edited meanwhile reads as changed next time)."""
+    (hashed before they are read, so an input edited meanwhile reads as changed next time;
+    ``shared`` holds the hashes every cluster shares, taken once per run)."""
     from generator import inputs
     from generator.render import render
 
-    hashes = fingerprint.input_lines(project, name, fingerprint.shared_lines(project, options.config_file))
+    hashes = fingerprint.input_lines(project, name, shared)
     try:
         cluster = inputs.load_cluster(project, name)
         rendered = render(project, cluster, validator_for(cluster.spec["kubernetesVersion"]), options.require_schemas,
@@ -132,10 +133,11 @@ def render_many(project: Project, names: list[str], options: Options, jobs: int 
     as each cluster finishes (for a progress bar).
     """
     validator_for = _validators(options)  # a bad schema location is reported before any work
+    shared = fingerprint.shared_lines(project, options.config_file)
     if jobs <= 1 or len(names) <= 1:
         outcomes = []
         for name in names:
-            outcomes.append(render_one(project, name, validator_for, options))
+            outcomes.append(render_one(project, name, validator_for, options, shared))
             if on_done:
                 on_done(outcomes[-1])
         return outcomes
@@ -143,7 +145,7 @@ def render_many(project: Project, names: list[str], options: Options, jobs: int 
 
     by_name: dict[str, Outcome] = {}
     with ProcessPoolExecutor(max_workers=min(jobs, len(names))) as pool:
-        futures = [pool.submit(_render_in_worker, project, name, options) for name in names]
+        futures = [pool.submit(_render_in_worker, project, name, options, shared) for name in names]
         for future in as_completed(futures):
             outcome = future.result()
             by_name[outcome.name] = outcome
@@ -152,9 +154,9 @@ def render_many(project: Project, names: list[str], options: Options, jobs: int 
     return [by_name[name] for name in names]
 
 
-def _render_in_worker(project: Project, name: str, options: Options) -> Outcome:
+def _render_in_worker(project: Project, name: str, options: Options, shared: tuple[str, ...]) -> Outcome:
     """One pool task; ``validator``'s cache keeps compiled schemas across a worker's tasks."""
-    return render_one(project, name, _validators(options), options)
+    return render_one(project, name, _validators(options), options, shared)
 
 
 def write(project: Project, outcomes: list[Outcome], timeout: float = lock.DEFAULT_TIMEOUT) -> None:

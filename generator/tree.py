@@ -1,4 +1,5 @@
-"""Replace ``rendered/<cluster>/`` so that a reader or a crash only ever sees the old tree or the new one.
+"""Read, compare and replace ``rendered/<cluster>/``, so that a reader or a crash only ever
+sees the old tree or the new one.
 
 The new tree is built in ``rendered/.tmp.<cluster>.<owner>`` and swapped in:
 
@@ -267,13 +268,11 @@ def _stage(staging: Path, target: Path, tree: Tree, current_files: dict[str, byt
 def write_tree(rendered: Path, tree: Tree, shown: str) -> tuple[Changes, list[str]]:
     """Make ``rendered/<cluster>`` exactly ``tree``; unchanged files keep bytes and mtime.
 
-    Call with the write lock held. Returns the changes and the leftovers of earlier
+    Call with the write lock held (``generator.lock``, which also refuses a ``rendered`` that
+    is a symlink). Returns the changes and the leftovers of earlier
     interrupted renders that were removed. Raises ``LeftoverError`` when the new tree is in
     place but the old one could not be deleted, and ``OSError`` when nothing was swapped.
     """
-    if rendered.is_symlink():
-        raise InputError("is a symlink; refusing to write through it", path=shown.rsplit("/", 1)[0] or shown,
-                         hint="rendered/ must be a real folder inside the project")
     target = rendered / tree.cluster
     removed = recover(rendered, tree.cluster, shown)
     if not is_owned(target):
