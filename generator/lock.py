@@ -1,9 +1,10 @@
-"""One writer at a time per project: an exclusive ``flock`` on ``rendered/.render.lock``.
+"""One writer at a time per project: an exclusive ``flock`` on the ``rendered/`` folder itself.
 
 Two renders of the same project would otherwise race on the same staging and ``.old``
-folders. The second one says that it waits, and gives up with an error after
-``timeout`` seconds. The lock is the kernel's, so it goes away with a killed process: there
-is never a stale lock to delete by hand. The file holds the holder's pid, for the message.
+folders. The second one says that it waits, and gives up with an error after ``timeout``
+seconds. The lock is the kernel's, so it goes away with a killed process: there is never a
+stale lock to delete by hand. Locking the folder rather than a lock file inside it leaves
+nothing behind for git to see.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from pathlib import Path
 
 from generator.errors import InputError
 
-LOCK_FILE = ".render.lock"
 DEFAULT_TIMEOUT = 300.0
 _POLL = 0.1
 
@@ -29,11 +29,9 @@ def _say(text: str) -> None:
 @contextlib.contextmanager
 def project_lock(rendered: Path, shown: str, timeout: float = DEFAULT_TIMEOUT,
                  say: Callable[[str], None] = _say) -> Iterator[None]:
-    """Hold the write lock of the project whose output folder is ``rendered``.
-
-    ``shown`` names ``rendered`` in messages. ``rendered`` must not be a symlink: writes
-    through it would land outside the project.
-    """
+    """Hold the write lock of the project whose output folder is ``rendered`` (created if
+    missing). ``shown`` names it in messages. A ``rendered`` that is a symlink is refused:
+    writes through it would land outside the project."""
     import fcntl
 
     if rendered.is_symlink():
@@ -42,12 +40,9 @@ def project_lock(rendered: Path, shown: str, timeout: float = DEFAULT_TIMEOUT,
     if rendered.exists() and not rendered.is_dir():
         raise InputError("is not a folder", path=shown, hint="rendered/ holds the rendered clusters; move the file away")
     rendered.mkdir(parents=True, exist_ok=True)
-    path = rendered / LOCK_FILE
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    fd = os.open(rendered, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
     try:
-        _acquire(fd, fcntl, f"{shown}/{LOCK_FILE}", timeout, say)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        _acquire(fd, fcntl, shown, timeout, say)
         yield
     finally:
         os.close(fd)  # releases the lock
@@ -59,9 +54,7 @@ def _acquire(fd: int, fcntl, shown: str, timeout: float, say: Callable[[str], No
         return
     except BlockingIOError:
         pass
-    holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
-    say(f"{shown}: waiting for another gpu-gitops render of this project (pid {holder}) to finish, "
-        f"at most {timeout:g} s")
+    say(f"{shown}: waiting for another gpu-gitops render of this project to finish, at most {timeout:g} s")
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -69,7 +62,7 @@ def _acquire(fd: int, fcntl, shown: str, timeout: float, say: Callable[[str], No
             return
         except BlockingIOError:
             if time.monotonic() >= deadline:
-                raise InputError(f"another gpu-gitops render of this project (pid {holder}) still holds the "
-                                 f"write lock after {timeout:g} s; nothing was written", path=shown,
+                raise InputError(f"another gpu-gitops render of this project still holds the write lock after "
+                                 f"{timeout:g} s; nothing was written", path=shown,
                                  hint="let it finish and run again; renders of one project take turns") from None
             time.sleep(_POLL)
