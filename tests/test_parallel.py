@@ -120,7 +120,10 @@ def test_changed_only_follows_git(project, run):
     # an unstaged change to one cluster selects that cluster only
     aks = project / "clusters" / "aks-h100-training" / "cluster.yaml"
     aks.write_text(aks.read_text() + "\n")
-    assert "1 cluster(s) up to date" in run(project, "check", "--changed-only").stdout
+    result = run(project, "check", "--changed-only")
+    assert result.exit_code == 1  # the tree's sum file records the input's old hash
+    assert "rendered/aks-h100-training/.gpu-gitops.sum: stale" in result.stderr
+    assert "eks-mi300x-inference" not in result.stderr
     # the library affects every cluster
     (project / "libsonnet" / "lib" / "extra.libsonnet").write_text("{}\n")
     result = run(project, "check", "--changed-only")
