@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from generator.emit import to_yaml, to_yaml_plain
 from generator.errors import InputError

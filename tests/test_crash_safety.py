@@ -10,18 +10,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 from generator import tree
-from conftest import REPO
 
 CLUSTER = "aks-h100-training"
 
 # Runs render in a child that kills itself at the chosen step (``tree._step``); argv: root,
-# step, n-th time the step is reached, "1" to force the two-rename fallback.
+# cluster, step, n-th time the step is reached, "1" to force the two-rename fallback.
 _KILL_AT = """
 import os, signal, sys
 from generator import cli, tree
-root, step, nth, fallback = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+root, cluster, step, nth, fallback = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1"
 seen = 0
 def kill_at(name):
     global seen
@@ -32,9 +32,9 @@ def kill_at(name):
 tree._step = kill_at
 if fallback:
     tree._exchange = lambda a, b: False
-sys.argv = ["gpu-gitops", "--root", root, "--quiet", "render", "%s"]
+sys.argv = ["gpu-gitops", "--root", root, "--quiet", "render", cluster]
 cli.main()
-""" % CLUSTER
+"""
 
 STEPS = [  # (step, n-th time, two-rename fallback)
     ("file", 1, False), ("file", 40, False), ("staged", 1, False), ("swapped", 1, False),
@@ -71,8 +71,8 @@ def test_a_kill_at_each_write_step_leaves_the_old_or_the_new_tree(before_and_aft
     source, old, new = before_and_after
     root = tmp_path / "proj"
     shutil.copytree(source, root)
-    killed = subprocess.run([sys.executable, "-c", _KILL_AT, str(root), step, str(nth), "1" if fallback else "0"],
-                            cwd=REPO, capture_output=True, text=True)
+    killed = subprocess.run([sys.executable, "-c", _KILL_AT, str(root), CLUSTER, step, str(nth), "1" if fallback else "0"],
+                            cwd=REPO, capture_output=True, text=True, check=False)
     assert killed.returncode == -signal.SIGKILL, killed.stderr  # the step was reached
 
     rendered = root / "rendered"

@@ -6,8 +6,8 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REPO
+
 from generator.fingerprint import SUM_FILE
 
 CLUSTER = "aks-h100-training"

@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLES, REPO, crd_args, needs_crd_schemas
+
 from generator import tree as tree_io
 from generator.fingerprint import SUM_FILE
 from generator.tree import read_tree
