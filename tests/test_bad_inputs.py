@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.output import read_tree
+from generator.tree import read_tree
 
 CLUSTER = "aks-h100-training"
 LOCATED = re.compile(r"^(?P<path>[^\s:]+):(?P<line>\d+):(?P<col>\d+): error: ", re.M)
