@@ -15,12 +15,21 @@
 #                          them only when it starts (kubernetes/kubernetes#111757)
 #   KUBELET_RESTART_COMMAND   how (default: systemctl in the host's namespaces, waiting for it)
 #   STATE_DIR  where the restart record lives, on the host (default /var/lib/gpu-gitops)
+#   HOST_PROC  the host's /proc (default /proc: the pod shares the host's PID namespace)
+#   RESTART_SPREAD_SECONDS   wait a random 0..N-1 seconds before restarting the kubelet, so
+#                            the nodes of a pool (created together, rebooted together) do not
+#                            all restart it at once (default 0)
 #
 # Whether the kubelet must restart is not decided from what this run changed: a restart that
 # failed once would never be retried, and after a reboot the pages are set again after the
 # kubelet started. Instead STATE_DIR/kubelet-hugepages records the runtime huge pages and the
 # boot (kernel boot_id) of the last successful restart; the kubelet is restarted whenever that
 # record is missing or differs, and the record is written only once the restart succeeded.
+# The restart goes through systemd; it is refused (an error) when the host's PID 1 is not
+# systemd, where `systemctl restart kubelet` cannot work (e.g. Talos).
+#
+# Huge pages the kernel cannot fully allocate (fragmented memory) are rolled back to the count
+# before this run: a partial pool pins memory the kubelet still counts as allocatable.
 # Without RESTART_KUBELET every run warns that node allocatable may lack the runtime pages.
 #
 # Idempotent: a value already in place is not written again, so a second run changes nothing
@@ -36,6 +45,8 @@ sys_root=${SYS_ROOT:-/sys}
 restart_kubelet=${RESTART_KUBELET:-false}
 restart_command=${KUBELET_RESTART_COMMAND:-nsenter --target 1 --mount --uts --ipc --net --pid -- systemctl restart kubelet}
 state_dir=${STATE_DIR:-/var/lib/gpu-gitops}
+host_proc=${HOST_PROC:-/proc}
+restart_spread=${RESTART_SPREAD_SECONDS:-0}
 record=$state_dir/kubelet-hugepages
 
 changed=0
@@ -88,6 +99,12 @@ set_hugepages() {
       log "error: hugepages-${size}kB: the kernel allocated $got of $want pages (memory is fragmented);" \
           "reserve them at boot instead"
       failed=$((failed + 1))
+      # $have: the count before this run (set by write)
+      if printf '%s\n' "$have" > "$file" && [ "$(cat "$file")" = "$have" ]; then
+        log "rolled back hugepages-${size}kB to $have: a partial pool pins memory the kubelet counts as allocatable"
+      else
+        log "error: hugepages-${size}kB: cannot roll back to $have (now $(cat "$file"))"
+      fi
     fi
   fi
   [ "$failed" -eq "$before" ] || hugepages_failed=1
@@ -139,6 +156,18 @@ restart_for_hugepages() {
   if [ -z "$have" ]; then reason="no restart recorded in $record"
   elif [ "${have% boot *}" != "${want% boot *}" ]; then reason="huge pages changed"
   else reason="the node rebooted since the last restart"
+  fi
+  init=$(cat "$host_proc/1/comm" 2>/dev/null || echo unknown)
+  if [ "$init" != systemd ]; then
+    log "error: cannot restart the kubelet: the host's init is '$init', not systemd;" \
+        "set tuning.restartKubelet: false and reserve the huge pages at boot in the node image"
+    failed=$((failed + 1))
+    return 0
+  fi
+  if [ "$restart_spread" -gt 1 ]; then
+    delay=$(( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % restart_spread ))
+    log "waiting ${delay}s before restarting the kubelet (spread over ${restart_spread}s across the pool)"
+    sleep "$delay"
   fi
   log "restarting the kubelet so it advertises huge pages$runtime_hugepages ($reason)"
   if ! $restart_command; then

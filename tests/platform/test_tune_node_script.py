@@ -28,6 +28,7 @@ def node(tmp_path: Path) -> Path:
         "proc/sys/kernel/pid_max": "32768\n",
         "proc/sys/kernel/core_pattern": "core\n",
         "proc/sys/kernel/random/boot_id": "boot-1\n",
+        "proc/1/comm": "systemd\n",
         "sys/" + HUGE_2M: "0\n",
         "sys/" + HUGE_1G: "0\n",
     }
@@ -41,7 +42,8 @@ def node(tmp_path: Path) -> Path:
 def tune(node: Path, config: str, **env) -> subprocess.CompletedProcess:
     conf = node / "tuning.conf"
     conf.write_text(config)
-    environ = {"PATH": os.environ["PATH"], "PROC_SYS": str(node / "proc/sys"), "SYS_ROOT": str(node / "sys"), **env}
+    environ = {"PATH": os.environ["PATH"], "PROC_SYS": str(node / "proc/sys"), "SYS_ROOT": str(node / "sys"),
+               "HOST_PROC": str(node / "proc"), **env}
     return subprocess.run(["sh", str(SCRIPT), str(conf)], env=environ, capture_output=True, text=True, timeout=30)
 
 
@@ -160,6 +162,55 @@ def test_no_restart_while_the_huge_pages_are_not_in_place(node):
     assert result.returncode == 1
     assert restart_count(node) == 0
     assert not (node / "var/lib/gpu-gitops/kubelet-hugepages").exists()
+
+
+def fragmented(node: Path, limit: int) -> dict[str, str]:
+    """A kernel that allocates at most `limit` 2Mi pages: reading nr_hugepages shows what it got."""
+    bin_dir = node / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    real_cat = shutil.which("cat")
+    fake = bin_dir / "cat"
+    fake.write_text(f"""#!/bin/sh
+if [ "$1" = "{node / 'sys' / HUGE_2M}" ]; then
+  v=$({real_cat} "$1"); [ "$v" -gt {limit} ] && v={limit}; echo "$v"; exit 0
+fi
+exec {real_cat} "$@"
+""")
+    fake.chmod(0o755)
+    return {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+
+
+def test_a_partial_huge_page_allocation_is_rolled_back(node):
+    (node / "sys" / HUGE_2M).write_text("256\n")
+    result = tune(node, "hugepages 2048 1024\n", **fragmented(node, 600), **restarts(node))
+    assert result.returncode == 1
+    assert "allocated 600 of 1024" in result.stdout
+    assert read(node, "sys/" + HUGE_2M) == "256"  # the count before the run, not the partial 600
+    assert "rolled back hugepages-2048kB to 256" in result.stdout
+    assert restart_count(node) == 0
+
+
+def test_kubelet_restart_needs_systemd_as_the_hosts_init(node):
+    (node / "proc/1/comm").write_text("machined\n")
+    result = tune(node, CONFIG, **restarts(node))
+    assert result.returncode == 1
+    assert "the host's init is 'machined', not systemd" in result.stdout
+    assert restart_count(node) == 0
+    assert not (node / "var/lib/gpu-gitops/kubelet-hugepages").exists()
+
+
+def test_kubelet_restarts_are_spread_over_the_window_before_restarting(node):
+    bin_dir = node / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "sleep").write_text(f"#!/bin/sh\necho \"sleep $1\" >> {node}/restarts\n")
+    (bin_dir / "sleep").chmod(0o755)
+    env = {**restarts(node), "RESTART_SPREAD_SECONDS": "300", "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    result = tune(node, CONFIG, **env)
+    assert result.returncode == 0, result.stdout
+    waited, restarted = (node / "restarts").read_text().splitlines()
+    assert restarted == "restart"  # after the wait
+    assert 0 <= int(waited.split()[1]) < 300
+    assert "spread over 300s" in result.stdout
 
 
 def test_without_kubelet_restarts_every_run_warns_that_allocatable_lacks_the_pages(node):
