@@ -245,3 +245,18 @@ def test_feature_file_counts_the_prepared_disks_for_nfd(node):
     prepare(node, FEATURE_FILE=str(feature))  # SN1 prepared, SN2 (data) and SN3 (mounted) refused
     assert "local-nvme-disks=1" in feature.read_text().splitlines()
     assert not feature.with_name(feature.name + ".new").exists()
+
+
+def test_the_feature_written_is_the_one_the_local_nvme_rule_matches(node):
+    """NFD local source: `name=value` lines of features.d files become local.feature attributes."""
+    from clusterinput import objects
+
+    feature = node / "features.d" / "gpu-gitops-local-nvme"
+    prepare(node, DISK_ID_PATTERN="nvme-Disk_SN1", FEATURE_FILE=str(feature))
+    attributes = dict(line.split("=", 1) for line in feature.read_text().splitlines() if not line.startswith("#"))
+    (rule_object,) = objects(REPO, "eks-mi300x-inference")["node-feature-rules"]
+    (rule,) = [r for r in rule_object["spec"]["rules"] if r["name"] == "local-nvme"]
+    (term,) = rule["matchFeatures"]
+    assert term["feature"] == "local.feature"
+    ((key, expression),) = term["matchExpressions"].items()
+    assert expression["op"] == "Gt" and int(attributes[key]) > int(expression["value"][0])
