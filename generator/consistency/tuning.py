@@ -10,7 +10,9 @@
   has run for a while, so with the DaemonSet backend they must be reserved at boot by the node
   image (``bootReserved``, then only checked) or through TuneD's ``[bootloader]``.
 - TuneD kernel arguments reach nodes through their MachineConfigPool, found from the pool's
-  ``node-role.kubernetes.io/<role>`` selector label.
+  ``node-role.kubernetes.io/<role>`` selector label. That pool must exist: only ``master`` and
+  ``worker`` are built in, others must be created and listed in ``tuning.machineConfigPools``
+  (a Tuned whose ``machineConfigLabels`` match no pool applies to no node, silently).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ RANGES = {
 }
 HUGEPAGE_KEYS = frozenset({"vm.nr_hugepages", "vm.nr_hugepages_mempolicy", "vm.nr_overcommit_hugepages"})
 MCP_ROLE_PREFIX = "node-role.kubernetes.io/"
+BUILTIN_MACHINE_CONFIG_POOLS = frozenset({"master", "worker"})
 
 
 def is_namespaced(key: str) -> bool:
@@ -97,7 +100,8 @@ def _check_sysctls(i: int, pool: dict, doc: Located) -> Iterator[InputError]:
                                 f"use a value between {low} and {high}", at_value=True)
 
 
-def _check_hugepages(i: int, pool: dict, backend: str, doc: Located) -> Iterator[InputError]:
+def _check_hugepages(i: int, pool: dict, backend: str, known_pools: list[str],
+                     doc: Located) -> Iterator[InputError]:
     pages = pool.get("hugepages")
     if not pages or not pages["1Gi"] or pages["bootReserved"]:
         return
@@ -112,7 +116,8 @@ def _check_hugepages(i: int, pool: dict, backend: str, doc: Located) -> Iterator
             "(then they are only checked)",
             at_value=True,
         )
-    elif not any(key.startswith(MCP_ROLE_PREFIX) for key in pool["nodeSelector"]):
+    elif not (roles := sorted(key.removeprefix(MCP_ROLE_PREFIX) for key in pool["nodeSelector"]
+                              if key.startswith(MCP_ROLE_PREFIX))):
         yield doc.error(
             f"nodePools[{i}] reserves 1Gi huge pages through TuneD [bootloader], which reaches nodes through "
             "their MachineConfigPool, but its nodeSelector names no node-role.kubernetes.io/<role> label",
@@ -120,10 +125,19 @@ def _check_hugepages(i: int, pool: dict, backend: str, doc: Located) -> Iterator
             "select the pool by its MachineConfigPool role, e.g. nodeSelector: "
             "{node-role.kubernetes.io/worker-gpu: \"\"}",
         )
+    elif roles[0] not in BUILTIN_MACHINE_CONFIG_POOLS | set(known_pools):
+        yield doc.error(
+            f"nodePools[{i}] reserves 1Gi huge pages through the MachineConfigPool {roles[0]!r}, which is "
+            "neither built in (master, worker) nor listed in tuning.machineConfigPools: if it does not "
+            "exist the Tuned profile applies to no node",
+            ("nodePools", i, "nodeSelector", MCP_ROLE_PREFIX + roles[0]),
+            f"create the MachineConfigPool {roles[0]} (machineConfigSelector: role in [worker, {roles[0]}], "
+            f"nodeSelector: node-role.kubernetes.io/{roles[0]}) and add it to tuning.machineConfigPools",
+        )
 
 
 def check(spec: dict, doc: Located) -> Iterator[InputError]:
     backend = spec["tuning"]["backend"]
     for i, pool in enumerate(spec["nodePools"]):
         yield from _check_sysctls(i, pool, doc)
-        yield from _check_hugepages(i, pool, backend, doc)
+        yield from _check_hugepages(i, pool, backend, spec["tuning"]["machineConfigPools"], doc)

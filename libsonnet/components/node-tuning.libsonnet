@@ -13,10 +13,15 @@
 // (/var/lib/gpu-gitops/kubelet-hugepages: the pages and the boot it restarted for) is missing or
 // stale, so a failed restart is retried and a reboot (pages set again after the kubelet started)
 // restarts it once more; without it every run logs a warning that allocatable lacks the pages.
+// Restarts are bounded: only under systemd (the script checks the host's PID 1), after a random
+// wait of up to `tuning.restartSpreadSeconds` (a pool's nodes are created and often rebooted
+// together), and a change of script or config rolls one node at a time (maxUnavailable: 1).
 //
 // backend `tuned`: one Node Tuning Operator `Tuned` per pool: [sysctl] (with vm.nr_hugepages
-// for the 2Mi pages, the default size), [vm], and [bootloader] for 1Gi pages on the kernel
-// command line, applied through the pool's MachineConfigPool (a reboot).
+// for the 2Mi pages, the default size) and [bootloader] for 1Gi pages on the kernel command line,
+// applied through the pool's MachineConfigPool (a reboot; generator/consistency/tuning.py checks
+// the pool is one the input says exists). Transparent huge pages are left as the node image
+// sets them: nothing in the input asks to change them.
 local k = import '../lib/k.libsonnet';
 local labels = import '../lib/labels.libsonnet';
 
@@ -86,7 +91,8 @@ function(params)
       k.object('apps/v1', 'DaemonSet', name, ns, poolLabels) + {
         spec: {
           selector: { matchLabels: k.selectorLabels(name) },
-          updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%' } },
+          // a new config may restart the kubelet: one node of the pool at a time
+          updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
           template: {
             metadata: {
               labels: poolLabels,
@@ -108,7 +114,12 @@ function(params)
                   { name: 'PROC_SYS', value: '/proc/sys' },
                   { name: 'SYS_ROOT', value: '/host/sys' },
                   { name: 'RESTART_KUBELET', value: std.toString(p.tuning.restartKubelet) },
-                ] + (if p.tuning.restartKubelet then [{ name: 'STATE_DIR', value: '/host' + p.stateDir }] else []),
+                ] + (if p.tuning.restartKubelet then [
+                  { name: 'STATE_DIR', value: '/host' + p.stateDir },
+                  // hostPID: /proc/1 is the host's init
+                  { name: 'HOST_PROC', value: '/proc' },
+                  { name: 'RESTART_SPREAD_SECONDS', value: std.toString(p.tuning.restartSpreadSeconds) },
+                ] else []),
                 securityContext: { privileged: true },
                 resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
                 volumeMounts: [
@@ -149,7 +160,6 @@ function(params)
     local data = std.join('\n',
       ['[main]', 'summary=gpu-gitops tuning for node pool ' + pool.name, 'include=openshift-node']
       + section('sysctl', ['%s=%s' % [key, sysctls[key]] for key in std.objectFields(sysctls)])
-      + section('vm', if h['2Mi'] > 0 || h['1Gi'] > 0 then ['transparent_hugepages=never'] else [])
       + section('bootloader', if bootPages then ['cmdline_gpu_gitops_hugepages=hugepagesz=1G hugepages=%d' % h['1Gi']] else [])
     ) + '\n';
     k.object('tuned.openshift.io/v1', 'Tuned', name, p.tunedNamespace,

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from clusterinput import BASE, objects, replace, write
 
 TUNED_1GI = replace("{2Mi: 1024, 1Gi: 16, bootReserved: true}", "{2Mi: 1024, 1Gi: 16}",
                     replace("nodeSelector: {agentpool: gpu}",
                             "nodeSelector: {node-role.kubernetes.io/worker-gpu: \"\", gpu: h100}")) \
-    + "tuning: {backend: tuned}\n"
+    + "tuning: {backend: tuned, machineConfigPools: [worker-gpu]}\n"
 # the Node Tuning Operator runs on OpenShift or self-managed (generic) clusters, not on AKS
 TUNED_1GI = TUNED_1GI.replace("provider: aks", "provider: generic")
 
@@ -74,6 +76,7 @@ def test_tuned_reserves_1gi_pages_on_the_kernel_command_line_through_the_machine
     assert "vm.nr_hugepages=1024" in data
     assert "net.core.rmem_max=268435456" in data
     assert data.index("[bootloader]") < data.index("cmdline_gpu_gitops_hugepages=hugepagesz=1G hugepages=16")
+    assert "[vm]" not in data and not any("transparent_hugepages" in line for line in data)  # not asked for
     (recommend,) = tuned["spec"]["recommend"]
     assert recommend["profile"] == profile["name"]
     assert recommend["machineConfigLabels"] == {"machineconfiguration.openshift.io/role": "worker-gpu"}
@@ -93,3 +96,24 @@ def test_tuned_without_kernel_arguments_matches_all_the_pools_labels(project):
 def test_pools_without_settings_get_no_tuning(project):
     write(project, BASE[:BASE.index("  - name: gpu\n")] + "tuning: {backend: daemonset}\n")
     assert tuning(project) == []
+
+
+def test_tuning_daemonset_rolls_one_node_at_a_time_and_spreads_kubelet_restarts(project):
+    write(project, BASE + "tuning: {restartKubelet: true, restartSpreadSeconds: 600}\n")
+    (ds,) = [o for o in tuning(project) if o["kind"] == "DaemonSet"]
+    assert ds["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"] == 1
+    env = {e["name"]: e["value"] for e in ds["spec"]["template"]["spec"]["initContainers"][0]["env"]}
+    assert env["RESTART_SPREAD_SECONDS"] == "600"
+    assert env["HOST_PROC"] == "/proc" and ds["spec"]["template"]["spec"]["hostPID"] is True  # PID 1: the init check
+
+
+def test_a_machine_config_pool_not_known_to_exist_is_an_input_error(project, run):
+    text = TUNED_1GI.replace("tuning: {backend: tuned, machineConfigPools: [worker-gpu]}", "tuning: {backend: tuned}")
+    write(project, text)
+    result = run(project, "render", "t")
+    assert result.exit_code == 2, result.output
+    (line, message, hint), *_ = re.findall(r"clusters/t/cluster\.yaml:(\d+):\d+: error: (.*)\n  hint: (.*)",
+                                           result.output)
+    assert int(line) == next(n for n, x in enumerate(text.splitlines(), 1) if "worker-gpu: \"\"" in x)
+    assert "MachineConfigPool 'worker-gpu'" in message
+    assert "tuning.machineConfigPools" in hint
