@@ -13,9 +13,14 @@
 // (/var/lib/gpu-gitops/kubelet-hugepages: the pages and the boot it restarted for) is missing or
 // stale, so a failed restart is retried and a reboot (pages set again after the kubelet started)
 // restarts it once more; without it every run logs a warning that allocatable lacks the pages.
-// Restarts are bounded: only under systemd (the script checks the host's PID 1), after a random
-// wait of up to `tuning.restartSpreadSeconds` (a pool's nodes are created and often rebooted
-// together), and a change of script or config rolls one node at a time (maxUnavailable: 1).
+// Restarts are bounded: only under systemd (the script checks the host's PID 1), one node of the
+// pool at a time (a pool's nodes are created and often rebooted together): the script holds the
+// Lease `kubelet-restart-<pool>` in the tuning namespace from before the restart until the
+// kubelet answers its health check. kubectl comes from registry.k8s.io/kubectl (Debian-based,
+// kubernetes build/server-image/kubectl/Dockerfile), copied into the busybox container by a
+// first init container; the API token is projected into the tuning container only, for a
+// ServiceAccount that may touch nothing but these Leases. A change of script or config rolls
+// the DaemonSet one node at a time (maxUnavailable: 1).
 //
 // backend `tuned`: one Node Tuning Operator `Tuned` per pool: [sysctl] (with vm.nr_hugepages
 // for the 2Mi pages, the default size) and [bootloader] for 1Gi pages on the kernel command line,
@@ -33,9 +38,13 @@ local defaults = {
   pools: [],
   images: {
     tune: 'docker.io/library/busybox:1.37.0',
+    // Lease create/get/replace/delete: coordination.k8s.io/v1, unchanged since 1.14
+    kubectl: 'registry.k8s.io/kubectl:v1.32.0',
     pause: 'registry.k8s.io/pause:3.10',
   },
   stateDir: '/var/lib/gpu-gitops',
+  serviceAccount: 'kubelet-restart',
+  lockSeconds: 600,
   tunedNamespace: 'openshift-cluster-node-tuning-operator',
   tunedPriority: 20,
   script: importstr '../files/tune-node.sh',
@@ -82,6 +91,19 @@ function(params)
   local pools = [pool for pool in p.pools if hasTuning(pool)];
   local scriptName = 'tune-node-script';
 
+  local lockName(pool) = 'kubelet-restart-' + pool.name;
+  // the API token, CA and namespace kubectl's in-cluster config reads, in this container only
+  local apiAccess = {
+    name: 'api-access',
+    projected: {
+      sources: [
+        { serviceAccountToken: { path: 'token', expirationSeconds: 3600 } },
+        { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+        { downwardAPI: { items: [{ path: 'namespace', fieldRef: { fieldPath: 'metadata.namespace' } }] } },
+      ],
+    },
+  };
+
   local daemonSetObjects(pool) =
     local name = 'tune-' + pool.name;
     local config = configOf(pool);
@@ -105,8 +127,20 @@ function(params)
               hostNetwork: true,
               // the kubelet restart enters the host's namespaces through PID 1
               [if p.tuning.restartKubelet then 'hostPID']: true,
+              [if p.tuning.restartKubelet then 'serviceAccountName']: p.serviceAccount,
               automountServiceAccountToken: false,
-              initContainers: [{
+              initContainers: (if p.tuning.restartKubelet then [{
+                name: 'kubectl',
+                image: p.images.kubectl,
+                command: ['cp', '/bin/kubectl', '/tools/kubectl'],
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  capabilities: { drop: ['ALL'] },
+                  readOnlyRootFilesystem: true,
+                },
+                resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
+                volumeMounts: [{ name: 'tools', mountPath: '/tools' }],
+              }] else []) + [{
                 name: 'tune',
                 image: p.images.tune,
                 command: ['/bin/sh', '/scripts/tune-node.sh', '/config/tuning.conf'],
@@ -118,7 +152,11 @@ function(params)
                   { name: 'STATE_DIR', value: '/host' + p.stateDir },
                   // hostPID: /proc/1 is the host's init
                   { name: 'HOST_PROC', value: '/proc' },
-                  { name: 'RESTART_SPREAD_SECONDS', value: std.toString(p.tuning.restartSpreadSeconds) },
+                  { name: 'KUBECTL', value: '/tools/kubectl' },
+                  { name: 'LOCK_NAME', value: lockName(pool) },
+                  { name: 'LOCK_NAMESPACE', value: ns },
+                  { name: 'LOCK_SECONDS', value: std.toString(p.lockSeconds) },
+                  { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
                 ] else []),
                 securityContext: { privileged: true },
                 resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
@@ -126,7 +164,11 @@ function(params)
                   { name: 'config', mountPath: '/config', readOnly: true },
                   { name: 'scripts', mountPath: '/scripts', readOnly: true },
                   { name: 'sys', mountPath: '/host/sys' },
-                ] + (if p.tuning.restartKubelet then [{ name: 'state', mountPath: '/host' + p.stateDir }] else []),
+                ] + (if p.tuning.restartKubelet then [
+                  { name: 'state', mountPath: '/host' + p.stateDir },
+                  { name: 'tools', mountPath: '/tools', readOnly: true },
+                  { name: 'api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
+                ] else []),
               }],
               containers: [{
                 name: 'pause',
@@ -144,7 +186,11 @@ function(params)
                 { name: 'config', configMap: { name: name } },
                 { name: 'scripts', configMap: { name: scriptName, defaultMode: std.parseOctal('0555') } },
                 { name: 'sys', hostPath: { path: '/sys', type: 'Directory' } },
-              ] + (if p.tuning.restartKubelet then [{ name: 'state', hostPath: { path: p.stateDir, type: 'DirectoryOrCreate' } }] else []),
+              ] + (if p.tuning.restartKubelet then [
+                { name: 'state', hostPath: { path: p.stateDir, type: 'DirectoryOrCreate' } },
+                { name: 'tools', emptyDir: {} },
+                apiAccess,
+              ] else []),
             },
           },
         },
@@ -185,4 +231,23 @@ function(params)
     }),
     k.object('v1', 'ConfigMap', scriptName, ns, k.labels(component)) + { data: { 'tune-node.sh': p.script } },
   ]
+  + (if p.tuning.restartKubelet then [
+       k.object('v1', 'ServiceAccount', p.serviceAccount, ns, k.labels(component)),
+       // create cannot be limited by name (the name is not known at authorization time)
+       k.object('rbac.authorization.k8s.io/v1', 'Role', p.serviceAccount, ns, k.labels(component)) + {
+         rules: [
+           { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+           {
+             apiGroups: ['coordination.k8s.io'],
+             resources: ['leases'],
+             resourceNames: [lockName(pool) for pool in pools],
+             verbs: ['get', 'update', 'delete'],
+           },
+         ],
+       },
+       k.object('rbac.authorization.k8s.io/v1', 'RoleBinding', p.serviceAccount, ns, k.labels(component)) + {
+         subjects: [{ kind: 'ServiceAccount', name: p.serviceAccount, namespace: ns }],
+         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: p.serviceAccount },
+       },
+     ] else [])
   + std.flattenArrays([daemonSetObjects(pool) for pool in pools])

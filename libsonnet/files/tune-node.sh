@@ -16,9 +16,13 @@
 #   KUBELET_RESTART_COMMAND   how (default: systemctl in the host's namespaces, waiting for it)
 #   STATE_DIR  where the restart record lives, on the host (default /var/lib/gpu-gitops)
 #   HOST_PROC  the host's /proc (default /proc: the pod shares the host's PID namespace)
-#   RESTART_SPREAD_SECONDS   wait a random 0..N-1 seconds before restarting the kubelet, so
-#                            the nodes of a pool (created together, rebooted together) do not
-#                            all restart it at once (default 0)
+#   LOCK_NAME, LOCK_NAMESPACE   the pool's kubelet restart lock, a coordination.k8s.io Lease
+#                            (none: no lock); KUBECTL (default kubectl) reaches the API server
+#   NODE_NAME  the lock holder's identity (default: hostname)
+#   LOCK_SECONDS  how long a lock whose holder never released it blocks the pool (default 600)
+#   LOCK_POLL_SECONDS  how often a waiting node checks the lock (default 10)
+#   KUBELET_HEALTHZ_URL  polled after the restart (default http://127.0.0.1:10248/healthz, the
+#                        kubelet's --healthz-bind-address and --healthz-port defaults)
 #
 # Whether the kubelet must restart is not decided from what this run changed: a restart that
 # failed once would never be retried, and after a reboot the pages are set again after the
@@ -27,6 +31,14 @@
 # record is missing or differs, and the record is written only once the restart succeeded.
 # The restart goes through systemd; it is refused (an error) when the host's PID 1 is not
 # systemd, where `systemctl restart kubelet` cannot work (e.g. Talos).
+#
+# One node of the pool restarts its kubelet at a time: a pool's nodes are created together and
+# often rebooted together. The lock is a Lease held by NODE_NAME: `kubectl create` is atomic
+# (it fails while another node holds the Lease), and the Lease is deleted once the kubelet
+# answers its health check again. A Lease not released within LOCK_SECONDS (its node died
+# mid-restart, or its kubelet never came back: then the pool's restarts stop for that long) is
+# taken over with `kubectl replace` at the resourceVersion read, so two waiting nodes cannot
+# both take it; the holder's own Lease (its pod restarted) is taken back at once.
 #
 # Huge pages the kernel cannot fully allocate (fragmented memory) are rolled back to the count
 # before this run: a partial pool pins memory the kubelet still counts as allocatable.
@@ -46,7 +58,13 @@ restart_kubelet=${RESTART_KUBELET:-false}
 restart_command=${KUBELET_RESTART_COMMAND:-nsenter --target 1 --mount --uts --ipc --net --pid -- systemctl restart kubelet}
 state_dir=${STATE_DIR:-/var/lib/gpu-gitops}
 host_proc=${HOST_PROC:-/proc}
-restart_spread=${RESTART_SPREAD_SECONDS:-0}
+kubectl=${KUBECTL:-kubectl}
+lock_name=${LOCK_NAME:-}
+lock_ns=${LOCK_NAMESPACE:-}
+node_name=${NODE_NAME:-$(hostname)}
+lock_seconds=${LOCK_SECONDS:-600}
+lock_poll=${LOCK_POLL_SECONDS:-10}
+healthz=${KUBELET_HEALTHZ_URL:-http://127.0.0.1:10248/healthz}
 record=$state_dir/kubelet-hugepages
 
 changed=0
@@ -132,6 +150,62 @@ while read -r kind key value || [ -n "$kind" ]; do
   esac
 done < "$config"
 
+# lease EXPIRES [RESOURCE_VERSION]: the lock's manifest, held by this node until EXPIRES (epoch).
+lease() {
+  printf 'apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata:\n  name: %s\n  namespace: %s\n' "$lock_name" "$lock_ns"
+  printf '  annotations: {gpu-gitops.io/expires: "%s"}\n' "$1"
+  [ -z "${2:-}" ] || printf '  resourceVersion: "%s"\n' "$2"
+  printf 'spec:\n  holderIdentity: %s\n  leaseDurationSeconds: %s\n' "$node_name" "$lock_seconds"
+}
+
+acquire_lock() {
+  [ -n "$lock_name" ] || return 0
+  while :; do
+    expires=$(($(date +%s) + lock_seconds))
+    if error=$(lease "$expires" | $kubectl create -f - 2>&1); then
+      log "holding the kubelet restart lock $lock_ns/$lock_name"
+      return 0
+    fi
+    # holder, expiry, resourceVersion
+    current=$($kubectl get lease -n "$lock_ns" "$lock_name" \
+      -o 'jsonpath={.spec.holderIdentity} {.metadata.annotations.gpu-gitops\.io/expires} {.metadata.resourceVersion}' 2>&1) \
+      || current=''
+    set -- $current
+    if [ $# -eq 3 ] && { [ "$1" = "$node_name" ] || [ "$2" -lt "$(date +%s)" ]; } \
+       && lease "$expires" "$3" | $kubectl replace -f - >/dev/null 2>&1; then
+      log "holding the kubelet restart lock $lock_ns/$lock_name (taken over from $1)"
+      return 0
+    fi
+    if [ $# -eq 3 ]; then
+      log "waiting for the kubelet restart lock $lock_ns/$lock_name, held by $1: one node of the pool at a time"
+    else
+      log "waiting for the kubelet restart lock $lock_ns/$lock_name: $error"
+    fi
+    sleep "$lock_poll"
+  done
+}
+
+release_lock() {
+  [ -n "$lock_name" ] || return 0
+  holder=$($kubectl get lease -n "$lock_ns" "$lock_name" -o 'jsonpath={.spec.holderIdentity}' 2>/dev/null || true)
+  if [ "$holder" = "$node_name" ] && $kubectl delete lease -n "$lock_ns" "$lock_name" >/dev/null; then
+    log "released the kubelet restart lock $lock_ns/$lock_name"
+  else
+    log "warning: the kubelet restart lock $lock_ns/$lock_name is not held by $node_name (holder: ${holder:-none})"
+  fi
+}
+
+# The kubelet answers its health check within a minute of the restart.
+kubelet_healthy() {
+  tries=0
+  while [ "$tries" -lt 30 ]; do
+    wget -q -O /dev/null "$healthz" 2>/dev/null && return 0
+    tries=$((tries + 1))
+    sleep 2
+  done
+  return 1
+}
+
 # Restart the kubelet unless the record says it already restarted for these pages in this boot.
 restart_for_hugepages() {
   [ -n "$runtime_hugepages" ] || return 0
@@ -164,15 +238,12 @@ restart_for_hugepages() {
     failed=$((failed + 1))
     return 0
   fi
-  if [ "$restart_spread" -gt 1 ]; then
-    delay=$(( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % restart_spread ))
-    log "waiting ${delay}s before restarting the kubelet (spread over ${restart_spread}s across the pool)"
-    sleep "$delay"
-  fi
+  acquire_lock
   log "restarting the kubelet so it advertises huge pages$runtime_hugepages ($reason)"
   if ! $restart_command; then
     log "error: the kubelet restart failed; retried on the next run"
     failed=$((failed + 1))
+    release_lock
     return 0
   fi
   if mkdir -p "$state_dir" && printf '%s\n' "$want" > "$record.new" && mv -f "$record.new" "$record"; then
@@ -181,6 +252,13 @@ restart_for_hugepages() {
     log "error: kubelet restarted, but $record cannot be written: it will be restarted again"
     failed=$((failed + 1))
   fi
+  if ! kubelet_healthy; then
+    log "error: the kubelet does not answer $healthz after its restart; the lock is kept, so no other" \
+        "node of the pool restarts its kubelet for ${lock_seconds}s"
+    failed=$((failed + 1))
+    return 0
+  fi
+  release_lock
 }
 
 restart_for_hugepages

@@ -28,14 +28,14 @@ def test_kubelet_restart_is_opt_in(project):
     (ds,) = [o for o in tuning(project) if o["kind"] == "DaemonSet"]
     pod = ds["spec"]["template"]["spec"]
     assert pod["hostPID"] is True
-    assert {"name": "RESTART_KUBELET", "value": "true"} in pod["initContainers"][0]["env"]
+    assert {"name": "RESTART_KUBELET", "value": "true"} in pod["initContainers"][-1]["env"]
 
 
 def test_restart_record_is_kept_on_the_host_across_pods_and_reboots(project):
     write(project, BASE + "tuning: {restartKubelet: true}\n")
     (ds,) = [o for o in tuning(project) if o["kind"] == "DaemonSet"]
     pod = ds["spec"]["template"]["spec"]
-    init = pod["initContainers"][0]
+    init = pod["initContainers"][-1]
     state_dir = next(e["value"] for e in init["env"] if e["name"] == "STATE_DIR")
     (mount,) = [m for m in init["volumeMounts"] if m["mountPath"] == state_dir]
     (volume,) = [v for v in pod["volumes"] if v["name"] == mount["name"]]
@@ -98,13 +98,43 @@ def test_pools_without_settings_get_no_tuning(project):
     assert tuning(project) == []
 
 
-def test_tuning_daemonset_rolls_one_node_at_a_time_and_spreads_kubelet_restarts(project):
-    write(project, BASE + "tuning: {restartKubelet: true, restartSpreadSeconds: 600}\n")
-    (ds,) = [o for o in tuning(project) if o["kind"] == "DaemonSet"]
-    assert ds["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"] == 1
-    env = {e["name"]: e["value"] for e in ds["spec"]["template"]["spec"]["initContainers"][0]["env"]}
-    assert env["RESTART_SPREAD_SECONDS"] == "600"
-    assert env["HOST_PROC"] == "/proc" and ds["spec"]["template"]["spec"]["hostPID"] is True  # PID 1: the init check
+def test_kubelet_restarts_take_the_pools_lease_with_api_access_for_that_only(project):
+    write(project, BASE + "  - name: cpu\n    nodeSelector: {agentpool: cpu}\n    sysctls: {fs.file-max: 1048576}\n"
+                   "tuning: {restartKubelet: true}\n")
+    rendered = tuning(project)
+    daemonsets = {o["metadata"]["name"]: o for o in rendered if o["kind"] == "DaemonSet"}
+    for pool, ds in (("gpu", daemonsets["tune-gpu"]), ("cpu", daemonsets["tune-cpu"])):
+        assert ds["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"] == 1  # a new config: one node at a time
+        pod = ds["spec"]["template"]["spec"]
+        copier, tune = pod["initContainers"]
+        assert copier["command"] == ["cp", "/bin/kubectl", "/tools/kubectl"]
+        env = {e["name"]: e.get("value", e.get("valueFrom")) for e in tune["env"]}
+        assert env["LOCK_NAME"] == f"kubelet-restart-{pool}" and env["LOCK_NAMESPACE"] == "gpu-node-tuning"
+        assert env["NODE_NAME"] == {"fieldRef": {"fieldPath": "spec.nodeName"}}
+        assert env["KUBECTL"] == "/tools/kubectl"
+        assert env["HOST_PROC"] == "/proc" and pod["hostPID"] is True  # PID 1: the systemd check
+        # the token is mounted into the tuning container only
+        assert pod["automountServiceAccountToken"] is False
+        assert pod["serviceAccountName"] == "kubelet-restart"
+        token_mounts = [m for c in pod["initContainers"] + pod["containers"] for m in c.get("volumeMounts", [])
+                        if m["mountPath"] == "/var/run/secrets/kubernetes.io/serviceaccount"]
+        assert token_mounts == [m for m in tune["volumeMounts"] if m["name"] == "api-access"] and token_mounts
+    (role,) = [o for o in rendered if o["kind"] == "Role"]
+    assert role["rules"] == [
+        {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
+        {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+         "resourceNames": ["kubelet-restart-gpu", "kubelet-restart-cpu"], "verbs": ["get", "update", "delete"]},
+    ]
+    (binding,) = [o for o in rendered if o["kind"] == "RoleBinding"]
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "kubelet-restart", "namespace": "gpu-node-tuning"}]
+
+
+def test_without_kubelet_restarts_no_api_access(project):
+    write(project, BASE)
+    rendered = tuning(project)
+    assert not [o for o in rendered if o["kind"] in ("ServiceAccount", "Role", "RoleBinding")]
+    (ds,) = [o for o in rendered if o["kind"] == "DaemonSet"]
+    assert [c["name"] for c in ds["spec"]["template"]["spec"]["initContainers"]] == ["tune"]
 
 
 def test_a_machine_config_pool_not_known_to_exist_is_an_input_error(project, run):
