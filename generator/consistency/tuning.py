@@ -9,6 +9,8 @@
 - 1Gi pages at runtime: allocation needs 1 GiB of contiguous free memory and fails on a node that
   has run for a while, so with the DaemonSet backend they must be reserved at boot by the node
   image (``bootReserved``, then only checked) or through TuneD's ``[bootloader]``.
+- The tuned backend reserves all huge pages (2Mi too) on the kernel command line, so the kubelet
+  counts them from its start.
 - TuneD kernel arguments reach nodes through their MachineConfigPool, found from the pool's
   ``node-role.kubernetes.io/<role>`` selector label. That pool must exist: only ``master`` and
   ``worker`` are built in, others must be created and listed in ``tuning.machineConfigPools``
@@ -103,7 +105,9 @@ def _check_sysctls(i: int, pool: dict, doc: Located) -> Iterator[InputError]:
 def _check_hugepages(i: int, pool: dict, backend: str, known_pools: list[str],
                      doc: Located) -> Iterator[InputError]:
     pages = pool.get("hugepages")
-    if not pages or not pages["1Gi"] or pages["bootReserved"]:
+    runtime_1gi = bool(pages and pages["1Gi"] and not pages["bootReserved"])
+    # the tuned backend puts every page on the kernel command line, 2Mi too
+    if not (runtime_1gi or (backend == "tuned" and pages and pages["2Mi"])):
         return
     path = ("nodePools", i, "hugepages", "1Gi")
     if backend == "daemonset":
@@ -119,7 +123,7 @@ def _check_hugepages(i: int, pool: dict, backend: str, known_pools: list[str],
     elif not (roles := sorted(key.removeprefix(MCP_ROLE_PREFIX) for key in pool["nodeSelector"]
                               if key.startswith(MCP_ROLE_PREFIX))):
         yield doc.error(
-            f"nodePools[{i}] reserves 1Gi huge pages through TuneD [bootloader], which reaches nodes through "
+            f"nodePools[{i}] reserves huge pages through TuneD [bootloader], which reaches nodes through "
             "their MachineConfigPool, but its nodeSelector names no node-role.kubernetes.io/<role> label",
             ("nodePools", i, "nodeSelector"),
             "select the pool by its MachineConfigPool role, e.g. nodeSelector: "
@@ -127,7 +131,7 @@ def _check_hugepages(i: int, pool: dict, backend: str, known_pools: list[str],
         )
     elif roles[0] not in BUILTIN_MACHINE_CONFIG_POOLS | set(known_pools):
         yield doc.error(
-            f"nodePools[{i}] reserves 1Gi huge pages through the MachineConfigPool {roles[0]!r}, which is "
+            f"nodePools[{i}] reserves huge pages through the MachineConfigPool {roles[0]!r}, which is "
             "neither built in (master, worker) nor listed in tuning.machineConfigPools: if it does not "
             "exist the Tuned profile applies to no node",
             ("nodePools", i, "nodeSelector", MCP_ROLE_PREFIX + roles[0]),

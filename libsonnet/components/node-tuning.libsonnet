@@ -22,9 +22,8 @@
 // ServiceAccount that may touch nothing but these Leases. A change of script or config rolls
 // the DaemonSet one node at a time (maxUnavailable: 1).
 //
-// backend `tuned`: one Node Tuning Operator `Tuned` per pool: [sysctl] (with vm.nr_hugepages
-// for the 2Mi pages, the default size) and [bootloader] for 1Gi pages on the kernel command line,
-// applied through the pool's MachineConfigPool (a reboot; generator/consistency/tuning.py checks
+// backend `tuned`: one Node Tuning Operator `Tuned` per pool: [sysctl] and [bootloader] for the
+// huge pages (2Mi and 1Gi) on the kernel command line, applied through the pool's MachineConfigPool (a reboot; generator/consistency/tuning.py checks
 // the pool is one the input says exists). Transparent huge pages are left as the node image
 // sets them: nothing in the input asks to change them.
 local k = import '../lib/k.libsonnet';
@@ -200,13 +199,19 @@ function(params)
   local tuned(pool) =
     local name = 'gpu-gitops-' + pool.name;
     local h = hugepagesOf(pool);
-    local bootPages = h['1Gi'] > 0 && !h.bootReserved;
-    local sysctls = pool.sysctls + (if h['2Mi'] > 0 then { 'vm.nr_hugepages': h['2Mi'] } else {});
+    // Every huge page goes on the kernel command line, reserved before the kubelet starts: pages
+    // set at runtime (vm.nr_hugepages) are missing from node allocatable until the kubelet
+    // restarts. OpenShift's own recipe ("Configuring huge pages at boot time", scalability and
+    // performance docs) is this [bootloader] cmdline through the pool's MachineConfigPool.
+    local bootArgs = (if h['2Mi'] > 0 then ['hugepagesz=2M hugepages=%d' % h['2Mi']] else [])
+                     + (if h['1Gi'] > 0 && !h.bootReserved then ['hugepagesz=1G hugepages=%d' % h['1Gi']] else []);
+    local bootPages = std.length(bootArgs) > 0;
+    local sysctls = pool.sysctls;
     local section(title, lines) = if std.length(lines) > 0 then ['', '[' + title + ']'] + lines else [];
     local data = std.join('\n',
       ['[main]', 'summary=gpu-gitops tuning for node pool ' + pool.name, 'include=openshift-node']
       + section('sysctl', ['%s=%s' % [key, sysctls[key]] for key in std.objectFields(sysctls)])
-      + section('bootloader', if bootPages then ['cmdline_gpu_gitops_hugepages=hugepagesz=1G hugepages=%d' % h['1Gi']] else [])
+      + section('bootloader', if bootPages then ['cmdline_gpu_gitops_hugepages=' + std.join(' ', bootArgs)] else [])
     ) + '\n';
     k.object('tuned.openshift.io/v1', 'Tuned', name, p.tunedNamespace,
              k.labels(component, name) + { [labels.nodePool]: pool.name }) + {

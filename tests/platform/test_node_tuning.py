@@ -73,17 +73,27 @@ def test_tuned_reserves_1gi_pages_on_the_kernel_command_line_through_the_machine
     (profile,) = tuned["spec"]["profile"]
     data = profile["data"].splitlines()
     assert "include=openshift-node" in data
-    assert "vm.nr_hugepages=1024" in data
     assert "net.core.rmem_max=268435456" in data
-    assert data.index("[bootloader]") < data.index("cmdline_gpu_gitops_hugepages=hugepagesz=1G hugepages=16")
+    # 2Mi pages too: set at runtime (vm.nr_hugepages) they would miss the kubelet's allocatable
+    assert not any(line.startswith("vm.nr_hugepages") for line in data)
+    assert data.index("[bootloader]") < data.index(
+        "cmdline_gpu_gitops_hugepages=hugepagesz=2M hugepages=1024 hugepagesz=1G hugepages=16")
     assert "[vm]" not in data and not any("transparent_hugepages" in line for line in data)  # not asked for
     (recommend,) = tuned["spec"]["recommend"]
     assert recommend["profile"] == profile["name"]
     assert recommend["machineConfigLabels"] == {"machineconfiguration.openshift.io/role": "worker-gpu"}
 
 
+def test_tuned_2mi_pages_go_on_the_kernel_command_line_too(project):
+    write(project, TUNED_1GI.replace("{2Mi: 1024, 1Gi: 16}", "{2Mi: 1024}"))
+    (tuned,) = tuning(project)
+    data = tuned["spec"]["profile"][0]["data"].splitlines()
+    assert "cmdline_gpu_gitops_hugepages=hugepagesz=2M hugepages=1024" in data
+    assert tuned["spec"]["recommend"][0]["machineConfigLabels"] == {"machineconfiguration.openshift.io/role": "worker-gpu"}
+
+
 def test_tuned_without_kernel_arguments_matches_all_the_pools_labels(project):
-    write(project, (replace("{2Mi: 1024, 1Gi: 16, bootReserved: true}", "{2Mi: 1024}",
+    write(project, (replace("    hugepages: {2Mi: 1024, 1Gi: 16, bootReserved: true}\n", "",
                             replace("nodeSelector: {agentpool: gpu}", "nodeSelector: {agentpool: gpu, sku: h100}"))
           + "tuning: {backend: tuned}\n").replace("provider: aks", "provider: generic"))
     (tuned,) = tuning(project)
