@@ -150,12 +150,15 @@ while read -r kind key value || [ -n "$kind" ]; do
   esac
 done < "$config"
 
-# lease EXPIRES [RESOURCE_VERSION]: the lock's manifest, held by this node until EXPIRES (epoch).
+# lease EXPIRES [RESOURCE_VERSION]: the lock's manifest (JSON), held by this node until EXPIRES
+# (epoch seconds; compared with each node's clock, so LOCK_SECONDS dwarfs any clock skew).
 lease() {
-  printf 'apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata:\n  name: %s\n  namespace: %s\n' "$lock_name" "$lock_ns"
-  printf '  annotations: {gpu-gitops.io/expires: "%s"}\n' "$1"
-  [ -z "${2:-}" ] || printf '  resourceVersion: "%s"\n' "$2"
-  printf 'spec:\n  holderIdentity: %s\n  leaseDurationSeconds: %s\n' "$node_name" "$lock_seconds"
+  version=''
+  [ -z "${2:-}" ] || version=",\"resourceVersion\":\"$2\""
+  printf '{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"%s","namespace":"%s",' \
+    "$lock_name" "$lock_ns"
+  printf '"annotations":{"gpu-gitops.io/expires":"%s"}%s},' "$1" "$version"
+  printf '"spec":{"holderIdentity":"%s","leaseDurationSeconds":%s}}\n' "$node_name" "$lock_seconds"
 }
 
 acquire_lock() {

@@ -208,17 +208,17 @@ def test_kubelet_restart_needs_systemd_as_the_hosts_init(node):
 # resourceVersion read (a conflict otherwise), get prints the jsonpath fields the script asks for.
 FAKE_KUBECTL = r"""
 store="$LEASES"; mkdir -p "$store"
+field() { printf '%s\n' "$manifest" | sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p"; }
 case $1 in
   create)
     manifest=$(cat); [ -f "$store/holder" ] && { echo 'Error from server (AlreadyExists)' >&2; exit 1; }
-    printf '%s\n' "$manifest" | sed -n 's/^  holderIdentity: //p' > "$store/holder"
-    printf '%s\n' "$manifest" | sed -n 's/.*gpu-gitops.io\/expires: "\(.*\)".*/\1/p' > "$store/expires"
+    field holderIdentity > "$store/holder"; field 'gpu-gitops.io\/expires' > "$store/expires"
     echo 1 > "$store/version"; echo "create $(cat "$store/holder")" >> "$store/log" ;;
   replace)
-    manifest=$(cat); rv=$(printf '%s\n' "$manifest" | sed -n 's/^  resourceVersion: "\(.*\)"/\1/p')
-    [ "$rv" = "$(cat "$store/version" 2>/dev/null)" ] || { echo 'Error from server (Conflict)' >&2; exit 1; }
-    printf '%s\n' "$manifest" | sed -n 's/^  holderIdentity: //p' > "$store/holder"
-    printf '%s\n' "$manifest" | sed -n 's/.*gpu-gitops.io\/expires: "\(.*\)".*/\1/p' > "$store/expires"
+    manifest=$(cat)
+    [ "$(field resourceVersion)" = "$(cat "$store/version" 2>/dev/null)" ] \
+      || { echo 'Error from server (Conflict)' >&2; exit 1; }
+    field holderIdentity > "$store/holder"; field 'gpu-gitops.io\/expires' > "$store/expires"
     echo $(( $(cat "$store/version") + 1 )) > "$store/version"; echo "replace $(cat "$store/holder")" >> "$store/log" ;;
   get)
     [ -f "$store/holder" ] || { echo 'Error from server (NotFound)' >&2; exit 1; }
