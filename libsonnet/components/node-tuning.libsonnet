@@ -158,7 +158,8 @@ function(params)
                   { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
                 ] else []),
                 securityContext: { privileged: true },
-                resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
+                // kubectl (a Go binary of ~50 MiB) runs in here for the lock
+                resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: if p.tuning.restartKubelet then '192Mi' else '64Mi' } },
                 volumeMounts: [
                   { name: 'config', mountPath: '/config', readOnly: true },
                   { name: 'scripts', mountPath: '/scripts', readOnly: true },
