@@ -91,6 +91,10 @@ function(params)
   local scriptName = 'tune-node-script';
 
   local lockName(pool) = 'kubelet-restart-' + pool.name;
+  // Only runtime (2Mi) huge pages need the kubelet restarted: other pools get no restart
+  // machinery and no API access.
+  local restartsKubelet(pool) = p.tuning.restartKubelet && hugepagesOf(pool)['2Mi'] > 0;
+  local restartPools = [pool for pool in pools if restartsKubelet(pool)];
   // the API token, CA and namespace kubectl's in-cluster config reads, in this container only
   local apiAccess = {
     name: 'api-access',
@@ -105,6 +109,7 @@ function(params)
 
   local daemonSetObjects(pool) =
     local name = 'tune-' + pool.name;
+    local restarts = restartsKubelet(pool);
     local config = configOf(pool);
     local poolLabels = k.labels(component, name) + { [labels.nodePool]: pool.name };
     [
@@ -125,10 +130,10 @@ function(params)
               priorityClassName: 'system-node-critical',
               hostNetwork: true,
               // the kubelet restart enters the host's namespaces through PID 1
-              [if p.tuning.restartKubelet then 'hostPID']: true,
-              [if p.tuning.restartKubelet then 'serviceAccountName']: p.serviceAccount,
+              [if restarts then 'hostPID']: true,
+              [if restarts then 'serviceAccountName']: p.serviceAccount,
               automountServiceAccountToken: false,
-              initContainers: (if p.tuning.restartKubelet then [{
+              initContainers: (if restarts then [{
                 name: 'kubectl',
                 image: p.images.kubectl,
                 command: ['cp', '/bin/kubectl', '/tools/kubectl'],
@@ -146,8 +151,8 @@ function(params)
                 env: [
                   { name: 'PROC_SYS', value: '/proc/sys' },
                   { name: 'SYS_ROOT', value: '/host/sys' },
-                  { name: 'RESTART_KUBELET', value: std.toString(p.tuning.restartKubelet) },
-                ] + (if p.tuning.restartKubelet then [
+                  { name: 'RESTART_KUBELET', value: std.toString(restarts) },
+                ] + (if restarts then [
                   { name: 'STATE_DIR', value: '/host' + p.stateDir },
                   // hostPID: /proc/1 is the host's init
                   { name: 'HOST_PROC', value: '/proc' },
@@ -159,12 +164,12 @@ function(params)
                 ] else []),
                 securityContext: { privileged: true },
                 // kubectl (a Go binary of ~50 MiB) runs in here for the lock
-                resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: if p.tuning.restartKubelet then '192Mi' else '64Mi' } },
+                resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: if restarts then '192Mi' else '64Mi' } },
                 volumeMounts: [
                   { name: 'config', mountPath: '/config', readOnly: true },
                   { name: 'scripts', mountPath: '/scripts', readOnly: true },
                   { name: 'sys', mountPath: '/host/sys' },
-                ] + (if p.tuning.restartKubelet then [
+                ] + (if restarts then [
                   { name: 'state', mountPath: '/host' + p.stateDir },
                   { name: 'tools', mountPath: '/tools', readOnly: true },
                   { name: 'api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
@@ -186,7 +191,7 @@ function(params)
                 { name: 'config', configMap: { name: name } },
                 { name: 'scripts', configMap: { name: scriptName, defaultMode: std.parseOctal('0555') } },
                 { name: 'sys', hostPath: { path: '/sys', type: 'Directory' } },
-              ] + (if p.tuning.restartKubelet then [
+              ] + (if restarts then [
                 { name: 'state', hostPath: { path: p.stateDir, type: 'DirectoryOrCreate' } },
                 { name: 'tools', emptyDir: {} },
                 apiAccess,
@@ -237,7 +242,7 @@ function(params)
     }),
     k.object('v1', 'ConfigMap', scriptName, ns, k.labels(component)) + { data: { 'tune-node.sh': p.script } },
   ]
-  + (if p.tuning.restartKubelet then [
+  + (if std.length(restartPools) > 0 then [
        k.object('v1', 'ServiceAccount', p.serviceAccount, ns, k.labels(component)),
        // create cannot be limited by name (the name is not known at authorization time)
        k.object('rbac.authorization.k8s.io/v1', 'Role', p.serviceAccount, ns, k.labels(component)) + {
@@ -246,7 +251,7 @@ function(params)
            {
              apiGroups: ['coordination.k8s.io'],
              resources: ['leases'],
-             resourceNames: [lockName(pool) for pool in pools],
+             resourceNames: [lockName(pool) for pool in restartPools],
              verbs: ['get', 'update', 'delete'],
            },
          ],

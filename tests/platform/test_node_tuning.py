@@ -113,8 +113,12 @@ def test_kubelet_restarts_take_the_pools_lease_with_api_access_for_that_only(pro
                    "tuning: {restartKubelet: true}\n")
     rendered = tuning(project)
     daemonsets = {o["metadata"]["name"]: o for o in rendered if o["kind"] == "DaemonSet"}
-    for pool, ds in (("gpu", daemonsets["tune-gpu"]), ("cpu", daemonsets["tune-cpu"])):
+    for ds in daemonsets.values():
         assert ds["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"] == 1  # a new config: one node at a time
+    # the cpu pool has no runtime huge pages: no restart, no lock, no API access
+    cpu = daemonsets["tune-cpu"]["spec"]["template"]["spec"]
+    assert [c["name"] for c in cpu["initContainers"]] == ["tune"] and "serviceAccountName" not in cpu
+    for pool, ds in (("gpu", daemonsets["tune-gpu"]),):
         pod = ds["spec"]["template"]["spec"]
         copier, tune = pod["initContainers"]
         assert copier["command"] == ["cp", "/bin/kubectl", "/tools/kubectl"]
@@ -133,7 +137,7 @@ def test_kubelet_restarts_take_the_pools_lease_with_api_access_for_that_only(pro
     assert role["rules"] == [
         {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
         {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
-         "resourceNames": ["kubelet-restart-gpu", "kubelet-restart-cpu"], "verbs": ["get", "update", "delete"]},
+         "resourceNames": ["kubelet-restart-gpu"], "verbs": ["get", "update", "delete"]},
     ]
     (binding,) = [o for o in rendered if o["kind"] == "RoleBinding"]
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "kubelet-restart", "namespace": "gpu-node-tuning"}]
