@@ -289,6 +289,26 @@ def test_an_expired_lock_or_the_nodes_own_is_taken_over(node, holder, offset, wh
     assert lease_log(node) == ["replace node-a", "delete node-a"]
 
 
+def test_a_takeover_that_loses_the_race_waits(node):
+    """Two nodes see the same expired lock: the second replace is at a stale resourceVersion."""
+    import time
+
+    env = locked(node)
+    hold(node, "node-b", int(time.time()) - 60)
+    # node-c replaces the expired lock between node-a's read and node-a's replace
+    (node / "bin" / "kubectl").rename(node / "bin" / "kubectl-store")
+    tool(node, "kubectl", f"""if [ "$1" = replace ] && [ ! -f {node}/raced ]; then
+  touch {node}/raced; echo node-c > {node}/leases/holder; echo 8 > {node}/leases/version
+fi
+exec {node}/bin/kubectl-store "$@\"""")
+    tool(node, "sleep", f"rm -f {node}/leases/holder {node}/leases/expires {node}/leases/version")
+    result = tune(node, CONFIG, **env)
+    assert result.returncode == 0, result.stdout
+    assert "taken over" not in result.stdout
+    assert "held by" in result.stdout  # waited: node-c held it
+    assert lease_log(node) == ["create node-a", "delete node-a"]
+
+
 def test_the_lock_is_kept_while_the_restarted_kubelet_is_unhealthy(node):
     env = locked(node)
     tool(node, "wget", "exit 1")
