@@ -66,6 +66,8 @@ def complete(spec: dict) -> dict:
     for workload in spec["workloads"]:
         if "gpuVendor" not in workload and len(vendors) == 1:
             workload["gpuVendor"] = vendors[0]
+    # ValidatingAdmissionPolicy admissionregistration.k8s.io/v1 is served from Kubernetes 1.30 (GA).
+    spec["admission"].setdefault("enabled", int(spec["kubernetesVersion"].split(".")[1]) >= 30)
     spec["admission"].setdefault("enforceGpuTolerations", spec["provider"] != "gke")
     spec["nodeFeatureDiscovery"].setdefault("deploy", _NFD_DEPLOY.get(spec["provider"], "helm"))
     return spec

@@ -2,7 +2,8 @@
 
 It names every component and the layer it renders into; ``main.libsonnet`` asserts that its
 components are exactly these, so a component cannot be added in one place and forgotten in
-the other.
+the other. A layer with ``"wait": false`` is applied but never waited on by the GitOps engine,
+and no layer depends on it (``gitops.libsonnet``).
 """
 
 from __future__ import annotations
@@ -36,10 +37,13 @@ def load(library: Path) -> Registry:
     try:
         data = json.loads(path.read_text())
         layers = tuple(layer["name"] for layer in data["layers"])
+        if not all(isinstance(layer.get("wait", True), bool) for layer in data["layers"]):
+            raise TypeError("a layer's wait must be true or false")
         components = tuple(Component(c["name"], c["layer"], c["description"]) for c in data["components"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise InputError(f"malformed component registry: {exc}", path=str(path),
-                         hint="registry.json holds {layers: [{name, description}], components: [{name, layer, description}]}"
+                         hint="registry.json holds {layers: [{name, description, wait?}], "
+                              "components: [{name, layer, description}]}"
                          ) from None
     unknown = [c.name for c in components if c.layer not in layers]
     if unknown:

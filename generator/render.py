@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from generator import deferred, gitops, jsonnet, registry
+from generator import bootstrap, deferred, gitops, jsonnet, registry
 from generator.errors import InputError
 from generator.inputs import Cluster
 from generator.output import Tree, build_tree
@@ -102,7 +102,9 @@ def layout(project: Project, cluster: Cluster, components: dict[str, list[dict]]
         for layer in reg.layers
     ]
     sync = gitops.objects(project, cluster, layers)
-    return build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync})
+    tree = build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync})
+    tree.files.update(bootstrap.files(cluster.name, cluster.spec["provider"], components.get("cilium", [])))
+    return tree
 
 
 def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, prefix: str) -> list[Problem]:

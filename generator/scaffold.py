@@ -47,6 +47,7 @@ workloads:
   - namespace: gpu-inference
     type: inference
     quota: {{gpus: 8}}
+    allowEgressToFQDNs: [huggingface.co, "*.huggingface.co"]   # where the models come from
 """
 
 

@@ -1,13 +1,41 @@
-"""ruamel's YAML error texts reworded for users, shared by every loader.
+"""ruamel's YAML error texts reworded for users, and the hints that go with them.
 
 ruamel says ``found duplicate key "x" with value "1" (original value: "2")``; users need
-the key. The cluster-input loader and the lint loader word it the same way.
+the key. The cluster-input loader and the lint loader word errors and hints the same way.
 """
 
 from __future__ import annotations
+
+import unicodedata
+
+DUPLICATE_KEY_HINT = "each key may appear once in a mapping; remove or merge the repeated one"
+SYNTAX_HINT = "check indentation and quoting around this line"
+TAB_HINT = "this line has a tab: YAML indents with spaces only; replace the tab with spaces"
+BAD_CHARACTER_HINT = "remove the character, or write it as an escape inside a double-quoted string (\"\\x01\")"
+TAG_HINT = "remove the !!tag, or fix the value it applies to"
 
 
 def duplicate_key(problem: str) -> str:
     """``duplicate key 'x'`` from ruamel's DuplicateKeyError problem text (as is when unparsable)."""
     parts = problem.split('"')
     return f"duplicate key {parts[1]!r}" if len(parts) > 2 else problem
+
+
+def syntax_hint(problem: str, line_text: str) -> str:
+    """The hint for a syntax error: tabs are named, as they are invisible in most editors."""
+    if "\t" in line_text or "tab" in problem or "'\\t'" in problem:
+        return TAB_HINT
+    return SYNTAX_HINT
+
+
+def bad_character(character: str | int) -> str:
+    """A character YAML refuses, named so it can be found (``control character U+0001``);
+    the C reader gives its code, the Python one the character."""
+    if isinstance(character, int):
+        character = chr(character)
+    if not isinstance(character, str) or len(character) != 1:
+        return "a character"
+    code = ord(character)
+    name = unicodedata.name(character, "")
+    kind = "control character" if unicodedata.category(character) == "Cc" else "character"
+    return f"{kind} U+{code:04X}" + (f" ({name})" if name else "")

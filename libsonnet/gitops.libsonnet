@@ -6,9 +6,24 @@
 // holds and whether the cluster's Kubernetes version serves them natively (`builtin`).
 //
 // Flux: a GitRepository (unless gitops.sourceName names an existing one), a Kustomization per
-// layer that depends on every earlier layer, and one for gitops/ itself so that changes to
-// these objects are synced too. Argo CD: an Application per layer ordered by sync waves, and
-// a parent Application for gitops/ (app of apps).
+// layer that depends on every earlier waited-on layer, and one for gitops/ itself so that
+// changes to these objects are synced too. Argo CD: an Application per layer ordered by sync
+// waves, and a parent Application for gitops/ (app of apps).
+//
+// A layer registered with `"wait": false` (per-node DaemonSets that fail on a bad node by
+// design) must report a bad node without holding back the rollout:
+//   Flux     its Kustomization has `wait: false` and no healthChecks, so it is Ready once applied
+//            (kustomize-controller v1.9.4 CRD, spec.wait: "check the health of all the
+//            reconciled resources ... Defaults to false"; spec.healthChecks), and no
+//            Kustomization lists it in dependsOn.
+//   Argo CD  its Application carries the annotation gpu-gitops.io/wait: "false"; the
+//            Application health check that docs/gitops.md has the user install in argocd-cm
+//            (resource.customizations.health.argoproj.io_Application, from the Argo CD
+//            "Resource Health" docs) reports such an Application to the parent as Healthy, so
+//            the parent's sync waves never wait on it ("It then determines the number of the
+//            next wave to apply. This is the first number where any resource is out-of-sync or
+//            unhealthy", Argo CD "Sync Phases and Waves"). The Application itself still shows
+//            its DaemonSets' real health.
 local k = import 'lib/k.libsonnet';
 local registry = import 'registry.json';
 
@@ -28,6 +43,7 @@ function(params) {
   local p = defaults + params,
   local g = p.gitops,
   local registryLayers = [l.name for l in registry.layers],
+  local waited(layer) = std.get([l for l in registry.layers if l.name == layer.name][0], 'wait', true),
 
   local nameOf(suffix) =
     local n = p.cluster + '-' + suffix;
@@ -72,16 +88,18 @@ function(params) {
         nameOf(p.layers[i].name),
         pathOf(p.layers[i].name),
         if installsHelm(p.layers[i]) then p.operatorTimeout else p.timeout,
-        [nameOf(p.layers[j].name) for j in std.range(0, i - 1)],
+        [nameOf(p.layers[j].name) for j in std.range(0, i - 1) if waited(p.layers[j])],
+        waited(p.layers[i]),
       )
       for i in std.range(0, std.length(p.layers) - 1)
     ],
   },
 
   local argocd = {
-    application(name, path, syncOptions=[], wave=null):: k.object(
+    application(name, path, syncOptions=[], wave=null, wait=true):: k.object(
       'argoproj.io/v1alpha1', 'Application', name, p.argocdNamespace, labels(name),
-      if wave == null then {} else { 'argocd.argoproj.io/sync-wave': std.toString(wave) },
+      (if wave == null then {} else { 'argocd.argoproj.io/sync-wave': std.toString(wave) })
+      + (if wait then {} else { 'gpu-gitops.io/wait': 'false' }),
     ) + {
       spec: {
         project: g.project,
@@ -103,7 +121,7 @@ function(params) {
 
     objects: [self.application(selfName, pathOf('gitops'))] + [
       self.application(nameOf(layer.name), pathOf(layer.name), self.syncOptions(layer),
-                       std.find(layer.name, registryLayers)[0])
+                       std.find(layer.name, registryLayers)[0], waited(layer))
       for layer in p.layers
     ],
   },

@@ -14,6 +14,8 @@ function(spec) {
     monitoring: spec.monitoring,
     pools: spec.nodePools,
     gpuPools: [p for p in spec.nodePools if std.objectHas(p, 'gpu')],
+    // The Helm release that installs the CNI, which every other release waits for (lib/helm).
+    cniRelease: if spec.network.cilium.enabled then 'cilium' else null,
   },
 
   values:: {
@@ -26,11 +28,12 @@ function(spec) {
     nodeTuning: common + { tuning: spec.tuning, nfd: spec.nodeFeatureDiscovery },
     localStorage: common + { storage: spec.storage, nfd: spec.nodeFeatureDiscovery },
     nvidiaDevicePlugin: common + { nvidia: spec.gpu.nvidia },
+    gpuNodeConfig: common + { nvidia: spec.gpu.nvidia },
     amdDevicePlugin: common + { amd: spec.gpu.amd },
     dcgmExporter: common + { nvidia: spec.gpu.nvidia },
     gpuValidation: common + { nvidia: spec.gpu.nvidia, amd: spec.gpu.amd, validation: spec.gpu.validation },
     admission: common + { admission: spec.admission, workloads: spec.workloads },
-    workloadIsolation: common + { workloads: spec.workloads },
+    workloadIsolation: common + { workloads: spec.workloads, nodeLocalDNS: spec.network.nodeLocalDNS },
     autoscaling: common + { autoscaling: spec.autoscaling, workloads: spec.workloads },
   },
 
@@ -45,6 +48,7 @@ function(spec) {
   'nvidia-device-plugin': (import 'components/nvidia-device-plugin.libsonnet')(self.values.nvidiaDevicePlugin),
   'amd-device-plugin': (import 'components/amd-device-plugin.libsonnet')(self.values.amdDevicePlugin),
   'dcgm-exporter': (import 'components/dcgm-exporter.libsonnet')(self.values.dcgmExporter),
+  'gpu-node-config': (import 'components/gpu-node-config.libsonnet')(self.values.gpuNodeConfig),
   'gpu-validation': (import 'components/gpu-validation.libsonnet')(self.values.gpuValidation),
   admission: (import 'components/admission.libsonnet')(self.values.admission),
   'workload-isolation': (import 'components/workload-isolation.libsonnet')(self.values.workloadIsolation),

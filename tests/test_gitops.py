@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -96,6 +97,43 @@ def test_argocd_applications_waves_and_sync_options(project):
     assert "annotations" not in parent["metadata"]
 
 
+DAEMONSET = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "check", "namespace": "gpu-validation"}}
+
+
+def test_per_node_layer_is_never_waited_on_flux(project):
+    """A DaemonSet that fails on one bad node by design must not freeze the later layers: its
+    layer is applied without waiting, and nothing depends on it."""
+    objs = _sync_objects(project, "aks-h100-training", l00=[HELM_RELEASE], l10=[DAEMONSET], l20=[NETPOL],
+                         l40=[DAEMONSET])
+    per_node = objs["aks-h100-training-40-per-node"]
+    assert per_node["spec"]["wait"] is False and "healthChecks" not in per_node["spec"]
+    assert per_node["spec"]["dependsOn"][0] == {"name": "aks-h100-training-00-crds-operators"}
+    layers = [o for o in objs.values() if o["kind"] == "Kustomization"]
+    assert not [o for o in layers if {"name": "aks-h100-training-40-per-node"} in o["spec"].get("dependsOn", [])]
+    assert objs["aks-h100-training-10-platform"]["spec"]["wait"] is True
+
+
+def test_per_node_layer_is_never_waited_on_argocd(project):
+    objs = _sync_objects(project, "eks-mi300x-inference", l10=[DAEMONSET], l40=[DAEMONSET])
+    per_node = objs["eks-mi300x-inference-40-per-node"]["metadata"]["annotations"]
+    assert per_node["gpu-gitops.io/wait"] == "false"
+    assert "gpu-gitops.io/wait" not in objs["eks-mi300x-inference-10-platform"]["metadata"]["annotations"]
+    # the documented Application health check is what lets the parent's waves pass it
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "gitops.md").read_text()
+    assert 'obj.metadata.annotations["gpu-gitops.io/wait"] == "false"' in docs
+
+
+def test_node_checks_render_outside_the_waited_on_layers():
+    """GPU validation, disk preparation and node tuning fail on a bad node by design."""
+    reg = registry.load(Path(__file__).resolve().parent.parent / "libsonnet")
+    layer_of = {c.name: c.layer for c in reg.components}
+    data = json.loads((Path(__file__).resolve().parent.parent / "libsonnet" / "registry.json").read_text())
+    unwaited = {layer["name"] for layer in data["layers"] if layer.get("wait") is False}
+    for component in ("gpu-validation", "local-storage", "node-tuning"):
+        assert layer_of[component] in unwaited, component
+    assert unwaited == {reg.layers[-1]}  # last: its checks see the device plugins and node labels
+
+
 def test_layer_facts_mark_custom_resources(project):
     facts = gitops.layer_facts(_layers(l00=[CRD], l30=[SCALED_OBJECT]), "1.32")
     assert [f["name"] for f in facts] == ["00-crds-operators", "30-autoscaling"]
@@ -125,7 +163,8 @@ def test_examples_render_valid_gitops_objects_upstream(project, run):
 def test_kubectl_kustomize_builds_every_layer_and_gitops(project, run):
     assert run(project, "render").exit_code == 0
     for cluster in (project / "rendered").iterdir():
-        folders = [cluster] + [p for p in cluster.iterdir() if p.is_dir()]
+        # bootstrap/ holds the CNI's Helm values for its first install: no kustomize folder
+        folders = [cluster] + [p for p in cluster.iterdir() if p.is_dir() and p.name != "bootstrap"]
         assert cluster / "gitops" in folders
         for folder in folders:
             done = subprocess.run(["kubectl", "kustomize", str(folder)], capture_output=True, text=True)
@@ -151,3 +190,54 @@ def test_gitops_block_mistakes_are_located(project, run, edit, message, line):
     assert f"clusters/aks-h100-training/cluster.yaml:{line}:" in result.stderr
     assert message in result.stderr
     assert "hint:" in result.stderr
+
+
+def _helm_releases(root: Path, cluster: str) -> dict[str, dict]:
+    found = {}
+    for path in (root / "rendered" / cluster / "00-crds-operators").rglob("helmrelease_*.yaml"):
+        obj = _read(path)
+        found[obj["metadata"]["name"]] = obj
+    return found
+
+
+def test_flux_releases_wait_for_the_cilium_cni(project, run):
+    """Where Cilium is the CNI, no other release installs before it is Ready."""
+    assert run(project, "render", "aks-h100-training", "ocp-a100-tuned").exit_code == 0
+    releases = _helm_releases(project, "aks-h100-training")
+    assert "cilium" in releases and "dependsOn" not in releases["cilium"]["spec"]
+    others = [r for name, r in releases.items() if name != "cilium"]
+    assert others
+    for release in others:
+        assert {"name": "cilium", "namespace": "flux-system"} in release["spec"]["dependsOn"], release["metadata"]
+    # no Cilium release, no dependency on one
+    ocp = _helm_releases(project, "ocp-a100-tuned")
+    assert ocp and not [r for r in ocp.values() if "cilium" in str(r["spec"].get("dependsOn", []))]
+
+
+def test_flux_drift_detection_ignores_injected_ca_bundles(project, run):
+    assert run(project, "render", "aks-h100-training").exit_code == 0
+    for release in _helm_releases(project, "aks-h100-training").values():
+        drift = release["spec"]["driftDetection"]
+        assert drift["mode"] == "enabled"
+        ignored = {(rule["target"]["kind"], path) for rule in drift["ignore"] for path in rule["paths"]}
+        for kind in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"):
+            assert (kind, "/webhooks/0/clientConfig/caBundle") in ignored
+            assert (kind, "/webhooks/1/clientConfig/caBundle") in ignored
+        assert ("CustomResourceDefinition", "/spec/conversion/webhook/clientConfig/caBundle") in ignored
+        assert ("APIService", "/spec/caBundle") in ignored
+        assert all(path.startswith("/") for _kind, path in ignored)  # JSON Pointers
+
+
+def test_argocd_releases_leave_injected_ca_bundles_alone(project, run):
+    """selfHeal would otherwise write the chart's caBundle back over the injected one."""
+    assert run(project, "render", "eks-mi300x-inference").exit_code == 0
+    apps = [_read(p) for p in (project / "rendered" / "eks-mi300x-inference" / "00-crds-operators").rglob(
+        "application_*.yaml")]
+    assert apps
+    for app in apps:
+        rules = {r["kind"]: r for r in app["spec"]["ignoreDifferences"]}
+        for kind in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"):
+            assert rules[kind]["jqPathExpressions"] == [".webhooks[]?.clientConfig.caBundle"]
+        assert rules["CustomResourceDefinition"]["jsonPointers"] == ["/spec/conversion/webhook/clientConfig/caBundle"]
+        assert rules["APIService"]["jsonPointers"] == ["/spec/caBundle"]
+        assert "RespectIgnoreDifferences=true" in app["spec"]["syncPolicy"]["syncOptions"]

@@ -1,32 +1,64 @@
-"""The rendered ValidatingAdmissionPolicy, evaluated with a CEL implementation against pods.
+"""The rendered ValidatingAdmissionPolicy, evaluated with a CEL implementation against pods and
+the pod templates of the workload kinds.
 
-Each policy is evaluated as the API server does: the variables in order, then every validation;
-a pod is admitted when all validations are true. The pods cover NVIDIA whole GPUs, MIG slices
-and AMD GPUs, good and bad.
+Each policy is evaluated as the API server does: the match conditions (a request that fails one
+is not judged), the variables in order, then every validation; an object is admitted when all
+validations are true, and a failed validation reports its messageExpression (its message when
+that fails). The objects cover NVIDIA whole GPUs, MIG slices and AMD GPUs, good and bad, as Pods,
+Deployments, StatefulSets, DaemonSets, ReplicaSets, ReplicationControllers, Jobs and CronJobs.
 """
 
 from __future__ import annotations
+
+import copy
 
 import celpy
 import pytest
 from celpy import celtypes
 
-from gpu_support import find, load_objects, rendered  # noqa: F401  (rendered is a fixture)
+from gpu_support import find, load_objects
+
+# Group of each kind the policy must judge, and where its pod spec is.
+KINDS = {
+    "Pod": ("", ["spec"]),
+    "ReplicationController": ("", ["spec", "template", "spec"]),
+    "Deployment": ("apps", ["spec", "template", "spec"]),
+    "StatefulSet": ("apps", ["spec", "template", "spec"]),
+    "DaemonSet": ("apps", ["spec", "template", "spec"]),
+    "ReplicaSet": ("apps", ["spec", "template", "spec"]),
+    "Job": ("batch", ["spec", "template", "spec"]),
+    "CronJob": ("batch", ["spec", "jobTemplate", "spec", "template", "spec"]),
+}
 
 
-def evaluate(policy: dict, pod: dict) -> list[str]:
-    """Messages of the validations that fail for ``pod`` (empty: admitted)."""
+def _index_of(items, item):
+    """The Kubernetes CEL list library's ``indexOf`` (k8s.io/apiserver/pkg/cel/library/lists.go)."""
+    return celtypes.IntType(next((i for i, x in enumerate(items) if x == item), -1))
+
+
+def _run(env, expression: str, activation: dict):
+    return env.program(env.compile(expression), functions={"indexOf": _index_of}).evaluate(activation)
+
+
+def evaluate(policy: dict, obj: dict, operation: str = "CREATE", old: dict | None = None) -> list[str]:
+    """Messages of the validations that fail for ``obj`` (empty: admitted or not judged)."""
     env = celpy.Environment()
-    obj = celpy.json_to_cel(pod)
+    group, _path = KINDS[obj["kind"]]
+    request = {"operation": operation, "kind": {"group": group, "version": "v1", "kind": obj["kind"]}}
+    activation = {"object": celpy.json_to_cel(obj), "oldObject": celpy.json_to_cel(old),
+                  "request": celpy.json_to_cel(request)}
+    if not all(bool(_run(env, c["expression"], activation)) for c in policy["spec"].get("matchConditions", [])):
+        return []
     variables = celtypes.MapType({})
     for var in policy["spec"]["variables"]:
-        value = env.program(env.compile(var["expression"])).evaluate({"object": obj, "variables": variables})
+        value = _run(env, var["expression"], {**activation, "variables": variables})
         variables = celtypes.MapType({**variables, celtypes.StringType(var["name"]): value})
+    activation["variables"] = variables
     failed = []
     for rule in policy["spec"]["validations"]:
-        result = env.program(env.compile(rule["expression"])).evaluate({"object": obj, "variables": variables})
-        if not bool(result):
-            failed.append(rule["message"])
+        if not bool(_run(env, rule["expression"], activation)):
+            message = str(_run(env, rule["messageExpression"], activation)) if "messageExpression" in rule else ""
+            failed.append(message or rule["message"])
     return failed
 
 
@@ -40,6 +72,17 @@ def pod(resources: dict | None = None, tolerations: list | None = None, init: di
     if init is not None:
         spec["initContainers"] = [{"name": "init", "image": "example/init:1", "resources": init}]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec}
+
+
+def workload(kind: str, body: dict) -> dict:
+    """``body``'s pod spec as the pod template of a ``kind``."""
+    group, path = KINDS[kind]
+    obj = {"apiVersion": f"{group}/v1" if group else "v1", "kind": kind, "metadata": {"name": "w"}}
+    node = obj
+    for key in path[:-1]:
+        node = node.setdefault(key, {})
+    node[path[-1]] = copy.deepcopy(body["spec"])
+    return obj
 
 
 NV_TOL = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
@@ -145,3 +188,75 @@ def test_pools_with_different_taints(project, run):
     (message,) = evaluate(policy, pod(GPU1, [{"key": "sku", "operator": "Equal", "value": "cpu"}]))
     assert "{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}" in message
     assert "(or, for another pool: {key: sku, operator: Exists, effect: NoSchedule})" in message
+
+
+def test_policy_matches_every_kind_with_a_pod_template(aks_policy):
+    """Pods on CREATE; the workload kinds on CREATE and UPDATE, so `kubectl apply`, Flux and Argo CD
+    see the denial instead of a controller's events."""
+    matched = {(g, r, tuple(rule["operations"]))
+               for rule in aks_policy["spec"]["matchConstraints"]["resourceRules"]
+               for g in rule["apiGroups"] for r in rule["resources"]}
+    both = ("CREATE", "UPDATE")
+    assert matched == {("", "pods", ("CREATE",)), ("", "replicationcontrollers", both),
+                       ("apps", "daemonsets", both), ("apps", "deployments", both), ("apps", "replicasets", both),
+                       ("apps", "statefulsets", both), ("batch", "cronjobs", both), ("batch", "jobs", both)}
+
+
+# (pod spec, field path after the template's pod spec, substring of the one expected message)
+TEMPLATE_CASES = {
+    "no-toleration": (pod(GPU1), "tolerations", "tolerate"),
+    "no-memory-limit": (pod({"limits": {"nvidia.com/gpu": "1"}}, NV_TOL), "containers[0].resources.limits.memory",
+                        "memory limit"),
+    "request-without-limit": (pod({"requests": {"nvidia.com/gpu": "1"}, "limits": {"memory": "1Gi"}}, NV_TOL),
+                              "containers[0].resources.limits", "without a limit"),
+    "init-container-without-memory-limit": (
+        pod({"limits": {"cpu": "1"}}, NV_TOL, init={"limits": {"nvidia.com/gpu": "1"}}),
+        "initContainers[0].resources.limits.memory", "memory limit"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("case", sorted(TEMPLATE_CASES))
+def test_every_kind_is_judged_with_the_field_path(aks_policy, kind, case):
+    body, field, expected = TEMPLATE_CASES[case]
+    obj = body if kind == "Pod" else workload(kind, body)
+    (message,) = evaluate(aks_policy, obj)
+    prefix = ".".join(KINDS[kind][1])
+    assert message.startswith(f"{prefix}.{field}: ") and expected in message, message
+
+
+@pytest.mark.parametrize("kind", sorted(k for k in KINDS if k != "Pod"))
+def test_good_templates_are_admitted(aks_policy, kind):
+    assert evaluate(aks_policy, workload(kind, pod(GPU1, NV_TOL))) == []
+    assert evaluate(aks_policy, workload(kind, pod({"limits": {"cpu": "1"}}))) == []
+
+
+def test_second_container_is_named_by_its_index(aks_policy):
+    body = pod(GPU1, NV_TOL)
+    body["spec"]["containers"].append({"name": "sidecar", "image": "example/s:1",
+                                       "resources": {"limits": {"nvidia.com/gpu": "1"}}})
+    (message,) = evaluate(aks_policy, workload("Deployment", body))
+    assert message.startswith("spec.template.spec.containers[1].resources.limits.memory: "), message
+
+
+def test_update_is_judged_only_when_the_pod_template_changes(aks_policy):
+    """Scaling or relabelling a workload created before the policy (or removing its finalizer on
+    delete) is not blocked; changing its template is judged."""
+    bad = workload("Deployment", pod(GPU1))
+    scaled = copy.deepcopy(bad)
+    scaled["spec"]["replicas"] = 3
+    scaled["metadata"]["finalizers"] = []
+    assert evaluate(aks_policy, scaled, "UPDATE", old=bad) == []
+    retagged = copy.deepcopy(bad)
+    retagged["spec"]["template"]["spec"]["containers"][0]["image"] = "example/app:2"
+    (message,) = evaluate(aks_policy, retagged, "UPDATE", old=bad)
+    assert message.startswith("spec.template.spec.tolerations: "), message
+    cron = workload("CronJob", pod(GPU1))
+    suspended = copy.deepcopy(cron)
+    suspended["spec"]["suspend"] = True
+    assert evaluate(aks_policy, suspended, "UPDATE", old=cron) == []
+
+
+def test_eks_amd_deployment_without_toleration(eks_policy):
+    (message,) = evaluate(eks_policy, workload("StatefulSet", pod({"limits": {"amd.com/gpu": "1", "memory": "8Gi"}})))
+    assert message.startswith("spec.template.spec.tolerations: ") and "amd" in message, message

@@ -70,8 +70,6 @@ CASES = {
                                       "offered: 1g.5gb, 2g.10gb, 3g.20gb"),
     "gpu-quota-above-capacity": (AKS, "quota: {gpus: 32,", "quota: {gpus: 65,", "quota: {gpus: 65",
                                  "quota asks for 65 nvidia GPUs; the node pools have 64", "lower quota.gpus"),
-    "admission-before-1.30": (AKS, 'kubernetesVersion: "1.32"', 'kubernetesVersion: "1.29"', "admission:",
-                              "admission policies need Kubernetes 1.30 or newer", "admission: {enabled: false}"),
     "autoscaling-in-amd-namespace": (EKS, "    quota: {gpus: 16, hugepages-1Gi: 64Gi}\n",
                                      "    quota: {gpus: 16, hugepages-1Gi: 64Gi}\n    autoscaling: [{deployment: vllm}]\n",
                                      "autoscaling: [{deployment: vllm}]", "its GPUs are amd",
@@ -119,9 +117,17 @@ def test_unknown_model_is_fine_without_mig(project, run):
     assert run(project, "render", AKS).exit_code == 0
 
 
-def test_older_cluster_renders_with_admission_off(project, run):
+def test_admission_enabled_before_1_30_is_located(project, run):
     edit(project, AKS, 'kubernetesVersion: "1.32"', 'kubernetesVersion: "1.29"')
-    edit(project, AKS, "admission: {", "admission: {enabled: false, ")
+    text = edit(project, AKS, "admission: {", "admission: {enabled: true, ")
+    render_fails(run, project, AKS, line_of(text, "admission: {enabled"),
+                 "admission.enabled is true, but admission policies need Kubernetes 1.30 or newer",
+                 "it defaults to off before 1.30")
+
+
+def test_older_cluster_renders_with_admission_off(project, run):
+    """Before 1.30 admission defaults to off: the example renders on 1.29 without touching it."""
+    edit(project, AKS, 'kubernetesVersion: "1.32"', 'kubernetesVersion: "1.29"')
     result = run(project, "render", AKS)
     assert result.exit_code == 0, result.output
     assert not (project / "rendered" / AKS / "10-platform" / "admission").exists()
@@ -152,3 +158,27 @@ def test_known_layouts_fit(model, layout):
 ])
 def test_overlapping_layouts_do_not_fit(model, layout):
     assert not mig.fits(mig.MODELS[model], layout)
+
+
+@pytest.mark.parametrize("name", ["default", "all-disabled"])
+def test_operator_pool_named_like_a_reserved_config_is_an_error(project, run, name):
+    text = edit(project, OCP, "  - name: a100\n", f"  - name: {name}\n")
+    render_fails(run, project, OCP, line_of(text, f"name: {name}\n"),
+                 f"NVIDIA pool name {name!r} is also the GPU Operator's config for unlabelled nodes",
+                 "rename the pool")
+
+
+def test_longest_gpu_pool_name_renders_valid_label_values(project, run):
+    """The longest pool name the schema allows (40) fits every GPU object name built from it
+    (the name is also the `app.kubernetes.io/name` label value, 63 characters at most)."""
+    from gpu_support import load_objects
+
+    edit(project, EKS, "  - name: mi300x\n", f"  - name: {'a' * 40}\n")
+    edit(project, EKS, "  - name: a100-mig\n", f"  - name: {'b' * 40}\n")
+    edit(project, AKS, "  - name: l40s\n", f"  - name: {'c' * 40}\n")
+    result = run(project, "render", EKS, AKS)
+    assert result.exit_code == 0, result.output
+    for cluster in (EKS, AKS):
+        for obj in load_objects(project / "rendered" / cluster):
+            for value in [obj["metadata"]["name"], *obj["metadata"].get("labels", {}).values()]:
+                assert len(value) <= 63, (cluster, value)

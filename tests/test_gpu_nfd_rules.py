@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from gpu_support import find, load_objects, rendered  # noqa: F401  (rendered is a fixture)
+from gpu_support import find, load_objects
 
 # What nfd-worker reports as instances of pci.device / storage.block (attribute subsets), and the
 # attributes of local.feature (feature files; prepare-disks.sh writes local-nvme-disks).

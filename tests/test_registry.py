@@ -34,3 +34,17 @@ def test_every_registered_component_is_rendered_by_some_example():
     for component in reg.components:
         folders = [c / component.layer / component.name for c in rendered.iterdir() if c.is_dir()]
         assert any((f / "kustomization.yaml").is_file() for f in folders), component.name
+
+
+def test_a_layer_wait_that_is_not_a_boolean_is_an_input_error(tmp_path):
+    import json
+
+    import pytest
+
+    from generator.errors import InputError
+
+    data = json.loads((REPO / "libsonnet" / "registry.json").read_text())
+    data["layers"][-1]["wait"] = "no"
+    (tmp_path / "registry.json").write_text(json.dumps(data))
+    with pytest.raises(InputError, match="a layer's wait must be true or false"):
+        registry.load(tmp_path)

@@ -7,11 +7,12 @@ is not listed does not run, and a test checks that every module on disk is liste
 
 from __future__ import annotations
 
-from generator.consistency import autoscaling, gitops, gpu, network, pools, provider, storage, tuning, workloads
+from generator.consistency import (autoscaling, gitops, gpu, hugepages, network, pools, provider, storage, tuning,
+                                   workloads)
 from generator.errors import InputError
 from generator.yamlpos import Located
 
-MODULES = (pools, workloads, gpu, autoscaling, network, tuning, storage, gitops, provider)
+MODULES = (pools, workloads, hugepages, gpu, autoscaling, network, tuning, storage, gitops, provider)
 
 
 def run(spec: dict, doc: Located) -> list[InputError]:

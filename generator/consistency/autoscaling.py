@@ -1,8 +1,11 @@
-"""Autoscaling: every ScaledObject must read a DCGM metric that exists for the namespace's GPUs."""
+"""Autoscaling: every ScaledObject must read a DCGM metric that exists for the namespace's GPUs,
+from a Prometheus that scrapes the exporter."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from urllib.parse import urlparse
 
 from generator.errors import InputError
 from generator.repeats import repeats
@@ -13,7 +16,46 @@ from generator.yamlpos import Located
 _WHOLE_GPU_ONLY = {"DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_MEM_COPY_UTIL"}
 
 
+# kube-prometheus-stack names its Prometheus Service `<fullname>-prometheus`, where fullname is
+# the release name when it contains the chart name, else `<release>-kube-prometheus-stack` cut to
+# 26 characters (`<release>-kube-prom...`); its Prometheus selects only ServiceMonitors labelled
+# `release: <release>` (prometheus-community/helm-charts, charts/kube-prometheus-stack
+# values.yaml, prometheus.prometheusSpec.serviceMonitorSelectorNilUsesHelmValues: true). A
+# Service `<x>-kube-prometheus-stack-prometheus` may come from release `<x>` or from a release
+# named that whole prefix; the hint names the shorter, the usual one.
+_KUBE_PROMETHEUS_STACK = re.compile(r"^(?P<release>kube-prometheus-stack|.+?)(-kube-prom[-a-z]*)?-prometheus$")
+
+
+def _kube_prometheus_stack_release(url: str) -> str | None:
+    """The Helm release of a kube-prometheus-stack Prometheus at ``url``, or None if it is not one."""
+    service = (urlparse(url).hostname or "").split(".")[0]
+    match = _KUBE_PROMETHEUS_STACK.match(service)
+    if "kube-prom" not in service or match is None:
+        return None
+    return match.group("release")
+
+
+def _service_monitor_errors(spec: dict, doc: Located) -> Iterator[InputError]:
+    """KEDA reads DCGM series that exist only if the Prometheus selects the exporter's ServiceMonitor."""
+    m = spec["monitoring"]
+    if not (m["serviceMonitor"] and m["dcgmExporter"]) or m["serviceMonitorLabels"]:
+        return
+    release = _kube_prometheus_stack_release(m["prometheusUrl"])
+    if release is None:
+        return
+    written = "prometheusUrl" in doc.data.get("monitoring", {})
+    yield doc.error(
+        f"autoscaling reads DCGM metrics from kube-prometheus-stack's Prometheus ({m['prometheusUrl']}), which only "
+        f"scrapes ServiceMonitors labelled release: {release}, and monitoring.serviceMonitorLabels is empty: every "
+        "ScaledObject would see no metric and stay on its fallback",
+        ("monitoring", "prometheusUrl") if written else ("monitoring",),
+        f"set monitoring.serviceMonitorLabels: {{release: {release}}} (the Helm release name of kube-prometheus-stack)",
+        at_value=written)
+
+
 def check(spec: dict, doc: Located) -> Iterator[InputError]:
+    if any(w["autoscaling"] for w in spec["workloads"]):
+        yield from _service_monitor_errors(spec, doc)
     nvidia_pools = [p["gpu"] for p in spec["nodePools"] if p.get("gpu", {}).get("vendor") == "nvidia"]
     all_mig = bool(nvidia_pools) and all(g["mig"]["strategy"] != "none" for g in nvidia_pools)
     for i, workload in enumerate(spec["workloads"]):

@@ -15,6 +15,13 @@
   node's range (``maskSize``) must fit in the pool.
 - the managed-cloud integrations the chart enforces: AKS "bring your own CNI" needs tunnel routing
   over VXLAN, GKE needs native routing on the nodes' own pod CIDRs (cilium/cilium#29674, #36226).
+- features the nodes' kernel cannot run (``nodeKernel``, defaulted from the provider's node
+  image): the agent refuses BBR below 5.18, runs without BIG TCP below its minimum, and netkit
+  needs 6.8.
+- service load balancing the agent refuses: DSR over a VXLAN tunnel, DSR through a tunnel
+  without Geneve dispatch, Geneve dispatch without a Geneve tunnel; BIG TCP with netkit.
+- XDP acceleration without pinned ``devices``: the program would attach to every detected
+  device, the RDMA NICs of GPU nodes included.
 - the legacy ``kubeProxyReplacement`` strings (``strict``/``partial``/``probe``/``disabled``) in
   the free-form ``values``: they no longer mean what they did (cilium/cilium#32711).
 """
@@ -29,6 +36,115 @@ from generator.yamlpos import Located
 
 BASE = ("network", "cilium")
 LEGACY_KPR = ("strict", "partial", "probe", "disabled")
+
+# The kernel of each provider's default node image, by Kubernetes version (the first entry whose
+# minimum version the cluster reaches): (minimum Kubernetes version, kernel, image).
+# - AKS: Ubuntu 22.04 (linux-azure 5.15) is the default OS SKU up to 1.34, Ubuntu 24.04 (6.8)
+#   from 1.35 (learn.microsoft.com/azure/aks/upgrade-os-version, "Supported OS versions").
+# - EKS: managed node groups default to Amazon Linux 2023 (kernel 6.1) from 1.30, Amazon Linux 2
+#   (5.10) before (docs.aws.amazon.com/eks/latest/userguide/al2023.html).
+# - GKE: Container-Optimized OS, 6.1 from COS 113 LTS (cloud.google.com/container-optimized-os/docs/release-notes).
+# - OpenShift 4.x: RHCOS 9 with the RHEL 9 kernel 5.14 (docs.openshift.com, "RHCOS").
+PROVIDER_KERNELS = {
+    "aks": (((1, 35), (6, 8), "Ubuntu 24.04"), ((0, 0), (5, 15), "Ubuntu 22.04")),
+    "eks": (((1, 30), (6, 1), "Amazon Linux 2023"), ((0, 0), (5, 10), "Amazon Linux 2")),
+    "gke": (((0, 0), (6, 1), "Container-Optimized OS 113 LTS"),),
+    "openshift": (((0, 0), (5, 14), "RHCOS 9"),),
+}
+
+# (what, kernel minimum, the agent's own words) for each kernel-bound feature in use, from the
+# Cilium agent source (cilium/cilium v1.19):
+# - BBR: pkg/datapath/linux/bandwidth/bandwidth.go probe() fails start-up, "cannot enable
+#   --enable-bbr, needs kernel 5.18 or newer" (bpf_skb_set_tstamp).
+# - BIG TCP: pkg/datapath/linux/bigtcp/bigtcp.go startBIGTCP(), "needs kernel 6.3 or newer"
+#   (IPv4) / "5.19 or newer" (IPv6); the agent then silently runs without it.
+# - netkit: docs.cilium.io operations/performance/tuning "netkit device mode" (6.8).
+def _kernel_features(c: dict) -> list[tuple[tuple[str, ...], str, tuple[int, int]]]:
+    """(input path, feature, minimum kernel) of each kernel-bound feature the input turns on."""
+    wanted = []
+    if c["bandwidthManager"]["bbr"]:
+        wanted.append((("bandwidthManager", "bbr"), "BBR", (5, 18)))
+    if c["bigTCP"]["ipv4"]:
+        wanted.append((("bigTCP", "ipv4"), "IPv4 BIG TCP", (6, 3)))
+    if c["bigTCP"]["ipv6"]:
+        wanted.append((("bigTCP", "ipv6"), "IPv6 BIG TCP", (5, 19)))
+    if c["bpf"]["datapathMode"] != "veth":
+        wanted.append((("bpf", "datapathMode"), f"the {c['bpf']['datapathMode']} datapath", (6, 8)))
+    return wanted
+
+
+def node_kernel(spec: dict) -> tuple[tuple[int, int], str] | None:
+    """(kernel, where it comes from) of the nodes: the input's, else the provider default."""
+    c = spec["network"]["cilium"]
+    if "nodeKernel" in c:
+        major, minor = (int(x) for x in c["nodeKernel"].split("."))
+        return (major, minor), "network.cilium.nodeKernel" + (f" ({c['nodeImage']})" if "nodeImage" in c else "")
+    version = tuple(int(x) for x in spec["kubernetesVersion"].split(".")[:2])
+    for since, kernel, image in PROVIDER_KERNELS.get(spec["provider"], ()):
+        if version >= since:
+            return kernel, f"the {spec['provider']} default node image ({image})"
+    return None
+
+
+def _kernel_errors(spec: dict, c: dict, doc: Located) -> Iterator[InputError]:
+    known = node_kernel(spec)
+    for at, feature, minimum in _kernel_features(c):
+        need = f"{minimum[0]}.{minimum[1]}"
+        if known is None:
+            yield doc.error(
+                f"{feature} needs kernel >= {need}, and the nodes' kernel is not known for provider "
+                f"{spec['provider']}", BASE + at,
+                f"set network.cilium.nodeKernel to the oldest node kernel (`uname -r`, e.g. \"6.8\"), "
+                f"or turn {feature} off", at_value=True)
+        elif known[0] < minimum:
+            kernel, source = known
+            yield doc.error(
+                f"{feature} needs kernel >= {need}; the nodes run {kernel[0]}.{kernel[1]} ({source})",
+                BASE + at,
+                f"turn {feature} off, or use a node image with kernel >= {need} and set "
+                "network.cilium.nodeKernel to its version", at_value=True)
+
+
+def _load_balancer_errors(c: dict, doc: Located) -> Iterator[InputError]:
+    """What pkg/kpr/initializer/kube_proxy_replacement.go (cilium/cilium v1.19,
+    InitKubeProxyReplacementOptions) and pkg/datapath/linux/bigtcp validateConfig refuse."""
+    lb, routing = c["loadBalancer"], c["routing"]
+    tunnel = routing["mode"] == "tunnel"
+    dsr = lb["mode"] in ("dsr", "hybrid")  # LoadBalancerUsesDSR(): both
+    dispatch = lb.get("dsrDispatch", "opt")
+    if dsr and tunnel and routing["tunnelProtocol"] == "vxlan":
+        yield doc.error(
+            f"loadBalancer.mode {lb['mode']} cannot be used with VXLAN tunnelling: the agent refuses to start",
+            BASE + ("loadBalancer", "mode"),
+            "use loadBalancer.mode: snat, or routing.tunnelProtocol: geneve with loadBalancer.dsrDispatch: geneve, "
+            "or native routing", at_value=True)
+    elif dsr and tunnel and dispatch != "geneve":
+        yield doc.error(
+            f"tunnel routing with loadBalancer.mode {lb['mode']} requires Geneve dispatch",
+            BASE + ("loadBalancer", "dsrDispatch") if "dsrDispatch" in lb else BASE + ("loadBalancer", "mode"),
+            "set network.cilium.loadBalancer.dsrDispatch: geneve", at_value=True)
+    if dsr and dispatch == "geneve" and not (tunnel and routing["tunnelProtocol"] == "geneve"):
+        yield doc.error(
+            "loadBalancer.dsrDispatch geneve requires the Geneve tunnel protocol",
+            BASE + ("loadBalancer", "dsrDispatch"),
+            "set routing.mode: tunnel with tunnelProtocol: geneve, or dsrDispatch: opt (native routing)",
+            at_value=True)
+    if "dsrDispatch" in lb and not dsr:
+        yield doc.error(
+            f"loadBalancer.dsrDispatch only applies to DSR, not to mode {lb['mode']}",
+            BASE + ("loadBalancer", "dsrDispatch"), "drop dsrDispatch, or set loadBalancer.mode: dsr",
+            at_value=True)
+    if (c["bigTCP"]["ipv4"] or c["bigTCP"]["ipv6"]) and c["bpf"]["datapathMode"] != "veth":
+        yield doc.error(
+            f"BIG TCP is supported only with the veth datapath, not {c['bpf']['datapathMode']}",
+            BASE + ("bpf", "datapathMode"), "use bpf.datapathMode: veth, or turn BIG TCP off", at_value=True)
+    if lb["acceleration"] != "disabled" and "devices" not in c:
+        yield doc.error(
+            "XDP acceleration without network.cilium.devices attaches the XDP program to every detected "
+            "device, the GPU nodes' RDMA NICs included",
+            BASE + ("loadBalancer", "acceleration"),
+            "set network.cilium.devices to the nodes' service-facing interfaces, e.g. [eth0] or [bond0]",
+            at_value=True)
 
 
 def _big_tcp_prerequisites(c: dict) -> list[tuple[str, str]]:
@@ -149,6 +265,8 @@ def check(spec: dict, doc: Located) -> Iterator[InputError]:
         return
     yield from _ipam_errors(c, doc)
     yield from _provider_errors(spec["provider"], c, doc)
+    yield from _kernel_errors(spec, c, doc)
+    yield from _load_balancer_errors(c, doc)
     kpr = c["kubeProxyReplacement"]
     if kpr and "k8sServiceHost" not in c:
         written = "kubeProxyReplacement" in doc.data.get("network", {}).get("cilium", {})
@@ -224,6 +342,10 @@ def check(spec: dict, doc: Located) -> Iterator[InputError]:
                 hint,
                 at_value=True,
             )
+    if c["hubble"]["enabled"] and c["hubble"]["ui"] and not c["hubble"]["relay"]:
+        yield doc.error(
+            "Hubble UI needs Hubble Relay: the chart refuses to render without it",
+            BASE + ("hubble", "ui"), "set network.cilium.hubble.relay: true, or ui: false", at_value=True)
     legacy = c["values"].get("kubeProxyReplacement")
     if isinstance(legacy, str) and legacy in LEGACY_KPR:
         yield doc.error(
@@ -232,3 +354,49 @@ def check(spec: dict, doc: Located) -> Iterator[InputError]:
             "use the typed network.cilium.kubeProxyReplacement: true or false instead",
             at_value=True,
         )
+    yield from _shadowing_values_errors(c, doc)
+
+
+# Chart values the typed input sets (cilium.libsonnet), by the typed field that owns them: set
+# through `values` they would bypass every rule above. `ipam` stays open (ENI IPAM, read by
+# keda.libsonnet, is only reachable through `values`).
+TYPED_VALUES = {
+    ("kubeProxyReplacement",): "kubeProxyReplacement",
+    ("k8sServiceHost",): "k8sServiceHost",
+    ("k8sServicePort",): "k8sServicePort",
+    ("routingMode",): "routing.mode",
+    ("tunnelProtocol",): "routing.tunnelProtocol",
+    ("ipv4NativeRoutingCIDR",): "routing.ipv4NativeRoutingCIDR",
+    ("autoDirectNodeRoutes",): "routing.autoDirectNodeRoutes",
+    ("devices",): "devices",
+    ("enableIPv4BIGTCP",): "bigTCP.ipv4",
+    ("enableIPv6BIGTCP",): "bigTCP.ipv6",
+    ("bandwidthManager", "enabled"): "bandwidthManager.enabled",
+    ("bandwidthManager", "bbr"): "bandwidthManager.bbr",
+    ("bpf", "masquerade"): "bpf.masquerade",
+    ("bpf", "hostLegacyRouting"): "bpf.hostLegacyRouting",
+    ("bpf", "datapathMode"): "bpf.datapathMode",
+    ("loadBalancer", "acceleration"): "loadBalancer.acceleration",
+    ("loadBalancer", "mode"): "loadBalancer.mode",
+    ("loadBalancer", "dsrDispatch"): "loadBalancer.dsrDispatch",
+    ("hubble", "enabled"): "hubble.enabled",
+    ("hubble", "relay", "enabled"): "hubble.relay",
+    ("hubble", "ui", "enabled"): "hubble.ui",
+}
+
+
+def _shadowing_values_errors(c: dict, doc: Located) -> Iterator[InputError]:
+    """Free-form values that override a typed field, unchecked."""
+    for path, typed in TYPED_VALUES.items():
+        node = c["values"]
+        for key in path:
+            node = node.get(key, _ABSENT) if isinstance(node, dict) else _ABSENT
+        if node is _ABSENT or (path == ("kubeProxyReplacement",) and node in LEGACY_KPR):
+            continue
+        yield doc.error(
+            f"values.{'.'.join(path)} overrides the typed network.cilium.{typed}, past the checks that keep "
+            "Cilium's settings coherent", BASE + ("values",) + path,
+            f"set network.cilium.{typed} instead", at_value=True)
+
+
+_ABSENT = object()

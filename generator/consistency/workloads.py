@@ -34,7 +34,35 @@ def gpu_capacity(spec: dict, vendor: str) -> int:
     return total
 
 
+def _egress_errors(spec: dict, doc: Located) -> Iterator[InputError]:
+    """Egress the namespace policies cannot give, or that a GPU inference namespace lacks.
+
+    FQDN egress exists only as a CiliumNetworkPolicy ``toFQDNs`` rule. An inference namespace
+    with GPUs and no egress but DNS cannot pull its model at start-up, which shows only at
+    runtime; writing ``allowEgressTo: []`` says it is meant (models on a volume)."""
+    cilium = spec["network"].get("cilium", {}).get("enabled", False)
+    for i, workload in enumerate(spec["workloads"]):
+        ns = workload["namespace"]
+        if workload["allowEgressToFQDNs"] and not cilium:
+            yield doc.error(
+                f"workloads[{i}] ({ns}) allows egress to DNS names, which only Cilium's toFQDNs policies can express",
+                ("workloads", i, "allowEgressToFQDNs"),
+                "enable network.cilium, or list the destinations' CIDRs in allowEgressTo instead")
+        written = doc.data.get("workloads", [])[i]
+        quota = workload["quota"]
+        has_gpus = bool(quota.get("gpus")) or any(quota.get("mig", {}).values())
+        if (workload["type"] == "inference" and has_gpus and not workload["allowEgressToFQDNs"]
+                and "allowEgressTo" not in written):
+            yield doc.error(
+                f"GPU inference namespace {ns} declares no egress: its pods reach only DNS and each other, so "
+                "model pulls from registries and object stores fail at runtime",
+                ("workloads", i, "namespace"),
+                "list the model sources in allowEgressToFQDNs (e.g. [huggingface.co, \"*.huggingface.co\"]) or "
+                "allowEgressTo (CIDRs); write allowEgressTo: [] if the models come from a volume", at_value=True)
+
+
 def check(spec: dict, doc: Located) -> Iterator[InputError]:
+    yield from _egress_errors(spec, doc)
     vendors = gpu_vendors(spec)
     for i, first, ns in repeats((i, w["namespace"]) for i, w in enumerate(spec["workloads"])):
         yield doc.error(

@@ -60,3 +60,25 @@ def check(text: str) -> None:
             continue  # stream and document boundaries
         if stack:
             stack[-1][1] += size
+
+
+def check_data(data) -> None:
+    """``check`` for data already loaded, where an alias is a shared object: the tree as
+    rules walk it against the nodes written out (for the documents only ruamel's Python
+    parser reads)."""
+    sizes: dict[int, int] = {}
+    written = 1
+
+    def size(node) -> int:
+        nonlocal written
+        if not isinstance(node, (dict, list)):
+            return 1
+        known = sizes.get(id(node))
+        if known is None:
+            children = list(node.values() if isinstance(node, dict) else node)
+            written += sum(1 for child in children if not isinstance(child, (dict, list))) + 1
+            known = sizes[id(node)] = 1 + sum(size(child) for child in children)
+        return known
+
+    if size(data) - written > MAX_ALIAS_NODES:
+        raise TooManyAliases(0, 0)

@@ -8,6 +8,7 @@ applied here, in one place, for every rule alike.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from generator.lint import suppress
@@ -17,17 +18,31 @@ from generator.lint.rules import REGISTRY
 from generator.lint.settings import Settings
 from generator.validate import SchemaValidator
 
-# Kustomize's own files sit next to the manifests but are never applied to a cluster
+# Kustomize's own files sit next to the manifests but are never applied to a cluster; its
+# file names (sigs.k8s.io/kustomize/api konfig/general.go, RecognizedKustomizationFileNames) mark them
+# even without apiVersion and kind, which kustomize does not require
 _NOT_CLUSTER_GROUPS = ("kustomize.config.k8s.io/",)
+KUSTOMIZATION_FILE_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
 @dataclass
 class Context:
-    """What rules may consult besides the object: settings, schemas, the known rule IDs."""
+    """What rules may consult besides the object: settings, schemas, the known rule IDs, and
+    the namespaces whose Namespace object (linted alongside) enforces the privileged Pod
+    Security level."""
 
     settings: Settings
     validator: SchemaValidator | None
     rule_ids: set[str] = field(default_factory=lambda: {r.ID for r in REGISTRY})
+    privileged_namespaces: set[str] = field(default_factory=set)
+
+    def namespace_allows_privileged(self, namespace: str) -> bool:
+        """Host access is expected where the configuration says so or where Pod Security
+        admission lets privileged pods in (``pod-security.kubernetes.io/enforce: privileged``)."""
+        return self.settings.privileged_allowed(namespace) or namespace in self.privileged_namespaces
+
+
+_ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
 
 
 @dataclass
@@ -45,7 +60,21 @@ def is_typed(res: Resource) -> bool:
 
 def is_cluster_object(res: Resource) -> bool:
     api_version = res.obj.get("apiVersion")
-    return not (isinstance(api_version, str) and api_version.startswith(_NOT_CLUSTER_GROUPS))
+    if isinstance(api_version, str) and api_version.startswith(_NOT_CLUSTER_GROUPS):
+        return False
+    return os.path.basename(res.document.file) not in KUSTOMIZATION_FILE_NAMES
+
+
+def privileged_namespaces(sources: list[Source]) -> set[str]:
+    """Namespaces declared with the privileged Pod Security level in the linted objects; a
+    name declared twice (two clusters' trees linted at once) counts only if both agree."""
+    levels: dict[str, set] = {}
+    for source in sources:
+        for res in source.resources:
+            if res.kind == "Namespace" and res.name:
+                labels = res.obj["metadata"].get("labels")
+                levels.setdefault(res.name, set()).add(labels.get(_ENFORCE_LABEL) if isinstance(labels, dict) else None)
+    return {name for name, found in levels.items() if found == {"privileged"}}
 
 
 class Engine:
@@ -71,6 +100,7 @@ class Engine:
         self.set_rules = [r for r in active if r.SCOPE == "set"]
 
     def run(self, sources: list[Source]) -> Result:
+        self.ctx.privileged_namespaces = privileged_namespaces(sources)
         findings = self.local(sources) + self.cross(sources)
         findings.sort(key=Finding.sort_key)
         return Result(findings, sources)
@@ -83,7 +113,7 @@ class Engine:
                 for rule in self.document_rules:
                     for hit in rule.check(doc, self.ctx):
                         findings.append(Finding(rule.ID, self.severity[rule.ID], hit.message, doc.file,
-                                                doc.error_line or 1, doc.error_col or 1))
+                                                doc.error_line or 1, doc.error_col or 1, hint=hit.hint))
             for res in source.resources:
                 if not is_cluster_object(res):
                     continue
@@ -121,4 +151,7 @@ class Engine:
         if any(suppress.config_ignores(entry, rule_id, res, file) for entry in self.settings.ignores):
             return
         line, col = res.position(hit)
-        findings.append(Finding(rule_id, self.severity[rule_id], hit.message, file, line, col, res.ref))
+        severity = self.severity[rule_id]
+        if hit.severity and rule_id not in self.settings.rules:  # the rule lowered it; the config decides
+            severity = hit.severity
+        findings.append(Finding(rule_id, severity, hit.message, file, line, col, res.ref, hit.hint))

@@ -1,21 +1,26 @@
-"""Build plain data straight from libyaml's parser events, for the documents manifests are made of.
+"""Build plain data straight from libyaml's parser events, the way Kubernetes reads YAML.
 
-ruamel's safe loader spends most of its time in Python: composing nodes, resolving every
-scalar's tag and constructing. Manifests use a small part of YAML, so this builder reads the
-C parser's events and resolves plain scalars with a few cheap tests. Anything outside that
-part (anchors, aliases, explicit tags, floats and other number forms, duplicate keys, more
-than one document) raises ``Fallback`` and the caller loads the document with ruamel, which
-also produces the error messages. The test suite checks both give the same data.
+kubectl and the API server read YAML with sigs.k8s.io/yaml, which decodes with go-yaml v2
+(YAML 1.1 resolution) into JSON: ``yes``/``on``/``y`` are booleans, ``0777`` is octal, and
+map keys become strings. ``resolve_plain`` and ``json_key`` follow go-yaml v2's
+``resolve.go`` (resolveMapList, the ParseInt/ParseUint/ParseFloat chain) and
+sigs.k8s.io/yaml's ``convertToJSONableObject``, so a ConfigMap with ``enabled: yes`` fails
+its schema here as it does on the cluster.
+
+ruamel's safe loader spends most of its time in Python, so this builder reads the C
+parser's events. Anchors, aliases, explicit tags, complex keys, duplicate keys and more than
+one document raise ``Fallback``; the caller loads those with ruamel, using the same scalar
+resolution, and ruamel words the errors. The test suite checks both give the same data.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import re
+import struct
 
 from _ruamel_yaml import CParser
-from ruamel.yaml.nodes import ScalarNode
-from ruamel.yaml.resolver import VersionedResolver
 from ruamel.yaml.events import (
     AliasEvent,
     DocumentEndEvent,
@@ -32,42 +37,132 @@ class Fallback(Exception):
     """The document needs the full loader."""
 
 
-_NULL = frozenset({"", "~", "null", "Null", "NULL"})
-_TRUE = frozenset({"true", "True", "TRUE"})
-_FALSE = frozenset({"false", "False", "FALSE"})
-_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
-_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?")
-_STR = "tag:yaml.org,2002:str"
-_RESOLVER = VersionedResolver(version=(1, 2))
+# go-yaml v2 resolve.go, resolveMapList
+_MAP: dict[str, object] = {
+    **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("", "~", "null", "Null", "NULL"), None),
+    **dict.fromkeys((".nan", ".NaN", ".NAN"), math.nan),
+    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), math.inf),
+    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), -math.inf),
+}
+# first characters go-yaml looks further at (its resolveTable hints); others are strings
+_HINTED = frozenset("+-0123456789.yYnNtTfFoO~")
+# Go's strconv.ParseInt/ParseUint with base 0 (underscores already removed)
+_GO_INT = re.compile(r"([-+]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]([0-7]+)|0[bB]([01]+)|0([0-7]+)|([1-9][0-9]*|0))")
+_GO_UINT = re.compile(r"\+?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]+|[1-9][0-9]*|0)")
+_YAML_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")  # yamlStyleFloat
+_GO_DOT_FLOAT = re.compile(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?")  # ParseFloat of ".5" forms
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+_UINT64_MAX = (1 << 64) - 1
+MAX_NUMBER_DIGITS = 400  # past float64's range: go-yaml leaves such a number a string
+
+
+def resolve_plain(value: str):
+    """The value go-yaml v2 gives a plain (unquoted, untagged) scalar."""
+    if not value:
+        return None
+    if value[0] not in _HINTED:
+        return value
+    return _resolve_hinted(value)
+
+
+@functools.lru_cache(maxsize=65536)
+def _resolve_hinted(value: str):
+    if value in _MAP:
+        return _MAP[value]
+    first = value[0]
+    if first == ".":
+        return _finite(value) if _GO_DOT_FLOAT.fullmatch(value) else value
+    if first not in "+-0123456789":
+        return value
+    # timestamps (2024-01-01) fall through to a string, as go-yaml v2 decodes them into interface{}
+    plain = value.replace("_", "")
+    number = _go_int(plain)
+    if number is not None:
+        return number
+    if len(plain) <= MAX_NUMBER_DIGITS and _YAML_FLOAT.fullmatch(plain):
+        result = _finite(plain)
+        if isinstance(result, float):
+            return result
+    return value
+
+
+def _go_int(plain: str) -> int | None:
+    """ParseInt(plain, 0, 64), else ParseUint(plain, 0, 64), else None."""
+    match = _GO_INT.fullmatch(plain) if len(plain) <= MAX_NUMBER_DIGITS else None
+    if not match:
+        return None
+    sign, hexa, octal_o, binary, octal, decimal = match.groups()
+    digits, base = next((d, b) for d, b in ((hexa, 16), (octal_o, 8), (binary, 2), (octal, 8), (decimal, 10))
+                        if d is not None)
+    number = int(digits, base) * (-1 if sign == "-" else 1)
+    if _INT64[0] <= number <= _INT64[1] or (0 <= number <= _UINT64_MAX and _GO_UINT.fullmatch(plain)):
+        return number
+    return None
+
+
+def _finite(text: str):
+    """ParseFloat(text, 64): a float, or ``text`` itself when out of range (Go's ErrRange)."""
+    number = float(text)
+    return text if math.isinf(number) else number
+
+
+def out_of_range(text: str) -> str:
+    """What a plain number go-yaml keeps as a string is ('' for anything else)."""
+    digits = text.lstrip("+-")
+    if digits.isdigit() and isinstance(resolve_plain(text), str):
+        return f"a {len(digits)}-digit number, beyond 64-bit integers and floats: Kubernetes reads it as a string"
+    return ""
+
+
+def describe(text: str) -> str:
+    """A scalar's text for a message: what it is, shortened when long."""
+    shown = f"`{text[:20]}…`" if len(text) > 60 else f"`{text}`"
+    if out_of_range(text):
+        return f"{shown} ({out_of_range(text)})"
+    if len(text) > 60:
+        return f"{shown} ({len(text)} characters)"
+    kind = {bool: "a boolean", int: "an integer", float: "a float", type(None): "null"}.get(
+        type(resolve_plain(text)), "a string")
+    return f"{shown} ({kind})"
+
+
+def json_key(key) -> str:
+    """A decoded map key as sigs.k8s.io/yaml writes it into JSON; ValueError for null keys."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(key)
+    if isinstance(key, float):
+        return _go_float32_g(key)
+    raise ValueError(f"a {'null' if key is None else type(key).__name__} map key has no JSON form")
+
+
+def _go_float32_g(number: float) -> str:
+    """strconv.FormatFloat(number, 'g', -1, 32), with go-yaml's names for infinities and NaN."""
+    if math.isnan(number):
+        return ".nan"
+    if math.isinf(number):
+        return ".inf" if number > 0 else "-.inf"
+    single = struct.unpack("f", struct.pack("f", number))[0]
+    precision = next(p for p in range(1, 10)
+                     if struct.unpack("f", struct.pack("f", float(f"{single:.{p - 1}e}")))[0] == single)
+    mantissa, exponent = f"{single:.{precision - 1}e}".split("e")
+    exp = int(exponent)
+    if exp < -4 or exp >= 6:
+        return f"{mantissa}e{'+' if exp >= 0 else '-'}{abs(exp):02d}"
+    return f"{single:.{max(precision - exp - 1, 0)}f}"
 
 
 def _scalar(event: ScalarEvent):
     if event.tag is not None or event.anchor is not None:
         raise Fallback
-    value = event.value
     if not event.implicit[0]:  # quoted or block: a string
-        return value
-    if value in _NULL:
-        return None
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    if _INT.fullmatch(value):
-        return int(value)
-    if value[0] in "+-.0123456789":
-        if _TIMESTAMP.fullmatch(value):
-            return value  # timestamps stay strings, as in the JSON the API server gets
-        if not _is_string(value):
-            raise Fallback
-    return value
-
-
-@functools.lru_cache(maxsize=65536)
-def _is_string(value: str) -> bool:
-    """500m and 1Gi are strings; 1.5, 1e3, 0x1F and .inf are numbers ruamel builds (cached:
-    quantities and versions repeat across manifests)."""
-    return str(_RESOLVER.resolve(ScalarNode, value, (True, False))) == _STR
+        return event.value
+    return resolve_plain(event.value)
 
 
 def load(text: str):
@@ -103,8 +198,15 @@ def _node(event, get):
                     raise Fallback  # complex keys
                 return out
             key = _scalar(key_event)
-            if key in out or key == "<<":
-                raise Fallback  # duplicate keys (reported by ruamel) and merge keys
+            if key == "<<":
+                raise Fallback  # merge keys
+            if key.__class__ is not str:
+                try:
+                    key = json_key(key)
+                except ValueError:
+                    raise Fallback from None  # the full loader locates the error
+            if key in out:
+                raise Fallback  # duplicate keys (reported by ruamel)
             value_event = get()
             out[key] = _scalar(value_event) if type(value_event) is ScalarEvent else _node(value_event, get)
     if kind is SequenceStartEvent:

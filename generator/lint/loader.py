@@ -3,8 +3,11 @@
 Documents are split on ``---`` lines (as kubeconform and kubectl do), so each keeps its
 line offset in the file and a syntax error in one document leaves the others intact.
 Parsing builds data from the C parser's events (``fastyaml``), falling back to ruamel's
-C-backed safe loader for the YAML features manifests rarely use; timestamps stay strings,
-as they are in the JSON the API server receives. Duplicate keys are errors (kubeconform ``-strict``).
+C-backed safe loader for the YAML features manifests rarely use, and to its Python parser
+for what the bundled libyaml is too old to read. Either way scalars and keys come out as
+the API server's reader makes them (go-yaml v2, YAML 1.1: ``fastyaml.resolve_plain``);
+timestamps stay strings, as they are in the JSON the API server receives. Duplicate keys
+are errors (kubeconform ``-strict``).
 """
 
 from __future__ import annotations
@@ -19,9 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ruamel.yaml import YAML
-from ruamel.yaml.constructor import DuplicateKeyError, SafeConstructor
+from ruamel.yaml.constructor import ConstructorError, DuplicateKeyError, SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import ScalarNode
+from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.resolver import VersionedResolver
+from ruamel.yaml.scanner import ScannerError
+from ruamel.yaml.tag import Tag
 
 from generator import yamlmessages
 from generator.errors import InputError
@@ -34,28 +41,69 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 _SEPARATOR = re.compile(r"^---(?:[ \t].*)?$")
 
 
+_GO_PLAIN = "tag:gpu-gitops,2026:go-plain"  # a plain scalar, resolved as go-yaml v2 does
+_MERGE = "tag:yaml.org,2002:merge"
+
+
 class _Constructor(SafeConstructor):
-    """The safe constructor with YAML-only scalar types kept as the strings they were."""
+    """The safe constructor with plain scalars resolved the Kubernetes way (``fastyaml``)."""
+
+    def construct_go_plain(self, node):
+        return fastyaml.resolve_plain(node.value)
+
+    def construct_mapping(self, node, deep=False):
+        """Keys as JSON object keys: sigs.k8s.io/yaml turns ``1`` and ``yes`` into strings and
+        refuses null, mapping and sequence keys."""
+        for key_node, _ in node.value:
+            if not isinstance(key_node, ScalarNode):
+                raise ConstructorError(None, None, "a mapping or sequence cannot be a map key "
+                                       "(Kubernetes objects are JSON: keys are strings)", key_node.start_mark)
+            if key_node.tag == _GO_PLAIN and fastyaml.resolve_plain(key_node.value) is None:
+                raise ConstructorError(None, None, f"a null map key ({key_node.value or 'empty'!s}) has no JSON form; "
+                                       "quote it if it is text", key_node.start_mark)
+        mapping = super().construct_mapping(node, deep)
+        return {fastyaml.json_key(key): value for key, value in mapping.items()}
 
 
+_TAGGED_TYPES = {"int": (int,), "float": (float, int), "bool": (bool,), "null": (type(None),)}
+
+
+def _construct_tagged(kind: str):
+    """``!!int 7``, ``!!bool yes``...: the text resolved as a plain scalar must be of the tag's
+    type (go-yaml's "cannot decode !!str `abc` as a !!int"); a located error otherwise."""
+
+    def construct(self, node):
+        value = fastyaml.resolve_plain(node.value)
+        if isinstance(value, _TAGGED_TYPES[kind]) and not (kind != "bool" and isinstance(value, bool)):
+            return float(value) if kind == "float" else value
+        raise ConstructorError(None, None, f"cannot decode {fastyaml.describe(node.value)} as a !!{kind}",
+                               node.start_mark)
+
+    return construct
+
+
+_Constructor.add_constructor(_GO_PLAIN, _Constructor.construct_go_plain)
+for _kind in _TAGGED_TYPES:
+    _Constructor.add_constructor(f"tag:yaml.org,2002:{_kind}", _construct_tagged(_kind))
+_Constructor.add_constructor(_MERGE, SafeConstructor.construct_yaml_str)  # ``<<`` as a value is text
 _Constructor.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str)
 _Constructor.add_constructor("tag:yaml.org,2002:binary", SafeConstructor.construct_yaml_str)
 
 
 class _Resolver(VersionedResolver):
-    """YAML 1.2 resolution without re-reading the version directive for every scalar.
+    """Every plain scalar gets one tag, built by ``fastyaml.resolve_plain``; ``<<`` merges.
 
-    The stock property is a third of the load time of a manifest; manifests do not carry
-    ``%YAML`` directives.
+    Skipping ruamel's YAML 1.2 regular expressions also skips its per-scalar version lookup.
     """
 
-    @property
-    def processing_version(self):
-        return (1, 2)
+    def resolve(self, kind, value, implicit):
+        if kind is ScalarNode and implicit[0]:
+            return Tag(suffix=_MERGE if value == "<<" else _GO_PLAIN)
+        return super().resolve(kind, value, (False, False))
 
 
-def _yaml(strict: bool = True) -> YAML:
-    yaml = YAML(typ="safe", pure=False)
+def _yaml(strict: bool = True, pure: bool = False) -> YAML:
+    yaml = YAML(typ="safe", pure=pure)
     yaml.Constructor = _Constructor
     yaml.Resolver = _Resolver
     yaml.allow_duplicate_keys = not strict
@@ -121,7 +169,10 @@ def read(path: str, display: str, strict: bool = True) -> Source:
             return source
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        source.documents.append(_failed(display, "", 0, f"file is not UTF-8 text ({exc.reason})", 0, 0))
+        line = exc.object.count(b"\n", 0, exc.start)
+        col = len(exc.object[exc.object.rfind(b"\n", 0, exc.start) + 1:exc.start].decode("utf-8", "replace"))
+        source.documents.append(_failed(display, "", 0, f"file is not UTF-8 text: byte 0x{exc.object[exc.start]:02X} "
+                                        f"at offset {exc.start} ({exc.reason})", line, col))
         return source
     except OSError as exc:
         source.documents.append(_failed(display, "", 0, f"cannot read file: {exc.strerror}", 0, 0))
@@ -142,11 +193,15 @@ def _read_bytes(path: str) -> bytes | None:
 
 
 def parse_text(text: str, display: str, is_json: bool = False, strict: bool = True) -> list[Document]:
+    """The documents of one file; JSON and YAML documents get the same checks."""
     if is_json and text.lstrip().startswith(("{", "[")):
         try:
-            return [Document(display, text, 0, json.loads(text))]
+            doc = Document(display, text, 0, json.loads(text))
         except ValueError:
             pass  # let the YAML parser report it with a line
+        else:
+            _check_object(doc)
+            return [doc] if doc.error is not None or doc.data is not None else []
     yaml = _yaml(strict)
     docs = []
     for first_line, chunk in split_documents(text):
@@ -160,26 +215,41 @@ def parse_text(text: str, display: str, is_json: bool = False, strict: bool = Tr
         except DuplicateKeyError as exc:
             mark = exc.problem_mark
             _fail(doc, f"error unmarshalling resource: {yamlmessages.duplicate_key(exc.problem)}", mark.line,
-                  mark.column)
+                  mark.column, yamlmessages.DUPLICATE_KEY_HINT)
+        except ConstructorError as exc:  # a value that is no JSON: a tag on the wrong text, a null or complex key
+            mark = exc.problem_mark
+            _fail(doc, f"error unmarshalling resource: {exc.problem}", mark.line if mark else 0,
+                  mark.column if mark else 0, yamlmessages.TAG_HINT if "!!" in str(exc.problem) else "")
         except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
-            _fail(doc, f"error unmarshalling resource: YAML syntax error: {exc.problem or exc.context}",
-                  mark.line if mark else 0, mark.column if mark else 0)
+            line, col = _within(chunk, mark.line, mark.column) if mark else (0, 0)
+            problem = exc.problem or exc.context
+            _fail(doc, f"error unmarshalling resource: YAML syntax error: {problem}", line, col,
+                  yamlmessages.syntax_hint(problem, _line_text(chunk, line)))
+        except ReaderError as exc:
+            line, col = _line_col(chunk, exc.position)
+            _fail(doc, f"error unmarshalling resource: {yamlmessages.bad_character(exc.character)} "
+                  "is not allowed in YAML", line, col, yamlmessages.BAD_CHARACTER_HINT)
         except YAMLError as exc:
             _fail(doc, f"error unmarshalling resource: {str(exc).splitlines()[0]}", 0, 0)
         except RecursionError:
             _fail(doc, "error unmarshalling resource: nesting is too deep", 0, 0)
         except (ValueError, TypeError, IndexError) as exc:
             # ruamel's constructors raise these for explicit tags on the wrong text (!!float abc)
-            _fail(doc, f"error unmarshalling resource: a tagged value cannot be built ({exc})", 0, 0)
+            _fail(doc, f"error unmarshalling resource: a tagged value cannot be built ({exc})", 0, 0,
+                  yamlmessages.TAG_HINT)
         except aliases.TooManyAliases as exc:
             _fail(doc, f"error unmarshalling resource: {exc}", exc.line, exc.col)
-        if doc.error is None and doc.data is not None and not isinstance(doc.data, dict):
-            _fail(doc, "error unmarshalling resource: a document must be a mapping (a Kubernetes object)",
-                  first_content_line(chunk), 0)
+        _check_object(doc)
         if doc.error is not None or doc.data is not None:
             docs.append(doc)
     return docs
+
+
+def _check_object(doc: Document) -> None:
+    if doc.error is None and doc.data is not None and not isinstance(doc.data, dict):
+        _fail(doc, "error unmarshalling resource: a document must be a mapping (a Kubernetes object)",
+              first_content_line(doc.text), 0)
 
 
 def _load(yaml: YAML, chunk: str):
@@ -188,11 +258,40 @@ def _load(yaml: YAML, chunk: str):
         return fastyaml.load(chunk)
     except (fastyaml.Fallback, YAMLError):
         aliases.check(chunk)  # the fast path takes no aliases; ruamel would share, not copy, them
-        return yaml.load(chunk)  # also the one that words the errors
+        try:
+            return yaml.load(chunk)  # also the one that words the errors
+        except ScannerError as exc:
+            # ruamel.yaml.clib bundles a libyaml older than the rule go-yaml (and so kubectl)
+            # follows: in a flow collection, ':' not followed by a space is part of a plain
+            # scalar (`{value: http://prometheus:9090}`). ruamel's Python scanner follows it too.
+            if exc.problem != "found unexpected ':'":
+                raise
+            data = _yaml(not yaml.allow_duplicate_keys, pure=True).load(chunk)
+            aliases.check_data(data)
+            return data
 
 
-def _fail(doc: Document, message: str, line: int, col: int) -> None:
-    doc.error = Hit(message)
+def _line_col(text: str, position: int) -> tuple[int, int]:
+    """0-based line and column of a character offset."""
+    line = text.count("\n", 0, position)
+    return line, position - (text.rfind("\n", 0, position) + 1)
+
+
+def _line_text(text: str, line: int) -> str:
+    lines = text.split("\n")
+    return lines[line] if 0 <= line < len(lines) else ""
+
+
+def _within(text: str, line: int, col: int) -> tuple[int, int]:
+    """An end-of-stream mark (the line after the last) moved to the end of the last line."""
+    lines = text.rstrip("\n").split("\n")
+    if line < len(lines):
+        return line, col
+    return len(lines) - 1, len(lines[-1])
+
+
+def _fail(doc: Document, message: str, line: int, col: int, hint: str = "") -> None:
+    doc.error = Hit(message, hint=hint)
     doc.error_line, doc.error_col = doc.first_line + line + 1, col + 1
 
 

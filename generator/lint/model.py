@@ -12,7 +12,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
-from ruamel.yaml.nodes import MappingNode, SequenceNode
+from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,7 @@ class Finding:
     line: int
     col: int
     ref: ObjectRef = ObjectRef()
+    hint: str = ""
 
     def sort_key(self):
         return (self.file, self.line, self.col, self.rule, self.message)
@@ -52,6 +53,8 @@ class Hit:
     message: str
     path: tuple = ()
     at_value: bool = False
+    hint: str = ""
+    severity: str = ""  # lower than the rule's when the rule lacks context (a config override wins)
 
 
 @dataclass
@@ -69,33 +72,47 @@ class Document:
 
     def _tree(self):
         if self._positions is None:
-            try:
-                self._positions = YAML(typ="safe", pure=False).compose(self.text)
-            except (YAMLError, RecursionError):
-                self._positions = False
+            self._positions = False
+            for pure in (False, True):  # the Python parser reads what old libyaml refuses ({url: http://a:1})
+                try:
+                    self._positions = YAML(typ="safe", pure=pure).compose(self.text)
+                    break
+                except (YAMLError, RecursionError):
+                    continue
         return self._positions
 
     def position(self, path: tuple, at_value: bool = False) -> tuple[int, int]:
         """1-based file line and column of the deepest node of ``path`` that exists."""
+        _node, line, col = self._walk(path, at_value)
+        return self.first_line + line + 1, col + 1
+
+    def plain_scalar(self, path: tuple) -> str | None:
+        """The text of the unquoted scalar at ``path``, if that is what is written there."""
+        node, _line, _col = self._walk(path, True)
+        return node.value if isinstance(node, ScalarNode) and not node.style else None
+
+    def _walk(self, path: tuple, at_value: bool):
+        """The node at ``path`` (None when it does not exist) and the 0-based line and column
+        of the deepest part of it that does."""
         node = self._tree()
         line, col = first_content_line(self.text), 0
         if not node:
-            return self.first_line + line + 1, 1
+            return None, line, 0
         for i, part in enumerate(path):
             last = i == len(path) - 1
             if isinstance(node, MappingNode):
                 pair = next((kv for kv in reversed(node.value) if kv[0].value == part), None)
                 if pair is None:
-                    break
+                    return None, line, col
                 mark = pair[1].start_mark if (last and at_value) else pair[0].start_mark
                 node = pair[1]
             elif isinstance(node, SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
                 node = node.value[part]
                 mark = node.start_mark
             else:
-                break
+                return None, line, col
             line, col = mark.line, mark.column
-        return self.first_line + line + 1, col + 1
+        return node, line, col
 
 
 def first_content_line(text: str) -> int:

@@ -1,38 +1,111 @@
 """Where pod specs and containers sit inside workload objects, and how to name their fields.
 
-Rules look at the pod template wherever the kind keeps it; ``generator.jsonpath`` names
-the fields they report the way the API server does.
+Rules look at the pod templates wherever the kind keeps them (core workloads and the custom
+resources of GPU batch and serving platforms, several per object for Ray or Kubeflow
+jobs); ``generator.jsonpath`` names the fields they report the way the API server does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-_TEMPLATE = {
-    "Pod": ("spec",),
-    "PodTemplate": ("template", "spec"),
-    "Deployment": ("spec", "template", "spec"),
-    "StatefulSet": ("spec", "template", "spec"),
-    "DaemonSet": ("spec", "template", "spec"),
-    "ReplicaSet": ("spec", "template", "spec"),
-    "ReplicationController": ("spec", "template", "spec"),
-    "Job": ("spec", "template", "spec"),
-    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+# (API group, kind) → where its pod template's spec sits; "*" is every item of a list or
+# value of a map. Core workloads first, then the custom resources GPU platforms run, with
+# the paths of their CRDs' schemas (../shared/upstream-crds: KubeRay v1.7.0 ray-operator/
+# config/crd/bases, Kubeflow Training v1.9.4 and Trainer v2.3.0 manifests/base/crds,
+# LeaderWorkerSet v0.10.0 and JobSet v0.12.0 config/.../crd/bases, Volcano v1.15.1
+# config/crd/volcano/bases, KEDA v2.20.2 and Kueue v0.19.2 config/.../crd/bases).
+_CORE_TEMPLATES = {
+    ("", "Pod"): (("spec",),),
+    ("", "PodTemplate"): (("template", "spec"),),
+    ("", "ReplicationController"): (("spec", "template", "spec"),),
+    ("apps", "Deployment"): (("spec", "template", "spec"),),
+    ("apps", "StatefulSet"): (("spec", "template", "spec"),),
+    ("apps", "DaemonSet"): (("spec", "template", "spec"),),
+    ("apps", "ReplicaSet"): (("spec", "template", "spec"),),
+    ("batch", "Job"): (("spec", "template", "spec"),),
+    ("batch", "CronJob"): (("spec", "jobTemplate", "spec", "template", "spec"),),
 }
+_RAY_CLUSTER = (("headGroupSpec", "template", "spec"), ("workerGroupSpecs", "*", "template", "spec"))
+_JOBSET_JOBS = ("replicatedJobs", "*", "template", "spec", "template", "spec")
+_CUSTOM_TEMPLATES = {
+    ("ray.io", "RayCluster"): tuple(("spec",) + p for p in _RAY_CLUSTER),
+    ("ray.io", "RayJob"): tuple(("spec", "rayClusterSpec") + p for p in _RAY_CLUSTER)
+    + (("spec", "submitterPodTemplate", "spec"),),
+    ("ray.io", "RayService"): tuple(("spec", "rayClusterConfig") + p for p in _RAY_CLUSTER),
+    **{("kubeflow.org", kind): (("spec", f"{prefix}ReplicaSpecs", "*", "template", "spec"),)
+       for kind, prefix in (("PyTorchJob", "pytorch"), ("TFJob", "tf"), ("MPIJob", "mpi"), ("XGBoostJob", "xgb"),
+                            ("PaddleJob", "paddle"), ("JAXJob", "jax"))},
+    ("trainer.kubeflow.org", "TrainingRuntime"): (("spec", "template", "spec") + _JOBSET_JOBS,),
+    ("trainer.kubeflow.org", "ClusterTrainingRuntime"): (("spec", "template", "spec") + _JOBSET_JOBS,),
+    ("jobset.x-k8s.io", "JobSet"): (("spec",) + _JOBSET_JOBS,),
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): (("spec", "leaderWorkerTemplate", "leaderTemplate", "spec"),
+                                                      ("spec", "leaderWorkerTemplate", "workerTemplate", "spec")),
+    ("batch.volcano.sh", "Job"): (("spec", "tasks", "*", "template", "spec"),),
+    ("keda.sh", "ScaledJob"): (("spec", "jobTargetRef", "template", "spec"),),
+    ("kueue.x-k8s.io", "Workload"): (("spec", "podSets", "*", "template", "spec"),),
+}
+# NIMService (NVIDIA k8s-nim-operator v3.1.2, apps.nvidia.com_nimservices.yaml) has no pod
+# template: its spec carries the one NIM container's resources and the pod's tolerations,
+# nodeSelector and runtimeClassName, which the operator copies into the Deployment it makes.
+_SPEC_IS_POD_AND_CONTAINER = {("apps.nvidia.com", "NIMService")}
+
+
+@dataclass(frozen=True)
+class PodTemplate:
+    """A pod spec inside an object: its path, the spec, and ``(path, container)`` of each container."""
+
+    path: tuple
+    spec: dict
+    containers: tuple
+
+
+_last: list = [None, (), False]  # (object, templates, core?): the rules of one object run back to back
+
+
+def templates(obj: dict, custom: bool = True) -> tuple[PodTemplate, ...]:
+    """The pod templates of a workload object (of core kinds only unless ``custom``)."""
+    if _last[0] is not obj:
+        key = _group_kind(obj)
+        _last[:] = obj, _templates(obj, key), key in _CORE_TEMPLATES
+    return _last[1] if custom or _last[2] else ()
+
+
+def _templates(obj: dict, key: tuple[str, str]) -> tuple[PodTemplate, ...]:
+    if key in _SPEC_IS_POD_AND_CONTAINER:
+        spec = obj.get("spec")
+        return (PodTemplate(("spec",), spec, ((("spec",), spec),)),) if isinstance(spec, dict) else ()
+    found = []
+    for path in _CORE_TEMPLATES.get(key) or _CUSTOM_TEMPLATES.get(key, ()):
+        for spath, spec in _expand(obj, (), path):
+            if isinstance(spec, dict):
+                found.append(PodTemplate(spath, spec, tuple(containers(spath, spec))))
+    return tuple(found)
+
+
+def _group_kind(obj: dict) -> tuple[str, str]:
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return "", ""
+    return (api_version.rpartition("/")[0], kind)
+
+
+def _expand(node, done: tuple, rest: tuple) -> Iterator[tuple[tuple, object]]:
+    if not rest:
+        yield done, node
+        return
+    part, rest = rest[0], rest[1:]
+    if part == "*":
+        items = enumerate(node) if isinstance(node, list) else node.items() if isinstance(node, dict) else ()
+        for key, child in items:
+            yield from _expand(child, done + (key,), rest)
+    elif isinstance(node, dict) and part in node:
+        yield from _expand(node[part], done + (part,), rest)
+
+
 CONTAINER_LISTS = ("initContainers", "containers")
 GPU_RESOURCE_PREFIXES = ("nvidia.com/", "amd.com/", "gpu.intel.com/")
-
-
-def pod_spec(obj: dict) -> tuple[tuple, dict] | None:
-    """``(path, spec)`` of the pod spec of a workload object, or None."""
-    kind = obj.get("kind")
-    path = _TEMPLATE.get(kind) if isinstance(kind, str) else None
-    if path is None:
-        return None
-    node = obj
-    for part in path:
-        node = node.get(part) if isinstance(node, dict) else None
-    return (path, node) if isinstance(node, dict) else None
 
 
 def containers(spec_path: tuple, spec: dict) -> Iterator[tuple[tuple, dict]]:
@@ -74,13 +147,6 @@ def gpu_names(container: dict) -> set[str]:
     return {n for n in (*requests, *limits) if isinstance(n, str) and is_gpu(n)}
 
 
-def pod_requests_gpu(spec_path: tuple, spec: dict) -> set[str]:
-    names: set[str] = set()
-    for _, container in containers(spec_path, spec):
-        names |= gpu_names(container)
-    return names
-
-
 def tolerates(spec: dict, key: str, effect: str = "NoSchedule") -> bool:
     """Whether the pod's tolerations let it onto nodes tainted ``key`` with ``effect``."""
     tolerations = spec.get("tolerations")
@@ -99,26 +165,31 @@ def tolerates(spec: dict, key: str, effect: str = "NoSchedule") -> bool:
     return False
 
 
-def secured(spath: tuple, spec: dict, test) -> bool:
+def secured(pod: PodTemplate, test) -> bool:
     """Whether ``test`` holds for the pod's securityContext, or for every container's (a
     pod-level setting is the default each container may override)."""
-    if test(spec.get("securityContext")):
+    if test(pod.spec.get("securityContext")):
         return True
-    found = list(containers(spath, spec))
-    return bool(found) and all(test(c.get("securityContext")) for _, c in found)
+    return bool(pod.containers) and all(test(c.get("securityContext")) for _, c in pod.containers)
 
 
 def container_resources(obj: dict) -> Iterator[tuple[tuple, dict, dict, dict]]:
     """``(path, container, requests, limits)`` for every container of a workload object."""
-    found = pod_spec(obj)
-    if found:
-        for cpath, container in containers(*found):
+    for pod in templates(obj):
+        for cpath, container in pod.containers:
             yield (cpath, container, *resources(container))
 
 
-def restricted_pod_spec(res, ctx) -> tuple[tuple, dict] | None:
-    """The pod spec, unless the object is no workload or its namespace may use host access."""
-    found = pod_spec(res.obj)
-    if not found or ctx.settings.privileged_allowed(res.namespace):
-        return None
-    return found
+def pod_requests_gpu(pod: PodTemplate) -> set[str]:
+    names: set[str] = set()
+    for _, container in pod.containers:
+        names |= gpu_names(container)
+    return names
+
+
+def restricted_templates(res, ctx) -> tuple[PodTemplate, ...]:
+    """The pod templates the Pod Security rules check: core workloads outside the namespaces
+    allowed host access (custom resources' pods get their security context from operators)."""
+    if ctx.namespace_allows_privileged(res.namespace):
+        return ()
+    return templates(res.obj, custom=False)

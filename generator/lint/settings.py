@@ -10,14 +10,21 @@ from generator.errors import InputError
 from generator.validate import kubernetes
 
 DEFAULT_TAINT_KEYS = ("nvidia.com/gpu", "amd.com/gpu")
-DEFAULT_PRIVILEGED_NAMESPACES = ("kube-system",)
+# AKS documents `--node-taints sku=gpu:NoSchedule` for GPU node pools (learn.microsoft.com,
+# "Use GPUs on AKS" and "Best practices for advanced scheduler features").
+PROVIDER_TAINT_KEYS = {"aks": ("sku",)}
+# EKS and GKE run the ExtendedResourceToleration admission plugin: a pod requesting
+# nvidia.com/gpu gets a toleration for the taint key nvidia.com/gpu (Exists, NoSchedule)
+# (kubernetes plugin/pkg/admission/extendedresourcetoleration; EKS "cluster platform
+# versions" lists the enabled admission controllers; GKE "Run GPUs in Standard node pools").
+EXTENDED_RESOURCE_TOLERATION = frozenset({"eks", "gke"})
 
 
 @dataclass
 class Settings:
     kubernetes_version: str = ""
-    taint_keys: list[str] = field(default_factory=lambda: list(DEFAULT_TAINT_KEYS))
-    allowed_privileged_namespaces: list[str] = field(default_factory=lambda: list(DEFAULT_PRIVILEGED_NAMESPACES))
+    taint_keys: list[str] | None = None  # None: not configured (the provider's, else the vendor keys)
+    allowed_privileged_namespaces: list[str] = field(default_factory=list)
     provider: str = ""
     rules: dict[str, str] = field(default_factory=dict)
     ignores: list[dict] = field(default_factory=list)
@@ -34,15 +41,32 @@ class Settings:
     def privileged_allowed(self, namespace: str) -> bool:
         return namespace in self.allowed_privileged_namespaces
 
+    @property
+    def gpu_taint_keys(self) -> tuple[str, ...]:
+        """The GPU pools' taint keys: configured, else the provider's documented ones."""
+        if self.taint_keys is not None:
+            return tuple(self.taint_keys)
+        return PROVIDER_TAINT_KEYS.get(self.provider, DEFAULT_TAINT_KEYS)
+
+    @property
+    def knows_gpu_taints(self) -> bool:
+        """Whether taint keys or a provider were given: without either, the GPU taint rules
+        guess and say so as warnings."""
+        return self.taint_keys is not None or bool(self.provider)
+
+    def admission_tolerates(self, resource: str, taint_key: str) -> bool:
+        """Whether the provider's API server adds the toleration for ``taint_key`` to a pod
+        requesting ``resource`` (ExtendedResourceToleration keys it by resource name)."""
+        return self.provider in EXTENDED_RESOURCE_TOLERATION and resource == taint_key
+
     @classmethod
     def from_config(cls, data: dict, **overrides) -> Settings:
         """Settings from a loaded config (``Config.data``); ``None`` overrides are ignored."""
         lint = data.get("lint", {})
         values = {
             "kubernetes_version": lint.get("kubernetesVersion", ""),
-            "taint_keys": list(lint.get("taintKeys", DEFAULT_TAINT_KEYS)),
-            "allowed_privileged_namespaces": list(lint.get("allowedPrivilegedNamespaces",
-                                                           DEFAULT_PRIVILEGED_NAMESPACES)),
+            "taint_keys": list(lint["taintKeys"]) if "taintKeys" in lint else None,
+            "allowed_privileged_namespaces": list(lint.get("allowedPrivilegedNamespaces", [])),
             "provider": lint.get("provider", ""),
             "rules": dict(lint.get("rules", {})),
             "ignores": list(lint.get("ignore", [])),

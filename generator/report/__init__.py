@@ -13,6 +13,29 @@ from generator.lint.loader import Source
 from generator.lint.model import Finding
 
 FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
+
+
+def shown_name(name: str) -> str:
+    """A file name safe to print on one line: control characters (a newline would forge
+    another finding) and undecodable bytes (``\\xff``, kept by the OS as surrogates) escaped.
+
+    The JSON and SARIF formats print names exactly: JSON escapes them itself.
+    """
+    if name.isprintable():
+        return name
+    return "".join(_escape(c) for c in name)
+
+
+def _escape(char: str) -> str:
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    if char.isprintable():
+        return char
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's surrogateescape of a byte
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 @dataclass

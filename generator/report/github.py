@@ -7,6 +7,8 @@ the output. Escaping follows actions/toolkit: ``%``, CR and LF in messages, plus
 
 from __future__ import annotations
 
+from generator.report import shown_name
+
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 
 
@@ -22,7 +24,7 @@ def format(report) -> str:
     out = []
     for f in report.findings:
         props = ",".join(f"{k}={escape_property(str(v))}" for k, v in
-                         (("file", f.file), ("line", f.line), ("col", f.col), ("title", f.rule)))
+                         (("file", shown_name(f.file)), ("line", f.line), ("col", f.col), ("title", f.rule)))
         out.append(f"::{_LEVEL[f.severity]} {props}::{escape_data(f.message)}\n")
     out.append(f"::notice title=gpu-gitops lint::{escape_data(report.summary())}\n")
     return "".join(out)

@@ -9,7 +9,7 @@ def format(report) -> str:
     findings = [
         {
             "rule": f.rule, "severity": f.severity, "message": f.message,
-            "file": f.file, "line": f.line, "column": f.col,
+            "file": f.file, "line": f.line, "column": f.col, **({"hint": f.hint} if f.hint else {}),
             "object": {"apiVersion": f.ref.api_version, "kind": f.ref.kind,
                        "namespace": f.ref.namespace, "name": f.ref.name},
         }

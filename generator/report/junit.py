@@ -11,6 +11,7 @@ from __future__ import annotations
 from xml.etree import ElementTree as ET
 
 from generator.lint.model import ObjectRef
+from generator.report import shown_name
 
 _PROCESSING = {"K8S001", "K8S002", "K8S004"}
 
@@ -23,13 +24,13 @@ def format(report) -> str:
     root = ET.Element("testsuites", name="gpu-gitops")
     by_file: dict[str, dict[tuple, list]] = {}
     for source in report.sources:
-        cases = by_file.setdefault(source.display, {})
+        cases = by_file.setdefault(shown_name(source.display), {})
         for res in source.resources:
             cases.setdefault((res.ref, 0), [])
     for f in report.findings:
         # a document that never became an object (parse error) is its own test case
         key = (f.ref, 0) if f.ref.kind else (f.ref, f.line)
-        by_file.setdefault(f.file, {}).setdefault(key, []).append(f)
+        by_file.setdefault(shown_name(f.file), {}).setdefault(key, []).append(f)
     totals = {"tests": 0, "failures": 0, "errors": 0}
     for suite_id, (file, cases) in enumerate(by_file.items(), start=1):
         suite = ET.SubElement(root, "testsuite", name=file, id=str(suite_id))
@@ -44,10 +45,10 @@ def format(report) -> str:
                 tag = "error" if any(f.rule in _PROCESSING for f in errors) else "failure"
                 counts["errors" if tag == "error" else "failures"] += 1
                 node = ET.SubElement(case, tag, message=errors[0].message, type=errors[0].rule)
-                node.text = "\n".join(f"{f.file}:{f.line}:{f.col}: {f.message} [{f.rule}]" for f in errors)
+                node.text = "\n".join(f"{file}:{f.line}:{f.col}: {f.message} [{f.rule}]" for f in errors)
             if others:
                 ET.SubElement(case, "system-out").text = "\n".join(
-                    f"{f.file}:{f.line}:{f.col}: {f.severity}: {f.message} [{f.rule}]" for f in others)
+                    f"{file}:{f.line}:{f.col}: {f.severity}: {f.message} [{f.rule}]" for f in others)
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from generator.lint.rules import BY_ID
+from generator.report import shown_name
 
 MAX_ROWS = 200
 
@@ -25,7 +26,8 @@ def format(report) -> str:
         lines.append(f"| {rule_id} | {severity} | {counts[rule_id]} | {_cell(rule.SUMMARY if rule else '')} |")
     lines += ["", "| Location | Severity | Rule | Message |", "|---|---|---|---|"]
     for f in report.findings[:MAX_ROWS]:
-        lines.append(f"| `{_cell(f.file)}:{f.line}:{f.col}` | {f.severity} | {f.rule} | {_cell(f.message)} |")
+        where = f"{_cell(shown_name(f.file))}:{f.line}:{f.col}"
+        lines.append(f"| `{where}` | {f.severity} | {f.rule} | {_cell(f.message)} |")
     if len(report.findings) > MAX_ROWS:
         lines += ["", f"... and {len(report.findings) - MAX_ROWS} more (see the text or SARIF output)."]
     return "\n".join(lines) + "\n"

@@ -1,8 +1,11 @@
-"""``path:line:col: severity: message [RULE-ID]``, one finding a line (editors and CI parse it)."""
+"""``path:line:col: severity: message [RULE-ID]``, one finding a line (editors and CI parse it),
+followed by an indented ``  hint:`` line where the finding has one (YAML errors)."""
 
 from __future__ import annotations
 
 import click
+
+from generator.report import shown_name
 
 _COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
 
@@ -11,7 +14,8 @@ def line(finding, color: bool = False) -> str:
     severity = finding.severity
     if color:
         severity = click.style(severity, fg=_COLOURS[finding.severity], bold=True)
-    return f"{finding.file}:{finding.line}:{finding.col}: {severity}: {finding.message} [{finding.rule}]"
+    text = f"{shown_name(finding.file)}:{finding.line}:{finding.col}: {severity}: {finding.message} [{finding.rule}]"
+    return text + (f"\n  hint: {finding.hint}" if finding.hint else "")
 
 
 def format(report) -> str:

@@ -2,7 +2,23 @@
 // binding. A pod that asks for a GPU (nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-*,
 // amd.com/*) must put it in limits, with any request equal to the limit, tolerate the taints of
 // one of that vendor's pools (computed from the same input as the node taints) and set a memory
-// limit. Each rule is switched by admission.*; each message says what to add.
+// limit. Each rule is switched by admission.*; each message names the offending field and says
+// what to add.
+//
+// Pods are checked on CREATE, and so are the pod templates of the workload kinds that create
+// them (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob) on
+// CREATE and UPDATE: a Deployment the policy only judged at pod creation would be accepted by
+// `kubectl apply`, Flux and Argo CD, and then create no pod, with the denial only in the
+// ReplicaSet's events. An UPDATE is only judged when the pod template changes (matchConditions),
+// so scaling, relabelling or removing a finalizer from an object created before the policy is
+// never blocked.
+//
+// Upstream: https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/
+// (matchConstraints.resourceRules, matchConditions with `request`/`oldObject`, variables,
+// messageExpression: a string expression used instead of `message` when the validation fails,
+// `message` being the fallback when it errors), and
+// https://kubernetes.io/docs/reference/using-api/cel/ (Kubernetes list library: `indexOf`, used to
+// name the container by its index in the message).
 local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
 
@@ -13,11 +29,67 @@ local defaults = {
   name: 'gpu-pod-guardrails',
 };
 
+// The kinds whose objects carry a pod spec, where it is, and which operations are judged. A Pod's
+// spec only changes by adding tolerations after creation, so Pods are judged on CREATE.
+local podKinds = [
+  { group: '', resource: 'pods', kind: 'Pod', path: 'spec', operations: ['CREATE'] },
+  { group: '', resource: 'replicationcontrollers', kind: 'ReplicationController', path: 'spec.template.spec' },
+  { group: 'apps', resource: 'daemonsets', kind: 'DaemonSet', path: 'spec.template.spec' },
+  { group: 'apps', resource: 'deployments', kind: 'Deployment', path: 'spec.template.spec' },
+  { group: 'apps', resource: 'replicasets', kind: 'ReplicaSet', path: 'spec.template.spec' },
+  { group: 'apps', resource: 'statefulsets', kind: 'StatefulSet', path: 'spec.template.spec' },
+  { group: 'batch', resource: 'cronjobs', kind: 'CronJob', path: 'spec.jobTemplate.spec.template.spec' },
+  { group: 'batch', resource: 'jobs', kind: 'Job', path: 'spec.template.spec' },
+];
+local operations(x) = std.get(x, 'operations', ['CREATE', 'UPDATE']);
+
+// One resource rule per API group and operation set, resources sorted.
+local resourceRules = [
+  local same = [x for x in podKinds if x.group == key[0] && operations(x) == key[1]];
+  { apiGroups: [key[0]], apiVersions: ['v1'], operations: key[1], resources: std.sort([x.resource for x in same]) }
+  for key in std.uniq(std.sort([[x.group, operations(x)] for x in podKinds]))
+];
+
+// CEL text choosing, by the request's kind, `field(path)` for the pod spec path of `kinds` (the
+// admission request's kind is always set; an object's own `kind` is not relied upon).
+local byKind(kinds, field) =
+  local paths = std.uniq(std.sort([x.path for x in kinds]));
+  local last = paths[std.length(paths) - 1];
+  std.join('', [
+    '(%s) ? %s : ' % [std.join(' || ', ["request.kind.kind == '%s'" % x.kind for x in kinds if x.path == path]), field(path)]
+    for path in paths[0:std.length(paths) - 1]
+  ]) + field(last);
+
+// An UPDATE that leaves the pod template as it was has nothing for the policy to judge.
+local parentOf(path) = std.join('.', std.split(path, '.')[0:std.length(std.split(path, '.')) - 1]);
+local templateChanged =
+  "request.operation != 'UPDATE' || ("
+  + byKind([x for x in podKinds if std.member(operations(x), 'UPDATE')],
+           function(path) 'object.%s != oldObject.%s' % [parentOf(path), parentOf(path)]) + ')';
+
 // CEL helpers, as text.
+local celString(s) = '"' + std.strReplace(std.strReplace(s, '\\', '\\\\'), '"', '\\"') + '"';
 local isGpu(r) = "(%(r)s == 'nvidia.com/gpu' || %(r)s.startsWith('nvidia.com/gpu.') || %(r)s.startsWith('nvidia.com/mig-') || %(r)s.startsWith('amd.com/'))" % { r: r };
+local usesGpu(c) = 'has(%(c)s.resources) && ((has(%(c)s.resources.limits) && %(c)s.resources.limits.exists(r, %(g)s)) || (has(%(c)s.resources.requests) && %(c)s.resources.requests.exists(r, %(g)s)))' % { c: c, g: isGpu('r') };
 local asks(c, prefix) =
   "((has(%(c)s.resources.limits) && %(c)s.resources.limits.exists(r, r.startsWith('%(p)s'))) || (has(%(c)s.resources.requests) && %(c)s.resources.requests.exists(r, r.startsWith('%(p)s'))))" % { c: c, p: prefix };
 local str(s) = "'" + s + "'";
+
+// A container rule: the GPU containers for which `bad` (CEL text over `c`) holds go in the
+// variable `name`; none may exist. The message starts with the field path of the first, e.g.
+// spec.template.spec.containers[1].resources.limits.memory (container names are unique across
+// containers and initContainers, so `indexOf` finds it in exactly one of them).
+local containerRule(name, bad, field, message) =
+  local first = 'variables.%s[0]' % name;
+  local path = "(variables.podSpec.containers.indexOf(%(f)s) >= 0 ? variables.podPath + '.containers[' + string(variables.podSpec.containers.indexOf(%(f)s)) : variables.podPath + '.initContainers[' + string(variables.podSpec.initContainers.indexOf(%(f)s)))" % { f: first };
+  {
+    variable: { name: name, expression: 'variables.gpuContainers.filter(c, %s)' % bad },
+    validation: {
+      expression: 'variables.%s.size() == 0' % name,
+      message: message,
+      messageExpression: '%s + %s' % [path, celString(']' + field + ': ' + message)],
+    },
+  };
 
 // A toleration t tolerates the taint: Exists matches the key (or every key when empty), Equal
 // also needs the value; an empty effect matches every effect.
@@ -48,49 +120,56 @@ function(params)
   local vendorRule(vendor) =
     local pools = gpu.poolsOf(p.pools, vendor);
     local variants = std.uniq(std.sort([std.join(', ', [showTaint(t) for t in blocking(x)]) for x in pools]));
+    local message = 'pods that request %s GPUs must tolerate the GPU nodes\' taints: add %s' % [
+      vendor,
+      std.join(' (or, for another pool: ', [v for v in variants]) + std.repeat(')', std.length(variants) - 1),
+    ];
     {
       expression: '!variables.asks%s || %s' % [if vendor == 'nvidia' then 'Nvidia' else 'Amd', std.join(' || ', [poolTolerated(x) for x in pools])],
-      message: 'pods that request %s GPUs must tolerate the GPU nodes\' taints: add to spec.tolerations %s' % [
-        vendor,
-        std.join(' (or, for another pool: ', [v for v in variants]) + std.repeat(')', std.length(variants) - 1),
-      ],
+      message: 'spec.tolerations: ' + message,
+      messageExpression: "variables.podPath + '.tolerations: ' + " + celString(message),
     };
 
   local vendors = [v for v in ['nvidia', 'amd'] if std.length(gpu.poolsOf(p.pools, v)) > 0];
 
-  local validations =
+  local containerRules =
     (if a.enforceGpuLimits then [
-       {
-         expression: 'variables.gpuContainers.all(c, !has(c.resources.requests) || c.resources.requests.all(r, !%s || (has(c.resources.limits) && r in c.resources.limits)))' % isGpu('r'),
-         message: 'a container requests a GPU without a limit: GPUs go in resources.limits (add e.g. limits: {nvidia.com/gpu: 1}); a request, if set, must equal the limit',
-       },
-       {
-         expression: 'variables.gpuContainers.all(c, !has(c.resources.requests) || !has(c.resources.limits) || c.resources.requests.all(r, !%s || !(r in c.resources.limits) || c.resources.requests[r] == c.resources.limits[r]))' % isGpu('r'),
-         message: 'a container\'s GPU request differs from its limit: set resources.requests to the same GPU count as resources.limits, or remove the request',
-       },
+       containerRule(
+         'gpuRequestsWithoutLimit',
+         'has(c.resources.requests) && c.resources.requests.exists(r, %s && !(has(c.resources.limits) && r in c.resources.limits))' % isGpu('r'),
+         '.resources.limits',
+         'a container requests a GPU without a limit: GPUs go in resources.limits (add e.g. limits: {nvidia.com/gpu: 1}); a request, if set, must equal the limit',
+       ),
+       containerRule(
+         'gpuRequestsUnlikeLimit',
+         'has(c.resources.requests) && has(c.resources.limits) && c.resources.requests.exists(r, %s && r in c.resources.limits && c.resources.requests[r] != c.resources.limits[r])' % isGpu('r'),
+         '.resources.requests',
+         "a container's GPU request differs from its limit: set resources.requests to the same GPU count as resources.limits, or remove the request",
+       ),
      ] else [])
-    + (if a.enforceGpuTolerations then [vendorRule(v) for v in vendors] else [])
-    + (if a.enforceMemoryLimits then [{
-         expression: "variables.gpuContainers.all(c, has(c.resources.limits) && 'memory' in c.resources.limits)",
-         message: 'every container that uses a GPU must set a memory limit: add resources.limits.memory (e.g. memory: 64Gi)',
-       }] else []);
+    + (if a.enforceMemoryLimits then [containerRule(
+         'withoutMemoryLimit',
+         "!(has(c.resources.limits) && 'memory' in c.resources.limits)",
+         '.resources.limits.memory',
+         'every container that uses a GPU must set a memory limit: add resources.limits.memory (e.g. memory: 64Gi)',
+       )] else []);
+  local validations = [r.validation for r in containerRules]
+                      + (if a.enforceGpuTolerations then [vendorRule(v) for v in vendors] else []);
 
   local policy = k.object('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy', p.name, labels=labels) + {
     spec: {
       failurePolicy: 'Fail',
-      matchConstraints: {
-        resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }],
-      },
+      matchConstraints: { resourceRules: resourceRules },
+      matchConditions: [{ name: 'pod-spec-created-or-changed', expression: templateChanged }],
       variables: [
-        { name: 'containers', expression: 'object.spec.containers + (has(object.spec.initContainers) ? object.spec.initContainers : [])' },
-        {
-          name: 'gpuContainers',
-          expression: 'variables.containers.filter(c, has(c.resources) && ((has(c.resources.limits) && c.resources.limits.exists(r, %(g)s)) || (has(c.resources.requests) && c.resources.requests.exists(r, %(g)s))))' % { g: isGpu('r') },
-        },
+        { name: 'podSpec', expression: byKind(podKinds, function(path) 'object.' + path) },
+        { name: 'podPath', expression: byKind(podKinds, str) },
+        { name: 'containers', expression: 'variables.podSpec.containers + (has(variables.podSpec.initContainers) ? variables.podSpec.initContainers : [])' },
+        { name: 'gpuContainers', expression: 'variables.containers.filter(c, %s)' % usesGpu('c') },
         { name: 'asksNvidia', expression: 'variables.gpuContainers.exists(c, %s)' % asks('c', 'nvidia.com/') },
         { name: 'asksAmd', expression: 'variables.gpuContainers.exists(c, %s)' % asks('c', 'amd.com/') },
-        { name: 'tolerations', expression: 'has(object.spec.tolerations) ? object.spec.tolerations : []' },
-      ],
+        { name: 'tolerations', expression: 'has(variables.podSpec.tolerations) ? variables.podSpec.tolerations : []' },
+      ] + [r.variable for r in containerRules],
       validations: validations,
     },
   };

@@ -69,7 +69,16 @@ local valuesOf(c, engine, provider) =
     bandwidthManager: { enabled: c.bandwidthManager.enabled, bbr: c.bandwidthManager.bbr },
     enableIPv4BIGTCP: c.bigTCP.ipv4,
     enableIPv6BIGTCP: c.bigTCP.ipv6,
-    loadBalancer: { acceleration: c.loadBalancer.acceleration, mode: c.loadBalancer.mode },
+    // dsrDispatch: the chart passes it to the agent's --bpf-lb-dsr-dispatch (opt when unset);
+    // tunnel routing with DSR needs geneve (checked in generator/consistency/network.py).
+    loadBalancer: {
+      acceleration: c.loadBalancer.acceleration,
+      mode: c.loadBalancer.mode,
+      [if std.objectHas(c.loadBalancer, 'dsrDispatch') then 'dsrDispatch']: c.loadBalancer.dsrDispatch,
+    },
+    // The chart joins the list into the agent's --devices; without it the agent attaches to
+    // every device with a non-local route (and XDP acceleration to all of them).
+    [if std.objectHas(c, 'devices') then 'devices']: c.devices,
     hubble: {
       enabled: c.hubble.enabled,
       // Argo CD renders the chart on every sync; Helm-generated certificates would differ each

@@ -9,6 +9,7 @@ local defaults = {
   kubernetesVersion: error 'must provide kubernetesVersion',
   monitoring: { namespace: 'monitoring' },
   workloads: [],
+  nodeLocalDNS: { enabled: false, address: '169.254.20.10' },
   // Priority per workload type: serving beats training beats batch; batch never preempts.
   priorities: {
     inference: { value: 100000, preemptionPolicy: 'PreemptLowerPriority', description: 'Latency-sensitive GPU inference.' },
@@ -35,12 +36,61 @@ function(params)
     ports: [53],
   };
 
+  local nsSelector(name) = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } } };
+
+  // NodeLocal DNSCache: pods resolve through the cache on their node, at its link-local
+  // address (kubernetes.io docs, tasks/administer-cluster/nodelocaldns: 169.254.20.10) when it
+  // runs on the host network with kube-proxy, or through its `k8s-app: node-local-dns` pods in
+  // kube-system when Cilium's Local Redirect Policy sends DNS to them (docs.cilium.io,
+  // network/kubernetes/local-redirect-policy, "Node-local DNS cache").
+  local nodeLocal = {
+    namespace: 'kube-system',
+    pods: { 'k8s-app': 'node-local-dns' },
+    cidr: p.nodeLocalDNS.address + '/32',
+  };
+  local dnsPeers =
+    [nsSelector(dns.namespace) + { podSelector: { matchLabels: dns.pods } }]
+    + (if p.nodeLocalDNS.enabled then [
+         nsSelector(nodeLocal.namespace) + { podSelector: { matchLabels: nodeLocal.pods } },
+         { ipBlock: { cidr: nodeLocal.cidr } },
+       ] else []);
+
   local priorityName(type) = 'gpu-' + type;
 
   local policy(ns, name, spec) =
     k.object('networking.k8s.io/v1', 'NetworkPolicy', name, ns, labels) + { spec: spec };
 
-  local nsSelector(name) = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } } };
+  // Egress to DNS names (docs.cilium.io security/policy/language, "DNS based"): `toFQDNs`
+  // only matches addresses the agent's DNS proxy saw resolved, so the same policy sends the
+  // namespace's DNS through the proxy with an L7 `dns` rule on the DNS pods' ports.
+  local ciliumPod(namespace, podLabels) = {
+    matchLabels: { 'k8s:io.kubernetes.pod.namespace': namespace } + {
+      ['k8s:' + key]: podLabels[key]
+      for key in std.objectFields(podLabels)
+    },
+  };
+  local fqdnPolicy(ns, names) =
+    k.object('cilium.io/v2', 'CiliumNetworkPolicy', 'allow-egress-to-fqdns', ns, labels) + {
+      spec: {
+        endpointSelector: {},
+        egress: [
+          {
+            toEndpoints: [ciliumPod(dns.namespace, dns.pods)]
+                         + (if p.nodeLocalDNS.enabled then [ciliumPod(nodeLocal.namespace, nodeLocal.pods)] else []),
+            toPorts: [{
+              ports: [{ port: std.toString(port), protocol: 'ANY' } for port in dns.ports],
+              rules: { dns: [{ matchPattern: '*' }] },
+            }],
+          },
+          {
+            toFQDNs: [
+              if std.startsWith(name, '*.') then { matchPattern: name } else { matchName: name }
+              for name in names
+            ],
+          },
+        ],
+      },
+    };
 
   local perWorkload(w) =
     local ns = w.namespace;
@@ -69,7 +119,7 @@ function(params)
         podSelector: {},
         policyTypes: ['Egress'],
         egress: [{
-          to: [nsSelector(dns.namespace) + { podSelector: { matchLabels: dns.pods } }],
+          to: dnsPeers,
           ports: [{ protocol: proto, port: port } for port in dns.ports for proto in ['UDP', 'TCP']],
         }],
       }),
@@ -100,6 +150,7 @@ function(params)
            egress: [{ to: [{ ipBlock: { cidr: c } } for c in w.allowEgressTo] }],
          }),
        ] else [])
+    + (if std.length(w.allowEgressToFQDNs) > 0 then [fqdnPolicy(ns, w.allowEgressToFQDNs)] else [])
     + (if std.length(gpuQuota + migQuota + otherQuota) > 0 then [
          k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels) + { spec: { hard: gpuQuota + migQuota + otherQuota } },
        ] else [])

@@ -55,11 +55,11 @@ def test_errors_exit_1_and_print_path_line_col(tmp_path, run):
     lines = result.stdout.splitlines()
     assert "pod.yaml:14:20: error: spec.containers[0].resources.limits: Required value: Limit must be set for non " \
            "overcommitable resources (nvidia.com/gpu is requested) [GPU001]" in lines
-    assert "pod.yaml:6:1: error:" in result.stdout  # GPU004 at the pod spec: no tolerations key to point at
+    assert "pod.yaml:6:1: warning:" in result.stdout  # GPU004 (no taint keys configured) at the pod spec
 
 
 def test_clean_file_exits_0(tmp_path, run):
-    result = run(tmp_path, "lint", str(FIXTURES / "GPU001" / "pass"))
+    result = run(tmp_path, "lint", str(FIXTURES / "GPU001" / "pass" / "limit-only.yaml"))
     assert result.exit_code == 0, result.output
 
 
@@ -140,7 +140,7 @@ def test_unknown_config_key_is_an_error_with_its_line(tmp_path, run):
 
 def test_bad_rule_severity_in_config_is_an_error(tmp_path, run):
     _write(tmp_path, ".gpu-gitops.yaml", "lint:\n  rules:\n    GPU001: fatal\n")
-    result = run(tmp_path, "lint", str(FIXTURES / "GPU001" / "pass"))
+    result = run(tmp_path, "lint", str(FIXTURES / "GPU001" / "pass" / "limit-only.yaml"))
     assert result.exit_code == 2 and ".gpu-gitops.yaml:3:" in result.stderr
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from generator.lint import lint_paths, loader
 from generator.lint.settings import Settings
 
@@ -72,5 +74,130 @@ def test_event_builder_gives_the_same_data_as_ruamel():
         except fastyaml.Fallback:
             pass
     assert fast > 50
-    for text, value in (("a: 500m", "500m"), ("a: 7", 7), ("a: 2024-01-01", "2024-01-01"), ("a: yes", "yes")):
+    for text, value in (("a: 500m", "500m"), ("a: 7", 7), ("a: 2024-01-01", "2024-01-01"), ("a: yes", True)):
         assert fastyaml.load(text) == {"a": value}
+
+
+# go-yaml v2 resolve.go (sigs.k8s.io/yaml, which kubectl and the API server read YAML with)
+@pytest.mark.parametrize(("text", "value"), [
+    ("yes", True), ("Y", True), ("on", True), ("ON", True), ("n", False), ("No", False), ("off", False),
+    ("true", True), ("FALSE", False), ("~", None), ("", None), ("0777", 511), ("0x1F", 31), ("0o17", 15),
+    ("0b101", 5), ("1_000", 1000), ("+3", 3), ("09", 9.0), ("1e3", 1000.0), (".5", 0.5), ("1.20", 1.2),
+    ("500m", "500m"), ("1Gi", "1Gi"), ("2024-01-01", "2024-01-01"), ("12:30", "12:30"), ("v1.2", "v1.2"),
+    ("yess", "yess"), ("18446744073709551615", 18446744073709551615), ("1e400", "1e400"),
+    ("1" * 5001, "1" * 5001),  # past float64's range: a string, as in go-yaml
+])
+def test_plain_scalars_resolve_as_kubernetes_reads_them(text, value):
+    from generator.lint import fastyaml
+
+    resolved = fastyaml.resolve_plain(text)
+    assert resolved == value and type(resolved) is type(value)
+    assert loader._yaml().load(f"a: !!str x\nb: {text}\n")["b"] == resolved  # the ruamel path agrees
+
+
+def test_map_keys_become_json_strings_and_null_or_complex_keys_are_located():
+    [doc] = loader.parse_text("a:\n  1: x\n  yes: why\n  1.5: z\n", "k.yaml")
+    assert doc.data == {"a": {"1": "x", "true": "why", "1.5": "z"}}
+    for text, line, col in (("a: 1\n~: 2\n", 2, 1), ("a: 1\n? [x]\n: 2\n", 2, 3), ("a: {[x]: 1}\n", 1, 5)):
+        [doc] = loader.parse_text(text, "k.yaml")
+        assert "map key" in doc.error.message and (doc.error_line, doc.error_col) == (line, col), text
+
+
+_CONFIGMAP_YAML11 = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags}\ndata:\n"
+                     "  enabled: yes\n  quoted: \"on\"\n  mode: '0644'\n")
+
+
+def test_yaml11_booleans_in_configmap_data_are_what_the_api_server_rejects(tmp_path):
+    path = tmp_path / "cm.yaml"
+    path.write_text(_CONFIGMAP_YAML11)
+    findings = lint_paths([str(path)], Settings()).findings
+    assert [(f.rule, f.line) for f in findings] == [("K8S003", 5)]
+    path.write_text(_CONFIGMAP_YAML11.replace("enabled: yes", 'enabled: "yes"'))
+    assert lint_paths([str(path)], Settings()).findings == []
+
+
+# a KEDA ScaledObject trigger and an env list as upstream docs write them: flow mappings with URLs
+_FLOW_URLS = """apiVersion: v1
+kind: Pod
+metadata: {name: exporter}
+spec:
+  containers:
+    - name: app
+      image: registry.k8s.io/pause:3.9
+      env:
+        - {name: PROM_URL, value: http://prometheus:9090}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: keda, labels: {app: x}}
+data: {serverAddress: http://prom:9090, query: 'sum(rate(x[1m]))'}
+dta: 1
+"""
+
+
+def test_flow_mappings_with_urls_parse_and_the_rest_is_checked(tmp_path):
+    path = tmp_path / "flow.yaml"
+    path.write_text(_FLOW_URLS)
+    [pod, cm] = loader.read(str(path), "flow.yaml").documents
+    assert pod.data["spec"]["containers"][0]["env"] == [{"name": "PROM_URL", "value": "http://prometheus:9090"}]
+    assert cm.data["data"]["serverAddress"] == "http://prom:9090"
+    findings = lint_paths([str(path)], Settings()).findings
+    assert [(f.rule, f.line) for f in findings if f.rule.startswith("K8S")] == [("K8S003", 15)]  # still checked
+    path.write_text("a: {url: http://x:1, b: [c}\n")  # the real error in such a document is the one named
+    [finding] = lint_paths([str(path)], Settings()).findings
+    assert finding.rule == "K8S001" and "expected ',' or ']'" in finding.message
+
+
+@pytest.mark.parametrize(("text", "line", "col", "words"), [
+    ("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: x\x01y\n", 4, 7, "control character U+0001"),
+    ("apiVersion: v1\nkind: ConfigMap\n\tdata: {}\n", 3, 1, "tab"),
+    ("apiVersion: v1\nkind: ConfigMap\ndata: [1,\n", 3, 10, "did not find expected node content"),
+])
+def test_yaml_errors_are_located_with_hints(tmp_path, text, line, col, words):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    [finding] = lint_paths([str(path)], Settings()).findings
+    assert (finding.rule, finding.line, finding.col) == ("K8S001", line, col)
+    assert words in finding.message + finding.hint and finding.hint
+
+
+def test_non_utf8_bytes_are_located(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(b"apiVersion: v1\nkind: ConfigMap\ndata:\n  a: caf\xe9\n")
+    [finding] = lint_paths([str(path)], Settings()).findings
+    assert (finding.line, finding.col) == (4, 9) and "0xE9" in finding.message
+
+
+def test_a_json_array_is_a_finding_like_a_yaml_sequence(tmp_path):
+    for name, text in (("list.json", '[{"apiVersion": "v1"}]'), ("list.yaml", "- apiVersion: v1\n")):
+        (tmp_path / name).write_text(text)
+    findings = lint_paths([str(tmp_path)], Settings()).findings
+    assert [(f.rule, f.line, f.message) for f in findings] == 2 * [
+        ("K8S001", 1, "error unmarshalling resource: a document must be a mapping (a Kubernetes object)")]
+
+
+def test_a_5001_digit_number_says_what_it_is(tmp_path):
+    """go-yaml keeps a plain number past float64 a string; a tag on it cannot be honoured."""
+    path = tmp_path / "big.yaml"
+    path.write_text("apiVersion: v1\nkind: Service\nmetadata: {name: a}\nspec:\n  ports:\n"
+                    f"    - port: {'1' * 5001}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: b}}\n"
+                    f"data:\n  n: !!int {'2' * 5001}\n")
+    findings = [f for f in lint_paths([str(path)], Settings()).findings if f.rule.startswith("K8S")]
+    assert [(f.rule, f.line, f.col) for f in findings] == [("K8S003", 6, 7), ("K8S001", 12, 6)]
+    schema, tagged = findings
+    assert "(5001 characters)" in schema.message and len(schema.message) < 200
+    assert schema.hint == "a 5001-digit number, beyond 64-bit integers and floats: Kubernetes reads it as a string"
+    assert "a 5001-digit number" in tagged.message and "as a !!int" in tagged.message and len(tagged.message) < 200
+
+
+def test_lint_and_the_input_checker_give_the_same_hint_for_a_tab(tmp_path):
+    from generator.errors import InputError
+    from generator.yamlpos import load_text
+
+    text = "apiVersion: v1\nkind: ConfigMap\n\tdata: {}\n"
+    with pytest.raises(InputError) as raised:
+        load_text(text, "cluster.yaml")
+    path = tmp_path / "tab.yaml"
+    path.write_text(text)
+    [finding] = lint_paths([str(path)], Settings()).findings
+    assert raised.value.hint == finding.hint and "tab" in finding.hint

@@ -29,8 +29,10 @@ def report() -> Report:
 
 
 def test_text_lines_have_the_documented_shape(report):
-    lines = render("text", report).splitlines()
+    all_lines = render("text", report).splitlines()
+    lines = [line for line in all_lines if not line.startswith("  hint: ")]
     assert len(lines) == len(report.findings) > 0
+    assert len(all_lines) - len(lines) == sum(1 for f in report.findings if f.hint) > 0  # YAML errors have hints
     parsed = [TEXT_LINE.match(line) for line in lines]
     assert all(parsed), lines
     gpu = [m for m in parsed if m["rule"] == "GPU002"][0]
@@ -88,7 +90,7 @@ def test_github_output_has_one_command_per_finding_and_a_summary(report):
     lines = render("github", report).splitlines()
     assert len(lines) == len(report.findings) + 1
     assert lines[-1].startswith("::notice title=gpu-gitops lint::")
-    sec = [line for line in lines if "title=SEC001" in line][0]
+    sec = [line for line in lines if "title=SEC001" in line and "privileged.yaml" in line][0]
     assert sec.startswith("::warning file=tests/fixtures/SEC001/fail/privileged.yaml,line=11,col=21,title=SEC001::")
 
 
@@ -100,3 +102,15 @@ def test_json_and_markdown_carry_every_finding(report):
     markdown = render("markdown", report)
     assert "| GPU002 | error | 1 |" in markdown
     assert markdown.count("\n| `tests/fixtures/") == len(report.findings)
+
+
+@pytest.mark.parametrize("fmt", ["text", "junit", "github", "markdown"])
+def test_a_file_name_with_a_newline_cannot_forge_findings(tmp_path, fmt):
+    name = "x.yaml\nforged.yaml:1:1: error: all good [K8S001]\x1b[2J.yaml"
+    (tmp_path / name).write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndta: 1\n")
+    result = lint_paths([str(tmp_path)], Settings(), display=lambda p: Path(p).name)
+    out = render(fmt, Report(result.findings, result.sources, tmp_path))
+    assert "\nforged.yaml" not in out and "\x1b" not in out
+    assert "nforged.yaml" in out  # shown, escaped
+    if fmt == "junit":
+        ET.fromstring(out.split("\n", 1)[1])

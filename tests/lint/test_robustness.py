@@ -180,7 +180,7 @@ def _alias_bomb(levels: int) -> str:
 
 def test_alias_bomb_is_a_finding_for_its_document_only(project, run):
     path = project / "bomb.yaml"
-    path.write_text(_alias_bomb(7) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\nda: {}\n")
+    path.write_text(_alias_bomb(7) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\nda: {}\n")
     result = run(project, "lint", str(path))
     assert result.exit_code == 1
     lines = [line for line in result.stdout.splitlines() if line.startswith("bomb.yaml:")]
@@ -260,7 +260,8 @@ def test_stdin_that_is_not_utf8_is_a_finding(project):
                           input=b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: \xff}\n", capture_output=True,
                           timeout=60, check=False)
     assert proc.returncode == 1, proc.stderr
-    assert proc.stdout.decode().splitlines() == ["stdin:1:1: error: file is not UTF-8 text (invalid start byte) [K8S001]"]
+    assert proc.stdout.decode().splitlines() == [
+        "stdin:3:18: error: file is not UTF-8 text: byte 0xFF at offset 48 (invalid start byte) [K8S001]"]
 
 
 @pytest.mark.parametrize(("config", "where", "message", "hint"), [

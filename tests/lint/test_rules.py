@@ -2,11 +2,13 @@
 
 A failing fixture marks each line where its rule must report with ``# <- RULE-ID``; the
 test compares the set of (line, rule) pairs, so a finding on the wrong line fails as much
-as a missing one. A passing fixture must give no finding of its rule.
+as a missing one. A passing fixture must give no finding of its rule. A fixture that needs
+cluster context starts with ``# lint: {"provider": "eks"}`` (the config file's ``lint`` section, as JSON).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -26,8 +28,13 @@ def _cases(verdict: str):
     return sorted((p.parent.parent.name, p) for p in FIXTURES.glob(f"*/{verdict}/*.yaml"))
 
 
+_CONTEXT = re.compile(r"^# lint: (\{.*\})$", re.MULTILINE)
+
+
 def _lint(rule_id: str, path: Path):
-    settings = Settings(kubernetes_version=_VERSION.get(rule_id, ""))
+    context = _CONTEXT.search(path.read_text())
+    lint = json.loads(context[1]) if context else {}
+    settings = Settings.from_config({"lint": lint}, kubernetes_version=_VERSION.get(rule_id) or None)
     return [f for f in lint_paths([str(path)], settings).findings if f.rule == rule_id]
 
 
@@ -57,3 +64,26 @@ def test_severity_follows_the_rule_default():
     assert {f.severity for f in _lint("GPU007", path)} == {"warning"}
     path = FIXTURES / "GPU001" / "fail" / "request-only.yaml"
     assert {f.severity for f in _lint("GPU001", path)} == {"error"}
+
+
+def test_gpu_taint_rules_warn_with_a_hint_without_cluster_context():
+    path = FIXTURES / "GPU004" / "fail" / "no-tolerations-at-all.yaml"
+    [guess] = _lint("GPU004", path)
+    assert guess.severity == "warning" and "lint.taintKeys" in guess.hint
+    settings = Settings(taint_keys=["nvidia.com/gpu"])
+    [known] = [f for f in lint_paths([str(path)], settings).findings if f.rule == "GPU004"]
+    assert known.severity == "error" and not known.hint
+    overridden = Settings(rules={"GPU004": "error"})
+    assert {f.severity for f in lint_paths([str(path)], overridden).findings if f.rule == "GPU004"} == {"error"}
+
+
+def test_a_namespace_declared_differently_by_two_trees_is_not_exempt(tmp_path):
+    privileged = (FIXTURES / "SEC001" / "pass" / "privileged-namespace.yaml").read_text()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "all.yaml").write_text(privileged)
+    assert [f for f in lint_paths([str(tmp_path)], Settings()).findings if f.rule == "SEC001"] == []
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "namespace.yaml").write_text(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gpu-operator\n"
+        "  labels: {pod-security.kubernetes.io/enforce: baseline}\n")
+    assert [f.rule for f in lint_paths([str(tmp_path)], Settings()).findings if f.rule == "SEC001"] == ["SEC001"]

@@ -27,6 +27,7 @@ network:
     ipam: {podCIDRs: [10.244.0.0/16]}
     bandwidthManager: {enabled: true, bbr: true}
     bigTCP: {ipv4: true}
+    nodeKernel: "6.8"
 nodePools:
   - name: system
     nodeSelector: {agentpool: system}

@@ -14,8 +14,9 @@ from conftest import _SHARED, EXAMPLES, REPO
 
 CHART_DIR = _SHARED / "helm-values" / "cilium" / "1.19.6"
 # Values the chart documents only as a comment in values.yaml (`# -- mode is the operation mode of
-# load balancing ... # mode: snat`): real values, absent from the parsed defaults.
-COMMENTED_VALUES = {("loadBalancer", "mode")}
+# load balancing ... # mode: snat`): real values, absent from the parsed defaults. The chart's
+# cilium-configmap.yaml turns them into `bpf-lb-mode`, `bpf-lb-dsr-dispatch` and `devices`.
+COMMENTED_VALUES = {("loadBalancer", "mode"), ("loadBalancer", "dsrDispatch"), ("devices",)}
 needs_chart = pytest.mark.skipif(not CHART_DIR.is_dir(), reason="Cilium chart values (../shared) not present")
 
 
@@ -53,12 +54,17 @@ def inputs() -> list[tuple[str, object]]:
     cases.append(("t", BASE))
     cases.append(("t", replace("engine: flux", "engine: argocd")))
     cases.append(("t", GKE))
+    cases.append(("t", XDP_DSR))
     return cases
 
 
 # BASE on GKE: native routing on the node pod CIDRs the VPC routes.
 GKE = replace("provider: generic", "provider: gke",
               replace("    ipam: {podCIDRs: [10.244.0.0/16]}\n", "    ipam: {mode: kubernetes, podCIDRs: [10.244.0.0/16]}\n"))
+
+# BASE with XDP-accelerated DSR load balancing on pinned devices.
+XDP_DSR = replace("    bigTCP: {ipv4: true}\n", "    bigTCP: {ipv4: true}\n"
+                  "    loadBalancer: {acceleration: native, mode: dsr, dsrDispatch: ipip}\n    devices: [bond0, ens+]\n")
 
 
 @needs_chart
@@ -77,6 +83,23 @@ def test_values_validate_against_the_chart_schema_and_exist_in_the_chart(project
             assert isinstance(node, dict) and key in node, f"{'.'.join(path)} is not a value of the chart"
             node = node[key]
     assert version == "1.19.6"
+
+
+def test_xdp_attaches_only_to_the_pinned_devices(project):
+    write(project, XDP_DSR)
+    _, values = release_values(objects(project, "t"))
+    assert values["devices"] == ["bond0", "ens+"]
+    assert values["loadBalancer"] == {"acceleration": "native", "mode": "dsr", "dsrDispatch": "ipip"}
+
+
+def test_examples_with_xdp_pin_their_devices():
+    for name in EXAMPLES:
+        if not yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text()).get("network", {}) \
+                .get("cilium", {}).get("enabled", True):
+            continue
+        _, values = release_values(objects(REPO, name))
+        if values["loadBalancer"]["acceleration"] != "disabled":
+            assert values.get("devices"), name
 
 
 def test_schema_pins_the_chart_version_that_is_checked():
@@ -100,11 +123,13 @@ def test_kube_proxy_free_native_routing_values(project):
 def test_extra_values_are_merged_last(project):
     write(project, replace("    bigTCP: {ipv4: true}\n",
                            "    bigTCP: {ipv4: true}\n"
-                           "    values: {ipam: {operator: {clusterPoolIPv4MaskSize: 26}}, hubble: {enabled: false}}\n"))
+                           "    values: {ipam: {operator: {clusterPoolIPv4MaskSize: 26}}, "
+                           "hubble: {metrics: {enableOpenMetrics: true}}}\n"))
     _, values = release_values(objects(project, "t"))
     assert values["ipam"] == {"mode": "cluster-pool", "operator": {
         "clusterPoolIPv4PodCIDRList": ["10.244.0.0/16"], "clusterPoolIPv4MaskSize": 26}}
-    assert values["hubble"]["enabled"] is False
+    assert values["hubble"]["metrics"] == {"enableOpenMetrics": True}
+    assert values["hubble"]["enabled"] is True
     assert values["hubble"]["relay"] == {"enabled": True}
 
 

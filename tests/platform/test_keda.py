@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 import pytest
 import yaml
@@ -18,6 +19,7 @@ workloads:
   - namespace: serve
     type: inference
     quota: {gpus: 8}
+    allowEgressTo: []
     autoscaling:
       - {deployment: llm, gpuUtilization: 70, minReplicas: 1, maxReplicas: 4}
 monitoring: {prometheusUrl: http://prometheus.monitoring.svc:9090}
@@ -62,6 +64,43 @@ def test_eks_with_eni_ipam_keeps_the_pod_network(project):
                    BASE + TUNNEL[TUNNEL.index("workloads:"):])
     write(project, replace("provider: generic", "provider: eks", text))
     assert "webhooks" not in keda_values(objects(project, "t"))
+
+
+@pytest.mark.parametrize(("url", "release"), [
+    ("http://kube-prometheus-stack-prometheus.monitoring.svc:9090", "kube-prometheus-stack"),
+    ("http://prom-kube-prometheus-stack-prometheus.monitoring:9090", "prom"),
+    ("http://monitoring-kube-prometheus-prometheus.monitoring.svc:9090", "monitoring"),
+])
+def test_kube_prometheus_stack_without_service_monitor_labels_is_refused(project, run, url, release):
+    text = TUNNEL.replace("monitoring: {prometheusUrl: http://prometheus.monitoring.svc:9090}",
+                          f"monitoring: {{prometheusUrl: {url}}}")
+    write(project, text)
+    result = run(project, "render", "t")
+    assert result.exit_code == 2, result.output
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if t.startswith("monitoring:"))
+    assert re.search(rf"cluster\.yaml:{line}:\d+: error: .*only scrapes ServiceMonitors labelled release: {release}\b",
+                     result.output), result.output
+    assert f"hint: set monitoring.serviceMonitorLabels: {{release: {release}}}" in result.output
+
+
+@pytest.mark.parametrize("monitoring", [
+    "monitoring: {prometheusUrl: http://kube-prometheus-stack-prometheus.monitoring.svc:9090, "
+    "serviceMonitorLabels: {release: kube-prometheus-stack}}",
+    "monitoring: {prometheusUrl: http://prometheus-operated.monitoring.svc:9090}",
+    "monitoring: {prometheusUrl: http://kube-prometheus-stack-prometheus.monitoring.svc:9090, serviceMonitor: false}",
+], ids=["labelled", "not-kube-prometheus-stack", "no-service-monitors"])
+def test_labelled_or_other_prometheus_renders(project, run, monitoring):
+    write(project, TUNNEL.replace("monitoring: {prometheusUrl: http://prometheus.monitoring.svc:9090}", monitoring))
+    assert run(project, "render", "t").exit_code == 0
+
+
+def test_bearer_token_secret_is_documented_without_a_value_in_git():
+    """The TriggerAuthentication names a Secret nobody renders: docs say how to create it."""
+    docs = (REPO / "docs" / "network.md").read_text()
+    section = docs[docs.index("## Prometheus bearer token"):]
+    assert "kubectl -n" in section and "create secret generic" in section and "--from-file=bearerToken=" in section
+    kinds = {yaml.safe_load(p.read_text())["kind"] for p in (REPO / "rendered" / "eks-mi300x-inference").rglob("*.yaml")}
+    assert "TriggerAuthentication" in kinds and "Secret" not in kinds
 
 
 @pytest.mark.skipif(not VALUES.is_file(), reason="KEDA chart values (../shared) not present")

@@ -1,16 +1,21 @@
 """A pod that requests GPUs does not tolerate the GPU nodes' taint.
 
-Rationale: GPU node pools are tainted (``nvidia.com/gpu``/``amd.com/gpu`` NoSchedule by
-convention) so that other pods stay off them. A GPU pod without the matching toleration can
-never be scheduled: the only nodes with the resource repel it. The
-``ExtendedResourceToleration`` admission plugin that would add the toleration is off by
-default, so it cannot be assumed. The taint keys are set by ``lint.taintKeys``; a key applies
-to pods requesting resources of its domain (``nvidia.com/...``), a key without a vendor
-domain applies to every GPU pod. On GKE (``lint.provider: gke``) the platform adds the
-toleration itself and this rule is off.
+Rationale: GPU node pools are often tainted so that other pods stay off them. A GPU pod
+without the matching toleration can never be scheduled: the only nodes with the resource
+repel it. Whether it is needed depends on the cluster, so the provider and the taint keys
+decide: ``lint.taintKeys`` lists the GPU pools' taint keys (``[]`` when they are not
+tainted); without it, ``lint.provider`` gives the documented default (AKS: ``sku``, from
+``--node-taints sku=gpu:NoSchedule``; others: ``nvidia.com/gpu`` and ``amd.com/gpu``). On EKS
+and GKE the ExtendedResourceToleration admission plugin adds the toleration for a taint keyed
+by the requested resource's name (``nvidia.com/gpu``), so only other keys need one. A key
+applies to pods requesting resources of its vendor domain; a key without one (``sku``)
+applies to every GPU pod. With neither setting the finding is a warning that says so.
+Pods of custom resources (Ray, Kubeflow, JobSet, LeaderWorkerSet, Volcano, NIMService) are
+checked as well.
 
-Fix: add ``tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]`` to
-the pod template.
+Fix: add ``tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]`` (the
+pool's taint key) to the pod template, or set ``lint.taintKeys``/``lint.provider`` to
+describe the cluster.
 """
 
 from generator import jsonpath
@@ -24,22 +29,26 @@ SUMMARY = "A GPU pod has no toleration for the GPU node taint"
 SCOPE = "object"
 
 _VENDOR_DOMAINS = {p.rstrip("/") for p in pods.GPU_RESOURCE_PREFIXES}
+UNKNOWN_TAINTS_HINT = ("set lint.taintKeys to the GPU node pools' taint keys ([] when they are not tainted), "
+                       "or lint.provider")
 
 
 def check(res, ctx):
-    found = pods.pod_spec(res.obj)
-    if not found or ctx.settings.provider == "gke":
-        return
-    spath, spec = found
-    domains = {name.split("/", 1)[0] for name in pods.pod_requests_gpu(spath, spec)}
-    if not domains:
-        return
-    for key in ctx.settings.taint_keys:
-        domain = key.split("/", 1)[0] if "/" in key else ""
-        applies = domain in domains or domain not in _VENDOR_DOMAINS
-        if applies and not pods.tolerates(spec, key):
-            where = jsonpath.dotted(spath + ("tolerations",))
-            yield Hit(f"{where}: pod requests {', '.join(sorted(pods.pod_requests_gpu(spath, spec)))} "
-                      f"but does not tolerate the GPU node taint {key}:NoSchedule, so it can never be scheduled",
-                      spath + ("tolerations",))
-
+    settings = ctx.settings
+    for pod in pods.templates(res.obj):
+        requested = pods.pod_requests_gpu(pod)
+        domains = {name.split("/", 1)[0] for name in requested}
+        for key in settings.gpu_taint_keys:
+            domain = key.split("/", 1)[0] if "/" in key else ""
+            applies = domain in domains or (requested and domain not in _VENDOR_DOMAINS)
+            if not applies or pods.tolerates(pod.spec, key) \
+                    or any(settings.admission_tolerates(name, key) for name in requested):
+                continue
+            where = pod.path + ("tolerations",)
+            message = (f"{jsonpath.dotted(where)}: pod requests {', '.join(sorted(requested))} but does not "
+                       f"tolerate the GPU node taint {key}:NoSchedule, so it can never be scheduled")
+            if settings.knows_gpu_taints:
+                yield Hit(message, where)
+            else:
+                yield Hit(message + " if the GPU nodes carry that taint", where, hint=UNKNOWN_TAINTS_HINT,
+                          severity="warning")

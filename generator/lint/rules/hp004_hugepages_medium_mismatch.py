@@ -20,12 +20,14 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.pod_spec(res.obj)
-    if not found:
-        return
-    spath, spec = found
+    for pod in pods.templates(res.obj):
+        yield from _check_pod(pod)
+
+
+def _check_pod(pod):
+    spath, spec = pod.path, pod.spec
     sizes = set()
-    for _, container in pods.containers(spath, spec):
+    for _, container in pod.containers:
         requests, limits = pods.resources(container)
         sizes |= {n[len("hugepages-"):] for n in (*requests, *limits) if pods.is_hugepages(n)}
     volumes = spec.get("volumes")

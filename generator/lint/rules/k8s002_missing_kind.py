@@ -1,7 +1,9 @@
 """A document without ``apiVersion`` or ``kind``.
 
 Rationale: without both the API server cannot decode the object, and no schema can be
-chosen. The messages are kubeconform's, so existing CI logs read the same.
+chosen. The messages are kubeconform's, so existing CI logs read the same. Kustomize's own
+files (``kustomization.yaml``, ``kustomization.yml``, ``Kustomization``) need neither and
+are skipped, as is anything under ``kustomize.config.k8s.io``.
 
 Fix: add ``apiVersion`` and ``kind`` (for example ``apiVersion: apps/v1`` and
 ``kind: Deployment``), or remove the stray document.

@@ -1,11 +1,16 @@
 """A privileged container outside the namespaces allowed to run them.
 
 Rationale: a privileged container has every capability and all host devices; it is root on
-the node. GPU drivers, device plugins and node tuning need it and live in a few system
-namespaces (``lint.allowedPrivilegedNamespaces``); a workload does not.
+the node. GPU drivers, device plugins and node tuning need it and live in a few namespaces
+that say so; a workload does not. Like the other SEC rules it is silent in namespaces whose
+Namespace object, linted alongside, enforces the privileged Pod Security level
+(``pod-security.kubernetes.io/enforce: privileged``: admission lets such pods in there by
+design) and in ``lint.allowedPrivilegedNamespaces`` (empty by default; kube-system has no
+such label unless you give it one, so it is checked like any other namespace).
 
 Fix: remove ``securityContext.privileged: true`` (GPUs are reachable through the device
-plugin's resources, not through privilege), or move the component to an allowed namespace.
+plugin's resources, not through privilege), or move the component to a namespace labelled
+``pod-security.kubernetes.io/enforce: privileged``.
 """
 
 from generator import jsonpath
@@ -20,8 +25,7 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.restricted_pod_spec(res, ctx)
-    for cpath, container in pods.containers(*found) if found else ():
+    for cpath, container in (c for pod in pods.restricted_templates(res, ctx) for c in pod.containers):
         sc = container.get("securityContext")
         if isinstance(sc, dict) and sc.get("privileged") is True:
             yield Hit(f"{jsonpath.dotted(cpath)}: privileged container in namespace "

@@ -20,13 +20,10 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.restricted_pod_spec(res, ctx)
-    if not found:
-        return
-    spath, spec = found
-    volumes = spec.get("volumes")
-    for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
-        if isinstance(volume, dict) and "hostPath" in volume:
-            host = volume["hostPath"].get("path", "") if isinstance(volume["hostPath"], dict) else ""
-            yield Hit(f"{jsonpath.dotted(spath + ('volumes', i))}: hostPath volume {host} in namespace "
-                      f"{res.namespace or '(none)'}", spath + ("volumes", i, "hostPath"))
+    for pod in pods.restricted_templates(res, ctx):
+        volumes = pod.spec.get("volumes")
+        for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
+            if isinstance(volume, dict) and "hostPath" in volume:
+                host = volume["hostPath"].get("path", "") if isinstance(volume["hostPath"], dict) else ""
+                yield Hit(f"{jsonpath.dotted(pod.path + ('volumes', i))}: hostPath volume {host} in namespace "
+                          f"{res.namespace or '(none)'}", pod.path + ("volumes", i, "hostPath"))

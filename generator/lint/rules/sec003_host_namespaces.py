@@ -20,11 +20,8 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.restricted_pod_spec(res, ctx)
-    if not found:
-        return
-    spath, spec = found
-    for key in ("hostNetwork", "hostPID", "hostIPC"):
-        if spec.get(key) is True:
-            yield Hit(f"{jsonpath.dotted(spath + (key,))}: {key} in namespace {res.namespace or '(none)'}",
-                      spath + (key,), at_value=True)
+    for pod in pods.restricted_templates(res, ctx):
+        for key in ("hostNetwork", "hostPID", "hostIPC"):
+            if pod.spec.get(key) is True:
+                yield Hit(f"{jsonpath.dotted(pod.path + (key,))}: {key} in namespace {res.namespace or '(none)'}",
+                          pod.path + (key,), at_value=True)

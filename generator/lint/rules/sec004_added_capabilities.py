@@ -20,8 +20,7 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.restricted_pod_spec(res, ctx)
-    for cpath, container in pods.containers(*found) if found else ():
+    for cpath, container in (c for pod in pods.restricted_templates(res, ctx) for c in pod.containers):
         sc = container.get("securityContext")
         caps = sc.get("capabilities") if isinstance(sc, dict) else None
         added = caps.get("add") if isinstance(caps, dict) else None

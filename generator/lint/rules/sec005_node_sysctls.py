@@ -29,15 +29,12 @@ SAFE = frozenset({
 
 
 def check(res, ctx):
-    found = pods.restricted_pod_spec(res, ctx)
-    if not found:
-        return
-    spath, spec = found
-    sc = spec.get("securityContext")
-    sysctls = sc.get("sysctls") if isinstance(sc, dict) else None
-    for i, item in enumerate(sysctls if isinstance(sysctls, list) else []):
-        name = item.get("name") if isinstance(item, dict) else None
-        if isinstance(name, str) and name.replace("/", ".") not in SAFE:
-            yield Hit(f"{jsonpath.dotted(spath + ('securityContext', 'sysctls', i))}: sysctl {name} is not in the "
-                      "safe set; the kubelet refuses the pod unless the node allows it",
-                      spath + ("securityContext", "sysctls", i, "name"), at_value=True)
+    for pod in pods.restricted_templates(res, ctx):
+        sc = pod.spec.get("securityContext")
+        sysctls = sc.get("sysctls") if isinstance(sc, dict) else None
+        for i, item in enumerate(sysctls if isinstance(sysctls, list) else []):
+            name = item.get("name") if isinstance(item, dict) else None
+            if isinstance(name, str) and name.replace("/", ".") not in SAFE:
+                path = pod.path + ("securityContext", "sysctls", i)
+                yield Hit(f"{jsonpath.dotted(path)}: sysctl {name} is not in the safe set; the kubelet refuses "
+                          "the pod unless the node allows it", path + ("name",), at_value=True)

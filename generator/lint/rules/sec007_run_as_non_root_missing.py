@@ -19,11 +19,7 @@ SCOPE = "object"
 
 
 def check(res, ctx):
-    found = pods.restricted_pod_spec(res, ctx)
-    if not found:
-        return
-    spath, spec = found
-    if pods.secured(spath, spec, lambda sc: isinstance(sc, dict) and sc.get("runAsNonRoot") is True):
-        return
-    yield Hit(f"{jsonpath.dotted(spath + ('securityContext',))}: runAsNonRoot is not set to true",
-              spath + ("securityContext",))
+    for pod in pods.restricted_templates(res, ctx):
+        if not pods.secured(pod, lambda sc: isinstance(sc, dict) and sc.get("runAsNonRoot") is True):
+            yield Hit(f"{jsonpath.dotted(pod.path + ('securityContext',))}: runAsNonRoot is not set to true",
+                      pod.path + ("securityContext",))

@@ -25,11 +25,8 @@ def check(index, ctx):
     known = {r.name for r in classes}
     for resources in index.values():
         for res in resources:
-            found = pods.pod_spec(res.obj)
-            if not found:
-                continue
-            spath, spec = found
-            name = spec.get("runtimeClassName")
-            if isinstance(name, str) and name not in known:
-                yield res, Hit(f'pod rejected: RuntimeClass "{name}" not found', spath + ("runtimeClassName",),
-                               at_value=True)
+            for pod in pods.templates(res.obj):
+                name = pod.spec.get("runtimeClassName")
+                if isinstance(name, str) and name not in known:
+                    yield res, Hit(f'pod rejected: RuntimeClass "{name}" not found',
+                                   pod.path + ("runtimeClassName",), at_value=True)

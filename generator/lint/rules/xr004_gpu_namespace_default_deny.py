@@ -29,10 +29,9 @@ def check(index, ctx):
     reported = set()
     for resources in index.values():
         for res in resources:
-            found = pods.pod_spec(res.obj)
-            if not found or res.namespace in denied or res.namespace in reported:
+            if res.namespace in denied or res.namespace in reported:
                 continue
-            if pods.pod_requests_gpu(*found):
+            if any(pods.pod_requests_gpu(pod) for pod in pods.templates(res.obj)):
                 reported.add(res.namespace)
                 yield res, Hit(f"namespace {res.namespace or '(none)'} runs GPU pods but has no default-deny "
                                "NetworkPolicy", ("metadata", "namespace"), at_value=True)

@@ -1,10 +1,13 @@
 """A DaemonSet bound to GPU nodes does not tolerate the GPU pool taint.
 
-Rationale: GPU node pools are tainted (``lint.taintKeys``, by default ``nvidia.com/gpu``
-and ``amd.com/gpu``, NoSchedule). A DaemonSet whose node selector or required node
-affinity picks GPU nodes (labels under ``nvidia.com/``, ``amd.com/``, the PCI vendor labels
-of Node Feature Discovery, or GKE's accelerator label) but lacks the toleration never gets a
-pod on those nodes: device plugins, exporters and node tuning silently do nothing.
+Rationale: GPU node pools are often tainted (NoSchedule). A DaemonSet whose node selector
+or required node affinity picks GPU nodes (labels under ``nvidia.com/``, ``amd.com/``, the
+PCI vendor labels of Node Feature Discovery, or GKE's accelerator label) but lacks the
+toleration never gets a pod on those nodes: device plugins, exporters and node tuning
+silently do nothing. The taint keys are decided as for GPU004 (``lint.taintKeys``, else the
+``lint.provider`` default, else ``nvidia.com/gpu`` and ``amd.com/gpu`` as a warning); no
+admission plugin helps here, as a DaemonSet requests no GPU. A key without a vendor domain
+(AKS's ``sku``) applies to DaemonSets selecting any GPU vendor's nodes.
 
 Fix: add ``tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]`` (the
 pool's taint key) to the DaemonSet's pod template.
@@ -12,6 +15,7 @@ pool's taint key) to the DaemonSet's pod template.
 
 from generator.lint import pods
 from generator.lint.model import Hit
+from generator.lint.rules.gpu004_gpu_toleration_missing import UNKNOWN_TAINTS_HINT
 
 ID = "XR005"
 NAME = "daemonset-gpu-taint"
@@ -26,19 +30,24 @@ _VENDOR_LABELS = {
 
 
 def check(res, ctx):
-    if res.kind != "DaemonSet" or ctx.settings.provider == "gke":
+    if res.kind != "DaemonSet":
         return
-    found = pods.pod_spec(res.obj)
-    if not found:
-        return
-    spath, spec = found
-    vendors = {v for key in _selected_label_keys(spec) for v, prefixes in _VENDOR_LABELS.items()
-               if key.startswith(prefixes)}
-    for key in ctx.settings.taint_keys:
-        domain = key.split("/", 1)[0] if "/" in key else ""
-        if domain in vendors and not pods.tolerates(spec, key):
-            yield Hit(f"DaemonSet selects {domain} GPU nodes but does not tolerate their taint {key}:NoSchedule, "
-                      "so it runs no pod there", spath + ("tolerations",))
+    settings = ctx.settings
+    for pod in pods.templates(res.obj, custom=False):
+        vendors = {v for key in _selected_label_keys(pod.spec) for v, prefixes in _VENDOR_LABELS.items()
+                   if key.startswith(prefixes)}
+        for key in settings.gpu_taint_keys:
+            domain = key.split("/", 1)[0] if "/" in key else ""
+            applies = domain in vendors or (vendors and domain not in _VENDOR_LABELS)
+            if not applies or pods.tolerates(pod.spec, key):
+                continue
+            message = (f"DaemonSet selects {', '.join(sorted(vendors))} GPU nodes but does not tolerate their "
+                       f"taint {key}:NoSchedule, so it runs no pod there")
+            if settings.knows_gpu_taints:
+                yield Hit(message, pod.path + ("tolerations",))
+            else:
+                yield Hit(message + " if the GPU nodes carry that taint", pod.path + ("tolerations",),
+                          hint=UNKNOWN_TAINTS_HINT, severity="warning")
 
 
 def _selected_label_keys(spec: dict) -> set[str]:

@@ -1,0 +1,62 @@
+"""The pod template paths lint follows in custom resources are the ones their CRDs define.
+
+Each path of ``pods`` is walked through the upstream CRD's served schemas (read from
+../shared/upstream-crds, never copied): it must end at an object with ``containers`` (a
+PodSpec), or for NIMService at a spec with ``resources`` and ``tolerations``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from generator.lint import pods
+
+_SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[3] / "shared"))
+CRDS = _SHARED / "upstream-crds"
+
+_FOLDERS = ("kuberay", "kubeflow-training-operator", "kubeflow-trainer", "jobset", "lws", "volcano", "keda", "kueue",
+            "nvidia-nim-operator")
+pytestmark = pytest.mark.skipif(not CRDS.is_dir(), reason="upstream CRDs (../shared/upstream-crds) not present")
+
+
+@functools.cache
+def _schemas() -> dict[tuple[str, str], list[dict]]:
+    found: dict[tuple[str, str], list[dict]] = {}
+    for path in sorted(p for folder in _FOLDERS for p in (CRDS / folder).glob("*.yaml")):
+        for doc in YAML(typ="safe").load_all(path.read_text()):
+            if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
+                key = (doc["spec"]["group"], doc["spec"]["names"]["kind"])
+                found.setdefault(key, []).extend(v["schema"]["openAPIV3Schema"] for v in doc["spec"]["versions"]
+                                                 if v.get("served"))
+    return found
+
+
+def _walk(schema: dict, path: tuple) -> dict | None:
+    for part in path:
+        if part == "*":
+            schema = schema.get("items") or schema.get("additionalProperties")
+        else:
+            schema = (schema.get("properties") or {}).get(part)
+        if not isinstance(schema, dict):
+            return None
+    return schema
+
+
+@pytest.mark.parametrize("key", sorted(pods._CUSTOM_TEMPLATES), ids=lambda k: f"{k[1]}.{k[0]}")
+def test_every_template_path_is_a_pod_spec_in_the_crd(key):
+    schemas = _schemas()[key]
+    for path in pods._CUSTOM_TEMPLATES[key]:
+        for schema in schemas:
+            node = _walk(schema, path)
+            assert node is not None and "containers" in node.get("properties", {}), (key, path)
+
+
+def test_nimservice_spec_carries_resources_and_tolerations():
+    for key in pods._SPEC_IS_POD_AND_CONTAINER:
+        for schema in _schemas()[key]:
+            assert {"resources", "tolerations", "nodeSelector"} <= set(_walk(schema, ("spec",))["properties"])
