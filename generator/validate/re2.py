@@ -19,9 +19,9 @@ _POSIX = {
     "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~", "punct": "!-/:-@\\[-`{-~",
     "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z", "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f",
 }
-# Unicode classes with an exact Python spelling outside brackets: a letter is a word
-# character that is neither a digit nor an underscore... plus the non-decimal numerics
-# Python counts as alphanumeric, so this is a superset, which can only accept more.
+# Unicode classes outside brackets. A letter is a word character that is neither a digit nor
+# an underscore; Python also counts non-decimal numerics (Nl, No) as word characters, so the
+# translation accepts a little more than \pL, never less: it cannot cause a false error.
 _UNICODE = {"L": "[^\\W\\d_]", "Nd": "\\d"}
 _FLAGS = re.compile(r"\(\?([imsU]*)(?:-([imsU]*))?\)")
 
@@ -33,11 +33,12 @@ class Untranslatable(ValueError):
 @functools.lru_cache(maxsize=4096)
 def to_python(pattern: str) -> str | None:
     """A Python pattern that matches what the RE2 ``pattern`` matches, or None."""
-    try:
-        re.compile(pattern)
-        return pattern
-    except re.error:
-        pass
+    if "[:" not in pattern:  # Python reads RE2's [[:alpha:]] as a set of characters, without an error
+        try:
+            re.compile(pattern)
+            return pattern
+        except re.error:
+            pass
     try:
         translated = translate(pattern)
         re.compile(translated)
