@@ -8,8 +8,9 @@ Transition rules (those that read ``oldSelf``) only run on updates and are skipp
 evaluator cannot run (a Kubernetes library function it lacks, a type it reads differently) is
 skipped with one warning per rule, never reported as a failure.
 
-The evaluator is the Rust-backed ``common-expression-language`` package: about 300 times faster
-per evaluation than the pure-Python cel-python on the rules of the shipped CRDs (see bench/).
+The evaluator is the Rust-backed ``common-expression-language`` package: a compiled rule of the
+shape the shipped CRDs use (``has``, ``size``, ``all``, ternaries) evaluates in about 8 µs,
+against about 2.6 ms with the pure-Python cel-python, on this project's 2-core machines.
 """
 
 from __future__ import annotations
