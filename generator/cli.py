@@ -168,8 +168,7 @@ def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
     if unchecked and not ctx.ui.quiet:
         click.echo(click.style("warning:", fg="yellow", bold=True)
                    + f" no schema found, not schema-checked: {', '.join(sorted(unchecked))}", err=True, color=ctx.ui.color)
-        click.echo(f"  hint: {schemasync.SYNC_HINT}, or give their schemas with --schema-location "
-                   "(-v lists the files; --require-schemas makes this an error)", err=True)
+        click.echo(f"  hint: {schemasync.MISSING_HINT}", err=True)
     synced = schemasync.installed()
     if synced is not None and outcomes and not ctx.ui.quiet:
         click.echo(f"custom resources checked against schema set {synced.version} ({synced.folder})", err=True)

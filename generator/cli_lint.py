@@ -130,7 +130,7 @@ def _schema_notes(ctx: Context, validator, unchecked, ignored: bool, folded: boo
     elif folded and any(f.severity == "warning" for f in unchecked):
         click.echo(f"{warn} no schema found, not schema-checked: {', '.join(kinds)} [K8S004]", err=True,
                    color=ctx.ui.color)
-        click.echo(f"  hint: {schemasync.SYNC_HINT}; --require-schemas makes this an error", err=True)
+        click.echo(f"  hint: {schemasync.MISSING_HINT}", err=True)
     if ctx.ui.quiet:
         return
     for message in validator.warnings:

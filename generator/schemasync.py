@@ -30,7 +30,9 @@ SOURCES_FILE = "schema_sources.json"
 SET_FILE = "SET.json"
 LAYOUT = "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
 DOWNLOAD_TIMEOUT = 60
-SYNC_HINT = "run `gpu-gitops schemas sync` (or `schemas sync --from DIR` with a local mirror of the CRD files)"
+# the hint render, check and lint give with the warning that names the kinds without a schema
+MISSING_HINT = ("run `gpu-gitops schemas sync` (`--from DIR` with a local mirror of the CRD files), or give their "
+                "schemas with --schema-location (-v lists every object; --require-schemas makes this an error)")
 
 
 @dataclass(frozen=True)
@@ -156,7 +158,7 @@ def sync(mirror: Path | None = None, root: Path | None = None, sources: SourceLi
         reader = Mirror(mirror).read if mirror is not None else fetch
         downloaded = work / "crds"
         downloaded.mkdir(parents=True)
-        files = []
+        files, urls = [], {}
         for i, source in enumerate(listed.sources):
             body = reader(source)
             digest = _sha256(body)
@@ -167,18 +169,23 @@ def sync(mirror: Path | None = None, root: Path | None = None, sources: SourceLi
             target = downloaded / f"{i:03}-{source.filename}"
             target.write_bytes(body)
             files.append(target)
+            urls[target] = source.url
         schemas = work / "schemas"
-        written = import_files(files, schemas, lambda p: str(p))
+        written = import_files(files, schemas, lambda p: urls.get(p, str(p)))
         shutil.rmtree(downloaded)
         (schemas / SET_FILE).write_text(json.dumps({"version": listed.version, "kinds": len(written)}) + "\n")
         final = root / "crd-schemas"
+        result = SchemaSet(listed.version, final, len(written))
         old = root / f"crd-schemas.{os.getpid()}.old"
         if final.exists():
             final.rename(old)
-        schemas.rename(final)
+        try:
+            schemas.rename(final)
+        except OSError:
+            if old.exists():
+                old.rename(final)
+            raise
         shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    result = installed(root)
-    assert result is not None
     return result

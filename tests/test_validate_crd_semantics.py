@@ -190,3 +190,23 @@ def test_nvidia_driver_sample_validates_against_the_real_crd(tmp_path):
     assert validator.check(sample) == []
     assert [p.path for p in validator.check({**sample, "spec": {**sample["spec"], "driverType": "cpu"}})] == [
         ("spec", "driverType")]
+
+
+@pytest.mark.skipif(not (SHARED / "upstream-crds").is_dir(), reason="upstream CRDs (../shared) not present")
+def test_kueue_cluster_queue_cel_rules_on_the_real_crd(tmp_path):
+    """Kueue's single-ClusterQueue example passes; a flavor missing a covered resource fails
+    with the CRD's own message (its rule: ``self.flavors.all(x, size(x.resources) == size(self.coveredResources))``)."""
+    from generator import schemasync
+
+    schemasync.sync(mirror=SHARED / "upstream-crds")
+    validator = SchemaValidator("1.32")
+    flavor = {"name": "default-flavor", "resources": [{"name": "cpu", "nominalQuota": 9},
+                                                      {"name": "memory", "nominalQuota": "36Gi"}]}
+    queue = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue", "metadata": {"name": "cluster-queue"},
+             "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["cpu", "memory"],
+                                                                    "flavors": [flavor]}]}}
+    assert validator.check(queue) == []
+    flavor["resources"].pop()
+    assert [(p.path, p.message) for p in validator.check(queue)] == [
+        (("spec", "resourceGroups", 0), "flavors must have the same number of resources as the coveredResources")]
+    assert not validator.warnings
