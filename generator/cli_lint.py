@@ -50,7 +50,7 @@ def _display(ctx: Context):
 @click.option("--schema-location", "schema_locations", multiple=True,
               help="kubeconform-style schema location (local template, http(s) template or 'default'). Repeatable.")
 @click.option("--schema-cache", type=click.Path(file_okay=False, path_type=Path),
-              help="Folder caching downloaded schemas (default: ~/.cache/gpu-gitops/schemas).")
+              help="Folder caching downloaded schemas (default: schemas/ in the user cache folder).")
 @click.option("--ignore-missing-schemas", is_flag=True,
               help="Skip kinds without a schema and say how many objects were skipped (-v names the kinds).")
 @click.option("--require-schemas", is_flag=True, help="A kind without a schema is an error, not a warning.")

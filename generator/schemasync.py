@@ -148,6 +148,7 @@ def sync(mirror: Path | None = None, root: Path | None = None, sources: SourceLi
          fetch=_download) -> SchemaSet:
     """Fetch, verify, convert and install every source; the previous set stays until all succeeded."""
     from generator.lint.crdimport import import_files  # lint's loader is only needed here
+    from generator.validate.validator import load_schema
 
     listed = sources or load_sources()
     root = root or cache_root()
@@ -172,6 +173,8 @@ def sync(mirror: Path | None = None, root: Path | None = None, sources: SourceLi
             urls[target] = source.url
         schemas = work / "schemas"
         written = import_files(files, schemas, lambda p: urls.get(p, str(p)))
+        for path in written:
+            load_schema(path)  # checked once here, so render, check and lint need not
         shutil.rmtree(downloaded)
         (schemas / SET_FILE).write_text(json.dumps({"version": listed.version, "kinds": len(written)}) + "\n")
         final = root / "crd-schemas"

@@ -4,7 +4,6 @@ defaults before ``required``, and the CRD's CEL rules."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -14,7 +13,6 @@ from generator.validate import SchemaValidator
 from generator.validate.locations import SchemaLocation
 from generator.validate.re2 import Untranslatable, to_python, translate
 
-SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 
 
 @pytest.mark.parametrize(("re2", "matches", "misses"), [
@@ -178,12 +176,9 @@ def test_cel_rule_failure_is_a_k8s003_finding_with_its_line(tmp_path):
     assert [(f.rule, f.line, f.message) for f in findings] == [("K8S003", 4, "/spec: min must not exceed max")]
 
 
-@pytest.mark.skipif(not (SHARED / "upstream-crds").is_dir(), reason="upstream CRDs (../shared) not present")
-def test_nvidia_driver_sample_validates_against_the_real_crd(tmp_path):
+def test_nvidia_driver_sample_validates_against_the_real_crd(synced_cache, monkeypatch):
     """NVIDIA's own NVIDIADriver sample shape (no driverType, image or default) is valid."""
-    from generator import schemasync
-
-    schemasync.sync(mirror=SHARED / "upstream-crds")
+    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(synced_cache))
     validator = SchemaValidator("1.32")
     sample = {"apiVersion": "nvidia.com/v1alpha1", "kind": "NVIDIADriver", "metadata": {"name": "demo"},
               "spec": {"version": "580.95.05", "repository": "nvcr.io/nvidia", "nodeSelector": {}}}
@@ -192,13 +187,10 @@ def test_nvidia_driver_sample_validates_against_the_real_crd(tmp_path):
         ("spec", "driverType")]
 
 
-@pytest.mark.skipif(not (SHARED / "upstream-crds").is_dir(), reason="upstream CRDs (../shared) not present")
-def test_kueue_cluster_queue_cel_rules_on_the_real_crd(tmp_path):
+def test_kueue_cluster_queue_cel_rules_on_the_real_crd(synced_cache, monkeypatch):
     """Kueue's single-ClusterQueue example passes; a flavor missing a covered resource fails
     with the CRD's own message (its rule: ``self.flavors.all(x, size(x.resources) == size(self.coveredResources))``)."""
-    from generator import schemasync
-
-    schemasync.sync(mirror=SHARED / "upstream-crds")
+    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(synced_cache))
     validator = SchemaValidator("1.32")
     flavor = {"name": "default-flavor", "resources": [{"name": "cpu", "nominalQuota": 9},
                                                       {"name": "memory", "nominalQuota": "36Gi"}]}

@@ -87,9 +87,11 @@ class SchemaValidator:
         if core:
             schema = json.loads(source.read_text())
         else:
-            schema = _load_schema(source, lambda pattern: self.warn(
+            # the synced set's files were checked against their metaschema when they were installed
+            synced = self.schema_set is not None and source.is_relative_to(self.schema_set.folder)
+            schema = load_schema(source, lambda pattern: self.warn(
                 f"{kind} ({api_version}): schema pattern {pattern!r} has no Python equivalent; "
-                "that pattern is not checked"))
+                "that pattern is not checked"), check=not synced)
             self._crd[(api_version, kind)] = schema
         registry = self._core() if core else Registry()
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
@@ -175,12 +177,14 @@ class SchemaValidator:
         return [SchemaProblem("invalid", message, path) for path, message in celrules.check(crd, obj, skipped)]
 
 
-def _load_schema(source: Path, untranslatable=lambda pattern: None) -> dict:
+def load_schema(source: Path, untranslatable=lambda pattern: None, check: bool = True) -> dict:
     """A user-supplied schema file, parsed, its RE2 patterns made Python's, checked against its metaschema.
 
     A file at a schema location is configuration, not a linted manifest: one that is not a
     JSON Schema stops the run with an ``InputError`` naming it, for render and lint alike.
     A pattern with no Python equivalent is dropped and reported through ``untranslatable``.
+    ``check=False`` skips the metaschema check (seconds on the largest CRDs) for files that
+    passed it when ``schemas sync`` installed them.
     """
     hint = "fix or replace this file at your --schema-location (or schemaLocations), or delete a stale cached copy"
     try:
@@ -191,6 +195,8 @@ def _load_schema(source: Path, untranslatable=lambda pattern: None) -> dict:
         raise InputError(f"schema file holds a JSON {type(schema).__name__}, not a schema object",
                          path=str(source), hint=hint)
     _python_patterns(schema, untranslatable)
+    if not check:
+        return schema
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)
