@@ -202,3 +202,22 @@ def test_kueue_cluster_queue_cel_rules_on_the_real_crd(synced_cache, monkeypatch
     assert [(p.path, p.message) for p in validator.check(queue)] == [
         (("spec", "resourceGroups", 0), "flavors must have the same number of resources as the coveredResources")]
     assert not validator.warnings
+
+
+LIBRARY = _schema({"type": "object", "properties": {
+    "zone": {"type": "string", "x-kubernetes-validations": [
+        {"rule": "self.lowerAscii() == self", "message": "zone must be lower case"},
+        {"rule": "self.split('-').size() == 3", "message": "zone is region-area-letter"}]},
+    "ranks": {"type": "array", "items": {"type": "integer"}, "x-kubernetes-validations": [
+        {"rule": "self.isSorted() && self.sum() <= 10", "message": "ranks are sorted and add up to at most 10"}]}}})
+
+
+@pytest.mark.parametrize(("spec", "messages"), [
+    ({"zone": "us-east-1", "ranks": [1, 2, 3]}, []),
+    ({"zone": "US-east-1", "ranks": [3, 1]}, ["ranks are sorted and add up to at most 10", "zone must be lower case"]),
+    ({"zone": "useast", "ranks": [5, 6]}, ["ranks are sorted and add up to at most 10", "zone is region-area-letter"]),
+])
+def test_kubernetes_cel_string_and_list_functions(tmp_path, spec, messages):
+    validator = _validator(tmp_path, LIBRARY)
+    assert [p.message for p in validator.check(_run(spec))] == messages
+    assert not validator.warnings

@@ -4,8 +4,10 @@ Each rule is evaluated with ``self`` bound to the value at its schema node, afte
 defaulting; a rule that returns false is a problem worded with the rule's own ``message``, or
 its ``messageExpression``, or "failed rule: <rule>" (the API server's wording). Kubernetes docs:
 https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#validation-rules
-Transition rules (those that read ``oldSelf``) only run on updates and are skipped. A rule this
-evaluator cannot run (a Kubernetes library function it lacks, a type it reads differently) is
+Transition rules (those that read ``oldSelf``) only run on updates and are skipped. Of the
+Kubernetes CEL libraries (https://kubernetes.io/docs/reference/using-api/cel/#cel-options-language-features-and-libraries)
+the string extensions and list functions below are provided; a rule this evaluator cannot run
+(another library function such as ``quantity`` or ``isURL``, a type it reads differently) is
 skipped with one warning per rule, never reported as a failure.
 
 The evaluator is the Rust-backed ``common-expression-language`` package: a compiled rule of the
@@ -23,6 +25,45 @@ import cel
 Path = tuple[str | int, ...]
 
 
+def _index_of(value, item):
+    if isinstance(value, str):
+        return value.find(item)
+    return value.index(item) if item in value else -1
+
+
+def _last_index_of(value, item):
+    if isinstance(value, str):
+        return value.rfind(item)
+    return len(value) - 1 - value[::-1].index(item) if item in value else -1
+
+
+# Kubernetes' string extensions (cel-go ext.Strings) and list library, called as methods
+LIBRARY: dict[str, Callable] = {
+    "lowerAscii": lambda s: "".join(c.lower() if c.isascii() else c for c in s),
+    "upperAscii": lambda s: "".join(c.upper() if c.isascii() else c for c in s),
+    "trim": lambda s: s.strip(),  # Go strings.TrimSpace: Unicode white space
+    "split": lambda s, sep: s.split(sep) if sep else list(s),
+    "join": lambda items, sep="": sep.join(items),
+    "replace": lambda s, old, new: s.replace(old, new),
+    "indexOf": _index_of,
+    "lastIndexOf": _last_index_of,
+    "isSorted": lambda items: all(a <= b for a, b in zip(items, items[1:])),
+    "sum": lambda items: sum(items),
+    "min": lambda items: min(items),
+    "max": lambda items: max(items),
+}
+
+
+def _execute(program, value: object):
+    """Run a program with ``self`` bound; the library functions only when it calls them."""
+    if not LIBRARY.keys() & set(program.functions()):
+        return program.execute({"self": value})
+    context = cel.Context(variables={"self": value})
+    for name in LIBRARY.keys() & set(program.functions()):
+        context.add_function(name, LIBRARY[name])
+    return program.execute(context)
+
+
 @functools.lru_cache(maxsize=4096)
 def _program(rule: str):
     """The compiled rule, or the reason it cannot be compiled."""
@@ -38,7 +79,7 @@ def _message(rule: dict, value: object) -> str:
         program = _program(expression)
         if not isinstance(program, str):
             try:
-                text = program.execute({"self": value})
+                text = _execute(program, value)
                 if isinstance(text, str) and text.strip():
                     return text
             except Exception:  # noqa: BLE001 (the API server falls back to message on any failure)
@@ -64,7 +105,7 @@ def check(schema: object, value: object, skipped: Callable[[str, str], None], pa
         if "oldSelf" in program.variables():
             continue  # a transition rule: it compares with the stored object, there is none here
         try:
-            verdict = program.execute({"self": value})
+            verdict = _execute(program, value)
         except Exception as exc:  # noqa: BLE001 (any evaluator failure skips the rule, never fails the object)
             skipped(text, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
             continue

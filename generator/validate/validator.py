@@ -174,7 +174,8 @@ class SchemaValidator:
         def skipped(rule: str, why: str) -> None:
             self.warn(f"{kind}: CEL rule {rule!r} not evaluated ({why}); it is not checked")
 
-        return [SchemaProblem("invalid", message, path) for path, message in celrules.check(crd, obj, skipped)]
+        problems = [SchemaProblem("invalid", message, path) for path, message in celrules.check(crd, obj, skipped)]
+        return sorted(problems, key=lambda p: [str(x) for x in p.path])
 
 
 def load_schema(source: Path, untranslatable=lambda pattern: None, check: bool = True) -> dict:
