@@ -22,7 +22,11 @@ from generator.validate.re2 import Untranslatable, to_python, translate
     ("^a(?i)b|c$", ["aB", "C", "ab"], ["AB"]),
     ("^x(?i:y)z$", ["xYz"], ["xYZ"]),
     ("^ab\\z", ["ab"], ["ab\n"]),
-    ("^\\pL+$", ["héllo"], ["h3llo", "a_b"]),
+    ("^\\pL+$", ["héllo"], ["h3llo", "a_b", "\u216b"]),
+    # CiliumNetworkPolicy: no control or format characters
+    ("^\\PC*$", ["abc é", ""], ["a\x00", "a\u200bb", "\x7f"]),
+    ("^[\\p{Lu}0-9]+$", ["AÉ9"], ["aé"]),
+    ("^\\PL$", ["5"], ["x"]),
     ("^\\p{L}\\d$", ["é5"], ["55"]),
     ("^[[:alpha:]][[:digit:]]+$", ["a12"], ["12", "a"]),
     ("^\\Q1.5+\\E$", ["1.5+"], ["105+"]),
@@ -37,7 +41,7 @@ def test_re2_patterns_become_equivalent_python_patterns(re2, matches, misses):
         assert not re.search(python, text), (python, text)
 
 
-@pytest.mark.parametrize("re2", ["(?U)a+", "\\p{Greek}", "[\\pL]", "\\PL", "[[:^alpha:]]", "a\\C"])
+@pytest.mark.parametrize("re2", ["(?U)a+", "\\p{Greek}", "[\\PL]", "[\\p{^L}]", "[[:^alpha:]]", "a\\C"])
 def test_re2_without_a_python_equivalent_is_none(re2):
     assert to_python(re2) is None
     with pytest.raises((Untranslatable, re.error)):

@@ -2,7 +2,9 @@
 
 The API server compiles a CRD's ``pattern`` with Go's ``regexp`` (RE2 syntax); Python's ``re``
 rejects some of it, e.g. ``(?i)`` in the middle of a pattern (Prometheus Operator's
-PrometheusRule and AlertmanagerConfig CRDs), ``\\z``, ``\\pL`` or ``[[:alpha:]]``. A pattern
+PrometheusRule and AlertmanagerConfig CRDs), ``\\z``, ``\\pL``, ``\\PC`` (Cilium's
+CiliumNetworkPolicy) or ``[[:alpha:]]``. Unicode classes are built from Python's Unicode
+tables, which may be a version apart from Go's. A pattern
 Python accepts as written is used as written; one it rejects is rewritten to an equivalent
 pattern; one that has no equivalent gives ``None`` and the caller skips that one keyword.
 RE2 syntax: https://github.com/google/re2/wiki/Syntax
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 # RE2's ASCII classes (https://github.com/google/re2/wiki/Syntax, "ASCII character classes")
 _POSIX = {
@@ -19,15 +22,33 @@ _POSIX = {
     "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~", "punct": "!-/:-@\\[-`{-~",
     "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z", "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f",
 }
-# Unicode classes outside brackets. A letter is a word character that is neither a digit nor
-# an underscore; Python also counts non-decimal numerics (Nl, No) as word characters, so the
-# translation accepts a little more than \pL, never less: it cannot cause a false error.
-_UNICODE = {"L": "[^\\W\\d_]", "Nd": "\\d"}
 _FLAGS = re.compile(r"\(\?([imsU]*)(?:-([imsU]*))?\)")
 
 
 class Untranslatable(ValueError):
     """The pattern uses RE2 syntax with no Python equivalent."""
+
+
+@functools.lru_cache(maxsize=None)
+def _category(name: str) -> str:
+    """The code points of Unicode general category ``name`` (``L``, ``Lu``, ``C``…) as a bracket body.
+
+    Go's tables (package unicode) have no ``Cn``: unassigned code points are in no category.
+    Script names (``Greek``) have no Python table and are not translated.
+    """
+    if not re.fullmatch(r"[A-Z][a-z]?", name):
+        raise Untranslatable(f"\\p{{{name}}}")
+    ranges: list[list[int]] = []
+    for cp in range(0x110000):
+        category = unicodedata.category(chr(cp))
+        if category.startswith(name) and category != "Cn":
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    if not ranges:
+        raise Untranslatable(f"\\p{{{name}}}")
+    return "".join(f"\\U{a:08x}" + (f"-\\U{b:08x}" if b != a else "") for a, b in ranges)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -119,12 +140,11 @@ def _escape(pattern: str, i: int) -> tuple[str, int]:
         end = pattern.find("\\E", i + 2)
         literal = pattern[i + 2:] if end < 0 else pattern[i + 2:end]
         return re.escape(literal), (len(pattern) if end < 0 else end + 2)
-    if e == "p":
+    if e in "pP":
         name, j = _class_name(pattern, i + 2)
-        if name not in _UNICODE:
-            raise Untranslatable(f"\\p{{{name}}}")
-        return _UNICODE[name], j
-    if e in "PCX":
+        negated = (e == "P") != name.startswith("^")
+        return ("[^" if negated else "[") + _category(name.lstrip("^")) + "]", j
+    if e in "CX":
         raise Untranslatable(f"\\{e}")
     return pattern[i:i + 2], i + 2
 
@@ -170,7 +190,13 @@ def _bracket(pattern: str, i: int) -> tuple[str, int]:
             continue
         if c == "\\":
             e = pattern[j + 1] if j + 1 < len(pattern) else ""
-            if e in ("p", "P", "z", "Q", ""):
+            if e == "p":
+                name, j = _class_name(pattern, j + 2)
+                if name.startswith("^"):
+                    raise Untranslatable("negated \\p in brackets")
+                out.append(_category(name))
+                continue
+            if e in ("P", "z", "Q", ""):
                 raise Untranslatable(f"\\{e} in brackets")
             out.append(pattern[j:j + 2])
             j += 2
