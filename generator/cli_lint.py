@@ -230,7 +230,7 @@ def sync(ctx: Context, mirror):
       gpu-gitops schemas sync
       gpu-gitops schemas sync --from /mnt/mirror/crds     # air-gapped
     """
-    listed = schemasync.load_sources()
-    installed = schemasync.sync(mirror=mirror, sources=listed)
-    ctx.ui.out(f"schema set {installed.version}: {installed.kinds} schemas from {len(listed.sources)} upstream "
-               f"CRD files, in {installed.folder}")
+    installed = schemasync.sync(mirror=mirror)
+    ctx.ui.out(f"schema set {installed.version}: {installed.kinds} schemas, in {installed.folder}")
+    if installed.absent:
+        ctx.ui.out(f"not in the mirror, not installed: {', '.join(installed.absent)}")

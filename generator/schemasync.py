@@ -46,6 +46,7 @@ class Source:
     url: str
     sha256: str
     kinds: tuple[str, ...]
+    note: str = ""  # why the ref is not the deployed release's tag, where it is not
 
     @property
     def filename(self) -> str:
@@ -60,11 +61,13 @@ class SourceList:
 
 @dataclass(frozen=True)
 class SchemaSet:
-    """An installed set: the source list version it was made from and its schema location."""
+    """An installed set: the source list version it was made from, its schema location, and
+    the sources a local mirror did not have (their kinds stay unchecked)."""
 
     version: str
     folder: Path
     kinds: int
+    absent: tuple[str, ...] = ()
 
     @property
     def location(self) -> str:
@@ -94,7 +97,7 @@ def installed(root: Path | None = None) -> SchemaSet | None:
     folder = (root or cache_root()) / "crd-schemas"
     try:
         meta = json.loads((folder / SET_FILE).read_text(encoding="utf-8"))
-        return SchemaSet(str(meta["version"]), folder, int(meta["kinds"]))
+        return SchemaSet(str(meta["version"]), folder, int(meta["kinds"]), tuple(meta.get("absent", ())))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -115,7 +118,11 @@ def _download(source: Source) -> bytes:
 
 
 class Mirror:
-    """A local folder holding the same files: found by file name, else by checksum."""
+    """A local folder holding the same files: found by file name, else by checksum.
+
+    A file it does not have is skipped (an air-gapped mirror may carry only what a site runs);
+    a file by the same name with other bytes is an error, as a download's would be.
+    """
 
     def __init__(self, folder: Path):
         if not folder.is_dir():
@@ -123,7 +130,7 @@ class Mirror:
         self.files = sorted(p for p in folder.rglob("*") if p.is_file())
         self._by_sum: dict[str, Path] | None = None
 
-    def read(self, source: Source) -> bytes:
+    def read(self, source: Source) -> bytes | None:
         for path in self.files:
             if path.name == source.filename:
                 body = path.read_bytes()
@@ -132,12 +139,14 @@ class Mirror:
         if self._by_sum is None:
             self._by_sum = {_sha256(p.read_bytes()): p for p in self.files if p.suffix in (".yaml", ".yml", ".json")}
         found = self._by_sum.get(source.sha256)
-        if found is None:
-            named = [p for p in self.files if p.name == source.filename]
-            detail = f"{named[0]} has a different checksum" if named else "no file with that name or checksum"
-            raise InputError(f"{source.filename} ({source.repo} {source.ref}) is not in the mirror: {detail}",
-                             path=source.url, hint=f"the mirror needs the file byte for byte (sha256 {source.sha256})")
-        return found.read_bytes()
+        if found is not None:
+            return found.read_bytes()
+        named = [p for p in self.files if p.name == source.filename]
+        if named:
+            raise InputError(f"{source.filename} ({source.repo} {source.ref}) in the mirror has a different checksum: "
+                             f"{named[0]}", path=source.url,
+                             hint=f"the mirror needs the file byte for byte (sha256 {source.sha256})")
+        return None
 
 
 def _sha256(body: bytes) -> str:
@@ -159,9 +168,12 @@ def sync(mirror: Path | None = None, root: Path | None = None, sources: SourceLi
         reader = Mirror(mirror).read if mirror is not None else fetch
         downloaded = work / "crds"
         downloaded.mkdir(parents=True)
-        files, urls = [], {}
+        files, urls, absent = [], {}, []
         for i, source in enumerate(listed.sources):
             body = reader(source)
+            if body is None:
+                absent.extend(source.kinds)
+                continue
             digest = _sha256(body)
             if digest != source.sha256:
                 raise InputError(f"checksum mismatch for {source.filename}: got sha256 {digest}, "
@@ -176,9 +188,11 @@ def sync(mirror: Path | None = None, root: Path | None = None, sources: SourceLi
         for path in written:
             load_schema(path)  # checked once here, so render, check and lint need not
         shutil.rmtree(downloaded)
-        (schemas / SET_FILE).write_text(json.dumps({"version": listed.version, "kinds": len(written)}) + "\n")
+        schemas.mkdir(exist_ok=True)
+        (schemas / SET_FILE).write_text(json.dumps({"version": listed.version, "kinds": len(written),
+                                                    "absent": absent}) + "\n")
         final = root / "crd-schemas"
-        result = SchemaSet(listed.version, final, len(written))
+        result = SchemaSet(listed.version, final, len(written), tuple(absent))
         old = root / f"crd-schemas.{os.getpid()}.old"
         if final.exists():
             final.rename(old)

@@ -191,6 +191,15 @@ def test_import_writes_strict_schemas_for_served_versions(tmp_path):
         ("K8S003", 7, 'strict decoding error: unknown field "spec.gpu"')]
 
 
+def test_strict_leaves_value_constraints_in_any_of_open():
+    """Cilium's policy spec: anyOf branches name one field each; the object's others stay allowed."""
+    out = strict({"type": "object", "properties": {"egress": {"type": "array"}, "ingress": {"type": "array"}},
+                  "anyOf": [{"properties": {"ingress": {}}, "required": ["ingress"]},
+                            {"properties": {"egress": {}}, "required": ["egress"]}]})
+    assert out["additionalProperties"] is False
+    assert all("additionalProperties" not in branch for branch in out["anyOf"])
+
+
 def test_strict_keeps_preserved_objects_open():
     out = strict({"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}},
                                                          "x-kubernetes-preserve-unknown-fields": True}}})
