@@ -30,6 +30,7 @@ COMPANIONS = {
     "Kubeflow Trainer": "trainer.kubeflow.org/v1alpha1 TrainJob", "LeaderWorkerSet": "leaderworkerset.x-k8s.io/v1 LeaderWorkerSet",
     "JobSet": "jobset.x-k8s.io/v1alpha2 JobSet", "Prometheus Operator": "monitoring.coreos.com/v1 PrometheusRule",
     "cert-manager": "cert-manager.io/v1 Certificate", "NIM operator": "apps.nvidia.com/v1alpha1 NIMService",
+    "Cilium": "cilium.io/v2 CiliumNetworkPolicy", "Cilium clusterwide": "cilium.io/v2 CiliumClusterwideNetworkPolicy",
 }
 
 
@@ -56,6 +57,7 @@ def test_sources_are_pinned_urls_at_their_ref():
     for source in listed.sources:
         assert source.url == f"https://raw.githubusercontent.com/{source.repo}/{source.ref}/{source.path}"
         assert source.ref not in ("main", "master") and len(source.sha256) == 64
+        assert source.ref.startswith("v") or source.note, f"{source.url}: a ref that is not a tag needs a note"
 
 
 def _in_mirror(source: schemasync.Source) -> bool:
