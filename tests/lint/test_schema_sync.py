@@ -214,7 +214,7 @@ def test_fresh_repository_lints_clean_before_and_after_sync(tmp_path, run):
     assert run(root, "init", "x").exit_code == 0
     rendered = run(root, "render")
     assert rendered.exit_code == 0, rendered.output
-    assert "not schema-checked: GitRepository" in rendered.stderr and "`gpu-gitops schemas sync`" in rendered.stderr
+    assert "GitRepository (source.toolkit.fluxcd.io/v1)" in rendered.stderr and "`gpu-gitops schemas sync`" in rendered.stderr
     before = run(root, "lint")
     assert before.exit_code == 0, before.output
     warnings = [line for line in before.stderr.splitlines() if "not schema-checked" in line]
