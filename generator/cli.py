@@ -199,6 +199,7 @@ def cli(ctx, root, config_path, quiet, verbose, color):
 
 def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
     """Print every input error and rendered-object problem; True when any is an error."""
+    from generator import schemasync
     failed = False
     unchecked: set[str] = set()
     for outcome in outcomes:
@@ -214,8 +215,10 @@ def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
     if unchecked and not ctx.ui.quiet:
         click.echo(click.style("warning:", fg="yellow", bold=True)
                    + f" no schema found, not schema-checked: {', '.join(sorted(unchecked))}", err=True, color=ctx.ui.color)
-        click.echo("  hint: give their CRD schemas with --schema-location or schemaLocations in .gpu-gitops.yaml "
-                   "(-v lists the files; --require-schemas makes this an error)", err=True)
+        click.echo(f"  hint: {schemasync.MISSING_HINT}", err=True)
+    synced = schemasync.installed()
+    if synced is not None and outcomes and not ctx.ui.quiet:
+        click.echo(f"custom resources checked against schema set {synced.version} ({synced.folder})", err=True)
     return failed
 
 
