@@ -23,6 +23,10 @@ KNOWN_CRASHES: dict[tuple[str, str], str] = {
 # expressions on the assertion's subject) → its regression test
 KNOWN_MESSAGES: dict[str, str] = {
     r": error: file is not UTF-8 text": "test_render_non_utf8_input_is_located",
+    r": error: YAML error: unacceptable character": "test_render_control_character_is_located",
+    r": error: YAML value does not match its tag": "test_render_huge_integer_is_located_and_named",
+    r": error: YAML nesting is too deep": "test_render_deep_nesting_is_located",
+    r": error: [^ ]+: expected [a-z ]+, got ": "test_render_wrong_type_has_a_hint",
     r"^junit report is not XML": "test_lint_junit_report_with_control_character_is_xml",
 }
 

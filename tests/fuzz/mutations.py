@@ -11,6 +11,7 @@ Two kinds of damage, mixed in one example:
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import json
 import sys
@@ -95,8 +96,9 @@ def _nested(value: Any, depth: int, as_list: bool) -> Any:
 def structural(draw, doc: Any) -> Any:
     """Apply one structural mutation to ``doc`` (in place when possible); return the new root."""
     paths = _paths(doc)
-    op = draw(st.sampled_from(["drop", "retype", "scalar", "huge", "odd-string", "nest", "add-key", "alias",
-                               "self-alias", "move", "root"] if paths else ["root", "add-key"]))
+    op = draw(st.sampled_from(["drop", "retype", "scalar", "same-type", "huge", "odd-string", "nest", "add-key",
+                               "duplicate-item", "alias", "self-alias", "move", "root"] if paths else
+                              ["root", "add-key"]))
     if op == "root":
         return draw(values)
     if op == "add-key":
@@ -113,6 +115,13 @@ def structural(draw, doc: Any) -> Any:
         parent[last] = draw(values)
     elif op == "scalar":
         parent[last] = draw(scalars)
+    elif op == "same-type":  # often still valid: reaches the cross-field checks and Jsonnet
+        parent[last] = draw(_same_type(parent[last], doc))
+    elif op == "duplicate-item":
+        lists = [p for p in paths if isinstance(_get(doc, p), list) and _get(doc, p)]
+        if lists:
+            items = _get(doc, draw(st.sampled_from(lists)))
+            items.append(copy.deepcopy(items[draw(st.integers(0, len(items) - 1))]))
     elif op == "huge":
         parent[last] = draw(huge_ints)
     elif op == "odd-string":
@@ -137,6 +146,22 @@ def structural(draw, doc: Any) -> Any:
         if source[: len(path)] != path:  # not into itself
             parent[last] = _get(doc, source)
     return doc
+
+
+def _same_type(value: Any, doc: Any) -> st.SearchStrategy:
+    """Another value of ``value``'s type: a boundary number, another string of the document."""
+    if isinstance(value, bool):
+        return st.just(not value)
+    if isinstance(value, int):
+        return st.one_of(st.sampled_from([0, 1, -1, value - 1, value + 1, value * 1000, 2**31, 2**53]),
+                         st.integers())
+    if isinstance(value, float):
+        return st.floats()
+    if isinstance(value, str):
+        strings = sorted({_get(doc, p) for p in _paths(doc) if isinstance(_get(doc, p), str)})
+        return st.one_of(st.sampled_from(strings or [value]), st.just(value * 3), st.just(value.upper()),
+                         st.just(value + "-x" * 40))
+    return st.just(value)
 
 
 def _get(root: Any, path: tuple) -> Any:
@@ -208,8 +233,9 @@ def textual(draw, data: bytes) -> bytes:
         return b"\xef\xbb\xbf" + data
     if op == "utf16":
         return data.decode("utf-8", "replace").encode(draw(st.sampled_from(["utf-16", "utf-16-le", "utf-32"])))
-    # deep-text: a value nested far deeper than any input needs
-    depth = draw(st.integers(1, 2000))
+    # deep-text: a value nested far deeper than any input needs; past the parser's recursion
+    # limit (~500), but not so deep that rejecting it takes seconds (1,000 levels: ~14 s)
+    depth = draw(st.integers(1, 600))
     opener, closer = draw(st.sampled_from([(b"[", b"]"), (b"{a: ", b"}"), (b"- ", b"")]))
     nested = opener * depth + b"x" + closer * depth if closer else b"".join(
         b"  " * i + opener + b"\n" for i in range(min(depth, 300))) + b"  " * min(depth, 300) + b"x"

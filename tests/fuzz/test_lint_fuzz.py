@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
+from ruamel.yaml import YAML
 
 from generator.cli import cli
 from generator.report import FORMATS
@@ -23,8 +24,12 @@ from tests.fuzz.budget import fuzz_settings
 from tests.fuzz.known import skip_known, skip_known_message
 from tests.fuzz.mutations import huge_ints, mutated_yaml, unlimited_int_digits, values
 
-SEEDS = sorted((REPO / "rendered").rglob("*.yaml")) + sorted(
-    p for p in (_SHARED / "upstream-examples").rglob("*") if p.suffix in (".yaml", ".yml"))
+# Rendered files and upstream manifests are drawn equally often, though there are far more
+# of the first.
+SEED_GROUPS = [group for group in (
+    sorted((REPO / "rendered").rglob("*.yaml")),
+    sorted(p for p in (_SHARED / "upstream-examples").rglob("*") if p.suffix in (".yaml", ".yml")),
+) if group]
 
 # Top levels that are not an object, in JSON: what a script writes by mistake.
 JSON_TOPS = st.one_of(
@@ -34,15 +39,26 @@ JSON_TOPS = st.one_of(
 
 
 @st.composite
+def seed_object(draw) -> dict:
+    seed = draw(st.sampled_from(draw(st.sampled_from(SEED_GROUPS))))
+    return json.loads(json.dumps(YAML(typ="safe").load(seed.read_text()), default=str))
+
+
+@st.composite
 def manifest(draw) -> tuple[str, bytes]:
     """(file suffix, content): a mutated seed, as YAML or JSON, or a JSON document of any shape."""
     suffix = draw(st.sampled_from([".yaml", ".yml", ".json"]))
-    if draw(st.integers(0, 5)) == 0:
-        top = draw(JSON_TOPS)
+    shape = draw(st.integers(0, 7))
+    if shape <= 1:
+        if shape == 0:
+            top = draw(JSON_TOPS)
+        else:  # real objects in an array, or in a v1 List as kubectl writes them
+            objects = [draw(seed_object()) for _ in range(draw(st.integers(1, 3)))]
+            top = draw(st.sampled_from([objects, {"apiVersion": "v1", "kind": "List", "items": objects}]))
         with unlimited_int_digits():
             text = json.dumps(top, ensure_ascii=draw(st.booleans()), default=str)
         return suffix, text.encode("utf-8", "surrogatepass")
-    seed = draw(st.sampled_from(SEEDS))
+    seed = draw(st.sampled_from(draw(st.sampled_from(SEED_GROUPS))))
     return suffix, draw(mutated_yaml(seed.read_text()))
 
 

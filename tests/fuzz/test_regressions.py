@@ -55,3 +55,53 @@ def test_lint_junit_report_with_control_character_is_xml(tmp_path):
     path.write_text('apiVersion: v1\nkind: Namespace\nmetadata: {name: "a\\x1e"}\n')
     result = lint(tmp_path, "-o", "junit", str(path))
     ElementTree.fromstring(result.stdout)
+
+
+CLUSTER = "aks-h100-training"
+
+
+def render_edited(project: Path, run, old: bytes, new: bytes):
+    """Render ``CLUSTER`` after replacing ``old`` by ``new`` in its input (bytes, so anything goes)."""
+    path = project / "clusters" / CLUSTER / "cluster.yaml"
+    data = path.read_bytes()
+    assert old in data
+    path.write_bytes(data.replace(old, new, 1))
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2, result.output
+    return result.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="render: a non-UTF-8 byte is reported as `path: error: file is not UTF-8 "
+                   "text`, with no line, column or hint")
+def test_render_non_utf8_input_is_located(project, run):
+    stderr = render_edited(project, run, b"name: aks-h100-training", b"name: aks-h100-\xfftraining")
+    assert LOCATED.search(stderr) and ":4:" in stderr, stderr
+
+
+@pytest.mark.xfail(strict=True, reason="render: a control character is reported as `path: error: YAML error: "
+                   "unacceptable character #x0000`, with no line, column or hint")
+def test_render_control_character_is_located(project, run):
+    stderr = render_edited(project, run, b"name: aks-h100-training", b"name: aks-h100-\x00training")
+    assert LOCATED.search(stderr) and ":4:" in stderr, stderr
+
+
+@pytest.mark.xfail(strict=True, reason="render: a 5,001-digit integer is reported as `path: error: YAML value does "
+                   "not match its tag: Exceeds the limit (4300 digits)`, with no line, column or hint")
+def test_render_huge_integer_is_located_and_named(project, run):
+    stderr = render_edited(project, run, b"perNode: 8,", b"perNode: " + b"9" * 5001 + b",")
+    assert LOCATED.search(stderr) and ":30:" in stderr, stderr
+    assert "does not match its tag" not in stderr
+
+
+@pytest.mark.xfail(strict=True, reason="render: a value of the wrong type (`expected object, got int 8`) has no "
+                   "hint unless it is a quoted number or boolean (inputs._explain, _type_hint returns '')")
+def test_render_wrong_type_has_a_hint(project, run):
+    stderr = render_edited(project, run, b"monitoring:\n", b"monitoring: 8\nx-monitoring:\n")
+    assert re.search(r":70:\d+: error: monitoring: expected object, got int 8\n  hint: \S", stderr), stderr
+
+
+@pytest.mark.xfail(strict=True, reason="render: nesting past the parser's recursion limit is reported as "
+                   "`path: error: YAML nesting is too deep`, with no line or column")
+def test_render_deep_nesting_is_located(project, run):
+    stderr = render_edited(project, run, b"monitoring:\n", b"deep: " + b"[" * 520 + b"]" * 520 + b"\nmonitoring:\n")
+    assert LOCATED.search(stderr) and ":70:" in stderr, stderr
