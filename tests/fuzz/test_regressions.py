@@ -93,11 +93,11 @@ def test_render_huge_integer_is_located_and_named(project, run):
     assert "does not match its tag" not in stderr
 
 
-@pytest.mark.xfail(strict=True, reason="render: a value of the wrong type (`expected object, got int 8`) has no "
+@pytest.mark.xfail(strict=True, reason="render: a value of the wrong type (`tuning: expected object, got int 8`) has no "
                    "hint unless it is a quoted number or boolean (inputs._explain, _type_hint returns '')")
 def test_render_wrong_type_has_a_hint(project, run):
-    stderr = render_edited(project, run, b"monitoring:\n", b"monitoring: 8\nx-monitoring:\n")
-    assert re.search(r":70:\d+: error: monitoring: expected object, got int 8\n  hint: \S", stderr), stderr
+    stderr = render_edited(project, run, b"tuning: {restartKubelet: true}", b"tuning: 8")
+    assert re.search(r":53:\d+: error: tuning: expected object, got int 8\n  hint: \S", stderr), stderr
 
 
 @pytest.mark.xfail(strict=True, reason="render: nesting past the parser's recursion limit is reported as "
@@ -105,3 +105,16 @@ def test_render_wrong_type_has_a_hint(project, run):
 def test_render_deep_nesting_is_located(project, run):
     stderr = render_edited(project, run, b"monitoring:\n", b"deep: " + b"[" * 520 + b"]" * 520 + b"\nmonitoring:\n")
     assert LOCATED.search(stderr) and ":70:" in stderr, stderr
+
+
+@pytest.mark.xfail(strict=True, reason="render: a schema error under a subschema without a description (here a MIG "
+                   "profile count under patternProperties: `0 is less than the minimum of 1`) has no hint")
+def test_render_bound_without_description_has_a_hint(project, run):
+    path = project / "clusters" / "ocp-a100-tuned" / "cluster.yaml"
+    text = path.read_text()
+    assert "{1g.10gb: 7}" in text
+    path.write_text(text.replace("{1g.10gb: 7}", "{1g.10gb: 0}"))
+    result = run(project, "render", "ocp-a100-tuned")
+    assert result.exit_code == 2
+    assert re.search(r":26:\d+: error: .*1g\.10gb: 0 is less than the minimum of 1\n  hint: \S", result.stderr), \
+        result.stderr
