@@ -10,7 +10,7 @@ import os
 
 from hypothesis import HealthCheck, seed, settings
 
-DEFAULT_EXAMPLES = 12
+DEFAULT_EXAMPLES = 30
 
 
 def fuzz_settings(default: int = DEFAULT_EXAMPLES):

@@ -80,12 +80,6 @@ def _paths(node: Any, prefix: tuple = (), seen: frozenset = frozenset()) -> list
     return found
 
 
-def _parent(root: Any, path: tuple) -> Any:
-    for part in path[:-1]:
-        root = root[part]
-    return root
-
-
 def _nested(value: Any, depth: int, as_list: bool) -> Any:
     for _ in range(depth):
         value = CommentedSeq([value]) if as_list else CommentedMap({"n": value})
@@ -108,7 +102,7 @@ def structural(draw, doc: Any) -> Any:
             target[draw(keys)] = draw(values)
         return doc
     path = draw(st.sampled_from(paths))
-    parent, last = _parent(doc, path), path[-1]
+    parent, last = _get(doc, path[:-1]), path[-1]
     if op == "drop":
         del parent[last]
     elif op == "retype":

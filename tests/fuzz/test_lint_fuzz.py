@@ -19,7 +19,7 @@ from ruamel.yaml import YAML
 
 from generator.cli import cli
 from generator.report import FORMATS
-from tests.conftest import _SHARED, REPO
+from tests.conftest import CRD_SCHEMAS, REPO
 from tests.fuzz.budget import fuzz_settings
 from tests.fuzz.known import skip_known, skip_known_message
 from tests.fuzz.mutations import huge_ints, mutated_yaml, unlimited_int_digits, values
@@ -28,7 +28,7 @@ from tests.fuzz.mutations import huge_ints, mutated_yaml, unlimited_int_digits, 
 # of the first.
 SEED_GROUPS = [group for group in (
     sorted((REPO / "rendered").rglob("*.yaml")),
-    sorted(p for p in (_SHARED / "upstream-examples").rglob("*") if p.suffix in (".yaml", ".yml")),
+    sorted(p for p in (CRD_SCHEMAS.parent / "upstream-examples").rglob("*") if p.suffix in (".yaml", ".yml")),
 ) if group]
 
 # Top levels that are not an object, in JSON: what a script writes by mistake.
@@ -83,7 +83,7 @@ def lint_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("lintfuzz")
 
 
-@fuzz_settings(default=40)
+@fuzz_settings(default=100)
 @given(case=manifest(), fmt=st.sampled_from(FORMATS), stdin=st.booleans())
 def test_lint_survives_mutated_manifests(lint_dir, case, fmt, stdin):
     suffix, data = case
