@@ -118,3 +118,12 @@ def test_render_bound_without_description_has_a_hint(project, run):
     assert result.exit_code == 2
     assert re.search(r":26:\d+: error: .*1g\.10gb: 0 is less than the minimum of 1\n  hint: \S", result.stderr), \
         result.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="render: a complex key (`? {a: 1}`) is reported at 1:1 as unknown key "
+                   "\"ordereddict([('a', 1)])\", a Python repr, instead of at its own line")
+def test_render_complex_key_is_located_where_it_is(project, run):
+    stderr = render_edited(project, run, b"tuning: {restartKubelet: true}\n",
+                           b"tuning: {restartKubelet: true}\n? {a: 1}\n: c\n")
+    assert LOCATED.search(stderr) and ":54:" in stderr, stderr
+    assert "ordereddict" not in stderr

@@ -22,7 +22,7 @@ from tests.fuzz.budget import fuzz_settings
 from tests.fuzz.known import skip_known, skip_known_message
 from tests.fuzz.mutations import mutated_yaml
 
-LOCATED = re.compile(r"^\S.*?:[1-9]\d*:[1-9]\d*: error: \S")
+LOCATED = re.compile(r"^\S.*?:(?P<line>[1-9]\d*):[1-9]\d*: error: \S")
 FILE_LEVEL = re.compile(r"^\S.*?: error: \S")
 # Problems of the whole file, which no line or column can point at.
 WHOLE_FILE = ("larger than the", "not a regular file", "cannot read file", "expands to more than")
@@ -43,19 +43,25 @@ def fuzz_project(tmp_path_factory) -> Path:
     return root
 
 
-def check_error_output(stderr: str) -> None:
-    """Every ``error:`` line is located (or about the whole file) and followed by a hint."""
+def check_error_output(stderr: str, data: bytes) -> None:
+    """Every ``error:`` line is located inside the input (or is about the whole file) and
+    is followed by a hint."""
+    # every line break YAML knows, and a few more: a bound, not an exact count
+    line_count = len(data.decode("utf-8", "replace").splitlines()) + 1
     lines = stderr.split("\n")
     errors = [i for i, line in enumerate(lines) if " error: " in line or line.startswith("error: ")]
     assert errors, f"exit 2 without an error line:\n{stderr}"
     for i in errors:
         line = lines[i]
-        located = LOCATED.match(line) or (FILE_LEVEL.match(line) and any(w in line for w in WHOLE_FILE))
+        at_line = LOCATED.match(line)
+        located = at_line or (FILE_LEVEL.match(line) and any(w in line for w in WHOLE_FILE))
         hinted = i + 1 < len(lines) and lines[i + 1].startswith("  hint: ")
         if not (located and hinted):
             skip_known_message(line)
         assert located, f"error without line and column:\n{line}"
         assert hinted, f"error without a hint:\n{line}"
+        if at_line:
+            assert int(at_line["line"]) <= line_count, f"error past the end of the {line_count}-line input:\n{line}"
 
 
 def render_mutated(root: Path, cluster: str, data: bytes) -> None:
@@ -70,7 +76,7 @@ def render_mutated(root: Path, cluster: str, data: bytes) -> None:
                                         catch_exceptions=False)
         assert result.exit_code in (0, 2), f"exit {result.exit_code}:\n{result.output}"
         if result.exit_code == 2:
-            check_error_output(result.stderr)
+            check_error_output(result.stderr, data)
             assert snapshot(tree) == before, "a failed render changed the rendered tree"
             leftovers = [p.name for p in (root / "rendered").iterdir() if p.name.startswith((".tmp.", ".old."))]
             assert not leftovers, f"a failed render left {leftovers}"
