@@ -12,12 +12,17 @@ from pathlib import Path
 
 import click
 
-from generator import __version__, inputs, pipeline
-from generator.config import load_config
+from typing import TYPE_CHECKING
+
+from generator import __version__
 from generator.errors import InputError
 from generator.paths import Project
-from generator.progress import Progress, wanted
-from generator.scaffold import init_cluster
+
+if TYPE_CHECKING:
+    from generator import pipeline
+
+# Commands import what they use when they run: `--version`, `--help` and `list` start
+# without loading the schema validator, the YAML library or the Jsonnet engine.
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 
@@ -60,13 +65,30 @@ class Context:
         self.ui = ui
         self.config_path = config_path
 
+    @property
+    def config_file(self) -> Path:
+        return self.config_path or self.project.root / ".gpu-gitops.yaml"
+
     def options(self, schema_locations: tuple[str, ...], require_schemas: bool) -> pipeline.Options:
+        from generator import pipeline
+        from generator.config import load_config
+
         config = load_config(self.project, self.config_path)
         return pipeline.Options(
             schema_locations=list(schema_locations) + config.schema_locations,
             require_schemas=require_schemas or config.require_schemas,
             config=config.data,
+            config_file=self.config_file,
         )
+
+    def fresh(self, names: list[str], schema_locations, require_schemas, for_render: bool = False) -> list[str]:
+        """Clusters whose sum file says nothing changed. Validation flags given on the command
+        line are not recorded in it, so with them every cluster takes the full path."""
+        from generator import fingerprint
+
+        if schema_locations or require_schemas:
+            return []
+        return fingerprint.fresh(self.project, names, self.config_file, modes=for_render)
 
 
 def _fail_on_input_errors(func):
@@ -97,8 +119,9 @@ require_schemas_option = click.option(
     "--require-schemas", is_flag=True, help="A kind without a schema is an error, not a warning."
 )
 jobs_option = click.option(
-    "-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-    help="Render this many clusters in parallel (processes); output is identical for any N.",
+    "-j", "--jobs", type=click.IntRange(min=1), default=None,
+    help="Render this many clusters in parallel (processes); output is identical for any N. "
+    "Default: the CPUs available to this process (affinity and cgroup CPU quota).",
 )
 
 
@@ -122,14 +145,38 @@ def fleet_command(func):
     return func
 
 
-def _render_all(ctx: Context, names: list[str], options: pipeline.Options, jobs: int) -> list[pipeline.Outcome]:
-    """Render with a progress bar on a terminal."""
+def _render_all(ctx: Context, names: list[str], options: pipeline.Options,
+                jobs: int | None) -> list[pipeline.Outcome]:
+    """Render with a progress bar on a terminal, on every available CPU unless ``--jobs`` says."""
+    from generator import cpus, pipeline
+    from generator.progress import Progress, wanted
+
+    jobs = jobs or cpus.available()
     show = wanted(ctx.ui.quiet, len(names))
     with Progress(len(names), "rendering", show, ctx.ui.color) as progress:
         return pipeline.render_many(ctx.project, names, options, jobs=jobs, on_done=progress)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _Commands(click.Group):
+    """The command group; the lint-side commands (``generator.cli_lint``) are registered on
+    first use, so that ``--version`` and the render-side commands do not load the linter."""
+
+    LINT_COMMANDS = ("explain", "lint", "rules", "schemas")
+
+    def _load_lint(self) -> None:
+        from generator import cli_lint  # noqa: F401  (registers its commands on this group)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.LINT_COMMANDS:
+            self._load_lint()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_lint()
+        return super().list_commands(ctx)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="gpu-gitops")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
               help="Project root holding clusters/ and rendered/.")
@@ -152,6 +199,7 @@ def cli(ctx, root, config_path, quiet, verbose, color):
 
 def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
     """Print every input error and rendered-object problem; True when any is an error."""
+    from generator import schemasync
     failed = False
     unchecked: set[str] = set()
     for outcome in outcomes:
@@ -167,8 +215,10 @@ def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
     if unchecked and not ctx.ui.quiet:
         click.echo(click.style("warning:", fg="yellow", bold=True)
                    + f" no schema found, not schema-checked: {', '.join(sorted(unchecked))}", err=True, color=ctx.ui.color)
-        click.echo("  hint: give their CRD schemas with --schema-location or schemaLocations in .gpu-gitops.yaml "
-                   "(-v lists the files; --require-schemas makes this an error)", err=True)
+        click.echo(f"  hint: {schemasync.MISSING_HINT}", err=True)
+    synced = schemasync.installed()
+    if synced is not None and outcomes and not ctx.ui.quiet:
+        click.echo(f"custom resources checked against schema set {synced.version} ({synced.folder})", err=True)
     return failed
 
 
@@ -187,12 +237,19 @@ def render(ctx: Context, clusters, schema_locations, require_schemas, jobs, chan
       gpu-gitops render aks-h100-training
       gpu-gitops render --jobs 8
     """
-    options = ctx.options(schema_locations, require_schemas)
+    from generator import pipeline
+
     chosen = pipeline.choose(ctx.project, clusters, changed_only, base, shard)
-    outcomes = _render_all(ctx, chosen.names, options, jobs)
+    fresh = ctx.fresh(chosen.names, schema_locations, require_schemas, for_render=True)
+    todo = [n for n in chosen.names if n not in fresh]
+    outcomes = _render_all(ctx, todo, ctx.options(schema_locations, require_schemas), jobs) if todo else []
     pipeline.write(ctx.project, outcomes)
     failed = _report(ctx, outcomes)
+    for name in fresh:
+        ctx.ui.out(f"{name}: up to date")
     for outcome in outcomes:
+        for leftover in outcome.leftovers:
+            ctx.ui.out(f"{outcome.name}: removed rendered/{leftover}, left by an interrupted render")
         if outcome.changes is not None:
             c = outcome.changes
             if c.empty:
@@ -218,12 +275,16 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
       gpu-gitops check --changed-only --base origin/main
       gpu-gitops check --shard 2/4 --jobs 2
     """
-    options = ctx.options(schema_locations, require_schemas)
+    from generator import pipeline
+
     chosen = pipeline.choose(ctx.project, clusters, changed_only, base, shard)
-    outcomes = _render_all(ctx, chosen.names, options, jobs)
+    fresh = ctx.fresh(chosen.names, schema_locations, require_schemas)
+    todo = [n for n in chosen.names if n not in fresh]
+    outcomes = _render_all(ctx, todo, ctx.options(schema_locations, require_schemas), jobs) if todo else []
     if _report(ctx, [o for o in outcomes if o.error]):
         sys.exit(EXIT_INPUT)
-    stale = _report(ctx, outcomes)
+    invalid = _report(ctx, outcomes)
+    stale = False
     for outcome in outcomes:
         changes = pipeline.drift(ctx.project, outcome)
         prefix = ctx.project.display(ctx.project.rendered / outcome.name)
@@ -241,8 +302,11 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
     if stale:
         click.echo("rendered/ is out of date: run `gpu-gitops render` and commit the result "
                    "(`gpu-gitops diff` shows the changes)", err=True)
+    if invalid:
+        click.echo("rendered/ does not pass its checks: fix the errors above", err=True)
+    if stale or invalid:
         sys.exit(EXIT_FINDINGS)
-    ctx.ui.out(f"{len(outcomes)} cluster(s) up to date")
+    ctx.ui.out(f"{len(chosen.names)} cluster(s) up to date")
 
 
 @cli.command()
@@ -256,6 +320,8 @@ def diff(ctx: Context, clusters, schema_locations, jobs):
 
     Example: gpu-gitops diff aks-h100-training
     """
+    from generator import pipeline
+
     options = ctx.options(schema_locations, False)
     names = pipeline.select(ctx.project, clusters)
     outcomes = _render_all(ctx, names, options, jobs)
@@ -281,6 +347,8 @@ def init(ctx: Context, name, force):
 
     Example: gpu-gitops init aks-h100-training
     """
+    from generator.scaffold import init_cluster
+
     path = init_cluster(ctx.project, name, force)
     ctx.ui.out(f"wrote {ctx.project.display(path)}; edit it, then run `gpu-gitops render {name}`")
 
@@ -326,7 +394,7 @@ def list_(ctx: Context, as_json):
 
     Example: gpu-gitops list --json
     """
-    names = inputs.discover(ctx.project)
+    names = ctx.project.cluster_names()
     rows = [{"name": n, "input": f"clusters/{n}/cluster.yaml", "rendered": f"rendered/{n}"} for n in names]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
@@ -338,5 +406,3 @@ def list_(ctx: Context, as_json):
 def main() -> None:
     cli(prog_name="gpu-gitops")
 
-
-from generator import cli_lint  # noqa: E402,F401  (registers lint, rules, explain, schemas)

@@ -35,6 +35,19 @@ def _own_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
 
 
+@pytest.fixture(scope="session")
+def synced_cache(tmp_path_factory) -> Path:
+    """A cache folder holding the schema set synced once from ../shared/upstream-crds (read-only use)."""
+    from generator import schemasync
+
+    mirror = _SHARED / "upstream-crds"
+    if not mirror.is_dir():
+        pytest.skip("upstream CRD mirror (../shared) not present")
+    root = tmp_path_factory.mktemp("synced")
+    schemasync.sync(mirror=mirror, root=root)
+    return root
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A copy of the repository's inputs and library in a temporary root."""
@@ -73,3 +86,17 @@ def write_config(root: Path) -> None:
     """A project config that points at the upstream CRD schemas, as a real repository's would."""
     lines = ["schemaLocations:"] + [f"  - {json.dumps(loc)}" for loc in CRD_LOCATIONS]
     (root / ".gpu-gitops.yaml").write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="session")
+def rendered(tmp_path_factory) -> Path:
+    """``rendered/`` of a copy of the project, rendered with the upstream CRD schemas required
+    (when ../shared is here)."""
+    root = tmp_path_factory.mktemp("gpu") / "proj"
+    root.mkdir()
+    for name in ("clusters", "libsonnet", "schemas"):
+        shutil.copytree(REPO / name, root / name)
+    result = CliRunner().invoke(cli, ["--root", str(root), "--color", "never", "render", *strict_args()],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return root / "rendered"

@@ -158,3 +158,27 @@ def test_known_layouts_fit(model, layout):
 ])
 def test_overlapping_layouts_do_not_fit(model, layout):
     assert not mig.fits(mig.MODELS[model], layout)
+
+
+@pytest.mark.parametrize("name", ["default", "all-disabled"])
+def test_operator_pool_named_like_a_reserved_config_is_an_error(project, run, name):
+    text = edit(project, OCP, "  - name: a100\n", f"  - name: {name}\n")
+    render_fails(run, project, OCP, line_of(text, f"name: {name}\n"),
+                 f"NVIDIA pool name {name!r} is also the GPU Operator's config for unlabelled nodes",
+                 "rename the pool")
+
+
+def test_longest_gpu_pool_name_renders_valid_label_values(project, run):
+    """The longest pool name the schema allows (40) fits every GPU object name built from it
+    (the name is also the `app.kubernetes.io/name` label value, 63 characters at most)."""
+    from gpu_support import load_objects
+
+    edit(project, EKS, "  - name: mi300x\n", f"  - name: {'a' * 40}\n")
+    edit(project, EKS, "  - name: a100-mig\n", f"  - name: {'b' * 40}\n")
+    edit(project, AKS, "  - name: l40s\n", f"  - name: {'c' * 40}\n")
+    result = run(project, "render", EKS, AKS)
+    assert result.exit_code == 0, result.output
+    for cluster in (EKS, AKS):
+        for obj in load_objects(project / "rendered" / cluster):
+            for value in [obj["metadata"]["name"], *obj["metadata"].get("labels", {}).values()]:
+                assert len(value) <= 63, (cluster, value)

@@ -5,7 +5,7 @@ cluster's Prometheus selects on."""
 from __future__ import annotations
 
 from conftest import strict_args
-from gpu_support import find, load_objects, rendered  # noqa: F401  (rendered is a fixture)
+from gpu_support import find, load_objects
 from test_gpu_stack import helm_values
 
 OCP, AKS, EKS, ONPREM = "ocp-a100-tuned", "aks-h100-training", "eks-mi300x-inference", "onprem-mi300x-operator"
@@ -110,7 +110,7 @@ def test_openshift_amd_driver_uses_the_internal_registry_and_machine_config(proj
 
 def test_service_monitor_labels_reach_every_service_monitor(project, run):
     labels = "  serviceMonitorLabels: {release: kube-prometheus-stack}\n"
-    edit(project, EKS, "monitoring:\n", "monitoring:\n" + labels)
+    assert labels in (project / "clusters" / EKS / "cluster.yaml").read_text()  # the example sets them
     edit(project, AKS, "monitoring:\n", "monitoring:\n" + labels)
     result = run(project, "render", EKS, AKS, *strict_args())
     assert result.exit_code == 0, result.output

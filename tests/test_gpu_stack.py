@@ -12,7 +12,7 @@ from ruamel.yaml import YAML
 from conftest import EXAMPLES, REPO
 from generator.inputs import load_cluster
 from generator.paths import Project
-from gpu_support import find, load_objects, rendered  # noqa: F401  (rendered is a fixture)
+from gpu_support import find, load_objects
 
 
 def spec_of(cluster: str) -> dict:
@@ -94,7 +94,7 @@ def test_operator_values_follow_the_input(rendered):
     assert aks["driver"] == {"enabled": False}  # AKS node images ship the driver
     assert aks["dcgmExporter"]["serviceMonitor"] == {"enabled": True, "honorLabels": True}
     configs = aks["devicePlugin"]["config"]
-    assert set(configs["data"]) == {"default", "l40s"}
+    assert set(configs["data"]) == {"default", "h100", "l40s"}
     l40s = yaml.load(configs["data"]["l40s"])
     assert l40s["version"] == "v1"
     assert l40s["sharing"]["timeSlicing"]["resources"] == [{"name": "nvidia.com/gpu", "replicas": 4}]
@@ -267,8 +267,106 @@ def test_gke_relies_on_its_own_toleration_injection(project, run):
     path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
     text = path.read_text().replace("provider: aks", "provider: gke").replace("enforceGpuTolerations: true, ", "")
     text = text.replace("  cilium:\n", "  cilium:\n    enabled: false   # GKE's own dataplane: the policy is what is tested\n")
-    path.write_text(text)
-    assert run(project, "render", "aks-h100-training").exit_code == 0
+    # DNS-name egress needs Cilium: the namespace reaches the CIDR of a model mirror instead
+    old = '    allowEgressToFQDNs: [huggingface.co, "*.huggingface.co", "*.hf.co"]\n'
+    assert old in text
+    path.write_text(text.replace(old, "    allowEgressTo: [10.30.0.0/16]\n"))
+    result = run(project, "render", "aks-h100-training")
+    assert result.exit_code == 0, result.output
     (policy,) = find(load_objects(project / "rendered" / "aks-h100-training"), "ValidatingAdmissionPolicy")
     messages = [v["message"] for v in policy["spec"]["validations"]]
     assert messages and not any("tolerate" in m for m in messages)
+
+
+def test_amd_device_plugin_names_its_program(rendered):
+    """rocm/k8s-device-plugin has no ENTRYPOINT, only CMD ["./k8s-device-plugin", ...] in WORKDIR
+    /root: `args` without `command` would run the first flag as the program."""
+    objects = load_objects(rendered / "eks-mi300x-inference")
+    (plugin,) = find(objects, "DaemonSet", "amdgpu-device-plugin-mi300x")[0]["spec"]["template"]["spec"]["containers"]
+    assert plugin["command"] == ["./k8s-device-plugin"] and plugin["workingDir"] == "/root"
+    assert "-resource_naming_strategy=single" in plugin["args"]
+    (labeller,) = find(objects, "DaemonSet", "amdgpu-node-labeller-mi300x")[0]["spec"]["template"]["spec"]["containers"]
+    assert labeller["command"] == ["./k8s-node-labeller"] and labeller["workingDir"] == "/root"
+    for container in (plugin, labeller):
+        assert all(a.startswith("-") for a in container["args"]), container["args"]
+
+
+def test_every_nvidia_daemonset_uses_the_nvidia_runtime(rendered):
+    """Device-plugin mode: the plugin, the exporter and the validation all need NVML from the
+    NVIDIA runtime, selected by the RuntimeClass rendered beside them."""
+    objects = load_objects(rendered / "eks-mi300x-inference")
+    names = ["nvidia-device-plugin-a100-mig", "dcgm-exporter-a100-mig", "gpu-validation-a100-mig"]
+    for name in names:
+        (ds,) = find(objects, "DaemonSet", name)
+        assert ds["spec"]["template"]["spec"].get("runtimeClassName") == "nvidia", name
+    assert find(objects, "RuntimeClass", "nvidia")
+
+
+def node_config_labels(objects: list[dict], pool: dict) -> dict[str, str]:
+    """The labels the pool's node-config DaemonSet puts on each of its nodes."""
+    (ds,) = find(objects, "DaemonSet", f"gpu-node-config-{pool['name']}")
+    pod = ds["spec"]["template"]["spec"]
+    assert pod["nodeSelector"] == pool["nodeSelector"]
+    (init,) = pod["initContainers"]
+    assert init["args"][:3] == ["label", "node", "$(NODE_NAME)"] and "--overwrite" in init["args"]
+    return dict(a.split("=", 1) for a in init["args"] if "=" in a and not a.startswith("--"))
+
+
+def test_operator_mode_labels_each_pool_with_its_configs(rendered):
+    """The operator applies a pool's MIG layout and device plugin config only to nodes labelled
+    nvidia.com/mig.config / nvidia.com/device-plugin.config: follow the labels to what the
+    OpenShift pool advertises, and it is the 168 slices its quota assumes."""
+    yaml = YAML(typ="safe")
+    objects = load_objects(rendered / "ocp-a100-tuned")
+    values = helm_values(objects, "gpu-operator")
+    spec = spec_of("ocp-a100-tuned")
+    (pool,) = [p for p in spec["nodePools"] if "gpu" in p]
+    labels = node_config_labels(objects, pool)
+    layouts = yaml.load(values["migManager"]["config"]["data"]["config.yaml"])["mig-configs"]
+    (layout,) = layouts[labels["nvidia.com/mig.config"]]
+    plugin = yaml.load(values["devicePlugin"]["config"]["data"][labels["nvidia.com/device-plugin.config"]])
+    assert plugin["flags"]["migStrategy"] == "single"  # every MIG device advertised as nvidia.com/gpu
+    advertised = sum(layout["mig-devices"].values()) * pool["gpu"]["perNode"] * pool["gpu"]["nodes"]
+    (training,) = [w for w in spec["workloads"] if w["namespace"] == "research-training"]
+    assert advertised == training["quota"]["gpus"] == 168
+    # the labeller may label nodes and nothing else
+    (role,) = find(objects, "ClusterRole", "gpu-node-config")
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}]
+
+
+def test_operator_mode_labels_time_sliced_and_whole_gpu_pools(rendered):
+    yaml = YAML(typ="safe")
+    objects = load_objects(rendered / "aks-h100-training")
+    configs = helm_values(objects, "gpu-operator")["devicePlugin"]["config"]["data"]
+    pools = {p["name"]: p for p in spec_of("aks-h100-training")["nodePools"]}
+    l40s = node_config_labels(objects, pools["l40s"])
+    assert l40s == {"nvidia.com/device-plugin.config": "l40s"}  # no MIG pool: no mig.config label
+    assert yaml.load(configs["l40s"])["sharing"]["timeSlicing"]["resources"][0]["replicas"] == 4
+    h100 = node_config_labels(objects, pools["h100"])
+    assert "sharing" not in yaml.load(configs[h100["nvidia.com/device-plugin.config"]])
+
+
+def test_operator_default_device_plugin_config_is_the_pools_when_they_share_one(project, run):
+    path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
+    text = path.read_text()
+    old = "gpu: {vendor: nvidia, model: H100-80GB, perNode: 8, nodes: 4}"
+    assert old in text
+    path.write_text(text.replace(old, old[:-1] + ", timeSlicing: {replicas: 4, renameByDefault: false}}"))
+    result = run(project, "render", "aks-h100-training")
+    assert result.exit_code == 0, result.output
+    configs = helm_values(load_objects(project / "rendered" / "aks-h100-training"),
+                          "gpu-operator")["devicePlugin"]["config"]["data"]
+    assert configs["default"] == configs["l40s"] == configs["h100"]
+    assert "timeSlicing" in configs["default"]
+
+
+def test_dcgm_exporter_labels_series_with_the_node_and_keeps_only_sys_admin(rendered):
+    """dcgm-exporter's Hostname label is NODE_NAME, else the pod's host name; upstream's manifest
+    sets it, drops every other capability and mounts no API token."""
+    (ds,) = find(load_objects(rendered / "eks-mi300x-inference"), "DaemonSet", "dcgm-exporter-a100-mig")
+    pod = ds["spec"]["template"]["spec"]
+    (ctr,) = pod["containers"]
+    assert {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}} in ctr["env"]
+    assert ctr["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": ["SYS_ADMIN"]}
+    assert ctr["securityContext"]["allowPrivilegeEscalation"] is False
+    assert pod["automountServiceAccountToken"] is False

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO
-from gpu_support import find, load_objects, rendered  # noqa: F401  (rendered is a fixture)
+from gpu_support import find, load_objects
 
 SCRIPT = REPO / "libsonnet" / "scripts" / "validate-gpu-node.sh"
 
@@ -34,6 +36,23 @@ def bin_dir(tmp_path: Path) -> Path:
 
 def nvidia_output(version: str, count: int) -> str:
     return "".join(f"{version}\n" for _ in range(count))
+
+
+def fake_nvidia_smi(bin_dir: Path, version: str, layouts: list[dict[str, int]]) -> None:
+    """nvidia-smi answering --query-gpu with one driver line per GPU and -L with each GPU and
+    the MIG devices under it, in the driver's own format."""
+    listing = ""
+    for i, layout in enumerate(layouts):
+        listing += f"GPU {i}: NVIDIA A100-SXM4-80GB (UUID: GPU-{i:08d}-0000-0000-0000-000000000000)\n"
+        n = 0
+        for profile, count in layout.items():
+            for _ in range(count):
+                listing += f"  MIG {profile:<11} Device {n:>2}: (UUID: MIG-{i:04d}{n:04d}-0000-0000-0000-000000000000)\n"
+                n += 1
+    tool = bin_dir / "nvidia-smi"
+    tool.write_text("#!/bin/sh\nif [ \"$1\" = -L ]; then\ncat <<'OUT'\n" + listing + "OUT\nelse\ncat <<'OUT'\n"
+                    + nvidia_output(version, len(layouts)) + "OUT\nfi\n")
+    tool.chmod(0o755)
 
 
 def test_nvidia_pass(bin_dir):
@@ -80,6 +99,43 @@ def test_nvidia_smi_absent(bin_dir):
     assert "nvidia-smi not found" in result.stdout
 
 
+def test_nvidia_mig_layout_pass(bin_dir):
+    fake_nvidia_smi(bin_dir, "580.95.05", [{"1g.10gb": 7}] * 8)
+    result = run_script(bin_dir, "nvidia", "550.54.15", "8", "1g.10gb=7")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == ("gpu-validation: PASS node=gpu-node-1 vendor=nvidia driver=580.95.05 gpus=8 "
+                                     "mig=1g.10gb=7 (minimum driver 550.54.15, expected 8)")
+
+
+def test_nvidia_mixed_layout_is_compared_whatever_the_order(bin_dir):
+    fake_nvidia_smi(bin_dir, "580.95.05", [{"2g.20gb": 1, "1g.10gb": 5}] * 2)
+    assert run_script(bin_dir, "nvidia", "550.54.15", "2", "1g.10gb=5,2g.20gb=1").returncode == 0
+
+
+def test_nvidia_gpu_without_its_mig_layout_fails(bin_dir):
+    """The driver answers and the GPU count is right, but two GPUs are not partitioned as the
+    pool declares: the device plugin would advertise fewer slices than the quotas assume."""
+    fake_nvidia_smi(bin_dir, "580.95.05", [{"1g.10gb": 7}] * 6 + [{"1g.10gb": 3}, {}])
+    result = run_script(bin_dir, "nvidia", "550.54.15", "8", "1g.10gb=7")
+    assert result.returncode == 1
+    assert result.stdout.strip() == ("gpu-validation: FAIL node=gpu-node-1 vendor=nvidia: MIG layout differs from the "
+                                     "pool's (1g.10gb=7 per GPU): GPU 6 has 1g.10gb=3; GPU 7 has none")
+
+
+def test_nvidia_mig_devices_on_a_pool_without_mig_fail(bin_dir):
+    fake_nvidia_smi(bin_dir, "580.95.05", [{}, {"3g.40gb": 2}])
+    result = run_script(bin_dir, "nvidia", "550.54.15", "2", "none")
+    assert result.returncode == 1
+    assert "MIG layout differs from the pool's (none per GPU): GPU 1 has 3g.40gb=2" in result.stdout
+
+
+def test_nvidia_whole_gpus_pass_when_the_pool_has_no_mig(bin_dir):
+    fake_nvidia_smi(bin_dir, "580.95.05", [{}] * 4)
+    result = run_script(bin_dir, "nvidia", "550.54.15", "4", "none")
+    assert result.returncode == 0, result.stdout
+    assert "gpus=4 mig=none" in result.stdout
+
+
 AMD_STATIC = "".join(f"GPU: {i}\n    DRIVER:\n        NAME: amdgpu\n        VERSION: 6.10.5\n\n" for i in range(8))
 
 
@@ -108,6 +164,146 @@ def test_validation_daemonsets_check_each_pool(rendered):
                 for ds in find(objects, "DaemonSet") if ds["metadata"]["name"].startswith("gpu-validation-")}
     assert commands == {
         "gpu-validation-mi300x": ["sh", "/scripts/validate-gpu-node.sh", "amd", "6.8.5", "8"],
-        "gpu-validation-a100-mig": ["sh", "/scripts/validate-gpu-node.sh", "nvidia", "550.54.15", "8"],
+        "gpu-validation-a100-mig": ["sh", "/scripts/validate-gpu-node.sh", "nvidia", "550.54.15", "8",
+                                    "1g.5gb=2,2g.10gb=1,3g.20gb=1"],
     }
 
+
+def test_mig_validation_can_see_every_mig_device(rendered):
+    """Listing all MIG devices takes the runtime's MIG monitor capability, granted with SYS_ADMIN
+    (effective for root only), so the MIG pool's check runs so and its namespace admits it."""
+    objects = load_objects(rendered / "eks-mi300x-inference")
+    (ds,) = find(objects, "DaemonSet", "gpu-validation-a100-mig")
+    check = ds["spec"]["template"]["spec"]["initContainers"][0]
+    assert {"name": "NVIDIA_MIG_MONITOR_DEVICES", "value": "all"} in check["env"]
+    assert check["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": ["SYS_ADMIN"]}
+    assert "runAsUser" not in check["securityContext"] and "runAsNonRoot" not in check["securityContext"]
+    (ns,) = find(objects, "Namespace", "gpu-validation")
+    assert ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
+
+
+def test_openshift_validation_is_admitted_by_its_sccs(rendered):
+    """restricted-v2 assigns the UID from the namespace's range and rejects a fixed one; the MIG
+    check (SYS_ADMIN) runs under an account allowed the privileged SCC."""
+    objects = load_objects(rendered / "ocp-a100-tuned")
+    (ds,) = find(objects, "DaemonSet", "gpu-validation-a100")
+    pod = ds["spec"]["template"]["spec"]
+    for container in pod["initContainers"] + pod["containers"]:
+        assert "runAsUser" not in container["securityContext"], container["name"]
+    assert pod["containers"][0]["securityContext"]["runAsNonRoot"] is True
+    assert pod["serviceAccountName"] == "gpu-validation-privileged"
+    (binding,) = find(objects, "RoleBinding", "gpu-validation-privileged")
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                                  "name": "system:openshift:scc:privileged"}
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "gpu-validation-privileged",
+                                    "namespace": "gpu-validation"}]
+    # elsewhere a fixed non-root UID, and no OpenShift objects
+    eks = load_objects(rendered / "eks-mi300x-inference")
+    assert not find(eks, "RoleBinding", "gpu-validation-privileged")
+    (pause,) = find(eks, "DaemonSet", "gpu-validation-a100-mig")[0]["spec"]["template"]["spec"]["containers"]
+    assert pause["securityContext"]["runAsUser"] == 65534
+
+
+
+def test_amd_validation_runs_as_root(rendered):
+    """rocm/rocm-terminal runs as rocm-user, outside the host's render group that owns /dev/kfd
+    and the render nodes: amd-smi would not open them."""
+    (ds,) = find(load_objects(rendered / "eks-mi300x-inference"), "DaemonSet", "gpu-validation-mi300x")
+    check = ds["spec"]["template"]["spec"]["initContainers"][0]
+    assert check["securityContext"] == {"privileged": True, "runAsUser": 0}
+
+
+KUBECTL = shutil.which("kubectl")
+
+
+def fake_node(bin_dir: Path, allocatable: dict[str, str]) -> None:
+    """kubectl answering `get node gpu-node-1 -o jsonpath=...` for a Node with ``allocatable``:
+    the real kubectl evaluates the script's jsonpath on that Node offline."""
+    node = bin_dir / "node.json"
+    node.write_text(json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-node-1"},
+                                "status": {"allocatable": {"cpu": "96", **allocatable}}}))
+    tool = bin_dir / "kubectl"
+    tool.write_text("#!/bin/sh\n"
+                    'case "$*" in *"get node gpu-node-1 -o jsonpath="*) ;; *) echo "unexpected: $*" >&2; exit 2;; esac\n'
+                    'for a; do jp=$a; done\n'
+                    f'exec {KUBECTL} label --local -f {node} probe=1 -o "$jp"\n')
+    tool.chmod(0o755)
+
+
+needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="kubectl not installed")
+
+
+@needs_kubectl
+def test_advertised_resources_pass(bin_dir):
+    fake_node(bin_dir, {"nvidia.com/mig-1g.5gb": "16", "nvidia.com/mig-2g.10gb": "8"})
+    result = run_script(bin_dir, "advertised", "nvidia.com/mig-1g.5gb=16", "nvidia.com/mig-2g.10gb=8")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == ("gpu-validation: PASS node=gpu-node-1 vendor=advertised "
+                                     "nvidia.com/mig-1g.5gb=16 nvidia.com/mig-2g.10gb=8")
+
+
+@needs_kubectl
+def test_fewer_advertised_than_declared_fails(bin_dir):
+    """The GPUs answer, but the device plugin registered whole GPUs where the pool time-slices
+    them 4 ways (its config never reached the node)."""
+    fake_node(bin_dir, {"nvidia.com/gpu": "2"})
+    result = run_script(bin_dir, "advertised", "nvidia.com/gpu=8")
+    assert result.returncode == 1
+    assert "the node advertises 2 nvidia.com/gpu, the pool declares 8" in result.stdout
+
+
+@needs_kubectl
+def test_nothing_advertised_fails(bin_dir):
+    fake_node(bin_dir, {})
+    result = run_script(bin_dir, "advertised", "amd.com/gpu=8")
+    assert result.returncode == 1
+    assert "the node advertises no amd.com/gpu, the pool declares 8" in result.stdout
+
+
+def test_validation_checks_what_each_pool_advertises(rendered):
+    advertised = {}
+    for cluster in ("eks-mi300x-inference", "aks-h100-training", "ocp-a100-tuned"):
+        for ds in find(load_objects(rendered / cluster), "DaemonSet"):
+            if ds["metadata"]["name"].startswith("gpu-validation-"):
+                pod = ds["spec"]["template"]["spec"]
+                (check,) = [c for c in pod["initContainers"] if c["name"] == "advertised"]
+                assert check["command"][:3] == ["sh", "/scripts/validate-gpu-node.sh", "advertised"]
+                advertised[ds["metadata"]["name"]] = check["command"][3:]
+                # the API token is mounted into this container only
+                assert pod["automountServiceAccountToken"] is False
+                assert [m["name"] for c in pod["initContainers"] + pod["containers"]
+                        for m in c.get("volumeMounts", []) if m["name"] == "api-token"] == ["api-token"]
+    assert advertised == {
+        "gpu-validation-a100-mig": ["nvidia.com/mig-1g.5gb=16", "nvidia.com/mig-2g.10gb=8",
+                                    "nvidia.com/mig-3g.20gb=8"],
+        "gpu-validation-mi300x": ["amd.com/gpu=8"],
+        "gpu-validation-h100": ["nvidia.com/gpu=8"],
+        "gpu-validation-l40s": ["nvidia.com/gpu=8"],  # 2 GPUs time-sliced 4 ways
+        "gpu-validation-a100": ["nvidia.com/gpu=56"],  # 8 GPUs x 7 single-strategy slices
+    }
+    (role,) = find(load_objects(rendered / "ocp-a100-tuned"), "ClusterRole", "gpu-validation-node-reader")
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}]
+
+
+def test_validation_and_quota_checks_count_capacity_alike(rendered):
+    """The quota checks (generator/consistency) and the node check (gpu.advertisedPerNode) must
+    agree on what a pool advertises, or a passing node would not honour a passing quota."""
+    from conftest import EXAMPLES
+    from generator.consistency.workloads import advertised_per_gpu
+    from generator.inputs import load_cluster
+    from generator.paths import Project
+
+    for cluster in EXAMPLES:
+        objects = load_objects(rendered / cluster)
+        for pool in load_cluster(Project(REPO), cluster).spec["nodePools"]:
+            gpu = pool.get("gpu")
+            if not gpu or not find(objects, "DaemonSet", f"gpu-validation-{pool['name']}"):
+                continue
+            (ds,) = find(objects, "DaemonSet", f"gpu-validation-{pool['name']}")
+            (check,) = [c for c in ds["spec"]["template"]["spec"]["initContainers"] if c["name"] == "advertised"]
+            advertised = {k: int(v) for k, v in (a.split("=") for a in check["command"][3:])}
+            whole = advertised.get(f"{gpu['vendor']}.com/gpu", 0)
+            assert whole == gpu["perNode"] * advertised_per_gpu(gpu), (cluster, pool["name"])
+            slices = {k.removeprefix("nvidia.com/mig-"): v for k, v in advertised.items() if "/mig-" in k}
+            mixed = gpu["mig"]["strategy"] == "mixed"
+            assert slices == ({p: n * gpu["perNode"] for p, n in gpu["mig"]["profiles"].items()} if mixed else {})

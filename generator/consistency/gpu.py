@@ -19,6 +19,7 @@ def check(spec: dict, doc: Located) -> Iterator[InputError]:
         if "gpu" in pool:
             yield from _check_pool(pool["gpu"], ("nodePools", i, "gpu"), doc)
     yield from _check_operator_strategy(spec, doc)
+    yield from _check_operator_config_names(spec, doc)
     yield from _check_amd_driver_image(spec, doc)
     yield from _check_mig_quotas(spec, doc)
     yield from _check_admission_version(spec, doc)
@@ -122,6 +123,23 @@ def _check_operator_strategy(spec: dict, doc: Located) -> Iterator[InputError]:
                             ("nodePools", i, "gpu", "mig", "strategy"),
                             "use the same strategy in every MIG pool, or gpu.nvidia.mode: device-plugin "
                             "(one device plugin per pool)", at_value=True)
+
+
+# Config names the GPU Operator values use for nodes no pool claims: the device plugin's
+# `default` entry and mig-parted's `all-disabled` layout (nvidia-gpu-operator.libsonnet).
+RESERVED_CONFIG_NAMES = ("default", "all-disabled")
+
+
+def _check_operator_config_names(spec: dict, doc: Located) -> Iterator[InputError]:
+    """In operator mode a pool's configs are keyed by its name, next to the reserved ones."""
+    if spec["gpu"]["nvidia"]["mode"] != "operator":
+        return
+    for i, pool in enumerate(spec["nodePools"]):
+        if pool.get("gpu", {}).get("vendor") == "nvidia" and pool["name"] in RESERVED_CONFIG_NAMES:
+            yield doc.error(f"NVIDIA pool name {pool['name']!r} is also the GPU Operator's config for unlabelled "
+                            "nodes: the pool's device plugin config or MIG layout would replace it",
+                            ("nodePools", i, "name"), "rename the pool (its configs and node labels use "
+                            f"its name; {' and '.join(RESERVED_CONFIG_NAMES)} are taken)", at_value=True)
 
 
 def _check_amd_driver_image(spec: dict, doc: Located) -> Iterator[InputError]:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from generator.lint.engine import Engine, Result
 from generator.lint.batch import check_files
-from generator.lint.cache import ResultCache, cache_root, run_key
+from generator.lint.cache import ResultCache, run_key
+from generator.lint.engine import Engine, Result
 from generator.lint.loader import Source, discover
 from generator.lint.model import Document, Finding, Resource
 from generator.lint.settings import Settings
+from generator.schemasync import cache_root
 from generator.validate import SchemaValidator
 from generator.validate.locations import SchemaLocation
 

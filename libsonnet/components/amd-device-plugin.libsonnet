@@ -41,12 +41,19 @@ function(params)
       },
     };
 
-  local hostPath(name, path) = { name: name, hostPath: { path: path } };
+  local hostPath(name, path) = { name: name, hostPath: { path: path, type: 'Directory' } };
 
   local devicePlugin(pool) = daemonSet('amdgpu-device-plugin-' + pool.name, pool, {
     name: 'amdgpu-dp-cntr',
     image: p.image + ':' + p.amd.devicePluginVersion,
-    args: ['-resource_naming_strategy=' + pool.gpu.resourceNaming],
+    // The image has no ENTRYPOINT, only `CMD ["./k8s-device-plugin", ...]` in WORKDIR /root
+    // (ROCm/k8s-device-plugin Dockerfile, v1.31.0.9): `args` alone would replace that CMD and
+    // run the flag as the program, so the command is named as upstream's labeller manifest
+    // does (k8s-ds-amdgpu-labeller.yaml: workingDir /root, command ./k8s-node-labeller).
+    // -resource_naming_strategy is the plugin's flag (cmd/k8s-device-plugin/main.go).
+    workingDir: '/root',
+    command: ['./k8s-device-plugin'],
+    args: ['-logtostderr=true', '-resource_naming_strategy=' + pool.gpu.resourceNaming],
     securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
     resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
     volumeMounts: [
@@ -65,7 +72,8 @@ function(params)
     // Reading the devices under /dev needs privilege (as upstream).
     securityContext: { privileged: true, capabilities: { drop: ['ALL'] } },
     resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
-    volumeMounts: [{ name: 'sys', mountPath: '/sys' }, { name: 'dev', mountPath: '/dev' }],
+    // /sys read-only as upstream (k8s-ds-amdgpu-labeller.yaml and the amd-gpu chart's labeller.yaml).
+    volumeMounts: [{ name: 'sys', mountPath: '/sys', readOnly: true }, { name: 'dev', mountPath: '/dev' }],
   }, [hostPath('sys', '/sys'), hostPath('dev', '/dev')], labellerName);
 
   // The labeller patches its own Node: nodes are cluster-scoped, so a ClusterRole.
@@ -98,8 +106,10 @@ function(params)
           tolerations: tolerations,
           upgradePolicy: { enable: true, maxParallelUpgrades: 1, maxUnavailableNodes: '25%', rebootRequired: true },
         } else { enable: false },
+        // The v1.4.0 DeviceConfig CRD (ROCm/gpu-operator config/crd/bases/amd.com_deviceconfigs.yaml
+        // at v1.4.0) has no enableDevicePlugin: the operator always runs the plugin; the flag
+        // arrived with a later release and the deployed CRD would prune or refuse it.
         devicePlugin: {
-          enableDevicePlugin: true,
           enableNodeLabeller: true,
           devicePluginArguments: { resource_naming_strategy: pool.gpu.resourceNaming },
           devicePluginTolerations: tolerations,

@@ -36,19 +36,32 @@ function(params)
             tolerations: k.tolerationsFor(pool.taints),
             priorityClassName: 'system-node-critical',
             runtimeClassName: 'nvidia',
+            // Pod metadata comes from the kubelet's pod-resources socket, not the API
+            // (upstream dcgm-exporter.yaml and chart: token only with pod labels/UIDs enabled).
+            automountServiceAccountToken: false,
             containers: [{
               name: 'dcgm-exporter',
               image: p.image + ':' + p.nvidia.dcgmExporterVersion,
               env: [
                 { name: 'DCGM_EXPORTER_KUBERNETES', value: 'true' },
                 { name: 'DCGM_EXPORTER_LISTEN', value: ':' + p.port },
+                // The `Hostname` label of every series is NODE_NAME, else the pod's own host
+                // name (internal/pkg/hostname/hostname.go getLocalHostname, NVIDIA/dcgm-exporter
+                // 4.4.1-4.6.0; upstream dcgm-exporter.yaml sets it from spec.nodeName).
+                { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
                 // See every GPU without requesting one (the runtime maps them in).
                 { name: 'NVIDIA_VISIBLE_DEVICES', value: 'all' },
                 { name: 'NVIDIA_DRIVER_CAPABILITIES', value: 'utility' },
               ],
               ports: [{ name: 'metrics', containerPort: p.port, protocol: 'TCP' }],
-              // DCGM profiling metrics (DCGM_FI_PROF_*) need SYS_ADMIN.
-              securityContext: { runAsNonRoot: false, runAsUser: 0, capabilities: { add: ['SYS_ADMIN'] } },
+              // DCGM profiling metrics (DCGM_FI_PROF_*) need SYS_ADMIN; nothing else is kept
+              // (upstream chart values securityContext, NVIDIA/dcgm-exporter deployment/values.yaml).
+              securityContext: {
+                runAsNonRoot: false,
+                runAsUser: 0,
+                allowPrivilegeEscalation: false,
+                capabilities: { drop: ['ALL'], add: ['SYS_ADMIN'] },
+              },
               resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
               readinessProbe: { httpGet: { path: '/health', port: p.port }, initialDelaySeconds: 30 },
               volumeMounts: [{ name: 'pod-resources', mountPath: '/var/lib/kubelet/pod-resources', readOnly: true }],

@@ -1,11 +1,16 @@
 // Per GPU pool a DaemonSet that checks every node of the pool: the driver is at least the
-// pinned minimum and the node has `perNode` GPUs. The check (scripts/validate-gpu-node.sh) runs
+// pinned minimum, the node has `perNode` GPUs, on NVIDIA every GPU carries exactly the pool's
+// MIG layout (none when MIG is off), and the Node's allocatable has exactly what the pool's
+// GPUs should advertise (gpu.advertisedPerNode: whole GPUs, MIG slices per profile,
+// time-sliced replicas), read by a second init container with a node-reading account. The check (scripts/validate-gpu-node.sh) runs
 // as the init container, so a failing node shows Init:Error / Init:CrashLoopBackOff in the pod
 // status and one "gpu-validation: FAIL ..." line in its log; a passing node keeps a Running pod
 // whose init log says "gpu-validation: PASS ...".
+local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
 
 local defaults = {
+  provider: error 'must provide provider',
   kubernetesVersion: error 'must provide kubernetesVersion',
   gpuPools: [],
   nvidia: error 'must provide nvidia',
@@ -13,6 +18,9 @@ local defaults = {
   validation: error 'must provide validation',
   namespace: 'gpu-validation',
   pauseImage: 'registry.k8s.io/pause:3.10',
+  // The official kubectl image (ENTRYPOINT /bin/kubectl on a Debian base with sh and sed:
+  // kubernetes/kubernetes build/server-image/kubectl/Dockerfile, published from v1.28).
+  kubectlImage: 'registry.k8s.io/kubectl:v1.32.8',
   script: importstr '../scripts/validate-gpu-node.sh',
 };
 
@@ -20,43 +28,87 @@ function(params)
   local p = defaults + params;
   local component = 'gpu-validation';
   local scriptName = 'gpu-validation-script';
-  local hasAmd = std.length([x for x in p.gpuPools if x.gpu.vendor == 'amd']) > 0;
+  local openshift = p.provider == 'openshift';
+  // Every check reads its own Node (allocatable); on OpenShift the checks that need more than
+  // restricted-v2 run as a second account that may use the privileged SCC (see vendorSpec).
+  local account = 'gpu-validation';
+  local privilegedAccount = 'gpu-validation-privileged';
+  local accountOf(v) = if openshift && v.privileged then privilegedAccount else account;
+  // The API token only in the container that reads the Node (what automounting would mount
+  // into every container: kubelet's projected service account volume).
+  local apiToken = {
+    name: 'api-token',
+    projected: { sources: [
+      { serviceAccountToken: { path: 'token', expirationSeconds: 3600 } },
+      { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+      { downwardAPI: { items: [{ path: 'namespace', fieldRef: { fieldPath: 'metadata.namespace' } }] } },
+    ] },
+  };
 
+  // OpenShift's restricted-v2 SCC assigns each pod a UID from the namespace's range
+  // (MustRunAsRange) and rejects a fixed one outside it, so no runAsUser there; runAsNonRoot
+  // still holds. Elsewhere the CUDA image's root user needs an explicit non-root UID.
   local restricted = {
     runAsNonRoot: true,
-    runAsUser: 65534,
+    [if !openshift then 'runAsUser']: 65534,
     allowPrivilegeEscalation: false,
     capabilities: { drop: ['ALL'] },
     seccompProfile: { type: 'RuntimeDefault' },
   };
 
-  // NVIDIA: the runtime injects nvidia-smi and every GPU without the pod requesting one.
-  // AMD: amd-smi opens the render nodes under /dev, which needs a privileged container.
+  // The per-GPU MIG layout the script compares with `nvidia-smi -L`: "none" or
+  // "<profile>=<count>,...".
+  local migLayout(pool) =
+    if gpu.usesMig(pool)
+    then std.join(',', [name + '=' + pool.gpu.mig.profiles[name] for name in std.objectFields(pool.gpu.mig.profiles)])
+    else 'none';
+
+  // NVIDIA: the runtime injects nvidia-smi and every GPU without the pod requesting one. On a
+  // MIG pool, listing every MIG device needs the runtime's MIG monitor capability
+  // (NVIDIA_MIG_MONITOR_DEVICES=all), which the runtime only grants with CAP_SYS_ADMIN, held
+  // effectively by root only: as upstream's device plugin chart does whenever migStrategy is
+  // not none (NVIDIA/k8s-device-plugin deployments/helm/nvidia-device-plugin/templates/
+  // _helpers.tpl requiresCapSysAdmin, v0.20.0).
+  // AMD: amd-smi opens /dev/kfd and the render nodes (root:render 0660 on the host), which
+  // needs a privileged container running as root: rocm/rocm-terminal's user is rocm-user,
+  // in the render group only when the image is built with the host's RENDER_GID
+  // (ROCm/ROCm-docker rocm-terminal/Dockerfile-ubuntu-22.04: USER rocm-user).
   local vendorSpec(pool) =
     if pool.gpu.vendor == 'nvidia' then {
+      local mig = gpu.usesMig(pool),
       image: p.validation.nvidiaImage,
       minVersion: p.nvidia.driver.minVersion,
+      args: [migLayout(pool)],
       env: [
         { name: 'NVIDIA_VISIBLE_DEVICES', value: 'all' },
         { name: 'NVIDIA_DRIVER_CAPABILITIES', value: 'utility' },
-      ],
-      securityContext: restricted,
+      ] + (if mig then [{ name: 'NVIDIA_MIG_MONITOR_DEVICES', value: 'all' }] else []),
+      privileged: mig,
+      securityContext: if mig then {
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'], add: ['SYS_ADMIN'] },
+        seccompProfile: { type: 'RuntimeDefault' },
+      } else restricted,
       pod: { runtimeClassName: 'nvidia' },
       mounts: [],
       volumes: [],
     } else {
       image: p.validation.amdImage,
       minVersion: p.amd.minDriverVersion,
+      args: [],
       env: [],
-      securityContext: { privileged: true },
+      privileged: true,
+      securityContext: { privileged: true, runAsUser: 0 },
       pod: {},
       mounts: [{ name: 'dev', mountPath: '/dev' }],
       volumes: [{ name: 'dev', hostPath: { path: '/dev', type: 'Directory' } }],
     };
+  local anyPrivileged = std.length([x for x in p.gpuPools if vendorSpec(x).privileged]) > 0;
 
   local daemonSet(pool) =
     local name = 'gpu-validation-' + pool.name;
     local v = vendorSpec(pool);
+    local advertised = std.mapWithKey(function(_, n) std.toString(n), gpu.advertisedPerNode(pool));
     k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name)) + {
       spec: {
         selector: { matchLabels: k.selectorLabels(name) },
@@ -70,15 +122,30 @@ function(params)
           spec: v.pod + {
             nodeSelector: pool.nodeSelector,
             tolerations: k.tolerationsFor(pool.taints),
+            // OpenShift admits the privileged check only through an SCC its account may use.
+            serviceAccountName: accountOf(v),
             automountServiceAccountToken: false,
             initContainers: [{
               name: 'validate',
               image: v.image,
-              command: ['sh', '/scripts/validate-gpu-node.sh', pool.gpu.vendor, v.minVersion, std.toString(pool.gpu.perNode)],
+              command: ['sh', '/scripts/validate-gpu-node.sh', pool.gpu.vendor, v.minVersion, std.toString(pool.gpu.perNode)] + v.args,
               env: v.env + [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
               securityContext: v.securityContext,
               resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '256Mi' } },
               volumeMounts: [{ name: 'script', mountPath: '/scripts', readOnly: true }] + v.mounts,
+            }, {
+              // Then what the device plugin registered: the Node's allocatable per resource.
+              name: 'advertised',
+              image: p.kubectlImage,
+              command: ['sh', '/scripts/validate-gpu-node.sh', 'advertised']
+                       + [r + '=' + advertised[r] for r in std.objectFields(advertised)],
+              env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+              securityContext: restricted,
+              resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
+              volumeMounts: [
+                { name: 'script', mountPath: '/scripts', readOnly: true },
+                { name: 'api-token', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
+              ],
             }],
             containers: [{
               name: 'validated',
@@ -86,16 +153,42 @@ function(params)
               securityContext: restricted,
               resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { memory: '16Mi' } },
             }],
-            volumes: [{ name: 'script', configMap: { name: scriptName } }] + v.volumes,
+            volumes: [{ name: 'script', configMap: { name: scriptName } }, apiToken] + v.volumes,
           },
         },
       },
     };
 
+  local accounts = [account] + (if openshift && anyPrivileged then [privilegedAccount] else []);
+  // Reading a Node: nodes are cluster-scoped.
+  local nodeReader = [
+    k.object('v1', 'ServiceAccount', x, p.namespace, k.labels(component, x))
+    for x in accounts
+  ] + [
+    k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', 'gpu-validation-node-reader', labels=k.labels(component, 'gpu-validation-node-reader')) + {
+      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }],
+    },
+    k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'gpu-validation-node-reader', labels=k.labels(component, 'gpu-validation-node-reader')) + {
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'gpu-validation-node-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: x, namespace: p.namespace } for x in accounts],
+    },
+  ];
+
+  // OpenShift: the account of the privileged checks may use the `privileged` SCC, through the
+  // ClusterRole OpenShift defines per default SCC (system:openshift:scc:<name>; what
+  // `oc adm policy add-scc-to-user privileged -z <account>` binds).
+  local openshiftAccess = [
+    k.object('rbac.authorization.k8s.io/v1', 'RoleBinding', privilegedAccount, p.namespace, k.labels(component, privilegedAccount)) + {
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:openshift:scc:privileged' },
+      subjects: [{ kind: 'ServiceAccount', name: privilegedAccount, namespace: p.namespace }],
+    },
+  ];
+
   if !p.validation.enabled || std.length(p.gpuPools) == 0 then []
   else [
-    k.namespace(p.namespace, k.labels(component) + k.podSecurityLabels(if hasAmd then 'privileged' else 'baseline', p.kubernetesVersion)),
+    k.namespace(p.namespace, k.labels(component) + k.podSecurityLabels(if anyPrivileged then 'privileged' else 'baseline', p.kubernetesVersion)),
     k.object('v1', 'ConfigMap', scriptName, p.namespace, k.labels(component, scriptName)) + {
       data: { 'validate-gpu-node.sh': p.script },
     },
-  ] + [daemonSet(x) for x in p.gpuPools]
+  ] + nodeReader + (if openshift && anyPrivileged then openshiftAccess else [])
+  + [daemonSet(x) for x in p.gpuPools]

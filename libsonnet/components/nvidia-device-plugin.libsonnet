@@ -43,6 +43,12 @@ function(params)
               nodeSelector: pool.nodeSelector,
               tolerations: k.tolerationsFor(pool.taints),
               priorityClassName: 'system-node-critical',
+              // The plugin enumerates GPUs through NVML (libnvidia-ml), which only the NVIDIA
+              // runtime injects (the image sets NVIDIA_VISIBLE_DEVICES=all for it:
+              // NVIDIA/k8s-device-plugin deployments/container/Dockerfile, v0.20.0); where that
+              // runtime is not the node's default only the RuntimeClass selects it, as for
+              // dcgm-exporter and gpu-validation (upstream chart value runtimeClassName).
+              runtimeClassName: 'nvidia',
               containers: [{
                 name: 'nvidia-device-plugin-ctr',
                 image: p.image + ':' + p.nvidia.devicePluginVersion,

@@ -1,7 +1,8 @@
 // NVIDIA GPU Operator (operator mode) as a pinned Helm release with typed values: driver,
-// toolkit, device plugin configs (time-slicing per pool), MIG strategy and mig-parted layouts,
-// DCGM exporter with its ServiceMonitor, validator, and operand tolerations computed from the
-// NVIDIA pools' taints so no operand DaemonSet stays at zero pods on a tainted pool.
+// toolkit, device plugin configs (one per pool), MIG strategy and mig-parted layouts (one per
+// MIG pool), DCGM exporter with its ServiceMonitor, validator, and operand tolerations computed
+// from the NVIDIA pools' taints so no operand DaemonSet stays at zero pods on a tainted pool.
+// The configs are keyed by pool name; gpu-node-config labels each pool's nodes with them.
 local gpu = import '../lib/gpu.libsonnet';
 local helm = import '../lib/helm.libsonnet';
 local k = import '../lib/k.libsonnet';
@@ -27,9 +28,15 @@ function(params)
   local p = defaults + params;
   local pools = gpu.poolsOf(p.pools, 'nvidia');
   local migPools = [x for x in pools if gpu.usesMig(x)];
-  local sharedPools = [x for x in pools if std.objectHas(x.gpu, 'timeSlicing')];
   // One strategy for the cluster (checked in generator/consistency/gpu.py).
   local strategy = if std.length(migPools) > 0 then gpu.migStrategy(migPools[0]) else 'none';
+  // The device plugin config of a node that has no label yet (config-manager DEFAULT_CONFIG):
+  // the pools' config when they all share one, so their nodes are right from the start.
+  local poolConfigs = std.set([std.manifestJsonMinified(gpu.devicePluginConfig(x)) for x in pools]);
+  local defaultConfig =
+    if std.length(poolConfigs) == 1 then gpu.devicePluginConfig(pools[0])
+    else { version: 'v1', flags: { migStrategy: strategy, failOnInitError: true } };
+
   local tolerations = gpu.tolerationsForPools(pools);
   local driver = p.nvidia.driver;
 
@@ -52,17 +59,15 @@ function(params)
     toolkit: { enabled: p.nvidia.toolkit.enabled },
     devicePlugin: {
       enabled: true,
-      // `default` applies to every node; a time-sliced pool's nodes select their config with
-      // the label nvidia.com/device-plugin.config=<pool name>.
+      // A pool's nodes select their config with nvidia.com/device-plugin.config=<pool name>;
+      // `default` serves a node not labelled yet.
       config: {
         create: true,
         name: p.devicePluginConfigName,
         default: 'default',
-        data: {
-          default: k.yaml({ version: 'v1', flags: { migStrategy: strategy, failOnInitError: true } }),
-        } + {
+        data: { default: k.yaml(defaultConfig) } + {
           [x.name]: k.yaml(gpu.devicePluginConfig(x))
-          for x in sharedPools
+          for x in pools
         },
       },
     },

@@ -14,6 +14,15 @@ local k = import 'k.libsonnet';
     local unique = std.uniq(std.sort(taints, function(t) t.key + ':' + t.effect), function(t) t.key + ':' + t.effect);
     k.tolerationsFor(unique),
 
+  // GPU Operator mode: the labels that select a pool's configs on its nodes, by the config
+  // names nvidia-gpu-operator gives them (the pool's name): its device plugin config, and when
+  // any of `pools` (the NVIDIA pools) uses MIG, its mig-parted layout or all-disabled.
+  operatorNodeLabels(pools, pool):: {
+    'nvidia.com/device-plugin.config': pool.name,
+    [if std.length([x for x in pools if $.usesMig(x)]) > 0 then 'nvidia.com/mig.config']:
+      if $.usesMig(pool) then pool.name else 'all-disabled',
+  },
+
   // k8s-device-plugin config file (api/config/v1): MIG strategy and time-slicing of one pool.
   devicePluginConfig(pool):: {
     version: 'v1',
@@ -26,6 +35,20 @@ local k = import 'k.libsonnet';
       },
     },
   },
+
+  // What one node of the pool advertises to the kubelet, by resource: MIG `mixed` one resource
+  // per profile (nvidia.com/mig-<profile>), `single` every slice as nvidia.com/gpu, time-slicing
+  // `replicas` per GPU (nvidia.com/gpu.shared with renameByDefault: k8s-device-plugin
+  // api/config/v1 sharing, v0.20.0); AMD `single` naming amd.com/gpu per GPU (ROCm
+  // k8s-device-plugin). Empty where the names depend on the hardware (AMD `mixed` partitions).
+  // generator/consistency/workloads.py counts quota capacity the same way.
+  advertisedPerNode(pool)::
+    local g = pool.gpu;
+    if g.vendor == 'amd' then (if g.resourceNaming == 'single' then { 'amd.com/gpu': g.perNode } else {})
+    else if $.migStrategy(pool) == 'mixed' then { ['nvidia.com/mig-' + name]: g.mig.profiles[name] * g.perNode for name in std.objectFields(g.mig.profiles) }
+    else if $.migStrategy(pool) == 'single' then { 'nvidia.com/gpu': std.foldl(function(sum, name) sum + g.mig.profiles[name], std.objectFields(g.mig.profiles), 0) * g.perNode }
+    else if std.objectHas(g, 'timeSlicing') then { [if g.timeSlicing.renameByDefault then 'nvidia.com/gpu.shared' else 'nvidia.com/gpu']: g.timeSlicing.replicas * g.perNode }
+    else { 'nvidia.com/gpu': g.perNode },
 
   // mig-parted config (version v1): one named layout per MIG pool, selected on a node by the
   // label nvidia.com/mig.config=<pool name>; all-disabled is the default for every other node.

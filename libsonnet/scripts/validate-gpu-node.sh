@@ -1,19 +1,65 @@
 #!/bin/sh
-# Validate one GPU node: the driver is at least the pinned minimum and the node has exactly
-# the number of GPUs its pool declares. Prints one line starting "gpu-validation: PASS" or
-# "gpu-validation: FAIL" and exits non-zero on failure, so the pod status shows the result.
+# Validate one GPU node: the driver is at least the pinned minimum, the node has exactly the
+# number of GPUs its pool declares and (NVIDIA) every GPU carries exactly the pool's MIG layout,
+# so the device plugin advertises what the pool's quotas assume. Prints one line starting
+# "gpu-validation: PASS" or "gpu-validation: FAIL" and exits non-zero on failure, so the pod
+# status shows the result.
 #
-# usage: validate-gpu-node.sh nvidia|amd MIN_DRIVER_VERSION EXPECTED_GPUS
+# usage: validate-gpu-node.sh nvidia|amd MIN_DRIVER_VERSION EXPECTED_GPUS [MIG_LAYOUT]
+#   MIG_LAYOUT (nvidia): "none", or the MIG devices of one GPU as "<profile>=<count>,..."
+#   (e.g. "1g.10gb=7"), compared with the MIG devices `nvidia-smi -L` lists under each GPU.
+# usage: validate-gpu-node.sh advertised RESOURCE=COUNT...
+#   The node's allocatable (kubectl, in-cluster) has exactly COUNT of each RESOURCE: what the
+#   device plugin registered with the kubelet, e.g. nvidia.com/gpu=32 for 8 GPUs time-sliced 4x.
 set -u
+export LC_ALL=C
 
 vendor=${1:?vendor}
-min_version=${2:?minimum driver version}
-want=${3:?expected GPU count}
 node=${NODE_NAME:-$(hostname)}
 
 fail() {
     echo "gpu-validation: FAIL node=$node vendor=$vendor: $*"
     exit 1
+}
+
+if [ "$vendor" = advertised ]; then
+    shift
+    [ "$#" -gt 0 ] || fail "no RESOURCE=COUNT given"
+    summary=""
+    for pair in "$@"; do
+        resource=${pair%%=*}
+        expected=${pair#*=}
+        # jsonpath needs the dots of the resource name escaped: nvidia\.com/gpu
+        path=$(printf '%s' "$resource" | sed 's/\./\\./g')
+        have=$(kubectl --cache-dir=/tmp/kubectl-cache get node "$node" -o "jsonpath={.status.allocatable.$path}" 2>/tmp/kubectl.err) \
+            || fail "kubectl get node failed: $(cat /tmp/kubectl.err)"
+        [ "$have" = "$expected" ] || fail "the node advertises ${have:-no} $resource, the pool declares $expected"
+        summary="$summary $resource=$have"
+    done
+    echo "gpu-validation: PASS node=$node vendor=$vendor$summary"
+    exit 0
+fi
+
+min_version=${2:?minimum driver version}
+want=${3:?expected GPU count}
+want_layout=${4:-}
+
+# "<profile>=<count>,..." sorted by profile, from "<profile>=<count>" items split by commas or lines.
+normalize_layout() {
+    tr ',' '\n' | grep . | sort | paste -s -d, -
+}
+
+# One line per GPU, "<index> <layout>", from `nvidia-smi -L` on stdin, where a GPU is
+# "GPU <i>: <name> (UUID: ...)" and each of its MIG devices an indented
+# "MIG <profile> Device <n>: (UUID: ...)" line below it.
+gpu_layouts() {
+    listing=$(cat)
+    for gpu in $(printf '%s\n' "$listing" | sed -n 's/^GPU \([0-9][0-9]*\):.*/\1/p'); do
+        layout=$(printf '%s\n' "$listing" | awk -v gpu="$gpu" '
+            /^GPU [0-9]+:/ { current = $2; sub(":", "", current); next }
+            current == gpu && $1 == "MIG" { print $2 }' | sort | uniq -c | awk '{ print $2 "=" $1 }' | normalize_layout)
+        echo "$gpu ${layout:-none}"
+    done
 }
 
 # True when dotted version $1 >= $2, compared field by field as numbers.
@@ -43,4 +89,16 @@ esac
 [ -n "$version" ] || fail "could not read the driver version"
 version_ge "$version" "$min_version" || fail "driver $version is older than the required minimum $min_version"
 [ "$count" -eq "$want" ] || fail "found $count GPUs, the pool declares $want per node"
-echo "gpu-validation: PASS node=$node vendor=$vendor driver=$version gpus=$count (minimum driver $min_version, expected $want)"
+
+mig=""
+if [ "$vendor" = nvidia ] && [ -n "$want_layout" ]; then
+    [ "$want_layout" = none ] || want_layout=$(printf '%s\n' "$want_layout" | normalize_layout)
+    listing=$(nvidia-smi -L 2>&1) || fail "nvidia-smi -L failed: $listing"
+    layouts=$(printf '%s\n' "$listing" | gpu_layouts)
+    listed=$(printf '%s\n' "$layouts" | grep -c .)
+    [ "$listed" -eq "$count" ] || fail "nvidia-smi -L lists $listed GPUs, --query-gpu $count"
+    wrong=$(printf '%s\n' "$layouts" | awk -v want="$want_layout" '$2 != want { printf "%sGPU %s has %s", sep, $1, $2; sep = "; " }')
+    [ -z "$wrong" ] || fail "MIG layout differs from the pool's ($want_layout per GPU): $wrong"
+    mig=" mig=$want_layout"
+fi
+echo "gpu-validation: PASS node=$node vendor=$vendor driver=$version gpus=$count$mig (minimum driver $min_version, expected $want)"

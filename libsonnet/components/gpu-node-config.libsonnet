@@ -1,0 +1,94 @@
+// Operator mode: per NVIDIA pool a DaemonSet that labels each of the pool's nodes with the
+// names of the pool's configs in the GPU Operator values (nvidia-gpu-operator), once (init
+// container), and then idles.
+//
+// A pool's configs only reach its nodes through two node labels: the operator's device plugin
+// reads its config name from nvidia.com/device-plugin.config (config-manager NODE_LABEL,
+// NVIDIA/gpu-operator controllers/object_controls.go, v26.7.0) and mig-manager applies the
+// mig-parted layout named by nvidia.com/mig.config. Nothing else sets them to a pool's name:
+// the operator only writes mig.config=all-disabled (controllers/nodelabeling_controller.go),
+// and ClusterPolicy admits no other migManager.config.default (CRD enum all-disabled | "").
+// A NodeFeatureRule cannot set them per pool either: its matchFeatures read only the features
+// nfd-worker publishes (cpu, kernel, local, memory, network, pci, storage, system, usb:
+// kubernetes-sigs/node-feature-discovery source/, v0.19), never a node's labels, so it cannot
+// select a pool's nodes by their nodeSelector. Both the device plugin's config-manager and
+// mig-manager watch their label, so labelling after the operator runs is enough.
+local gpu = import '../lib/gpu.libsonnet';
+local k = import '../lib/k.libsonnet';
+
+local defaults = {
+  provider: error 'must provide provider',
+  pools: [],
+  nvidia: error 'must provide nvidia',
+  // The operator's namespace (nvidia-gpu-operator renders it, privileged).
+  namespace: 'gpu-operator',
+  // The official kubectl image (ENTRYPOINT ["/bin/kubectl"]: kubernetes/kubernetes
+  // build/server-image/kubectl/Dockerfile, published from v1.28); `kubectl label` on a Node
+  // uses only the stable core/v1 API.
+  kubectlImage: 'registry.k8s.io/kubectl:v1.32.8',
+  pauseImage: 'registry.k8s.io/pause:3.10',
+};
+
+function(params)
+  local p = defaults + params;
+  local pools = gpu.poolsOf(p.pools, 'nvidia');
+  local component = 'gpu-node-config';
+  local labeller = component;
+  local labellerLabels = k.labels(component, labeller);
+  // OpenShift's restricted-v2 SCC assigns the UID from the namespace's range (MustRunAsRange).
+  local restricted = {
+    runAsNonRoot: true,
+    [if p.provider != 'openshift' then 'runAsUser']: 65534,
+    allowPrivilegeEscalation: false,
+    capabilities: { drop: ['ALL'] },
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
+  // `kubectl label` reads the Node and patches its labels: nodes are cluster-scoped.
+  local labellerRbac = [
+    k.object('v1', 'ServiceAccount', labeller, p.namespace, labellerLabels),
+    k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', labeller, labels=labellerLabels) + {
+      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] }],
+    },
+    k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', labeller, labels=labellerLabels) + {
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: labeller },
+      subjects: [{ kind: 'ServiceAccount', name: labeller, namespace: p.namespace }],
+    },
+  ];
+  local nodeConfig(pool) =
+    local name = labeller + '-' + pool.name;
+    local labels = gpu.operatorNodeLabels(pools, pool);
+    k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name)) + {
+      spec: {
+        selector: { matchLabels: k.selectorLabels(name) },
+        updateStrategy: { type: 'RollingUpdate' },
+        template: {
+          metadata: { labels: k.labels(component, name) },
+          spec: {
+            nodeSelector: pool.nodeSelector,
+            tolerations: k.tolerationsFor(pool.taints),
+            priorityClassName: 'system-node-critical',
+            serviceAccountName: labeller,
+            initContainers: [{
+              name: 'label',
+              image: p.kubectlImage,
+              // The discovery cache goes to /tmp: the image's HOME (/root) is not writable
+              // for the non-root UID.
+              args: ['label', 'node', '$(NODE_NAME)', '--overwrite', '--cache-dir=/tmp/kubectl-cache']
+                    + [key + '=' + labels[key] for key in std.objectFields(labels)],
+              env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+              securityContext: restricted,
+              resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
+            }],
+            containers: [{
+              name: 'configured',
+              image: p.pauseImage,
+              securityContext: restricted,
+              resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { memory: '16Mi' } },
+            }],
+          },
+        },
+      },
+    };
+
+  if p.nvidia.mode != 'operator' || std.length(pools) == 0 then []
+  else labellerRbac + [nodeConfig(x) for x in pools]
