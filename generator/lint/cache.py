@@ -28,24 +28,15 @@ import generator
 from generator.lint.engine import FileResult
 from generator.lint.model import Finding, ObjectRef
 from generator.lint.settings import Settings
+from generator.schemasync import cache_root
 from generator.validate import SchemaValidator, kubernetes
 from generator.validate.locations import template_variables
 
-FORMAT = 1  # of a pack; part of every key
+FORMAT = 2  # of a pack; part of every key
 MAX_ENTRIES = 50_000  # per run key, ~1 KB each: the files of several large trees
 MAX_PACKS = 8  # per run key, before they are folded into one
 MAX_RUNS = 8  # run keys kept
 _KIND_VARIABLES = ("Group", "ResourceKind", "ResourceAPIVersion", "KindSuffix")
-
-
-def cache_root() -> Path:
-    """``$GPU_GITOPS_CACHE_DIR``, else the platform's user cache folder for gpu-gitops."""
-    explicit = os.environ.get("GPU_GITOPS_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("gpu-gitops", appauthor=False))
 
 
 def run_key(settings: Settings, validator: SchemaValidator | None, refs: bool = True) -> str:
@@ -225,6 +216,7 @@ def _entry(result: FileResult) -> dict:
         "findings": [[_finding(f), namespace] for f, namespace in result.findings],
         "facts": [[rule, list(fact), _finding(f) if f else None] for rule, fact, f in result.facts],
         "namespaces": [list(n) for n in result.namespaces],
+        "warnings": list(result.warnings),
     }
 
 
@@ -236,4 +228,5 @@ def _result(shown: str, entry: dict) -> FileResult:
         findings=[(_unfinding(shown, f), str(namespace)) for f, namespace in entry["findings"]],
         facts=[(rule, tuple(fact), _unfinding(shown, f) if f else None) for rule, fact, f in entry["facts"]],
         namespaces=[(name, level) for name, level in entry["namespaces"]],
+        warnings=dict.fromkeys(entry["warnings"]),
     )

@@ -76,6 +76,7 @@ class FileResult:
     findings: list[tuple[Finding, str]] = field(default_factory=list)
     facts: list[tuple[str, tuple, Finding | None]] = field(default_factory=list)
     namespaces: list[tuple[str, object]] = field(default_factory=list)
+    warnings: dict[str, None] = field(default_factory=dict)  # the validator's, about the kinds checked here
 
 
 @dataclass
@@ -131,6 +132,9 @@ class Engine:
         # an object without a string apiVersion and kind only gets the rule that says so
         self.untyped_rules = [r for r in self.object_rules if getattr(r, "UNTYPED", False)]
         self.set_rules = [r for r in active if r.SCOPE == "set"]
+        # the validator warns once per schema and process; kept per kind, each file using the
+        # kind carries them (into the cache and out of worker processes)
+        self._kind_warnings: dict[tuple, dict[str, None]] = {}
 
     def run(self, sources: list[Source]) -> Result:
         """Lint sources already in memory."""
@@ -146,6 +150,9 @@ class Engine:
     def finish(self, results: list[FileResult]) -> Result:
         """The run's findings: each file's, less those a privileged Namespace drops, plus the
         cross-resource rules' over all facts, in report order."""
+        if self.ctx.validator is not None:
+            for result in results:
+                self.ctx.validator.warnings.update(result.warnings)
         privileged = privileged_namespaces(results)
         findings = [f for result in results for f, namespace in result.findings
                     if not namespace or namespace not in privileged]
@@ -171,6 +178,9 @@ class Engine:
                 continue
             result.objects += 1
             typed = is_typed(res)
+            validator = self.ctx.validator
+            if validator is not None and typed:
+                seen, validator.warnings = validator.warnings, {}
             try:
                 for rule in self.object_rules if typed else self.untyped_rules:
                     self.ctx.asked = ""
@@ -187,6 +197,13 @@ class Engine:
                 if "K8S001" in self.severity:
                     result.findings.append((Finding("K8S001", self.severity["K8S001"], "nesting is too deep to check",
                                                     res.document.file, res.document.first_line + 1, 1, res.ref), ""))
+            finally:
+                if validator is not None and typed:
+                    kind = self._kind_warnings.setdefault((res.obj["apiVersion"], res.obj["kind"]), {})
+                    kind.update(validator.warnings)
+                    result.warnings.update(kind)
+                    seen.update(validator.warnings)
+                    validator.warnings = seen
 
     def _locate(self, rule_id: str, res: Resource, hit: Hit) -> Finding | None:
         """The finding for a hit, or None when the object or the config file suppresses it."""

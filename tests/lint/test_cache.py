@@ -187,3 +187,31 @@ def test_object_references_are_kept_only_when_asked_and_cached_apart(tmp_path, c
     full = lint_paths([str(folder)], Settings(), cached=True, refs=True)
     assert len(checked) == 3 and sorted(r.name for s in full.sources for r in s.refs) == ["a", "b", "node-agents"]
     assert full.findings == lean.findings
+
+
+def test_validator_warnings_come_back_from_the_cache_and_from_workers(tmp_path, checked):
+    """What the validator could not check is said on every run: a file taken from the cache, or
+    checked in a worker process, still brings its kinds' warnings."""
+    import json
+
+    from generator.lint import make_validator
+
+    schemas = tmp_path / "schemas" / "example.com"
+    schemas.mkdir(parents=True)
+    (schemas / "run_v1.json").write_text(json.dumps({"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {"greek": {"type": "string", "pattern": "^\\p{Greek}+$"}}}}}))
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for i in range(10):
+        (folder / f"r{i}.yaml").write_text(f"apiVersion: example.com/v1\nkind: Run\nmetadata: {{name: r{i}}}\n"
+                                           "spec: {greek: abc}\n")
+    settings = Settings(schema_locations=[str(tmp_path / "schemas" / "{{.Group}}" / "{{.ResourceKind}}_"
+                                              "{{.ResourceAPIVersion}}.json")])
+    expected = ["Run (example.com/v1): schema pattern '^\\\\p{Greek}+$' has no Python equivalent; "
+                "that pattern is not checked"]
+    for jobs, cached in ((2, False), (1, True), (1, True)):  # by workers, here, then all from the cache
+        validator = make_validator(settings)
+        checked.clear()
+        lint_paths([str(folder)], settings, validator=validator, cached=cached, jobs=jobs)
+        assert list(validator.warnings) == expected, (jobs, cached)
+    assert checked == []
