@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass, field
 
 from collections.abc import Iterable
+from contextlib import contextmanager
 
 from generator.lint import suppress
 from generator.lint.loader import Source, resources_of
@@ -178,32 +179,44 @@ class Engine:
                 continue
             result.objects += 1
             typed = is_typed(res)
-            validator = self.ctx.validator
-            if validator is not None and typed:
-                seen, validator.warnings = validator.warnings, {}
-            try:
-                for rule in self.object_rules if typed else self.untyped_rules:
-                    self.ctx.asked = ""
-                    for hit in rule.check(res, self.ctx):
-                        finding = self._locate(rule.ID, res, hit)
-                        if finding is not None:
-                            result.findings.append((finding, self.ctx.asked))
-                if typed:
-                    for rule in self.set_rules:
-                        for fact, hit in rule.facts(res, self.ctx):
-                            result.facts.append((rule.ID, fact, self._locate(rule.ID, res, hit) if hit else None))
-            except RecursionError:
-                # the C parser copes with any depth; validators and rules recurse
-                if "K8S001" in self.severity:
-                    result.findings.append((Finding("K8S001", self.severity["K8S001"], "nesting is too deep to check",
-                                                    res.document.file, res.document.first_line + 1, 1, res.ref), ""))
-            finally:
-                if validator is not None and typed:
-                    kind = self._kind_warnings.setdefault((res.obj["apiVersion"], res.obj["kind"]), {})
-                    kind.update(validator.warnings)
-                    result.warnings.update(kind)
-                    seen.update(validator.warnings)
-                    validator.warnings = seen
+            if typed and self.ctx.validator is not None:
+                with self._warnings_into(result, (res.obj["apiVersion"], res.obj["kind"])):
+                    self._check_object(res, typed, result)
+            else:
+                self._check_object(res, typed, result)
+
+    def _check_object(self, res: Resource, typed: bool, result: FileResult) -> None:
+        try:
+            for rule in self.object_rules if typed else self.untyped_rules:
+                self.ctx.asked = ""
+                for hit in rule.check(res, self.ctx):
+                    finding = self._locate(rule.ID, res, hit)
+                    if finding is not None:
+                        result.findings.append((finding, self.ctx.asked))
+            if typed:
+                for rule in self.set_rules:
+                    for fact, hit in rule.facts(res, self.ctx):
+                        result.facts.append((rule.ID, fact, self._locate(rule.ID, res, hit) if hit else None))
+        except RecursionError:
+            # the C parser copes with any depth; validators and rules recurse
+            if "K8S001" in self.severity:
+                result.findings.append((Finding("K8S001", self.severity["K8S001"], "nesting is too deep to check",
+                                                res.document.file, res.document.first_line + 1, 1, res.ref), ""))
+
+    @contextmanager
+    def _warnings_into(self, result: FileResult, kind: tuple[str, str]):
+        """Add to ``result`` the validator's warnings about ``kind``: those it gives now and
+        those it gave when it first compiled the kind (it warns once per process)."""
+        validator = self.ctx.validator
+        seen, validator.warnings = validator.warnings, {}
+        try:
+            yield
+        finally:
+            known = self._kind_warnings.setdefault(kind, {})
+            known.update(validator.warnings)
+            result.warnings.update(known)
+            seen.update(validator.warnings)
+            validator.warnings = seen
 
     def _locate(self, rule_id: str, res: Resource, hit: Hit) -> Finding | None:
         """The finding for a hit, or None when the object or the config file suppresses it."""
