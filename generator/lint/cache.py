@@ -28,7 +28,6 @@ import generator
 from generator.lint.engine import FileResult
 from generator.lint.model import Finding, ObjectRef
 from generator.lint.settings import Settings
-from generator.schemasync import cache_root
 from generator.validate import SchemaValidator, kubernetes
 from generator.validate.locations import template_variables
 
