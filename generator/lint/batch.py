@@ -55,8 +55,8 @@ def check_files(engine: Engine, files: list[str], display: Callable[[str], str],
                 chunk = max(1, min(16, len(todo) // (jobs * 4)))
                 for (index, _, _), (result, key) in zip(todo, pool.imap(_check, todo, chunksize=chunk)):
                     results[index] = result
-                if key is not None:
-                    cache.put(key, result)
+                    if key is not None:
+                        cache.put(key, result)
     finally:
         _engine, _cache = None, None
         gc.unfreeze()

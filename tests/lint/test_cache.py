@@ -209,7 +209,7 @@ def test_validator_warnings_come_back_from_the_cache_and_from_workers(tmp_path, 
                                               "{{.ResourceAPIVersion}}.json")])
     expected = ["Run (example.com/v1): schema pattern '^\\\\p{Greek}+$' has no Python equivalent; "
                 "that pattern is not checked"]
-    for jobs, cached in ((2, False), (1, True), (1, True)):  # by workers, here, then all from the cache
+    for jobs, cached in ((2, False), (2, True), (1, True)):  # by workers, stored, then all from the cache
         validator = make_validator(settings)
         checked.clear()
         lint_paths([str(folder)], settings, validator=validator, cached=cached, jobs=jobs)
