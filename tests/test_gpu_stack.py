@@ -143,7 +143,8 @@ def test_device_plugin_without_mig_keeps_no_capability(project, run):
     assert result.exit_code == 0, result.output
     (ds,) = find(load_objects(project / "rendered" / "ocp-a100-tuned"), "DaemonSet", "nvidia-device-plugin-a100")
     ctr = ds["spec"]["template"]["spec"]["containers"][0]
-    assert ctr["securityContext"] == {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+    assert ctr["securityContext"] == {"readOnlyRootFilesystem": True, "allowPrivilegeEscalation": False,
+                                      "capabilities": {"drop": ["ALL"]}}
     assert [e for e in ctr["env"] if e["name"] == "NVIDIA_MIG_MONITOR_DEVICES"] == []
 
 
