@@ -12,12 +12,17 @@ from pathlib import Path
 
 import click
 
-from generator import __version__, inputs, pipeline
-from generator.config import load_config
+from typing import TYPE_CHECKING
+
+from generator import __version__
 from generator.errors import InputError
 from generator.paths import Project
-from generator.progress import Progress, wanted
-from generator.scaffold import init_cluster
+
+if TYPE_CHECKING:
+    from generator import pipeline
+
+# Commands import what they use when they run: `--version`, `--help` and `list` start
+# without loading the schema validator, the YAML library or the Jsonnet engine.
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 
@@ -61,6 +66,9 @@ class Context:
         self.config_path = config_path
 
     def options(self, schema_locations: tuple[str, ...], require_schemas: bool) -> pipeline.Options:
+        from generator import pipeline
+        from generator.config import load_config
+
         config = load_config(self.project, self.config_path)
         return pipeline.Options(
             schema_locations=list(schema_locations) + config.schema_locations,
@@ -97,8 +105,9 @@ require_schemas_option = click.option(
     "--require-schemas", is_flag=True, help="A kind without a schema is an error, not a warning."
 )
 jobs_option = click.option(
-    "-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-    help="Render this many clusters in parallel (processes); output is identical for any N.",
+    "-j", "--jobs", type=click.IntRange(min=1), default=None,
+    help="Render this many clusters in parallel (processes); output is identical for any N. "
+    "Default: the CPUs available to this process (affinity and cgroup CPU quota).",
 )
 
 
@@ -122,14 +131,38 @@ def fleet_command(func):
     return func
 
 
-def _render_all(ctx: Context, names: list[str], options: pipeline.Options, jobs: int) -> list[pipeline.Outcome]:
-    """Render with a progress bar on a terminal."""
+def _render_all(ctx: Context, names: list[str], options: pipeline.Options,
+                jobs: int | None) -> list[pipeline.Outcome]:
+    """Render with a progress bar on a terminal, on every available CPU unless ``--jobs`` says."""
+    from generator import cpus, pipeline
+    from generator.progress import Progress, wanted
+
+    jobs = jobs or cpus.available()
     show = wanted(ctx.ui.quiet, len(names))
     with Progress(len(names), "rendering", show, ctx.ui.color) as progress:
         return pipeline.render_many(ctx.project, names, options, jobs=jobs, on_done=progress)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _Commands(click.Group):
+    """The command group; the lint-side commands (``generator.cli_lint``) are registered on
+    first use, so that ``--version`` and the render-side commands do not load the linter."""
+
+    LINT_COMMANDS = ("explain", "lint", "rules", "schemas")
+
+    def _load_lint(self) -> None:
+        from generator import cli_lint  # noqa: F401  (registers its commands on this group)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.LINT_COMMANDS:
+            self._load_lint()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_lint()
+        return super().list_commands(ctx)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="gpu-gitops")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
               help="Project root holding clusters/ and rendered/.")
@@ -187,6 +220,8 @@ def render(ctx: Context, clusters, schema_locations, require_schemas, jobs, chan
       gpu-gitops render aks-h100-training
       gpu-gitops render --jobs 8
     """
+    from generator import pipeline
+
     options = ctx.options(schema_locations, require_schemas)
     chosen = pipeline.choose(ctx.project, clusters, changed_only, base, shard)
     outcomes = _render_all(ctx, chosen.names, options, jobs)
@@ -218,6 +253,8 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
       gpu-gitops check --changed-only --base origin/main
       gpu-gitops check --shard 2/4 --jobs 2
     """
+    from generator import pipeline
+
     options = ctx.options(schema_locations, require_schemas)
     chosen = pipeline.choose(ctx.project, clusters, changed_only, base, shard)
     outcomes = _render_all(ctx, chosen.names, options, jobs)
@@ -256,6 +293,8 @@ def diff(ctx: Context, clusters, schema_locations, jobs):
 
     Example: gpu-gitops diff aks-h100-training
     """
+    from generator import pipeline
+
     options = ctx.options(schema_locations, False)
     names = pipeline.select(ctx.project, clusters)
     outcomes = _render_all(ctx, names, options, jobs)
@@ -281,6 +320,8 @@ def init(ctx: Context, name, force):
 
     Example: gpu-gitops init aks-h100-training
     """
+    from generator.scaffold import init_cluster
+
     path = init_cluster(ctx.project, name, force)
     ctx.ui.out(f"wrote {ctx.project.display(path)}; edit it, then run `gpu-gitops render {name}`")
 
@@ -326,6 +367,8 @@ def list_(ctx: Context, as_json):
 
     Example: gpu-gitops list --json
     """
+    from generator import inputs
+
     names = inputs.discover(ctx.project)
     rows = [{"name": n, "input": f"clusters/{n}/cluster.yaml", "rendered": f"rendered/{n}"} for n in names]
     if as_json:
@@ -338,5 +381,3 @@ def list_(ctx: Context, as_json):
 def main() -> None:
     cli(prog_name="gpu-gitops")
 
-
-from generator import cli_lint  # noqa: E402,F401  (registers lint, rules, explain, schemas)

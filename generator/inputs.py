@@ -14,15 +14,19 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-
-from generator import consistency, conventions
 from generator.errors import InputError, InputErrors
 from generator.jsonpath import dotted
 from generator.paths import Project
-from generator.yamlpos import Located, load_file
+
+if TYPE_CHECKING:
+    import jsonschema
+
+    from generator.yamlpos import Located
+
+# jsonschema, the YAML reader and the consistency rules load when a cluster is read, not when
+# the module is imported: `gpu-gitops list` and `init` need only the names and paths below.
 
 CLUSTER_FILE = "cluster.yaml"
 OVERRIDES_FILE = "overrides.libsonnet"
@@ -83,6 +87,8 @@ def load_cluster(project: Project, name: str) -> Cluster:
         resolved = path.resolve()
         if not resolved.is_relative_to(project.clusters.resolve()):
             raise InputError("cluster input links outside clusters/", path=display, hint="replace the symlink by the file")
+    from generator.yamlpos import load_file
+
     doc = load_file(path, display)
     schema = load_schema(project.schema_file)
     errors = schema_errors(doc, schema)
@@ -96,6 +102,8 @@ def load_cluster(project: Project, name: str) -> Cluster:
             hint=f"set `name: {name}` or rename the folder",
             at_value=True,
         )
+    from generator import consistency, conventions
+
     conventions.complete(spec)
     errors = consistency.run(spec, doc)
     if errors:
@@ -110,6 +118,8 @@ def schema_errors(doc: Located, schema: dict) -> list[InputError]:
     if not isinstance(doc.data, dict):
         return [InputError("a cluster input must be a YAML mapping", path=doc.path, line=1, col=1,
                            hint="start from `gpu-gitops init NAME`")]
+    import jsonschema
+
     validator = jsonschema.Draft202012Validator(schema)
     found = sorted(validator.iter_errors(doc.data), key=lambda e: doc.position(tuple(e.absolute_path)))
     return [_explain(doc, schema, error) for error in found]

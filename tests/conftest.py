@@ -67,3 +67,17 @@ def write_config(root: Path) -> None:
     """A project config that points at the upstream CRD schemas, as a real repository's would."""
     lines = ["schemaLocations:"] + [f"  - {json.dumps(loc)}" for loc in CRD_LOCATIONS]
     (root / ".gpu-gitops.yaml").write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="session")
+def rendered(tmp_path_factory) -> Path:
+    """``rendered/`` of a copy of the project, rendered with the upstream CRD schemas required
+    (when ../shared is here)."""
+    root = tmp_path_factory.mktemp("gpu") / "proj"
+    root.mkdir()
+    for name in ("clusters", "libsonnet", "schemas"):
+        shutil.copytree(REPO / name, root / name)
+    result = CliRunner().invoke(cli, ["--root", str(root), "--color", "never", "render", *strict_args()],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return root / "rendered"

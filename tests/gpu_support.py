@@ -1,30 +1,11 @@
-"""Shared by the GPU stack tests: the example clusters rendered once per session, object lookup."""
+"""Shared by the GPU stack tests: object lookup in a rendered tree (the tree is conftest's
+``rendered`` fixture)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import pytest
-from click.testing import CliRunner
 from ruamel.yaml import YAML
-
-from generator.cli import cli
-from conftest import REPO, strict_args
-
-
-@pytest.fixture(scope="session")
-def rendered(tmp_path_factory) -> Path:
-    """``rendered/`` of a copy of the project, rendered with the upstream CRD schemas required
-    (when ../shared is here)."""
-    root = tmp_path_factory.mktemp("gpu") / "proj"
-    root.mkdir()
-    for name in ("clusters", "libsonnet", "schemas"):
-        shutil.copytree(REPO / name, root / name)
-    result = CliRunner().invoke(cli, ["--root", str(root), "--color", "never", "render", *strict_args()],
-                                catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return root / "rendered"
 
 
 def load_objects(folder: Path) -> list[dict]:

@@ -102,11 +102,46 @@ def test_huge_file_is_refused_without_reading(project, run):
     assert "larger than the 1048576 byte limit" in result.stderr
 
 
-def test_not_utf8(project, run):
-    (project / "clusters" / CLUSTER / "cluster.yaml").write_bytes(b"name: \xff\xfe\n")
+def test_not_utf8_is_located(project, run):
+    (project / "clusters" / CLUSTER / "cluster.yaml").write_bytes("name: aks\nnote: é\xff\xfe\n".encode("latin-1")
+                                                                   .replace(b"\xe9", "é".encode()))
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
-    assert "not UTF-8" in result.stderr
+    # the column counts characters: "é" is one, though two bytes
+    assert result.stderr.startswith(f"clusters/{CLUSTER}/cluster.yaml:2:8: error: file is not UTF-8 text: byte 0xff "
+                                    "at offset 18"), result.stderr
+
+
+@pytest.mark.parametrize("char", ["\x07", "\x00", "\x1b", "\ufffe"])
+def test_control_character_is_located(project, run, char):
+    _edit(project, "provider: aks", f"provider: a{char}ks")
+    line = _line_of(project, "provider: a")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"clusters/{CLUSTER}/cluster.yaml:{line}:12: error: control character "
+                                    f"U+{ord(char):04X} is not allowed in YAML"), result.stderr
+
+
+@pytest.mark.parametrize("nested", [
+    "[" * 10_000 + "]" * 10_000,  # flow
+    "\n" + "".join(f"{'  ' * i}  a:\n" for i in range(300)) + "  " * 301 + "b: 1",  # block
+    "{x: &anchor 1, y: " + "[" * 10_000 + "]" * 10_000 + "}",  # an anchor sends it to the full loader
+], ids=["flow", "block", "anchored"])
+def test_deep_nesting_is_refused_at_the_limit(project, run, nested):
+    (project / "clusters" / CLUSTER / "cluster.yaml").write_text(f"name: {CLUSTER}\nextra: {nested}\n")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert re.match(rf"clusters/{CLUSTER}/cluster\.yaml:\d+:\d+: error: YAML nesting is deeper than 64 levels",
+                    result.stderr), result.stderr
+
+
+def test_huge_integer_says_what_it_is(project, run):
+    _edit(project, "provider: aks", "provider: aks\nbig: " + "9" * 5001)
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    line = _line_of(project, "big: 999")
+    assert result.stderr.startswith(f"clusters/{CLUSTER}/cluster.yaml:{line}:6: error: integer with 5001 digits is "
+                                    "too large"), result.stderr
 
 
 def test_top_level_not_a_mapping(project, run):
@@ -274,3 +309,59 @@ def test_explicit_tag_with_a_wrong_value(project, run, text):
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert "YAML value does not match its tag" in result.stderr
+
+
+# --- bounded Jsonnet: time, memory and depth ----------------------------------------------------
+
+
+def test_overrides_loop_is_stopped_at_the_cpu_bound(project, run):
+    assert run(project, "render", CLUSTER).exit_code == 0
+    before = read_tree(project / "rendered")
+    _overrides(project, "{ values+:: { spin:: std.foldl(function(a, x) a + x, std.range(1, 2147483647), 0) },\n"
+               "  'workload-isolation'+: [] + (if $.values.spin > 0 then [] else []) }\n")
+    result = run(project, "render", CLUSTER, env={"GPU_GITOPS_JSONNET_CPU_SECONDS": "1"})
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"clusters/{CLUSTER}/overrides.libsonnet: error: Jsonnet evaluation took more "
+                                    "than 1 s of CPU time"), result.stderr
+    assert "GPU_GITOPS_JSONNET_CPU_SECONDS=<seconds>" in result.stderr
+    assert read_tree(project / "rendered") == before
+
+
+def test_overrides_huge_string_is_stopped_at_the_memory_bound(project, run):
+    _overrides(project, "{ 'workload-isolation'+: [] + (if std.length(std.repeat('ab', 1e10)) > 0 then [] else []) }\n")
+    result = run(project, "render", CLUSTER, env={"GPU_GITOPS_JSONNET_MEMORY_MIB": "256"})
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"clusters/{CLUSTER}/overrides.libsonnet: error: Jsonnet evaluation needed more "
+                                    "than 256 MiB of memory"), result.stderr
+    assert "GPU_GITOPS_JSONNET_MEMORY_MIB=<MiB>" in result.stderr
+
+
+def test_overrides_runaway_recursion_is_located(project, run):
+    _overrides(project, "local f(n) = f(n + 1) + 1;\n{ 'workload-isolation'+: [] + (if f(0) > 0 then [] else []) }\n")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"clusters/{CLUSTER}/overrides.libsonnet:1:14: error: Jsonnet recursion deeper "
+                                    "than 500 calls"), result.stderr
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "lots"])
+def test_bad_jsonnet_bound_setting_is_an_input_error(project, run, value):
+    result = run(project, "render", CLUSTER, env={"GPU_GITOPS_JSONNET_CPU_SECONDS": value})
+    assert result.exit_code == 2
+    assert result.stderr.startswith("GPU_GITOPS_JSONNET_CPU_SECONDS: error: "), result.stderr
+
+
+def test_overrides_import_of_non_utf8_text_is_located(project, run):
+    (project / "clusters" / CLUSTER / "blob.txt").write_bytes(b"ok\xff\xfe")
+    _overrides(project, _leak("importstr 'blob.txt'"))
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert re.search(r"^clusters/aks-h100-training/overrides\.libsonnet:1:\d+: error: .*not UTF-8 text \(byte 2\)",
+                     result.stderr, re.M), result.stderr
+
+
+def test_overrides_std_trace_reaches_stderr(project, run):
+    _overrides(project, "{ 'workload-isolation'+: std.trace('checking overrides', []) }\n")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 0, result.stderr
+    assert "checking overrides" in result.stderr

@@ -16,7 +16,7 @@ import celpy
 import pytest
 from celpy import celtypes
 
-from gpu_support import find, load_objects, rendered  # noqa: F401  (rendered is a fixture)
+from gpu_support import find, load_objects
 
 # Group of each kind the policy must judge, and where its pod spec is.
 KINDS = {

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from gpu_support import find, load_objects, rendered  # noqa: F401  (rendered is a fixture)
+from gpu_support import find, load_objects
 
 # What nfd-worker reports as instances of pci.device / storage.block (attribute subsets).
 ASPEED_BMC = {"vendor": "1a03", "device": "2000", "class": "0300"}  # the BMC's VGA on most servers

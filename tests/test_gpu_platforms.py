@@ -5,7 +5,7 @@ cluster's Prometheus selects on."""
 from __future__ import annotations
 
 from conftest import strict_args
-from gpu_support import find, load_objects, rendered  # noqa: F401  (rendered is a fixture)
+from gpu_support import find, load_objects
 from test_gpu_stack import helm_values
 
 OCP, AKS, EKS, ONPREM = "ocp-a100-tuned", "aks-h100-training", "eks-mi300x-inference", "onprem-mi300x-operator"

@@ -12,7 +12,7 @@ from ruamel.yaml import YAML
 from conftest import EXAMPLES, REPO
 from generator.inputs import load_cluster
 from generator.paths import Project
-from gpu_support import find, load_objects, rendered  # noqa: F401  (rendered is a fixture)
+from gpu_support import find, load_objects
 
 
 def spec_of(cluster: str) -> dict:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator import output, progress, selection
+from generator import cpus, output, pipeline, progress, selection
 from generator.cli import Ui, cli
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
@@ -149,3 +149,51 @@ def test_colour_only_when_asked_or_on_a_terminal(project, run, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     assert Ui(False, False, "auto").color is False
     assert Ui(False, False, "always").color is True
+
+
+# --- the default of --jobs ----------------------------------------------------------------------
+
+
+def _cgroup(tmp_path: Path, proc_line: str, files: dict[str, str]) -> tuple[Path, Path]:
+    root = tmp_path / "cgroup"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    proc = tmp_path / "proc-self-cgroup"
+    proc.write_text(proc_line)
+    return root, proc
+
+
+@pytest.mark.parametrize(
+    "proc_line, files, expected",
+    [
+        ("0::/ci/job\n", {"ci/job/cpu.max": "150000 100000\n"}, 2),  # 1.5 CPUs rounds up
+        ("0::/ci/job\n", {"ci/cpu.max": "100000 100000\n", "ci/job/cpu.max": "max 100000\n"}, 1),  # ancestor
+        ("0::/ci/job\n", {"ci/job/cpu.max": "max 100000\n"}, None),  # no quota: affinity
+        ("4:cpu,cpuacct:/docker/abc\n", {"cpu,cpuacct/docker/abc/cpu.cfs_quota_us": "50000\n",
+                                         "cpu,cpuacct/docker/abc/cpu.cfs_period_us": "100000\n"}, 1),  # v1
+        ("4:cpu,cpuacct:/docker/abc\n", {"cpu,cpuacct/docker/abc/cpu.cfs_quota_us": "-1\n",
+                                         "cpu,cpuacct/docker/abc/cpu.cfs_period_us": "100000\n"}, None),
+    ],
+    ids=["v2-quota", "v2-ancestor-quota", "v2-unlimited", "v1-quota", "v1-unlimited"],
+)
+def test_available_cpus_respect_the_cgroup_quota(tmp_path, monkeypatch, proc_line, files, expected):
+    monkeypatch.setattr(cpus.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    root, proc = _cgroup(tmp_path, proc_line, files)
+    assert cpus.available(root, proc) == (expected or 4)
+
+
+def test_available_cpus_respect_the_affinity_mask(tmp_path, monkeypatch):
+    monkeypatch.setattr(cpus.os, "sched_getaffinity", lambda pid: {3}, raising=False)
+    root, proc = _cgroup(tmp_path, "0::/\n", {"cpu.max": "800000 100000\n"})
+    assert cpus.available(root, proc) == 1
+
+
+def test_jobs_defaults_to_the_available_cpus(project, run, monkeypatch):
+    seen = []
+    monkeypatch.setattr(cpus, "available", lambda: 3)
+    real = pipeline.render_many
+    monkeypatch.setattr(pipeline, "render_many", lambda *a, **k: seen.append(k["jobs"]) or real(*a, **k))
+    assert run(project, "render").exit_code == 0
+    assert run(project, "render", "--jobs", "1").exit_code == 0
+    assert seen == [3, 1]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import _jsonnet
 import pytest
+import rjsonnet
 from conftest import CRD_LOCATIONS, needs_crd_schemas
 
 from generator.validate.locations import SchemaLocation
@@ -19,7 +19,7 @@ def release(engine: str, repo_url: str = "https://charts.example.com", **options
     args = "".join(f", {key}={json.dumps(value)}" for key, value in options.items())
     code = (f"(import 'helm.libsonnet').release({{gitops: {{engine: '{engine}', project: 'gpu'}}}}, "
             f"'op', 'op-system', '{repo_url}', 'op-chart', '1.2.3', {{a: {{b: 1}}}}{args})")
-    return json.loads(_jsonnet.evaluate_snippet("test", code, jpathdir=str(LIB)))
+    return json.loads(rjsonnet.evaluate_snippet("test", code, jpathdir=str(LIB)))
 
 
 def test_flux_release_points_at_its_repository_and_pins_the_version():

@@ -1,0 +1,76 @@
+"""How many CPUs this process may really use: the default of ``--jobs``.
+
+``os.cpu_count()`` counts the machine; a container or CI runner is usually allowed fewer, by CPU
+affinity (``taskset``, cpusets) or by a CFS quota (Kubernetes CPU limits, ``docker --cpus``).
+More workers than that only add scheduling and memory cost.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+def _affinity() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _own_cgroup(proc_cgroup: Path) -> tuple[str, dict[str, str]]:
+    """This process's cgroup v2 path and its v1 paths per controller, from /proc/self/cgroup."""
+    v2, v1 = "", {}
+    for line in proc_cgroup.read_text().splitlines():
+        _id, controllers, path = line.split(":", 2)
+        if controllers == "":
+            v2 = path
+        for controller in controllers.split(","):
+            v1[controller] = path
+    return v2, v1
+
+
+def _quota(root: Path, proc_cgroup: Path) -> float | None:
+    """CPUs granted by a CFS quota (cgroup v2 ``cpu.max``, else v1 ``cpu.cfs_quota_us``), if any.
+
+    A quota can be set on any ancestor; the tightest one counts.
+    """
+    try:
+        v2, v1 = _own_cgroup(proc_cgroup)
+    except (OSError, ValueError):
+        return None
+    limits = []
+    for folder in _ancestors(root, v2):
+        text = _read(folder / "cpu.max")
+        if text and not text.startswith("max"):
+            quota, period = text.split()[:2]
+            limits.append(int(quota) / int(period))
+    if "cpu" in v1:
+        for folder in _ancestors(root / "cpu", v1["cpu"]) + _ancestors(root / "cpu,cpuacct", v1["cpu"]):
+            quota, period = _read(folder / "cpu.cfs_quota_us"), _read(folder / "cpu.cfs_period_us")
+            if quota and period and int(quota) > 0:
+                limits.append(int(quota) / int(period))
+    return min(limits) if limits else None
+
+
+def _ancestors(root: Path, path: str) -> list[Path]:
+    parts = [p for p in path.split("/") if p and p != ".."]
+    return [root.joinpath(*parts[:i]) for i in range(len(parts), -1, -1)]
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return ""
+
+
+def available(root: Path = CGROUP_ROOT, proc_cgroup: Path = Path("/proc/self/cgroup")) -> int:
+    """CPUs this process may use: its affinity mask, capped by a cgroup CPU quota (rounded up)."""
+    count = _affinity()
+    quota = _quota(root, proc_cgroup)
+    if quota is not None:
+        count = min(count, max(1, math.ceil(quota)))
+    return max(1, count)

@@ -1,0 +1,68 @@
+"""The fast input reader gives the data and positions ruamel's round-trip loader gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator import yamlpos
+from generator.lint.fastyaml import Fallback
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((REPO / "clusters").glob("*/cluster.yaml")) + sorted(REPO.glob(".gpu-gitops.yaml"))
+
+DOCUMENTS = [
+    "a: 1\nb:\n  c: [x, 'y', \"z\"]\n  d: |\n    text\n  e: >-\n    folded\n",
+    "# comment\nlist:\n- name: a\n  value: 1\n-   name: b   # trailing\n    nested: {k: v, l: [1, 2]}\n",
+    "k: \"quoted: value\"\nnull_value: ~\nyes: no\nquantity: 500m\nversion: '1.32'\n",
+    "top:\n  - - a\n    - b\n  - []\n  - {}\n",
+    "",
+]
+
+
+def _both(text: str):
+    fast = yamlpos._fast_load(text, "x.yaml")
+    slow = yamlpos._ruamel_load(text, "x.yaml")
+    return fast, slow
+
+
+@pytest.mark.parametrize("text", [p.read_text() for p in EXAMPLES] + DOCUMENTS,
+                         ids=[p.parent.name for p in EXAMPLES] + [f"doc{i}" for i in range(len(DOCUMENTS))])
+def test_fast_reader_matches_the_round_trip_loader(text):
+    fast, slow = _both(text)
+    assert fast.data == slow.data
+    assert fast.positions == slow.positions
+
+
+def test_an_empty_value_is_located_on_its_key_line():
+    """ruamel places an empty value at the start of the next line; libyaml, and so the fast
+    reader, right after its key, where an error about it belongs."""
+    fast, slow = _both("a: 1\nempty:\nb: 2\n")
+    assert fast.value_position(("empty",)) == (2, 7)
+    assert slow.value_position(("empty",)) == (3, 1)
+
+
+@pytest.mark.parametrize("text", [
+    "a: &x 1\nb: *x\n",  # anchors and aliases
+    "a: !!str 1\n",  # tags
+    "a: 1.5\n",  # floats
+    "a: 2024-01-02\n",  # timestamps
+    "a: 1\na: 2\n",  # duplicate keys
+    "? [a]\n: 1\n",  # complex keys
+    "1: one\n",  # non-string keys
+    "a: 1\n---\nb: 2\n",  # two documents
+])
+def test_what_the_fast_reader_does_not_model_goes_to_the_round_trip_loader(text):
+    with pytest.raises(Fallback):
+        yamlpos._fast_load(text, "x.yaml")
+
+
+def test_positions_point_at_keys_items_and_values():
+    doc = yamlpos.load_text("a:\n  b: [1, 2]\n  c:\n  - x: 1\n", "x.yaml")
+    assert doc.position(("a", "b")) == (2, 3)
+    assert doc.value_position(("a", "b")) == (2, 6)
+    assert doc.position(("a", "b", 1)) == (2, 10)
+    assert doc.position(("a", "c", 0, "x")) == (4, 5)
+    assert doc.position(("a", "missing", "deeper")) == (1, 1)
+    assert doc.position(("a", "c", 5)) == (3, 3)
