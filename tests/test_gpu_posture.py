@@ -14,7 +14,7 @@ import pytest
 from conftest import EXAMPLES, REPO
 from generator.lint import lint_paths
 from generator.lint.settings import Settings
-from gpu_support import find, load_objects, rendered  # noqa: F401  (rendered is a fixture)
+from gpu_support import find, load_objects
 
 _WORKLOADS = ("DaemonSet", "Deployment", "StatefulSet", "Job", "CronJob", "Pod")
 _DIGEST = "sha256:" + "0123456789abcdef" * 4
