@@ -100,7 +100,7 @@ function(params)
       args: [],
       env: [],
       privileged: true,
-      securityContext: { privileged: true, runAsUser: 0, capabilities: { drop: ['ALL'] } },
+      securityContext: { privileged: true, runAsUser: 0 },
       pod: {},
       mounts: [{ name: 'dev', mountPath: '/dev' }],
       volumes: [{ name: 'dev', hostPath: { path: '/dev', type: 'Directory' } }],
@@ -108,6 +108,8 @@ function(params)
         SEC002: 'amd-smi opens the GPU device files under /dev',
         CKV_K8S_16: 'amd-smi opens /dev/kfd and the render nodes (root:render 0660)',
         CKV_K8S_20: 'privileged to open the GPU device files',
+        CKV_K8S_28: 'privileged: holds every capability whatever it drops',
+        CKV_K8S_37: 'privileged: holds every capability whatever it drops',
         CKV_K8S_23: 'amd-smi opens /dev/kfd and the render nodes (root:render 0660) as root',
         CKV_K8S_40: 'amd-smi opens /dev/kfd and the render nodes (root:render 0660) as root',
         // rocm-terminal's amd-smi is a Python tool whose writes (logs, caches) are not
