@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import EXAMPLES, REPO
+from conftest import EXAMPLES
 from generator.lint import lint_paths
 from generator.lint.settings import Settings
 from gpu_support import find, load_objects
@@ -41,19 +41,16 @@ def test_every_exception_has_a_reason(rendered, cluster):
                 assert re.fullmatch(r"CKV_K8S_\d+", check) and sep and reason.strip() and "=" not in reason, value
 
 
-def test_a_kube_system_agent_without_its_annotations_is_reported(rendered):
+def test_a_kube_system_agent_without_its_annotations_is_reported(rendered, tmp_path):
     """The suppressions are what silences lint, not an exemption of kube-system."""
     path = rendered / "eks-mi300x-inference" / "10-platform" / "nvidia-device-plugin"
     (ds_file,) = path.glob("daemonset_*.yaml")
     text = ds_file.read_text()
     stripped = re.sub(r"\n  annotations:\n(    .*\n)+", "\n", text, count=1)
     assert stripped != text
-    copy = ds_file.parent.parent.parent / "unannotated.yaml"
+    copy = tmp_path / "unannotated.yaml"
     copy.write_text(stripped)
-    try:
-        rules = {f.rule for f in lint_paths([str(copy)], Settings.from_config({})).findings}
-    finally:
-        copy.unlink()
+    rules = {f.rule for f in lint_paths([str(copy)], Settings.from_config({})).findings}
     assert {"SEC002", "SEC004", "SEC007"} <= rules
 
 
@@ -94,7 +91,7 @@ def test_checkov_fails_no_check_on_the_examples(rendered):
     """checkov over every example's output: each check a workload does not pass is skipped by
     its annotation, with a reason (offline: --skip-download)."""
     result = subprocess.run(["checkov", "-d", str(rendered), "--framework", "kubernetes", "--skip-download",
-                             "--quiet", "--compact", "-o", "json"], capture_output=True, text=True, check=False)
+                             "--compact", "-o", "json"], capture_output=True, text=True, check=False)
     reports = json.loads(result.stdout)
     reports = reports if isinstance(reports, list) else [reports]
     failed = [f"{c['resource']}: {c['check_id']} {c['check_name']}"

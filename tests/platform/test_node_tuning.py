@@ -50,7 +50,7 @@ def test_only_the_tuning_namespace_is_privileged_and_only_tuning_containers_are(
     assert ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
     (ds,) = [o for o in rendered if o["kind"] == "DaemonSet"]
     pod = ds["spec"]["template"]["spec"]
-    assert pod["initContainers"][0]["securityContext"] == {"privileged": True}
+    assert pod["initContainers"][0]["securityContext"] == {"privileged": True, "readOnlyRootFilesystem": True}
     assert pod["containers"][0]["securityContext"]["allowPrivilegeEscalation"] is False
 
 
