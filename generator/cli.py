@@ -283,7 +283,8 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
     outcomes = _render_all(ctx, todo, ctx.options(schema_locations, require_schemas), jobs) if todo else []
     if _report(ctx, [o for o in outcomes if o.error]):
         sys.exit(EXIT_INPUT)
-    stale = _report(ctx, outcomes)
+    invalid = _report(ctx, outcomes)
+    stale = False
     for outcome in outcomes:
         changes = pipeline.drift(ctx.project, outcome)
         prefix = ctx.project.display(ctx.project.rendered / outcome.name)
@@ -301,6 +302,9 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
     if stale:
         click.echo("rendered/ is out of date: run `gpu-gitops render` and commit the result "
                    "(`gpu-gitops diff` shows the changes)", err=True)
+    if invalid:
+        click.echo("rendered/ does not pass its checks: fix the errors above", err=True)
+    if stale or invalid:
         sys.exit(EXIT_FINDINGS)
     ctx.ui.out(f"{len(chosen.names)} cluster(s) up to date")
 
