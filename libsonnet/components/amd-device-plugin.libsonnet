@@ -96,7 +96,7 @@ function(params)
     // /sys read-only as upstream (k8s-ds-amdgpu-labeller.yaml and the amd-gpu chart's labeller.yaml).
     volumeMounts: [{ name: 'sys', mountPath: '/sys', readOnly: true }, { name: 'dev', mountPath: '/dev' }],
   }, [hostPath('sys', '/sys'), hostPath('dev', '/dev')], {
-    SEC002: 'reads the GPUs properties from /sys and their device files under /dev',
+    SEC002: 'reads the GPU properties from /sys and the device files under /dev',
     CKV_K8S_16: 'opens the GPU device files under /dev as upstream (privileged)',
     CKV_K8S_20: 'privileged as upstream to open the GPU device files',
     CKV_K8S_38: 'patches its own Node labels through the API',
