@@ -96,17 +96,6 @@ function(params)
   // machinery and no API access.
   local restartsKubelet(pool) = p.tuning.restartKubelet && hugepagesOf(pool)['2Mi'] > 0;
   local restartPools = [pool for pool in pools if restartsKubelet(pool)];
-  // the API token, CA and namespace kubectl's in-cluster config reads, in this container only
-  local apiAccess = {
-    name: 'api-access',
-    projected: {
-      sources: [
-        { serviceAccountToken: { path: 'token', expirationSeconds: 3600 } },
-        { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-        { downwardAPI: { items: [{ path: 'namespace', fieldRef: { fieldPath: 'metadata.namespace' } }] } },
-      ],
-    },
-  };
 
   local daemonSetObjects(pool) =
     local name = 'tune-' + pool.name;
@@ -196,7 +185,8 @@ function(params)
                   { name: 'state', mountPath: '/host' + p.stateDir },
                   { name: 'tools', mountPath: '/tools', readOnly: true },
                   { name: 'tmp', mountPath: '/tmp' },
-                  { name: 'api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
+                  // the API token kubectl's in-cluster config reads, in this container only
+                  k.apiTokenMount,
                 ] else []),
               }],
               containers: [{
@@ -219,7 +209,7 @@ function(params)
                 { name: 'state', hostPath: { path: p.stateDir, type: 'DirectoryOrCreate' } },
                 { name: 'tools', emptyDir: {} },
                 k.scratchVolume('tmp'),
-                apiAccess,
+                k.apiTokenVolume,
               ] else []),
             },
           },
