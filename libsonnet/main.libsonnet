@@ -14,6 +14,8 @@ function(spec) {
     monitoring: spec.monitoring,
     pools: spec.nodePools,
     gpuPools: [p for p in spec.nodePools if std.objectHas(p, 'gpu')],
+    // Digests to pin the rendered images by (k.image).
+    imageDigests: spec.images.digests,
     // The Helm release that installs the CNI, which every other release waits for (lib/helm).
     cniRelease: if spec.network.cilium.enabled then 'cilium' else null,
   },
