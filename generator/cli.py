@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from generator import __version__
 from generator.errors import InputError
-from generator.paths import Project
+from generator.paths import Project, find_root, is_project_root
 
 if TYPE_CHECKING:
     from generator import pipeline
@@ -32,6 +32,9 @@ class Ui:
 
     def __init__(self, quiet: bool, verbose: bool, color: str):
         self.quiet, self.verbose = quiet, verbose
+        self.use_color(color)
+
+    def use_color(self, color: str) -> None:
         # None: auto, colour only on a terminal; NO_COLOR (no-color.org) turns auto off
         self.color = {"always": True, "never": False}.get(color, False if os.environ.get("NO_COLOR") else None)
 
@@ -60,10 +63,31 @@ class Ui:
 
 
 class Context:
-    def __init__(self, root: Path, ui: Ui, config_path: Path | None):
-        self.project = Project(root.resolve())
+    """What every command shares: the project root, the output settings, the config file.
+
+    The root is ``--root``, else the nearest folder upward from the working directory that
+    holds ``clusters/`` or ``.gpu-gitops.yaml`` (as git finds ``.git``). Commands that read a
+    fleet call ``require_project()``; the others (init, lint PATHS, schema, rules) also work
+    outside one, in the working directory.
+    """
+
+    def __init__(self, root: Path | None, ui: Ui, config_path: Path | None):
+        self.given_root = root
+        self.root = root.resolve() if root is not None else find_root(Path.cwd())
+        self.project = Project(self.root or Path.cwd().resolve())
         self.ui = ui
         self.config_path = config_path
+
+    def require_project(self) -> Project:
+        """The project, or the one error every command gives outside a project."""
+        if self.root is not None and is_project_root(self.root):
+            return self.project
+        if self.given_root is not None:
+            message = f"not a gpu-gitops project: {self.root} holds neither clusters/ nor .gpu-gitops.yaml"
+        else:
+            message = (f"not inside a gpu-gitops project: neither {Path.cwd().resolve()} nor a folder above it "
+                       "holds clusters/ or .gpu-gitops.yaml")
+        raise InputError(message, hint="start one here with `gpu-gitops init NAME`, or give its folder with --root DIR")
 
     def options(self, schema_locations: tuple[str, ...], require_schemas: bool) -> pipeline.Options:
         from generator import pipeline
@@ -143,7 +167,42 @@ def _render_all(ctx: Context, names: list[str], options: pipeline.Options,
         return pipeline.render_many(ctx.project, names, options, jobs=jobs, on_done=progress)
 
 
-class _Commands(click.Group):
+def _set_on_ui(attribute: str):
+    def callback(ctx: click.Context, _param: click.Parameter, value) -> None:
+        ui = ctx.find_object(Context).ui
+        if attribute == "color":
+            if value is not None:
+                ui.use_color(value)
+        elif value:
+            setattr(ui, attribute, True)
+
+    return callback
+
+
+def _output_options() -> list[click.Option]:
+    """-q, -v and --color, accepted before the command (on the group) and after it alike."""
+    return [
+        click.Option(["-q", "--quiet"], is_flag=True, expose_value=False, callback=_set_on_ui("quiet"),
+                     help="Print only errors."),
+        click.Option(["-v", "--verbose"], is_flag=True, expose_value=False, callback=_set_on_ui("verbose"),
+                     help="Print what is being done."),
+        click.Option(["--color"], type=click.Choice(["auto", "always", "never"]), expose_value=False,
+                     callback=_set_on_ui("color"), help="Colour: auto (on a terminal), always or never."),
+    ]
+
+
+class _OutputOptionsGroup(click.Group):
+    """A group whose commands (and their subcommands) take the output options too, so that
+    ``gpu-gitops render -q`` means what ``gpu-gitops -q render`` does."""
+
+    group_class = type  # subgroups (``schemas``) are of this class as well
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        cmd.params.extend(_output_options())
+        super().add_command(cmd, name)
+
+
+class _Commands(_OutputOptionsGroup):
     """The command group; the lint-side commands (``generator.cli_lint``) are registered on
     first use, so that ``--version`` and the render-side commands do not load the linter."""
 
@@ -164,8 +223,9 @@ class _Commands(click.Group):
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="gpu-gitops")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
-              help="Project root holding clusters/ and rendered/.")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+              help="Project root holding clusters/ and rendered/ (default: the nearest folder upward from "
+              "here that holds clusters/ or .gpu-gitops.yaml).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Config file (default: .gpu-gitops.yaml in the root).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
@@ -220,6 +280,7 @@ def render(ctx: Context, clusters, schema_locations, require_schemas, jobs, chan
       gpu-gitops render aks-h100-training
       gpu-gitops render --jobs 8
     """
+    ctx.require_project()
     from generator import pipeline
 
     options = ctx.options(schema_locations, require_schemas)
@@ -253,6 +314,7 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
       gpu-gitops check --changed-only --base origin/main
       gpu-gitops check --shard 2/4 --jobs 2
     """
+    ctx.require_project()
     from generator import pipeline
 
     options = ctx.options(schema_locations, require_schemas)
@@ -293,6 +355,7 @@ def diff(ctx: Context, clusters, schema_locations, jobs):
 
     Example: gpu-gitops diff aks-h100-training
     """
+    ctx.require_project()
     from generator import pipeline
 
     options = ctx.options(schema_locations, False)
@@ -339,6 +402,7 @@ def schema(ctx: Context):
 @cli.command(name="docs")
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 when a generated doc is stale.")
 @click.pass_obj
+@_fail_on_input_errors
 def docs_(ctx: Context, check_only):
     """Regenerate docs/inputs.md (from the input schema) and docs/rules.md (from the lint rules).
 
@@ -347,6 +411,7 @@ def docs_(ctx: Context, check_only):
       gpu-gitops docs
       gpu-gitops docs --check   # in CI
     """
+    ctx.require_project()
     from generator import docs
 
     if check_only:
@@ -367,6 +432,7 @@ def list_(ctx: Context, as_json):
 
     Example: gpu-gitops list --json
     """
+    ctx.require_project()
     from generator import inputs
 
     names = inputs.discover(ctx.project)

@@ -80,6 +80,7 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
     )
     targets = list(paths)
     if not targets:
+        ctx.require_project()
         if not ctx.project.rendered.is_dir():
             raise InputError("nothing to lint: no paths given and no rendered/ folder",
                              hint="pass files or folders, or run `gpu-gitops render` first")
