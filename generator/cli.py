@@ -282,6 +282,7 @@ def render(ctx: Context, clusters, schema_locations, require_schemas, jobs, chan
     """
     ctx.require_project()
     from generator import pipeline
+    from generator.scaffold import stale_editor_schema, write_editor_schema
 
     options = ctx.options(schema_locations, require_schemas)
     chosen = pipeline.choose(ctx.project, clusters, changed_only, base, shard)
@@ -298,6 +299,9 @@ def render(ctx: Context, clusters, schema_locations, require_schemas, jobs, chan
     if chosen.covers_orphans and not failed:
         for path in pipeline.prune_orphans(ctx.project):
             ctx.ui.out(f"removed {ctx.project.display(path)}: its cluster input is gone")
+    if stale_editor_schema(ctx.project):
+        path = write_editor_schema(ctx.project)
+        ctx.ui.out(f"updated {ctx.project.display(path)}: the input schema of this gpu-gitops, for editors")
     sys.exit(EXIT_INPUT if failed else EXIT_OK)
 
 
@@ -316,6 +320,7 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
     """
     ctx.require_project()
     from generator import pipeline
+    from generator.scaffold import EDITOR_SCHEMA, stale_editor_schema
 
     options = ctx.options(schema_locations, require_schemas)
     chosen = pipeline.choose(ctx.project, clusters, changed_only, base, shard)
@@ -337,6 +342,10 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
         for path in pipeline.orphans(ctx.project):
             click.echo(f"{ctx.project.display(path)}: stale: its cluster input is gone", err=True)
             stale = True
+    if stale_editor_schema(ctx.project):
+        click.echo(f"{ctx.project.display(ctx.project.root / EDITOR_SCHEMA)}: stale: not the input schema of "
+                   f"this gpu-gitops ({__version__})", err=True)
+        stale = True
     if stale:
         click.echo("rendered/ is out of date: run `gpu-gitops render` and commit the result "
                    "(`gpu-gitops diff` shows the changes)", err=True)
