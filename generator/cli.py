@@ -357,29 +357,39 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
 @click.argument("clusters", nargs=-1)
 @schema_location_option
 @jobs_option
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
+              help="text: a unified diff; markdown: per cluster and layer, the added, changed and removed "
+              "files, then the diff in fenced blocks (a pull-request comment or GitHub step summary).")
 @click.pass_obj
 @_fail_on_input_errors
-def diff(ctx: Context, clusters, schema_locations, jobs):
+def diff(ctx: Context, clusters, schema_locations, jobs, fmt):
     """Show what render would change, without writing. Exit 1 when there are changes.
 
-    Example: gpu-gitops diff aks-h100-training
+    \b
+    Examples:
+      gpu-gitops diff aks-h100-training
+      gpu-gitops diff --format markdown >> "$GITHUB_STEP_SUMMARY"
     """
     ctx.require_project()
     from generator import pipeline
+    from generator.diffsummary import ClusterDiff, markdown
 
     options = ctx.options(schema_locations, False)
     names = pipeline.select(ctx.project, clusters)
     outcomes = _render_all(ctx, names, options, jobs)
     if _report(ctx, [o for o in outcomes if o.error]):
         sys.exit(EXIT_INPUT)
-    text = "".join(pipeline.diff_text(ctx.project, o) for o in outcomes)
-    if text:
-        for line in text.splitlines():
+    found = [ClusterDiff(o.name, pipeline.drift(ctx.project, o), pipeline.diff_text(ctx.project, o)) for o in outcomes]
+    changed = any(not c.changes.empty for c in found)
+    if fmt == "markdown":
+        click.echo(markdown(found), nl=False)
+    elif not changed:
+        ctx.ui.out(f"no changes: rendered/ matches the inputs of {len(found)} cluster(s)")
+    else:
+        for line in "".join(c.diff for c in found).splitlines():
             style = {"+": "green", "-": "red", "@": "cyan"}.get(line[:1])
-            if line.startswith(("+++", "---")):
-                style = None
-            click.secho(line, fg=style, color=ctx.ui.color)
-        sys.exit(EXIT_FINDINGS)
+            click.secho(line, fg=None if line.startswith(("+++", "---")) else style, color=ctx.ui.color)
+    sys.exit(EXIT_FINDINGS if changed else EXIT_OK)
 
 
 @cli.command()
