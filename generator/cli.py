@@ -119,6 +119,18 @@ def _fail_on_input_errors(func):
     return wrapper
 
 
+def complete_clusters(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion: the clusters of the project (``--root`` as typed, else found upward)."""
+    from generator.inputs import discover
+
+    given = ctx.find_root().params.get("root")
+    root = Path(given) if given else find_root(Path.cwd())
+    if root is None:
+        return []
+    taken = set(ctx.params.get("clusters") or ())
+    return [n for n in discover(Project(root)) if n.startswith(incomplete) and n not in taken]
+
+
 schema_location_option = click.option(
     "--schema-location", "schema_locations", multiple=True, envvar="GPU_GITOPS_SCHEMA_LOCATION",
     help="kubeconform-style schema location for custom resources, e.g. "
@@ -150,7 +162,7 @@ def selection_options(func):
 def fleet_command(func):
     """The arguments and options render and check share: clusters, schemas, jobs, selection."""
     for decorate in (selection_options, jobs_option, require_schemas_option, schema_location_option,
-                     click.argument("clusters", nargs=-1)):
+                     click.argument("clusters", nargs=-1, shell_complete=complete_clusters)):
         func = decorate(func)
     return func
 
@@ -354,7 +366,7 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
 
 
 @cli.command()
-@click.argument("clusters", nargs=-1)
+@click.argument("clusters", nargs=-1, shell_complete=complete_clusters)
 @schema_location_option
 @jobs_option
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True,

@@ -126,8 +126,13 @@ def rules_(as_json):
         click.echo(f"{r.ID:<8} {r.SEVERITY:<8} {r.NAME:<32} {r.SUMMARY}")
 
 
+def complete_rule_ids(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion: the lint rule IDs (``gpu001`` completes as ``GPU001``)."""
+    return [r.ID for r in REGISTRY if r.ID.startswith(incomplete.upper())]
+
+
 @cli.command()
-@click.argument("rule_id")
+@click.argument("rule_id", shell_complete=complete_rule_ids)
 @click.pass_obj
 def explain(ctx: Context, rule_id):
     """Explain a rule: what it finds, why, how to fix it, with failing and passing examples.
