@@ -34,7 +34,7 @@ CASES = [
     ("wrong-type-bool", "bbr: false}", "bbr: \"yes\"}", "bbr: \"yes\"", "expected boolean", "true or false"),
     ("kpr-legacy-string", "kubeProxyReplacement: true", "kubeProxyReplacement: strict", "kubeProxyReplacement", "expected boolean", ""),
     ("bad-enum", "provider: aks", "provider: azure", "provider: azure", "'azure' is not allowed", "one of"),
-    ("bad-pattern", 'kubernetesVersion: "1.32"', 'kubernetesVersion: "1.19"', "kubernetesVersion", "wrong format", "1.25"),
+    ("bad-pattern", 'kubernetesVersion: "1.32"', 'kubernetesVersion: "v1.32"', "kubernetesVersion", "wrong format", "1.25"),
     ("missing-required", "  engine: flux\n", "", "gitops:", "missing required key 'engine'", "GitOps engine"),
     # the parser notices the unclosed flow sequence at the next key
     ("yaml-syntax", "provider: aks", "provider: [aks", "gitops:", "YAML syntax error", "indentation"),
