@@ -77,7 +77,8 @@ def bench_version(repeat: int) -> None:
 
 def stages(project: Path) -> None:
     """Where one serial render of ``project`` spends its time, stage by stage."""
-    from generator import inputs, output, render
+    from generator import inputs, render
+    from generator import tree as tree_io
     from generator.paths import Project
     from generator.pipeline import validator
 
@@ -99,7 +100,7 @@ def stages(project: Path) -> None:
         check = validator(cluster.spec["kubernetesVersion"], ())
         clock("validate", lambda: render.validate(tree, check, False, name))
         clock("lint rules", lambda: render.lint_rules(tree, cluster, name))
-        clock("write", lambda: output.write_tree(project_.rendered, tree))
+        clock("write", lambda: tree_io.write_tree(project_.rendered, tree, name))
         objects += len(tree.placed)
     total = sum(sums.values())
     print(f"stages of one serial render in this process ({objects} objects; CPU of this process only, "

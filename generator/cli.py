@@ -89,6 +89,10 @@ class Context:
                        "holds clusters/ or .gpu-gitops.yaml")
         raise InputError(message, hint="start one here with `gpu-gitops init NAME`, or give its folder with --root DIR")
 
+    @property
+    def config_file(self) -> Path:
+        return self.config_path or self.project.root / ".gpu-gitops.yaml"
+
     def options(self, schema_locations: tuple[str, ...], require_schemas: bool) -> pipeline.Options:
         from generator import pipeline
         from generator.config import load_config
@@ -98,7 +102,17 @@ class Context:
             schema_locations=list(schema_locations) + config.schema_locations,
             require_schemas=require_schemas or config.require_schemas,
             config=config.data,
+            config_file=self.config_file,
         )
+
+    def fresh(self, names: list[str], schema_locations, require_schemas, for_render: bool = False) -> list[str]:
+        """Clusters whose sum file says nothing changed. Validation flags given on the command
+        line are not recorded in it, so with them every cluster takes the full path."""
+        from generator import fingerprint
+
+        if schema_locations or require_schemas:
+            return []
+        return fingerprint.fresh(self.project, names, self.config_file, modes=for_render)
 
 
 def _fail_on_input_errors(func):
@@ -121,14 +135,12 @@ def _fail_on_input_errors(func):
 
 def complete_clusters(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:
     """Shell completion: the clusters of the project (``--root`` as typed, else found upward)."""
-    from generator.inputs import discover
-
     given = ctx.find_root().params.get("root")
     root = Path(given) if given else find_root(Path.cwd())
     if root is None:
         return []
     taken = set(ctx.params.get("clusters") or ())
-    return [n for n in discover(Project(root)) if n.startswith(incomplete) and n not in taken]
+    return [n for n in Project(root).cluster_names() if n.startswith(incomplete) and n not in taken]
 
 
 schema_location_option = click.option(
@@ -257,6 +269,7 @@ def cli(ctx, root, config_path, quiet, verbose, color):
 
 def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
     """Print every input error and rendered-object problem; True when any is an error."""
+    from generator import schemasync
     failed = False
     unchecked: set[str] = set()
     for outcome in outcomes:
@@ -272,8 +285,10 @@ def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
     if unchecked and not ctx.ui.quiet:
         click.echo(click.style("warning:", fg="yellow", bold=True)
                    + f" no schema found, not schema-checked: {', '.join(sorted(unchecked))}", err=True, color=ctx.ui.color)
-        click.echo("  hint: give their CRD schemas with --schema-location or schemaLocations in .gpu-gitops.yaml "
-                   "(-v lists the files; --require-schemas makes this an error)", err=True)
+        click.echo(f"  hint: {schemasync.MISSING_HINT}", err=True)
+    synced = schemasync.installed()
+    if synced is not None and outcomes and not ctx.ui.quiet:
+        click.echo(f"custom resources checked against schema set {synced.version} ({synced.folder})", err=True)
     return failed
 
 
@@ -296,12 +311,17 @@ def render(ctx: Context, clusters, schema_locations, require_schemas, jobs, chan
     from generator import pipeline
     from generator.scaffold import stale_editor_schema, write_editor_schema
 
-    options = ctx.options(schema_locations, require_schemas)
     chosen = pipeline.choose(ctx.project, clusters, changed_only, base, shard)
-    outcomes = _render_all(ctx, chosen.names, options, jobs)
+    fresh = ctx.fresh(chosen.names, schema_locations, require_schemas, for_render=True)
+    todo = [n for n in chosen.names if n not in fresh]
+    outcomes = _render_all(ctx, todo, ctx.options(schema_locations, require_schemas), jobs) if todo else []
     pipeline.write(ctx.project, outcomes)
     failed = _report(ctx, outcomes)
+    for name in fresh:
+        ctx.ui.out(f"{name}: up to date")
     for outcome in outcomes:
+        for leftover in outcome.leftovers:
+            ctx.ui.out(f"{outcome.name}: removed rendered/{leftover}, left by an interrupted render")
         if outcome.changes is not None:
             c = outcome.changes
             if c.empty:
@@ -334,12 +354,14 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
     from generator import pipeline
     from generator.scaffold import EDITOR_SCHEMA, stale_editor_schema
 
-    options = ctx.options(schema_locations, require_schemas)
     chosen = pipeline.choose(ctx.project, clusters, changed_only, base, shard)
-    outcomes = _render_all(ctx, chosen.names, options, jobs)
+    fresh = ctx.fresh(chosen.names, schema_locations, require_schemas)
+    todo = [n for n in chosen.names if n not in fresh]
+    outcomes = _render_all(ctx, todo, ctx.options(schema_locations, require_schemas), jobs) if todo else []
     if _report(ctx, [o for o in outcomes if o.error]):
         sys.exit(EXIT_INPUT)
-    stale = _report(ctx, outcomes)
+    invalid = _report(ctx, outcomes)
+    stale = False
     for outcome in outcomes:
         changes = pipeline.drift(ctx.project, outcome)
         prefix = ctx.project.display(ctx.project.rendered / outcome.name)
@@ -361,8 +383,11 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
     if stale:
         click.echo("rendered/ is out of date: run `gpu-gitops render` and commit the result "
                    "(`gpu-gitops diff` shows the changes)", err=True)
+    if invalid:
+        click.echo("rendered/ does not pass its checks: fix the errors above", err=True)
+    if stale or invalid:
         sys.exit(EXIT_FINDINGS)
-    ctx.ui.out(f"{len(outcomes)} cluster(s) up to date")
+    ctx.ui.out(f"{len(chosen.names)} cluster(s) up to date")
 
 
 @cli.command()
@@ -464,9 +489,7 @@ def list_(ctx: Context, as_json):
     Example: gpu-gitops list --json
     """
     ctx.require_project()
-    from generator import inputs
-
-    names = inputs.discover(ctx.project)
+    names = ctx.project.cluster_names()
     rows = [{"name": n, "input": f"clusters/{n}/cluster.yaml", "rendered": f"rendered/{n}"} for n in names]
     if as_json:
         click.echo(json.dumps(rows, indent=2))

@@ -13,6 +13,18 @@ _GPU_TAINT_VALUE = {"gke": "present", "aks": None, "eks": None, "openshift": Non
 # restricted-v2 SCC), so there the NodeFeatureRules are rendered for the NFD that is already running.
 _NFD_DEPLOY = {"openshift": "external"}
 
+# Instance-store NVMe disks by their /dev/disk/by-id name: udev links `nvme-<model>_<serial>`
+# (systemd 60-persistent-storage.rules; amazon-ec2-utils 70-ec2-nvme-devices.rules adds
+# `...-ns-N`, spaces replaced by `_`). AWS: the model of instance store volumes is "Amazon EC2
+# NVMe Instance Storage" (EC2 User Guide, "SSD instance store volumes"), of EBS volumes "Amazon
+# Elastic Block Store" (amazon-ec2-utils ebsnvme-id, AMZN_NVME_EBS_MN). Azure: local NVMe disks
+# are "Microsoft NVMe Direct Disk" (v2 on v6 sizes; learn.microsoft.com/azure/virtual-machines/
+# enable-nvme-temp-faqs), remote disks are not.
+INSTANCE_STORE_DISK_IDS = {
+    "eks": "nvme-Amazon_EC2_NVMe_Instance_Storage_*",
+    "aks": "nvme-Microsoft_NVMe_Direct_Disk_*",
+}
+
 
 # Node-level sysctls every GPU pool gets unless the pool sets them: large socket buffers for
 # 25-400 GbE data loading and collective traffic, file handles and PIDs for data-loader
@@ -48,6 +60,8 @@ def complete(spec: dict) -> dict:
         nvme = pool.get("localNvme")
         if nvme is not None:
             nvme.setdefault("hostDir", f"/mnt/disks/{nvme['storageClass']}")
+            if spec["provider"] in INSTANCE_STORE_DISK_IDS:
+                nvme.setdefault("diskIdPattern", INSTANCE_STORE_DISK_IDS[spec["provider"]])
     vendors = gpu_vendors(spec)
     for workload in spec["workloads"]:
         if "gpuVendor" not in workload and len(vendors) == 1:

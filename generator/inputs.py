@@ -67,9 +67,7 @@ def load_schema(path: Path) -> dict:
 
 def discover(project: Project) -> list[str]:
     """Names of all clusters under ``clusters/``, sorted."""
-    if not project.clusters.is_dir():
-        return []
-    return sorted(p.name for p in project.clusters.iterdir() if (p / CLUSTER_FILE).is_file())
+    return project.cluster_names()
 
 
 def load_cluster(project: Project, name: str) -> Cluster:

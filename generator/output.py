@@ -17,15 +17,11 @@ that would still share a file name are an error, never a silent overwrite.
 from __future__ import annotations
 
 import difflib
-import os
-import shutil
-import stat
-import uuid
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from generator.emit import to_yaml, to_yaml_plain
 from generator.errors import InputError
+from generator.tree import compare
 
 MARKER = "# Rendered by gpu-gitops from clusters/{cluster}/cluster.yaml. Do not edit: run `gpu-gitops render`.\n"
 KUSTOMIZATION = "kustomization.yaml"
@@ -110,50 +106,6 @@ def _add_folder(tree: Tree, header: str, folder: str, component: str, objects: l
     tree.files[f"{folder}/{KUSTOMIZATION}"] = _kustomization(header, sorted(names))
 
 
-# --- reading and comparing -------------------------------------------------------------------
-
-
-# Stands in for a symlink or special file found in a rendered tree: never equal to what
-# render produces, so check reports it and render replaces it, without following it.
-NOT_A_REGULAR_FILE = b"\0not a regular file\0"
-
-
-def read_tree(folder: Path) -> dict[str, bytes]:
-    """Every file under ``folder`` (relative POSIX path → bytes); {} if absent.
-
-    Symlinks and special files are not followed or read (a link to /dev/zero must not hang
-    check); they map to ``NOT_A_REGULAR_FILE``.
-    """
-    if not folder.is_dir() or folder.is_symlink():
-        return {}
-    found = {}
-    for dirpath, dirs, files in os.walk(folder):
-        for name in files + [d for d in dirs if (Path(dirpath) / d).is_symlink()]:
-            path = Path(dirpath) / name
-            rel = path.relative_to(folder).as_posix()
-            found[rel] = path.read_bytes() if stat.S_ISREG(path.lstat().st_mode) else NOT_A_REGULAR_FILE
-    return found
-
-
-@dataclass
-class Changes:
-    added: list[str]
-    changed: list[str]
-    removed: list[str]
-
-    @property
-    def empty(self) -> bool:
-        return not (self.added or self.changed or self.removed)
-
-
-def compare(current: dict[str, bytes], desired: dict[str, bytes]) -> Changes:
-    return Changes(
-        added=sorted(set(desired) - set(current)),
-        changed=sorted(p for p in desired if p in current and current[p] != desired[p]),
-        removed=sorted(set(current) - set(desired)),
-    )
-
-
 def unified_diff(prefix: str, current: dict[str, bytes], desired: dict[str, bytes]) -> str:
     """A git-style diff from the current tree to the desired one."""
     out = []
@@ -165,81 +117,3 @@ def unified_diff(prefix: str, current: dict[str, bytes], desired: dict[str, byte
         tofile = f"b/{prefix}/{rel}" if rel in desired else "/dev/null"
         out.extend(difflib.unified_diff(old, new, fromfile, tofile))
     return "".join(out)
-
-
-# --- writing ---------------------------------------------------------------------------------
-
-
-def is_owned(folder: Path) -> bool:
-    """A folder we may replace: absent, or a real folder with our marker on its kustomization."""
-    if not folder.exists() and not folder.is_symlink():
-        return True
-    kustomization = folder / KUSTOMIZATION
-    if folder.is_symlink() or not folder.is_dir() or not stat.S_ISREG(kustomization.lstat().st_mode
-                                                                        if kustomization.exists() else 0):
-        return False
-    with kustomization.open("rb") as fh:
-        return fh.readline().startswith(b"# Rendered by gpu-gitops")
-
-
-def _scratch(rendered: Path, kind: str, cluster: str, tag: str) -> Path:
-    # "." cannot occur in a cluster name, so ".old.<cluster>." never matches another cluster
-    return rendered / f".{kind}.{cluster}.{tag}"
-
-
-def recover(rendered: Path, cluster: str) -> None:
-    """Undo a render that was interrupted between its two renames; drop stale temp trees."""
-    target = rendered / cluster
-    if not rendered.is_dir():
-        return
-    olds = sorted(rendered.glob(f".old.{cluster}.*"), key=lambda p: p.stat().st_mtime_ns)
-    if olds and not target.exists():
-        olds[-1].rename(target)
-        olds = olds[:-1]
-    for stale in olds + sorted(rendered.glob(f".tmp.{cluster}.*")):
-        shutil.rmtree(stale, ignore_errors=True)
-
-
-def write_tree(rendered: Path, tree: Tree, shown: str | None = None) -> Changes:
-    """Make ``rendered/<cluster>`` exactly ``tree``; unchanged files keep bytes and mtime.
-
-    The new tree is built in a temporary sibling and swapped in with two renames; if the
-    process dies in between, ``recover`` (run first on the next render) restores the old tree.
-    ``shown`` is how the target is named in messages.
-    """
-    target = rendered / tree.cluster
-    recover(rendered, tree.cluster)
-    if not is_owned(target):
-        raise InputError(
-            "exists but was not written by gpu-gitops; refusing to replace it",
-            path=shown or str(target),
-            hint="move it away, or delete it if it is an old render",
-        )
-    current = read_tree(target)
-    changes = compare(current, tree.files)
-    if changes.empty:
-        return changes
-    rendered.mkdir(parents=True, exist_ok=True)
-    tag = uuid.uuid4().hex[:8]
-    staging = _scratch(rendered, "tmp", tree.cluster, tag)
-    try:
-        for rel, content in sorted(tree.files.items()):
-            dest = staging / rel
-            if not dest.resolve().is_relative_to(staging.resolve()):
-                raise InputError(f"refusing to write {rel!r}: it leaves the cluster's folder", path=shown or str(target))
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            if current.get(rel) == content:
-                shutil.copy2(target / rel, dest)  # keeps the old mtime
-            else:
-                dest.write_bytes(content)
-        if target.exists():
-            old = _scratch(rendered, "old", tree.cluster, tag)
-            target.rename(old)
-            staging.rename(target)
-            shutil.rmtree(old)
-        else:
-            staging.rename(target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
-    return changes

@@ -56,6 +56,12 @@ class Project:
     def schema_file(self) -> Path:
         return self.schemas / "cluster.schema.json"
 
+    def cluster_names(self) -> list[str]:
+        """Names of all clusters under ``clusters/`` (folders with a cluster.yaml), sorted."""
+        if not self.clusters.is_dir():
+            return []
+        return sorted(p.name for p in self.clusters.iterdir() if (p / "cluster.yaml").is_file())
+
     def display(self, path: Path) -> str:
         """A path relative to the root when it is inside it (stable in messages and SARIF)."""
         try:

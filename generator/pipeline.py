@@ -9,16 +9,20 @@ from __future__ import annotations
 import functools
 import shutil
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from generator import inputs, output, selection
+from generator import fingerprint, lock, selection, tree
 from generator.errors import InputError
 from generator.paths import Project
-from generator.render import Problem, Rendered, render
-from generator.validate import SchemaValidator
-from generator.validate.locations import SchemaLocation
+
+if TYPE_CHECKING:
+    from generator.render import Problem, Rendered
+    from generator.validate import SchemaValidator
+
+# Only the standard library is imported at the top: a run whose clusters are all up to date
+# (``fingerprint.fresh``) never loads Jsonnet, YAML or JSON Schema.
 
 
 @dataclass
@@ -26,6 +30,7 @@ class Options:
     schema_locations: list[str] = field(default_factory=list)
     require_schemas: bool = False
     config: dict = field(default_factory=dict)  # the config file's data, for the lint rules' settings
+    config_file: Path | None = None  # hashed into every cluster's sum file
 
 
 @dataclass
@@ -35,7 +40,8 @@ class Outcome:
     name: str
     rendered: Rendered | None = None
     error: InputError | None = None
-    changes: output.Changes | None = None
+    changes: tree.Changes | None = None
+    leftovers: list[str] = field(default_factory=list)  # of interrupted renders, removed before writing
 
     @property
     def problems(self) -> list[Problem]:
@@ -45,8 +51,10 @@ class Outcome:
 def select(project: Project, names: tuple[str, ...] | list[str]) -> list[str]:
     """The clusters a command acts on: those named, else every cluster under clusters/."""
     if names:
-        return [inputs.check_cluster_name(n) for n in names]
-    found = inputs.discover(project)
+        from generator.inputs import check_cluster_name
+
+        return [check_cluster_name(n) for n in names]
+    found = project.cluster_names()
     if not found:
         raise InputError("no clusters found", path=project.display(project.clusters),
                          hint="create one with `gpu-gitops init NAME`")
@@ -83,23 +91,36 @@ def choose(project: Project, names: tuple[str, ...] | list[str], changed_only: b
 def validator(version: str, locations: tuple[str, ...]) -> SchemaValidator:
     """One validator per (version, locations): its compiled schemas are reused by every
     cluster and every command run in this process."""
+    from generator.validate import SchemaValidator
+    from generator.validate.locations import SchemaLocation
+
     return SchemaValidator(version, [SchemaLocation(t) for t in locations])
 
 
 def _validators(options: Options):
+    from generator.validate.locations import SchemaLocation
+
     locations = tuple(options.schema_locations)
     for template in locations:
         SchemaLocation(template)  # report a bad template before any cluster is loaded
     return lambda version: validator(version, locations)
 
 
-def render_one(project: Project, name: str, validator_for, options: Options) -> Outcome:
+def render_one(project: Project, name: str, validator_for, options: Options, shared: tuple[str, ...]) -> Outcome:
+    """Render one cluster; its tree includes the sum file of the inputs it was rendered from
+    (hashed before they are read, so an input edited meanwhile reads as changed next time;
+    ``shared`` holds the hashes every cluster shares, taken once per run)."""
+    from generator import inputs
+    from generator.render import render
+
+    hashes = fingerprint.input_lines(project, name, shared)
     try:
         cluster = inputs.load_cluster(project, name)
         rendered = render(project, cluster, validator_for(cluster.spec["kubernetesVersion"]), options.require_schemas,
                           options.config)
     except InputError as exc:
         return Outcome(name, error=exc)
+    rendered.tree.files[fingerprint.SUM_FILE] = fingerprint.sum_file(hashes, rendered.tree.files)
     return Outcome(name, rendered=rendered)
 
 
@@ -112,16 +133,19 @@ def render_many(project: Project, names: list[str], options: Options, jobs: int 
     as each cluster finishes (for a progress bar).
     """
     validator_for = _validators(options)  # a bad schema location is reported before any work
+    shared = fingerprint.shared_lines(project, options.config_file)
     if jobs <= 1 or len(names) <= 1:
         outcomes = []
         for name in names:
-            outcomes.append(render_one(project, name, validator_for, options))
+            outcomes.append(render_one(project, name, validator_for, options, shared))
             if on_done:
                 on_done(outcomes[-1])
         return outcomes
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
     by_name: dict[str, Outcome] = {}
     with ProcessPoolExecutor(max_workers=min(jobs, len(names))) as pool:
-        futures = [pool.submit(_render_in_worker, project, name, options) for name in names]
+        futures = [pool.submit(_render_in_worker, project, name, options, shared) for name in names]
         for future in as_completed(futures):
             outcome = future.result()
             by_name[outcome.name] = outcome
@@ -130,63 +154,79 @@ def render_many(project: Project, names: list[str], options: Options, jobs: int 
     return [by_name[name] for name in names]
 
 
-def _render_in_worker(project: Project, name: str, options: Options) -> Outcome:
+def _render_in_worker(project: Project, name: str, options: Options, shared: tuple[str, ...]) -> Outcome:
     """One pool task; ``validator``'s cache keeps compiled schemas across a worker's tasks."""
-    return render_one(project, name, _validators(options), options)
+    return render_one(project, name, _validators(options), options, shared)
 
 
-def write(project: Project, outcomes: list[Outcome]) -> None:
-    """Write every cluster that rendered without errors."""
-    for outcome in outcomes:
-        if outcome.rendered and not outcome.rendered.errors:
-            shown = project.display(project.rendered / outcome.name)
-            try:
-                if project.rendered.exists() and not project.rendered.is_dir():
-                    raise InputError("is not a folder", path=project.display(project.rendered),
-                                     hint="rendered/ holds the rendered clusters; move the file away")
-                outcome.changes = output.write_tree(project.rendered, outcome.rendered.tree, shown)
-            except InputError as exc:
-                outcome.error = exc
-            except OSError as exc:
-                outcome.error = InputError(f"cannot write the rendered tree: {exc.strerror or exc}", path=shown,
-                                           hint="check free space and permissions; the previous tree is unchanged")
+def write(project: Project, outcomes: list[Outcome], timeout: float = lock.DEFAULT_TIMEOUT) -> None:
+    """Write every cluster that rendered without errors, holding the project's write lock."""
+    todo = [o for o in outcomes if o.rendered and not o.rendered.errors]
+    if not todo:
+        return
+    with lock.project_lock(project.rendered, project.display(project.rendered), timeout):
+        for outcome in todo:
+            _write_one(project, outcome)
+
+
+def _write_one(project: Project, outcome: Outcome) -> None:
+    shown = project.display(project.rendered / outcome.name)
+    try:
+        outcome.changes, outcome.leftovers = tree.write_tree(project.rendered, outcome.rendered.tree, shown)
+    except tree.LeftoverError as exc:
+        outcome.changes, outcome.error = exc.changes, exc
+    except InputError as exc:
+        outcome.error = exc
+    except OSError as exc:
+        # write_tree raises OSError only before its swap, and puts a moved tree back first
+        outcome.error = InputError(f"cannot write the rendered tree: {exc.strerror or exc}", path=shown,
+                                   hint="check free space and permissions; the previous tree is unchanged")
 
 
 def orphans(project: Project) -> list[Path]:
     """Rendered trees we own whose cluster input is gone."""
-    if not project.rendered.is_dir():
+    if not project.rendered.is_dir() or project.rendered.is_symlink():
         return []
-    known = set(inputs.discover(project))
+    known = set(project.cluster_names())
     return sorted(
         p for p in project.rendered.iterdir()
-        if p.is_dir() and not p.name.startswith(".") and p.name not in known and output.is_owned(p)
+        if p.is_dir() and not p.name.startswith(".") and p.name not in known and tree.is_owned(p)
     )
 
 
-def prune_orphans(project: Project) -> list[Path]:
-    gone = orphans(project)
-    for path in gone:
-        shutil.rmtree(path)
+def prune_orphans(project: Project, timeout: float = lock.DEFAULT_TIMEOUT) -> list[Path]:
+    if not orphans(project):
+        return []
+    with lock.project_lock(project.rendered, project.display(project.rendered), timeout):
+        gone = orphans(project)
+        for path in gone:
+            shutil.rmtree(path)
     return gone
 
 
-def drift(project: Project, outcome: Outcome) -> output.Changes:
+def drift(project: Project, outcome: Outcome) -> tree.Changes:
     """How the committed tree differs from what render would write now."""
     assert outcome.rendered is not None
-    return output.compare(_committed(project, outcome.name), outcome.rendered.tree.files)
+    return tree.compare(_committed(project, outcome.name), outcome.rendered.tree.files)
 
 
 def _committed(project: Project, name: str) -> dict[str, bytes]:
-    """The tree render would replace; a folder render refuses to touch is an input error."""
+    """The tree render would replace (the one a cut swap moved aside, while it is missing);
+    a folder render refuses to touch is an input error."""
+    if project.rendered.is_symlink():
+        raise InputError("is a symlink; refusing to read or write through it", path=project.display(project.rendered),
+                         hint="rendered/ must be a real folder inside the project")
     target = project.rendered / name
-    if not output.is_owned(target):
+    if not tree.is_owned(target):
         raise InputError("exists but was not written by gpu-gitops", path=project.display(target),
                          hint="move it away; render refuses to replace it")
-    return output.read_tree(target)
+    return tree.read_tree(tree.current(project.rendered, name))
 
 
 def diff_text(project: Project, outcome: Outcome) -> str:
     assert outcome.rendered is not None
     current = _committed(project, outcome.name)
     prefix = project.display(project.rendered / outcome.name)
-    return output.unified_diff(prefix, current, outcome.rendered.tree.files)
+    from generator.output import unified_diff
+
+    return unified_diff(prefix, current, outcome.rendered.tree.files)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.output import read_tree
+from generator.tree import read_tree
 
 CLUSTER = "aks-h100-training"
 LOCATED = re.compile(r"^(?P<path>[^\s:]+):(?P<line>\d+):(?P<col>\d+): error: ", re.M)
@@ -44,7 +44,8 @@ CASES = [
     ("duplicate-pool", "  - name: l40s", "  - name: h100", "- name: h100\n", "used twice", "unique"),
     ("quota-over-capacity", "quota: {gpus: 32,", "quota: {gpus: 400,", "gpus: 400", "the node pools have", "lower quota.gpus"),
     ("duplicate-namespace", "namespace: gpu-inference", "namespace: gpu-training", "namespace: gpu-training\n    type: inference", "declared twice", "merge"),
-    ("bad-nvme-pattern", 'devicePattern: "/dev/nvme[0-7]n1"', 'devicePattern: "nvme; rm -rf /"', "devicePattern", "wrong format", "glob"),
+    ("bad-nvme-pattern", 'diskIdPattern: "nvme-Microsoft_NVMe_Direct_Disk_*"', 'diskIdPattern: "nvme; rm -rf /"',
+     "diskIdPattern", "wrong format", "glob"),
     ("minimum", "perNode: 8, nodes: 4}", "perNode: 0, nodes: 4}", "perNode: 0", "less than the minimum", ""),
 ]
 

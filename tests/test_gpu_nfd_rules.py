@@ -14,18 +14,22 @@ import pytest
 
 from gpu_support import find, load_objects
 
-# What nfd-worker reports as instances of pci.device / storage.block (attribute subsets).
+# What nfd-worker reports as instances of pci.device / storage.block (attribute subsets), and the
+# attributes of local.feature (feature files; prepare-disks.sh writes local-nvme-disks).
 ASPEED_BMC = {"vendor": "1a03", "device": "2000", "class": "0300"}  # the BMC's VGA on most servers
 CONNECTX7 = {"vendor": "15b3", "device": "1021", "class": "0207"}
 MI300X = {"vendor": "1002", "device": "74a1", "class": "1200"}  # Processing accelerator
 MI250X = {"vendor": "1002", "device": "7408", "class": "0380"}
 H100_SXM = {"vendor": "10de", "device": "2330", "class": "0302"}  # 3D controller
 L40S = {"vendor": "10de", "device": "26b9", "class": "0300"}
-NVME = {"name": "nvme0n1", "rotational": "0"}
+NVME = {"name": "nvme0n1", "rotational": "0"}  # EBS root volume on Nitro: NVMe and non-rotational too
 SDA = {"name": "sda", "rotational": "1"}
 
 NODES = {
-    "mi300x": {"pci.device": [ASPEED_BMC, CONNECTX7] + [MI300X] * 8, "storage.block": [NVME]},
+    "mi300x": {"pci.device": [ASPEED_BMC, CONNECTX7] + [MI300X] * 8, "storage.block": [NVME],
+               "local.feature": {"local-nvme-disks": "8"}},
+    "mi300x-without-instance-store": {"pci.device": [ASPEED_BMC] + [MI300X] * 8, "storage.block": [NVME] * 3,
+                                      "local.feature": {"local-nvme-disks": "0"}},
     "mi250x": {"pci.device": [ASPEED_BMC, MI250X], "storage.block": [SDA]},
     "h100": {"pci.device": [ASPEED_BMC, CONNECTX7] + [H100_SXM] * 8, "storage.block": [SDA]},
     "l40s": {"pci.device": [ASPEED_BMC, L40S], "storage.block": []},
@@ -47,15 +51,21 @@ def expression_matches(expr: dict, value: str | None) -> bool:
         return value not in values
     if op == "InRegexp":
         return any(re.search(v, value) for v in values)
+    if op == "Gt":
+        return value.lstrip("-").isdigit() and int(value) > int(values[0])
     raise AssertionError(f"operator {op} not evaluated by this test")
 
 
 def rule_matches(rule: dict, features: dict[str, list[dict]]) -> bool:
     assert set(rule) <= {"name", "labels", "matchFeatures"}, "matchAny/templates are not evaluated here"
-    return all(
-        any(all(expression_matches(e, instance.get(attr)) for attr, e in term["matchExpressions"].items())
-            for instance in features.get(term["feature"], []))
-        for term in rule["matchFeatures"])
+    def term_matches(term: dict) -> bool:
+        found = features.get(term["feature"], [])
+        if isinstance(found, dict):  # an attribute feature: one set of attributes
+            found = [found]
+        return any(all(expression_matches(e, instance.get(attr)) for attr, e in term["matchExpressions"].items())
+                   for instance in found)
+
+    return all(term_matches(term) for term in rule["matchFeatures"])
 
 
 def labels_for(rules: list[dict], features: dict) -> dict[str, str]:
@@ -75,6 +85,7 @@ def rules(rendered) -> list[dict]:  # noqa: F811
 
 @pytest.mark.parametrize("node,expected", [
     ("mi300x", {"gpu-amd", "local-nvme"}),
+    ("mi300x-without-instance-store", {"gpu-amd"}),
     ("mi250x", {"gpu-amd"}),
     ("h100", {"gpu-nvidia"}),
     ("l40s", {"gpu-nvidia"}),

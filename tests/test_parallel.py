@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator import cpus, output, pipeline, progress, selection
+from generator import cpus, pipeline, progress, selection, tree
 from generator.cli import Ui, cli
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
@@ -35,8 +35,8 @@ def test_parallel_render_is_byte_identical_to_serial(project, run, tmp_path):
     assert run(project, "render", "--jobs", "1").exit_code == 0
     result = run(twin, "render", "--jobs", "2")
     assert result.exit_code == 0, result.stderr
-    serial = output.read_tree(project / "rendered")
-    parallel = output.read_tree(twin / "rendered")
+    serial = tree.read_tree(project / "rendered")
+    parallel = tree.read_tree(twin / "rendered")
     expected = len(os.listdir(project / "clusters"))
     assert len([p for p in serial if p.endswith("/gitops/kustomization.yaml")]) == expected
     assert serial == parallel
@@ -120,7 +120,10 @@ def test_changed_only_follows_git(project, run):
     # an unstaged change to one cluster selects that cluster only
     aks = project / "clusters" / "aks-h100-training" / "cluster.yaml"
     aks.write_text(aks.read_text() + "\n")
-    assert "1 cluster(s) up to date" in run(project, "check", "--changed-only").stdout
+    result = run(project, "check", "--changed-only")
+    assert result.exit_code == 1  # the tree's sum file records the input's old hash
+    assert "rendered/aks-h100-training/.gpu-gitops.sum: stale" in result.stderr
+    assert "eks-mi300x-inference" not in result.stderr
     # the library affects every cluster
     (project / "libsonnet" / "lib" / "extra.libsonnet").write_text("{}\n")
     result = run(project, "check", "--changed-only")
@@ -195,5 +198,6 @@ def test_jobs_defaults_to_the_available_cpus(project, run, monkeypatch):
     real = pipeline.render_many
     monkeypatch.setattr(pipeline, "render_many", lambda *a, **k: seen.append(k["jobs"]) or real(*a, **k))
     assert run(project, "render").exit_code == 0
+    shutil.rmtree(project / "rendered")  # an up-to-date tree is not rendered again
     assert run(project, "render", "--jobs", "1").exit_code == 0
     assert seen == [3, 1]

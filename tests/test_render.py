@@ -7,10 +7,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLES, REPO, crd_args, needs_crd_schemas
-from generator import output
-from generator.output import read_tree
+
+from generator import tree as tree_io
+from generator.fingerprint import SUM_FILE
+from generator.tree import read_tree
 
 CLUSTER = "aks-h100-training"
 
@@ -36,11 +37,12 @@ def test_an_input_change_rewrites_only_the_files_it_affects(project, run):
     path = project / "clusters" / CLUSTER / "cluster.yaml"
     path.write_text(path.read_text().replace("quota: {gpus: 24}", "quota: {gpus: 20}"))
     result = run(project, "render", CLUSTER)
-    assert "0 added, 1 changed, 0 removed" in result.stdout
+    assert "0 added, 2 changed, 0 removed" in result.stdout  # the object and the sum file
     after = _mtimes(tree)
     changed = {p for p in after if after[p] != stamps.get(p)}
-    assert changed == {"20-workloads/workload-isolation/resourcequota_gpu-inference_gpu-quota.yaml"}
-    assert "requests.nvidia.com/gpu: '20'" in (tree / next(iter(changed))).read_text()
+    quota = "20-workloads/workload-isolation/resourcequota_gpu-inference_gpu-quota.yaml"
+    assert changed == {quota, SUM_FILE}
+    assert "requests.nvidia.com/gpu: '20'" in (tree / quota).read_text()
 
 
 def test_check_detects_an_edit_and_render_repairs_it(project, run):
@@ -103,7 +105,7 @@ def test_interrupted_swap_is_recovered(project, run):
     before = read_tree(tree)
     tree.rename(project / "rendered" / f".old.{CLUSTER}.deadbeef")
     (project / "rendered" / f".tmp.{CLUSTER}.cafebabe").mkdir()
-    output.recover(project / "rendered", CLUSTER)
+    tree_io.recover(project / "rendered", CLUSTER, CLUSTER)
     assert read_tree(tree) == before
     assert sorted(p.name for p in (project / "rendered").iterdir() if p.name.startswith(".")) == []
 
@@ -113,16 +115,16 @@ def test_failed_write_leaves_the_previous_tree(project, run, monkeypatch):
     before = read_tree(project / "rendered" / CLUSTER)
     path = project / "clusters" / CLUSTER / "cluster.yaml"
     path.write_text(path.read_text().replace("quota: {gpus: 24}", "quota: {gpus: 20}"))
-    real_write = Path.write_bytes
+    real_write = tree_io._write_file
 
-    def failing(self, data):
-        if "resourcequota_gpu-inference" in self.name:
+    def failing(path, content, mtime_ns):
+        if "resourcequota_gpu-inference" in path.name:
             raise OSError(28, "No space left on device")
-        return real_write(self, data)
+        return real_write(path, content, mtime_ns)
 
-    monkeypatch.setattr(Path, "write_bytes", failing)
+    monkeypatch.setattr(tree_io, "_write_file", failing)
     with pytest.raises(OSError):
-        output.write_tree(project / "rendered", _tree(project))
+        tree_io.write_tree(project / "rendered", _tree(project), CLUSTER)
     assert read_tree(project / "rendered" / CLUSTER) == before
     assert [p.name for p in (project / "rendered").iterdir()] == [CLUSTER]
 
@@ -185,7 +187,7 @@ def test_every_folder_has_a_kustomization_listing_exactly_its_contents(rendered_
     yaml = YAML(typ="safe")
     for kustomization in rendered_all.rglob("kustomization.yaml"):
         listed = set(yaml.load(kustomization)["resources"])
-        present = {p.name for p in kustomization.parent.iterdir() if p.name != "kustomization.yaml"}
+        present = {p.name for p in kustomization.parent.iterdir() if p.name not in ("kustomization.yaml", SUM_FILE)}
         if kustomization.parent.parent == rendered_all:
             present.discard("gitops")  # the engine's own objects: never applied through the root
             present.discard("bootstrap")  # the CNI's first install (Helm values), applied by no engine
@@ -284,6 +286,7 @@ def test_a_project_without_its_own_library_uses_the_installed_one(tmp_path, run)
     root = tmp_path / "fleet"
     (root / "clusters").mkdir(parents=True)
     shutil.copytree(REPO / "clusters" / CLUSTER, root / "clusters" / CLUSTER)
+    shutil.copy(REPO / ".gpu-gitops.yaml", root)  # the same settings, so the same sum file
     result = run(root, "render")
     assert result.exit_code == 0, result.output
     assert read_tree(root / "rendered" / CLUSTER) == read_tree(REPO / "rendered" / CLUSTER)
@@ -332,10 +335,10 @@ def test_check_and_diff_refuse_a_foreign_tree_like_render(project, run, command)
 
 
 def test_write_failure_is_a_located_input_error(project, run, monkeypatch):
-    def full(self, data):
+    def full(path, content, mtime_ns):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Path, "write_bytes", full)
+    monkeypatch.setattr(tree_io, "_write_file", full)
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert f"rendered/{CLUSTER}: error: cannot write the rendered tree: No space left on device" in result.stderr
@@ -354,3 +357,13 @@ def test_init_without_a_local_schema_writes_no_machine_path(tmp_path, run):
     text = (tmp_path / "clusters" / "new" / "cluster.yaml").read_text()
     assert "site-packages" not in text and "_data" not in text
     assert run(tmp_path, "render", "new").exit_code == 0
+
+
+def test_check_of_a_current_but_invalid_tree_does_not_call_it_stale(project, run, tmp_path):
+    """With --require-schemas and no schemas, every custom resource is an error; the tree is still
+    what render writes, so check must say it fails its checks, not that it is out of date."""
+    assert run(project, "render").exit_code == 0
+    result = run(project, "check", "--require-schemas", env={"GPU_GITOPS_CACHE_DIR": str(tmp_path / "empty")})
+    assert result.exit_code == 1
+    assert "does not pass its checks" in result.stderr
+    assert "out of date" not in result.stderr

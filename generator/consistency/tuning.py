@@ -9,8 +9,12 @@
 - 1Gi pages at runtime: allocation needs 1 GiB of contiguous free memory and fails on a node that
   has run for a while, so with the DaemonSet backend they must be reserved at boot by the node
   image (``bootReserved``, then only checked) or through TuneD's ``[bootloader]``.
+- The tuned backend reserves all huge pages (2Mi too) on the kernel command line, so the kubelet
+  counts them from its start.
 - TuneD kernel arguments reach nodes through their MachineConfigPool, found from the pool's
-  ``node-role.kubernetes.io/<role>`` selector label.
+  ``node-role.kubernetes.io/<role>`` selector label. That pool must exist: only ``master`` and
+  ``worker`` are built in, others must be created and listed in ``tuning.machineConfigPools``
+  (a Tuned whose ``machineConfigLabels`` match no pool applies to no node, silently).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ RANGES = {
 }
 HUGEPAGE_KEYS = frozenset({"vm.nr_hugepages", "vm.nr_hugepages_mempolicy", "vm.nr_overcommit_hugepages"})
 MCP_ROLE_PREFIX = "node-role.kubernetes.io/"
+BUILTIN_MACHINE_CONFIG_POOLS = frozenset({"master", "worker"})
 
 
 def is_namespaced(key: str) -> bool:
@@ -97,9 +102,12 @@ def _check_sysctls(i: int, pool: dict, doc: Located) -> Iterator[InputError]:
                                 f"use a value between {low} and {high}", at_value=True)
 
 
-def _check_hugepages(i: int, pool: dict, backend: str, doc: Located) -> Iterator[InputError]:
+def _check_hugepages(i: int, pool: dict, backend: str, known_pools: list[str],
+                     doc: Located) -> Iterator[InputError]:
     pages = pool.get("hugepages")
-    if not pages or not pages["1Gi"] or pages["bootReserved"]:
+    runtime_1gi = bool(pages and pages["1Gi"] and not pages["bootReserved"])
+    # the tuned backend puts every page on the kernel command line, 2Mi too
+    if not (runtime_1gi or (backend == "tuned" and pages and pages["2Mi"])):
         return
     path = ("nodePools", i, "hugepages", "1Gi")
     if backend == "daemonset":
@@ -112,13 +120,23 @@ def _check_hugepages(i: int, pool: dict, backend: str, doc: Located) -> Iterator
             "(then they are only checked)",
             at_value=True,
         )
-    elif not any(key.startswith(MCP_ROLE_PREFIX) for key in pool["nodeSelector"]):
+    elif not (roles := sorted(key.removeprefix(MCP_ROLE_PREFIX) for key in pool["nodeSelector"]
+                              if key.startswith(MCP_ROLE_PREFIX))):
         yield doc.error(
-            f"nodePools[{i}] reserves 1Gi huge pages through TuneD [bootloader], which reaches nodes through "
+            f"nodePools[{i}] reserves huge pages through TuneD [bootloader], which reaches nodes through "
             "their MachineConfigPool, but its nodeSelector names no node-role.kubernetes.io/<role> label",
             ("nodePools", i, "nodeSelector"),
             "select the pool by its MachineConfigPool role, e.g. nodeSelector: "
             "{node-role.kubernetes.io/worker-gpu: \"\"}",
+        )
+    elif roles[0] not in BUILTIN_MACHINE_CONFIG_POOLS | set(known_pools):
+        yield doc.error(
+            f"nodePools[{i}] reserves huge pages through the MachineConfigPool {roles[0]!r}, which is "
+            "neither built in (master, worker) nor listed in tuning.machineConfigPools: if it does not "
+            "exist the Tuned profile applies to no node",
+            ("nodePools", i, "nodeSelector", MCP_ROLE_PREFIX + roles[0]),
+            f"create the MachineConfigPool {roles[0]} (machineConfigSelector: role in [worker, {roles[0]}], "
+            f"nodeSelector: node-role.kubernetes.io/{roles[0]}) and add it to tuning.machineConfigPools",
         )
 
 
@@ -126,4 +144,4 @@ def check(spec: dict, doc: Located) -> Iterator[InputError]:
     backend = spec["tuning"]["backend"]
     for i, pool in enumerate(spec["nodePools"]):
         yield from _check_sysctls(i, pool, doc)
-        yield from _check_hugepages(i, pool, backend, doc)
+        yield from _check_hugepages(i, pool, backend, spec["tuning"]["machineConfigPools"], doc)

@@ -9,8 +9,22 @@
 // (upstream's: the built-in system:persistent-volume-provisioner role plus reading nodes).
 //
 // With `localNvme.prepare.enabled` (destructive, opt-in) a second DaemonSet runs
-// files/prepare-disks.sh, which formats and mounts (Filesystem) or links (Block) the matching
-// devices under the discovery directory and refuses devices that hold data unless `force`.
+// files/prepare-disks.sh, which formats and mounts (Filesystem) or links (Block) the disks whose
+// /dev/disk/by-id name matches `diskIdPattern` (the model: instance storage, never EBS) under the
+// discovery directory and refuses devices that hold data unless `force`. It runs on every node
+// of the pool; with NFD it writes the number of disks it prepared to an NFD feature file
+// (features.d, which the NFD worker reads: chart templates/worker.yaml mounts it from the host),
+// and the `local-nvme` NodeFeatureRule labels the nodes where that number is above 0. The
+// provisioner selects on that label, so it runs only where disks were prepared, and a node
+// without disks is reported (label local-nvme-disks=0) without failing anything. NFD cannot
+// tell the disks apart itself: its storage.block feature has only name, dax, rotational,
+// nr_zones and zoned (node-feature-discovery source/storage/storage.go, queueAttrs), no model.
+//
+// local-static-provisioner creates a PV for every mount point under the discovery directory
+// (Filesystem) and skips directories that are not mount points (sig-storage-local-static-
+// provisioner pkg/discovery/discovery.go: "path %q is not an actual mountpoint"); a PV that
+// already exists keeps its path across reboots, so the script makes each mount point immutable
+// before mounting: until the disk is mounted again, a pod of that PV cannot write to the OS disk.
 local k = import '../lib/k.libsonnet';
 local labels = import '../lib/labels.libsonnet';
 
@@ -22,6 +36,8 @@ local defaults = {
   pools: [],
   provisionerImage: 'registry.k8s.io/sig-storage/local-volume-provisioner',
   pauseImage: 'registry.k8s.io/pause:3.10',
+  // the NFD local source's directory (node-feature-discovery source/local/local.go featureFilesDir)
+  featuresDir: '/etc/kubernetes/node-feature-discovery/features.d',
   prepareScript: importstr '../files/prepare-disks.sh',
   serviceAccount: 'local-volume-provisioner',
 };
@@ -42,11 +58,14 @@ function(params)
   local image = p.provisionerImage + ':' + p.storage.provisionerVersion;
   local prepareScriptName = 'prepare-disks-script';
 
-  local podBase(pool) = {
-    nodeSelector: labels.poolSelector(pool, p.nfd.enabled, needsNvme=true),
+  // The prepare pod runs on every node of the pool (it finds the disks); the provisioner, with
+  // NFD and preparation, only where the prepare pod reported disks (the local-nvme label).
+  local podBase(pool, needsNvme) = {
+    nodeSelector: labels.poolSelector(pool, p.nfd.enabled, needsNvme=needsNvme),
     tolerations: k.tolerationsFor(pool.taints),
     priorityClassName: 'system-node-critical',
   };
+  local featureFile = p.featuresDir + '/' + labels.localNvmeFeatureFile;
 
   local classMap(nvme) = {
     [nvme.storageClass]: {
@@ -64,12 +83,12 @@ function(params)
     local name = 'prepare-disks-' + pool.name;
     local poolLabels = k.labels(component, name) + { [labels.nodePool]: pool.name };
     local env = [
-      { name: 'DEVICE_PATTERN', value: nvme.devicePattern },
+      { name: 'DISK_ID_PATTERN', value: nvme.diskIdPattern },
       { name: 'MODE', value: nvme.mode },
     ] + (if nvme.mode == 'Filesystem' then [{ name: 'FS_TYPE', value: nvme.fsType }] else []) + [
       { name: 'HOST_DIR', value: nvme.hostDir },
       { name: 'FORCE', value: std.toString(nvme.prepare.force) },
-    ];
+    ] + (if p.nfd.enabled then [{ name: 'FEATURE_FILE', value: featureFile }] else []);
     k.object('apps/v1', 'DaemonSet', name, ns, poolLabels) + {
       spec: {
         selector: { matchLabels: k.selectorLabels(name) },
@@ -78,7 +97,7 @@ function(params)
             labels: poolLabels,
             annotations: { 'gpu-gitops.io/config-hash': k.hash([p.prepareScript, env]) },
           },
-          spec: podBase(pool) + {
+          spec: podBase(pool, needsNvme=false) + {
             hostPID: true,
             automountServiceAccountToken: false,
             initContainers: [{
@@ -93,7 +112,7 @@ function(params)
                 { name: 'dev', mountPath: '/dev' },
                 // Bidirectional: the mounts made here must appear on the host.
                 { name: 'discovery', mountPath: nvme.hostDir, mountPropagation: 'Bidirectional' },
-              ],
+              ] + (if p.nfd.enabled then [{ name: 'nfd-features', mountPath: p.featuresDir }] else []),
             }],
             containers: [{
               name: 'pause',
@@ -111,7 +130,7 @@ function(params)
               { name: 'scripts', configMap: { name: prepareScriptName, defaultMode: std.parseOctal('0555') } },
               { name: 'dev', hostPath: { path: '/dev', type: 'Directory' } },
               { name: 'discovery', hostPath: { path: nvme.hostDir, type: 'DirectoryOrCreate' } },
-            ],
+            ] + (if p.nfd.enabled then [{ name: 'nfd-features', hostPath: { path: p.featuresDir, type: 'DirectoryOrCreate' } }] else []),
           },
         },
       },
@@ -137,7 +156,7 @@ function(params)
               labels: poolLabels,
               annotations: { 'gpu-gitops.io/config-hash': k.hash(config.storageClassMap) },
             },
-            spec: podBase(pool) + {
+            spec: podBase(pool, needsNvme=nvme.prepare.enabled) + {
               serviceAccountName: p.serviceAccount,
               containers: [{
                 name: 'provisioner',

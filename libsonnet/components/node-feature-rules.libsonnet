@@ -3,9 +3,13 @@
 //
 // GPU: a PCI device of the vendor (10de NVIDIA, 1002 AMD) in one of that vendor's GPU classes
 // (lib/labels.libsonnet pciClasses: an MI300X is a 1200 processing accelerator, not a display
-// controller); one rule per vendor present in the node pools. NVMe: a non-rotational block device whose
-// name starts with `nvme` (NFD does not label NVMe by default: class 0108 is not in its PCI
-// whitelist). Only rendered when some pool declares local NVMe.
+// controller); one rule per vendor present in the node pools. NVMe: the nodes where
+// files/prepare-disks.sh prepared at least one disk matching the pool's `diskIdPattern` (it writes
+// the count to an NFD feature file: the `local.feature` feature, node-feature-discovery
+// source/local/local.go). NFD's own storage.block feature cannot tell instance storage from EBS:
+// it has name, dax, rotational, nr_zones and zoned only (source/storage/storage.go queueAttrs),
+// and on Nitro instances EBS volumes are non-rotational nvme devices too. Only rendered when
+// some pool prepares its local NVMe disks (nothing else writes the feature).
 local k = import '../lib/k.libsonnet';
 local labels = import '../lib/labels.libsonnet';
 
@@ -19,7 +23,8 @@ function(params)
   local p = defaults + params;
   local component = 'node-feature-rules';
   local vendors = std.set([pool.gpu.vendor for pool in p.pools if std.objectHas(pool, 'gpu')]);
-  local nvme = std.length([pool for pool in p.pools if std.objectHas(pool, 'localNvme')]) > 0;
+  local nvme = std.length([pool for pool in p.pools
+                            if std.objectHas(pool, 'localNvme') && pool.localNvme.prepare.enabled]) > 0;
   local gpuRule(vendor) = {
     name: 'gpu-' + vendor,
     labels: { [labels.gpu(vendor)]: labels.present },
@@ -35,11 +40,8 @@ function(params)
     name: 'local-nvme',
     labels: { [labels.localNvme]: labels.present },
     matchFeatures: [{
-      feature: 'storage.block',
-      matchExpressions: {
-        name: { op: 'InRegexp', value: ['^nvme'] },
-        rotational: { op: 'In', value: ['0'] },
-      },
+      feature: 'local.feature',
+      matchExpressions: { [labels.localNvmeDisks]: { op: 'Gt', value: ['0'] } },
     }],
   };
   local rules = [gpuRule(v) for v in vendors] + (if nvme then [nvmeRule] else []);

@@ -13,10 +13,19 @@
 // (/var/lib/gpu-gitops/kubelet-hugepages: the pages and the boot it restarted for) is missing or
 // stale, so a failed restart is retried and a reboot (pages set again after the kubelet started)
 // restarts it once more; without it every run logs a warning that allocatable lacks the pages.
+// Restarts are bounded: only under systemd (the script checks the host's PID 1), one node of the
+// pool at a time (a pool's nodes are created and often rebooted together): the script holds the
+// Lease `kubelet-restart-<pool>` in the tuning namespace from before the restart until the
+// kubelet answers its health check. kubectl comes from registry.k8s.io/kubectl (Debian-based,
+// kubernetes build/server-image/kubectl/Dockerfile), copied into the busybox container by a
+// first init container; the API token is projected into the tuning container only, for a
+// ServiceAccount that may touch nothing but these Leases. A change of script or config rolls
+// the DaemonSet one node at a time (maxUnavailable: 1).
 //
-// backend `tuned`: one Node Tuning Operator `Tuned` per pool: [sysctl] (with vm.nr_hugepages
-// for the 2Mi pages, the default size), [vm], and [bootloader] for 1Gi pages on the kernel
-// command line, applied through the pool's MachineConfigPool (a reboot).
+// backend `tuned`: one Node Tuning Operator `Tuned` per pool: [sysctl] and [bootloader] for the
+// huge pages (2Mi and 1Gi) on the kernel command line, applied through the pool's MachineConfigPool (a reboot; generator/consistency/tuning.py checks
+// the pool is one the input says exists). Transparent huge pages are left as the node image
+// sets them: nothing in the input asks to change them.
 local k = import '../lib/k.libsonnet';
 local labels = import '../lib/labels.libsonnet';
 
@@ -28,9 +37,13 @@ local defaults = {
   pools: [],
   images: {
     tune: 'docker.io/library/busybox:1.37.0',
+    // Lease create/get/replace/delete: coordination.k8s.io/v1, unchanged since 1.14
+    kubectl: 'registry.k8s.io/kubectl:v1.32.0',
     pause: 'registry.k8s.io/pause:3.10',
   },
   stateDir: '/var/lib/gpu-gitops',
+  serviceAccount: 'kubelet-restart',
+  lockSeconds: 600,
   tunedNamespace: 'openshift-cluster-node-tuning-operator',
   tunedPriority: 20,
   script: importstr '../files/tune-node.sh',
@@ -77,8 +90,26 @@ function(params)
   local pools = [pool for pool in p.pools if hasTuning(pool)];
   local scriptName = 'tune-node-script';
 
+  local lockName(pool) = 'kubelet-restart-' + pool.name;
+  // Only runtime (2Mi) huge pages need the kubelet restarted: other pools get no restart
+  // machinery and no API access.
+  local restartsKubelet(pool) = p.tuning.restartKubelet && hugepagesOf(pool)['2Mi'] > 0;
+  local restartPools = [pool for pool in pools if restartsKubelet(pool)];
+  // the API token, CA and namespace kubectl's in-cluster config reads, in this container only
+  local apiAccess = {
+    name: 'api-access',
+    projected: {
+      sources: [
+        { serviceAccountToken: { path: 'token', expirationSeconds: 3600 } },
+        { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+        { downwardAPI: { items: [{ path: 'namespace', fieldRef: { fieldPath: 'metadata.namespace' } }] } },
+      ],
+    },
+  };
+
   local daemonSetObjects(pool) =
     local name = 'tune-' + pool.name;
+    local restarts = restartsKubelet(pool);
     local config = configOf(pool);
     local poolLabels = k.labels(component, name) + { [labels.nodePool]: pool.name };
     [
@@ -86,7 +117,8 @@ function(params)
       k.object('apps/v1', 'DaemonSet', name, ns, poolLabels) + {
         spec: {
           selector: { matchLabels: k.selectorLabels(name) },
-          updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%' } },
+          // a new config may restart the kubelet: one node of the pool at a time
+          updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
           template: {
             metadata: {
               labels: poolLabels,
@@ -98,24 +130,50 @@ function(params)
               priorityClassName: 'system-node-critical',
               hostNetwork: true,
               // the kubelet restart enters the host's namespaces through PID 1
-              [if p.tuning.restartKubelet then 'hostPID']: true,
+              [if restarts then 'hostPID']: true,
+              [if restarts then 'serviceAccountName']: p.serviceAccount,
               automountServiceAccountToken: false,
-              initContainers: [{
+              initContainers: (if restarts then [{
+                name: 'kubectl',
+                image: p.images.kubectl,
+                command: ['cp', '/bin/kubectl', '/tools/kubectl'],
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  capabilities: { drop: ['ALL'] },
+                  readOnlyRootFilesystem: true,
+                },
+                resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
+                volumeMounts: [{ name: 'tools', mountPath: '/tools' }],
+              }] else []) + [{
                 name: 'tune',
                 image: p.images.tune,
                 command: ['/bin/sh', '/scripts/tune-node.sh', '/config/tuning.conf'],
                 env: [
                   { name: 'PROC_SYS', value: '/proc/sys' },
                   { name: 'SYS_ROOT', value: '/host/sys' },
-                  { name: 'RESTART_KUBELET', value: std.toString(p.tuning.restartKubelet) },
-                ] + (if p.tuning.restartKubelet then [{ name: 'STATE_DIR', value: '/host' + p.stateDir }] else []),
+                  { name: 'RESTART_KUBELET', value: std.toString(restarts) },
+                ] + (if restarts then [
+                  { name: 'STATE_DIR', value: '/host' + p.stateDir },
+                  // hostPID: /proc/1 is the host's init
+                  { name: 'HOST_PROC', value: '/proc' },
+                  { name: 'KUBECTL', value: '/tools/kubectl' },
+                  { name: 'LOCK_NAME', value: lockName(pool) },
+                  { name: 'LOCK_NAMESPACE', value: ns },
+                  { name: 'LOCK_SECONDS', value: std.toString(p.lockSeconds) },
+                  { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+                ] else []),
                 securityContext: { privileged: true },
-                resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
+                // kubectl (a Go binary of ~50 MiB) runs in here for the lock
+                resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: if restarts then '192Mi' else '64Mi' } },
                 volumeMounts: [
                   { name: 'config', mountPath: '/config', readOnly: true },
                   { name: 'scripts', mountPath: '/scripts', readOnly: true },
                   { name: 'sys', mountPath: '/host/sys' },
-                ] + (if p.tuning.restartKubelet then [{ name: 'state', mountPath: '/host' + p.stateDir }] else []),
+                ] + (if restarts then [
+                  { name: 'state', mountPath: '/host' + p.stateDir },
+                  { name: 'tools', mountPath: '/tools', readOnly: true },
+                  { name: 'api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
+                ] else []),
               }],
               containers: [{
                 name: 'pause',
@@ -133,7 +191,11 @@ function(params)
                 { name: 'config', configMap: { name: name } },
                 { name: 'scripts', configMap: { name: scriptName, defaultMode: std.parseOctal('0555') } },
                 { name: 'sys', hostPath: { path: '/sys', type: 'Directory' } },
-              ] + (if p.tuning.restartKubelet then [{ name: 'state', hostPath: { path: p.stateDir, type: 'DirectoryOrCreate' } }] else []),
+              ] + (if restarts then [
+                { name: 'state', hostPath: { path: p.stateDir, type: 'DirectoryOrCreate' } },
+                { name: 'tools', emptyDir: {} },
+                apiAccess,
+              ] else []),
             },
           },
         },
@@ -143,14 +205,19 @@ function(params)
   local tuned(pool) =
     local name = 'gpu-gitops-' + pool.name;
     local h = hugepagesOf(pool);
-    local bootPages = h['1Gi'] > 0 && !h.bootReserved;
-    local sysctls = pool.sysctls + (if h['2Mi'] > 0 then { 'vm.nr_hugepages': h['2Mi'] } else {});
+    // Every huge page goes on the kernel command line, reserved before the kubelet starts: pages
+    // set at runtime (vm.nr_hugepages) are missing from node allocatable until the kubelet
+    // restarts. OpenShift's own recipe ("Configuring huge pages at boot time", scalability and
+    // performance docs) is this [bootloader] cmdline through the pool's MachineConfigPool.
+    local bootArgs = (if h['2Mi'] > 0 then ['hugepagesz=2M hugepages=%d' % h['2Mi']] else [])
+                     + (if h['1Gi'] > 0 && !h.bootReserved then ['hugepagesz=1G hugepages=%d' % h['1Gi']] else []);
+    local bootPages = std.length(bootArgs) > 0;
+    local sysctls = pool.sysctls;
     local section(title, lines) = if std.length(lines) > 0 then ['', '[' + title + ']'] + lines else [];
     local data = std.join('\n',
       ['[main]', 'summary=gpu-gitops tuning for node pool ' + pool.name, 'include=openshift-node']
       + section('sysctl', ['%s=%s' % [key, sysctls[key]] for key in std.objectFields(sysctls)])
-      + section('vm', if h['2Mi'] > 0 || h['1Gi'] > 0 then ['transparent_hugepages=never'] else [])
-      + section('bootloader', if bootPages then ['cmdline_gpu_gitops_hugepages=hugepagesz=1G hugepages=%d' % h['1Gi']] else [])
+      + section('bootloader', if bootPages then ['cmdline_gpu_gitops_hugepages=' + std.join(' ', bootArgs)] else [])
     ) + '\n';
     k.object('tuned.openshift.io/v1', 'Tuned', name, p.tunedNamespace,
              k.labels(component, name) + { [labels.nodePool]: pool.name }) + {
@@ -175,4 +242,23 @@ function(params)
     }),
     k.object('v1', 'ConfigMap', scriptName, ns, k.labels(component)) + { data: { 'tune-node.sh': p.script } },
   ]
+  + (if std.length(restartPools) > 0 then [
+       k.object('v1', 'ServiceAccount', p.serviceAccount, ns, k.labels(component)),
+       // create cannot be limited by name (the name is not known at authorization time)
+       k.object('rbac.authorization.k8s.io/v1', 'Role', p.serviceAccount, ns, k.labels(component)) + {
+         rules: [
+           { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+           {
+             apiGroups: ['coordination.k8s.io'],
+             resources: ['leases'],
+             resourceNames: [lockName(pool) for pool in restartPools],
+             verbs: ['get', 'update', 'delete'],
+           },
+         ],
+       },
+       k.object('rbac.authorization.k8s.io/v1', 'RoleBinding', p.serviceAccount, ns, k.labels(component)) + {
+         subjects: [{ kind: 'ServiceAccount', name: p.serviceAccount, namespace: ns }],
+         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: p.serviceAccount },
+       },
+     ] else [])
   + std.flattenArrays([daemonSetObjects(pool) for pool in pools])

@@ -1,147 +1,199 @@
 #!/bin/sh
-# Prepare a node's local NVMe disks for local-static-provisioner, which only discovers what is
-# already under its discovery directory: mount points (Filesystem mode) or links to block
-# devices (Block mode). DESTRUCTIVE: formats disks. Rendered only when the pool opts in
-# (`localNvme.prepare.enabled`); runs as the init container of the pool's prepare DaemonSet.
+# Prepare a node's local instance-store NVMe disks for local-static-provisioner, which only
+# discovers what is already under its discovery directory: mount points (Filesystem mode) or
+# links to block devices (Block mode). DESTRUCTIVE: formats disks. Rendered only when the pool
+# opts in (`localNvme.prepare.enabled`); runs as the init container of the pool's prepare DaemonSet.
 #
 # Environment:
-#   DEVICE_PATTERN  shell glob of the devices, e.g. /dev/nvme[1-8]n1
+#   DISK_ID_PATTERN  shell glob of the disks' names under /dev/disk/by-id, e.g.
+#                    nvme-Amazon_EC2_NVMe_Instance_Storage_* (the model is part of the name)
 #   MODE            Filesystem (format + mount) or Block (link the raw device)
 #   FS_TYPE         xfs or ext4 (Filesystem mode)
 #   HOST_DIR        the discovery directory (bind-mounted from the host, Bidirectional)
 #   FORCE=true      also take devices that hold a filesystem or partition table (erased)
+#   FEATURE_FILE    NFD feature file to write `local-nvme-disks=<prepared disks>` to (optional)
 #   DEV_ROOT        prefix of the device tree (tests); links always point at the /dev path
 #   MOUNTS          the host's mount table (default /proc/1/mounts: the pod shares the host's
 #                   PID namespace, so PID 1's table is the host's, not the container's)
 #
-# Every disk is named by its stable /dev/disk/by-id link when there is one: nvmeXnY names can
-# change across reboots, and a Local PV's path must keep pointing at the same disk. For the same
-# reason a Block-mode link points at /dev/disk/by-id/<name>, never at the kernel name, and an
-# existing link is checked on every run and re-pointed if it points anywhere else (links made by
-# older versions pointed at /dev/nvmeXnY: after a renumbering they would open another disk).
-# A disk formatted here carries the label `gpu-gitops` and is mounted again (never re-formatted)
-# after a reboot. Devices that are mounted, held by LVM/RAID, or carry any signature are refused
-# unless FORCE=true. Idempotent: a disk already mounted or correctly linked is left alone.
+# Disks are selected by their /dev/disk/by-id name, never by kernel name: on Nitro instances EBS
+# volumes are NVMe devices too (nvmeXnY), and CSI volumes picked up here would be formatted and
+# later wiped on release. The by-id name carries the model (udev: nvme-<model>_<serial>), which
+# tells instance storage from EBS. udev makes several links per disk (`..._<serial>`,
+# `..._<serial>_1`, `...-ns-1`, `-partN`): partitions are skipped and each disk is taken once, by
+# its first (shortest) name. nvmeXnY names can also change across reboots; a Local PV's path and
+# a Block-mode link (`/dev/disk/by-id/<name>`) keep pointing at the same disk. An existing link is
+# checked on every run and re-pointed if it points anywhere else (older versions pointed at
+# /dev/nvmeXnY: after a renumbering that opens another disk).
+#
+# A disk is empty only when `blkid -p` exits 2 ("nothing found", util-linux blkid(8) RETURN
+# CODE); 0 (a signature), 8 (ambivalent probe: several signatures) and anything else (4: usage
+# error, or the probe failed) mean it may hold data: refused, or with FORCE=true wiped with
+# wipefs and probed again. mkfs runs without its force flags, so it refuses what blkid missed.
+#
+# Filesystem mode: the mount point is made immutable (chattr +i) before the disk is mounted on
+# it. After a reboot the directory exists on the root disk before this pod mounts the disk again,
+# and a pod of a Local PV on it would start and write to the OS disk; an immutable directory
+# takes no writes (the mounted filesystem's root is not immutable, so nothing changes once
+# mounted). A disk formatted here carries the label `gpu-gitops` and is mounted again (never
+# re-formatted) after a reboot. Devices that are mounted or held by LVM/RAID are refused even
+# with FORCE=true (in use by the host: left alone, not an error). Idempotent: a disk already mounted or correctly linked is left alone.
+#
+# A node without any matching disk is reported (log and `local-nvme-disks=0` in FEATURE_FILE,
+# which NFD turns into the node label feature.node.kubernetes.io/local-nvme-disks=0) and the pod
+# succeeds: one node without disks must not hold up the rollout. Exits non-zero only when a
+# matching disk was refused or could not be prepared.
 set -eu
 
-pattern=${DEVICE_PATTERN:?DEVICE_PATTERN is required}
+pattern=${DISK_ID_PATTERN:?DISK_ID_PATTERN is required}
 mode=${MODE:-Filesystem}
 fs_type=${FS_TYPE:-xfs}
 host_dir=${HOST_DIR:?HOST_DIR is required}
 force=${FORCE:-false}
+feature_file=${FEATURE_FILE:-}
 dev_root=${DEV_ROOT:-}
 mounts=${MOUNTS:-/proc/1/mounts}
 label=gpu-gitops
 found=0
+prepared=0
 failed=0
+seen=' '
 
 log() { printf 'prepare-disks: %s\n' "$*"; }
 
-# The by-id name of a device ("nvme-<model>_<serial>"), or its kernel name.
-stable_name() {
-  for link in "$dev_root"/dev/disk/by-id/nvme-*; do
-    [ -L "$link" ] || continue
-    case $link in *-part[0-9]*) continue ;; esac
-    if [ "$(readlink -f "$link")" = "$(readlink -f "$1")" ]; then
-      basename "$link"
-      return
-    fi
-  done
-  basename "$1"
+refuse() { log "refusing $1: $2"; failed=$((failed + 1)); }
+
+# probe DEVICE: run `blkid -p`; sets probe_rc (its exit code) and signature (its output).
+probe() {
+  probe_rc=0
+  signature=$(blkid -p -o export "$1" 2>/dev/null) || probe_rc=$?
 }
 
-# The path a Block-mode link points at: the by-id link (the host's path, without DEV_ROOT), or
-# the kernel name when the disk has no by-id link (then a renumbering can swap disks: warned).
-link_target() {
-  if [ -L "$dev_root/dev/disk/by-id/$1" ]; then
-    printf '/dev/disk/by-id/%s\n' "$1"
-  else
-    log "warning: $2 has no /dev/disk/by-id link; linking its kernel name, which a reboot can renumber" >&2
-    printf '%s\n' "${2#"$dev_root"}"
-  fi
-}
-
-# usable DEVICE: not in use, and empty (or FORCE=true, then wiped).
+# usable DEVICE: not in use, and empty (or FORCE=true, then wiped and probed empty).
 usable() {
   dev=$1 kernel_name=$(basename "$1")
   if grep -qs "^${1#"$dev_root"}[p ]" "$mounts"; then
-    log "refusing $dev: it is mounted"
+    log "refusing $dev: it is mounted (in use by the host: left alone)"
     return 1
   fi
   if [ -n "$(ls -A "$dev_root/sys/block/$kernel_name/holders" 2>/dev/null)" ]; then
-    log "refusing $dev: it is held by another device (LVM, RAID or crypt)"
+    log "refusing $dev: it is held by another device (LVM, RAID or crypt: left alone)"
     return 1
   fi
-  if signature=$(blkid -p -o export "$dev" 2>/dev/null) && [ -n "$signature" ]; then
-    found_types=$(printf '%s\n' "$signature" | grep -E '^(TYPE|PTTYPE)=' | tr '\n' ' ')
-    if [ "$force" != true ]; then
-      log "refusing $dev: it holds ${found_types:-a signature}; its data would be lost." \
-          "Set localNvme.prepare.force: true to erase it"
-      failed=$((failed + 1))
-      return 1
-    fi
-    log "erasing $dev (force): it held ${found_types:-a signature}"
-    wipefs --all "$dev"
-  fi
-  return 0
+  probe "$dev"
+  case $probe_rc in
+    2) return 0 ;;
+    0|8)
+      found_types=$(printf '%s\n' "$signature" | grep -E '^(TYPE|PTTYPE)=' | tr '\n' ' ' || true)
+      [ "$probe_rc" = 8 ] && found_types="several signatures (blkid: ambivalent probe)"
+      if [ "$force" != true ]; then
+        refuse "$dev" "it holds ${found_types:-a signature}; its data would be lost. Set localNvme.prepare.force: true to erase it"
+        return 1
+      fi
+      log "erasing $dev (force): it held ${found_types:-a signature}"
+      wipefs --all "$dev"
+      probe "$dev"
+      if [ "$probe_rc" != 2 ]; then
+        refuse "$dev" "blkid -p still finds a signature after wipefs (exit $probe_rc)"
+        return 1
+      fi
+      return 0 ;;
+    *)
+      refuse "$dev" "blkid -p failed (exit $probe_rc): cannot tell whether it holds data"
+      return 1 ;;
+  esac
 }
 
 format() {
   case $fs_type in
-    xfs) mkfs.xfs -q -f -L "$label" "$1" ;;
-    ext4) mkfs.ext4 -q -F -m 0 -L "$label" "$1" ;;
+    xfs) mkfs.xfs -q -L "$label" "$1" </dev/null ;;
+    ext4) mkfs.ext4 -q -m 0 -L "$label" "$1" </dev/null ;;
     *) log "error: unsupported filesystem $fs_type"; return 1 ;;
   esac
 }
 
+# mount_disk DEVICE TARGET: mount on an immutable, empty mount point.
+mount_disk() {
+  mkdir -p "$2"
+  if ! chattr +i "$2"; then
+    refuse "$1" "cannot make the mount point $2 immutable: a pod could write to the OS disk while it is not mounted"
+    return 1
+  fi
+  mount -t "$fs_type" -o noatime "$1" "$2"
+}
+
+# link_disk NAME DEVICE TARGET (Block mode)
+link_disk() {
+  want=/dev/disk/by-id/$1
+  if [ -L "$3" ]; then
+    had=$(readlink "$3")
+    if [ "$had" = "$want" ]; then
+      log "unchanged $2: linked at $3"
+      return 0
+    fi
+    # The link is ours (named after this disk's serial): re-point it in one rename, so a
+    # Local PV never sees it missing.
+    rm -f "$3.new"
+    ln -s "$want" "$3.new"
+    mv -f "$3.new" "$3"
+    log "relinked $3 -> $want (it pointed at $had)"
+    return 0
+  fi
+  usable "$2" || return 1
+  ln -s "$want" "$3"
+  log "linked $3 -> $want"
+}
+
+# mount_fs DEVICE TARGET (Filesystem mode)
+mount_fs() {
+  if mountpoint -q "$2" 2>/dev/null; then
+    log "unchanged $1: mounted at $2"
+    return 0
+  fi
+  if [ "$(blkid -p -s LABEL -o value "$1" 2>/dev/null || true)" = "$label" ]; then
+    mount_disk "$1" "$2" || return 1
+    log "mounted $1 at $2 (formatted earlier)"
+    return 0
+  fi
+  usable "$1" || return 1
+  if ! format "$1"; then
+    refuse "$1" "mkfs.$fs_type failed"
+    return 1
+  fi
+  mount_disk "$1" "$2" || return 1
+  log "formatted $1 as $fs_type and mounted it at $2"
+}
+
+report() {
+  [ -n "$feature_file" ] || return 0
+  mkdir -p "$(dirname "$feature_file")"
+  printf '# written by prepare-disks.sh: disks matching %s prepared under %s\nlocal-nvme-disks=%s\n' \
+    "$pattern" "$host_dir" "$prepared" > "$feature_file.new"
+  mv -f "$feature_file.new" "$feature_file"
+}
+
 mkdir -p "$host_dir"
 set +f
-for dev in $dev_root$pattern; do
-  [ -e "$dev" ] || continue
+for link in "$dev_root"/dev/disk/by-id/$pattern; do
+  [ -L "$link" ] || continue
+  case $link in *-part[0-9]*) continue ;; esac
+  dev=$(readlink -f "$link")
+  case $seen in *" $dev "*) continue ;; esac
+  seen="$seen$dev "
   found=$((found + 1))
-  name=$(stable_name "$dev")
-  target=$host_dir/$name
+  name=$(basename "$link")
   if [ "$mode" = Block ]; then
-    want=$(link_target "$name" "$dev")
-    if [ -L "$target" ]; then
-      had=$(readlink "$target")
-      if [ "$had" = "$want" ]; then
-        log "unchanged $dev: linked at $target"
-        continue
-      fi
-      # The link is ours (named after this disk's serial): re-point it in one rename, so a
-      # Local PV never sees it missing.
-      rm -f "$target.new"
-      ln -s "$want" "$target.new"
-      mv -f "$target.new" "$target"
-      log "relinked $target -> $want (it pointed at $had)"
-      continue
-    fi
-    usable "$dev" || continue
-    ln -s "$want" "$target"
-    log "linked $target -> $want"
+    link_disk "$name" "$dev" "$host_dir/$name" && prepared=$((prepared + 1))
   else
-    if mountpoint -q "$target" 2>/dev/null; then
-      log "unchanged $dev: mounted at $target"
-      continue
-    fi
-    if [ "$(blkid -p -s LABEL -o value "$dev" 2>/dev/null || true)" = "$label" ]; then
-      mkdir -p "$target"
-      mount -t "$fs_type" -o noatime "$dev" "$target"
-      log "mounted $dev at $target (formatted earlier)"
-      continue
-    fi
-    usable "$dev" || continue
-    format "$dev"
-    mkdir -p "$target"
-    mount -t "$fs_type" -o noatime "$dev" "$target"
-    log "formatted $dev as $fs_type and mounted it at $target"
+    mount_fs "$dev" "$host_dir/$name" && prepared=$((prepared + 1))
   fi
 done
+report
 
 if [ "$found" -eq 0 ]; then
-  log "error: no device matches $pattern on this node"
-  exit 1
+  log "warning: no disk matches /dev/disk/by-id/$pattern on this node: nothing to prepare" \
+      "(reported as local-nvme-disks=0); check localNvme.diskIdPattern and the node's instance type"
+  exit 0
 fi
-log "$found device(s) matched, $failed refused"
+log "$found disk(s) matched, $prepared prepared, $failed refused"
 [ "$failed" -eq 0 ]

@@ -15,12 +15,33 @@
 #                          them only when it starts (kubernetes/kubernetes#111757)
 #   KUBELET_RESTART_COMMAND   how (default: systemctl in the host's namespaces, waiting for it)
 #   STATE_DIR  where the restart record lives, on the host (default /var/lib/gpu-gitops)
+#   HOST_PROC  the host's /proc (default /proc: the pod shares the host's PID namespace)
+#   LOCK_NAME, LOCK_NAMESPACE   the pool's kubelet restart lock, a coordination.k8s.io Lease
+#                            (none: no lock); KUBECTL (default kubectl) reaches the API server
+#   NODE_NAME  the lock holder's identity (default: hostname)
+#   LOCK_SECONDS  how long a lock whose holder never released it blocks the pool (default 600)
+#   LOCK_POLL_SECONDS  how often a waiting node checks the lock (default 10)
+#   KUBELET_HEALTHZ_URL  polled after the restart (default http://127.0.0.1:10248/healthz, the
+#                        kubelet's --healthz-bind-address and --healthz-port defaults)
 #
 # Whether the kubelet must restart is not decided from what this run changed: a restart that
 # failed once would never be retried, and after a reboot the pages are set again after the
 # kubelet started. Instead STATE_DIR/kubelet-hugepages records the runtime huge pages and the
 # boot (kernel boot_id) of the last successful restart; the kubelet is restarted whenever that
 # record is missing or differs, and the record is written only once the restart succeeded.
+# The restart goes through systemd; it is refused (an error) when the host's PID 1 is not
+# systemd, where `systemctl restart kubelet` cannot work (e.g. Talos).
+#
+# One node of the pool restarts its kubelet at a time: a pool's nodes are created together and
+# often rebooted together. The lock is a Lease held by NODE_NAME: `kubectl create` is atomic
+# (it fails while another node holds the Lease), and the Lease is deleted once the kubelet
+# answers its health check again. A Lease not released within LOCK_SECONDS (its node died
+# mid-restart, or its kubelet never came back: then the pool's restarts stop for that long) is
+# taken over with `kubectl replace` at the resourceVersion read, so two waiting nodes cannot
+# both take it; the holder's own Lease (its pod restarted) is taken back at once.
+#
+# Huge pages the kernel cannot fully allocate (fragmented memory) are rolled back to the count
+# before this run: a partial pool pins memory the kubelet still counts as allocatable.
 # Without RESTART_KUBELET every run warns that node allocatable may lack the runtime pages.
 #
 # Idempotent: a value already in place is not written again, so a second run changes nothing
@@ -36,6 +57,14 @@ sys_root=${SYS_ROOT:-/sys}
 restart_kubelet=${RESTART_KUBELET:-false}
 restart_command=${KUBELET_RESTART_COMMAND:-nsenter --target 1 --mount --uts --ipc --net --pid -- systemctl restart kubelet}
 state_dir=${STATE_DIR:-/var/lib/gpu-gitops}
+host_proc=${HOST_PROC:-/proc}
+kubectl=${KUBECTL:-kubectl}
+lock_name=${LOCK_NAME:-}
+lock_ns=${LOCK_NAMESPACE:-}
+node_name=${NODE_NAME:-$(hostname)}
+lock_seconds=${LOCK_SECONDS:-600}
+lock_poll=${LOCK_POLL_SECONDS:-10}
+healthz=${KUBELET_HEALTHZ_URL:-http://127.0.0.1:10248/healthz}
 record=$state_dir/kubelet-hugepages
 
 changed=0
@@ -88,6 +117,12 @@ set_hugepages() {
       log "error: hugepages-${size}kB: the kernel allocated $got of $want pages (memory is fragmented);" \
           "reserve them at boot instead"
       failed=$((failed + 1))
+      # $have: the count before this run (set by write)
+      if printf '%s\n' "$have" > "$file" && [ "$(cat "$file")" = "$have" ]; then
+        log "rolled back hugepages-${size}kB to $have: a partial pool pins memory the kubelet counts as allocatable"
+      else
+        log "error: hugepages-${size}kB: cannot roll back to $have (now $(cat "$file"))"
+      fi
     fi
   fi
   [ "$failed" -eq "$before" ] || hugepages_failed=1
@@ -115,6 +150,65 @@ while read -r kind key value || [ -n "$kind" ]; do
   esac
 done < "$config"
 
+# lease EXPIRES [RESOURCE_VERSION]: the lock's manifest (JSON), held by this node until EXPIRES
+# (epoch seconds; compared with each node's clock, so LOCK_SECONDS dwarfs any clock skew).
+lease() {
+  version=''
+  [ -z "${2:-}" ] || version=",\"resourceVersion\":\"$2\""
+  printf '{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"%s","namespace":"%s",' \
+    "$lock_name" "$lock_ns"
+  printf '"annotations":{"gpu-gitops.io/expires":"%s"}%s},' "$1" "$version"
+  printf '"spec":{"holderIdentity":"%s","leaseDurationSeconds":%s}}\n' "$node_name" "$lock_seconds"
+}
+
+acquire_lock() {
+  [ -n "$lock_name" ] || return 0
+  while :; do
+    expires=$(($(date +%s) + lock_seconds))
+    if error=$(lease "$expires" | $kubectl create -f - 2>&1); then
+      log "holding the kubelet restart lock $lock_ns/$lock_name"
+      return 0
+    fi
+    # holder, expiry, resourceVersion
+    current=$($kubectl get lease -n "$lock_ns" "$lock_name" \
+      -o 'jsonpath={.spec.holderIdentity} {.metadata.annotations.gpu-gitops\.io/expires} {.metadata.resourceVersion}' 2>&1) \
+      || current=''
+    set -- $current
+    if [ $# -eq 3 ] && { [ "$1" = "$node_name" ] || [ "$2" -lt "$(date +%s)" ]; } \
+       && lease "$expires" "$3" | $kubectl replace -f - >/dev/null 2>&1; then
+      log "holding the kubelet restart lock $lock_ns/$lock_name (taken over from $1)"
+      return 0
+    fi
+    if [ $# -eq 3 ]; then
+      log "waiting for the kubelet restart lock $lock_ns/$lock_name, held by $1: one node of the pool at a time"
+    else
+      log "waiting for the kubelet restart lock $lock_ns/$lock_name: $error"
+    fi
+    sleep "$lock_poll"
+  done
+}
+
+release_lock() {
+  [ -n "$lock_name" ] || return 0
+  holder=$($kubectl get lease -n "$lock_ns" "$lock_name" -o 'jsonpath={.spec.holderIdentity}' 2>/dev/null || true)
+  if [ "$holder" = "$node_name" ] && $kubectl delete lease -n "$lock_ns" "$lock_name" >/dev/null; then
+    log "released the kubelet restart lock $lock_ns/$lock_name"
+  else
+    log "warning: the kubelet restart lock $lock_ns/$lock_name is not held by $node_name (holder: ${holder:-none})"
+  fi
+}
+
+# The kubelet answers its health check within a minute of the restart.
+kubelet_healthy() {
+  tries=0
+  while [ "$tries" -lt 30 ]; do
+    wget -q -O /dev/null "$healthz" 2>/dev/null && return 0
+    tries=$((tries + 1))
+    sleep 2
+  done
+  return 1
+}
+
 # Restart the kubelet unless the record says it already restarted for these pages in this boot.
 restart_for_hugepages() {
   [ -n "$runtime_hugepages" ] || return 0
@@ -140,10 +234,19 @@ restart_for_hugepages() {
   elif [ "${have% boot *}" != "${want% boot *}" ]; then reason="huge pages changed"
   else reason="the node rebooted since the last restart"
   fi
+  init=$(cat "$host_proc/1/comm" 2>/dev/null || echo unknown)
+  if [ "$init" != systemd ]; then
+    log "error: cannot restart the kubelet: the host's init is '$init', not systemd;" \
+        "set tuning.restartKubelet: false and reserve the huge pages at boot in the node image"
+    failed=$((failed + 1))
+    return 0
+  fi
+  acquire_lock
   log "restarting the kubelet so it advertises huge pages$runtime_hugepages ($reason)"
   if ! $restart_command; then
     log "error: the kubelet restart failed; retried on the next run"
     failed=$((failed + 1))
+    release_lock
     return 0
   fi
   if mkdir -p "$state_dir" && printf '%s\n' "$want" > "$record.new" && mv -f "$record.new" "$record"; then
@@ -152,6 +255,13 @@ restart_for_hugepages() {
     log "error: kubelet restarted, but $record cannot be written: it will be restarted again"
     failed=$((failed + 1))
   fi
+  if ! kubelet_healthy; then
+    log "error: the kubelet does not answer $healthz after its restart; the lock is kept, so no other" \
+        "node of the pool restarts its kubelet for ${lock_seconds}s"
+    failed=$((failed + 1))
+    return 0
+  fi
+  release_lock
 }
 
 restart_for_hugepages

@@ -9,8 +9,12 @@
 
   // Set by NFD on nodes with a GPU of the vendor (a PCI device of that vendor in one of its GPU classes).
   gpu(vendor):: $.nfdPrefix + 'gpu-' + vendor,
-  // Set by NFD on nodes with at least one non-rotational NVMe block device.
+  // Set by NFD on nodes where files/prepare-disks.sh prepared at least one instance-store disk:
+  // it writes `<localNvmeDisks>=<count>` to an NFD feature file (local source), which also
+  // becomes the label feature.node.kubernetes.io/local-nvme-disks (0 reports a node without disks).
   localNvme:: $.nfdPrefix + 'local-nvme',
+  localNvmeDisks:: 'local-nvme-disks',
+  localNvmeFeatureFile:: 'gpu-gitops-local-nvme',
   present:: 'true',
 
   // Put on every pool-bound DaemonSet (and its pods): the pool it is meant for. Tests and the

@@ -39,7 +39,7 @@ nodePools:
       net.core.rmem_max: 268435456
       kernel.pid_max: 4194304
     localNvme:
-      devicePattern: /dev/nvme[0-7]n1
+      diskIdPattern: nvme-SAMSUNG_MZWLR3T8HBLS-00007_*
       mode: Filesystem
       storageClass: local-nvme
       prepare: {enabled: true}

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+import pytest
 import yaml
 from clusterinput import BASE, objects, replace, write
 
@@ -59,13 +62,74 @@ def test_disk_preparation_is_opt_in_and_mounts_back_to_the_host(project):
     pod = ds["spec"]["template"]["spec"]
     init = pod["initContainers"][0]
     env = {e["name"]: e["value"] for e in init["env"]}
-    assert env == {"DEVICE_PATTERN": "/dev/nvme[0-7]n1", "MODE": "Filesystem", "FS_TYPE": "xfs",
-                   "HOST_DIR": "/mnt/disks/local-nvme", "FORCE": "false"}
+    assert env == {"DISK_ID_PATTERN": "nvme-SAMSUNG_MZWLR3T8HBLS-00007_*", "MODE": "Filesystem", "FS_TYPE": "xfs",
+                   "HOST_DIR": "/mnt/disks/local-nvme", "FORCE": "false",
+                   "FEATURE_FILE": "/etc/kubernetes/node-feature-discovery/features.d/gpu-gitops-local-nvme"}
     mounts = {m["mountPath"]: m for m in init["volumeMounts"]}
     assert mounts["/mnt/disks/local-nvme"]["mountPropagation"] == "Bidirectional"
     assert pod["hostPID"] is True  # reads the host's mount table through PID 1
+    # the NFD worker reads the feature file from the host (chart templates/worker.yaml: features-d)
+    (features,) = [v for v in pod["volumes"] if v["name"] == mounts[
+        "/etc/kubernetes/node-feature-discovery/features.d"]["name"]]
+    assert features["hostPath"]["path"] == "/etc/kubernetes/node-feature-discovery/features.d"
+
+
+def test_prepare_runs_on_every_pool_node_and_the_provisioner_only_where_disks_were_prepared(project):
+    """The prepare pod finds the disks, so it cannot wait for the label it reports; the provisioner does."""
+    write(project, BASE)
+    rendered = storage(project)
+    prepare = rendered[("DaemonSet", "prepare-disks-gpu")]["spec"]["template"]["spec"]["nodeSelector"]
+    provisioner = rendered[("DaemonSet", "local-provisioner-gpu")]["spec"]["template"]["spec"]["nodeSelector"]
+    assert prepare == {"agentpool": "gpu"}
+    assert provisioner == {"agentpool": "gpu", "feature.node.kubernetes.io/local-nvme": "true"}
+    write(project, replace("prepare: {enabled: true}", "prepare: {enabled: false}"))
+    provisioner = storage(project)[("DaemonSet", "local-provisioner-gpu")]["spec"]["template"]["spec"]["nodeSelector"]
+    assert provisioner == {"agentpool": "gpu"}  # nothing reports the disks: the pool's labels only
+
+
+@pytest.mark.parametrize("provider,pattern", [("eks", "nvme-Amazon_EC2_NVMe_Instance_Storage_*"),
+                                              ("aks", "nvme-Microsoft_NVMe_Direct_Disk_*")])
+def test_provider_default_selects_instance_storage_by_model(project, provider, pattern):
+    text = replace("      diskIdPattern: nvme-SAMSUNG_MZWLR3T8HBLS-00007_*\n", "")
+    text = text[:text.index("network:")] + "network: {cilium: {enabled: false}}\n" + text[text.index("nodePools:"):]
+    write(project, text.replace("provider: generic", f"provider: {provider}"))
+    env = {e["name"]: e["value"] for e in storage(project)[("DaemonSet", "prepare-disks-gpu")]
+           ["spec"]["template"]["spec"]["initContainers"][0]["env"]}
+    assert env["DISK_ID_PATTERN"] == pattern
 
 
 def test_no_local_nvme_renders_nothing(project):
     write(project, BASE[:BASE.index("    localNvme:")])
     assert objects(project, "t")["local-storage"] == []
+
+
+def located_error(run, project, text: str) -> tuple[int, str, str]:
+    """The first located error of rendering `text`: (line, message, hint)."""
+    write(project, text)
+    result = run(project, "render", "t")
+    assert result.exit_code == 2, result.output
+    found = re.findall(r"clusters/t/cluster\.yaml:(\d+):\d+: error: (.*)\n  hint: (.*)", result.output)
+    assert found, result.output
+    line, message, hint = found[0]
+    return int(line), message, hint
+
+
+def line_of(text: str, fragment: str) -> int:
+    return next(n for n, line in enumerate(text.splitlines(), 1) if fragment in line)
+
+
+def test_preparation_without_a_disk_pattern_and_no_provider_default_is_an_input_error(project, run):
+    text = replace("      diskIdPattern: nvme-SAMSUNG_MZWLR3T8HBLS-00007_*\n", "")
+    line, message, hint = located_error(run, project, text)
+    assert line == line_of(text, "prepare: {enabled: true}")
+    assert "needs localNvme.diskIdPattern" in message
+    assert "/dev/disk/by-id" in hint
+
+
+@pytest.mark.parametrize("pattern", ["nvme-*", "'*'", "nvme-Amazon_*"])
+def test_a_disk_pattern_that_matches_ebs_volumes_is_an_input_error(project, run, pattern):
+    text = replace("diskIdPattern: nvme-SAMSUNG_MZWLR3T8HBLS-00007_*", f"diskIdPattern: {pattern}")
+    line, message, hint = located_error(run, project, text)
+    assert line == line_of(text, "diskIdPattern:")
+    assert "matches EBS volumes" in message
+    assert "nvme-Amazon_EC2_NVMe_Instance_Storage_*" in hint

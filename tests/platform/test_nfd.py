@@ -69,15 +69,20 @@ def test_gpu_rules_match_vendor_and_display_class(project):
         assert match["feature"] == "pci.device"
         assert match["matchExpressions"]["vendor"] == {"op": "In", "value": [pci]}
         assert match["matchExpressions"]["class"] == {"op": "In", "value": classes}
+    # not storage.block: it has no model (NFD source/storage/storage.go), and EBS volumes are nvme too
     (nvme,) = by_name["local-nvme"]["matchFeatures"]
-    assert nvme["feature"] == "storage.block"
-    assert nvme["matchExpressions"]["name"] == {"op": "InRegexp", "value": ["^nvme"]}
-    assert nvme["matchExpressions"]["rotational"] == {"op": "In", "value": ["0"]}
+    assert nvme == {"feature": "local.feature", "matchExpressions": {"local-nvme-disks": {"op": "Gt", "value": ["0"]}}}
 
 
 def test_no_nvme_rule_without_local_nvme(project):
     text = BASE[:BASE.index("    localNvme:")]
     write(project, text)
+    assert [r["name"] for r in rules(objects(project, "t"))] == ["gpu-nvidia"]
+
+
+def test_no_nvme_rule_without_disk_preparation(project):
+    """Only the prepare pod writes the feature the rule matches."""
+    write(project, replace("prepare: {enabled: true}", "prepare: {enabled: false}"))
     assert [r["name"] for r in rules(objects(project, "t"))] == ["gpu-nvidia"]
 
 

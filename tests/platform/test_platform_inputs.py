@@ -153,7 +153,7 @@ CASES = [
      "vm.nr_hugepages", "default size only", "hugepages"),
     ("storage-class-used-twice",
      BASE + "  - name: gpu2\n    nodeSelector: {agentpool: gpu2}\n"
-            "    localNvme: {devicePattern: /dev/nvme1n1, storageClass: local-nvme}\n",
+            "    localNvme: {storageClass: local-nvme}\n",
      "storageClass: local-nvme}", "used twice", "own storageClass"),
     ("fstype-in-block-mode",
      replace("      mode: Filesystem\n", "      mode: Block\n      fsType: ext4\n"),

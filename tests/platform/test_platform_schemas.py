@@ -14,7 +14,7 @@ VARIANTS = {
     "flux-tuned-boot-1gi": (replace("{2Mi: 1024, 1Gi: 16, bootReserved: true}", "{2Mi: 1024, 1Gi: 16}",
                                    replace("nodeSelector: {agentpool: gpu}",
                                            "nodeSelector: {node-role.kubernetes.io/worker-gpu: \"\"}"))
-                           + "tuning: {backend: tuned}\n").replace("provider: aks", "provider: generic"),
+                           + "tuning: {backend: tuned, machineConfigPools: [worker-gpu]}\n").replace("provider: aks", "provider: generic"),
     "block-mode-with-prepare": replace("      mode: Filesystem\n", "      mode: Block\n      blockCleaner: shred\n"),
 }
 

@@ -28,6 +28,7 @@ def node(tmp_path: Path) -> Path:
         "proc/sys/kernel/pid_max": "32768\n",
         "proc/sys/kernel/core_pattern": "core\n",
         "proc/sys/kernel/random/boot_id": "boot-1\n",
+        "proc/1/comm": "systemd\n",
         "sys/" + HUGE_2M: "0\n",
         "sys/" + HUGE_1G: "0\n",
     }
@@ -41,7 +42,8 @@ def node(tmp_path: Path) -> Path:
 def tune(node: Path, config: str, **env) -> subprocess.CompletedProcess:
     conf = node / "tuning.conf"
     conf.write_text(config)
-    environ = {"PATH": os.environ["PATH"], "PROC_SYS": str(node / "proc/sys"), "SYS_ROOT": str(node / "sys"), **env}
+    environ = {"PATH": os.environ["PATH"], "PROC_SYS": str(node / "proc/sys"), "SYS_ROOT": str(node / "sys"),
+               "HOST_PROC": str(node / "proc"), **env}
     return subprocess.run(["sh", str(SCRIPT), str(conf)], env=environ, capture_output=True, text=True, timeout=30)
 
 
@@ -87,12 +89,22 @@ def test_second_run_changes_nothing(node):
 
 
 def restarts(node: Path, restart: str = "true") -> dict[str, str]:
-    """Environment of a node whose kubelet restarts are counted (lines of the file `restarts`)."""
+    """Environment of a node whose kubelet restarts are counted (lines of the file `restarts`) and
+    whose kubelet answers its health check at once (a stand-in wget)."""
     command = node / f"restart-kubelet-{restart}"
     command.write_text(f"#!/bin/sh\n{restart} && echo restart >> {node}/restarts\n")
     command.chmod(0o755)
+    tool(node, "wget", "exit 0")
     return {"RESTART_KUBELET": "true", "STATE_DIR": str(node / "var/lib/gpu-gitops"),
-            "KUBELET_RESTART_COMMAND": str(command)}
+            "KUBELET_RESTART_COMMAND": str(command), "PATH": f"{node / 'bin'}:{os.environ['PATH']}"}
+
+
+def tool(node: Path, name: str, body: str) -> None:
+    """A stand-in command on the node's PATH (see restarts)."""
+    path = node / "bin" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(0o755)
 
 
 def restart_count(node: Path) -> int:
@@ -160,6 +172,151 @@ def test_no_restart_while_the_huge_pages_are_not_in_place(node):
     assert result.returncode == 1
     assert restart_count(node) == 0
     assert not (node / "var/lib/gpu-gitops/kubelet-hugepages").exists()
+
+
+def fragmented(node: Path, limit: int) -> dict[str, str]:
+    """A kernel that allocates at most `limit` 2Mi pages: reading nr_hugepages shows what it got."""
+    real_cat = shutil.which("cat")
+    tool(node, "cat", f"""if [ "$1" = "{node / 'sys' / HUGE_2M}" ]; then
+  v=$({real_cat} "$1"); [ "$v" -gt {limit} ] && v={limit}; echo "$v"; exit 0
+fi
+exec {real_cat} "$@"
+""")
+    return {"PATH": f"{node / 'bin'}:{os.environ['PATH']}"}
+
+
+def test_a_partial_huge_page_allocation_is_rolled_back(node):
+    (node / "sys" / HUGE_2M).write_text("256\n")
+    result = tune(node, "hugepages 2048 1024\n", **{**restarts(node), **fragmented(node, 600)})
+    assert result.returncode == 1
+    assert "allocated 600 of 1024" in result.stdout
+    assert read(node, "sys/" + HUGE_2M) == "256"  # the count before the run, not the partial 600
+    assert "rolled back hugepages-2048kB to 256" in result.stdout
+    assert restart_count(node) == 0
+
+
+def test_kubelet_restart_needs_systemd_as_the_hosts_init(node):
+    (node / "proc/1/comm").write_text("machined\n")
+    result = tune(node, CONFIG, **restarts(node))
+    assert result.returncode == 1
+    assert "the host's init is 'machined', not systemd" in result.stdout
+    assert restart_count(node) == 0
+    assert not (node / "var/lib/gpu-gitops/kubelet-hugepages").exists()
+
+
+# A stand-in kubectl keeping one Lease in files: create fails while it exists, replace needs the
+# resourceVersion read (a conflict otherwise), get prints the jsonpath fields the script asks for.
+FAKE_KUBECTL = r"""
+store="$LEASES"; mkdir -p "$store"
+field() { printf '%s\n' "$manifest" | sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p"; }
+case $1 in
+  create)
+    manifest=$(cat); [ -f "$store/holder" ] && { echo 'Error from server (AlreadyExists)' >&2; exit 1; }
+    field holderIdentity > "$store/holder"; field 'gpu-gitops.io\/expires' > "$store/expires"
+    echo 1 > "$store/version"; echo "create $(cat "$store/holder")" >> "$store/log" ;;
+  replace)
+    manifest=$(cat)
+    [ "$(field resourceVersion)" = "$(cat "$store/version" 2>/dev/null)" ] \
+      || { echo 'Error from server (Conflict)' >&2; exit 1; }
+    field holderIdentity > "$store/holder"; field 'gpu-gitops.io\/expires' > "$store/expires"
+    echo $(( $(cat "$store/version") + 1 )) > "$store/version"; echo "replace $(cat "$store/holder")" >> "$store/log" ;;
+  get)
+    [ -f "$store/holder" ] || { echo 'Error from server (NotFound)' >&2; exit 1; }
+    case $* in
+      *resourceVersion*) echo "$(cat "$store/holder") $(cat "$store/expires") $(cat "$store/version")" ;;
+      *) cat "$store/holder" ;;
+    esac ;;
+  delete) echo "delete $(cat "$store/holder")" >> "$store/log"; rm -f "$store/holder" "$store/expires" "$store/version" ;;
+esac
+"""
+
+
+def locked(node: Path) -> dict[str, str]:
+    """A node of a pool whose kubelet restarts take the Lease lock (see FAKE_KUBECTL)."""
+    tool(node, "kubectl", FAKE_KUBECTL)
+    return {**restarts(node), "KUBECTL": "kubectl", "LOCK_NAME": "kubelet-restart-gpu",
+            "LOCK_NAMESPACE": "gpu-node-tuning", "NODE_NAME": "node-a", "LEASES": str(node / "leases")}
+
+
+def lease_log(node: Path) -> list[str]:
+    path = node / "leases" / "log"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def hold(node: Path, holder: str, expires: int) -> None:
+    """Another node holds the lock until `expires` (epoch seconds)."""
+    leases = node / "leases"
+    leases.mkdir(exist_ok=True)
+    (leases / "holder").write_text(holder + "\n")
+    (leases / "expires").write_text(f"{expires}\n")
+    (leases / "version").write_text("7\n")
+
+
+def test_kubelet_restart_holds_the_pools_lock_until_the_kubelet_is_healthy(node):
+    env = locked(node)
+    result = tune(node, CONFIG, **env)
+    assert result.returncode == 0, result.stdout
+    assert lease_log(node) == ["create node-a", "delete node-a"]
+    out = result.stdout
+    assert out.index("holding the kubelet restart lock") < out.index("restarting the kubelet") \
+        < out.index("released the kubelet restart lock")
+    assert restart_count(node) == 1
+
+
+def test_a_node_waits_while_another_node_of_the_pool_restarts_its_kubelet(node):
+    import time
+
+    env = locked(node)
+    hold(node, "node-b", int(time.time()) + 3600)
+    # the other node releases the lock while this one waits (its first sleep)
+    tool(node, "sleep", f'rm -f {node}/leases/holder {node}/leases/expires {node}/leases/version; '
+                        f'echo "sleep $1" >> {node}/restarts')
+    result = tune(node, CONFIG, **{**env, "LOCK_POLL_SECONDS": "10"})
+    assert result.returncode == 0, result.stdout
+    assert "held by node-b" in result.stdout
+    assert (node / "restarts").read_text().splitlines() == ["sleep 10", "restart"]  # restarted after the wait
+    assert lease_log(node) == ["create node-a", "delete node-a"]
+
+
+@pytest.mark.parametrize("holder,offset,why", [("node-b", -60, "expired"), ("node-a", 3600, "its own")])
+def test_an_expired_lock_or_the_nodes_own_is_taken_over(node, holder, offset, why):
+    import time
+
+    hold(node, holder, int(time.time()) + offset)
+    result = tune(node, CONFIG, **locked(node))
+    assert result.returncode == 0, result.stdout
+    assert f"taken over from {holder}" in result.stdout, why
+    assert lease_log(node) == ["replace node-a", "delete node-a"]
+
+
+def test_a_takeover_that_loses_the_race_waits(node):
+    """Two nodes see the same expired lock: the second replace is at a stale resourceVersion."""
+    import time
+
+    env = locked(node)
+    hold(node, "node-b", int(time.time()) - 60)
+    # node-c replaces the expired lock between node-a's read and node-a's replace
+    (node / "bin" / "kubectl").rename(node / "bin" / "kubectl-store")
+    tool(node, "kubectl", f"""if [ "$1" = replace ] && [ ! -f {node}/raced ]; then
+  touch {node}/raced; echo node-c > {node}/leases/holder; echo 8 > {node}/leases/version
+fi
+exec {node}/bin/kubectl-store "$@\"""")
+    tool(node, "sleep", f"rm -f {node}/leases/holder {node}/leases/expires {node}/leases/version")
+    result = tune(node, CONFIG, **env)
+    assert result.returncode == 0, result.stdout
+    assert "taken over" not in result.stdout
+    assert "held by" in result.stdout  # waited: node-c held it
+    assert lease_log(node) == ["create node-a", "delete node-a"]
+
+
+def test_the_lock_is_kept_while_the_restarted_kubelet_is_unhealthy(node):
+    env = locked(node)
+    tool(node, "wget", "exit 1")
+    tool(node, "sleep", "exit 0")
+    result = tune(node, CONFIG, **env)
+    assert result.returncode == 1
+    assert "does not answer" in result.stdout
+    assert lease_log(node) == ["create node-a"]  # not released: the pool's next node waits
 
 
 def test_without_kubelet_restarts_every_run_warns_that_allocatable_lacks_the_pages(node):
