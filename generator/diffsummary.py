@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from generator.output import Changes
+from generator.tree import Changes
 
 MAX_DIFF_LINES = 400  # per cluster: a step summary holds 1 MiB; the rest is one `diff` away
 _BACKTICKS = re.compile(r"`+")
@@ -23,6 +23,14 @@ class ClusterDiff:
     name: str
     changes: Changes
     diff: str  # the unified diff of the cluster's tree
+
+
+def objects(changes: Changes) -> Changes:
+    """The changes to rendered files, without render's own bookkeeping (``.gpu-gitops.sum``)."""
+    def keep(rels: list[str]) -> list[str]:
+        return [rel for rel in rels if not rel.rsplit("/", 1)[-1].startswith(".")]
+
+    return Changes(keep(changes.added), keep(changes.changed), keep(changes.removed))
 
 
 def layer_of(rel: str) -> str:
@@ -73,7 +81,7 @@ def markdown(clusters: list[ClusterDiff]) -> str:
     out += [f"{len(changed)} of {len(clusters)} cluster(s) would change: run `gpu-gitops render` and "
             "commit the result.", ""]
     for cluster in changed:
-        c = cluster.changes
+        c = objects(cluster.changes)
         out += [f"### {cluster.name}", "",
                 f"{len(c.added)} added, {len(c.changed)} changed, {len(c.removed)} removed", "",
                 *_table(c), "",

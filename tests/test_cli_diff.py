@@ -13,7 +13,7 @@ from conftest import REPO
 from generator.cli import cli
 
 from generator.diffsummary import ClusterDiff, markdown
-from generator.output import Changes
+from generator.tree import Changes
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +60,7 @@ def test_markdown_summarises_per_cluster_and_layer(rendered_project, run):
     assert "| `20-workloads` | 1 | 0 | 0 |" in text
     assert f"+ {victim.relative_to(rendered_project / 'rendered' / 'ocp-a100-tuned').as_posix()}" in text
     assert "~ gitops/gitrepository_flux-system_aks-h100-training.yaml" in text
+    assert ".gpu-gitops.sum" not in text.split("<summary>Diff</summary>")[0]  # render's bookkeeping, no object
 
 
 def test_markdown_keeps_every_diff_line_inside_a_fence(rendered_project, run):
