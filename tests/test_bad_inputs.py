@@ -276,11 +276,11 @@ def test_override_that_is_not_an_object_is_blamed_on_the_overrides_file(project,
     assert result.stderr.startswith(f"clusters/{CLUSTER}/overrides.libsonnet: error: ")
 
 
-def test_override_adding_an_unregistered_component_names_it(project, run):
-    _overrides(project, "{ extra: [] }\n")
+def test_override_adding_a_component_that_is_no_folder_name_names_it(project, run):
+    _overrides(project, "{ Extra: [] }\n")
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
-    assert "libsonnet/main.libsonnet:" in result.stderr and "not registered: extra" in result.stderr
+    assert f"clusters/{CLUSTER}/overrides.libsonnet: error: invalid component name 'Extra'" in result.stderr
     assert "../" not in result.stderr.split(":")[0]
 
 
