@@ -41,3 +41,8 @@ def test_rule_ids_complete():
     assert gpu and all(r.startswith("GPU") for r in gpu)
     assert gpu == [r.ID for r in REGISTRY if r.ID.startswith("GPU")]
     assert complete(["explain"], "GPU001") == ["GPU001"]
+
+
+def test_output_options_after_the_command_do_not_stop_completion(project):
+    assert complete(["--root", str(project), "render", "-q", "--color", "never"], "a") == ["aks-h100-training"]
+    assert "--color" in complete(["--root", str(project), "render"], "--c")
