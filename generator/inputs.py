@@ -12,11 +12,11 @@ import difflib
 import functools
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from generator.errors import InputError, InputErrors
+from generator.errors import InputError, InputErrors, InputWarning
 from generator.jsonpath import dotted
 from generator.paths import Project
 
@@ -42,6 +42,7 @@ class Cluster:
     folder: Path
     spec: dict
     source: Located
+    warnings: list[InputWarning] = field(default_factory=list)  # cross-field checks that do not stop a render
 
     @property
     def overrides(self) -> Path | None:
@@ -104,10 +105,11 @@ def load_cluster(project: Project, name: str) -> Cluster:
     from generator import consistency, conventions
 
     conventions.complete(spec)
-    errors = consistency.run(spec, doc)
+    found = consistency.run(spec, doc)
+    errors = [e for e in found if not isinstance(e, InputWarning)]
     if errors:
         raise InputErrors(errors)
-    return Cluster(name, folder, spec, doc)
+    return Cluster(name, folder, spec, doc, [w for w in found if isinstance(w, InputWarning)])
 
 
 # --- schema errors -------------------------------------------------------------------------
