@@ -222,6 +222,8 @@ class Engine:
         """The finding for a hit, or None when the object or the config file suppresses it."""
         if rule_id != "LINT001" and rule_id in suppress.annotated(res, self.ctx.rule_ids):
             return None
+        if hit.checkov and hit.checkov in suppress.checkov_skips(res):
+            return None
         file = res.document.file
         if any(suppress.config_ignores(entry, rule_id, res, file) for entry in self.settings.ignores):
             return None
