@@ -5,10 +5,11 @@ Ready and nothing scales. This rule runs only when the linted set holds objects 
 target's kind (``Deployment`` when ``scaleTargetRef.kind`` is not given) in the
 ScaledObject's namespace, or one of the target's name in another namespace: a namespace
 without any, in a set of several clusters or apps, has its workloads deployed from elsewhere.
-Only kinds that can be scaled are indexed: KEDA scales "any resource that implements the
-/scale subresource" (keda.sh, ScaledObject specification, scaleTargetRef), which among the
-built-in kinds are Deployment, StatefulSet, ReplicaSet and ReplicationController; every
-custom resource is indexed, as its CRD may declare one.
+Only kinds that can be scaled are indexed: KEDA scales Deployments, StatefulSets and custom
+resources that define the /scale subresource (keda.sh/docs/2.x/concepts/scaling-deployments,
+"Scaling of Custom Resources"); the built-in kinds with /scale are Deployment, StatefulSet,
+ReplicaSet and ReplicationController, and every custom resource is indexed, as its CRD may
+define one.
 
 Fix: correct ``scaleTargetRef.name``/``kind``, or put the ScaledObject in the target's
 namespace.
