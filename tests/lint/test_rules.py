@@ -1,9 +1,10 @@
-"""Every rule against its fixtures: failing files must give exactly the marked lines.
+"""Every rule against its fixtures and its docstring's examples.
 
 A failing fixture marks each line where its rule must report with ``# <- RULE-ID``; the
 test compares the set of (line, rule) pairs, so a finding on the wrong line fails as much
-as a missing one. A passing fixture must give no finding of its rule. A fixture that needs
-cluster context starts with ``# lint: {"provider": "eks"}`` (the config file's ``lint`` section, as JSON).
+as a missing one. A passing fixture must give no finding of its rule. A fixture or example
+that needs settings carries them in a leading ``# gpu-gitops-config: {...}`` comment (the
+``.gpu-gitops.yaml`` content, checked against the config schema like the file itself).
 """
 
 from __future__ import annotations
@@ -12,30 +13,31 @@ import json
 import re
 from pathlib import Path
 
+import jsonschema
 import pytest
 
+from generator.lint import examples as rule_examples
 from generator.lint import lint_paths
-from generator.lint.rules import BY_ID, REGISTRY
+from generator.lint.rules import BY_ID, REGISTRY, examples
 from generator.lint.settings import Settings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+CONFIG_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "config.schema.json").read_text())
 _MARK = re.compile(r"#\s*<-\s*([A-Z][A-Z0-9]*[0-9]{3})")
-# API002 needs a target where its example is deprecated but not yet removed
-_VERSION = {"API002": "1.30"}
 
 
 def _cases(verdict: str):
     return sorted((p.parent.parent.name, p) for p in FIXTURES.glob(f"*/{verdict}/*.yaml"))
 
 
-_CONTEXT = re.compile(r"^# lint: (\{.*\})$", re.MULTILINE)
+def _settings(text: str) -> Settings:
+    config = rule_examples.config_comment(text)
+    jsonschema.validate(config, CONFIG_SCHEMA)
+    return Settings.from_config(config)
 
 
 def _lint(rule_id: str, path: Path):
-    context = _CONTEXT.search(path.read_text())
-    lint = json.loads(context[1]) if context else {}
-    settings = Settings.from_config({"lint": lint}, kubernetes_version=_VERSION.get(rule_id) or None)
-    return [f for f in lint_paths([str(path)], settings).findings if f.rule == rule_id]
+    return [f for f in lint_paths([str(path)], _settings(path.read_text())).findings if f.rule == rule_id]
 
 
 @pytest.mark.parametrize(("rule_id", "path"), _cases("fail"), ids=lambda v: getattr(v, "name", v))
@@ -52,7 +54,47 @@ def test_passing_fixture_is_clean(rule_id, path):
     assert _lint(rule_id, path) == []
 
 
+def _examples():
+    return [pytest.param(rule, example, id=f"{rule.ID}-{example.verdict}-{n}")
+            for rule in REGISTRY for n, example in enumerate(examples(rule), 1)]
+
+
+@pytest.mark.parametrize(("rule", "example"), _examples())
+def test_docstring_examples_do_what_they_say(rule, example, tmp_path):
+    """A PASS example gives no finding of its rule, a FAIL example exactly one."""
+    path = tmp_path / "example.yaml"
+    path.write_text(example.text)
+    found = [f for f in lint_paths([str(path)], _settings(example.text)).findings if f.rule == rule.ID]
+    assert len(found) == (1 if example.verdict == "FAIL" else 0), [f.message for f in found]
+
+
+def test_every_rule_has_pass_and_fail_examples_after_its_fix():
+    for rule in REGISTRY:
+        assert {e.verdict for e in examples(rule)} == {"PASS", "FAIL"}, rule.ID
+        prose, _ = rule_examples.split(rule.__doc__)
+        assert "PASS" not in prose.split("\n\nFix:")[-1].split() and "\n\nFix:" in prose, rule.ID
+
+
+def test_examples_are_split_from_the_docstring():
+    doc = ("What it finds.\n\n    Fix: do this.\n\n    PASS:\n\n        # gpu-gitops-config: {lint: {provider: aks}}\n"
+           "        kind: A\n\n    FAIL:\n\n        kind: B\n        spec: {}\n")
+    prose, found = rule_examples.split(doc)
+    assert prose == "What it finds.\n\nFix: do this."
+    assert [(e.verdict, e.text) for e in found] == [
+        ("PASS", "# gpu-gitops-config: {lint: {provider: aks}}\nkind: A\n"), ("FAIL", "kind: B\nspec: {}\n")]
+    assert found[0].config == {"lint": {"provider": "aks"}} and found[1].config == {}
+
+
+def test_config_comment_counts_only_before_the_yaml():
+    assert rule_examples.config_comment("# about\n# gpu-gitops-config: {lint: {provider: eks}}\nkind: A\n") \
+        == {"lint": {"provider": "eks"}}
+    assert rule_examples.config_comment("kind: A\n# gpu-gitops-config: {lint: {provider: eks}}\n") == {}
+    with pytest.raises(ValueError, match="needs a mapping"):
+        rule_examples.config_comment("# gpu-gitops-config: [lint]\n")
+
+
 def test_every_rule_has_passing_and_failing_fixtures():
+    assert not list(FIXTURES.glob("*/*/*.yml")), "fixtures end in .yaml"
     for rule in REGISTRY:
         assert list((FIXTURES / rule.ID / "fail").glob("*.yaml")), rule.ID
         assert list((FIXTURES / rule.ID / "pass").glob("*.yaml")), rule.ID

@@ -2,7 +2,9 @@
 
 A rule module has ``ID``, ``NAME``, ``SEVERITY`` (error|warning|info), ``SUMMARY``,
 ``SCOPE`` and ``check``, and a docstring whose paragraphs say what it finds, why
-(``Rationale:``) and how to fix it (``Fix:``). ``SCOPE`` decides what ``check`` receives:
+(``Rationale:``) and how to fix it (``Fix:``), followed by ``PASS:`` and ``FAIL:`` examples
+(``generator.lint.examples``). A rule with settings declares them in ``OPTIONS`` (name →
+``generator.lint.options.Option``); the config sets them under ``lint.rules.<ID>``. ``SCOPE`` decides what ``check`` receives:
 ``document`` one parsed document, ``object`` one resource, ``set`` the index of all
 resources by kind (cross-resource rules) and yields ``(resource, hit)`` pairs. Object and
 set rules see only objects whose apiVersion and kind are strings, unless the module sets
@@ -13,6 +15,8 @@ from __future__ import annotations
 
 from importlib import import_module
 from types import ModuleType
+
+from generator.lint import examples as rule_examples
 
 # The order ``rules`` prints them in; a module not listed here does not run (a test checks the
 # list against the modules on disk).
@@ -61,7 +65,12 @@ def rule(rule_id: str) -> ModuleType | None:
 
 def sections(rule_module: ModuleType) -> tuple[str, str, str]:
     """``(description, rationale, fix)`` from a rule's docstring."""
-    text = (rule_module.__doc__ or "").strip()
+    text, _ = rule_examples.split(rule_module.__doc__)
     description, _, rest = text.partition("\n\nRationale:")
     rationale, _, fix = rest.partition("\n\nFix:")
     return description.strip(), " ".join(rationale.split()), " ".join(fix.split())
+
+
+def examples(rule_module: ModuleType) -> list[rule_examples.Example]:
+    """The rule's PASS and FAIL examples, from its docstring (so they ship with the package)."""
+    return rule_examples.split(rule_module.__doc__)[1]

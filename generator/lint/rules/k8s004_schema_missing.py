@@ -8,6 +8,20 @@ the target version is reported by API001 instead.
 Fix: add a schema location for the kind (``--schema-location`` or ``schemaLocations`` in
 ``.gpu-gitops.yaml``), make schemas from the CRD with ``gpu-gitops schemas import``, or
 check that apiVersion and kind are spelled right for the target Kubernetes version.
+
+PASS:
+
+    apiVersion: kustomize.config.k8s.io/v1beta1
+    kind: Kustomization
+    resources: [deployment.yaml]
+
+FAIL:
+
+    apiVersion: example.com/v1
+    kind: TrainingRun
+    metadata:
+      name: run
+    spec: {}
 """
 
 from generator.lint import deprecations

@@ -6,6 +6,36 @@ suppresses nothing, and saying so beats a silent no-op.
 
 Fix: write ``gpu-gitops.io/ignore: "SEC001,SEC002: node agent, needs host access"`` -
 known rule IDs, a colon, then the reason.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-operator
+      annotations:
+        gpu-gitops.io/ignore: "SEC001: node agent from the vendor chart, reviewed"
+    spec:
+      containers:
+        - name: main
+          image: busybox:1.36
+          securityContext: {privileged: true}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-operator
+      annotations:
+        gpu-gitops.io/ignore: "SEC001"
+    spec:
+      containers:
+        - name: main
+          image: busybox:1.36
+          securityContext: {privileged: true}
 """
 
 from generator.lint import suppress

@@ -6,21 +6,47 @@ NCCL tuning rarely needs them in a workload: use the SR-IOV / RDMA device plugin
 
 Fix: remove ``hostNetwork``/``hostPID``/``hostIPC``, or move the node agent to an allowed
 namespace.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      hostNetwork: false
+      containers:
+        - {name: main, image: "busybox:1.36"}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      hostNetwork: true
+      containers:
+        - {name: main, image: "busybox:1.36"}
 """
 
 from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
+from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 
 ID = "SEC003"
 NAME = "host-namespaces"
 SEVERITY = "warning"
 SUMMARY = "A pod uses hostNetwork, hostPID or hostIPC outside the allowed namespaces"
 SCOPE = "object"
+OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 
 
 def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx):
+    for pod in pods.restricted_templates(res, ctx, ID):
         for key in ("hostNetwork", "hostPID", "hostIPC"):
             if pod.spec.get(key) is True:
                 yield Hit(f"{jsonpath.dotted(pod.path + (key,))}: {key} in namespace {res.namespace or '(none)'}",

@@ -6,21 +6,51 @@ process may do on the node; the restricted Pod Security level allows only
 
 Fix: drop the ``capabilities.add`` entries (keep ``drop: [ALL]``), or move the node agent
 to an allowed namespace.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      containers:
+        - name: main
+          image: busybox:1.36
+          securityContext:
+            capabilities: {drop: [ALL], add: [NET_BIND_SERVICE]}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      containers:
+        - name: main
+          image: busybox:1.36
+          securityContext:
+            capabilities: {add: [SYS_ADMIN]}
 """
 
 from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
+from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 
 ID = "SEC004"
 NAME = "added-capabilities"
 SEVERITY = "warning"
 SUMMARY = "A container adds Linux capabilities outside the allowed namespaces"
 SCOPE = "object"
+OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 
 
 def check(res, ctx):
-    for cpath, container in (c for pod in pods.restricted_templates(res, ctx) for c in pod.containers):
+    for cpath, container in (c for pod in pods.restricted_templates(res, ctx, ID) for c in pod.containers):
         sc = container.get("securityContext")
         caps = sc.get("capabilities") if isinstance(sc, dict) else None
         added = caps.get("add") if isinstance(caps, dict) else None

@@ -5,21 +5,46 @@ the restricted Pod Security level requires it. Most CUDA and ROCm images run fin
 non-root user.
 
 Fix: set ``securityContext.runAsNonRoot: true`` (and a ``runAsUser``) in the pod spec.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      securityContext: {runAsNonRoot: true, runAsUser: 1000}
+      containers:
+        - {name: main, image: "busybox:1.36"}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      containers:
+        - {name: main, image: "busybox:1.36"}
 """
 
 from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
+from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 
 ID = "SEC007"
 NAME = "run-as-non-root-missing"
 SEVERITY = "warning"
 SUMMARY = "A pod does not set runAsNonRoot"
 SCOPE = "object"
+OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 
 
 def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx):
+    for pod in pods.restricted_templates(res, ctx, ID):
         if not pods.secured(pod, lambda sc: isinstance(sc, dict) and sc.get("runAsNonRoot") is True):
             yield Hit(f"{jsonpath.dotted(pod.path + ('securityContext',))}: runAsNonRoot is not set to true",
                       pod.path + ("securityContext",))
