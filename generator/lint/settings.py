@@ -27,7 +27,7 @@ EXTENDED_RESOURCE_TOLERATION = frozenset({"eks", "gke"})
 SHARED_OPTIONS = {"taintKeys": "taint_keys", "allowedPrivilegedNamespaces": "allowed_privileged_namespaces"}
 
 TAINT_KEYS = Option(
-    {"type": ["array", "null"], "items": {"type": "string", "minLength": 1}}, None,
+    {"type": "array", "items": {"type": "string", "minLength": 1}}, None,
     "Taint keys of the GPU node pools ([] when they are not tainted). Default: `lint.taintKeys`, else the "
     "provider's (aks: sku), else nvidia.com/gpu and amd.com/gpu, reported as warnings.")
 ALLOWED_PRIVILEGED_NAMESPACES = Option(

@@ -10,7 +10,11 @@ that needs settings carries them in a leading ``# gpu-gitops-config: {...}`` com
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -129,3 +133,17 @@ def test_a_namespace_declared_differently_by_two_trees_is_not_exempt(tmp_path):
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gpu-operator\n"
         "  labels: {pod-security.kubernetes.io/enforce: baseline}\n")
     assert [f.rule for f in lint_paths([str(tmp_path)], Settings()).findings if f.rule == "SEC001"] == ["SEC001"]
+
+
+def test_explain_shows_examples_from_the_package_alone(tmp_path):
+    """As installed: the package without the source tree (no tests/), run from elsewhere."""
+    package = Path(__file__).resolve().parents[2] / "generator"
+    shutil.copytree(package, tmp_path / "site" / "generator", symlinks=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    code = "import generator, sys; from generator.cli import main; print(generator.__file__); main()"
+    done = subprocess.run([sys.executable, "-c", code, "explain", "GPU004"], cwd=tmp_path, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(tmp_path / "site")})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(str(tmp_path / "site" / "generator"))
+    assert "\n--- pass\n# gpu-gitops-config: {lint: {provider: aks}}\napiVersion: v1\n" in done.stdout
+    assert "\n--- fail\n" in done.stdout and "Option taintKeys (lint.rules.GPU004.taintKeys)" in done.stdout
