@@ -147,3 +147,55 @@ def test_explain_shows_examples_from_the_package_alone(tmp_path):
     assert done.stdout.startswith(str(tmp_path / "site" / "generator"))
     assert "\n--- pass\n# gpu-gitops-config: {lint: {provider: aks}}\napiVersion: v1\n" in done.stdout
     assert "\n--- fail\n" in done.stdout and "Option taintKeys (lint.rules.GPU004.taintKeys)" in done.stdout
+
+
+def test_rule_options_come_from_the_rule_then_the_shared_setting_then_the_default():
+    settings = Settings.from_config({"lint": {"taintKeys": ["sku"], "rules": {
+        "GPU004": {"level": "warning", "taintKeys": []}, "SEC001": {"allowedPrivilegedNamespaces": ["gpu-operator"]}}}})
+    assert settings.gpu_taint_keys("GPU004") == () and settings.gpu_taint_keys("XR005") == ("sku",)
+    assert settings.rules == {"GPU004": "warning"}
+    assert settings.privileged_allowed("gpu-operator", "SEC001")
+    assert not settings.privileged_allowed("gpu-operator", "SEC002")
+    assert Settings().option("SEC002", "allowedPrivilegedNamespaces") == []
+    assert Settings(provider="aks").gpu_taint_keys("XR005") == ("sku",)
+
+
+def test_a_rule_option_changes_only_that_rule(tmp_path):
+    path = tmp_path / "agent.yaml"
+    path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: agent, namespace: gpu-operator}\nspec:\n"
+                    "  hostNetwork: true\n  containers:\n    - name: main\n      image: busybox:1.36\n"
+                    "      securityContext: {privileged: true}\n")
+    settings = Settings.from_config({"lint": {"rules": {"SEC001": {"allowedPrivilegedNamespaces": ["gpu-operator"]}}}})
+    rules = {f.rule for f in lint_paths([str(path)], settings).findings}
+    assert "SEC001" not in rules and "SEC003" in rules
+
+
+def _config_errors(tmp_path, text: str) -> list[str]:
+    from generator.config import load_config
+    from generator.errors import InputErrors
+    from generator.paths import Project
+
+    (tmp_path / ".gpu-gitops.yaml").write_text(text)
+    try:
+        load_config(Project(tmp_path))
+    except InputErrors as exc:
+        return [e.format() for e in exc.errors]
+    return []
+
+
+def test_config_rule_options_are_checked_against_the_rule_with_their_line(tmp_path):
+    errors = _config_errors(tmp_path, "lint:\n  rules:\n    GPU004: {level: warning, taintKey: [sku]}\n"
+                                      "    SEC001:\n      allowedPrivilegedNamespaces: gpu-operator\n"
+                                      "    GPU001: {maxGpus: 8}\n")
+    assert len(errors) == 3, errors
+    assert errors[0].startswith(".gpu-gitops.yaml:3:30: error: unknown option 'taintKey' for rule GPU004")
+    assert "did you mean 'taintKeys'?" in errors[0]
+    assert errors[1].startswith(".gpu-gitops.yaml:5:36: error: SEC001 option allowedPrivilegedNamespaces: "
+                                "'gpu-operator' is not of type 'array'")
+    assert "GPU001 has no options, only `level`" in errors[2]
+
+
+def test_config_rule_level_alone_or_in_a_mapping(tmp_path):
+    assert _config_errors(tmp_path, "lint:\n  rules:\n    SEC006: off\n    GPU007: {level: error}\n") == []
+    [error] = _config_errors(tmp_path, "lint:\n  rules:\n    GPU007: {level: loud}\n")
+    assert error.startswith(".gpu-gitops.yaml:3:21: error: lint.rules.GPU007.level: 'loud' is not allowed")
