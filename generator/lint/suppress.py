@@ -1,13 +1,15 @@
 """Suppressions: the ``gpu-gitops.io/ignore`` annotation and the config file's ignores.
 
 Both need a reason. The annotation is ``"RULE-ID[,RULE-ID]: reason"`` on the object; the
-config file's ``lint.ignore`` entries match objects by kind, namespace, name and file glob,
-for vendored manifests that cannot be annotated.
+config file's ``lint.ignore`` entries match objects by kind, namespace and name (globs) and
+file path (a gitignore pattern), for vendored manifests that cannot be annotated.
 """
 
 from __future__ import annotations
 
 import fnmatch
+
+from generator.lint import pathmatch
 
 ANNOTATION = "gpu-gitops.io/ignore"
 
@@ -42,4 +44,4 @@ def config_ignores(entry: dict, rule: str, res, file: str) -> bool:
     for key, actual in checks:
         if key in entry and not fnmatch.fnmatchcase(actual, entry[key]):
             return False
-    return "path" not in entry or fnmatch.fnmatch(file, entry["path"])
+    return "path" not in entry or pathmatch.matches(file, [entry["path"]])
