@@ -199,3 +199,10 @@ def test_config_rule_level_alone_or_in_a_mapping(tmp_path):
     assert _config_errors(tmp_path, "lint:\n  rules:\n    SEC006: off\n    GPU007: {level: error}\n") == []
     [error] = _config_errors(tmp_path, "lint:\n  rules:\n    GPU007: {level: loud}\n")
     assert error.startswith(".gpu-gitops.yaml:3:21: error: lint.rules.GPU007.level: 'loud' is not allowed")
+
+
+def test_the_config_documented_in_lint_md_is_valid(tmp_path):
+    text = (Path(__file__).resolve().parents[2] / "docs" / "lint.md").read_text()
+    [block] = [b for b in re.findall(r"```yaml\n(.*?)```", text, flags=re.S) if b.startswith("schemaLocations")]
+    assert "allowedPrivilegedNamespaces: [gpu-operator]" in block
+    assert _config_errors(tmp_path, block) == []
