@@ -163,4 +163,8 @@ def for_cluster(spec: dict, config: dict | None = None) -> Settings:
     if gpu_pools:
         overrides["taint_keys"] = sorted({t["key"] for pool in gpu_pools for t in pool.get("taints", [])
                                           if t.get("effect") in ("NoSchedule", "NoExecute")})
-    return Settings.from_config(config or {}, **overrides)
+    settings = Settings.from_config(config or {}, **overrides)
+    if gpu_pools:  # the pools' taints win over a rule's own taintKeys too
+        for rule_options in settings.rule_options.values():
+            rule_options.pop("taintKeys", None)
+    return settings

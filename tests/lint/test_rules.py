@@ -206,3 +206,13 @@ def test_the_config_documented_in_lint_md_is_valid(tmp_path):
     [block] = [b for b in re.findall(r"```yaml\n(.*?)```", text, flags=re.S) if b.startswith("schemaLocations")]
     assert "allowedPrivilegedNamespaces: [gpu-operator]" in block
     assert _config_errors(tmp_path, block) == []
+
+
+def test_a_rendered_clusters_gpu_pool_taints_win_over_a_rules_taint_keys():
+    from generator.lint.settings import for_cluster
+
+    config = {"lint": {"rules": {"GPU004": {"taintKeys": ["sku"]}}}}
+    spec = {"kubernetesVersion": "1.31", "provider": "aks",
+            "nodePools": [{"gpu": {}, "taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]}]}
+    assert for_cluster(spec, config).gpu_taint_keys("GPU004") == ("nvidia.com/gpu",)
+    assert for_cluster({**spec, "nodePools": []}, config).gpu_taint_keys("GPU004") == ("sku",)
