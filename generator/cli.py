@@ -199,6 +199,7 @@ def cli(ctx, root, config_path, quiet, verbose, color):
 
 def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
     """Print every input error and rendered-object problem; True when any is an error."""
+    from generator import schemasync
     failed = False
     unchecked: set[str] = set()
     for outcome in outcomes:
@@ -214,8 +215,10 @@ def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
     if unchecked and not ctx.ui.quiet:
         click.echo(click.style("warning:", fg="yellow", bold=True)
                    + f" no schema found, not schema-checked: {', '.join(sorted(unchecked))}", err=True, color=ctx.ui.color)
-        click.echo("  hint: give their CRD schemas with --schema-location or schemaLocations in .gpu-gitops.yaml "
-                   "(-v lists the files; --require-schemas makes this an error)", err=True)
+        click.echo(f"  hint: {schemasync.MISSING_HINT}", err=True)
+    synced = schemasync.installed()
+    if synced is not None and outcomes and not ctx.ui.quiet:
+        click.echo(f"custom resources checked against schema set {synced.version} ({synced.folder})", err=True)
     return failed
 
 
@@ -280,7 +283,8 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
     outcomes = _render_all(ctx, todo, ctx.options(schema_locations, require_schemas), jobs) if todo else []
     if _report(ctx, [o for o in outcomes if o.error]):
         sys.exit(EXIT_INPUT)
-    stale = _report(ctx, outcomes)
+    invalid = _report(ctx, outcomes)
+    stale = False
     for outcome in outcomes:
         changes = pipeline.drift(ctx.project, outcome)
         prefix = ctx.project.display(ctx.project.rendered / outcome.name)
@@ -298,6 +302,9 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
     if stale:
         click.echo("rendered/ is out of date: run `gpu-gitops render` and commit the result "
                    "(`gpu-gitops diff` shows the changes)", err=True)
+    if invalid:
+        click.echo("rendered/ does not pass its checks: fix the errors above", err=True)
+    if stale or invalid:
         sys.exit(EXIT_FINDINGS)
     ctx.ui.out(f"{len(chosen.names)} cluster(s) up to date")
 

@@ -1,4 +1,4 @@
-"""The ``lint``, ``rules``, ``explain`` and ``schemas import`` commands.
+"""The ``lint``, ``rules``, ``explain``, ``schemas import`` and ``schemas sync`` commands.
 
 Registered on the main ``cli`` group by ``generator.cli``; kept apart so the render side
 of the command line and the lint side change independently. Exit codes: 0 no errors,
@@ -16,7 +16,8 @@ import click
 from generator.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, Context, _fail_on_input_errors, cli
 from generator.config import load_config
 from generator.errors import InputError
-from generator.lint import kubeconform, lint_paths
+from generator import schemasync
+from generator.lint import kubeconform, lint_paths, make_validator
 from generator.lint.crdimport import import_files
 from generator.lint.loader import discover
 from generator.lint.options import declared
@@ -50,8 +51,10 @@ def _display(ctx: Context):
 @click.option("--schema-location", "schema_locations", multiple=True,
               help="kubeconform-style schema location (local template, http(s) template or 'default'). Repeatable.")
 @click.option("--schema-cache", type=click.Path(file_okay=False, path_type=Path),
-              help="Folder caching downloaded schemas (default: ~/.cache/gpu-gitops/schemas).")
-@click.option("--ignore-missing-schemas", is_flag=True, help="Skip kinds without a schema instead of failing.")
+              help="Folder caching downloaded schemas (default: schemas/ in the user cache folder).")
+@click.option("--ignore-missing-schemas", is_flag=True,
+              help="Skip kinds without a schema and say how many objects were skipped (-v names the kinds).")
+@click.option("--require-schemas", is_flag=True, help="A kind without a schema is an error, not a warning.")
 @click.option("--strict/--no-strict", default=True, show_default=True,
               help="Reject unknown fields and duplicate keys (kubeconform -strict).")
 @click.option("--fail-on", type=click.Choice(["error", "warning"]), default="error", show_default=True,
@@ -61,7 +64,7 @@ def _display(ctx: Context):
 @click.pass_obj
 @_fail_on_input_errors
 def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locations, schema_cache,
-         ignore_missing_schemas, strict, fail_on, kubeconform_bin):
+         ignore_missing_schemas, require_schemas, strict, fail_on, kubeconform_bin):
     """Lint manifests: strict schemas, GPU, huge pages, API-version and security rules.
 
     PATHS are files, folders (searched for .yaml/.yml/.json) or - for stdin; default:
@@ -76,9 +79,10 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
     config = load_config(ctx.project, ctx.config_path)
     settings = Settings.from_config(
         config.data, kubernetes_version=kubernetes_version,
-        schema_locations=list(schema_locations) + config.schema_locations,
-        ignore_missing_schemas=ignore_missing_schemas or None, schema_cache=schema_cache, strict=strict,
+        schema_locations=list(schema_locations) + config.schema_locations, schema_cache=schema_cache, strict=strict,
     )
+    if require_schemas or config.require_schemas:
+        settings.rules["K8S004"] = "error"
     targets = list(paths)
     if not targets:
         if not ctx.project.rendered.is_dir():
@@ -86,12 +90,20 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
                              hint="pass files or folders, or run `gpu-gitops render` first")
         targets = [str(ctx.project.rendered)]
     display = _display(ctx)
-    result = lint_paths(targets, settings, display)
+    validator = make_validator(settings)
+    result = lint_paths(targets, settings, display, validator)
     findings = result.findings
     if kubeconform_bin:
         files = [p for p in discover(targets, settings.excludes, display) if p != "-" and os.path.isfile(p)]
-        output = kubeconform.run(kubeconform_bin, files, settings)
+        output = kubeconform.run(kubeconform_bin, files, settings, ignore_missing_schemas)
         findings = kubeconform.merge(findings, kubeconform.findings(output, result.sources, display))
+    unchecked = [f for f in findings if f.rule == "K8S004"]
+    if ignore_missing_schemas:
+        findings = [f for f in findings if f.rule != "K8S004"]
+    elif fmt == "text" and not ctx.ui.verbose:
+        # one warning for the run, naming the kinds, as render and check give it
+        findings = [f for f in findings if not (f.rule == "K8S004" and f.severity == "warning")]
+    _schema_notes(ctx, validator, unchecked, ignore_missing_schemas, folded=fmt == "text" and not ctx.ui.verbose)
     report = Report(findings, result.sources, ctx.project.root,
                     color=bool(ctx.ui.color if ctx.ui.color is not None else sys.stdout.isatty()) and not output_file)
     text = render(fmt, report)
@@ -107,6 +119,26 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
         click.echo(report.summary(), err=True)
     failing = {"error"} if fail_on == "error" else {"error", "warning"}
     sys.exit(EXIT_FINDINGS if any(f.severity in failing for f in findings) else EXIT_OK)
+
+
+def _schema_notes(ctx: Context, validator, unchecked, ignored: bool, folded: bool) -> None:
+    """On standard error: the schema set used, what was not schema-checked, what could not be checked."""
+    warn = click.style("warning:", fg="yellow", bold=True)
+    kinds = sorted({f"{f.ref.kind} ({f.ref.api_version})" for f in unchecked})
+    if ignored and unchecked:
+        text = f"--ignore-missing-schemas: skipped {len(unchecked)} object(s) of {len(kinds)} kind(s) without a schema"
+        click.echo(text + (f": {', '.join(kinds)}" if ctx.ui.verbose else " (-v names them)"), err=True)
+    elif folded and any(f.severity == "warning" for f in unchecked):
+        click.echo(f"{warn} no schema found, not schema-checked: {', '.join(kinds)} [K8S004]", err=True,
+                   color=ctx.ui.color)
+        click.echo(f"  hint: {schemasync.MISSING_HINT}", err=True)
+    if ctx.ui.quiet:
+        return
+    for message in validator.warnings:
+        click.echo(f"{warn} {message}", err=True, color=ctx.ui.color)
+    if validator.schema_set is not None:
+        click.echo(f"custom resources checked against schema set {validator.schema_set.version} "
+                   f"({validator.schema_set.folder})", err=True)
 
 
 @cli.command(name="rules")
@@ -172,3 +204,29 @@ def import_(ctx: Context, crds, output_dir):
         ctx.ui.out(f"wrote {ctx.project.display(path)}")
     ctx.ui.out(f"use: --schema-location '{ctx.project.display(target)}/{{{{.Group}}}}/"
                "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json'")
+
+
+@schemas.command(name="sync")
+@click.option("--from", "mirror", type=click.Path(file_okay=False, path_type=Path),
+              help="Take the CRD files from this local mirror (matched by file name or checksum) instead of "
+              "downloading them.")
+@click.pass_obj
+@_fail_on_input_errors
+def sync(ctx: Context, mirror):
+    """Download the pinned upstream CRDs, verify their checksums and install their schemas.
+
+    The package lists, for every custom resource the generator renders and the kinds GPU
+    platforms commonly run beside it, the upstream CRD file at the release the platform deploys
+    and its sha256. A file whose checksum differs stops the sync and nothing is installed.
+    The schemas go to the user cache (GPU_GITOPS_CACHE_DIR overrides it); render, check and
+    lint use them from then on with no flag.
+
+    \b
+    Examples:
+      gpu-gitops schemas sync
+      gpu-gitops schemas sync --from /mnt/mirror/crds     # air-gapped
+    """
+    installed = schemasync.sync(mirror=mirror)
+    ctx.ui.out(f"schema set {installed.version}: {installed.kinds} schemas, in {installed.folder}")
+    if installed.absent:
+        ctx.ui.out(f"not in the mirror, not installed: {', '.join(installed.absent)}")

@@ -29,6 +29,25 @@ def needs_crd_schemas():
     return pytest.mark.skipif(not CRD_SCHEMAS.is_dir(), reason="upstream CRD schemas (../shared) not present")
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path_factory, monkeypatch):
+    """Every test gets an empty gpu-gitops cache: a schema set synced on this machine never leaks in."""
+    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture(scope="session")
+def synced_cache(tmp_path_factory) -> Path:
+    """A cache folder holding the schema set synced once from ../shared/upstream-crds (read-only use)."""
+    from generator import schemasync
+
+    mirror = _SHARED / "upstream-crds"
+    if not mirror.is_dir():
+        pytest.skip("upstream CRD mirror (../shared) not present")
+    root = tmp_path_factory.mktemp("synced")
+    schemasync.sync(mirror=mirror, root=root)
+    return root
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A copy of the repository's inputs and library in a temporary root."""

@@ -357,3 +357,13 @@ def test_init_without_a_local_schema_writes_no_machine_path(tmp_path, run):
     text = (tmp_path / "clusters" / "new" / "cluster.yaml").read_text()
     assert "site-packages" not in text and "_data" not in text
     assert run(tmp_path, "render", "new").exit_code == 0
+
+
+def test_check_of_a_current_but_invalid_tree_does_not_call_it_stale(project, run, tmp_path):
+    """With --require-schemas and no schemas, every custom resource is an error; the tree is still
+    what render writes, so check must say it fails its checks, not that it is out of date."""
+    assert run(project, "render").exit_code == 0
+    result = run(project, "check", "--require-schemas", env={"GPU_GITOPS_CACHE_DIR": str(tmp_path / "empty")})
+    assert result.exit_code == 1
+    assert "does not pass its checks" in result.stderr
+    assert "out of date" not in result.stderr

@@ -21,11 +21,13 @@ def make_validator(settings: Settings) -> SchemaValidator:
     return SchemaValidator(settings.kubernetes_version, locations, settings.schema_cache)
 
 
-def lint_paths(paths: list[str], settings: Settings, display: Callable[[str], str] = str) -> Result:
-    """Lint files and folders (``-`` is stdin); ``display`` turns a path into what is shown."""
+def lint_paths(paths: list[str], settings: Settings, display: Callable[[str], str] = str,
+               validator: SchemaValidator | None = None) -> Result:
+    """Lint files and folders (``-`` is stdin); ``display`` turns a path into what is shown;
+    ``validator`` is one the caller keeps to read its warnings afterwards."""
     files = discover(paths, settings.excludes, display)
     sources = [read(path, "stdin" if path == "-" else display(path), settings.strict) for path in files]
-    return Engine(settings, make_validator(settings)).run(sources)
+    return Engine(settings, validator or make_validator(settings)).run(sources)
 
 
 def lint_objects(objects: list[tuple[str, str, dict]], settings: Settings) -> list[Finding]:

@@ -31,25 +31,30 @@ def strict(schema: dict) -> dict:
     return out
 
 
-def _tighten(node) -> None:
+def _tighten(node, constraint: bool = False) -> None:
+    """``constraint``: inside allOf/anyOf/oneOf/not, whose ``properties`` only constrain values
+    the structural schema already declares (Cilium's ``anyOf: [{properties: {egress: {}},
+    required: [egress]}, …]``): they must not reject the object's other fields."""
     if isinstance(node, list):
         for item in node:
-            _tighten(item)
+            _tighten(item, constraint)
         return
     if not isinstance(node, dict):
         return
     for key, value in list(node.items()):
         if key in ("properties", "patternProperties", "definitions"):
             for child in value.values():
-                _tighten(child)
-        elif key in ("items", "additionalProperties", "not", "allOf", "anyOf", "oneOf"):
-            _tighten(value)
+                _tighten(child, constraint)
+        elif key in ("items", "additionalProperties"):
+            _tighten(value, constraint)
+        elif key in ("not", "allOf", "anyOf", "oneOf"):
+            _tighten(value, True)
     if node.pop("x-kubernetes-int-or-string", False):
         node.pop("type", None)
         node.pop("format", None)
         node["oneOf"] = [{"type": "integer"}, {"type": "string"}] + node.get("oneOf", [])
     preserve = node.get("x-kubernetes-preserve-unknown-fields") is True
-    if "properties" in node and "additionalProperties" not in node and not preserve:
+    if "properties" in node and "additionalProperties" not in node and not preserve and not constraint:
         node["additionalProperties"] = False
     if node.pop("nullable", False) and isinstance(node.get("type"), str):
         node["type"] = [node["type"], "null"]

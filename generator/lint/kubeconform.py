@@ -1,12 +1,14 @@
 """Run kubeconform as a second opinion and merge its findings into ours.
 
-kubeconform is called with ``-strict -summary -output json``, its ``default`` location for
-core kinds (our bundled schemas ``$ref`` a shared definitions file kubeconform cannot
-resolve) and our schema locations for custom resources. Both of its JSON dialects are read: the current one
-(``"status": "statusInvalid"`` with ``validationErrors``) and the older one
-(``"status": "INVALID"`` with only ``msg``). Its JSON pointers are mapped to our lines
-through the documents we parsed; findings we already have (same rule, file and line) are
-dropped.
+kubeconform is called with ``-strict -summary -output json`` and the user's schema locations
+exactly as given (when none are given, its own ``default``: our bundled core schemas ``$ref`` a
+shared definitions file kubeconform cannot resolve), then the schema set ``schemas sync``
+installed. Both of its JSON dialects are read: the current one (``"status": "statusInvalid"``
+with ``validationErrors``) and the older one (``"status": "INVALID"`` with only ``msg``). Its
+JSON pointers are mapped to our lines through the documents we parsed; findings we already have
+(same rule, file and line) are dropped. Its errors go to the rule they are about: no schema is
+K8S004, a missing apiVersion or kind K8S002, a document it cannot read K8S001; a schema it could
+not download (offline, a bad URL) stops the run, as our own downloads do.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import shutil
 import subprocess
 from collections.abc import Iterable
 
+from generator import schemasync
 from generator.errors import InputError
 from generator.lint.loader import Source
 from generator.lint.model import Finding, Hit, ObjectRef, Resource
@@ -28,18 +31,26 @@ _INVALID = {"statusInvalid", "INVALID"}
 _ERROR = {"statusError", "ERROR"}
 
 
-def command(binary: str, files: list[str], settings: Settings) -> list[str]:
+_DOWNLOAD_FAILURES = ("failed downloading schema at", "error while downloading schema at", "failed parsing schema from")
+_NO_KIND = ("missing 'apiVersion' key", "missing 'kind' key")
+
+
+def command(binary: str, files: list[str], settings: Settings, ignore_missing_schemas: bool = False) -> list[str]:
     major, minor = kubernetes.resolve_version(settings.kubernetes_version)
     cmd = [binary, *(["-strict"] if settings.strict else []), "-summary", "-output", "json",
-           "-kubernetes-version", f"{major}.{minor}.0", "-schema-location", "default"]
-    for location in settings.schema_locations:
+           "-kubernetes-version", f"{major}.{minor}.0"]
+    locations = list(settings.schema_locations) or ["default"]
+    synced = schemasync.installed()
+    if synced is not None:
+        locations.append(synced.location)
+    for location in locations:
         cmd += ["-schema-location", location]
-    if settings.ignore_missing_schemas:
+    if ignore_missing_schemas or settings.ignore_missing_schemas:
         cmd.append("-ignore-missing-schemas")
     return cmd + files
 
 
-def run(binary: str, files: list[str], settings: Settings) -> dict:
+def run(binary: str, files: list[str], settings: Settings, ignore_missing_schemas: bool = False) -> dict:
     """kubeconform's parsed JSON output over all ``files``; a missing or broken binary or
     unreadable output is a usage error. Files go in batches that fit a command line."""
     path = shutil.which(binary)
@@ -48,7 +59,7 @@ def run(binary: str, files: list[str], settings: Settings) -> dict:
                          hint="install kubeconform, put it on PATH or pass its path: --kubeconform /path/to/kubeconform")
     merged: dict = {"resources": [], "summary": {}}
     for batch in batches(files):
-        output = _run_once(path, batch, settings)
+        output = _run_once(path, batch, settings, ignore_missing_schemas)
         merged["resources"] += output.get("resources") or []
         for key, value in (output.get("summary") or {}).items():
             if isinstance(value, int):
@@ -72,9 +83,10 @@ def batches(files: list[str], budget: int | None = None) -> list[list[str]]:
     return out or [[]]
 
 
-def _run_once(path: str, files: list[str], settings: Settings) -> dict:
+def _run_once(path: str, files: list[str], settings: Settings, ignore_missing_schemas: bool) -> dict:
     try:
-        proc = subprocess.run(command(path, files, settings), capture_output=True, text=True, check=False)
+        proc = subprocess.run(command(path, files, settings, ignore_missing_schemas), capture_output=True, text=True,
+                              check=False)
     except OSError as exc:
         raise InputError(f"cannot run kubeconform {path!r}: {exc.strerror or exc}",
                          hint="check that --kubeconform points at the kubeconform executable for this platform") \
@@ -109,18 +121,26 @@ def findings(output: dict, sources: list[Source], display) -> list[Finding]:
         errors = entry.get("validationErrors") or [{"path": "", "msg": entry.get("msg", "")}]
         for error in errors:
             msg = str(error.get("msg", ""))
-            if status in _INVALID:
-                rule = "K8S003"
-            elif "could not find schema" in msg:
-                rule = "K8S004"
-            else:
-                rule = "K8S001"
+            rule = "K8S003" if status in _INVALID else _error_rule(msg, file)
             path = _pointer(str(error.get("path", "")))
             line, col = res.position(Hit("", path)) if res else (1, 1)
             pointer = "/" + "/".join(map(str, path))
             text = f"kubeconform: {pointer}: {msg}" if path else f"kubeconform: {msg}"
             out.append(Finding(rule, "error", text, file, line, col, ref))
     return out
+
+
+def _error_rule(msg: str, file: str) -> str:
+    """The rule a kubeconform error belongs to; a failed schema download is a usage error."""
+    if any(text in msg for text in _DOWNLOAD_FAILURES):
+        raise InputError(f"kubeconform could not download a schema: {msg}", path=file,
+                         hint="offline, pass local --schema-location templates (kubeconform gets them as given, "
+                         "without 'default') or run `gpu-gitops schemas sync --from DIR`")
+    if "could not find schema" in msg:
+        return "K8S004"
+    if any(text in msg for text in _NO_KIND):
+        return "K8S002"
+    return "K8S001"
 
 
 def _match(resources: Iterable[Resource], entry: dict) -> Resource | None:

@@ -7,7 +7,9 @@ ones kubeconform documents, so users can reuse the locations they already have.
 
 ``http(s)`` templates are downloaded once into an on-disk cache named like kubeconform's
 (the SHA-256 of the URL), so a kubeconform ``-cache`` folder can be reused and later runs
-work offline. A 404 moves on to the next location and is not cached.
+work offline. A 404 moves on to the next location and is not cached; a host that cannot be
+reached (or answers with another error) stops the run: an offline CI job must fail, not pass
+with the kinds it could not check.
 """
 
 from __future__ import annotations
@@ -84,16 +86,17 @@ class SchemaLocation:
 
 
 def cache_dir() -> Path:
-    """``$GPU_GITOPS_SCHEMA_CACHE``, else ``$XDG_CACHE_HOME/gpu-gitops/schemas``."""
+    """``$GPU_GITOPS_SCHEMA_CACHE``, else ``schemas/`` in gpu-gitops' user cache folder."""
     explicit = os.environ.get("GPU_GITOPS_SCHEMA_CACHE")
     if explicit:
         return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "gpu-gitops" / "schemas"
+    from generator.schemasync import cache_root
+
+    return cache_root() / "schemas"
 
 
 def fetch(url: str, cache: Path) -> Path | None:
-    """The cached copy of ``url``, downloading it first when needed; None when it is not there.
+    """The cached copy of ``url``, downloading it first when needed; None when the server says 404.
 
     Only JSON is cached: an HTML page (a proxy's login page, a moved repository) is an error
     naming the URL, and the next run asks again.
@@ -104,8 +107,17 @@ def fetch(url: str, cache: Path) -> Path | None:
     try:
         with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:  # noqa: S310 (http(s) only)
             body = response.read()
-    except (urllib.error.URLError, OSError, ValueError):
-        return None  # 404 and unreachable hosts alike: try the next location
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            return None  # not at this location: try the next one
+        raise InputError(f"schema location answered HTTP {exc.code}", path=url,
+                         hint="check the --schema-location URL; a schema that is not there must answer 404") \
+            from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise InputError(f"cannot reach schema location: {reason}", path=url,
+                         hint="check the network or proxy; offline, use local locations or "
+                         "`gpu-gitops schemas sync --from DIR`") from None
     try:
         json.loads(body)
     except ValueError:

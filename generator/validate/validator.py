@@ -21,7 +21,8 @@ from referencing import Registry, Resource
 
 from generator.errors import InputError
 from generator.jsonpath import dotted
-from generator.validate import fastcheck, kubernetes
+from generator import schemasync
+from generator.validate import celrules, fastcheck, kubernetes, re2, structural
 from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
 
 # ``$ref``s in the bundled schemas are absolute paths on the schema's own host
@@ -41,15 +42,25 @@ class SchemaProblem:
 
 
 class SchemaValidator:
-    """Validates objects for one Kubernetes version and one list of CRD schema locations."""
+    """Validates objects for one Kubernetes version and one list of CRD schema locations.
+
+    After the given locations comes the schema set ``gpu-gitops schemas sync`` installed, if
+    any (``schema_set``). ``warnings`` collects, once each, what could not be checked as the
+    API server would (an untranslatable pattern, a CEL rule that cannot be evaluated).
+    """
 
     def __init__(self, kubernetes_version: str, locations: list[SchemaLocation] | None = None,
                  cache: Path | None = None):
         self.version = kubernetes.resolve_version(kubernetes_version)
         self.version_text = f"{self.version[0]}.{self.version[1]}.0"
         self.locations = list(locations or [])
+        self.schema_set = schemasync.installed()
+        if self.schema_set is not None:
+            self.locations.append(SchemaLocation(self.schema_set.location))
         self.cache = cache
+        self.warnings: dict[str, None] = {}
         self._compiled: dict[tuple[str, str], Any] = {}
+        self._crd: dict[tuple[str, str], dict] = {}
         self._fast: dict[tuple[str, str], Any] = {}
         self._core_compiler: fastcheck.Compiler | None = None
         self._core_registry: Registry | None = None
@@ -73,7 +84,15 @@ class SchemaValidator:
         if source is None:
             return None
         core = source.parent == kubernetes.version_dir(self.version)
-        schema = _load_schema(source) if not core else json.loads(source.read_text())
+        if core:
+            schema = json.loads(source.read_text())
+        else:
+            # the synced set's files were checked against their metaschema when they were installed
+            synced = self.schema_set is not None and source.is_relative_to(self.schema_set.folder)
+            schema = load_schema(source, lambda pattern: self.warn(
+                f"{kind} ({api_version}): schema pattern {pattern!r} has no Python equivalent; "
+                "that pattern is not checked"), check=not synced)
+            self._crd[(api_version, kind)] = schema
         registry = self._core() if core else Registry()
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         self._fast[(api_version, kind)] = self._fast_check(schema, cls, core=registry is self._core_registry)
@@ -101,6 +120,9 @@ class SchemaValidator:
             self._core_registry = Registry().with_resource(_DEFINITIONS_URI, defs).crawl()
         return self._core_registry
 
+    def warn(self, message: str) -> None:
+        self.warnings.setdefault(message, None)
+
     def has_schema(self, api_version: str, kind: str) -> bool:
         return self._validator_for(api_version, kind) is not None
 
@@ -114,9 +136,12 @@ class SchemaValidator:
         validator = self._validator_for(api_version, kind)
         if validator is None:
             return [SchemaProblem("missing-schema", f"could not find schema for {kind} ({api_version})")]
+        crd = self._crd.get((api_version, kind))
+        if crd is not None:
+            obj = structural.apply(crd, obj)  # the API server prunes nulls and defaults first
         fast = self._fast.get((api_version, kind))
         if fast is not None and fast(obj):
-            return []  # jsonschema only runs to explain a failure
+            return self._rules(crd, obj, kind)  # jsonschema only runs to explain a failure
         problems = []
         try:
             errors = list(validator.iter_errors(obj))
@@ -135,16 +160,32 @@ class SchemaValidator:
                     problems.extend(SchemaProblem("invalid", f'unknown field "{dotted(path + (key,))}"', path + (key,))
                                     for key in extra)
                 else:
-                    problems.append(SchemaProblem("invalid", leaf.message, path))
+                    problems.append(SchemaProblem("invalid", _json_words(leaf), path))
+        if not problems:
+            problems = self._rules(crd, obj, kind)
         problems.sort(key=lambda p: [str(x) for x in p.path])
         return problems
 
+    def _rules(self, crd: dict | None, obj: dict, kind: str) -> list[SchemaProblem]:
+        """Failed ``x-kubernetes-validations`` rules of a schema-valid custom resource."""
+        if crd is None:
+            return []
 
-def _load_schema(source: Path) -> dict:
-    """A user-supplied schema file, parsed and checked against its metaschema.
+        def skipped(rule: str, why: str) -> None:
+            self.warn(f"{kind}: CEL rule {rule!r} not evaluated ({why}); it is not checked")
+
+        problems = [SchemaProblem("invalid", message, path) for path, message in celrules.check(crd, obj, skipped)]
+        return sorted(problems, key=lambda p: [str(x) for x in p.path])
+
+
+def load_schema(source: Path, untranslatable=lambda pattern: None, check: bool = True) -> dict:
+    """A user-supplied schema file, parsed, its RE2 patterns made Python's, checked against its metaschema.
 
     A file at a schema location is configuration, not a linted manifest: one that is not a
     JSON Schema stops the run with an ``InputError`` naming it, for render and lint alike.
+    A pattern with no Python equivalent is dropped and reported through ``untranslatable``.
+    ``check=False`` skips the metaschema check (seconds on the largest CRDs) for files that
+    passed it when ``schemas sync`` installed them.
     """
     hint = "fix or replace this file at your --schema-location (or schemaLocations), or delete a stale cached copy"
     try:
@@ -154,6 +195,9 @@ def _load_schema(source: Path) -> dict:
     if not isinstance(schema, dict):
         raise InputError(f"schema file holds a JSON {type(schema).__name__}, not a schema object",
                          path=str(source), hint=hint)
+    _python_patterns(schema, untranslatable)
+    if not check:
+        return schema
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         # No `format` checks on the schema itself: CRD patterns are Go RE2 (cilium.io's
@@ -166,6 +210,59 @@ def _load_schema(source: Path) -> dict:
         raise InputError(f"schema file is not a valid JSON Schema: {where}: {exc.message}", path=str(source),
                          hint=hint) from None
     return schema
+
+
+_SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "dependentSchemas")
+_SUBSCHEMAS = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+               "additionalItems", "unevaluatedItems", "unevaluatedProperties")
+
+
+def _python_patterns(node: object, untranslatable) -> None:
+    """Rewrite every ``pattern`` and ``patternProperties`` key from RE2 to Python syntax, in place."""
+    if isinstance(node, list):
+        for item in node:
+            _python_patterns(item, untranslatable)
+        return
+    if not isinstance(node, dict):
+        return
+    pattern = node.get("pattern")
+    if isinstance(pattern, str):
+        translated = re2.to_python(pattern)
+        if translated is None:
+            del node["pattern"]
+            untranslatable(pattern)
+        else:
+            node["pattern"] = translated
+    patterns = node.get("patternProperties")
+    if isinstance(patterns, dict):
+        rewritten = {}
+        for key, sub in patterns.items():
+            translated = re2.to_python(key)
+            if translated is None:
+                untranslatable(key)
+                continue
+            rewritten[translated] = sub
+        node["patternProperties"] = rewritten
+    for key in _SUBSCHEMA_MAPS + ("patternProperties",):
+        if isinstance(node.get(key), dict):
+            for sub in node[key].values():
+                _python_patterns(sub, untranslatable)
+    for key in _SUBSCHEMAS:
+        if key in node:
+            _python_patterns(node[key], untranslatable)
+    for key in ("allOf", "anyOf", "oneOf", "prefixItems"):
+        if isinstance(node.get(key), list):
+            _python_patterns(node[key], untranslatable)
+
+
+def _json_words(error: jsonschema.ValidationError) -> str:
+    """jsonschema's message with the offending value spelt as JSON (``null``, ``true``), not Python."""
+    value = error.instance
+    if value is None or isinstance(value, bool):
+        shown = repr(value)
+        if error.message.startswith(shown):
+            return json.dumps(value) + error.message[len(shown):]
+    return error.message
 
 
 def _unexpected(error: jsonschema.ValidationError) -> list[str]:

@@ -106,8 +106,10 @@ function(params)
           tolerations: tolerations,
           upgradePolicy: { enable: true, maxParallelUpgrades: 1, maxUnavailableNodes: '25%', rebootRequired: true },
         } else { enable: false },
+        // The v1.4.0 DeviceConfig CRD (ROCm/gpu-operator config/crd/bases/amd.com_deviceconfigs.yaml
+        // at v1.4.0) has no enableDevicePlugin: the operator always runs the plugin; the flag
+        // arrived with a later release and the deployed CRD would prune or refuse it.
         devicePlugin: {
-          enableDevicePlugin: true,
           enableNodeLabeller: true,
           devicePluginArguments: { resource_naming_strategy: pool.gpu.resourceNaming },
           devicePluginTolerations: tolerations,

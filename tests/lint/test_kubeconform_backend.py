@@ -157,3 +157,67 @@ def test_a_binary_that_cannot_run_is_a_usage_error(app, run, tmp_path):
     assert result.exit_code == 2
     assert result.stderr.startswith(f"error: cannot run kubeconform '{binary}': Exec format error")
     assert "\n  hint: " in result.stderr
+
+
+# kubeconform 0.7 offline with its default location first: the download fails before any
+# local location is tried (pkg/registry/http.go: "failed downloading schema at %s: %s")
+OFFLINE = {
+    "resources": [{
+        "filename": "app.yaml", "kind": "Deployment", "name": "web", "version": "apps/v1", "status": "statusError",
+        "msg": "failed downloading schema at https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/"
+               "v1.32.0-standalone-strict/deployment-apps-v1.json: Get \"https://raw.githubusercontent.com/yannh/"
+               "kubernetes-json-schema/master/v1.32.0-standalone-strict/deployment-apps-v1.json\": dial tcp: "
+               "lookup raw.githubusercontent.com: no such host",
+    }],
+    "summary": {"valid": 0, "invalid": 0, "errors": 1, "skipped": 0},
+}
+ERRORS = {
+    "resources": [
+        {"filename": "app.yaml", "kind": "", "name": "", "version": "v1", "status": "statusError",
+         "msg": "missing 'kind' key"},
+        {"filename": "app.yaml", "kind": "TrainingRun", "name": "r", "version": "example.com/v1",
+         "status": "statusError", "msg": "could not find schema for TrainingRun"},
+        {"filename": "app.yaml", "kind": "", "name": "", "version": "", "status": "statusError",
+         "msg": "error unmarshalling resource: error converting YAML to JSON: yaml: line 3: mapping values are "
+                "not allowed in this context"},
+    ],
+    "summary": {"valid": 0, "invalid": 0, "errors": 3, "skipped": 0},
+}
+
+
+def test_user_locations_are_passed_as_given_without_default_first(app, run, tmp_path):
+    stub = _stub(tmp_path / "bin", {"resources": [], "summary": {}})
+    local = "schemas/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
+    run(app, "lint", "--kubeconform", str(stub), "--schema-location", local, "app.yaml")
+    args = (stub.parent / "args").read_text().split("\n")
+    assert [args[i + 1] for i, a in enumerate(args) if a == "-schema-location"] == [local]
+
+
+def test_synced_set_is_passed_after_the_users_locations(app, run, tmp_path, monkeypatch):
+    from generator import schemasync
+
+    folder = schemasync.cache_root() / "crd-schemas"
+    folder.mkdir(parents=True)
+    (folder / schemasync.SET_FILE).write_text('{"version": "t", "kinds": 0}')
+    stub = _stub(tmp_path / "bin", {"resources": [], "summary": {}})
+    run(app, "lint", "--kubeconform", str(stub), "app.yaml")
+    args = (stub.parent / "args").read_text().split("\n")
+    assert [args[i + 1] for i, a in enumerate(args) if a == "-schema-location"] == [
+        "default", str(folder / schemasync.LAYOUT)]
+
+
+def test_a_failed_schema_download_is_a_usage_error_not_a_yaml_error(app, run, tmp_path):
+    stub = _stub(tmp_path / "bin", OFFLINE)
+    result = run(app, "lint", "--kubeconform", str(stub), "app.yaml")
+    assert result.exit_code == 2, result.output
+    assert "kubeconform could not download a schema: failed downloading schema at" in result.stderr
+    assert "K8S001" not in result.output and "hint:" in result.stderr
+
+
+def test_errors_are_filed_under_their_rule(app, run, tmp_path):
+    stub = _stub(tmp_path / "bin", ERRORS)
+    result = run(app, "lint", "--format", "json", "--kubeconform", str(stub), "app.yaml")
+    theirs = [(f["rule"], f["message"].split(": ", 1)[1][:20]) for f in _findings(result)
+              if f["message"].startswith("kubeconform:")]
+    assert sorted(theirs) == [("K8S001", "error unmarshalling "), ("K8S002", "missing 'kind' key"),
+                              ("K8S004", "could not find schem")]

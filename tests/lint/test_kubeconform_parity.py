@@ -73,7 +73,9 @@ def _translate(flags: str) -> list[str]:
         elif word == "-ignore-missing-schemas":
             args.append("--ignore-missing-schemas")
         i += 1
-    return args + ([] if strict else ["--no-strict"])
+    # kubeconform fails on a missing schema unless told to skip it: our --require-schemas
+    missing = [] if "--ignore-missing-schemas" in args else ["--require-schemas"]
+    return args + missing + ([] if strict else ["--no-strict"])
 
 
 @pytest.mark.skipif(not EXPECTED.is_file(), reason="kubeconform fixtures (../shared/peer) not present")

@@ -115,10 +115,20 @@ def test_a_non_json_http_response_is_an_error_and_not_cached(server, tmp_path):
     assert len(hits) == 2 and not (cache.exists() and any(cache.iterdir()))
 
 
-def test_unreachable_location_means_no_schema(tmp_path):
-    assert fetch("http://127.0.0.1:9/x.json", tmp_path) is None
-    assert find_schema_file([SchemaLocation("http://127.0.0.1:9/{{.ResourceKind}}.json")], {"ResourceKind": "x"},
-                            tmp_path) is None
+def test_unreachable_location_is_an_error_not_a_missing_schema(tmp_path, project, run):
+    """An offline CI run must not pass with the kinds it could not check."""
+    with pytest.raises(InputError, match="cannot reach schema location") as caught:
+        find_schema_file([SchemaLocation("http://127.0.0.1:9/{{.ResourceKind}}.json")], {"ResourceKind": "x"}, tmp_path)
+    assert caught.value.location.path == "http://127.0.0.1:9/x.json"
+    (project / "run.yaml").write_text(RUN)
+    result = run(project, "lint", "--ignore-missing-schemas", "--schema-location",
+                 "http://127.0.0.1:9/{{.ResourceKind}}.json", str(project / "run.yaml"))
+    assert result.exit_code == 2 and "cannot reach schema location" in result.stderr, result.output
+
+
+def test_a_404_means_no_schema_at_that_location(server, tmp_path):
+    base, _ = server
+    assert fetch(base + "/nothing.json", tmp_path) is None
 
 
 @pytest.mark.skipif(not (PEER / "cache").is_dir(), reason="kubeconform fixtures not present")
@@ -179,6 +189,15 @@ def test_import_writes_strict_schemas_for_served_versions(tmp_path):
     findings = lint_paths([str(run)], Settings(schema_locations=[loc])).findings
     assert [(f.rule, f.line, f.message) for f in findings] == [
         ("K8S003", 7, 'strict decoding error: unknown field "spec.gpu"')]
+
+
+def test_strict_leaves_value_constraints_in_any_of_open():
+    """Cilium's policy spec: anyOf branches name one field each; the object's others stay allowed."""
+    out = strict({"type": "object", "properties": {"egress": {"type": "array"}, "ingress": {"type": "array"}},
+                  "anyOf": [{"properties": {"ingress": {}}, "required": ["ingress"]},
+                            {"properties": {"egress": {}}, "required": ["egress"]}]})
+    assert out["additionalProperties"] is False
+    assert all("additionalProperties" not in branch for branch in out["anyOf"])
 
 
 def test_strict_keeps_preserved_objects_open():

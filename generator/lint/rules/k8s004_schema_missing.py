@@ -1,13 +1,17 @@
-"""A kind with no schema in the bundled Kubernetes schemas or the configured locations.
+"""A kind with no schema in the bundled Kubernetes schemas, the configured locations or the synced set.
 
-Rationale: an object that is not checked may carry any typo. Like kubeconform, a missing
-schema is an error unless ``--ignore-missing-schemas`` is given; Kustomize's own files
-(``kustomization.yaml``) are not cluster objects and are not checked. An apiVersion removed in
-the target version is reported by API001 instead.
+Rationale: an object that is not checked may carry any typo. Until ``gpu-gitops schemas sync``
+has installed the pinned upstream CRD schemas, custom resources have none, so a missing schema
+is a warning (the same one render and check give); ``--require-schemas`` (or
+``requireSchemas: true``) makes it an error, as kubeconform does, and ``--ignore-missing-schemas``
+skips it and says how many objects it skipped. Kustomize's own files (``kustomization.yaml``)
+are not cluster objects and are not checked. An apiVersion removed in the target version is
+reported by API001 instead.
 
-Fix: add a schema location for the kind (``--schema-location`` or ``schemaLocations`` in
-``.gpu-gitops.yaml``), make schemas from the CRD with ``gpu-gitops schemas import``, or
-check that apiVersion and kind are spelled right for the target Kubernetes version.
+Fix: run ``gpu-gitops schemas sync`` (``--from DIR`` with a local mirror when offline), add a
+schema location for the kind (``--schema-location`` or ``schemaLocations`` in
+``.gpu-gitops.yaml``; ``gpu-gitops schemas import`` makes schemas from CRDs), or check that
+apiVersion and kind are spelled right for the target Kubernetes version.
 
 PASS:
 
@@ -29,7 +33,7 @@ from generator.lint.model import Hit
 
 ID = "K8S004"
 NAME = "schema-missing"
-SEVERITY = "error"
+SEVERITY = "warning"
 SUMMARY = "No schema was found for the object's apiVersion and kind"
 SCOPE = "object"
 

@@ -1,0 +1,121 @@
+"""Minimal reproducers of what the fuzzers found; each xfail is strict, so a fix shows up.
+
+When a fix makes one pass, remove its xfail mark and its entry in ``known.py``: the test
+then guards the fix and the fuzzers look at those inputs again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from generator.cli import cli
+
+LOCATED = re.compile(r"^\S.*?:[1-9]\d*:[1-9]\d*: error: .*\n  hint: \S", re.M)
+
+
+def lint(root: Path, *args: str, stdin: bytes | None = None):
+    return CliRunner().invoke(cli, ["--root", str(root), "--color", "never", "lint", *args], input=stdin,
+                              catch_exceptions=False)
+
+
+def test_lint_json_top_level_array(tmp_path):
+    path = tmp_path / "list.json"
+    path.write_text("[]")
+    result = lint(tmp_path, "-o", "json", str(path))
+    assert result.exit_code == 1
+    (finding,) = json.loads(result.stdout)["findings"]
+    assert "must be a mapping" in finding["message"] and finding["line"] == 1
+
+
+@pytest.mark.xfail(strict=True, raises=OSError,
+                   reason="lint: a kind longer than a file name can be (ENAMETOOLONG) crashes in "
+                   "validate.validator.schema_source, at Path.is_file on the bundled schema path")
+def test_lint_very_long_kind(tmp_path):
+    path = tmp_path / "long.yaml"
+    path.write_text(f"apiVersion: v1\nkind: {'K' * 300}\nmetadata: {{name: a}}\n")
+    result = lint(tmp_path, "-o", "json", str(path))
+    assert result.exit_code == 1
+    findings = json.loads(result.stdout)["findings"]
+    assert findings and all(f["line"] == 2 for f in findings)
+
+
+@pytest.mark.xfail(strict=True, raises=ElementTree.ParseError,
+                   reason="lint -o junit: a control character from the manifest is written raw, "
+                   "and the report is not well-formed XML")
+def test_lint_junit_report_with_control_character_is_xml(tmp_path):
+    path = tmp_path / "ns.yaml"
+    path.write_text('apiVersion: v1\nkind: Namespace\nmetadata: {name: "a\\x1e"}\n')
+    result = lint(tmp_path, "-o", "junit", str(path))
+    ElementTree.fromstring(result.stdout)
+
+
+CLUSTER = "aks-h100-training"
+
+
+def render_edited(project: Path, run, old: bytes, new: bytes):
+    """Render ``CLUSTER`` after replacing ``old`` by ``new`` in its input (bytes, so anything goes)."""
+    path = project / "clusters" / CLUSTER / "cluster.yaml"
+    data = path.read_bytes()
+    assert old in data
+    path.write_bytes(data.replace(old, new, 1))
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2, result.output
+    return result.stderr
+
+
+def test_render_non_utf8_input_is_located(project, run):
+    stderr = render_edited(project, run, b"name: aks-h100-training", b"name: aks-h100-\xfftraining")
+    assert LOCATED.search(stderr) and ":4:" in stderr, stderr
+
+
+def test_render_control_character_is_located(project, run):
+    stderr = render_edited(project, run, b"name: aks-h100-training", b"name: aks-h100-\x00training")
+    assert LOCATED.search(stderr) and ":4:" in stderr, stderr
+
+
+@pytest.mark.xfail(strict=True, reason="render: a 5,001-digit integer is reported as `path: error: YAML value does "
+                   "not match its tag: Exceeds the limit (4300 digits)`, with no line, column or hint")
+def test_render_huge_integer_is_located_and_named(project, run):
+    stderr = render_edited(project, run, b"perNode: 8,", b"perNode: " + b"9" * 5001 + b",")
+    assert LOCATED.search(stderr) and ":30:" in stderr, stderr
+    assert "does not match its tag" not in stderr
+
+
+@pytest.mark.xfail(strict=True, reason="render: a value of the wrong type (`tuning: expected object, got int 8`) has no "
+                   "hint unless it is a quoted number or boolean (inputs._explain, _type_hint returns '')")
+def test_render_wrong_type_has_a_hint(project, run):
+    stderr = render_edited(project, run, b"tuning: {restartKubelet: true}", b"tuning: 8")
+    assert re.search(r":53:\d+: error: tuning: expected object, got int 8\n  hint: \S", stderr), stderr
+
+
+def test_render_deep_nesting_is_located(project, run):
+    stderr = render_edited(project, run, b"monitoring:\n", b"deep: " + b"[" * 520 + b"]" * 520 + b"\nmonitoring:\n")
+    assert LOCATED.search(stderr) and ":70:" in stderr, stderr
+
+
+@pytest.mark.xfail(strict=True, reason="render: a schema error under a subschema without a description (here a MIG "
+                   "profile count under patternProperties: `0 is less than the minimum of 1`) has no hint")
+def test_render_bound_without_description_has_a_hint(project, run):
+    path = project / "clusters" / "ocp-a100-tuned" / "cluster.yaml"
+    text = path.read_text()
+    assert "{1g.10gb: 7}" in text
+    path.write_text(text.replace("{1g.10gb: 7}", "{1g.10gb: 0}"))
+    result = run(project, "render", "ocp-a100-tuned")
+    assert result.exit_code == 2
+    assert re.search(r":26:\d+: error: .*1g\.10gb: 0 is less than the minimum of 1\n  hint: \S", result.stderr), \
+        result.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="render: a complex key (`? {a: 1}`) is reported at 1:1 as unknown key "
+                   "\"ordereddict([('a', 1)])\", a Python repr, instead of at its own line")
+def test_render_complex_key_is_located_where_it_is(project, run):
+    stderr = render_edited(project, run, b"tuning: {restartKubelet: true}\n",
+                           b"tuning: {restartKubelet: true}\n? {a: 1}\n: c\n")
+    assert LOCATED.search(stderr) and ":54:" in stderr, stderr
+    assert "ordereddict" not in stderr

@@ -1,0 +1,101 @@
+"""Mutated cluster inputs through ``gpu-gitops render``, in-process.
+
+The property: exit 0 or 2, never a traceback; on exit 2 every error is located
+(``path:line:col: error:``, or ``path: error:`` for a problem of the whole file) and has a
+``hint:``, and the tree rendered before is byte-identical afterwards.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from generator.cli import cli
+from tests.conftest import EXAMPLES, REPO
+from tests.fuzz.budget import fuzz_settings
+from tests.fuzz.known import skip_known, skip_known_message
+from tests.fuzz.mutations import mutated_yaml
+
+LOCATED = re.compile(r"^\S.*?:(?P<line>[1-9]\d*):[1-9]\d*: error: \S")
+FILE_LEVEL = re.compile(r"^\S.*?: error: \S")
+# Problems of the whole file, which no line or column can point at.
+WHOLE_FILE = ("larger than the", "not a regular file", "cannot read file", "expands to more than")
+
+
+def snapshot(folder: Path) -> dict[str, bytes | None]:
+    """Every path under ``folder`` → its bytes (None for a folder)."""
+    return {str(p.relative_to(folder)): None if p.is_dir() else p.read_bytes() for p in sorted(folder.rglob("*"))}
+
+
+@pytest.fixture(scope="module")
+def fuzz_project(tmp_path_factory) -> Path:
+    """A project with the examples' inputs, library and committed rendered trees."""
+    root = tmp_path_factory.mktemp("fuzz") / "proj"
+    root.mkdir()
+    for name in ("clusters", "libsonnet", "schemas", "rendered"):
+        shutil.copytree(REPO / name, root / name)
+    return root
+
+
+def check_error_output(stderr: str, data: bytes) -> None:
+    """Every ``error:`` line is located inside the input (or is about the whole file) and
+    is followed by a hint."""
+    # every line break YAML knows, and a few more: a bound, not an exact count
+    line_count = len(data.decode("utf-8", "replace").splitlines()) + 1
+    lines = stderr.split("\n")
+    errors = [i for i, line in enumerate(lines) if " error: " in line or line.startswith("error: ")]
+    assert errors, f"exit 2 without an error line:\n{stderr}"
+    for i in errors:
+        line = lines[i]
+        at_line = LOCATED.match(line)
+        located = at_line or (FILE_LEVEL.match(line) and any(w in line for w in WHOLE_FILE))
+        hinted = i + 1 < len(lines) and lines[i + 1].startswith("  hint: ")
+        if not (located and hinted):
+            skip_known_message(line)
+        assert located, f"error without line and column:\n{line}"
+        assert hinted, f"error without a hint:\n{line}"
+        if at_line:
+            assert int(at_line["line"]) <= line_count, f"error past the end of the {line_count}-line input:\n{line}"
+
+
+def render_mutated(root: Path, cluster: str, data: bytes) -> None:
+    """Write ``data`` as the cluster's input, render it, check the property, restore the project."""
+    input_file = root / "clusters" / cluster / "cluster.yaml"
+    tree = root / "rendered" / cluster
+    before = snapshot(tree)
+    input_file.write_bytes(data)
+    try:
+        with skip_known():
+            result = CliRunner().invoke(cli, ["--root", str(root), "--color", "never", "render", cluster],
+                                        catch_exceptions=False)
+        assert result.exit_code in (0, 2), f"exit {result.exit_code}:\n{result.output}"
+        if result.exit_code == 2:
+            check_error_output(result.stderr, data)
+            assert snapshot(tree) == before, "a failed render changed the rendered tree"
+            leftovers = [p.name for p in (root / "rendered").iterdir() if p.name.startswith((".tmp.", ".old."))]
+            assert not leftovers, f"a failed render left {leftovers}"
+    finally:
+        shutil.copyfile(REPO / "clusters" / cluster / "cluster.yaml", input_file)
+        if snapshot(tree) != before:
+            shutil.rmtree(tree)
+            shutil.copytree(REPO / "rendered" / cluster, tree)
+
+
+@st.composite
+def mutated_cluster(draw) -> tuple[str, bytes]:
+    cluster = draw(st.sampled_from(EXAMPLES))
+    text = (REPO / "clusters" / cluster / "cluster.yaml").read_text()
+    return cluster, draw(mutated_yaml(text))
+
+
+@fuzz_settings()
+@given(case=mutated_cluster())
+def test_render_survives_mutated_inputs(fuzz_project, case):
+    cluster, data = case
+    render_mutated(fuzz_project, cluster, data)
