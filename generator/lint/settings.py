@@ -1,4 +1,8 @@
-"""Lint settings: the ``lint`` section of ``.gpu-gitops.yaml`` merged with command-line flags."""
+"""Lint settings: the ``lint`` section of ``.gpu-gitops.yaml`` merged with command-line flags.
+
+A rule's options are declared in its module (``OPTIONS``); ``Settings.option`` answers them from
+``lint.rules.<ID>``, the shared ``lint.<option>`` or the declared default.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,6 @@ from pathlib import Path
 
 from generator.errors import InputError
 from generator.lint import options
-from generator.lint.options import Option
 from generator.validate import kubernetes
 
 DEFAULT_TAINT_KEYS = ("nvidia.com/gpu", "amd.com/gpu")
@@ -26,11 +29,11 @@ EXTENDED_RESOURCE_TOLERATION = frozenset({"eks", "gke"})
 # top of the ``lint`` section (``lint.taintKeys``): they describe the cluster, not one rule.
 SHARED_OPTIONS = {"taintKeys": "taint_keys", "allowedPrivilegedNamespaces": "allowed_privileged_namespaces"}
 
-TAINT_KEYS = Option(
+TAINT_KEYS = options.Option(
     {"type": "array", "items": {"type": "string", "minLength": 1}}, None,
     "Taint keys of the GPU node pools ([] when they are not tainted). Default: `lint.taintKeys`, else the "
     "provider's (aks: sku), else nvidia.com/gpu and amd.com/gpu, reported as warnings.")
-ALLOWED_PRIVILEGED_NAMESPACES = Option(
+ALLOWED_PRIVILEGED_NAMESPACES = options.Option(
     {"type": "array", "items": {"type": "string", "minLength": 1}}, [],
     "Namespaces where the rule is silent (drivers, device plugins, node tuning), besides those whose linted "
     "Namespace enforces the privileged Pod Security level. Default: `lint.allowedPrivilegedNamespaces`, else none.")

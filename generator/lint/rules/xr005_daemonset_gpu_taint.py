@@ -51,8 +51,8 @@ FAIL:
 
 from generator.lint import pods
 from generator.lint.model import Hit
-from generator.lint.settings import TAINT_KEYS
 from generator.lint.rules.gpu004_gpu_toleration_missing import UNKNOWN_TAINTS_HINT
+from generator.lint.settings import TAINT_KEYS
 
 ID = "XR005"
 NAME = "daemonset-gpu-taint"
