@@ -1,5 +1,10 @@
 """The rule registry: every rule module, listed explicitly, in the order ``rules`` prints them.
 
+Every rule module's docstring ends with ``PASS:`` and ``FAIL:`` examples
+(``generator.lint.examples``), which ``explain`` prints, docs/rules.md publishes and a test
+lints. A rule with settings declares them in ``OPTIONS`` (name → ``generator.lint.options.Option``);
+the config sets them under ``lint.rules.<ID>``.
+
 A rule module has ``ID``, ``NAME``, ``SEVERITY`` (error|warning|info), ``SUMMARY``,
 ``SCOPE`` and ``check``, and a docstring whose paragraphs say what it finds, why
 (``Rationale:``) and how to fix it (``Fix:``). ``SCOPE`` decides what ``check`` receives:
@@ -7,11 +12,6 @@ A rule module has ``ID``, ``NAME``, ``SEVERITY`` (error|warning|info), ``SUMMARY
 resources by kind (cross-resource rules) and yields ``(resource, hit)`` pairs. Object and
 set rules see only objects whose apiVersion and kind are strings, unless the module sets
 ``UNTYPED = True`` (the rule that reports a missing kind).
-
-The docstring ends with ``PASS:`` and ``FAIL:`` examples (``generator.lint.examples``), which
-``explain`` prints, docs/rules.md publishes and a test lints. A rule with settings declares
-them in ``OPTIONS`` (name → ``generator.lint.options.Option``); the config sets them under
-``lint.rules.<ID>``.
 """
 
 from __future__ import annotations
