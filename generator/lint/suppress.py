@@ -1,8 +1,8 @@
 """Suppressions: the ``gpu-gitops.io/ignore`` annotation and the config file's ignores.
 
 Both need a reason. The annotation is ``"RULE-ID[,RULE-ID]: reason"`` on the object; the
-config file's ``lint.ignore`` entries match objects by kind, namespace and name (globs) and
-file path (a gitignore pattern), for vendored manifests that cannot be annotated.
+config file's ``lint.ignore`` entries match objects by kind, namespace, name and file glob,
+for vendored manifests that cannot be annotated.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ def annotated(res, known: set[str]) -> set[str]:
 
 
 def config_ignores(entry: dict, rule: str, res, file: str) -> bool:
-    """Whether one ``lint.ignore`` entry of the config file covers this finding."""
+    """Whether one ``lint.ignore`` entry of the config file covers this finding (its ``path`` is
+    a gitignore pattern, ``pathmatch``)."""
     if rule not in entry.get("rules", []) and "*" not in entry.get("rules", []):
         return False
     checks = (("kind", res.kind if res else ""), ("namespace", res.namespace if res else ""),

@@ -76,8 +76,8 @@ ID = "GPU004"
 NAME = "gpu-toleration-missing"
 SEVERITY = "error"
 SUMMARY = "A GPU pod has no toleration for the GPU node taint"
-SCOPE = "object"
 OPTIONS = {"taintKeys": TAINT_KEYS}
+SCOPE = "object"
 
 _VENDOR_DOMAINS = {p.rstrip("/") for p in pods.GPU_RESOURCE_PREFIXES}
 UNKNOWN_TAINTS_HINT = ("set lint.taintKeys to the GPU node pools' taint keys ([] when they are not tainted), "

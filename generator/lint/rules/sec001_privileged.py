@@ -49,8 +49,8 @@ ID = "SEC001"
 NAME = "privileged"
 SEVERITY = "warning"
 SUMMARY = "A container is privileged outside the allowed namespaces"
-SCOPE = "object"
 OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
+SCOPE = "object"
 
 
 def check(res, ctx):

@@ -45,8 +45,8 @@ ID = "SEC002"
 NAME = "host-path"
 SEVERITY = "warning"
 SUMMARY = "A pod mounts a hostPath volume outside the allowed namespaces"
-SCOPE = "object"
 OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
+SCOPE = "object"
 
 
 def check(res, ctx):

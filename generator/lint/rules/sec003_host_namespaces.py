@@ -41,8 +41,8 @@ ID = "SEC003"
 NAME = "host-namespaces"
 SEVERITY = "warning"
 SUMMARY = "A pod uses hostNetwork, hostPID or hostIPC outside the allowed namespaces"
-SCOPE = "object"
 OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
+SCOPE = "object"
 
 
 def check(res, ctx):

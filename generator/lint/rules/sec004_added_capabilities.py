@@ -45,8 +45,8 @@ ID = "SEC004"
 NAME = "added-capabilities"
 SEVERITY = "warning"
 SUMMARY = "A container adds Linux capabilities outside the allowed namespaces"
-SCOPE = "object"
 OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
+SCOPE = "object"
 
 
 def check(res, ctx):

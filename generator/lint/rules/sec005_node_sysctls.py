@@ -46,8 +46,8 @@ ID = "SEC005"
 NAME = "node-sysctls"
 SEVERITY = "warning"
 SUMMARY = "A pod sets unsafe or node-level sysctls outside the allowed namespaces"
-SCOPE = "object"
 OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
+SCOPE = "object"
 
 # The kubelet's safe set (Kubernetes 1.29+)
 SAFE = frozenset({

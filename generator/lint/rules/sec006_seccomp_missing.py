@@ -40,8 +40,8 @@ ID = "SEC006"
 NAME = "seccomp-missing"
 SEVERITY = "warning"
 SUMMARY = "A pod has no seccomp profile"
-SCOPE = "object"
 OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
+SCOPE = "object"
 
 
 def check(res, ctx):

@@ -39,8 +39,8 @@ ID = "SEC007"
 NAME = "run-as-non-root-missing"
 SEVERITY = "warning"
 SUMMARY = "A pod does not set runAsNonRoot"
-SCOPE = "object"
 OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
+SCOPE = "object"
 
 
 def check(res, ctx):

@@ -58,8 +58,8 @@ ID = "XR005"
 NAME = "daemonset-gpu-taint"
 SEVERITY = "error"
 SUMMARY = "A DaemonSet selecting GPU nodes does not tolerate the GPU pool taint"
-SCOPE = "object"
 OPTIONS = {"taintKeys": TAINT_KEYS}
+SCOPE = "object"
 
 _VENDOR_LABELS = {
     "nvidia.com": ("nvidia.com/", "feature.node.kubernetes.io/pci-10de", "cloud.google.com/gke-accelerator"),
