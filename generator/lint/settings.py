@@ -7,6 +7,7 @@ A rule's options are declared in its module (``OPTIONS``); ``Settings.option`` a
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +40,14 @@ ALLOWED_PRIVILEGED_NAMESPACES = options.Option(
     "Namespace enforces the privileged Pod Security level. Default: `lint.allowedPrivilegedNamespaces`, else none.")
 
 
+@functools.cache
+def _declared_default(rule_id: str, name: str):
+    """A rule's default for an option (looked up once: rules ask per object)."""
+    from generator.lint.rules import BY_ID  # the rules import this module
+
+    return options.declared(BY_ID[rule_id])[name].default
+
+
 @dataclass
 class Settings:
     kubernetes_version: str = ""
@@ -65,11 +74,7 @@ class Settings:
         if name in configured:
             return configured[name]
         shared = getattr(self, SHARED_OPTIONS[name]) if name in SHARED_OPTIONS else None
-        if shared is not None:
-            return shared
-        from generator.lint.rules import BY_ID  # the rules import this module
-
-        return options.declared(BY_ID[rule_id])[name].default
+        return shared if shared is not None else _declared_default(rule_id, name)
 
     def privileged_allowed(self, namespace: str, rule_id: str) -> bool:
         return namespace in self.option(rule_id, "allowedPrivilegedNamespaces")
