@@ -48,11 +48,11 @@ class Context:
     rule_ids: set[str] = field(default_factory=lambda: {r.ID for r in REGISTRY})
     asked: str = ""
 
-    def namespace_allows_privileged(self, namespace: str) -> bool:
+    def namespace_allows_privileged(self, namespace: str, rule_id: str) -> bool:
         """Host access is expected where the configuration says so or where Pod Security
         admission lets privileged pods in (``pod-security.kubernetes.io/enforce: privileged``
         on a linted Namespace, settled in ``Engine.finish``)."""
-        if self.settings.privileged_allowed(namespace):
+        if self.settings.privileged_allowed(namespace, rule_id):
             return True
         self.asked = namespace
         return False
