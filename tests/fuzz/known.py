@@ -14,9 +14,7 @@ import traceback
 from hypothesis import reject
 
 # (exception type, innermost frame in generator/ as path:function) → its regression test
-KNOWN_CRASHES: dict[tuple[str, str], str] = {
-    ("OSError", "generator/validate/validator.py:schema_source"): "test_lint_very_long_kind",
-}
+KNOWN_CRASHES: dict[tuple[str, str], str] = {}
 
 # errors that lack a line and column or a hint, and reports that do not parse (regular
 # expressions on the assertion's subject) → its regression test
