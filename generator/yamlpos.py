@@ -288,7 +288,95 @@ def _check_depth(text: str) -> None:
             elif isinstance(event, CollectionEndEvent):
                 depth -= 1
     except YAMLError:
-        return
+        # libyaml stopped at something ruamel may read on (`[a:b]`, `: 1`, a U+2028): ruamel's
+        # scanner is quadratic in flow nesting (1,000 levels: seconds), so bound that first
+        too_deep = _flow_too_deep(text)
+        if too_deep is not None:
+            raise _TooDeep(*_line_col(text[:too_deep])) from None
+
+
+_DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_SINGLE_QUOTED = re.compile(r"'(?:[^']|'')*'")
+_LINE_BREAK = re.compile(r"[\n\r]")
+_SPACE = " \t"
+_BREAK = "\n\r"
+
+
+def _flow_too_deep(text: str) -> int | None:
+    """Offset of the flow collection opened deeper than ``MAX_DEPTH`` (counting flow nesting
+    only), from a linear scan that needs no parser: brackets count where a node may start and
+    anywhere inside a flow collection, not in quoted scalars, comments or block scalars."""
+    depth, i, end = 0, 0, len(text)
+    node_start, line_indent = True, 0
+    while i < end:
+        char = text[i]
+        if char in _BREAK:
+            i += 1
+            line_indent = _indent(text, i)
+            node_start = True
+            continue
+        if char in _SPACE:
+            i += 1
+            continue
+        after = text[i + 1:i + 2]
+        if char == "#" and (i == 0 or text[i - 1] in _SPACE + _BREAK):
+            i = _line_end(text, i)
+            continue
+        if char in "[{" and (depth or node_start):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return i
+            node_start = True
+        elif char in "]}" and depth:
+            depth -= 1
+            node_start = False
+        elif char == "," and depth:
+            node_start = True
+        elif char in "-?:" and (after == "" or after in _SPACE + _BREAK or (depth and char == ":" and after in ",[]{}")):
+            node_start = True
+        elif char == "-" and text.startswith("---", i) and text[i + 3:i + 4] in ("", " ", "\t", "\n", "\r"):
+            i += 3  # a document start marker; the document's node follows
+            node_start = True
+            continue
+        elif node_start and char in "\"'":
+            match = (_DOUBLE_QUOTED if char == '"' else _SINGLE_QUOTED).match(text, i)
+            if match is None:
+                return None  # unterminated: ruamel reports it
+            i = match.end()
+            node_start = False
+            continue
+        elif node_start and not depth and char in "|>":
+            # a block scalar: its lines are the ones indented deeper than the line it starts on
+            i = _line_end(text, i)
+            while i < end:
+                following = _line_end(text, i + 1)
+                line = text[i + 1:following]
+                if line.strip(" ") and _indent(text, i + 1) <= line_indent:
+                    break
+                i = following
+            continue
+        elif node_start and char in "&!":
+            while i < end and text[i] not in _SPACE + _BREAK + ",[]{}":
+                i += 1
+            continue
+        else:
+            node_start = False
+        i += 1
+    return None
+
+
+def _indent(text: str, start: int) -> int:
+    """Spaces at ``start`` (a line's first character)."""
+    i = start
+    while i < len(text) and text[i] == " ":
+        i += 1
+    return i - start
+
+
+def _line_end(text: str, start: int) -> int:
+    """Offset of the line break that ends the line holding ``start`` (or the end of the text)."""
+    found = _LINE_BREAK.search(text, start)
+    return found.start() if found else len(text)
 
 
 def _ruamel_load(text: str, display: str) -> Located:

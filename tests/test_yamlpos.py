@@ -66,3 +66,43 @@ def test_positions_point_at_keys_items_and_values():
     assert doc.position(("a", "c", 0, "x")) == (4, 5)
     assert doc.position(("a", "missing", "deeper")) == (1, 1)
     assert doc.position(("a", "c", 5)) == (3, 3)
+
+
+DEEP_FLOW = "[" * 1000 + "x" + "]" * 1000
+
+
+@pytest.mark.parametrize("before", [
+    "a: [b:c]\n",  # a flow plain scalar with ':' (YAML 1.2): libyaml stops here, ruamel reads on
+    "a: {b:c}\n",
+    ": 1\n",  # an empty key
+    "a: b\u2028c\n",  # a line separator inside a scalar
+    "a: 1\n\ufeffb: 2\n",  # a byte order mark inside the stream
+])
+def test_deep_flow_nesting_is_refused_before_the_round_trip_loader_reads_it(before):
+    """When libyaml stops early, the nesting that follows is still bounded (and located)
+    before ruamel's scanner, which takes seconds a thousand levels, sees it."""
+    text = before + "deep: " + DEEP_FLOW + "\n"
+    with pytest.raises(yamlpos.InputError) as caught:
+        yamlpos.load_text(text, "x.yaml")
+    line = text.count("\n")
+    assert str(caught.value).startswith(f"x.yaml:{line}:{len('deep: ') + yamlpos.MAX_DEPTH + 1}: error: "
+                                        "YAML nesting is deeper than 64 levels"), caught.value
+
+
+@pytest.mark.parametrize("text", [
+    "a: x" + "[" * 100 + "\n",  # brackets inside a plain scalar
+    "a: '" + "[" * 100 + "'\n",
+    'a: "' + "{" * 100 + '\\""\n',
+    "a: 1 # " + "[" * 100 + "\n",
+    "a: |\n  " + "[" * 100 + "\n  " + "{" * 100 + "\nb: 1\n",
+    "- >-\n    " + "[" * 100 + "\n- x\n",
+    "a: [" + ", ".join(["'[['"] * 50) + "]\n",
+    "--- " + "[" * 64 + "]" * 64 + "\n",
+])
+def test_the_flow_depth_scan_counts_only_collections(text):
+    assert yamlpos._flow_too_deep(text) is None
+
+
+def test_the_flow_depth_scan_finds_the_first_collection_too_deep():
+    assert yamlpos._flow_too_deep("--- " + "[" * 65) == 4 + 64
+    assert yamlpos._flow_too_deep("a: {b: [" + "{c: " * 63 + "x" + "}" * 63 + "]}\n") == 8 + 62 * 4
