@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import re
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -167,6 +168,13 @@ _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 _TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?")
 
 
+def _too_large_integer(value: str, mark, display: str) -> InputError:
+    """An integer with more digits than Python converts (``sys.get_int_max_str_digits``)."""
+    digits = sum(c.isdigit() for c in value)
+    return InputError(f"integer with {digits} digits is too large", path=display, line=mark.line + 1,
+                      col=mark.column + 1, hint="quote it if it is meant as a string")
+
+
 def _scalar_1_2(event, fallback: type[Exception]):
     """A plain scalar resolved as the YAML 1.2 core schema does, as the round-trip loader reads
     cluster inputs (lint reads manifests as the API server's YAML 1.1 reader instead); anything
@@ -216,10 +224,7 @@ def _fast_load(text: str, display: str) -> Located:
         try:
             return _scalar_1_2(event, Fallback)
         except ValueError:  # int() of more digits than Python converts
-            mark = event.start_mark
-            raise InputError(f"integer with {len(event.value.lstrip('+-'))} digits is too large", path=display,
-                             line=mark.line + 1, col=mark.column + 1,
-                             hint="quote it if it is meant as a string") from None
+            raise _too_large_integer(event.value, event.start_mark, display) from None
 
     def node(event, path: tuple, depth: int):
         kind = type(event)
@@ -414,6 +419,9 @@ def _ruamel_load(text: str, display: str) -> Located:
     except YAMLError as exc:
         raise InputError(f"YAML error: {exc}".splitlines()[0], path=display) from None
     except (ValueError, TypeError) as exc:
+        huge = _huge_integer(yaml, text)
+        if huge is not None:
+            raise _too_large_integer(huge.value, huge.start_mark, display) from None
         # an explicit tag whose value does not fit it (`!!float abc`); ruamel gives no position
         raise InputError(f"YAML value does not match its tag: {exc}", path=display,
                          hint="remove the !!tag, or fix the value it applies to") from None
@@ -424,14 +432,38 @@ def _ruamel_load(text: str, display: str) -> Located:
     except (ValueError, RecursionError):
         raise InputError(f"the document expands to more than {MAX_NODES} nodes (nested aliases?)", path=display,
                          hint="use fewer or shallower YAML anchors and aliases") from None
-    return Located(display, data, _ruamel_positions(node))
+    return Located(display, data, _ruamel_positions(node, display))
 
 
-def _ruamel_positions(root: Any) -> dict[tuple, tuple[int, int, int, int]]:
+def _huge_integer(yaml, text: str):
+    """The first integer node with more digits than Python converts, or None: ruamel's
+    constructor raises a ``ValueError`` for it without a position, its composer has one."""
+    import sys
+
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    stack, seen = [yaml.compose(text)], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))  # an alias is the same node object
+        if isinstance(node, ScalarNode):
+            if str(node.tag).endswith(":int") and sum(c.isdigit() for c in node.value) > sys.get_int_max_str_digits():
+                return node
+        elif isinstance(node, MappingNode):
+            stack.extend(part for pair in reversed(node.value) for part in reversed(pair))
+        elif isinstance(node, SequenceNode):
+            stack.extend(reversed(node.value))
+    return None
+
+
+def _ruamel_positions(root: Any, display: str) -> dict[tuple, tuple[int, int, int, int]]:
     """The positions ruamel's round-trip containers recorded, keyed as ``Located`` keys them.
 
-    Aliased subtrees are visited once per path they appear at, within the node budget
-    ``to_plain`` already enforced."""
+    A mapping or sequence used as a key (``? {a: 1}``) is an error at that key: inputs are
+    JSON data, whose keys are strings. Aliased subtrees are visited once per path they appear
+    at, within the node budget ``to_plain`` already enforced."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     positions: dict[tuple, tuple[int, int, int, int]] = {}
@@ -441,6 +473,10 @@ def _ruamel_positions(root: Any) -> dict[tuple, tuple[int, int, int, int]]:
         if isinstance(node, CommentedMap):
             for key, value in node.items():
                 kl, kc = node.lc.key(key)
+                if isinstance(key, (Mapping, tuple)):
+                    raise InputError(f"a {'mapping' if isinstance(key, Mapping) else 'sequence'} is used as a key; "
+                                     "keys must be strings", path=display, line=kl + 1, col=kc + 1,
+                                     hint="write the key as a plain or quoted string, e.g. `name: value`")
                 vl, vc = node.lc.value(key)
                 positions[(*path, str(key))] = (kl + 1, kc + 1, vl + 1, vc + 1)
                 stack.append(((*path, str(key)), value))

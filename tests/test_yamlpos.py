@@ -106,3 +106,20 @@ def test_the_flow_depth_scan_counts_only_collections(text):
 def test_the_flow_depth_scan_finds_the_first_collection_too_deep():
     assert yamlpos._flow_too_deep("--- " + "[" * 65) == 4 + 64
     assert yamlpos._flow_too_deep("a: {b: [" + "{c: " * 63 + "x" + "}" * 63 + "]}\n") == 8 + 62 * 4
+
+
+@pytest.mark.parametrize("value", ["9" * 5001, "!!int '" + "9" * 5001 + "'", "-" + "1" * 5001])
+def test_a_huge_integer_read_by_the_round_trip_loader_is_located_and_named(value):
+    text = "a: 1.5\nb:\n  c: [1, " + value + "]\n"  # the float sends the document to ruamel
+    with pytest.raises(yamlpos.InputError) as caught:
+        yamlpos.load_text(text, "x.yaml")
+    assert str(caught.value) == ("x.yaml:3:10: error: integer with 5001 digits is too large\n"
+                                 "  hint: quote it if it is meant as a string")
+
+
+@pytest.mark.parametrize("key, kind", [("{a: 1}", "mapping"), ("[x, y]", "sequence")])
+def test_a_complex_key_is_refused_where_it_is(key, kind):
+    with pytest.raises(yamlpos.InputError) as caught:
+        yamlpos.load_text(f"a: 1\nb:\n  ? {key}\n  : c\n", "x.yaml")
+    assert str(caught.value).startswith(f"x.yaml:3:5: error: a {kind} is used as a key; keys must be strings\n"
+                                        "  hint: ")
