@@ -11,11 +11,9 @@ import re
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from generator.cli import cli
-
 
 
 def lint(root: Path, *args: str, stdin: bytes | None = None):
@@ -108,8 +106,6 @@ def test_render_huge_integer_is_located_and_named(project, run):
     assert "integer with 5001 digits is too large" in stderr and "does not match its tag" not in stderr
 
 
-@pytest.mark.xfail(strict=True, reason="render: a value of the wrong type (`tuning: expected object, got int 8`) has no "
-                   "hint unless it is a quoted number or boolean (inputs._explain, _type_hint returns '')")
 def test_render_wrong_type_has_a_hint(project, run):
     stderr, line = render_edited(project, run, b"tuning: {restartKubelet: true}", b"tuning: 8")
     assert error_at(line).search(stderr) and "error: tuning: expected object, got int 8\n" in stderr, stderr
@@ -121,8 +117,6 @@ def test_render_deep_nesting_is_located(project, run):
     assert error_at(line).search(stderr), stderr
 
 
-@pytest.mark.xfail(strict=True, reason="render: a schema error under a subschema without a description (here a MIG "
-                   "profile count under patternProperties: `0 is less than the minimum of 1`) has no hint")
 def test_render_bound_without_description_has_a_hint(project, run):
     stderr, line = render_edited(project, run, b"{1g.10gb: 7}", b"{1g.10gb: 0}", cluster="ocp-a100-tuned")
     assert error_at(line).search(stderr) and "1g.10gb: 0 is less than the minimum of 1\n" in stderr, stderr
