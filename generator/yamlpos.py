@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import re
 import stat
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -384,6 +385,18 @@ def _line_end(text: str, start: int) -> int:
     return found.start() if found else len(text)
 
 
+_VERSION_DIRECTIVE = re.compile(r"^%YAML[ \t]+(\S*)", re.M)
+
+
+def _check_version(text: str, display: str) -> None:
+    """A ``%YAML`` directive names 1.1 or 1.2: ruamel's parser asserts on other 1.x versions."""
+    directive = _VERSION_DIRECTIVE.search(text)
+    if directive and directive.group(1) not in ("1.1", "1.2"):
+        line, col = _line_col(text[:directive.start()])
+        raise InputError(f"YAML version {directive.group(1)!r} is not supported", path=display, line=line, col=col,
+                         hint="write `%YAML 1.2`, or leave the directive out")
+
+
 def _ruamel_load(text: str, display: str) -> Located:
     from ruamel.yaml import YAML
     from ruamel.yaml.constructor import DuplicateKeyError
@@ -393,6 +406,7 @@ def _ruamel_load(text: str, display: str) -> Located:
         _check_depth(text)
     except _TooDeep as deep:
         raise deep.error(display) from None
+    _check_version(text, display)
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
     try:
@@ -419,11 +433,18 @@ def _ruamel_load(text: str, display: str) -> Located:
     except YAMLError as exc:
         raise InputError(f"YAML error: {exc}".splitlines()[0], path=display) from None
     except (ValueError, TypeError) as exc:
-        huge = _huge_integer(yaml, text)
-        if huge is not None:
-            raise _too_large_integer(huge.value, huge.start_mark, display) from None
-        # an explicit tag whose value does not fit it (`!!float abc`); ruamel gives no position
-        raise InputError(f"YAML value does not match its tag: {exc}", path=display,
+        # a value its tag cannot build (`!!float abc`, an integer of 5,000 digits): ruamel's
+        # constructor says so without a position, its composer's node has one
+        misfit = _misfit(text)
+        if misfit is None:
+            raise InputError(f"YAML value does not match its tag: {exc}", path=display,
+                             hint="remove the !!tag, or fix the value it applies to") from None
+        node, problem = misfit
+        if node.tag.endswith(":int") and sum(c.isdigit() for c in node.value) > sys.get_int_max_str_digits():
+            raise _too_large_integer(node.value, node.start_mark, display) from None
+        tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
+        raise InputError(f"YAML value {node.value[:40]!r} does not match its tag {tag}: {problem}", path=display,
+                         line=node.start_mark.line + 1, col=node.start_mark.column + 1,
                          hint="remove the !!tag, or fix the value it applies to") from None
     except RecursionError:
         raise InputError("YAML nesting is too deep", path=display, hint="flatten the document") from None
@@ -435,13 +456,12 @@ def _ruamel_load(text: str, display: str) -> Located:
     return Located(display, data, _ruamel_positions(node, display))
 
 
-def _huge_integer(yaml, text: str):
-    """The first integer node with more digits than Python converts, or None: ruamel's
-    constructor raises a ``ValueError`` for it without a position, its composer has one."""
-    import sys
-
+def _misfit(text: str):
+    """(node, error) of the first scalar its tag cannot build, or None."""
+    from ruamel.yaml import YAML
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+    yaml = YAML(typ="rt")
     stack, seen = [yaml.compose(text)], set()
     while stack:
         node = stack.pop()
@@ -449,8 +469,10 @@ def _huge_integer(yaml, text: str):
             continue
         seen.add(id(node))  # an alias is the same node object
         if isinstance(node, ScalarNode):
-            if str(node.tag).endswith(":int") and sum(c.isdigit() for c in node.value) > sys.get_int_max_str_digits():
-                return node
+            try:
+                yaml.constructor.construct_object(node, deep=True)
+            except (ValueError, TypeError) as exc:
+                return node, exc
         elif isinstance(node, MappingNode):
             stack.extend(part for pair in reversed(node.value) for part in reversed(pair))
         elif isinstance(node, SequenceNode):

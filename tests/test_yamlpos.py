@@ -123,3 +123,15 @@ def test_a_complex_key_is_refused_where_it_is(key, kind):
         yamlpos.load_text(f"a: 1\nb:\n  ? {key}\n  : c\n", "x.yaml")
     assert str(caught.value).startswith(f"x.yaml:3:5: error: a {kind} is used as a key; keys must be strings\n"
                                         "  hint: ")
+
+
+@pytest.mark.parametrize("text, where, message", [
+    ("a: !!int '12x'\n", "1:4", "YAML value '12x' does not match its tag !!int: "),
+    ("a: 1\nb: [1, !!float abc]\n", "2:8", "YAML value 'abc' does not match its tag !!float: "),
+    ("%YAML 1.3\n---\na: 1\n", "1:1", "YAML version '1.3' is not supported"),
+])
+def test_values_the_round_trip_loader_cannot_build_are_located(text, where, message):
+    with pytest.raises(yamlpos.InputError) as caught:
+        yamlpos.load_text(text, "x.yaml")
+    assert str(caught.value).startswith(f"x.yaml:{where}: error: {message}"), caught.value
+    assert "\n  hint: " in str(caught.value)
