@@ -36,23 +36,7 @@ KNOWN_VARIABLES = frozenset(
 )
 
 
-# Kubernetes names a kind (lowercased) and a version with DNS-1035 labels and a group with a DNS-1123
-# subdomain (k8s.io/apiextensions-apiserver, pkg/apis/apiextensions/validation/validation.go,
-# ValidateCustomResourceDefinitionNames and ...Spec; the built-in groups follow the same rule).
-# A schema can only exist for such names: any other (too long for a file name, holding "/" or
-# "..", or characters a URL would read differently) is never looked up.
-_DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
-_DNS1123_SUBDOMAIN = re.compile(r"(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-
-
-def nameable(api_version: str, kind: str) -> bool:
-    """Whether ``apiVersion``/``kind`` are names Kubernetes can serve, and so can name a schema file."""
-    group, _, version = api_version.rpartition("/")
-    return (_DNS1035_LABEL.fullmatch(kind.lower()) is not None and _DNS1035_LABEL.fullmatch(version) is not None
-            and (not group or _DNS1123_SUBDOMAIN.fullmatch(group) is not None))
-
-
-def is_file(path: Path) -> bool:
+def _is_file(path: Path) -> bool:
     """``path.is_file()``, False also where the path cannot exist (a name longer than the file system takes)."""
     try:
         return path.is_file()
@@ -164,6 +148,6 @@ def find_schema_file(locations: list[SchemaLocation], variables: dict[str, str],
                 return found
             continue
         candidate = location.expand(variables)
-        if is_file(candidate):
+        if _is_file(candidate):
             return candidate
     return None

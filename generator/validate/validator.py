@@ -23,7 +23,7 @@ from generator.errors import InputError
 from generator.jsonpath import dotted
 from generator import schemasync
 from generator.validate import celrules, fastcheck, kubernetes, re2, structural
-from generator.validate.locations import SchemaLocation, find_schema_file, is_file, nameable, template_variables
+from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
 
 # ``$ref``s in the bundled schemas are absolute paths on the schema's own host
 _DEFINITIONS_URI = "file:///api/_definitions.json"
@@ -67,10 +67,10 @@ class SchemaValidator:
 
     def schema_source(self, api_version: str, kind: str) -> Path | None:
         """The schema file used for this kind, or None when there is none (or the names cannot have one)."""
-        if not nameable(api_version, kind):
+        if not kubernetes.nameable(api_version, kind):
             return None
-        core = kubernetes.schema_file(self.version, api_version, kind)
-        if is_file(core):
+        core = kubernetes.builtin_schema(self.version, api_version, kind)
+        if core is not None:
             return core
         variables = template_variables(api_version, kind, self.version_text)
         return find_schema_file(self.locations, variables, self.cache)

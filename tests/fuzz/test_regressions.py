@@ -127,3 +127,14 @@ def test_render_complex_key_is_located_where_it_is(project, run):
                                  b"tuning: {restartKubelet: true}\n? {a: 1}\n: c\n")
     assert error_at(line + 1).search(stderr) and "keys must be strings" in stderr, stderr
     assert "ordereddict" not in stderr
+
+
+def test_render_layer_facts_of_a_kind_no_schema_can_have():
+    """An overrides file can emit any kind: the GitOps layer facts call it not built in, no crash."""
+    from generator.gitops import layer_facts
+
+    objects = [{"apiVersion": "v1", "kind": "K" * 300}, {"apiVersion": "v1", "kind": "../configmap"},
+               {"apiVersion": "v1", "kind": "ConfigMap"}]
+    (facts,) = layer_facts([("apps", [("component", objects)])], "1.32")
+    assert {k["kind"]: k["builtin"] for k in facts["kinds"]} == {"K" * 300: False, "../configmap": False,
+                                                                 "ConfigMap": True}
