@@ -120,19 +120,11 @@ def schema_errors(doc: Located, schema: dict) -> list[InputError]:
 
     validator = jsonschema.Draft202012Validator(schema)
     found = sorted(validator.iter_errors(doc.data), key=lambda e: doc.position(tuple(e.absolute_path)))
-    return [_explain(doc, schema, error) for error in found]
+    return [_hinted(_explain(doc, schema, error), schema, error) for error in found]
 
 
 def _explain(doc: Located, root: dict, error: jsonschema.ValidationError) -> InputError:
-    """One schema violation as a sentence a platform engineer can act on, always with a hint:
-    where the failing subschema says nothing, what the value must be and what the key is for."""
-    explained = _explained(doc, root, error)
-    if not explained.hint:
-        explained.hint = _fallback_hint(root, error)
-    return explained
-
-
-def _explained(doc: Located, root: dict, error: jsonschema.ValidationError) -> InputError:
+    """One schema violation as a sentence a platform engineer can act on."""
     path = tuple(error.absolute_path)
     where = dotted(path) or "(top level)"
     schema = error.schema
@@ -176,6 +168,13 @@ _TAKES = {
     "boolean": "true or false",
     "null": "null",
 }
+
+
+def _hinted(explained: InputError, root: dict, error: jsonschema.ValidationError) -> InputError:
+    """``explained``, with a hint where the failing subschema gave none (``_fallback_hint``)."""
+    if not explained.hint:
+        explained.hint = _fallback_hint(root, error)
+    return explained
 
 
 def _fallback_hint(root: dict, error: jsonschema.ValidationError) -> str:
