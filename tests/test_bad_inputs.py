@@ -305,12 +305,14 @@ def test_cluster_input_that_is_not_a_regular_file(project, run):
     assert f"clusters/{CLUSTER}/cluster.yaml: error: not a regular file" in result.stderr
 
 
-@pytest.mark.parametrize("text", ["perNode: !!int eight", "perNode: !!float x"])
-def test_explicit_tag_with_a_wrong_value(project, run, text):
+@pytest.mark.parametrize("text, tag", [("perNode: !!int eight", "!!int"), ("perNode: !!float x", "!!float")])
+def test_explicit_tag_with_a_wrong_value(project, run, text, tag):
     _edit(project, "perNode: 8, nodes: 4}", text.split(": ", 1)[0] + ": 8, nodes: 4, x: " + text.split(": ", 1)[1] + "}")
+    line = _line_of(project, text.split(": ", 1)[1])
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
-    assert "YAML value does not match its tag" in result.stderr
+    assert re.match(rf"clusters/{CLUSTER}/cluster\.yaml:{line}:\d+: error: YAML value '\w+' does not match its tag "
+                    rf"{tag}: .*\n  hint: remove the !!tag", result.stderr), result.stderr
 
 
 # --- bounded Jsonnet: time, memory and depth ----------------------------------------------------
