@@ -385,6 +385,22 @@ def _line_end(text: str, start: int) -> int:
     return found.start() if found else len(text)
 
 
+def _deepest_start(yaml, text: str) -> tuple[int, int]:
+    """1-based line and column of the first collection nested deeper than ``MAX_DEPTH``, from
+    ruamel's parser events (linear in block nesting; flow nesting was bounded before)."""
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+
+    depth = 0
+    for event in yaml.parse(text):
+        if isinstance(event, CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return event.start_mark.line + 1, event.start_mark.column + 1
+        elif isinstance(event, CollectionEndEvent):
+            depth -= 1
+    return 1, 1
+
+
 _VERSION_DIRECTIVE = re.compile(r"^%YAML[ \t]+(\S*)", re.M)
 
 
@@ -447,7 +463,8 @@ def _ruamel_load(text: str, display: str) -> Located:
                          line=node.start_mark.line + 1, col=node.start_mark.column + 1,
                          hint="remove the !!tag, or fix the value it applies to") from None
     except RecursionError:
-        raise InputError("YAML nesting is too deep", path=display, hint="flatten the document") from None
+        # block nesting past what libyaml read (it stopped early): ruamel's own events locate it
+        raise _TooDeep(*_deepest_start(yaml, text)).error(display) from None
     try:
         data = to_plain(node)
     except (ValueError, RecursionError):

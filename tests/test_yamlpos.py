@@ -135,3 +135,11 @@ def test_values_the_round_trip_loader_cannot_build_are_located(text, where, mess
         yamlpos.load_text(text, "x.yaml")
     assert str(caught.value).startswith(f"x.yaml:{where}: error: {message}"), caught.value
     assert "\n  hint: " in str(caught.value)
+
+
+def test_deep_block_nesting_after_what_libyaml_refuses_is_located():
+    """libyaml stops at the empty key; ruamel reads on and runs out of stack in the nesting."""
+    text = ": 1\ndeep:\n" + "".join(f"{'  ' * i}  a:\n" for i in range(400)) + "  " * 401 + "b: 1\n"
+    with pytest.raises(yamlpos.InputError) as caught:
+        yamlpos.load_text(text, "x.yaml")
+    assert str(caught.value).startswith("x.yaml:66:129: error: YAML nesting is deeper than 64 levels\n  hint: ")
