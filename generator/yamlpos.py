@@ -231,6 +231,8 @@ def _fast_load(text: str, display: str) -> Located:
         kind = type(event)
         if kind is ScalarEvent:
             return scalar(event)
+        if kind is not MappingStartEvent and kind is not SequenceStartEvent:
+            raise Fallback  # aliases, which carry no tag (one before its anchor is ruamel's error to word)
         if depth >= MAX_DEPTH:
             raise _TooDeep(event.start_mark.line + 1, event.start_mark.column + 1)
         if event.tag is not None or event.anchor is not None:
@@ -259,7 +261,6 @@ def _fast_load(text: str, display: str) -> Located:
                 mark = item_event.start_mark
                 positions[(*path, len(items))] = (mark.line + 1, mark.column + 1) * 2
                 items.append(node(item_event, (*path, len(items)), depth + 1))
-        raise Fallback  # aliases
 
     if type(get()) is not StreamStartEvent:
         raise Fallback

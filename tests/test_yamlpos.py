@@ -143,3 +143,10 @@ def test_deep_block_nesting_after_what_libyaml_refuses_is_located():
     with pytest.raises(yamlpos.InputError) as caught:
         yamlpos.load_text(text, "x.yaml")
     assert str(caught.value).startswith("x.yaml:66:129: error: YAML nesting is deeper than 64 levels\n  hint: ")
+
+
+@pytest.mark.parametrize("text, where", [("a: *x\n", "1:4"), ("a:\n  b: *x\nc: &x 1\n", "2:6")])
+def test_an_alias_before_its_anchor_is_a_located_error(text, where):
+    with pytest.raises(yamlpos.InputError) as caught:
+        yamlpos.load_text(text, "x.yaml")
+    assert str(caught.value).startswith(f"x.yaml:{where}: error: "), caught.value
