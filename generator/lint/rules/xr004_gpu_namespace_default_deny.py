@@ -9,6 +9,58 @@ holds NetworkPolicies.
 Fix: add ``NetworkPolicy default-deny-all`` (``podSelector: {}``,
 ``policyTypes: [Ingress, Egress]``) to the namespace, plus the allows it needs (DNS,
 metrics scraping).
+
+PASS:
+
+    apiVersion: networking.k8s.io/v1
+    kind: NetworkPolicy
+    metadata:
+      name: default-deny-all
+      namespace: gpu-training
+    spec:
+      podSelector: {}
+      policyTypes: [Ingress, Egress]
+    ---
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: train
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: main
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits: {nvidia.com/gpu: 1, memory: 8Gi}
+
+FAIL:
+
+    apiVersion: networking.k8s.io/v1
+    kind: NetworkPolicy
+    metadata:
+      name: allow-dns
+      namespace: gpu-training
+    spec:
+      podSelector: {}
+      policyTypes: [Egress]
+      egress:
+        - ports: [{port: 53, protocol: UDP}]
+    ---
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: train
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: main
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits: {nvidia.com/gpu: 1, memory: 8Gi}
 """
 
 from generator.lint import pods
@@ -21,20 +73,28 @@ SUMMARY = "A namespace with GPU pods has no default-deny NetworkPolicy"
 SCOPE = "set"
 
 
-def check(index, ctx):
-    policies = index.get("NetworkPolicy")
+def facts(res, ctx):
+    """Whether a NetworkPolicy is a default deny; the namespace of an object with GPU pods,
+    located for a finding."""
+    if res.kind == "NetworkPolicy":
+        yield ("policy", res.namespace, _is_default_deny(res.obj)), None
+    if any(pods.pod_requests_gpu(pod) for pod in pods.templates(res.obj)):
+        yield ("gpu", res.namespace), Hit(f"namespace {res.namespace or '(none)'} runs GPU pods but has no "
+                                          "default-deny NetworkPolicy", ("metadata", "namespace"), at_value=True)
+
+
+def check(facts, ctx):
+    """One finding per namespace, on its first object with GPU pods (in file order)."""
+    policies = [fact for fact, _ in facts if fact[0] == "policy"]
     if not policies:
         return
-    denied = {p.namespace for p in policies if _is_default_deny(p.obj)}
+    denied = {namespace for _, namespace, deny in policies if deny}
     reported = set()
-    for resources in index.values():
-        for res in resources:
-            if res.namespace in denied or res.namespace in reported:
-                continue
-            if any(pods.pod_requests_gpu(pod) for pod in pods.templates(res.obj)):
-                reported.add(res.namespace)
-                yield res, Hit(f"namespace {res.namespace or '(none)'} runs GPU pods but has no default-deny "
-                               "NetworkPolicy", ("metadata", "namespace"), at_value=True)
+    for fact, finding in facts:
+        if fact[0] == "gpu" and fact[1] not in denied and fact[1] not in reported:
+            reported.add(fact[1])
+            if finding is not None:
+                yield finding
 
 
 def _is_default_deny(obj: dict) -> bool:
