@@ -216,7 +216,8 @@ def _must(error: jsonschema.ValidationError, node: dict) -> str:
     value, name = error.validator_value, dotted(tuple(error.absolute_path)) or "the top level"
     if error.validator == "type":
         kinds = value if isinstance(value, list) else [value]
-        example = f", e.g. {json.dumps(node['default'])}" if "default" in node and node["default"] not in ({}, []) else ""
+        default = node.get("default")
+        example = f", e.g. {json.dumps(default)}" if default not in (None, {}, []) else ""
         return f"{name} takes " + " or ".join(_TAKES.get(k, k) for k in kinds) + example
     bounds = {"minimum": f"use {value} or more", "maximum": f"use {value} or less",
               "exclusiveMinimum": f"use more than {value}", "exclusiveMaximum": f"use less than {value}",

@@ -343,7 +343,7 @@ def _flow_too_deep(text: str) -> int | None:
             node_start = False
         elif char == "," and depth:
             node_start = True
-        elif char in "-?:" and (after == "" or after in _SPACE + _BREAK or (depth and char == ":" and after in ",[]{}")):
+        elif char in "-?:" and (after in ("", " ", "\t", "\n", "\r") or (depth and char == ":" and after in ",[]{}")):
             node_start = True
         elif char == "-" and text.startswith("---", i) and text[i + 3:i + 4] in ("", " ", "\t", "\n", "\r"):
             i += 3  # a document start marker; the document's node follows
