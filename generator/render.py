@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from generator import bootstrap, deferred, gitops, jsonnet, registry
+from generator import bootstrap, deferred, digests, gitops, jsonnet, registry
 from generator.errors import InputError
 from generator.inputs import Cluster
 from generator.output import MAX_FILE_NAME, Tree, build_tree, object_filename
@@ -154,6 +154,7 @@ def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = 
 def render(project: Project, cluster: Cluster, validator: SchemaValidator, require_schemas: bool = False,
            config: dict | None = None) -> Rendered:
     components = evaluate(project, cluster)
+    digests.check(cluster.spec, cluster.source, components)
     tree = layout(project, cluster, components)
     prefix = project.display(project.rendered / cluster.name)
     problems = [Problem("warning", str(w.location), f"{w.message}\n  hint: {w.hint}" if w.hint else w.message)
