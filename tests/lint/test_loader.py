@@ -294,6 +294,8 @@ def test_a_local_tag_is_read_as_go_yaml_reads_it(tmp_path):
     ("a: !!str [1, yes]\n", {"a": [1, True]}),
     ("a: !foo\n  - yes\n", {"a": [True]}),
     ("!foo a: b\n", {"a": "b"}),
+    ("a: !!set {x, z}\n", {"a": {"x": None, "z": None}}),
+    ("a: !!omap [x: 1]\n", {"a": [{"x": 1}]}),
 ])
 def test_tags_go_yaml_cannot_resolve_keep_the_node_kind(text, value):
     [doc] = loader.parse_text(text, "k.yaml")
