@@ -87,20 +87,20 @@ def stages(project: Path) -> None:
     sums = dict.fromkeys(("load", "evaluate", "layout+emit", "validate", "lint rules", "write"), 0.0)
     objects = 0
 
-    def clock(key, fn):
+    def clock(key, fn, *args):
         start = time.process_time()
-        value = fn()
+        value = fn(*args)
         sums[key] += time.process_time() - start
         return value
 
     for name in inputs.discover(project_):
-        cluster = clock("load", lambda: inputs.load_cluster(project_, name))
-        components = clock("evaluate", lambda: render.evaluate(project_, cluster))
-        tree = clock("layout+emit", lambda: render.layout(project_, cluster, components))
+        cluster = clock("load", inputs.load_cluster, project_, name)
+        components = clock("evaluate", render.evaluate, project_, cluster)
+        tree = clock("layout+emit", render.layout, project_, cluster, components)
         check = validator(cluster.spec["kubernetesVersion"], ())
-        clock("validate", lambda: render.validate(tree, check, False, name))
-        clock("lint rules", lambda: render.lint_rules(tree, cluster, name))
-        clock("write", lambda: tree_io.write_tree(project_.rendered, tree, name))
+        clock("validate", render.validate, tree, check, False, name)
+        clock("lint rules", render.lint_rules, tree, cluster, name)
+        clock("write", tree_io.write_tree, project_.rendered, tree, name)
         objects += len(tree.placed)
     total = sum(sums.values())
     print(f"stages of one serial render in this process ({objects} objects; CPU of this process only, "

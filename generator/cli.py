@@ -9,10 +9,9 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-
-from typing import TYPE_CHECKING
 
 from generator import __version__
 from generator.errors import InputError

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import click
 
-from generator import cpus
+from generator import cpus, schemasync
 from generator.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, Context, _fail_on_input_errors, cli
 from generator.config import load_config
 from generator.errors import InputError
-from generator import schemasync
 from generator.lint import kubeconform, lint_paths, make_validator
 from generator.lint.crdimport import import_files
 from generator.lint.loader import discover, read

@@ -186,7 +186,7 @@ def _mapping(data: dict, indent: int, out: list[str], inline: bool = False) -> N
 def _sequence(items: list, indent: int, out: list[str], inline: bool = False) -> None:
     pad = " " * indent
     for i, item in enumerate(items):
-        out.append(("- " if inline and i == 0 else pad + "- "))
+        out.append("- " if inline and i == 0 else pad + "- ")
         if isinstance(item, dict) and item:
             _mapping(item, indent + 2, out, inline=True)
         elif isinstance(item, list) and item:

@@ -240,7 +240,7 @@ def _write_file(path: Path, content: bytes, mtime_ns: int | None) -> None:
 
 
 def _modes_ok(folder: Path) -> bool:
-    for dirpath, dirs, files in os.walk(folder):
+    for dirpath, _dirs, files in os.walk(folder):
         if stat.S_IMODE(os.lstat(dirpath).st_mode) != DIR_MODE:
             return False
         if any(stat.S_IMODE(os.lstat(os.path.join(dirpath, f)).st_mode) != FILE_MODE for f in files):

@@ -214,9 +214,17 @@ def _is_plain_string(value: str) -> bool:
 def _fast_load(text: str, display: str) -> Located:
     """The document built from libyaml's events, with positions; raises ``Fallback``."""
     from _ruamel_yaml import CParser
-    from ruamel.yaml.events import (DocumentEndEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent,
-                                    ScalarEvent, SequenceEndEvent, SequenceStartEvent, StreamEndEvent,
-                                    StreamStartEvent)
+    from ruamel.yaml.events import (
+        DocumentEndEvent,
+        DocumentStartEvent,
+        MappingEndEvent,
+        MappingStartEvent,
+        ScalarEvent,
+        SequenceEndEvent,
+        SequenceStartEvent,
+        StreamEndEvent,
+        StreamStartEvent,
+    )
 
     from generator.lint.fastyaml import Fallback
 
@@ -283,8 +291,8 @@ def _check_depth(text: str) -> None:
     """Nesting bounded before ruamel's recursive loader sees the text (it takes seconds per
     thousand levels); syntax errors are left to ruamel's wording."""
     from _ruamel_yaml import CParser
-    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
     from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
 
     get, depth = CParser(text).get_event, 0
     try:

@@ -65,8 +65,8 @@ def test_bad_input_is_one_located_error(project, run, case):
     assert match.group("path") == f"clusters/{CLUSTER}/cluster.yaml"
     first_line = marker.split("\n")[0]
     if first_line.startswith("- name: h100"):
-        expected_line = [i for i, l in enumerate((project / "clusters" / CLUSTER / "cluster.yaml").read_text().splitlines(), 1)
-                         if "- name: h100" in l][1]
+        expected_line = [i for i, line in enumerate((project / "clusters" / CLUSTER / "cluster.yaml").read_text().splitlines(), 1)
+                         if "- name: h100" in line][1]
     elif "\n" in marker:
         lines = (project / "clusters" / CLUSTER / "cluster.yaml").read_text()
         expected_line = lines[: lines.index(marker)].count("\n") + 1
@@ -257,12 +257,12 @@ def test_override_with_a_non_object_is_an_error(project, run):
         ("{name: 'x', namespace: 5}", "invalid namespace 5"),
         ("{name: 'a b'}", "invalid name 'a b'"),
         ("{name: 'a_b'}", "invalid name 'a_b'"),
-        ("{name: '%s', namespace: '%s'}" % ("a" * 253, "n" * 63), "a file name of 332 bytes"),
+        (f"{{name: '{'a' * 253}', namespace: '{'n' * 63}'}}", "a file name of 332 bytes"),
     ],
     ids=["name-traversal", "namespace-traversal", "namespace-int", "space", "underscore", "file-name-too-long"],
 )
 def test_object_names_that_are_unsafe_file_names_are_refused(project, run, tmp_path, meta, fragment):
-    _overrides(project, "{ 'workload-isolation'+: [{apiVersion: 'v1', kind: 'ConfigMap', metadata: %s}] }" % meta)
+    _overrides(project, "{ 'workload-isolation'+: [{apiVersion: 'v1', kind: 'ConfigMap', metadata: " + meta + "}] }")
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert f"clusters/{CLUSTER}/overrides.libsonnet: error: component 'workload-isolation'" in result.stderr

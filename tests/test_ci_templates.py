@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import CRD_SCHEMAS, REPO, write_config
 from ruamel.yaml import YAML
 
-from conftest import CRD_SCHEMAS, REPO, write_config
 from generator.cli import cli
 
 BIN = Path(sys.executable).parent
@@ -41,7 +41,8 @@ def _github_commands() -> list[tuple[str, str, dict]]:
         matrix = job.get("strategy", {}).get("matrix", {})
         for step in job["steps"]:
             for command in _commands(step.get("run", "")):
-                command = _MATRIX.sub(lambda m: str(matrix[m.group(1)][0]), command)
+                # the substitution runs within this iteration, so it sees this job's matrix
+                command = _MATRIX.sub(lambda m: str(matrix[m.group(1)][0]), command)  # noqa: B023
                 assert "${{" not in command, f"unexpanded expression in {command!r}"
                 found.append((f"github:{job_name}", command, dict(workflow.get("env", {}))))
     return found

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import REPO
-from generator.cli import cli
 
+from generator.cli import cli
 from generator.diffsummary import ClusterDiff, markdown
 from generator.tree import Changes
 

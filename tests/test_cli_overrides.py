@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 from ruamel.yaml import YAML
 
-from conftest import REPO
 from generator import registry
 
 DOC = REPO / "docs" / "overrides.md"

@@ -11,6 +11,7 @@ import types
 from pathlib import Path
 
 from conftest import REPO
+
 from generator import docs
 from generator.paths import Project
 

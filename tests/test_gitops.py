@@ -8,9 +8,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import crd_args, needs_crd_schemas
 from ruamel.yaml import YAML
 
-from conftest import crd_args, needs_crd_schemas
 from generator import gitops, inputs, registry
 from generator.paths import Project
 

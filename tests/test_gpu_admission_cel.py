@@ -15,7 +15,6 @@ import copy
 import celpy
 import pytest
 from celpy import celtypes
-
 from gpu_support import find, load_objects
 
 # Group of each kind the policy must judge, and where its pod spec is.

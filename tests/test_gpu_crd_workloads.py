@@ -9,10 +9,10 @@ import copy
 
 import pytest
 import yaml
+from gpu_support import find, load_objects
 
 from generator.lint import lint_paths
 from generator.lint.settings import Settings
-from gpu_support import find, load_objects
 
 # A GPU container without a memory limit or a toleration, as a pod template spec.
 BAD = {"containers": [{"name": "trainer", "image": "example/train:1", "resources": {"limits": {"nvidia.com/gpu": "8"}}}]}

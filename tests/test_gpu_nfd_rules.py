@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from gpu_support import find, load_objects
 
 # What nfd-worker reports as instances of pci.device / storage.block (attribute subsets), and the

@@ -8,7 +8,6 @@ import copy
 import celpy
 import pytest
 from celpy import celtypes
-
 from gpu_support import find, load_objects
 from test_gpu_admission_cel import _run
 

@@ -10,11 +10,11 @@ import shutil
 import subprocess
 
 import pytest
-
 from conftest import EXAMPLES
+from gpu_support import find, load_objects
+
 from generator.lint import lint_paths
 from generator.lint.settings import Settings
-from gpu_support import find, load_objects
 
 _WORKLOADS = ("DaemonSet", "Deployment", "StatefulSet", "Job", "CronJob", "Pod")
 _DIGEST = "sha256:" + "0123456789abcdef" * 4

@@ -7,12 +7,12 @@ import shutil
 import subprocess
 
 import pytest
+from conftest import EXAMPLES, REPO
+from gpu_support import find, load_objects
 from ruamel.yaml import YAML
 
-from conftest import EXAMPLES, REPO
 from generator.inputs import load_cluster
 from generator.paths import Project
-from gpu_support import find, load_objects
 
 
 def spec_of(cluster: str) -> dict:

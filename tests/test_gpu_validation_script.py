@@ -8,7 +8,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 from gpu_support import find, load_objects
 
@@ -289,6 +288,7 @@ def test_validation_and_quota_checks_count_capacity_alike(rendered):
     """The quota checks (generator/consistency) and the node check (gpu.advertisedPerNode) must
     agree on what a pool advertises, or a passing node would not honour a passing quota."""
     from conftest import EXAMPLES
+
     from generator.consistency.workloads import advertised_per_gpu, gpu_resource
     from generator.inputs import load_cluster
     from generator.paths import Project

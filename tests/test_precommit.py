@@ -14,9 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from ruamel.yaml import YAML
-
 from conftest import CRD_SCHEMAS, REPO, write_config
+from ruamel.yaml import YAML
 
 YAML_SAFE = YAML(typ="safe")
 HOOKS = {h["id"]: h for h in YAML_SAFE.load((REPO / ".pre-commit-hooks.yaml").read_text())}

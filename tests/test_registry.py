@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from conftest import REPO
+
 from generator import registry
 
 

@@ -19,8 +19,8 @@ try:
     main()
 except SystemExit:
     pass
-print(json.dumps(sorted(m for m in sys.modules if m.startswith(%r))), file=sys.stderr)
-""" % (HEAVY,)
+print(json.dumps(sorted(m for m in sys.modules if m.startswith(HEAVY))), file=sys.stderr)
+""".replace("HEAVY", repr(HEAVY))
 
 
 @pytest.mark.parametrize("args", [["--version"], ["list"], ["list", "--json"]])

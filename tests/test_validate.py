@@ -7,8 +7,7 @@ import json
 import pytest
 
 from generator.errors import InputError
-from generator.validate import SchemaValidator
-from generator.validate import kubernetes
+from generator.validate import SchemaValidator, kubernetes
 from generator.validate.locations import SchemaLocation, template_variables
 
 

@@ -14,7 +14,6 @@ from generator.validate.locations import SchemaLocation
 from generator.validate.re2 import Untranslatable, to_python, translate
 
 
-
 @pytest.mark.parametrize(("re2", "matches", "misses"), [
     # PrometheusRule / AlertmanagerConfig style: flags in the middle, scoped to the rest of the group
     ("^((?i)sun|mon)day$", ["SUNday", "MONday", "monday"], ["monDAY", "tueday"]),

@@ -8,8 +8,18 @@ is not listed does not run, and a test checks that every module on disk is liste
 
 from __future__ import annotations
 
-from generator.consistency import (autoscaling, gitops, gpu, hugepages, network, pools, provider, storage, tuning,
-                                   workloads)
+from generator.consistency import (
+    autoscaling,
+    gitops,
+    gpu,
+    hugepages,
+    network,
+    pools,
+    provider,
+    storage,
+    tuning,
+    workloads,
+)
 from generator.errors import InputError
 from generator.yamlpos import Located
 

@@ -46,14 +46,14 @@ def check_files(engine: Engine, files: list[str], display: Callable[[str], str],
     gc.freeze()
     try:
         if jobs <= 1 or len(todo) < _INLINE or any(path == "-" for _, path, _ in todo):
-            for (index, _, _), (result, key) in zip(todo, map(_check, todo)):
+            for (index, _, _), (result, key) in zip(todo, map(_check, todo), strict=True):
                 results[index] = result
                 if key is not None:
                     cache.put(key, result)
         else:
             with multiprocessing.get_context("fork").Pool(min(jobs, len(todo))) as pool:
                 chunk = max(1, min(16, len(todo) // (jobs * 4)))
-                for (index, _, _), (result, key) in zip(todo, pool.imap(_check, todo, chunksize=chunk)):
+                for (index, _, _), (result, key) in zip(todo, pool.imap(_check, todo, chunksize=chunk), strict=True):
                     results[index] = result
                     if key is not None:
                         cache.put(key, result)

@@ -16,10 +16,9 @@ findings are kept with the namespace they depend on and dropped at the end if it
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-
 from collections.abc import Iterable
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from generator.lint import suppress
 from generator.lint.loader import Source, resources_of

@@ -8,9 +8,9 @@ fetched.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import re
-import importlib.util
 from pathlib import Path
 
 from generator.errors import InputError

@@ -29,7 +29,7 @@ class Untranslatable(ValueError):
     """The pattern uses RE2 syntax with no Python equivalent."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _category(name: str) -> str:
     """The code points of Unicode general category ``name`` (``L``, ``Lu``, ``C``…) as a bracket body.
 

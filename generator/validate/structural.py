@@ -59,5 +59,5 @@ def _walk(schema: object, value: object) -> object:
         return out if out is not None else value
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
         items = [_walk(schema["items"], item) for item in value]
-        return items if any(a is not b for a, b in zip(items, value)) else value
+        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
     return value

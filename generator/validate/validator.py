@@ -19,9 +19,9 @@ import referencing.exceptions
 import referencing.jsonschema
 from referencing import Registry, Resource
 
+from generator import schemasync
 from generator.errors import InputError
 from generator.jsonpath import dotted
-from generator import schemasync
 from generator.validate import celrules, fastcheck, kubernetes, re2, structural
 from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from generator.inputs import load_cluster
+from generator.lint.settings import for_cluster
 from generator.output import build_tree
 from generator.paths import Project
 from generator.render import lint_rules
-from generator.lint.settings import for_cluster
 
 BAD_JOB = {
     "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train", "namespace": "gpu-training"},

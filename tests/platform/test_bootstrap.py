@@ -40,7 +40,7 @@ def test_committed_bootstrap_values_and_command_are_the_release(name):
     assert yaml.safe_load(text) == release.values
     argv = helm_install(text)
     assert argv[:4] == ["helm", "install", release.name, release.chart]
-    options = dict(zip(argv[4::2], argv[5::2]))
+    options = dict(zip(argv[4::2], argv[5::2], strict=True))
     assert options == {"--repo": release.repo_url, "--version": release.version, "--namespace": release.namespace,
                        "--values": f"rendered/{name}/{bootstrap.VALUES_FILE}"}
     assert (release.name, release.namespace, release.chart) == ("cilium", "kube-system", "cilium")
@@ -63,7 +63,7 @@ def test_flux_adopts_the_helm_install(project):
     _, components = tree_of(project, "t")
     (release,) = [o for o in components["cilium"] if o["kind"] == "HelmRelease"]
     argv = helm_install(bootstrap.files("t", "generic", components["cilium"])[bootstrap.VALUES_FILE].decode())
-    options = dict(zip(argv[4::2], argv[5::2]))
+    options = dict(zip(argv[4::2], argv[5::2], strict=True))
     assert (release["spec"]["releaseName"], release["spec"]["storageNamespace"]) == (argv[2], options["--namespace"])
 
 
