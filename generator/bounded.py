@@ -84,6 +84,7 @@ def run(target: str, args: tuple, limits: Limits) -> Any:
     """``module:function`` called with ``args`` in the helper, bounded by ``limits``; its
     exceptions are re-raised here, and what it wrote on stderr is written on ours."""
     helper = _current_helper()
+    assert helper.stdin is not None and helper.stdout is not None  # started with pipes
     request = pickle.dumps((target, args, limits))
     try:
         helper.stdin.write(len(request).to_bytes(8, "big") + request)

@@ -125,7 +125,8 @@ def _fail_on_input_errors(func):
             return func(*args, **kwargs)
         except InputError as err:
             ctx = click.get_current_context()
-            ui = ctx.find_object(Context).ui if ctx.find_object(Context) else Ui(False, False, "auto")
+            found = ctx.find_object(Context)
+            ui = found.ui if found else Ui(False, False, "auto")
             ui.error(err)
             ctx.exit(EXIT_INPUT)
 
@@ -192,7 +193,9 @@ def _render_all(ctx: Context, names: list[str], options: pipeline.Options,
 
 def _set_on_ui(attribute: str):
     def callback(ctx: click.Context, _param: click.Parameter, value) -> None:
-        ui = ctx.find_object(Context).ui
+        found = ctx.find_object(Context)
+        assert found is not None  # the group's callback made it before any option callback
+        ui = found.ui
         if attribute == "color":
             if value is not None:
                 ui.use_color(value)

@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from generator.errors import InputError, InputErrors, InputWarning
 from generator.jsonpath import dotted
@@ -145,7 +145,7 @@ def _explain(doc: Located, root: dict, error: jsonschema.ValidationError, lines:
     """One schema violation as a sentence a platform engineer can act on."""
     path = tuple(error.absolute_path)
     where = dotted(path) or "(top level)"
-    schema = error.schema
+    schema = cast(dict, error.schema)  # the failing subschema: a mapping in cluster.schema.json
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = sorted(schema.get("properties", {}))
         unknown = [k for k in error.instance if k not in allowed]
@@ -154,7 +154,7 @@ def _explain(doc: Located, root: dict, error: jsonschema.ValidationError, lines:
         hint = f"did you mean {close[0]!r}?" if close else f"allowed keys here: {', '.join(allowed)}"
         return doc.error(f"unknown key {key!r} in {where}", path + (key,), hint)
     if error.validator == "type":
-        expected = error.validator_value
+        expected: Any = error.validator_value
         expected = " or ".join(expected) if isinstance(expected, list) else expected
         got = type(error.instance).__name__.replace("str", "string").replace("dict", "mapping")
         got = got.replace("NoneType", "null").replace("bool", "boolean")
@@ -166,12 +166,12 @@ def _explain(doc: Located, root: dict, error: jsonschema.ValidationError, lines:
         desc = resolve_ref(root, desc).get("description", "")
         return doc.error(f"{where}: missing required key {missing!r}", path, desc)
     if error.validator == "enum":
-        options = ", ".join(json.dumps(v) for v in error.validator_value)
+        options = ", ".join(json.dumps(v) for v in cast(list, error.validator_value))
         hint = f"one of: {options}"
         if path and path[-1] == "kubeProxyReplacement":
             hint = "use true or false; the legacy values strict/partial/probe no longer mean what they did"
         return doc.error(f"{where}: {error.instance!r} is not allowed", path, hint, at_value=True)
-    if error.validator == "pattern" and path == ("kubernetesVersion",) and _MINOR.match(error.instance):
+    if error.validator == "pattern" and path == ("kubernetesVersion",) and isinstance(error.instance, str) and _MINOR.match(error.instance):
         return _unsupported_version(doc, path, error.instance)
     if error.validator == "pattern":
         return doc.error(f"{where}: {error.instance!r} has the wrong format", path,
@@ -202,7 +202,7 @@ def _fallback_hint(root: dict, error: jsonschema.ValidationError) -> str:
     description along its path) and where docs/inputs.md documents it."""
     path = tuple(error.absolute_path)
     node, described, section = _along(root, path)
-    described = error.schema.get("description", described)
+    described = cast(dict, error.schema).get("description", described)
     parts = [_must(error, node)]
     if described:
         parts.append(described.rstrip("."))
@@ -213,9 +213,10 @@ def _fallback_hint(root: dict, error: jsonschema.ValidationError) -> str:
 
 def _must(error: jsonschema.ValidationError, node: dict) -> str:
     """The rule the value broke, said as what to write."""
-    value, name = error.validator_value, dotted(tuple(error.absolute_path)) or "the top level"
+    value: Any = error.validator_value
+    name = dotted(tuple(error.absolute_path)) or "the top level"
     if error.validator == "type":
-        kinds = value if isinstance(value, list) else [value]
+        kinds: list[str] = value if isinstance(value, list) else [value]
         default = node.get("default")
         example = f", e.g. {json.dumps(default)}" if default not in (None, {}, []) else ""
         return f"{name} takes " + " or ".join(_TAKES.get(k, k) for k in kinds) + example
@@ -227,8 +228,9 @@ def _must(error: jsonschema.ValidationError, node: dict) -> str:
               "uniqueItems": "each item may appear once", "const": f"the only allowed value is {json.dumps(value)}"}
     if error.validator in bounds:
         return bounds[error.validator]
-    if error.validator == "propertyNames" and isinstance(error.schema.get("propertyNames"), dict):
-        pattern = error.schema["propertyNames"].get("pattern")
+    schema = cast(dict, error.schema)
+    if error.validator == "propertyNames" and isinstance(schema.get("propertyNames"), dict):
+        pattern = schema["propertyNames"].get("pattern")
         return f"keys here must match {pattern}" if pattern else ""
     return ""
 

@@ -167,6 +167,7 @@ def _to_input_error(error: EngineError, sandbox: Sandbox, blame: str) -> InputEr
     lines = error.text.splitlines()
     split = next((i for i, line in enumerate(lines) if _FRAME.match(line)), len(lines))
     head = _KIND.match("\n".join(lines[:split]).strip() or "Jsonnet evaluation failed")
+    assert head is not None  # its message group matches any text
     message = " ".join(head.group("msg").split())
     frames = [_FRAME.match(line) for line in lines[split:]]
     located = [f for f in frames if f and Path(f.group("file")).name != ENTRY_NAME]

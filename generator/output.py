@@ -109,7 +109,7 @@ def _add_folder(tree: Tree, header: str, folder: str, component: str, objects: l
 
 def unified_diff(prefix: str, current: dict[str, bytes], desired: dict[str, bytes]) -> str:
     """A git-style diff from the current tree to the desired one."""
-    out = []
+    out: list[str] = []
     changes = compare(current, desired)
     for rel in sorted(changes.added + changes.changed + changes.removed):
         old = current.get(rel, b"").decode(errors="replace").splitlines(keepends=True)

@@ -173,6 +173,7 @@ def write(project: Project, outcomes: list[Outcome], timeout: float = lock.DEFAU
 
 def _write_one(project: Project, outcome: Outcome) -> None:
     shown = project.display(project.rendered / outcome.name)
+    assert outcome.rendered is not None  # only clusters that rendered are written
     try:
         outcome.changes, outcome.leftovers = tree.write_tree(project.rendered, outcome.rendered.tree, shown)
     except tree.LeftoverError as exc:

@@ -158,7 +158,9 @@ def sync(mirror: Path | None = None, root: Path | None = None, sources: SourceLi
         reader = Mirror(mirror).read if mirror is not None else fetch
         downloaded = work / "crds"
         downloaded.mkdir(parents=True)
-        files, urls, absent = [], {}, []
+        files: list[Path] = []
+        urls: dict[Path, str] = {}
+        absent: list[str] = []
         for i, source in enumerate(listed.sources):
             body = reader(source)
             if body is None:

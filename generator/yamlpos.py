@@ -43,7 +43,8 @@ class Located:
 
     def position(self, json_path: tuple | list) -> tuple[int, int]:
         """1-based line and column of the deepest node on ``json_path`` that exists."""
-        line, col, prefix = 1, 1, ()
+        line, col = 1, 1
+        prefix: tuple = ()
         for part in json_path:
             prefix = (*prefix, part)
             found = self.positions.get(prefix)
@@ -250,7 +251,7 @@ def _fast_load(text: str, display: str) -> Located:
         if event.tag is not None or event.anchor is not None:
             raise Fallback
         if kind is MappingStartEvent:
-            out = {}
+            out: dict[str, Any] = {}
             while True:
                 key_event = get()
                 if type(key_event) is MappingEndEvent:
@@ -265,7 +266,7 @@ def _fast_load(text: str, display: str) -> Located:
                 positions[(*path, key)] = (km.line + 1, km.column + 1, vm.line + 1, vm.column + 1)
                 out[key] = node(value_event, (*path, key), depth + 1)
         if kind is SequenceStartEvent:
-            items = []
+            items: list[Any] = []
             while True:
                 item_event = get()
                 if type(item_event) is SequenceEndEvent:
@@ -519,7 +520,7 @@ def _ruamel_positions(root: Any, display: str) -> dict[tuple, tuple[int, int, in
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     positions: dict[tuple, tuple[int, int, int, int]] = {}
-    stack = [((), root)]
+    stack: list[tuple[tuple, Any]] = [((), root)]
     while stack:
         path, node = stack.pop()
         if isinstance(node, CommentedMap):

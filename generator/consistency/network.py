@@ -61,7 +61,7 @@ PROVIDER_KERNELS = {
 # - netkit: docs.cilium.io operations/performance/tuning "netkit device mode" (6.8).
 def _kernel_features(c: dict) -> list[tuple[tuple[str, ...], str, tuple[int, int]]]:
     """(input path, feature, minimum kernel) of each kernel-bound feature the input turns on."""
-    wanted = []
+    wanted: list[tuple[tuple[str, ...], str, tuple[int, int]]] = []
     if c["bandwidthManager"]["bbr"]:
         wanted.append((("bandwidthManager", "bbr"), "BBR", (5, 18)))
     if c["bigTCP"]["ipv4"]:

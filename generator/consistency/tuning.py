@@ -109,6 +109,7 @@ def _check_hugepages(i: int, pool: dict, backend: str, known_pools: list[str],
     # the tuned backend puts every page on the kernel command line, 2Mi too
     if not (runtime_1gi or (backend == "tuned" and pages and pages["2Mi"])):
         return
+    assert pages  # both ways past the return above need them
     path = ("nodePools", i, "hugepages", "1Gi")
     if backend == "daemonset":
         yield doc.error(

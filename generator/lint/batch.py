@@ -49,6 +49,7 @@ def check_files(engine: Engine, files: list[str], display: Callable[[str], str],
             for (index, _, _), (result, key) in zip(todo, map(_check, todo), strict=True):
                 results[index] = result
                 if key is not None:
+                    assert cache is not None  # a key is only made with a cache
                     cache.put(key, result)
         else:
             with multiprocessing.get_context("fork").Pool(min(jobs, len(todo))) as pool:
@@ -56,6 +57,7 @@ def check_files(engine: Engine, files: list[str], display: Callable[[str], str],
                 for (index, _, _), (result, key) in zip(todo, pool.imap(_check, todo, chunksize=chunk), strict=True):
                     results[index] = result
                     if key is not None:
+                        assert cache is not None  # a key is only made with a cache
                         cache.put(key, result)
     finally:
         _engine, _cache = None, None
@@ -70,6 +72,7 @@ def _check(item: tuple[int, str, str]) -> tuple[FileResult, str | None]:
     """Check one file, in a worker or here; with the cache key of the bytes that were checked
     (the file may have changed since it was looked up)."""
     _index, path, shown = item
+    assert _engine is not None  # set by check_files for the run
     data = raw(path)
     result = _engine.check_file(shown, documents(data, shown, path.lower().endswith(".json"), _engine.settings.strict))
     key = _cache.key(shown, data) if _cache is not None and isinstance(data, bytes) and path != "-" else None

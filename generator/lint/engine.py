@@ -207,6 +207,7 @@ class Engine:
         """Add to ``result`` the validator's warnings about ``kind``: those it gives now and
         those it gave when it first compiled the kind (it warns once per process)."""
         validator = self.ctx.validator
+        assert validator is not None  # only entered when there is one
         seen, validator.warnings = validator.warnings, {}
         try:
             yield

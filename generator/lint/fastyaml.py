@@ -19,6 +19,7 @@ import functools
 import math
 import re
 import struct
+from typing import Any
 
 from _ruamel_yaml import CParser
 from ruamel.yaml.events import (
@@ -204,8 +205,8 @@ def _node(event, get):
     if event.ctag is not None or event.anchor is not None:
         raise Fallback
     if kind is MappingStartEvent:
-        out = {}
-        where = {}
+        out: dict[Any, Any] = {}
+        where: dict[Any, tuple[Any, Any, Any]] = {}
         while True:
             key_event = get()
             if type(key_event) is not ScalarEvent:
@@ -237,20 +238,20 @@ def _node(event, get):
                 out[key], inner = _node(value_event, get)
                 where[key] = (key_event, value_event, inner)
     else:
-        items = []
-        where = []
+        items: list[Any] = []
+        item_where: list[tuple[Any, Any]] = []
         while True:
             item_event = get()
             item_kind = type(item_event)
             if item_kind is ScalarEvent:
                 items.append(_scalar(item_event))
-                where.append((item_event, None))
+                item_where.append((item_event, None))
             elif item_kind in _NODE_STARTS:
                 item, inner = _node(item_event, get)
                 items.append(item)
-                where.append((item_event, inner))
+                item_where.append((item_event, inner))
             else:
-                return items, where
+                return items, item_where
 
 
 _NODE_STARTS = (MappingStartEvent, SequenceStartEvent, AliasEvent)

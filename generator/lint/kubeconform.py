@@ -109,7 +109,7 @@ def _pointer(text: str, obj: object) -> tuple:
     """A JSON pointer as our path into ``obj``: a number is a list index where ``obj`` has a list,
     a key where it has a mapping (``/metadata/labels/0``), so it locates and prints as our paths do;
     past what ``obj`` holds, a number is taken for an index."""
-    path = []
+    path: list[str | int] = []
     for part in text.strip("/").split("/") if text.strip("/") else ():
         part = part.replace("~1", "/").replace("~0", "~")
         if isinstance(obj, dict) or not part.isdigit():

@@ -20,6 +20,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import ConstructorError, DuplicateKeyError, SafeConstructor
@@ -97,9 +98,9 @@ def _construct_tagged(kind: str):
     type (go-yaml's "cannot decode !!str `abc` as a !!int"); a located error otherwise."""
 
     def construct(self, node):
-        value = fastyaml.resolve_plain(node.value)
+        value: Any = fastyaml.resolve_plain(node.value)
         if isinstance(value, _TAGGED_TYPES[kind]) and not (kind != "bool" and isinstance(value, bool)):
-            return float(value) if kind == "float" else value
+            return float(cast(float, value)) if kind == "float" else value
         raise ConstructorError(None, None, f"cannot decode {fastyaml.describe(node.value)} as a !!{kind}",
                                node.start_mark)
 

@@ -50,13 +50,13 @@ def format(report) -> str:
             if others:
                 ET.SubElement(case, "system-out").text = "\n".join(
                     f"{file}:{f.line}:{f.col}: {f.severity}: {shown_text(f.message)} [{f.rule}]" for f in others)
-        for key, value in counts.items():
-            suite.set(key, str(value))
-            totals[key] += value
+        for counter, value in counts.items():
+            suite.set(counter, str(value))
+            totals[counter] += value
         suite.set("skipped", "0")
         suite.set("disabled", "0")
-    for key, value in totals.items():
-        root.set(key, str(value))
+    for counter, value in totals.items():
+        root.set(counter, str(value))
     root.set("disabled", "0")
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

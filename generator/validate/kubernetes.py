@@ -25,6 +25,8 @@ def schema_root() -> Path:
     Found without importing ``kubernetes_validate`` (which imports PyYAML: a tenth of a
     second that a lint answered from its cache would otherwise spend)."""
     spec = importlib.util.find_spec("kubernetes_validate")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("kubernetes_validate is not installed", name="kubernetes_validate")
     return Path(list(spec.submodule_search_locations)[0]) / "kubernetes-json-schema"
 
 

@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import jsonschema
 import referencing
@@ -108,6 +108,7 @@ class SchemaValidator:
         if core and self._core_compiler is None:
             self._core_compiler = fastcheck.Compiler(kubernetes.definitions(self.version)["$defs"], _CORE_REF_PREFIXES)
         compiler = self._core_compiler if core else fastcheck.Compiler({}, ())
+        assert compiler is not None  # built above when core
         try:
             return compiler.compile(schema)
         except fastcheck.Unsupported:
@@ -140,11 +141,11 @@ class SchemaValidator:
             return [SchemaProblem("missing-schema", f"could not find schema for {kind} ({api_version})")]
         crd = self._crd.get((api_version, kind))
         if crd is not None:
-            obj = structural.apply(crd, obj)  # the API server prunes nulls and defaults first
+            obj = cast(dict, structural.apply(crd, obj))  # the API server prunes nulls and defaults first
         fast = self._fast.get((api_version, kind))
         if fast is not None and fast(obj):
             return self._rules(crd, obj, kind)  # jsonschema only runs to explain a failure
-        problems = []
+        problems: list[SchemaProblem] = []
         try:
             errors = list(validator.iter_errors(obj))
         except referencing.exceptions.Unresolvable as exc:
@@ -206,7 +207,8 @@ def load_schema(source: Path, untranslatable=lambda pattern: None, check: bool =
         # CiliumNetworkPolicy v2 has `^\PC*$`), which Python's re cannot compile, so
         # `format: regex` would refuse a valid upstream CRD. A pattern is compiled only when a
         # value is validated against it.
-        cls.check_schema(schema, format_checker=None)
+        # (types-jsonschema does not know check_schema's format_checker, jsonschema >= 4.16)
+        cls.check_schema(schema, format_checker=None)  # type: ignore[call-arg]
     except jsonschema.SchemaError as exc:
         where = "/" + "/".join(str(p) for p in exc.absolute_path)
         raise InputError(f"schema file is not a valid JSON Schema: {where}: {exc.message}", path=str(source),
@@ -271,8 +273,9 @@ def _unexpected(error: jsonschema.ValidationError) -> list[str]:
     """The keys an ``additionalProperties: false`` error is about, in document order."""
     if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
         return []
-    known = error.schema.get("properties", {})
-    patterns = error.schema.get("patternProperties", {})
+    schema = cast(dict, error.schema)  # additionalProperties sits in a mapping
+    known = schema.get("properties", {})
+    patterns = schema.get("patternProperties", {})
     return [k for k in error.instance if k not in known and not any(re.search(p, k) for p in patterns)]
 
 
