@@ -97,7 +97,11 @@ function(params) {
 
   local argocd = {
     application(name, path, syncOptions=[], wave=null, wait=true):: k.object(
-      'argoproj.io/v1alpha1', 'Application', name, p.argocdNamespace, labels(name),
+      'argoproj.io/v1alpha1',
+      'Application',
+      name,
+      p.argocdNamespace,
+      labels(name),
       (if wave == null then {} else { 'argocd.argoproj.io/sync-wave': std.toString(wave) })
       + (if wait then {} else { 'gpu-gitops.io/wait': 'false' }),
     ) + {
@@ -120,8 +124,11 @@ function(params) {
       + (if hasCustomResources(layer) then ['SkipDryRunOnMissingResource=true'] else []),
 
     objects: [self.application(selfName, pathOf('gitops'))] + [
-      self.application(nameOf(layer.name), pathOf(layer.name), self.syncOptions(layer),
-                       std.find(layer.name, registryLayers)[0], waited(layer))
+      self.application(nameOf(layer.name),
+                       pathOf(layer.name),
+                       self.syncOptions(layer),
+                       std.find(layer.name, registryLayers)[0],
+                       waited(layer))
       for layer in p.layers
     ],
   },

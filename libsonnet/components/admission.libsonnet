@@ -120,7 +120,7 @@ function(params)
   local vendorRule(vendor) =
     local pools = gpu.poolsOf(p.pools, vendor);
     local variants = std.uniq(std.sort([std.join(', ', [showTaint(t) for t in blocking(x)]) for x in pools]));
-    local message = 'pods that request %s GPUs must tolerate the GPU nodes\' taints: add %s' % [
+    local message = "pods that request %s GPUs must tolerate the GPU nodes' taints: add %s" % [
       vendor,
       std.join(' (or, for another pool: ', [v for v in variants]) + std.repeat(')', std.length(variants) - 1),
     ];

@@ -36,7 +36,11 @@ function(params)
     CKV_K8S_9: 'serves no readiness endpoint (upstream has no probes)',
   };
   local daemonSet(name, pool, container, volumes, exceptions, serviceAccount=null) =
-    k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name),
+    k.object('apps/v1',
+             'DaemonSet',
+             name,
+             p.namespace,
+             k.labels(component, name),
              k.exceptions(common + exceptions + k.unpinned([container.image], p.imageDigests))) + {
       spec: {
         selector: { matchLabels: k.selectorLabels(name) },

@@ -96,6 +96,12 @@ function(params)
   local p = defaults + params;
   local c = p.cilium;
   if !c.enabled then []
-  else helm.release(p, 'cilium', p.namespace, p.repoURL, p.chart, c.version,
+  else helm.release(p,
+                    'cilium',
+                    p.namespace,
+                    p.repoURL,
+                    p.chart,
+                    c.version,
                     std.mergePatch(valuesOf(c, p.gitops.engine, p.provider), c.values),
-                    createNamespace=false, syncWave=-10)
+                    createNamespace=false,
+                    syncWave=-10)

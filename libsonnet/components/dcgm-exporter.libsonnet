@@ -102,7 +102,10 @@ function(params)
 
   // The Prometheus picks ServiceMonitors by label (kube-prometheus-stack: `release`), so the
   // input's labels go on it; the selector keeps matching the Service by the project's labels.
-  local serviceMonitor = k.object('monitoring.coreos.com/v1', 'ServiceMonitor', name, p.namespace,
+  local serviceMonitor = k.object('monitoring.coreos.com/v1',
+                                  'ServiceMonitor',
+                                  name,
+                                  p.namespace,
                                   p.monitoring.serviceMonitorLabels + k.labels(component, name)) + {
     spec: {
       selector: { matchLabels: k.labels(component, name) },

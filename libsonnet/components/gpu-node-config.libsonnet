@@ -95,7 +95,7 @@ function(params)
         validations: [
           {
             expression: 'object.spec == oldObject.spec',
-            message: 'the %s ServiceAccount may not change a Node\'s spec (taints, podCIDR, unschedulable, providerID)' % labeller,
+            message: "the %s ServiceAccount may not change a Node's spec (taints, podCIDR, unschedulable, providerID)" % labeller,
           },
           {
             expression: 'variables.newLabels.all(l, l in variables.managed || (l in variables.oldLabels && variables.oldLabels[l] == variables.newLabels[l])) && variables.oldLabels.all(l, l in variables.managed || l in variables.newLabels)',
@@ -121,8 +121,8 @@ function(params)
       CKV_K8S_8: 'the long-running container is pause: the labels are set once by the init container; nothing to probe',
       CKV_K8S_9: 'the long-running container is pause: the labels are set once by the init container; nothing to probe',
     } + (if p.provider == 'openshift' then {
-      CKV_K8S_40: "OpenShift's restricted-v2 SCC assigns the UID from the namespace's range",
-    } else {}) + k.unpinned([p.kubectlImage, p.pauseImage], p.imageDigests);
+           CKV_K8S_40: "OpenShift's restricted-v2 SCC assigns the UID from the namespace's range",
+         } else {}) + k.unpinned([p.kubectlImage, p.pauseImage], p.imageDigests);
     k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name), k.exceptions(exceptions)) + {
       spec: {
         selector: { matchLabels: k.selectorLabels(name) },

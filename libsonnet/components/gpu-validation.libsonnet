@@ -128,8 +128,8 @@ function(params)
       CKV_K8S_8: 'the long-running container is pause: the checks run once as init containers; nothing to probe',
       CKV_K8S_9: 'the long-running container is pause: the checks run once as init containers; nothing to probe',
     } + v.exceptions + (if openshift && !v.privileged then {
-      CKV_K8S_40: "OpenShift's restricted-v2 SCC assigns the UID from the namespace's range",
-    } else {}) + k.unpinned([v.image, p.kubectlImage, p.pauseImage], p.imageDigests);
+                          CKV_K8S_40: "OpenShift's restricted-v2 SCC assigns the UID from the namespace's range",
+                        } else {}) + k.unpinned([v.image, p.kubectlImage, p.pauseImage], p.imageDigests);
     local tmp = { name: 'tmp', mountPath: '/tmp' };
     k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name), k.exceptions(exceptions)) + {
       spec: {
@@ -141,7 +141,7 @@ function(params)
             // A new script re-validates every node: the pods roll when it changes.
             annotations: { 'gpu-gitops.io/script-hash': k.hash(p.script) },
           },
-          spec: v.pod + {
+          spec: v.pod {
             nodeSelector: pool.nodeSelector,
             tolerations: k.tolerationsFor(pool.taints),
             // OpenShift admits the privileged check only through an SCC its account may use.
@@ -207,9 +207,9 @@ function(params)
 
   if !p.validation.enabled || std.length(p.gpuPools) == 0 then []
   else [
-    k.namespace(p.namespace, k.labels(component) + k.podSecurityLabels(if anyPrivileged then 'privileged' else 'baseline', p.kubernetesVersion)),
-    k.object('v1', 'ConfigMap', scriptName, p.namespace, k.labels(component, scriptName)) + {
-      data: { 'validate-gpu-node.sh': p.script },
-    },
-  ] + nodeReader + (if openshift && anyPrivileged then openshiftAccess else [])
-  + [daemonSet(x) for x in p.gpuPools]
+         k.namespace(p.namespace, k.labels(component) + k.podSecurityLabels(if anyPrivileged then 'privileged' else 'baseline', p.kubernetesVersion)),
+         k.object('v1', 'ConfigMap', scriptName, p.namespace, k.labels(component, scriptName)) + {
+           data: { 'validate-gpu-node.sh': p.script },
+         },
+       ] + nodeReader + (if openshift && anyPrivileged then openshiftAccess else [])
+       + [daemonSet(x) for x in p.gpuPools]

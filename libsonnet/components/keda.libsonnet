@@ -39,6 +39,11 @@ function(params)
   local p = defaults + params;
   local used = std.length(std.flattenArrays([w.autoscaling for w in p.workloads])) > 0;
   if !used then []
-  else helm.release(p, 'keda', p.namespace, p.repoURL, p.chart, p.autoscaling.kedaVersion,
+  else helm.release(p,
+                    'keda',
+                    p.namespace,
+                    p.repoURL,
+                    p.chart,
+                    p.autoscaling.kedaVersion,
                     { crds: { install: true } }
                     + (if controlPlaneOutsidePodNetwork(p) then hostNetworkValues(p) else {}))

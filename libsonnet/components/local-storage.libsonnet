@@ -100,7 +100,7 @@ function(params)
       { name: 'HOST_DIR', value: nvme.hostDir },
       { name: 'FORCE', value: std.toString(nvme.prepare.force) },
     ] + (if p.nfd.enabled then [{ name: 'FEATURE_FILE', value: featureFile }] else []);
-    local exceptions = privileged + {
+    local exceptions = privileged {
       SEC002: 'formats the local disks under /dev and mounts them under the discovery directory'
               + (if p.nfd.enabled then '; reports them in the NFD feature file' else ''),
       CKV_K8S_16: 'formats and mounts the local NVMe disks on the host (opt-in, localNvme.prepare)',
@@ -166,7 +166,7 @@ function(params)
     local name = 'local-provisioner-' + pool.name;
     local poolLabels = k.labels(component, name) + { [labels.nodePool]: pool.name };
     local config = { storageClassMap: k.yaml(classMap(nvme)) };
-    local exceptions = privileged + {
+    local exceptions = privileged {
       SEC002: 'discovers the volumes under the discovery directory and cleans released block volumes under /dev',
       CKV_K8S_16: 'cleans released block volumes through the host /dev (upstream chart: privileged)',
       CKV_K8S_38: 'creates and deletes its PersistentVolumes through the API',
@@ -229,24 +229,24 @@ function(params)
 
   if std.length(pools) == 0 then []
   else [
-    k.namespace(ns, labelsAll + k.podSecurityLabels('privileged', p.kubernetesVersion) + {
-      'pod-security.kubernetes.io/audit': 'privileged',
-      'pod-security.kubernetes.io/warn': 'privileged',
-    }),
-    k.object('v1', 'ServiceAccount', p.serviceAccount, ns, labelsAll),
-    k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'local-volume-provisioner-pv', labels=labelsAll) + {
-      subjects: saRef,
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:persistent-volume-provisioner' },
-    },
-    k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', 'local-volume-provisioner-node', labels=labelsAll) + {
-      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }],
-    },
-    k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'local-volume-provisioner-node', labels=labelsAll) + {
-      subjects: saRef,
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'local-volume-provisioner-node' },
-    },
-  ]
-  + (if anyPrepare then [
-       k.object('v1', 'ConfigMap', prepareScriptName, ns, labelsAll) + { data: { 'prepare-disks.sh': p.prepareScript } },
-     ] else [])
-  + std.flattenArrays([perPool(pool) for pool in pools])
+         k.namespace(ns, labelsAll + k.podSecurityLabels('privileged', p.kubernetesVersion) + {
+           'pod-security.kubernetes.io/audit': 'privileged',
+           'pod-security.kubernetes.io/warn': 'privileged',
+         }),
+         k.object('v1', 'ServiceAccount', p.serviceAccount, ns, labelsAll),
+         k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'local-volume-provisioner-pv', labels=labelsAll) + {
+           subjects: saRef,
+           roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:persistent-volume-provisioner' },
+         },
+         k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', 'local-volume-provisioner-node', labels=labelsAll) + {
+           rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }],
+         },
+         k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'local-volume-provisioner-node', labels=labelsAll) + {
+           subjects: saRef,
+           roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'local-volume-provisioner-node' },
+         },
+       ]
+       + (if anyPrepare then [
+            k.object('v1', 'ConfigMap', prepareScriptName, ns, labelsAll) + { data: { 'prepare-disks.sh': p.prepareScript } },
+          ] else [])
+       + std.flattenArrays([perPool(pool) for pool in pools])

@@ -23,8 +23,11 @@ function(params)
   local p = defaults + params;
   local component = 'node-feature-rules';
   local vendors = std.set([pool.gpu.vendor for pool in p.pools if std.objectHas(pool, 'gpu')]);
-  local nvme = std.length([pool for pool in p.pools
-                            if std.objectHas(pool, 'localNvme') && pool.localNvme.prepare.enabled]) > 0;
+  local nvme = std.length([
+    pool
+    for pool in p.pools
+    if std.objectHas(pool, 'localNvme') && pool.localNvme.prepare.enabled
+  ]) > 0;
   local gpuRule(vendor) = {
     name: 'gpu-' + vendor,
     labels: { [labels.gpu(vendor)]: labels.present },

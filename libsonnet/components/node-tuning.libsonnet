@@ -70,9 +70,11 @@ local configOf(pool) =
 local mcpRole(pool) =
   local prefix = 'node-role.kubernetes.io/';
   local n = std.length(prefix);
-  local roles = [std.substr(key, n, std.length(key) - n)
-                 for key in std.objectFields(pool.nodeSelector)
-                 if std.startsWith(key, prefix)];
+  local roles = [
+    std.substr(key, n, std.length(key) - n)
+    for key in std.objectFields(pool.nodeSelector)
+    if std.startsWith(key, prefix)
+  ];
   if std.length(roles) > 0 then roles[0] else null;
 
 // Tuned `match` rules (nested = AND) for every label of the pool's nodeSelector.
@@ -114,8 +116,8 @@ function(params)
       CKV_K8S_8: 'the long-running container is pause: the tuning runs once as an init container; nothing to probe',
       CKV_K8S_9: 'the long-running container is pause: the tuning runs once as an init container; nothing to probe',
     } + (if restarts then {
-      CKV_K8S_17: 'restarts the kubelet through the namespaces of PID 1 (nsenter) after changing huge pages',
-    } else {}) + k.unpinned([p.images.tune, p.images.pause] + (if restarts then [p.images.kubectl] else []), p.imageDigests);
+           CKV_K8S_17: 'restarts the kubelet through the namespaces of PID 1 (nsenter) after changing huge pages',
+         } else {}) + k.unpinned([p.images.tune, p.images.pause] + (if restarts then [p.images.kubectl] else []), p.imageDigests);
     [
       k.object('v1', 'ConfigMap', name, ns, poolLabels) + { data: { 'tuning.conf': config } },
       k.object('apps/v1', 'DaemonSet', name, ns, poolLabels, k.exceptions(exceptions)) + {
@@ -141,17 +143,17 @@ function(params)
               // containers unconfined); the others run under the runtime's default profile.
               securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
               initContainers: (if restarts then [{
-                name: 'kubectl',
-                image: k.image(p.images.kubectl, p.imageDigests),
-                command: ['cp', '/bin/kubectl', '/tools/kubectl'],
-                securityContext: {
-                  allowPrivilegeEscalation: false,
-                  capabilities: { drop: ['ALL'] },
-                  readOnlyRootFilesystem: true,
-                },
-                resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '100m', memory: '64Mi' } },
-                volumeMounts: [{ name: 'tools', mountPath: '/tools' }],
-              }] else []) + [{
+                                 name: 'kubectl',
+                                 image: k.image(p.images.kubectl, p.imageDigests),
+                                 command: ['cp', '/bin/kubectl', '/tools/kubectl'],
+                                 securityContext: {
+                                   allowPrivilegeEscalation: false,
+                                   capabilities: { drop: ['ALL'] },
+                                   readOnlyRootFilesystem: true,
+                                 },
+                                 resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '100m', memory: '64Mi' } },
+                                 volumeMounts: [{ name: 'tools', mountPath: '/tools' }],
+                               }] else []) + [{
                 name: 'tune',
                 image: k.image(p.images.tune, p.imageDigests),
                 command: ['/bin/sh', '/scripts/tune-node.sh', '/config/tuning.conf'],
@@ -160,17 +162,17 @@ function(params)
                   { name: 'SYS_ROOT', value: '/host/sys' },
                   { name: 'RESTART_KUBELET', value: std.toString(restarts) },
                 ] + (if restarts then [
-                  { name: 'STATE_DIR', value: '/host' + p.stateDir },
-                  // hostPID: /proc/1 is the host's init
-                  { name: 'HOST_PROC', value: '/proc' },
-                  { name: 'KUBECTL', value: '/tools/kubectl' },
-                  { name: 'LOCK_NAME', value: lockName(pool) },
-                  { name: 'LOCK_NAMESPACE', value: ns },
-                  { name: 'LOCK_SECONDS', value: std.toString(p.lockSeconds) },
-                  { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
-                  // kubectl's discovery cache ($HOME/.kube/cache) goes to the /tmp emptyDir
-                  { name: 'HOME', value: '/tmp' },
-                ] else []),
+                       { name: 'STATE_DIR', value: '/host' + p.stateDir },
+                       // hostPID: /proc/1 is the host's init
+                       { name: 'HOST_PROC', value: '/proc' },
+                       { name: 'KUBECTL', value: '/tools/kubectl' },
+                       { name: 'LOCK_NAME', value: lockName(pool) },
+                       { name: 'LOCK_NAMESPACE', value: ns },
+                       { name: 'LOCK_SECONDS', value: std.toString(p.lockSeconds) },
+                       { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+                       // kubectl's discovery cache ($HOME/.kube/cache) goes to the /tmp emptyDir
+                       { name: 'HOME', value: '/tmp' },
+                     ] else []),
                 // Read-only root: files/tune-node.sh writes only /proc/sys, the host's /sys and
                 // the state folder (hostPath) and keeps values in shell variables; kubectl's
                 // cache goes to /tmp.
@@ -182,12 +184,12 @@ function(params)
                   { name: 'scripts', mountPath: '/scripts', readOnly: true },
                   { name: 'sys', mountPath: '/host/sys' },
                 ] + (if restarts then [
-                  { name: 'state', mountPath: '/host' + p.stateDir },
-                  { name: 'tools', mountPath: '/tools', readOnly: true },
-                  { name: 'tmp', mountPath: '/tmp' },
-                  // the API token kubectl's in-cluster config reads, in this container only
-                  k.apiTokenMount,
-                ] else []),
+                       { name: 'state', mountPath: '/host' + p.stateDir },
+                       { name: 'tools', mountPath: '/tools', readOnly: true },
+                       { name: 'tmp', mountPath: '/tmp' },
+                       // the API token kubectl's in-cluster config reads, in this container only
+                       k.apiTokenMount,
+                     ] else []),
               }],
               containers: [{
                 name: 'pause',
@@ -206,11 +208,11 @@ function(params)
                 { name: 'scripts', configMap: { name: scriptName, defaultMode: std.parseOctal('0555') } },
                 { name: 'sys', hostPath: { path: '/sys', type: 'Directory' } },
               ] + (if restarts then [
-                { name: 'state', hostPath: { path: p.stateDir, type: 'DirectoryOrCreate' } },
-                { name: 'tools', emptyDir: {} },
-                k.scratchVolume('tmp'),
-                k.apiTokenVolume,
-              ] else []),
+                     { name: 'state', hostPath: { path: p.stateDir, type: 'DirectoryOrCreate' } },
+                     { name: 'tools', emptyDir: {} },
+                     k.scratchVolume('tmp'),
+                     k.apiTokenVolume,
+                   ] else []),
             },
           },
         },
@@ -229,12 +231,16 @@ function(params)
     local bootPages = std.length(bootArgs) > 0;
     local sysctls = pool.sysctls;
     local section(title, lines) = if std.length(lines) > 0 then ['', '[' + title + ']'] + lines else [];
-    local data = std.join('\n',
+    local data = std.join(
+      '\n',
       ['[main]', 'summary=gpu-gitops tuning for node pool ' + pool.name, 'include=openshift-node']
       + section('sysctl', ['%s=%s' % [key, sysctls[key]] for key in std.objectFields(sysctls)])
       + section('bootloader', if bootPages then ['cmdline_gpu_gitops_hugepages=' + std.join(' ', bootArgs)] else [])
     ) + '\n';
-    k.object('tuned.openshift.io/v1', 'Tuned', name, p.tunedNamespace,
+    k.object('tuned.openshift.io/v1',
+             'Tuned',
+             name,
+             p.tunedNamespace,
              k.labels(component, name) + { [labels.nodePool]: pool.name }) + {
       spec: {
         profile: [{ name: name, data: data }],
@@ -250,30 +256,30 @@ function(params)
   if std.length(pools) == 0 then []
   else if p.tuning.backend == 'tuned' then [tuned(pool) for pool in pools]
   else [
-    k.namespace(ns, k.labels(component) + k.podSecurityLabels('privileged', p.kubernetesVersion) + {
-      // the tuning pods are privileged by design: audit and warn at the same level
-      'pod-security.kubernetes.io/audit': 'privileged',
-      'pod-security.kubernetes.io/warn': 'privileged',
-    }),
-    k.object('v1', 'ConfigMap', scriptName, ns, k.labels(component)) + { data: { 'tune-node.sh': p.script } },
-  ]
-  + (if std.length(restartPools) > 0 then [
-       k.object('v1', 'ServiceAccount', p.serviceAccount, ns, k.labels(component)),
-       // create cannot be limited by name (the name is not known at authorization time)
-       k.object('rbac.authorization.k8s.io/v1', 'Role', p.serviceAccount, ns, k.labels(component)) + {
-         rules: [
-           { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
-           {
-             apiGroups: ['coordination.k8s.io'],
-             resources: ['leases'],
-             resourceNames: [lockName(pool) for pool in restartPools],
-             verbs: ['get', 'update', 'delete'],
-           },
-         ],
-       },
-       k.object('rbac.authorization.k8s.io/v1', 'RoleBinding', p.serviceAccount, ns, k.labels(component)) + {
-         subjects: [{ kind: 'ServiceAccount', name: p.serviceAccount, namespace: ns }],
-         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: p.serviceAccount },
-       },
-     ] else [])
-  + std.flattenArrays([daemonSetObjects(pool) for pool in pools])
+         k.namespace(ns, k.labels(component) + k.podSecurityLabels('privileged', p.kubernetesVersion) + {
+           // the tuning pods are privileged by design: audit and warn at the same level
+           'pod-security.kubernetes.io/audit': 'privileged',
+           'pod-security.kubernetes.io/warn': 'privileged',
+         }),
+         k.object('v1', 'ConfigMap', scriptName, ns, k.labels(component)) + { data: { 'tune-node.sh': p.script } },
+       ]
+       + (if std.length(restartPools) > 0 then [
+            k.object('v1', 'ServiceAccount', p.serviceAccount, ns, k.labels(component)),
+            // create cannot be limited by name (the name is not known at authorization time)
+            k.object('rbac.authorization.k8s.io/v1', 'Role', p.serviceAccount, ns, k.labels(component)) + {
+              rules: [
+                { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+                {
+                  apiGroups: ['coordination.k8s.io'],
+                  resources: ['leases'],
+                  resourceNames: [lockName(pool) for pool in restartPools],
+                  verbs: ['get', 'update', 'delete'],
+                },
+              ],
+            },
+            k.object('rbac.authorization.k8s.io/v1', 'RoleBinding', p.serviceAccount, ns, k.labels(component)) + {
+              subjects: [{ kind: 'ServiceAccount', name: p.serviceAccount, namespace: ns }],
+              roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: p.serviceAccount },
+            },
+          ] else [])
+       + std.flattenArrays([daemonSetObjects(pool) for pool in pools])

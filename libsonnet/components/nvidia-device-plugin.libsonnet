@@ -39,9 +39,9 @@ function(params)
       CKV_K8S_8: 'the plugin serves no health endpoint (upstream has no probes)',
       CKV_K8S_9: 'the plugin serves no readiness endpoint (upstream has no probes)',
     } + (if mig then {
-      CKV_K8S_25: 'MIG pool: listing MIG devices through /dev/nvidia-caps needs SYS_ADMIN (upstream chart requiresCapSysAdmin)',
-      CKV_K8S_39: 'MIG pool: listing MIG devices through /dev/nvidia-caps needs SYS_ADMIN (upstream chart requiresCapSysAdmin)',
-    } else {}) + k.unpinned([image], p.imageDigests);
+           CKV_K8S_25: 'MIG pool: listing MIG devices through /dev/nvidia-caps needs SYS_ADMIN (upstream chart requiresCapSysAdmin)',
+           CKV_K8S_39: 'MIG pool: listing MIG devices through /dev/nvidia-caps needs SYS_ADMIN (upstream chart requiresCapSysAdmin)',
+         } else {}) + k.unpinned([image], p.imageDigests);
     [
       k.object('v1', 'ConfigMap', name, p.namespace, labels) + {
         data: { 'config.yaml': k.yaml(gpu.devicePluginConfig(pool)) },

@@ -70,8 +70,17 @@ local k = import 'k.libsonnet';
       },
     },
 
-  fluxRelease(name, namespace, repoName, chart, version, values, labels, createNamespace=true,
-              fluxNamespace=$.fluxNamespace, dependsOn=[], interval='30m')::
+  fluxRelease(name,
+              namespace,
+              repoName,
+              chart,
+              version,
+              values,
+              labels,
+              createNamespace=true,
+              fluxNamespace=$.fluxNamespace,
+              dependsOn=[],
+              interval='30m')::
     k.object('helm.toolkit.fluxcd.io/v2', 'HelmRelease', name, fluxNamespace, labels) + {
       spec: {
         interval: interval,
@@ -111,11 +120,24 @@ local k = import 'k.libsonnet';
     { group: 'apiregistration.k8s.io', kind: 'APIService', jsonPointers: ['/spec/caBundle'] },
   ],
 
-  argocdApplication(name, namespace, project, repoURL, chart, version, values, labels,
-                    createNamespace=true, syncWave=null, argocdNamespace=$.argocdNamespace)::
+  argocdApplication(name,
+                    namespace,
+                    project,
+                    repoURL,
+                    chart,
+                    version,
+                    values,
+                    labels,
+                    createNamespace=true,
+                    syncWave=null,
+                    argocdNamespace=$.argocdNamespace)::
     // Argo CD takes OCI chart repositories without the scheme.
     local url = if isOci(repoURL) then std.substr(repoURL, 6, std.length(repoURL) - 6) else repoURL;
-    k.object('argoproj.io/v1alpha1', 'Application', name, argocdNamespace, labels,
+    k.object('argoproj.io/v1alpha1',
+             'Application',
+             name,
+             argocdNamespace,
+             labels,
              annotations=if syncWave != null then { 'argocd.argoproj.io/sync-wave': std.toString(syncWave) } else {}) + {
       spec: {
         project: project,
@@ -136,21 +158,49 @@ local k = import 'k.libsonnet';
       },
     },
 
-  release(params, name, namespace, repoURL, chart, version, values,
-          repoName=name, createNamespace=true, syncWave=null, dependsOn=[],
-          fluxNamespace=$.fluxNamespace, argocdNamespace=$.argocdNamespace)::
+  release(params,
+          name,
+          namespace,
+          repoURL,
+          chart,
+          version,
+          values,
+          repoName=name,
+          createNamespace=true,
+          syncWave=null,
+          dependsOn=[],
+          fluxNamespace=$.fluxNamespace,
+          argocdNamespace=$.argocdNamespace)::
     local labels = k.labels(name);
     local engine = params.gitops.engine;
     local cni = std.get(params, 'cniRelease', null);
     local after = dependsOn + (if cni == null || cni == name || std.member(dependsOn, cni) then [] else [cni]);
     if engine == 'flux' then [
       $.fluxRepository(repoName, repoURL, labels, fluxNamespace),
-      $.fluxRelease(name, namespace, repoName, chart, version, values, labels, createNamespace, fluxNamespace,
-                    after, std.get(params.gitops, 'interval', '30m')),
+      $.fluxRelease(name,
+                    namespace,
+                    repoName,
+                    chart,
+                    version,
+                    values,
+                    labels,
+                    createNamespace,
+                    fluxNamespace,
+                    after,
+                    std.get(params.gitops, 'interval', '30m')),
     ]
     else if engine == 'argocd' then [
-      $.argocdApplication(name, namespace, std.get(params.gitops, 'project', 'default'), repoURL, chart,
-                          version, values, labels, createNamespace, syncWave, argocdNamespace),
+      $.argocdApplication(name,
+                          namespace,
+                          std.get(params.gitops, 'project', 'default'),
+                          repoURL,
+                          chart,
+                          version,
+                          values,
+                          labels,
+                          createNamespace,
+                          syncWave,
+                          argocdNamespace),
     ]
     else error 'unknown gitops engine ' + engine,
 }
