@@ -174,3 +174,12 @@ def test_the_release_tag_where_present_is_on_a_commit_of_that_version():
     tagged = subprocess.run(["git", "show", f"{tag}:pyproject.toml"], cwd=REPO, capture_output=True, text=True,
                             check=True).stdout
     assert f'version = "{__version__}"' in tagged
+
+
+def test_repository_hooks_run_the_gates_ci_runs():
+    """Each gate .ci/run applies before the tests has a local hook, so a commit meets it first."""
+    ci = (REPO / ".ci" / "run").read_text()
+    entries = [h["entry"] for h in _local_hooks().values()]
+    for gate in ("ruff check", "mypy", "jsonnetfmt --test"):
+        assert gate in ci, gate
+        assert any(entry.startswith(gate) for entry in entries), gate
