@@ -7,16 +7,32 @@ rules over objects that render produced, so render, check and lint agree.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from generator.lint.engine import Engine, Result
-from generator.lint.loader import Source, discover, read
-from generator.lint.model import Document, Finding, Resource
-from generator.lint.settings import Settings
-from generator.validate import SchemaValidator
-from generator.validate.locations import SchemaLocation
+if TYPE_CHECKING:
+    from generator.lint.engine import Result
+    from generator.lint.model import Finding
+    from generator.lint.settings import Settings
+    from generator.validate import SchemaValidator
+
+# The linter's modules (YAML parser, JSON Schema, rules) are imported when a function here
+# runs, or when one of the names below is first read: importing a submodule such as
+# ``generator.lint.settings`` (the config file reads it) loads only that submodule.
+_LAZY = {"Engine": "engine", "Result": "engine", "Finding": "model", "Resource": "model", "Settings": "settings"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def make_validator(settings: Settings) -> SchemaValidator:
+    from generator.validate import SchemaValidator
+    from generator.validate.locations import SchemaLocation
+
     locations = [SchemaLocation(t) for t in settings.schema_locations]
     return SchemaValidator(settings.kubernetes_version, locations, settings.schema_cache)
 
@@ -25,6 +41,9 @@ def lint_paths(paths: list[str], settings: Settings, display: Callable[[str], st
                validator: SchemaValidator | None = None) -> Result:
     """Lint files and folders (``-`` is stdin); ``display`` turns a path into what is shown;
     ``validator`` is one the caller keeps to read its warnings afterwards."""
+    from generator.lint.engine import Engine
+    from generator.lint.loader import discover, read
+
     files = discover(paths, settings.excludes, display)
     sources = [read(path, "stdin" if path == "-" else display(path), settings.strict) for path in files]
     return Engine(settings, validator or make_validator(settings)).run(sources)
@@ -32,6 +51,10 @@ def lint_paths(paths: list[str], settings: Settings, display: Callable[[str], st
 
 def lint_objects(objects: list[tuple[str, str, dict]], settings: Settings) -> list[Finding]:
     """Rule findings (no schema checks: render has done them) for ``(file, text, object)`` triples."""
+    from generator.lint.engine import Engine
+    from generator.lint.loader import Source
+    from generator.lint.model import Document
+
     sources = []
     for file, text, obj in objects:
         source = Source(file, [Document(file, text, 0, obj)])

@@ -23,7 +23,7 @@ from referencing import Registry, Resource
 from generator.errors import InputError
 from generator.jsonpath import dotted
 from generator import schemasync
-from generator.validate import celrules, fastcheck, kubernetes, re2, structural
+from generator.validate import fastcheck, kubernetes, re2, structural
 from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
 
 # ``$ref``s in the bundled schemas are absolute paths on the schema's own host
@@ -185,6 +185,7 @@ class SchemaValidator:
         """Failed ``x-kubernetes-validations`` rules of a schema-valid custom resource."""
         if crd is None:
             return []
+        from generator.validate import celrules  # the CEL library is large; only CRD rules need it
 
         def skipped(rule: str, why: str) -> None:
             self.warn(f"{kind}: CEL rule {rule!r} not evaluated ({why}); it is not checked")
