@@ -7,13 +7,14 @@ as it was) and is reported, while the others still render.
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from generator import fingerprint, lock, selection, tree
+from generator import fingerprint, lock, tree
 from generator.errors import InputError
 from generator.paths import Project
 
@@ -78,6 +79,8 @@ def choose(project: Project, names: tuple[str, ...] | list[str], changed_only: b
                          hint="drop the cluster names to let --changed-only or --shard choose")
     chosen = select(project, names)
     covers_orphans = not names
+    if changed_only or shard:
+        from generator import selection
     if changed_only:
         chosen = selection.affected(selection.changed_files(project.root, base), chosen)
     if shard:
@@ -188,10 +191,8 @@ def orphans(project: Project) -> list[Path]:
     if not project.rendered.is_dir() or project.rendered.is_symlink():
         return []
     known = set(project.cluster_names())
-    return sorted(
-        p for p in project.rendered.iterdir()
-        if p.is_dir() and not p.name.startswith(".") and p.name not in known and tree.is_owned(p)
-    )
+    unknown = [name for name in os.listdir(project.rendered) if not name.startswith(".") and name not in known]
+    return sorted(p for p in (project.rendered / name for name in unknown) if p.is_dir() and tree.is_owned(p))
 
 
 def prune_orphans(project: Project, timeout: float = lock.DEFAULT_TIMEOUT) -> list[Path]:
