@@ -146,6 +146,7 @@ def render_many(project: Project, names: list[str], options: Options, jobs: int 
         return outcomes
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
+    _import_render_modules()  # once here, not once per worker: the workers fork from this process
     by_name: dict[str, Outcome] = {}
     with ProcessPoolExecutor(max_workers=min(jobs, len(names))) as pool:
         futures = [pool.submit(_render_in_worker, project, name, options, shared) for name in names]
@@ -155,6 +156,14 @@ def render_many(project: Project, names: list[str], options: Options, jobs: int 
             if on_done:
                 on_done(outcome)
     return [by_name[name] for name in names]
+
+
+def _import_render_modules() -> None:
+    """Import what rendering a cluster uses (the Jsonnet client, YAML, JSON Schema, the lint rules)."""
+    from generator import inputs, render  # noqa: F401
+    from generator.lint import engine  # noqa: F401
+    from generator.lint.rules import REGISTRY  # noqa: F401
+    from generator.validate import validator  # noqa: F401
 
 
 def _render_in_worker(project: Project, name: str, options: Options, shared: tuple[str, ...]) -> Outcome:
