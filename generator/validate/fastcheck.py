@@ -57,11 +57,7 @@ class Compiler:
             check = handler(schema[key], schema)
             if check is not None:
                 checks.append(check)
-        if not checks:
-            return lambda v: True
-        if len(checks) == 1:
-            return checks[0]
-        return lambda v: all(c(v) for c in checks)
+        return _every(checks)
 
     def _ref(self, ref: str, schema: dict) -> Check:
         for prefix in self.ref_prefixes:
@@ -96,8 +92,8 @@ class Compiler:
         raise Unsupported("enum of mixed types")
 
     def _required(self, names, schema) -> Check:
-        names = tuple(names)
-        return lambda v: not isinstance(v, dict) or all(n in v for n in names)
+        names = frozenset(names)
+        return lambda v: not isinstance(v, dict) or names <= v.keys()
 
     def _properties(self, props, schema) -> Check:
         compiled = {name: self.compile(sub) for name, sub in props.items()}
@@ -118,7 +114,7 @@ class Compiler:
             raise Unsupported("patternProperties")
         known = frozenset(schema.get("properties", {}))
         if extra is False:
-            return lambda v: not isinstance(v, dict) or all(k in known for k in v)
+            return lambda v: not isinstance(v, dict) or known.issuperset(v)
         sub = self.compile(extra)
         return lambda v: not isinstance(v, dict) or all(sub(x) for k, x in v.items() if k not in known)
 
@@ -126,8 +122,39 @@ class Compiler:
         if not isinstance(items, dict):
             raise Unsupported("items as a list")
         sub = self.compile(items)
-        return lambda v: not isinstance(v, list) or all(sub(x) for x in v)
+
+        def check(v):
+            if isinstance(v, list):
+                for x in v:
+                    if not sub(x):
+                        return False
+            return True
+
+        return check
 
     def _oneOf(self, options, schema) -> Check:  # noqa: N802 (JSON Schema's name)
         subs = [self.compile(o) for o in options]
         return lambda v: sum(1 for s in subs if s(v)) == 1
+
+
+def _every(checks: list[Check]) -> Check:
+    """One check that passes when all of ``checks`` pass; the common short lists unrolled
+    (this runs for every node of every object: a generator per call costs more than the checks)."""
+    if not checks:
+        return lambda v: True
+    if len(checks) == 1:
+        return checks[0]
+    if len(checks) == 2:
+        first, second = checks
+        return lambda v: first(v) and second(v)
+    if len(checks) == 3:
+        first, second, third = checks
+        return lambda v: first(v) and second(v) and third(v)
+
+    def check(v):
+        for c in checks:
+            if not c(v):
+                return False
+        return True
+
+    return check
