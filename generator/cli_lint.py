@@ -86,6 +86,7 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
         settings.rules["K8S004"] = "error"
     targets = list(paths)
     if not targets:
+        ctx.require_project()
         if not ctx.project.rendered.is_dir():
             raise InputError("nothing to lint: no paths given and no rendered/ folder",
                              hint="pass files or folders, or run `gpu-gitops render` first")
@@ -163,15 +164,23 @@ def rules_(as_json):
         click.echo(f"{r.ID:<8} {r.SEVERITY:<8} {r.NAME:<32} {r.SUMMARY}")
 
 
+def complete_rule_ids(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion: the lint rule IDs (``gpu001`` completes as ``GPU001``)."""
+    from generator.lint.rules import REGISTRY
+
+    return [r.ID for r in REGISTRY if r.ID.startswith(incomplete.upper())]
+
+
 @cli.command()
-@click.argument("rule_id")
+@click.argument("rule_id", shell_complete=complete_rule_ids)
 @click.pass_obj
 def explain(ctx: Context, rule_id):
     """Explain a rule: what it finds, why, how to fix it, with failing and passing examples.
 
     Example: gpu-gitops explain GPU001
     """
-    from generator.lint.rules import rule, sections
+    from generator.lint.options import declared
+    from generator.lint.rules import examples, rule, sections
 
     found = rule(rule_id)
     if found is None:
@@ -179,20 +188,25 @@ def explain(ctx: Context, rule_id):
         sys.exit(EXIT_INPUT)
     description, rationale, fix = sections(found)
     click.echo(f"{found.ID} {found.NAME} ({found.SEVERITY})\n\n{description}\n\nWhy: {rationale}\n\nFix: {fix}")
-    for verdict in ("fail", "pass"):
-        for example in examples(found.ID, verdict):
-            click.echo(f"\n--- {verdict}: {example.name}\n{example.read_text().rstrip()}")
-
-
-def examples(rule_id: str, verdict: str) -> list[Path]:
-    """The rule's fixture files (``tests/fixtures/<ID>/{pass,fail}``) when the source tree has them."""
-    folder = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / rule_id / verdict
-    return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+    for name, option in declared(found).items():
+        click.echo(f"\nOption {name} (lint.rules.{found.ID}.{name}): {option.description}")
+    for example in examples(found):
+        click.echo(f"\n--- {example.verdict.lower()}\n{example.text.rstrip()}")
 
 
 @cli.group()
 def schemas():
-    """Manage JSON Schemas for custom resources."""
+    """Manage JSON Schemas for custom resources.
+
+    sync installs the schemas of the custom resources gpu-gitops renders (pinned upstream
+    CRDs, checksums verified); import makes schemas from CRDs of your own.
+
+    \b
+    Examples:
+      gpu-gitops schemas sync
+      gpu-gitops schemas import vendor/crds/*.yaml
+      gpu-gitops schemas import --help
+    """
 
 
 @schemas.command(name="import")

@@ -7,11 +7,33 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+def is_project_root(folder: Path) -> bool:
+    """A project root holds ``clusters/`` or ``.gpu-gitops.yaml`` (a fleet not yet started)."""
+    return (folder / "clusters").is_dir() or (folder / ".gpu-gitops.yaml").is_file()
+
+
+def find_root(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` that is a project root, as git finds ``.git``."""
+    start = start.resolve()
+    return next((folder for folder in (start, *start.parents) if is_project_root(folder)), None)
+
+
 def _bundled(name: str) -> Path:
     """A data folder shipped inside the installed package (``generator/_data/<name>``)."""
     from importlib import resources  # imported on use: every command's start-up pays for this module
 
     return Path(str(resources.files("generator").joinpath("_data", name)))
+
+
+def cache_root() -> Path:
+    """``$GPU_GITOPS_CACHE_DIR``, else the platform's user cache folder for gpu-gitops
+    (``$XDG_CACHE_HOME/gpu-gitops`` or ``~/.cache/gpu-gitops`` on Linux)."""
+    explicit = os.environ.get("GPU_GITOPS_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("gpu-gitops", appauthor=False))
 
 
 @dataclass(frozen=True)

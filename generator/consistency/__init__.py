@@ -1,6 +1,7 @@
 """Cross-field rules the input schema cannot express, one module per area.
 
-Each module has ``check(spec, doc)`` yielding ``InputError``s located in the input. ``spec`` is
+Each module has ``check(spec, doc)`` yielding ``InputError``s located in the input (an
+``InputWarning`` for what renders but is probably not meant). ``spec`` is
 the defaulted input; ``doc`` gives positions. The list below is the registry: a module that
 is not listed does not run, and a test checks that every module on disk is listed.
 """

@@ -36,10 +36,10 @@ class Context:
     rule_ids: set[str] = field(default_factory=lambda: {r.ID for r in REGISTRY})
     privileged_namespaces: set[str] = field(default_factory=set)
 
-    def namespace_allows_privileged(self, namespace: str) -> bool:
+    def namespace_allows_privileged(self, namespace: str, rule_id: str) -> bool:
         """Host access is expected where the configuration says so or where Pod Security
         admission lets privileged pods in (``pod-security.kubernetes.io/enforce: privileged``)."""
-        return self.settings.privileged_allowed(namespace) or namespace in self.privileged_namespaces
+        return self.settings.privileged_allowed(namespace, rule_id) or namespace in self.privileged_namespaces
 
 
 _ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
@@ -146,6 +146,8 @@ class Engine:
 
     def _add(self, findings: list[Finding], rule_id: str, res: Resource, hit: Hit) -> None:
         if rule_id != "LINT001" and rule_id in suppress.annotated(res, self.ctx.rule_ids):
+            return
+        if hit.checkov and hit.checkov in suppress.checkov_skips(res):
             return
         file = res.document.file
         if any(suppress.config_ignores(entry, rule_id, res, file) for entry in self.settings.ignores):

@@ -4,22 +4,50 @@ Rationale: without ``seccompProfile`` containers run Unconfined on most runtimes
 every system call available; the restricted Pod Security level requires
 ``RuntimeDefault`` or ``Localhost``.
 
-Fix: set ``securityContext.seccompProfile.type: RuntimeDefault`` in the pod spec.
+Fix: set ``securityContext.seccompProfile.type: RuntimeDefault`` in the pod spec; an exception
+with its reason: ``checkov.io/skip1: "CKV_K8S_31=<reason>"`` or ``gpu-gitops.io/ignore``.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      securityContext:
+        seccompProfile: {type: RuntimeDefault}
+      containers:
+        - {name: main, image: "busybox:1.36"}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      containers:
+        - {name: main, image: "busybox:1.36"}
 """
 
 from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
+from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 
 ID = "SEC006"
 NAME = "seccomp-missing"
 SEVERITY = "warning"
 SUMMARY = "A pod has no seccomp profile"
+OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 SCOPE = "object"
+CHECKOV = ("CKV_K8S_31",)
 
 
 def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx):
+    for pod in pods.restricted_templates(res, ctx, ID):
         if not pods.secured(pod, lambda sc: isinstance(sc, dict) and isinstance(sc.get("seccompProfile"), dict)):
             yield Hit(f"{jsonpath.dotted(pod.path + ('securityContext',))}: no seccompProfile; set type "
-                      "RuntimeDefault", pod.path + ("securityContext",))
+                      "RuntimeDefault", pod.path + ("securityContext",), checkov=CHECKOV[0])
