@@ -68,6 +68,6 @@ def test_a_no_op_check_loads_no_render_machinery(project, run):
     """An up-to-date fleet is checked by hashing files: no Jsonnet, YAML, JSON Schema or linter."""
     assert run(project, "render").exit_code == 0
     # pipeline only lists clusters and compares hashes here; the schema-set lookup is for reports
-    render_side = ("generator.render", "generator.inputs", "generator.config", "generator.schemasync",
+    render_side = ("generator.render", "generator.jsonnet", "generator.config", "generator.schemasync",
                    "generator.selection", "urllib.request")
     assert _loaded(project, ["check"], tuple(m for m in HEAVY if m != "generator.pipeline") + render_side) == []
