@@ -231,7 +231,7 @@ def _mkdir(path: str | Path) -> None:
     os.chmod(path, DIR_MODE)
 
 
-def _write_file(path: str | Path, content: bytes, mtime_ns: int | None) -> None:
+def _write_file(path: Path, content: bytes, mtime_ns: int | None) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
     try:
         os.fchmod(fd, FILE_MODE)
@@ -267,7 +267,7 @@ def _stage(staging: Path, target: Path, tree: Tree, current_files: dict[str, byt
                 _mkdir(os.path.join(staging, folder))
                 made.add(folder)
         same = current_files.get(rel) == content
-        _write_file(os.path.join(staging, rel), content, os.lstat(os.path.join(target, rel)).st_mtime_ns if same else None)
+        _write_file(staging / rel, content, os.lstat(os.path.join(target, rel)).st_mtime_ns if same else None)
         _step("file")
 
 
