@@ -89,19 +89,13 @@ def _entries(folder: str) -> tuple[list[str], list[str], list[str]]:
     return sorted(files), dirs, sorted(others)
 
 
-_CHUNK = 1 << 20
-
-
 def _read(path: str) -> bytes:
-    """A file's bytes, with fewer system calls and objects than ``open().read()``: a file
-    shorter than one chunk takes one ``read`` (a short read of a regular file is its end;
-    were it not, the hash would differ and the cluster would take the full path, never be
-    wrongly fresh)."""
+    """A file's bytes, with fewer system calls and objects than ``open().read()``."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     try:
-        chunks = [os.read(fd, _CHUNK)]
-        while len(chunks[-1]) == _CHUNK:
-            chunks.append(os.read(fd, _CHUNK))
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
         return b"".join(chunks)
     finally:
         os.close(fd)

@@ -78,7 +78,7 @@ def test_staging_writes_nested_folders(tmp_path):
     assert (tmp_path / "rendered" / "c1" / "a" / "top.yaml").read_bytes() == b"y: 2\n"
 
 
-@pytest.mark.parametrize("size", [0, 1, fingerprint._CHUNK - 1, fingerprint._CHUNK, 2 * fingerprint._CHUNK + 3])
+@pytest.mark.parametrize("size", [0, 1, (1 << 20) - 1, 1 << 20, (2 << 20) + 3])
 def test_files_are_hashed_whole_at_any_size(tmp_path, size):
     path = tmp_path / "f"
     data = bytes(i % 251 for i in range(size))
