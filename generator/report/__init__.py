@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # `FORMATS` is read by the command line's --help, which must not load the linter
-    from generator.lint.loader import Source
+    from generator.lint.engine import FileResult
     from generator.lint.model import Finding
 
 FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
@@ -43,7 +43,7 @@ def _escape(char: str) -> str:
 @dataclass
 class Report:
     findings: list[Finding]
-    sources: list[Source] = field(default_factory=list)
+    sources: list[FileResult] = field(default_factory=list)
     workdir: Path = Path(".")
     color: bool = False
 
@@ -53,9 +53,7 @@ class Report:
     @property
     def resource_count(self) -> int:
         """Cluster objects linted (Kustomize's own files are not counted)."""
-        from generator.lint.engine import is_cluster_object
-
-        return sum(1 for s in self.sources for r in s.resources if is_cluster_object(r))
+        return sum(s.objects for s in self.sources)
 
     def summary(self) -> str:
         return (f"{self.resource_count} resource(s) in {len(self.sources)} file(s): "
