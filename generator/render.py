@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from generator import bootstrap, deferred, gitops, jsonnet, registry
+from generator import bootstrap, deferred, digests, gitops, jsonnet, registry
 from generator.errors import InputError
 from generator.inputs import Cluster
-from generator.output import Tree, build_tree
+from generator.output import MAX_FILE_NAME, Tree, build_tree, object_filename
 from generator.paths import Project
 from generator.validate import SchemaValidator
 
@@ -85,9 +85,14 @@ def _check_shape(result: object, source: str) -> dict[str, list[dict]]:
                 raise InputError(f"component {component!r} item {i} ({obj['kind']} {name}) has an invalid namespace "
                                  f"{namespace!r}", path=source, hint="a namespace is a DNS label: lower-case letters, "
                                  "digits and '-', at most 63 characters")
-            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", obj["kind"]):
+            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]{0,62}", obj["kind"]):  # lower-cased, a DNS-1035 label
                 raise InputError(f"component {component!r} item {i} has an invalid kind {obj['kind']!r}", path=source,
-                                 hint="a kind is a CamelCase word such as ConfigMap")
+                                 hint="a kind is a CamelCase word such as ConfigMap, at most 63 characters")
+            size = len(object_filename(obj).encode())
+            if size > MAX_FILE_NAME:
+                raise InputError(f"component {component!r} item {i} ({obj['kind']} {name}) would be written to a file "
+                                 f"name of {size} bytes, longer than file systems allow ({MAX_FILE_NAME})",
+                                 path=source, hint="shorten the object's name or namespace")
     return result
 
 
@@ -136,12 +141,19 @@ def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, pref
 
 def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = None) -> list[Problem]:
     """The lint rules' errors on the rendered objects, with the config file's lint settings
-    (``config`` is its data), so render, check and lint agree."""
+    (``config`` is its data), so render, check and lint agree.
+
+    Only the rules at error level run: render reports nothing else, and a finding's line and
+    column cost a parse of its file, so warnings nobody prints are not looked for."""
     from generator.lint import lint_objects
+    from generator.lint.rules import REGISTRY
     from generator.lint.settings import for_cluster
 
+    settings = for_cluster(cluster.spec, config)
+    # error-level rules keep their entry or its absence: a rule may lower a hit it is unsure of
+    settings.rules.update({r.ID: "off" for r in REGISTRY if settings.rules.get(r.ID, r.SEVERITY) != "error"})
     objects = [(f"{prefix}/{p.relpath}", tree.files[p.relpath].decode(), p.obj) for p in tree.placed]
-    findings = lint_objects(objects, for_cluster(cluster.spec, config))
+    findings = lint_objects(objects, settings)
     return [Problem("error", f"{f.file}:{f.line}:{f.col}", f"{f.message} [{f.rule}]")
             for f in findings if f.severity == "error"]
 
@@ -149,6 +161,7 @@ def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = 
 def render(project: Project, cluster: Cluster, validator: SchemaValidator, require_schemas: bool = False,
            config: dict | None = None) -> Rendered:
     components = evaluate(project, cluster)
+    digests.check(cluster.spec, cluster.source, components)
     tree = layout(project, cluster, components)
     prefix = project.display(project.rendered / cluster.name)
     problems = [Problem("warning", str(w.location), f"{w.message}\n  hint: {w.hint}" if w.hint else w.message)
