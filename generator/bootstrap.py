@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from generator import providers
 from generator.emit import to_yaml_plain
 
 FOLDER = "bootstrap"
@@ -85,7 +86,7 @@ def files(cluster: str, provider: str, objects: list[dict]) -> dict[str, bytes]:
         "Not part of any kustomize layer; the engine's release of the same name, chart version and values then",
         "adopts this install. Order and details: docs/network.md.",
     ]
-    if provider == "eks":
+    if providers.facts(provider)["vpcCniDaemonSet"]:
         header += [*_EKS_AWS_NODE, *(_EKS_KUBE_PROXY if release.values.get("kubeProxyReplacement") is True else ()), *_EKS_NODES]
     header += ["Then, from the repository root:", "  " + install_command(release, cluster)]
     values = json.loads(json.dumps(release.values, sort_keys=True))  # the same bytes for the same values

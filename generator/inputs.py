@@ -102,7 +102,7 @@ def load_cluster(project: Project, name: str) -> Cluster:
         )
     from generator import consistency, conventions
 
-    conventions.complete(spec)
+    conventions.complete(spec, project.libsonnet)
     errors = consistency.run(spec, doc)
     if errors:
         raise InputErrors(errors)

@@ -4,11 +4,14 @@
 // defaulted spec (schemas/cluster.schema.json). An overrides.libsonnet mixin may patch
 // `values+::` (late-bound, so the components see the patched values) or a component's list.
 local registry = import 'registry.json';
+local providers = import 'providers.json';
 
 function(spec) {
   local common = {
     cluster: spec.name,
-    provider: spec.provider,
+    // The provider's conventions (providers.json): components branch on these facts, never on
+    // the provider's name.
+    providerFacts: providers.providers[spec.provider].facts,
     kubernetesVersion: spec.kubernetesVersion,
     gitops: spec.gitops,
     monitoring: spec.monitoring,

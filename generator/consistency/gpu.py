@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
-from generator import mig
+from generator import mig, providers
 from generator.errors import InputError
 from generator.yamlpos import Located
 
@@ -151,7 +151,7 @@ def _check_amd_driver_image(spec: dict, doc: Located) -> Iterator[InputError]:
     amd = spec["gpu"]["amd"]
     has_pools = any(p.get("gpu", {}).get("vendor") == "amd" for p in spec["nodePools"])
     if (amd["mode"] != "operator" or not amd["driverManaged"] or not has_pools or "driverImage" in amd
-            or spec["provider"] == "openshift"):
+            or providers.facts(spec["provider"])["internalImageRegistry"]):
         return
     yield doc.error("the AMD GPU Operator installs the driver (gpu.amd.driverManaged) but gpu.amd.driverImage "
                     "is not set: the build would be pushed to the CRD default image-registry:5000, which exists "

@@ -6,18 +6,12 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator import providers
 from generator.errors import InputError
 from generator.validate import kubernetes
 
+# Without a provider, the vendors' resource names (the project's default GPU taint keys).
 DEFAULT_TAINT_KEYS = ("nvidia.com/gpu", "amd.com/gpu")
-# AKS documents `--node-taints sku=gpu:NoSchedule` for GPU node pools (learn.microsoft.com,
-# "Use GPUs on AKS" and "Best practices for advanced scheduler features").
-PROVIDER_TAINT_KEYS = {"aks": ("sku",)}
-# EKS and GKE run the ExtendedResourceToleration admission plugin: a pod requesting
-# nvidia.com/gpu gets a toleration for the taint key nvidia.com/gpu (Exists, NoSchedule)
-# (kubernetes plugin/pkg/admission/extendedresourcetoleration; EKS "cluster platform
-# versions" lists the enabled admission controllers; GKE "Run GPUs in Standard node pools").
-EXTENDED_RESOURCE_TOLERATION = frozenset({"eks", "gke"})
 
 
 @dataclass
@@ -43,10 +37,13 @@ class Settings:
 
     @property
     def gpu_taint_keys(self) -> tuple[str, ...]:
-        """The GPU pools' taint keys: configured, else the provider's documented ones."""
+        """The GPU pools' taint keys: configured, else the provider's documented ones
+        (``lintGpuTaintKeys`` in ``libsonnet/providers.json``)."""
         if self.taint_keys is not None:
             return tuple(self.taint_keys)
-        return PROVIDER_TAINT_KEYS.get(self.provider, DEFAULT_TAINT_KEYS)
+        if not self.provider:
+            return DEFAULT_TAINT_KEYS
+        return tuple(providers.facts(self.provider)["lintGpuTaintKeys"])
 
     @property
     def knows_gpu_taints(self) -> bool:
@@ -56,8 +53,10 @@ class Settings:
 
     def admission_tolerates(self, resource: str, taint_key: str) -> bool:
         """Whether the provider's API server adds the toleration for ``taint_key`` to a pod
-        requesting ``resource`` (ExtendedResourceToleration keys it by resource name)."""
-        return self.provider in EXTENDED_RESOURCE_TOLERATION and resource == taint_key
+        requesting ``resource`` (ExtendedResourceToleration keys it by resource name;
+        ``extendedResourceToleration`` in ``libsonnet/providers.json``)."""
+        return (bool(self.provider) and providers.facts(self.provider)["extendedResourceToleration"]
+                and resource == taint_key)
 
     @classmethod
     def from_config(cls, data: dict, **overrides) -> Settings:

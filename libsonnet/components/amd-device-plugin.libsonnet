@@ -7,7 +7,7 @@ local k = import '../lib/k.libsonnet';
 
 local defaults = {
   pools: [],
-  provider: error 'must provide provider',
+  providerFacts: error 'must provide providerFacts',
   amd: error 'must provide amd',
   monitoring: error 'must provide monitoring',
   namespace: 'kube-system',
@@ -97,7 +97,7 @@ function(params)
           enable: true,
           // The inbox amdgpu module must not load before the operator's out-of-tree one (takes
           // effect after a reboot). OpenShift ignores it: there a MachineConfig blacklists it.
-          blacklist: p.provider != 'openshift',
+          blacklist: p.providerFacts.amdInboxDriverBlacklist,
           // Where KMM pushes the driver image it builds (required input except on OpenShift,
           // whose internal registry is the CRD default).
           [if std.objectHas(p.amd, 'driverImage') then 'image']: p.amd.driverImage,

@@ -17,7 +17,7 @@ local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
 
 local defaults = {
-  provider: error 'must provide provider',
+  providerFacts: error 'must provide providerFacts',
   pools: [],
   nvidia: error 'must provide nvidia',
   // The operator's namespace (nvidia-gpu-operator renders it, privileged).
@@ -38,7 +38,7 @@ function(params)
   // OpenShift's restricted-v2 SCC assigns the UID from the namespace's range (MustRunAsRange).
   local restricted = {
     runAsNonRoot: true,
-    [if p.provider != 'openshift' then 'runAsUser']: 65534,
+    [if !p.providerFacts.securityContextConstraints then 'runAsUser']: 65534,
     allowPrivilegeEscalation: false,
     capabilities: { drop: ['ALL'] },
     seccompProfile: { type: 'RuntimeDefault' },

@@ -1,0 +1,44 @@
+"""The provider table, ``libsonnet/providers.json``: read by Jsonnet and by Python alike.
+
+Per provider it holds the facts the library and the generator branch on (default GPU taint,
+Cilium integration, cluster DNS pods, default node kernel, ...), each with its upstream source.
+``main.libsonnet`` hands a component its provider's row as ``providerFacts``; Python reads the
+same row for defaults (``conventions``), consistency checks and the lint taint defaults, so a
+provider convention lives in one place.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+from generator.errors import InputError
+
+# The library installed with the package, for callers without a project (lint settings).
+INSTALLED_LIBRARY = Path(__file__).parent / "_data" / "libsonnet"
+
+
+@functools.cache
+def load(library: Path | None = None) -> dict[str, dict]:
+    """``{provider: facts}`` of a library (default: the installed one); a malformed table
+    (in a customised library) is an input error."""
+    path = (library if library is not None else INSTALLED_LIBRARY) / "providers.json"
+    try:
+        data = json.loads(path.read_text())
+        names = set(data["facts"])
+        table = {name: row["facts"] for name, row in data["providers"].items()}
+        for name, facts in table.items():
+            if set(facts) != names:
+                raise ValueError(f"provider {name} has facts {sorted(set(facts) ^ names)} that differ from the "
+                                 "listed ones")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise InputError(f"malformed provider table: {exc}", path=str(path),
+                         hint="providers.json holds {facts: {name: meaning}, providers: {provider: "
+                              "{facts: {name: value}, sources: {name: source}}}}") from None
+    return table
+
+
+def facts(provider: str, library: Path | None = None) -> dict:
+    """The facts of one provider (the schema's enum guarantees it has a row)."""
+    return load(library)[provider]
