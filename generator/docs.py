@@ -2,6 +2,8 @@
 
 - ``docs/inputs.md`` from ``schemas/cluster.schema.json``: one table per object in the input,
   every key with its type, default and description.
+- ``docs/versions.md`` from ``libsonnet/versions.json``: the chart versions and images deployed
+  by default, each with the input key that overrides it and its upstream source.
 - ``docs/rules.md`` from the lint rule registry, when the build has a linter:
   ``generator.lint.rules.REGISTRY``, the rule modules in order, each with ``ID``, ``SEVERITY``,
   ``SUMMARY`` and a docstring (what it finds, rationale, fix), published as written.
@@ -17,6 +19,7 @@ import inspect
 import json
 from pathlib import Path
 
+from generator import versions
 from generator.inputs import resolve_ref
 from generator.paths import Project
 
@@ -99,6 +102,21 @@ def inputs_markdown(schema: dict, source: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+# --- versions.md -----------------------------------------------------------------------------
+
+
+def versions_markdown(entries: tuple[versions.Version, ...]) -> str:
+    lines = [HEADER.format(source="`libsonnet/versions.json`"), "# Versions\n"]
+    lines.append("What the library deploys unless a cluster's input sets the key: chart versions, image tags "
+                 "and images. They live in `libsonnet/versions.json`, apart from the input schema, so a bump "
+                 "changes neither the input contract nor its reference (docs/inputs.md).\n")
+    lines.append("| Input key | Default | What | Upstream source |")
+    lines.append("|---|---|---|---|")
+    for e in entries:
+        lines.append(f"| `{e.input}` | `{e.default}` | {_cell(e.what)} | {_cell(e.source)} |")
+    return "\n".join(lines) + "\n"
+
+
 # --- rules.md --------------------------------------------------------------------------------
 
 
@@ -136,7 +154,8 @@ def rules_markdown(rules: list) -> str:
 def generated(project: Project) -> dict[Path, str]:
     """Every generated doc: path under the root → its content."""
     schema = json.loads(project.schema_file.read_text())
-    docs = {project.root / "docs" / "inputs.md": inputs_markdown(schema, "schemas/cluster.schema.json")}
+    docs = {project.root / "docs" / "inputs.md": inputs_markdown(schema, "schemas/cluster.schema.json"),
+            project.root / "docs" / "versions.md": versions_markdown(versions.load(project.libsonnet))}
     rules = rule_registry()
     if rules is not None:
         docs[project.root / "docs" / "rules.md"] = rules_markdown(rules)
