@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator import providers, versions
+from generator import versions
 
 # Node-level sysctls every GPU pool gets unless the pool sets them: large socket buffers for
 # 25-400 GbE data loading and collective traffic, file handles and PIDs for data-loader
@@ -37,11 +37,10 @@ def default_gpu_taint(facts: dict, vendor: str) -> dict:
     return taint
 
 
-def complete(spec: dict, library: Path) -> dict:
-    """Fill the version defaults (``versions.json``) and the derived defaults (the provider's
-    facts in ``providers.json``) of ``library`` in place and return ``spec``."""
+def complete(spec: dict, facts: dict, library: Path) -> dict:
+    """Fill the version defaults (``library``'s ``versions.json``) and the derived defaults
+    (``facts``: the provider's row of its ``providers.json``) in place and return ``spec``."""
     versions.fill(spec, library)
-    facts = providers.facts(spec["provider"], library)
     spec["gitops"].setdefault("path", f"rendered/{spec['name']}")
     for pool in spec["nodePools"]:
         if "taints" not in pool:

@@ -41,6 +41,7 @@ class Cluster:
     folder: Path
     spec: dict
     source: Located
+    facts: dict  # the provider's row of the library's providers.json
 
     @property
     def overrides(self) -> Path | None:
@@ -100,13 +101,14 @@ def load_cluster(project: Project, name: str) -> Cluster:
             hint=f"set `name: {name}` or rename the folder",
             at_value=True,
         )
-    from generator import consistency, conventions
+    from generator import consistency, conventions, providers
 
-    conventions.complete(spec, project.libsonnet)
-    errors = consistency.run(spec, doc)
+    facts = providers.facts(spec["provider"], project.libsonnet)
+    conventions.complete(spec, facts, project.libsonnet)
+    errors = consistency.run(spec, doc, facts)
     if errors:
         raise InputErrors(errors)
-    return Cluster(name, folder, spec, doc)
+    return Cluster(name, folder, spec, doc, facts)
 
 
 # --- schema errors -------------------------------------------------------------------------

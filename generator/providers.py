@@ -40,5 +40,12 @@ def load(library: Path | None = None) -> dict[str, dict]:
 
 
 def facts(provider: str, library: Path | None = None) -> dict:
-    """The facts of one provider (the schema's enum guarantees it has a row)."""
-    return load(library)[provider]
+    """The facts of one provider; one the schema accepts but the table lacks (a customised
+    library or schema) is an input error."""
+    table = load(library)
+    if provider not in table:
+        path = (library if library is not None else INSTALLED_LIBRARY) / "providers.json"
+        raise InputError(f"provider {provider!r} has no row in the provider table", path=str(path),
+                         hint=f"add {provider} with every fact to providers.json, or use one of: "
+                              f"{', '.join(sorted(table))}")
+    return table[provider]

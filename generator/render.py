@@ -103,7 +103,7 @@ def layout(project: Project, cluster: Cluster, components: dict[str, list[dict]]
     ]
     sync = gitops.objects(project, cluster, layers)
     tree = build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync})
-    tree.files.update(bootstrap.files(cluster.name, cluster.spec["provider"], components.get("cilium", [])))
+    tree.files.update(bootstrap.files(cluster.name, cluster.facts, components.get("cilium", [])))
     return tree
 
 
@@ -138,7 +138,7 @@ def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = 
     from generator.lint.settings import for_cluster
 
     objects = [(f"{prefix}/{p.relpath}", tree.files[p.relpath].decode(), p.obj) for p in tree.placed]
-    findings = lint_objects(objects, for_cluster(cluster.spec, config))
+    findings = lint_objects(objects, for_cluster(cluster.spec, config, cluster.facts))
     return [Problem("error", f"{f.file}:{f.line}:{f.col}", f"{f.message} [{f.rule}]")
             for f in findings if f.severity == "error"]
 

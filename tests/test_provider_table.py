@@ -70,22 +70,44 @@ def test_no_component_compares_provider_names():
 
 
 def test_no_python_module_compares_provider_names():
+    """Only the table's reader looks a provider up; everything else asks it for facts."""
     for path in sorted((REPO / "generator").rglob("*.py")):
+        if path == REPO / "generator" / "providers.py":
+            continue
         text = path.read_text()
         assert not re.search(r"provider\"?\]?\s*(==|!=|not in|in)\s", text), path
         assert not re.search(r"(==|!=)\s*\"(aks|eks|gke|openshift)\"", text), path
 
 
-def _copy(tmp_path, patch) -> Project:
+def _copy(tmp_path, patch, provider="generic") -> Project:
+    """A project whose own library has the provider's row patched."""
     import shutil
 
     root = tmp_path / "proj"
     for name in ("clusters", "libsonnet", "schemas"):
         shutil.copytree(REPO / name, root / name)
     table = json.loads(json.dumps(TABLE))
-    patch(table["providers"]["generic"]["facts"])
+    patch(table["providers"][provider]["facts"])
     (root / "libsonnet" / "providers.json").write_text(json.dumps(table))
     return Project(root)
+
+
+def test_the_checks_read_the_projects_table(tmp_path):
+    from generator.errors import InputErrors
+
+    project = _copy(tmp_path, lambda facts: facts.update(nodeTuningOperator=False), "openshift")
+    with pytest.raises(InputErrors, match="needs the Node Tuning Operator, which openshift does not run"):
+        load_cluster(project, "ocp-a100-tuned")
+
+
+def test_a_provider_without_a_row_is_an_input_error(tmp_path):
+    from generator.errors import InputError
+
+    table = json.loads(json.dumps(TABLE))
+    del table["providers"]["gke"]
+    (tmp_path / "providers.json").write_text(json.dumps(table))
+    with pytest.raises(InputError, match="provider 'gke' has no row in the provider table"):
+        providers.facts("gke", tmp_path)
 
 
 def test_the_table_drives_python_defaults_and_jsonnet_output(tmp_path):

@@ -31,7 +31,6 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterator
 
-from generator import providers
 from generator.errors import InputError
 from generator.yamlpos import Located
 
@@ -64,21 +63,21 @@ def _major_minor(version: str) -> tuple[int, int]:
     return int(major), int(minor)
 
 
-def node_kernel(spec: dict) -> tuple[tuple[int, int], str] | None:
+def node_kernel(spec: dict, facts: dict) -> tuple[tuple[int, int], str] | None:
     """(kernel, where it comes from) of the nodes: the input's, else the provider default."""
     c = spec["network"]["cilium"]
     if "nodeKernel" in c:
         major, minor = (int(x) for x in c["nodeKernel"].split("."))
         return (major, minor), "network.cilium.nodeKernel" + (f" ({c['nodeImage']})" if "nodeImage" in c else "")
     version = _major_minor(spec["kubernetesVersion"])
-    for entry in providers.facts(spec["provider"])["nodeKernels"]:
+    for entry in facts["nodeKernels"]:
         if version >= _major_minor(entry["since"]):
             return _major_minor(entry["kernel"]), f"the {spec['provider']} default node image ({entry['image']})"
     return None
 
 
-def _kernel_errors(spec: dict, c: dict, doc: Located) -> Iterator[InputError]:
-    known = node_kernel(spec)
+def _kernel_errors(spec: dict, facts: dict, c: dict, doc: Located) -> Iterator[InputError]:
+    known = node_kernel(spec, facts)
     for at, feature, minimum in _kernel_features(c):
         need = f"{minimum[0]}.{minimum[1]}"
         if known is None:
@@ -213,10 +212,10 @@ def _ipam_errors(c: dict, doc: Located) -> Iterator[InputError]:
             )
 
 
-def _provider_errors(provider: str, c: dict, doc: Located) -> Iterator[InputError]:
+def _provider_errors(facts: dict, c: dict, doc: Located) -> Iterator[InputError]:
     """The routing and IPAM the provider's Cilium integration needs (``ciliumConstraints`` in
     ``libsonnet/providers.json``, each with its source)."""
-    for rule in providers.facts(provider)["ciliumConstraints"]:
+    for rule in facts["ciliumConstraints"]:
         when = rule.get("when")
         if when is not None and _at(c, when["path"]) != when["equals"]:
             continue
@@ -232,13 +231,13 @@ def _at(c: dict, path: list[str]):
     return c
 
 
-def check(spec: dict, doc: Located) -> Iterator[InputError]:
+def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     c = spec["network"].get("cilium")
     if not c or not c["enabled"]:
         return
     yield from _ipam_errors(c, doc)
-    yield from _provider_errors(spec["provider"], c, doc)
-    yield from _kernel_errors(spec, c, doc)
+    yield from _provider_errors(facts, c, doc)
+    yield from _kernel_errors(spec, facts, c, doc)
     yield from _load_balancer_errors(c, doc)
     kpr = c["kubeProxyReplacement"]
     if kpr and "k8sServiceHost" not in c:

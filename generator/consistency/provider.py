@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator import providers
 from generator.errors import InputError
 from generator.yamlpos import Located
 
 
-def check(spec: dict, doc: Located) -> Iterator[InputError]:
+def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     provider = spec["provider"]
-    if spec["tuning"]["backend"] == "tuned" and not providers.facts(provider)["nodeTuningOperator"]:
+    if spec["tuning"]["backend"] == "tuned" and not facts["nodeTuningOperator"]:
         yield doc.error(f"tuning.backend tuned needs the Node Tuning Operator, which {provider} does not run",
                         ("tuning", "backend"),
                         "use tuning.backend: daemonset, or provider: openshift (or generic, with the "

@@ -20,6 +20,7 @@ class Settings:
     taint_keys: list[str] | None = None  # None: not configured (the provider's, else the vendor keys)
     allowed_privileged_namespaces: list[str] = field(default_factory=list)
     provider: str = ""
+    provider_facts: dict | None = None  # the provider's row of providers.json; None: the installed table's
     rules: dict[str, str] = field(default_factory=dict)
     ignores: list[dict] = field(default_factory=list)
     excludes: list[str] = field(default_factory=list)
@@ -31,6 +32,8 @@ class Settings:
     def __post_init__(self) -> None:
         self.kubernetes_version = self.kubernetes_version or kubernetes.newest_version()
         self.target_version = kubernetes.parse_version(self.kubernetes_version)
+        if self.provider and self.provider_facts is None:
+            self.provider_facts = providers.facts(self.provider)
 
     def privileged_allowed(self, namespace: str) -> bool:
         return namespace in self.allowed_privileged_namespaces
@@ -41,9 +44,9 @@ class Settings:
         (``lintGpuTaintKeys`` in ``libsonnet/providers.json``)."""
         if self.taint_keys is not None:
             return tuple(self.taint_keys)
-        if not self.provider:
+        if self.provider_facts is None:
             return DEFAULT_TAINT_KEYS
-        return tuple(providers.facts(self.provider)["lintGpuTaintKeys"])
+        return tuple(self.provider_facts["lintGpuTaintKeys"])
 
     @property
     def knows_gpu_taints(self) -> bool:
@@ -55,7 +58,7 @@ class Settings:
         """Whether the provider's API server adds the toleration for ``taint_key`` to a pod
         requesting ``resource`` (ExtendedResourceToleration keys it by resource name;
         ``extendedResourceToleration`` in ``libsonnet/providers.json``)."""
-        return (bool(self.provider) and providers.facts(self.provider)["extendedResourceToleration"]
+        return (self.provider_facts is not None and self.provider_facts["extendedResourceToleration"]
                 and resource == taint_key)
 
     @classmethod
@@ -107,11 +110,13 @@ def unknown_rule_errors(doc) -> list[InputError]:
     return errors
 
 
-def for_cluster(spec: dict, config: dict | None = None) -> Settings:
+def for_cluster(spec: dict, config: dict | None = None, facts: dict | None = None) -> Settings:
     """Settings for a rendered cluster: the config file's ``lint`` section (rules, ignores,
-    privileged namespaces) with the cluster's version, provider and GPU pool taint keys,
-    which describe the cluster better than any project-wide setting."""
-    overrides: dict = {"kubernetes_version": spec["kubernetesVersion"], "provider": spec.get("provider", "")}
+    privileged namespaces) with the cluster's version, provider (``facts``: its row of the
+    library's providers.json) and GPU pool taint keys, which describe the cluster better than
+    any project-wide setting."""
+    overrides: dict = {"kubernetes_version": spec["kubernetesVersion"], "provider": spec.get("provider", ""),
+                       "provider_facts": facts}
     gpu_pools = [pool for pool in spec.get("nodePools", []) if "gpu" in pool]
     if gpu_pools:
         overrides["taint_keys"] = sorted({t["key"] for pool in gpu_pools for t in pool.get("taints", [])
