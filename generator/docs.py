@@ -4,6 +4,8 @@
   every key with its type, default and description.
 - ``docs/versions.md`` from ``libsonnet/versions.json``: the chart versions and images deployed
   by default, each with the input key that overrides it and its upstream source.
+- ``docs/providers.md`` from ``libsonnet/providers.json``: per provider convention its meaning,
+  then each provider's value with the upstream source that makes it right.
 - ``docs/rules.md`` from the lint rule registry, when the build has a linter:
   ``generator.lint.rules.REGISTRY``, the rule modules in order, each with ``ID``, ``SEVERITY``,
   ``SUMMARY`` and a docstring (what it finds, rationale, fix), published as written.
@@ -117,6 +119,30 @@ def versions_markdown(entries: tuple[versions.Version, ...]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# --- providers.md ----------------------------------------------------------------------------
+
+
+def _value(value) -> str:
+    return f"`{json.dumps(value, sort_keys=True)}`"
+
+
+def providers_markdown(table: dict) -> str:
+    lines = [HEADER.format(source="`libsonnet/providers.json`"), "# Provider conventions\n"]
+    lines.append("What differs between the providers a cluster can run on (`provider` in the input). The "
+                 "components receive their provider's facts as `providerFacts` and the generator reads the "
+                 "same table for defaults, cross-field checks and the lint rules' taint defaults, so no code "
+                 "compares provider names.\n")
+    names = list(table["providers"])
+    for fact, meaning in table["facts"].items():
+        lines.append(f"\n## `{fact}`\n\n{meaning}\n")
+        lines.append("| Provider | Value | Source |")
+        lines.append("|---|---|---|")
+        for name in names:
+            row = table["providers"][name]
+            lines.append(f"| `{name}` | {_cell(_value(row['facts'][fact]))} | {_cell(row['sources'][fact])} |")
+    return "\n".join(lines) + "\n"
+
+
 # --- rules.md --------------------------------------------------------------------------------
 
 
@@ -155,7 +181,9 @@ def generated(project: Project) -> dict[Path, str]:
     """Every generated doc: path under the root → its content."""
     schema = json.loads(project.schema_file.read_text())
     docs = {project.root / "docs" / "inputs.md": inputs_markdown(schema, "schemas/cluster.schema.json"),
-            project.root / "docs" / "versions.md": versions_markdown(versions.load(project.libsonnet))}
+            project.root / "docs" / "versions.md": versions_markdown(versions.load(project.libsonnet)),
+            project.root / "docs" / "providers.md":
+                providers_markdown(json.loads((project.libsonnet / "providers.json").read_text()))}
     rules = rule_registry()
     if rules is not None:
         docs[project.root / "docs" / "rules.md"] = rules_markdown(rules)

@@ -127,3 +127,14 @@ def test_the_table_drives_python_defaults_and_jsonnet_output(tmp_path):
         assert '"dns-system"' in dns and "1053" in dns and '"coredns"' in dns
     finally:
         providers.load.cache_clear()
+
+
+def test_providers_md_shows_every_fact_of_every_provider_with_its_source():
+    from generator import docs
+
+    text = docs.providers_markdown(TABLE)
+    for fact in TABLE["facts"]:
+        section = text.split(f"## `{fact}`", 1)[1].split("\n## ", 1)[0]
+        for name, row in TABLE["providers"].items():
+            assert f"| `{name}` |" in section, (fact, name)
+            assert row["sources"][fact].replace("|", "\\|") in section, (fact, name)
