@@ -28,12 +28,13 @@ function(params)
   local p = defaults + params;
   local component = 'gpu-validation';
   local scriptName = 'gpu-validation-script';
-  local scc = p.providerFacts.securityContextConstraints;
+  // OpenShift's SecurityContextConstraints admit the pods (securityContextConstraints in providers.json).
+  local openshift = p.providerFacts.securityContextConstraints;
   // Every check reads its own Node (allocatable); on OpenShift the checks that need more than
   // restricted-v2 run as a second account that may use the privileged SCC (see vendorSpec).
   local account = 'gpu-validation';
   local privilegedAccount = 'gpu-validation-privileged';
-  local accountOf(v) = if scc && v.privileged then privilegedAccount else account;
+  local accountOf(v) = if openshift && v.privileged then privilegedAccount else account;
   // The API token only in the container that reads the Node (what automounting would mount
   // into every container: kubelet's projected service account volume).
   local apiToken = {
@@ -50,7 +51,7 @@ function(params)
   // still holds. Elsewhere the CUDA image's root user needs an explicit non-root UID.
   local restricted = {
     runAsNonRoot: true,
-    [if !scc then 'runAsUser']: 65534,
+    [if !openshift then 'runAsUser']: 65534,
     allowPrivilegeEscalation: false,
     capabilities: { drop: ['ALL'] },
     seccompProfile: { type: 'RuntimeDefault' },
@@ -159,7 +160,7 @@ function(params)
       },
     };
 
-  local accounts = [account] + (if scc && anyPrivileged then [privilegedAccount] else []);
+  local accounts = [account] + (if openshift && anyPrivileged then [privilegedAccount] else []);
   // Reading a Node: nodes are cluster-scoped.
   local nodeReader = [
     k.object('v1', 'ServiceAccount', x, p.namespace, k.labels(component, x))
@@ -190,5 +191,5 @@ function(params)
     k.object('v1', 'ConfigMap', scriptName, p.namespace, k.labels(component, scriptName)) + {
       data: { 'validate-gpu-node.sh': p.script },
     },
-  ] + nodeReader + (if scc && anyPrivileged then openshiftAccess else [])
+  ] + nodeReader + (if openshift && anyPrivileged then openshiftAccess else [])
   + [daemonSet(x) for x in p.gpuPools]
