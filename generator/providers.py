@@ -19,11 +19,25 @@ from generator.errors import InputError
 INSTALLED_LIBRARY = Path(__file__).parent / "_data" / "libsonnet"
 
 
-@functools.cache
 def load(library: Path | None = None) -> dict[str, dict]:
-    """``{provider: facts}`` of a library (default: the installed one); a malformed table
-    (in a customised library) is an input error."""
+    """``{provider: facts}`` of a library (default: the installed one), read once per version
+    of the file; a malformed table (in a customised library) is an input error."""
     path = (library if library is not None else INSTALLED_LIBRARY) / "providers.json"
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise _malformed(path, exc) from None
+    return _parse(path, stat.st_mtime_ns, stat.st_size)
+
+
+def _malformed(path: Path, exc: Exception) -> InputError:
+    return InputError(f"malformed provider table: {exc}", path=str(path),
+                      hint="providers.json holds {facts: {name: meaning}, providers: {provider: "
+                           "{facts: {name: value}, sources: {name: source}}}}")
+
+
+@functools.cache
+def _parse(path: Path, mtime_ns: int, size: int) -> dict[str, dict]:
     try:
         data = json.loads(path.read_text())
         names = set(data["facts"])
@@ -33,9 +47,7 @@ def load(library: Path | None = None) -> dict[str, dict]:
                 raise ValueError(f"provider {name} has facts {sorted(set(facts) ^ names)} that differ from the "
                                  "listed ones")
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise InputError(f"malformed provider table: {exc}", path=str(path),
-                         hint="providers.json holds {facts: {name: meaning}, providers: {provider: "
-                              "{facts: {name: value}, sources: {name: source}}}}") from None
+        raise _malformed(path, exc) from None
     return table
 
 

@@ -25,19 +25,31 @@ class Version:
     source: str
 
 
-@functools.cache
 def load(library: Path) -> tuple[Version, ...]:
-    """The entries of a library's versions.json; a malformed one (in a customised library) is
-    an input error."""
+    """The entries of a library's versions.json, read once per version of the file; a
+    malformed one (in a customised library) is an input error."""
     path = library / "versions.json"
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise _malformed(path, exc) from None
+    return _parse(path, stat.st_mtime_ns, stat.st_size)
+
+
+def _malformed(path: Path, exc: Exception) -> InputError:
+    return InputError(f"malformed versions file: {exc}", path=str(path),
+                      hint="versions.json holds {versions: [{input, default, what, source}]}")
+
+
+@functools.cache
+def _parse(path: Path, mtime_ns: int, size: int) -> tuple[Version, ...]:
     try:
         data = json.loads(path.read_text())
         entries = tuple(Version(e["input"], e["default"], e["what"], e["source"]) for e in data["versions"])
         if not all(isinstance(e.default, str) for e in entries):
             raise TypeError("a default must be a string")
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InputError(f"malformed versions file: {exc}", path=str(path),
-                         hint="versions.json holds {versions: [{input, default, what, source}]}") from None
+        raise _malformed(path, exc) from None
     return entries
 
 

@@ -116,17 +116,12 @@ def test_the_table_drives_python_defaults_and_jsonnet_output(tmp_path):
         facts["clusterDns"] = {"namespace": "dns-system", "pods": {"app": "coredns"}, "ports": [53, 1053]}
 
     project = _copy(tmp_path, patch)
-    providers.load.cache_clear()
-    try:
-        cluster = load_cluster(project, "onprem-mi300x-operator")
-        assert cluster.spec["provider"] == "generic"
-        assert cluster.spec["nodeFeatureDiscovery"]["deploy"] == "external"
-        policies = [o for o in render.evaluate(project, cluster)["workload-isolation"]
-                    if o["kind"] == "NetworkPolicy"]
-        dns = json.dumps(policies)
-        assert '"dns-system"' in dns and "1053" in dns and '"coredns"' in dns
-    finally:
-        providers.load.cache_clear()
+    cluster = load_cluster(project, "onprem-mi300x-operator")
+    assert cluster.spec["provider"] == "generic"
+    assert cluster.spec["nodeFeatureDiscovery"]["deploy"] == "external"
+    policies = [o for o in render.evaluate(project, cluster)["workload-isolation"] if o["kind"] == "NetworkPolicy"]
+    dns = json.dumps(policies)
+    assert '"dns-system"' in dns and "1053" in dns and '"coredns"' in dns
 
 
 def test_providers_md_shows_every_fact_of_every_provider_with_its_source():
@@ -138,3 +133,15 @@ def test_providers_md_shows_every_fact_of_every_provider_with_its_source():
         for name, row in TABLE["providers"].items():
             assert f"| `{name}` |" in section, (fact, name)
             assert row["sources"][fact].replace("|", "\\|") in section, (fact, name)
+
+
+def test_a_changed_table_is_read_again(tmp_path):
+    """Read once per version of the file: an in-process caller (the Python API, a watcher)
+    sees an edit."""
+    path = tmp_path / "providers.json"
+    path.write_text(json.dumps(TABLE))
+    assert providers.facts("gke", tmp_path)["gpuTaintValue"] == "present"
+    changed = json.loads(json.dumps(TABLE))
+    changed["providers"]["gke"]["facts"]["gpuTaintValue"] = "true"
+    path.write_text(json.dumps(changed))
+    assert providers.facts("gke", tmp_path)["gpuTaintValue"] == "true"
