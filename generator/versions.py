@@ -13,6 +13,7 @@ import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from generator.errors import InputError
 
@@ -58,7 +59,7 @@ def fill(spec: dict, library: Path) -> dict:
     (as schema defaults are: a parent the schema does not default is not created)."""
     for entry in load(library):
         *parents, key = entry.input.split(".")
-        node = spec
+        node: Any = spec
         for name in parents:
             node = node.get(name) if isinstance(node, dict) else None
         if isinstance(node, dict):

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterator
+from typing import Any
 
 from generator.errors import InputError
 from generator.yamlpos import Located
@@ -225,7 +226,7 @@ def _provider_errors(facts: dict, c: dict, doc: Located) -> Iterator[InputError]
                             at_value=True)
 
 
-def _at(c: dict, path: list[str]):
+def _at(c: dict, path: list[str]) -> Any:
     for key in path:
         c = c[key]
     return c
