@@ -14,7 +14,10 @@ sends the cluster down the full path. One line per hash, sorted, in this form::
     output    <sha256>  <path>                 each file of rendered/<cluster>/ but this one
 
 The file is deterministic and machine-independent, so it is committed and reviewed with the
-tree. Only the standard library is imported here: an up-to-date check must not pay for
+tree. What it cannot record is the synced CRD schema set (``gpu-gitops schemas sync``), which
+differs between machines and changes validation verdicts, not bytes: where a set is installed,
+a cluster is fresh only if this machine has already validated that exact tree against that
+exact set (a marker in the user cache, ``record_validated``). Only the standard library is imported here: an up-to-date check must not pay for
 Jsonnet, YAML or JSON Schema.
 """
 
@@ -27,7 +30,7 @@ import stat
 from pathlib import Path
 
 from generator import __version__
-from generator.paths import Project
+from generator.paths import Project, cache_root
 
 SUM_FILE = ".gpu-gitops.sum"
 NOT_A_FILE = "not-a-file"
@@ -37,6 +40,32 @@ HEADER = ("# gpu-gitops: hashes of what went into this tree and what came out. `
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def _schema_set() -> bytes | None:
+    """The record ``schemas sync`` keeps of the installed set, or None where none is installed."""
+    try:
+        return (cache_root() / "crd-schemas" / "SET.json").read_bytes()
+    except OSError:
+        return None
+
+
+def _validated_marker(sum_bytes: bytes, schema_set: bytes) -> Path:
+    return cache_root() / "validated" / _sha(schema_set + b"\0" + sum_bytes)
+
+
+def record_validated(sum_bytes: bytes) -> None:
+    """Remember on this machine that the tree with this sum file passed validation against the
+    installed schema set. A cache that cannot be written only costs speed."""
+    schema_set = _schema_set()
+    if schema_set is None:
+        return
+    marker = _validated_marker(sum_bytes, schema_set)
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        pass
 
 
 def _entries(folder: str) -> tuple[list[str], list[str], list[str]]:
@@ -130,7 +159,8 @@ def sum_file(inputs: list[str], files: dict[str, bytes]) -> bytes:
     return (HEADER + "\n".join(inputs + outputs) + "\n").encode()
 
 
-def _is_fresh(project: Project, cluster: str, shared: tuple[str, ...], modes: bool) -> bool:
+def _is_fresh(project: Project, cluster: str, shared: tuple[str, ...], modes: bool,
+              schema_set: bytes | None) -> bool:
     """True when ``rendered/<cluster>`` is exactly what render would write: recorded input hashes
     equal today's, every file matches its recorded hash, nothing missing or extra (and, with
     ``modes``, files 0644 and folders 0755)."""
@@ -139,8 +169,11 @@ def _is_fresh(project: Project, cluster: str, shared: tuple[str, ...], modes: bo
         if os.path.islink(target):
             return False
         files, dirs, others = _entries(target)
-        recorded = _read(os.path.join(target, SUM_FILE)).decode()
+        recorded_bytes = _read(os.path.join(target, SUM_FILE))
+        recorded = recorded_bytes.decode()
     except (OSError, UnicodeDecodeError):
+        return False
+    if schema_set is not None and not _validated_marker(recorded_bytes, schema_set).is_file():
         return False
     expected = input_lines(project, cluster, shared)
     if others or any(f" {NOT_A_FILE}  " in line for line in expected) or not recorded.startswith(HEADER):
@@ -178,4 +211,5 @@ def fresh(project: Project, clusters: list[str], config_file: Path | None, modes
         return []
     interrupted = {n.split(".")[2] for n in names if n.startswith((".tmp.", ".old.")) and n.count(".") >= 3}
     shared = shared_lines(project, config_file)
-    return [c for c in clusters if c not in interrupted and _is_fresh(project, c, shared, modes)]
+    schema_set = _schema_set()
+    return [c for c in clusters if c not in interrupted and _is_fresh(project, c, shared, modes, schema_set)]

@@ -13,6 +13,17 @@ def _bundled(name: str) -> Path:
     return Path(str(resources.files("generator").joinpath("_data", name)))
 
 
+def cache_root() -> Path:
+    """``$GPU_GITOPS_CACHE_DIR``, else the platform's user cache folder for gpu-gitops
+    (``$XDG_CACHE_HOME/gpu-gitops`` or ``~/.cache/gpu-gitops`` on Linux)."""
+    explicit = os.environ.get("GPU_GITOPS_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("gpu-gitops", appauthor=False))
+
+
 @dataclass(frozen=True)
 class Project:
     """A gpu-gitops project root: ``clusters/`` in, ``rendered/`` out.

@@ -121,6 +121,8 @@ def render_one(project: Project, name: str, validator_for, options: Options, sha
     except InputError as exc:
         return Outcome(name, error=exc)
     rendered.tree.files[fingerprint.SUM_FILE] = fingerprint.sum_file(hashes, rendered.tree.files)
+    if not rendered.errors:
+        fingerprint.record_validated(rendered.tree.files[fingerprint.SUM_FILE])
     return Outcome(name, rendered=rendered)
 
 

@@ -25,6 +25,7 @@ from importlib import resources
 from pathlib import Path
 
 from generator.errors import InputError
+from generator.paths import cache_root
 
 SOURCES_FILE = "schema_sources.json"
 SET_FILE = "SET.json"
@@ -79,17 +80,6 @@ def load_sources(text: str | None = None) -> SourceList:
     raw = json.loads(text if text is not None else
                      resources.files("generator").joinpath(SOURCES_FILE).read_text(encoding="utf-8"))
     return SourceList(raw["version"], tuple(Source(**{**s, "kinds": tuple(s["kinds"])}) for s in raw["sources"]))
-
-
-def cache_root() -> Path:
-    """``$GPU_GITOPS_CACHE_DIR``, else the platform's user cache folder for gpu-gitops
-    (``$XDG_CACHE_HOME/gpu-gitops`` or ``~/.cache/gpu-gitops`` on Linux)."""
-    explicit = os.environ.get("GPU_GITOPS_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("gpu-gitops", appauthor=False))
 
 
 def installed(root: Path | None = None) -> SchemaSet | None:

@@ -93,3 +93,27 @@ def test_the_fast_path_imports_only_the_standard_library():
             "print(heavy)")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_synced_schema_set_is_validated_once_before_the_fast_path_trusts_a_tree(rendered_project, run,
+                                                                                  monkeypatch):
+    """The sum file is machine-independent, the synced CRD schemas are not: a tree rendered
+    before (or elsewhere than) a sync has never been validated against that set."""
+    import os
+    from pathlib import Path
+
+    import generator.render
+
+    schema_set = Path(os.environ["GPU_GITOPS_CACHE_DIR"]) / "crd-schemas" / "SET.json"
+    schema_set.parent.mkdir(parents=True)
+    schema_set.write_text('{"version": "test", "kinds": 0, "absent": []}')
+    evaluated = []
+    real = generator.render.render
+    monkeypatch.setattr(generator.render, "render", lambda *a, **k: evaluated.append(1) or real(*a, **k))
+    assert run(rendered_project, "check", CLUSTER).exit_code == 0
+    assert evaluated == [1]  # the full path: validated against the set
+    assert run(rendered_project, "check", CLUSTER).exit_code == 0
+    assert evaluated == [1]  # this machine has validated this tree against this set
+    schema_set.write_text('{"version": "test-2", "kinds": 0, "absent": []}')
+    assert run(rendered_project, "check", CLUSTER).exit_code == 0
+    assert evaluated == [1, 1]  # a new set is validated again

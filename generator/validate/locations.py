@@ -90,7 +90,7 @@ def cache_dir() -> Path:
     explicit = os.environ.get("GPU_GITOPS_SCHEMA_CACHE")
     if explicit:
         return Path(explicit)
-    from generator.schemasync import cache_root
+    from generator.paths import cache_root
 
     return cache_root() / "schemas"
 
