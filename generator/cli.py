@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from generator import __version__
 from generator.errors import InputError
-from generator.paths import Project
+from generator.paths import Project, find_root, is_project_root
 
 if TYPE_CHECKING:
     from generator import pipeline
@@ -32,6 +32,9 @@ class Ui:
 
     def __init__(self, quiet: bool, verbose: bool, color: str):
         self.quiet, self.verbose = quiet, verbose
+        self.use_color(color)
+
+    def use_color(self, color: str) -> None:
         # None: auto, colour only on a terminal; NO_COLOR (no-color.org) turns auto off
         self.color = {"always": True, "never": False}.get(color, False if os.environ.get("NO_COLOR") else None)
 
@@ -60,10 +63,31 @@ class Ui:
 
 
 class Context:
-    def __init__(self, root: Path, ui: Ui, config_path: Path | None):
-        self.project = Project(root.resolve())
+    """What every command shares: the project root, the output settings, the config file.
+
+    The root is ``--root``, else the nearest folder upward from the working directory that
+    holds ``clusters/`` or ``.gpu-gitops.yaml`` (as git finds ``.git``). Commands that read a
+    fleet call ``require_project()``; the others (init, lint PATHS, schema, rules) also work
+    outside one, in the working directory.
+    """
+
+    def __init__(self, root: Path | None, ui: Ui, config_path: Path | None):
+        self.given_root = root
+        self.root = root.resolve() if root is not None else find_root(Path.cwd())
+        self.project = Project(self.root or Path.cwd().resolve())
         self.ui = ui
         self.config_path = config_path
+
+    def require_project(self) -> Project:
+        """The project, or the one error every command gives outside a project."""
+        if self.root is not None and is_project_root(self.root):
+            return self.project
+        if self.given_root is not None:
+            message = f"not a gpu-gitops project: {self.root} holds neither clusters/ nor .gpu-gitops.yaml"
+        else:
+            message = (f"not inside a gpu-gitops project: neither {Path.cwd().resolve()} nor a folder above it "
+                       "holds clusters/ or .gpu-gitops.yaml")
+        raise InputError(message, hint="start one here with `gpu-gitops init NAME`, or give its folder with --root DIR")
 
     @property
     def config_file(self) -> Path:
@@ -109,6 +133,16 @@ def _fail_on_input_errors(func):
     return wrapper
 
 
+def complete_clusters(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion: the clusters of the project (``--root`` as typed, else found upward)."""
+    given = ctx.find_root().params.get("root")
+    root = Path(given) if given else find_root(Path.cwd())
+    if root is None:
+        return []
+    taken = set(ctx.params.get("clusters") or ())
+    return [n for n in Project(root).cluster_names() if n.startswith(incomplete) and n not in taken]
+
+
 schema_location_option = click.option(
     "--schema-location", "schema_locations", multiple=True, envvar="GPU_GITOPS_SCHEMA_LOCATION",
     help="kubeconform-style schema location for custom resources, e.g. "
@@ -140,7 +174,7 @@ def selection_options(func):
 def fleet_command(func):
     """The arguments and options render and check share: clusters, schemas, jobs, selection."""
     for decorate in (selection_options, jobs_option, require_schemas_option, schema_location_option,
-                     click.argument("clusters", nargs=-1)):
+                     click.argument("clusters", nargs=-1, shell_complete=complete_clusters)):
         func = decorate(func)
     return func
 
@@ -157,7 +191,42 @@ def _render_all(ctx: Context, names: list[str], options: pipeline.Options,
         return pipeline.render_many(ctx.project, names, options, jobs=jobs, on_done=progress)
 
 
-class _Commands(click.Group):
+def _set_on_ui(attribute: str):
+    def callback(ctx: click.Context, _param: click.Parameter, value) -> None:
+        ui = ctx.find_object(Context).ui
+        if attribute == "color":
+            if value is not None:
+                ui.use_color(value)
+        elif value:
+            setattr(ui, attribute, True)
+
+    return callback
+
+
+def _output_options() -> list[click.Option]:
+    """-q, -v and --color, accepted before the command (on the group) and after it alike."""
+    return [
+        click.Option(["-q", "--quiet"], is_flag=True, expose_value=False, callback=_set_on_ui("quiet"),
+                     help="Print only errors."),
+        click.Option(["-v", "--verbose"], is_flag=True, expose_value=False, callback=_set_on_ui("verbose"),
+                     help="Print what is being done."),
+        click.Option(["--color"], type=click.Choice(["auto", "always", "never"]), expose_value=False,
+                     callback=_set_on_ui("color"), help="Colour: auto (on a terminal), always or never."),
+    ]
+
+
+class _OutputOptionsGroup(click.Group):
+    """A group whose commands (and their subcommands) take the output options too, so that
+    ``gpu-gitops render -q`` means what ``gpu-gitops -q render`` does."""
+
+    group_class = type  # subgroups (``schemas``) are of this class as well
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        cmd.params.extend(_output_options())
+        super().add_command(cmd, name)
+
+
+class _Commands(_OutputOptionsGroup):
     """The command group; the lint-side commands (``generator.cli_lint``) are registered on
     first use, so that ``--version`` and the render-side commands do not load the linter."""
 
@@ -178,8 +247,9 @@ class _Commands(click.Group):
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="gpu-gitops")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
-              help="Project root holding clusters/ and rendered/.")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+              help="Project root holding clusters/ and rendered/ (default: the nearest folder upward from "
+              "here that holds clusters/ or .gpu-gitops.yaml).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Config file (default: .gpu-gitops.yaml in the root).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
@@ -237,7 +307,9 @@ def render(ctx: Context, clusters, schema_locations, require_schemas, jobs, chan
       gpu-gitops render aks-h100-training
       gpu-gitops render --jobs 8
     """
+    ctx.require_project()
     from generator import pipeline
+    from generator.scaffold import stale_editor_schema, write_editor_schema
 
     chosen = pipeline.choose(ctx.project, clusters, changed_only, base, shard)
     fresh = ctx.fresh(chosen.names, schema_locations, require_schemas, for_render=True)
@@ -259,6 +331,9 @@ def render(ctx: Context, clusters, schema_locations, require_schemas, jobs, chan
     if chosen.covers_orphans and not failed:
         for path in pipeline.prune_orphans(ctx.project):
             ctx.ui.out(f"removed {ctx.project.display(path)}: its cluster input is gone")
+    if stale_editor_schema(ctx.project):
+        path = write_editor_schema(ctx.project)
+        ctx.ui.out(f"updated {ctx.project.display(path)}: the input schema of this gpu-gitops, for editors")
     sys.exit(EXIT_INPUT if failed else EXIT_OK)
 
 
@@ -275,7 +350,9 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
       gpu-gitops check --changed-only --base origin/main
       gpu-gitops check --shard 2/4 --jobs 2
     """
+    ctx.require_project()
     from generator import pipeline
+    from generator.scaffold import EDITOR_SCHEMA, stale_editor_schema
 
     chosen = pipeline.choose(ctx.project, clusters, changed_only, base, shard)
     fresh = ctx.fresh(chosen.names, schema_locations, require_schemas)
@@ -299,6 +376,10 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
         for path in pipeline.orphans(ctx.project):
             click.echo(f"{ctx.project.display(path)}: stale: its cluster input is gone", err=True)
             stale = True
+    if stale_editor_schema(ctx.project):
+        click.echo(f"{ctx.project.display(ctx.project.root / EDITOR_SCHEMA)}: stale: not the input schema of "
+                   f"this gpu-gitops ({__version__})", err=True)
+        stale = True
     if stale:
         click.echo("rendered/ is out of date: run `gpu-gitops render` and commit the result "
                    "(`gpu-gitops diff` shows the changes)", err=True)
@@ -310,31 +391,42 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
 
 
 @cli.command()
-@click.argument("clusters", nargs=-1)
+@click.argument("clusters", nargs=-1, shell_complete=complete_clusters)
 @schema_location_option
 @jobs_option
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
+              help="text: a unified diff; markdown: per cluster and layer, the added, changed and removed "
+              "files, then the diff in fenced blocks (a pull-request comment or GitHub step summary).")
 @click.pass_obj
 @_fail_on_input_errors
-def diff(ctx: Context, clusters, schema_locations, jobs):
+def diff(ctx: Context, clusters, schema_locations, jobs, fmt):
     """Show what render would change, without writing. Exit 1 when there are changes.
 
-    Example: gpu-gitops diff aks-h100-training
+    \b
+    Examples:
+      gpu-gitops diff aks-h100-training
+      gpu-gitops diff --format markdown >> "$GITHUB_STEP_SUMMARY"
     """
+    ctx.require_project()
     from generator import pipeline
+    from generator.diffsummary import ClusterDiff, markdown
 
     options = ctx.options(schema_locations, False)
     names = pipeline.select(ctx.project, clusters)
     outcomes = _render_all(ctx, names, options, jobs)
     if _report(ctx, [o for o in outcomes if o.error]):
         sys.exit(EXIT_INPUT)
-    text = "".join(pipeline.diff_text(ctx.project, o) for o in outcomes)
-    if text:
-        for line in text.splitlines():
+    found = [ClusterDiff(o.name, pipeline.drift(ctx.project, o), pipeline.diff_text(ctx.project, o)) for o in outcomes]
+    changed = any(not c.changes.empty for c in found)
+    if fmt == "markdown":
+        click.echo(markdown(found), nl=False)
+    elif not changed:
+        ctx.ui.out(f"no changes: rendered/ matches the inputs of {len(found)} cluster(s)")
+    else:
+        for line in "".join(c.diff for c in found).splitlines():
             style = {"+": "green", "-": "red", "@": "cyan"}.get(line[:1])
-            if line.startswith(("+++", "---")):
-                style = None
-            click.secho(line, fg=style, color=ctx.ui.color)
-        sys.exit(EXIT_FINDINGS)
+            click.secho(line, fg=None if line.startswith(("+++", "---")) else style, color=ctx.ui.color)
+    sys.exit(EXIT_FINDINGS if changed else EXIT_OK)
 
 
 @cli.command()
@@ -366,6 +458,7 @@ def schema(ctx: Context):
 @cli.command(name="docs")
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 when a generated doc is stale.")
 @click.pass_obj
+@_fail_on_input_errors
 def docs_(ctx: Context, check_only):
     """Regenerate docs/inputs.md (from the input schema) and docs/rules.md (from the lint rules).
 
@@ -374,6 +467,7 @@ def docs_(ctx: Context, check_only):
       gpu-gitops docs
       gpu-gitops docs --check   # in CI
     """
+    ctx.require_project()
     from generator import docs
 
     if check_only:
@@ -394,6 +488,7 @@ def list_(ctx: Context, as_json):
 
     Example: gpu-gitops list --json
     """
+    ctx.require_project()
     names = ctx.project.cluster_names()
     rows = [{"name": n, "input": f"clusters/{n}/cluster.yaml", "rendered": f"rendered/{n}"} for n in names]
     if as_json:

@@ -84,6 +84,7 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
         settings.rules["K8S004"] = "error"
     targets = list(paths)
     if not targets:
+        ctx.require_project()
         if not ctx.project.rendered.is_dir():
             raise InputError("nothing to lint: no paths given and no rendered/ folder",
                              hint="pass files or folders, or run `gpu-gitops render` first")
@@ -157,8 +158,13 @@ def rules_(as_json):
         click.echo(f"{r.ID:<8} {r.SEVERITY:<8} {r.NAME:<32} {r.SUMMARY}")
 
 
+def complete_rule_ids(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion: the lint rule IDs (``gpu001`` completes as ``GPU001``)."""
+    return [r.ID for r in REGISTRY if r.ID.startswith(incomplete.upper())]
+
+
 @cli.command()
-@click.argument("rule_id")
+@click.argument("rule_id", shell_complete=complete_rule_ids)
 @click.pass_obj
 def explain(ctx: Context, rule_id):
     """Explain a rule: what it finds, why, how to fix it, with failing and passing examples.
@@ -184,7 +190,17 @@ def examples(rule_id: str, verdict: str) -> list[Path]:
 
 @cli.group()
 def schemas():
-    """Manage JSON Schemas for custom resources."""
+    """Manage JSON Schemas for custom resources.
+
+    sync installs the schemas of the custom resources gpu-gitops renders (pinned upstream
+    CRDs, checksums verified); import makes schemas from CRDs of your own.
+
+    \b
+    Examples:
+      gpu-gitops schemas sync
+      gpu-gitops schemas import vendor/crds/*.yaml
+      gpu-gitops schemas import --help
+    """
 
 
 @schemas.command(name="import")

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 CLUSTER_FILE = "cluster.yaml"
 OVERRIDES_FILE = "overrides.libsonnet"
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$")
+_MINOR = re.compile(r"^[0-9]+\.[0-9]+$")
 
 
 @dataclass
@@ -90,7 +91,7 @@ def load_cluster(project: Project, name: str) -> Cluster:
 
     doc = load_file(path, display)
     schema = load_schema(project.schema_file)
-    errors = schema_errors(doc, schema)
+    errors = schema_errors(doc, schema, path)
     if errors:
         raise InputErrors(errors)
     spec = apply_defaults(schema, copy.deepcopy(doc.data))
@@ -114,7 +115,9 @@ def load_cluster(project: Project, name: str) -> Cluster:
 # --- schema errors -------------------------------------------------------------------------
 
 
-def schema_errors(doc: Located, schema: dict) -> list[InputError]:
+def schema_errors(doc: Located, schema: dict, source: Path | None = None) -> list[InputError]:
+    """The schema violations of ``doc``; ``source``, the file it was read from, lets hints quote
+    a value as it was written (``1.30``, which YAML reads as the number 1.3)."""
     if not isinstance(doc.data, dict):
         return [InputError("a cluster input must be a YAML mapping", path=doc.path, line=1, col=1,
                            hint="start from `gpu-gitops init NAME`")]
@@ -122,10 +125,23 @@ def schema_errors(doc: Located, schema: dict) -> list[InputError]:
 
     validator = jsonschema.Draft202012Validator(schema)
     found = sorted(validator.iter_errors(doc.data), key=lambda e: doc.position(tuple(e.absolute_path)))
-    return [_explain(doc, schema, error) for error in found]
+    lines = source.read_text(errors="replace").splitlines() if found and source else []
+    return [_explain(doc, schema, error, lines) for error in found]
 
 
-def _explain(doc: Located, root: dict, error: jsonschema.ValidationError) -> InputError:
+_PLAIN_SCALAR = re.compile(r"[^\s#,\[\]{}]+")
+
+
+def _written(doc: Located, path: tuple, lines: list[str]) -> str | None:
+    """A plain scalar value as it stands in the file, or None when it cannot be told."""
+    line, col = doc.value_position(path)
+    if not 0 < line <= len(lines):
+        return None
+    match = _PLAIN_SCALAR.match(lines[line - 1], col - 1)
+    return match.group() if match else None
+
+
+def _explain(doc: Located, root: dict, error: jsonschema.ValidationError, lines: list[str]) -> InputError:
     """One schema violation as a sentence a platform engineer can act on."""
     path = tuple(error.absolute_path)
     where = dotted(path) or "(top level)"
@@ -142,7 +158,7 @@ def _explain(doc: Located, root: dict, error: jsonschema.ValidationError) -> Inp
         expected = " or ".join(expected) if isinstance(expected, list) else expected
         got = type(error.instance).__name__.replace("str", "string").replace("dict", "mapping")
         got = got.replace("NoneType", "null").replace("bool", "boolean")
-        hint = _type_hint(error.instance, expected)
+        hint = _type_hint(error.instance, expected, _written(doc, path, lines))
         return doc.error(f"{where}: expected {expected}, got {got} {error.instance!r}"[:200], path, hint, at_value=True)
     if error.validator == "required":
         missing = error.message.split("'")[1]
@@ -155,17 +171,31 @@ def _explain(doc: Located, root: dict, error: jsonschema.ValidationError) -> Inp
         if path and path[-1] == "kubeProxyReplacement":
             hint = "use true or false; the legacy values strict/partial/probe no longer mean what they did"
         return doc.error(f"{where}: {error.instance!r} is not allowed", path, hint, at_value=True)
+    if error.validator == "pattern" and path == ("kubernetesVersion",) and _MINOR.match(error.instance):
+        return _unsupported_version(doc, path, error.instance)
     if error.validator == "pattern":
         return doc.error(f"{where}: {error.instance!r} has the wrong format", path,
                          schema.get("description", f"must match {error.validator_value}"), at_value=True)
     return doc.error(f"{where}: {error.message}", path, schema.get("description", ""), at_value=True)
 
 
-def _type_hint(value: Any, expected: str) -> str:
+def _unsupported_version(doc: Located, path: tuple, version: str) -> InputError:
+    """A well-formed version outside the ones whose Kubernetes schemas are installed
+    (kubernetes-validate ships one strict schema tree per minor version)."""
+    from generator.validate.kubernetes import bundled_versions
+
+    (lo_major, lo_minor), (hi_major, hi_minor) = bundled_versions()[0], bundled_versions()[-1]
+    supported = f"{lo_major}.{lo_minor}\u2013{hi_major}.{hi_minor}"
+    return doc.error(f"kubernetesVersion: {json.dumps(version)} is not supported ({supported})", path,
+                     f"gpu-gitops validates against the Kubernetes schemas it ships, {supported}; use the "
+                     "cluster's minor version in that range", at_value=True)
+
+
+def _type_hint(value: Any, expected: str, written: str | None = None) -> str:
     if expected in ("integer", "number") and isinstance(value, str) and value.strip().isdigit():
         return "remove the quotes to make it a number"
     if expected == "string" and isinstance(value, (int, float)):
-        return f"quote it: \"{value}\""
+        return f"quote it: \"{written or value}\""
     if expected == "boolean" and isinstance(value, str):
         return "use true or false without quotes"
     return ""

@@ -8,6 +8,17 @@ from importlib import resources
 from pathlib import Path
 
 
+def is_project_root(folder: Path) -> bool:
+    """A project root holds ``clusters/`` or ``.gpu-gitops.yaml`` (a fleet not yet started)."""
+    return (folder / "clusters").is_dir() or (folder / ".gpu-gitops.yaml").is_file()
+
+
+def find_root(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` that is a project root, as git finds ``.git``."""
+    start = start.resolve()
+    return next((folder for folder in (start, *start.parents) if is_project_root(folder)), None)
+
+
 def _bundled(name: str) -> Path:
     """A data folder shipped inside the installed package (``generator/_data/<name>``)."""
     return Path(str(resources.files("generator").joinpath("_data", name)))

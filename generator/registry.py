@@ -27,6 +27,7 @@ class Component:
 class Registry:
     layers: tuple[str, ...]
     components: tuple[Component, ...]
+    own_layer: str | None = None  # where components an overrides.libsonnet adds are laid out
 
 
 
@@ -45,8 +46,11 @@ def load(library: Path) -> Registry:
                          hint="registry.json holds {layers: [{name, description, wait?}], "
                               "components: [{name, layer, description}]}"
                          ) from None
+    own_layer = data.get("ownLayer")
     unknown = [c.name for c in components if c.layer not in layers]
+    if own_layer is not None and own_layer not in layers:
+        unknown.append(f"(ownLayer) {own_layer}")
     if unknown:
         raise InputError(f"components in unknown layers: {', '.join(unknown)}", path=str(path),
                          hint="every component's layer must be one of the registry's layers")
-    return Registry(layers, components)
+    return Registry(layers, components, own_layer)

@@ -57,6 +57,7 @@ def evaluate(project: Project, cluster: Cluster) -> dict[str, list[dict]]:
 # Names become file names: no path separators, no "..", no "_" (the file-name separator).
 _OBJECT_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9.:]{0,251}[A-Za-z0-9])?$")
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+_COMPONENT = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
 
 def _check_shape(result: object, source: str) -> dict[str, list[dict]]:
@@ -92,13 +93,15 @@ def _check_shape(result: object, source: str) -> dict[str, list[dict]]:
 
 def layout(project: Project, cluster: Cluster, components: dict[str, list[dict]]) -> Tree:
     reg = registry.load(project.libsonnet)
-    unknown = sorted(set(components) - {c.name for c in reg.components})
-    if unknown:
-        raise InputError(f"components not in libsonnet/registry.json: {', '.join(unknown)}",
-                         path=project.display(project.libsonnet / "registry.json"),
-                         hint="register every component with its layer")
+    own = sorted(set(components) - {c.name for c in reg.components})
+    for name in own:  # added by the cluster's overrides.libsonnet; the name becomes a folder
+        if not reg.own_layer or not _COMPONENT.match(name):
+            raise InputError(f"invalid component name {name!r}: a component of one's own is named like a "
+                             "folder", path=project.display(cluster.overrides or cluster.folder),
+                             hint="use lower-case letters, digits and '-', e.g. 'team-settings'")
     layers = [
-        (layer, [(c.name, components.get(c.name, [])) for c in reg.components if c.layer == layer])
+        (layer, [(c.name, components.get(c.name, [])) for c in reg.components if c.layer == layer]
+         + [(name, components[name]) for name in own if layer == reg.own_layer])
         for layer in reg.layers
     ]
     sync = gitops.objects(project, cluster, layers)

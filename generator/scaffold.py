@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from generator.errors import InputError
@@ -51,22 +52,48 @@ workloads:
 """
 
 
+# A project without its own schemas/cluster.schema.json (a fleet repository using an installed
+# gpu-gitops) gets a copy of the installed tool's input schema here, for editors: init writes
+# it, render keeps it current and check reports it stale, so that an upgrade of the tool does
+# not leave the modelines on an old contract.
+EDITOR_SCHEMA = Path("schemas") / "gpu-gitops" / "cluster.schema.json"
+
+
 def init_cluster(project: Project, name: str, force: bool = False) -> Path:
+    """Write ``clusters/NAME/cluster.yaml`` with a modeline that resolves in this project."""
     check_cluster_name(name)
     folder = project.clusters / name
     path = folder / CLUSTER_FILE
     if path.exists() and not force:
         raise InputError("cluster input already exists", path=project.display(path),
                          hint="edit it, or pass --force to overwrite it")
-    text = TEMPLATE.format(name=name, schema="../../schemas/cluster.schema.json")
-    if not (project.root / "schemas" / "cluster.schema.json").is_file():
-        # never commit a path into this machine's site-packages
-        text = text.replace(text.split("\n", 1)[0], "# Editor completion: gpu-gitops schema > schemas/cluster.schema.json, then add\n"
-                            "# yaml-language-server: $schema=../../schemas/cluster.schema.json", 1)
+    copy = editor_schema(project)
+    schema = copy or project.schema_file
+    text = TEMPLATE.format(name=name, schema=Path(os.path.relpath(schema, folder)).as_posix())
     try:
+        if copy:
+            write_editor_schema(project)
         folder.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     except OSError as exc:
         raise InputError(f"cannot create the cluster input: {exc.strerror or exc}", path=project.display(path),
-                         hint="clusters/ must be a writable folder") from None
+                         hint="the project folder must be writable") from None
     return path
+
+
+def editor_schema(project: Project) -> Path | None:
+    """Where the editor copy of the input schema goes; None when the project carries its own."""
+    return None if project.schema_file.is_relative_to(project.root) else project.root / EDITOR_SCHEMA
+
+
+def write_editor_schema(project: Project) -> Path:
+    target = project.root / EDITOR_SCHEMA
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(project.schema_file.read_bytes())
+    return target
+
+
+def stale_editor_schema(project: Project) -> bool:
+    """The editor copy exists and is not the installed tool's schema (the tool was upgraded)."""
+    copy = editor_schema(project)
+    return bool(copy and copy.is_file() and copy.read_bytes() != project.schema_file.read_bytes())

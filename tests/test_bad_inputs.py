@@ -34,7 +34,7 @@ CASES = [
     ("wrong-type-bool", "bbr: false}", "bbr: \"yes\"}", "bbr: \"yes\"", "expected boolean", "true or false"),
     ("kpr-legacy-string", "kubeProxyReplacement: true", "kubeProxyReplacement: strict", "kubeProxyReplacement", "expected boolean", ""),
     ("bad-enum", "provider: aks", "provider: azure", "provider: azure", "'azure' is not allowed", "one of"),
-    ("bad-pattern", 'kubernetesVersion: "1.32"', 'kubernetesVersion: "1.19"', "kubernetesVersion", "wrong format", "1.25"),
+    ("bad-pattern", 'kubernetesVersion: "1.32"', 'kubernetesVersion: "v1.32"', "kubernetesVersion", "wrong format", "1.25"),
     ("missing-required", "  engine: flux\n", "", "gitops:", "missing required key 'engine'", "GitOps engine"),
     # the parser notices the unclosed flow sequence at the next key
     ("yaml-syntax", "provider: aks", "provider: [aks", "gitops:", "YAML syntax error", "indentation"),
@@ -276,11 +276,11 @@ def test_override_that_is_not_an_object_is_blamed_on_the_overrides_file(project,
     assert result.stderr.startswith(f"clusters/{CLUSTER}/overrides.libsonnet: error: ")
 
 
-def test_override_adding_an_unregistered_component_names_it(project, run):
-    _overrides(project, "{ extra: [] }\n")
+def test_override_adding_a_component_that_is_no_folder_name_names_it(project, run):
+    _overrides(project, "{ Extra: [] }\n")
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
-    assert "libsonnet/main.libsonnet:" in result.stderr and "not registered: extra" in result.stderr
+    assert f"clusters/{CLUSTER}/overrides.libsonnet: error: invalid component name 'Extra'" in result.stderr
     assert "../" not in result.stderr.split(":")[0]
 
 

@@ -121,3 +121,11 @@ def test_template_command_runs_clean(rendered_project, tmp_path, where, command,
     done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", command], cwd=rendered_project, env=full_env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"{where}: {command}\n{done.stdout}\n{done.stderr}"
+
+
+def test_templates_install_the_version_the_package_reports():
+    from generator import __version__
+
+    for template in (GITHUB, GITLAB):
+        pins = re.findall(r"gpu-gitops\.git@(\S+?)\"|gpu-gitops@(\S+?)\"", template.read_text())
+        assert [a or b for a, b in pins] == [f"v{__version__}"], template.name

@@ -120,7 +120,7 @@ def test_device_plugin_mode_has_one_plugin_per_pool_with_its_config(rendered):
     assert pod["nodeSelector"] == {"karpenter.sh/nodepool": "a100-mig"}
     ctr = pod["containers"][0]
     # MIG devices are only visible with SYS_ADMIN and the MIG monitor capability (as upstream's chart).
-    assert ctr["securityContext"] == {"allowPrivilegeEscalation": False,
+    assert ctr["securityContext"] == {"readOnlyRootFilesystem": True, "allowPrivilegeEscalation": False,
                                       "capabilities": {"drop": ["ALL"], "add": ["SYS_ADMIN"]}}
     assert {"name": "NVIDIA_MIG_MONITOR_DEVICES", "value": "all"} in ctr["env"]
     assert {"name": "CONFIG_FILE", "value": "/config/config.yaml"} in ctr["env"]
@@ -143,7 +143,8 @@ def test_device_plugin_without_mig_keeps_no_capability(project, run):
     assert result.exit_code == 0, result.output
     (ds,) = find(load_objects(project / "rendered" / "ocp-a100-tuned"), "DaemonSet", "nvidia-device-plugin-a100")
     ctr = ds["spec"]["template"]["spec"]["containers"][0]
-    assert ctr["securityContext"] == {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+    assert ctr["securityContext"] == {"readOnlyRootFilesystem": True, "allowPrivilegeEscalation": False,
+                                      "capabilities": {"drop": ["ALL"]}}
     assert [e for e in ctr["env"] if e["name"] == "NVIDIA_MIG_MONITOR_DEVICES"] == []
 
 

@@ -142,3 +142,36 @@ def test_lint_hook_fails_on_a_bad_manifest_and_passes_when_clean(project, run, t
     failed = _pre_commit(project, tmp_path)
     assert failed.returncode == 1
     assert "apps/train.yaml" in failed.stdout
+
+
+PIN = re.compile(r"^[\s#]*rev:\s*(\S+)", re.M)  # in YAML, and in the hooks file's comment
+
+
+def _pins() -> dict[str, list[str]]:
+    docs = {path: PIN.findall((REPO / path).read_text())
+            for path in ("README.md", "docs/lint.md", "docs/releasing.md", ".pre-commit-hooks.yaml")}
+    return {path: [p for p in found if not re.fullmatch(r"[0-9a-f]{40}", p)] for path, found in docs.items()}
+
+
+def test_every_documented_rev_is_the_version_the_package_reports():
+    from generator import __version__
+
+    pyproject = (REPO / "pyproject.toml").read_text()
+    assert re.search(rf'^version = "{re.escape(__version__)}"$', pyproject, re.M), "pyproject and __version__ differ"
+    for path, pins in _pins().items():
+        assert pins, f"{path} documents no rev: pin"
+        assert set(pins) == {f"v{__version__}"}, (path, pins)
+
+
+def test_the_release_tag_where_present_is_on_a_commit_of_that_version():
+    from generator import __version__
+
+    tag = f"v{__version__}"
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    listed = subprocess.run(["git", "tag", "--list", tag], cwd=REPO, capture_output=True, text=True).stdout.split()
+    if tag not in listed:
+        pytest.skip(f"this clone has no tag {tag} (created when the release is merged; docs/releasing.md)")
+    tagged = subprocess.run(["git", "show", f"{tag}:pyproject.toml"], cwd=REPO, capture_output=True, text=True,
+                            check=True).stdout
+    assert f'version = "{__version__}"' in tagged

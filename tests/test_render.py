@@ -277,6 +277,7 @@ def test_config_file_unknown_key_is_located(project, run):
 
 
 def test_no_clusters(tmp_path, run):
+    (tmp_path / "clusters").mkdir()  # a project, still empty
     result = run(tmp_path, "render")
     assert result.exit_code == 2
     assert "no clusters found" in result.stderr

@@ -15,13 +15,17 @@ VAP_MIN_MINOR = 30
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
+    layouts_valid = True
     for i, pool in enumerate(spec["nodePools"]):
         if "gpu" in pool:
-            yield from _check_pool(pool["gpu"], ("nodePools", i, "gpu"), doc)
+            errors = list(_check_pool(pool["gpu"], ("nodePools", i, "gpu"), doc))
+            layouts_valid &= not errors
+            yield from errors
     yield from _check_operator_strategy(spec, doc)
     yield from _check_operator_config_names(spec, doc)
     yield from _check_amd_driver_image(spec, facts, doc)
-    yield from _check_mig_quotas(spec, doc)
+    if layouts_valid:  # against a broken layout, a MIG quota error would only repeat the layout's error
+        yield from _check_mig_quotas(spec, doc)
     yield from _check_admission_version(spec, doc)
 
 

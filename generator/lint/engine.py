@@ -147,6 +147,8 @@ class Engine:
     def _add(self, findings: list[Finding], rule_id: str, res: Resource, hit: Hit) -> None:
         if rule_id != "LINT001" and rule_id in suppress.annotated(res, self.ctx.rule_ids):
             return
+        if hit.checkov and hit.checkov in suppress.checkov_skips(res):
+            return
         file = res.document.file
         if any(suppress.config_ignores(entry, rule_id, res, file) for entry in self.settings.ignores):
             return

@@ -55,6 +55,7 @@ class Hit:
     at_value: bool = False
     hint: str = ""
     severity: str = ""  # lower than the rule's when the rule lacks context (a config override wins)
+    checkov: str = ""  # the checkov check that flags the same thing: its skip annotation suppresses the hit
 
 
 @dataclass

@@ -1,8 +1,12 @@
-"""Suppressions: the ``gpu-gitops.io/ignore`` annotation and the config file's ignores.
+"""Suppressions: the ``gpu-gitops.io/ignore`` annotation, checkov's skip annotations for the
+rules checkov also has, and the config file's ignores.
 
-Both need a reason. The annotation is ``"RULE-ID[,RULE-ID]: reason"`` on the object; the
-config file's ``lint.ignore`` entries match objects by kind, namespace, name and file glob,
-for vendored manifests that cannot be annotated.
+All need a reason. The annotation is ``"RULE-ID[,RULE-ID]: reason"`` on the object; a
+``checkov.io/skip<N>: "CKV_K8S_<n>=reason"`` annotation suppresses the findings of the rule
+whose check is the same as that checkov check (a rule module's ``CHECKOV``), so one
+annotation explains an exception to both tools. The config file's ``lint.ignore`` entries
+match objects by kind, namespace, name and file glob, for vendored manifests that cannot be
+annotated.
 """
 
 from __future__ import annotations
@@ -10,6 +14,10 @@ from __future__ import annotations
 import fnmatch
 
 ANNOTATION = "gpu-gitops.io/ignore"
+# checkov reads every annotation whose key contains this, and splits its value on "=" into
+# exactly a check ID and a comment (checkov/kubernetes/kubernetes_utils.py get_skipped_checks,
+# checkov 3.3): a second "=" makes checkov fail on the file.
+CHECKOV_ANNOTATION = "checkov.io/skip"
 
 
 def parse(value: object, known: set[str]) -> tuple[set[str], str]:
@@ -31,6 +39,32 @@ def parse(value: object, known: set[str]) -> tuple[set[str], str]:
 def annotated(res, known: set[str]) -> set[str]:
     value = res.annotations.get(ANNOTATION)
     return parse(value, known)[0] if value is not None else set()
+
+
+def parse_checkov(value: object) -> tuple[str, str]:
+    """``(check ID, problem)`` of one checkov skip annotation: the ID only with a reason."""
+    if not isinstance(value, str):
+        return "", "the value must be a string 'CKV_K8S_<n>=reason'"
+    parts = value.split("=")
+    if len(parts) > 2:
+        return parts[0].strip(), "more than one '=': checkov cannot read it ('CKV_K8S_<n>=reason')"
+    if len(parts) < 2 or not parts[1].strip():
+        return parts[0].strip(), "a reason is required: 'CKV_K8S_<n>=reason'"
+    return parts[0].strip(), ""
+
+
+def checkov_annotations(res) -> list[tuple[str, str, str]]:
+    """``(annotation key, check ID, problem)`` for each checkov skip annotation of the object."""
+    found = []
+    for key, value in res.annotations.items():
+        if isinstance(key, str) and CHECKOV_ANNOTATION in key:
+            found.append((key, *parse_checkov(value)))
+    return found
+
+
+def checkov_skips(res) -> set[str]:
+    """The checkov checks the object skips with a reason."""
+    return {check for _, check, problem in checkov_annotations(res) if check and not problem}
 
 
 def config_ignores(entry: dict, rule: str, res, file: str) -> bool:

@@ -13,6 +13,7 @@ local defaults = {
   namespace: 'kube-system',
   operatorNamespace: 'kube-amd-gpu',
   image: 'docker.io/rocm/k8s-device-plugin',
+  imageDigests: {},
 };
 
 function(params)
@@ -22,8 +23,21 @@ function(params)
   local labellerName = 'amdgpu-node-labeller';
   local labellerLabels = k.labels(component, labellerName);
 
-  local daemonSet(name, pool, container, volumes, serviceAccount=null) =
-    k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name)) + {
+  // Both run as root, as upstream's manifests (k8s-ds-amdgpu-dp.yaml, k8s-ds-amdgpu-labeller.yaml)
+  // and images (no USER) do, with a read-only root: the plugin logs to stderr
+  // (-logtostderr) and writes only its socket in the hostPath, the labeller logs to stderr (zap)
+  // and writes nothing (cmd/k8s-device-plugin/main.go, cmd/k8s-node-labeller/main.go). Neither
+  // serves a health endpoint (the labeller's controller-runtime manager gets no probe address)
+  // and upstream probes neither. `exceptions` says why for each check kept (k.exceptions).
+  local common = {
+    CKV_K8S_23: 'runs as root as upstream (image without USER; root-owned kubelet and device files)',
+    CKV_K8S_40: 'runs as root as upstream (image without USER; root-owned kubelet and device files)',
+    CKV_K8S_8: 'serves no health endpoint (upstream has no probes)',
+    CKV_K8S_9: 'serves no readiness endpoint (upstream has no probes)',
+  };
+  local daemonSet(name, pool, container, volumes, exceptions, serviceAccount=null) =
+    k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name),
+             k.exceptions(common + exceptions + k.unpinned([container.image], p.imageDigests))) + {
       spec: {
         selector: { matchLabels: k.selectorLabels(name) },
         updateStrategy: { type: 'RollingUpdate' },
@@ -34,7 +48,12 @@ function(params)
             tolerations: k.tolerationsFor(pool.taints),
             priorityClassName: 'system-node-critical',
             [if serviceAccount != null then 'serviceAccountName']: serviceAccount,
-            containers: [container],
+            // Only the labeller talks to the API server (it patches its Node).
+            automountServiceAccountToken: serviceAccount != null,
+            // A no-op for the privileged labeller (the runtime runs privileged containers
+            // unconfined); the plugin runs under the runtime's default profile.
+            securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
+            containers: [container { image: k.image(super.image, p.imageDigests) }],
             volumes: volumes,
           },
         },
@@ -54,13 +73,15 @@ function(params)
     workingDir: '/root',
     command: ['./k8s-device-plugin'],
     args: ['-logtostderr=true', '-resource_naming_strategy=' + pool.gpu.resourceNaming],
-    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
-    resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
+    securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+    resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '200m', memory: '128Mi' } },
     volumeMounts: [
       { name: 'dp', mountPath: '/var/lib/kubelet/device-plugins' },
       { name: 'sys', mountPath: '/sys', readOnly: true },
     ],
-  }, [hostPath('dp', '/var/lib/kubelet/device-plugins'), hostPath('sys', '/sys')]);
+  }, [hostPath('dp', '/var/lib/kubelet/device-plugins'), hostPath('sys', '/sys')], {
+    SEC002: 'registers with the kubelet through /var/lib/kubelet/device-plugins and reads the GPUs from /sys',
+  });
 
   local labeller(pool) = daemonSet(labellerName + '-' + pool.name, pool, {
     name: 'amdgpu-lr-cntr',
@@ -70,11 +91,16 @@ function(params)
     args: ['-vram', '-cu-count', '-simd-count', '-device-id', '-family', '-driver-version'],
     env: [{ name: 'DS_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
     // Reading the devices under /dev needs privilege (as upstream).
-    securityContext: { privileged: true, capabilities: { drop: ['ALL'] } },
-    resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
+    securityContext: { privileged: true, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+    resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '200m', memory: '128Mi' } },
     // /sys read-only as upstream (k8s-ds-amdgpu-labeller.yaml and the amd-gpu chart's labeller.yaml).
     volumeMounts: [{ name: 'sys', mountPath: '/sys', readOnly: true }, { name: 'dev', mountPath: '/dev' }],
-  }, [hostPath('sys', '/sys'), hostPath('dev', '/dev')], labellerName);
+  }, [hostPath('sys', '/sys'), hostPath('dev', '/dev')], {
+    SEC002: 'reads the GPU properties from /sys and the device files under /dev',
+    CKV_K8S_16: 'opens the GPU device files under /dev as upstream (privileged)',
+    CKV_K8S_20: 'privileged as upstream to open the GPU device files',
+    CKV_K8S_38: 'patches its own Node labels through the API',
+  }, labellerName);
 
   // The labeller patches its own Node: nodes are cluster-scoped, so a ClusterRole.
   local labellerRbac = [

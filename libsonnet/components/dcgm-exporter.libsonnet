@@ -13,6 +13,7 @@ local defaults = {
   image: 'nvcr.io/nvidia/k8s/dcgm-exporter',
   port: 9400,
   scrapeInterval: '15s',
+  imageDigests: {},
 };
 
 function(params)
@@ -25,7 +26,21 @@ function(params)
 
   local daemonSet(pool) =
     local dsName = name + '-' + pool.name;
-    k.object('apps/v1', 'DaemonSet', dsName, p.namespace, k.labels(component, dsName)) + {
+    local image = p.image + ':' + p.nvidia.dcgmExporterVersion;
+    // What the exporter keeps of the hardening checks, and why (k.exceptions: read by checkov
+    // and `gpu-gitops lint`); root and SYS_ADMIN as upstream's chart (deployment/values.yaml
+    // securityContext: runAsUser 0, capabilities add SYS_ADMIN).
+    local exceptions = {
+      SEC002: 'maps GPUs to pods through the kubelet pod-resources socket',
+      CKV_K8S_23: 'DCGM runs as root as in upstream chart (runAsUser 0)',
+      CKV_K8S_40: 'DCGM runs as root as in upstream chart (runAsUser 0)',
+      CKV_K8S_25: 'DCGM profiling metrics (DCGM_FI_PROF_*) need SYS_ADMIN (upstream chart)',
+      CKV_K8S_39: 'DCGM profiling metrics (DCGM_FI_PROF_*) need SYS_ADMIN (upstream chart)',
+      // Upstream's chart has readOnlyRootFilesystem only as a commented-out example and does not
+      // say where the embedded DCGM host engine writes: not made read-only unverified.
+      CKV_K8S_22: 'the embedded DCGM host engine may write outside known paths; upstream keeps the root writable',
+    } + k.unpinned([image], p.imageDigests);
+    k.object('apps/v1', 'DaemonSet', dsName, p.namespace, k.labels(component, dsName), k.exceptions(exceptions)) + {
       spec: {
         selector: { matchLabels: k.selectorLabels(dsName) },
         updateStrategy: { type: 'RollingUpdate' },
@@ -39,9 +54,12 @@ function(params)
             // Pod metadata comes from the kubelet's pod-resources socket, not the API
             // (upstream dcgm-exporter.yaml and chart: token only with pod labels/UIDs enabled).
             automountServiceAccountToken: false,
+            // With CAP_SYS_ADMIN granted the runtime's default profile allows the syscalls that
+            // capability gates (containerd contrib/seccomp DefaultProfile), so profiling works.
+            securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
             containers: [{
               name: 'dcgm-exporter',
-              image: p.image + ':' + p.nvidia.dcgmExporterVersion,
+              image: k.image(image, p.imageDigests),
               env: [
                 { name: 'DCGM_EXPORTER_KUBERNETES', value: 'true' },
                 { name: 'DCGM_EXPORTER_LISTEN', value: ':' + p.port },
@@ -62,7 +80,10 @@ function(params)
                 allowPrivilegeEscalation: false,
                 capabilities: { drop: ['ALL'], add: ['SYS_ADMIN'] },
               },
-              resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
+              resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
+              // The exporter serves /health on its metrics port; upstream's chart probes it for
+              // both liveness and readiness (deployment/templates/daemonset.yaml).
+              livenessProbe: { httpGet: { path: '/health', port: p.port }, initialDelaySeconds: 45, periodSeconds: 10 },
               readinessProbe: { httpGet: { path: '/health', port: p.port }, initialDelaySeconds: 30 },
               volumeMounts: [{ name: 'pod-resources', mountPath: '/var/lib/kubelet/pod-resources', readOnly: true }],
             }],

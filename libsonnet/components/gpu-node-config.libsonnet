@@ -27,6 +27,7 @@ local defaults = {
   // uses only the stable core/v1 API.
   kubectlImage: 'registry.k8s.io/kubectl:v1.32.8',
   pauseImage: 'registry.k8s.io/pause:3.10',
+  imageDigests: {},
 };
 
 function(params)
@@ -36,9 +37,12 @@ function(params)
   local labeller = component;
   local labellerLabels = k.labels(component, labeller);
   // OpenShift's restricted-v2 SCC assigns the UID from the namespace's range (MustRunAsRange).
+  // Read-only roots: kubectl writes only its discovery cache, to the /tmp emptyDir; pause
+  // writes nothing.
   local restricted = {
     runAsNonRoot: true,
     [if !p.providerFacts.securityContextConstraints then 'runAsUser']: 65534,
+    readOnlyRootFilesystem: true,
     allowPrivilegeEscalation: false,
     capabilities: { drop: ['ALL'] },
     seccompProfile: { type: 'RuntimeDefault' },
@@ -57,7 +61,14 @@ function(params)
   local nodeConfig(pool) =
     local name = labeller + '-' + pool.name;
     local labels = gpu.operatorNodeLabels(pools, pool);
-    k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name)) + {
+    // Why the DaemonSet is an exception to each hardening check it keeps (k.exceptions).
+    local exceptions = {
+      CKV_K8S_8: 'the long-running container is pause: the labels are set once by the init container; nothing to probe',
+      CKV_K8S_9: 'the long-running container is pause: the labels are set once by the init container; nothing to probe',
+    } + (if p.providerFacts.securityContextConstraints then {
+      CKV_K8S_40: "OpenShift's restricted-v2 SCC assigns the UID from the namespace's range",
+    } else {}) + k.unpinned([p.kubectlImage, p.pauseImage], p.imageDigests);
+    k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name), k.exceptions(exceptions)) + {
       spec: {
         selector: { matchLabels: k.selectorLabels(name) },
         updateStrategy: { type: 'RollingUpdate' },
@@ -68,23 +79,28 @@ function(params)
             tolerations: k.tolerationsFor(pool.taints),
             priorityClassName: 'system-node-critical',
             serviceAccountName: labeller,
+            // The token only in the container that labels the Node (k.apiTokenVolume).
+            automountServiceAccountToken: false,
+            securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
             initContainers: [{
               name: 'label',
-              image: p.kubectlImage,
+              image: k.image(p.kubectlImage, p.imageDigests),
               // The discovery cache goes to /tmp: the image's HOME (/root) is not writable
               // for the non-root UID.
               args: ['label', 'node', '$(NODE_NAME)', '--overwrite', '--cache-dir=/tmp/kubectl-cache']
                     + [key + '=' + labels[key] for key in std.objectFields(labels)],
               env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
               securityContext: restricted,
-              resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
+              resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '500m', memory: '128Mi' } },
+              volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, k.apiTokenMount],
             }],
             containers: [{
               name: 'configured',
-              image: p.pauseImage,
+              image: k.image(p.pauseImage, p.imageDigests),
               securityContext: restricted,
-              resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { memory: '16Mi' } },
+              resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { cpu: '10m', memory: '16Mi' } },
             }],
+            volumes: [k.scratchVolume('tmp'), k.apiTokenVolume],
           },
         },
       },

@@ -22,6 +22,7 @@ local defaults = {
   // kubernetes/kubernetes build/server-image/kubectl/Dockerfile, published from v1.28).
   kubectlImage: 'registry.k8s.io/kubectl:v1.32.8',
   script: importstr '../scripts/validate-gpu-node.sh',
+  imageDigests: {},
 };
 
 function(params)
@@ -35,23 +36,17 @@ function(params)
   local account = 'gpu-validation';
   local privilegedAccount = 'gpu-validation-privileged';
   local accountOf(v) = if openshift && v.privileged then privilegedAccount else account;
-  // The API token only in the container that reads the Node (what automounting would mount
-  // into every container: kubelet's projected service account volume).
-  local apiToken = {
-    name: 'api-token',
-    projected: { sources: [
-      { serviceAccountToken: { path: 'token', expirationSeconds: 3600 } },
-      { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-      { downwardAPI: { items: [{ path: 'namespace', fieldRef: { fieldPath: 'metadata.namespace' } }] } },
-    ] },
-  };
+  // The API token only in the container that reads the Node (k.apiTokenVolume).
 
   // OpenShift's restricted-v2 SCC assigns each pod a UID from the namespace's range
   // (MustRunAsRange) and rejects a fixed one outside it, so no runAsUser there; runAsNonRoot
   // still holds. Elsewhere the CUDA image's root user needs an explicit non-root UID.
+  // Read-only roots: the script writes only under /tmp (kubectl's cache and error file), an
+  // emptyDir; nvidia-smi and pause write nothing.
   local restricted = {
     runAsNonRoot: true,
     [if !openshift then 'runAsUser']: 65534,
+    readOnlyRootFilesystem: true,
     allowPrivilegeEscalation: false,
     capabilities: { drop: ['ALL'] },
     seccompProfile: { type: 'RuntimeDefault' },
@@ -86,6 +81,7 @@ function(params)
       ] + (if mig then [{ name: 'NVIDIA_MIG_MONITOR_DEVICES', value: 'all' }] else []),
       privileged: mig,
       securityContext: if mig then {
+        readOnlyRootFilesystem: true,
         allowPrivilegeEscalation: false,
         capabilities: { drop: ['ALL'], add: ['SYS_ADMIN'] },
         seccompProfile: { type: 'RuntimeDefault' },
@@ -93,6 +89,12 @@ function(params)
       pod: { runtimeClassName: 'nvidia' },
       mounts: [],
       volumes: [],
+      exceptions: if mig then {
+        CKV_K8S_23: 'MIG pool: the MIG monitor capability the check needs is granted to root only',
+        CKV_K8S_40: 'MIG pool: the MIG monitor capability the check needs is granted to root only',
+        CKV_K8S_25: 'MIG pool: listing MIG devices through /dev/nvidia-caps needs SYS_ADMIN',
+        CKV_K8S_39: 'MIG pool: listing MIG devices through /dev/nvidia-caps needs SYS_ADMIN',
+      } else {},
     } else {
       image: p.validation.amdImage,
       minVersion: p.amd.minDriverVersion,
@@ -103,6 +105,18 @@ function(params)
       pod: {},
       mounts: [{ name: 'dev', mountPath: '/dev' }],
       volumes: [{ name: 'dev', hostPath: { path: '/dev', type: 'Directory' } }],
+      exceptions: {
+        SEC002: 'amd-smi opens the GPU device files under /dev',
+        CKV_K8S_16: 'amd-smi opens /dev/kfd and the render nodes (root:render 0660)',
+        CKV_K8S_20: 'privileged to open the GPU device files',
+        CKV_K8S_28: 'privileged: holds every capability whatever it drops',
+        CKV_K8S_37: 'privileged: holds every capability whatever it drops',
+        CKV_K8S_23: 'amd-smi opens /dev/kfd and the render nodes (root:render 0660) as root',
+        CKV_K8S_40: 'amd-smi opens /dev/kfd and the render nodes (root:render 0660) as root',
+        // rocm-terminal's amd-smi is a Python tool whose writes (logs, caches) are not
+        // documented: its container keeps a writable root.
+        CKV_K8S_22: 'the AMD check container runs amd-smi whose writes are not documented',
+      },
     };
   local anyPrivileged = std.length([x for x in p.gpuPools if vendorSpec(x).privileged]) > 0;
 
@@ -110,7 +124,15 @@ function(params)
     local name = 'gpu-validation-' + pool.name;
     local v = vendorSpec(pool);
     local advertised = std.mapWithKey(function(_, n) std.toString(n), gpu.advertisedPerNode(pool));
-    k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name)) + {
+    // Why the pool's DaemonSet is an exception to each hardening check it keeps (k.exceptions).
+    local exceptions = {
+      CKV_K8S_8: 'the long-running container is pause: the checks run once as init containers; nothing to probe',
+      CKV_K8S_9: 'the long-running container is pause: the checks run once as init containers; nothing to probe',
+    } + v.exceptions + (if openshift && !v.privileged then {
+      CKV_K8S_40: "OpenShift's restricted-v2 SCC assigns the UID from the namespace's range",
+    } else {}) + k.unpinned([v.image, p.kubectlImage, p.pauseImage], p.imageDigests);
+    local tmp = { name: 'tmp', mountPath: '/tmp' };
+    k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name), k.exceptions(exceptions)) + {
       spec: {
         selector: { matchLabels: k.selectorLabels(name) },
         updateStrategy: { type: 'RollingUpdate' },
@@ -126,35 +148,34 @@ function(params)
             // OpenShift admits the privileged check only through an SCC its account may use.
             serviceAccountName: accountOf(v),
             automountServiceAccountToken: false,
+            // A no-op for the privileged AMD check (the runtime runs privileged containers unconfined).
+            securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
             initContainers: [{
               name: 'validate',
-              image: v.image,
+              image: k.image(v.image, p.imageDigests),
               command: ['sh', '/scripts/validate-gpu-node.sh', pool.gpu.vendor, v.minVersion, std.toString(pool.gpu.perNode)] + v.args,
               env: v.env + [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
               securityContext: v.securityContext,
-              resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '256Mi' } },
-              volumeMounts: [{ name: 'script', mountPath: '/scripts', readOnly: true }] + v.mounts,
+              resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+              volumeMounts: [{ name: 'script', mountPath: '/scripts', readOnly: true }, tmp] + v.mounts,
             }, {
               // Then what the device plugin registered: the Node's allocatable per resource.
               name: 'advertised',
-              image: p.kubectlImage,
+              image: k.image(p.kubectlImage, p.imageDigests),
               command: ['sh', '/scripts/validate-gpu-node.sh', 'advertised']
                        + [r + '=' + advertised[r] for r in std.objectFields(advertised)],
               env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
               securityContext: restricted,
-              resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
-              volumeMounts: [
-                { name: 'script', mountPath: '/scripts', readOnly: true },
-                { name: 'api-token', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
-              ],
+              resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '500m', memory: '128Mi' } },
+              volumeMounts: [{ name: 'script', mountPath: '/scripts', readOnly: true }, tmp, k.apiTokenMount],
             }],
             containers: [{
               name: 'validated',
-              image: p.pauseImage,
+              image: k.image(p.pauseImage, p.imageDigests),
               securityContext: restricted,
-              resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { memory: '16Mi' } },
+              resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { cpu: '10m', memory: '16Mi' } },
             }],
-            volumes: [{ name: 'script', configMap: { name: scriptName } }, apiToken] + v.volumes,
+            volumes: [{ name: 'script', configMap: { name: scriptName } }, k.scratchVolume('tmp'), k.apiTokenVolume] + v.volumes,
           },
         },
       },

@@ -40,6 +40,7 @@ local defaults = {
   featuresDir: '/etc/kubernetes/node-feature-discovery/features.d',
   prepareScript: importstr '../files/prepare-disks.sh',
   serviceAccount: 'local-volume-provisioner',
+  imageDigests: {},
 };
 
 // Commands the provisioner runs to wipe a released Block volume (scripts in its image).
@@ -64,6 +65,16 @@ function(params)
     nodeSelector: labels.poolSelector(pool, p.nfd.enabled, needsNvme=needsNvme),
     tolerations: k.tolerationsFor(pool.taints),
     priorityClassName: 'system-node-critical',
+    // A no-op for the privileged containers (the runtime runs them unconfined).
+    securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
+  };
+  // Both DaemonSets open the host's disks: privileged and root, which no capability list narrows.
+  local privileged = {
+    CKV_K8S_20: 'privileged to open the host block devices',
+    CKV_K8S_23: 'opens the host block devices as root',
+    CKV_K8S_40: 'opens the host block devices as root',
+    CKV_K8S_28: 'privileged: holds every capability whatever it drops',
+    CKV_K8S_37: 'privileged: holds every capability whatever it drops',
   };
   local featureFile = p.featuresDir + '/' + labels.localNvmeFeatureFile;
 
@@ -89,7 +100,15 @@ function(params)
       { name: 'HOST_DIR', value: nvme.hostDir },
       { name: 'FORCE', value: std.toString(nvme.prepare.force) },
     ] + (if p.nfd.enabled then [{ name: 'FEATURE_FILE', value: featureFile }] else []);
-    k.object('apps/v1', 'DaemonSet', name, ns, poolLabels) + {
+    local exceptions = privileged + {
+      SEC002: 'formats the local disks under /dev and mounts them under the discovery directory'
+              + (if p.nfd.enabled then '; reports them in the NFD feature file' else ''),
+      CKV_K8S_16: 'formats and mounts the local NVMe disks on the host (opt-in, localNvme.prepare)',
+      CKV_K8S_17: "reads the host's mount table (/proc/1/mounts) to skip what is mounted",
+      CKV_K8S_8: 'the long-running container is pause: the disks are prepared once by the init container; nothing to probe',
+      CKV_K8S_9: 'the long-running container is pause: the disks are prepared once by the init container; nothing to probe',
+    } + k.unpinned([p.storage.prepareImage, p.pauseImage], p.imageDigests);
+    k.object('apps/v1', 'DaemonSet', name, ns, poolLabels, k.exceptions(exceptions)) + {
       spec: {
         selector: { matchLabels: k.selectorLabels(name) },
         template: {
@@ -102,13 +121,18 @@ function(params)
             automountServiceAccountToken: false,
             initContainers: [{
               name: 'prepare',
-              image: p.storage.prepareImage,
+              image: k.image(p.storage.prepareImage, p.imageDigests),
               command: ['/bin/sh', '/scripts/prepare-disks.sh'],
               env: env,
-              securityContext: { privileged: true },
-              resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '256Mi' } },
+              // Read-only root: files/prepare-disks.sh writes to the disks (/dev), the discovery
+              // directory and the feature file (hostPaths); `blkid -p` probes without its cache;
+              // util-linux mount may record userspace options in /run/mount/utab (libmount), an
+              // emptyDir here.
+              securityContext: { privileged: true, readOnlyRootFilesystem: true },
+              resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '1', memory: '256Mi' } },
               volumeMounts: [
                 { name: 'scripts', mountPath: '/scripts', readOnly: true },
+                { name: 'run', mountPath: '/run' },
                 { name: 'dev', mountPath: '/dev' },
                 // Bidirectional: the mounts made here must appear on the host.
                 { name: 'discovery', mountPath: nvme.hostDir, mountPropagation: 'Bidirectional' },
@@ -116,7 +140,7 @@ function(params)
             }],
             containers: [{
               name: 'pause',
-              image: p.pauseImage,
+              image: k.image(p.pauseImage, p.imageDigests),
               securityContext: {
                 allowPrivilegeEscalation: false,
                 capabilities: { drop: ['ALL'] },
@@ -124,10 +148,11 @@ function(params)
                 runAsNonRoot: true,
                 runAsUser: 65535,
               },
-              resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { memory: '16Mi' } },
+              resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { cpu: '10m', memory: '16Mi' } },
             }],
             volumes: [
               { name: 'scripts', configMap: { name: prepareScriptName, defaultMode: std.parseOctal('0555') } },
+              k.scratchVolume('run'),
               { name: 'dev', hostPath: { path: '/dev', type: 'Directory' } },
               { name: 'discovery', hostPath: { path: nvme.hostDir, type: 'DirectoryOrCreate' } },
             ] + (if p.nfd.enabled then [{ name: 'nfd-features', hostPath: { path: p.featuresDir, type: 'DirectoryOrCreate' } }] else []),
@@ -141,6 +166,11 @@ function(params)
     local name = 'local-provisioner-' + pool.name;
     local poolLabels = k.labels(component, name) + { [labels.nodePool]: pool.name };
     local config = { storageClassMap: k.yaml(classMap(nvme)) };
+    local exceptions = privileged + {
+      SEC002: 'discovers the volumes under the discovery directory and cleans released block volumes under /dev',
+      CKV_K8S_16: 'cleans released block volumes through the host /dev (upstream chart: privileged)',
+      CKV_K8S_38: 'creates and deletes its PersistentVolumes through the API',
+    } + k.unpinned([image], p.imageDigests);
     [
       k.object('storage.k8s.io/v1', 'StorageClass', nvme.storageClass, labels=k.labels(component)) + {
         provisioner: 'kubernetes.io/no-provisioner',
@@ -148,7 +178,7 @@ function(params)
         reclaimPolicy: 'Delete',
       },
       k.object('v1', 'ConfigMap', name, ns, poolLabels) + { data: config },
-      k.object('apps/v1', 'DaemonSet', name, ns, poolLabels) + {
+      k.object('apps/v1', 'DaemonSet', name, ns, poolLabels, k.exceptions(exceptions)) + {
         spec: {
           selector: { matchLabels: k.selectorLabels(name) },
           template: {
@@ -160,15 +190,22 @@ function(params)
               serviceAccountName: p.serviceAccount,
               containers: [{
                 name: 'provisioner',
-                image: image,
-                securityContext: { privileged: true },
+                image: k.image(image, p.imageDigests),
+                // Read-only root: klog goes to stderr (main.go sets logtostderr), volumes are
+                // cleaned in place (the discovery hostPath, the disks under /dev).
+                securityContext: { privileged: true, readOnlyRootFilesystem: true },
                 env: [
                   { name: 'MY_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
                   { name: 'MY_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
                   { name: 'JOB_CONTAINER_IMAGE', value: image },
                 ],
                 ports: [{ name: 'metrics', containerPort: 8080 }],
-                resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
+                // The one endpoint it serves is /metrics on :8080, which starts after the
+                // configuration is loaded and the Node read (cmd/local-volume-provisioner/main.go).
+                livenessProbe: { httpGet: { path: '/metrics', port: 'metrics' }, initialDelaySeconds: 10, periodSeconds: 30 },
+                readinessProbe: { httpGet: { path: '/metrics', port: 'metrics' }, periodSeconds: 10 },
+                // Block cleaners (shred, dd) are CPU-bound: a whole core.
+                resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '1', memory: '128Mi' } },
                 volumeMounts: [
                   { name: 'provisioner-config', mountPath: '/etc/provisioner/config', readOnly: true },
                   { name: 'provisioner-dev', mountPath: '/dev' },

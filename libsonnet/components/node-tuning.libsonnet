@@ -47,6 +47,7 @@ local defaults = {
   tunedNamespace: 'openshift-cluster-node-tuning-operator',
   tunedPriority: 20,
   script: importstr '../files/tune-node.sh',
+  imageDigests: {},
 };
 
 local kB = { '2Mi': 2048, '1Gi': 1048576 };
@@ -95,26 +96,29 @@ function(params)
   // machinery and no API access.
   local restartsKubelet(pool) = p.tuning.restartKubelet && hugepagesOf(pool)['2Mi'] > 0;
   local restartPools = [pool for pool in pools if restartsKubelet(pool)];
-  // the API token, CA and namespace kubectl's in-cluster config reads, in this container only
-  local apiAccess = {
-    name: 'api-access',
-    projected: {
-      sources: [
-        { serviceAccountToken: { path: 'token', expirationSeconds: 3600 } },
-        { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-        { downwardAPI: { items: [{ path: 'namespace', fieldRef: { fieldPath: 'metadata.namespace' } }] } },
-      ],
-    },
-  };
 
   local daemonSetObjects(pool) =
     local name = 'tune-' + pool.name;
     local restarts = restartsKubelet(pool);
     local config = configOf(pool);
     local poolLabels = k.labels(component, name) + { [labels.nodePool]: pool.name };
+    // Why the DaemonSet is an exception to each hardening check it keeps (k.exceptions). The
+    // tuning init container writes the host's sysctls and huge pages: privileged and root.
+    local exceptions = {
+      SEC002: 'writes huge pages under the host /sys' + (if restarts then ' and its kubelet-restart record under ' + p.stateDir else ''),
+      CKV_K8S_16: 'the tuning init container writes node sysctls (/proc/sys) and huge pages (/sys)',
+      CKV_K8S_20: 'privileged: the tuning init container writes /proc/sys and /sys',
+      CKV_K8S_28: 'privileged: the tuning init container holds every capability whatever it drops',
+      CKV_K8S_37: 'privileged: the tuning init container holds every capability whatever it drops',
+      CKV_K8S_19: 'net.core sysctls take effect in the network namespace they are written in: the host one',
+      CKV_K8S_8: 'the long-running container is pause: the tuning runs once as an init container; nothing to probe',
+      CKV_K8S_9: 'the long-running container is pause: the tuning runs once as an init container; nothing to probe',
+    } + (if restarts then {
+      CKV_K8S_17: 'restarts the kubelet through the namespaces of PID 1 (nsenter) after changing huge pages',
+    } else {}) + k.unpinned([p.images.tune, p.images.pause] + (if restarts then [p.images.kubectl] else []), p.imageDigests);
     [
       k.object('v1', 'ConfigMap', name, ns, poolLabels) + { data: { 'tuning.conf': config } },
-      k.object('apps/v1', 'DaemonSet', name, ns, poolLabels) + {
+      k.object('apps/v1', 'DaemonSet', name, ns, poolLabels, k.exceptions(exceptions)) + {
         spec: {
           selector: { matchLabels: k.selectorLabels(name) },
           // a new config may restart the kubelet: one node of the pool at a time
@@ -133,20 +137,23 @@ function(params)
               [if restarts then 'hostPID']: true,
               [if restarts then 'serviceAccountName']: p.serviceAccount,
               automountServiceAccountToken: false,
+              // A no-op for the privileged init container (the runtime runs privileged
+              // containers unconfined); the others run under the runtime's default profile.
+              securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
               initContainers: (if restarts then [{
                 name: 'kubectl',
-                image: p.images.kubectl,
+                image: k.image(p.images.kubectl, p.imageDigests),
                 command: ['cp', '/bin/kubectl', '/tools/kubectl'],
                 securityContext: {
                   allowPrivilegeEscalation: false,
                   capabilities: { drop: ['ALL'] },
                   readOnlyRootFilesystem: true,
                 },
-                resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
+                resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '100m', memory: '64Mi' } },
                 volumeMounts: [{ name: 'tools', mountPath: '/tools' }],
               }] else []) + [{
                 name: 'tune',
-                image: p.images.tune,
+                image: k.image(p.images.tune, p.imageDigests),
                 command: ['/bin/sh', '/scripts/tune-node.sh', '/config/tuning.conf'],
                 env: [
                   { name: 'PROC_SYS', value: '/proc/sys' },
@@ -161,10 +168,15 @@ function(params)
                   { name: 'LOCK_NAMESPACE', value: ns },
                   { name: 'LOCK_SECONDS', value: std.toString(p.lockSeconds) },
                   { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+                  // kubectl's discovery cache ($HOME/.kube/cache) goes to the /tmp emptyDir
+                  { name: 'HOME', value: '/tmp' },
                 ] else []),
-                securityContext: { privileged: true },
+                // Read-only root: files/tune-node.sh writes only /proc/sys, the host's /sys and
+                // the state folder (hostPath) and keeps values in shell variables; kubectl's
+                // cache goes to /tmp.
+                securityContext: { privileged: true, readOnlyRootFilesystem: true },
                 // kubectl (a Go binary of ~50 MiB) runs in here for the lock
-                resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: if restarts then '192Mi' else '64Mi' } },
+                resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '500m', memory: if restarts then '192Mi' else '64Mi' } },
                 volumeMounts: [
                   { name: 'config', mountPath: '/config', readOnly: true },
                   { name: 'scripts', mountPath: '/scripts', readOnly: true },
@@ -172,12 +184,14 @@ function(params)
                 ] + (if restarts then [
                   { name: 'state', mountPath: '/host' + p.stateDir },
                   { name: 'tools', mountPath: '/tools', readOnly: true },
-                  { name: 'api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
+                  { name: 'tmp', mountPath: '/tmp' },
+                  // the API token kubectl's in-cluster config reads, in this container only
+                  k.apiTokenMount,
                 ] else []),
               }],
               containers: [{
                 name: 'pause',
-                image: p.images.pause,
+                image: k.image(p.images.pause, p.imageDigests),
                 securityContext: {
                   allowPrivilegeEscalation: false,
                   capabilities: { drop: ['ALL'] },
@@ -185,7 +199,7 @@ function(params)
                   runAsNonRoot: true,
                   runAsUser: 65535,
                 },
-                resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { memory: '16Mi' } },
+                resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { cpu: '10m', memory: '16Mi' } },
               }],
               volumes: [
                 { name: 'config', configMap: { name: name } },
@@ -194,7 +208,8 @@ function(params)
               ] + (if restarts then [
                 { name: 'state', hostPath: { path: p.stateDir, type: 'DirectoryOrCreate' } },
                 { name: 'tools', emptyDir: {} },
-                apiAccess,
+                k.scratchVolume('tmp'),
+                k.apiTokenVolume,
               ] else []),
             },
           },

@@ -49,6 +49,55 @@
   json(value):: { __gpu_gitops__: { format: 'json', value: value } },
   hash(value):: { __gpu_gitops__: { format: 'sha256', value: value } },
 
+  // An image reference pinned by digest when the input gives one (images.digests, keyed by the
+  // reference as rendered): `<image>:<tag>@sha256:...`. The kubelet and containerd pull by the
+  // digest and keep the tag for readers only (Kubernetes docs, Images: "Image names").
+  image(ref, digests):: if std.objectHas(digests, ref) then ref + '@' + digests[ref] else ref,
+
+  // The reason for each hardening check a workload is an exception to, as annotations both
+  // checkers read: checkov's `checkov.io/skip<N>: CKV_K8S_<n>=reason` (which `gpu-gitops lint`
+  // honours for the checks its SEC rules share with checkov) and, for a lint rule checkov has
+  // no check for (SEC002 hostPath), `gpu-gitops.io/ignore: "<IDs>: reason"`. checkov splits
+  // the value on "=" into exactly two parts, so a reason may not contain one.
+  exceptions(reasons)::
+    local checks = [id for id in std.objectFields(reasons) if std.startsWith(id, 'CKV_')];
+    local rules = [id for id in std.objectFields(reasons) if !std.startsWith(id, 'CKV_')];
+    assert std.all([std.length(std.findSubstr('=', reasons[id])) == 0 for id in checks]) :
+           'a checkov skip reason may not contain "="';
+    {
+      ['checkov.io/skip' + (i + 1)]: checks[i] + '=' + reasons[checks[i]]
+      for i in std.range(0, std.length(checks) - 1)
+    } + (if rules == [] then {} else {
+           'gpu-gitops.io/ignore': std.join(',', rules) + ': ' + std.join('; ', std.set([reasons[id] for id in rules])),
+         }),
+
+  // The exceptions of a workload whose images (references as rendered, before pinning) the
+  // input gives no digest for: checkov's digest and pull-policy checks (CKV_K8S_15 passes with a
+  // digest; a versioned tag is pulled IfNotPresent).
+  unpinned(refs, digests)::
+    local missing = std.set([x for x in refs if !std.objectHas(digests, x)]);
+    if missing == [] then {} else {
+      CKV_K8S_43: 'no digest for ' + std.join(' ', missing) + ' in the cluster input (images.digests)',
+      CKV_K8S_15: 'pinned by a versioned tag pulled IfNotPresent; images.digests pins the content',
+    },
+
+  // The service account token as the kubelet would automount it (a projected volume of token,
+  // cluster CA and namespace), for a pod that sets automountServiceAccountToken: false and mounts
+  // it only into the one container that talks to the API, at apiTokenPath, where client-go's
+  // in-cluster config reads it (k8s.io/client-go/rest InClusterConfig).
+  apiTokenVolume:: {
+    name: 'api-token',
+    projected: { sources: [
+      { serviceAccountToken: { path: 'token', expirationSeconds: 3600 } },
+      { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+      { downwardAPI: { items: [{ path: 'namespace', fieldRef: { fieldPath: 'metadata.namespace' } }] } },
+    ] },
+  },
+  apiTokenMount:: { name: 'api-token', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
+
+  // A writable scratch folder for a container whose root filesystem is read-only.
+  scratchVolume(name):: { name: name, emptyDir: { sizeLimit: '64Mi' } },
+
   // A cluster-unique, DNS-safe object name from parts.
   name(parts):: std.join('-', parts),
 }

@@ -50,7 +50,7 @@ def test_only_the_tuning_namespace_is_privileged_and_only_tuning_containers_are(
     assert ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
     (ds,) = [o for o in rendered if o["kind"] == "DaemonSet"]
     pod = ds["spec"]["template"]["spec"]
-    assert pod["initContainers"][0]["securityContext"] == {"privileged": True}
+    assert pod["initContainers"][0]["securityContext"] == {"privileged": True, "readOnlyRootFilesystem": True}
     assert pod["containers"][0]["securityContext"]["allowPrivilegeEscalation"] is False
 
 
@@ -132,7 +132,7 @@ def test_kubelet_restarts_take_the_pools_lease_with_api_access_for_that_only(pro
         assert pod["serviceAccountName"] == "kubelet-restart"
         token_mounts = [m for c in pod["initContainers"] + pod["containers"] for m in c.get("volumeMounts", [])
                         if m["mountPath"] == "/var/run/secrets/kubernetes.io/serviceaccount"]
-        assert token_mounts == [m for m in tune["volumeMounts"] if m["name"] == "api-access"] and token_mounts
+        assert token_mounts == [m for m in tune["volumeMounts"] if m["name"] == "api-token"] and token_mounts
     (role,) = [o for o in rendered if o["kind"] == "Role"]
     assert role["rules"] == [
         {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},

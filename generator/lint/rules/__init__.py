@@ -6,7 +6,9 @@ A rule module has ``ID``, ``NAME``, ``SEVERITY`` (error|warning|info), ``SUMMARY
 ``document`` one parsed document, ``object`` one resource, ``set`` the index of all
 resources by kind (cross-resource rules) and yields ``(resource, hit)`` pairs. Object and
 set rules see only objects whose apiVersion and kind are strings, unless the module sets
-``UNTYPED = True`` (the rule that reports a missing kind).
+``UNTYPED = True`` (the rule that reports a missing kind). A rule that checkov also has names
+checkov's checks in ``CHECKOV`` and puts the one a hit corresponds to on the hit, so that
+checkov's skip annotation for it suppresses the hit too (``suppress``).
 """
 
 from __future__ import annotations
@@ -53,6 +55,9 @@ _MODULES = (
 REGISTRY: tuple[ModuleType, ...] = tuple(import_module(f"{__name__}.{name}") for name in _MODULES)
 
 BY_ID: dict[str, ModuleType] = {rule.ID: rule for rule in REGISTRY}
+
+# checkov check ID -> the rule that finds the same thing
+CHECKOV_EQUIVALENTS: dict[str, str] = {check: rule.ID for rule in REGISTRY for check in getattr(rule, "CHECKOV", ())}
 
 
 def rule(rule_id: str) -> ModuleType | None:

@@ -1,11 +1,14 @@
-"""A ``gpu-gitops.io/ignore`` annotation that is malformed or has no reason.
+"""A suppression annotation that is malformed or has no reason: ``gpu-gitops.io/ignore``, or
+a ``checkov.io/skip…`` annotation for a check one of the rules shares with checkov.
 
 Rationale: a suppression is a decision someone has to be able to review later; without a
 reason it is indistinguishable from silencing a real problem. A malformed annotation
-suppresses nothing, and saying so beats a silent no-op.
+suppresses nothing, and saying so beats a silent no-op. checkov accepts a skip without a
+reason, lint does not honour one; a value with two ``=`` makes checkov fail on the file.
 
 Fix: write ``gpu-gitops.io/ignore: "SEC001,SEC002: node agent, needs host access"`` -
-known rule IDs, a colon, then the reason.
+known rule IDs, a colon, then the reason - or ``checkov.io/skip1: "CKV_K8S_16=node agent,
+reads /dev"`` - one check ID, ``=``, then a reason without ``=``.
 """
 
 from generator.lint import suppress
@@ -14,15 +17,20 @@ from generator.lint.model import Hit
 ID = "LINT001"
 NAME = "bad-suppression"
 SEVERITY = "error"
-SUMMARY = "A gpu-gitops.io/ignore annotation is malformed, names unknown rules or has no reason"
+SUMMARY = "A suppression annotation is malformed, names unknown rules or has no reason"
 SCOPE = "object"
 
 
 def check(res, ctx):
+    from generator.lint.rules import CHECKOV_EQUIVALENTS  # the registry imports this module
+
     value = res.annotations.get(suppress.ANNOTATION)
-    if value is None:
-        return
-    _, problem = suppress.parse(value, ctx.rule_ids)
-    if problem:
-        yield Hit(f"{suppress.ANNOTATION}: {problem}", ("metadata", "annotations", suppress.ANNOTATION),
-                  at_value=True)
+    if value is not None:
+        _, problem = suppress.parse(value, ctx.rule_ids)
+        if problem:
+            yield Hit(f"{suppress.ANNOTATION}: {problem}", ("metadata", "annotations", suppress.ANNOTATION),
+                      at_value=True)
+    for key, check_id, problem in suppress.checkov_annotations(res):
+        if problem and check_id in CHECKOV_EQUIVALENTS:
+            yield Hit(f"{key}: {problem}; it does not suppress {CHECKOV_EQUIVALENTS[check_id]}",
+                      ("metadata", "annotations", key), at_value=True)

@@ -10,7 +10,9 @@ such label unless you give it one, so it is checked like any other namespace).
 
 Fix: remove ``securityContext.privileged: true`` (GPUs are reachable through the device
 plugin's resources, not through privilege), or move the component to a namespace labelled
-``pod-security.kubernetes.io/enforce: privileged``.
+``pod-security.kubernetes.io/enforce: privileged``. Where a node agent needs it, say why on
+the object: ``checkov.io/skip1: "CKV_K8S_16=<reason>"`` (checkov reads it too) or
+``gpu-gitops.io/ignore: "SEC001: <reason>"``.
 """
 
 from generator import jsonpath
@@ -22,6 +24,7 @@ NAME = "privileged"
 SEVERITY = "warning"
 SUMMARY = "A container is privileged outside the allowed namespaces"
 SCOPE = "object"
+CHECKOV = ("CKV_K8S_16",)
 
 
 def check(res, ctx):
@@ -29,4 +32,5 @@ def check(res, ctx):
         sc = container.get("securityContext")
         if isinstance(sc, dict) and sc.get("privileged") is True:
             yield Hit(f"{jsonpath.dotted(cpath)}: privileged container in namespace "
-                      f"{res.namespace or '(none)'}", cpath + ("securityContext", "privileged"), at_value=True)
+                      f"{res.namespace or '(none)'}", cpath + ("securityContext", "privileged"), at_value=True,
+                      checkov=CHECKOV[0])

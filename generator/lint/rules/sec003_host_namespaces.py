@@ -5,7 +5,9 @@ Rationale: ``hostNetwork`` exposes the node's interfaces and bypasses NetworkPol
 NCCL tuning rarely needs them in a workload: use the SR-IOV / RDMA device plugins instead.
 
 Fix: remove ``hostNetwork``/``hostPID``/``hostIPC``, or move the node agent to an allowed
-namespace.
+namespace. Where a node agent needs one, say why on the object with checkov's annotation for
+that namespace (``checkov.io/skip1: "CKV_K8S_19=<reason>"``: hostNetwork; ``CKV_K8S_17`` hostPID,
+``CKV_K8S_18`` hostIPC) or ``gpu-gitops.io/ignore: "SEC003: <reason>"``.
 """
 
 from generator import jsonpath
@@ -17,6 +19,9 @@ NAME = "host-namespaces"
 SEVERITY = "warning"
 SUMMARY = "A pod uses hostNetwork, hostPID or hostIPC outside the allowed namespaces"
 SCOPE = "object"
+# checkov has one check per namespace
+CHECKOV_BY_KEY = {"hostPID": "CKV_K8S_17", "hostIPC": "CKV_K8S_18", "hostNetwork": "CKV_K8S_19"}
+CHECKOV = tuple(sorted(CHECKOV_BY_KEY.values()))
 
 
 def check(res, ctx):
@@ -24,4 +29,4 @@ def check(res, ctx):
         for key in ("hostNetwork", "hostPID", "hostIPC"):
             if pod.spec.get(key) is True:
                 yield Hit(f"{jsonpath.dotted(pod.path + (key,))}: {key} in namespace {res.namespace or '(none)'}",
-                          pod.path + (key,), at_value=True)
+                          pod.path + (key,), at_value=True, checkov=CHECKOV_BY_KEY[key])

@@ -5,7 +5,9 @@ process may do on the node; the restricted Pod Security level allows only
 ``NET_BIND_SERVICE``. GPU workloads need none of them to use GPUs.
 
 Fix: drop the ``capabilities.add`` entries (keep ``drop: [ALL]``), or move the node agent
-to an allowed namespace.
+to an allowed namespace. Where a capability is needed, say why on the object:
+``checkov.io/skip1: "CKV_K8S_25=<reason>"`` (checkov reads it too) or
+``gpu-gitops.io/ignore: "SEC004: <reason>"``.
 """
 
 from generator import jsonpath
@@ -17,6 +19,7 @@ NAME = "added-capabilities"
 SEVERITY = "warning"
 SUMMARY = "A container adds Linux capabilities outside the allowed namespaces"
 SCOPE = "object"
+CHECKOV = ("CKV_K8S_25",)
 
 
 def check(res, ctx):
@@ -27,4 +30,4 @@ def check(res, ctx):
         extra = [c for c in added if c != "NET_BIND_SERVICE"] if isinstance(added, list) else []
         if extra:
             yield Hit(f"{jsonpath.dotted(cpath)}: adds capabilities {', '.join(map(str, extra))}",
-                      cpath + ("securityContext", "capabilities", "add"))
+                      cpath + ("securityContext", "capabilities", "add"), checkov=CHECKOV[0])

@@ -4,7 +4,8 @@ Rationale: without ``seccompProfile`` containers run Unconfined on most runtimes
 every system call available; the restricted Pod Security level requires
 ``RuntimeDefault`` or ``Localhost``.
 
-Fix: set ``securityContext.seccompProfile.type: RuntimeDefault`` in the pod spec.
+Fix: set ``securityContext.seccompProfile.type: RuntimeDefault`` in the pod spec; an exception
+with its reason: ``checkov.io/skip1: "CKV_K8S_31=<reason>"`` or ``gpu-gitops.io/ignore``.
 """
 
 from generator import jsonpath
@@ -16,10 +17,11 @@ NAME = "seccomp-missing"
 SEVERITY = "warning"
 SUMMARY = "A pod has no seccomp profile"
 SCOPE = "object"
+CHECKOV = ("CKV_K8S_31",)
 
 
 def check(res, ctx):
     for pod in pods.restricted_templates(res, ctx):
         if not pods.secured(pod, lambda sc: isinstance(sc, dict) and isinstance(sc.get("seccompProfile"), dict)):
             yield Hit(f"{jsonpath.dotted(pod.path + ('securityContext',))}: no seccompProfile; set type "
-                      "RuntimeDefault", pod.path + ("securityContext",))
+                      "RuntimeDefault", pod.path + ("securityContext",), checkov=CHECKOV[0])

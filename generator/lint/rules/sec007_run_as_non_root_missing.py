@@ -4,7 +4,9 @@ Rationale: without ``runAsNonRoot: true`` an image that runs as root does so on 
 the restricted Pod Security level requires it. Most CUDA and ROCm images run fine as a
 non-root user.
 
-Fix: set ``securityContext.runAsNonRoot: true`` (and a ``runAsUser``) in the pod spec.
+Fix: set ``securityContext.runAsNonRoot: true`` (and a ``runAsUser``) in the pod spec. Where the
+process must be root, say why on the object: ``checkov.io/skip1: "CKV_K8S_23=<reason>"``
+(checkov reads it too) or ``gpu-gitops.io/ignore: "SEC007: <reason>"``.
 """
 
 from generator import jsonpath
@@ -16,10 +18,11 @@ NAME = "run-as-non-root-missing"
 SEVERITY = "warning"
 SUMMARY = "A pod does not set runAsNonRoot"
 SCOPE = "object"
+CHECKOV = ("CKV_K8S_23",)
 
 
 def check(res, ctx):
     for pod in pods.restricted_templates(res, ctx):
         if not pods.secured(pod, lambda sc: isinstance(sc, dict) and sc.get("runAsNonRoot") is True):
             yield Hit(f"{jsonpath.dotted(pod.path + ('securityContext',))}: runAsNonRoot is not set to true",
-                      pod.path + ("securityContext",))
+                      pod.path + ("securityContext",), checkov=CHECKOV[0])
