@@ -107,15 +107,27 @@ def inputs_markdown(schema: dict, source: str) -> str:
 # --- versions.md -----------------------------------------------------------------------------
 
 
-def versions_markdown(entries: tuple[versions.Version, ...]) -> str:
+def versions_markdown(table: versions.Versions) -> str:
     lines = [HEADER.format(source="`libsonnet/versions.json`"), "# Versions\n"]
-    lines.append("What the library deploys unless a cluster's input sets the key: chart versions, image tags "
-                 "and images. They live in `libsonnet/versions.json`, apart from the input schema, so a bump "
-                 "changes neither the input contract nor its reference (docs/inputs.md).\n")
+    lines.append("What the library deploys: chart versions, image tags, images and image repositories. They "
+                 "live in `libsonnet/versions.json`, apart from the input schema, so a bump changes neither the "
+                 "input contract nor its reference (docs/inputs.md).\n")
+    lines.append("\n## Defaults of input keys\n\nA cluster's input may set the key to deploy another version.\n")
     lines.append("| Input key | Default | What | Upstream source |")
     lines.append("|---|---|---|---|")
-    for e in entries:
+    for e in table.inputs:
         lines.append(f"| `{e.input}` | `{e.default}` | {_cell(e.what)} | {_cell(e.source)} |")
+    lines.append("\n## Images\n\nImages the components render as they are (an `overrides.libsonnet` may "
+                 "patch a component's params).\n")
+    lines.append("| Name | Image | What | Upstream source |")
+    lines.append("|---|---|---|---|")
+    for i in table.images:
+        lines.append(f"| `{i.name}` | `{i.image}` | {_cell(i.what)} | {_cell(i.source)} |")
+    lines.append("\n## Image repositories\n\nRepositories the components tag with the input key named.\n")
+    lines.append("| Name | Repository | Tag | What | Upstream source |")
+    lines.append("|---|---|---|---|---|")
+    for r in table.repositories:
+        lines.append(f"| `{r.name}` | `{r.repository}` | `{r.tag}` | {_cell(r.what)} | {_cell(r.source)} |")
     return "\n".join(lines) + "\n"
 
 

@@ -1,5 +1,6 @@
-"""Versions apart from the input contract: chart versions and images are defaults in
-libsonnet/versions.json, not in schemas/cluster.schema.json, and every entry is used."""
+"""Versions apart from the input contract: chart versions and images are in
+libsonnet/versions.json, not in schemas/cluster.schema.json defaults or component literals, and
+every entry is used."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from generator.errors import InputError
 from generator.inputs import resolve_ref
 
 SCHEMA = json.loads((REPO / "schemas" / "cluster.schema.json").read_text())
-ENTRIES = versions.load(REPO / "libsonnet")
+TABLE = versions.load(REPO / "libsonnet")
+ENTRIES = TABLE.inputs
 
 # A chart version or image tag (`1.19.6`, `v26.7.0`, `4.4.1-4.6.0-ubuntu22.04`, `1.31.0.8`) or an
 # image reference (`registry/repository:tag`).
@@ -96,8 +98,38 @@ def test_a_malformed_versions_file_is_an_input_error(tmp_path):
         versions.load(tmp_path)
 
 
+def test_every_image_and_repository_reaches_the_rendered_examples():
+    rendered = "\n".join(p.read_text() for p in (REPO / "rendered").rglob("*.yaml"))
+    for image in TABLE.images:
+        assert f"image: {image.image}" in rendered, image.name
+    pinned = {e.input: e.default for e in ENTRIES}
+    for repo in TABLE.repositories:
+        assert f"image: {repo.repository}:" in rendered, repo.name
+        assert f"{repo.repository}:{pinned[repo.tag]}" in rendered, repo.name
+
+
+def test_no_component_names_an_image_of_its_own():
+    """Components take images from versions.json, so a bump is one edit with its source."""
+    registry = re.compile(r"'(docker\.io|nvcr\.io|registry\.k8s\.io|quay\.io|ghcr\.io|gcr\.io)/")
+    for path in sorted((REPO / "libsonnet").rglob("*.libsonnet")):
+        code = "\n".join(line.split("//")[0] for line in path.read_text().splitlines())
+        assert not registry.search(code), path
+
+
+def test_a_repository_tagged_by_no_input_key_is_an_input_error(tmp_path):
+    data = json.loads((REPO / "libsonnet" / "versions.json").read_text())
+    data["repositories"]["dcgmExporter"]["tag"] = "gpu.nvidia.dcgmVersion"
+    (tmp_path / "versions.json").write_text(json.dumps(data))
+    with pytest.raises(InputError, match="repositories whose tag is no versions entry: dcgmExporter"):
+        versions.load(tmp_path)
+
+
 def test_versions_md_lists_every_entry_with_its_source():
-    text = docs.versions_markdown(ENTRIES)
+    text = docs.versions_markdown(TABLE)
     for entry in ENTRIES:
         assert f"| `{entry.input}` | `{entry.default}` |" in text
         assert entry.source.split(" ")[0] in text
+    for image in TABLE.images:
+        assert f"| `{image.name}` | `{image.image}` |" in text
+    for repo in TABLE.repositories:
+        assert f"| `{repo.name}` | `{repo.repository}` | `{repo.tag}` |" in text

@@ -4,6 +4,8 @@
 // DeviceConfig (amd.com/v1alpha1) per pool, with the same tolerations for every operand.
 local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
+// Images and their sources: versions.json (docs/versions.md).
+local versions = import '../versions.json';
 
 local defaults = {
   pools: [],
@@ -12,7 +14,7 @@ local defaults = {
   monitoring: error 'must provide monitoring',
   namespace: 'kube-system',
   operatorNamespace: 'kube-amd-gpu',
-  image: 'docker.io/rocm/k8s-device-plugin',
+  image: versions.repositories.amdDevicePlugin.repository,
   imageDigests: {},
 };
 

@@ -15,6 +15,8 @@
 // mig-manager watch their label, so labelling after the operator runs is enough.
 local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
+// Images and their sources: versions.json (docs/versions.md).
+local versions = import '../versions.json';
 
 local defaults = {
   providerFacts: error 'must provide providerFacts',
@@ -25,8 +27,8 @@ local defaults = {
   // The official kubectl image (ENTRYPOINT ["/bin/kubectl"]: kubernetes/kubernetes
   // build/server-image/kubectl/Dockerfile, published from v1.28); `kubectl label` on a Node
   // uses only the stable core/v1 API.
-  kubectlImage: 'registry.k8s.io/kubectl:v1.32.8',
-  pauseImage: 'registry.k8s.io/pause:3.10',
+  kubectlImage: versions.images.kubectl.image,
+  pauseImage: versions.images.pause.image,
   imageDigests: {},
 };
 

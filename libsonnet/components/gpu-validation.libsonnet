@@ -8,6 +8,8 @@
 // whose init log says "gpu-validation: PASS ...".
 local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
+// Images and their sources: versions.json (docs/versions.md).
+local versions = import '../versions.json';
 
 local defaults = {
   providerFacts: error 'must provide providerFacts',
@@ -17,10 +19,10 @@ local defaults = {
   amd: error 'must provide amd',
   validation: error 'must provide validation',
   namespace: 'gpu-validation',
-  pauseImage: 'registry.k8s.io/pause:3.10',
+  pauseImage: versions.images.pause.image,
   // The official kubectl image (ENTRYPOINT /bin/kubectl on a Debian base with sh and sed:
   // kubernetes/kubernetes build/server-image/kubectl/Dockerfile, published from v1.28).
-  kubectlImage: 'registry.k8s.io/kubectl:v1.32.8',
+  kubectlImage: versions.images.kubectl.image,
   script: importstr '../scripts/validate-gpu-node.sh',
   imageDigests: {},
 };

@@ -104,7 +104,7 @@ def test_examples_with_xdp_pin_their_devices():
 
 
 def test_versions_pin_the_chart_version_that_is_checked():
-    pinned = {v.input: v.default for v in versions.load(REPO / "libsonnet")}
+    pinned = {v.input: v.default for v in versions.load(REPO / "libsonnet").inputs}
     assert pinned["network.cilium.version"] == "1.19.6"
 
 
