@@ -20,7 +20,8 @@ from generator import schemasync
 from generator.lint import kubeconform, lint_paths, make_validator
 from generator.lint.crdimport import import_files
 from generator.lint.loader import discover
-from generator.lint.rules import REGISTRY, rule, sections
+from generator.lint.options import declared
+from generator.lint.rules import REGISTRY, examples, rule, sections
 from generator.lint.settings import Settings
 from generator.report import FORMATS, Report, render
 
@@ -177,15 +178,10 @@ def explain(ctx: Context, rule_id):
         sys.exit(EXIT_INPUT)
     description, rationale, fix = sections(found)
     click.echo(f"{found.ID} {found.NAME} ({found.SEVERITY})\n\n{description}\n\nWhy: {rationale}\n\nFix: {fix}")
-    for verdict in ("fail", "pass"):
-        for example in examples(found.ID, verdict):
-            click.echo(f"\n--- {verdict}: {example.name}\n{example.read_text().rstrip()}")
-
-
-def examples(rule_id: str, verdict: str) -> list[Path]:
-    """The rule's fixture files (``tests/fixtures/<ID>/{pass,fail}``) when the source tree has them."""
-    folder = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / rule_id / verdict
-    return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+    for name, option in declared(found).items():
+        click.echo(f"\nOption {name} (lint.rules.{found.ID}.{name}): {option.description}")
+    for example in examples(found):
+        click.echo(f"\n--- {example.verdict.lower()}\n{example.text.rstrip()}")
 
 
 @cli.group()

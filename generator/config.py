@@ -12,7 +12,7 @@ from pathlib import Path
 
 from generator.errors import InputErrors
 from generator.inputs import apply_defaults, load_schema, schema_errors
-from generator.lint.settings import unknown_rule_errors
+from generator.lint.settings import rule_errors
 from generator.paths import Project
 from generator.yamlpos import load_file
 
@@ -53,7 +53,7 @@ def load_config(project: Project, explicit: Path | None = None) -> Config:
     schema = load_schema(project.schemas / "config.schema.json")
     if doc.data is None:
         doc.data = {}
-    errors = schema_errors(doc, schema) or unknown_rule_errors(doc)
+    errors = schema_errors(doc, schema) or rule_errors(doc)
     if errors:
         raise InputErrors(errors)
     return Config(path, apply_defaults(schema, copy.deepcopy(doc.data)))

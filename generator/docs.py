@@ -8,7 +8,8 @@
   then each provider's value with the upstream source that makes it right.
 - ``docs/rules.md`` from the lint rule registry, when the build has a linter:
   ``generator.lint.rules.REGISTRY``, the rule modules in order, each with ``ID``, ``SEVERITY``,
-  ``SUMMARY`` and a docstring (what it finds, rationale, fix), published as written.
+  ``SUMMARY``, its ``OPTIONS`` and a docstring (what it finds, rationale, fix) published as
+  written, its PASS/FAIL examples as YAML blocks.
 
 ``gpu-gitops docs`` writes them; ``gpu-gitops docs --check`` (and a test) fails when a
 committed copy differs from what the sources give.
@@ -17,7 +18,6 @@ committed copy differs from what the sources give.
 from __future__ import annotations
 
 import importlib
-import inspect
 import json
 from pathlib import Path
 
@@ -173,16 +173,31 @@ def rule_registry() -> list | None:
 
 
 def rules_markdown(rules: list) -> str:
-    lines = [HEADER.format(source="the rule modules in `generator/lint/`"), "# Lint rules\n"]
+    from generator.lint import examples, options  # only in a build with a linter
+
+    lines = [HEADER.format(source="the rule modules in `generator/lint/rules/`"), "# Lint rules\n"]
     lines.append("| ID | Severity | Summary |")
     lines.append("|---|---|---|")
     for rule in rules:
         lines.append(f"| [`{rule.ID}`](#{rule.ID.lower()}) | {rule.SEVERITY} | {_cell(rule.SUMMARY)} |")
     for rule in rules:
         lines.append(f"\n## {rule.ID}\n\n**{rule.SEVERITY}**: {rule.SUMMARY}\n")
-        doc = inspect.cleandoc(rule.__doc__ or "")
-        if doc:
-            lines.append(doc + "\n")
+        prose, found = examples.split(rule.__doc__)
+        if prose:
+            lines.append(prose + "\n")
+        declared = options.declared(rule)
+        if declared:
+            lines.append(f"Options (`lint.rules.{rule.ID}`):\n")
+            lines.append("| Option | Type | Default | Description |")
+            lines.append("|---|---|---|---|")
+            for name, option in declared.items():
+                default = "" if option.default is None else f"`{json.dumps(option.default)}`"
+                lines.append(f"| `{name}` | {_cell(_type(option.schema))} | {default} | "
+                             f"{_cell(option.description)} |")
+            lines.append("")
+        for example in found:
+            verdict = "Passes" if example.verdict == "PASS" else "Fails"
+            lines.append(f"{verdict}:\n\n```yaml\n{example.text}```\n")
     return "\n".join(lines) + "\n"
 
 

@@ -28,6 +28,8 @@ class Location:
 class InputError(Exception):
     """A mistake in something the user gave us: file, flag or cluster input."""
 
+    severity = "error"
+
     def __init__(self, message: str, *, path: str = "", line: int = 0, col: int = 0, hint: str = ""):
         super().__init__(message)
         self.message = message
@@ -36,13 +38,28 @@ class InputError(Exception):
 
     def format(self) -> str:
         where = f"{self.location}: " if self.location.path else ""
-        text = f"{where}error: {self.message}"
+        text = f"{where}{self.severity}: {self.message}"
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
 
     def __str__(self) -> str:
         return self.format()
+
+
+class InputWarning(InputError):
+    """Something in an input that renders but is probably not what the user wants (a cluster
+    renders with warnings; they are printed with the render's other warnings)."""
+
+    severity = "warning"
+
+    def __reduce__(self):
+        return (_rebuild_warning, (self.message, self.location.path, self.location.line, self.location.col,
+                                   self.hint))
+
+
+def _rebuild_warning(message: str, path: str, line: int, col: int, hint: str) -> InputWarning:
+    return InputWarning(message, path=path, line=line, col=col, hint=hint)
 
 
 class InputErrors(InputError):

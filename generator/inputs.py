@@ -12,11 +12,11 @@ import difflib
 import functools
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from generator.errors import InputError, InputErrors
+from generator.errors import InputError, InputErrors, InputWarning
 from generator.jsonpath import dotted
 from generator.paths import Project
 
@@ -43,6 +43,7 @@ class Cluster:
     spec: dict
     source: Located
     facts: dict  # the provider's row of the library's providers.json
+    warnings: list[InputWarning] = field(default_factory=list)  # cross-field checks that do not stop a render
 
     @property
     def overrides(self) -> Path | None:
@@ -106,10 +107,11 @@ def load_cluster(project: Project, name: str) -> Cluster:
 
     facts = providers.facts(spec["provider"], project.libsonnet)
     conventions.complete(spec, facts, project.libsonnet)
-    errors = consistency.run(spec, doc, facts)
+    found = consistency.run(spec, doc, facts)
+    errors = [e for e in found if not isinstance(e, InputWarning)]
     if errors:
         raise InputErrors(errors)
-    return Cluster(name, folder, spec, doc, facts)
+    return Cluster(name, folder, spec, doc, facts, [w for w in found if isinstance(w, InputWarning)])
 
 
 # --- schema errors -------------------------------------------------------------------------

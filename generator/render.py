@@ -151,6 +151,8 @@ def render(project: Project, cluster: Cluster, validator: SchemaValidator, requi
     components = evaluate(project, cluster)
     tree = layout(project, cluster, components)
     prefix = project.display(project.rendered / cluster.name)
-    problems = validate(tree, validator, require_schemas, prefix)
+    problems = [Problem("warning", str(w.location), f"{w.message}\n  hint: {w.hint}" if w.hint else w.message)
+                for w in cluster.warnings]
+    problems += validate(tree, validator, require_schemas, prefix)
     problems += lint_rules(tree, cluster, prefix, config)
     return Rendered(cluster, components, tree, problems)

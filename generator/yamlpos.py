@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.errors import InputError
+from generator.errors import InputError, InputWarning
 from generator.yamlmessages import duplicate_key, syntax_hint
 
 MAX_INPUT_BYTES = 1024 * 1024
@@ -60,6 +60,10 @@ class Located:
     def error(self, message: str, json_path=(), hint: str = "", *, at_value: bool = False) -> InputError:
         line, col = self.value_position(json_path) if at_value else self.position(json_path)
         return InputError(message, path=self.path, line=line, col=col, hint=hint)
+
+    def warning(self, message: str, json_path=(), hint: str = "", *, at_value: bool = False) -> InputWarning:
+        line, col = self.value_position(json_path) if at_value else self.position(json_path)
+        return InputWarning(message, path=self.path, line=line, col=col, hint=hint)
 
 
 MAX_NODES = 200_000

@@ -62,26 +62,34 @@ def test_docs_check_fails_on_a_stale_copy_and_docs_fixes_it(project, run):
 
 
 def test_rules_md_comes_from_the_rule_registry(project, monkeypatch):
-    def rule(rule_id, severity, summary, doc):
+    from generator.lint.options import Option
+
+    def rule(rule_id, severity, summary, doc, options=None):
         module = types.ModuleType(f"generator.lint.rules.{rule_id.lower()}")
         module.__doc__ = doc
         module.ID, module.SEVERITY, module.SUMMARY = rule_id, severity, summary
+        if options:
+            module.OPTIONS = options
         return module
 
     registry = types.ModuleType("generator.lint.rules")
     registry.REGISTRY = (
         rule("K8S001", "error", "YAML | parse error", "The file is not YAML."),
         rule("GPU001", "error", "GPU request without a limit",
-             "A GPU requested without a limit is never scheduled.\n\n    Fix: set ``nvidia.com/gpu`` in limits.\n"),
+             "A GPU requested without a limit is never scheduled.\n\n    Fix: set ``nvidia.com/gpu`` in limits.\n\n"
+             "    PASS:\n\n        kind: Pod\n        spec: {}\n\n    FAIL:\n\n        kind: Pod\n",
+             {"maxCount": Option({"type": "integer"}, 8, "At most | this many.")}),
     )
-    monkeypatch.setitem(sys.modules, "generator.lint", types.ModuleType("generator.lint"))
     monkeypatch.setitem(sys.modules, "generator.lint.rules", registry)
     text = docs.generated(Project(project))[project / "docs" / "rules.md"]
-    # registry order, table cells escaped, docstrings published as written
+    # registry order, table cells escaped, docstrings published as written, examples as YAML blocks
     assert text.index("[`K8S001`]") < text.index("[`GPU001`]")
     assert "| [`K8S001`](#k8s001) | error | YAML \\| parse error |" in text
     assert "## GPU001\n\n**error**: GPU request without a limit\n\nA GPU requested" in text
-    assert "Fix: set ``nvidia.com/gpu`` in limits." in text
+    assert "Fix: set ``nvidia.com/gpu`` in limits.\n\nOptions (`lint.rules.GPU001`):" in text
+    assert "| `maxCount` | integer | `8` | At most \\| this many. |" in text
+    assert text.endswith("Passes:\n\n```yaml\nkind: Pod\nspec: {}\n```\n\nFails:\n\n```yaml\nkind: Pod\n```\n\n")
+    assert "PASS:" not in text
 
 
 def test_no_rules_md_without_a_linter(monkeypatch):

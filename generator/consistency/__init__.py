@@ -1,8 +1,9 @@
 """Cross-field rules the input schema cannot express, one module per area.
 
-Each module has ``check(spec, doc, facts)`` yielding ``InputError``s located in the input.
-``spec`` is the defaulted input; ``doc`` gives positions; ``facts`` is the provider's row of the
-library's ``providers.json``. The list below is the registry: a module that
+Each module has ``check(spec, doc, facts)`` yielding ``InputError``s located in the input (an
+``InputWarning`` for what renders but is probably not meant). ``spec`` is the defaulted input;
+``doc`` gives positions; ``facts`` is the provider's row of the library's ``providers.json``.
+The list below is the registry: a module that
 is not listed does not run, and a test checks that every module on disk is listed.
 """
 

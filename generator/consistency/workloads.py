@@ -34,7 +34,7 @@ def gpu_capacity(spec: dict, vendor: str) -> int:
     return total
 
 
-def _egress_errors(spec: dict, doc: Located) -> Iterator[InputError]:
+def _egress_problems(spec: dict, doc: Located) -> Iterator[InputError]:
     """Egress the namespace policies cannot give, or that a GPU inference namespace lacks.
 
     FQDN egress exists only as a CiliumNetworkPolicy ``toFQDNs`` rule. An inference namespace
@@ -53,7 +53,7 @@ def _egress_errors(spec: dict, doc: Located) -> Iterator[InputError]:
         has_gpus = bool(quota.get("gpus")) or any(quota.get("mig", {}).values())
         if (workload["type"] == "inference" and has_gpus and not workload["allowEgressToFQDNs"]
                 and "allowEgressTo" not in written):
-            yield doc.error(
+            yield doc.warning(
                 f"GPU inference namespace {ns} declares no egress: its pods reach only DNS and each other, so "
                 "model pulls from registries and object stores fail at runtime",
                 ("workloads", i, "namespace"),
@@ -62,7 +62,7 @@ def _egress_errors(spec: dict, doc: Located) -> Iterator[InputError]:
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
-    yield from _egress_errors(spec, doc)
+    yield from _egress_problems(spec, doc)
     vendors = gpu_vendors(spec)
     for i, first, ns in repeats((i, w["namespace"]) for i, w in enumerate(spec["workloads"])):
         yield doc.error(

@@ -36,10 +36,10 @@ class Context:
     rule_ids: set[str] = field(default_factory=lambda: {r.ID for r in REGISTRY})
     privileged_namespaces: set[str] = field(default_factory=set)
 
-    def namespace_allows_privileged(self, namespace: str) -> bool:
+    def namespace_allows_privileged(self, namespace: str, rule_id: str) -> bool:
         """Host access is expected where the configuration says so or where Pod Security
         admission lets privileged pods in (``pod-security.kubernetes.io/enforce: privileged``)."""
-        return self.settings.privileged_allowed(namespace) or namespace in self.privileged_namespaces
+        return self.settings.privileged_allowed(namespace, rule_id) or namespace in self.privileged_namespaces
 
 
 _ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"

@@ -12,7 +12,6 @@ are errors (kubeconform ``-strict``).
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 import re
@@ -32,7 +31,7 @@ from ruamel.yaml.tag import Tag
 
 from generator import yamlmessages
 from generator.errors import InputError
-from generator.lint import aliases, fastyaml
+from generator.lint import aliases, fastyaml, pathmatch
 from generator.lint.model import Document, Hit, Resource, first_content_line
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -153,7 +152,7 @@ def discover(paths: list[str], excludes: list[str], display) -> list[str]:
 
 
 def _excluded(shown: str, patterns: list[str]) -> bool:
-    return any(fnmatch.fnmatch(shown, p) or fnmatch.fnmatch(shown, p.rstrip("/") + "/*") for p in patterns)
+    return pathmatch.matches(shown, patterns)
 
 
 def read(path: str, display: str, strict: bool = True) -> Source:

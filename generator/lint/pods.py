@@ -187,9 +187,9 @@ def pod_requests_gpu(pod: PodTemplate) -> set[str]:
     return names
 
 
-def restricted_templates(res, ctx) -> tuple[PodTemplate, ...]:
-    """The pod templates the Pod Security rules check: core workloads outside the namespaces
-    allowed host access (custom resources' pods get their security context from operators)."""
-    if ctx.namespace_allows_privileged(res.namespace):
+def restricted_templates(res, ctx, rule_id: str) -> tuple[PodTemplate, ...]:
+    """The pod templates a Pod Security rule checks: core workloads outside the namespaces
+    that rule allows host access (custom resources' pods get their security context from operators)."""
+    if ctx.namespace_allows_privileged(res.namespace, rule_id):
         return ()
     return templates(res.obj, custom=False)

@@ -1,27 +1,56 @@
-"""Lint settings: the ``lint`` section of ``.gpu-gitops.yaml`` merged with command-line flags."""
+"""Lint settings: the ``lint`` section of ``.gpu-gitops.yaml`` merged with command-line flags.
+
+A rule's options are declared in its module (``OPTIONS``); ``Settings.option`` answers them from
+``lint.rules.<ID>``, the shared ``lint.<option>`` or the declared default.
+"""
 
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator import providers
 from generator.errors import InputError
+from generator.lint import options
 from generator.validate import kubernetes
 
 # Without a provider, the vendors' resource names (the project's default GPU taint keys).
 DEFAULT_TAINT_KEYS = ("nvidia.com/gpu", "amd.com/gpu")
 
 
+# The options several rules declare under one name, also settable once for all of them at the
+# top of the ``lint`` section (``lint.taintKeys``): they describe the cluster, not one rule.
+SHARED_OPTIONS = {"taintKeys": "taint_keys", "allowedPrivilegedNamespaces": "allowed_privileged_namespaces"}
+
+TAINT_KEYS = options.Option(
+    {"type": "array", "items": {"type": "string", "minLength": 1}}, None,
+    "Taint keys of the GPU node pools ([] when they are not tainted). Default: `lint.taintKeys`, else the "
+    "provider's (aks: sku), else nvidia.com/gpu and amd.com/gpu, reported as warnings.")
+ALLOWED_PRIVILEGED_NAMESPACES = options.Option(
+    {"type": "array", "items": {"type": "string", "minLength": 1}}, [],
+    "Namespaces where the rule is silent (drivers, device plugins, node tuning), besides those whose linted "
+    "Namespace enforces the privileged Pod Security level. Default: `lint.allowedPrivilegedNamespaces`, else none.")
+
+
+@functools.cache
+def _declared_default(rule_id: str, name: str):
+    """A rule's default for an option (looked up once: rules ask per object)."""
+    from generator.lint.rules import BY_ID  # the rules import this module
+
+    return options.declared(BY_ID[rule_id])[name].default
+
+
 @dataclass
 class Settings:
     kubernetes_version: str = ""
-    taint_keys: list[str] | None = None  # None: not configured (the provider's, else the vendor keys)
-    allowed_privileged_namespaces: list[str] = field(default_factory=list)
+    taint_keys: list[str] | None = None  # lint.taintKeys; None: not configured
+    allowed_privileged_namespaces: list[str] | None = None  # lint.allowedPrivilegedNamespaces
     provider: str = ""
     provider_facts: dict | None = None  # the provider's row of providers.json; None: the installed table's
-    rules: dict[str, str] = field(default_factory=dict)
+    rules: dict[str, str] = field(default_factory=dict)  # rule ID → level configured
+    rule_options: dict[str, dict] = field(default_factory=dict)  # rule ID → options set in lint.rules.<ID>
     ignores: list[dict] = field(default_factory=list)
     excludes: list[str] = field(default_factory=list)
     schema_locations: list[str] = field(default_factory=list)
@@ -35,24 +64,32 @@ class Settings:
         if self.provider and self.provider_facts is None:
             self.provider_facts = providers.facts(self.provider)
 
-    def privileged_allowed(self, namespace: str) -> bool:
-        return namespace in self.allowed_privileged_namespaces
+    def option(self, rule_id: str, name: str):
+        """A rule's option: ``lint.rules.<ID>.<name>``, else the shared ``lint.<name>``, else the
+        default the rule declares."""
+        configured = self.rule_options.get(rule_id, {})
+        if name in configured:
+            return configured[name]
+        shared = getattr(self, SHARED_OPTIONS[name]) if name in SHARED_OPTIONS else None
+        return shared if shared is not None else _declared_default(rule_id, name)
 
-    @property
-    def gpu_taint_keys(self) -> tuple[str, ...]:
+    def privileged_allowed(self, namespace: str, rule_id: str) -> bool:
+        return namespace in self.option(rule_id, "allowedPrivilegedNamespaces")
+
+    def gpu_taint_keys(self, rule_id: str) -> tuple[str, ...]:
         """The GPU pools' taint keys: configured, else the provider's documented ones
         (``lintGpuTaintKeys`` in ``libsonnet/providers.json``)."""
-        if self.taint_keys is not None:
-            return tuple(self.taint_keys)
+        configured = self.option(rule_id, "taintKeys")
+        if configured is not None:
+            return tuple(configured)
         if self.provider_facts is None:
             return DEFAULT_TAINT_KEYS
         return tuple(self.provider_facts["lintGpuTaintKeys"])
 
-    @property
-    def knows_gpu_taints(self) -> bool:
+    def knows_gpu_taints(self, rule_id: str) -> bool:
         """Whether taint keys or a provider were given: without either, the GPU taint rules
         guess and say so as warnings."""
-        return self.taint_keys is not None or bool(self.provider)
+        return self.option(rule_id, "taintKeys") is not None or bool(self.provider)
 
     def admission_tolerates(self, resource: str, taint_key: str) -> bool:
         """Whether the provider's API server adds the toleration for ``taint_key`` to a pod
@@ -65,12 +102,23 @@ class Settings:
     def from_config(cls, data: dict, **overrides) -> Settings:
         """Settings from a loaded config (``Config.data``); ``None`` overrides are ignored."""
         lint = data.get("lint", {})
+        levels: dict[str, str] = {}
+        rule_options: dict[str, dict] = {}
+        for rule_id, entry in lint.get("rules", {}).items():
+            if isinstance(entry, str):
+                levels[rule_id] = entry
+                continue
+            if options.LEVEL in entry:
+                levels[rule_id] = entry[options.LEVEL]
+            rule_options[rule_id] = {k: v for k, v in entry.items() if k != options.LEVEL}
         values = {
             "kubernetes_version": lint.get("kubernetesVersion", ""),
             "taint_keys": list(lint["taintKeys"]) if "taintKeys" in lint else None,
-            "allowed_privileged_namespaces": list(lint.get("allowedPrivilegedNamespaces", [])),
+            "allowed_privileged_namespaces": (list(lint["allowedPrivilegedNamespaces"])
+                                              if "allowedPrivilegedNamespaces" in lint else None),
             "provider": lint.get("provider", ""),
-            "rules": dict(lint.get("rules", {})),
+            "rules": levels,
+            "rule_options": rule_options,
             "ignores": list(lint.get("ignore", [])),
             "excludes": list(lint.get("exclude", [])),
         }
@@ -78,15 +126,16 @@ class Settings:
         return cls(**values)
 
 
-def unknown_rule_errors(doc) -> list[InputError]:
-    """Rule IDs in a config document (``yamlpos.Located``) that no rule has.
+def rule_errors(doc) -> list[InputError]:
+    """Rule IDs in a config document (``yamlpos.Located``) that no rule has, and rule options
+    (``lint.rules.<ID>.<option>``) the rule does not declare or whose value does not fit.
 
-    The schema only checks their shape; a misspelt ID (``GPU0004``) would otherwise turn
-    nothing off and silence nothing, without a word.
+    The schema only checks their shape; a misspelt ID (``GPU0004``) or option would otherwise
+    turn nothing off and set nothing, without a word.
     """
-    from generator.lint.rules import REGISTRY  # the rules import the lint modules that import settings
+    from generator.lint.rules import BY_ID  # the rules import the lint modules that import settings
 
-    known = sorted(r.ID for r in REGISTRY)
+    known = sorted(BY_ID)
     lint = doc.data.get("lint") if isinstance(doc.data, dict) else None
     if not isinstance(lint, dict):
         return []
@@ -107,6 +156,11 @@ def unknown_rule_errors(doc) -> list[InputError]:
         hint = f"did you mean {close[0]!r}? " if close else ""
         errors.append(doc.error(f"unknown lint rule {rule_id!r}", path, hint + "`gpu-gitops rules` lists them",
                                 at_value=at_value))
+    for rule_id, section in (rules if isinstance(rules, dict) else {}).items():
+        if rule_id in BY_ID and isinstance(section, dict):
+            for name, message, hint in options.problems(BY_ID[rule_id], section):
+                errors.append(doc.error(message, ("lint", "rules", rule_id, name), hint,
+                                        at_value=name in options.declared(BY_ID[rule_id])))
     return errors
 
 
@@ -121,4 +175,8 @@ def for_cluster(spec: dict, config: dict | None = None, facts: dict | None = Non
     if gpu_pools:
         overrides["taint_keys"] = sorted({t["key"] for pool in gpu_pools for t in pool.get("taints", [])
                                           if t.get("effect") in ("NoSchedule", "NoExecute")})
-    return Settings.from_config(config or {}, **overrides)
+    settings = Settings.from_config(config or {}, **overrides)
+    if gpu_pools:  # the pools' taints win over a rule's own taintKeys too
+        for rule_options in settings.rule_options.values():
+            rule_options.pop("taintKeys", None)
+    return settings

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import fnmatch
 
+from generator.lint import pathmatch
+
 ANNOTATION = "gpu-gitops.io/ignore"
 # checkov reads every annotation whose key contains this, and splits its value on "=" into
 # exactly a check ID and a comment (checkov/kubernetes/kubernetes_utils.py get_skipped_checks,
@@ -68,7 +70,8 @@ def checkov_skips(res) -> set[str]:
 
 
 def config_ignores(entry: dict, rule: str, res, file: str) -> bool:
-    """Whether one ``lint.ignore`` entry of the config file covers this finding."""
+    """Whether one ``lint.ignore`` entry of the config file covers this finding (its ``path`` is
+    a gitignore pattern, ``pathmatch``)."""
     if rule not in entry.get("rules", []) and "*" not in entry.get("rules", []):
         return False
     checks = (("kind", res.kind if res else ""), ("namespace", res.namespace if res else ""),
@@ -76,4 +79,4 @@ def config_ignores(entry: dict, rule: str, res, file: str) -> bool:
     for key, actual in checks:
         if key in entry and not fnmatch.fnmatchcase(actual, entry[key]):
             return False
-    return "path" not in entry or fnmatch.fnmatch(file, entry["path"])
+    return "path" not in entry or pathmatch.matches(file, [entry["path"]])

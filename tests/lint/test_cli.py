@@ -185,7 +185,7 @@ def test_rules_lists_every_rule_and_explain_shows_examples(tmp_path, run):
     assert "GPU001" in ids and len(ids) == len(set(ids))
     text = run(tmp_path, "explain", "gpu001").stdout
     assert text.startswith("GPU001 extended-limit-missing (error)")
-    assert "Why:" in text and "Fix:" in text and "--- fail: request-only.yaml" in text
+    assert "Why:" in text and "Fix:" in text and "--- fail\n" in text and "--- pass\n" in text
     assert run(tmp_path, "explain", "NOPE001").exit_code == 2
 
 

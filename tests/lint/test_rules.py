@@ -1,41 +1,47 @@
-"""Every rule against its fixtures: failing files must give exactly the marked lines.
+"""Every rule against its fixtures and its docstring's examples.
 
 A failing fixture marks each line where its rule must report with ``# <- RULE-ID``; the
 test compares the set of (line, rule) pairs, so a finding on the wrong line fails as much
-as a missing one. A passing fixture must give no finding of its rule. A fixture that needs
-cluster context starts with ``# lint: {"provider": "eks"}`` (the config file's ``lint`` section, as JSON).
+as a missing one. A passing fixture must give no finding of its rule. A fixture or example
+that needs settings carries them in a leading ``# gpu-gitops-config: {...}`` comment (the
+``.gpu-gitops.yaml`` content, checked against the config schema like the file itself).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
+from generator.lint import examples as rule_examples
 from generator.lint import lint_paths
-from generator.lint.rules import BY_ID, REGISTRY
+from generator.lint.rules import BY_ID, REGISTRY, examples
 from generator.lint.settings import Settings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+CONFIG_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "config.schema.json").read_text())
 _MARK = re.compile(r"#\s*<-\s*([A-Z][A-Z0-9]*[0-9]{3})")
-# API002 needs a target where its example is deprecated but not yet removed
-_VERSION = {"API002": "1.30"}
 
 
 def _cases(verdict: str):
     return sorted((p.parent.parent.name, p) for p in FIXTURES.glob(f"*/{verdict}/*.yaml"))
 
 
-_CONTEXT = re.compile(r"^# lint: (\{.*\})$", re.MULTILINE)
+def _settings(text: str) -> Settings:
+    config = rule_examples.config_comment(text)
+    jsonschema.validate(config, CONFIG_SCHEMA)
+    return Settings.from_config(config)
 
 
 def _lint(rule_id: str, path: Path):
-    context = _CONTEXT.search(path.read_text())
-    lint = json.loads(context[1]) if context else {}
-    settings = Settings.from_config({"lint": lint}, kubernetes_version=_VERSION.get(rule_id) or None)
-    return [f for f in lint_paths([str(path)], settings).findings if f.rule == rule_id]
+    return [f for f in lint_paths([str(path)], _settings(path.read_text())).findings if f.rule == rule_id]
 
 
 @pytest.mark.parametrize(("rule_id", "path"), _cases("fail"), ids=lambda v: getattr(v, "name", v))
@@ -52,7 +58,47 @@ def test_passing_fixture_is_clean(rule_id, path):
     assert _lint(rule_id, path) == []
 
 
+def _examples():
+    return [pytest.param(rule, example, id=f"{rule.ID}-{example.verdict}-{n}")
+            for rule in REGISTRY for n, example in enumerate(examples(rule), 1)]
+
+
+@pytest.mark.parametrize(("rule", "example"), _examples())
+def test_docstring_examples_do_what_they_say(rule, example, tmp_path):
+    """A PASS example gives no finding of its rule, a FAIL example exactly one."""
+    path = tmp_path / "example.yaml"
+    path.write_text(example.text)
+    found = [f for f in lint_paths([str(path)], _settings(example.text)).findings if f.rule == rule.ID]
+    assert len(found) == (1 if example.verdict == "FAIL" else 0), [f.message for f in found]
+
+
+def test_every_rule_has_pass_and_fail_examples_after_its_fix():
+    for rule in REGISTRY:
+        assert {e.verdict for e in examples(rule)} == {"PASS", "FAIL"}, rule.ID
+        prose, _ = rule_examples.split(rule.__doc__)
+        assert "PASS" not in prose.split("\n\nFix:")[-1].split() and "\n\nFix:" in prose, rule.ID
+
+
+def test_examples_are_split_from_the_docstring():
+    doc = ("What it finds.\n\n    Fix: do this.\n\n    PASS:\n\n        # gpu-gitops-config: {lint: {provider: aks}}\n"
+           "        kind: A\n\n    FAIL:\n\n        kind: B\n        spec: {}\n")
+    prose, found = rule_examples.split(doc)
+    assert prose == "What it finds.\n\nFix: do this."
+    assert [(e.verdict, e.text) for e in found] == [
+        ("PASS", "# gpu-gitops-config: {lint: {provider: aks}}\nkind: A\n"), ("FAIL", "kind: B\nspec: {}\n")]
+    assert found[0].config == {"lint": {"provider": "aks"}} and found[1].config == {}
+
+
+def test_config_comment_counts_only_before_the_yaml():
+    assert rule_examples.config_comment("# about\n# gpu-gitops-config: {lint: {provider: eks}}\nkind: A\n") \
+        == {"lint": {"provider": "eks"}}
+    assert rule_examples.config_comment("kind: A\n# gpu-gitops-config: {lint: {provider: eks}}\n") == {}
+    with pytest.raises(ValueError, match="needs a mapping"):
+        rule_examples.config_comment("# gpu-gitops-config: [lint]\n")
+
+
 def test_every_rule_has_passing_and_failing_fixtures():
+    assert not list(FIXTURES.glob("*/*/*.yml")), "fixtures end in .yaml"
     for rule in REGISTRY:
         assert list((FIXTURES / rule.ID / "fail").glob("*.yaml")), rule.ID
         assert list((FIXTURES / rule.ID / "pass").glob("*.yaml")), rule.ID
@@ -87,3 +133,86 @@ def test_a_namespace_declared_differently_by_two_trees_is_not_exempt(tmp_path):
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gpu-operator\n"
         "  labels: {pod-security.kubernetes.io/enforce: baseline}\n")
     assert [f.rule for f in lint_paths([str(tmp_path)], Settings()).findings if f.rule == "SEC001"] == ["SEC001"]
+
+
+def test_explain_shows_examples_from_the_package_alone(tmp_path):
+    """As installed: the package without the source tree (no tests/), run from elsewhere."""
+    package = Path(__file__).resolve().parents[2] / "generator"
+    shutil.copytree(package, tmp_path / "site" / "generator", symlinks=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    code = "import generator, sys; from generator.cli import main; print(generator.__file__); main()"
+    done = subprocess.run([sys.executable, "-c", code, "explain", "GPU004"], cwd=tmp_path, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(tmp_path / "site")})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(str(tmp_path / "site" / "generator"))
+    assert "\n--- pass\n# gpu-gitops-config: {lint: {provider: aks}}\napiVersion: v1\n" in done.stdout
+    assert "\n--- fail\n" in done.stdout and "Option taintKeys (lint.rules.GPU004.taintKeys)" in done.stdout
+
+
+def test_rule_options_come_from_the_rule_then_the_shared_setting_then_the_default():
+    settings = Settings.from_config({"lint": {"taintKeys": ["sku"], "rules": {
+        "GPU004": {"level": "warning", "taintKeys": []}, "SEC001": {"allowedPrivilegedNamespaces": ["gpu-operator"]}}}})
+    assert settings.gpu_taint_keys("GPU004") == () and settings.gpu_taint_keys("XR005") == ("sku",)
+    assert settings.rules == {"GPU004": "warning"}
+    assert settings.privileged_allowed("gpu-operator", "SEC001")
+    assert not settings.privileged_allowed("gpu-operator", "SEC002")
+    assert Settings().option("SEC002", "allowedPrivilegedNamespaces") == []
+    assert Settings(provider="aks").gpu_taint_keys("XR005") == ("sku",)
+
+
+def test_a_rule_option_changes_only_that_rule(tmp_path):
+    path = tmp_path / "agent.yaml"
+    path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: agent, namespace: gpu-operator}\nspec:\n"
+                    "  hostNetwork: true\n  containers:\n    - name: main\n      image: busybox:1.36\n"
+                    "      securityContext: {privileged: true}\n")
+    settings = Settings.from_config({"lint": {"rules": {"SEC001": {"allowedPrivilegedNamespaces": ["gpu-operator"]}}}})
+    rules = {f.rule for f in lint_paths([str(path)], settings).findings}
+    assert "SEC001" not in rules and "SEC003" in rules
+
+
+def _config_errors(tmp_path, text: str) -> list[str]:
+    from generator.config import load_config
+    from generator.errors import InputErrors
+    from generator.paths import Project
+
+    (tmp_path / ".gpu-gitops.yaml").write_text(text)
+    try:
+        load_config(Project(tmp_path))
+    except InputErrors as exc:
+        return [e.format() for e in exc.errors]
+    return []
+
+
+def test_config_rule_options_are_checked_against_the_rule_with_their_line(tmp_path):
+    errors = _config_errors(tmp_path, "lint:\n  rules:\n    GPU004: {level: warning, taintKey: [sku]}\n"
+                                      "    SEC001:\n      allowedPrivilegedNamespaces: gpu-operator\n"
+                                      "    GPU001: {maxGpus: 8}\n")
+    assert len(errors) == 3, errors
+    assert errors[0].startswith(".gpu-gitops.yaml:3:30: error: unknown option 'taintKey' for rule GPU004")
+    assert "did you mean 'taintKeys'?" in errors[0]
+    assert errors[1].startswith(".gpu-gitops.yaml:5:36: error: SEC001 option allowedPrivilegedNamespaces: "
+                                "'gpu-operator' is not of type 'array'")
+    assert "GPU001 has no options, only `level`" in errors[2]
+
+
+def test_config_rule_level_alone_or_in_a_mapping(tmp_path):
+    assert _config_errors(tmp_path, "lint:\n  rules:\n    SEC006: off\n    GPU007: {level: error}\n") == []
+    [error] = _config_errors(tmp_path, "lint:\n  rules:\n    GPU007: {level: loud}\n")
+    assert error.startswith(".gpu-gitops.yaml:3:21: error: lint.rules.GPU007.level: 'loud' is not allowed")
+
+
+def test_the_config_documented_in_lint_md_is_valid(tmp_path):
+    text = (Path(__file__).resolve().parents[2] / "docs" / "lint.md").read_text()
+    [block] = [b for b in re.findall(r"```yaml\n(.*?)```", text, flags=re.S) if b.startswith("schemaLocations")]
+    assert "allowedPrivilegedNamespaces: [gpu-operator]" in block
+    assert _config_errors(tmp_path, block) == []
+
+
+def test_a_rendered_clusters_gpu_pool_taints_win_over_a_rules_taint_keys():
+    from generator.lint.settings import for_cluster
+
+    config = {"lint": {"rules": {"GPU004": {"taintKeys": ["sku"]}}}}
+    spec = {"kubernetesVersion": "1.31", "provider": "aks",
+            "nodePools": [{"gpu": {}, "taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]}]}
+    assert for_cluster(spec, config).gpu_taint_keys("GPU004") == ("nvidia.com/gpu",)
+    assert for_cluster({**spec, "nodePools": []}, config).gpu_taint_keys("GPU004") == ("sku",)

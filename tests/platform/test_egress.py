@@ -64,10 +64,15 @@ def test_fqdn_egress_without_cilium_is_refused(project, run):
     assert "allowEgressTo" in hint
 
 
-def test_gpu_inference_namespace_without_egress_is_refused(project, run):
-    _, message, hint = render_error(project, run, BASE + SERVE, "- namespace: serve")
-    assert "declares no egress" in message
-    assert "allowEgressToFQDNs" in hint and "allowEgressTo: []" in hint
+def test_gpu_inference_namespace_without_egress_renders_with_a_located_warning(project, run):
+    """It renders (models may come from a volume) and says, at the namespace, why pulls would fail."""
+    write(project, BASE + SERVE)
+    result = run(project, "render", "t")
+    assert result.exit_code == 0, result.output
+    line = next(n for n, text in enumerate((BASE + SERVE).splitlines(), 1) if "- namespace: serve" in text)
+    assert re.search(rf"clusters/t/cluster.yaml:{line}:\d+: warning: GPU inference namespace serve declares no "
+                     "egress", result.stderr), result.stderr
+    assert "allowEgressToFQDNs" in result.stderr and "allowEgressTo: []" in result.stderr
 
 
 @pytest.mark.parametrize("egress", ["    allowEgressTo: []\n", "    allowEgressTo: [10.20.0.0/16]\n", FQDNS])

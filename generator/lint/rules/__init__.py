@@ -1,5 +1,10 @@
 """The rule registry: every rule module, listed explicitly, in the order ``rules`` prints them.
 
+Every rule module's docstring ends with ``PASS:`` and ``FAIL:`` examples
+(``generator.lint.examples``), which ``explain`` prints, docs/rules.md publishes and a test
+lints. A rule with settings declares them in ``OPTIONS`` (name → ``generator.lint.options.Option``);
+the config sets them under ``lint.rules.<ID>``.
+
 A rule module has ``ID``, ``NAME``, ``SEVERITY`` (error|warning|info), ``SUMMARY``,
 ``SCOPE`` and ``check``, and a docstring whose paragraphs say what it finds, why
 (``Rationale:``) and how to fix it (``Fix:``). ``SCOPE`` decides what ``check`` receives:
@@ -15,6 +20,8 @@ from __future__ import annotations
 
 from importlib import import_module
 from types import ModuleType
+
+from generator.lint import examples as rule_examples
 
 # The order ``rules`` prints them in; a module not listed here does not run (a test checks the
 # list against the modules on disk).
@@ -66,7 +73,12 @@ def rule(rule_id: str) -> ModuleType | None:
 
 def sections(rule_module: ModuleType) -> tuple[str, str, str]:
     """``(description, rationale, fix)`` from a rule's docstring."""
-    text = (rule_module.__doc__ or "").strip()
+    text, _ = rule_examples.split(rule_module.__doc__)
     description, _, rest = text.partition("\n\nRationale:")
     rationale, _, fix = rest.partition("\n\nFix:")
     return description.strip(), " ".join(rationale.split()), " ".join(fix.split())
+
+
+def examples(rule_module: ModuleType) -> list[rule_examples.Example]:
+    """The rule's PASS and FAIL examples, from its docstring (so they ship with the package)."""
+    return rule_examples.split(rule_module.__doc__)[1]

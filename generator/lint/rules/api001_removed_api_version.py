@@ -7,6 +7,36 @@ PodDisruptionBudget in 1.25, ``autoscaling/v2beta2`` in 1.26, ...) the API serve
 
 Fix: move the object to the replacement API version named in the message; check the
 fields that changed between the versions (the migration guide lists them).
+
+PASS:
+
+    apiVersion: batch/v1
+    kind: CronJob
+    metadata:
+      name: nightly
+    spec:
+      schedule: "0 2 * * *"
+      jobTemplate:
+        spec:
+          template:
+            spec:
+              restartPolicy: OnFailure
+              containers: [{name: main, image: "busybox:1.36"}]
+
+FAIL:
+
+    apiVersion: batch/v1beta1
+    kind: CronJob
+    metadata:
+      name: nightly
+    spec:
+      schedule: "0 2 * * *"
+      jobTemplate:
+        spec:
+          template:
+            spec:
+              restartPolicy: OnFailure
+              containers: [{name: main, image: "busybox:1.36"}]
 """
 
 from generator.lint import deprecations

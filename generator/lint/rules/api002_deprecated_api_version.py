@@ -4,6 +4,28 @@ Rationale: a deprecated version still works but is scheduled for removal; the AP
 returns a deprecation warning on every apply, and the next upgrade breaks the sync.
 
 Fix: move the object to the replacement API version named in the message before upgrading.
+
+PASS:
+
+    # gpu-gitops-config: {lint: {kubernetesVersion: "1.30"}}
+    apiVersion: flowcontrol.apiserver.k8s.io/v1
+    kind: FlowSchema
+    metadata:
+      name: gpu-jobs
+    spec:
+      priorityLevelConfiguration: {name: workload-high}
+      matchingPrecedence: 1000
+
+FAIL:
+
+    # gpu-gitops-config: {lint: {kubernetesVersion: "1.30"}}
+    apiVersion: flowcontrol.apiserver.k8s.io/v1beta3
+    kind: FlowSchema
+    metadata:
+      name: gpu-jobs
+    spec:
+      priorityLevelConfiguration: {name: workload-high}
+      matchingPrecedence: 1000
 """
 
 from generator.lint import deprecations

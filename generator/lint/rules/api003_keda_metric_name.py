@@ -6,6 +6,40 @@ the name (dashboards, HPA metric selectors) silently stops matching.
 
 Fix: delete ``metricName`` from the trigger's ``metadata``; use the trigger's ``name`` if
 a stable identifier is needed.
+
+PASS:
+
+    apiVersion: keda.sh/v1alpha1
+    kind: ScaledObject
+    metadata:
+      name: vllm
+      namespace: gpu-inference
+    spec:
+      scaleTargetRef: {name: vllm}
+      triggers:
+        - type: prometheus
+          name: gpu_util
+          metadata:
+            serverAddress: http://prometheus.monitoring:9090
+            query: avg(DCGM_FI_DEV_GPU_UTIL)
+            threshold: "80"
+
+FAIL:
+
+    apiVersion: keda.sh/v1alpha1
+    kind: ScaledObject
+    metadata:
+      name: vllm
+      namespace: gpu-inference
+    spec:
+      scaleTargetRef: {name: vllm}
+      triggers:
+        - type: prometheus
+          metadata:
+            serverAddress: http://prometheus.monitoring:9090
+            metricName: gpu_util
+            query: avg(DCGM_FI_DEV_GPU_UTIL)
+            threshold: "80"
 """
 
 from generator.lint.model import Hit

@@ -7,6 +7,42 @@ limit is given, but refuses a request without a limit; the API server says
 
 Fix: set the count under ``resources.limits`` (it may be the only place it appears):
 ``limits: {nvidia.com/gpu: 1}``.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: train
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: main
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+              memory: 8Gi
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: train
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: main
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            requests:
+              nvidia.com/gpu: 1
+              memory: 8Gi
 """
 
 from generator.lint import limits as limits_rules

@@ -5,6 +5,47 @@ when both are given. The API server rejects the object with
 ``must be equal to <resource> limit of <quantity>``.
 
 Fix: give only the limit (the request defaults to it), or make both the same number.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: train
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: main
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            requests:
+              nvidia.com/gpu: "1"
+              cpu: 500m
+            limits:
+              nvidia.com/gpu: 1
+              memory: 8Gi
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: train
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: main
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            requests:
+              nvidia.com/gpu: 2
+            limits:
+              nvidia.com/gpu: 1
+              memory: 8Gi
 """
 
 from generator.lint import limits as limits_rules

@@ -16,16 +16,67 @@ checked as well.
 Fix: add ``tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]`` (the
 pool's taint key) to the pod template, or set ``lint.taintKeys``/``lint.provider`` to
 describe the cluster.
+
+PASS:
+
+    # gpu-gitops-config: {lint: {provider: aks}}
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: smi
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: sku, operator: Equal, value: gpu, effect: NoSchedule}
+      containers:
+        - name: smi
+          image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+          resources:
+            limits: {nvidia.com/gpu: 1, memory: 1Gi}
+
+PASS:
+
+    # gpu-gitops-config: {lint: {provider: eks}}
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: smi
+      namespace: gpu-training
+    spec:
+      containers:
+        - name: smi
+          image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+          resources:
+            limits: {nvidia.com/gpu: 1, memory: 1Gi}
+
+FAIL:
+
+    # gpu-gitops-config: {lint: {provider: aks}}
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: smi
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: smi
+          image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+          resources:
+            limits: {nvidia.com/gpu: 1, memory: 1Gi}
 """
 
 from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
+from generator.lint.settings import TAINT_KEYS
 
 ID = "GPU004"
 NAME = "gpu-toleration-missing"
 SEVERITY = "error"
 SUMMARY = "A GPU pod has no toleration for the GPU node taint"
+OPTIONS = {"taintKeys": TAINT_KEYS}
 SCOPE = "object"
 
 _VENDOR_DOMAINS = {p.rstrip("/") for p in pods.GPU_RESOURCE_PREFIXES}
@@ -38,7 +89,7 @@ def check(res, ctx):
     for pod in pods.templates(res.obj):
         requested = pods.pod_requests_gpu(pod)
         domains = {name.split("/", 1)[0] for name in requested}
-        for key in settings.gpu_taint_keys:
+        for key in settings.gpu_taint_keys(ID):
             domain = key.split("/", 1)[0] if "/" in key else ""
             applies = domain in domains or (requested and domain not in _VENDOR_DOMAINS)
             if not applies or pods.tolerates(pod.spec, key) \
@@ -47,7 +98,7 @@ def check(res, ctx):
             where = pod.path + ("tolerations",)
             message = (f"{jsonpath.dotted(where)}: pod requests {', '.join(sorted(requested))} but does not "
                        f"tolerate the GPU node taint {key}:NoSchedule, so it can never be scheduled")
-            if settings.knows_gpu_taints:
+            if settings.knows_gpu_taints(ID):
                 yield Hit(message, where)
             else:
                 yield Hit(message + " if the GPU nodes carry that taint", where, hint=UNKNOWN_TAINTS_HINT,

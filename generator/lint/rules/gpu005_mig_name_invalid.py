@@ -7,6 +7,42 @@ it, so the pod stays Pending for ever.
 
 Fix: use a profile of the target GPU, for example ``nvidia.com/mig-1g.10gb`` on an
 A100-80GB, spelled exactly so.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: train
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: main
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits:
+              nvidia.com/mig-1g.10gb: 1
+              memory: 4Gi
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: train
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: main
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits:
+              nvidia.com/mig-1g10gb: 1
+              memory: 4Gi
 """
 
 import re

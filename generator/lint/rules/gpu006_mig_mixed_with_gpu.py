@@ -6,6 +6,43 @@ and all of them are allocated (and billed) while only some are usable.
 
 Fix: request either whole GPUs or MIG slices in a container; split the work into two
 containers or pods if both are needed.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: train
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: main
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits:
+              nvidia.com/mig-3g.40gb: 1
+              memory: 4Gi
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: train
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: main
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+              nvidia.com/mig-3g.40gb: 1
+              memory: 4Gi
 """
 
 from generator import jsonpath

@@ -6,6 +6,42 @@ gets other GPU pods evicted, instead of failing on its own.
 
 Fix: set ``resources.limits.memory`` on every container that requests GPUs (equal to the
 request for Guaranteed QoS).
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: train
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: main
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+              memory: 32Gi
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: train
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: main
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+              cpu: "8"
 """
 
 from generator import jsonpath

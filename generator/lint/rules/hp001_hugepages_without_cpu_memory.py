@@ -4,6 +4,34 @@ Rationale: the API server refuses it (``HugePages require cpu or memory``): huge
 accounted inside the pod's memory cgroup, which needs a CPU or memory request to be sized.
 
 Fix: request ``memory`` (and usually ``cpu``) next to the ``hugepages-<size>`` resource.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: dpdk
+      namespace: net
+    spec:
+      containers:
+        - name: main
+          image: example.com/dpdk:1
+          resources:
+            limits: {hugepages-2Mi: 100Mi, memory: 1Gi}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: dpdk
+      namespace: net
+    spec:
+      containers:
+        - name: main
+          image: example.com/dpdk:1
+          resources:
+            limits: {hugepages-2Mi: 100Mi}
 """
 
 from generator import jsonpath

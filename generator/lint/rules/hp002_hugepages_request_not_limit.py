@@ -5,6 +5,36 @@ server requires a limit (``Limit must be set for non overcommitable resources``)
 request equal to it (``must be equal to hugepages-2Mi limit of ...``).
 
 Fix: give only the limit (the request defaults to it) or make both the same quantity.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: dpdk
+      namespace: net
+    spec:
+      containers:
+        - name: main
+          image: example.com/dpdk:1
+          resources:
+            requests: {hugepages-1Gi: 1024Mi, memory: 1Gi}
+            limits: {hugepages-1Gi: 1Gi, memory: 1Gi}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: dpdk
+      namespace: net
+    spec:
+      containers:
+        - name: main
+          image: example.com/dpdk:1
+          resources:
+            requests: {hugepages-1Gi: 2Gi, memory: 1Gi}
+            limits: {hugepages-1Gi: 1Gi, memory: 1Gi}
 """
 
 from generator.lint import limits as limits_rules

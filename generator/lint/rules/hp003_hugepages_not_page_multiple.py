@@ -4,6 +4,34 @@ Rationale: ``hugepages-2Mi: 3Mi`` is one and a half pages; the API server reject
 ``3Mi is not positive integer multiple of hugepages-2Mi``.
 
 Fix: use a multiple of the page size: ``hugepages-2Mi: 4Mi``, ``hugepages-1Gi: 2Gi``.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: dpdk
+      namespace: net
+    spec:
+      containers:
+        - name: main
+          image: example.com/dpdk:1
+          resources:
+            limits: {hugepages-2Mi: 4Mi, memory: 1Gi}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: dpdk
+      namespace: net
+    spec:
+      containers:
+        - name: main
+          image: example.com/dpdk:1
+          resources:
+            limits: {hugepages-2Mi: 3Mi, memory: 1Gi}
 """
 
 from generator import jsonpath

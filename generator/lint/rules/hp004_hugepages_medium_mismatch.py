@@ -6,6 +6,40 @@ that size requested by the pod, else the mount has no pages behind it.
 
 Fix: with one size, use ``medium: HugePages`` or ``HugePages-<size>``; with several sizes,
 one ``HugePages-<size>`` volume per size that some container requests.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: dpdk
+      namespace: net
+    spec:
+      containers:
+        - name: main
+          image: example.com/dpdk:1
+          resources:
+            limits: {hugepages-2Mi: 4Mi, hugepages-1Gi: 1Gi, memory: 2Gi}
+      volumes:
+        - name: pages
+          emptyDir: {medium: HugePages-2Mi}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: dpdk
+      namespace: net
+    spec:
+      containers:
+        - name: main
+          image: example.com/dpdk:1
+          resources:
+            limits: {hugepages-2Mi: 4Mi, hugepages-1Gi: 1Gi, memory: 2Gi}
+      volumes:
+        - name: pages
+          emptyDir: {medium: HugePages}
 """
 
 from generator import jsonpath

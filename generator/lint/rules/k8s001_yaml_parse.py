@@ -7,6 +7,23 @@ otherwise up to the tool. The other documents of the same file are still linted.
 
 Fix: correct the syntax at the reported line (indentation, quoting, a stray tab) or
 remove the repeated key.
+
+PASS:
+
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: flags
+    data:
+      profiling: "on"
+
+FAIL:
+
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: flags
+      name: feature-flags
 """
 
 ID = "K8S001"

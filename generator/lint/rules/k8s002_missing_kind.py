@@ -7,6 +7,19 @@ are skipped, as is anything under ``kustomize.config.k8s.io``.
 
 Fix: add ``apiVersion`` and ``kind`` (for example ``apiVersion: apps/v1`` and
 ``kind: Deployment``), or remove the stray document.
+
+PASS:
+
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: flags
+
+FAIL:
+
+    apiVersion: v1
+    metadata:
+      name: flags
 """
 
 from generator.lint.model import Hit

@@ -13,6 +13,24 @@ expected, the hint says so.
 
 Fix: correct the field named in the message; check its spelling and type in
 ``kubectl explain KIND.FIELD`` for the target version. Quote values meant as text.
+
+PASS:
+
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: flags
+    data:
+      profiling: "yes"
+
+FAIL:
+
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: flags
+    data:
+      profiling: yes
 """
 
 from generator import jsonpath

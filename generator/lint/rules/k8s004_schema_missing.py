@@ -12,6 +12,20 @@ Fix: run ``gpu-gitops schemas sync`` (``--from DIR`` with a local mirror when of
 schema location for the kind (``--schema-location`` or ``schemaLocations`` in
 ``.gpu-gitops.yaml``; ``gpu-gitops schemas import`` makes schemas from CRDs), or check that
 apiVersion and kind are spelled right for the target Kubernetes version.
+
+PASS:
+
+    apiVersion: kustomize.config.k8s.io/v1beta1
+    kind: Kustomization
+    resources: [deployment.yaml]
+
+FAIL:
+
+    apiVersion: example.com/v1
+    kind: TrainingRun
+    metadata:
+      name: run
+    spec: {}
 """
 
 from generator.lint import deprecations

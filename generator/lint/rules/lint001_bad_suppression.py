@@ -9,6 +9,74 @@ reason, lint does not honour one; a value with two ``=`` makes checkov fail on t
 Fix: write ``gpu-gitops.io/ignore: "SEC001,SEC002: node agent, needs host access"`` -
 known rule IDs, a colon, then the reason - or ``checkov.io/skip1: "CKV_K8S_16=node agent,
 reads /dev"`` - one check ID, ``=``, then a reason without ``=``.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-operator
+      annotations:
+        gpu-gitops.io/ignore: "SEC001: node agent from the vendor chart, reviewed"
+    spec:
+      containers:
+        - name: main
+          image: busybox:1.36
+          securityContext: {privileged: true}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-operator
+      annotations:
+        gpu-gitops.io/ignore: "SEC001"
+    spec:
+      containers:
+        - name: main
+          image: busybox:1.36
+          securityContext: {privileged: true}
+
+PASS:
+
+    apiVersion: apps/v1
+    kind: DaemonSet
+    metadata:
+      name: nvidia-driver
+      namespace: gpu-operator
+      annotations:
+        checkov.io/skip1: "CKV_K8S_16=loads the kernel module on the node"
+    spec:
+      selector: {matchLabels: {app: nvidia-driver}}
+      template:
+        metadata: {labels: {app: nvidia-driver}}
+        spec:
+          containers:
+            - name: driver
+              image: nvcr.io/nvidia/driver:550.90.07-ubuntu22.04
+              securityContext: {privileged: true}
+
+FAIL:
+
+    apiVersion: apps/v1
+    kind: DaemonSet
+    metadata:
+      name: nvidia-driver
+      namespace: gpu-operator
+      annotations:
+        checkov.io/skip1: CKV_K8S_16
+    spec:
+      selector: {matchLabels: {app: nvidia-driver}}
+      template:
+        metadata: {labels: {app: nvidia-driver}}
+        spec:
+          containers:
+            - name: driver
+              image: nvcr.io/nvidia/driver:550.90.07-ubuntu22.04
+              securityContext: {privileged: true}
 """
 
 from generator.lint import suppress

@@ -13,22 +13,51 @@ plugin's resources, not through privilege), or move the component to a namespace
 ``pod-security.kubernetes.io/enforce: privileged``. Where a node agent needs it, say why on
 the object: ``checkov.io/skip1: "CKV_K8S_16=<reason>"`` (checkov reads it too) or
 ``gpu-gitops.io/ignore: "SEC001: <reason>"``.
+
+PASS:
+
+    # gpu-gitops-config: {lint: {rules: {SEC001: {allowedPrivilegedNamespaces: [gpu-operator]}}}}
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: driver
+      namespace: gpu-operator
+    spec:
+      containers:
+        - name: main
+          image: busybox:1.36
+          securityContext: {privileged: true}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      containers:
+        - name: main
+          image: busybox:1.36
+          securityContext: {privileged: true}
 """
 
 from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
+from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 
 ID = "SEC001"
 NAME = "privileged"
 SEVERITY = "warning"
 SUMMARY = "A container is privileged outside the allowed namespaces"
+OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 SCOPE = "object"
 CHECKOV = ("CKV_K8S_16",)
 
 
 def check(res, ctx):
-    for cpath, container in (c for pod in pods.restricted_templates(res, ctx) for c in pod.containers):
+    for cpath, container in (c for pod in pods.restricted_templates(res, ctx, ID) for c in pod.containers):
         sc = container.get("securityContext")
         if isinstance(sc, dict) and sc.get("privileged") is True:
             yield Hit(f"{jsonpath.dotted(cpath)}: privileged container in namespace "

@@ -6,21 +6,51 @@ persistent volumes or local volumes through a StorageClass.
 
 Fix: replace the hostPath with a PersistentVolumeClaim (local NVMe through a local-volume
 StorageClass), or move the node agent to an allowed namespace.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      containers:
+        - {name: main, image: "busybox:1.36"}
+      volumes:
+        - name: scratch
+          emptyDir: {}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      containers:
+        - {name: main, image: "busybox:1.36"}
+      volumes:
+        - name: host
+          hostPath: {path: /var/lib/kubelet}
 """
 
 from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
+from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 
 ID = "SEC002"
 NAME = "host-path"
 SEVERITY = "warning"
 SUMMARY = "A pod mounts a hostPath volume outside the allowed namespaces"
+OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 SCOPE = "object"
 
 
 def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx):
+    for pod in pods.restricted_templates(res, ctx, ID):
         volumes = pod.spec.get("volumes")
         for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
             if isinstance(volume, dict) and "hostPath" in volume:

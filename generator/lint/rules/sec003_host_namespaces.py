@@ -8,16 +8,42 @@ Fix: remove ``hostNetwork``/``hostPID``/``hostIPC``, or move the node agent to a
 namespace. Where a node agent needs one, say why on the object with checkov's annotation for
 that namespace (``checkov.io/skip1: "CKV_K8S_19=<reason>"``: hostNetwork; ``CKV_K8S_17`` hostPID,
 ``CKV_K8S_18`` hostIPC) or ``gpu-gitops.io/ignore: "SEC003: <reason>"``.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      hostNetwork: false
+      containers:
+        - {name: main, image: "busybox:1.36"}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      hostNetwork: true
+      containers:
+        - {name: main, image: "busybox:1.36"}
 """
 
 from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
+from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 
 ID = "SEC003"
 NAME = "host-namespaces"
 SEVERITY = "warning"
 SUMMARY = "A pod uses hostNetwork, hostPID or hostIPC outside the allowed namespaces"
+OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 SCOPE = "object"
 # checkov has one check per namespace
 CHECKOV_BY_KEY = {"hostPID": "CKV_K8S_17", "hostIPC": "CKV_K8S_18", "hostNetwork": "CKV_K8S_19"}
@@ -25,7 +51,7 @@ CHECKOV = tuple(sorted(CHECKOV_BY_KEY.values()))
 
 
 def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx):
+    for pod in pods.restricted_templates(res, ctx, ID):
         for key in ("hostNetwork", "hostPID", "hostIPC"):
             if pod.spec.get(key) is True:
                 yield Hit(f"{jsonpath.dotted(pod.path + (key,))}: {key} in namespace {res.namespace or '(none)'}",

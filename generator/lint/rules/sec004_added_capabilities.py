@@ -8,22 +8,52 @@ Fix: drop the ``capabilities.add`` entries (keep ``drop: [ALL]``), or move the n
 to an allowed namespace. Where a capability is needed, say why on the object:
 ``checkov.io/skip1: "CKV_K8S_25=<reason>"`` (checkov reads it too) or
 ``gpu-gitops.io/ignore: "SEC004: <reason>"``.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      containers:
+        - name: main
+          image: busybox:1.36
+          securityContext:
+            capabilities: {drop: [ALL], add: [NET_BIND_SERVICE]}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      containers:
+        - name: main
+          image: busybox:1.36
+          securityContext:
+            capabilities: {add: [SYS_ADMIN]}
 """
 
 from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
+from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 
 ID = "SEC004"
 NAME = "added-capabilities"
 SEVERITY = "warning"
 SUMMARY = "A container adds Linux capabilities outside the allowed namespaces"
+OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 SCOPE = "object"
 CHECKOV = ("CKV_K8S_25",)
 
 
 def check(res, ctx):
-    for cpath, container in (c for pod in pods.restricted_templates(res, ctx) for c in pod.containers):
+    for cpath, container in (c for pod in pods.restricted_templates(res, ctx, ID) for c in pod.containers):
         sc = container.get("securityContext")
         caps = sc.get("capabilities") if isinstance(sc, dict) else None
         added = caps.get("add") if isinstance(caps, dict) else None

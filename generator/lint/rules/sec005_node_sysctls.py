@@ -7,16 +7,46 @@ allowing it changes the whole node for every pod on it. Node-level tuning for GP
 
 Fix: move the setting to the node tuning (Tuned profile or tuning DaemonSet), or move the
 component to an allowed namespace.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      securityContext:
+        sysctls:
+          - {name: net.ipv4.ip_local_port_range, value: "1024 65000"}
+      containers:
+        - {name: main, image: "busybox:1.36"}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      securityContext:
+        sysctls:
+          - {name: vm.nr_hugepages, value: "512"}
+      containers:
+        - {name: main, image: "busybox:1.36"}
 """
 
 from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
+from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 
 ID = "SEC005"
 NAME = "node-sysctls"
 SEVERITY = "warning"
 SUMMARY = "A pod sets unsafe or node-level sysctls outside the allowed namespaces"
+OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 SCOPE = "object"
 
 # The kubelet's safe set (Kubernetes 1.29+)
@@ -29,7 +59,7 @@ SAFE = frozenset({
 
 
 def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx):
+    for pod in pods.restricted_templates(res, ctx, ID):
         sc = pod.spec.get("securityContext")
         sysctls = sc.get("sysctls") if isinstance(sc, dict) else None
         for i, item in enumerate(sysctls if isinstance(sysctls, list) else []):

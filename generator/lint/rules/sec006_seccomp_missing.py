@@ -6,22 +6,48 @@ every system call available; the restricted Pod Security level requires
 
 Fix: set ``securityContext.seccompProfile.type: RuntimeDefault`` in the pod spec; an exception
 with its reason: ``checkov.io/skip1: "CKV_K8S_31=<reason>"`` or ``gpu-gitops.io/ignore``.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      securityContext:
+        seccompProfile: {type: RuntimeDefault}
+      containers:
+        - {name: main, image: "busybox:1.36"}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      containers:
+        - {name: main, image: "busybox:1.36"}
 """
 
 from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
+from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 
 ID = "SEC006"
 NAME = "seccomp-missing"
 SEVERITY = "warning"
 SUMMARY = "A pod has no seccomp profile"
+OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 SCOPE = "object"
 CHECKOV = ("CKV_K8S_31",)
 
 
 def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx):
+    for pod in pods.restricted_templates(res, ctx, ID):
         if not pods.secured(pod, lambda sc: isinstance(sc, dict) and isinstance(sc.get("seccompProfile"), dict)):
             yield Hit(f"{jsonpath.dotted(pod.path + ('securityContext',))}: no seccompProfile; set type "
                       "RuntimeDefault", pod.path + ("securityContext",), checkov=CHECKOV[0])

@@ -7,22 +7,47 @@ non-root user.
 Fix: set ``securityContext.runAsNonRoot: true`` (and a ``runAsUser``) in the pod spec. Where the
 process must be root, say why on the object: ``checkov.io/skip1: "CKV_K8S_23=<reason>"``
 (checkov reads it too) or ``gpu-gitops.io/ignore: "SEC007: <reason>"``.
+
+PASS:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      securityContext: {runAsNonRoot: true, runAsUser: 1000}
+      containers:
+        - {name: main, image: "busybox:1.36"}
+
+FAIL:
+
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent
+      namespace: gpu-training
+    spec:
+      containers:
+        - {name: main, image: "busybox:1.36"}
 """
 
 from generator import jsonpath
 from generator.lint import pods
 from generator.lint.model import Hit
+from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 
 ID = "SEC007"
 NAME = "run-as-non-root-missing"
 SEVERITY = "warning"
 SUMMARY = "A pod does not set runAsNonRoot"
+OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 SCOPE = "object"
 CHECKOV = ("CKV_K8S_23",)
 
 
 def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx):
+    for pod in pods.restricted_templates(res, ctx, ID):
         if not pods.secured(pod, lambda sc: isinstance(sc, dict) and sc.get("runAsNonRoot") is True):
             yield Hit(f"{jsonpath.dotted(pod.path + ('securityContext',))}: runAsNonRoot is not set to true",
                       pod.path + ("securityContext",), checkov=CHECKOV[0])

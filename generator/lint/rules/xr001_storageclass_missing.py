@@ -5,6 +5,42 @@ mounts it. This rule runs only when the linted set holds StorageClasses (a workl
 linted alone gets no finding), so it checks a whole cluster tree.
 
 Fix: correct ``storageClassName``, or add the StorageClass to the manifests.
+
+PASS:
+
+    apiVersion: storage.k8s.io/v1
+    kind: StorageClass
+    metadata:
+      name: local-nvme
+    provisioner: kubernetes.io/no-provisioner
+    ---
+    apiVersion: v1
+    kind: PersistentVolumeClaim
+    metadata:
+      name: dataset
+      namespace: gpu-training
+    spec:
+      storageClassName: local-nvme
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 100Gi}}
+
+FAIL:
+
+    apiVersion: storage.k8s.io/v1
+    kind: StorageClass
+    metadata:
+      name: local-nvme
+    provisioner: kubernetes.io/no-provisioner
+    ---
+    apiVersion: v1
+    kind: PersistentVolumeClaim
+    metadata:
+      name: dataset
+      namespace: gpu-training
+    spec:
+      storageClassName: local-nvm
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 100Gi}}
 """
 
 from generator.lint.model import Hit

@@ -6,6 +6,42 @@ running. The GPU operator creates ``nvidia`` itself only when its toolkit is dep
 This rule runs only when the linted set holds RuntimeClasses.
 
 Fix: correct ``runtimeClassName``, or add the RuntimeClass to the manifests.
+
+PASS:
+
+    apiVersion: node.k8s.io/v1
+    kind: RuntimeClass
+    metadata:
+      name: nvidia
+    handler: nvidia
+    ---
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: smi
+      namespace: gpu-training
+    spec:
+      runtimeClassName: nvidia
+      containers:
+        - {name: smi, image: "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"}
+
+FAIL:
+
+    apiVersion: node.k8s.io/v1
+    kind: RuntimeClass
+    metadata:
+      name: nvidia
+    handler: nvidia
+    ---
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: smi
+      namespace: gpu-training
+    spec:
+      runtimeClassName: nvidia-cdi
+      containers:
+        - {name: smi, image: "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"}
 """
 
 from generator.lint import pods

@@ -8,6 +8,54 @@ without any, in a set of several clusters or apps, has its workloads deployed fr
 
 Fix: correct ``scaleTargetRef.name``/``kind``, or put the ScaledObject in the target's
 namespace.
+
+PASS:
+
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: vllm
+      namespace: gpu-inference
+    spec:
+      selector: {matchLabels: {app: vllm}}
+      template:
+        metadata: {labels: {app: vllm}}
+        spec:
+          containers: [{name: vllm, image: "vllm/vllm-openai:v0.5.0"}]
+    ---
+    apiVersion: keda.sh/v1alpha1
+    kind: ScaledObject
+    metadata:
+      name: vllm
+      namespace: gpu-inference
+    spec:
+      scaleTargetRef: {name: vllm}
+      triggers:
+        - {type: cpu, metricType: Utilization, metadata: {value: "60"}}
+
+FAIL:
+
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: vllm
+      namespace: gpu-inference
+    spec:
+      selector: {matchLabels: {app: vllm}}
+      template:
+        metadata: {labels: {app: vllm}}
+        spec:
+          containers: [{name: vllm, image: "vllm/vllm-openai:v0.5.0"}]
+    ---
+    apiVersion: keda.sh/v1alpha1
+    kind: ScaledObject
+    metadata:
+      name: vllm
+      namespace: gpu-inference
+    spec:
+      scaleTargetRef: {name: vllm-server}
+      triggers:
+        - {type: cpu, metricType: Utilization, metadata: {value: "60"}}
 """
 
 from generator.lint.model import Hit

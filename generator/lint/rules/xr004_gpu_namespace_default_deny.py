@@ -9,6 +9,58 @@ holds NetworkPolicies.
 Fix: add ``NetworkPolicy default-deny-all`` (``podSelector: {}``,
 ``policyTypes: [Ingress, Egress]``) to the namespace, plus the allows it needs (DNS,
 metrics scraping).
+
+PASS:
+
+    apiVersion: networking.k8s.io/v1
+    kind: NetworkPolicy
+    metadata:
+      name: default-deny-all
+      namespace: gpu-training
+    spec:
+      podSelector: {}
+      policyTypes: [Ingress, Egress]
+    ---
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: train
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: main
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits: {nvidia.com/gpu: 1, memory: 8Gi}
+
+FAIL:
+
+    apiVersion: networking.k8s.io/v1
+    kind: NetworkPolicy
+    metadata:
+      name: allow-dns
+      namespace: gpu-training
+    spec:
+      podSelector: {}
+      policyTypes: [Egress]
+      egress:
+        - ports: [{port: 53, protocol: UDP}]
+    ---
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: train
+      namespace: gpu-training
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: main
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits: {nvidia.com/gpu: 1, memory: 8Gi}
 """
 
 from generator.lint import pods

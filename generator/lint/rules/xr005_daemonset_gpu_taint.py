@@ -11,16 +11,54 @@ admission plugin helps here, as a DaemonSet requests no GPU. A key without a ven
 
 Fix: add ``tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]`` (the
 pool's taint key) to the DaemonSet's pod template.
+
+PASS:
+
+    # gpu-gitops-config: {lint: {taintKeys: [nvidia.com/gpu]}}
+    apiVersion: apps/v1
+    kind: DaemonSet
+    metadata:
+      name: dcgm-exporter
+      namespace: gpu-operator
+    spec:
+      selector: {matchLabels: {app: dcgm-exporter}}
+      template:
+        metadata: {labels: {app: dcgm-exporter}}
+        spec:
+          nodeSelector: {nvidia.com/gpu.present: "true"}
+          tolerations:
+            - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+          containers:
+            - {name: exporter, image: "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.1-ubuntu22.04"}
+
+FAIL:
+
+    # gpu-gitops-config: {lint: {taintKeys: [nvidia.com/gpu]}}
+    apiVersion: apps/v1
+    kind: DaemonSet
+    metadata:
+      name: dcgm-exporter
+      namespace: gpu-operator
+    spec:
+      selector: {matchLabels: {app: dcgm-exporter}}
+      template:
+        metadata: {labels: {app: dcgm-exporter}}
+        spec:
+          nodeSelector: {nvidia.com/gpu.present: "true"}
+          containers:
+            - {name: exporter, image: "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.1-ubuntu22.04"}
 """
 
 from generator.lint import pods
 from generator.lint.model import Hit
 from generator.lint.rules.gpu004_gpu_toleration_missing import UNKNOWN_TAINTS_HINT
+from generator.lint.settings import TAINT_KEYS
 
 ID = "XR005"
 NAME = "daemonset-gpu-taint"
 SEVERITY = "error"
 SUMMARY = "A DaemonSet selecting GPU nodes does not tolerate the GPU pool taint"
+OPTIONS = {"taintKeys": TAINT_KEYS}
 SCOPE = "object"
 
 _VENDOR_LABELS = {
@@ -36,14 +74,14 @@ def check(res, ctx):
     for pod in pods.templates(res.obj, custom=False):
         vendors = {v for key in _selected_label_keys(pod.spec) for v, prefixes in _VENDOR_LABELS.items()
                    if key.startswith(prefixes)}
-        for key in settings.gpu_taint_keys:
+        for key in settings.gpu_taint_keys(ID):
             domain = key.split("/", 1)[0] if "/" in key else ""
             applies = domain in vendors or (vendors and domain not in _VENDOR_LABELS)
             if not applies or pods.tolerates(pod.spec, key):
                 continue
             message = (f"DaemonSet selects {', '.join(sorted(vendors))} GPU nodes but does not tolerate their "
                        f"taint {key}:NoSchedule, so it runs no pod there")
-            if settings.knows_gpu_taints:
+            if settings.knows_gpu_taints(ID):
                 yield Hit(message, pod.path + ("tolerations",))
             else:
                 yield Hit(message + " if the GPU nodes carry that taint", pod.path + ("tolerations",),

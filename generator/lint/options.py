@@ -1,0 +1,58 @@
+"""Rule options: declared by the rule module (``OPTIONS``), set under ``lint.rules.<ID>``.
+
+As in yamllint (``CONF``/``DEFAULT`` in the rule module), a rule says which settings it
+reads, their type and default; the config file can set them per rule and is checked
+against the declaration, so a misspelt option or a wrong type is an error at its line:
+
+.. code-block:: yaml
+
+    lint:
+      rules:
+        SEC006: off                      # the level alone
+        GPU004: {level: warning, taintKeys: [sku]}
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from types import ModuleType
+
+import jsonschema
+
+LEVEL = "level"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting of a rule: its JSON Schema, default and a sentence for the docs."""
+
+    schema: dict
+    default: object
+    description: str
+
+
+def declared(rule: ModuleType) -> dict[str, Option]:
+    return getattr(rule, "OPTIONS", {})
+
+
+def problems(rule: ModuleType, section: dict) -> list[tuple[str, str, str]]:
+    """``(option, message, hint)`` for each key of a ``lint.rules.<ID>`` mapping the rule does not
+    declare, or whose value does not fit the declaration."""
+    options = declared(rule)
+    found = []
+    for name, value in section.items():
+        if name == LEVEL:
+            continue
+        option = options.get(name)
+        if option is None:
+            known = sorted(options)
+            close = difflib.get_close_matches(str(name), known, n=1)
+            hint = (f"did you mean {close[0]!r}? " if close else "") + (
+                f"{rule.ID} has {', '.join(known)}" if known else f"{rule.ID} has no options, only `level`")
+            found.append((name, f"unknown option {name!r} for rule {rule.ID}", hint))
+            continue
+        error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(option.schema).iter_errors(value))
+        if error is not None:
+            found.append((name, f"{rule.ID} option {name}: {error.message}", option.description))
+    return found
