@@ -1,53 +1,129 @@
-"""Time ``gpu-gitops lint`` on the shared benchmark corpus: median wall time and resources/s.
+"""Time ``gpu-gitops lint`` on the shared benchmark corpus: cold, warm after editing one file,
+and peak memory, against kubeconform when one is on PATH.
 
-usage: python bench/bench_lint.py [N=5000] [RUNS=5] [--kubernetes-version 1.32]
+usage: python bench/bench_lint.py [--sizes 5000,20000] [--runs 3] [--kubernetes-version 1.32]
 
-The corpus comes from ../shared/bench/gen_corpus.py (it needs PyYAML, which only this
-script needs). Each run is a fresh process running the real command line, so start-up,
-schema compilation and output are all counted, as they are for kubeconform's figures.
+The corpus comes from ../shared/bench/gen_corpus.py (it needs PyYAML, which only this script
+needs). Every run is a fresh process running the real command line, so start-up, schema
+compilation and output are all counted. The figures are CPU seconds (user + system of the
+process and its workers, from ``resource.getrusage(RUSAGE_CHILDREN)``), medians over the runs:
+on a shared machine wall time measures the neighbours. Peak memory is the largest resident
+set of one process.
+
+- cold: an empty result cache (``GPU_GITOPS_CACHE_DIR`` points at a fresh folder per run);
+- warm: the cache filled by a first run, then one file edited (a comment appended);
+- kubeconform (when on PATH, ``-strict -summary``, schemas from ``KUBECONFORM_SCHEMAS`` if
+  set, see ../shared/peer/kubeconform/README.md) runs interleaved with ours on the same corpus
+  and the ratios are printed. Without it, the reference figures of ../shared/bench/README.md
+  are printed beside ours.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", REPO.parent / "shared"))
+# ../shared/bench/README.md, measured side by side on this kind of machine (CPU seconds, MB)
+REFERENCE = {
+    5000: {"kubeconform cold": 1.74, "kubeconform warm": 1.62, "kubeconform MB": 33},
+    20000: {"kubeconform cold": 6.08, "kubeconform MB": 35},
+}
+TARGETS = "targets: cold <= 1.74 s CPU, warm <= 0.17 s CPU (5,000 documents); <= 150 MB at any size"
+
+
+def measure(cmd: list[str], env: dict | None = None) -> float:
+    """CPU seconds of one run of ``cmd`` and its workers."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if proc.returncode not in (0, 1):
+        sys.stderr.write(proc.stderr.decode(errors="replace"))
+        raise SystemExit(f"failed: {' '.join(cmd)}")
+    return cpu
+
+
+def ours(corpus: Path, root: str, version: str) -> list[str]:
+    return [sys.executable, "-c", "from generator.cli import main; main()", "--root", root, "lint",
+            "--format", "json", "--kubernetes-version", version, str(corpus)]
+
+
+def kubeconform(binary: str, corpus: Path, version: str) -> list[str]:
+    cmd = [binary, "-strict", "-summary", "-kubernetes-version", f"{version}.0"]
+    schemas = os.environ.get("KUBECONFORM_SCHEMAS")
+    if schemas:
+        cmd += ["-schema-location", schemas]
+    return cmd + [str(corpus)]
+
+
+def peak_memory(cmd: list[str], env: dict) -> float:
+    """Peak RSS in MB of one run, in a child of its own (ru_maxrss of children only grows)."""
+    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+             "stderr=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", probe, *cmd], capture_output=True, text=True, env=env, check=True)
+    return int(out.stdout.strip()) / 1024
+
+
+def bench(n: int, runs: int, version: str, binary: str | None) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(tmp) / "corpus"
+        subprocess.run([sys.executable, str(SHARED / "bench" / "gen_corpus.py"), str(corpus), str(n)],
+                       check=True, stdout=subprocess.DEVNULL)
+        files = sorted(corpus.rglob("*.yaml"))
+        cmd = ours(corpus, tmp, version)
+        cold, warm, theirs, theirs_warm = [], [], [], []
+        edited = files[len(files) // 2]
+        for i in range(runs):
+            cache = Path(tmp) / f"cache{i}"
+            env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(cache)}
+            cold.append(measure(cmd, env))
+            if binary:
+                theirs.append(measure(kubeconform(binary, corpus, version)))
+            with edited.open("a") as handle:
+                handle.write(f"# edit {i}\n")
+            warm.append(measure(cmd, env))
+            if binary:
+                theirs_warm.append(measure(kubeconform(binary, corpus, version)))
+            shutil.rmtree(cache)
+        mem_env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(Path(tmp) / "cache-mem")}
+        memory = peak_memory(cmd + ["--no-cache"], mem_env)
+        print(f"corpus: {n} documents in {len(files)} files (Kubernetes {version}), {runs} runs, CPU medians")
+        print(f"  gpu-gitops lint cold {statistics.median(cold):.2f} s  (runs {', '.join(f'{t:.2f}' for t in cold)})")
+        print(f"  gpu-gitops lint warm, 1 file edited {statistics.median(warm):.2f} s  "
+              f"(runs {', '.join(f'{t:.2f}' for t in warm)})")
+        print(f"  gpu-gitops lint peak memory {memory:.0f} MB")
+        if binary:
+            their_memory = peak_memory(kubeconform(binary, corpus, version), os.environ.copy())
+            print(f"  kubeconform cold {statistics.median(theirs):.2f} s, again {statistics.median(theirs_warm):.2f} s, "
+                  f"peak {their_memory:.0f} MB")
+            print(f"  ratios kubeconform/ours: cold {statistics.median(theirs) / statistics.median(cold):.2f}, "
+                  f"warm {statistics.median(theirs_warm) / statistics.median(warm):.2f}")
+        else:
+            ref = REFERENCE.get(n)
+            if ref:
+                shown = ", ".join(f"{k} {v}" + (" MB" if k.endswith("MB") else " s") for k, v in ref.items())
+                print(f"  no kubeconform on PATH; reference (../shared/bench/README.md): {shown}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("n", nargs="?", type=int, default=5000)
-    parser.add_argument("runs", nargs="?", type=int, default=5)
+    parser.add_argument("--sizes", default="5000,20000", help="corpus sizes in documents, comma-separated")
+    parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--kubernetes-version", default="1.32")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        corpus = Path(tmp) / "corpus"
-        subprocess.run([sys.executable, str(SHARED / "bench" / "gen_corpus.py"), str(corpus), str(args.n)],
-                       check=True, stdout=subprocess.DEVNULL)
-        files = sum(1 for _ in corpus.rglob("*.yaml"))
-        cmd = [sys.executable, "-c", "from generator.cli import main; main()", "--root", tmp, "lint", "--format", "json",
-               "--kubernetes-version", args.kubernetes_version, str(corpus)]
-        times, errors = [], None
-        for _ in range(args.runs):
-            start = time.perf_counter()
-            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            times.append(time.perf_counter() - start)
-            if proc.returncode not in (0, 1):
-                print(proc.stderr, file=sys.stderr)
-                return 2
-            errors = proc.stdout.count('"severity": "error"')
-        median = statistics.median(times)
-        print(f"corpus: {args.n} documents in {files} files (Kubernetes {args.kubernetes_version})")
-        print(f"runs: {args.runs}, median wall {median:.2f} s, min {min(times):.2f} s, max {max(times):.2f} s")
-        print(f"throughput: {args.n / median:,.0f} resources/s; error findings: {errors}")
+    binary = shutil.which("kubeconform")
+    for n in (int(x) for x in args.sizes.split(",")):
+        bench(n, args.runs, args.kubernetes_version, binary)
+    print(TARGETS)
     return 0
 
 

@@ -13,13 +13,14 @@ from pathlib import Path
 
 import click
 
+from generator import cpus
 from generator.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, Context, _fail_on_input_errors, cli
 from generator.config import load_config
 from generator.errors import InputError
 from generator import schemasync
 from generator.lint import kubeconform, lint_paths, make_validator
 from generator.lint.crdimport import import_files
-from generator.lint.loader import discover
+from generator.lint.loader import discover, read
 from generator.lint.options import declared
 from generator.lint.rules import REGISTRY, examples, rule, sections
 from generator.lint.settings import Settings
@@ -29,13 +30,17 @@ from generator.report import FORMATS, Report, render
 def _display(ctx: Context):
     """Paths inside the project root are shown relative to it (stable, repo-relative URIs)."""
     root = ctx.project.root
+    folders: dict[str, str | None] = {}  # a folder's path relative to the root (None: outside), resolved once
 
     def show(path: str) -> str:
         if path == "-":
             return "stdin"
-        given = Path(path)
-        absolute = given.parent.resolve() / given.name  # a symlinked manifest keeps its own name
-        return os.path.relpath(absolute, root) if absolute.is_relative_to(root) else path
+        parent, name = os.path.split(path)
+        if parent not in folders:
+            absolute = Path(parent).resolve()  # a symlinked manifest keeps its own name
+            folders[parent] = os.path.relpath(absolute, root) if absolute.is_relative_to(root) else None
+        inside = folders[parent]
+        return path if inside is None else os.path.normpath(os.path.join(inside, name))
 
     return show
 
@@ -61,10 +66,13 @@ def _display(ctx: Context):
               help="Lowest severity that makes the exit code 1.")
 @click.option("--kubeconform", "kubeconform_bin", is_flag=False, flag_value="kubeconform", default=None,
               help="Also run kubeconform and merge its findings; --kubeconform=PATH for a binary not on PATH.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes checking files (default: the CPUs this process may use).")
+@click.option("--no-cache", is_flag=True, help="Check every file again, ignoring and not storing cached results.")
 @click.pass_obj
 @_fail_on_input_errors
 def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locations, schema_cache,
-         ignore_missing_schemas, require_schemas, strict, fail_on, kubeconform_bin):
+         ignore_missing_schemas, require_schemas, strict, fail_on, kubeconform_bin, jobs, no_cache):
     """Lint manifests: strict schemas, GPU, huge pages, API-version and security rules.
 
     PATHS are files, folders (searched for .yaml/.yml/.json) or - for stdin; default:
@@ -92,12 +100,14 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
         targets = [str(ctx.project.rendered)]
     display = _display(ctx)
     validator = make_validator(settings)
-    result = lint_paths(targets, settings, display, validator)
+    result = lint_paths(targets, settings, display, validator, jobs=jobs or cpus.available(), cached=not no_cache,
+                        refs=fmt == "junit")
     findings = result.findings
     if kubeconform_bin:
         files = [p for p in discover(targets, settings.excludes, display) if p != "-" and os.path.isfile(p)]
         output = kubeconform.run(kubeconform_bin, files, settings, ignore_missing_schemas)
-        findings = kubeconform.merge(findings, kubeconform.findings(output, result.sources, display))
+        sources = [read(path, display(path), settings.strict) for path in files]  # located again, for its findings only
+        findings = kubeconform.merge(findings, kubeconform.findings(output, sources, display))
     unchecked = [f for f in findings if f.rule == "K8S004"]
     if ignore_missing_schemas:
         findings = [f for f in findings if f.rule != "K8S004"]

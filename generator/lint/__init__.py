@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from generator.lint.batch import check_files
+from generator.lint.cache import ResultCache, run_key
 from generator.lint.engine import Engine, Result
-from generator.lint.loader import Source, discover, read
+from generator.lint.loader import Source, discover
 from generator.lint.model import Document, Finding, Resource
 from generator.lint.settings import Settings
+from generator.schemasync import cache_root
 from generator.validate import SchemaValidator
 from generator.validate.locations import SchemaLocation
 
@@ -22,12 +25,18 @@ def make_validator(settings: Settings) -> SchemaValidator:
 
 
 def lint_paths(paths: list[str], settings: Settings, display: Callable[[str], str] = str,
-               validator: SchemaValidator | None = None) -> Result:
+               validator: SchemaValidator | None = None, *, jobs: int = 1, cached: bool = False,
+               refs: bool = True) -> Result:
     """Lint files and folders (``-`` is stdin); ``display`` turns a path into what is shown;
-    ``validator`` is one the caller keeps to read its warnings afterwards."""
+    ``validator`` is one the caller keeps to read its warnings afterwards; ``jobs`` worker
+    processes check the files; ``cached`` reuses and stores per-file results in the user cache;
+    ``refs`` keeps every object's reference in the result (memory that grows with the objects:
+    only the JUnit report, which lists passing objects, needs them)."""
     files = discover(paths, settings.excludes, display)
-    sources = [read(path, "stdin" if path == "-" else display(path), settings.strict) for path in files]
-    return Engine(settings, validator or make_validator(settings)).run(sources)
+    validator = validator or make_validator(settings)
+    engine = Engine(settings, validator, refs=refs)
+    store = ResultCache(cache_root() / "lint", run_key(settings, validator, refs)) if cached else None
+    return engine.finish(check_files(engine, files, display, store, jobs))
 
 
 def lint_objects(objects: list[tuple[str, str, dict]], settings: Settings) -> list[Finding]:

@@ -1,9 +1,16 @@
-"""Run the rules over parsed sources and turn their hits into located findings.
+"""Run the rules over documents, one file at a time, and turn their hits into located findings.
 
 Per resource the work is: the rules' Python checks plus one schema validation with a
-validator compiled once per kind. Line and column are looked up only for hits, so clean
-documents are never re-parsed. Severity overrides, disabled rules and suppressions are
-applied here, in one place, for every rule alike.
+validator compiled once per kind. A file's documents are checked as they are parsed and
+then dropped: what a file leaves behind is a ``FileResult`` (its findings, the references of
+its objects, and the few facts the cross-resource rules need), small enough to keep for
+every file and to cache. Severity overrides, disabled rules and suppressions are applied
+here, in one place, for every rule alike.
+
+Two things depend on other files. The cross-resource rules (``SCOPE = "set"``) give per
+object ``facts`` with their would-be findings already located, and decide over all facts at
+the end. The Pod Security rules skip namespaces a linted Namespace marks privileged: their
+findings are kept with the namespace they depend on and dropped at the end if it is one.
 """
 
 from __future__ import annotations
@@ -11,9 +18,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from collections.abc import Iterable
+from contextlib import contextmanager
+
 from generator.lint import suppress
-from generator.lint.loader import Source
-from generator.lint.model import Finding, Hit, Resource
+from generator.lint.loader import Source, resources_of
+from generator.lint.model import Document, Finding, Hit, ObjectRef, Resource
 from generator.lint.rules import REGISTRY
 from generator.lint.settings import Settings
 from generator.validate import SchemaValidator
@@ -27,30 +37,55 @@ KUSTOMIZATION_FILE_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomiz
 
 @dataclass
 class Context:
-    """What rules may consult besides the object: settings, schemas, the known rule IDs, and
-    the namespaces whose Namespace object (linted alongside) enforces the privileged Pod
-    Security level."""
+    """What rules may consult besides the object: settings, schemas and the known rule IDs.
+
+    ``namespace_allows_privileged`` answers from the configuration; a namespace it says no
+    for is remembered (``asked``), as a Namespace in another file may still allow it.
+    """
 
     settings: Settings
     validator: SchemaValidator | None
     rule_ids: set[str] = field(default_factory=lambda: {r.ID for r in REGISTRY})
-    privileged_namespaces: set[str] = field(default_factory=set)
+    asked: str = ""
 
     def namespace_allows_privileged(self, namespace: str, rule_id: str) -> bool:
         """Host access is expected where the configuration says so or where Pod Security
-        admission lets privileged pods in (``pod-security.kubernetes.io/enforce: privileged``)."""
-        return self.settings.privileged_allowed(namespace, rule_id) or namespace in self.privileged_namespaces
+        admission lets privileged pods in (``pod-security.kubernetes.io/enforce: privileged``
+        on a linted Namespace, settled in ``Engine.finish``)."""
+        if self.settings.privileged_allowed(namespace, rule_id):
+            return True
+        self.asked = namespace
+        return False
 
 
 _ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
 
 
 @dataclass
+class FileResult:
+    """What one file leaves for the rest of the run (and for the cache).
+
+    ``refs`` is empty unless the engine keeps them. ``findings`` pairs each finding with the namespace that would drop it if a linted
+    Namespace declares it privileged ('' for none); ``facts`` holds ``(rule ID, fact,
+    located finding or None)`` for the cross-resource rules; ``namespaces`` the Namespace
+    objects' names and Pod Security enforce labels.
+    """
+
+    display: str
+    refs: list[ObjectRef] = field(default_factory=list)
+    objects: int = 0  # cluster objects (Kustomize's own files are not)
+    findings: list[tuple[Finding, str]] = field(default_factory=list)
+    facts: list[tuple[str, tuple, Finding | None]] = field(default_factory=list)
+    namespaces: list[tuple[str, object]] = field(default_factory=list)
+    warnings: dict[str, None] = field(default_factory=dict)  # the validator's, about the kinds checked here
+
+
+@dataclass
 class Result:
-    """Findings and the parsed sources; ``report.Report`` counts and formats them."""
+    """Findings and what each linted file held; ``report.Report`` counts and formats them."""
 
     findings: list[Finding]
-    sources: list[Source]
+    sources: list[FileResult]
 
 
 def is_typed(res: Resource) -> bool:
@@ -65,23 +100,23 @@ def is_cluster_object(res: Resource) -> bool:
     return os.path.basename(res.document.file) not in KUSTOMIZATION_FILE_NAMES
 
 
-def privileged_namespaces(sources: list[Source]) -> set[str]:
+def privileged_namespaces(results: list[FileResult]) -> set[str]:
     """Namespaces declared with the privileged Pod Security level in the linted objects; a
     name declared twice (two clusters' trees linted at once) counts only if both agree."""
     levels: dict[str, set] = {}
-    for source in sources:
-        for res in source.resources:
-            if res.kind == "Namespace" and res.name:
-                labels = res.obj["metadata"].get("labels")
-                levels.setdefault(res.name, set()).add(labels.get(_ENFORCE_LABEL) if isinstance(labels, dict) else None)
+    for result in results:
+        for name, level in result.namespaces:
+            levels.setdefault(name, set()).add(level)
     return {name for name, found in levels.items() if found == {"privileged"}}
 
 
 class Engine:
-    """The rules in force for one settings object, ready to run over any number of sources."""
+    """The rules in force for one settings object, ready to run over any number of files."""
 
-    def __init__(self, settings: Settings, validator: SchemaValidator | None, only: set[str] | None = None):
+    def __init__(self, settings: Settings, validator: SchemaValidator | None, only: set[str] | None = None,
+                 refs: bool = True):
         self.settings = settings
+        self.refs = refs  # keep every object's reference: memory that grows with the objects
         self.ctx = Context(settings, validator)
         self.severity: dict[str, str] = {}
         for rule in REGISTRY:
@@ -98,62 +133,102 @@ class Engine:
         # an object without a string apiVersion and kind only gets the rule that says so
         self.untyped_rules = [r for r in self.object_rules if getattr(r, "UNTYPED", False)]
         self.set_rules = [r for r in active if r.SCOPE == "set"]
+        # the validator warns once per schema and process; kept per kind, each file using the
+        # kind carries them (into the cache and out of worker processes)
+        self._kind_warnings: dict[tuple, dict[str, None]] = {}
 
     def run(self, sources: list[Source]) -> Result:
-        self.ctx.privileged_namespaces = privileged_namespaces(sources)
-        findings = self.local(sources) + self.cross(sources)
-        findings.sort(key=Finding.sort_key)
-        return Result(findings, sources)
+        """Lint sources already in memory."""
+        return self.finish([self.check_file(source.display, source.documents) for source in sources])
 
-    def local(self, sources: list[Source]) -> list[Finding]:
-        """Findings of the document and object rules: each file on its own (can run in parallel)."""
-        findings: list[Finding] = []
-        for source in sources:
-            for doc in source.documents:
-                for rule in self.document_rules:
-                    for hit in rule.check(doc, self.ctx):
-                        findings.append(Finding(rule.ID, self.severity[rule.ID], hit.message, doc.file,
-                                                doc.error_line or 1, doc.error_col or 1, hint=hit.hint))
-            for res in source.resources:
-                if not is_cluster_object(res):
-                    continue
-                rules = self.object_rules if is_typed(res) else self.untyped_rules
-                try:
-                    for rule in rules:
-                        for hit in rule.check(res, self.ctx):
-                            self._add(findings, rule.ID, res, hit)
-                except RecursionError:
-                    # the C parser copes with any depth; validators and rules recurse
-                    if "K8S001" in self.severity:
-                        findings.append(Finding("K8S001", self.severity["K8S001"], "nesting is too deep to check",
-                                                res.document.file, res.document.first_line + 1, 1, res.ref))
-        return findings
+    def check_file(self, display: str, documents: Iterable[Document]) -> FileResult:
+        """Check one file's documents as they come; none is kept."""
+        result = FileResult(display)
+        for doc in documents:
+            self._check_document(doc, result)
+        return result
 
-    def cross(self, sources: list[Source]) -> list[Finding]:
-        """Findings of the cross-resource rules, over the index of every object by kind."""
-        findings: list[Finding] = []
-        if not self.set_rules:
-            return findings
-        index: dict[str, list[Resource]] = {}
-        for source in sources:
-            for res in source.resources:
-                if is_typed(res) and is_cluster_object(res):
-                    index.setdefault(res.kind, []).append(res)
+    def finish(self, results: list[FileResult]) -> Result:
+        """The run's findings: each file's, less those a privileged Namespace drops, plus the
+        cross-resource rules' over all facts, in report order."""
+        if self.ctx.validator is not None:
+            for result in results:
+                self.ctx.validator.warnings.update(result.warnings)
+        privileged = privileged_namespaces(results)
+        findings = [f for result in results for f, namespace in result.findings
+                    if not namespace or namespace not in privileged]
         for rule in self.set_rules:
-            for res, hit in rule.check(index, self.ctx):
-                self._add(findings, rule.ID, res, hit)
-        return findings
+            facts = [(fact, finding) for result in results for rule_id, fact, finding in result.facts
+                     if rule_id == rule.ID]
+            findings.extend(rule.check(facts, self.ctx))
+        findings.sort(key=Finding.sort_key)
+        return Result(findings, results)
 
-    def _add(self, findings: list[Finding], rule_id: str, res: Resource, hit: Hit) -> None:
+    def _check_document(self, doc: Document, result: FileResult) -> None:
+        for rule in self.document_rules:
+            for hit in rule.check(doc, self.ctx):
+                result.findings.append((Finding(rule.ID, self.severity[rule.ID], hit.message, doc.file,
+                                                doc.error_line or 1, doc.error_col or 1, hint=hit.hint), ""))
+        for res in resources_of(doc):
+            if self.refs:
+                result.refs.append(res.ref)
+            if res.kind == "Namespace" and res.name:
+                labels = res.obj["metadata"].get("labels")
+                result.namespaces.append((res.name, labels.get(_ENFORCE_LABEL) if isinstance(labels, dict) else None))
+            if not is_cluster_object(res):
+                continue
+            result.objects += 1
+            typed = is_typed(res)
+            if typed and self.ctx.validator is not None:
+                with self._warnings_into(result, (res.obj["apiVersion"], res.obj["kind"])):
+                    self._check_object(res, typed, result)
+            else:
+                self._check_object(res, typed, result)
+
+    def _check_object(self, res: Resource, typed: bool, result: FileResult) -> None:
+        try:
+            for rule in self.object_rules if typed else self.untyped_rules:
+                self.ctx.asked = ""
+                for hit in rule.check(res, self.ctx):
+                    finding = self._locate(rule.ID, res, hit)
+                    if finding is not None:
+                        result.findings.append((finding, self.ctx.asked))
+            if typed:
+                for rule in self.set_rules:
+                    for fact, hit in rule.facts(res, self.ctx):
+                        result.facts.append((rule.ID, fact, self._locate(rule.ID, res, hit) if hit else None))
+        except RecursionError:
+            # the C parser copes with any depth; validators and rules recurse
+            if "K8S001" in self.severity:
+                result.findings.append((Finding("K8S001", self.severity["K8S001"], "nesting is too deep to check",
+                                                res.document.file, res.document.first_line + 1, 1, res.ref), ""))
+
+    @contextmanager
+    def _warnings_into(self, result: FileResult, kind: tuple[str, str]):
+        """Add to ``result`` the validator's warnings about ``kind``: those it gives now and
+        those it gave when it first compiled the kind (it warns once per process)."""
+        validator = self.ctx.validator
+        seen, validator.warnings = validator.warnings, {}
+        try:
+            yield
+        finally:
+            known = self._kind_warnings.setdefault(kind, {})
+            known.update(validator.warnings)
+            result.warnings.update(known)
+            seen.update(validator.warnings)
+            validator.warnings = seen
+
+    def _locate(self, rule_id: str, res: Resource, hit: Hit) -> Finding | None:
+        """The finding for a hit, or None when the object or the config file suppresses it."""
         if rule_id != "LINT001" and rule_id in suppress.annotated(res, self.ctx.rule_ids):
-            return
+            return None
         if hit.checkov and hit.checkov in suppress.checkov_skips(res):
-            return
+            return None
         file = res.document.file
         if any(suppress.config_ignores(entry, rule_id, res, file) for entry in self.settings.ignores):
-            return
+            return None
         line, col = res.position(hit)
         severity = self.severity[rule_id]
         if hit.severity and rule_id not in self.settings.rules:  # the rule lowered it; the config decides
             severity = hit.severity
-        findings.append(Finding(rule_id, severity, hit.message, file, line, col, res.ref, hit.hint))
+        return Finding(rule_id, severity, hit.message, file, line, col, res.ref, hit.hint)

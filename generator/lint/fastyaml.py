@@ -158,7 +158,7 @@ def _go_float32_g(number: float) -> str:
 
 
 def _scalar(event: ScalarEvent):
-    if event.tag is not None or event.anchor is not None:
+    if event.ctag is not None or event.anchor is not None:
         raise Fallback
     if not event.implicit[0]:  # quoted or block: a string
         return event.value
@@ -167,62 +167,90 @@ def _scalar(event: ScalarEvent):
 
 def load(text: str):
     """The one document in ``text`` (None when empty); raises Fallback or the parser's YAMLError."""
+    return load_located(text)[0]
+
+
+def load_located(text: str):
+    """``(data, where)``: the document and, from the same parse, where each part of it is written.
+
+    ``where`` mirrors the data: a mapping's is ``{key: (key_event, value_event, value_where)}``,
+    a sequence's ``[(item_event, item_where)]``, a scalar's None. The events carry the marks
+    (line, column) and the scalar's style, so findings are located without reading the text again.
+    """
     parser = CParser(text)
     get = parser.get_event
     if not isinstance(get(), StreamStartEvent):
         raise Fallback
     event = get()
     if isinstance(event, StreamEndEvent):
-        return None
+        return None, None
     if not isinstance(event, DocumentStartEvent):
         raise Fallback
-    data = _node(get(), get)
+    root = get()
+    data, where = _node(root, get)
     if not isinstance(get(), DocumentEndEvent) or not isinstance(get(), StreamEndEvent):
         raise Fallback
-    return data
+    return data, (root, where)
 
 
 def _node(event, get):
+    """Data and ``where`` of the node ``event`` starts; the hot loop of lint, so scalars are
+    resolved inline (as ``_scalar`` does) and tags read from ``ctag`` (``tag`` is a property)."""
     kind = type(event)
     if kind is ScalarEvent:
-        return _scalar(event)
+        return _scalar(event), None
+    if kind is not MappingStartEvent and kind is not SequenceStartEvent:
+        raise Fallback  # aliases
+    if event.ctag is not None or event.anchor is not None:
+        raise Fallback
     if kind is MappingStartEvent:
-        if event.tag is not None or event.anchor is not None:
-            raise Fallback
         out = {}
+        where = {}
         while True:
             key_event = get()
-            key_kind = type(key_event)
-            if key_kind is not ScalarEvent:
-                if key_kind in _NODE_STARTS:
+            if type(key_event) is not ScalarEvent:
+                if type(key_event) in _NODE_STARTS:
                     raise Fallback  # complex keys
-                return out
-            key = _scalar(key_event)
-            if key == "<<":
-                raise Fallback  # merge keys
-            if key.__class__ is not str:
-                try:
-                    key = json_key(key)
-                except ValueError:
-                    raise Fallback from None  # the full loader locates the error
-            if key in out:
-                raise Fallback  # duplicate keys (reported by ruamel)
+                return out, where
+            if key_event.ctag is not None or key_event.anchor is not None:
+                raise Fallback
+            key = key_event.value
+            if key_event.implicit[0] and (not key or key[0] in _HINTED):
+                key = resolve_plain(key)
+                if key.__class__ is not str:
+                    try:
+                        key = json_key(key)
+                    except ValueError:
+                        raise Fallback from None  # the full loader locates the error
+            if key == "<<" or key in out:
+                raise Fallback  # merge keys; duplicate keys (reported by ruamel)
             value_event = get()
-            out[key] = _scalar(value_event) if type(value_event) is ScalarEvent else _node(value_event, get)
-    if kind is SequenceStartEvent:
-        if event.tag is not None or event.anchor is not None:
-            raise Fallback
+            if type(value_event) is ScalarEvent:
+                if value_event.ctag is not None or value_event.anchor is not None:
+                    raise Fallback
+                value = value_event.value
+                if value_event.implicit[0] and (not value or value[0] in _HINTED):
+                    value = resolve_plain(value)
+                out[key] = value
+                where[key] = (key_event, value_event, None)
+            else:
+                out[key], inner = _node(value_event, get)
+                where[key] = (key_event, value_event, inner)
+    else:
         items = []
+        where = []
         while True:
             item_event = get()
             item_kind = type(item_event)
             if item_kind is ScalarEvent:
                 items.append(_scalar(item_event))
+                where.append((item_event, None))
             elif item_kind in _NODE_STARTS:
-                items.append(_node(item_event, get))
+                item, inner = _node(item_event, get)
+                items.append(item)
+                where.append((item_event, inner))
             else:
-                return items
-    raise Fallback  # aliases
+                return items, where
 
 
 _NODE_STARTS = (MappingStartEvent, SequenceStartEvent, AliasEvent)

@@ -17,6 +17,7 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,7 +38,6 @@ from generator.lint.model import Document, Hit, Resource, first_content_line
 SUFFIXES = (".yaml", ".yml", ".json")
 MAX_DOCUMENT_BYTES = 4 * 1024 * 1024  # kubeconform's per-document buffer
 MAX_FILE_BYTES = 64 * 1024 * 1024
-_SEPARATOR = re.compile(r"^---(?:[ \t].*)?$")
 
 
 _GO_PLAIN = "tag:gpu-gitops,2026:go-plain"  # a plain scalar, resolved as go-yaml v2 does
@@ -148,6 +148,8 @@ def discover(paths: list[str], excludes: list[str], display) -> list[str]:
             raise InputError("not a regular file", path=raw, hint="pass manifest files, folders or - for stdin")
         else:
             raise InputError("no such file or directory", path=raw, hint="pass files, folders or - for stdin")
+    if not excludes:
+        return found
     return [f for f in found if f == "-" or not _excluded(display(f), excludes)]
 
 
@@ -156,28 +158,37 @@ def _excluded(shown: str, patterns: list[str]) -> bool:
 
 
 def read(path: str, display: str, strict: bool = True) -> Source:
-    """Parse one file; problems become error documents, never exceptions."""
-    source = Source(display)
+    """Parse one file into memory; problems become error documents, never exceptions."""
+    return Source(display, list(documents(raw(path), display, path.lower().endswith(".json"), strict)))
+
+
+def raw(path: str) -> bytes | str:
+    """The bytes of a manifest file (``-``: stdin), or the message saying why it cannot be linted."""
     try:
         data = _read_bytes(path)
-        if data is None:
-            source.documents.append(_failed(display, "", 0, "not a regular file", 0, 0))
-            return source
-        if len(data) > MAX_FILE_BYTES:
-            source.documents.append(_failed(display, "", 0, f"file is larger than {MAX_FILE_BYTES} bytes", 0, 0))
-            return source
+    except OSError as exc:
+        return f"cannot read file: {exc.strerror}"
+    if data is None:
+        return "not a regular file"
+    if len(data) > MAX_FILE_BYTES:
+        return f"file is larger than {MAX_FILE_BYTES} bytes"
+    return data
+
+
+def documents(data: bytes | str, display: str, is_json: bool = False, strict: bool = True) -> Iterator[Document]:
+    """The documents of what ``raw`` gave, one at a time: a file of many documents is never all in memory."""
+    if isinstance(data, str):
+        yield _failed(display, "", 0, data, 0, 0)
+        return
+    try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = exc.object.count(b"\n", 0, exc.start)
         col = len(exc.object[exc.object.rfind(b"\n", 0, exc.start) + 1:exc.start].decode("utf-8", "replace"))
-        source.documents.append(_failed(display, "", 0, f"file is not UTF-8 text: byte 0x{exc.object[exc.start]:02X} "
-                                        f"at offset {exc.start} ({exc.reason})", line, col))
-        return source
-    except OSError as exc:
-        source.documents.append(_failed(display, "", 0, f"cannot read file: {exc.strerror}", 0, 0))
-        return source
-    source.documents = parse_text(text, display, is_json=path.lower().endswith(".json"), strict=strict)
-    return source
+        yield _failed(display, "", 0, f"file is not UTF-8 text: byte 0x{exc.object[exc.start]:02X} "
+                      f"at offset {exc.start} ({exc.reason})", line, col)
+        return
+    yield from iter_text(text, display, is_json=is_json, strict=strict)
 
 
 def _read_bytes(path: str) -> bytes | None:
@@ -192,7 +203,12 @@ def _read_bytes(path: str) -> bytes | None:
 
 
 def parse_text(text: str, display: str, is_json: bool = False, strict: bool = True) -> list[Document]:
-    """The documents of one file; JSON and YAML documents get the same checks."""
+    """The documents of one file, as a list."""
+    return list(iter_text(text, display, is_json=is_json, strict=strict))
+
+
+def iter_text(text: str, display: str, is_json: bool = False, strict: bool = True) -> Iterator[Document]:
+    """The documents of one file, one at a time; JSON and YAML documents get the same checks."""
     if is_json and text.lstrip().startswith(("{", "[")):
         try:
             doc = Document(display, text, 0, json.loads(text))
@@ -200,17 +216,22 @@ def parse_text(text: str, display: str, is_json: bool = False, strict: bool = Tr
             pass  # let the YAML parser report it with a line
         else:
             _check_object(doc)
-            return [doc] if doc.error is not None or doc.data is not None else []
-    yaml = _yaml(strict)
-    docs = []
+            if doc.error is not None or doc.data is not None:
+                yield doc
+            return
+    yaml = None
     for first_line, chunk in split_documents(text):
         doc = Document(display, chunk, first_line)
         if len(chunk) > MAX_DOCUMENT_BYTES:
-            docs.append(_failed(display, chunk, first_line,
-                                f"document is larger than the {MAX_DOCUMENT_BYTES} byte limit", 0, 0))
+            yield _failed(display, chunk, first_line, f"document is larger than the {MAX_DOCUMENT_BYTES} byte limit",
+                          0, 0)
             continue
         try:
-            doc.data = _load(yaml, chunk)
+            try:
+                doc.data, doc.where = fastyaml.load_located(chunk)
+            except (fastyaml.Fallback, YAMLError):
+                yaml = yaml or _yaml(strict)
+                doc.data = _load_full(yaml, chunk)
         except DuplicateKeyError as exc:
             mark = exc.problem_mark
             _fail(doc, f"error unmarshalling resource: {yamlmessages.duplicate_key(exc.problem)}", mark.line,
@@ -241,8 +262,7 @@ def parse_text(text: str, display: str, is_json: bool = False, strict: bool = Tr
             _fail(doc, f"error unmarshalling resource: {exc}", exc.line, exc.col)
         _check_object(doc)
         if doc.error is not None or doc.data is not None:
-            docs.append(doc)
-    return docs
+            yield doc
 
 
 def _check_object(doc: Document) -> None:
@@ -251,23 +271,20 @@ def _check_object(doc: Document) -> None:
               first_content_line(doc.text), 0)
 
 
-def _load(yaml: YAML, chunk: str):
-    """Plain data of one document: straight from parser events when it can, else ruamel."""
+def _load_full(yaml: YAML, chunk: str):
+    """Plain data of a document the fast path does not take (anchors, tags, errors to word)."""
+    aliases.check(chunk)  # the fast path takes no aliases; ruamel would share, not copy, them
     try:
-        return fastyaml.load(chunk)
-    except (fastyaml.Fallback, YAMLError):
-        aliases.check(chunk)  # the fast path takes no aliases; ruamel would share, not copy, them
-        try:
-            return yaml.load(chunk)  # also the one that words the errors
-        except ScannerError as exc:
-            # ruamel.yaml.clib bundles a libyaml older than the rule go-yaml (and so kubectl)
-            # follows: in a flow collection, ':' not followed by a space is part of a plain
-            # scalar (`{value: http://prometheus:9090}`). ruamel's Python scanner follows it too.
-            if exc.problem != "found unexpected ':'":
-                raise
-            data = _yaml(not yaml.allow_duplicate_keys, pure=True).load(chunk)
-            aliases.check_data(data)
-            return data
+        return yaml.load(chunk)
+    except ScannerError as exc:
+        # ruamel.yaml.clib bundles a libyaml older than the rule go-yaml (and so kubectl)
+        # follows: in a flow collection, ':' not followed by a space is part of a plain
+        # scalar (`{value: http://prometheus:9090}`). ruamel's Python scanner follows it too.
+        if exc.problem != "found unexpected ':'":
+            raise
+        data = _yaml(not yaml.allow_duplicate_keys, pure=True).load(chunk)
+        aliases.check_data(data)
+        return data
 
 
 def _line_col(text: str, position: int) -> tuple[int, int]:
@@ -300,15 +317,21 @@ def _failed(display: str, text: str, first_line: int, message: str, line: int, c
     return doc
 
 
-def split_documents(text: str):
-    """``(first_line, text)`` per document, split on lines that start with ``---``."""
-    lines = text.split("\n")
-    start = 0
-    for i, line in enumerate(lines):
-        if i > start and _SEPARATOR.match(line):
-            yield start, "\n".join(lines[start:i])
-            start = i
-    yield start, "\n".join(lines[start:])
+_SEPARATOR_LINE = re.compile(r"^---(?:[ \t].*)?$", re.MULTILINE)
+
+
+def split_documents(text: str) -> Iterator[tuple[int, str]]:
+    """``(first_line, text)`` per document, split on lines that start with ``---``; the text is
+    never split into lines as a whole."""
+    start, line = 0, 0
+    for match in _SEPARATOR_LINE.finditer(text):
+        at = match.start()
+        if at == 0:
+            continue
+        yield line, text[start:at - 1]
+        line += text.count("\n", start, at)
+        start = at
+    yield line, text[start:]
 
 
 def resources_of(doc: Document) -> list[Resource]:

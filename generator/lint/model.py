@@ -1,8 +1,9 @@
 """The data lint passes around: documents, resources, hits and findings.
 
-A ``Document`` is one YAML document of one file, parsed with the C-speed safe loader. Its
-line and column map is built only when a finding needs a position (``position``), by
-composing just that document again (C parser, node marks only): clean documents never pay.
+A ``Document`` is one YAML document of one file. The fast parse keeps, beside the data, the
+parser events each part came from (``where``), so a finding is located without reading the
+text again; only documents the full loader had to read (anchors, tags) are composed again,
+and only when a finding needs a position.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
+from ruamel.yaml.events import ScalarEvent
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 
@@ -69,6 +71,7 @@ class Document:
     error: Hit | None = None
     error_line: int = 0
     error_col: int = 0
+    where: Any = field(default=None, repr=False)  # ``fastyaml.load_located``'s map, when it read the document
     _positions: Any = field(default=None, repr=False)
 
     def _tree(self):
@@ -90,11 +93,13 @@ class Document:
     def plain_scalar(self, path: tuple) -> str | None:
         """The text of the unquoted scalar at ``path``, if that is what is written there."""
         node, _line, _col = self._walk(path, True)
-        return node.value if isinstance(node, ScalarNode) and not node.style else None
+        return node.value if isinstance(node, (ScalarNode, ScalarEvent)) and not node.style else None
 
     def _walk(self, path: tuple, at_value: bool):
-        """The node at ``path`` (None when it does not exist) and the 0-based line and column
-        of the deepest part of it that does."""
+        """The node at ``path`` (a scalar's event or node, None when it does not exist) and the
+        0-based line and column of the deepest part of it that does."""
+        if self.where is not None:
+            return _walk_events(self.where, path, at_value, first_content_line(self.text))
         node = self._tree()
         line, col = first_content_line(self.text), 0
         if not node:
@@ -114,6 +119,23 @@ class Document:
                 return None, line, col
             line, col = mark.line, mark.column
         return node, line, col
+
+
+def _walk_events(where, path: tuple, at_value: bool, line: int):
+    """``Document._walk`` over the fast parse's event map."""
+    event, inner = where
+    col = 0
+    for i, part in enumerate(path):
+        if isinstance(inner, dict) and part in inner:
+            key_event, event, inner = inner[part]
+            mark = event.start_mark if (i == len(path) - 1 and at_value) else key_event.start_mark
+        elif isinstance(inner, list) and isinstance(part, int) and 0 <= part < len(inner):
+            event, inner = inner[part]
+            mark = event.start_mark
+        else:
+            return None, line, col
+        line, col = mark.line, mark.column
+    return event, line, col
 
 
 def first_content_line(text: str) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator.lint.loader import Source
+from generator.lint.engine import FileResult
 from generator.lint.model import Finding
 
 FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
@@ -41,7 +41,7 @@ def _escape(char: str) -> str:
 @dataclass
 class Report:
     findings: list[Finding]
-    sources: list[Source] = field(default_factory=list)
+    sources: list[FileResult] = field(default_factory=list)
     workdir: Path = Path(".")
     color: bool = False
 
@@ -51,9 +51,7 @@ class Report:
     @property
     def resource_count(self) -> int:
         """Cluster objects linted (Kustomize's own files are not counted)."""
-        from generator.lint.engine import is_cluster_object
-
-        return sum(1 for s in self.sources for r in s.resources if is_cluster_object(r))
+        return sum(s.objects for s in self.sources)
 
     def summary(self) -> str:
         return (f"{self.resource_count} resource(s) in {len(self.sources)} file(s): "

@@ -25,8 +25,8 @@ def format(report) -> str:
     by_file: dict[str, dict[tuple, list]] = {}
     for source in report.sources:
         cases = by_file.setdefault(shown_name(source.display), {})
-        for res in source.resources:
-            cases.setdefault((res.ref, 0), [])
+        for ref in source.refs:
+            cases.setdefault((ref, 0), [])
     for f in report.findings:
         # a document that never became an object (parse error) is its own test case
         key = (f.ref, 0) if f.ref.kind else (f.ref, f.line)

@@ -20,8 +20,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-import cel
-
 Path = tuple[str | int, ...]
 
 
@@ -56,6 +54,8 @@ LIBRARY: dict[str, Callable] = {
 
 def _execute(program, value: object):
     """Run a program with ``self`` bound; the library functions only when it calls them."""
+    import cel  # imported when a rule runs: a fifth of a second every lint would pay otherwise
+
     if not LIBRARY.keys() & set(program.functions()):
         return program.execute({"self": value})
     context = cel.Context(variables={"self": value})
@@ -67,6 +67,8 @@ def _execute(program, value: object):
 @functools.lru_cache(maxsize=4096)
 def _program(rule: str):
     """The compiled rule, or the reason it cannot be compiled."""
+    import cel
+
     try:
         return cel.compile(rule)
     except (ValueError, RuntimeError) as exc:

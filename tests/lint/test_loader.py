@@ -201,3 +201,57 @@ def test_lint_and_the_input_checker_give_the_same_hint_for_a_tab(tmp_path):
     path.write_text(text)
     [finding] = lint_paths([str(path)], Settings()).findings
     assert raised.value.hint == finding.hint and "tab" in finding.hint
+
+
+def test_findings_are_located_from_the_parse_without_reading_the_document_again(monkeypatch):
+    """The fast parse's event map gives the same line and column as composing the document,
+    for keys, values and list items, and the document is not composed again."""
+    from generator.lint import model
+
+    text = ("# head\napiVersion: v1\nkind: Pod\nmetadata: {name: a, labels: {x: 'y'}}\nspec:\n"
+            "  containers:\n    - name: main\n      image: busybox\n      ports:\n        - containerPort: 80\n")
+    [doc] = loader.parse_text(text, "p.yaml")
+    assert doc.where is not None
+    composed = model.Document(doc.file, doc.text, doc.first_line, doc.data)  # no event map: composes
+    paths = [(), ("metadata",), ("metadata", "labels", "x"), ("spec", "containers", 0, "image"),
+             ("spec", "containers", 0, "ports", 0, "containerPort"), ("spec", "missing", "deeper"),
+             ("spec", "containers", 5)]
+    expected = {(p, v): composed.position(p, v) for p in paths for v in (False, True)}
+    expected_plain = [composed.plain_scalar(p) for p in paths]
+    monkeypatch.setattr(model.YAML, "compose", lambda *a, **k: pytest.fail("composed again"))
+    assert {(p, v): doc.position(p, v) for p in paths for v in (False, True)} == expected
+    assert [doc.plain_scalar(p) for p in paths] == expected_plain
+    assert doc.plain_scalar(("metadata", "labels", "x")) is None  # quoted
+    assert doc.plain_scalar(("spec", "containers", 0, "image")) == "busybox"
+
+
+def test_documents_of_a_file_are_checked_one_at_a_time():
+    """``Engine.check_file`` drops each document before it takes the next: a file of many
+    documents never has them all in memory."""
+    import gc
+    import weakref
+
+    from generator.lint.engine import Engine
+
+    text = "\n---\n".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}" for i in range(50))
+    alive: list[weakref.ref] = []
+
+    def documents():
+        for doc in loader.iter_text(text, "many.yaml"):
+            gc.collect()
+            # the one just checked may still be the consumer's loop variable; no other
+            assert sum(1 for ref in alive if ref() is not None) <= 1, "earlier documents are still held"
+            alive.append(weakref.ref(doc))
+            yield doc
+
+    result = Engine(Settings(), None).check_file("many.yaml", documents())
+    assert len(alive) == 50 and result.objects == 50 and [r.name for r in result.refs][-1] == "c49"
+
+
+def test_split_documents_counts_lines_like_the_file():
+    text = "a: 1\n---\nb: 2\n\n--- # x\nc: 3\n---\n"
+    docs = list(loader.split_documents(text))
+    assert [start for start, _ in docs] == [0, 1, 4, 6]
+    lines = text.split("\n")
+    for start, chunk in docs:
+        assert chunk.split("\n")[0] == lines[start]

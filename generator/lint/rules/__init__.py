@@ -8,9 +8,12 @@ the config sets them under ``lint.rules.<ID>``.
 A rule module has ``ID``, ``NAME``, ``SEVERITY`` (error|warning|info), ``SUMMARY``,
 ``SCOPE`` and ``check``, and a docstring whose paragraphs say what it finds, why
 (``Rationale:``) and how to fix it (``Fix:``). ``SCOPE`` decides what ``check`` receives:
-``document`` one parsed document, ``object`` one resource, ``set`` the index of all
-resources by kind (cross-resource rules) and yields ``(resource, hit)`` pairs. Object and
-set rules see only objects whose apiVersion and kind are strings, unless the module sets
+``document`` one parsed document, ``object`` one resource. A ``set`` (cross-resource) rule
+has ``facts(resource, ctx)`` instead, yielding ``(fact, hit or None)`` per object: a small
+tuple of what the decision needs and the hit to report should the decision go against it;
+its ``check(facts, ctx)`` receives every object's facts, each with its hit located as a
+finding (None when suppressed), and yields the findings that stand. Object and set rules
+see only objects whose apiVersion and kind are strings, unless the module sets
 ``UNTYPED = True`` (the rule that reports a missing kind). A rule that checkov also has names
 checkov's checks in ``CHECKOV`` and puts the one a hit corresponds to on the hit, so that
 checkov's skip annotation for it suppresses the hit too (``suppress``).

@@ -52,22 +52,31 @@ SUMMARY = "A PersistentVolumeClaim references a StorageClass not in the linted s
 SCOPE = "set"
 
 
-def check(index, ctx):
-    classes = index.get("StorageClass")
-    if not classes:
-        return
-    known = {r.name for r in classes}
-    for res in index.get("PersistentVolumeClaim", []):
-        yield from _claim(res, res.obj.get("spec"), ("spec",), known)
-    for res in index.get("StatefulSet", []):
+def facts(res, ctx):
+    """The StorageClass's name; a claim's class name, with its finding should the class be missing."""
+    if res.kind == "StorageClass":
+        yield ("class", res.name), None
+    elif res.kind == "PersistentVolumeClaim":
+        yield from _claim(res.obj.get("spec"), ("spec",))
+    elif res.kind == "StatefulSet":
         spec = res.obj.get("spec")
         templates = spec.get("volumeClaimTemplates") if isinstance(spec, dict) else None
         for i, template in enumerate(templates if isinstance(templates, list) else []):
             if isinstance(template, dict):
-                yield from _claim(res, template.get("spec"), ("spec", "volumeClaimTemplates", i, "spec"), known)
+                yield from _claim(template.get("spec"), ("spec", "volumeClaimTemplates", i, "spec"))
 
 
-def _claim(res, spec, path, known):
+def check(facts, ctx):
+    known = {fact[1] for fact, _ in facts if fact[0] == "class"}
+    if not known:
+        return
+    for fact, finding in facts:
+        if fact[0] == "claim" and finding is not None and fact[1] not in known:
+            yield finding
+
+
+def _claim(spec, path):
     name = spec.get("storageClassName") if isinstance(spec, dict) else None
-    if isinstance(name, str) and name and name not in known:
-        yield res, Hit(f'storageclass.storage.k8s.io "{name}" not found', path + ("storageClassName",), at_value=True)
+    if isinstance(name, str) and name:
+        yield ("claim", name), Hit(f'storageclass.storage.k8s.io "{name}" not found', path + ("storageClassName",),
+                                   at_value=True)

@@ -54,15 +54,21 @@ SUMMARY = "A pod references a RuntimeClass not in the linted set"
 SCOPE = "set"
 
 
-def check(index, ctx):
-    classes = index.get("RuntimeClass")
-    if not classes:
+def facts(res, ctx):
+    """The RuntimeClass's name; each pod's runtime class, with its finding should the class be missing."""
+    if res.kind == "RuntimeClass":
+        yield ("class", res.name), None
+    for pod in pods.templates(res.obj):
+        name = pod.spec.get("runtimeClassName")
+        if isinstance(name, str):
+            yield ("pod", name), Hit(f'pod rejected: RuntimeClass "{name}" not found',
+                                     pod.path + ("runtimeClassName",), at_value=True)
+
+
+def check(facts, ctx):
+    known = {fact[1] for fact, _ in facts if fact[0] == "class"}
+    if not known:
         return
-    known = {r.name for r in classes}
-    for resources in index.values():
-        for res in resources:
-            for pod in pods.templates(res.obj):
-                name = pod.spec.get("runtimeClassName")
-                if isinstance(name, str) and name not in known:
-                    yield res, Hit(f'pod rejected: RuntimeClass "{name}" not found',
-                                   pod.path + ("runtimeClassName",), at_value=True)
+    for fact, finding in facts:
+        if fact[0] == "pod" and finding is not None and fact[1] not in known:
+            yield finding

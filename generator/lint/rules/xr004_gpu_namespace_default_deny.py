@@ -73,20 +73,28 @@ SUMMARY = "A namespace with GPU pods has no default-deny NetworkPolicy"
 SCOPE = "set"
 
 
-def check(index, ctx):
-    policies = index.get("NetworkPolicy")
+def facts(res, ctx):
+    """Whether a NetworkPolicy is a default deny; the namespace of an object with GPU pods,
+    located for a finding."""
+    if res.kind == "NetworkPolicy":
+        yield ("policy", res.namespace, _is_default_deny(res.obj)), None
+    if any(pods.pod_requests_gpu(pod) for pod in pods.templates(res.obj)):
+        yield ("gpu", res.namespace), Hit(f"namespace {res.namespace or '(none)'} runs GPU pods but has no "
+                                          "default-deny NetworkPolicy", ("metadata", "namespace"), at_value=True)
+
+
+def check(facts, ctx):
+    """One finding per namespace, on its first object with GPU pods (in file order)."""
+    policies = [fact for fact, _ in facts if fact[0] == "policy"]
     if not policies:
         return
-    denied = {p.namespace for p in policies if _is_default_deny(p.obj)}
+    denied = {namespace for _, namespace, deny in policies if deny}
     reported = set()
-    for resources in index.values():
-        for res in resources:
-            if res.namespace in denied or res.namespace in reported:
-                continue
-            if any(pods.pod_requests_gpu(pod) for pod in pods.templates(res.obj)):
-                reported.add(res.namespace)
-                yield res, Hit(f"namespace {res.namespace or '(none)'} runs GPU pods but has no default-deny "
-                               "NetworkPolicy", ("metadata", "namespace"), at_value=True)
+    for fact, finding in facts:
+        if fact[0] == "gpu" and fact[1] not in denied and fact[1] not in reported:
+            reported.add(fact[1])
+            if finding is not None:
+                yield finding
 
 
 def _is_default_deny(obj: dict) -> bool:

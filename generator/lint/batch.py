@@ -1,0 +1,77 @@
+"""Lint many files: results from the cache first, the rest checked in worker processes.
+
+Each file is read, checked and dropped on its own (``Engine.check_file``), so memory holds
+one file's documents per worker plus every file's compact ``FileResult``. Workers are forked
+from this process with the engine already built, take files in order and return their
+results in that order, so the report does not depend on ``jobs``. A run with few files to
+check does them here: starting workers costs more than it saves.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+from collections.abc import Callable
+
+from generator.lint.cache import ResultCache
+from generator.lint.engine import Engine, FileResult
+from generator.lint.loader import documents, raw
+
+_INLINE = 8  # files to check below which no worker is started
+_engine: Engine | None = None
+_cache: ResultCache | None = None
+
+
+def check_files(engine: Engine, files: list[str], display: Callable[[str], str], cache: ResultCache | None,
+                jobs: int) -> list[FileResult]:
+    """One result per file, in the order given."""
+    results: list[FileResult | None] = []
+    todo: list[tuple[int, str, str]] = []
+    for path in files:
+        shown = "stdin" if path == "-" else display(path)
+        found = None
+        if cache is not None and path != "-":
+            data = raw(path)
+            if isinstance(data, bytes):
+                found = cache.get(cache.key(shown, data), shown)
+        if found is None:
+            todo.append((len(results), path, shown))
+        results.append(found)
+    global _engine, _cache
+    _engine, _cache = engine, cache
+    # parsing allocates millions of short-lived, acyclic objects: collecting them as often as
+    # the default thresholds ask costs ~10% of the run; frozen objects are not copied by workers
+    threshold = gc.get_threshold()
+    gc.set_threshold(100_000, 50, 100)
+    gc.freeze()
+    try:
+        if jobs <= 1 or len(todo) < _INLINE or any(path == "-" for _, path, _ in todo):
+            for (index, _, _), (result, key) in zip(todo, map(_check, todo)):
+                results[index] = result
+                if key is not None:
+                    cache.put(key, result)
+        else:
+            with multiprocessing.get_context("fork").Pool(min(jobs, len(todo))) as pool:
+                chunk = max(1, min(16, len(todo) // (jobs * 4)))
+                for (index, _, _), (result, key) in zip(todo, pool.imap(_check, todo, chunksize=chunk)):
+                    results[index] = result
+                    if key is not None:
+                        cache.put(key, result)
+    finally:
+        _engine, _cache = None, None
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
+    if cache is not None:
+        cache.save()
+    return results  # type: ignore[return-value]
+
+
+def _check(item: tuple[int, str, str]) -> tuple[FileResult, str | None]:
+    """Check one file, in a worker or here; with the cache key of the bytes that were checked
+    (the file may have changed since it was looked up)."""
+    _index, path, shown = item
+    data = raw(path)
+    result = _engine.check_file(shown, documents(data, shown, path.lower().endswith(".json"), _engine.settings.strict))
+    key = _cache.key(shown, data) if _cache is not None and isinstance(data, bytes) and path != "-" else None
+    return result, key
+

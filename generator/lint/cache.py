@@ -1,0 +1,231 @@
+"""Per-file lint results kept between runs, so a second lint re-checks only what changed.
+
+An entry holds one file's ``FileResult`` (its findings, object references and cross-rule
+facts), under a key made of the file's bytes and shown name and of everything else a result
+depends on (``run_key``): the tool's version and code, the settings and configuration, the
+Kubernetes version and the schema locations with a fingerprint of what is in them. Change
+any of these and every entry is missed, so a stale result is never shown.
+
+Entries live in ``lint/`` of the user cache folder (``$GPU_GITOPS_CACHE_DIR``, else the
+platform's: ``$XDG_CACHE_HOME/gpu-gitops`` or ``~/.cache/gpu-gitops`` on Linux), in packs of
+many entries (one file per run that checked something: opening a file per entry costs more
+than checking it). Packs are written to a temporary file and renamed into place, so
+concurrent runs never see half of one; an entry that does not read back is a miss. The
+cache is bounded: ``MAX_ENTRIES`` per run key, ``MAX_RUNS`` run keys.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import generator
+from generator.lint.engine import FileResult
+from generator.lint.model import Finding, ObjectRef
+from generator.lint.settings import Settings
+from generator.validate import SchemaValidator, kubernetes
+from generator.validate.locations import template_variables
+
+FORMAT = 2  # of a pack; part of every key
+MAX_ENTRIES = 50_000  # per run key, ~1 KB each: the files of several large trees
+MAX_PACKS = 8  # per run key, before they are folded into one
+MAX_RUNS = 8  # run keys kept
+_KIND_VARIABLES = ("Group", "ResourceKind", "ResourceAPIVersion", "KindSuffix")
+
+
+def run_key(settings: Settings, validator: SchemaValidator | None, refs: bool = True) -> str:
+    """What every result of this run depends on besides its file, as one digest (``refs``:
+    whether results list every object, as ``Engine(refs=...)``)."""
+    parts = {
+        "refs": refs,
+        "format": FORMAT,
+        "version": generator.__version__,
+        "code": _code_fingerprint(),
+        "settings": dataclasses.asdict(settings),
+        "schemas": _schema_fingerprint(validator) if validator is not None else None,
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _code_fingerprint() -> list:
+    """Name, size and modification time of the package's modules: an edited rule or an
+    upgraded package (same version number or not) misses every entry."""
+    root = Path(generator.__file__).parent
+    found = []
+    for folder, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                info = os.stat(os.path.join(folder, name))
+                found.append((os.path.relpath(os.path.join(folder, name), root), info.st_size, info.st_mtime_ns))
+    return found
+
+
+def _schema_fingerprint(validator: SchemaValidator) -> list:
+    """The Kubernetes version with its bundled schemas' folder and, per schema location, its
+    template and (for local ones) the name, size and modification time of every file the
+    template can reach for this version."""
+    variables = template_variables("x/v1", "X", validator.version_text)
+    variables.update(dict.fromkeys(_KIND_VARIABLES, "\0"))
+    core = kubernetes.version_dir(validator.version)
+    found: list = [validator.version_text, str(core), core.stat().st_mtime_ns if core.is_dir() else None]
+    for location in validator.locations:
+        found.append(location.template)
+        if location.is_remote:
+            continue  # downloads are cached by URL and never change
+        text = location.expand_text(variables)
+        folder = Path(text.split("\0", 1)[0]).parent if "\0" in text else Path(text)
+        found.append(sorted(_stat_tree(folder)))
+    return found
+
+
+def _stat_tree(path: Path):
+    if path.is_file():
+        info = path.stat()
+        yield (str(path), info.st_size, info.st_mtime_ns)
+        return
+    for folder, _dirs, filenames in os.walk(path):
+        for name in filenames:
+            info = os.stat(os.path.join(folder, name))
+            yield (os.path.join(folder, name), info.st_size, info.st_mtime_ns)
+
+
+class ResultCache:
+    """One run's view of the cache: the packs written under its ``run_key``.
+
+    A pack is a file of entries, one per line (``key<TAB>json``); a run reads the packs of its
+    run key, takes the lines it needs, and writes what it checked as one new pack (temporary
+    file, then ``os.replace``). When packs pile up, the run writes one pack of every entry it
+    read and removes the old ones. A pack that cannot be read, or a line that does not parse,
+    is a miss; a pack removed by a concurrent run is too.
+    """
+
+    def __init__(self, root: Path, run: str):
+        self.root = root
+        self.folder = root / run[:32]
+        self.run = run
+        self.lines: dict[str, bytes] = {}
+        self.packs: list[str] = []
+        self.new: dict[str, bytes] = {}
+        try:
+            names = sorted(n for n in os.listdir(self.folder) if n.endswith(".pack"))
+        except OSError:
+            names = []
+        for name in names:
+            try:
+                with open(os.path.join(self.folder, name), "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue
+            self.packs.append(name)
+            for line in data.split(b"\n"):
+                key, tab, entry = line.partition(b"\t")
+                if tab:
+                    self.lines[key.decode("ascii", "replace")] = entry
+
+    def key(self, shown: str, data: bytes) -> str:
+        digest = hashlib.sha256(self.run.encode())
+        digest.update(shown.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(data)
+        return digest.hexdigest()
+
+    def get(self, key: str, shown: str) -> FileResult | None:
+        """The cached result, or None when there is none or it does not read back."""
+        entry = self.lines.get(key)
+        if entry is None:
+            return None
+        try:
+            return _result(shown, json.loads(entry))
+        except (ValueError, KeyError, TypeError, IndexError):
+            return None
+
+    def put(self, key: str, result: FileResult) -> None:
+        self.new[key] = json.dumps(_entry(result), separators=(",", ":")).encode()
+
+    def save(self) -> None:
+        """Write this run's new entries as one pack; fold all packs into one when there are many.
+        A cache that cannot be written only costs speed."""
+        if not self.new:
+            return
+        compact = len(self.packs) >= MAX_PACKS
+        entries = {**self.lines, **self.new} if compact else self.new
+        if len(entries) > MAX_ENTRIES:
+            entries = dict(list(entries.items())[-MAX_ENTRIES:])
+        body = b"".join(key.encode() + b"\t" + entry + b"\n" for key, entry in entries.items())
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(dir=self.folder, prefix=".tmp.", suffix=".part")
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(body)
+                name = f"{time.time_ns():020d}-{hashlib.sha256(body).hexdigest()[:16]}.pack"
+                os.replace(temp, self.folder / name)
+            except BaseException:
+                os.unlink(temp)
+                raise
+            if compact:
+                for old in self.packs:
+                    _remove(self.folder / old)
+            self._prune_runs()
+        except OSError:
+            return
+
+    def _prune_runs(self) -> None:
+        """Keep the folders of the ``MAX_RUNS`` most recently written run keys (settings, schema
+        sets or tool versions in use), and no temporary file older than an hour."""
+        folders = sorted(((f.stat().st_mtime_ns, f) for f in self.root.iterdir() if f.is_dir()), reverse=True)
+        for _mtime, folder in folders[MAX_RUNS:]:
+            for item in folder.iterdir():
+                _remove(item)
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+        for item in self.folder.glob(".tmp.*"):
+            if item.stat().st_mtime < time.time() - 3600:
+                _remove(item)
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def _finding(f: Finding) -> list:
+    ref = f.ref
+    return [f.rule, f.severity, f.message, f.line, f.col, [ref.api_version, ref.kind, ref.namespace, ref.name], f.hint]
+
+
+def _unfinding(shown: str, data: list) -> Finding:
+    rule, severity, message, line, col, ref, hint = data
+    return Finding(rule, severity, message, shown, line, col, ObjectRef(*ref), hint)
+
+
+def _entry(result: FileResult) -> dict:
+    return {
+        "refs": [[ref.api_version, ref.kind, ref.namespace, ref.name] for ref in result.refs],
+        "objects": result.objects,
+        "findings": [[_finding(f), namespace] for f, namespace in result.findings],
+        "facts": [[rule, list(fact), _finding(f) if f else None] for rule, fact, f in result.facts],
+        "namespaces": [list(n) for n in result.namespaces],
+        "warnings": list(result.warnings),
+    }
+
+
+def _result(shown: str, entry: dict) -> FileResult:
+    return FileResult(
+        shown,
+        refs=[ObjectRef(*ref) for ref in entry["refs"]],
+        objects=int(entry["objects"]),
+        findings=[(_unfinding(shown, f), str(namespace)) for f, namespace in entry["findings"]],
+        facts=[(rule, tuple(fact), _unfinding(shown, f) if f else None) for rule, fact, f in entry["facts"]],
+        namespaces=[(name, level) for name, level in entry["namespaces"]],
+        warnings=dict.fromkeys(entry["warnings"]),
+    )

@@ -1,0 +1,217 @@
+"""The per-file result cache: what is re-checked, what invalidates it, and that cached files
+still take part in the cross-file rules.
+
+``Engine.check_file`` is wrapped to record the files actually checked; every run is also
+compared with a run without the cache, so a stale result cannot pass unnoticed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from generator.lint import lint_paths
+from generator.lint.engine import Engine
+from generator.lint.settings import Settings
+
+POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  namespace: {namespace}
+spec:
+  containers:
+    - name: main
+      image: busybox:1.36
+  volumes:
+    - name: host
+      hostPath:
+        path: /var/lib/kubelet
+"""
+NAMESPACE = """apiVersion: v1
+kind: Namespace
+metadata:
+  name: node-agents
+  labels:
+    pod-security.kubernetes.io/enforce: {level}
+"""
+STORAGE_CLASS = """apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: {name}
+provisioner: kubernetes.io/no-provisioner
+"""
+CLAIM = """apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: data
+  namespace: default
+spec:
+  storageClassName: local-nvme
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 1Gi
+"""
+
+
+@pytest.fixture
+def checked(monkeypatch) -> list[str]:
+    """The files each run really checks (not taken from the cache)."""
+    seen: list[str] = []
+    original = Engine.check_file
+
+    def recording(self, display, documents):
+        seen.append(display)
+        return original(self, display, documents)
+
+    monkeypatch.setattr(Engine, "check_file", recording)
+    return seen
+
+
+def _lint(folder: Path, checked: list[str], settings: Settings | None = None, **options):
+    """Findings of a cached run, the files it checked, and the findings of an uncached run."""
+    settings = settings or Settings()
+    checked.clear()
+    cached = lint_paths([str(folder)], settings, cached=True, **options).findings
+    files = sorted(checked)
+    checked.clear()
+    fresh = lint_paths([str(folder)], settings).findings
+    return cached, files, fresh
+
+
+def _tree(tmp_path: Path) -> Path:
+    folder = tmp_path / "manifests"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(POD.format(name="a", namespace="node-agents"))
+    (folder / "b.yaml").write_text(POD.format(name="b", namespace="default"))
+    (folder / "ns.yaml").write_text(NAMESPACE.format(level="baseline"))
+    return folder
+
+
+def test_a_second_run_checks_only_the_edited_file(tmp_path, checked):
+    folder = _tree(tmp_path)
+    first, files, fresh = _lint(folder, checked)
+    assert len(files) == 3 and first == fresh and first
+    again, files, fresh = _lint(folder, checked)
+    assert files == [] and again == first
+    with (folder / "b.yaml").open("a") as handle:
+        handle.write("# edited\n")
+    edited, files, fresh = _lint(folder, checked)
+    assert files == [str(folder / "b.yaml")] and edited == fresh
+
+
+def test_cached_files_still_count_in_cross_file_rules(tmp_path, checked):
+    """A Namespace made privileged in one file drops the Pod Security findings of a cached
+    file; a StorageClass renamed in one file makes a cached claim's finding appear."""
+    folder = _tree(tmp_path)
+    (folder / "sc.yaml").write_text(STORAGE_CLASS.format(name="local-nvme"))
+    (folder / "pvc.yaml").write_text(CLAIM)
+    before, _, _ = _lint(folder, checked)
+    assert any(f.file.endswith("a.yaml") and f.rule == "SEC002" for f in before)
+    assert not any(f.rule == "XR001" for f in before)
+    (folder / "ns.yaml").write_text(NAMESPACE.format(level="privileged"))
+    (folder / "sc.yaml").write_text(STORAGE_CLASS.format(name="other"))
+    after, files, fresh = _lint(folder, checked)
+    assert files == [str(folder / "ns.yaml"), str(folder / "sc.yaml")]
+    assert after == fresh
+    assert not any(f.file.endswith("a.yaml") and f.rule == "SEC002" for f in after)
+    assert [f.file for f in after if f.rule == "XR001"] == [str(folder / "pvc.yaml")]
+
+
+def test_changed_settings_check_everything_again(tmp_path, checked):
+    folder = _tree(tmp_path)
+    _lint(folder, checked)
+    quiet = Settings(rules={"SEC002": "off"})
+    findings, files, fresh = _lint(folder, checked, quiet)
+    assert len(files) == 3 and findings == fresh
+    assert not any(f.rule == "SEC002" for f in findings)
+
+
+def test_a_changed_schema_file_checks_everything_again(tmp_path, checked):
+    folder = _tree(tmp_path)
+    schemas = tmp_path / "schemas"
+    schemas.mkdir()
+    (schemas / "widget_v1.json").write_text('{"type": "object"}')
+    settings = Settings(schema_locations=[str(schemas / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")])
+    _lint(folder, checked, settings)
+    _, files, _ = _lint(folder, checked, settings)
+    assert files == []
+    (schemas / "widget_v1.json").write_text('{"type": "object", "required": ["spec"]}')
+    _, files, _ = _lint(folder, checked, settings)
+    assert len(files) == 3
+
+
+def test_a_corrupt_cache_is_ignored(tmp_path, checked):
+    folder = _tree(tmp_path)
+    first, _, _ = _lint(folder, checked)
+    packs = list(Path(os.environ["GPU_GITOPS_CACHE_DIR"]).rglob("*.pack"))
+    assert packs, "the cache lives under GPU_GITOPS_CACHE_DIR"
+    for pack in packs:
+        data = pack.read_bytes()
+        pack.write_bytes(data[: len(data) // 2] + b"\x00garbage\tnot json\n")
+    again, files, fresh = _lint(folder, checked)
+    assert again == first == fresh
+    assert files  # entries that no longer read back are checked again
+
+
+def test_no_cache_is_written_unless_asked(tmp_path):
+    folder = _tree(tmp_path)
+    lint_paths([str(folder)], Settings())
+    assert not list(Path(os.environ["GPU_GITOPS_CACHE_DIR"]).rglob("*.pack"))
+
+
+def test_workers_give_the_same_findings_as_one_process(tmp_path):
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(20):
+        namespace = "node-agents" if i % 2 else "default"
+        (folder / f"p{i:02d}.yaml").write_text(POD.format(name=f"p{i}", namespace=namespace))
+    (folder / "ns.yaml").write_text(NAMESPACE.format(level="privileged"))
+    one = lint_paths([str(folder)], Settings(), jobs=1)
+    two = lint_paths([str(folder)], Settings(), jobs=2)
+    assert one.findings == two.findings
+    assert len([f for f in one.findings if f.rule == "SEC002"]) == 10  # the privileged namespace's are dropped
+    assert [s.display for s in one.sources] == [s.display for s in two.sources]
+
+
+def test_object_references_are_kept_only_when_asked_and_cached_apart(tmp_path, checked):
+    """Only the JUnit report lists passing objects: other runs keep no per-object reference
+    (memory that would grow with the objects), and their cache entries are not JUnit's."""
+    folder = _tree(tmp_path)
+    lean = lint_paths([str(folder)], Settings(), cached=True, refs=False)
+    assert all(s.refs == [] for s in lean.sources) and sum(s.objects for s in lean.sources) == 3
+    checked.clear()
+    full = lint_paths([str(folder)], Settings(), cached=True, refs=True)
+    assert len(checked) == 3 and sorted(r.name for s in full.sources for r in s.refs) == ["a", "b", "node-agents"]
+    assert full.findings == lean.findings
+
+
+def test_validator_warnings_come_back_from_the_cache_and_from_workers(tmp_path, checked):
+    """What the validator could not check is said on every run: a file taken from the cache, or
+    checked in a worker process, still brings its kinds' warnings."""
+    import json
+
+    from generator.lint import make_validator
+
+    schemas = tmp_path / "schemas" / "example.com"
+    schemas.mkdir(parents=True)
+    (schemas / "run_v1.json").write_text(json.dumps({"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {"greek": {"type": "string", "pattern": "^\\p{Greek}+$"}}}}}))
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for i in range(10):
+        (folder / f"r{i}.yaml").write_text(f"apiVersion: example.com/v1\nkind: Run\nmetadata: {{name: r{i}}}\n"
+                                           "spec: {greek: abc}\n")
+    settings = Settings(schema_locations=[str(tmp_path / "schemas" / "{{.Group}}" / "{{.ResourceKind}}_"
+                                              "{{.ResourceAPIVersion}}.json")])
+    expected = ["Run (example.com/v1): schema pattern '^\\\\p{Greek}+$' has no Python equivalent; "
+                "that pattern is not checked"]
+    for jobs, cached in ((2, False), (2, True), (1, True)):  # by workers, stored, then all from the cache
+        validator = make_validator(settings)
+        checked.clear()
+        lint_paths([str(folder)], settings, validator=validator, cached=cached, jobs=jobs)
+        assert list(validator.warnings) == expected, (jobs, cached)
+    assert checked == []
