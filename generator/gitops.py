@@ -33,7 +33,7 @@ def layer_facts(layers: list[tuple[str, list[tuple[str, list[dict]]]]], kubernet
         facts.append({
             "name": layer,
             "kinds": [
-                {"apiVersion": api, "kind": kind, "builtin": kubernetes.schema_file(version, api, kind).is_file()}
+                {"apiVersion": api, "kind": kind, "builtin": kubernetes.builtin_schema(version, api, kind) is not None}
                 for api, kind in sorted(kinds)
             ],
         })

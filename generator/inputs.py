@@ -128,7 +128,7 @@ def schema_errors(doc: Located, schema: dict, source: Path | None = None) -> lis
     validator = jsonschema.Draft202012Validator(schema)
     found = sorted(validator.iter_errors(doc.data), key=lambda e: doc.position(tuple(e.absolute_path)))
     lines = source.read_text(errors="replace").splitlines() if found and source else []
-    return [_explain(doc, schema, error, lines) for error in found]
+    return [_hinted(_explain(doc, schema, error, lines), schema, error) for error in found]
 
 
 _PLAIN_SCALAR = re.compile(r"[^\s#,\[\]{}]+")
@@ -178,7 +178,82 @@ def _explain(doc: Located, root: dict, error: jsonschema.ValidationError, lines:
     if error.validator == "pattern":
         return doc.error(f"{where}: {error.instance!r} has the wrong format", path,
                          schema.get("description", f"must match {error.validator_value}"), at_value=True)
-    return doc.error(f"{where}: {error.message}", path, schema.get("description", ""), at_value=True)
+    return doc.error(f"{where}: {error.message}", path, at_value=True)  # the bound and the description: below
+
+
+_TAKES = {
+    "object": "a mapping (`key: value` lines, or `{key: value}`)",
+    "array": "a list (`- item` lines, or `[a, b]`)",
+    "string": 'a string (quoted if it looks like a number or a boolean: "8", "true")',
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "null",
+}
+
+
+def _hinted(explained: InputError, root: dict, error: jsonschema.ValidationError) -> InputError:
+    """``explained``, with a hint where the failing subschema gave none (``_fallback_hint``)."""
+    if not explained.hint:
+        explained.hint = _fallback_hint(root, error)
+    return explained
+
+
+def _fallback_hint(root: dict, error: jsonschema.ValidationError) -> str:
+    """What the value must be (its type, range or size), what the key is for (the nearest
+    description along its path) and where docs/inputs.md documents it."""
+    path = tuple(error.absolute_path)
+    node, described, section = _along(root, path)
+    described = error.schema.get("description", described)
+    parts = [_must(error, node)]
+    if described:
+        parts.append(described.rstrip("."))
+    anchor = re.sub(r"[^a-z0-9 _-]", "", (section or "Top level").lower()).replace(" ", "-")
+    parts.append(f"see docs/inputs.md#{anchor}")
+    return "; ".join(p for p in parts if p)
+
+
+def _must(error: jsonschema.ValidationError, node: dict) -> str:
+    """The rule the value broke, said as what to write."""
+    value, name = error.validator_value, dotted(tuple(error.absolute_path)) or "the top level"
+    if error.validator == "type":
+        kinds = value if isinstance(value, list) else [value]
+        default = node.get("default")
+        example = f", e.g. {json.dumps(default)}" if default not in (None, {}, []) else ""
+        return f"{name} takes " + " or ".join(_TAKES.get(k, k) for k in kinds) + example
+    bounds = {"minimum": f"use {value} or more", "maximum": f"use {value} or less",
+              "exclusiveMinimum": f"use more than {value}", "exclusiveMaximum": f"use less than {value}",
+              "minItems": f"give at least {value} item(s)", "maxItems": f"give at most {value} item(s)",
+              "minLength": f"use at least {value} character(s)", "maxLength": f"use at most {value} character(s)",
+              "minProperties": f"give at least {value} key(s)", "maxProperties": f"give at most {value} key(s)",
+              "uniqueItems": "each item may appear once", "const": f"the only allowed value is {json.dumps(value)}"}
+    if error.validator in bounds:
+        return bounds[error.validator]
+    if error.validator == "propertyNames" and isinstance(error.schema.get("propertyNames"), dict):
+        pattern = error.schema["propertyNames"].get("pattern")
+        return f"keys here must match {pattern}" if pattern else ""
+    return ""
+
+
+def _along(root: dict, path: tuple) -> tuple[dict, str, str]:
+    """Walk the schema along an instance path: the subschema at its end, the nearest
+    description on the way (the key's own, else its parent's), and the docs/inputs.md section
+    (as ``docs`` titles it, ``nodePools[].gpu``) that lists the last named key."""
+    node = resolve_ref(root, root)
+    described, section, here = "", "", ""
+    for part in path:
+        if isinstance(part, int):
+            items = node.get("items")
+            node, here = resolve_ref(root, items if isinstance(items, dict) else {}), here + "[]"
+        elif part in node.get("properties", {}):
+            section = here
+            node, here = resolve_ref(root, node["properties"][part]), f"{here}.{part}" if here else part
+        else:  # a key under patternProperties or additionalProperties
+            matching = [sub for pattern, sub in node.get("patternProperties", {}).items() if re.search(pattern, part)]
+            extra = node.get("additionalProperties")
+            node = resolve_ref(root, matching[0] if matching else extra if isinstance(extra, dict) else {})
+        described = node.get("description", described)
+    return node, described, f"`{section}`" if section else ""
 
 
 def _unsupported_version(doc: Located, path: tuple, version: str) -> InputError:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import functools
 import re
 import stat
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,6 +173,13 @@ _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 _TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?")
 
 
+def _too_large_integer(value: str, mark, display: str) -> InputError:
+    """An integer with more digits than Python converts (``sys.get_int_max_str_digits``)."""
+    digits = sum(c.isdigit() for c in value)
+    return InputError(f"integer with {digits} digits is too large", path=display, line=mark.line + 1,
+                      col=mark.column + 1, hint="quote it if it is meant as a string")
+
+
 def _scalar_1_2(event, fallback: type[Exception]):
     """A plain scalar resolved as the YAML 1.2 core schema does, as the round-trip loader reads
     cluster inputs (lint reads manifests as the API server's YAML 1.1 reader instead); anything
@@ -220,15 +229,14 @@ def _fast_load(text: str, display: str) -> Located:
         try:
             return _scalar_1_2(event, Fallback)
         except ValueError:  # int() of more digits than Python converts
-            mark = event.start_mark
-            raise InputError(f"integer with {len(event.value.lstrip('+-'))} digits is too large", path=display,
-                             line=mark.line + 1, col=mark.column + 1,
-                             hint="quote it if it is meant as a string") from None
+            raise _too_large_integer(event.value, event.start_mark, display) from None
 
     def node(event, path: tuple, depth: int):
         kind = type(event)
         if kind is ScalarEvent:
             return scalar(event)
+        if kind is not MappingStartEvent and kind is not SequenceStartEvent:
+            raise Fallback  # aliases, which carry no tag (one before its anchor is ruamel's error to word)
         if depth >= MAX_DEPTH:
             raise _TooDeep(event.start_mark.line + 1, event.start_mark.column + 1)
         if event.tag is not None or event.anchor is not None:
@@ -257,7 +265,6 @@ def _fast_load(text: str, display: str) -> Located:
                 mark = item_event.start_mark
                 positions[(*path, len(items))] = (mark.line + 1, mark.column + 1) * 2
                 items.append(node(item_event, (*path, len(items)), depth + 1))
-        raise Fallback  # aliases
 
     if type(get()) is not StreamStartEvent:
         raise Fallback
@@ -292,7 +299,123 @@ def _check_depth(text: str) -> None:
             elif isinstance(event, CollectionEndEvent):
                 depth -= 1
     except YAMLError:
-        return
+        # libyaml stopped at something ruamel may read on (`[a:b]`, `: 1`, a U+2028): ruamel's
+        # scanner is quadratic in flow nesting (1,000 levels: seconds), so bound that first
+        too_deep = _flow_too_deep(text)
+        if too_deep is not None:
+            raise _TooDeep(*_line_col(text[:too_deep])) from None
+
+
+_DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_SINGLE_QUOTED = re.compile(r"'(?:[^']|'')*'")
+_LINE_BREAK = re.compile(r"[\n\r]")
+_SPACE = " \t"
+_BREAK = "\n\r"
+
+
+def _flow_too_deep(text: str) -> int | None:
+    """Offset of the flow collection opened deeper than ``MAX_DEPTH`` (counting flow nesting
+    only), from a linear scan that needs no parser: brackets count where a node may start and
+    anywhere inside a flow collection, not in quoted scalars, comments or block scalars."""
+    depth, i, end = 0, 0, len(text)
+    node_start, line_indent = True, 0
+    while i < end:
+        char = text[i]
+        if char in _BREAK:
+            i += 1
+            line_indent = _indent(text, i)
+            node_start = True
+            continue
+        if char in _SPACE:
+            i += 1
+            continue
+        after = text[i + 1:i + 2]
+        if char == "#" and (i == 0 or text[i - 1] in _SPACE + _BREAK):
+            i = _line_end(text, i)
+            continue
+        if char in "[{" and (depth or node_start):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return i
+            node_start = True
+        elif char in "]}" and depth:
+            depth -= 1
+            node_start = False
+        elif char == "," and depth:
+            node_start = True
+        elif char in "-?:" and (after in ("", " ", "\t", "\n", "\r") or (depth and char == ":" and after in ",[]{}")):
+            node_start = True
+        elif char == "-" and text.startswith("---", i) and text[i + 3:i + 4] in ("", " ", "\t", "\n", "\r"):
+            i += 3  # a document start marker; the document's node follows
+            node_start = True
+            continue
+        elif node_start and char in "\"'":
+            match = (_DOUBLE_QUOTED if char == '"' else _SINGLE_QUOTED).match(text, i)
+            if match is None:
+                return None  # unterminated: ruamel reports it
+            i = match.end()
+            node_start = False
+            continue
+        elif node_start and not depth and char in "|>":
+            # a block scalar: its lines are the ones indented deeper than the line it starts on
+            i = _line_end(text, i)
+            while i < end:
+                following = _line_end(text, i + 1)
+                line = text[i + 1:following]
+                if line.strip(" ") and _indent(text, i + 1) <= line_indent:
+                    break
+                i = following
+            continue
+        elif node_start and char in "&!":
+            while i < end and text[i] not in _SPACE + _BREAK + ",[]{}":
+                i += 1
+            continue
+        else:
+            node_start = False
+        i += 1
+    return None
+
+
+def _indent(text: str, start: int) -> int:
+    """Spaces at ``start`` (a line's first character)."""
+    i = start
+    while i < len(text) and text[i] == " ":
+        i += 1
+    return i - start
+
+
+def _line_end(text: str, start: int) -> int:
+    """Offset of the line break that ends the line holding ``start`` (or the end of the text)."""
+    found = _LINE_BREAK.search(text, start)
+    return found.start() if found else len(text)
+
+
+def _deepest_start(yaml, text: str) -> tuple[int, int]:
+    """1-based line and column of the first collection nested deeper than ``MAX_DEPTH``, from
+    ruamel's parser events (linear in block nesting; flow nesting was bounded before)."""
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+
+    depth = 0
+    for event in yaml.parse(text):
+        if isinstance(event, CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return event.start_mark.line + 1, event.start_mark.column + 1
+        elif isinstance(event, CollectionEndEvent):
+            depth -= 1
+    return 1, 1
+
+
+_VERSION_DIRECTIVE = re.compile(r"^%YAML[ \t]+(\S*)", re.M)
+
+
+def _check_version(text: str, display: str) -> None:
+    """A ``%YAML`` directive names 1.1 or 1.2: ruamel's parser asserts on other 1.x versions."""
+    directive = _VERSION_DIRECTIVE.search(text)
+    if directive and directive.group(1) not in ("1.1", "1.2"):
+        line, col = _line_col(text[:directive.start()])
+        raise InputError(f"YAML version {directive.group(1)!r} is not supported", path=display, line=line, col=col,
+                         hint="write `%YAML 1.2`, or leave the directive out")
 
 
 def _ruamel_load(text: str, display: str) -> Located:
@@ -304,6 +427,7 @@ def _ruamel_load(text: str, display: str) -> Located:
         _check_depth(text)
     except _TooDeep as deep:
         raise deep.error(display) from None
+    _check_version(text, display)
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
     try:
@@ -330,24 +454,60 @@ def _ruamel_load(text: str, display: str) -> Located:
     except YAMLError as exc:
         raise InputError(f"YAML error: {exc}".splitlines()[0], path=display) from None
     except (ValueError, TypeError) as exc:
-        # an explicit tag whose value does not fit it (`!!float abc`); ruamel gives no position
-        raise InputError(f"YAML value does not match its tag: {exc}", path=display,
+        # a value its tag cannot build (`!!float abc`, an integer of 5,000 digits): ruamel's
+        # constructor says so without a position, its composer's node has one
+        misfit = _misfit(text)
+        if misfit is None:
+            raise InputError(f"YAML value does not match its tag: {exc}", path=display,
+                             hint="remove the !!tag, or fix the value it applies to") from None
+        node, problem = misfit
+        if node.tag.endswith(":int") and sum(c.isdigit() for c in node.value) > sys.get_int_max_str_digits():
+            raise _too_large_integer(node.value, node.start_mark, display) from None
+        tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
+        raise InputError(f"YAML value {node.value[:40]!r} does not match its tag {tag}: {problem}", path=display,
+                         line=node.start_mark.line + 1, col=node.start_mark.column + 1,
                          hint="remove the !!tag, or fix the value it applies to") from None
     except RecursionError:
-        raise InputError("YAML nesting is too deep", path=display, hint="flatten the document") from None
+        # block nesting past what libyaml read (it stopped early): ruamel's own events locate it
+        raise _TooDeep(*_deepest_start(yaml, text)).error(display) from None
     try:
         data = to_plain(node)
     except (ValueError, RecursionError):
         raise InputError(f"the document expands to more than {MAX_NODES} nodes (nested aliases?)", path=display,
                          hint="use fewer or shallower YAML anchors and aliases") from None
-    return Located(display, data, _ruamel_positions(node))
+    return Located(display, data, _ruamel_positions(node, display))
 
 
-def _ruamel_positions(root: Any) -> dict[tuple, tuple[int, int, int, int]]:
+def _misfit(text: str):
+    """(node, error) of the first scalar its tag cannot build, or None."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    yaml = YAML(typ="rt")
+    stack, seen = [yaml.compose(text)], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))  # an alias is the same node object
+        if isinstance(node, ScalarNode):
+            try:
+                yaml.constructor.construct_object(node, deep=True)
+            except (ValueError, TypeError) as exc:
+                return node, exc
+        elif isinstance(node, MappingNode):
+            stack.extend(part for pair in reversed(node.value) for part in reversed(pair))
+        elif isinstance(node, SequenceNode):
+            stack.extend(reversed(node.value))
+    return None
+
+
+def _ruamel_positions(root: Any, display: str) -> dict[tuple, tuple[int, int, int, int]]:
     """The positions ruamel's round-trip containers recorded, keyed as ``Located`` keys them.
 
-    Aliased subtrees are visited once per path they appear at, within the node budget
-    ``to_plain`` already enforced."""
+    A mapping or sequence used as a key (``? {a: 1}``) is an error at that key: inputs are
+    JSON data, whose keys are strings. Aliased subtrees are visited once per path they appear
+    at, within the node budget ``to_plain`` already enforced."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     positions: dict[tuple, tuple[int, int, int, int]] = {}
@@ -357,6 +517,10 @@ def _ruamel_positions(root: Any) -> dict[tuple, tuple[int, int, int, int]]:
         if isinstance(node, CommentedMap):
             for key, value in node.items():
                 kl, kc = node.lc.key(key)
+                if isinstance(key, (Mapping, tuple)):
+                    raise InputError(f"a {'mapping' if isinstance(key, Mapping) else 'sequence'} is used as a key; "
+                                     "keys must be strings", path=display, line=kl + 1, col=kc + 1,
+                                     hint="write the key as a plain or quoted string, e.g. `name: value`")
                 vl, vc = node.lc.value(key)
                 positions[(*path, str(key))] = (kl + 1, kc + 1, vl + 1, vc + 1)
                 stack.append(((*path, str(key)), value))

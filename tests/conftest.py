@@ -31,8 +31,12 @@ def needs_crd_schemas():
 
 @pytest.fixture(autouse=True)
 def _own_cache(tmp_path_factory, monkeypatch):
-    """Every test gets an empty gpu-gitops cache: a schema set synced on this machine never leaks in."""
+    """Every test gets an empty gpu-gitops cache: a schema set synced on this machine never leaks in,
+    nor does one an earlier test synced (validators built on it are cached per process)."""
+    from generator import pipeline
+
     monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    pipeline.validator.cache_clear()
 
 
 @pytest.fixture(scope="session")

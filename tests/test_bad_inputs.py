@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from generator.tree import read_tree
+from tests.conftest import REPO
 
 CLUSTER = "aks-h100-training"
 LOCATED = re.compile(r"^(?P<path>[^\s:]+):(?P<line>\d+):(?P<col>\d+): error: ", re.M)
@@ -304,12 +305,14 @@ def test_cluster_input_that_is_not_a_regular_file(project, run):
     assert f"clusters/{CLUSTER}/cluster.yaml: error: not a regular file" in result.stderr
 
 
-@pytest.mark.parametrize("text", ["perNode: !!int eight", "perNode: !!float x"])
-def test_explicit_tag_with_a_wrong_value(project, run, text):
+@pytest.mark.parametrize("text, tag", [("perNode: !!int eight", "!!int"), ("perNode: !!float x", "!!float")])
+def test_explicit_tag_with_a_wrong_value(project, run, text, tag):
     _edit(project, "perNode: 8, nodes: 4}", text.split(": ", 1)[0] + ": 8, nodes: 4, x: " + text.split(": ", 1)[1] + "}")
+    line = _line_of(project, text.split(": ", 1)[1])
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
-    assert "YAML value does not match its tag" in result.stderr
+    assert re.match(rf"clusters/{CLUSTER}/cluster\.yaml:{line}:\d+: error: YAML value '\w+' does not match its tag "
+                    rf"{tag}: .*\n  hint: remove the !!tag", result.stderr), result.stderr
 
 
 # --- bounded Jsonnet: time, memory and depth ----------------------------------------------------
@@ -366,3 +369,34 @@ def test_overrides_std_trace_reaches_stderr(project, run):
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 0, result.stderr
     assert "checking overrides" in result.stderr
+
+
+def _anchors(markdown: str) -> set[str]:
+    """GitHub's anchors for the headings of a Markdown file."""
+    return {re.sub(r"[^a-z0-9 _-]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+            for line in markdown.splitlines() if line.startswith("#")}
+
+
+# (old text, new text, expected message, expected start of the hint, docs section)
+SCHEMA_HINTS = [
+    ("tuning: {restartKubelet: true}", "tuning: [1]", "tuning: expected object, got list [1]",
+     "tuning takes a mapping", "top-level"),
+    ("perNode: 8, nodes: 4}", "perNode: 8, nodes: 0}", "nodePools[1].gpu.nodes: 0 is less than the minimum of 1",
+     "use 1 or more; Nodes in the pool", "nodepoolsgpu"),
+    ("perNode: 8, nodes: 4}", "perNode: 8, nodes: true}", "nodePools[1].gpu.nodes: expected integer, got boolean True",
+     "nodePools[1].gpu.nodes takes a whole number, e.g. 1; ", "nodepoolsgpu"),
+]
+
+
+@pytest.mark.parametrize("old, new, message, hint, section", SCHEMA_HINTS, ids=["type", "minimum", "integer"])
+def test_every_schema_error_has_a_hint_that_points_at_the_docs(project, run, old, new, message, hint, section):
+    """A subschema without a description still gives a hint: what to write, what the key is
+    for, and the docs/inputs.md section that lists it."""
+    _edit(project, old, new)
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    found = re.search(rf"error: {re.escape(message)}\n  hint: (.*)\n", result.stderr)
+    assert found, result.stderr
+    assert found.group(1).startswith(hint), found.group(1)
+    assert found.group(1).endswith(f"; see docs/inputs.md#{section}")
+    assert section in _anchors((REPO / "docs" / "inputs.md").read_text())

@@ -66,3 +66,87 @@ def test_positions_point_at_keys_items_and_values():
     assert doc.position(("a", "c", 0, "x")) == (4, 5)
     assert doc.position(("a", "missing", "deeper")) == (1, 1)
     assert doc.position(("a", "c", 5)) == (3, 3)
+
+
+DEEP_FLOW = "[" * 1000 + "x" + "]" * 1000
+
+
+@pytest.mark.parametrize("before", [
+    "a: [b:c]\n",  # a flow plain scalar with ':' (YAML 1.2): libyaml stops here, ruamel reads on
+    "a: {b:c}\n",
+    ": 1\n",  # an empty key
+    "a: b\u2028c\n",  # a line separator inside a scalar
+    "a: 1\n\ufeffb: 2\n",  # a byte order mark inside the stream
+])
+def test_deep_flow_nesting_is_refused_before_the_round_trip_loader_reads_it(before):
+    """When libyaml stops early, the nesting that follows is still bounded (and located)
+    before ruamel's scanner, which takes seconds a thousand levels, sees it."""
+    text = before + "deep: " + DEEP_FLOW + "\n"
+    with pytest.raises(yamlpos.InputError) as caught:
+        yamlpos.load_text(text, "x.yaml")
+    line = text.count("\n")
+    assert str(caught.value).startswith(f"x.yaml:{line}:{len('deep: ') + yamlpos.MAX_DEPTH + 1}: error: "
+                                        "YAML nesting is deeper than 64 levels"), caught.value
+
+
+@pytest.mark.parametrize("text", [
+    "a: x" + "[" * 100 + "\n",  # brackets inside a plain scalar
+    "a: '" + "[" * 100 + "'\n",
+    'a: "' + "{" * 100 + '\\""\n',
+    "a: 1 # " + "[" * 100 + "\n",
+    "a: |\n  " + "[" * 100 + "\n  " + "{" * 100 + "\nb: 1\n",
+    "- >-\n    " + "[" * 100 + "\n- x\n",
+    "a: [" + ", ".join(["'[['"] * 50) + "]\n",
+    "--- " + "[" * 64 + "]" * 64 + "\n",
+])
+def test_the_flow_depth_scan_counts_only_collections(text):
+    assert yamlpos._flow_too_deep(text) is None
+
+
+def test_the_flow_depth_scan_finds_the_first_collection_too_deep():
+    assert yamlpos._flow_too_deep("--- " + "[" * 65) == 4 + 64
+    assert yamlpos._flow_too_deep("a: {b: [" + "{c: " * 63 + "x" + "}" * 63 + "]}\n") == 8 + 62 * 4
+
+
+@pytest.mark.parametrize("value", ["9" * 5001, "!!int '" + "9" * 5001 + "'", "-" + "1" * 5001])
+def test_a_huge_integer_read_by_the_round_trip_loader_is_located_and_named(value):
+    text = "a: 1.5\nb:\n  c: [1, " + value + "]\n"  # the float sends the document to ruamel
+    with pytest.raises(yamlpos.InputError) as caught:
+        yamlpos.load_text(text, "x.yaml")
+    assert str(caught.value) == ("x.yaml:3:10: error: integer with 5001 digits is too large\n"
+                                 "  hint: quote it if it is meant as a string")
+
+
+@pytest.mark.parametrize("key, kind", [("{a: 1}", "mapping"), ("[x, y]", "sequence")])
+def test_a_complex_key_is_refused_where_it_is(key, kind):
+    with pytest.raises(yamlpos.InputError) as caught:
+        yamlpos.load_text(f"a: 1\nb:\n  ? {key}\n  : c\n", "x.yaml")
+    assert str(caught.value).startswith(f"x.yaml:3:5: error: a {kind} is used as a key; keys must be strings\n"
+                                        "  hint: ")
+
+
+@pytest.mark.parametrize("text, where, message", [
+    ("a: !!int '12x'\n", "1:4", "YAML value '12x' does not match its tag !!int: "),
+    ("a: 1\nb: [1, !!float abc]\n", "2:8", "YAML value 'abc' does not match its tag !!float: "),
+    ("%YAML 1.3\n---\na: 1\n", "1:1", "YAML version '1.3' is not supported"),
+])
+def test_values_the_round_trip_loader_cannot_build_are_located(text, where, message):
+    with pytest.raises(yamlpos.InputError) as caught:
+        yamlpos.load_text(text, "x.yaml")
+    assert str(caught.value).startswith(f"x.yaml:{where}: error: {message}"), caught.value
+    assert "\n  hint: " in str(caught.value)
+
+
+def test_deep_block_nesting_after_what_libyaml_refuses_is_located():
+    """libyaml stops at the empty key; ruamel reads on and runs out of stack in the nesting."""
+    text = ": 1\ndeep:\n" + "".join(f"{'  ' * i}  a:\n" for i in range(400)) + "  " * 401 + "b: 1\n"
+    with pytest.raises(yamlpos.InputError) as caught:
+        yamlpos.load_text(text, "x.yaml")
+    assert str(caught.value).startswith("x.yaml:66:129: error: YAML nesting is deeper than 64 levels\n  hint: ")
+
+
+@pytest.mark.parametrize("text, where", [("a: *x\n", "1:4"), ("a:\n  b: *x\nc: &x 1\n", "2:6")])
+def test_an_alias_before_its_anchor_is_a_located_error(text, where):
+    with pytest.raises(yamlpos.InputError) as caught:
+        yamlpos.load_text(text, "x.yaml")
+    assert str(caught.value).startswith(f"x.yaml:{where}: error: "), caught.value

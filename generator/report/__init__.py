@@ -24,16 +24,28 @@ def shown_name(name: str) -> str:
     """
     if name.isprintable():
         return name
-    return "".join(_escape(c) for c in name)
+    return "".join(_escape(c, surrogate_bytes=True) for c in name)
 
 
-def _escape(char: str) -> str:
+def shown_text(text: str) -> str:
+    """Text taken from a linted file (a message quoting a key, an object's name), safe in any
+    format: what is not printable is escaped as in ``shown_name``. Control characters could
+    forge a finding, style a terminal, or make XML unreadable (XML 1.0 cannot carry most of
+    them at all); a lone surrogate (a JSON ``\\udc80``) cannot be written as UTF-8.
+    Backslashes stay as they are: messages quote patterns and paths.
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _escape(c, surrogate_bytes=False) for c in text)
+
+
+def _escape(char: str, surrogate_bytes: bool) -> str:
     if char in _ESCAPES:
         return _ESCAPES[char]
     if char.isprintable():
         return char
     code = ord(char)
-    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's surrogateescape of a byte
+    if surrogate_bytes and 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's surrogateescape of a byte
         return f"\\x{code - 0xDC00:02x}"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 

@@ -2,12 +2,12 @@
 
 GitHub shows only ten annotations of each level per step, so a summary ``::notice`` closes
 the output. Escaping follows actions/toolkit: ``%``, CR and LF in messages, plus ``:`` and
-``,`` in properties.
+``,`` in properties; other control characters in a message are escaped as in the text format.
 """
 
 from __future__ import annotations
 
-from generator.report import shown_name
+from generator.report import shown_name, shown_text
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -25,6 +25,6 @@ def format(report) -> str:
     for f in report.findings:
         props = ",".join(f"{k}={escape_property(str(v))}" for k, v in
                          (("file", shown_name(f.file)), ("line", f.line), ("col", f.col), ("title", f.rule)))
-        out.append(f"::{_LEVEL[f.severity]} {props}::{escape_data(f.message)}\n")
+        out.append(f"::{_LEVEL[f.severity]} {props}::{escape_data(shown_text(f.message))}\n")
     out.append(f"::notice title=gpu-gitops lint::{escape_data(report.summary())}\n")
     return "".join(out)

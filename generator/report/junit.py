@@ -3,7 +3,8 @@
 ``classname`` is ``Kind@apiVersion`` and ``name`` is ``namespace/name``; a rule violation is
 a ``<failure>``, a document that could not be processed (parse error, missing kind or
 schema) an ``<error>``. Warnings do not fail a test case; they are listed in its
-``<system-out>``.
+``<system-out>``. Text from the manifests is escaped (``shown_text``): XML 1.0 cannot carry
+control characters, even as character references.
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from __future__ import annotations
 from xml.etree import ElementTree as ET
 
 from generator.lint.model import ObjectRef
-from generator.report import shown_name
+from generator.report import shown_name, shown_text
 
 _PROCESSING = {"K8S001", "K8S002", "K8S004"}
 
 
 def _case_name(ref: ObjectRef) -> str:
-    return f"{ref.namespace}/{ref.name}" if ref.namespace else ref.name
+    return shown_text(f"{ref.namespace}/{ref.name}" if ref.namespace else ref.name)
 
 
 def format(report) -> str:
@@ -37,18 +38,18 @@ def format(report) -> str:
         counts = {"tests": 0, "failures": 0, "errors": 0}
         for (ref, line), findings in cases.items():
             case = ET.SubElement(suite, "testcase", name=_case_name(ref) or f"{file}:{line}",
-                                 classname=f"{ref.kind}@{ref.api_version}" if ref.kind else "document")
+                                 classname=shown_text(f"{ref.kind}@{ref.api_version}") if ref.kind else "document")
             counts["tests"] += 1
             errors = [f for f in findings if f.severity == "error"]
             others = [f for f in findings if f.severity != "error"]
             if errors:
                 tag = "error" if any(f.rule in _PROCESSING for f in errors) else "failure"
                 counts["errors" if tag == "error" else "failures"] += 1
-                node = ET.SubElement(case, tag, message=errors[0].message, type=errors[0].rule)
-                node.text = "\n".join(f"{file}:{f.line}:{f.col}: {f.message} [{f.rule}]" for f in errors)
+                node = ET.SubElement(case, tag, message=shown_text(errors[0].message), type=errors[0].rule)
+                node.text = "\n".join(f"{file}:{f.line}:{f.col}: {shown_text(f.message)} [{f.rule}]" for f in errors)
             if others:
                 ET.SubElement(case, "system-out").text = "\n".join(
-                    f"{file}:{f.line}:{f.col}: {f.severity}: {f.message} [{f.rule}]" for f in others)
+                    f"{file}:{f.line}:{f.col}: {f.severity}: {shown_text(f.message)} [{f.rule}]" for f in others)
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from generator.lint.rules import BY_ID
-from generator.report import shown_name
+from generator.report import shown_name, shown_text
 
 MAX_ROWS = 200
 
 
 def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """One table cell: control characters (a CR or LF would end the row) escaped, pipes too."""
+    return shown_text(text).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def format(report) -> str:

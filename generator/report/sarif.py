@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from urllib.parse import quote
 
 from generator import __version__
 from generator.lint.rules import REGISTRY, sections
@@ -35,7 +36,14 @@ def _rule(rule) -> dict:
 
 def _fingerprint(finding) -> str:
     key = "\0".join((finding.rule, finding.file, str(finding.ref), finding.message))
-    return hashlib.sha256(key.encode()).hexdigest()[:32]
+    # surrogatepass: a message may quote a lone surrogate from a JSON manifest (``"\\udc80"``)
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _uri(file: str) -> str:
+    """A relative URI reference (RFC 3986, as SARIF requires): the name's bytes percent-encoded
+    where they are not URI characters (a space, a control character, a byte that is not UTF-8)."""
+    return quote(file.replace("\\", "/").encode("utf-8", "surrogateescape"), safe="/")
 
 
 def _result(finding, index: dict[str, int]) -> dict:
@@ -45,7 +53,7 @@ def _result(finding, index: dict[str, int]) -> dict:
         "message": {"text": finding.message + (f" ({finding.ref})" if str(finding.ref) else "")},
         "locations": [{
             "physicalLocation": {
-                "artifactLocation": {"uri": finding.file.replace("\\", "/")},
+                "artifactLocation": {"uri": _uri(finding.file)},
                 "region": {"startLine": max(finding.line, 1), "startColumn": max(finding.col, 1)},
             },
         }],

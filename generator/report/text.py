@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from generator.report import shown_name
+from generator.report import shown_name, shown_text
 
 _COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
 
@@ -14,8 +14,9 @@ def line(finding, color: bool = False) -> str:
     severity = finding.severity
     if color:
         severity = click.style(severity, fg=_COLOURS[finding.severity], bold=True)
-    text = f"{shown_name(finding.file)}:{finding.line}:{finding.col}: {severity}: {finding.message} [{finding.rule}]"
-    return text + (f"\n  hint: {finding.hint}" if finding.hint else "")
+    text = (f"{shown_name(finding.file)}:{finding.line}:{finding.col}: {severity}: {shown_text(finding.message)} "
+            f"[{finding.rule}]")
+    return text + (f"\n  hint: {shown_text(finding.hint)}" if finding.hint else "")
 
 
 def format(report) -> str:

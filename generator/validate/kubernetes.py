@@ -73,11 +73,32 @@ def version_dir(version: tuple[int, int]) -> Path:
     return schema_root() / f"v{version[0]}.{version[1]}.0-local-strict"
 
 
-def schema_file(version: tuple[int, int], api_version: str, kind: str) -> Path:
-    """Where the strict schema for ``apiVersion``/``kind`` would be (it may not exist)."""
-    # rbac.authorization.k8s.io/v1 -> rbac-v1; v1 -> v1 (the package's naming)
+# Kubernetes names a kind (lowercased) and a version with DNS-1035 labels and a group with a DNS-1123
+# subdomain (k8s.io/apiextensions-apiserver, pkg/apis/apiextensions/validation/validation.go,
+# ValidateCustomResourceDefinitionNames and ...Spec; the built-in groups follow the same rule).
+# A schema can only exist for such names: any other (too long for a file name, holding "/" or
+# "..", or characters a URL would read differently) is never looked up.
+_DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
+_DNS1123_SUBDOMAIN = re.compile(r"(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def nameable(api_version: str, kind: str) -> bool:
+    """Whether ``apiVersion``/``kind`` are names Kubernetes can serve, and so can name a schema file."""
+    group, _, version = api_version.rpartition("/")
+    return (_DNS1035_LABEL.fullmatch(kind.lower()) is not None and _DNS1035_LABEL.fullmatch(version) is not None
+            and (not group or _DNS1123_SUBDOMAIN.fullmatch(group) is not None))
+
+
+def builtin_schema(version: tuple[int, int], api_version: str, kind: str) -> Path | None:
+    """The bundled strict schema for ``apiVersion``/``kind``, or None: a custom resource, or
+    names no schema can have (and that could not name a file: too long, or holding "/")."""
+    if not nameable(api_version, kind):
+        return None
+    # rbac.authorization.k8s.io/v1 -> rbac-v1; v1 -> v1 (the package's naming); at most
+    # 3 labels of 63 characters, well inside a file name
     suffix = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
-    return version_dir(version) / f"{kind.lower()}-{suffix}.json"
+    path = version_dir(version) / f"{kind.lower()}-{suffix}.json"
+    return path if path.is_file() else None
 
 
 @functools.cache

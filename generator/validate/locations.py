@@ -36,6 +36,14 @@ KNOWN_VARIABLES = frozenset(
 )
 
 
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, False also where the path cannot exist (a name longer than the file system takes)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def template_variables(api_version: str, kind: str, kubernetes_version: str) -> dict[str, str]:
     """The values kubeconform gives its template variables for one object."""
     group, _, version = api_version.rpartition("/")
@@ -140,6 +148,6 @@ def find_schema_file(locations: list[SchemaLocation], variables: dict[str, str],
                 return found
             continue
         candidate = location.expand(variables)
-        if candidate.is_file():
+        if _is_file(candidate):
             return candidate
     return None

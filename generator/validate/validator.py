@@ -66,9 +66,11 @@ class SchemaValidator:
         self._core_registry: Registry | None = None
 
     def schema_source(self, api_version: str, kind: str) -> Path | None:
-        """The schema file used for this kind, or None when there is none."""
-        core = kubernetes.schema_file(self.version, api_version, kind)
-        if core.is_file():
+        """The schema file used for this kind, or None when there is none (or the names cannot have one)."""
+        if not kubernetes.nameable(api_version, kind):
+            return None
+        core = kubernetes.builtin_schema(self.version, api_version, kind)
+        if core is not None:
             return core
         variables = template_variables(api_version, kind, self.version_text)
         return find_schema_file(self.locations, variables, self.cache)

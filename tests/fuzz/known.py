@@ -14,19 +14,11 @@ import traceback
 from hypothesis import reject
 
 # (exception type, innermost frame in generator/ as path:function) → its regression test
-KNOWN_CRASHES: dict[tuple[str, str], str] = {
-    ("OSError", "generator/validate/validator.py:schema_source"): "test_lint_very_long_kind",
-}
+KNOWN_CRASHES: dict[tuple[str, str], str] = {}
 
 # errors that lack a line and column or a hint, and reports that do not parse (regular
 # expressions on the assertion's subject) → its regression test
-KNOWN_MESSAGES: dict[str, str] = {
-    r": error: YAML value does not match its tag": "test_render_huge_integer_is_located_and_named",
-    # a schema error takes its hint from the failing subschema's description, and many
-    # (type errors, values under patternProperties) have none
-    r":\d+:\d+: error: \S+: ": "test_render_wrong_type_has_a_hint, test_render_bound_without_description_has_a_hint",
-    r"^junit report is not XML": "test_lint_junit_report_with_control_character_is_xml",
-}
+KNOWN_MESSAGES: dict[str, str] = {}
 
 
 def signature(exc: BaseException) -> tuple[str, str]:

@@ -114,3 +114,34 @@ def test_a_file_name_with_a_newline_cannot_forge_findings(tmp_path, fmt):
     assert "nforged.yaml" in out  # shown, escaped
     if fmt == "junit":
         ET.fromstring(out.split("\n", 1)[1])
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "junit", "github", "markdown"])
+def test_control_characters_and_lone_surrogates_from_a_manifest_are_escaped(tmp_path, fmt):
+    """Keys and names are the manifest's own text: none of it may break the report's format."""
+    path = tmp_path / "cm.json"
+    path.write_text('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a\\u001e\\u001b[2J"},'
+                    ' "d\\u0000\\udc80\\r\\nforged.yaml:1:1: error: x [K8S001]": 1}')
+    result = lint_paths([str(path)], Settings(), display=lambda p: Path(p).name)
+    assert result.findings
+    out = render(fmt, Report(result.findings, result.sources, tmp_path))
+    out.encode("utf-8")  # no lone surrogate left
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", out), repr(out)
+    assert "\nforged.yaml" not in out
+    if fmt in ("json", "sarif"):
+        assert "\\u001e" in out and "\\udc80" in out  # JSON's own escapes keep the exact text
+        json.loads(out)
+    else:
+        assert "\\x00" in out and "\\udc80" in out
+    if fmt == "junit":
+        cases = ET.fromstring(out).iter("testcase")
+        assert [c.get("name") for c in cases] == ["a\\x1e\\x1b[2J"]
+
+
+def test_sarif_uri_is_percent_encoded(tmp_path):
+    """SARIF wants RFC 3986 URIs: a space or a byte that is not UTF-8 is percent-encoded."""
+    name = "my dir/x\udcff.yaml"
+    finding = lint_paths([str(FIXTURES / "SEC001" / "fail")], Settings(), display=lambda p: name).findings[0]
+    log = json.loads(render("sarif", Report([finding], [], tmp_path)))
+    assert log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == \
+        "my%20dir/x%FF.yaml"
