@@ -25,6 +25,7 @@ from generator.tree import compare
 
 MARKER = "# Rendered by gpu-gitops from clusters/{cluster}/cluster.yaml. Do not edit: run `gpu-gitops render`.\n"
 KUSTOMIZATION = "kustomization.yaml"
+MAX_FILE_NAME = 255  # NAME_MAX of Linux and macOS file systems, in bytes
 
 
 def object_filename(obj: dict) -> str:

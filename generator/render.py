@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from generator import bootstrap, deferred, gitops, jsonnet, registry
+from generator import bootstrap, deferred, digests, gitops, jsonnet, registry
 from generator.errors import InputError
 from generator.inputs import Cluster
-from generator.output import Tree, build_tree
+from generator.output import MAX_FILE_NAME, Tree, build_tree, object_filename
 from generator.paths import Project
 from generator.validate import SchemaValidator
 
@@ -85,9 +85,14 @@ def _check_shape(result: object, source: str) -> dict[str, list[dict]]:
                 raise InputError(f"component {component!r} item {i} ({obj['kind']} {name}) has an invalid namespace "
                                  f"{namespace!r}", path=source, hint="a namespace is a DNS label: lower-case letters, "
                                  "digits and '-', at most 63 characters")
-            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", obj["kind"]):
+            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]{0,62}", obj["kind"]):  # lower-cased, a DNS-1035 label
                 raise InputError(f"component {component!r} item {i} has an invalid kind {obj['kind']!r}", path=source,
-                                 hint="a kind is a CamelCase word such as ConfigMap")
+                                 hint="a kind is a CamelCase word such as ConfigMap, at most 63 characters")
+            size = len(object_filename(obj).encode())
+            if size > MAX_FILE_NAME:
+                raise InputError(f"component {component!r} item {i} ({obj['kind']} {name}) would be written to a file "
+                                 f"name of {size} bytes, longer than file systems allow ({MAX_FILE_NAME})",
+                                 path=source, hint="shorten the object's name or namespace")
     return result
 
 
@@ -149,6 +154,7 @@ def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = 
 def render(project: Project, cluster: Cluster, validator: SchemaValidator, require_schemas: bool = False,
            config: dict | None = None) -> Rendered:
     components = evaluate(project, cluster)
+    digests.check(cluster.spec, cluster.source, components)
     tree = layout(project, cluster, components)
     prefix = project.display(project.rendered / cluster.name)
     problems = [Problem("warning", str(w.location), f"{w.message}\n  hint: {w.hint}" if w.hint else w.message)

@@ -34,7 +34,7 @@ function(spec) {
     nodeTuning: common + { tuning: spec.tuning, nfd: spec.nodeFeatureDiscovery },
     localStorage: common + { storage: spec.storage, nfd: spec.nodeFeatureDiscovery },
     nvidiaDevicePlugin: common + { nvidia: spec.gpu.nvidia },
-    gpuNodeConfig: common + { nvidia: spec.gpu.nvidia },
+    gpuNodeConfig: common + { nvidia: spec.gpu.nvidia, admission: spec.admission },
     amdDevicePlugin: common + { amd: spec.gpu.amd },
     dcgmExporter: common + { nvidia: spec.gpu.nvidia },
     gpuValidation: common + { nvidia: spec.gpu.nvidia, amd: spec.gpu.amd, validation: spec.gpu.validation },

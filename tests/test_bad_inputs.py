@@ -257,8 +257,9 @@ def test_override_with_a_non_object_is_an_error(project, run):
         ("{name: 'x', namespace: 5}", "invalid namespace 5"),
         ("{name: 'a b'}", "invalid name 'a b'"),
         ("{name: 'a_b'}", "invalid name 'a_b'"),
+        ("{name: '%s', namespace: '%s'}" % ("a" * 253, "n" * 63), "a file name of 332 bytes"),
     ],
-    ids=["name-traversal", "namespace-traversal", "namespace-int", "space", "underscore"],
+    ids=["name-traversal", "namespace-traversal", "namespace-int", "space", "underscore", "file-name-too-long"],
 )
 def test_object_names_that_are_unsafe_file_names_are_refused(project, run, tmp_path, meta, fragment):
     _overrides(project, "{ 'workload-isolation'+: [{apiVersion: 'v1', kind: 'ConfigMap', metadata: %s}] }" % meta)

@@ -92,12 +92,12 @@ GPU1 = {"limits": {"nvidia.com/gpu": "1", "memory": "16Gi"}}
 
 @pytest.fixture(scope="module")
 def aks_policy(rendered):
-    return find(load_objects(rendered / "aks-h100-training"), "ValidatingAdmissionPolicy")[0]
+    return find(load_objects(rendered / "aks-h100-training"), "ValidatingAdmissionPolicy", "gpu-pod-guardrails")[0]
 
 
 @pytest.fixture(scope="module")
 def eks_policy(rendered):
-    return find(load_objects(rendered / "eks-mi300x-inference"), "ValidatingAdmissionPolicy")[0]
+    return find(load_objects(rendered / "eks-mi300x-inference"), "ValidatingAdmissionPolicy", "gpu-pod-guardrails")[0]
 
 
 # (pod, substring of the one expected failure message or None when admitted)
@@ -181,7 +181,7 @@ def test_pools_with_different_taints(project, run):
     path.write_text(path.read_text().replace("{key: nvidia.com/gpu, value: present, effect: NoSchedule}",
                                              "{key: sku, value: gpu, effect: NoSchedule}"))
     assert run(project, "render", "aks-h100-training").exit_code == 0
-    (policy,) = find(load(project / "rendered" / "aks-h100-training"), "ValidatingAdmissionPolicy")
+    (policy,) = find(load(project / "rendered" / "aks-h100-training"), "ValidatingAdmissionPolicy", "gpu-pod-guardrails")
     sku = [{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]
     assert evaluate(policy, pod(GPU1, sku)) == []
     assert evaluate(policy, pod(GPU1, NV_TOL)) == []

@@ -274,7 +274,7 @@ def test_gke_relies_on_its_own_toleration_injection(project, run):
     path.write_text(text.replace(old, "    allowEgressTo: [10.30.0.0/16]\n"))
     result = run(project, "render", "aks-h100-training")
     assert result.exit_code == 0, result.output
-    (policy,) = find(load_objects(project / "rendered" / "aks-h100-training"), "ValidatingAdmissionPolicy")
+    (policy,) = find(load_objects(project / "rendered" / "aks-h100-training"), "ValidatingAdmissionPolicy", "gpu-pod-guardrails")
     messages = [v["message"] for v in policy["spec"]["validations"]]
     assert messages and not any("tolerate" in m for m in messages)
 

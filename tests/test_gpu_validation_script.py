@@ -289,7 +289,7 @@ def test_validation_and_quota_checks_count_capacity_alike(rendered):
     """The quota checks (generator/consistency) and the node check (gpu.advertisedPerNode) must
     agree on what a pool advertises, or a passing node would not honour a passing quota."""
     from conftest import EXAMPLES
-    from generator.consistency.workloads import advertised_per_gpu
+    from generator.consistency.workloads import advertised_per_gpu, gpu_resource
     from generator.inputs import load_cluster
     from generator.paths import Project
 
@@ -302,7 +302,7 @@ def test_validation_and_quota_checks_count_capacity_alike(rendered):
             (ds,) = find(objects, "DaemonSet", f"gpu-validation-{pool['name']}")
             (check,) = [c for c in ds["spec"]["template"]["spec"]["initContainers"] if c["name"] == "advertised"]
             advertised = {k: int(v) for k, v in (a.split("=") for a in check["command"][3:])}
-            whole = advertised.get(f"{gpu['vendor']}.com/gpu", 0)
+            whole = advertised.get(gpu_resource(gpu), 0)
             assert whole == gpu["perNode"] * advertised_per_gpu(gpu), (cluster, pool["name"])
             slices = {k.removeprefix("nvidia.com/mig-"): v for k, v in advertised.items() if "/mig-" in k}
             mixed = gpu["mig"]["strategy"] == "mixed"

@@ -9,9 +9,12 @@ from generator.errors import InputError
 from generator.repeats import repeats
 from generator.yamlpos import Located
 
+# Time-sliced NVIDIA GPUs advertised under their own name (timeSlicing.renameByDefault).
+SHARED_GPU = "nvidia.com/gpu.shared"
+
 
 def advertised_per_gpu(gpu: dict) -> int:
-    """How many ``<vendor>.com/gpu`` units one physical GPU is advertised as.
+    """How many units of ``gpu_resource(gpu)`` one physical GPU is advertised as.
 
     Time-slicing multiplies; MIG ``single`` advertises each slice as a GPU; MIG ``mixed``
     advertises slices under their own names, so none count as whole GPUs.
@@ -24,12 +27,24 @@ def advertised_per_gpu(gpu: dict) -> int:
     return gpu.get("timeSlicing", {}).get("replicas", 1)
 
 
-def gpu_capacity(spec: dict, vendor: str) -> int:
-    """Schedulable ``<vendor>.com/gpu`` units at the pools' largest size."""
+def gpu_resource(gpu: dict) -> str:
+    """The resource a pool's GPUs (whole, MIG ``single`` or time-sliced) are advertised under.
+
+    With ``renameByDefault`` the device plugin advertises time-sliced GPUs as
+    ``nvidia.com/gpu.shared`` instead of ``nvidia.com/gpu`` (NVIDIA/k8s-device-plugin README.md,
+    "Shared Access to GPUs with CUDA Time-Slicing", v0.20.0), as gpu.advertisedPerNode renders.
+    """
+    if gpu.get("timeSlicing", {}).get("renameByDefault"):
+        return SHARED_GPU
+    return f"{gpu['vendor']}.com/gpu"
+
+
+def gpu_capacity(spec: dict, resource: str) -> int:
+    """Schedulable units of ``resource`` at the pools' largest size."""
     total = 0
     for pool in spec["nodePools"]:
         gpu = pool.get("gpu")
-        if gpu and gpu["vendor"] == vendor:
+        if gpu and gpu_resource(gpu) == resource:
             total += gpu["perNode"] * gpu["nodes"] * advertised_per_gpu(gpu)
     return total
 
@@ -72,6 +87,7 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             at_value=True,
         )
     for i, workload in enumerate(spec["workloads"]):
+        yield from _shared_gpu_quota(spec, doc, i, workload)
         ns = workload["namespace"]
         gpus = workload["quota"].get("gpus")
         if gpus is None:
@@ -85,11 +101,33 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "add a GPU node pool" if not vendors else "set workloads[].gpuVendor to nvidia or amd",
             )
             continue
-        capacity = gpu_capacity(spec, vendor)
+        capacity = gpu_capacity(spec, f"{vendor}.com/gpu")
         if gpus > capacity:
+            shared = gpu_capacity(spec, SHARED_GPU) if vendor == "nvidia" else 0
             yield doc.error(
                 f"workloads[{i}] ({ns}) quota asks for {gpus} {vendor} GPUs; the node pools have {capacity}",
                 ("workloads", i, "quota", "gpus"),
+                f"the time-sliced pools with renameByDefault advertise {shared} {SHARED_GPU}, which quota.gpus "
+                "does not count: quota them with quota.sharedGpus" if shared else
                 "lower quota.gpus, or raise nodePools[].gpu.nodes / perNode to the pools' real size",
                 at_value=True,
             )
+
+
+def _shared_gpu_quota(spec: dict, doc: Located, i: int, workload: dict) -> Iterator[InputError]:
+    """``quota.sharedGpus`` against what the renamed time-sliced pools advertise."""
+    shared = workload["quota"].get("sharedGpus")
+    if shared is None:
+        return
+    capacity = gpu_capacity(spec, SHARED_GPU)
+    if shared > capacity:
+        yield doc.error(
+            f"workloads[{i}] ({workload['namespace']}) quota asks for {shared} {SHARED_GPU}; "
+            f"the node pools advertise {capacity}",
+            ("workloads", i, "quota", "sharedGpus"),
+            "lower quota.sharedGpus, or raise the time-sliced pools' nodes / perNode / replicas"
+            if capacity else
+            f"only NVIDIA pools with timeSlicing.renameByDefault: true advertise {SHARED_GPU}; "
+            "quota other GPUs with quota.gpus",
+            at_value=True,
+        )

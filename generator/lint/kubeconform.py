@@ -5,7 +5,8 @@ exactly as given (when none are given, its own ``default``: our bundled core sch
 shared definitions file kubeconform cannot resolve), then the schema set ``schemas sync``
 installed. Both of its JSON dialects are read: the current one (``"status": "statusInvalid"``
 with ``validationErrors``) and the older one (``"status": "INVALID"`` with only ``msg``). Its
-JSON pointers are mapped to our lines through the documents we parsed; findings we already have
+JSON pointers are mapped to our lines through the documents we parsed and printed as our dotted
+paths (``spec.template.spec.containers[0]``, as every other finding); findings we already have
 (same rule, file and line) are dropped. Its errors go to the rule they are about: no schema is
 K8S004, a missing apiVersion or kind K8S002, a document it cannot read K8S001; a schema it could
 not download (offline, a bad URL) stops the run, as our own downloads do.
@@ -15,11 +16,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterable
 
-from generator import schemasync
+from generator import jsonpath, schemasync
 from generator.errors import InputError
 from generator.lint.loader import Source
 from generator.lint.model import Finding, Hit, ObjectRef, Resource
@@ -33,6 +35,7 @@ _ERROR = {"statusError", "ERROR"}
 
 _DOWNLOAD_FAILURES = ("failed downloading schema at", "error while downloading schema at", "failed parsing schema from")
 _NO_KIND = ("missing 'apiVersion' key", "missing 'kind' key")
+_QUOTED_POINTER = re.compile(r"(jsonschema: )'(/[^']*)'")
 
 
 def command(binary: str, files: list[str], settings: Settings, ignore_missing_schemas: bool = False) -> list[str]:
@@ -102,9 +105,26 @@ def _run_once(path: str, files: list[str], settings: Settings, ignore_missing_sc
                          hint="run the same command by hand with --kubeconform to see its output") from None
 
 
-def _pointer(text: str) -> tuple:
-    parts = [p.replace("~1", "/").replace("~0", "~") for p in text.strip("/").split("/") if p != ""]
-    return tuple(int(p) if p.isdigit() else p for p in parts)
+def _pointer(text: str, obj: object) -> tuple:
+    """A JSON pointer as our path into ``obj``: a number is a list index where ``obj`` has a list,
+    a key where it has a mapping (``/metadata/labels/0``), so it locates and prints as our paths do;
+    past what ``obj`` holds, a number is taken for an index."""
+    path = []
+    for part in text.strip("/").split("/") if text.strip("/") else ():
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(obj, dict) or not part.isdigit():
+            path.append(part)
+            obj = obj.get(part) if isinstance(obj, dict) else None
+        else:
+            path.append(int(part))
+            obj = obj[int(part)] if isinstance(obj, list) and int(part) < len(obj) else None
+    return tuple(path)
+
+
+def _dotted_pointers(msg: str, obj: object) -> str:
+    """``msg`` with the instance pointer of a message without ``validationErrors``
+    (``jsonschema: '/spec/replicas' does not validate``) in our dotted form."""
+    return _QUOTED_POINTER.sub(lambda m: f"{m[1]}'{jsonpath.dotted(_pointer(m[2], obj)) or '(top level)'}'", msg)
 
 
 def findings(output: dict, sources: list[Source], display) -> list[Finding]:
@@ -119,13 +139,14 @@ def findings(output: dict, sources: list[Source], display) -> list[Finding]:
         res = _match(by_file.get(file, []), entry)
         ref = res.ref if res else ObjectRef(entry.get("version", ""), entry.get("kind", ""), "", entry.get("name", ""))
         errors = entry.get("validationErrors") or [{"path": "", "msg": entry.get("msg", "")}]
+        obj = res.obj if res else None
         for error in errors:
             msg = str(error.get("msg", ""))
             rule = "K8S003" if status in _INVALID else _error_rule(msg, file)
-            path = _pointer(str(error.get("path", "")))
+            path = _pointer(str(error.get("path", "")), obj)
             line, col = res.position(Hit("", path)) if res else (1, 1)
-            pointer = "/" + "/".join(map(str, path))
-            text = f"kubeconform: {pointer}: {msg}" if path else f"kubeconform: {msg}"
+            msg = _dotted_pointers(msg, obj)
+            text = f"kubeconform: {jsonpath.dotted(path)}: {msg}" if path else f"kubeconform: {msg}"
             out.append(Finding(rule, "error", text, file, line, col, ref))
     return out
 

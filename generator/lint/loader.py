@@ -24,7 +24,7 @@ from pathlib import Path
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import ConstructorError, DuplicateKeyError, SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.nodes import ScalarNode
+from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.resolver import VersionedResolver
 from ruamel.yaml.scanner import ScannerError
@@ -62,6 +62,31 @@ class _Constructor(SafeConstructor):
                                        "quote it if it is text", key_node.start_mark)
         mapping = super().construct_mapping(node, deep)
         return {fastyaml.json_key(key): value for key, value in mapping.items()}
+
+
+    def construct_non_recursive_object(self, node, tag=None):
+        """go-yaml v2 decodes by node kind, not by tag: a mapping or sequence is one whatever it is
+        tagged, and a scalar whose tag it cannot resolve (a local ``!foo bar``, ``!!python/name``)
+        is its text (resolve.go: ``resolvableTag`` fails, ``resolve`` returns the input unchanged)."""
+        if tag is None:
+            tag = _go_tag(node)
+        return super().construct_non_recursive_object(node, tag)
+
+
+_YAML_TAG = "tag:yaml.org,2002:"
+# tags go-yaml v2 resolves a scalar with (resolve.go resolvableTag, plus !!binary in decode.go)
+_SCALAR_TAGS = frozenset({_GO_PLAIN, _MERGE, *(_YAML_TAG + kind for kind in
+                                               ("str", "bool", "int", "float", "null", "timestamp", "binary"))})
+
+
+def _go_tag(node) -> str:
+    """The tag ``node`` is built with, as go-yaml v2's decoder treats it."""
+    if isinstance(node, MappingNode):
+        return _YAML_TAG + "map"
+    if isinstance(node, SequenceNode):
+        return _YAML_TAG + "seq"
+    tag = str(node.tag)
+    return tag if tag in _SCALAR_TAGS else _YAML_TAG + "str"
 
 
 _TAGGED_TYPES = {"int": (int,), "float": (float, int), "bool": (bool,), "null": (type(None),)}

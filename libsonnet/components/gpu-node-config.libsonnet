@@ -30,7 +30,13 @@ local defaults = {
   kubectlImage: versions.images.kubectl.image,
   pauseImage: versions.images.pause.image,
   imageDigests: {},
+  // spec.admission: where ValidatingAdmissionPolicy is served (enabled), the labeller's
+  // ServiceAccount is held to the two labels it sets.
+  admission: { enabled: false },
 };
+
+// The labels the labeller may change on a Node (gpu.operatorNodeLabels).
+local managedLabels = ['nvidia.com/device-plugin.config', 'nvidia.com/mig.config'];
 
 function(params)
   local p = defaults + params;
@@ -60,6 +66,55 @@ function(params)
       subjects: [{ kind: 'ServiceAccount', name: labeller, namespace: p.namespace }],
     },
   ];
+  // `patch` on nodes lets the ServiceAccount change any field of any Node (taints, spec,
+  // other labels), and RBAC cannot narrow a patch to fields. This policy denies any Node UPDATE
+  // by that ServiceAccount that changes more than the two labels, comparing `object` with
+  // `oldObject` (null only on CREATE, which the role does not grant): spec (taints included),
+  // the other labels and the annotations stay as they were.
+  // Upstream: https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/
+  // (matchConditions and validations see `request`, whose userInfo.username names the caller,
+  // and `object`/`oldObject`), and a ServiceAccount authenticates as
+  // system:serviceaccount:<namespace>:<name>
+  // (https://kubernetes.io/docs/reference/access-authn-authz/authentication/#service-account-tokens).
+  local labelsOf(o) = 'has(%s.metadata.labels) ? %s.metadata.labels : {}' % [o, o];
+  local annotationsOf(o) = 'has(%s.metadata.annotations) ? %s.metadata.annotations : {}' % [o, o];
+  local labellerPolicy = [
+    k.object('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy', labeller, labels=labellerLabels) + {
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [
+          { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['nodes'] },
+        ] },
+        matchConditions: [{
+          name: 'node-labeller',
+          expression: "request.userInfo.username == 'system:serviceaccount:%s:%s'" % [p.namespace, labeller],
+        }],
+        variables: [
+          { name: 'managed', expression: '[%s]' % std.join(', ', ["'%s'" % l for l in managedLabels]) },
+          { name: 'oldLabels', expression: labelsOf('oldObject') },
+          { name: 'newLabels', expression: labelsOf('object') },
+        ],
+        validations: [
+          {
+            expression: 'object.spec == oldObject.spec',
+            message: 'the %s ServiceAccount may not change a Node\'s spec (taints, podCIDR, unschedulable, providerID)' % labeller,
+          },
+          {
+            expression: 'variables.newLabels.all(l, l in variables.managed || (l in variables.oldLabels && variables.oldLabels[l] == variables.newLabels[l])) && variables.oldLabels.all(l, l in variables.managed || l in variables.newLabels)',
+            message: 'the %s ServiceAccount may only set the labels %s on a Node' % [labeller, std.join(' and ', managedLabels)],
+          },
+          {
+            expression: '(%s) == (%s)' % [annotationsOf('object'), annotationsOf('oldObject')],
+            message: "the %s ServiceAccount may not change a Node's annotations" % labeller,
+          },
+        ],
+      },
+    },
+    k.object('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicyBinding', labeller, labels=labellerLabels) + {
+      spec: { policyName: labeller, validationActions: ['Deny'] },
+    },
+  ];
+
   local nodeConfig(pool) =
     local name = labeller + '-' + pool.name;
     local labels = gpu.operatorNodeLabels(pools, pool);
@@ -109,4 +164,4 @@ function(params)
     };
 
   if p.nvidia.mode != 'operator' || std.length(pools) == 0 then []
-  else labellerRbac + [nodeConfig(x) for x in pools]
+  else labellerRbac + (if p.admission.enabled then labellerPolicy else []) + [nodeConfig(x) for x in pools]

@@ -91,6 +91,13 @@ function(params)
       if std.objectHas(w.quota, 'gpus') && std.objectHas(w, 'gpuVendor')
       then { ['requests.' + k.gpuResource(w.gpuVendor)]: std.toString(w.quota.gpus) }
       else {};
+    // Time-sliced pools with renameByDefault advertise nvidia.com/gpu.shared instead of
+    // nvidia.com/gpu (NVIDIA/k8s-device-plugin README.md, "Shared Access to GPUs with CUDA
+    // Time-Slicing", v0.20.0): a quota on nvidia.com/gpu leaves them unlimited.
+    local sharedQuota =
+      if std.objectHas(w.quota, 'sharedGpus')
+      then { 'requests.nvidia.com/gpu.shared': std.toString(w.quota.sharedGpus) }
+      else {};
     // MIG mixed slices are their own extended resources, one quota key per profile.
     local migQuota = {
       ['requests.nvidia.com/mig-' + profile]: std.toString(w.quota.mig[profile])
@@ -144,8 +151,8 @@ function(params)
          }),
        ] else [])
     + (if std.length(w.allowEgressToFQDNs) > 0 then [fqdnPolicy(ns, w.allowEgressToFQDNs)] else [])
-    + (if std.length(gpuQuota + migQuota + otherQuota) > 0 then [
-         k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels) + { spec: { hard: gpuQuota + migQuota + otherQuota } },
+    + (if std.length(gpuQuota + sharedQuota + migQuota + otherQuota) > 0 then [
+         k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels) + { spec: { hard: gpuQuota + sharedQuota + migQuota + otherQuota } },
        ] else [])
     + [
       k.object('v1', 'LimitRange', 'container-defaults', ns, labels) + {

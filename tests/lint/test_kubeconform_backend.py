@@ -221,3 +221,67 @@ def test_errors_are_filed_under_their_rule(app, run, tmp_path):
               if f["message"].startswith("kubeconform:")]
     assert sorted(theirs) == [("K8S001", "error unmarshalling "), ("K8S002", "missing 'kind' key"),
                               ("K8S004", "could not find schem")]
+
+
+# kubeconform 0.7 on its own fixture extra_property.yaml (acceptance test A23, EXPECTED.md), the
+# Deployment's container index and a label key made of digits added: pointers into a list and a map
+EXTRA_PROPERTY = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: nginx-ds
+  labels:
+    "0": zero
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      k8s-app: nginx-ds
+  template:
+    spec:
+      containers:
+      - image: nginx
+        name: nginx
+"""
+POINTERS = {
+    "resources": [{
+        "filename": "ds.yaml", "kind": "DaemonSet", "name": "nginx-ds", "version": "apps/v1",
+        "status": "statusInvalid",
+        "msg": "problem validating schema. Check JSON formatting: jsonschema: '/spec' does not validate with "
+               "https://example/daemonset-apps-v1.json#/properties/spec/additionalProperties: additionalProperties "
+               "'replicas' not allowed",
+        "validationErrors": [
+            {"path": "/spec", "msg": "additionalProperties 'replicas' not allowed"},
+            {"path": "/spec/template/spec/containers/0", "msg": "missing properties: 'ports'"},
+            {"path": "/metadata/labels/0", "msg": "expected string, but got number"},
+        ],
+    }],
+    "summary": {"valid": 0, "invalid": 1, "errors": 0, "skipped": 0},
+}
+OLD_POINTER = {"resources": [{**POINTERS["resources"][0], "status": "INVALID", "validationErrors": None}]}
+
+
+def _theirs(result) -> list[tuple]:
+    return [(f["line"], f["message"]) for f in _findings(result) if f["message"].startswith("kubeconform:")]
+
+
+def test_pointers_print_as_dotted_paths_like_our_findings(app, run, tmp_path):
+    (app / "ds.yaml").write_text(EXTRA_PROPERTY)
+    stub = _stub(tmp_path / "bin", POINTERS)
+    result = run(app, "lint", "--format", "json", "--kubeconform", str(stub), "ds.yaml")
+    assert _theirs(result) == [
+        (6, "kubeconform: metadata.labels.0: expected string, but got number"),
+        (7, "kubeconform: spec: additionalProperties 'replicas' not allowed"),
+        (15, "kubeconform: spec.template.spec.containers[0]: missing properties: 'ports'"),
+    ]
+    ours = [(f["line"], f["message"]) for f in _findings(result)
+            if f["rule"] == "K8S003" and not f["message"].startswith("kubeconform:")]
+    assert ours == [(8, 'strict decoding error: unknown field "spec.replicas"')]  # the same spelling of paths
+
+
+def test_a_pointer_inside_a_message_is_dotted_too(app, run, tmp_path):
+    (app / "ds.yaml").write_text(EXTRA_PROPERTY)
+    stub = _stub(tmp_path / "bin", OLD_POINTER)
+    result = run(app, "lint", "--format", "json", "--kubeconform", str(stub), "ds.yaml")
+    [(line, message)] = _theirs(result)
+    assert "jsonschema: 'spec' does not validate with" in message and "'/spec'" not in message

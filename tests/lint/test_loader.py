@@ -255,3 +255,48 @@ def test_split_documents_counts_lines_like_the_file():
     lines = text.split("\n")
     for start, chunk in docs:
         assert chunk.split("\n")[0] == lines[start]
+
+
+# A manifest templated for CloudFormation-style tooling, applied as is: local tags on values
+_LOCAL_TAGS = """apiVersion: v1
+kind: ConfigMap
+metadata: {name: aws-env}
+data:
+  region: !Ref AWS::Region
+  bucket: !Sub "${AWS::StackName}-models"
+---
+apiVersion: v1
+kind: Service
+metadata: {name: triton}
+spec:
+  ports:
+    - port: !Ref 8000
+  selector: !labels {app: triton}
+"""
+
+
+def test_a_local_tag_is_read_as_go_yaml_reads_it(tmp_path):
+    """go-yaml v2 (sigs.k8s.io/yaml) cannot resolve `!Ref`, so the value is its text, even `8000`
+    (a string the Service schema rejects, as the API server does); collections ignore their tag."""
+    path = tmp_path / "tagged.yaml"
+    path.write_text(_LOCAL_TAGS)
+    [cm, svc] = loader.read(str(path), "tagged.yaml").documents
+    assert cm.data["data"] == {"region": "AWS::Region", "bucket": "${AWS::StackName}-models"}
+    assert svc.data["spec"] == {"ports": [{"port": "8000"}], "selector": {"app": "triton"}}
+    findings = [f for f in lint_paths([str(path)], Settings()).findings if f.rule.startswith("K8S")]
+    assert [(f.rule, f.line) for f in findings] == [("K8S003", 13)]
+    assert "spec.ports[0].port" in findings[0].message
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("a: !!python/name:os.system x\n", {"a": "x"}),
+    ("a: !!map x\n", {"a": "x"}),
+    ("a: !!str [1, yes]\n", {"a": [1, True]}),
+    ("a: !foo\n  - yes\n", {"a": [True]}),
+    ("!foo a: b\n", {"a": "b"}),
+    ("a: !!set {x, z}\n", {"a": {"x": None, "z": None}}),
+    ("a: !!omap [x: 1]\n", {"a": [{"x": 1}]}),
+])
+def test_tags_go_yaml_cannot_resolve_keep_the_node_kind(text, value):
+    [doc] = loader.parse_text(text, "k.yaml")
+    assert doc.error is None and doc.data == value
