@@ -269,7 +269,10 @@ def cli(ctx, root, config_path, quiet, verbose, color):
 
 def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
     """Print every input error and rendered-object problem; True when any is an error."""
+    if not outcomes:
+        return False  # nothing was rendered: a clean no-op run imports nothing more
     from generator import schemasync
+
     failed = False
     unchecked: set[str] = set()
     for outcome in outcomes:

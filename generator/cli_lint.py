@@ -15,16 +15,11 @@ import click
 
 from generator import cpus
 from generator.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, Context, _fail_on_input_errors, cli
-from generator.config import load_config
 from generator.errors import InputError
-from generator import schemasync
-from generator.lint import kubeconform, lint_paths, make_validator
-from generator.lint.crdimport import import_files
-from generator.lint.loader import discover, read
-from generator.lint.options import declared
-from generator.lint.rules import REGISTRY, examples, rule, sections
-from generator.lint.settings import Settings
-from generator.report import FORMATS, Report, render
+from generator.report import FORMATS
+
+# Each command imports the linter, YAML, JSON Schema and rule modules it uses when it runs:
+# `gpu-gitops --help` and every command's --help load none of them.
 
 
 def _display(ctx: Context):
@@ -84,6 +79,12 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
       gpu-gitops lint deploy/ --format sarif --output-file lint.sarif
       kubectl kustomize overlays/prod | gpu-gitops lint -
     """
+    from generator.config import load_config
+    from generator.lint import kubeconform, lint_paths, make_validator
+    from generator.lint.loader import discover, read
+    from generator.lint.settings import Settings
+    from generator.report import Report, render
+
     config = load_config(ctx.project, ctx.config_path)
     settings = Settings.from_config(
         config.data, kubernetes_version=kubernetes_version,
@@ -134,6 +135,8 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
 
 def _schema_notes(ctx: Context, validator, unchecked, ignored: bool, folded: bool) -> None:
     """On standard error: the schema set used, what was not schema-checked, what could not be checked."""
+    from generator import schemasync
+
     warn = click.style("warning:", fg="yellow", bold=True)
     kinds = sorted({f"{f.ref.kind} ({f.ref.api_version})" for f in unchecked})
     if ignored and unchecked:
@@ -159,6 +162,8 @@ def rules_(as_json):
 
     Example: gpu-gitops rules
     """
+    from generator.lint.rules import REGISTRY
+
     if as_json:
         import json
 
@@ -171,6 +176,8 @@ def rules_(as_json):
 
 def complete_rule_ids(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:
     """Shell completion: the lint rule IDs (``gpu001`` completes as ``GPU001``)."""
+    from generator.lint.rules import REGISTRY
+
     return [r.ID for r in REGISTRY if r.ID.startswith(incomplete.upper())]
 
 
@@ -182,6 +189,9 @@ def explain(ctx: Context, rule_id):
 
     Example: gpu-gitops explain GPU001
     """
+    from generator.lint.options import declared
+    from generator.lint.rules import examples, rule, sections
+
     found = rule(rule_id)
     if found is None:
         ctx.ui.error(InputError(f"unknown rule {rule_id!r}", hint="`gpu-gitops rules` lists them"))
@@ -224,6 +234,8 @@ def import_(ctx: Context, crds, output_dir):
     Example:
       kubectl get crd -o yaml > crds.yaml && gpu-gitops schemas import crds.yaml
     """
+    from generator.lint.crdimport import import_files
+
     target = output_dir if output_dir.is_absolute() else ctx.project.root / output_dir
     written = import_files(list(crds), target, lambda p: ctx.project.display(Path(p).resolve()))
     for path in written:
@@ -252,6 +264,8 @@ def sync(ctx: Context, mirror):
       gpu-gitops schemas sync
       gpu-gitops schemas sync --from /mnt/mirror/crds     # air-gapped
     """
+    from generator import schemasync
+
     installed = schemasync.sync(mirror=mirror)
     ctx.ui.out(f"schema set {installed.version}: {installed.kinds} schemas, in {installed.folder}")
     if installed.absent:

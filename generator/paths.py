@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 
@@ -21,6 +20,8 @@ def find_root(start: Path) -> Path | None:
 
 def _bundled(name: str) -> Path:
     """A data folder shipped inside the installed package (``generator/_data/<name>``)."""
+    from importlib import resources  # imported on use: every command's start-up pays for this module
+
     return Path(str(resources.files("generator").joinpath("_data", name)))
 
 
@@ -69,9 +70,10 @@ class Project:
 
     def cluster_names(self) -> list[str]:
         """Names of all clusters under ``clusters/`` (folders with a cluster.yaml), sorted."""
-        if not self.clusters.is_dir():
+        folder = str(self.clusters)  # plain strings: a no-op check lists a whole fleet here
+        if not os.path.isdir(folder):
             return []
-        return sorted(p.name for p in self.clusters.iterdir() if (p / "cluster.yaml").is_file())
+        return sorted(n for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n, "cluster.yaml")))
 
     def display(self, path: Path) -> str:
         """A path relative to the root when it is inside it (stable in messages and SARIF)."""

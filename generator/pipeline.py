@@ -7,13 +7,14 @@ as it was) and is reported, while the others still render.
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from generator import fingerprint, lock, selection, tree
+from generator import fingerprint, lock, tree
 from generator.errors import InputError
 from generator.paths import Project
 
@@ -78,6 +79,8 @@ def choose(project: Project, names: tuple[str, ...] | list[str], changed_only: b
                          hint="drop the cluster names to let --changed-only or --shard choose")
     chosen = select(project, names)
     covers_orphans = not names
+    if changed_only or shard:
+        from generator import selection
     if changed_only:
         chosen = selection.affected(selection.changed_files(project.root, base), chosen)
     if shard:
@@ -145,6 +148,7 @@ def render_many(project: Project, names: list[str], options: Options, jobs: int 
         return outcomes
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
+    _import_render_modules()  # once here, not once per worker: the workers fork from this process
     by_name: dict[str, Outcome] = {}
     with ProcessPoolExecutor(max_workers=min(jobs, len(names))) as pool:
         futures = [pool.submit(_render_in_worker, project, name, options, shared) for name in names]
@@ -154,6 +158,14 @@ def render_many(project: Project, names: list[str], options: Options, jobs: int 
             if on_done:
                 on_done(outcome)
     return [by_name[name] for name in names]
+
+
+def _import_render_modules() -> None:
+    """Import what rendering a cluster uses (the Jsonnet client, YAML, JSON Schema, the lint rules)."""
+    from generator import inputs, render  # noqa: F401
+    from generator.lint import engine  # noqa: F401
+    from generator.lint.rules import REGISTRY  # noqa: F401
+    from generator.validate import validator  # noqa: F401
 
 
 def _render_in_worker(project: Project, name: str, options: Options, shared: tuple[str, ...]) -> Outcome:
@@ -190,10 +202,8 @@ def orphans(project: Project) -> list[Path]:
     if not project.rendered.is_dir() or project.rendered.is_symlink():
         return []
     known = set(project.cluster_names())
-    return sorted(
-        p for p in project.rendered.iterdir()
-        if p.is_dir() and not p.name.startswith(".") and p.name not in known and tree.is_owned(p)
-    )
+    unknown = [name for name in os.listdir(project.rendered) if not name.startswith(".") and name not in known]
+    return sorted(p for p in (project.rendered / name for name in unknown) if p.is_dir() and tree.is_owned(p))
 
 
 def prune_orphans(project: Project, timeout: float = lock.DEFAULT_TIMEOUT) -> list[Path]:

@@ -141,12 +141,19 @@ def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, pref
 
 def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = None) -> list[Problem]:
     """The lint rules' errors on the rendered objects, with the config file's lint settings
-    (``config`` is its data), so render, check and lint agree."""
+    (``config`` is its data), so render, check and lint agree.
+
+    Only the rules at error level run: render reports nothing else, and a finding's line and
+    column cost a parse of its file, so warnings nobody prints are not looked for."""
     from generator.lint import lint_objects
+    from generator.lint.rules import REGISTRY
     from generator.lint.settings import for_cluster
 
+    settings = for_cluster(cluster.spec, config, cluster.facts)
+    # error-level rules keep their entry or its absence: a rule may lower a hit it is unsure of
+    settings.rules.update({r.ID: "off" for r in REGISTRY if settings.rules.get(r.ID, r.SEVERITY) != "error"})
     objects = [(f"{prefix}/{p.relpath}", tree.files[p.relpath].decode(), p.obj) for p in tree.placed]
-    findings = lint_objects(objects, for_cluster(cluster.spec, config, cluster.facts))
+    findings = lint_objects(objects, settings)
     return [Problem("error", f"{f.file}:{f.line}:{f.col}", f"{f.message} [{f.rule}]")
             for f in findings if f.severity == "error"]
 

@@ -118,11 +118,16 @@ def read_tree(folder: Path) -> dict[str, bytes]:
     if not folder.is_dir() or folder.is_symlink():
         return {}
     found = {}
-    for dirpath, dirs, files in os.walk(folder):
-        for name in files + [d for d in dirs if (Path(dirpath) / d).is_symlink()]:
-            path = Path(dirpath) / name
-            rel = path.relative_to(folder).as_posix()
-            found[rel] = path.read_bytes() if stat.S_ISREG(path.lstat().st_mode) else NOT_A_REGULAR_FILE
+    top = str(folder)
+    for dirpath, dirs, files in os.walk(top):
+        prefix = os.path.relpath(dirpath, top).replace(os.sep, "/") + "/" if dirpath != top else ""
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(dirpath, d))]:
+            path = os.path.join(dirpath, name)
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                with open(path, "rb") as fh:
+                    found[prefix + name] = fh.read()
+            else:
+                found[prefix + name] = NOT_A_REGULAR_FILE
     return found
 
 
@@ -221,7 +226,7 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def _mkdir(path: Path) -> None:
+def _mkdir(path: str | Path) -> None:
     os.mkdir(path)
     os.chmod(path, DIR_MODE)
 
@@ -251,17 +256,18 @@ def _modes_ok(folder: Path) -> bool:
 def _stage(staging: Path, target: Path, tree: Tree, current_files: dict[str, bytes], shown: str) -> None:
     """Write the whole new tree into ``staging``; unchanged files keep their old mtime."""
     _mkdir(staging)
-    made = {staging}
+    made = {""}  # folders made, relative to staging (string paths: this runs for every file of a fleet)
     for rel, content in sorted(tree.files.items()):
-        dest = staging / rel
-        if ".." in Path(rel).parts or Path(rel).is_absolute():
+        parts = rel.split("/")
+        if ".." in parts or rel.startswith("/"):
             raise InputError(f"refusing to write {rel!r}: it leaves the cluster's folder", path=shown)
-        for parent in reversed(dest.parents):
-            if parent.is_relative_to(staging) and parent not in made:
-                _mkdir(parent)
-                made.add(parent)
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            if folder not in made:
+                _mkdir(os.path.join(staging, folder))
+                made.add(folder)
         same = current_files.get(rel) == content
-        _write_file(dest, content, os.lstat(target / rel).st_mtime_ns if same else None)
+        _write_file(staging / rel, content, os.lstat(os.path.join(target, rel)).st_mtime_ns if same else None)
         _step("file")
 
 

@@ -10,7 +10,7 @@ import pytest
 
 HEAVY = ("jsonschema", "rjsonnet", "ruamel", "kubernetes_validate", "generator.lint", "generator.pipeline")
 
-# runs the command line in a fresh interpreter, then prints the heavy modules it loaded
+# runs the command line in a fresh interpreter, then prints the modules it loaded
 PROBE = """
 import json, sys
 from generator.cli import main
@@ -19,14 +19,55 @@ try:
     main()
 except SystemExit:
     pass
-print(json.dumps(sorted(m for m in sys.modules if m.startswith(%r))), file=sys.stderr)
-""" % (HEAVY,)
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def _run(project, args: list[str], prefixes: tuple[str, ...] = HEAVY) -> tuple[list[str], str]:
+    """The modules starting with ``prefixes`` that the command loaded, and its output."""
+    result = subprocess.run([sys.executable, "-c", PROBE, json.dumps(["--root", str(project), *args])],
+                            capture_output=True, text=True, check=True)
+    loaded = json.loads(result.stderr.strip().splitlines()[-1])
+    return [m for m in loaded if m.startswith(prefixes)], result.stdout
+
+
+def _loaded(project, args: list[str], prefixes: tuple[str, ...] = HEAVY) -> list[str]:
+    return _run(project, args, prefixes)[0]
 
 
 @pytest.mark.parametrize("args", [["--version"], ["list"], ["list", "--json"]])
 def test_light_commands_do_not_import_heavy_modules(project, args):
-    result = subprocess.run([sys.executable, "-c", PROBE, json.dumps(["--root", str(project), *args])],
-                            capture_output=True, text=True, check=True)
-    assert json.loads(result.stderr.strip().splitlines()[-1]) == []
+    loaded, stdout = _run(project, args)
+    assert loaded == []
     if args[0] == "list":
-        assert "aks-h100-training" in result.stdout
+        assert "aks-h100-training" in stdout
+
+
+def _every_command() -> list[list[str]]:
+    from generator.cli import cli
+
+    ctx = cli.make_context("gpu-gitops", ["--help"], resilient_parsing=True)
+    names = []
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        subcommands = getattr(command, "commands", {})
+        names += [[name, sub] for sub in sorted(subcommands)] or [[name]]
+    return names
+
+
+def test_help_does_not_import_heavy_modules(project):
+    assert _loaded(project, ["--help"]) == []
+
+
+@pytest.mark.parametrize("command", _every_command(), ids=" ".join)
+def test_every_commands_help_does_not_import_heavy_modules(project, command):
+    assert _loaded(project, [*command, "--help"]) == []
+
+
+def test_a_no_op_check_loads_no_render_machinery(project, run):
+    """An up-to-date fleet is checked by hashing files: no Jsonnet, YAML, JSON Schema or linter."""
+    assert run(project, "render").exit_code == 0
+    # pipeline only lists clusters and compares hashes here; the schema-set lookup is for reports
+    render_side = ("generator.render", "generator.jsonnet", "generator.config", "generator.schemasync",
+                   "generator.selection", "urllib.request")
+    assert _loaded(project, ["check"], tuple(m for m in HEAVY if m != "generator.pipeline") + render_side) == []

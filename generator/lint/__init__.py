@@ -7,19 +7,32 @@ rules over objects that render produced, so render, check and lint agree.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from generator.lint.batch import check_files
-from generator.lint.cache import ResultCache, run_key
-from generator.lint.engine import Engine, Result
-from generator.lint.loader import Source, discover
-from generator.lint.model import Document, Finding, Resource
-from generator.lint.settings import Settings
-from generator.schemasync import cache_root
-from generator.validate import SchemaValidator
-from generator.validate.locations import SchemaLocation
+if TYPE_CHECKING:
+    from generator.lint.engine import Result
+    from generator.lint.model import Finding
+    from generator.lint.settings import Settings
+    from generator.validate import SchemaValidator
+
+# The linter's modules (YAML parser, JSON Schema, rules) are imported when a function here
+# runs, or when one of the names below is first read: importing a submodule such as
+# ``generator.lint.settings`` (the config file reads it) loads only that submodule.
+_LAZY = {"Engine": "engine", "Result": "engine", "Finding": "model", "Resource": "model", "Settings": "settings"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def make_validator(settings: Settings) -> SchemaValidator:
+    from generator.validate import SchemaValidator
+    from generator.validate.locations import SchemaLocation
+
     locations = [SchemaLocation(t) for t in settings.schema_locations]
     return SchemaValidator(settings.kubernetes_version, locations, settings.schema_cache)
 
@@ -32,6 +45,12 @@ def lint_paths(paths: list[str], settings: Settings, display: Callable[[str], st
     processes check the files; ``cached`` reuses and stores per-file results in the user cache;
     ``refs`` keeps every object's reference in the result (memory that grows with the objects:
     only the JUnit report, which lists passing objects, needs them)."""
+    from generator.lint.batch import check_files
+    from generator.lint.cache import ResultCache, run_key
+    from generator.lint.engine import Engine
+    from generator.lint.loader import discover
+    from generator.schemasync import cache_root
+
     files = discover(paths, settings.excludes, display)
     validator = validator or make_validator(settings)
     engine = Engine(settings, validator, refs=refs)
@@ -41,6 +60,10 @@ def lint_paths(paths: list[str], settings: Settings, display: Callable[[str], st
 
 def lint_objects(objects: list[tuple[str, str, dict]], settings: Settings) -> list[Finding]:
     """Rule findings (no schema checks: render has done them) for ``(file, text, object)`` triples."""
+    from generator.lint.engine import Engine
+    from generator.lint.loader import Source
+    from generator.lint.model import Document
+
     sources = []
     for file, text, obj in objects:
         source = Source(file, [Document(file, text, 0, obj)])

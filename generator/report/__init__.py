@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from generator.lint.engine import FileResult
-from generator.lint.model import Finding
+if TYPE_CHECKING:  # `FORMATS` is read by the command line's --help, which must not load the linter
+    from generator.lint.engine import FileResult
+    from generator.lint.model import Finding
 
 FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}

@@ -1,5 +1,22 @@
-"""Schema validation of Kubernetes objects, shared by render and lint."""
+"""Schema validation of Kubernetes objects, shared by render and lint.
 
-from generator.validate.validator import SchemaProblem, SchemaValidator
+``SchemaValidator`` is imported on first use: ``generator.validate.kubernetes`` (version
+names, schema paths) is needed without JSON Schema, e.g. by the lint settings.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from generator.validate.validator import SchemaProblem, SchemaValidator
 
 __all__ = ["SchemaProblem", "SchemaValidator"]
+
+
+def __getattr__(name: str):
+    if name in __all__:
+        from generator.validate import validator
+
+        return getattr(validator, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from referencing import Registry, Resource
 from generator.errors import InputError
 from generator.jsonpath import dotted
 from generator import schemasync
-from generator.validate import celrules, fastcheck, kubernetes, re2, structural
+from generator.validate import fastcheck, kubernetes, re2, structural
 from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
 
 # ``$ref``s in the bundled schemas are absolute paths on the schema's own host
@@ -30,6 +31,24 @@ _DEFINITIONS_URI = "file:///api/_definitions.json"
 _CORE_REF_PREFIXES = ("/api/_definitions.json#/$defs/", "#/$defs/")
 _FAST_DRAFTS = (jsonschema.Draft202012Validator, jsonschema.Draft201909Validator, jsonschema.Draft7Validator,
                 jsonschema.Draft6Validator)
+
+
+@dataclass
+class _Kind:
+    """One kind's schema: its compiled yes/no check (None outside the check's subset), and
+    jsonschema's validator, built on first use: only an object failing the check needs it,
+    and building it for a core kind crawls the version's whole definitions document."""
+
+    schema: dict
+    cls: type
+    registry: Callable[[], Registry]
+    fast: Callable[[object], bool] | None
+    _full: Any = None
+
+    def full(self):
+        if self._full is None:
+            self._full = self.cls(self.schema, registry=self.registry(), format_checker=None)
+        return self._full
 
 
 @dataclass(frozen=True)
@@ -59,9 +78,8 @@ class SchemaValidator:
             self.locations.append(SchemaLocation(self.schema_set.location))
         self.cache = cache
         self.warnings: dict[str, None] = {}
-        self._compiled: dict[tuple[str, str], Any] = {}
+        self._compiled: dict[tuple[str, str], _Kind | None] = {}
         self._crd: dict[tuple[str, str], dict] = {}
-        self._fast: dict[tuple[str, str], Any] = {}
         self._core_compiler: fastcheck.Compiler | None = None
         self._core_registry: Registry | None = None
 
@@ -95,10 +113,8 @@ class SchemaValidator:
                 f"{kind} ({api_version}): schema pattern {pattern!r} has no Python equivalent; "
                 "that pattern is not checked"), check=not synced)
             self._crd[(api_version, kind)] = schema
-        registry = self._core() if core else Registry()
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        self._fast[(api_version, kind)] = self._fast_check(schema, cls, core=registry is self._core_registry)
-        return cls(schema, registry=registry, format_checker=None)
+        return _Kind(schema, cls, self._core if core else Registry, self._fast_check(schema, cls, core=core))
 
     def _fast_check(self, schema: dict, cls, core: bool):
         """The compiled yes/no check, or None when the schema or its draft is outside its subset."""
@@ -135,18 +151,17 @@ class SchemaValidator:
             return [SchemaProblem("invalid", "missing 'apiVersion' key")]
         if not isinstance(kind, str) or not kind:
             return [SchemaProblem("invalid", "missing 'kind' key")]
-        validator = self._validator_for(api_version, kind)
-        if validator is None:
+        compiled = self._validator_for(api_version, kind)
+        if compiled is None:
             return [SchemaProblem("missing-schema", f"could not find schema for {kind} ({api_version})")]
         crd = self._crd.get((api_version, kind))
         if crd is not None:
             obj = structural.apply(crd, obj)  # the API server prunes nulls and defaults first
-        fast = self._fast.get((api_version, kind))
-        if fast is not None and fast(obj):
+        if compiled.fast is not None and compiled.fast(obj):
             return self._rules(crd, obj, kind)  # jsonschema only runs to explain a failure
         problems = []
         try:
-            errors = list(validator.iter_errors(obj))
+            errors = list(compiled.full().iter_errors(obj))
         except referencing.exceptions.Unresolvable as exc:
             raise InputError(f"schema file has a $ref that cannot be resolved: {exc}",
                              path=str(self.schema_source(api_version, kind)),
@@ -172,6 +187,7 @@ class SchemaValidator:
         """Failed ``x-kubernetes-validations`` rules of a schema-valid custom resource."""
         if crd is None:
             return []
+        from generator.validate import celrules  # the CEL library is large; only CRD rules need it
 
         def skipped(rule: str, why: str) -> None:
             self.warn(f"{kind}: CEL rule {rule!r} not evaluated ({why}); it is not checked")

@@ -62,10 +62,11 @@ def test_compiled_check_matches_jsonschema():
     for obj in _objects():
         if not validator.has_schema(obj["apiVersion"], obj["kind"]):
             continue
-        fast = validator._fast.get((obj["apiVersion"], obj["kind"]))
+        compiled = validator._validator_for(obj["apiVersion"], obj["kind"])
+        fast = compiled.fast
         if fast is None:
             continue
-        slow = validator._validator_for(obj["apiVersion"], obj["kind"])
+        slow = compiled.full()
         key = (obj["apiVersion"], obj["kind"])
         # broken copies of the first object of each kind; the others as they are
         candidates = [obj] if key in mutated_kinds else [obj, *_mutations(obj)]
