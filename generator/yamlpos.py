@@ -279,6 +279,20 @@ def _fast_load(text: str, display: str) -> Located:
     return Located(display, data, positions)
 
 
+def _nesting(node: Any) -> int:
+    """How deeply the loaded containers nest, counted up to one past ``MAX_DEPTH`` (iteratively:
+    the data may be deeper than the stack, or refer to itself through an alias)."""
+    deepest, stack = 0, [(node, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            deepest = max(deepest, depth + 1)
+            if deepest > MAX_DEPTH:
+                return deepest
+            stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return deepest
+
+
 def _check_depth(text: str) -> None:
     """Nesting bounded before ruamel's recursive loader sees the text (it takes seconds per
     thousand levels); syntax errors are left to ruamel's wording."""
@@ -470,6 +484,8 @@ def _ruamel_load(text: str, display: str) -> Located:
     except RecursionError:
         # block nesting past what libyaml read (it stopped early): ruamel's own events locate it
         raise _TooDeep(*_deepest_start(yaml, text)).error(display) from None
+    if _nesting(node) > MAX_DEPTH:  # read in full where the stack allowed it: the same bound holds
+        raise _TooDeep(*_deepest_start(yaml, text)).error(display)
     try:
         data = to_plain(node)
     except (ValueError, RecursionError):

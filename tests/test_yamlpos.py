@@ -150,3 +150,24 @@ def test_an_alias_before_its_anchor_is_a_located_error(text, where):
     with pytest.raises(yamlpos.InputError) as caught:
         yamlpos.load_text(text, "x.yaml")
     assert str(caught.value).startswith(f"x.yaml:{where}: error: "), caught.value
+
+
+def test_deep_block_nesting_is_refused_however_deep_the_stack_allows():
+    """Whether the round-trip loader runs out of stack depends on the caller's stack: the bound
+    must not."""
+    import sys
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(100_000)
+    try:
+        text = ": 1\ndeep:\n" + "".join(f"{'  ' * i}  a:\n" for i in range(400)) + "  " * 401 + "b: 1\n"
+        with pytest.raises(yamlpos.InputError) as caught:
+            yamlpos.load_text(text, "x.yaml")
+    finally:
+        sys.setrecursionlimit(limit)
+    assert str(caught.value).startswith("x.yaml:66:129: error: YAML nesting is deeper than 64 levels")
+
+
+def test_a_self_referring_alias_is_not_nesting_without_end():
+    located = yamlpos.load_text("a: &x [1, 2]\nb: *x\n", "x.yaml")
+    assert located.data == {"a": [1, 2], "b": [1, 2]}
