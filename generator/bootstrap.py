@@ -73,8 +73,9 @@ _EKS_KUBE_PROXY = (
 _EKS_NODES = ("Nodes that ran aws-node or kube-proxy keep their routes and iptables rules: replace them after the install.",)
 
 
-def files(cluster: str, provider: str, objects: list[dict]) -> dict[str, bytes]:
-    """``{relative path: bytes}`` of the bootstrap folder; empty when Cilium is not rendered."""
+def files(cluster: str, facts: dict, objects: list[dict]) -> dict[str, bytes]:
+    """``{relative path: bytes}`` of the bootstrap folder; empty when Cilium is not rendered.
+    ``facts`` is the provider's row of ``providers.json``."""
     release = cilium_release(objects)
     if release is None:
         return {}
@@ -85,7 +86,7 @@ def files(cluster: str, provider: str, objects: list[dict]) -> dict[str, bytes]:
         "Not part of any kustomize layer; the engine's release of the same name, chart version and values then",
         "adopts this install. Order and details: docs/network.md.",
     ]
-    if provider == "eks":
+    if facts["vpcCniDaemonSet"]:
         header += [*_EKS_AWS_NODE, *(_EKS_KUBE_PROXY if release.values.get("kubeProxyReplacement") is True else ()), *_EKS_NODES]
     header += ["Then, from the repository root:", "  " + install_command(release, cluster)]
     values = json.loads(json.dumps(release.values, sort_keys=True))  # the same bytes for the same values

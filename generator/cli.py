@@ -465,7 +465,10 @@ def schema(ctx: Context):
 @click.pass_obj
 @_fail_on_input_errors
 def docs_(ctx: Context, check_only):
-    """Regenerate docs/inputs.md (from the input schema) and docs/rules.md (from the lint rules).
+    """Regenerate the reference docs under docs/.
+
+    docs/inputs.md from the input schema, docs/versions.md and docs/providers.md from
+    libsonnet/versions.json and providers.json, docs/rules.md from the lint rules.
 
     \b
     Examples:

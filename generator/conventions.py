@@ -1,30 +1,16 @@
-"""Defaults that depend on other fields (provider conventions), applied after schema defaults.
+"""Defaults that are not schema constants (versions, provider conventions), applied after schema defaults.
 
-JSON Schema defaults are constants; these are not. Keeping them in one place means the spec
-handed to Jsonnet is complete and the components never re-derive them.
+JSON Schema defaults are constants of the input contract; these are not: provider conventions
+depend on the provider (``libsonnet/providers.json``), and versions change with every upstream
+release without changing the contract (``libsonnet/versions.json``). Keeping them in one place
+means the spec handed to Jsonnet is complete and the components never re-derive them.
 """
 
 from __future__ import annotations
 
-# Taint a provider's GPU node pools carry by convention (GKE adds value "present" itself).
-_GPU_TAINT_VALUE = {"gke": "present", "aks": None, "eks": None, "openshift": None, "generic": None}
+from pathlib import Path
 
-# OpenShift ships NFD as an OLM operator (the chart's hostPath worker is not admitted by the
-# restricted-v2 SCC), so there the NodeFeatureRules are rendered for the NFD that is already running.
-_NFD_DEPLOY = {"openshift": "external"}
-
-# Instance-store NVMe disks by their /dev/disk/by-id name: udev links `nvme-<model>_<serial>`
-# (systemd 60-persistent-storage.rules; amazon-ec2-utils 70-ec2-nvme-devices.rules adds
-# `...-ns-N`, spaces replaced by `_`). AWS: the model of instance store volumes is "Amazon EC2
-# NVMe Instance Storage" (EC2 User Guide, "SSD instance store volumes"), of EBS volumes "Amazon
-# Elastic Block Store" (amazon-ec2-utils ebsnvme-id, AMZN_NVME_EBS_MN). Azure: local NVMe disks
-# are "Microsoft NVMe Direct Disk" (v2 on v6 sizes; learn.microsoft.com/azure/virtual-machines/
-# enable-nvme-temp-faqs), remote disks are not.
-INSTANCE_STORE_DISK_IDS = {
-    "eks": "nvme-Amazon_EC2_NVMe_Instance_Storage_*",
-    "aks": "nvme-Microsoft_NVMe_Direct_Disk_*",
-}
-
+from generator import versions
 
 # Node-level sysctls every GPU pool gets unless the pool sets them: large socket buffers for
 # 25-400 GbE data loading and collective traffic, file handles and PIDs for data-loader
@@ -41,33 +27,37 @@ def gpu_vendors(spec: dict) -> list[str]:
     return sorted({p["gpu"]["vendor"] for p in spec["nodePools"] if "gpu" in p})
 
 
-def default_gpu_taint(provider: str, vendor: str) -> dict:
+def default_gpu_taint(facts: dict, vendor: str) -> dict:
+    """The GPU taint of a pool that lists none: keyed by the vendor's resource name, with the
+    provider's value (GKE adds ``present`` itself)."""
     taint = {"key": f"{vendor}.com/gpu", "effect": "NoSchedule"}
-    value = _GPU_TAINT_VALUE[provider]
+    value = facts["gpuTaintValue"]
     if value:
         taint["value"] = value
     return taint
 
 
-def complete(spec: dict) -> dict:
-    """Fill the derived defaults in place and return ``spec``."""
+def complete(spec: dict, facts: dict, library: Path) -> dict:
+    """Fill the version defaults (``library``'s ``versions.json``) and the derived defaults
+    (``facts``: the provider's row of its ``providers.json``) in place and return ``spec``."""
+    versions.fill(spec, library)
     spec["gitops"].setdefault("path", f"rendered/{spec['name']}")
     for pool in spec["nodePools"]:
         if "taints" not in pool:
-            pool["taints"] = [default_gpu_taint(spec["provider"], pool["gpu"]["vendor"])] if "gpu" in pool else []
+            pool["taints"] = [default_gpu_taint(facts, pool["gpu"]["vendor"])] if "gpu" in pool else []
         if "gpu" in pool:
             pool["sysctls"] = {**GPU_POOL_SYSCTLS, **pool["sysctls"]}
         nvme = pool.get("localNvme")
         if nvme is not None:
             nvme.setdefault("hostDir", f"/mnt/disks/{nvme['storageClass']}")
-            if spec["provider"] in INSTANCE_STORE_DISK_IDS:
-                nvme.setdefault("diskIdPattern", INSTANCE_STORE_DISK_IDS[spec["provider"]])
+            if facts["localDiskIdPattern"] is not None:
+                nvme.setdefault("diskIdPattern", facts["localDiskIdPattern"])
     vendors = gpu_vendors(spec)
     for workload in spec["workloads"]:
         if "gpuVendor" not in workload and len(vendors) == 1:
             workload["gpuVendor"] = vendors[0]
     # ValidatingAdmissionPolicy admissionregistration.k8s.io/v1 is served from Kubernetes 1.30 (GA).
     spec["admission"].setdefault("enabled", int(spec["kubernetesVersion"].split(".")[1]) >= 30)
-    spec["admission"].setdefault("enforceGpuTolerations", spec["provider"] != "gke")
-    spec["nodeFeatureDiscovery"].setdefault("deploy", _NFD_DEPLOY.get(spec["provider"], "helm"))
+    spec["admission"].setdefault("enforceGpuTolerations", facts["enforceGpuTolerations"])
+    spec["nodeFeatureDiscovery"].setdefault("deploy", facts["nfdDeploy"])
     return spec

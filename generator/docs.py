@@ -2,6 +2,10 @@
 
 - ``docs/inputs.md`` from ``schemas/cluster.schema.json``: one table per object in the input,
   every key with its type, default and description.
+- ``docs/versions.md`` from ``libsonnet/versions.json``: the chart versions and images deployed
+  by default, each with the input key that overrides it and its upstream source.
+- ``docs/providers.md`` from ``libsonnet/providers.json``: per provider convention its meaning,
+  then each provider's value with the upstream source that makes it right.
 - ``docs/rules.md`` from the lint rule registry, when the build has a linter:
   ``generator.lint.rules.REGISTRY``, the rule modules in order, each with ``ID``, ``SEVERITY``,
   ``SUMMARY``, its ``OPTIONS`` and a docstring (what it finds, rationale, fix) published as
@@ -17,6 +21,7 @@ import importlib
 import json
 from pathlib import Path
 
+from generator import versions
 from generator.inputs import resolve_ref
 from generator.paths import Project
 
@@ -99,6 +104,57 @@ def inputs_markdown(schema: dict, source: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+# --- versions.md -----------------------------------------------------------------------------
+
+
+def versions_markdown(table: versions.Versions) -> str:
+    lines = [HEADER.format(source="`libsonnet/versions.json`"), "# Versions\n"]
+    lines.append("What the library deploys: chart versions, image tags, images and image repositories. They "
+                 "live in `libsonnet/versions.json`, apart from the input schema, so a bump changes neither the "
+                 "input contract nor its reference (docs/inputs.md).\n")
+    lines.append("\n## Defaults of input keys\n\nA cluster's input may set the key to deploy another version.\n")
+    lines.append("| Input key | Default | What | Upstream source |")
+    lines.append("|---|---|---|---|")
+    for e in table.inputs:
+        lines.append(f"| `{e.input}` | `{e.default}` | {_cell(e.what)} | {_cell(e.source)} |")
+    lines.append("\n## Images\n\nImages the components render as they are (an `overrides.libsonnet` may "
+                 "patch a component's params).\n")
+    lines.append("| Name | Image | What | Upstream source |")
+    lines.append("|---|---|---|---|")
+    for i in table.images:
+        lines.append(f"| `{i.name}` | `{i.image}` | {_cell(i.what)} | {_cell(i.source)} |")
+    lines.append("\n## Image repositories\n\nRepositories the components tag with the input key named.\n")
+    lines.append("| Name | Repository | Tag | What | Upstream source |")
+    lines.append("|---|---|---|---|---|")
+    for r in table.repositories:
+        lines.append(f"| `{r.name}` | `{r.repository}` | `{r.tag}` | {_cell(r.what)} | {_cell(r.source)} |")
+    return "\n".join(lines) + "\n"
+
+
+# --- providers.md ----------------------------------------------------------------------------
+
+
+def _value(value) -> str:
+    return f"`{json.dumps(value, sort_keys=True)}`"
+
+
+def providers_markdown(table: dict) -> str:
+    lines = [HEADER.format(source="`libsonnet/providers.json`"), "# Provider conventions\n"]
+    lines.append("What differs between the providers a cluster can run on (`provider` in the input). The "
+                 "components receive their provider's facts as `providerFacts` and the generator reads the "
+                 "same table for defaults, cross-field checks and the lint rules' taint defaults, so no code "
+                 "compares provider names.\n")
+    names = list(table["providers"])
+    for fact, meaning in table["facts"].items():
+        lines.append(f"\n## `{fact}`\n\n{meaning}\n")
+        lines.append("| Provider | Value | Source |")
+        lines.append("|---|---|---|")
+        for name in names:
+            row = table["providers"][name]
+            lines.append(f"| `{name}` | {_cell(_value(row['facts'][fact]))} | {_cell(row['sources'][fact])} |")
+    return "\n".join(lines) + "\n"
+
+
 # --- rules.md --------------------------------------------------------------------------------
 
 
@@ -151,7 +207,10 @@ def rules_markdown(rules: list) -> str:
 def generated(project: Project) -> dict[Path, str]:
     """Every generated doc: path under the root → its content."""
     schema = json.loads(project.schema_file.read_text())
-    docs = {project.root / "docs" / "inputs.md": inputs_markdown(schema, "schemas/cluster.schema.json")}
+    docs = {project.root / "docs" / "inputs.md": inputs_markdown(schema, "schemas/cluster.schema.json"),
+            project.root / "docs" / "versions.md": versions_markdown(versions.load(project.libsonnet)),
+            project.root / "docs" / "providers.md":
+                providers_markdown(json.loads((project.libsonnet / "providers.json").read_text()))}
     rules = rule_registry()
     if rules is not None:
         docs[project.root / "docs" / "rules.md"] = rules_markdown(rules)

@@ -42,6 +42,7 @@ class Cluster:
     folder: Path
     spec: dict
     source: Located
+    facts: dict  # the provider's row of the library's providers.json
     warnings: list[InputWarning] = field(default_factory=list)  # cross-field checks that do not stop a render
 
     @property
@@ -102,14 +103,15 @@ def load_cluster(project: Project, name: str) -> Cluster:
             hint=f"set `name: {name}` or rename the folder",
             at_value=True,
         )
-    from generator import consistency, conventions
+    from generator import consistency, conventions, providers
 
-    conventions.complete(spec)
-    found = consistency.run(spec, doc)
+    facts = providers.facts(spec["provider"], project.libsonnet)
+    conventions.complete(spec, facts, project.libsonnet)
+    found = consistency.run(spec, doc, facts)
     errors = [e for e in found if not isinstance(e, InputWarning)]
     if errors:
         raise InputErrors(errors)
-    return Cluster(name, folder, spec, doc, [w for w in found if isinstance(w, InputWarning)])
+    return Cluster(name, folder, spec, doc, facts, [w for w in found if isinstance(w, InputWarning)])
 
 
 # --- schema errors -------------------------------------------------------------------------

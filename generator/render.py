@@ -111,7 +111,7 @@ def layout(project: Project, cluster: Cluster, components: dict[str, list[dict]]
     ]
     sync = gitops.objects(project, cluster, layers)
     tree = build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync})
-    tree.files.update(bootstrap.files(cluster.name, cluster.spec["provider"], components.get("cilium", [])))
+    tree.files.update(bootstrap.files(cluster.name, cluster.facts, components.get("cilium", [])))
     return tree
 
 
@@ -149,7 +149,7 @@ def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = 
     from generator.lint.rules import REGISTRY
     from generator.lint.settings import for_cluster
 
-    settings = for_cluster(cluster.spec, config)
+    settings = for_cluster(cluster.spec, config, cluster.facts)
     # error-level rules keep their entry or its absence: a rule may lower a hit it is unsure of
     settings.rules.update({r.ID: "off" for r in REGISTRY if settings.rules.get(r.ID, r.SEVERITY) != "error"})
     objects = [(f"{prefix}/{p.relpath}", tree.files[p.relpath].decode(), p.obj) for p in tree.placed]

@@ -4,12 +4,15 @@
 // defaulted spec (schemas/cluster.schema.json). An overrides.libsonnet mixin may patch
 // `values+::` (late-bound, so the components see the patched values) or a component's list,
 // and add components of its own (docs/overrides.md).
+local providers = import 'providers.json';
 local registry = import 'registry.json';
 
 function(spec) {
   local common = {
     cluster: spec.name,
-    provider: spec.provider,
+    // The provider's conventions (providers.json): components branch on these facts, never on
+    // the provider's name.
+    providerFacts: providers.providers[spec.provider].facts,
     kubernetesVersion: spec.kubernetesVersion,
     gitops: spec.gitops,
     monitoring: spec.monitoring,

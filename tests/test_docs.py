@@ -139,3 +139,22 @@ def test_every_command_has_help_with_an_example(run, tmp_path):
         result = run(tmp_path, *words, "--help")
         assert result.exit_code == 0, words
         assert "Example" in result.output and "gpu-gitops " + " ".join(words) in result.output, words
+
+
+def test_a_version_bump_changes_docs_versions_md_and_not_the_input_reference(project, run):
+    """Versions live apart from the input contract: bumping one in libsonnet/versions.json
+    leaves the schema and docs/inputs.md as they are, and only docs/versions.md goes stale."""
+    assert run(project, "docs").exit_code == 0
+    inputs_before = (project / "docs" / "inputs.md").read_text()
+    path = project / "libsonnet" / "versions.json"
+    table = json.loads(path.read_text())
+    entry = next(e for e in table["versions"] if e["input"] == "autoscaling.kedaVersion")
+    entry["default"] = "2.99.0"
+    path.write_text(json.dumps(table, indent=2))
+    result = run(project, "docs", "--check")
+    assert result.exit_code == 1
+    assert "docs/versions.md: stale" in result.stderr
+    assert "docs/inputs.md" not in result.stderr
+    assert run(project, "docs").exit_code == 0
+    assert "| `autoscaling.kedaVersion` | `2.99.0` |" in (project / "docs" / "versions.md").read_text()
+    assert (project / "docs" / "inputs.md").read_text() == inputs_before

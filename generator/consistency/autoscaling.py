@@ -53,7 +53,7 @@ def _service_monitor_errors(spec: dict, doc: Located) -> Iterator[InputError]:
         at_value=written)
 
 
-def check(spec: dict, doc: Located) -> Iterator[InputError]:
+def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     if any(w["autoscaling"] for w in spec["workloads"]):
         yield from _service_monitor_errors(spec, doc)
     nvidia_pools = [p["gpu"] for p in spec["nodePools"] if p.get("gpu", {}).get("vendor") == "nvidia"]

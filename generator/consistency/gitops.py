@@ -11,7 +11,7 @@ from generator.yamlpos import Located
 _ENGINE_ONLY = {"sourceName": "flux", "project": "argocd", "interval": "flux"}
 
 
-def check(spec: dict, doc: Located) -> Iterator[InputError]:
+def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     gitops = spec["gitops"]
     written = doc.data.get("gitops") or {}
     for key, engine in _ENGINE_ONLY.items():

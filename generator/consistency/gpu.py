@@ -14,7 +14,7 @@ from generator.yamlpos import Located
 VAP_MIN_MINOR = 30
 
 
-def check(spec: dict, doc: Located) -> Iterator[InputError]:
+def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     layouts_valid = True
     for i, pool in enumerate(spec["nodePools"]):
         if "gpu" in pool:
@@ -23,7 +23,7 @@ def check(spec: dict, doc: Located) -> Iterator[InputError]:
             yield from errors
     yield from _check_operator_strategy(spec, doc)
     yield from _check_operator_config_names(spec, doc)
-    yield from _check_amd_driver_image(spec, doc)
+    yield from _check_amd_driver_image(spec, facts, doc)
     if layouts_valid:  # against a broken layout, a MIG quota error would only repeat the layout's error
         yield from _check_mig_quotas(spec, doc)
     yield from _check_admission_version(spec, doc)
@@ -146,7 +146,7 @@ def _check_operator_config_names(spec: dict, doc: Located) -> Iterator[InputErro
                             f"its name; {' and '.join(RESERVED_CONFIG_NAMES)} are taken)", at_value=True)
 
 
-def _check_amd_driver_image(spec: dict, doc: Located) -> Iterator[InputError]:
+def _check_amd_driver_image(spec: dict, facts: dict, doc: Located) -> Iterator[InputError]:
     """A managed AMD driver is built in the cluster and pushed to ``driverImage``.
 
     Without it the DeviceConfig falls back to the CRD default ``image-registry:5000/...``, the
@@ -155,7 +155,7 @@ def _check_amd_driver_image(spec: dict, doc: Located) -> Iterator[InputError]:
     amd = spec["gpu"]["amd"]
     has_pools = any(p.get("gpu", {}).get("vendor") == "amd" for p in spec["nodePools"])
     if (amd["mode"] != "operator" or not amd["driverManaged"] or not has_pools or "driverImage" in amd
-            or spec["provider"] == "openshift"):
+            or facts["internalImageRegistry"]):
         return
     yield doc.error("the AMD GPU Operator installs the driver (gpu.amd.driverManaged) but gpu.amd.driverImage "
                     "is not set: the build would be pushed to the CRD default image-registry:5000, which exists "

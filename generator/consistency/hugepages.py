@@ -43,7 +43,7 @@ def _show(value: Fraction) -> str:
     return str(value)
 
 
-def check(spec: dict, doc: Located) -> Iterator[InputError]:
+def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     for i, workload in enumerate(spec["workloads"]):
         for size, (name, _page) in SIZES.items():
             asked = parse(workload["quota"].get(size))

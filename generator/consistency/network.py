@@ -30,27 +30,13 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterator
+from typing import Any
 
 from generator.errors import InputError
 from generator.yamlpos import Located
 
 BASE = ("network", "cilium")
 LEGACY_KPR = ("strict", "partial", "probe", "disabled")
-
-# The kernel of each provider's default node image, by Kubernetes version (the first entry whose
-# minimum version the cluster reaches): (minimum Kubernetes version, kernel, image).
-# - AKS: Ubuntu 22.04 (linux-azure 5.15) is the default OS SKU up to 1.34, Ubuntu 24.04 (6.8)
-#   from 1.35 (learn.microsoft.com/azure/aks/upgrade-os-version, "Supported OS versions").
-# - EKS: managed node groups default to Amazon Linux 2023 (kernel 6.1) from 1.30, Amazon Linux 2
-#   (5.10) before (docs.aws.amazon.com/eks/latest/userguide/al2023.html).
-# - GKE: Container-Optimized OS, 6.1 from COS 113 LTS (cloud.google.com/container-optimized-os/docs/release-notes).
-# - OpenShift 4.x: RHCOS 9 with the RHEL 9 kernel 5.14 (docs.openshift.com, "RHCOS").
-PROVIDER_KERNELS = {
-    "aks": (((1, 35), (6, 8), "Ubuntu 24.04"), ((0, 0), (5, 15), "Ubuntu 22.04")),
-    "eks": (((1, 30), (6, 1), "Amazon Linux 2023"), ((0, 0), (5, 10), "Amazon Linux 2")),
-    "gke": (((0, 0), (6, 1), "Container-Optimized OS 113 LTS"),),
-    "openshift": (((0, 0), (5, 14), "RHCOS 9"),),
-}
 
 # (what, kernel minimum, the agent's own words) for each kernel-bound feature in use, from the
 # Cilium agent source (cilium/cilium v1.19):
@@ -73,21 +59,26 @@ def _kernel_features(c: dict) -> list[tuple[tuple[str, ...], str, tuple[int, int
     return wanted
 
 
-def node_kernel(spec: dict) -> tuple[tuple[int, int], str] | None:
+def _major_minor(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor)
+
+
+def node_kernel(spec: dict, facts: dict) -> tuple[tuple[int, int], str] | None:
     """(kernel, where it comes from) of the nodes: the input's, else the provider default."""
     c = spec["network"]["cilium"]
     if "nodeKernel" in c:
         major, minor = (int(x) for x in c["nodeKernel"].split("."))
         return (major, minor), "network.cilium.nodeKernel" + (f" ({c['nodeImage']})" if "nodeImage" in c else "")
-    version = tuple(int(x) for x in spec["kubernetesVersion"].split(".")[:2])
-    for since, kernel, image in PROVIDER_KERNELS.get(spec["provider"], ()):
-        if version >= since:
-            return kernel, f"the {spec['provider']} default node image ({image})"
+    version = _major_minor(spec["kubernetesVersion"])
+    for entry in facts["nodeKernels"]:
+        if version >= _major_minor(entry["since"]):
+            return _major_minor(entry["kernel"]), f"the {spec['provider']} default node image ({entry['image']})"
     return None
 
 
-def _kernel_errors(spec: dict, c: dict, doc: Located) -> Iterator[InputError]:
-    known = node_kernel(spec)
+def _kernel_errors(spec: dict, facts: dict, c: dict, doc: Located) -> Iterator[InputError]:
+    known = node_kernel(spec, facts)
     for at, feature, minimum in _kernel_features(c):
         need = f"{minimum[0]}.{minimum[1]}"
         if known is None:
@@ -222,50 +213,32 @@ def _ipam_errors(c: dict, doc: Located) -> Iterator[InputError]:
             )
 
 
-def _provider_errors(provider: str, c: dict, doc: Located) -> Iterator[InputError]:
-    """The cloud integration the chart turns on for the provider, and the routing it forces."""
-    routing = c["routing"]
-    mode_path = BASE + ("routing", "mode")
-    if provider == "aks" and routing["mode"] == "native":
-        yield doc.error(
-            "self-managed Cilium on AKS is \"bring your own CNI\" (aksbyocni), which supports only tunnel "
-            "routing: the Azure network does not route the pod CIDRs",
-            mode_path,
-            "set network.cilium.routing.mode: tunnel; for native routing use AKS's managed "
-            "\"Azure CNI powered by Cilium\" and set network.cilium.enabled: false",
-            at_value=True,
-        )
-    if provider == "aks" and routing["mode"] == "tunnel" and routing["tunnelProtocol"] != "vxlan":
-        yield doc.error(
-            f"AKS bring-your-own-CNI supports only VXLAN tunnels, not {routing['tunnelProtocol']}",
-            BASE + ("routing", "tunnelProtocol"),
-            "set network.cilium.routing.tunnelProtocol: vxlan (or drop it: vxlan is the default)",
-            at_value=True,
-        )
-    if provider == "gke" and routing["mode"] != "native":
-        yield doc.error(
-            "Cilium's GKE integration runs only with native routing: the VPC routes each node's pod CIDR",
-            mode_path,
-            "set network.cilium.routing.mode: native with ipv4NativeRoutingCIDR set to the cluster's "
-            "clusterIpv4Cidr, and ipam.mode: kubernetes",
-            at_value=True,
-        )
-    if provider == "gke" and c["ipam"]["mode"] != "kubernetes":
-        yield doc.error(
-            "on GKE pods must take the node's own pod CIDR (the VPC alias range), not a Cilium cluster pool",
-            BASE + ("ipam", "mode"),
-            "set network.cilium.ipam.mode: kubernetes",
-            at_value=True,
-        )
+def _provider_errors(facts: dict, c: dict, doc: Located) -> Iterator[InputError]:
+    """The routing and IPAM the provider's Cilium integration needs (``ciliumConstraints`` in
+    ``libsonnet/providers.json``, each with its source)."""
+    for rule in facts["ciliumConstraints"]:
+        when = rule.get("when")
+        if when is not None and _at(c, when["path"]) != when["equals"]:
+            continue
+        value = _at(c, rule["path"])
+        if value not in rule["allowed"]:
+            yield doc.error(rule["message"].format(value=value), BASE + tuple(rule["path"]), rule["hint"],
+                            at_value=True)
 
 
-def check(spec: dict, doc: Located) -> Iterator[InputError]:
+def _at(c: dict, path: list[str]) -> Any:
+    for key in path:
+        c = c[key]
+    return c
+
+
+def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     c = spec["network"].get("cilium")
     if not c or not c["enabled"]:
         return
     yield from _ipam_errors(c, doc)
-    yield from _provider_errors(spec["provider"], c, doc)
-    yield from _kernel_errors(spec, c, doc)
+    yield from _provider_errors(facts, c, doc)
+    yield from _kernel_errors(spec, facts, c, doc)
     yield from _load_balancer_errors(c, doc)
     kpr = c["kubeProxyReplacement"]
     if kpr and "k8sServiceHost" not in c:

@@ -9,7 +9,7 @@ from generator.repeats import repeats
 from generator.yamlpos import Located
 
 
-def check(spec: dict, doc: Located) -> Iterator[InputError]:
+def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     pools = spec["nodePools"]
     for i, first, name in repeats((i, pool["name"]) for i, pool in enumerate(pools)):
         yield doc.error(

@@ -1,5 +1,6 @@
 """What each provider can run: the Node Tuning Operator (`Tuned`) exists on OpenShift and on
-clusters that installed it themselves (`generic`), not on the managed Kubernetes services."""
+clusters that installed it themselves (`generic`), not on the managed Kubernetes services
+(``nodeTuningOperator`` in ``libsonnet/providers.json``)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,10 @@ from collections.abc import Iterator
 from generator.errors import InputError
 from generator.yamlpos import Located
 
-# Providers where a `tuned.openshift.io/v1` Tuned has an operator to act on it.
-TUNED_PROVIDERS = ("openshift", "generic")
 
-
-def check(spec: dict, doc: Located) -> Iterator[InputError]:
+def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     provider = spec["provider"]
-    if spec["tuning"]["backend"] == "tuned" and provider not in TUNED_PROVIDERS:
+    if spec["tuning"]["backend"] == "tuned" and not facts["nodeTuningOperator"]:
         yield doc.error(f"tuning.backend tuned needs the Node Tuning Operator, which {provider} does not run",
                         ("tuning", "backend"),
                         "use tuning.backend: daemonset, or provider: openshift (or generic, with the "

@@ -55,7 +55,7 @@ def _check_disk_selection(nvme: dict, raw: dict, base: tuple, doc: Located) -> I
         )
 
 
-def check(spec: dict, doc: Located) -> Iterator[InputError]:
+def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     for i, pool in enumerate(spec["nodePools"]):
         nvme = pool.get("localNvme")
         if not nvme:

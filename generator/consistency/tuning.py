@@ -141,7 +141,7 @@ def _check_hugepages(i: int, pool: dict, backend: str, known_pools: list[str],
         )
 
 
-def check(spec: dict, doc: Located) -> Iterator[InputError]:
+def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     backend = spec["tuning"]["backend"]
     for i, pool in enumerate(spec["nodePools"]):
         yield from _check_sysctls(i, pool, doc)

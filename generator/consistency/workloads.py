@@ -76,7 +76,7 @@ def _egress_problems(spec: dict, doc: Located) -> Iterator[InputError]:
                 "allowEgressTo (CIDRs); write allowEgressTo: [] if the models come from a volume", at_value=True)
 
 
-def check(spec: dict, doc: Located) -> Iterator[InputError]:
+def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     yield from _egress_problems(spec, doc)
     vendors = gpu_vendors(spec)
     for i, first, ns in repeats((i, w["namespace"]) for i, w in enumerate(spec["workloads"])):

@@ -11,19 +11,13 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator import providers
 from generator.errors import InputError
 from generator.lint import options
 from generator.validate import kubernetes
 
+# Without a provider, the vendors' resource names (the project's default GPU taint keys).
 DEFAULT_TAINT_KEYS = ("nvidia.com/gpu", "amd.com/gpu")
-# AKS documents `--node-taints sku=gpu:NoSchedule` for GPU node pools (learn.microsoft.com,
-# "Use GPUs on AKS" and "Best practices for advanced scheduler features").
-PROVIDER_TAINT_KEYS = {"aks": ("sku",)}
-# EKS and GKE run the ExtendedResourceToleration admission plugin: a pod requesting
-# nvidia.com/gpu gets a toleration for the taint key nvidia.com/gpu (Exists, NoSchedule)
-# (kubernetes plugin/pkg/admission/extendedresourcetoleration; EKS "cluster platform
-# versions" lists the enabled admission controllers; GKE "Run GPUs in Standard node pools").
-EXTENDED_RESOURCE_TOLERATION = frozenset({"eks", "gke"})
 
 
 # The options several rules declare under one name, also settable once for all of them at the
@@ -54,6 +48,7 @@ class Settings:
     taint_keys: list[str] | None = None  # lint.taintKeys; None: not configured
     allowed_privileged_namespaces: list[str] | None = None  # lint.allowedPrivilegedNamespaces
     provider: str = ""
+    provider_facts: dict | None = None  # the provider's row of providers.json; None: the installed table's
     rules: dict[str, str] = field(default_factory=dict)  # rule ID → level configured
     rule_options: dict[str, dict] = field(default_factory=dict)  # rule ID → options set in lint.rules.<ID>
     ignores: list[dict] = field(default_factory=list)
@@ -66,6 +61,8 @@ class Settings:
     def __post_init__(self) -> None:
         self.kubernetes_version = self.kubernetes_version or kubernetes.newest_version()
         self.target_version = kubernetes.parse_version(self.kubernetes_version)
+        if self.provider and self.provider_facts is None:
+            self.provider_facts = providers.facts(self.provider)
 
     def option(self, rule_id: str, name: str):
         """A rule's option: ``lint.rules.<ID>.<name>``, else the shared ``lint.<name>``, else the
@@ -80,11 +77,14 @@ class Settings:
         return namespace in self.option(rule_id, "allowedPrivilegedNamespaces")
 
     def gpu_taint_keys(self, rule_id: str) -> tuple[str, ...]:
-        """The GPU pools' taint keys: configured, else the provider's documented ones."""
+        """The GPU pools' taint keys: configured, else the provider's documented ones
+        (``lintGpuTaintKeys`` in ``libsonnet/providers.json``)."""
         configured = self.option(rule_id, "taintKeys")
         if configured is not None:
             return tuple(configured)
-        return PROVIDER_TAINT_KEYS.get(self.provider, DEFAULT_TAINT_KEYS)
+        if self.provider_facts is None:
+            return DEFAULT_TAINT_KEYS
+        return tuple(self.provider_facts["lintGpuTaintKeys"])
 
     def knows_gpu_taints(self, rule_id: str) -> bool:
         """Whether taint keys or a provider were given: without either, the GPU taint rules
@@ -93,8 +93,10 @@ class Settings:
 
     def admission_tolerates(self, resource: str, taint_key: str) -> bool:
         """Whether the provider's API server adds the toleration for ``taint_key`` to a pod
-        requesting ``resource`` (ExtendedResourceToleration keys it by resource name)."""
-        return self.provider in EXTENDED_RESOURCE_TOLERATION and resource == taint_key
+        requesting ``resource`` (ExtendedResourceToleration keys it by resource name;
+        ``extendedResourceToleration`` in ``libsonnet/providers.json``)."""
+        return (self.provider_facts is not None and self.provider_facts["extendedResourceToleration"]
+                and resource == taint_key)
 
     @classmethod
     def from_config(cls, data: dict, **overrides) -> Settings:
@@ -162,11 +164,13 @@ def rule_errors(doc) -> list[InputError]:
     return errors
 
 
-def for_cluster(spec: dict, config: dict | None = None) -> Settings:
+def for_cluster(spec: dict, config: dict | None = None, facts: dict | None = None) -> Settings:
     """Settings for a rendered cluster: the config file's ``lint`` section (rules, ignores,
-    privileged namespaces) with the cluster's version, provider and GPU pool taint keys,
-    which describe the cluster better than any project-wide setting."""
-    overrides: dict = {"kubernetes_version": spec["kubernetesVersion"], "provider": spec.get("provider", "")}
+    privileged namespaces) with the cluster's version, provider (``facts``: its row of the
+    library's providers.json) and GPU pool taint keys, which describe the cluster better than
+    any project-wide setting."""
+    overrides: dict = {"kubernetes_version": spec["kubernetesVersion"], "provider": spec.get("provider", ""),
+                       "provider_facts": facts}
     gpu_pools = [pool for pool in spec.get("nodePools", []) if "gpu" in pool]
     if gpu_pools:
         overrides["taint_keys"] = sorted({t["key"] for pool in gpu_pools for t in pool.get("taints", [])

@@ -4,15 +4,17 @@
 // DeviceConfig (amd.com/v1alpha1) per pool, with the same tolerations for every operand.
 local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
+// Images and their sources: versions.json (docs/versions.md).
+local versions = import '../versions.json';
 
 local defaults = {
   pools: [],
-  provider: error 'must provide provider',
+  providerFacts: error 'must provide providerFacts',
   amd: error 'must provide amd',
   monitoring: error 'must provide monitoring',
   namespace: 'kube-system',
   operatorNamespace: 'kube-amd-gpu',
-  image: 'docker.io/rocm/k8s-device-plugin',
+  image: versions.repositories.amdDevicePlugin.repository,
   imageDigests: {},
 };
 
@@ -127,7 +129,7 @@ function(params)
           enable: true,
           // The inbox amdgpu module must not load before the operator's out-of-tree one (takes
           // effect after a reboot). OpenShift ignores it: there a MachineConfig blacklists it.
-          blacklist: p.provider != 'openshift',
+          blacklist: p.providerFacts.amdInboxDriverBlacklist,
           // Where KMM pushes the driver image it builds (required input except on OpenShift,
           // whose internal registry is the CRD default).
           [if std.objectHas(p.amd, 'driverImage') then 'image']: p.amd.driverImage,

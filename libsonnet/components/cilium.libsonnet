@@ -13,7 +13,7 @@ local helm = import '../lib/helm.libsonnet';
 
 local defaults = {
   cluster: error 'must provide cluster',
-  provider: error 'must provide provider',
+  providerFacts: error 'must provide providerFacts',
   gitops: error 'must provide gitops',
   cilium: error 'must provide cilium',
   namespace: 'kube-system',
@@ -34,24 +34,16 @@ local ipamOf(ipam) =
     },
   };
 
-// The managed-cloud integration for the provider. Self-managed Cilium on AKS is "bring your own
-// CNI" (tunnel routing only); on GKE it runs natively on the VPC-routed node pod CIDRs, with the
-// node-init DaemonSet preparing the nodes and the CNI binaries where GKE's kubelet looks for them.
-local providerValues(provider) =
-  if provider == 'aks' then { aksbyocni: { enabled: true } }
-  else if provider == 'gke' then {
-    gke: { enabled: true },
-    nodeinit: { enabled: true },
-    cni: { binPath: '/home/kubernetes/bin' },
-  }
-  else {};
-
 // Chart values of the typed input (tests validate the rendered ones against the chart's
 // values.schema.json).
-local valuesOf(c, engine, provider) =
+local valuesOf(c, engine, providerFacts) =
   local routing = c.routing;
   local native = routing.mode == 'native';
-  providerValues(provider) + {
+  // The managed-cloud integration for the provider (ciliumValues in providers.json): self-managed
+  // Cilium on AKS is "bring your own CNI" (tunnel routing only); on GKE it runs natively on the
+  // VPC-routed node pod CIDRs, with the node-init DaemonSet preparing the nodes and the CNI
+  // binaries where GKE's kubelet looks for them.
+  providerFacts.ciliumValues {
     kubeProxyReplacement: c.kubeProxyReplacement,
     [if std.objectHas(c, 'k8sServiceHost') then 'k8sServiceHost']: c.k8sServiceHost,
     [if std.objectHas(c, 'k8sServiceHost') then 'k8sServicePort']: c.k8sServicePort,
@@ -102,6 +94,6 @@ function(params)
                     p.repoURL,
                     p.chart,
                     c.version,
-                    std.mergePatch(valuesOf(c, p.gitops.engine, p.provider), c.values),
+                    std.mergePatch(valuesOf(c, p.gitops.engine, p.providerFacts), c.values),
                     createNamespace=false,
                     syncWave=-10)

@@ -4,13 +4,15 @@
 // queries read the same setting). In operator mode the operator runs the exporter.
 local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
+// Images and their sources: versions.json (docs/versions.md).
+local versions = import '../versions.json';
 
 local defaults = {
   pools: [],
   nvidia: error 'must provide nvidia',
   monitoring: error 'must provide monitoring',
   namespace: 'kube-system',
-  image: 'nvcr.io/nvidia/k8s/dcgm-exporter',
+  image: versions.repositories.dcgmExporter.repository,
   port: 9400,
   scrapeInterval: '15s',
   imageDigests: {},

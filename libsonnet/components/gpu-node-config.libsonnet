@@ -15,9 +15,11 @@
 // mig-manager watch their label, so labelling after the operator runs is enough.
 local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
+// Images and their sources: versions.json (docs/versions.md).
+local versions = import '../versions.json';
 
 local defaults = {
-  provider: error 'must provide provider',
+  providerFacts: error 'must provide providerFacts',
   pools: [],
   nvidia: error 'must provide nvidia',
   // The operator's namespace (nvidia-gpu-operator renders it, privileged).
@@ -25,8 +27,8 @@ local defaults = {
   // The official kubectl image (ENTRYPOINT ["/bin/kubectl"]: kubernetes/kubernetes
   // build/server-image/kubectl/Dockerfile, published from v1.28); `kubectl label` on a Node
   // uses only the stable core/v1 API.
-  kubectlImage: 'registry.k8s.io/kubectl:v1.32.8',
-  pauseImage: 'registry.k8s.io/pause:3.10',
+  kubectlImage: versions.images.kubectl.image,
+  pauseImage: versions.images.pause.image,
   imageDigests: {},
   // spec.admission: where ValidatingAdmissionPolicy is served (enabled), the labeller's
   // ServiceAccount is held to the two labels it sets.
@@ -47,7 +49,7 @@ function(params)
   // writes nothing.
   local restricted = {
     runAsNonRoot: true,
-    [if p.provider != 'openshift' then 'runAsUser']: 65534,
+    [if !p.providerFacts.securityContextConstraints then 'runAsUser']: 65534,
     readOnlyRootFilesystem: true,
     allowPrivilegeEscalation: false,
     capabilities: { drop: ['ALL'] },
@@ -120,7 +122,7 @@ function(params)
     local exceptions = {
       CKV_K8S_8: 'the long-running container is pause: the labels are set once by the init container; nothing to probe',
       CKV_K8S_9: 'the long-running container is pause: the labels are set once by the init container; nothing to probe',
-    } + (if p.provider == 'openshift' then {
+    } + (if p.providerFacts.securityContextConstraints then {
            CKV_K8S_40: "OpenShift's restricted-v2 SCC assigns the UID from the namespace's range",
          } else {}) + k.unpinned([p.kubectlImage, p.pauseImage], p.imageDigests);
     k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name), k.exceptions(exceptions)) + {

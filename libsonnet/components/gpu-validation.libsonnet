@@ -8,19 +8,21 @@
 // whose init log says "gpu-validation: PASS ...".
 local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
+// Images and their sources: versions.json (docs/versions.md).
+local versions = import '../versions.json';
 
 local defaults = {
-  provider: error 'must provide provider',
+  providerFacts: error 'must provide providerFacts',
   kubernetesVersion: error 'must provide kubernetesVersion',
   gpuPools: [],
   nvidia: error 'must provide nvidia',
   amd: error 'must provide amd',
   validation: error 'must provide validation',
   namespace: 'gpu-validation',
-  pauseImage: 'registry.k8s.io/pause:3.10',
+  pauseImage: versions.images.pause.image,
   // The official kubectl image (ENTRYPOINT /bin/kubectl on a Debian base with sh and sed:
   // kubernetes/kubernetes build/server-image/kubectl/Dockerfile, published from v1.28).
-  kubectlImage: 'registry.k8s.io/kubectl:v1.32.8',
+  kubectlImage: versions.images.kubectl.image,
   script: importstr '../scripts/validate-gpu-node.sh',
   imageDigests: {},
 };
@@ -29,7 +31,8 @@ function(params)
   local p = defaults + params;
   local component = 'gpu-validation';
   local scriptName = 'gpu-validation-script';
-  local openshift = p.provider == 'openshift';
+  // OpenShift's SecurityContextConstraints admit the pods (securityContextConstraints in providers.json).
+  local openshift = p.providerFacts.securityContextConstraints;
   // Every check reads its own Node (allocatable); on OpenShift the checks that need more than
   // restricted-v2 run as a second account that may use the privileged SCC (see vendorSpec).
   local account = 'gpu-validation';

@@ -13,7 +13,7 @@ local helm = import '../lib/helm.libsonnet';
 
 local defaults = {
   gitops: error 'must provide gitops',
-  provider: error 'must provide provider',
+  providerFacts: error 'must provide providerFacts',
   autoscaling: error 'must provide autoscaling',
   cilium: { enabled: false },
   workloads: [],
@@ -27,7 +27,7 @@ local defaults = {
 local controlPlaneOutsidePodNetwork(p) =
   local c = p.cilium;
   local ipamMode = if c.enabled then std.get(std.get(c.values, 'ipam', {}), 'mode', c.ipam.mode) else null;
-  p.provider == 'eks' && c.enabled && ipamMode != 'eni';
+  p.providerFacts.controlPlaneNeedsVpcPodIps && c.enabled && ipamMode != 'eni';
 
 local hostNetworkValues(p) = {
   metricsServer: { useHostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' },

@@ -26,7 +26,9 @@
 // already exists keeps its path across reboots, so the script makes each mount point immutable
 // before mounting: until the disk is mounted again, a pod of that PV cannot write to the OS disk.
 local k = import '../lib/k.libsonnet';
+// Images and their sources: versions.json (docs/versions.md).
 local labels = import '../lib/labels.libsonnet';
+local versions = import '../versions.json';
 
 local defaults = {
   cluster: error 'must provide cluster',
@@ -34,8 +36,8 @@ local defaults = {
   storage: error 'must provide storage',
   nfd: { enabled: false },
   pools: [],
-  provisionerImage: 'registry.k8s.io/sig-storage/local-volume-provisioner',
-  pauseImage: 'registry.k8s.io/pause:3.10',
+  provisionerImage: versions.repositories.localVolumeProvisioner.repository,
+  pauseImage: versions.images.pause.image,
   // the NFD local source's directory (node-feature-discovery source/local/local.go featureFilesDir)
   featuresDir: '/etc/kubernetes/node-feature-discovery/features.d',
   prepareScript: importstr '../files/prepare-disks.sh',

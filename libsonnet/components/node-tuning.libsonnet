@@ -27,7 +27,9 @@
 // the pool is one the input says exists). Transparent huge pages are left as the node image
 // sets them: nothing in the input asks to change them.
 local k = import '../lib/k.libsonnet';
+// Images and their sources: versions.json (docs/versions.md).
 local labels = import '../lib/labels.libsonnet';
+local versions = import '../versions.json';
 
 local defaults = {
   cluster: error 'must provide cluster',
@@ -36,10 +38,10 @@ local defaults = {
   nfd: { enabled: false },
   pools: [],
   images: {
-    tune: 'docker.io/library/busybox:1.37.0',
+    tune: versions.images.busybox.image,
     // Lease create/get/replace/delete: coordination.k8s.io/v1, unchanged since 1.14
-    kubectl: 'registry.k8s.io/kubectl:v1.32.0',
-    pause: 'registry.k8s.io/pause:3.10',
+    kubectl: versions.images.nodeTuningKubectl.image,
+    pause: versions.images.pause.image,
   },
   stateDir: '/var/lib/gpu-gitops',
   serviceAccount: 'kubelet-restart',

@@ -5,12 +5,14 @@
 // where the operator runs the plugin with the configs from nvidia-gpu-operator.
 local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
+// Images and their sources: versions.json (docs/versions.md).
+local versions = import '../versions.json';
 
 local defaults = {
   pools: [],
   nvidia: error 'must provide nvidia',
   namespace: 'kube-system',
-  image: 'nvcr.io/nvidia/k8s-device-plugin',
+  image: versions.repositories.nvidiaDevicePlugin.repository,
   imageDigests: {},
 };
 

@@ -9,7 +9,7 @@ local k = import '../lib/k.libsonnet';
 
 local defaults = {
   cluster: error 'must provide cluster',
-  provider: error 'must provide provider',
+  providerFacts: error 'must provide providerFacts',
   kubernetesVersion: error 'must provide kubernetesVersion',
   gitops: error 'must provide gitops',
   pools: [],
@@ -40,9 +40,9 @@ function(params)
   local tolerations = gpu.tolerationsForPools(pools);
   local driver = p.nvidia.driver;
 
-  local values = {
-    // OpenShift: operands get their SCCs and the driver is built for RHCOS.
-    [if p.provider == 'openshift' then 'platform']: { openshift: true },
+  // OpenShift (nvidiaGpuOperatorValues in providers.json): operands get their SCCs and the
+  // driver is built for RHCOS.
+  local values = p.providerFacts.nvidiaGpuOperatorValues {
     // The project's own node-feature-discovery labels the nodes when it is enabled.
     nfd: { enabled: !p.nfd.enabled },
     daemonsets: { priorityClassName: 'system-node-critical', tolerations: tolerations },

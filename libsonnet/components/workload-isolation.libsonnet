@@ -5,7 +5,7 @@ local k = import '../lib/k.libsonnet';
 
 local defaults = {
   cluster: error 'must provide cluster',
-  provider: error 'must provide provider',
+  providerFacts: error 'must provide providerFacts',
   kubernetesVersion: error 'must provide kubernetesVersion',
   monitoring: { namespace: 'monitoring' },
   workloads: [],
@@ -24,17 +24,10 @@ function(params)
   local component = 'workload-isolation';
   local labels = k.labels(component);
 
-  // The cluster DNS pods. NetworkPolicy sees the pod port after the Service's DNAT: OpenShift's
-  // CoreDNS (DNS operator, namespace openshift-dns) listens on 5353 behind Service port 53.
-  local dns = if p.provider == 'openshift' then {
-    namespace: 'openshift-dns',
-    pods: { 'dns.operator.openshift.io/daemonset-dns': 'default' },
-    ports: [53, 5353],
-  } else {
-    namespace: 'kube-system',
-    pods: { 'k8s-app': 'kube-dns' },
-    ports: [53],
-  };
+  // The cluster DNS pods (clusterDns in providers.json). NetworkPolicy sees the pod port after
+  // the Service's DNAT: OpenShift's CoreDNS (DNS operator, namespace openshift-dns) listens on
+  // 5353 behind Service port 53.
+  local dns = p.providerFacts.clusterDns;
 
   local nsSelector(name) = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } } };
 

@@ -10,7 +10,7 @@ import yaml
 from clusterinput import BASE, replace, write
 from conftest import EXAMPLES, REPO
 
-from generator import bootstrap, render
+from generator import bootstrap, providers, render
 from generator.inputs import load_cluster
 from generator.paths import Project
 
@@ -62,7 +62,7 @@ def test_flux_adopts_the_helm_install(project):
     write(project, BASE)
     _, components = tree_of(project, "t")
     (release,) = [o for o in components["cilium"] if o["kind"] == "HelmRelease"]
-    argv = helm_install(bootstrap.files("t", "generic", components["cilium"])[bootstrap.VALUES_FILE].decode())
+    argv = helm_install(bootstrap.files("t", providers.facts("generic"), components["cilium"])[bootstrap.VALUES_FILE].decode())
     options = dict(zip(argv[4::2], argv[5::2], strict=True))
     assert (release["spec"]["releaseName"], release["spec"]["storageNamespace"]) == (argv[2], options["--namespace"])
 

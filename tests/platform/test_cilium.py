@@ -12,6 +12,8 @@ import yaml
 from clusterinput import BASE, objects, replace, write
 from conftest import _SHARED, EXAMPLES, REPO
 
+from generator import versions
+
 CHART_DIR = _SHARED / "helm-values" / "cilium" / "1.19.6"
 # Values the chart documents only as a comment in values.yaml (`# -- mode is the operation mode of
 # load balancing ... # mode: snat`): real values, absent from the parsed defaults. The chart's
@@ -102,9 +104,9 @@ def test_examples_with_xdp_pin_their_devices():
             assert values.get("devices"), name
 
 
-def test_schema_pins_the_chart_version_that_is_checked():
-    schema = json.loads((REPO / "schemas" / "cluster.schema.json").read_text())
-    assert schema["$defs"]["cilium"]["properties"]["version"]["default"] == "1.19.6"
+def test_versions_pin_the_chart_version_that_is_checked():
+    pinned = {v.input: v.default for v in versions.load(REPO / "libsonnet").inputs}
+    assert pinned["network.cilium.version"] == "1.19.6"
 
 
 def test_kube_proxy_free_native_routing_values(project):

@@ -1,0 +1,135 @@
+"""Versions apart from the input contract: chart versions and images are in
+libsonnet/versions.json, not in schemas/cluster.schema.json defaults or component literals, and
+every entry is used."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+
+import pytest
+from conftest import EXAMPLES, REPO
+
+from generator import docs, versions
+from generator.errors import InputError
+from generator.inputs import resolve_ref
+
+SCHEMA = json.loads((REPO / "schemas" / "cluster.schema.json").read_text())
+TABLE = versions.load(REPO / "libsonnet")
+ENTRIES = TABLE.inputs
+
+# A chart version or image tag (`1.19.6`, `v26.7.0`, `4.4.1-4.6.0-ubuntu22.04`, `1.31.0.8`) or an
+# image reference (`registry/repository:tag`).
+VERSION = re.compile(r"^v?\d+\.\d+\.\d+([-+.][\w.-]+)?$")
+IMAGE = re.compile(r"^[\w.-]+(/[\w.-]+)+:[\w.-]+$")
+
+
+def _defaults(node, path=""):
+    if isinstance(node, dict):
+        if isinstance(node.get("default"), str):
+            yield path, node["default"]
+        for key, value in node.items():
+            yield from _defaults(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _defaults(value, f"{path}/{i}")
+
+
+def _schema_node(dotted: str) -> dict:
+    node = SCHEMA
+    for key in dotted.split("."):
+        node = resolve_ref(SCHEMA, node["properties"][key])
+    return node
+
+
+@pytest.mark.parametrize("value", ["1.19.6", "v26.7.0", "4.4.1-4.6.0-ubuntu22.04", "1.31.0.8",
+                                   "docker.io/openebs/linux-utils:4.1.0"])
+def test_the_version_pattern_knows_a_version(value):
+    assert VERSION.match(value) or IMAGE.match(value)
+
+
+def _is_address(value: str) -> bool:
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        return False
+    return True
+
+
+def test_no_schema_default_is_a_version_or_an_image():
+    found = [(path, value) for path, value in _defaults(SCHEMA)
+             if (VERSION.match(value) and not _is_address(value)) or IMAGE.match(value)]
+    assert not found, f"move these to libsonnet/versions.json: {found}"
+
+
+def test_every_entry_names_an_input_key_without_a_schema_default():
+    assert len(ENTRIES) == len({e.input for e in ENTRIES})
+    for entry in ENTRIES:
+        node = _schema_node(entry.input)
+        assert "default" not in node, entry.input
+        assert "versions.json" in node["description"], entry.input
+        assert entry.source.strip() and entry.what.strip(), entry.input
+
+
+def test_every_entry_reaches_the_rendered_examples():
+    """Each default is filled and rendered: the examples set none of them, so each default's
+    value is in some rendered file."""
+    rendered = "\n".join(p.read_text() for p in (REPO / "rendered").rglob("*.yaml"))
+    inputs = "\n".join((REPO / "clusters" / name / "cluster.yaml").read_text() for name in EXAMPLES)
+    for entry in ENTRIES:
+        assert entry.default not in inputs, entry.input
+        assert entry.default in rendered, entry.input
+
+
+def test_fill_sets_missing_keys_keeps_given_ones_and_creates_no_parents():
+    spec = {"autoscaling": {"kedaVersion": "2.19.0"}, "gpu": {"nvidia": {"driver": {}}}}
+    versions.fill(spec, REPO / "libsonnet")
+    assert spec["autoscaling"]["kedaVersion"] == "2.19.0"
+    pinned = {e.input: e.default for e in ENTRIES}
+    assert spec["gpu"]["nvidia"]["driver"]["version"] == pinned["gpu.nvidia.driver.version"]
+    assert spec["gpu"]["nvidia"]["operatorVersion"] == pinned["gpu.nvidia.operatorVersion"]
+    assert "storage" not in spec and "amd" not in spec["gpu"]
+
+
+def test_a_malformed_versions_file_is_an_input_error(tmp_path):
+    (tmp_path / "versions.json").write_text('{"versions": [{"input": "a.b"}]}')
+    with pytest.raises(InputError, match="malformed versions file"):
+        versions.load(tmp_path)
+
+
+def test_every_image_and_repository_reaches_the_rendered_examples():
+    rendered = "\n".join(p.read_text() for p in (REPO / "rendered").rglob("*.yaml"))
+    for image in TABLE.images:
+        assert f"image: {image.image}" in rendered, image.name
+    pinned = {e.input: e.default for e in ENTRIES}
+    for repo in TABLE.repositories:
+        assert f"image: {repo.repository}:" in rendered, repo.name
+        assert f"{repo.repository}:{pinned[repo.tag]}" in rendered, repo.name
+
+
+def test_no_component_names_an_image_of_its_own():
+    """Components take images from versions.json, so a bump is one edit with its source."""
+    registry = re.compile(r"'(docker\.io|nvcr\.io|registry\.k8s\.io|quay\.io|ghcr\.io|gcr\.io)/")
+    for path in sorted((REPO / "libsonnet").rglob("*.libsonnet")):
+        code = "\n".join(line.split("//")[0] for line in path.read_text().splitlines())
+        assert not registry.search(code), path
+
+
+def test_a_repository_tagged_by_no_input_key_is_an_input_error(tmp_path):
+    data = json.loads((REPO / "libsonnet" / "versions.json").read_text())
+    data["repositories"]["dcgmExporter"]["tag"] = "gpu.nvidia.dcgmVersion"
+    (tmp_path / "versions.json").write_text(json.dumps(data))
+    with pytest.raises(InputError, match="repositories whose tag is no versions entry: dcgmExporter"):
+        versions.load(tmp_path)
+
+
+def test_versions_md_lists_every_entry_with_its_source():
+    text = docs.versions_markdown(TABLE)
+    for entry in ENTRIES:
+        assert f"| `{entry.input}` | `{entry.default}` |" in text
+        assert entry.source.split(" ")[0] in text
+    for image in TABLE.images:
+        assert f"| `{image.name}` | `{image.image}` |" in text
+    for repo in TABLE.repositories:
+        assert f"| `{repo.name}` | `{repo.repository}` | `{repo.tag}` |" in text
