@@ -93,11 +93,15 @@ def main() -> None:
     print(f"{count} clusters, {runs} runs, median seconds      wall      CPU")
     if render:
         print(f"  render, cold (once)                    {render:8.3f}")
-    print(f"  gpu-gitops check, nothing changed      {check_wall:8.3f} {statistics.median(c for _w, c in check):8.3f}"
-          f"   target <= {TARGET_SECONDS} s wall ({'met' if check_wall <= TARGET_SECONDS else 'NOT met'})")
+    print(
+        f"  gpu-gitops check, nothing changed      {check_wall:8.3f} {statistics.median(c for _w, c in check):8.3f}"
+        f"   target <= {TARGET_SECONDS} s wall ({'met' if check_wall <= TARGET_SECONDS else 'NOT met'})"
+    )
     print(f"    of which: sum-file comparison        {statistics.median(fast):8.3f}")
-    print(f"    of which: import generator.cli       {statistics.median(w for w, _cpu in startup):8.3f} "
-          f"{statistics.median(c for _w, c in startup):8.3f}")
+    print(
+        f"    of which: import generator.cli       {statistics.median(w for w, _cpu in startup):8.3f} "
+        f"{statistics.median(c for _w, c in startup):8.3f}"
+    )
 
 
 if __name__ == "__main__":

@@ -26,9 +26,11 @@ ENGINES = {"rjsonnet": "rjsonnet", "gojsonnet": "_gojsonnet", "jsonnet (C++)": "
 
 def _callback(sandbox: jsonnet.Sandbox, entry: str, code: str, as_bytes: bool):
     """The sandbox's resolver; the older bindings take the import content as bytes."""
+
     def resolve(importer_dir: str, rel: str):
         path, text = (entry, code) if rel == jsonnet.ENTRY_NAME else sandbox.resolve(importer_dir, rel)
         return path, (text.encode() if as_bytes else text)
+
     return resolve
 
 
@@ -36,9 +38,12 @@ def _evaluate(module, name: str, project: Project, cluster: inputs.Cluster) -> o
     sandbox = jsonnet.Sandbox(project.libsonnet, cluster.folder, project.root)
     code = render.ENTRY_WITH_OVERRIDES if cluster.overrides else render.ENTRY
     entry = str(cluster.folder.resolve() / jsonnet.ENTRY_NAME)
-    text = module.evaluate_snippet(jsonnet.ENTRY_NAME, f"import {json.dumps(jsonnet.ENTRY_NAME)}",
-                                   tla_codes={"spec": json.dumps(cluster.spec)},
-                                   import_callback=_callback(sandbox, entry, code, name != "rjsonnet"))
+    text = module.evaluate_snippet(
+        jsonnet.ENTRY_NAME,
+        f"import {json.dumps(jsonnet.ENTRY_NAME)}",
+        tla_codes={"spec": json.dumps(cluster.spec)},
+        import_callback=_callback(sandbox, entry, code, name != "rjsonnet"),
+    )
     return json.loads(text)
 
 
@@ -59,8 +64,10 @@ def main() -> None:
             data = [_evaluate(module, module_name, project, cluster) for cluster in clusters]
             runs.append((time.process_time() - start) / len(clusters))
         reference = reference if reference is not None else data
-        print(f"{label:14s} {1000 * statistics.median(runs):8.1f} ms CPU per evaluation (median of {repeat}), "
-              f"same data as rjsonnet: {data == reference}")
+        print(
+            f"{label:14s} {1000 * statistics.median(runs):8.1f} ms CPU per evaluation (median of {repeat}), "
+            f"same data as rjsonnet: {data == reference}"
+        )
 
 
 if __name__ == "__main__":

@@ -53,8 +53,19 @@ def measure(cmd: list[str], env: dict | None = None) -> float:
 
 
 def ours(corpus: Path, root: str, version: str) -> list[str]:
-    return [sys.executable, "-c", "from generator.cli import main; main()", "--root", root, "lint",
-            "--format", "json", "--kubernetes-version", version, str(corpus)]
+    return [
+        sys.executable,
+        "-c",
+        "from generator.cli import main; main()",
+        "--root",
+        root,
+        "lint",
+        "--format",
+        "json",
+        "--kubernetes-version",
+        version,
+        str(corpus),
+    ]
 
 
 def kubeconform(binary: str, corpus: Path, version: str) -> list[str]:
@@ -67,8 +78,10 @@ def kubeconform(binary: str, corpus: Path, version: str) -> list[str]:
 
 def peak_memory(cmd: list[str], env: dict) -> float:
     """Peak RSS in MB of one run, in a child of its own (ru_maxrss of children only grows)."""
-    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
-             "stderr=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    probe = (
+        "import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+        "stderr=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
     out = subprocess.run([sys.executable, "-c", probe, *cmd], capture_output=True, text=True, env=env, check=True)
     return int(out.stdout.strip()) / 1024
 
@@ -76,8 +89,11 @@ def peak_memory(cmd: list[str], env: dict) -> float:
 def bench(n: int, runs: int, version: str, binary: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp) / "corpus"
-        subprocess.run([sys.executable, str(SHARED / "bench" / "gen_corpus.py"), str(corpus), str(n)],
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, str(SHARED / "bench" / "gen_corpus.py"), str(corpus), str(n)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         files = sorted(corpus.rglob("*.yaml"))
         cmd = ours(corpus, tmp, version)
         cold, warm, theirs, theirs_warm = [], [], [], []
@@ -98,15 +114,21 @@ def bench(n: int, runs: int, version: str, binary: str | None) -> None:
         memory = peak_memory(cmd + ["--no-cache"], mem_env)
         print(f"corpus: {n} documents in {len(files)} files (Kubernetes {version}), {runs} runs, CPU medians")
         print(f"  gpu-gitops lint cold {statistics.median(cold):.2f} s  (runs {', '.join(f'{t:.2f}' for t in cold)})")
-        print(f"  gpu-gitops lint warm, 1 file edited {statistics.median(warm):.2f} s  "
-              f"(runs {', '.join(f'{t:.2f}' for t in warm)})")
+        print(
+            f"  gpu-gitops lint warm, 1 file edited {statistics.median(warm):.2f} s  "
+            f"(runs {', '.join(f'{t:.2f}' for t in warm)})"
+        )
         print(f"  gpu-gitops lint peak memory {memory:.0f} MB")
         if binary:
             their_memory = peak_memory(kubeconform(binary, corpus, version), os.environ.copy())
-            print(f"  kubeconform cold {statistics.median(theirs):.2f} s, again {statistics.median(theirs_warm):.2f} s, "
-                  f"peak {their_memory:.0f} MB")
-            print(f"  ratios kubeconform/ours: cold {statistics.median(theirs) / statistics.median(cold):.2f}, "
-                  f"warm {statistics.median(theirs_warm) / statistics.median(warm):.2f}")
+            print(
+                f"  kubeconform cold {statistics.median(theirs):.2f} s, again {statistics.median(theirs_warm):.2f} s, "
+                f"peak {their_memory:.0f} MB"
+            )
+            print(
+                f"  ratios kubeconform/ours: cold {statistics.median(theirs) / statistics.median(cold):.2f}, "
+                f"warm {statistics.median(theirs_warm) / statistics.median(warm):.2f}"
+            )
         else:
             ref = REFERENCE.get(n)
             if ref:

@@ -88,15 +88,19 @@ def bench_render(label: str, project: Path, repeat: int, jobs: list[str]) -> Non
         wall.append(w)
         objects = sum(1 for _ in (project / "rendered").rglob("*.yaml"))
     clusters = len(os.listdir(project / "clusters"))
-    print(f"render {label} ({clusters} clusters, {objects} objects{', ' + ' '.join(jobs) if jobs else ''}): "
-          f"median {statistics.median(cpu):.2f} s CPU, {statistics.median(wall):.2f} s wall, "
-          f"{1000 * statistics.median(cpu) / objects:.2f} ms CPU per object")
+    print(
+        f"render {label} ({clusters} clusters, {objects} objects{', ' + ' '.join(jobs) if jobs else ''}): "
+        f"median {statistics.median(cpu):.2f} s CPU, {statistics.median(wall):.2f} s wall, "
+        f"{1000 * statistics.median(cpu) / objects:.2f} ms CPU per object"
+    )
 
 
 def bench_version(repeat: int) -> None:
     runs = [timed_run([*CLI, "--version"]) for _ in range(max(repeat, 5))]
-    print(f"--version: median {statistics.median(c for c, _ in runs):.3f} s CPU, "
-          f"{statistics.median(w for _, w in runs):.3f} s wall")
+    print(
+        f"--version: median {statistics.median(c for c, _ in runs):.3f} s CPU, "
+        f"{statistics.median(w for _, w in runs):.3f} s wall"
+    )
 
 
 def stages(project: Path) -> None:
@@ -127,8 +131,10 @@ def stages(project: Path) -> None:
         clock("write", tree_io.write_tree, project_.rendered, tree, name)
         objects += len(tree.placed)
     total = sum(sums.values())
-    print(f"stages of one serial render in this process ({objects} objects; CPU of this process only, "
-          "so Jsonnet's bounded child is not counted under evaluate):")
+    print(
+        f"stages of one serial render in this process ({objects} objects; CPU of this process only, "
+        "so Jsonnet's bounded child is not counted under evaluate):"
+    )
     for key, value in sums.items():
         print(f"  {key:12s} {value:7.3f} s  {100 * value / total:5.1f}%  {1000 * value / objects:6.3f} ms/object")
 

@@ -43,18 +43,32 @@ def cilium_release(objects: list[dict]) -> Release | None:
             continue
         if o["kind"] == "HelmRelease":
             chart = spec["chart"]["spec"]
-            return Release(spec.get("releaseName", o["metadata"]["name"]), spec["targetNamespace"],
-                           repos[chart["sourceRef"]["name"]], chart["chart"], chart["version"], spec["values"])
+            return Release(
+                spec.get("releaseName", o["metadata"]["name"]),
+                spec["targetNamespace"],
+                repos[chart["sourceRef"]["name"]],
+                chart["chart"],
+                chart["version"],
+                spec["values"],
+            )
         source = spec["source"]
-        return Release(source["helm"].get("releaseName", o["metadata"]["name"]), spec["destination"]["namespace"],
-                       source["repoURL"], source["chart"], source["targetRevision"], source["helm"]["valuesObject"])
+        return Release(
+            source["helm"].get("releaseName", o["metadata"]["name"]),
+            spec["destination"]["namespace"],
+            source["repoURL"],
+            source["chart"],
+            source["targetRevision"],
+            source["helm"]["valuesObject"],
+        )
     return None
 
 
 def install_command(release: Release, cluster: str) -> str:
     """The documented first install (docs/network.md), run from the repository root."""
-    return (f"helm install {release.name} {release.chart} --repo {release.repo_url} --version {release.version} "
-            f"--namespace {release.namespace} --values rendered/{cluster}/{VALUES_FILE}")
+    return (
+        f"helm install {release.name} {release.chart} --repo {release.repo_url} --version {release.version} "
+        f"--namespace {release.namespace} --values rendered/{cluster}/{VALUES_FILE}"
+    )
 
 
 # What must go before the install on EKS: the VPC CNI and kube-proxy are add-ons that EKS
@@ -64,13 +78,15 @@ _EKS_AWS_NODE = (
     "EKS: first keep the VPC CNI (aws-node) off every node (or create the cluster without the default",
     "add-ons, bootstrapSelfManagedAddons: false):",
     "  kubectl -n kube-system patch daemonset aws-node --type=strategic \\",
-    "    -p '{\"spec\":{\"template\":{\"spec\":{\"nodeSelector\":{\"io.cilium/aws-node-enabled\":\"true\"}}}}}'",
+    '    -p \'{"spec":{"template":{"spec":{"nodeSelector":{"io.cilium/aws-node-enabled":"true"}}}}}\'',
 )
 _EKS_KUBE_PROXY = (
     "Cilium replaces kube-proxy: remove the kube-proxy add-on, or EKS reinstalls it:",
     "  aws eks delete-addon --cluster-name <eks-cluster-name> --addon-name kube-proxy",
 )
-_EKS_NODES = ("Nodes that ran aws-node or kube-proxy keep their routes and iptables rules: replace them after the install.",)
+_EKS_NODES = (
+    "Nodes that ran aws-node or kube-proxy keep their routes and iptables rules: replace them after the install.",
+)
 
 
 def files(cluster: str, facts: dict, objects: list[dict]) -> dict[str, bytes]:
@@ -87,7 +103,11 @@ def files(cluster: str, facts: dict, objects: list[dict]) -> dict[str, bytes]:
         "adopts this install. Order and details: docs/network.md.",
     ]
     if facts["vpcCniDaemonSet"]:
-        header += [*_EKS_AWS_NODE, *(_EKS_KUBE_PROXY if release.values.get("kubeProxyReplacement") is True else ()), *_EKS_NODES]
+        header += [
+            *_EKS_AWS_NODE,
+            *(_EKS_KUBE_PROXY if release.values.get("kubeProxyReplacement") is True else ()),
+            *_EKS_NODES,
+        ]
     header += ["Then, from the repository root:", "  " + install_command(release, cluster)]
     values = json.loads(json.dumps(release.values, sort_keys=True))  # the same bytes for the same values
     text = "".join(f"# {line}\n" for line in header) + to_yaml_plain(values)

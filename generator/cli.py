@@ -51,14 +51,16 @@ class Ui:
                 head, _, msg = line.partition("error: ")
                 click.echo(head + click.style("error:", fg="red", bold=True) + " " + msg, err=True, color=self.color)
             else:
-                click.echo(click.style(line, fg="cyan") if line.startswith("  hint:") else line, err=True,
-                           color=self.color)
+                click.echo(
+                    click.style(line, fg="cyan") if line.startswith("  hint:") else line, err=True, color=self.color
+                )
 
     def problem(self, problem) -> None:
         colour = "red" if problem.severity == "error" else "yellow"
         head, _, msg = problem.format().partition(f"{problem.severity}: ")
-        click.echo(head + click.style(f"{problem.severity}:", fg=colour, bold=True) + " " + msg, err=True,
-                   color=self.color)
+        click.echo(
+            head + click.style(f"{problem.severity}:", fg=colour, bold=True) + " " + msg, err=True, color=self.color
+        )
 
 
 class Context:
@@ -84,8 +86,10 @@ class Context:
         if self.given_root is not None:
             message = f"not a gpu-gitops project: {self.root} holds neither clusters/ nor .gpu-gitops.yaml"
         else:
-            message = (f"not inside a gpu-gitops project: neither {Path.cwd().resolve()} nor a folder above it "
-                       "holds clusters/ or .gpu-gitops.yaml")
+            message = (
+                f"not inside a gpu-gitops project: neither {Path.cwd().resolve()} nor a folder above it "
+                "holds clusters/ or .gpu-gitops.yaml"
+            )
         raise InputError(message, hint="start one here with `gpu-gitops init NAME`, or give its folder with --root DIR")
 
     @property
@@ -144,7 +148,10 @@ def complete_clusters(ctx: click.Context, _param: click.Parameter, incomplete: s
 
 
 schema_location_option = click.option(
-    "--schema-location", "schema_locations", multiple=True, envvar="GPU_GITOPS_SCHEMA_LOCATION",
+    "--schema-location",
+    "schema_locations",
+    multiple=True,
+    envvar="GPU_GITOPS_SCHEMA_LOCATION",
     help="kubeconform-style schema location for custom resources, e.g. "
     "'crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json'. Repeatable; tried in order; "
     "also read from GPU_GITOPS_SCHEMA_LOCATION (space-separated).",
@@ -153,7 +160,10 @@ require_schemas_option = click.option(
     "--require-schemas", is_flag=True, help="A kind without a schema is an error, not a warning."
 )
 jobs_option = click.option(
-    "-j", "--jobs", type=click.IntRange(min=1), default=None,
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
     help="Render this many clusters in parallel (processes); output is identical for any N. "
     "Default: the CPUs available to this process (affinity and cgroup CPU quota).",
 )
@@ -161,26 +171,41 @@ jobs_option = click.option(
 
 def selection_options(func):
     """--changed-only, --base and --shard: narrow a fleet-wide run (hooks, CI jobs)."""
-    func = click.option("--shard", metavar="I/N",
-                        help="Only the I-th of N equal parts of the sorted cluster list (1-based), "
-                        "e.g. --shard $CI_NODE_INDEX/$CI_NODE_TOTAL.")(func)
-    func = click.option("--base", default="HEAD", show_default=True, metavar="REV",
-                        help="With --changed-only: compare with the merge base of REV, e.g. origin/main.")(func)
-    return click.option("--changed-only", is_flag=True,
-                        help="Only clusters whose inputs or rendered files changed (git); a change "
-                        "under libsonnet/ or schemas/ selects all.")(func)
+    func = click.option(
+        "--shard",
+        metavar="I/N",
+        help="Only the I-th of N equal parts of the sorted cluster list (1-based), "
+        "e.g. --shard $CI_NODE_INDEX/$CI_NODE_TOTAL.",
+    )(func)
+    func = click.option(
+        "--base",
+        default="HEAD",
+        show_default=True,
+        metavar="REV",
+        help="With --changed-only: compare with the merge base of REV, e.g. origin/main.",
+    )(func)
+    return click.option(
+        "--changed-only",
+        is_flag=True,
+        help="Only clusters whose inputs or rendered files changed (git); a change "
+        "under libsonnet/ or schemas/ selects all.",
+    )(func)
 
 
 def fleet_command(func):
     """The arguments and options render and check share: clusters, schemas, jobs, selection."""
-    for decorate in (selection_options, jobs_option, require_schemas_option, schema_location_option,
-                     click.argument("clusters", nargs=-1, shell_complete=complete_clusters)):
+    for decorate in (
+        selection_options,
+        jobs_option,
+        require_schemas_option,
+        schema_location_option,
+        click.argument("clusters", nargs=-1, shell_complete=complete_clusters),
+    ):
         func = decorate(func)
     return func
 
 
-def _render_all(ctx: Context, names: list[str], options: pipeline.Options,
-                jobs: int | None) -> list[pipeline.Outcome]:
+def _render_all(ctx: Context, names: list[str], options: pipeline.Options, jobs: int | None) -> list[pipeline.Outcome]:
     """Render with a progress bar on a terminal, on every available CPU unless ``--jobs`` says."""
     from generator import cpus, pipeline
     from generator.progress import Progress, wanted
@@ -208,12 +233,23 @@ def _set_on_ui(attribute: str):
 def _output_options() -> list[click.Option]:
     """-q, -v and --color, accepted before the command (on the group) and after it alike."""
     return [
-        click.Option(["-q", "--quiet"], is_flag=True, expose_value=False, callback=_set_on_ui("quiet"),
-                     help="Print only errors."),
-        click.Option(["-v", "--verbose"], is_flag=True, expose_value=False, callback=_set_on_ui("verbose"),
-                     help="Print what is being done."),
-        click.Option(["--color"], type=click.Choice(["auto", "always", "never"]), expose_value=False,
-                     callback=_set_on_ui("color"), help="Colour: auto (on a terminal), always or never."),
+        click.Option(
+            ["-q", "--quiet"], is_flag=True, expose_value=False, callback=_set_on_ui("quiet"), help="Print only errors."
+        ),
+        click.Option(
+            ["-v", "--verbose"],
+            is_flag=True,
+            expose_value=False,
+            callback=_set_on_ui("verbose"),
+            help="Print what is being done.",
+        ),
+        click.Option(
+            ["--color"],
+            type=click.Choice(["auto", "always", "never"]),
+            expose_value=False,
+            callback=_set_on_ui("color"),
+            help="Colour: auto (on a terminal), always or never.",
+        ),
     ]
 
 
@@ -249,11 +285,18 @@ class _Commands(_OutputOptionsGroup):
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="gpu-gitops")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path),
-              help="Project root holding clusters/ and rendered/ (default: the nearest folder upward from "
-              "here that holds clusters/ or .gpu-gitops.yaml).")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Config file (default: .gpu-gitops.yaml in the root).")
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Project root holding clusters/ and rendered/ (default: the nearest folder upward from "
+    "here that holds clusters/ or .gpu-gitops.yaml).",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Config file (default: .gpu-gitops.yaml in the root).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
 @click.option("-v", "--verbose", is_flag=True, help="Print what is being done.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
@@ -288,8 +331,12 @@ def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
             elif problem.severity == "error" or not ctx.ui.quiet:
                 ctx.ui.problem(problem)
     if unchecked and not ctx.ui.quiet:
-        click.echo(click.style("warning:", fg="yellow", bold=True)
-                   + f" no schema found, not schema-checked: {', '.join(sorted(unchecked))}", err=True, color=ctx.ui.color)
+        click.echo(
+            click.style("warning:", fg="yellow", bold=True)
+            + f" no schema found, not schema-checked: {', '.join(sorted(unchecked))}",
+            err=True,
+            color=ctx.ui.color,
+        )
         click.echo(f"  hint: {schemasync.MISSING_HINT}", err=True)
     synced = schemasync.installed()
     if synced is not None and outcomes and not ctx.ui.quiet:
@@ -382,12 +429,18 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
             click.echo(f"{ctx.project.display(path)}: stale: its cluster input is gone", err=True)
             stale = True
     if stale_editor_schema(ctx.project):
-        click.echo(f"{ctx.project.display(ctx.project.root / EDITOR_SCHEMA)}: stale: not the input schema of "
-                   f"this gpu-gitops ({__version__})", err=True)
+        click.echo(
+            f"{ctx.project.display(ctx.project.root / EDITOR_SCHEMA)}: stale: not the input schema of "
+            f"this gpu-gitops ({__version__})",
+            err=True,
+        )
         stale = True
     if stale:
-        click.echo("rendered/ is out of date: run `gpu-gitops render` and commit the result "
-                   "(`gpu-gitops diff` shows the changes)", err=True)
+        click.echo(
+            "rendered/ is out of date: run `gpu-gitops render` and commit the result "
+            "(`gpu-gitops diff` shows the changes)",
+            err=True,
+        )
     if invalid:
         click.echo("rendered/ does not pass its checks: fix the errors above", err=True)
     if stale or invalid:
@@ -399,9 +452,15 @@ def check(ctx: Context, clusters, schema_locations, require_schemas, jobs, chang
 @click.argument("clusters", nargs=-1, shell_complete=complete_clusters)
 @schema_location_option
 @jobs_option
-@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
-              help="text: a unified diff; markdown: per cluster and layer, the added, changed and removed "
-              "files, then the diff in fenced blocks (a pull-request comment or GitHub step summary).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text: a unified diff; markdown: per cluster and layer, the added, changed and removed "
+    "files, then the diff in fenced blocks (a pull-request comment or GitHub step summary).",
+)
 @click.pass_obj
 @_fail_on_input_errors
 def diff(ctx: Context, clusters, schema_locations, jobs, fmt):
@@ -508,4 +567,3 @@ def list_(ctx: Context, as_json):
 
 def main() -> None:
     cli(prog_name="gpu-gitops")
-

@@ -42,32 +42,81 @@ def _display(ctx: Context):
 
 @cli.command()
 @click.argument("paths", nargs=-1)
-@click.option("-o", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Output format.")
-@click.option("--output-file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the report here instead of standard output.")
-@click.option("--kubernetes-version", help="Target version X.Y[.Z] (default: lint.kubernetesVersion, "
-              "else the newest bundled).")
-@click.option("--schema-location", "schema_locations", multiple=True,
-              help="kubeconform-style schema location (local template, http(s) template or 'default'). Repeatable.")
-@click.option("--schema-cache", type=click.Path(file_okay=False, path_type=Path),
-              help="Folder caching downloaded schemas (default: schemas/ in the user cache folder).")
-@click.option("--ignore-missing-schemas", is_flag=True,
-              help="Skip kinds without a schema and say how many objects were skipped (-v names the kinds).")
+@click.option(
+    "-o", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format."
+)
+@click.option(
+    "--output-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the report here instead of standard output.",
+)
+@click.option(
+    "--kubernetes-version", help="Target version X.Y[.Z] (default: lint.kubernetesVersion, else the newest bundled)."
+)
+@click.option(
+    "--schema-location",
+    "schema_locations",
+    multiple=True,
+    help="kubeconform-style schema location (local template, http(s) template or 'default'). Repeatable.",
+)
+@click.option(
+    "--schema-cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder caching downloaded schemas (default: schemas/ in the user cache folder).",
+)
+@click.option(
+    "--ignore-missing-schemas",
+    is_flag=True,
+    help="Skip kinds without a schema and say how many objects were skipped (-v names the kinds).",
+)
 @click.option("--require-schemas", is_flag=True, help="A kind without a schema is an error, not a warning.")
-@click.option("--strict/--no-strict", default=True, show_default=True,
-              help="Reject unknown fields and duplicate keys (kubeconform -strict).")
-@click.option("--fail-on", type=click.Choice(["error", "warning"]), default="error", show_default=True,
-              help="Lowest severity that makes the exit code 1.")
-@click.option("--kubeconform", "kubeconform_bin", is_flag=False, flag_value="kubeconform", default=None,
-              help="Also run kubeconform and merge its findings; --kubeconform=PATH for a binary not on PATH.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes checking files (default: the CPUs this process may use).")
+@click.option(
+    "--strict/--no-strict",
+    default=True,
+    show_default=True,
+    help="Reject unknown fields and duplicate keys (kubeconform -strict).",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning"]),
+    default="error",
+    show_default=True,
+    help="Lowest severity that makes the exit code 1.",
+)
+@click.option(
+    "--kubeconform",
+    "kubeconform_bin",
+    is_flag=False,
+    flag_value="kubeconform",
+    default=None,
+    help="Also run kubeconform and merge its findings; --kubeconform=PATH for a binary not on PATH.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes checking files (default: the CPUs this process may use).",
+)
 @click.option("--no-cache", is_flag=True, help="Check every file again, ignoring and not storing cached results.")
 @click.pass_obj
 @_fail_on_input_errors
-def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locations, schema_cache,
-         ignore_missing_schemas, require_schemas, strict, fail_on, kubeconform_bin, jobs, no_cache):
+def lint(
+    ctx: Context,
+    paths,
+    fmt,
+    output_file,
+    kubernetes_version,
+    schema_locations,
+    schema_cache,
+    ignore_missing_schemas,
+    require_schemas,
+    strict,
+    fail_on,
+    kubeconform_bin,
+    jobs,
+    no_cache,
+):
     """Lint manifests: strict schemas, GPU, huge pages, API-version and security rules.
 
     PATHS are files, folders (searched for .yaml/.yml/.json) or - for stdin; default:
@@ -87,8 +136,11 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
 
     config = load_config(ctx.project, ctx.config_path)
     settings = Settings.from_config(
-        config.data, kubernetes_version=kubernetes_version,
-        schema_locations=list(schema_locations) + config.schema_locations, schema_cache=schema_cache, strict=strict,
+        config.data,
+        kubernetes_version=kubernetes_version,
+        schema_locations=list(schema_locations) + config.schema_locations,
+        schema_cache=schema_cache,
+        strict=strict,
     )
     if require_schemas or config.require_schemas:
         settings.rules["K8S004"] = "error"
@@ -96,13 +148,16 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
     if not targets:
         ctx.require_project()
         if not ctx.project.rendered.is_dir():
-            raise InputError("nothing to lint: no paths given and no rendered/ folder",
-                             hint="pass files or folders, or run `gpu-gitops render` first")
+            raise InputError(
+                "nothing to lint: no paths given and no rendered/ folder",
+                hint="pass files or folders, or run `gpu-gitops render` first",
+            )
         targets = [str(ctx.project.rendered)]
     display = _display(ctx)
     validator = make_validator(settings)
-    result = lint_paths(targets, settings, display, validator, jobs=jobs or cpus.available(), cached=not no_cache,
-                        refs=fmt == "junit")
+    result = lint_paths(
+        targets, settings, display, validator, jobs=jobs or cpus.available(), cached=not no_cache, refs=fmt == "junit"
+    )
     findings = result.findings
     if kubeconform_bin:
         files = [p for p in discover(targets, settings.excludes, display) if p != "-" and os.path.isfile(p)]
@@ -116,15 +171,22 @@ def lint(ctx: Context, paths, fmt, output_file, kubernetes_version, schema_locat
         # one warning for the run, naming the kinds, as render and check give it
         findings = [f for f in findings if not (f.rule == "K8S004" and f.severity == "warning")]
     _schema_notes(ctx, validator, unchecked, ignore_missing_schemas, folded=fmt == "text" and not ctx.ui.verbose)
-    report = Report(findings, result.sources, ctx.project.root,
-                    color=bool(ctx.ui.color if ctx.ui.color is not None else sys.stdout.isatty()) and not output_file)
+    report = Report(
+        findings,
+        result.sources,
+        ctx.project.root,
+        color=bool(ctx.ui.color if ctx.ui.color is not None else sys.stdout.isatty()) and not output_file,
+    )
     text = render(fmt, report)
     if output_file:
         try:
             output_file.write_text(text)
         except OSError as exc:
-            raise InputError(f"cannot write the report: {exc.strerror or exc}", path=str(output_file),
-                             hint="--output-file needs a writable path in an existing folder") from None
+            raise InputError(
+                f"cannot write the report: {exc.strerror or exc}",
+                path=str(output_file),
+                hint="--output-file needs a writable path in an existing folder",
+            ) from None
     else:
         click.echo(text, nl=False, color=report.color)
     if fmt == "text" and not ctx.ui.quiet:
@@ -143,16 +205,20 @@ def _schema_notes(ctx: Context, validator, unchecked, ignored: bool, folded: boo
         text = f"--ignore-missing-schemas: skipped {len(unchecked)} object(s) of {len(kinds)} kind(s) without a schema"
         click.echo(text + (f": {', '.join(kinds)}" if ctx.ui.verbose else " (-v names them)"), err=True)
     elif folded and any(f.severity == "warning" for f in unchecked):
-        click.echo(f"{warn} no schema found, not schema-checked: {', '.join(kinds)} [K8S004]", err=True,
-                   color=ctx.ui.color)
+        click.echo(
+            f"{warn} no schema found, not schema-checked: {', '.join(kinds)} [K8S004]", err=True, color=ctx.ui.color
+        )
         click.echo(f"  hint: {schemasync.MISSING_HINT}", err=True)
     if ctx.ui.quiet:
         return
     for message in validator.warnings:
         click.echo(f"{warn} {message}", err=True, color=ctx.ui.color)
     if validator.schema_set is not None:
-        click.echo(f"custom resources checked against schema set {validator.schema_set.version} "
-                   f"({validator.schema_set.folder})", err=True)
+        click.echo(
+            f"custom resources checked against schema set {validator.schema_set.version} "
+            f"({validator.schema_set.folder})",
+            err=True,
+        )
 
 
 @cli.command(name="rules")
@@ -167,8 +233,11 @@ def rules_(as_json):
     if as_json:
         import json
 
-        click.echo(json.dumps([{"id": r.ID, "name": r.NAME, "severity": r.SEVERITY, "summary": r.SUMMARY}
-                               for r in REGISTRY], indent=2))
+        click.echo(
+            json.dumps(
+                [{"id": r.ID, "name": r.NAME, "severity": r.SEVERITY, "summary": r.SUMMARY} for r in REGISTRY], indent=2
+            )
+        )
         return
     for r in REGISTRY:
         click.echo(f"{r.ID:<8} {r.SEVERITY:<8} {r.NAME:<32} {r.SUMMARY}")
@@ -221,8 +290,13 @@ def schemas():
 
 @schemas.command(name="import")
 @click.argument("crds", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("schemas/crds"),
-              show_default=True, help="Where to write <group>/<kind>_<version>.json (relative to the root).")
+@click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("schemas/crds"),
+    show_default=True,
+    help="Where to write <group>/<kind>_<version>.json (relative to the root).",
+)
 @click.pass_obj
 @_fail_on_input_errors
 def import_(ctx: Context, crds, output_dir):
@@ -240,14 +314,19 @@ def import_(ctx: Context, crds, output_dir):
     written = import_files(list(crds), target, lambda p: ctx.project.display(Path(p).resolve()))
     for path in written:
         ctx.ui.out(f"wrote {ctx.project.display(path)}")
-    ctx.ui.out(f"use: --schema-location '{ctx.project.display(target)}/{{{{.Group}}}}/"
-               "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json'")
+    ctx.ui.out(
+        f"use: --schema-location '{ctx.project.display(target)}/{{{{.Group}}}}/"
+        "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json'"
+    )
 
 
 @schemas.command(name="sync")
-@click.option("--from", "mirror", type=click.Path(file_okay=False, path_type=Path),
-              help="Take the CRD files from this local mirror (matched by file name or checksum) instead of "
-              "downloading them.")
+@click.option(
+    "--from",
+    "mirror",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Take the CRD files from this local mirror (matched by file name or checksum) instead of downloading them.",
+)
 @click.pass_obj
 @_fail_on_input_errors
 def sync(ctx: Context, mirror):

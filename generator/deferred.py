@@ -44,8 +44,10 @@ def resolve(value: Any) -> Any:
         if MARKER in value:
             spec = value[MARKER]
             if len(value) != 1 or not isinstance(spec, dict) or spec.get("format") not in _FORMATS:
-                raise InputError(f"malformed {MARKER} marker: {_canonical_json(value)[:120]}",
-                                 hint="build it with k.yaml, k.json or k.hash from libsonnet/lib/k.libsonnet")
+                raise InputError(
+                    f"malformed {MARKER} marker: {_canonical_json(value)[:120]}",
+                    hint="build it with k.yaml, k.json or k.hash from libsonnet/lib/k.libsonnet",
+                )
             return _FORMATS[spec["format"]](resolve(spec.get("value")))
         return {k: resolve(v) for k, v in value.items()}
     if isinstance(value, list):

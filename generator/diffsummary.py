@@ -27,6 +27,7 @@ class ClusterDiff:
 
 def objects(changes: Changes) -> Changes:
     """The changes to rendered files, without render's own bookkeeping (``.gpu-gitops.sum``)."""
+
     def keep(rels: list[str]) -> list[str]:
         return [rel for rel in rels if not rel.rsplit("/", 1)[-1].startswith(".")]
 
@@ -67,8 +68,10 @@ def _diff(cluster: ClusterDiff) -> str:
     if len(lines) <= MAX_DIFF_LINES:
         return _fenced(cluster.diff, "diff")
     shown = "\n".join(lines[:MAX_DIFF_LINES])
-    return (_fenced(shown, "diff") + f"\n{len(lines) - MAX_DIFF_LINES} more lines: "
-            f"`gpu-gitops diff {cluster.name}` shows them all.\n")
+    return (
+        _fenced(shown, "diff") + f"\n{len(lines) - MAX_DIFF_LINES} more lines: "
+        f"`gpu-gitops diff {cluster.name}` shows them all.\n"
+    )
 
 
 def markdown(clusters: list[ClusterDiff]) -> str:
@@ -78,13 +81,28 @@ def markdown(clusters: list[ClusterDiff]) -> str:
     if not changed:
         out.append(f"No changes: `rendered/` matches the inputs of {len(clusters)} cluster(s).")
         return "\n".join(out) + "\n"
-    out += [f"{len(changed)} of {len(clusters)} cluster(s) would change: run `gpu-gitops render` and "
-            "commit the result.", ""]
+    out += [
+        f"{len(changed)} of {len(clusters)} cluster(s) would change: run `gpu-gitops render` and commit the result.",
+        "",
+    ]
     for cluster in changed:
         c = objects(cluster.changes)
-        out += [f"### {cluster.name}", "",
-                f"{len(c.added)} added, {len(c.changed)} changed, {len(c.removed)} removed", "",
-                *_table(c), "",
-                "<details><summary>Files</summary>", "", _fenced(_files(c), "text"), "</details>", "",
-                "<details><summary>Diff</summary>", "", _diff(cluster), "</details>", ""]
+        out += [
+            f"### {cluster.name}",
+            "",
+            f"{len(c.added)} added, {len(c.changed)} changed, {len(c.removed)} removed",
+            "",
+            *_table(c),
+            "",
+            "<details><summary>Files</summary>",
+            "",
+            _fenced(_files(c), "text"),
+            "</details>",
+            "",
+            "<details><summary>Diff</summary>",
+            "",
+            _diff(cluster),
+            "</details>",
+            "",
+        ]
     return "\n".join(out)

@@ -25,8 +25,11 @@ def rendered_images(components: dict[str, list[dict]]) -> set[str]:
         if isinstance(node, dict):
             for key, value in node.items():
                 if key in _CONTAINER_LISTS and isinstance(value, list):
-                    found.update(c["image"].split("@", 1)[0] for c in value
-                                 if isinstance(c, dict) and isinstance(c.get("image"), str))
+                    found.update(
+                        c["image"].split("@", 1)[0]
+                        for c in value
+                        if isinstance(c, dict) and isinstance(c.get("image"), str)
+                    )
                 walk(value)
         elif isinstance(node, list):
             for item in node:
@@ -44,10 +47,16 @@ def unused(spec: dict, doc: Located, components: dict[str, list[dict]]) -> Itera
         if ref in images:
             continue
         close = difflib.get_close_matches(ref, images, n=1, cutoff=0.6)
-        hint = (f"did you mean {close[0]!r}?" if close
-                else "key digests by an image this cluster renders: `grep -rh 'image:' rendered/` lists them")
-        yield doc.error(f"images.digests has a digest for {ref!r}, which no rendered container uses",
-                        ("images", "digests", ref), hint)
+        hint = (
+            f"did you mean {close[0]!r}?"
+            if close
+            else "key digests by an image this cluster renders: `grep -rh 'image:' rendered/` lists them"
+        )
+        yield doc.error(
+            f"images.digests has a digest for {ref!r}, which no rendered container uses",
+            ("images", "digests", ref),
+            hint,
+        )
 
 
 def check(spec: dict, doc: Located, components: dict[str, list[dict]]) -> None:

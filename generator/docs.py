@@ -83,8 +83,10 @@ def inputs_markdown(schema: dict, source: str) -> str:
     sections: list[tuple[str, dict]] = []
     _sections("", schema, schema, sections)
     lines = [HEADER.format(source=f"`{source}`"), f"# Cluster input reference\n\n{schema.get('description', '')}\n"]
-    lines.append("Every key below is checked by the schema; unknown keys are errors. Defaults are applied "
-                 "before rendering, so leaving a key out means its default.\n")
+    lines.append(
+        "Every key below is checked by the schema; unknown keys are errors. Defaults are applied "
+        "before rendering, so leaving a key out means its default.\n"
+    )
     for path, node in sections:
         title = f"`{path}`" if path else "Top level"
         lines.append(f"\n## {title}\n")
@@ -99,8 +101,10 @@ def inputs_markdown(schema: dict, source: str) -> str:
             limits = _constraints(child)
             if limits:
                 description += f" ({limits})"
-            lines.append(f"| `{key}` | {_cell(_type(child))} | {'yes' if key in required else ''} | "
-                         f"{_cell(_default(child))} | {_cell(description)} |")
+            lines.append(
+                f"| `{key}` | {_cell(_type(child))} | {'yes' if key in required else ''} | "
+                f"{_cell(_default(child))} | {_cell(description)} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -109,16 +113,20 @@ def inputs_markdown(schema: dict, source: str) -> str:
 
 def versions_markdown(table: versions.Versions) -> str:
     lines = [HEADER.format(source="`libsonnet/versions.json`"), "# Versions\n"]
-    lines.append("What the library deploys: chart versions, image tags, images and image repositories. They "
-                 "live in `libsonnet/versions.json`, apart from the input schema, so a bump changes neither the "
-                 "input contract nor its reference (docs/inputs.md).\n")
+    lines.append(
+        "What the library deploys: chart versions, image tags, images and image repositories. They "
+        "live in `libsonnet/versions.json`, apart from the input schema, so a bump changes neither the "
+        "input contract nor its reference (docs/inputs.md).\n"
+    )
     lines.append("\n## Defaults of input keys\n\nA cluster's input may set the key to deploy another version.\n")
     lines.append("| Input key | Default | What | Upstream source |")
     lines.append("|---|---|---|---|")
     for e in table.inputs:
         lines.append(f"| `{e.input}` | `{e.default}` | {_cell(e.what)} | {_cell(e.source)} |")
-    lines.append("\n## Images\n\nImages the components render as they are (an `overrides.libsonnet` may "
-                 "patch a component's params).\n")
+    lines.append(
+        "\n## Images\n\nImages the components render as they are (an `overrides.libsonnet` may "
+        "patch a component's params).\n"
+    )
     lines.append("| Name | Image | What | Upstream source |")
     lines.append("|---|---|---|---|")
     for i in table.images:
@@ -140,10 +148,12 @@ def _value(value) -> str:
 
 def providers_markdown(table: dict) -> str:
     lines = [HEADER.format(source="`libsonnet/providers.json`"), "# Provider conventions\n"]
-    lines.append("What differs between the providers a cluster can run on (`provider` in the input). The "
-                 "components receive their provider's facts as `providerFacts` and the generator reads the "
-                 "same table for defaults, cross-field checks and the lint rules' taint defaults, so no code "
-                 "compares provider names.\n")
+    lines.append(
+        "What differs between the providers a cluster can run on (`provider` in the input). The "
+        "components receive their provider's facts as `providerFacts` and the generator reads the "
+        "same table for defaults, cross-field checks and the lint rules' taint defaults, so no code "
+        "compares provider names.\n"
+    )
     names = list(table["providers"])
     for fact, meaning in table["facts"].items():
         lines.append(f"\n## `{fact}`\n\n{meaning}\n")
@@ -192,8 +202,7 @@ def rules_markdown(rules: list) -> str:
             lines.append("|---|---|---|---|")
             for name, option in declared.items():
                 default = "" if option.default is None else f"`{json.dumps(option.default)}`"
-                lines.append(f"| `{name}` | {_cell(_type(option.schema))} | {default} | "
-                             f"{_cell(option.description)} |")
+                lines.append(f"| `{name}` | {_cell(_type(option.schema))} | {default} | {_cell(option.description)} |")
             lines.append("")
         for example in found:
             verdict = "Passes" if example.verdict == "PASS" else "Fails"
@@ -207,10 +216,13 @@ def rules_markdown(rules: list) -> str:
 def generated(project: Project) -> dict[Path, str]:
     """Every generated doc: path under the root → its content."""
     schema = json.loads(project.schema_file.read_text())
-    docs = {project.root / "docs" / "inputs.md": inputs_markdown(schema, "schemas/cluster.schema.json"),
-            project.root / "docs" / "versions.md": versions_markdown(versions.load(project.libsonnet)),
-            project.root / "docs" / "providers.md":
-                providers_markdown(json.loads((project.libsonnet / "providers.json").read_text()))}
+    docs = {
+        project.root / "docs" / "inputs.md": inputs_markdown(schema, "schemas/cluster.schema.json"),
+        project.root / "docs" / "versions.md": versions_markdown(versions.load(project.libsonnet)),
+        project.root / "docs" / "providers.md": providers_markdown(
+            json.loads((project.libsonnet / "providers.json").read_text())
+        ),
+    }
     rules = rule_registry()
     if rules is not None:
         docs[project.root / "docs" / "rules.md"] = rules_markdown(rules)
@@ -219,8 +231,7 @@ def generated(project: Project) -> dict[Path, str]:
 
 def stale(project: Project) -> list[Path]:
     """Generated docs whose file is missing or differs."""
-    return [path for path, text in generated(project).items()
-            if not path.is_file() or path.read_text() != text]
+    return [path for path, text in generated(project).items() if not path.is_file() or path.read_text() != text]
 
 
 def write(project: Project) -> list[Path]:

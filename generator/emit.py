@@ -115,8 +115,11 @@ def _string_style(text: str) -> str:
         if _YAML11_NOT_STRING.match(text) or _resolves_to_other_than_str(text) or not _plain_allowed(text):
             return "single"
         return "plain"
-    literal = not _YAML11_NOT_STRING.match(text) and "\t" not in text and \
-        not any(line != line.rstrip() for line in text.split("\n"))
+    literal = (
+        not _YAML11_NOT_STRING.match(text)
+        and "\t" not in text
+        and not any(line != line.rstrip() for line in text.split("\n"))
+    )
     # an indentation indicator (leading space or break) or the keep indicator "+"
     # (ends in two breaks) is not modelled
     if not literal or text[0] in " \n" or text.endswith("\n\n") or text == "\n":

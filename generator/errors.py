@@ -54,8 +54,7 @@ class InputWarning(InputError):
     severity = "warning"
 
     def __reduce__(self):
-        return (_rebuild_warning, (self.message, self.location.path, self.location.line, self.location.col,
-                                   self.hint))
+        return (_rebuild_warning, (self.message, self.location.path, self.location.line, self.location.col, self.hint))
 
 
 def _rebuild_warning(message: str, path: str, line: int, col: int, hint: str) -> InputWarning:

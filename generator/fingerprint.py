@@ -34,8 +34,10 @@ from generator.paths import Project, cache_root
 
 SUM_FILE = ".gpu-gitops.sum"
 NOT_A_FILE = "not-a-file"
-HEADER = ("# gpu-gitops: hashes of what went into this tree and what came out. `gpu-gitops render` writes\n"
-          "# this file; `render` and `check` compare it first and skip clusters whose hashes all match.\n")
+HEADER = (
+    "# gpu-gitops: hashes of what went into this tree and what came out. `gpu-gitops render` writes\n"
+    "# this file; `render` and `check` compare it first and skip clusters whose hashes all match.\n"
+)
 
 
 def _sha(data: bytes) -> str:
@@ -102,8 +104,9 @@ def _read(path: str) -> bytes:
 
 
 def _modes_ok(folder: str, files: list[str], dirs: list[str]) -> bool:
-    return (all(stat.S_IMODE(os.lstat(os.path.join(folder, d)).st_mode) == 0o755 for d in dirs)
-            and all(stat.S_IMODE(os.lstat(os.path.join(folder, f)).st_mode) == 0o644 for f in files))
+    return all(stat.S_IMODE(os.lstat(os.path.join(folder, d)).st_mode) == 0o755 for d in dirs) and all(
+        stat.S_IMODE(os.lstat(os.path.join(folder, f)).st_mode) == 0o644 for f in files
+    )
 
 
 def _folder_digest(folder: Path) -> str:
@@ -133,10 +136,17 @@ def _tool_line() -> str:
 
 def shared_lines(project: Project, config_file: Path | None) -> tuple[str, ...]:
     """The lines every cluster shares: hash them once per run and pass them on."""
-    settings = (f"settings {_sha(config_file.read_bytes())}  .gpu-gitops.yaml"
-                if config_file and config_file.is_file() else "settings none")
-    return (_tool_line(), f"library {_folder_digest(project.libsonnet)}  libsonnet/",
-            f"schemas {_folder_digest(project.schemas)}  schemas/", settings)
+    settings = (
+        f"settings {_sha(config_file.read_bytes())}  .gpu-gitops.yaml"
+        if config_file and config_file.is_file()
+        else "settings none"
+    )
+    return (
+        _tool_line(),
+        f"library {_folder_digest(project.libsonnet)}  libsonnet/",
+        f"schemas {_folder_digest(project.schemas)}  schemas/",
+        settings,
+    )
 
 
 def input_lines(project: Project, cluster: str, shared: tuple[str, ...]) -> list[str]:
@@ -159,8 +169,7 @@ def sum_file(inputs: list[str], files: dict[str, bytes]) -> bytes:
     return (HEADER + "\n".join(inputs + outputs) + "\n").encode()
 
 
-def _is_fresh(project: Project, cluster: str, shared: tuple[str, ...], modes: bool,
-              schema_set: bytes | None) -> bool:
+def _is_fresh(project: Project, cluster: str, shared: tuple[str, ...], modes: bool, schema_set: bytes | None) -> bool:
     """True when ``rendered/<cluster>`` is exactly what render would write: recorded input hashes
     equal today's, every file matches its recorded hash, nothing missing or extra (and, with
     ``modes``, files 0644 and folders 0755)."""
@@ -178,11 +187,11 @@ def _is_fresh(project: Project, cluster: str, shared: tuple[str, ...], modes: bo
     expected = input_lines(project, cluster, shared)
     if others or any(f" {NOT_A_FILE}  " in line for line in expected) or not recorded.startswith(HEADER):
         return False
-    lines = recorded[len(HEADER):].splitlines()
-    if lines[:len(expected)] != expected:
+    lines = recorded[len(HEADER) :].splitlines()
+    if lines[: len(expected)] != expected:
         return False
     outputs = {}
-    for line in lines[len(expected):]:
+    for line in lines[len(expected) :]:
         kind, _, rest = line.partition(" ")
         sha, _, rel = rest.partition("  ")
         if kind != "output":

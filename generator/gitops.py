@@ -30,13 +30,19 @@ def layer_facts(layers: list[tuple[str, list[tuple[str, list[dict]]]]], kubernet
         kinds = {(obj["apiVersion"], obj["kind"]) for _component, objects in components for obj in objects}
         if not kinds:
             continue
-        facts.append({
-            "name": layer,
-            "kinds": [
-                {"apiVersion": api, "kind": kind, "builtin": kubernetes.builtin_schema(version, api, kind) is not None}
-                for api, kind in sorted(kinds)
-            ],
-        })
+        facts.append(
+            {
+                "name": layer,
+                "kinds": [
+                    {
+                        "apiVersion": api,
+                        "kind": kind,
+                        "builtin": kubernetes.builtin_schema(version, api, kind) is not None,
+                    }
+                    for api, kind in sorted(kinds)
+                ],
+            }
+        )
     return facts
 
 
@@ -51,6 +57,8 @@ def objects(project: Project, cluster: Cluster, layers: list[tuple[str, list[tup
     sandbox = jsonnet.Sandbox(project.libsonnet, None, project.root)
     result = jsonnet.evaluate(ENTRY, sandbox, {"params": params}, home=project.libsonnet)
     if not isinstance(result, list):
-        raise InputError("gitops.libsonnet must return a list of objects",
-                         path=project.display(project.libsonnet / "gitops.libsonnet"))
+        raise InputError(
+            "gitops.libsonnet must return a list of objects",
+            path=project.display(project.libsonnet / "gitops.libsonnet"),
+        )
     return result

@@ -87,7 +87,9 @@ def load_cluster(project: Project, name: str) -> Cluster:
     if path.is_symlink() or folder.is_symlink():
         resolved = path.resolve()
         if not resolved.is_relative_to(project.clusters.resolve()):
-            raise InputError("cluster input links outside clusters/", path=display, hint="replace the symlink by the file")
+            raise InputError(
+                "cluster input links outside clusters/", path=display, hint="replace the symlink by the file"
+            )
     from generator.yamlpos import load_file
 
     doc = load_file(path, display)
@@ -121,8 +123,15 @@ def schema_errors(doc: Located, schema: dict, source: Path | None = None) -> lis
     """The schema violations of ``doc``; ``source``, the file it was read from, lets hints quote
     a value as it was written (``1.30``, which YAML reads as the number 1.3)."""
     if not isinstance(doc.data, dict):
-        return [InputError("a cluster input must be a YAML mapping", path=doc.path, line=1, col=1,
-                           hint="start from `gpu-gitops init NAME`")]
+        return [
+            InputError(
+                "a cluster input must be a YAML mapping",
+                path=doc.path,
+                line=1,
+                col=1,
+                hint="start from `gpu-gitops init NAME`",
+            )
+        ]
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema)
@@ -173,11 +182,20 @@ def _explain(doc: Located, root: dict, error: jsonschema.ValidationError, lines:
         if path and path[-1] == "kubeProxyReplacement":
             hint = "use true or false; the legacy values strict/partial/probe no longer mean what they did"
         return doc.error(f"{where}: {error.instance!r} is not allowed", path, hint, at_value=True)
-    if error.validator == "pattern" and path == ("kubernetesVersion",) and isinstance(error.instance, str) and _MINOR.match(error.instance):
+    if (
+        error.validator == "pattern"
+        and path == ("kubernetesVersion",)
+        and isinstance(error.instance, str)
+        and _MINOR.match(error.instance)
+    ):
         return _unsupported_version(doc, path, error.instance)
     if error.validator == "pattern":
-        return doc.error(f"{where}: {error.instance!r} has the wrong format", path,
-                         schema.get("description", f"must match {error.validator_value}"), at_value=True)
+        return doc.error(
+            f"{where}: {error.instance!r} has the wrong format",
+            path,
+            schema.get("description", f"must match {error.validator_value}"),
+            at_value=True,
+        )
     return doc.error(f"{where}: {error.message}", path, at_value=True)  # the bound and the description: below
 
 
@@ -222,12 +240,20 @@ def _must(error: jsonschema.ValidationError, node: dict) -> str:
         default = node.get("default")
         example = f", e.g. {json.dumps(default)}" if default not in (None, {}, []) else ""
         return f"{name} takes " + " or ".join(_TAKES.get(k, k) for k in kinds) + example
-    bounds = {"minimum": f"use {value} or more", "maximum": f"use {value} or less",
-              "exclusiveMinimum": f"use more than {value}", "exclusiveMaximum": f"use less than {value}",
-              "minItems": f"give at least {value} item(s)", "maxItems": f"give at most {value} item(s)",
-              "minLength": f"use at least {value} character(s)", "maxLength": f"use at most {value} character(s)",
-              "minProperties": f"give at least {value} key(s)", "maxProperties": f"give at most {value} key(s)",
-              "uniqueItems": "each item may appear once", "const": f"the only allowed value is {json.dumps(value)}"}
+    bounds = {
+        "minimum": f"use {value} or more",
+        "maximum": f"use {value} or less",
+        "exclusiveMinimum": f"use more than {value}",
+        "exclusiveMaximum": f"use less than {value}",
+        "minItems": f"give at least {value} item(s)",
+        "maxItems": f"give at most {value} item(s)",
+        "minLength": f"use at least {value} character(s)",
+        "maxLength": f"use at most {value} character(s)",
+        "minProperties": f"give at least {value} key(s)",
+        "maxProperties": f"give at most {value} key(s)",
+        "uniqueItems": "each item may appear once",
+        "const": f"the only allowed value is {json.dumps(value)}",
+    }
     if error.validator in bounds:
         return bounds[error.validator]
     schema = cast(dict, error.schema)
@@ -265,16 +291,20 @@ def _unsupported_version(doc: Located, path: tuple, version: str) -> InputError:
 
     (lo_major, lo_minor), (hi_major, hi_minor) = bundled_versions()[0], bundled_versions()[-1]
     supported = f"{lo_major}.{lo_minor}\u2013{hi_major}.{hi_minor}"
-    return doc.error(f"kubernetesVersion: {json.dumps(version)} is not supported ({supported})", path,
-                     f"gpu-gitops validates against the Kubernetes schemas it ships, {supported}; use the "
-                     "cluster's minor version in that range", at_value=True)
+    return doc.error(
+        f"kubernetesVersion: {json.dumps(version)} is not supported ({supported})",
+        path,
+        f"gpu-gitops validates against the Kubernetes schemas it ships, {supported}; use the "
+        "cluster's minor version in that range",
+        at_value=True,
+    )
 
 
 def _type_hint(value: Any, expected: str, written: str | None = None) -> str:
     if expected in ("integer", "number") and isinstance(value, str) and value.strip().isdigit():
         return "remove the quotes to make it a number"
     if expected == "string" and isinstance(value, (int, float)):
-        return f"quote it: \"{written or value}\""
+        return f'quote it: "{written or value}"'
     if expected == "boolean" and isinstance(value, str):
         return "use true or false without quotes"
     return ""

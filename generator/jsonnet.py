@@ -24,8 +24,9 @@ from generator.errors import InputError
 
 # a trace frame: "    /abs/file.libsonnet:12:5-20: description" or "    file:(12:5)-(13:1): ..."
 _FRAME = re.compile(r"^ {4}(?P<file>[^\s:][^:]*):\(?(?P<line>\d+):(?P<col>\d+)")
-_KIND = re.compile(r"^(?:(?P<kind>runtime error|syntax error|import_callback error): )?(?:RuntimeError: )?(?P<msg>.*)$",
-                   re.S)
+_KIND = re.compile(
+    r"^(?:(?P<kind>runtime error|syntax error|import_callback error): )?(?:RuntimeError: )?(?P<msg>.*)$", re.S
+)
 ENTRY_NAME = "<entry>"
 MAX_IMPORT_BYTES = 4 * 1024 * 1024
 MAX_STACK = 500  # Jsonnet call depth; deeper recursion is an error, not a native stack overflow
@@ -60,16 +61,19 @@ class Sandbox:
 
     def resolve(self, importer_dir: str, rel: str) -> tuple[str, str]:
         if os.path.isabs(rel) or rel.startswith("~"):
-            raise RuntimeError(f"absolute import path {rel!r} refused: imports must stay inside libsonnet/ "
-                               "or the cluster's folder")
+            raise RuntimeError(
+                f"absolute import path {rel!r} refused: imports must stay inside libsonnet/ or the cluster's folder"
+            )
         bases = [Path(importer_dir)] if importer_dir else []
         bases.append(self.library)
         for base in bases:
             candidate = base / rel
             real = candidate.resolve()
             if not self._allowed(real):
-                raise RuntimeError(f"import {rel!r} resolves to {self.display(real)}, outside libsonnet/ "
-                                   "and the cluster's folder; refused")
+                raise RuntimeError(
+                    f"import {rel!r} resolves to {self.display(real)}, outside libsonnet/ "
+                    "and the cluster's folder; refused"
+                )
             if real.is_file():
                 if real.stat().st_size > MAX_IMPORT_BYTES:
                     raise RuntimeError(f"import {rel!r} is larger than {MAX_IMPORT_BYTES} bytes")
@@ -96,14 +100,18 @@ def limits() -> bounded.Limits:
     for name, default in ((CPU_ENV, DEFAULT_CPU_SECONDS), (MEMORY_ENV, DEFAULT_MEMORY_MIB)):
         text = os.environ.get(name, "")
         if text and not (text.isdigit() and int(text) > 0):
-            raise InputError(f"{name}={text!r} is not a positive whole number", path=name,
-                             hint=f"unset it for the default ({default}) or give e.g. {name}={default * 2}")
+            raise InputError(
+                f"{name}={text!r} is not a positive whole number",
+                path=name,
+                hint=f"unset it for the default ({default}) or give e.g. {name}={default * 2}",
+            )
         values.append(int(text) if text else default)
     return bounded.Limits(*values)
 
 
-def evaluate(code: str, sandbox: Sandbox, tla: dict[str, object], home: Path | None = None,
-             blame: str = ENTRY_NAME) -> object:
+def evaluate(
+    code: str, sandbox: Sandbox, tla: dict[str, object], home: Path | None = None, blame: str = ENTRY_NAME
+) -> object:
     """Evaluate an entry snippet whose top level is a function of ``tla``'s keys.
 
     The snippet's own imports resolve against ``home`` first (the cluster's folder), then
@@ -139,23 +147,37 @@ def evaluate_unbounded(code: str, entry: str, sandbox: Sandbox, tla_codes: dict[
             raise
 
     try:
-        return rjsonnet.evaluate_snippet(ENTRY_NAME, f"import {json.dumps(ENTRY_NAME)}", tla_codes=tla_codes,
-                                         import_callback=resolve, max_stack=MAX_STACK, max_trace=20)
+        return rjsonnet.evaluate_snippet(
+            ENTRY_NAME,
+            f"import {json.dumps(ENTRY_NAME)}",
+            tla_codes=tla_codes,
+            import_callback=resolve,
+            max_stack=MAX_STACK,
+            max_trace=20,
+        )
     except RuntimeError as exc:
         raise EngineError(str(exc), failed[-1] if failed else None) from None
 
 
 def _bound_error(exc: bounded.Bound, blame: str) -> InputError:
     if exc.which == "cpu":
-        return InputError(f"Jsonnet evaluation took more than {exc.limits.cpu_seconds} s of CPU time; stopped",
-                          path=blame, hint=f"look for a loop or runaway recursion; if the work is real, raise the "
-                          f"bound with {CPU_ENV}=<seconds>")
+        return InputError(
+            f"Jsonnet evaluation took more than {exc.limits.cpu_seconds} s of CPU time; stopped",
+            path=blame,
+            hint=f"look for a loop or runaway recursion; if the work is real, raise the bound with {CPU_ENV}=<seconds>",
+        )
     if exc.which == "memory":
-        return InputError(f"Jsonnet evaluation needed more than {exc.limits.memory_mib} MiB of memory; stopped",
-                          path=blame, hint=f"look for a huge std.repeat/std.range or runaway recursion; if the "
-                          f"data is real, raise the bound with {MEMORY_ENV}=<MiB>")
-    return InputError(f"Jsonnet evaluation crashed ({exc.detail})", path=blame,
-                      hint="this is a bug; please report it with the overrides that trigger it")
+        return InputError(
+            f"Jsonnet evaluation needed more than {exc.limits.memory_mib} MiB of memory; stopped",
+            path=blame,
+            hint=f"look for a huge std.repeat/std.range or runaway recursion; if the "
+            f"data is real, raise the bound with {MEMORY_ENV}=<MiB>",
+        )
+    return InputError(
+        f"Jsonnet evaluation crashed ({exc.detail})",
+        path=blame,
+        hint="this is a bug; please report it with the overrides that trigger it",
+    )
 
 
 def _to_input_error(error: EngineError, sandbox: Sandbox, blame: str) -> InputError:
@@ -180,8 +202,13 @@ def _to_input_error(error: EngineError, sandbox: Sandbox, blame: str) -> InputEr
         hint = _hint_for(message)
     if located:
         frame = located[0]
-        return InputError(message, path=_shown(frame.group("file"), sandbox), line=int(frame.group("line")),
-                          col=int(frame.group("col")), hint=hint)
+        return InputError(
+            message,
+            path=_shown(frame.group("file"), sandbox),
+            line=int(frame.group("line")),
+            col=int(frame.group("col")),
+            hint=hint,
+        )
     if error.failed_import:
         found = _find_import(*error.failed_import)
         if found:
@@ -198,7 +225,7 @@ def _find_import(importer_dir: str, rel: str) -> tuple[Path, int, int] | None:
         text = path.read_text(encoding="utf-8", errors="replace")
         match = pattern.search(text)
         if match:
-            before = text[:match.start()]
+            before = text[: match.start()]
             return path, before.count("\n") + 1, match.start() - (before.rfind("\n") + 1) + 1
     return None
 

@@ -27,18 +27,24 @@ def _say(text: str) -> None:
 
 
 @contextlib.contextmanager
-def project_lock(rendered: Path, shown: str, timeout: float = DEFAULT_TIMEOUT,
-                 say: Callable[[str], None] = _say) -> Iterator[None]:
+def project_lock(
+    rendered: Path, shown: str, timeout: float = DEFAULT_TIMEOUT, say: Callable[[str], None] = _say
+) -> Iterator[None]:
     """Hold the write lock of the project whose output folder is ``rendered`` (created if
     missing). ``shown`` names it in messages. A ``rendered`` that is a symlink is refused:
     writes through it would land outside the project."""
     import fcntl
 
     if rendered.is_symlink():
-        raise InputError("is a symlink; refusing to write through it", path=shown,
-                         hint="rendered/ must be a real folder inside the project; replace the link with a folder")
+        raise InputError(
+            "is a symlink; refusing to write through it",
+            path=shown,
+            hint="rendered/ must be a real folder inside the project; replace the link with a folder",
+        )
     if rendered.exists() and not rendered.is_dir():
-        raise InputError("is not a folder", path=shown, hint="rendered/ holds the rendered clusters; move the file away")
+        raise InputError(
+            "is not a folder", path=shown, hint="rendered/ holds the rendered clusters; move the file away"
+        )
     rendered.mkdir(parents=True, exist_ok=True)
     fd = os.open(rendered, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
     try:
@@ -62,7 +68,10 @@ def _acquire(fd: int, fcntl, shown: str, timeout: float, say: Callable[[str], No
             return
         except BlockingIOError:
             if time.monotonic() >= deadline:
-                raise InputError(f"another gpu-gitops render of this project still holds the write lock after "
-                                 f"{timeout:g} s; nothing was written", path=shown,
-                                 hint="let it finish and run again; renders of one project take turns") from None
+                raise InputError(
+                    f"another gpu-gitops render of this project still holds the write lock after "
+                    f"{timeout:g} s; nothing was written",
+                    path=shown,
+                    hint="let it finish and run again; renders of one project take turns",
+                ) from None
             time.sleep(_POLL)

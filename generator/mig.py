@@ -31,25 +31,31 @@ class Model:
 
 def _seven_slice(small: int, double: int, half: int, full: int) -> Model:
     """The 7-compute / 8-memory-slice layout of A100, H100, H200 and B200, by memory sizes in GB."""
-    return Model(7, {
-        f"1g.{small}gb": Profile(1, 1, tuple(range(7)), 7),
-        f"1g.{small}gb+me": Profile(1, 1, tuple(range(7)), 1),
-        f"1g.{double}gb": Profile(1, 2, (0, 2, 4, 6), 4),
-        f"2g.{double}gb": Profile(2, 2, (0, 2, 4), 3),
-        f"3g.{half}gb": Profile(3, 4, (0, 4), 2),
-        f"4g.{half}gb": Profile(4, 4, (0,), 1),
-        f"7g.{full}gb": Profile(7, 8, (0,), 1),
-    })
+    return Model(
+        7,
+        {
+            f"1g.{small}gb": Profile(1, 1, tuple(range(7)), 7),
+            f"1g.{small}gb+me": Profile(1, 1, tuple(range(7)), 1),
+            f"1g.{double}gb": Profile(1, 2, (0, 2, 4, 6), 4),
+            f"2g.{double}gb": Profile(2, 2, (0, 2, 4), 3),
+            f"3g.{half}gb": Profile(3, 4, (0, 4), 2),
+            f"4g.{half}gb": Profile(4, 4, (0,), 1),
+            f"7g.{full}gb": Profile(7, 8, (0,), 1),
+        },
+    )
 
 
 MODELS: dict[str, Model] = {
-    "A30-24GB": Model(4, {
-        "1g.6gb": Profile(1, 1, (0, 1, 2, 3), 4),
-        "1g.6gb+me": Profile(1, 1, (0, 1, 2, 3), 1),
-        "2g.12gb": Profile(2, 2, (0, 2), 2),
-        "2g.12gb+me": Profile(2, 2, (0, 2), 1),
-        "4g.24gb": Profile(4, 4, (0,), 1),
-    }),
+    "A30-24GB": Model(
+        4,
+        {
+            "1g.6gb": Profile(1, 1, (0, 1, 2, 3), 4),
+            "1g.6gb+me": Profile(1, 1, (0, 1, 2, 3), 1),
+            "2g.12gb": Profile(2, 2, (0, 2), 2),
+            "2g.12gb+me": Profile(2, 2, (0, 2), 1),
+            "4g.24gb": Profile(4, 4, (0,), 1),
+        },
+    ),
     "A100-40GB": _seven_slice(5, 10, 20, 40),
     "A100-80GB": _seven_slice(10, 20, 40, 80),
     "H100-80GB": _seven_slice(10, 20, 40, 80),

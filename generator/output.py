@@ -60,8 +60,11 @@ class Tree:
     placed: list[Placed] = field(default_factory=list)
 
 
-def build_tree(cluster: str, layers: list[tuple[str, list[tuple[str, list[dict]]]]],
-               side_folders: dict[str, list[dict]] | None = None) -> Tree:
+def build_tree(
+    cluster: str,
+    layers: list[tuple[str, list[tuple[str, list[dict]]]]],
+    side_folders: dict[str, list[dict]] | None = None,
+) -> Tree:
     """Files for ``layers`` = [(layer, [(component, objects)])], in apply order.
 
     Empty components and layers are left out, so kustomize never sees an empty folder.

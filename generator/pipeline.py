@@ -57,8 +57,9 @@ def select(project: Project, names: tuple[str, ...] | list[str]) -> list[str]:
         return [check_cluster_name(n) for n in names]
     found = project.cluster_names()
     if not found:
-        raise InputError("no clusters found", path=project.display(project.clusters),
-                         hint="create one with `gpu-gitops init NAME`")
+        raise InputError(
+            "no clusters found", path=project.display(project.clusters), hint="create one with `gpu-gitops init NAME`"
+        )
     return found
 
 
@@ -71,12 +72,19 @@ class Selection:
     covers_orphans: bool
 
 
-def choose(project: Project, names: tuple[str, ...] | list[str], changed_only: bool = False, base: str = "HEAD",
-           shard: str | None = None) -> Selection:
+def choose(
+    project: Project,
+    names: tuple[str, ...] | list[str],
+    changed_only: bool = False,
+    base: str = "HEAD",
+    shard: str | None = None,
+) -> Selection:
     """Clusters named, else all of them narrowed by ``--changed-only`` and ``--shard``."""
     if names and (changed_only or shard):
-        raise InputError("name clusters, or use --changed-only/--shard, not both",
-                         hint="drop the cluster names to let --changed-only or --shard choose")
+        raise InputError(
+            "name clusters, or use --changed-only/--shard, not both",
+            hint="drop the cluster names to let --changed-only or --shard choose",
+        )
     chosen = select(project, names)
     covers_orphans = not names
     if changed_only or shard:
@@ -119,8 +127,9 @@ def render_one(project: Project, name: str, validator_for, options: Options, sha
     hashes = fingerprint.input_lines(project, name, shared)
     try:
         cluster = inputs.load_cluster(project, name)
-        rendered = render(project, cluster, validator_for(cluster.spec["kubernetesVersion"]), options.require_schemas,
-                          options.config)
+        rendered = render(
+            project, cluster, validator_for(cluster.spec["kubernetesVersion"]), options.require_schemas, options.config
+        )
     except InputError as exc:
         return Outcome(name, error=exc)
     rendered.tree.files[fingerprint.SUM_FILE] = fingerprint.sum_file(hashes, rendered.tree.files)
@@ -129,8 +138,13 @@ def render_one(project: Project, name: str, validator_for, options: Options, sha
     return Outcome(name, rendered=rendered)
 
 
-def render_many(project: Project, names: list[str], options: Options, jobs: int = 1,
-                on_done: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+def render_many(
+    project: Project,
+    names: list[str],
+    options: Options,
+    jobs: int = 1,
+    on_done: Callable[[Outcome], None] | None = None,
+) -> list[Outcome]:
     """Render ``names``, in ``jobs`` processes when more than one; outcomes in ``names`` order.
 
     Clusters are independent, so a process pool renders them in parallel; each worker compiles
@@ -194,8 +208,11 @@ def _write_one(project: Project, outcome: Outcome) -> None:
         outcome.error = exc
     except OSError as exc:
         # write_tree raises OSError only before its swap, and puts a moved tree back first
-        outcome.error = InputError(f"cannot write the rendered tree: {exc.strerror or exc}", path=shown,
-                                   hint="check free space and permissions; the previous tree is unchanged")
+        outcome.error = InputError(
+            f"cannot write the rendered tree: {exc.strerror or exc}",
+            path=shown,
+            hint="check free space and permissions; the previous tree is unchanged",
+        )
 
 
 def orphans(project: Project) -> list[Path]:
@@ -227,12 +244,18 @@ def _committed(project: Project, name: str) -> dict[str, bytes]:
     """The tree render would replace (the one a cut swap moved aside, while it is missing);
     a folder render refuses to touch is an input error."""
     if project.rendered.is_symlink():
-        raise InputError("is a symlink; refusing to read or write through it", path=project.display(project.rendered),
-                         hint="rendered/ must be a real folder inside the project")
+        raise InputError(
+            "is a symlink; refusing to read or write through it",
+            path=project.display(project.rendered),
+            hint="rendered/ must be a real folder inside the project",
+        )
     target = project.rendered / name
     if not tree.is_owned(target):
-        raise InputError("exists but was not written by gpu-gitops", path=project.display(target),
-                         hint="move it away; render refuses to replace it")
+        raise InputError(
+            "exists but was not written by gpu-gitops",
+            path=project.display(target),
+            hint="move it away; render refuses to replace it",
+        )
     return tree.read_tree(tree.current(project.rendered, name))
 
 

@@ -23,8 +23,13 @@ class Progress:
     """Context manager; call it once per finished cluster. A no-op when not ``wanted``."""
 
     def __init__(self, total: int, label: str, enabled: bool, color: bool | None = None):
-        self._bar = click.progressbar(length=total, label=label, file=sys.stderr, color=color,
-                                      show_pos=True, item_show_func=lambda name: name) if enabled else None
+        self._bar = (
+            click.progressbar(
+                length=total, label=label, file=sys.stderr, color=color, show_pos=True, item_show_func=lambda name: name
+            )
+            if enabled
+            else None
+        )
 
     def __enter__(self) -> Progress:
         if self._bar:

@@ -31,9 +31,12 @@ def load(library: Path | None = None) -> dict[str, dict]:
 
 
 def _malformed(path: Path, exc: Exception) -> InputError:
-    return InputError(f"malformed provider table: {exc}", path=str(path),
-                      hint="providers.json holds {facts: {name: meaning}, providers: {provider: "
-                           "{facts: {name: value}, sources: {name: source}}}}")
+    return InputError(
+        f"malformed provider table: {exc}",
+        path=str(path),
+        hint="providers.json holds {facts: {name: meaning}, providers: {provider: "
+        "{facts: {name: value}, sources: {name: source}}}}",
+    )
 
 
 @functools.cache
@@ -44,8 +47,9 @@ def _parse(path: Path, mtime_ns: int, size: int) -> dict[str, dict]:
         table = {name: row["facts"] for name, row in data["providers"].items()}
         for name, facts in table.items():
             if set(facts) != names:
-                raise ValueError(f"provider {name} has facts {sorted(set(facts) ^ names)} that differ from the "
-                                 "listed ones")
+                raise ValueError(
+                    f"provider {name} has facts {sorted(set(facts) ^ names)} that differ from the listed ones"
+                )
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise _malformed(path, exc) from None
     return table
@@ -57,7 +61,9 @@ def facts(provider: str, library: Path | None = None) -> dict:
     table = load(library)
     if provider not in table:
         path = (library if library is not None else INSTALLED_LIBRARY) / "providers.json"
-        raise InputError(f"provider {provider!r} has no row in the provider table", path=str(path),
-                         hint=f"add {provider} with every fact to providers.json, or use one of: "
-                              f"{', '.join(sorted(table))}")
+        raise InputError(
+            f"provider {provider!r} has no row in the provider table",
+            path=str(path),
+            hint=f"add {provider} with every fact to providers.json, or use one of: {', '.join(sorted(table))}",
+        )
     return table[provider]

@@ -30,7 +30,6 @@ class Registry:
     own_layer: str | None = None  # where components an overrides.libsonnet adds are laid out
 
 
-
 @functools.cache
 def load(library: Path) -> Registry:
     """Read the registry; a malformed one (in a customised library) is an input error."""
@@ -42,15 +41,19 @@ def load(library: Path) -> Registry:
             raise TypeError("a layer's wait must be true or false")
         components = tuple(Component(c["name"], c["layer"], c["description"]) for c in data["components"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InputError(f"malformed component registry: {exc}", path=str(path),
-                         hint="registry.json holds {layers: [{name, description, wait?}], "
-                              "components: [{name, layer, description}]}"
-                         ) from None
+        raise InputError(
+            f"malformed component registry: {exc}",
+            path=str(path),
+            hint="registry.json holds {layers: [{name, description, wait?}], components: [{name, layer, description}]}",
+        ) from None
     own_layer = data.get("ownLayer")
     unknown = [c.name for c in components if c.layer not in layers]
     if own_layer is not None and own_layer not in layers:
         unknown.append(f"(ownLayer) {own_layer}")
     if unknown:
-        raise InputError(f"components in unknown layers: {', '.join(unknown)}", path=str(path),
-                         hint="every component's layer must be one of the registry's layers")
+        raise InputError(
+            f"components in unknown layers: {', '.join(unknown)}",
+            path=str(path),
+            hint="every component's layer must be one of the registry's layers",
+        )
     return Registry(layers, components, own_layer)

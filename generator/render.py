@@ -64,35 +64,60 @@ def _check_shape(result: object, source: str) -> dict[str, list[dict]]:
     """Refuse anything that is not ``{component: [object]}`` with safe names, before it
     reaches the file system."""
     if not isinstance(result, dict):
-        raise InputError(f"the Jsonnet library returned {type(result).__name__}, not an object of components",
-                         path=source, hint="an override must be an object mixin such as { values+:: {...} }")
+        raise InputError(
+            f"the Jsonnet library returned {type(result).__name__}, not an object of components",
+            path=source,
+            hint="an override must be an object mixin such as { values+:: {...} }",
+        )
     for component, objects in result.items():
         if not isinstance(objects, list):
-            raise InputError(f"component {component!r} must be a list of objects, got {type(objects).__name__}",
-                             path=source, hint="an override replaced a component's list with something else")
+            raise InputError(
+                f"component {component!r} must be a list of objects, got {type(objects).__name__}",
+                path=source,
+                hint="an override replaced a component's list with something else",
+            )
         for i, obj in enumerate(objects):
             meta = obj.get("metadata") if isinstance(obj, dict) else None
-            if not (isinstance(obj, dict) and isinstance(obj.get("apiVersion"), str) and isinstance(obj.get("kind"), str)
-                    and isinstance(meta, dict) and isinstance(meta.get("name"), str) and meta["name"]):
-                raise InputError(f"component {component!r} item {i} is not a Kubernetes object "
-                                 "(apiVersion, kind and metadata.name are required)", path=source)
+            if not (
+                isinstance(obj, dict)
+                and isinstance(obj.get("apiVersion"), str)
+                and isinstance(obj.get("kind"), str)
+                and isinstance(meta, dict)
+                and isinstance(meta.get("name"), str)
+                and meta["name"]
+            ):
+                raise InputError(
+                    f"component {component!r} item {i} is not a Kubernetes object "
+                    "(apiVersion, kind and metadata.name are required)",
+                    path=source,
+                )
             name, namespace = meta["name"], meta.get("namespace")
             if not _OBJECT_NAME.match(name) or ".." in name:
-                raise InputError(f"component {component!r} item {i} ({obj['kind']}) has an invalid name {name!r}",
-                                 path=source, hint="object names are DNS subdomains: lower-case letters, digits, "
-                                 "'-' and '.'")
+                raise InputError(
+                    f"component {component!r} item {i} ({obj['kind']}) has an invalid name {name!r}",
+                    path=source,
+                    hint="object names are DNS subdomains: lower-case letters, digits, '-' and '.'",
+                )
             if namespace is not None and not (isinstance(namespace, str) and _NAMESPACE.match(namespace)):
-                raise InputError(f"component {component!r} item {i} ({obj['kind']} {name}) has an invalid namespace "
-                                 f"{namespace!r}", path=source, hint="a namespace is a DNS label: lower-case letters, "
-                                 "digits and '-', at most 63 characters")
+                raise InputError(
+                    f"component {component!r} item {i} ({obj['kind']} {name}) has an invalid namespace {namespace!r}",
+                    path=source,
+                    hint="a namespace is a DNS label: lower-case letters, digits and '-', at most 63 characters",
+                )
             if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]{0,62}", obj["kind"]):  # lower-cased, a DNS-1035 label
-                raise InputError(f"component {component!r} item {i} has an invalid kind {obj['kind']!r}", path=source,
-                                 hint="a kind is a CamelCase word such as ConfigMap, at most 63 characters")
+                raise InputError(
+                    f"component {component!r} item {i} has an invalid kind {obj['kind']!r}",
+                    path=source,
+                    hint="a kind is a CamelCase word such as ConfigMap, at most 63 characters",
+                )
             size = len(object_filename(obj).encode())
             if size > MAX_FILE_NAME:
-                raise InputError(f"component {component!r} item {i} ({obj['kind']} {name}) would be written to a file "
-                                 f"name of {size} bytes, longer than file systems allow ({MAX_FILE_NAME})",
-                                 path=source, hint="shorten the object's name or namespace")
+                raise InputError(
+                    f"component {component!r} item {i} ({obj['kind']} {name}) would be written to a file "
+                    f"name of {size} bytes, longer than file systems allow ({MAX_FILE_NAME})",
+                    path=source,
+                    hint="shorten the object's name or namespace",
+                )
     return result
 
 
@@ -101,12 +126,17 @@ def layout(project: Project, cluster: Cluster, components: dict[str, list[dict]]
     own = sorted(set(components) - {c.name for c in reg.components})
     for name in own:  # added by the cluster's overrides.libsonnet; the name becomes a folder
         if not reg.own_layer or not _COMPONENT.match(name):
-            raise InputError(f"invalid component name {name!r}: a component of one's own is named like a "
-                             "folder", path=project.display(cluster.overrides or cluster.folder),
-                             hint="use lower-case letters, digits and '-', e.g. 'team-settings'")
+            raise InputError(
+                f"invalid component name {name!r}: a component of one's own is named like a folder",
+                path=project.display(cluster.overrides or cluster.folder),
+                hint="use lower-case letters, digits and '-', e.g. 'team-settings'",
+            )
     layers = [
-        (layer, [(c.name, components.get(c.name, [])) for c in reg.components if c.layer == layer]
-         + [(name, components[name]) for name in own if layer == reg.own_layer])
+        (
+            layer,
+            [(c.name, components.get(c.name, [])) for c in reg.components if c.layer == layer]
+            + [(name, components[name]) for name in own if layer == reg.own_layer],
+        )
         for layer in reg.layers
     ]
     sync = gitops.objects(project, cluster, layers)
@@ -135,7 +165,9 @@ def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, pref
                     problems.append(Problem("warning", shown, message, unchecked_kind=kind))
             else:
                 where = "/".join(str(p) for p in problem.path)
-                problems.append(Problem("error", shown, f"schema: {('/' + where + ': ') if where else ''}{problem.message}"))
+                problems.append(
+                    Problem("error", shown, f"schema: {('/' + where + ': ') if where else ''}{problem.message}")
+                )
     return problems
 
 
@@ -154,18 +186,28 @@ def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = 
     settings.rules.update({r.ID: "off" for r in REGISTRY if settings.rules.get(r.ID, r.SEVERITY) != "error"})
     objects = [(f"{prefix}/{p.relpath}", tree.files[p.relpath].decode(), p.obj) for p in tree.placed]
     findings = lint_objects(objects, settings)
-    return [Problem("error", f"{f.file}:{f.line}:{f.col}", f"{f.message} [{f.rule}]")
-            for f in findings if f.severity == "error"]
+    return [
+        Problem("error", f"{f.file}:{f.line}:{f.col}", f"{f.message} [{f.rule}]")
+        for f in findings
+        if f.severity == "error"
+    ]
 
 
-def render(project: Project, cluster: Cluster, validator: SchemaValidator, require_schemas: bool = False,
-           config: dict | None = None) -> Rendered:
+def render(
+    project: Project,
+    cluster: Cluster,
+    validator: SchemaValidator,
+    require_schemas: bool = False,
+    config: dict | None = None,
+) -> Rendered:
     components = evaluate(project, cluster)
     digests.check(cluster.spec, cluster.source, components)
     tree = layout(project, cluster, components)
     prefix = project.display(project.rendered / cluster.name)
-    problems = [Problem("warning", str(w.location), f"{w.message}\n  hint: {w.hint}" if w.hint else w.message)
-                for w in cluster.warnings]
+    problems = [
+        Problem("warning", str(w.location), f"{w.message}\n  hint: {w.hint}" if w.hint else w.message)
+        for w in cluster.warnings
+    ]
     problems += validate(tree, validator, require_schemas, prefix)
     problems += lint_rules(tree, cluster, prefix, config)
     return Rendered(cluster, components, tree, problems)

@@ -65,8 +65,9 @@ def init_cluster(project: Project, name: str, force: bool = False) -> Path:
     folder = project.clusters / name
     path = folder / CLUSTER_FILE
     if path.exists() and not force:
-        raise InputError("cluster input already exists", path=project.display(path),
-                         hint="edit it, or pass --force to overwrite it")
+        raise InputError(
+            "cluster input already exists", path=project.display(path), hint="edit it, or pass --force to overwrite it"
+        )
     copy = editor_schema(project)
     schema = copy or project.schema_file
     text = TEMPLATE.format(name=name, schema=Path(os.path.relpath(schema, folder)).as_posix())
@@ -76,8 +77,11 @@ def init_cluster(project: Project, name: str, force: bool = False) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     except OSError as exc:
-        raise InputError(f"cannot create the cluster input: {exc.strerror or exc}", path=project.display(path),
-                         hint="the project folder must be writable") from None
+        raise InputError(
+            f"cannot create the cluster input: {exc.strerror or exc}",
+            path=project.display(path),
+            hint="the project folder must be writable",
+        ) from None
     return path
 
 

@@ -32,8 +32,10 @@ SET_FILE = "SET.json"
 LAYOUT = "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
 DOWNLOAD_TIMEOUT = 60
 # the hint render, check and lint give with the warning that names the kinds without a schema
-MISSING_HINT = ("run `gpu-gitops schemas sync` (`--from DIR` with a local mirror of the CRD files), or give their "
-                "schemas with --schema-location (-v lists every object; --require-schemas makes this an error)")
+MISSING_HINT = (
+    "run `gpu-gitops schemas sync` (`--from DIR` with a local mirror of the CRD files), or give their "
+    "schemas with --schema-location (-v lists every object; --require-schemas makes this an error)"
+)
 
 
 @dataclass(frozen=True)
@@ -77,8 +79,9 @@ class SchemaSet:
 
 def load_sources(text: str | None = None) -> SourceList:
     """The shipped source list (or ``text``, for tests)."""
-    raw = json.loads(text if text is not None else
-                     resources.files("generator").joinpath(SOURCES_FILE).read_text(encoding="utf-8"))
+    raw = json.loads(
+        text if text is not None else resources.files("generator").joinpath(SOURCES_FILE).read_text(encoding="utf-8")
+    )
     return SourceList(raw["version"], tuple(Source(**{**s, "kinds": tuple(s["kinds"])}) for s in raw["sources"]))
 
 
@@ -97,14 +100,18 @@ def _download(source: Source) -> bytes:
         with urllib.request.urlopen(source.url, timeout=DOWNLOAD_TIMEOUT) as response:  # noqa: S310 (https URLs we ship)
             return response.read()
     except urllib.error.HTTPError as exc:
-        raise InputError(f"cannot download {source.filename}: HTTP {exc.code}", path=source.url,
-                         hint="check the network or proxy, or use `schemas sync --from DIR` with a local mirror") \
-            from None
+        raise InputError(
+            f"cannot download {source.filename}: HTTP {exc.code}",
+            path=source.url,
+            hint="check the network or proxy, or use `schemas sync --from DIR` with a local mirror",
+        ) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise InputError(f"cannot download {source.filename}: {reason}", path=source.url,
-                         hint="check the network or proxy, or use `schemas sync --from DIR` with a local mirror") \
-            from None
+        raise InputError(
+            f"cannot download {source.filename}: {reason}",
+            path=source.url,
+            hint="check the network or proxy, or use `schemas sync --from DIR` with a local mirror",
+        ) from None
 
 
 class Mirror:
@@ -133,9 +140,11 @@ class Mirror:
             return found.read_bytes()
         named = [p for p in self.files if p.name == source.filename]
         if named:
-            raise InputError(f"{source.filename} ({source.repo} {source.ref}) in the mirror has a different checksum: "
-                             f"{named[0]}", path=source.url,
-                             hint=f"the mirror needs the file byte for byte (sha256 {source.sha256})")
+            raise InputError(
+                f"{source.filename} ({source.repo} {source.ref}) in the mirror has a different checksum: {named[0]}",
+                path=source.url,
+                hint=f"the mirror needs the file byte for byte (sha256 {source.sha256})",
+            )
         return None
 
 
@@ -143,8 +152,9 @@ def _sha256(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
 
 
-def sync(mirror: Path | None = None, root: Path | None = None, sources: SourceList | None = None,
-         fetch=_download) -> SchemaSet:
+def sync(
+    mirror: Path | None = None, root: Path | None = None, sources: SourceList | None = None, fetch=_download
+) -> SchemaSet:
     """Fetch, verify, convert and install every source; the previous set stays until all succeeded."""
     from generator.lint.crdimport import import_files  # lint's loader is only needed here
     from generator.validate.validator import load_schema
@@ -168,9 +178,12 @@ def sync(mirror: Path | None = None, root: Path | None = None, sources: SourceLi
                 continue
             digest = _sha256(body)
             if digest != source.sha256:
-                raise InputError(f"checksum mismatch for {source.filename}: got sha256 {digest}, "
-                                 f"the source list pins {source.sha256}", path=source.url,
-                                 hint="the file changed upstream or in transit; nothing was installed")
+                raise InputError(
+                    f"checksum mismatch for {source.filename}: got sha256 {digest}, "
+                    f"the source list pins {source.sha256}",
+                    path=source.url,
+                    hint="the file changed upstream or in transit; nothing was installed",
+                )
             target = downloaded / f"{i:03}-{source.filename}"
             target.write_bytes(body)
             files.append(target)
@@ -181,8 +194,9 @@ def sync(mirror: Path | None = None, root: Path | None = None, sources: SourceLi
             load_schema(path)  # checked once here, so render, check and lint need not
         shutil.rmtree(downloaded)
         schemas.mkdir(exist_ok=True)
-        (schemas / SET_FILE).write_text(json.dumps({"version": listed.version, "kinds": len(written),
-                                                    "absent": absent}) + "\n")
+        (schemas / SET_FILE).write_text(
+            json.dumps({"version": listed.version, "kinds": len(written), "absent": absent}) + "\n"
+        )
         final = root / "crd-schemas"
         result = SchemaSet(listed.version, final, len(written), tuple(absent))
         old = root / f"crd-schemas.{os.getpid()}.old"

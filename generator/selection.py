@@ -23,13 +23,16 @@ def _git(root: Path, *args: str) -> str:
     try:
         done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
     except FileNotFoundError:
-        raise InputError("--changed-only needs git, which is not installed",
-                         hint="install git, or run without --changed-only") from None
+        raise InputError(
+            "--changed-only needs git, which is not installed", hint="install git, or run without --changed-only"
+        ) from None
     if done.returncode != 0:
         message = (done.stderr.strip().splitlines() or ["git failed"])[-1]
-        raise InputError(f"git {' '.join(args)}: {message}", path=str(root),
-                         hint="--changed-only works in a git checkout; --base must name a commit, "
-                         "e.g. origin/main")
+        raise InputError(
+            f"git {' '.join(args)}: {message}",
+            path=str(root),
+            hint="--changed-only works in a git checkout; --base must name a commit, e.g. origin/main",
+        )
     return done.stdout
 
 
@@ -51,7 +54,7 @@ def affected(changed: list[str], clusters: list[str]) -> list[str]:
     for path in changed:
         for prefix in PER_CLUSTER:
             if path.startswith(prefix):
-                hit.add(path[len(prefix):].split("/", 1)[0])
+                hit.add(path[len(prefix) :].split("/", 1)[0])
     return [c for c in clusters if c in hit]
 
 
@@ -62,9 +65,11 @@ def parse_shard(text: str) -> tuple[int, int]:
     """``"2/5"`` → ``(2, 5)``: the second of five shards, counted from 1 like CI systems do."""
     match = _SHARD.match(text.strip())
     if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
-        raise InputError(f"invalid --shard {text!r}",
-                         hint="use INDEX/TOTAL with 1 <= INDEX <= TOTAL, e.g. --shard 2/4 "
-                         "(GitLab: --shard $CI_NODE_INDEX/$CI_NODE_TOTAL)")
+        raise InputError(
+            f"invalid --shard {text!r}",
+            hint="use INDEX/TOTAL with 1 <= INDEX <= TOTAL, e.g. --shard 2/4 "
+            "(GitLab: --shard $CI_NODE_INDEX/$CI_NODE_TOTAL)",
+        )
     return int(match.group(1)), int(match.group(2))
 
 

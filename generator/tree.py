@@ -90,15 +90,18 @@ def _leftovers(rendered: Path, kind: str, cluster: str) -> list[Path]:
         names = sorted(n for n in os.listdir(rendered) if n.startswith(prefix))
     except FileNotFoundError:
         return []
-    return [rendered / n for n in names if not _owner_alive(n[len(prefix):])]
+    return [rendered / n for n in names if not _owner_alive(n[len(prefix) :])]
 
 
 def _refuse_links(paths: list[Path], shown: str) -> None:
     for path in paths:
         if path.is_symlink() or not path.is_dir():
-            raise InputError(f"{path.name} is not a folder gpu-gitops left behind (a symlink or a file); "
-                             "refusing to use or remove it", path=shown,
-                             hint=f"inspect and remove rendered/{path.name} by hand")
+            raise InputError(
+                f"{path.name} is not a folder gpu-gitops left behind (a symlink or a file); "
+                "refusing to use or remove it",
+                path=shown,
+                hint=f"inspect and remove rendered/{path.name} by hand",
+            )
 
 
 # --- reading and comparing -------------------------------------------------------------------
@@ -155,8 +158,11 @@ def is_owned(folder: Path) -> bool:
     if not folder.exists() and not folder.is_symlink():
         return True
     kustomization = folder / "kustomization.yaml"
-    if folder.is_symlink() or not folder.is_dir() or not stat.S_ISREG(kustomization.lstat().st_mode
-                                                                        if kustomization.exists() else 0):
+    if (
+        folder.is_symlink()
+        or not folder.is_dir()
+        or not stat.S_ISREG(kustomization.lstat().st_mode if kustomization.exists() else 0)
+    ):
         return False
     with kustomization.open("rb") as fh:
         return fh.readline().startswith(b"# Rendered by gpu-gitops")
@@ -198,9 +204,11 @@ def recover(rendered: Path, cluster: str, shown: str) -> list[str]:
         try:
             shutil.rmtree(stale)
         except OSError as exc:
-            raise InputError(f"cannot remove rendered/{stale.name}, left by an interrupted render: "
-                             f"{exc.strerror or exc}", path=shown,
-                             hint="check its permissions and remove it by hand") from None
+            raise InputError(
+                f"cannot remove rendered/{stale.name}, left by an interrupted render: {exc.strerror or exc}",
+                path=shown,
+                hint="check its permissions and remove it by hand",
+            ) from None
         removed.append(stale.name)
     return removed
 
@@ -237,7 +245,7 @@ def _write_file(path: Path, content: bytes, mtime_ns: int | None) -> None:
         os.fchmod(fd, FILE_MODE)
         view = memoryview(content)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
     if mtime_ns is not None:
@@ -282,8 +290,11 @@ def write_tree(rendered: Path, tree: Tree, shown: str) -> tuple[Changes, list[st
     target = rendered / tree.cluster
     removed = recover(rendered, tree.cluster, shown)
     if not is_owned(target):
-        raise InputError("exists but was not written by gpu-gitops; refusing to replace it", path=shown,
-                         hint="move it away, or delete it if it is an old render")
+        raise InputError(
+            "exists but was not written by gpu-gitops; refusing to replace it",
+            path=shown,
+            hint="move it away, or delete it if it is an old render",
+        )
     current_files = read_tree(target)
     changes = compare(current_files, tree.files)
     if changes.empty and (not target.exists() or _modes_ok(target)):
@@ -318,7 +329,10 @@ def write_tree(rendered: Path, tree: Tree, shown: str) -> tuple[Changes, list[st
     except OSError as exc:
         raise LeftoverError(
             f"wrote the new tree, but could not remove the previous one, left in rendered/{old.name}: "
-            f"{exc.strerror or exc}", changes, path=shown,
-            hint="the next `gpu-gitops render` removes it (or reports why it cannot)") from None
+            f"{exc.strerror or exc}",
+            changes,
+            path=shown,
+            hint="the next `gpu-gitops render` removes it (or reports why it cannot)",
+        ) from None
     _step("cleaned")
     return changes, removed

@@ -64,9 +64,12 @@ def load(library: Path) -> Versions:
 
 
 def _malformed(path: Path, exc: Exception) -> InputError:
-    return InputError(f"malformed versions file: {exc}", path=str(path),
-                      hint="versions.json holds {versions: [{input, default, what, source}], images: {name: "
-                           "{image, what, source}}, repositories: {name: {repository, tag, what, source}}}")
+    return InputError(
+        f"malformed versions file: {exc}",
+        path=str(path),
+        hint="versions.json holds {versions: [{input, default, what, source}], images: {name: "
+        "{image, what, source}}, repositories: {name: {repository, tag, what, source}}}",
+    )
 
 
 @functools.cache
@@ -77,8 +80,10 @@ def _parse(path: Path, mtime_ns: int, size: int) -> Versions:
         if not all(isinstance(e.default, str) for e in inputs):
             raise TypeError("a default must be a string")
         images = tuple(Image(name, e["image"], e["what"], e["source"]) for name, e in data["images"].items())
-        repositories = tuple(Repository(name, e["repository"], e["tag"], e["what"], e["source"])
-                             for name, e in data["repositories"].items())
+        repositories = tuple(
+            Repository(name, e["repository"], e["tag"], e["what"], e["source"])
+            for name, e in data["repositories"].items()
+        )
         untagged = [r.name for r in repositories if r.tag not in {v.input for v in inputs}]
         if untagged:
             raise ValueError(f"repositories whose tag is no versions entry: {', '.join(untagged)}")

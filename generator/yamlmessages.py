@@ -11,7 +11,7 @@ import unicodedata
 DUPLICATE_KEY_HINT = "each key may appear once in a mapping; remove or merge the repeated one"
 SYNTAX_HINT = "check indentation and quoting around this line"
 TAB_HINT = "this line has a tab: YAML indents with spaces only; replace the tab with spaces"
-BAD_CHARACTER_HINT = "remove the character, or write it as an escape inside a double-quoted string (\"\\x01\")"
+BAD_CHARACTER_HINT = 'remove the character, or write it as an escape inside a double-quoted string ("\\x01")'
 TAG_HINT = "remove the !!tag, or fix the value it applies to"
 
 

@@ -123,9 +123,14 @@ def load_file(path: Path, display: str | None = None) -> Located:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line, col = _line_col(raw[:exc.start].decode("utf-8"))
-        raise InputError(f"file is not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start} ({exc.reason})",
-                         path=shown, line=line, col=col, hint="save the file as UTF-8") from None
+        line, col = _line_col(raw[: exc.start].decode("utf-8"))
+        raise InputError(
+            f"file is not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start} ({exc.reason})",
+            path=shown,
+            line=line,
+            col=col,
+            hint="save the file as UTF-8",
+        ) from None
     return load_text(text, shown)
 
 
@@ -141,10 +146,14 @@ _NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U0001
 def load_text(text: str, display: str) -> Located:
     bad = _NOT_PRINTABLE.search(text)
     if bad:
-        line, col = _line_col(text[:bad.start()])
-        raise InputError(f"control character U+{ord(bad.group()):04X} is not allowed in YAML", path=display,
-                         line=line, col=col, hint="remove it, or write it as an escape (\"\\t\", \"\\u0007\") "
-                         "inside a double-quoted string")
+        line, col = _line_col(text[: bad.start()])
+        raise InputError(
+            f"control character U+{ord(bad.group()):04X} is not allowed in YAML",
+            path=display,
+            line=line,
+            col=col,
+            hint='remove it, or write it as an escape ("\\t", "\\u0007") inside a double-quoted string',
+        )
     from ruamel.yaml.error import YAMLError
 
     from generator.lint.fastyaml import Fallback
@@ -163,8 +172,13 @@ class _TooDeep(Exception):
         self.line, self.col = line, col
 
     def error(self, display: str) -> InputError:
-        return InputError(f"YAML nesting is deeper than {MAX_DEPTH} levels", path=display, line=self.line,
-                          col=self.col, hint="a cluster input nests a few levels; flatten the document")
+        return InputError(
+            f"YAML nesting is deeper than {MAX_DEPTH} levels",
+            path=display,
+            line=self.line,
+            col=self.col,
+            hint="a cluster input nests a few levels; flatten the document",
+        )
 
 
 _NULL = frozenset({"", "~", "null", "Null", "NULL"})
@@ -177,8 +191,13 @@ _TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?")
 def _too_large_integer(value: str, mark, display: str) -> InputError:
     """An integer with more digits than Python converts (``sys.get_int_max_str_digits``)."""
     digits = sum(c.isdigit() for c in value)
-    return InputError(f"integer with {digits} digits is too large", path=display, line=mark.line + 1,
-                      col=mark.column + 1, hint="quote it if it is meant as a string")
+    return InputError(
+        f"integer with {digits} digits is too large",
+        path=display,
+        line=mark.line + 1,
+        col=mark.column + 1,
+        hint="quote it if it is meant as a string",
+    )
 
 
 def _scalar_1_2(event, fallback: type[Exception]):
@@ -352,7 +371,7 @@ def _flow_too_deep(text: str) -> int | None:
         if char in _SPACE:
             i += 1
             continue
-        after = text[i + 1:i + 2]
+        after = text[i + 1 : i + 2]
         if char == "#" and (i == 0 or text[i - 1] in _SPACE + _BREAK):
             i = _line_end(text, i)
             continue
@@ -368,7 +387,7 @@ def _flow_too_deep(text: str) -> int | None:
             node_start = True
         elif char in "-?:" and (after in ("", " ", "\t", "\n", "\r") or (depth and char == ":" and after in ",[]{}")):
             node_start = True
-        elif char == "-" and text.startswith("---", i) and text[i + 3:i + 4] in ("", " ", "\t", "\n", "\r"):
+        elif char == "-" and text.startswith("---", i) and text[i + 3 : i + 4] in ("", " ", "\t", "\n", "\r"):
             i += 3  # a document start marker; the document's node follows
             node_start = True
             continue
@@ -384,7 +403,7 @@ def _flow_too_deep(text: str) -> int | None:
             i = _line_end(text, i)
             while i < end:
                 following = _line_end(text, i + 1)
-                line = text[i + 1:following]
+                line = text[i + 1 : following]
                 if line.strip(" ") and _indent(text, i + 1) <= line_indent:
                     break
                 i = following
@@ -436,9 +455,14 @@ def _check_version(text: str, display: str) -> None:
     """A ``%YAML`` directive names 1.1 or 1.2: ruamel's parser asserts on other 1.x versions."""
     directive = _VERSION_DIRECTIVE.search(text)
     if directive and directive.group(1) not in ("1.1", "1.2"):
-        line, col = _line_col(text[:directive.start()])
-        raise InputError(f"YAML version {directive.group(1)!r} is not supported", path=display, line=line, col=col,
-                         hint="write `%YAML 1.2`, or leave the directive out")
+        line, col = _line_col(text[: directive.start()])
+        raise InputError(
+            f"YAML version {directive.group(1)!r} is not supported",
+            path=display,
+            line=line,
+            col=col,
+            hint="write `%YAML 1.2`, or leave the directive out",
+        )
 
 
 def _ruamel_load(text: str, display: str) -> Located:
@@ -471,8 +495,9 @@ def _ruamel_load(text: str, display: str) -> Located:
             path=display,
             line=(mark.line + 1) if mark else 0,
             col=(mark.column + 1) if mark else 0,
-            hint=syntax_hint(str(exc.problem or exc.context),
-                             "\n".join(text.split("\n")[mark.line:mark.line + 1]) if mark else ""),
+            hint=syntax_hint(
+                str(exc.problem or exc.context), "\n".join(text.split("\n")[mark.line : mark.line + 1]) if mark else ""
+            ),
         ) from None
     except YAMLError as exc:
         raise InputError(f"YAML error: {exc}".splitlines()[0], path=display) from None
@@ -481,15 +506,22 @@ def _ruamel_load(text: str, display: str) -> Located:
         # constructor says so without a position, its composer's node has one
         misfit = _misfit(text)
         if misfit is None:
-            raise InputError(f"YAML value does not match its tag: {exc}", path=display,
-                             hint="remove the !!tag, or fix the value it applies to") from None
+            raise InputError(
+                f"YAML value does not match its tag: {exc}",
+                path=display,
+                hint="remove the !!tag, or fix the value it applies to",
+            ) from None
         node, problem = misfit
         if node.tag.endswith(":int") and sum(c.isdigit() for c in node.value) > sys.get_int_max_str_digits():
             raise _too_large_integer(node.value, node.start_mark, display) from None
         tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
-        raise InputError(f"YAML value {node.value[:40]!r} does not match its tag {tag}: {problem}", path=display,
-                         line=node.start_mark.line + 1, col=node.start_mark.column + 1,
-                         hint="remove the !!tag, or fix the value it applies to") from None
+        raise InputError(
+            f"YAML value {node.value[:40]!r} does not match its tag {tag}: {problem}",
+            path=display,
+            line=node.start_mark.line + 1,
+            col=node.start_mark.column + 1,
+            hint="remove the !!tag, or fix the value it applies to",
+        ) from None
     except RecursionError:
         # block nesting past what libyaml read (it stopped early): ruamel's own events locate it
         raise _TooDeep(*_deepest_start(yaml, text)).error(display) from None
@@ -498,8 +530,11 @@ def _ruamel_load(text: str, display: str) -> Located:
     try:
         data = to_plain(node)
     except (ValueError, RecursionError):
-        raise InputError(f"the document expands to more than {MAX_NODES} nodes (nested aliases?)", path=display,
-                         hint="use fewer or shallower YAML anchors and aliases") from None
+        raise InputError(
+            f"the document expands to more than {MAX_NODES} nodes (nested aliases?)",
+            path=display,
+            hint="use fewer or shallower YAML anchors and aliases",
+        ) from None
     return Located(display, data, _ruamel_positions(node, display))
 
 
@@ -543,9 +578,14 @@ def _ruamel_positions(root: Any, display: str) -> dict[tuple, tuple[int, int, in
             for key, value in node.items():
                 kl, kc = node.lc.key(key)
                 if isinstance(key, (Mapping, tuple)):
-                    raise InputError(f"a {'mapping' if isinstance(key, Mapping) else 'sequence'} is used as a key; "
-                                     "keys must be strings", path=display, line=kl + 1, col=kc + 1,
-                                     hint="write the key as a plain or quoted string, e.g. `name: value`")
+                    raise InputError(
+                        f"a {'mapping' if isinstance(key, Mapping) else 'sequence'} is used as a key; "
+                        "keys must be strings",
+                        path=display,
+                        line=kl + 1,
+                        col=kc + 1,
+                        hint="write the key as a plain or quoted string, e.g. `name: value`",
+                    )
                 vl, vc = node.lc.value(key)
                 positions[(*path, str(key))] = (kl + 1, kc + 1, vl + 1, vc + 1)
                 stack.append(((*path, str(key)), value))

@@ -100,7 +100,8 @@ def rendered(tmp_path_factory) -> Path:
     root.mkdir()
     for name in ("clusters", "libsonnet", "schemas"):
         shutil.copytree(REPO / name, root / name)
-    result = CliRunner().invoke(cli, ["--root", str(root), "--color", "never", "render", *strict_args()],
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, ["--root", str(root), "--color", "never", "render", *strict_args()], catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     return root / "rendered"

@@ -29,24 +29,93 @@ def _line_of(root: Path, needle: str, cluster: str = CLUSTER) -> int:
 
 # (id, old text, new text, marker on the offending line, expected message fragment, expected hint fragment)
 CASES = [
-    ("unknown-top-key", "provider: aks", "provider: aks\nprovder: aks", "provder", "unknown key 'provder'", "did you mean 'provider'"),
-    ("unknown-nested-key", "perNode: 8, nodes: 4}", "perNode: 8, nodes: 4, memory: 80}", "memory: 80", "unknown key 'memory'", ""),
-    ("wrong-type-int", "perNode: 8, nodes: 4}", "perNode: \"8\", nodes: 4}", "perNode: \"8\"", "expected integer", "remove the quotes"),
-    ("wrong-type-bool", "bbr: false}", "bbr: \"yes\"}", "bbr: \"yes\"", "expected boolean", "true or false"),
-    ("kpr-legacy-string", "kubeProxyReplacement: true", "kubeProxyReplacement: strict", "kubeProxyReplacement", "expected boolean", ""),
+    (
+        "unknown-top-key",
+        "provider: aks",
+        "provider: aks\nprovder: aks",
+        "provder",
+        "unknown key 'provder'",
+        "did you mean 'provider'",
+    ),
+    (
+        "unknown-nested-key",
+        "perNode: 8, nodes: 4}",
+        "perNode: 8, nodes: 4, memory: 80}",
+        "memory: 80",
+        "unknown key 'memory'",
+        "",
+    ),
+    (
+        "wrong-type-int",
+        "perNode: 8, nodes: 4}",
+        'perNode: "8", nodes: 4}',
+        'perNode: "8"',
+        "expected integer",
+        "remove the quotes",
+    ),
+    ("wrong-type-bool", "bbr: false}", 'bbr: "yes"}', 'bbr: "yes"', "expected boolean", "true or false"),
+    (
+        "kpr-legacy-string",
+        "kubeProxyReplacement: true",
+        "kubeProxyReplacement: strict",
+        "kubeProxyReplacement",
+        "expected boolean",
+        "",
+    ),
     ("bad-enum", "provider: aks", "provider: azure", "provider: azure", "'azure' is not allowed", "one of"),
-    ("bad-pattern", 'kubernetesVersion: "1.32"', 'kubernetesVersion: "v1.32"', "kubernetesVersion", "wrong format", "1.25"),
+    (
+        "bad-pattern",
+        'kubernetesVersion: "1.32"',
+        'kubernetesVersion: "v1.32"',
+        "kubernetesVersion",
+        "wrong format",
+        "1.25",
+    ),
     ("missing-required", "  engine: flux\n", "", "gitops:", "missing required key 'engine'", "GitOps engine"),
     # the parser notices the unclosed flow sequence at the next key
     ("yaml-syntax", "provider: aks", "provider: [aks", "gitops:", "YAML syntax error", "indentation"),
-    ("duplicate-key", "provider: aks", "provider: aks\nprovider: eks", "provider: eks", "duplicate key 'provider'", "once"),
+    (
+        "duplicate-key",
+        "provider: aks",
+        "provider: aks\nprovider: eks",
+        "provider: eks",
+        "duplicate key 'provider'",
+        "once",
+    ),
     ("tab-indent", "provider: aks", "provider: aks\n\tname: x", "\tname", "YAML syntax error", ""),
-    ("name-mismatch", "name: aks-h100-training", "name: other-cluster", "name: other-cluster", "does not match its folder", "rename the folder"),
+    (
+        "name-mismatch",
+        "name: aks-h100-training",
+        "name: other-cluster",
+        "name: other-cluster",
+        "does not match its folder",
+        "rename the folder",
+    ),
     ("duplicate-pool", "  - name: l40s", "  - name: h100", "- name: h100\n", "used twice", "unique"),
-    ("quota-over-capacity", "quota: {gpus: 32,", "quota: {gpus: 400,", "gpus: 400", "the node pools have", "lower quota.gpus"),
-    ("duplicate-namespace", "namespace: gpu-inference", "namespace: gpu-training", "namespace: gpu-training\n    type: inference", "declared twice", "merge"),
-    ("bad-nvme-pattern", 'diskIdPattern: "nvme-Microsoft_NVMe_Direct_Disk_*"', 'diskIdPattern: "nvme; rm -rf /"',
-     "diskIdPattern", "wrong format", "glob"),
+    (
+        "quota-over-capacity",
+        "quota: {gpus: 32,",
+        "quota: {gpus: 400,",
+        "gpus: 400",
+        "the node pools have",
+        "lower quota.gpus",
+    ),
+    (
+        "duplicate-namespace",
+        "namespace: gpu-inference",
+        "namespace: gpu-training",
+        "namespace: gpu-training\n    type: inference",
+        "declared twice",
+        "merge",
+    ),
+    (
+        "bad-nvme-pattern",
+        'diskIdPattern: "nvme-Microsoft_NVMe_Direct_Disk_*"',
+        'diskIdPattern: "nvme; rm -rf /"',
+        "diskIdPattern",
+        "wrong format",
+        "glob",
+    ),
     ("minimum", "perNode: 8, nodes: 4}", "perNode: 0, nodes: 4}", "perNode: 0", "less than the minimum", ""),
 ]
 
@@ -65,8 +134,11 @@ def test_bad_input_is_one_located_error(project, run, case):
     assert match.group("path") == f"clusters/{CLUSTER}/cluster.yaml"
     first_line = marker.split("\n")[0]
     if first_line.startswith("- name: h100"):
-        expected_line = [i for i, line in enumerate((project / "clusters" / CLUSTER / "cluster.yaml").read_text().splitlines(), 1)
-                         if "- name: h100" in line][1]
+        expected_line = [
+            i
+            for i, line in enumerate((project / "clusters" / CLUSTER / "cluster.yaml").read_text().splitlines(), 1)
+            if "- name: h100" in line
+        ][1]
     elif "\n" in marker:
         lines = (project / "clusters" / CLUSTER / "cluster.yaml").read_text()
         expected_line = lines[: lines.index(marker)].count("\n") + 1
@@ -105,13 +177,15 @@ def test_huge_file_is_refused_without_reading(project, run):
 
 
 def test_not_utf8_is_located(project, run):
-    (project / "clusters" / CLUSTER / "cluster.yaml").write_bytes("name: aks\nnote: é\xff\xfe\n".encode("latin-1")
-                                                                   .replace(b"\xe9", "é".encode()))
+    (project / "clusters" / CLUSTER / "cluster.yaml").write_bytes(
+        "name: aks\nnote: é\xff\xfe\n".encode("latin-1").replace(b"\xe9", "é".encode())
+    )
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     # the column counts characters: "é" is one, though two bytes
-    assert result.stderr.startswith(f"clusters/{CLUSTER}/cluster.yaml:2:8: error: file is not UTF-8 text: byte 0xff "
-                                    "at offset 18"), result.stderr
+    assert result.stderr.startswith(
+        f"clusters/{CLUSTER}/cluster.yaml:2:8: error: file is not UTF-8 text: byte 0xff at offset 18"
+    ), result.stderr
 
 
 @pytest.mark.parametrize("char", ["\x07", "\x00", "\x1b", "\ufffe"])
@@ -120,21 +194,27 @@ def test_control_character_is_located(project, run, char):
     line = _line_of(project, "provider: a")
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"clusters/{CLUSTER}/cluster.yaml:{line}:12: error: control character "
-                                    f"U+{ord(char):04X} is not allowed in YAML"), result.stderr
+    assert result.stderr.startswith(
+        f"clusters/{CLUSTER}/cluster.yaml:{line}:12: error: control character U+{ord(char):04X} is not allowed in YAML"
+    ), result.stderr
 
 
-@pytest.mark.parametrize("nested", [
-    "[" * 10_000 + "]" * 10_000,  # flow
-    "\n" + "".join(f"{'  ' * i}  a:\n" for i in range(300)) + "  " * 301 + "b: 1",  # block
-    "{x: &anchor 1, y: " + "[" * 10_000 + "]" * 10_000 + "}",  # an anchor sends it to the full loader
-], ids=["flow", "block", "anchored"])
+@pytest.mark.parametrize(
+    "nested",
+    [
+        "[" * 10_000 + "]" * 10_000,  # flow
+        "\n" + "".join(f"{'  ' * i}  a:\n" for i in range(300)) + "  " * 301 + "b: 1",  # block
+        "{x: &anchor 1, y: " + "[" * 10_000 + "]" * 10_000 + "}",  # an anchor sends it to the full loader
+    ],
+    ids=["flow", "block", "anchored"],
+)
 def test_deep_nesting_is_refused_at_the_limit(project, run, nested):
     (project / "clusters" / CLUSTER / "cluster.yaml").write_text(f"name: {CLUSTER}\nextra: {nested}\n")
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
-    assert re.match(rf"clusters/{CLUSTER}/cluster\.yaml:\d+:\d+: error: YAML nesting is deeper than 64 levels",
-                    result.stderr), result.stderr
+    assert re.match(
+        rf"clusters/{CLUSTER}/cluster\.yaml:\d+:\d+: error: YAML nesting is deeper than 64 levels", result.stderr
+    ), result.stderr
 
 
 def test_huge_integer_says_what_it_is(project, run):
@@ -142,8 +222,9 @@ def test_huge_integer_says_what_it_is(project, run):
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     line = _line_of(project, "big: 999")
-    assert result.stderr.startswith(f"clusters/{CLUSTER}/cluster.yaml:{line}:6: error: integer with 5001 digits is "
-                                    "too large"), result.stderr
+    assert result.stderr.startswith(
+        f"clusters/{CLUSTER}/cluster.yaml:{line}:6: error: integer with 5001 digits is too large"
+    ), result.stderr
 
 
 def test_top_level_not_a_mapping(project, run):
@@ -175,8 +256,10 @@ def test_one_bad_cluster_does_not_stop_the_others(project, run):
 
 def _leak(expr: str) -> str:
     """An override that tries to commit a file's content into a ConfigMap."""
-    return ("{ 'workload-isolation'+: [{apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'leak'}, "
-            f"data: {{x: {expr}}}}}] }}")
+    return (
+        "{ 'workload-isolation'+: [{apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'leak'}, "
+        f"data: {{x: {expr}}}}}] }}"
+    )
 
 
 def _overrides(root: Path, code: str) -> Path:
@@ -202,8 +285,9 @@ def test_overrides_cannot_escape_the_sandbox(project, run, code, fragment):
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert "root:" not in result.output  # nothing of /etc/passwd leaks
-    assert re.search(r"^clusters/aks-h100-training/overrides\.libsonnet:1:\d+: error: .*" + re.escape(fragment),
-                     result.stderr, re.M), result.stderr
+    assert re.search(
+        r"^clusters/aks-h100-training/overrides\.libsonnet:1:\d+: error: .*" + re.escape(fragment), result.stderr, re.M
+    ), result.stderr
     assert "hint: overrides may import only files from libsonnet/ or the cluster's own folder" in result.stderr
     assert read_tree(project / "rendered") == before
 
@@ -235,7 +319,10 @@ def test_overrides_runtime_error_is_located(project, run):
 
 
 def test_override_that_breaks_a_schema_is_an_error_and_writes_nothing(project, run):
-    _overrides(project, "{\n  'workload-isolation': [{apiVersion: 'v1', kind: 'Namespace', metadata: {name: 'x', bogus: 1}}],\n}\n")
+    _overrides(
+        project,
+        "{\n  'workload-isolation': [{apiVersion: 'v1', kind: 'Namespace', metadata: {name: 'x', bogus: 1}}],\n}\n",
+    )
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert 'namespace_x.yaml: error: schema: /metadata/bogus: unknown field "metadata.bogus"' in result.stderr
@@ -308,12 +395,17 @@ def test_cluster_input_that_is_not_a_regular_file(project, run):
 
 @pytest.mark.parametrize("text, tag", [("perNode: !!int eight", "!!int"), ("perNode: !!float x", "!!float")])
 def test_explicit_tag_with_a_wrong_value(project, run, text, tag):
-    _edit(project, "perNode: 8, nodes: 4}", text.split(": ", 1)[0] + ": 8, nodes: 4, x: " + text.split(": ", 1)[1] + "}")
+    _edit(
+        project, "perNode: 8, nodes: 4}", text.split(": ", 1)[0] + ": 8, nodes: 4, x: " + text.split(": ", 1)[1] + "}"
+    )
     line = _line_of(project, text.split(": ", 1)[1])
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
-    assert re.match(rf"clusters/{CLUSTER}/cluster\.yaml:{line}:\d+: error: YAML value '\w+' does not match its tag "
-                    rf"{tag}: .*\n  hint: remove the !!tag", result.stderr), result.stderr
+    assert re.match(
+        rf"clusters/{CLUSTER}/cluster\.yaml:{line}:\d+: error: YAML value '\w+' does not match its tag "
+        rf"{tag}: .*\n  hint: remove the !!tag",
+        result.stderr,
+    ), result.stderr
 
 
 # --- bounded Jsonnet: time, memory and depth ----------------------------------------------------
@@ -322,12 +414,16 @@ def test_explicit_tag_with_a_wrong_value(project, run, text, tag):
 def test_overrides_loop_is_stopped_at_the_cpu_bound(project, run):
     assert run(project, "render", CLUSTER).exit_code == 0
     before = read_tree(project / "rendered")
-    _overrides(project, "{ values+:: { spin:: std.foldl(function(a, x) a + x, std.range(1, 2147483647), 0) },\n"
-               "  'workload-isolation'+: [] + (if $.values.spin > 0 then [] else []) }\n")
+    _overrides(
+        project,
+        "{ values+:: { spin:: std.foldl(function(a, x) a + x, std.range(1, 2147483647), 0) },\n"
+        "  'workload-isolation'+: [] + (if $.values.spin > 0 then [] else []) }\n",
+    )
     result = run(project, "render", CLUSTER, env={"GPU_GITOPS_JSONNET_CPU_SECONDS": "1"})
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"clusters/{CLUSTER}/overrides.libsonnet: error: Jsonnet evaluation took more "
-                                    "than 1 s of CPU time"), result.stderr
+    assert result.stderr.startswith(
+        f"clusters/{CLUSTER}/overrides.libsonnet: error: Jsonnet evaluation took more than 1 s of CPU time"
+    ), result.stderr
     assert "GPU_GITOPS_JSONNET_CPU_SECONDS=<seconds>" in result.stderr
     assert read_tree(project / "rendered") == before
 
@@ -336,8 +432,9 @@ def test_overrides_huge_string_is_stopped_at_the_memory_bound(project, run):
     _overrides(project, "{ 'workload-isolation'+: [] + (if std.length(std.repeat('ab', 1e10)) > 0 then [] else []) }\n")
     result = run(project, "render", CLUSTER, env={"GPU_GITOPS_JSONNET_MEMORY_MIB": "256"})
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"clusters/{CLUSTER}/overrides.libsonnet: error: Jsonnet evaluation needed more "
-                                    "than 256 MiB of memory"), result.stderr
+    assert result.stderr.startswith(
+        f"clusters/{CLUSTER}/overrides.libsonnet: error: Jsonnet evaluation needed more than 256 MiB of memory"
+    ), result.stderr
     assert "GPU_GITOPS_JSONNET_MEMORY_MIB=<MiB>" in result.stderr
 
 
@@ -345,8 +442,9 @@ def test_overrides_runaway_recursion_is_located(project, run):
     _overrides(project, "local f(n) = f(n + 1) + 1;\n{ 'workload-isolation'+: [] + (if f(0) > 0 then [] else []) }\n")
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"clusters/{CLUSTER}/overrides.libsonnet:1:14: error: Jsonnet recursion deeper "
-                                    "than 500 calls"), result.stderr
+    assert result.stderr.startswith(
+        f"clusters/{CLUSTER}/overrides.libsonnet:1:14: error: Jsonnet recursion deeper than 500 calls"
+    ), result.stderr
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "lots"])
@@ -361,8 +459,11 @@ def test_overrides_import_of_non_utf8_text_is_located(project, run):
     _overrides(project, _leak("importstr 'blob.txt'"))
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
-    assert re.search(r"^clusters/aks-h100-training/overrides\.libsonnet:1:\d+: error: .*not UTF-8 text \(byte 2\)",
-                     result.stderr, re.M), result.stderr
+    assert re.search(
+        r"^clusters/aks-h100-training/overrides\.libsonnet:1:\d+: error: .*not UTF-8 text \(byte 2\)",
+        result.stderr,
+        re.M,
+    ), result.stderr
 
 
 def test_overrides_std_trace_reaches_stderr(project, run):
@@ -374,18 +475,36 @@ def test_overrides_std_trace_reaches_stderr(project, run):
 
 def _anchors(markdown: str) -> set[str]:
     """GitHub's anchors for the headings of a Markdown file."""
-    return {re.sub(r"[^a-z0-9 _-]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
-            for line in markdown.splitlines() if line.startswith("#")}
+    return {
+        re.sub(r"[^a-z0-9 _-]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+        for line in markdown.splitlines()
+        if line.startswith("#")
+    }
 
 
 # (old text, new text, expected message, expected start of the hint, docs section)
 SCHEMA_HINTS = [
-    ("tuning: {restartKubelet: true}", "tuning: [1]", "tuning: expected object, got list [1]",
-     "tuning takes a mapping", "top-level"),
-    ("perNode: 8, nodes: 4}", "perNode: 8, nodes: 0}", "nodePools[1].gpu.nodes: 0 is less than the minimum of 1",
-     "use 1 or more; Nodes in the pool", "nodepoolsgpu"),
-    ("perNode: 8, nodes: 4}", "perNode: 8, nodes: true}", "nodePools[1].gpu.nodes: expected integer, got boolean True",
-     "nodePools[1].gpu.nodes takes a whole number, e.g. 1; ", "nodepoolsgpu"),
+    (
+        "tuning: {restartKubelet: true}",
+        "tuning: [1]",
+        "tuning: expected object, got list [1]",
+        "tuning takes a mapping",
+        "top-level",
+    ),
+    (
+        "perNode: 8, nodes: 4}",
+        "perNode: 8, nodes: 0}",
+        "nodePools[1].gpu.nodes: 0 is less than the minimum of 1",
+        "use 1 or more; Nodes in the pool",
+        "nodepoolsgpu",
+    ),
+    (
+        "perNode: 8, nodes: 4}",
+        "perNode: 8, nodes: true}",
+        "nodePools[1].gpu.nodes: expected integer, got boolean True",
+        "nodePools[1].gpu.nodes takes a whole number, e.g. 1; ",
+        "nodepoolsgpu",
+    ),
 ]
 
 

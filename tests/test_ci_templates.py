@@ -119,8 +119,14 @@ def test_template_command_runs_clean(rendered_project, tmp_path, where, command,
     summary = tmp_path / "summary.md"
     full_env = dict(os.environ, **env, GITHUB_STEP_SUMMARY=str(summary))
     full_env["PATH"] = f"{BIN}{os.pathsep}{full_env.get('PATH', '')}"
-    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", command], cwd=rendered_project, env=full_env,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", command],
+        cwd=rendered_project,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, f"{where}: {command}\n{done.stdout}\n{done.stderr}"
 
 

@@ -16,7 +16,11 @@ def complete(args: list[str], incomplete: str) -> list[str]:
 @pytest.mark.parametrize("command", ["render", "check", "diff"])
 def test_cluster_names_complete(project, command):
     assert complete(["--root", str(project), command], "") == [
-        "aks-h100-training", "eks-mi300x-inference", "ocp-a100-tuned", "onprem-mi300x-operator"]
+        "aks-h100-training",
+        "eks-mi300x-inference",
+        "ocp-a100-tuned",
+        "onprem-mi300x-operator",
+    ]
     assert complete(["--root", str(project), command], "o") == ["ocp-a100-tuned", "onprem-mi300x-operator"]
 
 

@@ -30,8 +30,10 @@ def test_init_in_a_fleet_repository_writes_a_modeline_that_resolves(tmp_path, ru
 
 def test_init_in_a_project_with_its_own_schema_points_at_it(project, run):
     assert run(project, "init", "gpu-a").exit_code == 0
-    assert _schema_of(project / "clusters" / "gpu-a" / "cluster.yaml") == (project / "schemas" /
-                                                                           "cluster.schema.json").resolve()
+    assert (
+        _schema_of(project / "clusters" / "gpu-a" / "cluster.yaml")
+        == (project / "schemas" / "cluster.schema.json").resolve()
+    )
     assert not (project / EDITOR_SCHEMA).exists()
 
 

@@ -31,7 +31,9 @@ def test_an_unquoted_version_is_hinted_as_written(project, run, written):
 
 @pytest.mark.parametrize("version", ["1.38", "1.19", "2.0"])
 def test_a_well_formed_version_outside_the_shipped_schemas_is_not_supported(project, run, version):
-    err = _render_with(project, run, "aks-h100-training", 'kubernetesVersion: "1.32"', f'kubernetesVersion: "{version}"')
+    err = _render_with(
+        project, run, "aks-h100-training", 'kubernetesVersion: "1.32"', f'kubernetesVersion: "{version}"'
+    )
     lo, hi = bundled_versions()[0], bundled_versions()[-1]
     assert f'kubernetesVersion: "{version}" is not supported ({lo[0]}.{lo[1]}\u2013{hi[0]}.{hi[1]})' in err
     assert "wrong format" not in err

@@ -21,8 +21,11 @@ CLUSTER = "aks-h100-training"
 def test_a_second_writer_says_it_waits_and_gives_up_with_a_message(tmp_path):
     rendered = tmp_path / "rendered"
     said: list[str] = []
-    with (lock.project_lock(rendered, "rendered"), pytest.raises(InputError) as err,
-          lock.project_lock(rendered, "rendered", timeout=0.2, say=said.append)):
+    with (
+        lock.project_lock(rendered, "rendered"),
+        pytest.raises(InputError) as err,
+        lock.project_lock(rendered, "rendered", timeout=0.2, say=said.append),
+    ):
         pass
     assert said == ["rendered: waiting for another gpu-gitops render of this project to finish, at most 0.2 s"]
     assert "still holds the write lock after 0.2 s; nothing was written" in err.value.message
@@ -51,8 +54,9 @@ def _live_process():
 def test_recovery_leaves_a_live_renders_staging_alone_and_removes_a_dead_ones(tmp_path):
     rendered = tmp_path / "rendered"
     live = _live_process()
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
-                          check=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     try:
         busy = rendered / f".tmp.{CLUSTER}.{live.pid}-{tree._start_time(live.pid)}"
         gone = rendered / f".tmp.{CLUSTER}.{dead.stdout.strip()}-1"
@@ -119,8 +123,17 @@ def test_a_failed_delete_of_the_old_tree_says_the_new_one_is_in_place(project, r
     assert result.exit_code == 2
     assert "wrote the new tree, but could not remove the previous one, left in rendered/" in result.stderr
     assert "the previous tree is unchanged" not in result.stderr
-    assert "requests.nvidia.com/gpu: '20'" in (project / "rendered" / CLUSTER / "20-workloads" / "workload-isolation"
-                                               / "resourcequota_gpu-inference_gpu-quota.yaml").read_text()
+    assert (
+        "requests.nvidia.com/gpu: '20'"
+        in (
+            project
+            / "rendered"
+            / CLUSTER
+            / "20-workloads"
+            / "workload-isolation"
+            / "resourcequota_gpu-inference_gpu-quota.yaml"
+        ).read_text()
+    )
     leftovers = [p.name for p in (project / "rendered").iterdir() if p.name.startswith((".tmp.", ".old."))]
     assert len(leftovers) == 1
 
@@ -142,8 +155,14 @@ def test_the_reported_interleaving_replayed_keeps_the_staging_folder(project, ru
 
     def meanwhile(step):
         if step == "file" and not replayed:
-            replayed.append(subprocess.run([sys.executable, "-c", other, str(project / "rendered"), CLUSTER],
-                                           capture_output=True, text=True, check=False))
+            replayed.append(
+                subprocess.run(
+                    [sys.executable, "-c", other, str(project / "rendered"), CLUSTER],
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                )
+            )
 
     monkeypatch.setattr(tree, "_step", meanwhile)
     assert run(project, "render", CLUSTER).exit_code == 0

@@ -37,8 +37,14 @@ cli.main()
 """
 
 STEPS = [  # (step, n-th time, two-rename fallback)
-    ("file", 1, False), ("file", 40, False), ("staged", 1, False), ("swapped", 1, False),
-    ("file", 1, True), ("staged", 1, True), ("moved-aside", 1, True), ("swapped", 1, True),
+    ("file", 1, False),
+    ("file", 40, False),
+    ("staged", 1, False),
+    ("swapped", 1, False),
+    ("file", 1, True),
+    ("staged", 1, True),
+    ("moved-aside", 1, True),
+    ("swapped", 1, True),
 ]
 
 
@@ -66,13 +72,17 @@ def before_and_after(tmp_path_factory):
 
 
 @pytest.mark.parametrize(("step", "nth", "fallback"), STEPS)
-def test_a_kill_at_each_write_step_leaves_the_old_or_the_new_tree(before_and_after, tmp_path, run, step, nth,
-                                                                   fallback):
+def test_a_kill_at_each_write_step_leaves_the_old_or_the_new_tree(before_and_after, tmp_path, run, step, nth, fallback):
     source, old, new = before_and_after
     root = tmp_path / "proj"
     shutil.copytree(source, root)
-    killed = subprocess.run([sys.executable, "-c", _KILL_AT, str(root), CLUSTER, step, str(nth), "1" if fallback else "0"],
-                            cwd=REPO, capture_output=True, text=True, check=False)
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILL_AT, str(root), CLUSTER, step, str(nth), "1" if fallback else "0"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert killed.returncode == -signal.SIGKILL, killed.stderr  # the step was reached
 
     rendered = root / "rendered"

@@ -34,11 +34,21 @@ def test_hash_is_independent_of_key_order_and_changes_with_content():
 def test_nested_markers_resolve_inside_out():
     inner = _marker("json", {"x": 1})
     out = resolve(_marker("sha256", [inner]))
-    assert out == hashlib.sha256(json.dumps([json.dumps({"x": 1}, indent=2) + "\n"], separators=(",", ":")).encode()).hexdigest()
+    assert (
+        out
+        == hashlib.sha256(
+            json.dumps([json.dumps({"x": 1}, indent=2) + "\n"], separators=(",", ":")).encode()
+        ).hexdigest()
+    )
 
 
-@pytest.mark.parametrize("bad", [{"__gpu_gitops__": {"format": "toml", "value": 1}},
-                                 {"__gpu_gitops__": {"format": "yaml", "value": 1}, "extra": 1}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"__gpu_gitops__": {"format": "toml", "value": 1}},
+        {"__gpu_gitops__": {"format": "yaml", "value": 1}, "extra": 1},
+    ],
+)
 def test_malformed_markers_are_errors(bad):
     with pytest.raises(InputError, match="malformed __gpu_gitops__ marker"):
         resolve(bad)

@@ -76,10 +76,14 @@ def test_rules_md_comes_from_the_rule_registry(project, monkeypatch):
     registry = types.ModuleType("generator.lint.rules")
     registry.REGISTRY = (
         rule("K8S001", "error", "YAML | parse error", "The file is not YAML."),
-        rule("GPU001", "error", "GPU request without a limit",
-             "A GPU requested without a limit is never scheduled.\n\n    Fix: set ``nvidia.com/gpu`` in limits.\n\n"
-             "    PASS:\n\n        kind: Pod\n        spec: {}\n\n    FAIL:\n\n        kind: Pod\n",
-             {"maxCount": Option({"type": "integer"}, 8, "At most | this many.")}),
+        rule(
+            "GPU001",
+            "error",
+            "GPU request without a limit",
+            "A GPU requested without a limit is never scheduled.\n\n    Fix: set ``nvidia.com/gpu`` in limits.\n\n"
+            "    PASS:\n\n        kind: Pod\n        spec: {}\n\n    FAIL:\n\n        kind: Pod\n",
+            {"maxCount": Option({"type": "integer"}, 8, "At most | this many.")},
+        ),
     )
     monkeypatch.setitem(sys.modules, "generator.lint.rules", registry)
     text = docs.generated(Project(project))[project / "docs" / "rules.md"]
@@ -102,8 +106,13 @@ def test_no_rules_md_without_a_linter(monkeypatch):
 def test_readme_keeps_its_two_setup_commands_first():
     readme = (REPO / "README.md").read_text()
     blocks = re.findall(r"^```(\w*)\n(.*?)^```", readme, flags=re.S | re.M)
-    commands = [line for lang, block in blocks if lang in ("", "sh", "bash", "shell", "console")
-                for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    commands = [
+        line
+        for lang, block in blocks
+        if lang in ("", "sh", "bash", "shell", "console")
+        for line in block.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     assert commands[:2] == [
         "python3 -m venv .venv && . .venv/bin/activate && pip install -e . && gpu-gitops render",
         "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && python -m pytest -q",
@@ -114,8 +123,12 @@ def test_readme_keeps_its_two_setup_commands_first():
 def test_documented_shell_completion_works():
     readme = (REPO / "README.md").read_text()
     assert "_GPU_GITOPS_COMPLETE=bash_source gpu-gitops" in readme
-    done = subprocess.run([str(Path(sys.executable).parent / "gpu-gitops")], capture_output=True, text=True,
-                          env={"_GPU_GITOPS_COMPLETE": "bash_source", "PATH": os.environ.get("PATH", "")})
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "gpu-gitops")],
+        capture_output=True,
+        text=True,
+        env={"_GPU_GITOPS_COMPLETE": "bash_source", "PATH": os.environ.get("PATH", "")},
+    )
     assert done.returncode == 0
     assert "_gpu_gitops_completion" in done.stdout
 

@@ -23,8 +23,14 @@ def _load_yaml11(text: str):
 
 
 def test_kubernetes_key_order_then_sorted():
-    obj = {"zeta": 1, "spec": {"b": 1, "a": 2}, "data": {}, "metadata": {"labels": {}, "namespace": "ns", "name": "x"},
-           "kind": "K", "apiVersion": "v1"}
+    obj = {
+        "zeta": 1,
+        "spec": {"b": 1, "a": 2},
+        "data": {},
+        "metadata": {"labels": {}, "namespace": "ns", "name": "x"},
+        "kind": "K",
+        "apiVersion": "v1",
+    }
     lines = [line for line in to_yaml(obj).splitlines() if not line.startswith(" ")]
     assert lines == ["apiVersion: v1", "kind: K", "metadata:", "spec:", "data: {}", "zeta: 1"]
     meta = to_yaml(obj).split("metadata:\n")[1].splitlines()[:3]
@@ -37,18 +43,52 @@ def test_multiline_strings_are_literal_blocks():
     assert "run.sh: |\n    #!/bin/sh\n    echo hi\n" in text
 
 
-@given(st.sampled_from(["on", "off", "yes", "no", "y", "n", "true", "False", "null", "~", "0x1f", "0777", "1:30",
-                        "1e3", "2024-01-02", ".inf", "123", "0.5", "+1", "-7", ""]))
+@given(
+    st.sampled_from(
+        [
+            "on",
+            "off",
+            "yes",
+            "no",
+            "y",
+            "n",
+            "true",
+            "False",
+            "null",
+            "~",
+            "0x1f",
+            "0777",
+            "1:30",
+            "1e3",
+            "2024-01-02",
+            ".inf",
+            "123",
+            "0.5",
+            "+1",
+            "-7",
+            "",
+        ]
+    )
+)
 def test_strings_a_yaml11_reader_would_misread_are_quoted(value):
     text = to_yaml({"apiVersion": "v1", "kind": "ConfigMap", "data": {"k": value}})
     assert _load_yaml11(text)["data"]["k"] == value
 
 
-_scalars = st.one_of(st.text(max_size=30), st.integers(min_value=-(2**53), max_value=2**53), st.booleans(), st.none(),
-                     st.floats(allow_nan=False, allow_infinity=False, width=32))
-_data = st.recursive(_scalars, lambda children: st.one_of(st.lists(children, max_size=4),
-                                                          st.dictionaries(st.text(min_size=1, max_size=10), children, max_size=4)),
-                     max_leaves=20)
+_scalars = st.one_of(
+    st.text(max_size=30),
+    st.integers(min_value=-(2**53), max_value=2**53),
+    st.booleans(),
+    st.none(),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+)
+_data = st.recursive(
+    _scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(st.text(min_size=1, max_size=10), children, max_size=4)
+    ),
+    max_leaves=20,
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -84,14 +124,42 @@ def test_fast_emitter_writes_every_committed_file_itself_byte_for_byte():
 
 
 # text that exercises libyaml's style choices: indicators, quotes, spaces, breaks, YAML 1.1 words
-_tricky_text = st.text(alphabet=st.sampled_from(list("ab1 -:#'\\\"\n\t{}[],?&*!|>%@`.~=<+_/é\u00a0\u2028\x85\x07")),
-                       max_size=12) | st.sampled_from(["on", "yes", "n", "1.32", "0x1f", "2024-01-02", "<<", "=",
-                                                        "---", "...", "- x", "a: b", "a #b", "a\n", "a\n\n", "\na",
-                                                        " a\nb", "a \nb", "x" * 5000, "a b" * 2000, "null", ""])
-_tricky_scalars = st.one_of(_tricky_text, st.integers(), st.booleans(), st.none(),
-                            st.floats(allow_nan=False, allow_infinity=False))
-_tricky_data = st.recursive(_tricky_scalars, lambda children: st.one_of(
-    st.lists(children, max_size=4), st.dictionaries(_tricky_text, children, max_size=4)), max_leaves=25)
+_tricky_text = st.text(
+    alphabet=st.sampled_from(list("ab1 -:#'\\\"\n\t{}[],?&*!|>%@`.~=<+_/é\u00a0\u2028\x85\x07")), max_size=12
+) | st.sampled_from(
+    [
+        "on",
+        "yes",
+        "n",
+        "1.32",
+        "0x1f",
+        "2024-01-02",
+        "<<",
+        "=",
+        "---",
+        "...",
+        "- x",
+        "a: b",
+        "a #b",
+        "a\n",
+        "a\n\n",
+        "\na",
+        " a\nb",
+        "a \nb",
+        "x" * 5000,
+        "a b" * 2000,
+        "null",
+        "",
+    ]
+)
+_tricky_scalars = st.one_of(
+    _tricky_text, st.integers(), st.booleans(), st.none(), st.floats(allow_nan=False, allow_infinity=False)
+)
+_tricky_data = st.recursive(
+    _tricky_scalars,
+    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(_tricky_text, children, max_size=4)),
+    max_leaves=25,
+)
 
 
 @settings(max_examples=int(os.environ.get("EMIT_EXAMPLES", "400")), deadline=None)
@@ -106,20 +174,25 @@ def test_fast_emitter_matches_the_reference_dumper(value):
     assert emit.to_yaml_plain(value) == reference
 
 
-@pytest.mark.parametrize("value", [
-    {"a": "x\ny\n", "b": {"c": "x\n\ny"}},
-    {"a": ["x\ny\n", ["p\nq", {"r": "s\nt\n"}]]},
-    ["x\ny", {"k": ["a\n", "b\nc"]}],
-    {"a": [{"b": [{"c": "deep\nblock\n"}]}]},
-    {"k": "#!/bin/sh\necho 'hi' # comment\n  indented\n"},
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": "x\ny\n", "b": {"c": "x\n\ny"}},
+        {"a": ["x\ny\n", ["p\nq", {"r": "s\nt\n"}]]},
+        ["x\ny", {"k": ["a\n", "b\nc"]}],
+        {"a": [{"b": [{"c": "deep\nblock\n"}]}]},
+        {"k": "#!/bin/sh\necho 'hi' # comment\n  indented\n"},
+    ],
+)
 def test_fast_emitter_writes_literal_blocks_at_every_depth(value):
     assert emit._fast(value) == emit._ruamel_dump(value)
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("0123456789.-+_:eExobB~ntrufalsTFNYy ")), max_size=8)
-       | st.sampled_from(["1.32", "2001-12-14t21:59:43.10-05:00", "0o17", ".NaN", "1:30", "<<", "="]))
+@given(
+    st.text(alphabet=st.sampled_from(list("0123456789.-+_:eExobB~ntrufalsTFNYy ")), max_size=8)
+    | st.sampled_from(["1.32", "2001-12-14t21:59:43.10-05:00", "0o17", ".NaN", "1:30", "<<", "="])
+)
 def test_the_resolver_table_agrees_with_ruamels_resolver(text):
     from ruamel.yaml.nodes import ScalarNode
 

@@ -55,13 +55,16 @@ def test_an_edited_sum_file_is_caught(rendered_project, run):
     assert f"rendered/{CLUSTER}/{SUM_FILE}: stale" in check.stderr
 
 
-@pytest.mark.parametrize("edit", [
-    "clusters/aks-h100-training/cluster.yaml",  # the cluster's input, even a comment
-    "clusters/aks-h100-training/notes.txt",  # any new file in its folder (overrides may import it)
-    "libsonnet/main.libsonnet",
-    "schemas/cluster.schema.json",
-    ".gpu-gitops.yaml",
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        "clusters/aks-h100-training/cluster.yaml",  # the cluster's input, even a comment
+        "clusters/aks-h100-training/notes.txt",  # any new file in its folder (overrides may import it)
+        "libsonnet/main.libsonnet",
+        "schemas/cluster.schema.json",
+        ".gpu-gitops.yaml",
+    ],
+)
 def test_a_change_to_any_input_sends_the_cluster_down_the_full_path(rendered_project, run, edit):
     path = rendered_project / edit
     text = path.read_text() if path.exists() else ""
@@ -88,15 +91,16 @@ def test_validation_flags_on_the_command_line_take_the_full_path(rendered_projec
 
 
 def test_the_fast_path_imports_only_the_standard_library():
-    code = ("import sys; from generator import fingerprint, lock, pipeline, tree; "
-            "heavy = sorted(m for m in ('jsonschema', '_jsonnet', 'ruamel', 'click') if m in sys.modules); "
-            "print(heavy)")
+    code = (
+        "import sys; from generator import fingerprint, lock, pipeline, tree; "
+        "heavy = sorted(m for m in ('jsonschema', '_jsonnet', 'ruamel', 'click') if m in sys.modules); "
+        "print(heavy)"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
 
-def test_a_synced_schema_set_is_validated_once_before_the_fast_path_trusts_a_tree(rendered_project, run,
-                                                                                  monkeypatch):
+def test_a_synced_schema_set_is_validated_once_before_the_fast_path_trusts_a_tree(rendered_project, run, monkeypatch):
     """The sum file is machine-independent, the synced CRD schemas are not: a tree rendered
     before (or elsewhere than) a sync has never been validated against that set."""
     import os

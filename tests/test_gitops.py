@@ -16,14 +16,27 @@ from generator.paths import Project
 
 YAML_SAFE = YAML(typ="safe")
 
-NETPOL = {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
-          "metadata": {"name": "deny", "namespace": "team"}, "spec": {"podSelector": {}}}
-CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-       "metadata": {"name": "scaledobjects.keda.sh"}}
-HELM_RELEASE = {"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
-                "metadata": {"name": "keda", "namespace": "keda"}}
-SCALED_OBJECT = {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
-                 "metadata": {"name": "llm", "namespace": "team"}}
+NETPOL = {
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "NetworkPolicy",
+    "metadata": {"name": "deny", "namespace": "team"},
+    "spec": {"podSelector": {}},
+}
+CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "scaledobjects.keda.sh"},
+}
+HELM_RELEASE = {
+    "apiVersion": "helm.toolkit.fluxcd.io/v2",
+    "kind": "HelmRelease",
+    "metadata": {"name": "keda", "namespace": "keda"},
+}
+SCALED_OBJECT = {
+    "apiVersion": "keda.sh/v1alpha1",
+    "kind": "ScaledObject",
+    "metadata": {"name": "llm", "namespace": "team"},
+}
 
 
 def _layers(**by_layer: list[dict]) -> list[tuple[str, list[tuple[str, list[dict]]]]]:
@@ -46,13 +59,16 @@ def _read(path: Path) -> dict:
 
 def test_flux_kustomizations_depend_only_on_rendered_earlier_layers(project):
     objs = _sync_objects(project, "aks-h100-training", l00=[HELM_RELEASE], l20=[NETPOL], l30=[SCALED_OBJECT])
-    first, workloads, autoscaling = (objs[f"aks-h100-training-{layer}"] for layer in
-                                     ("00-crds-operators", "20-workloads", "30-autoscaling"))
+    first, workloads, autoscaling = (
+        objs[f"aks-h100-training-{layer}"] for layer in ("00-crds-operators", "20-workloads", "30-autoscaling")
+    )
     assert "aks-h100-training-10-platform" not in objs  # empty layer: no Kustomization
     assert "dependsOn" not in first["spec"]
     assert workloads["spec"]["dependsOn"] == [{"name": "aks-h100-training-00-crds-operators"}]
-    assert autoscaling["spec"]["dependsOn"] == [{"name": "aks-h100-training-00-crds-operators"},
-                                                {"name": "aks-h100-training-20-workloads"}]
+    assert autoscaling["spec"]["dependsOn"] == [
+        {"name": "aks-h100-training-00-crds-operators"},
+        {"name": "aks-h100-training-20-workloads"},
+    ]
     for k in (first, workloads, autoscaling):
         assert k["spec"]["prune"] is True and k["spec"]["wait"] is True
         assert k["spec"]["sourceRef"] == {"kind": "GitRepository", "name": "aks-h100-training"}
@@ -88,8 +104,10 @@ def test_argocd_applications_waves_and_sync_options(project):
         assert app["spec"]["source"]["path"] == f"rendered/eks-mi300x-inference/{layer}"
         assert app["spec"]["syncPolicy"]["automated"] == {"prune": True, "selfHeal": True}
     options = {name: o["spec"]["syncPolicy"].get("syncOptions", []) for name, o in objs.items()}
-    assert options["eks-mi300x-inference-00-crds-operators"] == ["ServerSideApply=true",
-                                                                 "SkipDryRunOnMissingResource=true"]
+    assert options["eks-mi300x-inference-00-crds-operators"] == [
+        "ServerSideApply=true",
+        "SkipDryRunOnMissingResource=true",
+    ]
     assert options["eks-mi300x-inference-20-workloads"] == []  # built-in kinds only
     assert options["eks-mi300x-inference-30-autoscaling"] == ["SkipDryRunOnMissingResource=true"]
     parent = objs["eks-mi300x-inference-gitops"]
@@ -103,8 +121,9 @@ DAEMONSET = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": 
 def test_per_node_layer_is_never_waited_on_flux(project):
     """A DaemonSet that fails on one bad node by design must not freeze the later layers: its
     layer is applied without waiting, and nothing depends on it."""
-    objs = _sync_objects(project, "aks-h100-training", l00=[HELM_RELEASE], l10=[DAEMONSET], l20=[NETPOL],
-                         l40=[DAEMONSET])
+    objs = _sync_objects(
+        project, "aks-h100-training", l00=[HELM_RELEASE], l10=[DAEMONSET], l20=[NETPOL], l40=[DAEMONSET]
+    )
     per_node = objs["aks-h100-training-40-per-node"]
     assert per_node["spec"]["wait"] is False and "healthChecks" not in per_node["spec"]
     assert per_node["spec"]["dependsOn"][0] == {"name": "aks-h100-training-00-crds-operators"}
@@ -140,8 +159,9 @@ def test_node_checks_render_outside_the_waited_on_layers():
 def test_layer_facts_mark_custom_resources(project):
     facts = gitops.layer_facts(_layers(l00=[CRD], l30=[SCALED_OBJECT]), "1.32")
     assert [f["name"] for f in facts] == ["00-crds-operators", "30-autoscaling"]
-    assert facts[0]["kinds"] == [{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-                                  "builtin": True}]
+    assert facts[0]["kinds"] == [
+        {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "builtin": True}
+    ]
     assert facts[1]["kinds"][0]["builtin"] is False
 
 
@@ -155,8 +175,10 @@ def test_examples_render_valid_gitops_objects_upstream(project, run):
         assert kinds, cluster
         root = _read(project / "rendered" / cluster / "kustomization.yaml")
         assert "gitops" not in root["resources"]  # a Kustomization on the root must not re-apply these
-    engine_kinds = {c: {_read(p)["kind"] for p in (project / "rendered" / c / "gitops").glob("*_*.yaml")}
-                    for c in ("aks-h100-training", "eks-mi300x-inference", "ocp-a100-tuned")}
+    engine_kinds = {
+        c: {_read(p)["kind"] for p in (project / "rendered" / c / "gitops").glob("*_*.yaml")}
+        for c in ("aks-h100-training", "eks-mi300x-inference", "ocp-a100-tuned")
+    }
     assert engine_kinds["aks-h100-training"] == {"GitRepository", "Kustomization"}
     assert engine_kinds["ocp-a100-tuned"] == {"Kustomization"}  # sourceName: flux-system
     assert engine_kinds["eks-mi300x-inference"] == {"Application"}
@@ -174,14 +196,26 @@ def test_kubectl_kustomize_builds_every_layer_and_gitops(project, run):
             assert done.returncode == 0, f"{folder}: {done.stderr}"
 
 
-@pytest.mark.parametrize("edit, message, line", [
-    ("  engine: argocd\n  repository: https://git.example.com/x.git\n  sourceName: flux-system\n",
-     "gitops.sourceName is only used with engine flux, but gitops.engine is argocd", 10),
-    ("  engine: flux\n  repository: https://git.example.com/x.git\n  project: team\n",
-     "gitops.project is only used with engine argocd, but gitops.engine is flux", 10),
-    ("  engine: flux\n  repository: https://git.example.com/x.git\n  path: rendered/../etc\n",
-     "gitops.path 'rendered/../etc' is not a plain repository path", 10),
-])
+@pytest.mark.parametrize(
+    "edit, message, line",
+    [
+        (
+            "  engine: argocd\n  repository: https://git.example.com/x.git\n  sourceName: flux-system\n",
+            "gitops.sourceName is only used with engine flux, but gitops.engine is argocd",
+            10,
+        ),
+        (
+            "  engine: flux\n  repository: https://git.example.com/x.git\n  project: team\n",
+            "gitops.project is only used with engine argocd, but gitops.engine is flux",
+            10,
+        ),
+        (
+            "  engine: flux\n  repository: https://git.example.com/x.git\n  path: rendered/../etc\n",
+            "gitops.path 'rendered/../etc' is not a plain repository path",
+            10,
+        ),
+    ],
+)
 def test_gitops_block_mistakes_are_located(project, run, edit, message, line):
     path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
     text = path.read_text()
@@ -234,8 +268,10 @@ def test_flux_drift_detection_ignores_injected_ca_bundles(project, run):
 def test_argocd_releases_leave_injected_ca_bundles_alone(project, run):
     """selfHeal would otherwise write the chart's caBundle back over the injected one."""
     assert run(project, "render", "eks-mi300x-inference").exit_code == 0
-    apps = [_read(p) for p in (project / "rendered" / "eks-mi300x-inference" / "00-crds-operators").rglob(
-        "application_*.yaml")]
+    apps = [
+        _read(p)
+        for p in (project / "rendered" / "eks-mi300x-inference" / "00-crds-operators").rglob("application_*.yaml")
+    ]
     assert apps
     for app in apps:
         rules = {r["kind"]: r for r in app["spec"]["ignoreDifferences"]}

@@ -44,8 +44,11 @@ def evaluate(policy: dict, obj: dict, operation: str = "CREATE", old: dict | Non
     env = celpy.Environment()
     group, _path = KINDS[obj["kind"]]
     request = {"operation": operation, "kind": {"group": group, "version": "v1", "kind": obj["kind"]}}
-    activation = {"object": celpy.json_to_cel(obj), "oldObject": celpy.json_to_cel(old),
-                  "request": celpy.json_to_cel(request)}
+    activation = {
+        "object": celpy.json_to_cel(obj),
+        "oldObject": celpy.json_to_cel(old),
+        "request": celpy.json_to_cel(request),
+    }
     if not all(bool(_run(env, c["expression"], activation)) for c in policy["spec"].get("matchConditions", [])):
         return []
     variables = celtypes.MapType({})
@@ -103,33 +106,48 @@ def eks_policy(rendered):
 NVIDIA_CASES = {
     "limit-and-toleration": (pod(GPU1, NV_TOL), None),
     "cpu-only-pod-needs-nothing": (pod({"limits": {"cpu": "1"}}), None),
-    "request-without-limit": (pod({"requests": {"nvidia.com/gpu": "1"}, "limits": {"memory": "1Gi"}}, NV_TOL),
-                              "without a limit"),
-    "request-differs-from-limit": (pod({"requests": {"nvidia.com/gpu": "1"},
-                                        "limits": {"nvidia.com/gpu": "2", "memory": "1Gi"}}, NV_TOL),
-                                   "differs from its limit"),
+    "request-without-limit": (
+        pod({"requests": {"nvidia.com/gpu": "1"}, "limits": {"memory": "1Gi"}}, NV_TOL),
+        "without a limit",
+    ),
+    "request-differs-from-limit": (
+        pod({"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "2", "memory": "1Gi"}}, NV_TOL),
+        "differs from its limit",
+    ),
     "no-toleration": (pod(GPU1), "tolerate"),
     "no-memory-limit": (pod({"limits": {"nvidia.com/gpu": "1"}}, NV_TOL), "memory limit"),
     # h100 is tainted nvidia.com/gpu=present: an Equal toleration with that value is enough.
-    "equal-toleration-matching-value": (pod(GPU1, [{"key": "nvidia.com/gpu", "operator": "Equal",
-                                                    "value": "present", "effect": "NoSchedule"}]), None),
+    "equal-toleration-matching-value": (
+        pod(GPU1, [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}]),
+        None,
+    ),
     # EKS-style nvidia.com/gpu=true matches neither the h100 (present) nor the l40s (no value) taint.
-    "equal-toleration-wrong-value": (pod(GPU1, [{"key": "nvidia.com/gpu", "value": "true",
-                                                 "effect": "NoSchedule"}]), "tolerate"),
-    "toleration-for-other-effect": (pod(GPU1, [{"key": "nvidia.com/gpu", "operator": "Exists",
-                                                "effect": "NoExecute"}]), "tolerate"),
+    "equal-toleration-wrong-value": (
+        pod(GPU1, [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]),
+        "tolerate",
+    ),
+    "toleration-for-other-effect": (
+        pod(GPU1, [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoExecute"}]),
+        "tolerate",
+    ),
     "wildcard-toleration": (pod(GPU1, [{"operator": "Exists"}]), None),
     "shared-gpu-needs-toleration": (pod({"limits": {"nvidia.com/gpu.shared": "1", "memory": "1Gi"}}), "tolerate"),
-    "init-container-without-memory-limit": (pod({"limits": {"cpu": "1"}}, NV_TOL,
-                                                init={"limits": {"nvidia.com/gpu": "1"}}), "memory limit"),
+    "init-container-without-memory-limit": (
+        pod({"limits": {"cpu": "1"}}, NV_TOL, init={"limits": {"nvidia.com/gpu": "1"}}),
+        "memory limit",
+    ),
 }
 
 EKS_CASES = {
     "mig-slice-good": (pod({"limits": {"nvidia.com/mig-1g.5gb": "1", "memory": "8Gi"}}, NV_TOL), None),
     "mig-slice-no-toleration": (pod({"limits": {"nvidia.com/mig-2g.10gb": "1", "memory": "8Gi"}}), "nvidia"),
-    "mig-request-not-equal": (pod({"requests": {"nvidia.com/mig-1g.5gb": "2"},
-                                   "limits": {"nvidia.com/mig-1g.5gb": "1", "memory": "8Gi"}}, NV_TOL),
-                              "differs from its limit"),
+    "mig-request-not-equal": (
+        pod(
+            {"requests": {"nvidia.com/mig-1g.5gb": "2"}, "limits": {"nvidia.com/mig-1g.5gb": "1", "memory": "8Gi"}},
+            NV_TOL,
+        ),
+        "differs from its limit",
+    ),
     "amd-good": (pod({"limits": {"amd.com/gpu": "8", "memory": "512Gi"}}, AMD_TOL), None),
     "amd-with-only-nvidia-toleration": (pod({"limits": {"amd.com/gpu": "1", "memory": "8Gi"}}, NV_TOL), "amd"),
     "amd-partition-no-memory-limit": (pod({"limits": {"amd.com/cpx_nps4": "1"}}, AMD_TOL), "memory limit"),
@@ -166,8 +184,11 @@ def test_binding_covers_exactly_the_workload_namespaces(rendered):
     objects = load_objects(rendered / "eks-mi300x-inference")
     binding = find(objects, "ValidatingAdmissionPolicyBinding")[0]
     (expr,) = binding["spec"]["matchResources"]["namespaceSelector"]["matchExpressions"]
-    namespaces = {o["metadata"]["name"] for o in find(objects, "Namespace")
-                  if o["metadata"].get("labels", {}).get("gpu-gitops.io/workload-type")}
+    namespaces = {
+        o["metadata"]["name"]
+        for o in find(objects, "Namespace")
+        if o["metadata"].get("labels", {}).get("gpu-gitops.io/workload-type")
+    }
     assert set(expr["values"]) == namespaces
     assert binding["spec"]["validationActions"] == ["Deny"]
 
@@ -177,10 +198,15 @@ def test_pools_with_different_taints(project, run):
     from gpu_support import load_objects as load
 
     path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
-    path.write_text(path.read_text().replace("{key: nvidia.com/gpu, value: present, effect: NoSchedule}",
-                                             "{key: sku, value: gpu, effect: NoSchedule}"))
+    path.write_text(
+        path.read_text().replace(
+            "{key: nvidia.com/gpu, value: present, effect: NoSchedule}", "{key: sku, value: gpu, effect: NoSchedule}"
+        )
+    )
     assert run(project, "render", "aks-h100-training").exit_code == 0
-    (policy,) = find(load(project / "rendered" / "aks-h100-training"), "ValidatingAdmissionPolicy", "gpu-pod-guardrails")
+    (policy,) = find(
+        load(project / "rendered" / "aks-h100-training"), "ValidatingAdmissionPolicy", "gpu-pod-guardrails"
+    )
     sku = [{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]
     assert evaluate(policy, pod(GPU1, sku)) == []
     assert evaluate(policy, pod(GPU1, NV_TOL)) == []
@@ -192,25 +218,43 @@ def test_pools_with_different_taints(project, run):
 def test_policy_matches_every_kind_with_a_pod_template(aks_policy):
     """Pods on CREATE; the workload kinds on CREATE and UPDATE, so `kubectl apply`, Flux and Argo CD
     see the denial instead of a controller's events."""
-    matched = {(g, r, tuple(rule["operations"]))
-               for rule in aks_policy["spec"]["matchConstraints"]["resourceRules"]
-               for g in rule["apiGroups"] for r in rule["resources"]}
+    matched = {
+        (g, r, tuple(rule["operations"]))
+        for rule in aks_policy["spec"]["matchConstraints"]["resourceRules"]
+        for g in rule["apiGroups"]
+        for r in rule["resources"]
+    }
     both = ("CREATE", "UPDATE")
-    assert matched == {("", "pods", ("CREATE",)), ("", "replicationcontrollers", both),
-                       ("apps", "daemonsets", both), ("apps", "deployments", both), ("apps", "replicasets", both),
-                       ("apps", "statefulsets", both), ("batch", "cronjobs", both), ("batch", "jobs", both)}
+    assert matched == {
+        ("", "pods", ("CREATE",)),
+        ("", "replicationcontrollers", both),
+        ("apps", "daemonsets", both),
+        ("apps", "deployments", both),
+        ("apps", "replicasets", both),
+        ("apps", "statefulsets", both),
+        ("batch", "cronjobs", both),
+        ("batch", "jobs", both),
+    }
 
 
 # (pod spec, field path after the template's pod spec, substring of the one expected message)
 TEMPLATE_CASES = {
     "no-toleration": (pod(GPU1), "tolerations", "tolerate"),
-    "no-memory-limit": (pod({"limits": {"nvidia.com/gpu": "1"}}, NV_TOL), "containers[0].resources.limits.memory",
-                        "memory limit"),
-    "request-without-limit": (pod({"requests": {"nvidia.com/gpu": "1"}, "limits": {"memory": "1Gi"}}, NV_TOL),
-                              "containers[0].resources.limits", "without a limit"),
+    "no-memory-limit": (
+        pod({"limits": {"nvidia.com/gpu": "1"}}, NV_TOL),
+        "containers[0].resources.limits.memory",
+        "memory limit",
+    ),
+    "request-without-limit": (
+        pod({"requests": {"nvidia.com/gpu": "1"}, "limits": {"memory": "1Gi"}}, NV_TOL),
+        "containers[0].resources.limits",
+        "without a limit",
+    ),
     "init-container-without-memory-limit": (
         pod({"limits": {"cpu": "1"}}, NV_TOL, init={"limits": {"nvidia.com/gpu": "1"}}),
-        "initContainers[0].resources.limits.memory", "memory limit"),
+        "initContainers[0].resources.limits.memory",
+        "memory limit",
+    ),
 }
 
 
@@ -232,8 +276,9 @@ def test_good_templates_are_admitted(aks_policy, kind):
 
 def test_second_container_is_named_by_its_index(aks_policy):
     body = pod(GPU1, NV_TOL)
-    body["spec"]["containers"].append({"name": "sidecar", "image": "example/s:1",
-                                       "resources": {"limits": {"nvidia.com/gpu": "1"}}})
+    body["spec"]["containers"].append(
+        {"name": "sidecar", "image": "example/s:1", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+    )
     (message,) = evaluate(aks_policy, workload("Deployment", body))
     assert message.startswith("spec.template.spec.containers[1].resources.limits.memory: "), message
 

@@ -40,60 +40,167 @@ MIG_LAYOUT = "profiles: {3g.20gb: 1, 2g.10gb: 1, 1g.5gb: 2}"
 
 CASES = {
     # id: (cluster, old, new, needle for the line, message, hint)
-    "profile-not-on-model": (EKS, MIG_LAYOUT, "profiles: {3g.40gb: 1, 2g.10gb: 1}", "profiles: {3g.40gb",
-                             "MIG profile '3g.40gb' does not exist on A100-40GB", "did you mean '3g.20gb'?"),
-    "more-than-max-instances": (EKS, MIG_LAYOUT, "profiles: {3g.20gb: 3}", "profiles: {3g.20gb: 3}",
-                                "A100-40GB fits at most 2 x 3g.20gb per GPU, not 3", "lower 3g.20gb"),
-    "too-many-compute-slices": (EKS, MIG_LAYOUT, "profiles: {3g.20gb: 2, 1g.5gb: 2}", "profiles: {3g.20gb: 2",
-                                "uses 8 compute slices; A100-40GB has 7", "add up to 7"),
-    "memory-slices-overlap": (EKS, MIG_LAYOUT, "profiles: {4g.20gb: 1, 1g.10gb: 3}", "profiles: {4g.20gb",
-                              "does not fit on one A100-40GB", "nvidia-smi mig -lgipp"),
-    "unknown-model-with-mig": (OCP, "model: A100-80GB", "model: L40S", "model: L40S",
-                               "GPU model 'L40S' has no known MIG profiles", "mig.strategy: none"),
-    "single-with-two-profiles": (OCP, "profiles: {1g.10gb: 7}", "profiles: {1g.10gb: 3, 2g.20gb: 2}",
-                                 "profiles: {1g.10gb: 3", "mig.strategy single advertises", "mig.strategy: mixed"),
-    "profiles-without-strategy": (OCP, "strategy: single", "strategy: none", "profiles: {1g.10gb: 7}",
-                                  "mig.strategy is none", "set mig.strategy"),
-    "time-slicing-with-mig": (EKS, "      mig:\n        strategy: mixed\n",
-                              "      timeSlicing: {replicas: 2}\n      mig:\n        strategy: mixed\n",
-                              "timeSlicing: {replicas: 2}", "time-slicing cannot be combined with MIG",
-                              "remove timeSlicing"),
-    "time-slicing-on-amd": (EKS, "gpu: {vendor: amd, model: MI300X, perNode: 8, nodes: 2}",
-                            "gpu: {vendor: amd, model: MI300X, perNode: 8, nodes: 2, timeSlicing: {replicas: 2}}",
-                            "timeSlicing: {replicas: 2}}", "time-slicing is not available for AMD GPUs",
-                            "ROCm device plugin"),
-    "mig-quota-above-capacity": (EKS, "mig: {1g.5gb: 16,", "mig: {1g.5gb: 64,", "mig: {1g.5gb: 64",
-                                 "quota asks for 64 x 1g.5gb MIG slices; the mig.strategy mixed pools have 32",
-                                 "lower the quota"),
-    "mig-quota-profile-not-offered": (EKS, "2g.10gb: 8}}", "4g.20gb: 1}}", "mig: {1g.5gb",
-                                      "quota asks for 1 x 4g.20gb MIG slices; the mig.strategy mixed pools have 0",
-                                      "offered: 1g.5gb, 2g.10gb, 3g.20gb"),
-    "gpu-quota-above-capacity": (AKS, "quota: {gpus: 32,", "quota: {gpus: 65,", "quota: {gpus: 65",
-                                 "quota asks for 65 nvidia GPUs; the node pools have 64", "lower quota.gpus"),
-    "autoscaling-in-amd-namespace": (EKS, "    quota: {gpus: 16, hugepages-1Gi: 64Gi}\n",
-                                     "    quota: {gpus: 16, hugepages-1Gi: 64Gi}\n    autoscaling: [{deployment: vllm}]\n",
-                                     "autoscaling: [{deployment: vllm}]", "its GPUs are amd",
-                                     "DCGM exports NVIDIA GPUs only"),
-    "autoscaling-with-zero-gpu-quota": (AKS, "quota: {gpus: 24}", "quota: {gpus: 0}", "autoscaling:",
-                                        "its quota allows no GPUs", "raise quota.gpus"),
-    "gpu-util-on-mig-only-cluster": (EKS, "metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE, ", "", "{deployment: embedder",
-                                     "DCGM_FI_DEV_GPU_UTIL is not reported for MIG slices",
-                                     "DCGM_FI_PROF_GR_ENGINE_ACTIVE"),
-    "autoscaling-without-dcgm-exporter": (AKS, "dcgmExporter: true", "dcgmExporter: false", "autoscaling:",
-                                          "monitoring.dcgmExporter is false", "enable monitoring.dcgmExporter"),
-    "mig-on-amd": (EKS, "gpu: {vendor: amd, model: MI300X, perNode: 8, nodes: 2}",
-                   "gpu: {vendor: amd, model: MI300X, perNode: 8, nodes: 2, mig: {strategy: mixed}}",
-                   "strategy: mixed}}", "MIG is an NVIDIA feature", "AMD GPU Operator"),
-    "mig-without-model": (OCP, "      model: A100-80GB\n", "", "    gpu:\n", "MIG needs gpu.model",
-                          "A100-40GB"),
-    "amd-managed-driver-without-image": (ONPREM, "    driverImage: registry.onprem.example.com/gpu/amdgpu-driver\n",
-                                         "", "driverManaged: true", "gpu.amd.driverImage is not set",
-                                         "set gpu.amd.driverImage"),
-    "tuned-on-a-managed-service": (OCP, "provider: openshift", "provider: eks", "backend: tuned",
-                                   "tuning.backend tuned needs the Node Tuning Operator, which eks does not run",
-                                   "use tuning.backend: daemonset"),
-    "min-above-max-replicas": (AKS, "minReplicas: 1, maxReplicas: 8", "minReplicas: 9, maxReplicas: 8",
-                               "minReplicas: 9", "minReplicas 9 is above maxReplicas 8", "raise maxReplicas"),
+    "profile-not-on-model": (
+        EKS,
+        MIG_LAYOUT,
+        "profiles: {3g.40gb: 1, 2g.10gb: 1}",
+        "profiles: {3g.40gb",
+        "MIG profile '3g.40gb' does not exist on A100-40GB",
+        "did you mean '3g.20gb'?",
+    ),
+    "more-than-max-instances": (
+        EKS,
+        MIG_LAYOUT,
+        "profiles: {3g.20gb: 3}",
+        "profiles: {3g.20gb: 3}",
+        "A100-40GB fits at most 2 x 3g.20gb per GPU, not 3",
+        "lower 3g.20gb",
+    ),
+    "too-many-compute-slices": (
+        EKS,
+        MIG_LAYOUT,
+        "profiles: {3g.20gb: 2, 1g.5gb: 2}",
+        "profiles: {3g.20gb: 2",
+        "uses 8 compute slices; A100-40GB has 7",
+        "add up to 7",
+    ),
+    "memory-slices-overlap": (
+        EKS,
+        MIG_LAYOUT,
+        "profiles: {4g.20gb: 1, 1g.10gb: 3}",
+        "profiles: {4g.20gb",
+        "does not fit on one A100-40GB",
+        "nvidia-smi mig -lgipp",
+    ),
+    "unknown-model-with-mig": (
+        OCP,
+        "model: A100-80GB",
+        "model: L40S",
+        "model: L40S",
+        "GPU model 'L40S' has no known MIG profiles",
+        "mig.strategy: none",
+    ),
+    "single-with-two-profiles": (
+        OCP,
+        "profiles: {1g.10gb: 7}",
+        "profiles: {1g.10gb: 3, 2g.20gb: 2}",
+        "profiles: {1g.10gb: 3",
+        "mig.strategy single advertises",
+        "mig.strategy: mixed",
+    ),
+    "profiles-without-strategy": (
+        OCP,
+        "strategy: single",
+        "strategy: none",
+        "profiles: {1g.10gb: 7}",
+        "mig.strategy is none",
+        "set mig.strategy",
+    ),
+    "time-slicing-with-mig": (
+        EKS,
+        "      mig:\n        strategy: mixed\n",
+        "      timeSlicing: {replicas: 2}\n      mig:\n        strategy: mixed\n",
+        "timeSlicing: {replicas: 2}",
+        "time-slicing cannot be combined with MIG",
+        "remove timeSlicing",
+    ),
+    "time-slicing-on-amd": (
+        EKS,
+        "gpu: {vendor: amd, model: MI300X, perNode: 8, nodes: 2}",
+        "gpu: {vendor: amd, model: MI300X, perNode: 8, nodes: 2, timeSlicing: {replicas: 2}}",
+        "timeSlicing: {replicas: 2}}",
+        "time-slicing is not available for AMD GPUs",
+        "ROCm device plugin",
+    ),
+    "mig-quota-above-capacity": (
+        EKS,
+        "mig: {1g.5gb: 16,",
+        "mig: {1g.5gb: 64,",
+        "mig: {1g.5gb: 64",
+        "quota asks for 64 x 1g.5gb MIG slices; the mig.strategy mixed pools have 32",
+        "lower the quota",
+    ),
+    "mig-quota-profile-not-offered": (
+        EKS,
+        "2g.10gb: 8}}",
+        "4g.20gb: 1}}",
+        "mig: {1g.5gb",
+        "quota asks for 1 x 4g.20gb MIG slices; the mig.strategy mixed pools have 0",
+        "offered: 1g.5gb, 2g.10gb, 3g.20gb",
+    ),
+    "gpu-quota-above-capacity": (
+        AKS,
+        "quota: {gpus: 32,",
+        "quota: {gpus: 65,",
+        "quota: {gpus: 65",
+        "quota asks for 65 nvidia GPUs; the node pools have 64",
+        "lower quota.gpus",
+    ),
+    "autoscaling-in-amd-namespace": (
+        EKS,
+        "    quota: {gpus: 16, hugepages-1Gi: 64Gi}\n",
+        "    quota: {gpus: 16, hugepages-1Gi: 64Gi}\n    autoscaling: [{deployment: vllm}]\n",
+        "autoscaling: [{deployment: vllm}]",
+        "its GPUs are amd",
+        "DCGM exports NVIDIA GPUs only",
+    ),
+    "autoscaling-with-zero-gpu-quota": (
+        AKS,
+        "quota: {gpus: 24}",
+        "quota: {gpus: 0}",
+        "autoscaling:",
+        "its quota allows no GPUs",
+        "raise quota.gpus",
+    ),
+    "gpu-util-on-mig-only-cluster": (
+        EKS,
+        "metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE, ",
+        "",
+        "{deployment: embedder",
+        "DCGM_FI_DEV_GPU_UTIL is not reported for MIG slices",
+        "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+    ),
+    "autoscaling-without-dcgm-exporter": (
+        AKS,
+        "dcgmExporter: true",
+        "dcgmExporter: false",
+        "autoscaling:",
+        "monitoring.dcgmExporter is false",
+        "enable monitoring.dcgmExporter",
+    ),
+    "mig-on-amd": (
+        EKS,
+        "gpu: {vendor: amd, model: MI300X, perNode: 8, nodes: 2}",
+        "gpu: {vendor: amd, model: MI300X, perNode: 8, nodes: 2, mig: {strategy: mixed}}",
+        "strategy: mixed}}",
+        "MIG is an NVIDIA feature",
+        "AMD GPU Operator",
+    ),
+    "mig-without-model": (OCP, "      model: A100-80GB\n", "", "    gpu:\n", "MIG needs gpu.model", "A100-40GB"),
+    "amd-managed-driver-without-image": (
+        ONPREM,
+        "    driverImage: registry.onprem.example.com/gpu/amdgpu-driver\n",
+        "",
+        "driverManaged: true",
+        "gpu.amd.driverImage is not set",
+        "set gpu.amd.driverImage",
+    ),
+    "tuned-on-a-managed-service": (
+        OCP,
+        "provider: openshift",
+        "provider: eks",
+        "backend: tuned",
+        "tuning.backend tuned needs the Node Tuning Operator, which eks does not run",
+        "use tuning.backend: daemonset",
+    ),
+    "min-above-max-replicas": (
+        AKS,
+        "minReplicas: 1, maxReplicas: 8",
+        "minReplicas: 9, maxReplicas: 8",
+        "minReplicas: 9",
+        "minReplicas 9 is above maxReplicas 8",
+        "raise maxReplicas",
+    ),
 }
 
 
@@ -105,11 +212,22 @@ def test_bad_gpu_input(project, run, case):
 
 
 def test_operator_mode_needs_one_mig_strategy(project, run):
-    text = edit(project, OCP, "tuning:\n", "  - name: h100\n    nodeSelector: {pool: h100}\n"
-                "    gpu: {vendor: nvidia, model: H100-80GB, perNode: 8, mig: {strategy: mixed, profiles: {3g.40gb: 2}}}\n"
-                "tuning:\n")
-    render_fails(run, project, OCP, line_of(text, "mig: {strategy: mixed"),
-                 "pool 'h100' uses mig.strategy mixed but pool 'a100' uses single", "gpu.nvidia.mode: device-plugin")
+    text = edit(
+        project,
+        OCP,
+        "tuning:\n",
+        "  - name: h100\n    nodeSelector: {pool: h100}\n"
+        "    gpu: {vendor: nvidia, model: H100-80GB, perNode: 8, mig: {strategy: mixed, profiles: {3g.40gb: 2}}}\n"
+        "tuning:\n",
+    )
+    render_fails(
+        run,
+        project,
+        OCP,
+        line_of(text, "mig: {strategy: mixed"),
+        "pool 'h100' uses mig.strategy mixed but pool 'a100' uses single",
+        "gpu.nvidia.mode: device-plugin",
+    )
 
 
 def test_unknown_model_is_fine_without_mig(project, run):
@@ -120,9 +238,14 @@ def test_unknown_model_is_fine_without_mig(project, run):
 def test_admission_enabled_before_1_30_is_located(project, run):
     edit(project, AKS, 'kubernetesVersion: "1.32"', 'kubernetesVersion: "1.29"')
     text = edit(project, AKS, "admission: {", "admission: {enabled: true, ")
-    render_fails(run, project, AKS, line_of(text, "admission: {enabled"),
-                 "admission.enabled is true, but admission policies need Kubernetes 1.30 or newer",
-                 "it defaults to off before 1.30")
+    render_fails(
+        run,
+        project,
+        AKS,
+        line_of(text, "admission: {enabled"),
+        "admission.enabled is true, but admission policies need Kubernetes 1.30 or newer",
+        "it defaults to off before 1.30",
+    )
 
 
 def test_older_cluster_renders_with_admission_off(project, run):
@@ -134,28 +257,34 @@ def test_older_cluster_renders_with_admission_off(project, run):
 
 
 # Valid layouts from NVIDIA's A100 combination table and mig-parted's example configs.
-@pytest.mark.parametrize("model,layout", [
-    ("A100-40GB", {"1g.5gb": 7}),
-    ("A100-40GB", {"4g.20gb": 1, "2g.10gb": 1, "1g.5gb": 1}),
-    ("A100-40GB", {"2g.10gb": 3, "1g.5gb": 1}),
-    ("A100-40GB", {"3g.20gb": 1, "2g.10gb": 2}),
-    ("A100-80GB", {"1g.20gb": 4}),
-    ("H100-80GB", {"1g.10gb": 2, "2g.20gb": 1, "3g.40gb": 1}),
-    ("H100-94GB", {"1g.12gb": 1, "2g.24gb": 1, "3g.47gb": 1}),
-    ("H200-141GB", {"1g.18gb": 2, "2g.35gb": 1, "3g.71gb": 1}),
-    ("B200", {"1g.23gb": 2, "2g.45gb": 1, "3g.90gb": 1}),
-    ("A30-24GB", {"2g.12gb": 1, "1g.6gb": 2}),
-])
+@pytest.mark.parametrize(
+    "model,layout",
+    [
+        ("A100-40GB", {"1g.5gb": 7}),
+        ("A100-40GB", {"4g.20gb": 1, "2g.10gb": 1, "1g.5gb": 1}),
+        ("A100-40GB", {"2g.10gb": 3, "1g.5gb": 1}),
+        ("A100-40GB", {"3g.20gb": 1, "2g.10gb": 2}),
+        ("A100-80GB", {"1g.20gb": 4}),
+        ("H100-80GB", {"1g.10gb": 2, "2g.20gb": 1, "3g.40gb": 1}),
+        ("H100-94GB", {"1g.12gb": 1, "2g.24gb": 1, "3g.47gb": 1}),
+        ("H200-141GB", {"1g.18gb": 2, "2g.35gb": 1, "3g.71gb": 1}),
+        ("B200", {"1g.23gb": 2, "2g.45gb": 1, "3g.90gb": 1}),
+        ("A30-24GB", {"2g.12gb": 1, "1g.6gb": 2}),
+    ],
+)
 def test_known_layouts_fit(model, layout):
     assert mig.fits(mig.MODELS[model], layout)
 
 
-@pytest.mark.parametrize("model,layout", [
-    ("A100-40GB", {"7g.40gb": 1, "1g.5gb": 1}),
-    ("A100-40GB", {"1g.10gb": 4, "1g.5gb": 1}),
-    ("H100-80GB", {"3g.40gb": 1, "1g.20gb": 3}),
-    ("A30-24GB", {"4g.24gb": 1, "1g.6gb": 1}),
-])
+@pytest.mark.parametrize(
+    "model,layout",
+    [
+        ("A100-40GB", {"7g.40gb": 1, "1g.5gb": 1}),
+        ("A100-40GB", {"1g.10gb": 4, "1g.5gb": 1}),
+        ("H100-80GB", {"3g.40gb": 1, "1g.20gb": 3}),
+        ("A30-24GB", {"4g.24gb": 1, "1g.6gb": 1}),
+    ],
+)
 def test_overlapping_layouts_do_not_fit(model, layout):
     assert not mig.fits(mig.MODELS[model], layout)
 
@@ -163,9 +292,14 @@ def test_overlapping_layouts_do_not_fit(model, layout):
 @pytest.mark.parametrize("name", ["default", "all-disabled"])
 def test_operator_pool_named_like_a_reserved_config_is_an_error(project, run, name):
     text = edit(project, OCP, "  - name: a100\n", f"  - name: {name}\n")
-    render_fails(run, project, OCP, line_of(text, f"name: {name}\n"),
-                 f"NVIDIA pool name {name!r} is also the GPU Operator's config for unlabelled nodes",
-                 "rename the pool")
+    render_fails(
+        run,
+        project,
+        OCP,
+        line_of(text, f"name: {name}\n"),
+        f"NVIDIA pool name {name!r} is also the GPU Operator's config for unlabelled nodes",
+        "rename the pool",
+    )
 
 
 def test_longest_gpu_pool_name_renders_valid_label_values(project, run):

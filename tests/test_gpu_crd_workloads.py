@@ -15,10 +15,19 @@ from generator.lint import lint_paths
 from generator.lint.settings import Settings
 
 # A GPU container without a memory limit or a toleration, as a pod template spec.
-BAD = {"containers": [{"name": "trainer", "image": "example/train:1", "resources": {"limits": {"nvidia.com/gpu": "8"}}}]}
-GOOD = {"containers": [{"name": "trainer", "image": "example/train:1",
-                        "resources": {"limits": {"nvidia.com/gpu": "8", "memory": "64Gi"}}}],
-        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]}
+BAD = {
+    "containers": [{"name": "trainer", "image": "example/train:1", "resources": {"limits": {"nvidia.com/gpu": "8"}}}]
+}
+GOOD = {
+    "containers": [
+        {
+            "name": "trainer",
+            "image": "example/train:1",
+            "resources": {"limits": {"nvidia.com/gpu": "8", "memory": "64Gi"}},
+        }
+    ],
+    "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+}
 
 
 def _template(spec: dict) -> dict:
@@ -30,17 +39,37 @@ def objects(spec: dict) -> dict[str, dict]:
     ray = {"headGroupSpec": _template(spec), "workerGroupSpecs": [{"groupName": "w"} | _template(spec)]}
     meta = {"name": "gpu", "namespace": "gpu-training"}
     return {
-        "JobSet": {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": meta,
-                   "spec": {"replicatedJobs": [{"name": "w", "template": {"spec": _template(spec)}}]}},
-        "LeaderWorkerSet": {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "metadata": meta,
-                            "spec": {"leaderWorkerTemplate": {"workerTemplate": {"spec": copy.deepcopy(spec)}}}},
-        "PyTorchJob": {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": meta,
-                       "spec": {"pytorchReplicaSpecs": {"Worker": {"replicas": 2} | _template(spec)}}},
+        "JobSet": {
+            "apiVersion": "jobset.x-k8s.io/v1alpha2",
+            "kind": "JobSet",
+            "metadata": meta,
+            "spec": {"replicatedJobs": [{"name": "w", "template": {"spec": _template(spec)}}]},
+        },
+        "LeaderWorkerSet": {
+            "apiVersion": "leaderworkerset.x-k8s.io/v1",
+            "kind": "LeaderWorkerSet",
+            "metadata": meta,
+            "spec": {"leaderWorkerTemplate": {"workerTemplate": {"spec": copy.deepcopy(spec)}}},
+        },
+        "PyTorchJob": {
+            "apiVersion": "kubeflow.org/v1",
+            "kind": "PyTorchJob",
+            "metadata": meta,
+            "spec": {"pytorchReplicaSpecs": {"Worker": {"replicas": 2} | _template(spec)}},
+        },
         "RayCluster": {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": meta, "spec": ray},
-        "RayJob": {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": meta,
-                   "spec": {"entrypoint": "python t.py", "rayClusterSpec": copy.deepcopy(ray)}},
-        "VolcanoJob": {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": meta,
-                       "spec": {"tasks": [{"name": "w", "replicas": 2} | _template(spec)]}},
+        "RayJob": {
+            "apiVersion": "ray.io/v1",
+            "kind": "RayJob",
+            "metadata": meta,
+            "spec": {"entrypoint": "python t.py", "rayClusterSpec": copy.deepcopy(ray)},
+        },
+        "VolcanoJob": {
+            "apiVersion": "batch.volcano.sh/v1alpha1",
+            "kind": "Job",
+            "metadata": meta,
+            "spec": {"tasks": [{"name": "w", "replicas": 2} | _template(spec)]},
+        },
     }
 
 

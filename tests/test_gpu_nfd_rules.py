@@ -25,10 +25,16 @@ NVME = {"name": "nvme0n1", "rotational": "0"}  # EBS root volume on Nitro: NVMe 
 SDA = {"name": "sda", "rotational": "1"}
 
 NODES = {
-    "mi300x": {"pci.device": [ASPEED_BMC, CONNECTX7] + [MI300X] * 8, "storage.block": [NVME],
-               "local.feature": {"local-nvme-disks": "8"}},
-    "mi300x-without-instance-store": {"pci.device": [ASPEED_BMC] + [MI300X] * 8, "storage.block": [NVME] * 3,
-                                      "local.feature": {"local-nvme-disks": "0"}},
+    "mi300x": {
+        "pci.device": [ASPEED_BMC, CONNECTX7] + [MI300X] * 8,
+        "storage.block": [NVME],
+        "local.feature": {"local-nvme-disks": "8"},
+    },
+    "mi300x-without-instance-store": {
+        "pci.device": [ASPEED_BMC] + [MI300X] * 8,
+        "storage.block": [NVME] * 3,
+        "local.feature": {"local-nvme-disks": "0"},
+    },
     "mi250x": {"pci.device": [ASPEED_BMC, MI250X], "storage.block": [SDA]},
     "h100": {"pci.device": [ASPEED_BMC, CONNECTX7] + [H100_SXM] * 8, "storage.block": [SDA]},
     "l40s": {"pci.device": [ASPEED_BMC, L40S], "storage.block": []},
@@ -57,12 +63,15 @@ def expression_matches(expr: dict, value: str | None) -> bool:
 
 def rule_matches(rule: dict, features: dict[str, list[dict]]) -> bool:
     assert set(rule) <= {"name", "labels", "matchFeatures"}, "matchAny/templates are not evaluated here"
+
     def term_matches(term: dict) -> bool:
         found = features.get(term["feature"], [])
         if isinstance(found, dict):  # an attribute feature: one set of attributes
             found = [found]
-        return any(all(expression_matches(e, instance.get(attr)) for attr, e in term["matchExpressions"].items())
-                   for instance in found)
+        return any(
+            all(expression_matches(e, instance.get(attr)) for attr, e in term["matchExpressions"].items())
+            for instance in found
+        )
 
     return all(term_matches(term) for term in rule["matchFeatures"])
 
@@ -82,14 +91,17 @@ def rules(rendered) -> list[dict]:  # noqa: F811
     return obj["spec"]["rules"]
 
 
-@pytest.mark.parametrize("node,expected", [
-    ("mi300x", {"gpu-amd", "local-nvme"}),
-    ("mi300x-without-instance-store", {"gpu-amd"}),
-    ("mi250x", {"gpu-amd"}),
-    ("h100", {"gpu-nvidia"}),
-    ("l40s", {"gpu-nvidia"}),
-    ("cpu", set()),
-])
+@pytest.mark.parametrize(
+    "node,expected",
+    [
+        ("mi300x", {"gpu-amd", "local-nvme"}),
+        ("mi300x-without-instance-store", {"gpu-amd"}),
+        ("mi250x", {"gpu-amd"}),
+        ("h100", {"gpu-nvidia"}),
+        ("l40s", {"gpu-nvidia"}),
+        ("cpu", set()),
+    ],
+)
 def test_rules_label_real_nodes(rules, node, expected):
     labels = labels_for(rules, NODES[node])
     assert {k.removeprefix("feature.node.kubernetes.io/") for k in labels} == expected
@@ -101,10 +113,16 @@ def test_labels_are_the_ones_the_tuning_daemonsets_select_on(rendered):  # noqa:
     objects = load_objects(rendered / "onprem-mi300x-operator")
     (obj,) = find(objects, "NodeFeatureRule")
     node_labels = labels_for(obj["spec"]["rules"], NODES["mi300x"])
-    selected = [d for d in find(objects, "DaemonSet")
-                if "feature.node.kubernetes.io/gpu-amd" in d["spec"]["template"]["spec"].get("nodeSelector", {})]
+    selected = [
+        d
+        for d in find(objects, "DaemonSet")
+        if "feature.node.kubernetes.io/gpu-amd" in d["spec"]["template"]["spec"].get("nodeSelector", {})
+    ]
     assert selected, "no DaemonSet selects on the AMD GPU label"
     for ds in selected:
-        wanted = {k: v for k, v in ds["spec"]["template"]["spec"]["nodeSelector"].items()
-                  if k.startswith("feature.node.kubernetes.io/")}
+        wanted = {
+            k: v
+            for k, v in ds["spec"]["template"]["spec"]["nodeSelector"].items()
+            if k.startswith("feature.node.kubernetes.io/")
+        }
         assert wanted.items() <= node_labels.items(), ds["metadata"]["name"]

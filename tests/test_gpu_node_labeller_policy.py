@@ -13,21 +13,33 @@ from test_gpu_admission_cel import _run
 
 LABELLER = "system:serviceaccount:gpu-operator:gpu-node-config"
 NODE = {
-    "apiVersion": "v1", "kind": "Node",
-    "metadata": {"name": "aks-h100-0", "labels": {"agentpool": "h100", "kubernetes.io/os": "linux"},
-                 "annotations": {"node.alpha.kubernetes.io/ttl": "0"}},
-    "spec": {"providerID": "azure:///x", "taints": [{"key": "nvidia.com/gpu", "value": "present",
-                                                      "effect": "NoSchedule"}]},
+    "apiVersion": "v1",
+    "kind": "Node",
+    "metadata": {
+        "name": "aks-h100-0",
+        "labels": {"agentpool": "h100", "kubernetes.io/os": "linux"},
+        "annotations": {"node.alpha.kubernetes.io/ttl": "0"},
+    },
+    "spec": {
+        "providerID": "azure:///x",
+        "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
+    },
 }
 
 
 def evaluate(policy: dict, new: dict, old: dict, username: str = LABELLER) -> list[str]:
     """Messages of the failed validations (empty: admitted, or not judged by the match conditions)."""
     env = celpy.Environment()
-    request = {"operation": "UPDATE", "kind": {"group": "", "version": "v1", "kind": "Node"},
-               "userInfo": {"username": username, "groups": ["system:serviceaccounts"]}}
-    activation = {"object": celpy.json_to_cel(new), "oldObject": celpy.json_to_cel(old),
-                  "request": celpy.json_to_cel(request)}
+    request = {
+        "operation": "UPDATE",
+        "kind": {"group": "", "version": "v1", "kind": "Node"},
+        "userInfo": {"username": username, "groups": ["system:serviceaccounts"]},
+    }
+    activation = {
+        "object": celpy.json_to_cel(new),
+        "oldObject": celpy.json_to_cel(old),
+        "request": celpy.json_to_cel(request),
+    }
     if not all(bool(_run(env, c["expression"], activation)) for c in policy["spec"]["matchConditions"]):
         return []
     variables = celtypes.MapType({})
@@ -52,8 +64,9 @@ def changed(edit) -> dict:
 
 ADMITTED = {
     "sets-device-plugin-config": lambda n: n["metadata"]["labels"].update({"nvidia.com/device-plugin.config": "h100"}),
-    "sets-both": lambda n: n["metadata"]["labels"].update({"nvidia.com/device-plugin.config": "l40s",
-                                                          "nvidia.com/mig.config": "all-disabled"}),
+    "sets-both": lambda n: n["metadata"]["labels"].update(
+        {"nvidia.com/device-plugin.config": "l40s", "nvidia.com/mig.config": "all-disabled"}
+    ),
     "no-change": lambda n: None,
 }
 DENIED = {
@@ -83,15 +96,19 @@ def test_any_other_change_is_denied(policy, case):
 
 def test_a_label_set_before_is_changed_or_removed(policy):
     old = changed(ADMITTED["sets-both"])
-    assert evaluate(policy, changed(lambda n: n["metadata"]["labels"].update({"nvidia.com/mig.config": "h100"})),
-                    old) == []
+    assert (
+        evaluate(policy, changed(lambda n: n["metadata"]["labels"].update({"nvidia.com/mig.config": "h100"})), old)
+        == []
+    )
     assert evaluate(policy, NODE, old) == []
 
 
 def test_other_callers_are_not_judged(policy):
     assert evaluate(policy, changed(DENIED["removes-taint"][0]), NODE, "system:node:aks-h100-0") == []
-    assert evaluate(policy, changed(DENIED["removes-taint"][0]), NODE,
-                    "system:serviceaccount:gpu-operator:gpu-operator") == []
+    assert (
+        evaluate(policy, changed(DENIED["removes-taint"][0]), NODE, "system:serviceaccount:gpu-operator:gpu-operator")
+        == []
+    )
 
 
 def test_bound_cluster_wide_and_only_where_admission_is_served(rendered, project, run):
@@ -104,7 +121,9 @@ def test_bound_cluster_wide_and_only_where_admission_is_served(rendered, project
     path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
     text = path.read_text()
     assert "admission: {enforceGpuTolerations" in text
-    path.write_text(text.replace("admission: {enforceGpuTolerations", "admission: {enabled: false, enforceGpuTolerations"))
+    path.write_text(
+        text.replace("admission: {enforceGpuTolerations", "admission: {enabled: false, enforceGpuTolerations")
+    )
     assert run(project, "render", "aks-h100-training").exit_code == 0
     objects = load_objects(project / "rendered" / "aks-h100-training")
     assert find(objects, "DaemonSet", "gpu-node-config-h100")

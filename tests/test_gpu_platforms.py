@@ -52,8 +52,11 @@ def test_gpu_operator_platform_follows_the_provider(rendered):  # noqa: F811
 def test_openshift_uses_the_running_nfd_but_keeps_the_rules(rendered):  # noqa: F811
     objects = load_objects(rendered / OCP)
     assert find(objects, "NodeFeatureRule"), "the OLM NFD operator serves the rules: they must still be rendered"
-    assert not [o for o in objects if o["kind"] in ("HelmRelease", "Application")
-                and o["metadata"]["name"] == "node-feature-discovery"]
+    assert not [
+        o
+        for o in objects
+        if o["kind"] in ("HelmRelease", "Application") and o["metadata"]["name"] == "node-feature-discovery"
+    ]
     # its labels still count as present, so the GPU Operator does not bring its own NFD
     assert helm_values(objects, "gpu-operator")["nfd"] == {"enabled": False}
     assert find(load_objects(rendered / AKS), "HelmRelease", "node-feature-discovery")

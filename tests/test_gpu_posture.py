@@ -59,8 +59,9 @@ def test_images_are_pinned_by_the_digests_the_input_gives(project, run):
     text = path.read_text()
     result = run(project, "render", "eks-mi300x-inference")
     assert result.exit_code == 0, result.output
-    (plugin,) = find(load_objects(project / "rendered" / "eks-mi300x-inference"), "DaemonSet",
-                     "nvidia-device-plugin-a100-mig")
+    (plugin,) = find(
+        load_objects(project / "rendered" / "eks-mi300x-inference"), "DaemonSet", "nvidia-device-plugin-a100-mig"
+    )
     image = plugin["spec"]["template"]["spec"]["containers"][0]["image"]
     assert "@" not in image
     assert any(v.startswith(f"CKV_K8S_43=no digest for {image} ") for v in plugin["metadata"]["annotations"].values())
@@ -90,12 +91,19 @@ def test_a_malformed_digest_is_an_input_error(project, run):
 def test_checkov_fails_no_check_on_the_examples(rendered):
     """checkov over every example's output: each check a workload does not pass is skipped by
     its annotation, with a reason (offline: --skip-download)."""
-    result = subprocess.run(["checkov", "-d", str(rendered), "--framework", "kubernetes", "--skip-download",
-                             "--compact", "-o", "json"], capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        ["checkov", "-d", str(rendered), "--framework", "kubernetes", "--skip-download", "--compact", "-o", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     reports = json.loads(result.stdout)
     reports = reports if isinstance(reports, list) else [reports]
-    failed = [f"{c['resource']}: {c['check_id']} {c['check_name']}"
-              for report in reports for c in report["results"]["failed_checks"]]
+    failed = [
+        f"{c['resource']}: {c['check_id']} {c['check_name']}"
+        for report in reports
+        for c in report["results"]["failed_checks"]
+    ]
     assert failed == []
     skipped = [c for report in reports for c in report["results"]["skipped_checks"]]
     assert skipped and all(c["check_result"]["suppress_comment"] != "No comment provided" for c in skipped)

@@ -35,8 +35,12 @@ def blocking(pool: dict) -> list[dict]:
 def targeted_pools(pod_spec: dict, pools: list[dict]) -> list[dict]:
     """Pools whose nodes the pod template may be scheduled on (by nodeSelector / node affinity)."""
     selector = pod_spec.get("nodeSelector", {})
-    terms = (pod_spec.get("affinity", {}).get("nodeAffinity", {})
-             .get("requiredDuringSchedulingIgnoredDuringExecution", {}).get("nodeSelectorTerms"))
+    terms = (
+        pod_spec.get("affinity", {})
+        .get("nodeAffinity", {})
+        .get("requiredDuringSchedulingIgnoredDuringExecution", {})
+        .get("nodeSelectorTerms")
+    )
 
     def term_matches(term: dict, labels: dict) -> bool:
         return all(e["operator"] == "In" and labels.get(e["key"]) in e["values"] for e in term["matchExpressions"])
@@ -61,8 +65,9 @@ def test_every_daemonset_tolerates_the_pools_it_runs_on(rendered, cluster):
         tolerations = spec.get("tolerations", [])
         for pool in targeted_pools(spec, pools):
             for taint in blocking(pool):
-                assert any(tolerates(t, taint) for t in tolerations), \
+                assert any(tolerates(t, taint) for t in tolerations), (
                     f"{ds['metadata']['name']} runs on pool {pool['name']} but does not tolerate {taint}"
+                )
             if pool["name"] in gpu_pool_daemonsets:
                 gpu_pool_daemonsets[pool["name"]].append(ds["metadata"]["name"])
     # Each GPU pool is checked by its validation DaemonSet, so the closure is never vacuous.
@@ -120,8 +125,11 @@ def test_device_plugin_mode_has_one_plugin_per_pool_with_its_config(rendered):
     assert pod["nodeSelector"] == {"karpenter.sh/nodepool": "a100-mig"}
     ctr = pod["containers"][0]
     # MIG devices are only visible with SYS_ADMIN and the MIG monitor capability (as upstream's chart).
-    assert ctr["securityContext"] == {"readOnlyRootFilesystem": True, "allowPrivilegeEscalation": False,
-                                      "capabilities": {"drop": ["ALL"], "add": ["SYS_ADMIN"]}}
+    assert ctr["securityContext"] == {
+        "readOnlyRootFilesystem": True,
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"], "add": ["SYS_ADMIN"]},
+    }
     assert {"name": "NVIDIA_MIG_MONITOR_DEVICES", "value": "all"} in ctr["env"]
     assert {"name": "CONFIG_FILE", "value": "/config/config.yaml"} in ctr["env"]
     assert find(objects, "RuntimeClass", "nvidia")[0]["handler"] == "nvidia"
@@ -134,8 +142,11 @@ def test_device_plugin_mode_has_one_plugin_per_pool_with_its_config(rendered):
 def test_device_plugin_without_mig_keeps_no_capability(project, run):
     path = project / "clusters" / "ocp-a100-tuned" / "cluster.yaml"
     text = path.read_text()
-    for old, new in [("      mig:\n        strategy: single\n        profiles: {1g.10gb: 7}\n", ""),
-                     ("mode: operator", "mode: device-plugin"), ("gpus: 168", "gpus: 16")]:
+    for old, new in [
+        ("      mig:\n        strategy: single\n        profiles: {1g.10gb: 7}\n", ""),
+        ("mode: operator", "mode: device-plugin"),
+        ("gpus: 168", "gpus: 16"),
+    ]:
         assert old in text, old
         text = text.replace(old, new)
     path.write_text(text)
@@ -143,8 +154,11 @@ def test_device_plugin_without_mig_keeps_no_capability(project, run):
     assert result.exit_code == 0, result.output
     (ds,) = find(load_objects(project / "rendered" / "ocp-a100-tuned"), "DaemonSet", "nvidia-device-plugin-a100")
     ctr = ds["spec"]["template"]["spec"]["containers"][0]
-    assert ctr["securityContext"] == {"readOnlyRootFilesystem": True, "allowPrivilegeEscalation": False,
-                                      "capabilities": {"drop": ["ALL"]}}
+    assert ctr["securityContext"] == {
+        "readOnlyRootFilesystem": True,
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"]},
+    }
     assert [e for e in ctr["env"] if e["name"] == "NVIDIA_MIG_MONITOR_DEVICES"] == []
 
 
@@ -166,9 +180,12 @@ def test_scrape_labels_and_queries_agree(rendered):
 def test_trigger_authentication_only_with_an_auth_secret(rendered):
     eks = load_objects(rendered / "eks-mi300x-inference")
     (auth,) = find(eks, "TriggerAuthentication")
-    assert auth["spec"]["secretTargetRef"] == [{"parameter": "bearerToken", "name": "prometheus-token",
-                                                "key": "bearerToken"}]
-    assert find(eks, "ScaledObject")[0]["spec"]["triggers"][0]["authenticationRef"] == {"name": auth["metadata"]["name"]}
+    assert auth["spec"]["secretTargetRef"] == [
+        {"parameter": "bearerToken", "name": "prometheus-token", "key": "bearerToken"}
+    ]
+    assert find(eks, "ScaledObject")[0]["spec"]["triggers"][0]["authenticationRef"] == {
+        "name": auth["metadata"]["name"]
+    }
     assert find(load_objects(rendered / "aks-h100-training"), "TriggerAuthentication") == []
 
 
@@ -178,8 +195,11 @@ def test_keda_only_where_something_autoscales(rendered):
 
 
 def test_mig_quota_keys(rendered):
-    (quota,) = [q for q in find(load_objects(rendered / "eks-mi300x-inference"), "ResourceQuota")
-                if q["metadata"]["namespace"] == "embeddings"]
+    (quota,) = [
+        q
+        for q in find(load_objects(rendered / "eks-mi300x-inference"), "ResourceQuota")
+        if q["metadata"]["namespace"] == "embeddings"
+    ]
     assert quota["spec"]["hard"]["requests.nvidia.com/mig-1g.5gb"] == "16"
     assert quota["spec"]["hard"]["requests.nvidia.com/mig-2g.10gb"] == "8"
 
@@ -202,8 +222,9 @@ def test_argocd_release_shape(project, run):
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not installed")
 @pytest.mark.parametrize("cluster", EXAMPLES)
 def test_kustomize_builds(rendered, cluster):
-    result = subprocess.run(["kubectl", "kustomize", str(rendered / cluster)], capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run(
+        ["kubectl", "kustomize", str(rendered / cluster)], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     assert "kind: ValidatingAdmissionPolicy\n" in result.stdout
 
@@ -213,8 +234,12 @@ def test_amd_operator_mode(project, run):
     from conftest import strict_args
 
     path = project / "clusters" / "eks-mi300x-inference" / "cluster.yaml"
-    path.write_text(path.read_text().replace("  amd:\n    mode: device-plugin", "  amd:\n    mode: operator\n"
-                                             "    driverImage: registry.example.com/gpu/amdgpu-driver"))
+    path.write_text(
+        path.read_text().replace(
+            "  amd:\n    mode: device-plugin",
+            "  amd:\n    mode: operator\n    driverImage: registry.example.com/gpu/amdgpu-driver",
+        )
+    )
     result = run(project, "render", "eks-mi300x-inference", *strict_args())
     assert result.exit_code == 0, result.output
     objects = load_objects(project / "rendered" / "eks-mi300x-inference")
@@ -223,9 +248,11 @@ def test_amd_operator_mode(project, run):
     assert config["spec"]["driver"]["enable"] is True and config["spec"]["driver"]["version"] == "6.4.3"
     assert config["spec"]["driver"]["image"] == "registry.example.com/gpu/amdgpu-driver"
     taint = {"key": "amd.com/gpu", "effect": "NoSchedule"}
-    for tolerations in (config["spec"]["devicePlugin"]["devicePluginTolerations"],
-                        config["spec"]["devicePlugin"]["nodeLabellerTolerations"],
-                        config["spec"]["metricsExporter"]["tolerations"]):
+    for tolerations in (
+        config["spec"]["devicePlugin"]["devicePluginTolerations"],
+        config["spec"]["devicePlugin"]["nodeLabellerTolerations"],
+        config["spec"]["metricsExporter"]["tolerations"],
+    ):
         assert any(tolerates(t, taint) for t in tolerations)
     assert find(objects, "Application", "amd-gpu-operator")[0]["spec"]["source"]["chart"] == "gpu-operator-charts"
     assert not [d for d in find(objects, "DaemonSet") if d["metadata"]["name"].startswith("amdgpu-")]
@@ -243,10 +270,13 @@ def unknown_keys(ours: dict, upstream: dict, prefix: str = "") -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("release,values_file", [
-    ("gpu-operator", "gpu-operator/values.yaml"),
-    ("keda", "keda/v2.20.2/values.yaml"),
-])
+@pytest.mark.parametrize(
+    "release,values_file",
+    [
+        ("gpu-operator", "gpu-operator/values.yaml"),
+        ("keda", "keda/v2.20.2/values.yaml"),
+    ],
+)
 def test_helm_values_exist_upstream(rendered, release, values_file):
     from conftest import _SHARED
 
@@ -267,14 +297,18 @@ def test_gke_relies_on_its_own_toleration_injection(project, run):
     """GKE adds GPU tolerations to pods itself: the policy keeps the limit rules only."""
     path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
     text = path.read_text().replace("provider: aks", "provider: gke").replace("enforceGpuTolerations: true, ", "")
-    text = text.replace("  cilium:\n", "  cilium:\n    enabled: false   # GKE's own dataplane: the policy is what is tested\n")
+    text = text.replace(
+        "  cilium:\n", "  cilium:\n    enabled: false   # GKE's own dataplane: the policy is what is tested\n"
+    )
     # DNS-name egress needs Cilium: the namespace reaches the CIDR of a model mirror instead
     old = '    allowEgressToFQDNs: [huggingface.co, "*.huggingface.co", "*.hf.co"]\n'
     assert old in text
     path.write_text(text.replace(old, "    allowEgressTo: [10.30.0.0/16]\n"))
     result = run(project, "render", "aks-h100-training")
     assert result.exit_code == 0, result.output
-    (policy,) = find(load_objects(project / "rendered" / "aks-h100-training"), "ValidatingAdmissionPolicy", "gpu-pod-guardrails")
+    (policy,) = find(
+        load_objects(project / "rendered" / "aks-h100-training"), "ValidatingAdmissionPolicy", "gpu-pod-guardrails"
+    )
     messages = [v["message"] for v in policy["spec"]["validations"]]
     assert messages and not any("tolerate" in m for m in messages)
 
@@ -355,8 +389,9 @@ def test_operator_default_device_plugin_config_is_the_pools_when_they_share_one(
     path.write_text(text.replace(old, old[:-1] + ", timeSlicing: {replicas: 4, renameByDefault: false}}"))
     result = run(project, "render", "aks-h100-training")
     assert result.exit_code == 0, result.output
-    configs = helm_values(load_objects(project / "rendered" / "aks-h100-training"),
-                          "gpu-operator")["devicePlugin"]["config"]["data"]
+    configs = helm_values(load_objects(project / "rendered" / "aks-h100-training"), "gpu-operator")["devicePlugin"][
+        "config"
+    ]["data"]
     assert configs["default"] == configs["l40s"] == configs["h100"]
     assert "timeSlicing" in configs["default"]
 

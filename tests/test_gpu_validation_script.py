@@ -46,11 +46,18 @@ def fake_nvidia_smi(bin_dir: Path, version: str, layouts: list[dict[str, int]]) 
         n = 0
         for profile, count in layout.items():
             for _ in range(count):
-                listing += f"  MIG {profile:<11} Device {n:>2}: (UUID: MIG-{i:04d}{n:04d}-0000-0000-0000-000000000000)\n"
+                listing += (
+                    f"  MIG {profile:<11} Device {n:>2}: (UUID: MIG-{i:04d}{n:04d}-0000-0000-0000-000000000000)\n"
+                )
                 n += 1
     tool = bin_dir / "nvidia-smi"
-    tool.write_text("#!/bin/sh\nif [ \"$1\" = -L ]; then\ncat <<'OUT'\n" + listing + "OUT\nelse\ncat <<'OUT'\n"
-                    + nvidia_output(version, len(layouts)) + "OUT\nfi\n")
+    tool.write_text(
+        "#!/bin/sh\nif [ \"$1\" = -L ]; then\ncat <<'OUT'\n"
+        + listing
+        + "OUT\nelse\ncat <<'OUT'\n"
+        + nvidia_output(version, len(layouts))
+        + "OUT\nfi\n"
+    )
     tool.chmod(0o755)
 
 
@@ -58,18 +65,21 @@ def test_nvidia_pass(bin_dir):
     fake_tool(bin_dir, "nvidia-smi", nvidia_output("580.95.05", 8))
     result = run_script(bin_dir, "nvidia", "550.54.15", "8")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.strip() == ("gpu-validation: PASS node=gpu-node-1 vendor=nvidia driver=580.95.05 gpus=8 "
-                                     "(minimum driver 550.54.15, expected 8)")
+    assert result.stdout.strip() == (
+        "gpu-validation: PASS node=gpu-node-1 vendor=nvidia driver=580.95.05 gpus=8 "
+        "(minimum driver 550.54.15, expected 8)"
+    )
 
 
-@pytest.mark.parametrize("version,minimum", [("550.54.14", "550.54.15"), ("535.183.01", "550.54.15"),
-                                             ("9.1", "10.0")])
+@pytest.mark.parametrize("version,minimum", [("550.54.14", "550.54.15"), ("535.183.01", "550.54.15"), ("9.1", "10.0")])
 def test_nvidia_old_driver_fails(bin_dir, version, minimum):
     fake_tool(bin_dir, "nvidia-smi", nvidia_output(version, 8))
     result = run_script(bin_dir, "nvidia", minimum, "8")
     assert result.returncode == 1
-    assert f"FAIL node=gpu-node-1 vendor=nvidia: driver {version} is older than the required minimum {minimum}" \
+    assert (
+        f"FAIL node=gpu-node-1 vendor=nvidia: driver {version} is older than the required minimum {minimum}"
         in result.stdout
+    )
 
 
 def test_numeric_not_lexical_comparison(bin_dir):
@@ -86,7 +96,9 @@ def test_nvidia_missing_gpu_fails(bin_dir):
 
 
 def test_nvidia_smi_error_is_reported(bin_dir):
-    fake_tool(bin_dir, "nvidia-smi", "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\n", 9)
+    fake_tool(
+        bin_dir, "nvidia-smi", "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\n", 9
+    )
     result = run_script(bin_dir, "nvidia", "550.54.15", "8")
     assert result.returncode == 1
     assert "nvidia-smi failed: NVIDIA-SMI has failed" in result.stdout
@@ -102,8 +114,10 @@ def test_nvidia_mig_layout_pass(bin_dir):
     fake_nvidia_smi(bin_dir, "580.95.05", [{"1g.10gb": 7}] * 8)
     result = run_script(bin_dir, "nvidia", "550.54.15", "8", "1g.10gb=7")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.strip() == ("gpu-validation: PASS node=gpu-node-1 vendor=nvidia driver=580.95.05 gpus=8 "
-                                     "mig=1g.10gb=7 (minimum driver 550.54.15, expected 8)")
+    assert result.stdout.strip() == (
+        "gpu-validation: PASS node=gpu-node-1 vendor=nvidia driver=580.95.05 gpus=8 "
+        "mig=1g.10gb=7 (minimum driver 550.54.15, expected 8)"
+    )
 
 
 def test_nvidia_mixed_layout_is_compared_whatever_the_order(bin_dir):
@@ -117,8 +131,10 @@ def test_nvidia_gpu_without_its_mig_layout_fails(bin_dir):
     fake_nvidia_smi(bin_dir, "580.95.05", [{"1g.10gb": 7}] * 6 + [{"1g.10gb": 3}, {}])
     result = run_script(bin_dir, "nvidia", "550.54.15", "8", "1g.10gb=7")
     assert result.returncode == 1
-    assert result.stdout.strip() == ("gpu-validation: FAIL node=gpu-node-1 vendor=nvidia: MIG layout differs from the "
-                                     "pool's (1g.10gb=7 per GPU): GPU 6 has 1g.10gb=3; GPU 7 has none")
+    assert result.stdout.strip() == (
+        "gpu-validation: FAIL node=gpu-node-1 vendor=nvidia: MIG layout differs from the "
+        "pool's (1g.10gb=7 per GPU): GPU 6 has 1g.10gb=3; GPU 7 has none"
+    )
 
 
 def test_nvidia_mig_devices_on_a_pool_without_mig_fail(bin_dir):
@@ -159,12 +175,21 @@ def test_rendered_configmap_carries_the_script(rendered):
 
 def test_validation_daemonsets_check_each_pool(rendered):
     objects = load_objects(rendered / "eks-mi300x-inference")
-    commands = {ds["metadata"]["name"]: ds["spec"]["template"]["spec"]["initContainers"][0]["command"]
-                for ds in find(objects, "DaemonSet") if ds["metadata"]["name"].startswith("gpu-validation-")}
+    commands = {
+        ds["metadata"]["name"]: ds["spec"]["template"]["spec"]["initContainers"][0]["command"]
+        for ds in find(objects, "DaemonSet")
+        if ds["metadata"]["name"].startswith("gpu-validation-")
+    }
     assert commands == {
         "gpu-validation-mi300x": ["sh", "/scripts/validate-gpu-node.sh", "amd", "6.8.5", "8"],
-        "gpu-validation-a100-mig": ["sh", "/scripts/validate-gpu-node.sh", "nvidia", "550.54.15", "8",
-                                    "1g.5gb=2,2g.10gb=1,3g.20gb=1"],
+        "gpu-validation-a100-mig": [
+            "sh",
+            "/scripts/validate-gpu-node.sh",
+            "nvidia",
+            "550.54.15",
+            "8",
+            "1g.5gb=2,2g.10gb=1,3g.20gb=1",
+        ],
     }
 
 
@@ -192,16 +217,19 @@ def test_openshift_validation_is_admitted_by_its_sccs(rendered):
     assert pod["containers"][0]["securityContext"]["runAsNonRoot"] is True
     assert pod["serviceAccountName"] == "gpu-validation-privileged"
     (binding,) = find(objects, "RoleBinding", "gpu-validation-privileged")
-    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
-                                  "name": "system:openshift:scc:privileged"}
-    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "gpu-validation-privileged",
-                                    "namespace": "gpu-validation"}]
+    assert binding["roleRef"] == {
+        "apiGroup": "rbac.authorization.k8s.io",
+        "kind": "ClusterRole",
+        "name": "system:openshift:scc:privileged",
+    }
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": "gpu-validation-privileged", "namespace": "gpu-validation"}
+    ]
     # elsewhere a fixed non-root UID, and no OpenShift objects
     eks = load_objects(rendered / "eks-mi300x-inference")
     assert not find(eks, "RoleBinding", "gpu-validation-privileged")
     (pause,) = find(eks, "DaemonSet", "gpu-validation-a100-mig")[0]["spec"]["template"]["spec"]["containers"]
     assert pause["securityContext"]["runAsUser"] == 65534
-
 
 
 def test_amd_validation_runs_as_root(rendered):
@@ -219,13 +247,23 @@ def fake_node(bin_dir: Path, allocatable: dict[str, str]) -> None:
     """kubectl answering `get node gpu-node-1 -o jsonpath=...` for a Node with ``allocatable``:
     the real kubectl evaluates the script's jsonpath on that Node offline."""
     node = bin_dir / "node.json"
-    node.write_text(json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-node-1"},
-                                "status": {"allocatable": {"cpu": "96", **allocatable}}}))
+    node.write_text(
+        json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": "gpu-node-1"},
+                "status": {"allocatable": {"cpu": "96", **allocatable}},
+            }
+        )
+    )
     tool = bin_dir / "kubectl"
-    tool.write_text("#!/bin/sh\n"
-                    'case "$*" in *"get node gpu-node-1 -o jsonpath="*) ;; *) echo "unexpected: $*" >&2; exit 2;; esac\n'
-                    'for a; do jp=$a; done\n'
-                    f'exec {KUBECTL} label --local -f {node} probe=1 -o "$jp"\n')
+    tool.write_text(
+        "#!/bin/sh\n"
+        'case "$*" in *"get node gpu-node-1 -o jsonpath="*) ;; *) echo "unexpected: $*" >&2; exit 2;; esac\n'
+        "for a; do jp=$a; done\n"
+        f'exec {KUBECTL} label --local -f {node} probe=1 -o "$jp"\n'
+    )
     tool.chmod(0o755)
 
 
@@ -237,8 +275,9 @@ def test_advertised_resources_pass(bin_dir):
     fake_node(bin_dir, {"nvidia.com/mig-1g.5gb": "16", "nvidia.com/mig-2g.10gb": "8"})
     result = run_script(bin_dir, "advertised", "nvidia.com/mig-1g.5gb=16", "nvidia.com/mig-2g.10gb=8")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.strip() == ("gpu-validation: PASS node=gpu-node-1 vendor=advertised "
-                                     "nvidia.com/mig-1g.5gb=16 nvidia.com/mig-2g.10gb=8")
+    assert result.stdout.strip() == (
+        "gpu-validation: PASS node=gpu-node-1 vendor=advertised nvidia.com/mig-1g.5gb=16 nvidia.com/mig-2g.10gb=8"
+    )
 
 
 @needs_kubectl
@@ -270,11 +309,14 @@ def test_validation_checks_what_each_pool_advertises(rendered):
                 advertised[ds["metadata"]["name"]] = check["command"][3:]
                 # the API token is mounted into this container only
                 assert pod["automountServiceAccountToken"] is False
-                assert [m["name"] for c in pod["initContainers"] + pod["containers"]
-                        for m in c.get("volumeMounts", []) if m["name"] == "api-token"] == ["api-token"]
+                assert [
+                    m["name"]
+                    for c in pod["initContainers"] + pod["containers"]
+                    for m in c.get("volumeMounts", [])
+                    if m["name"] == "api-token"
+                ] == ["api-token"]
     assert advertised == {
-        "gpu-validation-a100-mig": ["nvidia.com/mig-1g.5gb=16", "nvidia.com/mig-2g.10gb=8",
-                                    "nvidia.com/mig-3g.20gb=8"],
+        "gpu-validation-a100-mig": ["nvidia.com/mig-1g.5gb=16", "nvidia.com/mig-2g.10gb=8", "nvidia.com/mig-3g.20gb=8"],
         "gpu-validation-mi300x": ["amd.com/gpu=8"],
         "gpu-validation-h100": ["nvidia.com/gpu=8"],
         "gpu-validation-l40s": ["nvidia.com/gpu=8"],  # 2 GPUs time-sliced 4 ways

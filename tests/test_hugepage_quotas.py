@@ -18,22 +18,38 @@ def _render_fails(project, run, cluster, old, new, needle, message, hint):
     result = run(project, "render", cluster)
     assert result.exit_code == 2, result.output
     lines = result.stderr.splitlines()
-    at = [n for n, ln in enumerate(lines) if ln.startswith(f"clusters/{cluster}/cluster.yaml:{line}:")
-          and message in ln]
+    at = [
+        n for n, ln in enumerate(lines) if ln.startswith(f"clusters/{cluster}/cluster.yaml:{line}:") and message in ln
+    ]
     assert at, result.stderr
     assert lines[at[0] + 1].startswith("  hint: ") and hint in lines[at[0] + 1], result.stderr
 
 
 CASES = {
-    "1Gi-above-capacity": (EKS, "hugepages-1Gi: 64Gi}", "hugepages-1Gi: 129Gi}", "129Gi",
-                           "quota asks for 129Gi of hugepages-1Gi; the node pools reserve 128Gi",
-                           "lower quota.hugepages-1Gi"),
-    "2Mi-above-capacity": (AKS, "hugepages-2Mi: 8Gi", "hugepages-2Mi: 33Gi", "33Gi",
-                           "quota asks for 33Gi of hugepages-2Mi; the node pools reserve 32Gi",
-                           "nodePools[].hugepages.2Mi"),
-    "size-no-pool-reserves": (AKS, "hugepages-2Mi: 8Gi", "hugepages-1Gi: 8Gi", "hugepages-1Gi: 8Gi",
-                              "quota asks for 8Gi of hugepages-1Gi; no node pool reserves 1Gi huge pages",
-                              "nodePools[].hugepages.1Gi"),
+    "1Gi-above-capacity": (
+        EKS,
+        "hugepages-1Gi: 64Gi}",
+        "hugepages-1Gi: 129Gi}",
+        "129Gi",
+        "quota asks for 129Gi of hugepages-1Gi; the node pools reserve 128Gi",
+        "lower quota.hugepages-1Gi",
+    ),
+    "2Mi-above-capacity": (
+        AKS,
+        "hugepages-2Mi: 8Gi",
+        "hugepages-2Mi: 33Gi",
+        "33Gi",
+        "quota asks for 33Gi of hugepages-2Mi; the node pools reserve 32Gi",
+        "nodePools[].hugepages.2Mi",
+    ),
+    "size-no-pool-reserves": (
+        AKS,
+        "hugepages-2Mi: 8Gi",
+        "hugepages-1Gi: 8Gi",
+        "hugepages-1Gi: 8Gi",
+        "quota asks for 8Gi of hugepages-1Gi; no node pool reserves 1Gi huge pages",
+        "nodePools[].hugepages.1Gi",
+    ),
 }
 
 

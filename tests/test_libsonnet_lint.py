@@ -98,7 +98,7 @@ def test_an_unknown_name_off_the_evaluated_path_fails_the_static_check(tmp_path)
         ("local a = 1;\n{ b: a }", []),
         ("{\n  local helper(x) = x,\n  b: 2,\n}", [("helper", 2)]),
         ("local a = 1;\n// a is used here only in a comment\n{ b: 'a' }", [("a", 1)]),
-        ("local a = 1;\n{ b: |||\n  a\n|||, c: \"a\" }", [("a", 1)]),
+        ('local a = 1;\n{ b: |||\n  a\n|||, c: "a" }', [("a", 1)]),
         ("local a = 1;\n{ a: 2 }", []),  # a field of the same name counts as a use: the check can miss, not invent
         ("local a = 1;\n{ b: x.a }", [("a", 1)]),
         ("local s = @'it''s';\n{ b: s }", []),

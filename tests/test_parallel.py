@@ -173,10 +173,19 @@ def _cgroup(tmp_path: Path, proc_line: str, files: dict[str, str]) -> tuple[Path
         ("0::/ci/job\n", {"ci/job/cpu.max": "150000 100000\n"}, 2),  # 1.5 CPUs rounds up
         ("0::/ci/job\n", {"ci/cpu.max": "100000 100000\n", "ci/job/cpu.max": "max 100000\n"}, 1),  # ancestor
         ("0::/ci/job\n", {"ci/job/cpu.max": "max 100000\n"}, None),  # no quota: affinity
-        ("4:cpu,cpuacct:/docker/abc\n", {"cpu,cpuacct/docker/abc/cpu.cfs_quota_us": "50000\n",
-                                         "cpu,cpuacct/docker/abc/cpu.cfs_period_us": "100000\n"}, 1),  # v1
-        ("4:cpu,cpuacct:/docker/abc\n", {"cpu,cpuacct/docker/abc/cpu.cfs_quota_us": "-1\n",
-                                         "cpu,cpuacct/docker/abc/cpu.cfs_period_us": "100000\n"}, None),
+        (
+            "4:cpu,cpuacct:/docker/abc\n",
+            {
+                "cpu,cpuacct/docker/abc/cpu.cfs_quota_us": "50000\n",
+                "cpu,cpuacct/docker/abc/cpu.cfs_period_us": "100000\n",
+            },
+            1,
+        ),  # v1
+        (
+            "4:cpu,cpuacct:/docker/abc\n",
+            {"cpu,cpuacct/docker/abc/cpu.cfs_quota_us": "-1\n", "cpu,cpuacct/docker/abc/cpu.cfs_period_us": "100000\n"},
+            None,
+        ),
     ],
     ids=["v2-quota", "v2-ancestor-quota", "v2-unlimited", "v1-quota", "v1-unlimited"],
 )

@@ -22,8 +22,10 @@ HOOKS = {h["id"]: h for h in YAML_SAFE.load((REPO / ".pre-commit-hooks.yaml").re
 BIN = Path(sys.executable).parent
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None or shutil.which("pre-commit", path=str(BIN)) is None,
-                                reason="git or pre-commit not installed")
+pytestmark = pytest.mark.skipif(
+    shutil.which("git") is None or shutil.which("pre-commit", path=str(BIN)) is None,
+    reason="git or pre-commit not installed",
+)
 
 
 def _lint_exists() -> bool:
@@ -58,8 +60,14 @@ def _git_repo(project: Path, run, hook_ids: list[str]) -> None:
 
 
 def _pre_commit(project: Path, tmp_path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / "pre-commit"), "run", "--all-files", "--color", "never"], cwd=project,
-                          env=_env(tmp_path), capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [str(BIN / "pre-commit"), "run", "--all-files", "--color", "never"],
+        cwd=project,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_hooks_file_declares_the_two_hooks():
@@ -99,8 +107,13 @@ def test_lint_passes_on_every_file_the_repository_hook_selects(run):
     hook = _local_hooks()["gpu-gitops-lint"]
     listed = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout
     exclude = re.compile(hook["exclude"])
-    selected = [f for f in listed.splitlines() if (REPO / f).is_file() and not exclude.search(f)
-                and set(hook["types"]) <= identify.tags_from_path(str(REPO / f))]
+    selected = [
+        f
+        for f in listed.splitlines()
+        if (REPO / f).is_file()
+        and not exclude.search(f)
+        and set(hook["types"]) <= identify.tags_from_path(str(REPO / f))
+    ]
     assert any(f.startswith("rendered/") for f in selected)
     result = run(REPO, "lint", *selected)
     assert result.exit_code == 0, result.stdout
@@ -147,8 +160,10 @@ PIN = re.compile(r"^[\s#]*rev:\s*(\S+)", re.M)  # in YAML, and in the hooks file
 
 
 def _pins() -> dict[str, list[str]]:
-    docs = {path: PIN.findall((REPO / path).read_text())
-            for path in ("README.md", "docs/lint.md", "docs/releasing.md", ".pre-commit-hooks.yaml")}
+    docs = {
+        path: PIN.findall((REPO / path).read_text())
+        for path in ("README.md", "docs/lint.md", "docs/releasing.md", ".pre-commit-hooks.yaml")
+    }
     return {path: [p for p in found if not re.fullmatch(r"[0-9a-f]{40}", p)] for path, found in docs.items()}
 
 
@@ -171,8 +186,9 @@ def test_the_release_tag_where_present_is_on_a_commit_of_that_version():
     listed = subprocess.run(["git", "tag", "--list", tag], cwd=REPO, capture_output=True, text=True).stdout.split()
     if tag not in listed:
         pytest.skip(f"this clone has no tag {tag} (created when the release is merged; docs/releasing.md)")
-    tagged = subprocess.run(["git", "show", f"{tag}:pyproject.toml"], cwd=REPO, capture_output=True, text=True,
-                            check=True).stdout
+    tagged = subprocess.run(
+        ["git", "show", f"{tag}:pyproject.toml"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout
     assert f'version = "{__version__}"' in tagged
 
 

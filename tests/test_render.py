@@ -177,7 +177,9 @@ def test_file_names_follow_the_frozen_scheme(rendered_all):
             continue
         obj = yaml.load(path)
         meta = obj["metadata"]
-        expected = "_".join([obj["kind"].lower()] + ([meta["namespace"]] if "namespace" in meta else []) + [meta["name"]])
+        expected = "_".join(
+            [obj["kind"].lower()] + ([meta["namespace"]] if "namespace" in meta else []) + [meta["name"]]
+        )
         assert path.name == expected + ".yaml"
 
 
@@ -200,8 +202,11 @@ def test_kubectl_kustomize_builds_the_committed_tree(cluster):
     result = subprocess.run(["kubectl", "kustomize", str(REPO / "rendered" / cluster)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("\nkind: ") + result.stdout.startswith("kind: ") >= 1
-    rendered_objects = [p for p in (REPO / "rendered" / cluster).rglob("*.yaml") if p.name != "kustomization.yaml"
-                        and "gitops" not in p.relative_to(REPO / "rendered" / cluster).parts]
+    rendered_objects = [
+        p
+        for p in (REPO / "rendered" / cluster).rglob("*.yaml")
+        if p.name != "kustomization.yaml" and "gitops" not in p.relative_to(REPO / "rendered" / cluster).parts
+    ]
     assert result.stdout.count("apiVersion: ") - result.stdout.count("  apiVersion: ") == len(rendered_objects)
 
 
@@ -222,13 +227,17 @@ def test_committed_render_is_current_and_valid_upstream(run):
 @needs_crd_schemas()
 def test_require_schemas_makes_unknown_kinds_errors(project, run):
     (project / "clusters" / CLUSTER / "overrides.libsonnet").write_text(
-        "{ 'workload-isolation'+: [{apiVersion: 'example.com/v1', kind: 'Widget', metadata: {name: 'w'}}] }")
+        "{ 'workload-isolation'+: [{apiVersion: 'example.com/v1', kind: 'Widget', metadata: {name: 'w'}}] }"
+    )
     warn = run(project, "render", CLUSTER, *crd_args())
     assert warn.exit_code == 0
     # one summary line for the run: only Widget lacks a schema, every upstream CRD was found
     assert "warning: no schema found, not schema-checked: Widget (example.com/v1)\n" in warn.stderr
     verbose = run(project, "-v", "render", CLUSTER, *crd_args())
-    assert "widget_w.yaml: warning: could not find schema for Widget (example.com/v1): not schema-checked" in verbose.stderr
+    assert (
+        "widget_w.yaml: warning: could not find schema for Widget (example.com/v1): not schema-checked"
+        in verbose.stderr
+    )
     strict = run(project, "render", CLUSTER, "--require-schemas", *crd_args())
     assert strict.exit_code == 2
     assert "widget_w.yaml: error: could not find schema for Widget" in strict.stderr
@@ -236,9 +245,12 @@ def test_require_schemas_makes_unknown_kinds_errors(project, run):
 
 def test_overrides_can_patch_values_late_bound(project, run):
     (project / "clusters" / CLUSTER / "overrides.libsonnet").write_text(
-        "{ values+:: { workloadIsolation+: { priorities+: { training+: { value: 424242 } } } } }\n")
+        "{ values+:: { workloadIsolation+: { priorities+: { training+: { value: 424242 } } } } }\n"
+    )
     assert run(project, "render", CLUSTER).exit_code == 0
-    text = (project / "rendered" / CLUSTER / "20-workloads" / "workload-isolation" / "priorityclass_gpu-training.yaml").read_text()
+    text = (
+        project / "rendered" / CLUSTER / "20-workloads" / "workload-isolation" / "priorityclass_gpu-training.yaml"
+    ).read_text()
     assert "value: 424242" in text
 
 

@@ -16,13 +16,27 @@ from generator.validate import SchemaValidator
 
 # a GPU job without a memory limit: GPU007, a warning by default
 JOB = {
-    "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train", "namespace": "gpu-training"},
-    "spec": {"template": {"spec": {"restartPolicy": "Never", "tolerations": [
-        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
-        {"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}], "containers": [{
-        "name": "main", "image": "nvcr.io/nvidia/pytorch:24.05-py3",
-        "resources": {"limits": {"nvidia.com/gpu": 1}},
-    }]}}},
+    "apiVersion": "batch/v1",
+    "kind": "Job",
+    "metadata": {"name": "train", "namespace": "gpu-training"},
+    "spec": {
+        "template": {
+            "spec": {
+                "restartPolicy": "Never",
+                "tolerations": [
+                    {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+                    {"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"},
+                ],
+                "containers": [
+                    {
+                        "name": "main",
+                        "image": "nvcr.io/nvidia/pytorch:24.05-py3",
+                        "resources": {"limits": {"nvidia.com/gpu": 1}},
+                    }
+                ],
+            }
+        }
+    },
 }
 
 

@@ -25,8 +25,12 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 
 def _run(project, args: list[str], prefixes: tuple[str, ...] = HEAVY) -> tuple[list[str], str]:
     """The modules starting with ``prefixes`` that the command loaded, and its output."""
-    result = subprocess.run([sys.executable, "-c", PROBE, json.dumps(["--root", str(project), *args])],
-                            capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(["--root", str(project), *args])],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     loaded = json.loads(result.stderr.strip().splitlines()[-1])
     return [m for m in loaded if m.startswith(prefixes)], result.stdout
 
@@ -68,6 +72,12 @@ def test_a_no_op_check_loads_no_render_machinery(project, run):
     """An up-to-date fleet is checked by hashing files: no Jsonnet, YAML, JSON Schema or linter."""
     assert run(project, "render").exit_code == 0
     # pipeline only lists clusters and compares hashes here; the schema-set lookup is for reports
-    render_side = ("generator.render", "generator.jsonnet", "generator.config", "generator.schemasync",
-                   "generator.selection", "urllib.request")
+    render_side = (
+        "generator.render",
+        "generator.jsonnet",
+        "generator.config",
+        "generator.schemasync",
+        "generator.selection",
+        "urllib.request",
+    )
     assert _loaded(project, ["check"], tuple(m for m in HEAVY if m != "generator.pipeline") + render_side) == []

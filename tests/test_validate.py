@@ -12,8 +12,10 @@ from generator.validate.locations import SchemaLocation, template_variables
 
 
 def _deployment(**spec):
-    base = {"selector": {"matchLabels": {"a": "b"}},
-            "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}
+    base = {
+        "selector": {"matchLabels": {"a": "b"}},
+        "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
+    }
     base.update(spec)
     return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": base}
 
@@ -58,8 +60,10 @@ def test_first_location_with_the_file_wins(tmp_path):
         (tmp_path / folder / "example.com" / "widget_v1.json").write_text(json.dumps(schema))
     only_b = tmp_path / "b" / "example.com" / "gadget_v1.json"
     only_b.write_text(json.dumps({"type": "object", "properties": {"spec": {"type": "object"}}}))
-    locations = [SchemaLocation(str(tmp_path / d / "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"))
-                 for d in ("a", "b")]
+    locations = [
+        SchemaLocation(str(tmp_path / d / "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"))
+        for d in ("a", "b")
+    ]
     validator = SchemaValidator("1.32", locations)
     widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"x": "from-a"}}
     assert validator.check(widget) == []

@@ -43,8 +43,9 @@ def _schema_node(dotted: str) -> dict:
     return node
 
 
-@pytest.mark.parametrize("value", ["1.19.6", "v26.7.0", "4.4.1-4.6.0-ubuntu22.04", "1.31.0.8",
-                                   "docker.io/openebs/linux-utils:4.1.0"])
+@pytest.mark.parametrize(
+    "value", ["1.19.6", "v26.7.0", "4.4.1-4.6.0-ubuntu22.04", "1.31.0.8", "docker.io/openebs/linux-utils:4.1.0"]
+)
 def test_the_version_pattern_knows_a_version(value):
     assert VERSION.match(value) or IMAGE.match(value)
 
@@ -58,8 +59,11 @@ def _is_address(value: str) -> bool:
 
 
 def test_no_schema_default_is_a_version_or_an_image():
-    found = [(path, value) for path, value in _defaults(SCHEMA)
-             if (VERSION.match(value) and not _is_address(value)) or IMAGE.match(value)]
+    found = [
+        (path, value)
+        for path, value in _defaults(SCHEMA)
+        if (VERSION.match(value) and not _is_address(value)) or IMAGE.match(value)
+    ]
     assert not found, f"move these to libsonnet/versions.json: {found}"
 
 

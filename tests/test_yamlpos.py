@@ -27,8 +27,11 @@ def _both(text: str):
     return fast, slow
 
 
-@pytest.mark.parametrize("text", [p.read_text() for p in EXAMPLES] + DOCUMENTS,
-                         ids=[p.parent.name for p in EXAMPLES] + [f"doc{i}" for i in range(len(DOCUMENTS))])
+@pytest.mark.parametrize(
+    "text",
+    [p.read_text() for p in EXAMPLES] + DOCUMENTS,
+    ids=[p.parent.name for p in EXAMPLES] + [f"doc{i}" for i in range(len(DOCUMENTS))],
+)
 def test_fast_reader_matches_the_round_trip_loader(text):
     fast, slow = _both(text)
     assert fast.data == slow.data
@@ -43,16 +46,19 @@ def test_an_empty_value_is_located_on_its_key_line():
     assert slow.value_position(("empty",)) == (3, 1)
 
 
-@pytest.mark.parametrize("text", [
-    "a: &x 1\nb: *x\n",  # anchors and aliases
-    "a: !!str 1\n",  # tags
-    "a: 1.5\n",  # floats
-    "a: 2024-01-02\n",  # timestamps
-    "a: 1\na: 2\n",  # duplicate keys
-    "? [a]\n: 1\n",  # complex keys
-    "1: one\n",  # non-string keys
-    "a: 1\n---\nb: 2\n",  # two documents
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &x 1\nb: *x\n",  # anchors and aliases
+        "a: !!str 1\n",  # tags
+        "a: 1.5\n",  # floats
+        "a: 2024-01-02\n",  # timestamps
+        "a: 1\na: 2\n",  # duplicate keys
+        "? [a]\n: 1\n",  # complex keys
+        "1: one\n",  # non-string keys
+        "a: 1\n---\nb: 2\n",  # two documents
+    ],
+)
 def test_what_the_fast_reader_does_not_model_goes_to_the_round_trip_loader(text):
     with pytest.raises(Fallback):
         yamlpos._fast_load(text, "x.yaml")
@@ -71,13 +77,16 @@ def test_positions_point_at_keys_items_and_values():
 DEEP_FLOW = "[" * 1000 + "x" + "]" * 1000
 
 
-@pytest.mark.parametrize("before", [
-    "a: [b:c]\n",  # a flow plain scalar with ':' (YAML 1.2): libyaml stops here, ruamel reads on
-    "a: {b:c}\n",
-    ": 1\n",  # an empty key
-    "a: b\u2028c\n",  # a line separator inside a scalar
-    "a: 1\n\ufeffb: 2\n",  # a byte order mark inside the stream
-])
+@pytest.mark.parametrize(
+    "before",
+    [
+        "a: [b:c]\n",  # a flow plain scalar with ':' (YAML 1.2): libyaml stops here, ruamel reads on
+        "a: {b:c}\n",
+        ": 1\n",  # an empty key
+        "a: b\u2028c\n",  # a line separator inside a scalar
+        "a: 1\n\ufeffb: 2\n",  # a byte order mark inside the stream
+    ],
+)
 def test_deep_flow_nesting_is_refused_before_the_round_trip_loader_reads_it(before):
     """When libyaml stops early, the nesting that follows is still bounded (and located)
     before ruamel's scanner, which takes seconds a thousand levels, sees it."""
@@ -85,20 +94,24 @@ def test_deep_flow_nesting_is_refused_before_the_round_trip_loader_reads_it(befo
     with pytest.raises(yamlpos.InputError) as caught:
         yamlpos.load_text(text, "x.yaml")
     line = text.count("\n")
-    assert str(caught.value).startswith(f"x.yaml:{line}:{len('deep: ') + yamlpos.MAX_DEPTH + 1}: error: "
-                                        "YAML nesting is deeper than 64 levels"), caught.value
+    assert str(caught.value).startswith(
+        f"x.yaml:{line}:{len('deep: ') + yamlpos.MAX_DEPTH + 1}: error: YAML nesting is deeper than 64 levels"
+    ), caught.value
 
 
-@pytest.mark.parametrize("text", [
-    "a: x" + "[" * 100 + "\n",  # brackets inside a plain scalar
-    "a: '" + "[" * 100 + "'\n",
-    'a: "' + "{" * 100 + '\\""\n',
-    "a: 1 # " + "[" * 100 + "\n",
-    "a: |\n  " + "[" * 100 + "\n  " + "{" * 100 + "\nb: 1\n",
-    "- >-\n    " + "[" * 100 + "\n- x\n",
-    "a: [" + ", ".join(["'[['"] * 50) + "]\n",
-    "--- " + "[" * 64 + "]" * 64 + "\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: x" + "[" * 100 + "\n",  # brackets inside a plain scalar
+        "a: '" + "[" * 100 + "'\n",
+        'a: "' + "{" * 100 + '\\""\n',
+        "a: 1 # " + "[" * 100 + "\n",
+        "a: |\n  " + "[" * 100 + "\n  " + "{" * 100 + "\nb: 1\n",
+        "- >-\n    " + "[" * 100 + "\n- x\n",
+        "a: [" + ", ".join(["'[['"] * 50) + "]\n",
+        "--- " + "[" * 64 + "]" * 64 + "\n",
+    ],
+)
 def test_the_flow_depth_scan_counts_only_collections(text):
     assert yamlpos._flow_too_deep(text) is None
 
@@ -113,23 +126,26 @@ def test_a_huge_integer_read_by_the_round_trip_loader_is_located_and_named(value
     text = "a: 1.5\nb:\n  c: [1, " + value + "]\n"  # the float sends the document to ruamel
     with pytest.raises(yamlpos.InputError) as caught:
         yamlpos.load_text(text, "x.yaml")
-    assert str(caught.value) == ("x.yaml:3:10: error: integer with 5001 digits is too large\n"
-                                 "  hint: quote it if it is meant as a string")
+    assert str(caught.value) == (
+        "x.yaml:3:10: error: integer with 5001 digits is too large\n  hint: quote it if it is meant as a string"
+    )
 
 
 @pytest.mark.parametrize("key, kind", [("{a: 1}", "mapping"), ("[x, y]", "sequence")])
 def test_a_complex_key_is_refused_where_it_is(key, kind):
     with pytest.raises(yamlpos.InputError) as caught:
         yamlpos.load_text(f"a: 1\nb:\n  ? {key}\n  : c\n", "x.yaml")
-    assert str(caught.value).startswith(f"x.yaml:3:5: error: a {kind} is used as a key; keys must be strings\n"
-                                        "  hint: ")
+    assert str(caught.value).startswith(f"x.yaml:3:5: error: a {kind} is used as a key; keys must be strings\n  hint: ")
 
 
-@pytest.mark.parametrize("text, where, message", [
-    ("a: !!int '12x'\n", "1:4", "YAML value '12x' does not match its tag !!int: "),
-    ("a: 1\nb: [1, !!float abc]\n", "2:8", "YAML value 'abc' does not match its tag !!float: "),
-    ("%YAML 1.3\n---\na: 1\n", "1:1", "YAML version '1.3' is not supported"),
-])
+@pytest.mark.parametrize(
+    "text, where, message",
+    [
+        ("a: !!int '12x'\n", "1:4", "YAML value '12x' does not match its tag !!int: "),
+        ("a: 1\nb: [1, !!float abc]\n", "2:8", "YAML value 'abc' does not match its tag !!float: "),
+        ("%YAML 1.3\n---\na: 1\n", "1:1", "YAML version '1.3' is not supported"),
+    ],
+)
 def test_values_the_round_trip_loader_cannot_build_are_located(text, where, message):
     with pytest.raises(yamlpos.InputError) as caught:
         yamlpos.load_text(text, "x.yaml")

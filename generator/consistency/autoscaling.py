@@ -50,7 +50,8 @@ def _service_monitor_errors(spec: dict, doc: Located) -> Iterator[InputError]:
         "ScaledObject would see no metric and stay on its fallback",
         ("monitoring", "prometheusUrl") if written else ("monitoring",),
         f"set monitoring.serviceMonitorLabels: {{release: {release}}} (the Helm release name of kube-prometheus-stack)",
-        at_value=written)
+        at_value=written,
+    )
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -69,22 +70,35 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             yield doc.error(f"workloads[{i}] ({ns}) autoscales on DCGM GPU metrics but {problem[0]}", at, problem[1])
             continue
         for j, _first, deployment in repeats((j, e["deployment"]) for j, e in enumerate(entries)):
-            yield doc.error(f"Deployment {deployment!r} is autoscaled twice in {ns}",
-                            at + (j, "deployment"), "keep one entry per Deployment", at_value=True)
+            yield doc.error(
+                f"Deployment {deployment!r} is autoscaled twice in {ns}",
+                at + (j, "deployment"),
+                "keep one entry per Deployment",
+                at_value=True,
+            )
         for j, entry in enumerate(entries):
             here = at + (j,)
             if entry["minReplicas"] > entry["maxReplicas"]:
-                yield doc.error(f"minReplicas {entry['minReplicas']} is above maxReplicas {entry['maxReplicas']}",
-                                here + ("minReplicas",), "lower minReplicas or raise maxReplicas", at_value=True)
+                yield doc.error(
+                    f"minReplicas {entry['minReplicas']} is above maxReplicas {entry['maxReplicas']}",
+                    here + ("minReplicas",),
+                    "lower minReplicas or raise maxReplicas",
+                    at_value=True,
+                )
             if entry.get("fallbackReplicas", 0) > entry["maxReplicas"]:
-                yield doc.error(f"fallbackReplicas {entry['fallbackReplicas']} is above maxReplicas "
-                                f"{entry['maxReplicas']}", here + ("fallbackReplicas",),
-                                "the fallback must be a replica count the Deployment may have", at_value=True)
+                yield doc.error(
+                    f"fallbackReplicas {entry['fallbackReplicas']} is above maxReplicas {entry['maxReplicas']}",
+                    here + ("fallbackReplicas",),
+                    "the fallback must be a replica count the Deployment may have",
+                    at_value=True,
+                )
             if entry["metric"] in _WHOLE_GPU_ONLY and all_mig:
-                yield doc.error(f"{entry['metric']} is not reported for MIG slices, and every NVIDIA pool uses MIG",
-                                here + ("metric",),
-                                "use metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE (graphics engine activity per slice)",
-                                at_value=True)
+                yield doc.error(
+                    f"{entry['metric']} is not reported for MIG slices, and every NVIDIA pool uses MIG",
+                    here + ("metric",),
+                    "use metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE (graphics engine activity per slice)",
+                    at_value=True,
+                )
 
 
 def _no_gpus(spec: dict, workload: dict, nvidia_pools: list[dict]) -> tuple[str, str] | None:
@@ -95,8 +109,11 @@ def _no_gpus(spec: dict, workload: dict, nvidia_pools: list[dict]) -> tuple[str,
     if vendor is None:
         return "it has no gpuVendor", "set gpuVendor: nvidia (DCGM exports NVIDIA GPUs only)"
     if vendor != "nvidia":
-        return (f"its GPUs are {vendor}", "DCGM exports NVIDIA GPUs only: autoscale a namespace with gpuVendor: "
-                "nvidia, or remove the autoscaling entries")
+        return (
+            f"its GPUs are {vendor}",
+            "DCGM exports NVIDIA GPUs only: autoscale a namespace with gpuVendor: "
+            "nvidia, or remove the autoscaling entries",
+        )
     if not nvidia_pools:
         return "the cluster has no NVIDIA node pools", "add an NVIDIA GPU pool or remove the autoscaling entries"
     quota = workload["quota"]

@@ -58,7 +58,13 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 hint = f"lower quota.{size}, or reserve more: nodePools[].hugepages.{name} (pages per node) x gpu.nodes"
             else:
                 message = f"no node pool reserves {name} huge pages"
-                hint = (f"reserve them in the pool the namespace runs on (nodePools[].hugepages.{name}), "
-                        f"or remove quota.{size}")
-            yield doc.error(f"workloads[{i}] ({ns}) quota asks for {written} of {size}; {message}",
-                            ("workloads", i, "quota", size), hint, at_value=True)
+                hint = (
+                    f"reserve them in the pool the namespace runs on (nodePools[].hugepages.{name}), "
+                    f"or remove quota.{size}"
+                )
+            yield doc.error(
+                f"workloads[{i}] ({ns}) quota asks for {written} of {size}; {message}",
+                ("workloads", i, "quota", size),
+                hint,
+                at_value=True,
+            )

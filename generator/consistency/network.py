@@ -38,6 +38,7 @@ from generator.yamlpos import Located
 BASE = ("network", "cilium")
 LEGACY_KPR = ("strict", "partial", "probe", "disabled")
 
+
 # (what, kernel minimum, the agent's own words) for each kernel-bound feature in use, from the
 # Cilium agent source (cilium/cilium v1.19):
 # - BBR: pkg/datapath/linux/bandwidth/bandwidth.go probe() fails start-up, "cannot enable
@@ -83,17 +84,21 @@ def _kernel_errors(spec: dict, facts: dict, c: dict, doc: Located) -> Iterator[I
         need = f"{minimum[0]}.{minimum[1]}"
         if known is None:
             yield doc.error(
-                f"{feature} needs kernel >= {need}, and the nodes' kernel is not known for provider "
-                f"{spec['provider']}", BASE + at,
-                f"set network.cilium.nodeKernel to the oldest node kernel (`uname -r`, e.g. \"6.8\"), "
-                f"or turn {feature} off", at_value=True)
+                f"{feature} needs kernel >= {need}, and the nodes' kernel is not known for provider {spec['provider']}",
+                BASE + at,
+                f'set network.cilium.nodeKernel to the oldest node kernel (`uname -r`, e.g. "6.8"), '
+                f"or turn {feature} off",
+                at_value=True,
+            )
         elif known[0] < minimum:
             kernel, source = known
             yield doc.error(
                 f"{feature} needs kernel >= {need}; the nodes run {kernel[0]}.{kernel[1]} ({source})",
                 BASE + at,
                 f"turn {feature} off, or use a node image with kernel >= {need} and set "
-                "network.cilium.nodeKernel to its version", at_value=True)
+                "network.cilium.nodeKernel to its version",
+                at_value=True,
+            )
 
 
 def _load_balancer_errors(c: dict, doc: Located) -> Iterator[InputError]:
@@ -108,50 +113,63 @@ def _load_balancer_errors(c: dict, doc: Located) -> Iterator[InputError]:
             f"loadBalancer.mode {lb['mode']} cannot be used with VXLAN tunnelling: the agent refuses to start",
             BASE + ("loadBalancer", "mode"),
             "use loadBalancer.mode: snat, or routing.tunnelProtocol: geneve with loadBalancer.dsrDispatch: geneve, "
-            "or native routing", at_value=True)
+            "or native routing",
+            at_value=True,
+        )
     elif dsr and tunnel and dispatch != "geneve":
         yield doc.error(
             f"tunnel routing with loadBalancer.mode {lb['mode']} requires Geneve dispatch",
             BASE + ("loadBalancer", "dsrDispatch") if "dsrDispatch" in lb else BASE + ("loadBalancer", "mode"),
-            "set network.cilium.loadBalancer.dsrDispatch: geneve", at_value=True)
+            "set network.cilium.loadBalancer.dsrDispatch: geneve",
+            at_value=True,
+        )
     if dsr and dispatch == "geneve" and not (tunnel and routing["tunnelProtocol"] == "geneve"):
         yield doc.error(
             "loadBalancer.dsrDispatch geneve requires the Geneve tunnel protocol",
             BASE + ("loadBalancer", "dsrDispatch"),
             "set routing.mode: tunnel with tunnelProtocol: geneve, or dsrDispatch: opt (native routing)",
-            at_value=True)
+            at_value=True,
+        )
     if "dsrDispatch" in lb and not dsr:
         yield doc.error(
             f"loadBalancer.dsrDispatch only applies to DSR, not to mode {lb['mode']}",
-            BASE + ("loadBalancer", "dsrDispatch"), "drop dsrDispatch, or set loadBalancer.mode: dsr",
-            at_value=True)
+            BASE + ("loadBalancer", "dsrDispatch"),
+            "drop dsrDispatch, or set loadBalancer.mode: dsr",
+            at_value=True,
+        )
     if (c["bigTCP"]["ipv4"] or c["bigTCP"]["ipv6"]) and c["bpf"]["datapathMode"] != "veth":
         yield doc.error(
             f"BIG TCP is supported only with the veth datapath, not {c['bpf']['datapathMode']}",
-            BASE + ("bpf", "datapathMode"), "use bpf.datapathMode: veth, or turn BIG TCP off", at_value=True)
+            BASE + ("bpf", "datapathMode"),
+            "use bpf.datapathMode: veth, or turn BIG TCP off",
+            at_value=True,
+        )
     if lb["acceleration"] != "disabled" and "devices" not in c:
         yield doc.error(
             "XDP acceleration without network.cilium.devices attaches the XDP program to every detected "
             "device, the GPU nodes' RDMA NICs included",
             BASE + ("loadBalancer", "acceleration"),
             "set network.cilium.devices to the nodes' service-facing interfaces, e.g. [eth0] or [bond0]",
-            at_value=True)
+            at_value=True,
+        )
 
 
 def _big_tcp_prerequisites(c: dict) -> list[tuple[str, str]]:
     """(what is missing, hint) for every BIG TCP prerequisite that is not met."""
     missing = []
     if c["routing"]["mode"] != "native":
-        missing.append(("native routing (BIG TCP does not work through a tunnel)",
-                        "set network.cilium.routing.mode: native with its ipv4NativeRoutingCIDR"))
+        missing.append(
+            (
+                "native routing (BIG TCP does not work through a tunnel)",
+                "set network.cilium.routing.mode: native with its ipv4NativeRoutingCIDR",
+            )
+        )
     if not c["kubeProxyReplacement"]:
-        missing.append(("kube-proxy replacement",
-                        "set network.cilium.kubeProxyReplacement: true"))
+        missing.append(("kube-proxy replacement", "set network.cilium.kubeProxyReplacement: true"))
     if not c["bpf"]["masquerade"]:
         missing.append(("eBPF masquerading", "set network.cilium.bpf.masquerade: true"))
     if c["bpf"]["hostLegacyRouting"]:
-        missing.append(("eBPF host routing",
-                        "set network.cilium.bpf.hostLegacyRouting: false (kernel >= 5.10)"))
+        missing.append(("eBPF host routing", "set network.cilium.bpf.hostLegacyRouting: false (kernel >= 5.10)"))
     return missing
 
 
@@ -170,29 +188,40 @@ def _ipam_errors(c: dict, doc: Located) -> Iterator[InputError]:
     for i, text in enumerate(ipam.get("podCIDRs", [])):
         net = _network(text)
         if net is None:
-            yield doc.error(f"{text!r} is not an IPv4 CIDR", BASE + ("ipam", "podCIDRs", i),
-                            "write a network address and prefix length, e.g. 10.244.0.0/16")
+            yield doc.error(
+                f"{text!r} is not an IPv4 CIDR",
+                BASE + ("ipam", "podCIDRs", i),
+                "write a network address and prefix length, e.g. 10.244.0.0/16",
+            )
         else:
             pools.append((i, net))
     if ipam["mode"] == "kubernetes" and "maskSize" in written:
-        yield doc.error("maskSize only applies to cluster-pool IPAM: in kubernetes mode the controller "
-                        "manager sizes each node's range (--node-cidr-mask-size)",
-                        BASE + ("ipam", "maskSize"), "drop network.cilium.ipam.maskSize, or use mode: cluster-pool",
-                        at_value=True)
+        yield doc.error(
+            "maskSize only applies to cluster-pool IPAM: in kubernetes mode the controller "
+            "manager sizes each node's range (--node-cidr-mask-size)",
+            BASE + ("ipam", "maskSize"),
+            "drop network.cilium.ipam.maskSize, or use mode: cluster-pool",
+            at_value=True,
+        )
     if ipam["mode"] == "cluster-pool":
         for i, net in pools:
             if ipam["maskSize"] < net.prefixlen:
-                yield doc.error(f"node ranges of /{ipam['maskSize']} do not fit in the pod CIDR {net}",
-                                BASE + ("ipam", "maskSize"),
-                                f"set network.cilium.ipam.maskSize to {net.prefixlen} or more "
-                                f"(or widen podCIDRs[{i}])", at_value=True)
+                yield doc.error(
+                    f"node ranges of /{ipam['maskSize']} do not fit in the pod CIDR {net}",
+                    BASE + ("ipam", "maskSize"),
+                    f"set network.cilium.ipam.maskSize to {net.prefixlen} or more (or widen podCIDRs[{i}])",
+                    at_value=True,
+                )
     if routing["mode"] != "native" or "ipv4NativeRoutingCIDR" not in routing:
         return
     native = _network(routing["ipv4NativeRoutingCIDR"])
     if native is None:
-        yield doc.error(f"{routing['ipv4NativeRoutingCIDR']!r} is not an IPv4 CIDR",
-                        BASE + ("routing", "ipv4NativeRoutingCIDR"),
-                        "write a network address and prefix length, e.g. 10.244.0.0/16", at_value=True)
+        yield doc.error(
+            f"{routing['ipv4NativeRoutingCIDR']!r} is not an IPv4 CIDR",
+            BASE + ("routing", "ipv4NativeRoutingCIDR"),
+            "write a network address and prefix length, e.g. 10.244.0.0/16",
+            at_value=True,
+        )
         return
     if ipam["mode"] == "cluster-pool" and "podCIDRs" not in ipam:
         yield doc.error(
@@ -222,8 +251,9 @@ def _provider_errors(facts: dict, c: dict, doc: Located) -> Iterator[InputError]
             continue
         value = _at(c, rule["path"])
         if value not in rule["allowed"]:
-            yield doc.error(rule["message"].format(value=value), BASE + tuple(rule["path"]), rule["hint"],
-                            at_value=True)
+            yield doc.error(
+                rule["message"].format(value=value), BASE + tuple(rule["path"]), rule["hint"], at_value=True
+            )
 
 
 def _at(c: dict, path: list[str]) -> Any:
@@ -250,8 +280,11 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             BASE + ("kubeProxyReplacement",),
             "set network.cilium.k8sServiceHost (and k8sServicePort) to the API server's real address, "
             "e.g. the cloud endpoint host name"
-            + ("" if written else "; or keep kube-proxy (kubeProxyReplacement: false) or another CNI "
-               "(network.cilium.enabled: false)"),
+            + (
+                ""
+                if written
+                else "; or keep kube-proxy (kubeProxyReplacement: false) or another CNI (network.cilium.enabled: false)"
+            ),
             at_value=True,
         )
     routing = c["routing"]
@@ -318,7 +351,10 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     if c["hubble"]["enabled"] and c["hubble"]["ui"] and not c["hubble"]["relay"]:
         yield doc.error(
             "Hubble UI needs Hubble Relay: the chart refuses to render without it",
-            BASE + ("hubble", "ui"), "set network.cilium.hubble.relay: true, or ui: false", at_value=True)
+            BASE + ("hubble", "ui"),
+            "set network.cilium.hubble.relay: true, or ui: false",
+            at_value=True,
+        )
     legacy = c["values"].get("kubeProxyReplacement")
     if isinstance(legacy, str) and legacy in LEGACY_KPR:
         yield doc.error(
@@ -368,8 +404,11 @@ def _shadowing_values_errors(c: dict, doc: Located) -> Iterator[InputError]:
             continue
         yield doc.error(
             f"values.{'.'.join(path)} overrides the typed network.cilium.{typed}, past the checks that keep "
-            "Cilium's settings coherent", BASE + ("values",) + path,
-            f"set network.cilium.{typed} instead", at_value=True)
+            "Cilium's settings coherent",
+            BASE + ("values",) + path,
+            f"set network.cilium.{typed} instead",
+            at_value=True,
+        )
 
 
 _ABSENT = object()

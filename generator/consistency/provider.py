@@ -13,7 +13,10 @@ from generator.yamlpos import Located
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     provider = spec["provider"]
     if spec["tuning"]["backend"] == "tuned" and not facts["nodeTuningOperator"]:
-        yield doc.error(f"tuning.backend tuned needs the Node Tuning Operator, which {provider} does not run",
-                        ("tuning", "backend"),
-                        "use tuning.backend: daemonset, or provider: openshift (or generic, with the "
-                        "Node Tuning Operator installed)", at_value=True)
+        yield doc.error(
+            f"tuning.backend tuned needs the Node Tuning Operator, which {provider} does not run",
+            ("tuning", "backend"),
+            "use tuning.backend: daemonset, or provider: openshift (or generic, with the "
+            "Node Tuning Operator installed)",
+            at_value=True,
+        )

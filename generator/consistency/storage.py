@@ -24,9 +24,30 @@ from fnmatch import fnmatchcase
 from generator.errors import InputError
 from generator.yamlpos import Located
 
-SYSTEM_DIRS = frozenset({"/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/mnt", "/opt",
-                         "/proc", "/root", "/run", "/sbin", "/sys", "/tmp", "/usr", "/var", "/var/lib",
-                         "/var/lib/kubelet"})
+SYSTEM_DIRS = frozenset(
+    {
+        "/",
+        "/bin",
+        "/boot",
+        "/dev",
+        "/etc",
+        "/home",
+        "/lib",
+        "/lib64",
+        "/mnt",
+        "/opt",
+        "/proc",
+        "/root",
+        "/run",
+        "/sbin",
+        "/sys",
+        "/tmp",
+        "/usr",
+        "/var",
+        "/var/lib",
+        "/var/lib/kubelet",
+    }
+)
 
 # /dev/disk/by-id name of an EBS volume (model "Amazon Elastic Block Store", serial vol<id>).
 EBS_DISK_ID = "nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0"

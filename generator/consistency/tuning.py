@@ -25,14 +25,27 @@ from generator.errors import InputError
 from generator.yamlpos import Located
 
 # Keys under net.* that are node-wide (not per network namespace).
-NODE_LEVEL_NET = frozenset({
-    "net.core.rmem_max", "net.core.wmem_max", "net.core.rmem_default", "net.core.wmem_default",
-    "net.core.optmem_max", "net.core.netdev_max_backlog", "net.core.netdev_budget",
-    "net.core.netdev_budget_usecs", "net.core.dev_weight", "net.core.default_qdisc",
-    "net.core.busy_poll", "net.core.busy_read", "net.core.rps_sock_flow_entries",
-    "net.netfilter.nf_conntrack_max", "net.nf_conntrack_max",
-    "net.ipv4.tcp_mem", "net.ipv4.udp_mem",
-})
+NODE_LEVEL_NET = frozenset(
+    {
+        "net.core.rmem_max",
+        "net.core.wmem_max",
+        "net.core.rmem_default",
+        "net.core.wmem_default",
+        "net.core.optmem_max",
+        "net.core.netdev_max_backlog",
+        "net.core.netdev_budget",
+        "net.core.netdev_budget_usecs",
+        "net.core.dev_weight",
+        "net.core.default_qdisc",
+        "net.core.busy_poll",
+        "net.core.busy_read",
+        "net.core.rps_sock_flow_entries",
+        "net.netfilter.nf_conntrack_max",
+        "net.nf_conntrack_max",
+        "net.ipv4.tcp_mem",
+        "net.ipv4.udp_mem",
+    }
+)
 NAMESPACED_PREFIXES = ("kernel.shm", "kernel.msg", "fs.mqueue.", "net.")
 NAMESPACED_KEYS = frozenset({"kernel.sem"})
 
@@ -79,8 +92,7 @@ def _check_sysctls(i: int, pool: dict, doc: Located) -> Iterator[InputError]:
         path = ("nodePools", i, "sysctls", key)
         if is_namespaced(key):
             yield doc.error(
-                f"{key} is a namespaced sysctl: set on the node it changes only the host's namespace, "
-                "not the pods'",
+                f"{key} is a namespaced sysctl: set on the node it changes only the host's namespace, not the pods'",
                 path,
                 "set it in the pod's securityContext.sysctls (unsafe ones also need the kubelet's "
                 "--allowed-unsafe-sysctls); nodePools[].sysctls is for node-level keys",
@@ -95,15 +107,22 @@ def _check_sysctls(i: int, pool: dict, doc: Located) -> Iterator[InputError]:
             low, high = RANGES[key]
             number = _as_int(value)
             if number is None:
-                yield doc.error(f"{key} must be an integer, not {value!r}", path,
-                                f"use a whole number between {low} and {high}", at_value=True)
+                yield doc.error(
+                    f"{key} must be an integer, not {value!r}",
+                    path,
+                    f"use a whole number between {low} and {high}",
+                    at_value=True,
+                )
             elif not low <= number <= high:
-                yield doc.error(f"{key} = {number} is out of range: the kernel accepts {low}..{high}", path,
-                                f"use a value between {low} and {high}", at_value=True)
+                yield doc.error(
+                    f"{key} = {number} is out of range: the kernel accepts {low}..{high}",
+                    path,
+                    f"use a value between {low} and {high}",
+                    at_value=True,
+                )
 
 
-def _check_hugepages(i: int, pool: dict, backend: str, known_pools: list[str],
-                     doc: Located) -> Iterator[InputError]:
+def _check_hugepages(i: int, pool: dict, backend: str, known_pools: list[str], doc: Located) -> Iterator[InputError]:
     pages = pool.get("hugepages")
     runtime_1gi = bool(pages and pages["1Gi"] and not pages["bootReserved"])
     # the tuned backend puts every page on the kernel command line, 2Mi too
@@ -121,14 +140,17 @@ def _check_hugepages(i: int, pool: dict, backend: str, known_pools: list[str],
             "(then they are only checked)",
             at_value=True,
         )
-    elif not (roles := sorted(key.removeprefix(MCP_ROLE_PREFIX) for key in pool["nodeSelector"]
-                              if key.startswith(MCP_ROLE_PREFIX))):
+    elif not (
+        roles := sorted(
+            key.removeprefix(MCP_ROLE_PREFIX) for key in pool["nodeSelector"] if key.startswith(MCP_ROLE_PREFIX)
+        )
+    ):
         yield doc.error(
             f"nodePools[{i}] reserves huge pages through TuneD [bootloader], which reaches nodes through "
             "their MachineConfigPool, but its nodeSelector names no node-role.kubernetes.io/<role> label",
             ("nodePools", i, "nodeSelector"),
             "select the pool by its MachineConfigPool role, e.g. nodeSelector: "
-            "{node-role.kubernetes.io/worker-gpu: \"\"}",
+            '{node-role.kubernetes.io/worker-gpu: ""}',
         )
     elif roles[0] not in BUILTIN_MACHINE_CONFIG_POOLS | set(known_pools):
         yield doc.error(

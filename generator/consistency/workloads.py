@@ -62,18 +62,25 @@ def _egress_problems(spec: dict, doc: Located) -> Iterator[InputError]:
             yield doc.error(
                 f"workloads[{i}] ({ns}) allows egress to DNS names, which only Cilium's toFQDNs policies can express",
                 ("workloads", i, "allowEgressToFQDNs"),
-                "enable network.cilium, or list the destinations' CIDRs in allowEgressTo instead")
+                "enable network.cilium, or list the destinations' CIDRs in allowEgressTo instead",
+            )
         written = doc.data.get("workloads", [])[i]
         quota = workload["quota"]
         has_gpus = bool(quota.get("gpus")) or any(quota.get("mig", {}).values())
-        if (workload["type"] == "inference" and has_gpus and not workload["allowEgressToFQDNs"]
-                and "allowEgressTo" not in written):
+        if (
+            workload["type"] == "inference"
+            and has_gpus
+            and not workload["allowEgressToFQDNs"]
+            and "allowEgressTo" not in written
+        ):
             yield doc.warning(
                 f"GPU inference namespace {ns} declares no egress: its pods reach only DNS and each other, so "
                 "model pulls from registries and object stores fail at runtime",
                 ("workloads", i, "namespace"),
-                "list the model sources in allowEgressToFQDNs (e.g. [huggingface.co, \"*.huggingface.co\"]) or "
-                "allowEgressTo (CIDRs); write allowEgressTo: [] if the models come from a volume", at_value=True)
+                'list the model sources in allowEgressToFQDNs (e.g. [huggingface.co, "*.huggingface.co"]) or '
+                "allowEgressTo (CIDRs); write allowEgressTo: [] if the models come from a volume",
+                at_value=True,
+            )
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -108,8 +115,9 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 f"workloads[{i}] ({ns}) quota asks for {gpus} {vendor} GPUs; the node pools have {capacity}",
                 ("workloads", i, "quota", "gpus"),
                 f"the time-sliced pools with renameByDefault advertise {shared} {SHARED_GPU}, which quota.gpus "
-                "does not count: quota them with quota.sharedGpus" if shared else
-                "lower quota.gpus, or raise nodePools[].gpu.nodes / perNode to the pools' real size",
+                "does not count: quota them with quota.sharedGpus"
+                if shared
+                else "lower quota.gpus, or raise nodePools[].gpu.nodes / perNode to the pools' real size",
                 at_value=True,
             )
 
@@ -126,8 +134,8 @@ def _shared_gpu_quota(spec: dict, doc: Located, i: int, workload: dict) -> Itera
             f"the node pools advertise {capacity}",
             ("workloads", i, "quota", "sharedGpus"),
             "lower quota.sharedGpus, or raise the time-sliced pools' nodes / perNode / replicas"
-            if capacity else
-            f"only NVIDIA pools with timeSlicing.renameByDefault: true advertise {SHARED_GPU}; "
+            if capacity
+            else f"only NVIDIA pools with timeSlicing.renameByDefault: true advertise {SHARED_GPU}; "
             "quota other GPUs with quota.gpus",
             at_value=True,
         )

@@ -37,9 +37,16 @@ def make_validator(settings: Settings) -> SchemaValidator:
     return SchemaValidator(settings.kubernetes_version, locations, settings.schema_cache)
 
 
-def lint_paths(paths: list[str], settings: Settings, display: Callable[[str], str] = str,
-               validator: SchemaValidator | None = None, *, jobs: int = 1, cached: bool = False,
-               refs: bool = True) -> Result:
+def lint_paths(
+    paths: list[str],
+    settings: Settings,
+    display: Callable[[str], str] = str,
+    validator: SchemaValidator | None = None,
+    *,
+    jobs: int = 1,
+    cached: bool = False,
+    refs: bool = True,
+) -> Result:
     """Lint files and folders (``-`` is stdin); ``display`` turns a path into what is shown;
     ``validator`` is one the caller keeps to read its warnings afterwards; ``jobs`` worker
     processes check the files; ``cached`` reuses and stores per-file results in the user cache;

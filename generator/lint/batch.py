@@ -22,8 +22,9 @@ _engine: Engine | None = None
 _cache: ResultCache | None = None
 
 
-def check_files(engine: Engine, files: list[str], display: Callable[[str], str], cache: ResultCache | None,
-                jobs: int) -> list[FileResult]:
+def check_files(
+    engine: Engine, files: list[str], display: Callable[[str], str], cache: ResultCache | None, jobs: int
+) -> list[FileResult]:
     """One result per file, in the order given."""
     results: list[FileResult | None] = []
     todo: list[tuple[int, str, str]] = []
@@ -77,4 +78,3 @@ def _check(item: tuple[int, str, str]) -> tuple[FileResult, str | None]:
     result = _engine.check_file(shown, documents(data, shown, path.lower().endswith(".json"), _engine.settings.strict))
     key = _cache.key(shown, data) if _cache is not None and isinstance(data, bytes) and path != "-" else None
     return result, key
-

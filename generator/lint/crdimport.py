@@ -119,15 +119,22 @@ def import_files(paths: list[Path], output: Path, display) -> list[Path]:
                         converted = document_schema(res.obj, version, schema)
                     except (AttributeError, TypeError):
                         # a keyword holding the wrong type (properties: [..]); the API server rejects it too
-                        _bad(res, display(path), _version_path(res, version) + ("schema", "openAPIV3Schema"),
-                             f"the openAPIV3Schema of version {version!r} is not a valid schema",
-                             "properties must map names to schemas, oneOf/anyOf/allOf must be lists of schemas")
+                        _bad(
+                            res,
+                            display(path),
+                            _version_path(res, version) + ("schema", "openAPIV3Schema"),
+                            f"the openAPIV3Schema of version {version!r} is not a valid schema",
+                            "properties must map names to schemas, oneOf/anyOf/allOf must be lists of schemas",
+                        )
                     body = json.dumps(converted, indent=2, sort_keys=True) + "\n"
                     target.write_text(body)
                     written.append(target)
         if not crds:
-            raise InputError("no CustomResourceDefinition in this file", path=display(path),
-                             hint="pass CRD manifests, or the output of `kubectl get crd -o yaml`")
+            raise InputError(
+                "no CustomResourceDefinition in this file",
+                path=display(path),
+                hint="pass CRD manifests, or the output of `kubectl get crd -o yaml`",
+            )
     return sorted(written)
 
 
@@ -140,14 +147,25 @@ def _names(res: Resource, shown: str) -> tuple[str, str]:
     kind = names.get("kind") if isinstance(names, dict) else None
     if not (isinstance(group, str) and group and isinstance(kind, str) and kind):
         line, col = res.document.position(res.base + ("spec",))
-        raise InputError("CustomResourceDefinition without spec.group or spec.names.kind (strings)",
-                         path=shown, line=line, col=col)
+        raise InputError(
+            "CustomResourceDefinition without spec.group or spec.names.kind (strings)", path=shown, line=line, col=col
+        )
     if not _GROUP.fullmatch(group) or len(group) > 253:
-        _bad(res, shown, ("spec", "group"), f"spec.group {group!r} is not a DNS subdomain with a dot",
-             "groups look like example.com or nvidia.com")
+        _bad(
+            res,
+            shown,
+            ("spec", "group"),
+            f"spec.group {group!r} is not a DNS subdomain with a dot",
+            "groups look like example.com or nvidia.com",
+        )
     if not _LABEL.fullmatch(kind.lower()):
-        _bad(res, shown, ("spec", "names", "kind"), f"spec.names.kind {kind!r} is not a valid kind",
-             "kinds are CamelCase letters and digits, e.g. ClusterPolicy")
+        _bad(
+            res,
+            shown,
+            ("spec", "names", "kind"),
+            f"spec.names.kind {kind!r} is not a valid kind",
+            "kinds are CamelCase letters and digits, e.g. ClusterPolicy",
+        )
     return group, kind
 
 
@@ -155,8 +173,13 @@ def _target(output: Path, group: str, kind: str, version: str, res: Resource, sh
     """``<output>/<group>/<kind>_<version>.json``, which must stay under ``output``."""
     if not isinstance(version, str) or not _LABEL.fullmatch(version):
         where = _version_path(res, version)
-        _bad(res, shown, where + ("name",) if len(where) > 2 else where, f"version {version!r} is not a valid version name",
-             "versions look like v1 or v1beta2")
+        _bad(
+            res,
+            shown,
+            where + ("name",) if len(where) > 2 else where,
+            f"version {version!r} is not a valid version name",
+            "versions look like v1 or v1beta2",
+        )
     target = output / group / f"{kind.lower()}_{version}.json"
     if not target.resolve().is_relative_to(output.resolve()):
         _bad(res, shown, ("spec",), f"schema file {target} would be outside {output}", "")

@@ -112,8 +112,9 @@ def privileged_namespaces(results: list[FileResult]) -> set[str]:
 class Engine:
     """The rules in force for one settings object, ready to run over any number of files."""
 
-    def __init__(self, settings: Settings, validator: SchemaValidator | None, only: set[str] | None = None,
-                 refs: bool = True):
+    def __init__(
+        self, settings: Settings, validator: SchemaValidator | None, only: set[str] | None = None, refs: bool = True
+    ):
         self.settings = settings
         self.refs = refs  # keep every object's reference: memory that grows with the objects
         self.ctx = Context(settings, validator)
@@ -154,11 +155,13 @@ class Engine:
             for result in results:
                 self.ctx.validator.warnings.update(result.warnings)
         privileged = privileged_namespaces(results)
-        findings = [f for result in results for f, namespace in result.findings
-                    if not namespace or namespace not in privileged]
+        findings = [
+            f for result in results for f, namespace in result.findings if not namespace or namespace not in privileged
+        ]
         for rule in self.set_rules:
-            facts = [(fact, finding) for result in results for rule_id, fact, finding in result.facts
-                     if rule_id == rule.ID]
+            facts = [
+                (fact, finding) for result in results for rule_id, fact, finding in result.facts if rule_id == rule.ID
+            ]
             findings.extend(rule.check(facts, self.ctx))
         findings.sort(key=Finding.sort_key)
         return Result(findings, results)
@@ -166,8 +169,20 @@ class Engine:
     def _check_document(self, doc: Document, result: FileResult) -> None:
         for rule in self.document_rules:
             for hit in rule.check(doc, self.ctx):
-                result.findings.append((Finding(rule.ID, self.severity[rule.ID], hit.message, doc.file,
-                                                doc.error_line or 1, doc.error_col or 1, hint=hit.hint), ""))
+                result.findings.append(
+                    (
+                        Finding(
+                            rule.ID,
+                            self.severity[rule.ID],
+                            hit.message,
+                            doc.file,
+                            doc.error_line or 1,
+                            doc.error_col or 1,
+                            hint=hit.hint,
+                        ),
+                        "",
+                    )
+                )
         for res in resources_of(doc):
             if self.refs:
                 result.refs.append(res.ref)
@@ -199,8 +214,20 @@ class Engine:
         except RecursionError:
             # the C parser copes with any depth; validators and rules recurse
             if "K8S001" in self.severity:
-                result.findings.append((Finding("K8S001", self.severity["K8S001"], "nesting is too deep to check",
-                                                res.document.file, res.document.first_line + 1, 1, res.ref), ""))
+                result.findings.append(
+                    (
+                        Finding(
+                            "K8S001",
+                            self.severity["K8S001"],
+                            "nesting is too deep to check",
+                            res.document.file,
+                            res.document.first_line + 1,
+                            1,
+                            res.ref,
+                        ),
+                        "",
+                    )
+                )
 
     @contextmanager
     def _warnings_into(self, result: FileResult, kind: tuple[str, str]):

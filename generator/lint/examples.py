@@ -49,9 +49,9 @@ def split(docstring: str | None) -> tuple[str, list[Example]]:
         return text, []
     examples = []
     for match, following in zip(found, found[1:] + [None], strict=True):
-        block = text[match.end():following.start() if following else len(text)]
+        block = text[match.end() : following.start() if following else len(text)]
         examples.append(Example(match[1], textwrap.dedent(block).strip("\n") + "\n"))
-    return text[:found[0].start()].rstrip(), examples
+    return text[: found[0].start()].rstrip(), examples
 
 
 def config_comment(text: str) -> dict:
@@ -62,7 +62,7 @@ def config_comment(text: str) -> dict:
             break
         if stripped.startswith(CONFIG_COMMENT):
             try:
-                value = YAML(typ="safe", pure=True).load(stripped[len(CONFIG_COMMENT):])
+                value = YAML(typ="safe", pure=True).load(stripped[len(CONFIG_COMMENT) :])
             except YAMLError as exc:
                 raise ValueError(f"{CONFIG_COMMENT} is not a YAML flow mapping: {exc}") from None
             if not isinstance(value, dict):

@@ -95,8 +95,9 @@ def _go_int(plain: str) -> int | None:
     if not match:
         return None
     sign, hexa, octal_o, binary, octal, decimal = match.groups()
-    digits, base = next((d, b) for d, b in ((hexa, 16), (octal_o, 8), (binary, 2), (octal, 8), (decimal, 10))
-                        if d is not None)
+    digits, base = next(
+        (d, b) for d, b in ((hexa, 16), (octal_o, 8), (binary, 2), (octal, 8), (decimal, 10)) if d is not None
+    )
     number = int(digits, base) * (-1 if sign == "-" else 1)
     if _INT64[0] <= number <= _INT64[1] or (0 <= number <= _UINT64_MAX and _GO_UINT.fullmatch(plain)):
         return number
@@ -125,7 +126,8 @@ def describe(text: str) -> str:
     if len(text) > 60:
         return f"{shown} ({len(text)} characters)"
     kind = {bool: "a boolean", int: "an integer", float: "a float", type(None): "null"}.get(
-        type(resolve_plain(text)), "a string")
+        type(resolve_plain(text)), "a string"
+    )
     return f"{shown} ({kind})"
 
 
@@ -149,8 +151,9 @@ def _go_float32_g(number: float) -> str:
     if math.isinf(number):
         return ".inf" if number > 0 else "-.inf"
     single = struct.unpack("f", struct.pack("f", number))[0]
-    precision = next(p for p in range(1, 10)
-                     if struct.unpack("f", struct.pack("f", float(f"{single:.{p - 1}e}")))[0] == single)
+    precision = next(
+        p for p in range(1, 10) if struct.unpack("f", struct.pack("f", float(f"{single:.{p - 1}e}")))[0] == single
+    )
     mantissa, exponent = f"{single:.{precision - 1}e}".split("e")
     exp = int(exponent)
     if exp < -4 or exp >= 6:

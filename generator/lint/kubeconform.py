@@ -40,8 +40,15 @@ _QUOTED_POINTER = re.compile(r"(jsonschema: )'(/[^']*)'")
 
 def command(binary: str, files: list[str], settings: Settings, ignore_missing_schemas: bool = False) -> list[str]:
     major, minor = kubernetes.resolve_version(settings.kubernetes_version)
-    cmd = [binary, *(["-strict"] if settings.strict else []), "-summary", "-output", "json",
-           "-kubernetes-version", f"{major}.{minor}.0"]
+    cmd = [
+        binary,
+        *(["-strict"] if settings.strict else []),
+        "-summary",
+        "-output",
+        "json",
+        "-kubernetes-version",
+        f"{major}.{minor}.0",
+    ]
     locations = list(settings.schema_locations) or ["default"]
     synced = schemasync.installed()
     if synced is not None:
@@ -58,8 +65,10 @@ def run(binary: str, files: list[str], settings: Settings, ignore_missing_schema
     unreadable output is a usage error. Files go in batches that fit a command line."""
     path = shutil.which(binary)
     if path is None:
-        raise InputError(f"kubeconform binary {binary!r} not found",
-                         hint="install kubeconform, put it on PATH or pass its path: --kubeconform /path/to/kubeconform")
+        raise InputError(
+            f"kubeconform binary {binary!r} not found",
+            hint="install kubeconform, put it on PATH or pass its path: --kubeconform /path/to/kubeconform",
+        )
     merged: dict = {"resources": [], "summary": {}}
     for batch in batches(files):
         output = _run_once(path, batch, settings, ignore_missing_schemas)
@@ -88,12 +97,14 @@ def batches(files: list[str], budget: int | None = None) -> list[list[str]]:
 
 def _run_once(path: str, files: list[str], settings: Settings, ignore_missing_schemas: bool) -> dict:
     try:
-        proc = subprocess.run(command(path, files, settings, ignore_missing_schemas), capture_output=True, text=True,
-                              check=False)
+        proc = subprocess.run(
+            command(path, files, settings, ignore_missing_schemas), capture_output=True, text=True, check=False
+        )
     except OSError as exc:
-        raise InputError(f"cannot run kubeconform {path!r}: {exc.strerror or exc}",
-                         hint="check that --kubeconform points at the kubeconform executable for this platform") \
-            from None
+        raise InputError(
+            f"cannot run kubeconform {path!r}: {exc.strerror or exc}",
+            hint="check that --kubeconform points at the kubeconform executable for this platform",
+        ) from None
     try:
         output = json.loads(proc.stdout)
         if not isinstance(output, dict):
@@ -101,8 +112,10 @@ def _run_once(path: str, files: list[str], settings: Settings, ignore_missing_sc
         return output
     except ValueError:
         detail = (proc.stderr or proc.stdout).strip().splitlines()
-        raise InputError(f"kubeconform failed (exit {proc.returncode}): {detail[0] if detail else 'no output'}",
-                         hint="run the same command by hand with --kubeconform to see its output") from None
+        raise InputError(
+            f"kubeconform failed (exit {proc.returncode}): {detail[0] if detail else 'no output'}",
+            hint="run the same command by hand with --kubeconform to see its output",
+        ) from None
 
 
 def _pointer(text: str, obj: object) -> tuple:
@@ -154,9 +167,12 @@ def findings(output: dict, sources: list[Source], display) -> list[Finding]:
 def _error_rule(msg: str, file: str) -> str:
     """The rule a kubeconform error belongs to; a failed schema download is a usage error."""
     if any(text in msg for text in _DOWNLOAD_FAILURES):
-        raise InputError(f"kubeconform could not download a schema: {msg}", path=file,
-                         hint="offline, pass local --schema-location templates (kubeconform gets them as given, "
-                         "without 'default') or run `gpu-gitops schemas sync --from DIR`")
+        raise InputError(
+            f"kubeconform could not download a schema: {msg}",
+            path=file,
+            hint="offline, pass local --schema-location templates (kubeconform gets them as given, "
+            "without 'default') or run `gpu-gitops schemas sync --from DIR`",
+        )
     if "could not find schema" in msg:
         return "K8S004"
     if any(text in msg for text in _NO_KIND):

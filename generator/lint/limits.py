@@ -10,9 +10,11 @@ from generator.lint.model import Hit
 
 def missing_limit(cpath: tuple, name: str) -> Hit:
     """``name`` is requested without a limit."""
-    return Hit(f"{jsonpath.dotted(cpath + ('resources', 'limits'))}: Required value: "
-               f"Limit must be set for non overcommitable resources ({name} is requested)",
-               cpath + ("resources", "requests", name))
+    return Hit(
+        f"{jsonpath.dotted(cpath + ('resources', 'limits'))}: Required value: "
+        f"Limit must be set for non overcommitable resources ({name} is requested)",
+        cpath + ("resources", "requests", name),
+    )
 
 
 def request_not_limit(cpath: tuple, name: str, value, limits: dict) -> Hit | None:
@@ -21,5 +23,8 @@ def request_not_limit(cpath: tuple, name: str, value, limits: dict) -> Hit | Non
     if req is None or lim is None or req == lim:
         return None
     where = jsonpath.dotted(cpath + ("resources", "requests")) + f"[{name}]"
-    return Hit(f'{where}: Invalid value: "{value}": must be equal to {name} limit of {limits[name]}',
-               cpath + ("resources", "requests", name), at_value=True)
+    return Hit(
+        f'{where}: Invalid value: "{value}": must be equal to {name} limit of {limits[name]}',
+        cpath + ("resources", "requests", name),
+        at_value=True,
+    )

@@ -56,14 +56,21 @@ class _Constructor(SafeConstructor):
         refuses null, mapping and sequence keys."""
         for key_node, _ in node.value:
             if not isinstance(key_node, ScalarNode):
-                raise ConstructorError(None, None, "a mapping or sequence cannot be a map key "
-                                       "(Kubernetes objects are JSON: keys are strings)", key_node.start_mark)
+                raise ConstructorError(
+                    None,
+                    None,
+                    "a mapping or sequence cannot be a map key (Kubernetes objects are JSON: keys are strings)",
+                    key_node.start_mark,
+                )
             if key_node.tag == _GO_PLAIN and fastyaml.resolve_plain(key_node.value) is None:
-                raise ConstructorError(None, None, f"a null map key ({key_node.value or 'empty'!s}) has no JSON form; "
-                                       "quote it if it is text", key_node.start_mark)
+                raise ConstructorError(
+                    None,
+                    None,
+                    f"a null map key ({key_node.value or 'empty'!s}) has no JSON form; quote it if it is text",
+                    key_node.start_mark,
+                )
         mapping = super().construct_mapping(node, deep)
         return {fastyaml.json_key(key): value for key, value in mapping.items()}
-
 
     def construct_non_recursive_object(self, node, tag=None):
         """go-yaml v2 decodes by node kind, not by tag: a mapping or sequence is one whatever it is
@@ -76,8 +83,9 @@ class _Constructor(SafeConstructor):
 
 _YAML_TAG = "tag:yaml.org,2002:"
 # tags go-yaml v2 resolves a scalar with (resolve.go resolvableTag, plus !!binary in decode.go)
-_SCALAR_TAGS = frozenset({_GO_PLAIN, _MERGE, *(_YAML_TAG + kind for kind in
-                                               ("str", "bool", "int", "float", "null", "timestamp", "binary"))})
+_SCALAR_TAGS = frozenset(
+    {_GO_PLAIN, _MERGE, *(_YAML_TAG + kind for kind in ("str", "bool", "int", "float", "null", "timestamp", "binary"))}
+)
 
 
 def _go_tag(node) -> str:
@@ -101,8 +109,9 @@ def _construct_tagged(kind: str):
         value: Any = fastyaml.resolve_plain(node.value)
         if isinstance(value, _TAGGED_TYPES[kind]) and not (kind != "bool" and isinstance(value, bool)):
             return float(cast(float, value)) if kind == "float" else value
-        raise ConstructorError(None, None, f"cannot decode {fastyaml.describe(node.value)} as a !!{kind}",
-                               node.start_mark)
+        raise ConstructorError(
+            None, None, f"cannot decode {fastyaml.describe(node.value)} as a !!{kind}", node.start_mark
+        )
 
     return construct
 
@@ -210,9 +219,15 @@ def documents(data: bytes | str, display: str, is_json: bool = False, strict: bo
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = exc.object.count(b"\n", 0, exc.start)
-        col = len(exc.object[exc.object.rfind(b"\n", 0, exc.start) + 1:exc.start].decode("utf-8", "replace"))
-        yield _failed(display, "", 0, f"file is not UTF-8 text: byte 0x{exc.object[exc.start]:02X} "
-                      f"at offset {exc.start} ({exc.reason})", line, col)
+        col = len(exc.object[exc.object.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8", "replace"))
+        yield _failed(
+            display,
+            "",
+            0,
+            f"file is not UTF-8 text: byte 0x{exc.object[exc.start]:02X} at offset {exc.start} ({exc.reason})",
+            line,
+            col,
+        )
         return
     yield from iter_text(text, display, is_json=is_json, strict=strict)
 
@@ -249,8 +264,9 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
     for first_line, chunk in split_documents(text):
         doc = Document(display, chunk, first_line)
         if len(chunk) > MAX_DOCUMENT_BYTES:
-            yield _failed(display, chunk, first_line, f"document is larger than the {MAX_DOCUMENT_BYTES} byte limit",
-                          0, 0)
+            yield _failed(
+                display, chunk, first_line, f"document is larger than the {MAX_DOCUMENT_BYTES} byte limit", 0, 0
+            )
             continue
         try:
             try:
@@ -260,30 +276,55 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
                 doc.data = _load_full(yaml, chunk)
         except DuplicateKeyError as exc:
             mark = exc.problem_mark
-            _fail(doc, f"error unmarshalling resource: {yamlmessages.duplicate_key(exc.problem)}", mark.line,
-                  mark.column, yamlmessages.DUPLICATE_KEY_HINT)
+            _fail(
+                doc,
+                f"error unmarshalling resource: {yamlmessages.duplicate_key(exc.problem)}",
+                mark.line,
+                mark.column,
+                yamlmessages.DUPLICATE_KEY_HINT,
+            )
         except ConstructorError as exc:  # a value that is no JSON: a tag on the wrong text, a null or complex key
             mark = exc.problem_mark
-            _fail(doc, f"error unmarshalling resource: {exc.problem}", mark.line if mark else 0,
-                  mark.column if mark else 0, yamlmessages.TAG_HINT if "!!" in str(exc.problem) else "")
+            _fail(
+                doc,
+                f"error unmarshalling resource: {exc.problem}",
+                mark.line if mark else 0,
+                mark.column if mark else 0,
+                yamlmessages.TAG_HINT if "!!" in str(exc.problem) else "",
+            )
         except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line, col = _within(chunk, mark.line, mark.column) if mark else (0, 0)
             problem = exc.problem or exc.context
-            _fail(doc, f"error unmarshalling resource: YAML syntax error: {problem}", line, col,
-                  yamlmessages.syntax_hint(problem, _line_text(chunk, line)))
+            _fail(
+                doc,
+                f"error unmarshalling resource: YAML syntax error: {problem}",
+                line,
+                col,
+                yamlmessages.syntax_hint(problem, _line_text(chunk, line)),
+            )
         except ReaderError as exc:
             line, col = _line_col(chunk, exc.position)
-            _fail(doc, f"error unmarshalling resource: {yamlmessages.bad_character(exc.character)} "
-                  "is not allowed in YAML", line, col, yamlmessages.BAD_CHARACTER_HINT)
+            _fail(
+                doc,
+                f"error unmarshalling resource: {yamlmessages.bad_character(exc.character)} is not allowed in YAML",
+                line,
+                col,
+                yamlmessages.BAD_CHARACTER_HINT,
+            )
         except YAMLError as exc:
             _fail(doc, f"error unmarshalling resource: {str(exc).splitlines()[0]}", 0, 0)
         except RecursionError:
             _fail(doc, "error unmarshalling resource: nesting is too deep", 0, 0)
         except (ValueError, TypeError, IndexError) as exc:
             # ruamel's constructors raise these for explicit tags on the wrong text (!!float abc)
-            _fail(doc, f"error unmarshalling resource: a tagged value cannot be built ({exc})", 0, 0,
-                  yamlmessages.TAG_HINT)
+            _fail(
+                doc,
+                f"error unmarshalling resource: a tagged value cannot be built ({exc})",
+                0,
+                0,
+                yamlmessages.TAG_HINT,
+            )
         except aliases.TooManyAliases as exc:
             _fail(doc, f"error unmarshalling resource: {exc}", exc.line, exc.col)
         _check_object(doc)
@@ -293,8 +334,12 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
 
 def _check_object(doc: Document) -> None:
     if doc.error is None and doc.data is not None and not isinstance(doc.data, dict):
-        _fail(doc, "error unmarshalling resource: a document must be a mapping (a Kubernetes object)",
-              first_content_line(doc.text), 0)
+        _fail(
+            doc,
+            "error unmarshalling resource: a document must be a mapping (a Kubernetes object)",
+            first_content_line(doc.text),
+            0,
+        )
 
 
 def _load_full(yaml: YAML, chunk: str):
@@ -354,7 +399,7 @@ def split_documents(text: str) -> Iterator[tuple[int, str]]:
         at = match.start()
         if at == 0:
             continue
-        yield line, text[start:at - 1]
+        yield line, text[start : at - 1]
         line += text.count("\n", start, at)
         start = at
     yield line, text[start:]
@@ -365,8 +410,13 @@ def resources_of(doc: Document) -> list[Resource]:
     if doc.error is not None or doc.data is None:
         return []
     data = doc.data
-    if isinstance(data, dict) and isinstance(data.get("kind"), str) and data["kind"].lower() == "list" \
-            and isinstance(data.get("items"), list):
-        return [Resource(item if isinstance(item, dict) else {}, doc, ("items", i))
-                for i, item in enumerate(data["items"])]
+    if (
+        isinstance(data, dict)
+        and isinstance(data.get("kind"), str)
+        and data["kind"].lower() == "list"
+        and isinstance(data.get("items"), list)
+    ):
+        return [
+            Resource(item if isinstance(item, dict) else {}, doc, ("items", i)) for i, item in enumerate(data["items"])
+        ]
     return [Resource(data, doc)]

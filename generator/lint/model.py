@@ -162,8 +162,9 @@ class Resource:
         name = meta.get("name")
         if not name and meta.get("generateName"):
             name = f"{meta['generateName']}{{{{ generateName }}}}"
-        return ObjectRef(_text(self.obj.get("apiVersion")), _text(self.obj.get("kind")),
-                         _text(meta.get("namespace")), _text(name))
+        return ObjectRef(
+            _text(self.obj.get("apiVersion")), _text(self.obj.get("kind")), _text(meta.get("namespace")), _text(name)
+        )
 
     @property
     def kind(self) -> str:

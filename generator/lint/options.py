@@ -49,7 +49,8 @@ def problems(rule: ModuleType, section: dict) -> list[tuple[str, str, str]]:
             known = sorted(options)
             close = difflib.get_close_matches(str(name), known, n=1)
             hint = (f"did you mean {close[0]!r}? " if close else "") + (
-                f"{rule.ID} has {', '.join(known)}" if known else f"{rule.ID} has no options, only `level`")
+                f"{rule.ID} has {', '.join(known)}" if known else f"{rule.ID} has no options, only `level`"
+            )
             found.append((name, f"unknown option {name!r} for rule {rule.ID}", hint))
             continue
         error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(option.schema).iter_errors(value))

@@ -34,14 +34,24 @@ _CUSTOM_TEMPLATES = {
     ("ray.io", "RayJob"): tuple(("spec", "rayClusterSpec") + p for p in _RAY_CLUSTER)
     + (("spec", "submitterPodTemplate", "spec"),),
     ("ray.io", "RayService"): tuple(("spec", "rayClusterConfig") + p for p in _RAY_CLUSTER),
-    **{("kubeflow.org", kind): (("spec", f"{prefix}ReplicaSpecs", "*", "template", "spec"),)
-       for kind, prefix in (("PyTorchJob", "pytorch"), ("TFJob", "tf"), ("MPIJob", "mpi"), ("XGBoostJob", "xgb"),
-                            ("PaddleJob", "paddle"), ("JAXJob", "jax"))},
+    **{
+        ("kubeflow.org", kind): (("spec", f"{prefix}ReplicaSpecs", "*", "template", "spec"),)
+        for kind, prefix in (
+            ("PyTorchJob", "pytorch"),
+            ("TFJob", "tf"),
+            ("MPIJob", "mpi"),
+            ("XGBoostJob", "xgb"),
+            ("PaddleJob", "paddle"),
+            ("JAXJob", "jax"),
+        )
+    },
     ("trainer.kubeflow.org", "TrainingRuntime"): (("spec", "template", "spec") + _JOBSET_JOBS,),
     ("trainer.kubeflow.org", "ClusterTrainingRuntime"): (("spec", "template", "spec") + _JOBSET_JOBS,),
     ("jobset.x-k8s.io", "JobSet"): (("spec",) + _JOBSET_JOBS,),
-    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): (("spec", "leaderWorkerTemplate", "leaderTemplate", "spec"),
-                                                      ("spec", "leaderWorkerTemplate", "workerTemplate", "spec")),
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): (
+        ("spec", "leaderWorkerTemplate", "leaderTemplate", "spec"),
+        ("spec", "leaderWorkerTemplate", "workerTemplate", "spec"),
+    ),
     ("batch.volcano.sh", "Job"): (("spec", "tasks", "*", "template", "spec"),),
     ("keda.sh", "ScaledJob"): (("spec", "jobTargetRef", "template", "spec"),),
     ("kueue.x-k8s.io", "Workload"): (("spec", "podSets", "*", "template", "spec"),),

@@ -25,13 +25,17 @@ DEFAULT_TAINT_KEYS = ("nvidia.com/gpu", "amd.com/gpu")
 SHARED_OPTIONS = {"taintKeys": "taint_keys", "allowedPrivilegedNamespaces": "allowed_privileged_namespaces"}
 
 TAINT_KEYS = options.Option(
-    {"type": "array", "items": {"type": "string", "minLength": 1}}, None,
+    {"type": "array", "items": {"type": "string", "minLength": 1}},
+    None,
     "Taint keys of the GPU node pools ([] when they are not tainted). Default: `lint.taintKeys`, else the "
-    "provider's (aks: sku), else nvidia.com/gpu and amd.com/gpu, reported as warnings.")
+    "provider's (aks: sku), else nvidia.com/gpu and amd.com/gpu, reported as warnings.",
+)
 ALLOWED_PRIVILEGED_NAMESPACES = options.Option(
-    {"type": "array", "items": {"type": "string", "minLength": 1}}, [],
+    {"type": "array", "items": {"type": "string", "minLength": 1}},
+    [],
     "Namespaces where the rule is silent (drivers, device plugins, node tuning), besides those whose linted "
-    "Namespace enforces the privileged Pod Security level. Default: `lint.allowedPrivilegedNamespaces`, else none.")
+    "Namespace enforces the privileged Pod Security level. Default: `lint.allowedPrivilegedNamespaces`, else none.",
+)
 
 
 @functools.cache
@@ -95,8 +99,11 @@ class Settings:
         """Whether the provider's API server adds the toleration for ``taint_key`` to a pod
         requesting ``resource`` (ExtendedResourceToleration keys it by resource name;
         ``extendedResourceToleration`` in ``libsonnet/providers.json``)."""
-        return (self.provider_facts is not None and self.provider_facts["extendedResourceToleration"]
-                and resource == taint_key)
+        return (
+            self.provider_facts is not None
+            and self.provider_facts["extendedResourceToleration"]
+            and resource == taint_key
+        )
 
     @classmethod
     def from_config(cls, data: dict, **overrides) -> Settings:
@@ -114,8 +121,9 @@ class Settings:
         values = {
             "kubernetes_version": lint.get("kubernetesVersion", ""),
             "taint_keys": list(lint["taintKeys"]) if "taintKeys" in lint else None,
-            "allowed_privileged_namespaces": (list(lint["allowedPrivilegedNamespaces"])
-                                              if "allowedPrivilegedNamespaces" in lint else None),
+            "allowed_privileged_namespaces": (
+                list(lint["allowedPrivilegedNamespaces"]) if "allowedPrivilegedNamespaces" in lint else None
+            ),
             "provider": lint.get("provider", ""),
             "rules": levels,
             "rule_options": rule_options,
@@ -154,13 +162,20 @@ def rule_errors(doc) -> list[InputError]:
             continue
         close = difflib.get_close_matches(str(rule_id), known, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        errors.append(doc.error(f"unknown lint rule {rule_id!r}", path, hint + "`gpu-gitops rules` lists them",
-                                at_value=at_value))
+        errors.append(
+            doc.error(f"unknown lint rule {rule_id!r}", path, hint + "`gpu-gitops rules` lists them", at_value=at_value)
+        )
     for rule_id, section in (rules if isinstance(rules, dict) else {}).items():
         if rule_id in BY_ID and isinstance(section, dict):
             for name, message, hint in options.problems(BY_ID[rule_id], section):
-                errors.append(doc.error(message, ("lint", "rules", rule_id, name), hint,
-                                        at_value=name in options.declared(BY_ID[rule_id])))
+                errors.append(
+                    doc.error(
+                        message,
+                        ("lint", "rules", rule_id, name),
+                        hint,
+                        at_value=name in options.declared(BY_ID[rule_id]),
+                    )
+                )
     return errors
 
 
@@ -169,12 +184,21 @@ def for_cluster(spec: dict, config: dict | None = None, facts: dict | None = Non
     privileged namespaces) with the cluster's version, provider (``facts``: its row of the
     library's providers.json) and GPU pool taint keys, which describe the cluster better than
     any project-wide setting."""
-    overrides: dict = {"kubernetes_version": spec["kubernetesVersion"], "provider": spec.get("provider", ""),
-                       "provider_facts": facts}
+    overrides: dict = {
+        "kubernetes_version": spec["kubernetesVersion"],
+        "provider": spec.get("provider", ""),
+        "provider_facts": facts,
+    }
     gpu_pools = [pool for pool in spec.get("nodePools", []) if "gpu" in pool]
     if gpu_pools:
-        overrides["taint_keys"] = sorted({t["key"] for pool in gpu_pools for t in pool.get("taints", [])
-                                          if t.get("effect") in ("NoSchedule", "NoExecute")})
+        overrides["taint_keys"] = sorted(
+            {
+                t["key"]
+                for pool in gpu_pools
+                for t in pool.get("taints", [])
+                if t.get("effect") in ("NoSchedule", "NoExecute")
+            }
+        )
     settings = Settings.from_config(config or {}, **overrides)
     if gpu_pools:  # the pools' taints win over a rule's own taintKeys too
         for rule_options in settings.rule_options.values():

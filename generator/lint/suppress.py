@@ -74,8 +74,11 @@ def config_ignores(entry: dict, rule: str, res, file: str) -> bool:
     a gitignore pattern, ``pathmatch``)."""
     if rule not in entry.get("rules", []) and "*" not in entry.get("rules", []):
         return False
-    checks = (("kind", res.kind if res else ""), ("namespace", res.namespace if res else ""),
-              ("name", res.name if res else ""))
+    checks = (
+        ("kind", res.kind if res else ""),
+        ("namespace", res.namespace if res else ""),
+        ("name", res.name if res else ""),
+    )
     for key, actual in checks:
         if key in entry and not fnmatch.fnmatchcase(actual, entry[key]):
             return False

@@ -68,14 +68,22 @@ class Report:
         return sum(s.objects for s in self.sources)
 
     def summary(self) -> str:
-        return (f"{self.resource_count} resource(s) in {len(self.sources)} file(s): "
-                f"{self.count('error')} error(s), {self.count('warning')} warning(s), {self.count('info')} info")
+        return (
+            f"{self.resource_count} resource(s) in {len(self.sources)} file(s): "
+            f"{self.count('error')} error(s), {self.count('warning')} warning(s), {self.count('info')} info"
+        )
 
 
 def render(name: str, report: Report) -> str:
     """The report in format ``name`` (one of ``FORMATS``)."""
     from generator.report import github, json_format, junit, markdown, sarif, text
 
-    modules = {"text": text, "json": json_format, "sarif": sarif, "junit": junit, "github": github,
-               "markdown": markdown}
+    modules = {
+        "text": text,
+        "json": json_format,
+        "sarif": sarif,
+        "junit": junit,
+        "github": github,
+        "markdown": markdown,
+    }
     return modules[name].format(report)

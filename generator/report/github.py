@@ -23,8 +23,10 @@ def escape_property(text: str) -> str:
 def format(report) -> str:
     out = []
     for f in report.findings:
-        props = ",".join(f"{k}={escape_property(str(v))}" for k, v in
-                         (("file", shown_name(f.file)), ("line", f.line), ("col", f.col), ("title", f.rule)))
+        props = ",".join(
+            f"{k}={escape_property(str(v))}"
+            for k, v in (("file", shown_name(f.file)), ("line", f.line), ("col", f.col), ("title", f.rule))
+        )
         out.append(f"::{_LEVEL[f.severity]} {props}::{escape_data(shown_text(f.message))}\n")
     out.append(f"::notice title=gpu-gitops lint::{escape_data(report.summary())}\n")
     return "".join(out)

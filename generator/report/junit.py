@@ -37,8 +37,12 @@ def format(report) -> str:
         suite = ET.SubElement(root, "testsuite", name=file, id=str(suite_id))
         counts = {"tests": 0, "failures": 0, "errors": 0}
         for (ref, line), findings in cases.items():
-            case = ET.SubElement(suite, "testcase", name=_case_name(ref) or f"{file}:{line}",
-                                 classname=shown_text(f"{ref.kind}@{ref.api_version}") if ref.kind else "document")
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                name=_case_name(ref) or f"{file}:{line}",
+                classname=shown_text(f"{ref.kind}@{ref.api_version}") if ref.kind else "document",
+            )
             counts["tests"] += 1
             errors = [f for f in findings if f.severity == "error"]
             others = [f for f in findings if f.severity != "error"]
@@ -49,7 +53,8 @@ def format(report) -> str:
                 node.text = "\n".join(f"{file}:{f.line}:{f.col}: {shown_text(f.message)} [{f.rule}]" for f in errors)
             if others:
                 ET.SubElement(case, "system-out").text = "\n".join(
-                    f"{file}:{f.line}:{f.col}: {f.severity}: {shown_text(f.message)} [{f.rule}]" for f in others)
+                    f"{file}:{f.line}:{f.col}: {f.severity}: {shown_text(f.message)} [{f.rule}]" for f in others
+                )
         for counter, value in counts.items():
             suite.set(counter, str(value))
             totals[counter] += value

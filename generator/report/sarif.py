@@ -51,22 +51,28 @@ def _result(finding, index: dict[str, int]) -> dict:
         "ruleId": finding.rule,
         "level": _LEVEL[finding.severity],
         "message": {"text": finding.message + (f" ({finding.ref})" if str(finding.ref) else "")},
-        "locations": [{
-            "physicalLocation": {
-                "artifactLocation": {"uri": _uri(finding.file)},
-                "region": {"startLine": max(finding.line, 1), "startColumn": max(finding.col, 1)},
-            },
-        }],
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": _uri(finding.file)},
+                    "region": {"startLine": max(finding.line, 1), "startColumn": max(finding.col, 1)},
+                },
+            }
+        ],
         "partialFingerprints": {"gpuGitopsFinding/v1": _fingerprint(finding)},
     }
     if finding.rule in index:
         result["ruleIndex"] = index[finding.rule]
     if finding.ref.kind:
-        result["locations"][0]["logicalLocations"] = [{
-            "name": finding.ref.name, "kind": "resource",
-            "fullyQualifiedName": "/".join(p for p in (finding.ref.api_version, finding.ref.kind,
-                                                       finding.ref.namespace, finding.ref.name) if p),
-        }]
+        result["locations"][0]["logicalLocations"] = [
+            {
+                "name": finding.ref.name,
+                "kind": "resource",
+                "fullyQualifiedName": "/".join(
+                    p for p in (finding.ref.api_version, finding.ref.kind, finding.ref.namespace, finding.ref.name) if p
+                ),
+            }
+        ]
     return result
 
 
@@ -76,19 +82,25 @@ def format(report) -> str:
     log = {
         "$schema": SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "gpu-gitops",
-                "version": __version__,
-                "semanticVersion": __version__,
-                "rules": [_rule(r) for r in REGISTRY],
-            }},
-            "invocations": [{
-                "executionSuccessful": True,
-                "workingDirectory": {"uri": report.workdir.resolve().as_uri() + "/"},
-            }],
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "gpu-gitops",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "rules": [_rule(r) for r in REGISTRY],
+                    }
+                },
+                "invocations": [
+                    {
+                        "executionSuccessful": True,
+                        "workingDirectory": {"uri": report.workdir.resolve().as_uri() + "/"},
+                    }
+                ],
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
     }
     return json.dumps(log, indent=2) + "\n"

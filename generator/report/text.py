@@ -14,8 +14,10 @@ def line(finding, color: bool = False) -> str:
     severity = finding.severity
     if color:
         severity = click.style(severity, fg=_COLOURS[finding.severity], bold=True)
-    text = (f"{shown_name(finding.file)}:{finding.line}:{finding.col}: {severity}: {shown_text(finding.message)} "
-            f"[{finding.rule}]")
+    text = (
+        f"{shown_name(finding.file)}:{finding.line}:{finding.col}: {severity}: {shown_text(finding.message)} "
+        f"[{finding.rule}]"
+    )
     return text + (f"\n  hint: {shown_text(finding.hint)}" if finding.hint else "")
 
 

@@ -91,8 +91,9 @@ def _message(rule: dict, value: object) -> str:
     return message if isinstance(message, str) and message else f"failed rule: {rule.get('rule')}"
 
 
-def check(schema: object, value: object, skipped: Callable[[str, str], None], path: Path = ()) \
-        -> list[tuple[Path, str]]:
+def check(
+    schema: object, value: object, skipped: Callable[[str, str], None], path: Path = ()
+) -> list[tuple[Path, str]]:
     """``(path, message)`` for every rule that ``value`` fails; ``skipped(rule, why)`` for the rest."""
     if not isinstance(schema, dict) or value is None:
         return []

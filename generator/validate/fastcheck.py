@@ -15,8 +15,24 @@ from collections.abc import Callable
 Check = Callable[[object], bool]
 
 # keywords that never affect validity (format is not checked: format_checker=None)
-_ANNOTATIONS = frozenset({"description", "title", "default", "format", "example", "examples", "$schema", "$id",
-                          "$defs", "definitions", "$comment", "deprecated", "readOnly", "writeOnly"})
+_ANNOTATIONS = frozenset(
+    {
+        "description",
+        "title",
+        "default",
+        "format",
+        "example",
+        "examples",
+        "$schema",
+        "$id",
+        "$defs",
+        "definitions",
+        "$comment",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+    }
+)
 _TYPES: dict[str, Callable[[object], bool]] = {
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
@@ -84,8 +100,11 @@ class Compiler:
         keys = {k for k in schema if k not in _ANNOTATIONS and not k.startswith("x-kubernetes-")}
         kind = schema.get("type")
         nullable = kind in (["object", "null"], ["null", "object"])
-        if (kind != "object" and not nullable) or "properties" not in keys or \
-                not keys <= {"type", "properties", "required", "additionalProperties"}:
+        if (
+            (kind != "object" and not nullable)
+            or "properties" not in keys
+            or not keys <= {"type", "properties", "required", "additionalProperties"}
+        ):
             return None
         compiled = {name: self.compile(sub) for name, sub in schema["properties"].items()}
         required = tuple(schema.get("required", ()))
@@ -113,7 +132,7 @@ class Compiler:
     def _ref(self, ref: str, schema: dict) -> Check:
         for prefix in self.ref_prefixes:
             if ref.startswith(prefix):
-                name = ref[len(prefix):]
+                name = ref[len(prefix) :]
                 break
         else:
             raise Unsupported(ref)

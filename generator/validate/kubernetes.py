@@ -87,8 +87,11 @@ _DNS1123_SUBDOMAIN = re.compile(r"(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[
 def nameable(api_version: str, kind: str) -> bool:
     """Whether ``apiVersion``/``kind`` are names Kubernetes can serve, and so can name a schema file."""
     group, _, version = api_version.rpartition("/")
-    return (_DNS1035_LABEL.fullmatch(kind.lower()) is not None and _DNS1035_LABEL.fullmatch(version) is not None
-            and (not group or _DNS1123_SUBDOMAIN.fullmatch(group) is not None))
+    return (
+        _DNS1035_LABEL.fullmatch(kind.lower()) is not None
+        and _DNS1035_LABEL.fullmatch(version) is not None
+        and (not group or _DNS1123_SUBDOMAIN.fullmatch(group) is not None)
+    )
 
 
 def builtin_schema(version: tuple[int, int], api_version: str, kind: str) -> Path | None:

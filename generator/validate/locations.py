@@ -118,19 +118,26 @@ def fetch(url: str, cache: Path) -> Path | None:
     except urllib.error.HTTPError as exc:
         if exc.code == 404:
             return None  # not at this location: try the next one
-        raise InputError(f"schema location answered HTTP {exc.code}", path=url,
-                         hint="check the --schema-location URL; a schema that is not there must answer 404") \
-            from None
+        raise InputError(
+            f"schema location answered HTTP {exc.code}",
+            path=url,
+            hint="check the --schema-location URL; a schema that is not there must answer 404",
+        ) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise InputError(f"cannot reach schema location: {reason}", path=url,
-                         hint="check the network or proxy; offline, use local locations or "
-                         "`gpu-gitops schemas sync --from DIR`") from None
+        raise InputError(
+            f"cannot reach schema location: {reason}",
+            path=url,
+            hint="check the network or proxy; offline, use local locations or `gpu-gitops schemas sync --from DIR`",
+        ) from None
     try:
         json.loads(body)
     except ValueError:
-        raise InputError("schema location returned something that is not JSON", path=url,
-                         hint="check the --schema-location URL in a browser; it must serve JSON Schema files") from None
+        raise InputError(
+            "schema location returned something that is not JSON",
+            path=url,
+            hint="check the --schema-location URL in a browser; it must serve JSON Schema files",
+        ) from None
     cache.mkdir(parents=True, exist_ok=True)
     partial = cached.with_name(cached.name + f".{os.getpid()}.part")
     partial.write_bytes(body)
@@ -138,8 +145,9 @@ def fetch(url: str, cache: Path) -> Path | None:
     return cached
 
 
-def find_schema_file(locations: list[SchemaLocation], variables: dict[str, str],
-                     cache: Path | None = None) -> Path | None:
+def find_schema_file(
+    locations: list[SchemaLocation], variables: dict[str, str], cache: Path | None = None
+) -> Path | None:
     """The first existing schema among ``locations`` for these variables (remote ones cached)."""
     for location in locations:
         if location.is_remote:

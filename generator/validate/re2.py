@@ -18,9 +18,20 @@ import unicodedata
 
 # RE2's ASCII classes (https://github.com/google/re2/wiki/Syntax, "ASCII character classes")
 _POSIX = {
-    "alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ", "cntrl": "\\x00-\\x1f\\x7f",
-    "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~", "punct": "!-/:-@\\[-`{-~",
-    "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z", "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f",
+    "alnum": "0-9A-Za-z",
+    "alpha": "A-Za-z",
+    "ascii": "\\x00-\\x7f",
+    "blank": "\\t ",
+    "cntrl": "\\x00-\\x1f\\x7f",
+    "digit": "0-9",
+    "graph": "!-~",
+    "lower": "a-z",
+    "print": " -~",
+    "punct": "!-/:-@\\[-`{-~",
+    "space": "\\t\\n\\v\\f\\r ",
+    "upper": "A-Z",
+    "word": "0-9A-Za-z_",
+    "xdigit": "0-9A-Fa-f",
 }
 _FLAGS = re.compile(r"\(\?([imsU]*)(?:-([imsU]*))?\)")
 
@@ -138,7 +149,7 @@ def _escape(pattern: str, i: int) -> tuple[str, int]:
         return "\\Z", i + 2
     if e == "Q":
         end = pattern.find("\\E", i + 2)
-        literal = pattern[i + 2:] if end < 0 else pattern[i + 2:end]
+        literal = pattern[i + 2 :] if end < 0 else pattern[i + 2 : end]
         return re.escape(literal), (len(pattern) if end < 0 else end + 2)
     if e in "pP":
         name, j = _class_name(pattern, i + 2)
@@ -146,7 +157,7 @@ def _escape(pattern: str, i: int) -> tuple[str, int]:
         return ("[^" if negated else "[") + _category(name.lstrip("^")) + "]", j
     if e in "CX":
         raise Untranslatable(f"\\{e}")
-    return pattern[i:i + 2], i + 2
+    return pattern[i : i + 2], i + 2
 
 
 def _class_name(pattern: str, j: int) -> tuple[str, int]:
@@ -154,7 +165,7 @@ def _class_name(pattern: str, j: int) -> tuple[str, int]:
         end = pattern.find("}", j)
         if end < 0:
             raise Untranslatable("unclosed \\p{")
-        return pattern[j + 1:end], end + 1
+        return pattern[j + 1 : end], end + 1
     if j >= len(pattern):
         raise Untranslatable("\\p without a class")
     return pattern[j], j + 1
@@ -177,7 +188,7 @@ def _bracket(pattern: str, i: int) -> tuple[str, int]:
             return "".join(out), j + 1
         if pattern.startswith("[:", j):
             end = pattern.find(":]", j + 2)
-            name = pattern[j + 2:end] if end > 0 else ""
+            name = pattern[j + 2 : end] if end > 0 else ""
             negated = name.startswith("^")
             if negated or name not in _POSIX:
                 raise Untranslatable(f"[:{name}:]")
@@ -198,7 +209,7 @@ def _bracket(pattern: str, i: int) -> tuple[str, int]:
                 continue
             if e in ("P", "z", "Q", ""):
                 raise Untranslatable(f"\\{e} in brackets")
-            out.append(pattern[j:j + 2])
+            out.append(pattern[j : j + 2])
             j += 2
             continue
         out.append(c)

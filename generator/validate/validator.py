@@ -29,8 +29,12 @@ from generator.validate.locations import SchemaLocation, find_schema_file, templ
 # ``$ref``s in the bundled schemas are absolute paths on the schema's own host
 _DEFINITIONS_URI = "file:///api/_definitions.json"
 _CORE_REF_PREFIXES = ("/api/_definitions.json#/$defs/", "#/$defs/")
-_FAST_DRAFTS = (jsonschema.Draft202012Validator, jsonschema.Draft201909Validator, jsonschema.Draft7Validator,
-                jsonschema.Draft6Validator)
+_FAST_DRAFTS = (
+    jsonschema.Draft202012Validator,
+    jsonschema.Draft201909Validator,
+    jsonschema.Draft7Validator,
+    jsonschema.Draft6Validator,
+)
 
 
 @dataclass
@@ -68,8 +72,9 @@ class SchemaValidator:
     API server would (an untranslatable pattern, a CEL rule that cannot be evaluated).
     """
 
-    def __init__(self, kubernetes_version: str, locations: list[SchemaLocation] | None = None,
-                 cache: Path | None = None):
+    def __init__(
+        self, kubernetes_version: str, locations: list[SchemaLocation] | None = None, cache: Path | None = None
+    ):
         self.version = kubernetes.resolve_version(kubernetes_version)
         self.version_text = f"{self.version[0]}.{self.version[1]}.0"
         self.locations = list(locations or [])
@@ -109,9 +114,14 @@ class SchemaValidator:
         else:
             # the synced set's files were checked against their metaschema when they were installed
             synced = self.schema_set is not None and source.is_relative_to(self.schema_set.folder)
-            schema = load_schema(source, lambda pattern: self.warn(
-                f"{kind} ({api_version}): schema pattern {pattern!r} has no Python equivalent; "
-                "that pattern is not checked"), check=not synced)
+            schema = load_schema(
+                source,
+                lambda pattern: self.warn(
+                    f"{kind} ({api_version}): schema pattern {pattern!r} has no Python equivalent; "
+                    "that pattern is not checked"
+                ),
+                check=not synced,
+            )
             self._crd[(api_version, kind)] = schema
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         return _Kind(schema, cls, self._core if core else Registry, self._fast_check(schema, cls, core=core))
@@ -164,10 +174,11 @@ class SchemaValidator:
         try:
             errors = list(compiled.full().iter_errors(obj))
         except referencing.exceptions.Unresolvable as exc:
-            raise InputError(f"schema file has a $ref that cannot be resolved: {exc}",
-                             path=str(self.schema_source(api_version, kind)),
-                             hint="schemas at a schema location must be standalone (kubeconform's -standalone layout)") \
-                from None
+            raise InputError(
+                f"schema file has a $ref that cannot be resolved: {exc}",
+                path=str(self.schema_source(api_version, kind)),
+                hint="schemas at a schema location must be standalone (kubeconform's -standalone layout)",
+            ) from None
         for error in errors:
             for leaf in _leaves(error):
                 path = tuple(leaf.absolute_path)
@@ -175,8 +186,10 @@ class SchemaValidator:
                 if extra:
                     # one problem per unknown key, located at the key itself, worded as the API
                     # server's strict decoding says it
-                    problems.extend(SchemaProblem("invalid", f'unknown field "{dotted(path + (key,))}"', path + (key,))
-                                    for key in extra)
+                    problems.extend(
+                        SchemaProblem("invalid", f'unknown field "{dotted(path + (key,))}"', path + (key,))
+                        for key in extra
+                    )
                 else:
                     problems.append(SchemaProblem("invalid", _json_words(leaf), path))
         if not problems:
@@ -212,8 +225,9 @@ def load_schema(source: Path, untranslatable=lambda pattern: None, check: bool =
     except (ValueError, OSError) as exc:
         raise InputError(f"schema file is not readable JSON: {exc}", path=str(source), hint=hint) from None
     if not isinstance(schema, dict):
-        raise InputError(f"schema file holds a JSON {type(schema).__name__}, not a schema object",
-                         path=str(source), hint=hint)
+        raise InputError(
+            f"schema file holds a JSON {type(schema).__name__}, not a schema object", path=str(source), hint=hint
+        )
     _python_patterns(schema, untranslatable)
     if not check:
         return schema
@@ -227,14 +241,26 @@ def load_schema(source: Path, untranslatable=lambda pattern: None, check: bool =
         cls.check_schema(schema, format_checker=None)  # type: ignore[call-arg]
     except jsonschema.SchemaError as exc:
         where = "/" + "/".join(str(p) for p in exc.absolute_path)
-        raise InputError(f"schema file is not a valid JSON Schema: {where}: {exc.message}", path=str(source),
-                         hint=hint) from None
+        raise InputError(
+            f"schema file is not a valid JSON Schema: {where}: {exc.message}", path=str(source), hint=hint
+        ) from None
     return schema
 
 
 _SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "dependentSchemas")
-_SUBSCHEMAS = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
-               "additionalItems", "unevaluatedItems", "unevaluatedProperties")
+_SUBSCHEMAS = (
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "additionalItems",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+)
 
 
 def _python_patterns(node: object, untranslatable) -> None:
@@ -281,7 +307,7 @@ def _json_words(error: jsonschema.ValidationError) -> str:
     if value is None or isinstance(value, bool):
         shown = repr(value)
         if error.message.startswith(shown):
-            return json.dumps(value) + error.message[len(shown):]
+            return json.dumps(value) + error.message[len(shown) :]
     return error.message
 
 

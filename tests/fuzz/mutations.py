@@ -30,22 +30,115 @@ ODD_CHARS = list(
 )
 # Plain scalars that YAML 1.1 or 1.2 read as something other than a string, and syntax.
 YAML_WORDS = [
-    "yes", "no", "on", "off", "y", "n", "~", "null", "Null", "NULL", "true", "True", "FALSE", ".nan", ".NaN",
-    ".inf", "-.inf", "+.Inf", "0x1F", "0o17", "017", "0b101", "1_000", "1e3", "1E400", "-0", "+12", "12:30:45",
-    "2001-12-14", "2001-12-14t21:59:43.10-05:00", "=", "<<", "", " ", "-", "?", ":", "*a", "&a", "!!str", "!!int",
-    "'", '"', "#", "|", ">", "@", "`", "%", "{", "}", "[", "]", ",",
+    "yes",
+    "no",
+    "on",
+    "off",
+    "y",
+    "n",
+    "~",
+    "null",
+    "Null",
+    "NULL",
+    "true",
+    "True",
+    "FALSE",
+    ".nan",
+    ".NaN",
+    ".inf",
+    "-.inf",
+    "+.Inf",
+    "0x1F",
+    "0o17",
+    "017",
+    "0b101",
+    "1_000",
+    "1e3",
+    "1E400",
+    "-0",
+    "+12",
+    "12:30:45",
+    "2001-12-14",
+    "2001-12-14t21:59:43.10-05:00",
+    "=",
+    "<<",
+    "",
+    " ",
+    "-",
+    "?",
+    ":",
+    "*a",
+    "&a",
+    "!!str",
+    "!!int",
+    "'",
+    '"',
+    "#",
+    "|",
+    ">",
+    "@",
+    "`",
+    "%",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
 ]
 # Byte sequences that are not UTF-8: a lone continuation byte, a truncated sequence, an
 # encoded surrogate, an overlong slash, a code point above U+10FFFF, Latin-1.
 BAD_BYTES = [b"\xff", b"\x80", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"caf\xe9"]
 # Text a hand edit or a bad merge leaves behind, at any point of a line.
 TOKENS = [
-    "\t", "\r", "\r\n", "\n", "\n\n", "- ", ": ", ":", "? ", "#", "---\n", "...\n", "&a ", "*a", "*undefined",
-    "<<: *a\n", "!!binary ", "!!float ", "!!int ", "!!python/object:os.system ", "!custom ", "%YAML 1.1\n",
-    "%TAG ! tag:x,2000:\n", "{", "}", "[", "]", ",", "'", '"', "|", ">", "|-\n", "@", "`", "\\", "\\x00",
-    '"\\ud800"', "? [a, b]\n: c\n", "? {a: 1}\n: c\n", "[[[[[[[[", "{a: {b: {c: {d: ", "\ufeff", "\u2028",
+    "\t",
+    "\r",
+    "\r\n",
+    "\n",
+    "\n\n",
+    "- ",
+    ": ",
+    ":",
+    "? ",
+    "#",
+    "---\n",
+    "...\n",
+    "&a ",
+    "*a",
+    "*undefined",
+    "<<: *a\n",
+    "!!binary ",
+    "!!float ",
+    "!!int ",
+    "!!python/object:os.system ",
+    "!custom ",
+    "%YAML 1.1\n",
+    "%TAG ! tag:x,2000:\n",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    "'",
+    '"',
+    "|",
+    ">",
+    "|-\n",
+    "@",
+    "`",
+    "\\",
+    "\\x00",
+    '"\\ud800"',
+    "? [a, b]\n: c\n",
+    "? {a: 1}\n: c\n",
+    "[[[[[[[[",
+    "{a: {b: {c: {d: ",
+    "\ufeff",
+    "\u2028",
     # what libyaml refuses and ruamel reads on, so the round-trip loader sees what follows
-    "%YAML 1.3\n", "[a:b]", "{a:b}", "\n: 1\n",
+    "%YAML 1.3\n",
+    "[a:b]",
+    "{a:b}",
+    "\n: 1\n",
 ]
 
 
@@ -54,10 +147,12 @@ def _odd_text(max_size: int = 24) -> st.SearchStrategy[str]:
 
 
 huge_ints = st.integers(min_value=19, max_value=5001).flatmap(
-    lambda digits: st.sampled_from([10**digits, -(10**digits), 10**digits - 1, 2**63, -(2**63) - 1]))
+    lambda digits: st.sampled_from([10**digits, -(10**digits), 10**digits - 1, 2**63, -(2**63) - 1])
+)
 
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(), huge_ints, st.floats(), _odd_text(), st.sampled_from(YAML_WORDS))
+    st.none(), st.booleans(), st.integers(), huge_ints, st.floats(), _odd_text(), st.sampled_from(YAML_WORDS)
+)
 
 keys = st.one_of(_odd_text(12), st.sampled_from(YAML_WORDS), st.integers(), st.booleans(), st.none(), st.floats())
 
@@ -92,9 +187,27 @@ def _nested(value: Any, depth: int, as_list: bool) -> Any:
 def structural(draw, doc: Any) -> Any:
     """Apply one structural mutation to ``doc`` (in place when possible); return the new root."""
     paths = _paths(doc)
-    op = draw(st.sampled_from(["drop", "retype", "scalar", "same-type", "huge", "odd-string", "nest", "add-key",
-                               "duplicate-item", "alias", "self-alias", "move", "root"] if paths else
-                              ["root", "add-key"]))
+    op = draw(
+        st.sampled_from(
+            [
+                "drop",
+                "retype",
+                "scalar",
+                "same-type",
+                "huge",
+                "odd-string",
+                "nest",
+                "add-key",
+                "duplicate-item",
+                "alias",
+                "self-alias",
+                "move",
+                "root",
+            ]
+            if paths
+            else ["root", "add-key"]
+        )
+    )
     if op == "root":
         return draw(values)
     if op == "add-key":
@@ -149,14 +262,14 @@ def _same_type(value: Any, doc: Any) -> st.SearchStrategy:
     if isinstance(value, bool):
         return st.just(not value)
     if isinstance(value, int):
-        return st.one_of(st.sampled_from([0, 1, -1, value - 1, value + 1, value * 1000, 2**31, 2**53]),
-                         st.integers())
+        return st.one_of(st.sampled_from([0, 1, -1, value - 1, value + 1, value * 1000, 2**31, 2**53]), st.integers())
     if isinstance(value, float):
         return st.floats()
     if isinstance(value, str):
         strings = sorted({_get(doc, p) for p in _paths(doc) if isinstance(_get(doc, p), str)})
-        return st.one_of(st.sampled_from(strings or [value]), st.just(value * 3), st.just(value.upper()),
-                         st.just(value + "-x" * 40))
+        return st.one_of(
+            st.sampled_from(strings or [value]), st.just(value * 3), st.just(value.upper()), st.just(value + "-x" * 40)
+        )
     return st.just(value)
 
 
@@ -201,8 +314,23 @@ def dump_json(docs: list) -> str | None:
 def textual(draw, data: bytes) -> bytes:
     """Apply one byte-level mutation to ``data``."""
     lines = data.splitlines(keepends=True) or [b""]
-    op = draw(st.sampled_from(["insert", "bad-bytes", "delete", "duplicate-line", "swap-lines", "tab-indent",
-                               "line-endings", "truncate", "bom", "utf16", "deep-text"]))
+    op = draw(
+        st.sampled_from(
+            [
+                "insert",
+                "bad-bytes",
+                "delete",
+                "duplicate-line",
+                "swap-lines",
+                "tab-indent",
+                "line-endings",
+                "truncate",
+                "bom",
+                "utf16",
+                "deep-text",
+            ]
+        )
+    )
     at = draw(st.integers(0, len(data)))
     if op == "insert":
         token = draw(st.one_of(st.sampled_from(TOKENS), st.sampled_from(ODD_CHARS), _odd_text(6)))
@@ -210,10 +338,10 @@ def textual(draw, data: bytes) -> bytes:
     if op == "bad-bytes":
         return data[:at] + draw(st.sampled_from(BAD_BYTES)) + data[at:]
     if op == "delete":
-        return data[:at] + data[at + draw(st.integers(1, 64)):]
+        return data[:at] + data[at + draw(st.integers(1, 64)) :]
     line = draw(st.integers(0, len(lines) - 1))
     if op == "duplicate-line":  # a repeated key, or a repeated list item
-        return b"".join(lines[: line + 1] + [lines[line]] + lines[line + 1:])
+        return b"".join(lines[: line + 1] + [lines[line]] + lines[line + 1 :])
     if op == "swap-lines":
         other = draw(st.integers(0, len(lines) - 1))
         lines[line], lines[other] = lines[other], lines[line]
@@ -233,8 +361,11 @@ def textual(draw, data: bytes) -> bytes:
     # limit (~500), but not so deep that rejecting it takes seconds (1,000 levels: ~14 s)
     depth = draw(st.integers(1, 600))
     opener, closer = draw(st.sampled_from([(b"[", b"]"), (b"{a: ", b"}"), (b"- ", b"")]))
-    nested = opener * depth + b"x" + closer * depth if closer else b"".join(
-        b"  " * i + opener + b"\n" for i in range(min(depth, 300))) + b"  " * min(depth, 300) + b"x"
+    nested = (
+        opener * depth + b"x" + closer * depth
+        if closer
+        else b"".join(b"  " * i + opener + b"\n" for i in range(min(depth, 300))) + b"  " * min(depth, 300) + b"x"
+    )
     return b"".join(lines[:line]) + b"deep: " + nested + b"\n" + b"".join(lines[line:])
 
 

@@ -26,15 +26,26 @@ from tests.fuzz.mutations import huge_ints, mutated_yaml, unlimited_int_digits, 
 
 # Rendered files and upstream manifests are drawn equally often, though there are far more
 # of the first.
-SEED_GROUPS = [group for group in (
-    sorted((REPO / "rendered").rglob("*.yaml")),
-    sorted(p for p in (CRD_SCHEMAS.parent / "upstream-examples").rglob("*") if p.suffix in (".yaml", ".yml")),
-) if group]
+SEED_GROUPS = [
+    group
+    for group in (
+        sorted((REPO / "rendered").rglob("*.yaml")),
+        sorted(p for p in (CRD_SCHEMAS.parent / "upstream-examples").rglob("*") if p.suffix in (".yaml", ".yml")),
+    )
+    if group
+]
 
 # Top levels that are not an object, in JSON: what a script writes by mistake.
 JSON_TOPS = st.one_of(
-    st.lists(values, max_size=3), st.text(max_size=8), st.integers(), huge_ints, st.floats(), st.booleans(),
-    st.none(), st.just([]), st.just({}),
+    st.lists(values, max_size=3),
+    st.text(max_size=8),
+    st.integers(),
+    huge_ints,
+    st.floats(),
+    st.booleans(),
+    st.none(),
+    st.just([]),
+    st.just({}),
 )
 
 

@@ -17,8 +17,9 @@ from generator.cli import cli
 
 
 def lint(root: Path, *args: str, stdin: bytes | None = None):
-    return CliRunner().invoke(cli, ["--root", str(root), "--color", "never", "lint", *args], input=stdin,
-                              catch_exceptions=False)
+    return CliRunner().invoke(
+        cli, ["--root", str(root), "--color", "never", "lint", *args], input=stdin, catch_exceptions=False
+    )
 
 
 def test_lint_json_top_level_array(tmp_path):
@@ -82,7 +83,7 @@ def render_edited(project: Path, run, old: bytes, new: bytes, cluster: str = CLU
     path.write_bytes(data.replace(old, new, 1))
     result = run(project, "render", cluster)
     assert result.exit_code == 2, result.output
-    return result.stderr, data[:data.index(old)].count(b"\n") + 1
+    return result.stderr, data[: data.index(old)].count(b"\n") + 1
 
 
 def error_at(line: int) -> re.Pattern:
@@ -112,8 +113,9 @@ def test_render_wrong_type_has_a_hint(project, run):
 
 
 def test_render_deep_nesting_is_located(project, run):
-    stderr, line = render_edited(project, run, b"monitoring:\n",
-                                 b"deep: " + b"[" * 520 + b"]" * 520 + b"\nmonitoring:\n")
+    stderr, line = render_edited(
+        project, run, b"monitoring:\n", b"deep: " + b"[" * 520 + b"]" * 520 + b"\nmonitoring:\n"
+    )
     assert error_at(line).search(stderr), stderr
 
 
@@ -123,8 +125,9 @@ def test_render_bound_without_description_has_a_hint(project, run):
 
 
 def test_render_complex_key_is_located_where_it_is(project, run):
-    stderr, line = render_edited(project, run, b"tuning: {restartKubelet: true}\n",
-                                 b"tuning: {restartKubelet: true}\n? {a: 1}\n: c\n")
+    stderr, line = render_edited(
+        project, run, b"tuning: {restartKubelet: true}\n", b"tuning: {restartKubelet: true}\n? {a: 1}\n: c\n"
+    )
     assert error_at(line + 1).search(stderr) and "keys must be strings" in stderr, stderr
     assert "ordereddict" not in stderr
 
@@ -133,8 +136,14 @@ def test_render_layer_facts_of_a_kind_no_schema_can_have():
     """An overrides file can emit any kind: the GitOps layer facts call it not built in, no crash."""
     from generator.gitops import layer_facts
 
-    objects = [{"apiVersion": "v1", "kind": "K" * 300}, {"apiVersion": "v1", "kind": "../configmap"},
-               {"apiVersion": "v1", "kind": "ConfigMap"}]
+    objects = [
+        {"apiVersion": "v1", "kind": "K" * 300},
+        {"apiVersion": "v1", "kind": "../configmap"},
+        {"apiVersion": "v1", "kind": "ConfigMap"},
+    ]
     (facts,) = layer_facts([("apps", [("component", objects)])], "1.32")
-    assert {k["kind"]: k["builtin"] for k in facts["kinds"]} == {"K" * 300: False, "../configmap": False,
-                                                                 "ConfigMap": True}
+    assert {k["kind"]: k["builtin"] for k in facts["kinds"]} == {
+        "K" * 300: False,
+        "../configmap": False,
+        "ConfigMap": True,
+    }

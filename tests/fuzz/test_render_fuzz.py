@@ -72,8 +72,9 @@ def render_mutated(root: Path, cluster: str, data: bytes) -> None:
     input_file.write_bytes(data)
     try:
         with skip_known():
-            result = CliRunner().invoke(cli, ["--root", str(root), "--color", "never", "render", cluster],
-                                        catch_exceptions=False)
+            result = CliRunner().invoke(
+                cli, ["--root", str(root), "--color", "never", "render", cluster], catch_exceptions=False
+            )
         assert result.exit_code in (0, 2), f"exit {result.exit_code}:\n{result.output}"
         if result.exit_code == 2:
             check_error_output(result.stderr, data)

@@ -198,17 +198,28 @@ def test_validator_warnings_come_back_from_the_cache_and_from_workers(tmp_path, 
 
     schemas = tmp_path / "schemas" / "example.com"
     schemas.mkdir(parents=True)
-    (schemas / "run_v1.json").write_text(json.dumps({"type": "object", "properties": {
-        "spec": {"type": "object", "properties": {"greek": {"type": "string", "pattern": "^\\p{Greek}+$"}}}}}))
+    (schemas / "run_v1.json").write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "spec": {"type": "object", "properties": {"greek": {"type": "string", "pattern": "^\\p{Greek}+$"}}}
+                },
+            }
+        )
+    )
     folder = tmp_path / "runs"
     folder.mkdir()
     for i in range(10):
-        (folder / f"r{i}.yaml").write_text(f"apiVersion: example.com/v1\nkind: Run\nmetadata: {{name: r{i}}}\n"
-                                           "spec: {greek: abc}\n")
-    settings = Settings(schema_locations=[str(tmp_path / "schemas" / "{{.Group}}" / "{{.ResourceKind}}_"
-                                              "{{.ResourceAPIVersion}}.json")])
-    expected = ["Run (example.com/v1): schema pattern '^\\\\p{Greek}+$' has no Python equivalent; "
-                "that pattern is not checked"]
+        (folder / f"r{i}.yaml").write_text(
+            f"apiVersion: example.com/v1\nkind: Run\nmetadata: {{name: r{i}}}\nspec: {{greek: abc}}\n"
+        )
+    settings = Settings(
+        schema_locations=[str(tmp_path / "schemas" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")]
+    )
+    expected = [
+        "Run (example.com/v1): schema pattern '^\\\\p{Greek}+$' has no Python equivalent; that pattern is not checked"
+    ]
     for jobs, cached in ((2, False), (2, True), (1, True)):  # by workers, stored, then all from the cache
         validator = make_validator(settings)
         checked.clear()

@@ -53,8 +53,10 @@ def test_errors_exit_1_and_print_path_line_col(tmp_path, run):
     result = run(tmp_path, "lint", "pod.yaml")
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert "pod.yaml:14:20: error: spec.containers[0].resources.limits: Required value: Limit must be set for non " \
-           "overcommitable resources (nvidia.com/gpu is requested) [GPU001]" in lines
+    assert (
+        "pod.yaml:14:20: error: spec.containers[0].resources.limits: Required value: Limit must be set for non "
+        "overcommitable resources (nvidia.com/gpu is requested) [GPU001]" in lines
+    )
     assert "pod.yaml:6:1: warning:" in result.stdout  # GPU004 (no taint keys configured) at the pod spec
 
 
@@ -86,7 +88,10 @@ def test_annotation_without_reason_suppresses_nothing(tmp_path, run):
 
 def test_config_ignores_severity_and_rules_off(tmp_path, run):
     _write(tmp_path, "vendor/pod.yaml", GPU_POD.format(annotations=""))
-    _write(tmp_path, ".gpu-gitops.yaml", """\
+    _write(
+        tmp_path,
+        ".gpu-gitops.yaml",
+        """\
 lint:
   rules:
     GPU004: off
@@ -96,16 +101,21 @@ lint:
       kind: Pod
       name: other
       reason: does not match this pod
-""")
+""",
+    )
     findings = _json(run(tmp_path, "lint", "--format", "json", "vendor"))
     assert [(f["rule"], f["severity"]) for f in findings] == [("GPU001", "warning")]
-    _write(tmp_path, ".gpu-gitops.yaml", """\
+    _write(
+        tmp_path,
+        ".gpu-gitops.yaml",
+        """\
 lint:
   ignore:
     - rules: ["*"]
       path: "vendor/*"
       reason: vendored chart, reviewed upstream
-""")
+""",
+    )
     result = run(tmp_path, "lint", "--format", "json", "vendor")
     assert _json(result) == [] and result.exit_code == 0
 
@@ -119,8 +129,11 @@ def test_config_excludes_paths(tmp_path, run):
 
 
 def test_config_taint_keys_and_gke_provider(tmp_path, run):
-    pod = GPU_POD.format(annotations="").replace("requests: {nvidia.com/gpu: 1}", "requests: {}").replace(
-        "limits: {memory: 8Gi}", "limits: {memory: 8Gi, nvidia.com/gpu: 1}")
+    pod = (
+        GPU_POD.format(annotations="")
+        .replace("requests: {nvidia.com/gpu: 1}", "requests: {}")
+        .replace("limits: {memory: 8Gi}", "limits: {memory: 8Gi, nvidia.com/gpu: 1}")
+    )
     _write(tmp_path, "pod.yaml", pod)
     assert {f["rule"] for f in _json(run(tmp_path, "lint", "--format", "json", "pod.yaml"))} == {"GPU004"}
     _write(tmp_path, ".gpu-gitops.yaml", "lint:\n  provider: gke\n")
@@ -164,12 +177,16 @@ def test_stdin_and_output_file(tmp_path, run):
     from generator.cli import cli
 
     out = tmp_path / "lint.sarif"
-    result = CliRunner().invoke(cli, ["--root", str(tmp_path), "lint", "--format", "sarif", "--output-file", str(out),
-                                      "-"], input=text)
+    result = CliRunner().invoke(
+        cli, ["--root", str(tmp_path), "lint", "--format", "sarif", "--output-file", str(out), "-"], input=text
+    )
     assert result.exit_code == 1
     results = json.loads(out.read_text())["runs"][0]["results"]
-    assert [(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for r in results
-            if r["level"] == "error"] == [("GPU003", "stdin")]
+    assert [
+        (r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+        for r in results
+        if r["level"] == "error"
+    ] == [("GPU003", "stdin")]
 
 
 def test_yaml_error_in_one_file_does_not_stop_the_others(tmp_path, run):

@@ -10,26 +10,31 @@ from generator.lint import lint_paths
 from generator.lint.pathmatch import matches
 from generator.lint.settings import Settings
 
-GPU_POD = ("apiVersion: v1\nkind: Pod\nmetadata: {name: train, namespace: gpu-training}\nspec:\n  containers:\n"
-           "    - name: main\n      image: nvcr.io/nvidia/pytorch:24.05-py3\n"
-           "      resources: {requests: {nvidia.com/gpu: 1}}\n")
+GPU_POD = (
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: train, namespace: gpu-training}\nspec:\n  containers:\n"
+    "    - name: main\n      image: nvcr.io/nvidia/pytorch:24.05-py3\n"
+    "      resources: {requests: {nvidia.com/gpu: 1}}\n"
+)
 
 
-@pytest.mark.parametrize(("patterns", "path", "matched"), [
-    (["vendor/"], "vendor/a.yaml", True),  # a folder pattern matches everything in it
-    (["vendor/"], "apps/vendor/a.yaml", True),  # ... at any depth
-    (["vendor/"], "vendor.yaml", False),
-    (["/vendor/"], "apps/vendor/a.yaml", False),  # a leading slash anchors at the root
-    (["deploy/testdata"], "deploy/testdata/bad.yaml", True),  # so does a slash in the middle
-    (["deploy/testdata"], "x/deploy/testdata/bad.yaml", False),
-    (["*.tmpl.yaml"], "a/b/pod.tmpl.yaml", True),  # no slash: any depth
-    (["vendor/*", "!vendor/keep.yaml"], "vendor/keep.yaml", False),  # negation takes it back
-    (["vendor/*", "!vendor/keep.yaml"], "vendor/drop.yaml", True),
-    (["vendor/", "!vendor/keep.yaml"], "vendor/keep.yaml", True),  # not inside an excluded folder (git)
-    (["**/charts/**"], "a/b/charts/x/t.yaml", True),
-    (["vendor/unsupported/**"], "vendor/unsupported/a/b.yaml", True),
-    ([], "a.yaml", False),
-])
+@pytest.mark.parametrize(
+    ("patterns", "path", "matched"),
+    [
+        (["vendor/"], "vendor/a.yaml", True),  # a folder pattern matches everything in it
+        (["vendor/"], "apps/vendor/a.yaml", True),  # ... at any depth
+        (["vendor/"], "vendor.yaml", False),
+        (["/vendor/"], "apps/vendor/a.yaml", False),  # a leading slash anchors at the root
+        (["deploy/testdata"], "deploy/testdata/bad.yaml", True),  # so does a slash in the middle
+        (["deploy/testdata"], "x/deploy/testdata/bad.yaml", False),
+        (["*.tmpl.yaml"], "a/b/pod.tmpl.yaml", True),  # no slash: any depth
+        (["vendor/*", "!vendor/keep.yaml"], "vendor/keep.yaml", False),  # negation takes it back
+        (["vendor/*", "!vendor/keep.yaml"], "vendor/drop.yaml", True),
+        (["vendor/", "!vendor/keep.yaml"], "vendor/keep.yaml", True),  # not inside an excluded folder (git)
+        (["**/charts/**"], "a/b/charts/x/t.yaml", True),
+        (["vendor/unsupported/**"], "vendor/unsupported/a/b.yaml", True),
+        ([], "a.yaml", False),
+    ],
+)
 def test_gitignore_semantics(patterns, path, matched):
     assert matches(path, patterns) is matched
 
@@ -49,7 +54,10 @@ def _linted(root, lint: dict) -> set[str]:
 def test_exclude_skips_files_as_gitignore_would(tmp_path):
     _tree(tmp_path)
     assert _linted(tmp_path, {"exclude": ["/vendor/*", "!/vendor/keep.yaml"]}) == {
-        "apps/pod.yaml", "apps/vendor/pod.yaml", "vendor/keep.yaml"}
+        "apps/pod.yaml",
+        "apps/vendor/pod.yaml",
+        "vendor/keep.yaml",
+    }
     assert _linted(tmp_path, {"exclude": ["vendor/"]}) == {"apps/pod.yaml"}
 
 

@@ -39,25 +39,39 @@ spec:
 
 # kubeconform 0.6+/0.7: statusInvalid with validationErrors (JSON pointers)
 NEW_DIALECT = {
-    "resources": [{
-        "filename": "app.yaml", "kind": "Deployment", "name": "web", "version": "apps/v1",
-        "status": "statusInvalid",
-        "msg": "problem validating schema. Check JSON formatting: jsonschema: '/spec/replicas' does not validate "
-               "with https://example/deployment-apps-v1.json#/properties/spec/properties/replicas/type: "
-               "expected integer or null, but got string",
-        "validationErrors": [{"path": "/spec/replicas", "msg": "expected integer or null, but got string"}],
-    }],
+    "resources": [
+        {
+            "filename": "app.yaml",
+            "kind": "Deployment",
+            "name": "web",
+            "version": "apps/v1",
+            "status": "statusInvalid",
+            "msg": "problem validating schema. Check JSON formatting: jsonschema: '/spec/replicas' does not validate "
+            "with https://example/deployment-apps-v1.json#/properties/spec/properties/replicas/type: "
+            "expected integer or null, but got string",
+            "validationErrors": [{"path": "/spec/replicas", "msg": "expected integer or null, but got string"}],
+        }
+    ],
     "summary": {"valid": 1, "invalid": 1, "errors": 0, "skipped": 0},
 }
 # older releases (Readme example): upper-case status, no name, no validationErrors
 OLD_DIALECT = {
-    "resources": [{
-        "filename": "app.yaml", "kind": "Deployment", "version": "apps/v1", "status": "INVALID",
-        "msg": "For field spec.replicas: Invalid type. Expected: [integer,null], given: string",
-    }, {
-        "filename": "app.yaml", "kind": "TrainingRun", "version": "example.com/v1", "status": "ERROR",
-        "msg": "could not find schema for TrainingRun",
-    }],
+    "resources": [
+        {
+            "filename": "app.yaml",
+            "kind": "Deployment",
+            "version": "apps/v1",
+            "status": "INVALID",
+            "msg": "For field spec.replicas: Invalid type. Expected: [integer,null], given: string",
+        },
+        {
+            "filename": "app.yaml",
+            "kind": "TrainingRun",
+            "version": "example.com/v1",
+            "status": "ERROR",
+            "msg": "could not find schema for TrainingRun",
+        },
+    ],
     "summary": {"valid": 1, "invalid": 1, "errors": 1, "skipped": 0},
 }
 
@@ -88,8 +102,16 @@ def test_new_dialect_is_mapped_to_lines_and_deduplicated(app, run, monkeypatch, 
     result = run(app, "lint", "--format", "json", "--kubeconform", "--kubernetes-version", "1.32", "app.yaml")
     assert result.exit_code == 1
     args = (stub.parent / "args").read_text().split("\n")
-    assert args[:8] == ["-strict", "-summary", "-output", "json", "-kubernetes-version", "1.32.0", "-schema-location",
-                        "default"]
+    assert args[:8] == [
+        "-strict",
+        "-summary",
+        "-output",
+        "json",
+        "-kubernetes-version",
+        "1.32.0",
+        "-schema-location",
+        "default",
+    ]
     assert args[8:] == ["app.yaml", ""]  # the file, then printf's final newline
     schema = [(f["rule"], f["line"], f["message"]) for f in _findings(result) if f["rule"] == "K8S003"]
     # ours and kubeconform's point at the same line: one finding, ours
@@ -138,8 +160,10 @@ def test_large_trees_are_passed_in_batches(app, run, monkeypatch, tmp_path):
     stub = tmp_path / "bin" / "kubeconform"
     stub.parent.mkdir()
     # one line per run: the file arguments it got (the options end with "default")
-    stub.write_text(f'#!/bin/sh\nwhile [ "$1" != default ]; do shift; done; shift\necho "$@" >> "{stub}.runs"\n'
-                    'echo \'{"resources": [], "summary": {"valid": 1}}\'\n')
+    stub.write_text(
+        f'#!/bin/sh\nwhile [ "$1" != default ]; do shift; done; shift\necho "$@" >> "{stub}.runs"\n'
+        'echo \'{"resources": [], "summary": {"valid": 1}}\'\n'
+    )
     stub.chmod(0o755)
     monkeypatch.setattr(kubeconform, "MAX_ARGUMENT_BYTES", 200)
     result = run(app, "lint", "--kubeconform", str(stub), "many")
@@ -162,24 +186,48 @@ def test_a_binary_that_cannot_run_is_a_usage_error(app, run, tmp_path):
 # kubeconform 0.7 offline with its default location first: the download fails before any
 # local location is tried (pkg/registry/http.go: "failed downloading schema at %s: %s")
 OFFLINE = {
-    "resources": [{
-        "filename": "app.yaml", "kind": "Deployment", "name": "web", "version": "apps/v1", "status": "statusError",
-        "msg": "failed downloading schema at https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/"
-               "v1.32.0-standalone-strict/deployment-apps-v1.json: Get \"https://raw.githubusercontent.com/yannh/"
-               "kubernetes-json-schema/master/v1.32.0-standalone-strict/deployment-apps-v1.json\": dial tcp: "
-               "lookup raw.githubusercontent.com: no such host",
-    }],
+    "resources": [
+        {
+            "filename": "app.yaml",
+            "kind": "Deployment",
+            "name": "web",
+            "version": "apps/v1",
+            "status": "statusError",
+            "msg": "failed downloading schema at https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/"
+            'v1.32.0-standalone-strict/deployment-apps-v1.json: Get "https://raw.githubusercontent.com/yannh/'
+            'kubernetes-json-schema/master/v1.32.0-standalone-strict/deployment-apps-v1.json": dial tcp: '
+            "lookup raw.githubusercontent.com: no such host",
+        }
+    ],
     "summary": {"valid": 0, "invalid": 0, "errors": 1, "skipped": 0},
 }
 ERRORS = {
     "resources": [
-        {"filename": "app.yaml", "kind": "", "name": "", "version": "v1", "status": "statusError",
-         "msg": "missing 'kind' key"},
-        {"filename": "app.yaml", "kind": "TrainingRun", "name": "r", "version": "example.com/v1",
-         "status": "statusError", "msg": "could not find schema for TrainingRun"},
-        {"filename": "app.yaml", "kind": "", "name": "", "version": "", "status": "statusError",
-         "msg": "error unmarshalling resource: error converting YAML to JSON: yaml: line 3: mapping values are "
-                "not allowed in this context"},
+        {
+            "filename": "app.yaml",
+            "kind": "",
+            "name": "",
+            "version": "v1",
+            "status": "statusError",
+            "msg": "missing 'kind' key",
+        },
+        {
+            "filename": "app.yaml",
+            "kind": "TrainingRun",
+            "name": "r",
+            "version": "example.com/v1",
+            "status": "statusError",
+            "msg": "could not find schema for TrainingRun",
+        },
+        {
+            "filename": "app.yaml",
+            "kind": "",
+            "name": "",
+            "version": "",
+            "status": "statusError",
+            "msg": "error unmarshalling resource: error converting YAML to JSON: yaml: line 3: mapping values are "
+            "not allowed in this context",
+        },
     ],
     "summary": {"valid": 0, "invalid": 0, "errors": 3, "skipped": 0},
 }
@@ -203,7 +251,9 @@ def test_synced_set_is_passed_after_the_users_locations(app, run, tmp_path, monk
     run(app, "lint", "--kubeconform", str(stub), "app.yaml")
     args = (stub.parent / "args").read_text().split("\n")
     assert [args[i + 1] for i, a in enumerate(args) if a == "-schema-location"] == [
-        "default", str(folder / schemasync.LAYOUT)]
+        "default",
+        str(folder / schemasync.LAYOUT),
+    ]
 
 
 def test_a_failed_schema_download_is_a_usage_error_not_a_yaml_error(app, run, tmp_path):
@@ -217,10 +267,16 @@ def test_a_failed_schema_download_is_a_usage_error_not_a_yaml_error(app, run, tm
 def test_errors_are_filed_under_their_rule(app, run, tmp_path):
     stub = _stub(tmp_path / "bin", ERRORS)
     result = run(app, "lint", "--format", "json", "--kubeconform", str(stub), "app.yaml")
-    theirs = [(f["rule"], f["message"].split(": ", 1)[1][:20]) for f in _findings(result)
-              if f["message"].startswith("kubeconform:")]
-    assert sorted(theirs) == [("K8S001", "error unmarshalling "), ("K8S002", "missing 'kind' key"),
-                              ("K8S004", "could not find schem")]
+    theirs = [
+        (f["rule"], f["message"].split(": ", 1)[1][:20])
+        for f in _findings(result)
+        if f["message"].startswith("kubeconform:")
+    ]
+    assert sorted(theirs) == [
+        ("K8S001", "error unmarshalling "),
+        ("K8S002", "missing 'kind' key"),
+        ("K8S004", "could not find schem"),
+    ]
 
 
 # kubeconform 0.7 on its own fixture extra_property.yaml (acceptance test A23, EXPECTED.md), the
@@ -244,18 +300,23 @@ spec:
         name: nginx
 """
 POINTERS = {
-    "resources": [{
-        "filename": "ds.yaml", "kind": "DaemonSet", "name": "nginx-ds", "version": "apps/v1",
-        "status": "statusInvalid",
-        "msg": "problem validating schema. Check JSON formatting: jsonschema: '/spec' does not validate with "
-               "https://example/daemonset-apps-v1.json#/properties/spec/additionalProperties: additionalProperties "
-               "'replicas' not allowed",
-        "validationErrors": [
-            {"path": "/spec", "msg": "additionalProperties 'replicas' not allowed"},
-            {"path": "/spec/template/spec/containers/0", "msg": "missing properties: 'ports'"},
-            {"path": "/metadata/labels/0", "msg": "expected string, but got number"},
-        ],
-    }],
+    "resources": [
+        {
+            "filename": "ds.yaml",
+            "kind": "DaemonSet",
+            "name": "nginx-ds",
+            "version": "apps/v1",
+            "status": "statusInvalid",
+            "msg": "problem validating schema. Check JSON formatting: jsonschema: '/spec' does not validate with "
+            "https://example/daemonset-apps-v1.json#/properties/spec/additionalProperties: additionalProperties "
+            "'replicas' not allowed",
+            "validationErrors": [
+                {"path": "/spec", "msg": "additionalProperties 'replicas' not allowed"},
+                {"path": "/spec/template/spec/containers/0", "msg": "missing properties: 'ports'"},
+                {"path": "/metadata/labels/0", "msg": "expected string, but got number"},
+            ],
+        }
+    ],
     "summary": {"valid": 0, "invalid": 1, "errors": 0, "skipped": 0},
 }
 OLD_POINTER = {"resources": [{**POINTERS["resources"][0], "status": "INVALID", "validationErrors": None}]}
@@ -274,8 +335,11 @@ def test_pointers_print_as_dotted_paths_like_our_findings(app, run, tmp_path):
         (7, "kubeconform: spec: additionalProperties 'replicas' not allowed"),
         (15, "kubeconform: spec.template.spec.containers[0]: missing properties: 'ports'"),
     ]
-    ours = [(f["line"], f["message"]) for f in _findings(result)
-            if f["rule"] == "K8S003" and not f["message"].startswith("kubeconform:")]
+    ours = [
+        (f["line"], f["message"])
+        for f in _findings(result)
+        if f["rule"] == "K8S003" and not f["message"].startswith("kubeconform:")
+    ]
     assert ours == [(8, 'strict decoding error: unknown field "spec.replicas"')]  # the same spelling of paths
 
 

@@ -19,17 +19,28 @@ from click.testing import CliRunner
 
 from generator.cli import cli
 
-PEER = Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[3] / "shared")) / "peer" / "kubeconform"
+PEER = (
+    Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[3] / "shared")) / "peer" / "kubeconform"
+)
 EXPECTED = PEER / "EXPECTED.md"
 
 SKIP = {
-    "A1": "kubeconform's -h", "A2": "kubeconform's flag parsing", "A38/A39": "no fixture (empty stdin)",
-    "A32": "kubeconform requires X.Y.Z; we accept X.Y", "A40": "-skip is not a lint option",
-    "A41": "-skip is not a lint option", "A42": "-skip is not a lint option", "A43": "-reject is not a lint option",
-    "A44": "-ignore-filename-pattern: lint uses lint.exclude globs", "A47": "kubeconform's -cache folder check",
-    "A49": "TAP output", "A59": "JUnit output is tested in test_reports", "A56": "proxy environment",
+    "A1": "kubeconform's -h",
+    "A2": "kubeconform's flag parsing",
+    "A38/A39": "no fixture (empty stdin)",
+    "A32": "kubeconform requires X.Y.Z; we accept X.Y",
+    "A40": "-skip is not a lint option",
+    "A41": "-skip is not a lint option",
+    "A42": "-skip is not a lint option",
+    "A43": "-reject is not a lint option",
+    "A44": "-ignore-filename-pattern: lint uses lint.exclude globs",
+    "A47": "kubeconform's -cache folder check",
+    "A49": "TAP output",
+    "A59": "JUnit output is tested in test_reports",
+    "A56": "proxy environment",
     "A30": "bundled core schemas always apply; kubeconform drops its default when -schema-location is given",
-    "A29": "would resolve a host name", "N1": "needs a build without schemas",
+    "A29": "would resolve a host name",
+    "N1": "needs a build without schemas",
 }
 
 
@@ -91,8 +102,12 @@ def test_same_verdict_as_kubeconform(fixture, flags, outcome, code, monkeypatch,
         targets = [f"fixtures/{n.strip()}" for n in fixture.split(",")]
     else:
         targets = [f"fixtures/{name.rstrip('/')}"]
-    result = CliRunner().invoke(cli, ["--root", str(tmp_path), "--color", "never", "lint", "--format", "json",
-                                      *_translate(flags), *targets], input=stdin, catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli,
+        ["--root", str(tmp_path), "--color", "never", "lint", "--format", "json", *_translate(flags), *targets],
+        input=stdin,
+        catch_exceptions=False,
+    )
     expected = _verdict(outcome)
     if result.exit_code == 2:
         ours = "error"
@@ -100,7 +115,6 @@ def test_same_verdict_as_kubeconform(fixture, flags, outcome, code, monkeypatch,
         import json
 
         rules = {f["rule"] for f in json.loads(result.stdout)["findings"] if f["severity"] == "error"}
-        ours = "error" if rules & {"K8S001", "K8S002", "K8S004", "API001"} else (
-            "invalid" if rules else "valid")
+        ours = "error" if rules & {"K8S001", "K8S002", "K8S004", "API001"} else ("invalid" if rules else "valid")
     assert ours == expected, result.output
     assert min(result.exit_code, 1) == code

@@ -9,9 +9,11 @@ from generator.lint.settings import Settings
 
 
 def test_documents_keep_their_line_offsets_and_lists_expand(tmp_path):
-    text = ("# leading comment\n---\napiVersion: v1\nkind: List\nitems:\n"
-            "  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: a}\n"
-            "  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: b}\n    dta: {}\n")
+    text = (
+        "# leading comment\n---\napiVersion: v1\nkind: List\nitems:\n"
+        "  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: a}\n"
+        "  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: b}\n    dta: {}\n"
+    )
     path = tmp_path / "list.yaml"
     path.write_text(text)
     source = loader.read(str(path), "list.yaml")
@@ -58,10 +60,15 @@ def test_event_builder_gives_the_same_data_as_ruamel():
     from generator.lint import fastyaml
 
     yaml = loader._yaml()
-    chunks = [chunk for path in sorted((Path(__file__).parent.parent / "fixtures").rglob("*.yaml"))
-              for _, chunk in loader.split_documents(path.read_text())]
-    chunks.append("a: 500m\nb: 1Gi\nc: 010\nd: 0x1F\ne: 1e3\nf: .5\ng: 2024-01-01\nh: yes\ni: ~\nj: '1'\n"
-                  "k: -7\nl: +3\nm: 1_000\nn: 12:30\no: .inf\np: |\n  text\nq: &x 1\nr: *x\ns: !!str 5\n")
+    chunks = [
+        chunk
+        for path in sorted((Path(__file__).parent.parent / "fixtures").rglob("*.yaml"))
+        for _, chunk in loader.split_documents(path.read_text())
+    ]
+    chunks.append(
+        "a: 500m\nb: 1Gi\nc: 010\nd: 0x1F\ne: 1e3\nf: .5\ng: 2024-01-01\nh: yes\ni: ~\nj: '1'\n"
+        "k: -7\nl: +3\nm: 1_000\nn: 12:30\no: .inf\np: |\n  text\nq: &x 1\nr: *x\ns: !!str 5\n"
+    )
     fast = 0
     for chunk in chunks:
         try:
@@ -79,14 +86,41 @@ def test_event_builder_gives_the_same_data_as_ruamel():
 
 
 # go-yaml v2 resolve.go (sigs.k8s.io/yaml, which kubectl and the API server read YAML with)
-@pytest.mark.parametrize(("text", "value"), [
-    ("yes", True), ("Y", True), ("on", True), ("ON", True), ("n", False), ("No", False), ("off", False),
-    ("true", True), ("FALSE", False), ("~", None), ("", None), ("0777", 511), ("0x1F", 31), ("0o17", 15),
-    ("0b101", 5), ("1_000", 1000), ("+3", 3), ("09", 9.0), ("1e3", 1000.0), (".5", 0.5), ("1.20", 1.2),
-    ("500m", "500m"), ("1Gi", "1Gi"), ("2024-01-01", "2024-01-01"), ("12:30", "12:30"), ("v1.2", "v1.2"),
-    ("yess", "yess"), ("18446744073709551615", 18446744073709551615), ("1e400", "1e400"),
-    ("1" * 5001, "1" * 5001),  # past float64's range: a string, as in go-yaml
-])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("yes", True),
+        ("Y", True),
+        ("on", True),
+        ("ON", True),
+        ("n", False),
+        ("No", False),
+        ("off", False),
+        ("true", True),
+        ("FALSE", False),
+        ("~", None),
+        ("", None),
+        ("0777", 511),
+        ("0x1F", 31),
+        ("0o17", 15),
+        ("0b101", 5),
+        ("1_000", 1000),
+        ("+3", 3),
+        ("09", 9.0),
+        ("1e3", 1000.0),
+        (".5", 0.5),
+        ("1.20", 1.2),
+        ("500m", "500m"),
+        ("1Gi", "1Gi"),
+        ("2024-01-01", "2024-01-01"),
+        ("12:30", "12:30"),
+        ("v1.2", "v1.2"),
+        ("yess", "yess"),
+        ("18446744073709551615", 18446744073709551615),
+        ("1e400", "1e400"),
+        ("1" * 5001, "1" * 5001),  # past float64's range: a string, as in go-yaml
+    ],
+)
 def test_plain_scalars_resolve_as_kubernetes_reads_them(text, value):
     from generator.lint import fastyaml
 
@@ -103,8 +137,10 @@ def test_map_keys_become_json_strings_and_null_or_complex_keys_are_located():
         assert "map key" in doc.error.message and (doc.error_line, doc.error_col) == (line, col), text
 
 
-_CONFIGMAP_YAML11 = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags}\ndata:\n"
-                     "  enabled: yes\n  quoted: \"on\"\n  mode: '0644'\n")
+_CONFIGMAP_YAML11 = (
+    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags}\ndata:\n"
+    "  enabled: yes\n  quoted: \"on\"\n  mode: '0644'\n"
+)
 
 
 def test_yaml11_booleans_in_configmap_data_are_what_the_api_server_rejects(tmp_path):
@@ -148,11 +184,14 @@ def test_flow_mappings_with_urls_parse_and_the_rest_is_checked(tmp_path):
     assert finding.rule == "K8S001" and "expected ',' or ']'" in finding.message
 
 
-@pytest.mark.parametrize(("text", "line", "col", "words"), [
-    ("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: x\x01y\n", 4, 7, "control character U+0001"),
-    ("apiVersion: v1\nkind: ConfigMap\n\tdata: {}\n", 3, 1, "tab"),
-    ("apiVersion: v1\nkind: ConfigMap\ndata: [1,\n", 3, 10, "did not find expected node content"),
-])
+@pytest.mark.parametrize(
+    ("text", "line", "col", "words"),
+    [
+        ("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: x\x01y\n", 4, 7, "control character U+0001"),
+        ("apiVersion: v1\nkind: ConfigMap\n\tdata: {}\n", 3, 1, "tab"),
+        ("apiVersion: v1\nkind: ConfigMap\ndata: [1,\n", 3, 10, "did not find expected node content"),
+    ],
+)
 def test_yaml_errors_are_located_with_hints(tmp_path, text, line, col, words):
     path = tmp_path / "bad.yaml"
     path.write_text(text)
@@ -173,15 +212,18 @@ def test_a_json_array_is_a_finding_like_a_yaml_sequence(tmp_path):
         (tmp_path / name).write_text(text)
     findings = lint_paths([str(tmp_path)], Settings()).findings
     assert [(f.rule, f.line, f.message) for f in findings] == 2 * [
-        ("K8S001", 1, "error unmarshalling resource: a document must be a mapping (a Kubernetes object)")]
+        ("K8S001", 1, "error unmarshalling resource: a document must be a mapping (a Kubernetes object)")
+    ]
 
 
 def test_a_5001_digit_number_says_what_it_is(tmp_path):
     """go-yaml keeps a plain number past float64 a string; a tag on it cannot be honoured."""
     path = tmp_path / "big.yaml"
-    path.write_text("apiVersion: v1\nkind: Service\nmetadata: {name: a}\nspec:\n  ports:\n"
-                    f"    - port: {'1' * 5001}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: b}}\n"
-                    f"data:\n  n: !!int {'2' * 5001}\n")
+    path.write_text(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: a}\nspec:\n  ports:\n"
+        f"    - port: {'1' * 5001}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: b}}\n"
+        f"data:\n  n: !!int {'2' * 5001}\n"
+    )
     findings = [f for f in lint_paths([str(path)], Settings()).findings if f.rule.startswith("K8S")]
     assert [(f.rule, f.line, f.col) for f in findings] == [("K8S003", 6, 7), ("K8S001", 12, 6)]
     schema, tagged = findings
@@ -208,14 +250,22 @@ def test_findings_are_located_from_the_parse_without_reading_the_document_again(
     for keys, values and list items, and the document is not composed again."""
     from generator.lint import model
 
-    text = ("# head\napiVersion: v1\nkind: Pod\nmetadata: {name: a, labels: {x: 'y'}}\nspec:\n"
-            "  containers:\n    - name: main\n      image: busybox\n      ports:\n        - containerPort: 80\n")
+    text = (
+        "# head\napiVersion: v1\nkind: Pod\nmetadata: {name: a, labels: {x: 'y'}}\nspec:\n"
+        "  containers:\n    - name: main\n      image: busybox\n      ports:\n        - containerPort: 80\n"
+    )
     [doc] = loader.parse_text(text, "p.yaml")
     assert doc.where is not None
     composed = model.Document(doc.file, doc.text, doc.first_line, doc.data)  # no event map: composes
-    paths = [(), ("metadata",), ("metadata", "labels", "x"), ("spec", "containers", 0, "image"),
-             ("spec", "containers", 0, "ports", 0, "containerPort"), ("spec", "missing", "deeper"),
-             ("spec", "containers", 5)]
+    paths = [
+        (),
+        ("metadata",),
+        ("metadata", "labels", "x"),
+        ("spec", "containers", 0, "image"),
+        ("spec", "containers", 0, "ports", 0, "containerPort"),
+        ("spec", "missing", "deeper"),
+        ("spec", "containers", 5),
+    ]
     expected = {(p, v): composed.position(p, v) for p in paths for v in (False, True)}
     expected_plain = [composed.plain_scalar(p) for p in paths]
     monkeypatch.setattr(model.YAML, "compose", lambda *a, **k: pytest.fail("composed again"))
@@ -288,15 +338,18 @@ def test_a_local_tag_is_read_as_go_yaml_reads_it(tmp_path):
     assert "spec.ports[0].port" in findings[0].message
 
 
-@pytest.mark.parametrize(("text", "value"), [
-    ("a: !!python/name:os.system x\n", {"a": "x"}),
-    ("a: !!map x\n", {"a": "x"}),
-    ("a: !!str [1, yes]\n", {"a": [1, True]}),
-    ("a: !foo\n  - yes\n", {"a": [True]}),
-    ("!foo a: b\n", {"a": "b"}),
-    ("a: !!set {x, z}\n", {"a": {"x": None, "z": None}}),
-    ("a: !!omap [x: 1]\n", {"a": [{"x": 1}]}),
-])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("a: !!python/name:os.system x\n", {"a": "x"}),
+        ("a: !!map x\n", {"a": "x"}),
+        ("a: !!str [1, yes]\n", {"a": [1, True]}),
+        ("a: !foo\n  - yes\n", {"a": [True]}),
+        ("!foo a: b\n", {"a": "b"}),
+        ("a: !!set {x, z}\n", {"a": {"x": None, "z": None}}),
+        ("a: !!omap [x: 1]\n", {"a": [{"x": 1}]}),
+    ],
+)
 def test_tags_go_yaml_cannot_resolve_keep_the_node_kind(text, value):
     [doc] = loader.parse_text(text, "k.yaml")
     assert doc.error is None and doc.data == value

@@ -19,8 +19,17 @@ from generator.lint import pods
 _SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[3] / "shared"))
 CRDS = _SHARED / "upstream-crds"
 
-_FOLDERS = ("kuberay", "kubeflow-training-operator", "kubeflow-trainer", "jobset", "lws", "volcano", "keda", "kueue",
-            "nvidia-nim-operator")
+_FOLDERS = (
+    "kuberay",
+    "kubeflow-training-operator",
+    "kubeflow-trainer",
+    "jobset",
+    "lws",
+    "volcano",
+    "keda",
+    "kueue",
+    "nvidia-nim-operator",
+)
 pytestmark = pytest.mark.skipif(not CRDS.is_dir(), reason="upstream CRDs (../shared/upstream-crds) not present")
 
 
@@ -31,8 +40,9 @@ def _schemas() -> dict[tuple[str, str], list[dict]]:
         for doc in YAML(typ="safe").load_all(path.read_text()):
             if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
                 key = (doc["spec"]["group"], doc["spec"]["names"]["kind"])
-                found.setdefault(key, []).extend(v["schema"]["openAPIV3Schema"] for v in doc["spec"]["versions"]
-                                                 if v.get("served"))
+                found.setdefault(key, []).extend(
+                    v["schema"]["openAPIV3Schema"] for v in doc["spec"]["versions"] if v.get("served")
+                )
     return found
 
 

@@ -9,11 +9,26 @@ from generator.paths import Project
 from generator.render import lint_rules
 
 BAD_JOB = {
-    "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train", "namespace": "gpu-training"},
-    "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{
-        "name": "main", "image": "nvcr.io/nvidia/pytorch:24.05-py3",
-        "resources": {"requests": {"nvidia.com/gpu": 2}, "limits": {"nvidia.com/gpu": 1, "memory": "8Gi"}},
-    }]}}},
+    "apiVersion": "batch/v1",
+    "kind": "Job",
+    "metadata": {"name": "train", "namespace": "gpu-training"},
+    "spec": {
+        "template": {
+            "spec": {
+                "restartPolicy": "Never",
+                "containers": [
+                    {
+                        "name": "main",
+                        "image": "nvcr.io/nvidia/pytorch:24.05-py3",
+                        "resources": {
+                            "requests": {"nvidia.com/gpu": 2},
+                            "limits": {"nvidia.com/gpu": 1, "memory": "8Gi"},
+                        },
+                    }
+                ],
+            }
+        }
+    },
 }
 
 
@@ -23,8 +38,11 @@ def test_rule_errors_become_render_problems_at_their_line(project):
     problems = lint_rules(tree, cluster, "rendered/aks-h100-training")
     assert {p.severity for p in problems} == {"error"}
     messages = sorted(p.format() for p in problems)
-    assert any(m.startswith("rendered/aks-h100-training/20-workloads/training/job_gpu-training_train.yaml:")
-               and "must be equal to nvidia.com/gpu limit of 1 [GPU002]" in m for m in messages)
+    assert any(
+        m.startswith("rendered/aks-h100-training/20-workloads/training/job_gpu-training_train.yaml:")
+        and "must be equal to nvidia.com/gpu limit of 1 [GPU002]" in m
+        for m in messages
+    )
     assert any("[GPU004]" in m for m in messages)
 
 
@@ -57,7 +75,9 @@ def test_render_uses_the_config_files_lint_settings(project, run):
     assert failing.exit_code == 2 and "[GPU004]" in failing.stderr and "[GPU007]" not in failing.stderr
     config.write_text('lint:\n  rules:\n    GPU004: "off"\n')
     assert run(project, "render", "aks-h100-training").exit_code == 0
-    config.write_text("lint:\n  ignore:\n    - {rules: [GPU004], kind: Job, name: train, reason: runs on the CPU pool}\n")
+    config.write_text(
+        "lint:\n  ignore:\n    - {rules: [GPU004], kind: Job, name: train, reason: runs on the CPU pool}\n"
+    )
     assert run(project, "render", "aks-h100-training").exit_code == 0
     config.write_text('lint:\n  rules:\n    GPU004: "off"\n    GPU007: error\n')
     escalated = run(project, "render", "aks-h100-training")
@@ -66,8 +86,14 @@ def test_render_uses_the_config_files_lint_settings(project, run):
 
 def test_cluster_taints_and_version_win_over_the_config(project):
     cluster = load_cluster(Project(project), "aks-h100-training")
-    config = {"lint": {"kubernetesVersion": "1.29", "provider": "gke", "taintKeys": ["example.com/x"],
-                       "rules": {"SEC006": "off"}}}
+    config = {
+        "lint": {
+            "kubernetesVersion": "1.29",
+            "provider": "gke",
+            "taintKeys": ["example.com/x"],
+            "rules": {"SEC006": "off"},
+        }
+    }
     settings = for_cluster(cluster.spec, config)
     assert settings.kubernetes_version == cluster.spec["kubernetesVersion"]
     assert settings.provider == cluster.spec["provider"] and "example.com/x" not in settings.taint_keys

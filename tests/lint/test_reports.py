@@ -17,8 +17,10 @@ from generator.lint.settings import Settings
 from generator.report import Report, github, render
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-TEXT_LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning|info): (?P<msg>.+) "
-                       r"\[(?P<rule>[A-Z][A-Z0-9]*\d{3})\]$")
+TEXT_LINE = re.compile(
+    r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning|info): (?P<msg>.+) "
+    r"\[(?P<rule>[A-Z][A-Z0-9]*\d{3})\]$"
+)
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +39,10 @@ def test_text_lines_have_the_documented_shape(report):
     assert all(parsed), lines
     gpu = [m for m in parsed if m["rule"] == "GPU002"][0]
     assert (gpu["path"], gpu["line"], gpu["sev"]) == ("tests/fixtures/GPU002/fail/request-differs.yaml", "20", "error")
-    assert gpu["msg"] == ('spec.template.spec.containers[0].resources.requests[amd.com/gpu]: Invalid value: "2": '
-                          "must be equal to amd.com/gpu limit of 1")
+    assert gpu["msg"] == (
+        'spec.template.spec.containers[0].resources.requests[amd.com/gpu]: Invalid value: "2": '
+        "must be equal to amd.com/gpu limit of 1"
+    )
 
 
 def test_sarif_validates_against_the_sarif_2_1_0_schema(report):
@@ -120,8 +124,10 @@ def test_a_file_name_with_a_newline_cannot_forge_findings(tmp_path, fmt):
 def test_control_characters_and_lone_surrogates_from_a_manifest_are_escaped(tmp_path, fmt):
     """Keys and names are the manifest's own text: none of it may break the report's format."""
     path = tmp_path / "cm.json"
-    path.write_text('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a\\u001e\\u001b[2J"},'
-                    ' "d\\u0000\\udc80\\r\\nforged.yaml:1:1: error: x [K8S001]": 1}')
+    path.write_text(
+        '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a\\u001e\\u001b[2J"},'
+        ' "d\\u0000\\udc80\\r\\nforged.yaml:1:1: error: x [K8S001]": 1}'
+    )
     result = lint_paths([str(path)], Settings(), display=lambda p: Path(p).name)
     assert result.findings
     out = render(fmt, Report(result.findings, result.sources, tmp_path))
@@ -143,5 +149,7 @@ def test_sarif_uri_is_percent_encoded(tmp_path):
     name = "my dir/x\udcff.yaml"
     finding = lint_paths([str(FIXTURES / "SEC001" / "fail")], Settings(), display=lambda p: name).findings[0]
     log = json.loads(render("sarif", Report([finding], [], tmp_path)))
-    assert log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == \
-        "my%20dir/x%FF.yaml"
+    assert (
+        log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        == "my%20dir/x%FF.yaml"
+    )

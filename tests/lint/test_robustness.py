@@ -41,36 +41,79 @@ def test_invalid_gpu_quantity_is_a_finding(tmp_path, value):
 
 
 DEPLOYMENT = {
-    "apiVersion": "apps/v1", "kind": "Deployment",
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
     "metadata": {"name": "train", "namespace": "gpu", "annotations": {"a": "b"}, "labels": {"app": "t"}},
-    "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "t"}}, "template": {
-        "metadata": {"labels": {"app": "t"}},
-        "spec": {"runtimeClassName": "nvidia", "hostNetwork": False,
-                 "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"},
-                                     "sysctls": [{"name": "net.core.somaxconn", "value": "1"}]},
-                 "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
-                 "volumes": [{"name": "v", "hostPath": {"path": "/x"}},
-                             {"name": "h", "emptyDir": {"medium": "HugePages-2Mi"}},
-                             {"name": "p", "persistentVolumeClaim": {"claimName": "c"}}],
-                 "containers": [{"name": "m", "image": "i",
-                                 "securityContext": {"privileged": False, "capabilities": {"add": ["NET_ADMIN"]}},
-                                 "volumeMounts": [{"name": "h", "mountPath": "/h"}],
-                                 "resources": {"requests": {"nvidia.com/gpu": 1, "hugepages-2Mi": "2Mi",
-                                                            "nvidia.com/mig-1g.5gb": 1},
-                                               "limits": {"nvidia.com/gpu": 1, "memory": "1Gi",
-                                                          "hugepages-2Mi": "2Mi"}}}]}}},
+    "spec": {
+        "replicas": 1,
+        "selector": {"matchLabels": {"app": "t"}},
+        "template": {
+            "metadata": {"labels": {"app": "t"}},
+            "spec": {
+                "runtimeClassName": "nvidia",
+                "hostNetwork": False,
+                "securityContext": {
+                    "runAsNonRoot": True,
+                    "seccompProfile": {"type": "RuntimeDefault"},
+                    "sysctls": [{"name": "net.core.somaxconn", "value": "1"}],
+                },
+                "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                "volumes": [
+                    {"name": "v", "hostPath": {"path": "/x"}},
+                    {"name": "h", "emptyDir": {"medium": "HugePages-2Mi"}},
+                    {"name": "p", "persistentVolumeClaim": {"claimName": "c"}},
+                ],
+                "containers": [
+                    {
+                        "name": "m",
+                        "image": "i",
+                        "securityContext": {"privileged": False, "capabilities": {"add": ["NET_ADMIN"]}},
+                        "volumeMounts": [{"name": "h", "mountPath": "/h"}],
+                        "resources": {
+                            "requests": {"nvidia.com/gpu": 1, "hugepages-2Mi": "2Mi", "nvidia.com/mig-1g.5gb": 1},
+                            "limits": {"nvidia.com/gpu": 1, "memory": "1Gi", "hugepages-2Mi": "2Mi"},
+                        },
+                    }
+                ],
+            },
+        },
+    },
 }
 OTHERS = [
-    {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "metadata": {"name": "s", "namespace": "gpu"},
-     "spec": {"scaleTargetRef": {"name": "train", "kind": "Deployment"},
-              "triggers": [{"type": "prometheus", "metadata": {"metricName": "m", "query": "q"}}]}},
-    {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "d", "namespace": "gpu"},
-     "spec": {"podSelector": {}, "policyTypes": ["Ingress"]}},
-    {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c", "namespace": "gpu"},
-     "spec": {"storageClassName": "fast"}},
-    {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ds", "namespace": "gpu"},
-     "spec": {"template": {"spec": {"nodeSelector": {"nvidia.com/gpu.present": "true"},
-                                    "containers": [{"name": "c", "image": "i"}]}}}},
+    {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": "s", "namespace": "gpu"},
+        "spec": {
+            "scaleTargetRef": {"name": "train", "kind": "Deployment"},
+            "triggers": [{"type": "prometheus", "metadata": {"metricName": "m", "query": "q"}}],
+        },
+    },
+    {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": "d", "namespace": "gpu"},
+        "spec": {"podSelector": {}, "policyTypes": ["Ingress"]},
+    },
+    {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "c", "namespace": "gpu"},
+        "spec": {"storageClassName": "fast"},
+    },
+    {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "ds", "namespace": "gpu"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "nodeSelector": {"nvidia.com/gpu.present": "true"},
+                    "containers": [{"name": "c", "image": "i"}],
+                }
+            }
+        },
+    },
     {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpu"}},
 ]
 
@@ -96,11 +139,19 @@ def _replace(node, path, value):
 def _fuzz_strategy():
     from hypothesis import strategies as st
 
-    scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=5),
-                        st.sampled_from(["1e999999999", ".inf", "Deployment", "Ingress", "nvidia.com/gpu"]))
-    values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                           st.dictionaries(st.text(max_size=4), inner, max_size=3)),
-                          max_leaves=6)
+    scalars = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(),
+        st.text(max_size=5),
+        st.sampled_from(["1e999999999", ".inf", "Deployment", "Ingress", "nvidia.com/gpu"]),
+    )
+    values = st.recursive(
+        scalars,
+        lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner, max_size=3)),
+        max_leaves=6,
+    )
     objects = [DEPLOYMENT, *OTHERS]
     mutation = st.tuples(st.integers(0, len(objects) - 1), st.integers(0, 10**6), values)
     return objects, st.lists(mutation, min_size=1, max_size=4)
@@ -117,8 +168,9 @@ def test_lint_never_raises_on_mutated_manifests():
     objects, mutations = _fuzz_strategy()
     engine = Engine(Settings(), make_validator(Settings()))
 
-    @hypothesis.settings(max_examples=150, deadline=None, database=None,
-                         suppress_health_check=list(hypothesis.HealthCheck))
+    @hypothesis.settings(
+        max_examples=150, deadline=None, database=None, suppress_health_check=list(hypothesis.HealthCheck)
+    )
     @hypothesis.given(mutations)
     def check(changes):
         current = list(objects)
@@ -185,7 +237,9 @@ def test_alias_bomb_is_a_finding_for_its_document_only(project, run):
     assert result.exit_code == 1
     lines = [line for line in result.stdout.splitlines() if line.startswith("bomb.yaml:")]
     assert len(lines) == 2
-    assert lines[0].startswith("bomb.yaml:10:") and "aliases expand this document" in lines[0] and "[K8S001]" in lines[0]
+    assert (
+        lines[0].startswith("bomb.yaml:10:") and "aliases expand this document" in lines[0] and "[K8S001]" in lines[0]
+    )
     assert lines[1].startswith("bomb.yaml:16:") and "[K8S003]" in lines[1]
 
 
@@ -255,21 +309,46 @@ def test_stdin_that_is_not_utf8_is_a_finding(project):
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-c", "from generator.cli import cli; cli()", "--root", str(project),
-                           "--color", "never", "lint", "-"],
-                          input=b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: \xff}\n", capture_output=True,
-                          timeout=60, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from generator.cli import cli; cli()",
+            "--root",
+            str(project),
+            "--color",
+            "never",
+            "lint",
+            "-",
+        ],
+        input=b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: \xff}\n",
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.decode().splitlines() == [
-        "stdin:3:18: error: file is not UTF-8 text: byte 0xFF at offset 48 (invalid start byte) [K8S001]"]
+        "stdin:3:18: error: file is not UTF-8 text: byte 0xFF at offset 48 (invalid start byte) [K8S001]"
+    ]
 
 
-@pytest.mark.parametrize(("config", "where", "message", "hint"), [
-    ("lint:\n  rules:\n    GPU0004: \"off\"\n", ".gpu-gitops.yaml:3:5", "unknown lint rule 'GPU0004'",
-     "did you mean 'GPU004'?"),
-    ("lint:\n  ignore:\n    - rules: [GPU001, SEC0006]\n      reason: legacy jobs\n", ".gpu-gitops.yaml:3:23",
-     "unknown lint rule 'SEC0006'", "did you mean 'SEC006'?"),
-])
+@pytest.mark.parametrize(
+    ("config", "where", "message", "hint"),
+    [
+        (
+            'lint:\n  rules:\n    GPU0004: "off"\n',
+            ".gpu-gitops.yaml:3:5",
+            "unknown lint rule 'GPU0004'",
+            "did you mean 'GPU004'?",
+        ),
+        (
+            "lint:\n  ignore:\n    - rules: [GPU001, SEC0006]\n      reason: legacy jobs\n",
+            ".gpu-gitops.yaml:3:23",
+            "unknown lint rule 'SEC0006'",
+            "did you mean 'SEC006'?",
+        ),
+    ],
+)
 def test_misspelt_rule_ids_in_the_config_are_rejected(project, run, config, where, message, hint):
     (project / ".gpu-gitops.yaml").write_text(config)
     (project / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")

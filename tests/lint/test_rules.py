@@ -46,8 +46,9 @@ def _lint(rule_id: str, path: Path):
 
 @pytest.mark.parametrize(("rule_id", "path"), _cases("fail"), ids=lambda v: getattr(v, "name", v))
 def test_failing_fixture_reports_marked_lines(rule_id, path):
-    expected = {(n, m.group(1)) for n, line in enumerate(path.read_text().splitlines(), 1)
-                for m in _MARK.finditer(line)}
+    expected = {
+        (n, m.group(1)) for n, line in enumerate(path.read_text().splitlines(), 1) for m in _MARK.finditer(line)
+    }
     assert expected, f"{path} marks no line"
     found = {(f.line, f.rule) for f in _lint(rule_id, path)}
     assert found == expected
@@ -59,8 +60,11 @@ def test_passing_fixture_is_clean(rule_id, path):
 
 
 def _examples():
-    return [pytest.param(rule, example, id=f"{rule.ID}-{example.verdict}-{n}")
-            for rule in REGISTRY for n, example in enumerate(examples(rule), 1)]
+    return [
+        pytest.param(rule, example, id=f"{rule.ID}-{example.verdict}-{n}")
+        for rule in REGISTRY
+        for n, example in enumerate(examples(rule), 1)
+    ]
 
 
 @pytest.mark.parametrize(("rule", "example"), _examples())
@@ -80,18 +84,23 @@ def test_every_rule_has_pass_and_fail_examples_after_its_fix():
 
 
 def test_examples_are_split_from_the_docstring():
-    doc = ("What it finds.\n\n    Fix: do this.\n\n    PASS:\n\n        # gpu-gitops-config: {lint: {provider: aks}}\n"
-           "        kind: A\n\n    FAIL:\n\n        kind: B\n        spec: {}\n")
+    doc = (
+        "What it finds.\n\n    Fix: do this.\n\n    PASS:\n\n        # gpu-gitops-config: {lint: {provider: aks}}\n"
+        "        kind: A\n\n    FAIL:\n\n        kind: B\n        spec: {}\n"
+    )
     prose, found = rule_examples.split(doc)
     assert prose == "What it finds.\n\nFix: do this."
     assert [(e.verdict, e.text) for e in found] == [
-        ("PASS", "# gpu-gitops-config: {lint: {provider: aks}}\nkind: A\n"), ("FAIL", "kind: B\nspec: {}\n")]
+        ("PASS", "# gpu-gitops-config: {lint: {provider: aks}}\nkind: A\n"),
+        ("FAIL", "kind: B\nspec: {}\n"),
+    ]
     assert found[0].config == {"lint": {"provider": "aks"}} and found[1].config == {}
 
 
 def test_config_comment_counts_only_before_the_yaml():
-    assert rule_examples.config_comment("# about\n# gpu-gitops-config: {lint: {provider: eks}}\nkind: A\n") \
-        == {"lint": {"provider": "eks"}}
+    assert rule_examples.config_comment("# about\n# gpu-gitops-config: {lint: {provider: eks}}\nkind: A\n") == {
+        "lint": {"provider": "eks"}
+    }
     assert rule_examples.config_comment("kind: A\n# gpu-gitops-config: {lint: {provider: eks}}\n") == {}
     with pytest.raises(ValueError, match="needs a mapping"):
         rule_examples.config_comment("# gpu-gitops-config: [lint]\n")
@@ -131,18 +140,25 @@ def test_a_namespace_declared_differently_by_two_trees_is_not_exempt(tmp_path):
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "namespace.yaml").write_text(
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gpu-operator\n"
-        "  labels: {pod-security.kubernetes.io/enforce: baseline}\n")
+        "  labels: {pod-security.kubernetes.io/enforce: baseline}\n"
+    )
     assert [f.rule for f in lint_paths([str(tmp_path)], Settings()).findings if f.rule == "SEC001"] == ["SEC001"]
 
 
 def test_explain_shows_examples_from_the_package_alone(tmp_path):
     """As installed: the package without the source tree (no tests/), run from elsewhere."""
     package = Path(__file__).resolve().parents[2] / "generator"
-    shutil.copytree(package, tmp_path / "site" / "generator", symlinks=True,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        package, tmp_path / "site" / "generator", symlinks=True, ignore=shutil.ignore_patterns("__pycache__")
+    )
     code = "import generator, sys; from generator.cli import main; print(generator.__file__); main()"
-    done = subprocess.run([sys.executable, "-c", code, "explain", "GPU004"], cwd=tmp_path, capture_output=True,
-                          text=True, env={**os.environ, "PYTHONPATH": str(tmp_path / "site")})
+    done = subprocess.run(
+        [sys.executable, "-c", code, "explain", "GPU004"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "site")},
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(str(tmp_path / "site" / "generator"))
     assert "\n--- pass\n# gpu-gitops-config: {lint: {provider: aks}}\napiVersion: v1\n" in done.stdout
@@ -150,8 +166,17 @@ def test_explain_shows_examples_from_the_package_alone(tmp_path):
 
 
 def test_rule_options_come_from_the_rule_then_the_shared_setting_then_the_default():
-    settings = Settings.from_config({"lint": {"taintKeys": ["sku"], "rules": {
-        "GPU004": {"level": "warning", "taintKeys": []}, "SEC001": {"allowedPrivilegedNamespaces": ["gpu-operator"]}}}})
+    settings = Settings.from_config(
+        {
+            "lint": {
+                "taintKeys": ["sku"],
+                "rules": {
+                    "GPU004": {"level": "warning", "taintKeys": []},
+                    "SEC001": {"allowedPrivilegedNamespaces": ["gpu-operator"]},
+                },
+            }
+        }
+    )
     assert settings.gpu_taint_keys("GPU004") == () and settings.gpu_taint_keys("XR005") == ("sku",)
     assert settings.rules == {"GPU004": "warning"}
     assert settings.privileged_allowed("gpu-operator", "SEC001")
@@ -162,9 +187,11 @@ def test_rule_options_come_from_the_rule_then_the_shared_setting_then_the_defaul
 
 def test_a_rule_option_changes_only_that_rule(tmp_path):
     path = tmp_path / "agent.yaml"
-    path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: agent, namespace: gpu-operator}\nspec:\n"
-                    "  hostNetwork: true\n  containers:\n    - name: main\n      image: busybox:1.36\n"
-                    "      securityContext: {privileged: true}\n")
+    path.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: agent, namespace: gpu-operator}\nspec:\n"
+        "  hostNetwork: true\n  containers:\n    - name: main\n      image: busybox:1.36\n"
+        "      securityContext: {privileged: true}\n"
+    )
     settings = Settings.from_config({"lint": {"rules": {"SEC001": {"allowedPrivilegedNamespaces": ["gpu-operator"]}}}})
     rules = {f.rule for f in lint_paths([str(path)], settings).findings}
     assert "SEC001" not in rules and "SEC003" in rules
@@ -184,14 +211,18 @@ def _config_errors(tmp_path, text: str) -> list[str]:
 
 
 def test_config_rule_options_are_checked_against_the_rule_with_their_line(tmp_path):
-    errors = _config_errors(tmp_path, "lint:\n  rules:\n    GPU004: {level: warning, taintKey: [sku]}\n"
-                                      "    SEC001:\n      allowedPrivilegedNamespaces: gpu-operator\n"
-                                      "    GPU001: {maxGpus: 8}\n")
+    errors = _config_errors(
+        tmp_path,
+        "lint:\n  rules:\n    GPU004: {level: warning, taintKey: [sku]}\n"
+        "    SEC001:\n      allowedPrivilegedNamespaces: gpu-operator\n"
+        "    GPU001: {maxGpus: 8}\n",
+    )
     assert len(errors) == 3, errors
     assert errors[0].startswith(".gpu-gitops.yaml:3:30: error: unknown option 'taintKey' for rule GPU004")
     assert "did you mean 'taintKeys'?" in errors[0]
-    assert errors[1].startswith(".gpu-gitops.yaml:5:36: error: SEC001 option allowedPrivilegedNamespaces: "
-                                "'gpu-operator' is not of type 'array'")
+    assert errors[1].startswith(
+        ".gpu-gitops.yaml:5:36: error: SEC001 option allowedPrivilegedNamespaces: 'gpu-operator' is not of type 'array'"
+    )
     assert "GPU001 has no options, only `level`" in errors[2]
 
 
@@ -212,7 +243,10 @@ def test_a_rendered_clusters_gpu_pool_taints_win_over_a_rules_taint_keys():
     from generator.lint.settings import for_cluster
 
     config = {"lint": {"rules": {"GPU004": {"taintKeys": ["sku"]}}}}
-    spec = {"kubernetesVersion": "1.31", "provider": "aks",
-            "nodePools": [{"gpu": {}, "taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]}]}
+    spec = {
+        "kubernetesVersion": "1.31",
+        "provider": "aks",
+        "nodePools": [{"gpu": {}, "taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]}],
+    }
     assert for_cluster(spec, config).gpu_taint_keys("GPU004") == ("nvidia.com/gpu",)
     assert for_cluster({**spec, "nodePools": []}, config).gpu_taint_keys("GPU004") == ("sku",)

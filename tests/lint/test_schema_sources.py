@@ -17,12 +17,22 @@ from generator.lint.crdimport import import_files, strict
 from generator.lint.settings import Settings
 from generator.validate.locations import SchemaLocation, fetch, find_schema_file
 
-PEER = Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[3] / "shared")) / "peer" / \
-    "kubeconform" / "fixtures"
-SCHEMA = {"type": "object", "additionalProperties": False,
-          "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
-                         "metadata": {"type": "object"}, "spec": {"type": "object", "additionalProperties": False,
-                                                                  "properties": {"gpus": {"type": "integer"}}}}}
+PEER = (
+    Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[3] / "shared"))
+    / "peer"
+    / "kubeconform"
+    / "fixtures"
+)
+SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "apiVersion": {"type": "string"},
+        "kind": {"type": "string"},
+        "metadata": {"type": "object"},
+        "spec": {"type": "object", "additionalProperties": False, "properties": {"gpus": {"type": "integer"}}},
+    },
+}
 
 
 @pytest.fixture
@@ -64,8 +74,9 @@ def test_http_location_is_downloaded_once_and_cached(server, tmp_path):
     template = base + "/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
     manifest = tmp_path / "run.yaml"
     manifest.write_text("apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\nspec:\n  gpus: two\n")
-    settings = Settings(schema_locations=[base + "/missing/{{.ResourceKind}}.json", template],
-                        schema_cache=tmp_path / "cache")
+    settings = Settings(
+        schema_locations=[base + "/missing/{{.ResourceKind}}.json", template], schema_cache=tmp_path / "cache"
+    )
     findings = lint_paths([str(manifest)], settings).findings
     assert [(f.rule, f.line) for f in findings] == [("K8S003", 5)]
     assert hits == ["/missing/trainingrun.json", "/example.com/trainingrun_v1.json"]
@@ -80,12 +91,15 @@ RUN = "apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\n"
 
 
 @pytest.mark.parametrize("command", ["lint", "render"])
-@pytest.mark.parametrize(("body", "problem"), [
-    ("not json {", "schema file is not readable JSON"),
-    ('{"type": 5}', "schema file is not a valid JSON Schema: /type: 5 is not valid"),
-    ("[1, 2]", "schema file holds a JSON list, not a schema object"),
-    ('{"$ref": "other.json"}', "schema file has a $ref that cannot be resolved: Unresolvable: other.json"),
-])
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ("not json {", "schema file is not readable JSON"),
+        ('{"type": 5}', "schema file is not a valid JSON Schema: /type: 5 is not valid"),
+        ("[1, 2]", "schema file holds a JSON list, not a schema object"),
+        ('{"$ref": "other.json"}', "schema file has a $ref that cannot be resolved: Unresolvable: other.json"),
+    ],
+)
 def test_a_bad_schema_file_is_a_usage_error_naming_it(project, run, command, body, problem):
     """A schema location is configuration: lint and render both stop with exit 2 and name the file."""
     folder = project / "crds" / "example.com"
@@ -97,8 +111,10 @@ def test_a_bad_schema_file_is_a_usage_error_naming_it(project, run, command, bod
         result = run(project, "lint", "--schema-location", location, str(project / "run.yaml"))
     else:
         overrides = project / "clusters" / "aks-h100-training" / "overrides.libsonnet"
-        overrides.write_text("{ 'workload-isolation'+: [{apiVersion: 'example.com/v1', kind: 'TrainingRun', "
-                             "metadata: {name: 'r', namespace: 'gpu-training'}}] }\n")
+        overrides.write_text(
+            "{ 'workload-isolation'+: [{apiVersion: 'example.com/v1', kind: 'TrainingRun', "
+            "metadata: {name: 'r', namespace: 'gpu-training'}}] }\n"
+        )
         result = run(project, "render", "aks-h100-training", "--schema-location", location)
     assert result.exit_code == 2, result.output
     assert f"{folder / 'trainingrun_v1.json'}: error: {problem}" in result.stderr
@@ -121,8 +137,14 @@ def test_unreachable_location_is_an_error_not_a_missing_schema(tmp_path, project
         find_schema_file([SchemaLocation("http://127.0.0.1:9/{{.ResourceKind}}.json")], {"ResourceKind": "x"}, tmp_path)
     assert caught.value.location.path == "http://127.0.0.1:9/x.json"
     (project / "run.yaml").write_text(RUN)
-    result = run(project, "lint", "--ignore-missing-schemas", "--schema-location",
-                 "http://127.0.0.1:9/{{.ResourceKind}}.json", str(project / "run.yaml"))
+    result = run(
+        project,
+        "lint",
+        "--ignore-missing-schemas",
+        "--schema-location",
+        "http://127.0.0.1:9/{{.ResourceKind}}.json",
+        str(project / "run.yaml"),
+    )
     assert result.exit_code == 2 and "cannot reach schema location" in result.stderr, result.output
 
 
@@ -181,36 +203,63 @@ def test_import_writes_strict_schemas_for_served_versions(tmp_path):
     assert [p.relative_to(tmp_path / "out").as_posix() for p in written] == ["example.com/trainingrun_v1.json"]
     loc = str(tmp_path / "out" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
     run = tmp_path / "run.yaml"
-    run.write_text("apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\nspec:\n  gpus: 2\n"
-                   "  port: http\n  note: null\n  extra: {anything: 1}\n")
+    run.write_text(
+        "apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\nspec:\n  gpus: 2\n"
+        "  port: http\n  note: null\n  extra: {anything: 1}\n"
+    )
     assert lint_paths([str(run)], Settings(schema_locations=[loc])).findings == []
-    run.write_text("apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\nspec:\n  gpus: 2\n"
-                   "  port: 8080\n  gpu: 1\n")
+    run.write_text(
+        "apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\nspec:\n  gpus: 2\n  port: 8080\n  gpu: 1\n"
+    )
     findings = lint_paths([str(run)], Settings(schema_locations=[loc])).findings
     assert [(f.rule, f.line, f.message) for f in findings] == [
-        ("K8S003", 7, 'strict decoding error: unknown field "spec.gpu"')]
+        ("K8S003", 7, 'strict decoding error: unknown field "spec.gpu"')
+    ]
 
 
 def test_strict_leaves_value_constraints_in_any_of_open():
     """Cilium's policy spec: anyOf branches name one field each; the object's others stay allowed."""
-    out = strict({"type": "object", "properties": {"egress": {"type": "array"}, "ingress": {"type": "array"}},
-                  "anyOf": [{"properties": {"ingress": {}}, "required": ["ingress"]},
-                            {"properties": {"egress": {}}, "required": ["egress"]}]})
+    out = strict(
+        {
+            "type": "object",
+            "properties": {"egress": {"type": "array"}, "ingress": {"type": "array"}},
+            "anyOf": [
+                {"properties": {"ingress": {}}, "required": ["ingress"]},
+                {"properties": {"egress": {}}, "required": ["egress"]},
+            ],
+        }
+    )
     assert out["additionalProperties"] is False
     assert all("additionalProperties" not in branch for branch in out["anyOf"])
 
 
 def test_strict_keeps_preserved_objects_open():
-    out = strict({"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}},
-                                                         "x-kubernetes-preserve-unknown-fields": True}}})
+    out = strict(
+        {
+            "type": "object",
+            "properties": {
+                "a": {
+                    "type": "object",
+                    "properties": {"b": {"type": "string"}},
+                    "x-kubernetes-preserve-unknown-fields": True,
+                }
+            },
+        }
+    )
     assert out["additionalProperties"] is False and "additionalProperties" not in out["properties"]["a"]
 
 
 @pytest.mark.skipif(not (PEER / "registry").is_dir(), reason="kubeconform fixtures not present")
 def test_import_of_kubeconform_sagemaker_crd_validates_its_example(tmp_path, run, project, monkeypatch):
     monkeypatch.chdir(project)
-    result = run(project, "schemas", "import", "--output-dir", str(tmp_path / "out"),
-                 str(PEER / "registry" / "sagemaker.aws.amazon.com_trainingjobs.yaml"))
+    result = run(
+        project,
+        "schemas",
+        "import",
+        "--output-dir",
+        str(tmp_path / "out"),
+        str(PEER / "registry" / "sagemaker.aws.amazon.com_trainingjobs.yaml"),
+    )
     assert result.exit_code == 0, result.output
     assert (tmp_path / "out" / "sagemaker.aws.amazon.com" / "trainingjob_v1.json").is_file()
     loc = str(tmp_path / "out" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
@@ -241,12 +290,15 @@ spec:
 """
 
 
-@pytest.mark.parametrize(("fields", "where", "message"), [
-    ({"kind": "5"}, "crd.yaml:4:1", "CustomResourceDefinition without spec.group or spec.names.kind"),
-    ({"group": "../../../etc"}, "crd.yaml:5:10", "spec.group '../../../etc' is not a DNS subdomain"),
-    ({"kind": "../Run"}, "crd.yaml:6:17", "spec.names.kind '../Run' is not a valid kind"),
-    ({"version": "../../x"}, "crd.yaml:9:13", "version '../../x' is not a valid version name"),
-])
+@pytest.mark.parametrize(
+    ("fields", "where", "message"),
+    [
+        ({"kind": "5"}, "crd.yaml:4:1", "CustomResourceDefinition without spec.group or spec.names.kind"),
+        ({"group": "../../../etc"}, "crd.yaml:5:10", "spec.group '../../../etc' is not a DNS subdomain"),
+        ({"kind": "../Run"}, "crd.yaml:6:17", "spec.names.kind '../Run' is not a valid kind"),
+        ({"version": "../../x"}, "crd.yaml:9:13", "version '../../x' is not a valid version name"),
+    ],
+)
 def test_import_rejects_names_that_are_not_names(project, run, fields, where, message):
     values = {"group": "example.com", "kind": "Run", "version": "v1", **fields}
     (project / "crd.yaml").write_text(NAMED_CRD.format(**values))
@@ -257,8 +309,9 @@ def test_import_rejects_names_that_are_not_names(project, run, fields, where, me
 
 
 def test_import_of_a_crd_whose_spec_is_a_list_is_an_input_error(project, run):
-    (project / "crd.yaml").write_text("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
-                                      "metadata: {name: a}\nspec: [1]\n")
+    (project / "crd.yaml").write_text(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a}\nspec: [1]\n"
+    )
     result = run(project, "schemas", "import", str(project / "crd.yaml"))
     assert result.exit_code == 2 and result.stderr.startswith("crd.yaml:4:1: error: CustomResourceDefinition without")
 
@@ -270,8 +323,14 @@ def test_a_report_that_cannot_be_written_is_a_usage_error(project, run):
     assert result.stderr.startswith("/nonexistent/dir/out.txt: error: cannot write the report: No such file")
 
 
-@pytest.mark.parametrize("schema", ["{properties: [1]}", "{properties: {a: {oneOf: 5, x-kubernetes-int-or-string: true}}}",
-                                    "{type: object, properties: {apiVersion: 5}}"])
+@pytest.mark.parametrize(
+    "schema",
+    [
+        "{properties: [1]}",
+        "{properties: {a: {oneOf: 5, x-kubernetes-int-or-string: true}}}",
+        "{type: object, properties: {apiVersion: 5}}",
+    ],
+)
 def test_import_of_a_malformed_openapi_schema_is_an_input_error(project, run, schema):
     text = NAMED_CRD.format(group="example.com", kind="Run", version="v1").replace("{type: object}", schema)
     (project / "crd.yaml").write_text(text)

@@ -25,12 +25,18 @@ needs_mirror = pytest.mark.skipif(not MIRROR.is_dir(), reason="upstream CRD mirr
 
 # what the generator renders (every example cluster) plus the kinds GPU platforms run beside it
 COMPANIONS = {
-    "Kueue": "kueue.x-k8s.io/v1beta2 ClusterQueue", "Volcano": "batch.volcano.sh/v1alpha1 Job",
-    "KubeRay": "ray.io/v1 RayCluster", "Kubeflow Training": "kubeflow.org/v1 PyTorchJob",
-    "Kubeflow Trainer": "trainer.kubeflow.org/v1alpha1 TrainJob", "LeaderWorkerSet": "leaderworkerset.x-k8s.io/v1 LeaderWorkerSet",
-    "JobSet": "jobset.x-k8s.io/v1alpha2 JobSet", "Prometheus Operator": "monitoring.coreos.com/v1 PrometheusRule",
-    "cert-manager": "cert-manager.io/v1 Certificate", "NIM operator": "apps.nvidia.com/v1alpha1 NIMService",
-    "Cilium": "cilium.io/v2 CiliumNetworkPolicy", "Cilium clusterwide": "cilium.io/v2 CiliumClusterwideNetworkPolicy",
+    "Kueue": "kueue.x-k8s.io/v1beta2 ClusterQueue",
+    "Volcano": "batch.volcano.sh/v1alpha1 Job",
+    "KubeRay": "ray.io/v1 RayCluster",
+    "Kubeflow Training": "kubeflow.org/v1 PyTorchJob",
+    "Kubeflow Trainer": "trainer.kubeflow.org/v1alpha1 TrainJob",
+    "LeaderWorkerSet": "leaderworkerset.x-k8s.io/v1 LeaderWorkerSet",
+    "JobSet": "jobset.x-k8s.io/v1alpha2 JobSet",
+    "Prometheus Operator": "monitoring.coreos.com/v1 PrometheusRule",
+    "cert-manager": "cert-manager.io/v1 Certificate",
+    "NIM operator": "apps.nvidia.com/v1alpha1 NIMService",
+    "Cilium": "cilium.io/v2 CiliumNetworkPolicy",
+    "Cilium clusterwide": "cilium.io/v2 CiliumClusterwideNetworkPolicy",
 }
 
 
@@ -41,11 +47,15 @@ def _listed_kinds() -> set[str]:
 def test_sources_cover_every_custom_resource_the_generator_renders():
     rendered = set()
     for path in (REPO / "rendered").rglob("*.yaml"):
-        head = dict(line.split(": ", 1) for line in path.read_text().splitlines()
-                    if line.startswith(("apiVersion: ", "kind: ")))
+        head = dict(
+            line.split(": ", 1) for line in path.read_text().splitlines() if line.startswith(("apiVersion: ", "kind: "))
+        )
         api_version = head.get("apiVersion", "")
-        if "." in api_version.split("/")[0] and not api_version.startswith(("kustomize.config.k8s.io/",)) \
-                and not api_version.split("/")[0].endswith("k8s.io"):
+        if (
+            "." in api_version.split("/")[0]
+            and not api_version.startswith(("kustomize.config.k8s.io/",))
+            and not api_version.split("/")[0].endswith("k8s.io")
+        ):
             rendered.add(f"{api_version} {head['kind']}")
     assert rendered and rendered <= _listed_kinds(), rendered - _listed_kinds()
     assert set(COMPANIONS.values()) <= _listed_kinds()
@@ -86,15 +96,17 @@ def test_a_changed_file_in_the_mirror_is_an_error_naming_it(tmp_path):
     (tmp_path / "mirror").mkdir()
     (tmp_path / "mirror" / "runs.yaml").write_text(CRD + "# changed\n")
     with pytest.raises(InputError, match="runs.yaml .* in the mirror has a different checksum"):
-        schemasync.sync(mirror=tmp_path / "mirror", sources=_one_source("https://example.invalid/runs.yaml",
-                                                                          CRD.encode()))
+        schemasync.sync(
+            mirror=tmp_path / "mirror", sources=_one_source("https://example.invalid/runs.yaml", CRD.encode())
+        )
     assert schemasync.installed() is None
 
 
 def test_a_file_the_mirror_lacks_is_skipped_and_its_kinds_named(tmp_path):
     (tmp_path / "mirror").mkdir()
-    installed = schemasync.sync(mirror=tmp_path / "mirror", sources=_one_source("https://example.invalid/runs.yaml",
-                                                                                  CRD.encode()))
+    installed = schemasync.sync(
+        mirror=tmp_path / "mirror", sources=_one_source("https://example.invalid/runs.yaml", CRD.encode())
+    )
     assert installed.absent == ("example.com/v1 Run",) and installed.kinds == 0
     assert schemasync.installed() == installed
 
@@ -123,9 +135,24 @@ spec:
 
 
 def _one_source(url: str, body: bytes, version: str = "test-1") -> schemasync.SourceList:
-    return schemasync.load_sources(json.dumps({"version": version, "sources": [{
-        "project": "example", "repo": "example/runs", "ref": "v1.0.0", "path": "crds/runs.yaml", "url": url,
-        "sha256": hashlib.sha256(body).hexdigest(), "kinds": ["example.com/v1 Run"]}]}))
+    return schemasync.load_sources(
+        json.dumps(
+            {
+                "version": version,
+                "sources": [
+                    {
+                        "project": "example",
+                        "repo": "example/runs",
+                        "ref": "v1.0.0",
+                        "path": "crds/runs.yaml",
+                        "url": url,
+                        "sha256": hashlib.sha256(body).hexdigest(),
+                        "kinds": ["example.com/v1 Run"],
+                    }
+                ],
+            }
+        )
+    )
 
 
 @pytest.fixture
@@ -162,8 +189,12 @@ def test_download_is_verified_and_a_mismatch_keeps_the_previous_set(served):
     assert caught.value.location.path == url
     kept = schemasync.installed()
     assert kept is not None and kept.version == "test-1"
-    assert json.loads((kept.folder / "example.com" / "run_v1.json").read_text())["properties"]["spec"][
-        "properties"]["gpus"]["type"] == "integer"
+    assert (
+        json.loads((kept.folder / "example.com" / "run_v1.json").read_text())["properties"]["spec"]["properties"][
+            "gpus"
+        ]["type"]
+        == "integer"
+    )
     assert sorted(p.name for p in kept.folder.parent.iterdir()) == ["crd-schemas"]
 
 
@@ -214,7 +245,10 @@ def test_fresh_repository_lints_clean_before_and_after_sync(tmp_path, run):
     assert run(root, "init", "x").exit_code == 0
     rendered = run(root, "render")
     assert rendered.exit_code == 0, rendered.output
-    assert "GitRepository (source.toolkit.fluxcd.io/v1)" in rendered.stderr and "`gpu-gitops schemas sync`" in rendered.stderr
+    assert (
+        "GitRepository (source.toolkit.fluxcd.io/v1)" in rendered.stderr
+        and "`gpu-gitops schemas sync`" in rendered.stderr
+    )
     before = run(root, "lint")
     assert before.exit_code == 0, before.output
     warnings = [line for line in before.stderr.splitlines() if "not schema-checked" in line]
@@ -229,8 +263,11 @@ def test_fresh_repository_lints_clean_before_and_after_sync(tmp_path, run):
     absent = {f"{kind.split()[1]} ({kind.split()[0]})" for kind in installed.absent}
     after = run(root, "lint", "--format", "json")
     assert after.exit_code == 0, after.output
-    unchecked = {f"{f['object']['kind']} ({f['object']['apiVersion']})" if isinstance(f.get("object"), dict)
-                 else f["message"] for f in json.loads(after.stdout)["findings"] if f["rule"] == "K8S004"}
+    unchecked = {
+        f"{f['object']['kind']} ({f['object']['apiVersion']})" if isinstance(f.get("object"), dict) else f["message"]
+        for f in json.loads(after.stdout)["findings"]
+        if f["rule"] == "K8S004"
+    }
     assert unchecked <= absent, unchecked
     assert not [f for f in json.loads(after.stdout)["findings"] if f["rule"] in ("K8S001", "K8S002", "K8S003")]
     if not absent:

@@ -14,9 +14,14 @@ from generator import bootstrap, providers, render
 from generator.inputs import load_cluster
 from generator.paths import Project
 
-WITH_CILIUM = [name for name in EXAMPLES
-               if yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text())
-               .get("network", {}).get("cilium", {}).get("enabled", True)]
+WITH_CILIUM = [
+    name
+    for name in EXAMPLES
+    if yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text())
+    .get("network", {})
+    .get("cilium", {})
+    .get("enabled", True)
+]
 
 
 def tree_of(root, name):
@@ -41,15 +46,25 @@ def test_committed_bootstrap_values_and_command_are_the_release(name):
     argv = helm_install(text)
     assert argv[:4] == ["helm", "install", release.name, release.chart]
     options = dict(zip(argv[4::2], argv[5::2], strict=True))
-    assert options == {"--repo": release.repo_url, "--version": release.version, "--namespace": release.namespace,
-                       "--values": f"rendered/{name}/{bootstrap.VALUES_FILE}"}
+    assert options == {
+        "--repo": release.repo_url,
+        "--version": release.version,
+        "--namespace": release.namespace,
+        "--values": f"rendered/{name}/{bootstrap.VALUES_FILE}",
+    }
     assert (release.name, release.namespace, release.chart) == ("cilium", "kube-system", "cilium")
 
 
 @pytest.mark.parametrize("engine", ["flux", "argocd"])
 def test_values_follow_the_release_for_both_engines(project, engine):
-    write(project, replace("engine: flux", f"engine: {engine}",
-                           replace("    bigTCP: {ipv4: true}\n", "    bigTCP: {ipv4: true}\n    values: {debug: {enabled: true}}\n")))
+    write(
+        project,
+        replace(
+            "engine: flux",
+            f"engine: {engine}",
+            replace("    bigTCP: {ipv4: true}\n", "    bigTCP: {ipv4: true}\n    values: {debug: {enabled: true}}\n"),
+        ),
+    )
     tree, components = tree_of(project, "t")
     values = yaml.safe_load(tree.files[bootstrap.VALUES_FILE])
     assert values == bootstrap.cilium_release(components["cilium"]).values
@@ -62,7 +77,9 @@ def test_flux_adopts_the_helm_install(project):
     write(project, BASE)
     _, components = tree_of(project, "t")
     (release,) = [o for o in components["cilium"] if o["kind"] == "HelmRelease"]
-    argv = helm_install(bootstrap.files("t", providers.facts("generic"), components["cilium"])[bootstrap.VALUES_FILE].decode())
+    argv = helm_install(
+        bootstrap.files("t", providers.facts("generic"), components["cilium"])[bootstrap.VALUES_FILE].decode()
+    )
     options = dict(zip(argv[4::2], argv[5::2], strict=True))
     assert (release["spec"]["releaseName"], release["spec"]["storageNamespace"]) == (argv[2], options["--namespace"])
 
@@ -85,11 +102,19 @@ def test_no_cilium_no_bootstrap(project):
 
 @pytest.mark.parametrize(("kpr", "kube_proxy_step"), [(True, True), (False, False)])
 def test_eks_says_what_happens_to_aws_node_and_kube_proxy(project, kpr, kube_proxy_step):
-    text = replace("provider: generic", "provider: eks", replace(
-        "      mode: native\n      ipv4NativeRoutingCIDR: 10.244.0.0/16\n", "      mode: tunnel\n",
-        replace("    bigTCP: {ipv4: true}\n", "")))
+    text = replace(
+        "provider: generic",
+        "provider: eks",
+        replace(
+            "      mode: native\n      ipv4NativeRoutingCIDR: 10.244.0.0/16\n",
+            "      mode: tunnel\n",
+            replace("    bigTCP: {ipv4: true}\n", ""),
+        ),
+    )
     if not kpr:
-        text = text.replace("    kubeProxyReplacement: true\n", "    kubeProxyReplacement: false\n    bpf: {masquerade: false}\n")
+        text = text.replace(
+            "    kubeProxyReplacement: true\n", "    kubeProxyReplacement: false\n    bpf: {masquerade: false}\n"
+        )
     write(project, text)
     tree, _ = tree_of(project, "t")
     header = tree.files[bootstrap.VALUES_FILE].decode()

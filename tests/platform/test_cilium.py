@@ -25,8 +25,10 @@ needs_chart = pytest.mark.skipif(not CHART_DIR.is_dir(), reason="Cilium chart va
 @functools.cache
 def chart() -> tuple[dict, dict]:
     """(values.schema.json, values.yaml) of the pinned chart, parsed once."""
-    return (json.loads((CHART_DIR / "values.schema.json").read_text()),
-            yaml.safe_load((CHART_DIR / "values.yaml").read_text()))
+    return (
+        json.loads((CHART_DIR / "values.schema.json").read_text()),
+        yaml.safe_load((CHART_DIR / "values.yaml").read_text()),
+    )
 
 
 def release_values(rendered: dict[str, list[dict]]) -> tuple[str, dict]:
@@ -50,9 +52,14 @@ def key_paths(values: dict, prefix: tuple = ()) -> list[tuple]:
 
 def inputs() -> list[tuple[str, object]]:
     """Every example with Cilium, plus the all-features base input on both engines."""
-    cases = [(name, None) for name in EXAMPLES
-             if yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text())
-             .get("network", {}).get("cilium", {}).get("enabled", True)]
+    cases = [
+        (name, None)
+        for name in EXAMPLES
+        if yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text())
+        .get("network", {})
+        .get("cilium", {})
+        .get("enabled", True)
+    ]
     cases.append(("t", BASE))
     cases.append(("t", replace("engine: flux", "engine: argocd")))
     cases.append(("t", GKE))
@@ -61,12 +68,18 @@ def inputs() -> list[tuple[str, object]]:
 
 
 # BASE on GKE: native routing on the node pod CIDRs the VPC routes.
-GKE = replace("provider: generic", "provider: gke",
-              replace("    ipam: {podCIDRs: [10.244.0.0/16]}\n", "    ipam: {mode: kubernetes, podCIDRs: [10.244.0.0/16]}\n"))
+GKE = replace(
+    "provider: generic",
+    "provider: gke",
+    replace("    ipam: {podCIDRs: [10.244.0.0/16]}\n", "    ipam: {mode: kubernetes, podCIDRs: [10.244.0.0/16]}\n"),
+)
 
 # BASE with XDP-accelerated DSR load balancing on pinned devices.
-XDP_DSR = replace("    bigTCP: {ipv4: true}\n", "    bigTCP: {ipv4: true}\n"
-                  "    loadBalancer: {acceleration: native, mode: dsr, dsrDispatch: ipip}\n    devices: [bond0, ens+]\n")
+XDP_DSR = replace(
+    "    bigTCP: {ipv4: true}\n",
+    "    bigTCP: {ipv4: true}\n"
+    "    loadBalancer: {acceleration: native, mode: dsr, dsrDispatch: ipip}\n    devices: [bond0, ens+]\n",
+)
 
 
 @needs_chart
@@ -96,8 +109,12 @@ def test_xdp_attaches_only_to_the_pinned_devices(project):
 
 def test_examples_with_xdp_pin_their_devices():
     for name in EXAMPLES:
-        if not yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text()).get("network", {}) \
-                .get("cilium", {}).get("enabled", True):
+        if (
+            not yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text())
+            .get("network", {})
+            .get("cilium", {})
+            .get("enabled", True)
+        ):
             continue
         _, values = release_values(objects(REPO, name))
         if values["loadBalancer"]["acceleration"] != "disabled":
@@ -123,19 +140,28 @@ def test_kube_proxy_free_native_routing_values(project):
 
 
 def test_extra_values_are_merged_last(project):
-    write(project, replace("    bigTCP: {ipv4: true}\n",
-                           "    bigTCP: {ipv4: true}\n"
-                           "    values: {ipam: {operator: {clusterPoolIPv4MaskSize: 26}}, "
-                           "hubble: {metrics: {enableOpenMetrics: true}}}\n"))
+    write(
+        project,
+        replace(
+            "    bigTCP: {ipv4: true}\n",
+            "    bigTCP: {ipv4: true}\n"
+            "    values: {ipam: {operator: {clusterPoolIPv4MaskSize: 26}}, "
+            "hubble: {metrics: {enableOpenMetrics: true}}}\n",
+        ),
+    )
     _, values = release_values(objects(project, "t"))
-    assert values["ipam"] == {"mode": "cluster-pool", "operator": {
-        "clusterPoolIPv4PodCIDRList": ["10.244.0.0/16"], "clusterPoolIPv4MaskSize": 26}}
+    assert values["ipam"] == {
+        "mode": "cluster-pool",
+        "operator": {"clusterPoolIPv4PodCIDRList": ["10.244.0.0/16"], "clusterPoolIPv4MaskSize": 26},
+    }
     assert values["hubble"]["metrics"] == {"enableOpenMetrics": True}
     assert values["hubble"]["enabled"] is True
     assert values["hubble"]["relay"] == {"enabled": True}
 
 
-@pytest.mark.parametrize(("engine", "kinds"), [("flux", ["HelmRepository", "HelmRelease"]), ("argocd", ["Application"])])
+@pytest.mark.parametrize(
+    ("engine", "kinds"), [("flux", ["HelmRepository", "HelmRelease"]), ("argocd", ["Application"])]
+)
 def test_engine_decides_the_release_objects(project, engine, kinds):
     write(project, replace("engine: flux", f"engine: {engine}"))
     rendered = objects(project, "t")["cilium"]
@@ -158,10 +184,17 @@ def test_disabled_cilium_renders_nothing(project):
 
 
 def test_cluster_pool_is_rendered_so_the_chart_default_pool_never_applies(project):
-    write(project, replace("ipam: {podCIDRs: [10.244.0.0/16]}", "ipam: {podCIDRs: [10.244.0.0/17, 10.244.128.0/18], maskSize: 26}"))
+    write(
+        project,
+        replace(
+            "ipam: {podCIDRs: [10.244.0.0/16]}", "ipam: {podCIDRs: [10.244.0.0/17, 10.244.128.0/18], maskSize: 26}"
+        ),
+    )
     _, values = release_values(objects(project, "t"))
-    assert values["ipam"] == {"mode": "cluster-pool", "operator": {
-        "clusterPoolIPv4PodCIDRList": ["10.244.0.0/17", "10.244.128.0/18"], "clusterPoolIPv4MaskSize": 26}}
+    assert values["ipam"] == {
+        "mode": "cluster-pool",
+        "operator": {"clusterPoolIPv4PodCIDRList": ["10.244.0.0/17", "10.244.128.0/18"], "clusterPoolIPv4MaskSize": 26},
+    }
 
 
 def test_kubernetes_ipam_renders_the_mode_only(project):
@@ -170,16 +203,29 @@ def test_kubernetes_ipam_renders_the_mode_only(project):
     assert values["ipam"] == {"mode": "kubernetes"}
 
 
-@pytest.mark.parametrize(("provider", "text", "integration"), [
-    ("aks", None, {"aksbyocni": {"enabled": True}}),
-    ("gke", GKE, {"gke": {"enabled": True}, "nodeinit": {"enabled": True}, "cni": {"binPath": "/home/kubernetes/bin"}}),
-    ("generic", BASE, {}),
-])
+@pytest.mark.parametrize(
+    ("provider", "text", "integration"),
+    [
+        ("aks", None, {"aksbyocni": {"enabled": True}}),
+        (
+            "gke",
+            GKE,
+            {"gke": {"enabled": True}, "nodeinit": {"enabled": True}, "cni": {"binPath": "/home/kubernetes/bin"}},
+        ),
+        ("generic", BASE, {}),
+    ],
+)
 def test_provider_integration(project, provider, text, integration):
     if text is None:
-        text = replace("provider: generic", "provider: aks", replace(
-            "      mode: native\n      ipv4NativeRoutingCIDR: 10.244.0.0/16\n", "      mode: tunnel\n",
-            replace("    bigTCP: {ipv4: true}\n", "")))
+        text = replace(
+            "provider: generic",
+            "provider: aks",
+            replace(
+                "      mode: native\n      ipv4NativeRoutingCIDR: 10.244.0.0/16\n",
+                "      mode: tunnel\n",
+                replace("    bigTCP: {ipv4: true}\n", ""),
+            ),
+        )
     write(project, text)
     _, values = release_values(objects(project, "t"))
     present = {key: values[key] for key in ("aksbyocni", "gke", "nodeinit", "cni") if key in values}
@@ -197,13 +243,18 @@ def test_aks_example_is_bring_your_own_cni_over_vxlan():
 def test_an_example_exercises_kube_proxy_free_native_routing():
     native = []
     for name in EXAMPLES:
-        if not yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text()).get("network", {}) \
-                .get("cilium", {}).get("enabled", True):
+        if (
+            not yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text())
+            .get("network", {})
+            .get("cilium", {})
+            .get("enabled", True)
+        ):
             continue
         _, values = release_values(objects(REPO, name))
         if values["routingMode"] == "native" and values["kubeProxyReplacement"] is True:
             native.append(name)
             pool = values["ipam"]["operator"]["clusterPoolIPv4PodCIDRList"]
-            assert all(ipaddress.ip_network(c).subnet_of(ipaddress.ip_network(values["ipv4NativeRoutingCIDR"]))
-                       for c in pool)
+            assert all(
+                ipaddress.ip_network(c).subnet_of(ipaddress.ip_network(values["ipv4NativeRoutingCIDR"])) for c in pool
+            )
     assert native

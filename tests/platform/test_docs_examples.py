@@ -30,8 +30,11 @@ def test_example_uses_a_local_nvme_class_the_cluster_renders_and_lands_on_its_po
     classes = {o["metadata"]["name"]: o for o in objects(REPO, CLUSTER)["local-storage"] if o["kind"] == "StorageClass"}
     storage_class = classes[claim["storageClassName"]]
     assert storage_class["volumeBindingMode"] == "WaitForFirstConsumer"
-    pool = next(p for p in spec(REPO, CLUSTER)["nodePools"]
-                if p.get("localNvme", {}).get("storageClass") == claim["storageClassName"])
+    pool = next(
+        p
+        for p in spec(REPO, CLUSTER)["nodePools"]
+        if p.get("localNvme", {}).get("storageClass") == claim["storageClassName"]
+    )
     assert pod["nodeSelector"] == pool["nodeSelector"]
     assert {(t["key"], t["effect"]) for t in pool["taints"]} <= {(t["key"], t["effect"]) for t in pod["tolerations"]}
     assert pool["localNvme"]["mode"] == "Filesystem"

@@ -17,13 +17,16 @@ workloads:
     type: inference
     quota: {gpus: 8}
 """
-FQDNS = "    allowEgressToFQDNs: [huggingface.co, \"*.hf.co\"]\n"
+FQDNS = '    allowEgressToFQDNs: [huggingface.co, "*.hf.co"]\n'
 NO_CILIUM = replace("    kubeProxyReplacement: true\n", "    enabled: false\n    kubeProxyReplacement: true\n")
 
 
 def policies(rendered: dict, namespace: str) -> dict[str, dict]:
-    return {o["metadata"]["name"]: o for o in rendered["workload-isolation"]
-            if o["metadata"].get("namespace") == namespace and "Policy" in o["kind"]}
+    return {
+        o["metadata"]["name"]: o
+        for o in rendered["workload-isolation"]
+        if o["metadata"].get("namespace") == namespace and "Policy" in o["kind"]
+    }
 
 
 def render_error(project, run, text: str, fragment: str) -> tuple[int, str, str]:
@@ -42,10 +45,12 @@ def test_fqdn_egress_is_a_cilium_policy_with_its_dns_proxy_rule(project):
     cnp = policies(objects(project, "t"), "serve")["allow-egress-to-fqdns"]
     assert cnp["apiVersion"] == "cilium.io/v2" and cnp["kind"] == "CiliumNetworkPolicy"
     dns_rule, fqdn_rule = cnp["spec"]["egress"]
-    assert dns_rule["toEndpoints"] == [{"matchLabels": {"k8s:io.kubernetes.pod.namespace": "kube-system",
-                                                        "k8s:k8s-app": "kube-dns"}}]
-    assert dns_rule["toPorts"] == [{"ports": [{"port": "53", "protocol": "ANY"}],
-                                    "rules": {"dns": [{"matchPattern": "*"}]}}]
+    assert dns_rule["toEndpoints"] == [
+        {"matchLabels": {"k8s:io.kubernetes.pod.namespace": "kube-system", "k8s:k8s-app": "kube-dns"}}
+    ]
+    assert dns_rule["toPorts"] == [
+        {"ports": [{"port": "53", "protocol": "ANY"}], "rules": {"dns": [{"matchPattern": "*"}]}}
+    ]
     assert fqdn_rule == {"toFQDNs": [{"matchName": "huggingface.co"}, {"matchPattern": "*.hf.co"}]}
 
 
@@ -55,7 +60,8 @@ def test_fqdn_policy_validates_against_the_cilium_crd(project, run):
     result = run(project, "-v", "render", "t", *strict_args())
     assert result.exit_code == 0, result.output
     assert "ciliumnetworkpolicy_serve_allow-egress-to-fqdns.yaml" in "\n".join(
-        str(p) for p in (project / "rendered" / "t").rglob("*.yaml"))
+        str(p) for p in (project / "rendered" / "t").rglob("*.yaml")
+    )
 
 
 def test_fqdn_egress_without_cilium_is_refused(project, run):
@@ -70,8 +76,11 @@ def test_gpu_inference_namespace_without_egress_renders_with_a_located_warning(p
     result = run(project, "render", "t")
     assert result.exit_code == 0, result.output
     line = next(n for n, text in enumerate((BASE + SERVE).splitlines(), 1) if "- namespace: serve" in text)
-    assert re.search(rf"clusters/t/cluster.yaml:{line}:\d+: warning: GPU inference namespace serve declares no "
-                     "egress", result.stderr), result.stderr
+    assert re.search(
+        rf"clusters/t/cluster.yaml:{line}:\d+: warning: GPU inference namespace serve declares no "
+        "egress",
+        result.stderr,
+    ), result.stderr
     assert "allowEgressToFQDNs" in result.stderr and "allowEgressTo: []" in result.stderr
 
 
@@ -91,10 +100,14 @@ def test_node_local_dns_cache_is_allowed(project):
     rendered = policies(objects(project, "t"), "serve")
     peers = rendered["allow-dns"]["spec"]["egress"][0]["to"]
     assert {"ipBlock": {"cidr": "169.254.20.10/32"}} in peers
-    assert {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
-            "podSelector": {"matchLabels": {"k8s-app": "node-local-dns"}}} in peers
+    assert {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+        "podSelector": {"matchLabels": {"k8s-app": "node-local-dns"}},
+    } in peers
     to_dns = rendered["allow-egress-to-fqdns"]["spec"]["egress"][0]["toEndpoints"]
-    assert {"matchLabels": {"k8s:io.kubernetes.pod.namespace": "kube-system", "k8s:k8s-app": "node-local-dns"}} in to_dns
+    assert {
+        "matchLabels": {"k8s:io.kubernetes.pod.namespace": "kube-system", "k8s:k8s-app": "node-local-dns"}
+    } in to_dns
 
 
 def test_without_node_local_dns_only_the_cluster_dns_is_allowed(project):
@@ -110,5 +123,7 @@ def test_every_example_gpu_inference_namespace_can_reach_its_models():
             if w["type"] != "inference":
                 continue
             kinds = {o["metadata"]["name"] for o in policies(objects(REPO, name), w["namespace"]).values()}
-            assert kinds & {"allow-egress-to-cidrs", "allow-egress-to-fqdns"} or w.get("allowEgressTo") == [], \
-                (name, w["namespace"])
+            assert kinds & {"allow-egress-to-cidrs", "allow-egress-to-fqdns"} or w.get("allowEgressTo") == [], (
+                name,
+                w["namespace"],
+            )

@@ -17,8 +17,10 @@ LIB = Path(__file__).resolve().parents[2] / "libsonnet" / "lib"
 
 def release(engine: str, repo_url: str = "https://charts.example.com", **options) -> list[dict]:
     args = "".join(f", {key}={json.dumps(value)}" for key, value in options.items())
-    code = (f"(import 'helm.libsonnet').release({{gitops: {{engine: '{engine}', project: 'gpu'}}}}, "
-            f"'op', 'op-system', '{repo_url}', 'op-chart', '1.2.3', {{a: {{b: 1}}}}{args})")
+    code = (
+        f"(import 'helm.libsonnet').release({{gitops: {{engine: '{engine}', project: 'gpu'}}}}, "
+        f"'op', 'op-system', '{repo_url}', 'op-chart', '1.2.3', {{a: {{b: 1}}}}{args})"
+    )
     return json.loads(rjsonnet.evaluate_snippet("test", code, jpathdir=str(LIB)))
 
 
@@ -44,8 +46,12 @@ def test_argocd_application_with_a_helm_source():
     (app,) = release("argocd", "oci://ghcr.io/charts", syncWave=-5, createNamespace=False)
     assert app["metadata"]["annotations"] == {"argocd.argoproj.io/sync-wave": "-5"}
     assert app["spec"]["project"] == "gpu"
-    assert app["spec"]["source"] == {"repoURL": "ghcr.io/charts", "chart": "op-chart", "targetRevision": "1.2.3",
-                                     "helm": {"releaseName": "op", "valuesObject": {"a": {"b": 1}}}}
+    assert app["spec"]["source"] == {
+        "repoURL": "ghcr.io/charts",
+        "chart": "op-chart",
+        "targetRevision": "1.2.3",
+        "helm": {"releaseName": "op", "valuesObject": {"a": {"b": 1}}},
+    }
     assert app["spec"]["destination"]["namespace"] == "op-system"
     assert "CreateNamespace=true" not in app["spec"]["syncPolicy"]["syncOptions"]
 

@@ -20,9 +20,15 @@ def class_map(rendered) -> dict:
 def test_filesystem_class(project):
     write(project, BASE)
     rendered = storage(project)
-    assert class_map(rendered) == {"local-nvme": {
-        "hostDir": "/mnt/disks/local-nvme", "mountDir": "/mnt/disks/local-nvme",
-        "volumeMode": "Filesystem", "fsType": "xfs", "namePattern": "*"}}
+    assert class_map(rendered) == {
+        "local-nvme": {
+            "hostDir": "/mnt/disks/local-nvme",
+            "mountDir": "/mnt/disks/local-nvme",
+            "volumeMode": "Filesystem",
+            "fsType": "xfs",
+            "namePattern": "*",
+        }
+    }
     sc = rendered[("StorageClass", "local-nvme")]
     assert (sc["provisioner"], sc["volumeBindingMode"]) == ("kubernetes.io/no-provisioner", "WaitForFirstConsumer")
 
@@ -62,15 +68,21 @@ def test_disk_preparation_is_opt_in_and_mounts_back_to_the_host(project):
     pod = ds["spec"]["template"]["spec"]
     init = pod["initContainers"][0]
     env = {e["name"]: e["value"] for e in init["env"]}
-    assert env == {"DISK_ID_PATTERN": "nvme-SAMSUNG_MZWLR3T8HBLS-00007_*", "MODE": "Filesystem", "FS_TYPE": "xfs",
-                   "HOST_DIR": "/mnt/disks/local-nvme", "FORCE": "false",
-                   "FEATURE_FILE": "/etc/kubernetes/node-feature-discovery/features.d/gpu-gitops-local-nvme"}
+    assert env == {
+        "DISK_ID_PATTERN": "nvme-SAMSUNG_MZWLR3T8HBLS-00007_*",
+        "MODE": "Filesystem",
+        "FS_TYPE": "xfs",
+        "HOST_DIR": "/mnt/disks/local-nvme",
+        "FORCE": "false",
+        "FEATURE_FILE": "/etc/kubernetes/node-feature-discovery/features.d/gpu-gitops-local-nvme",
+    }
     mounts = {m["mountPath"]: m for m in init["volumeMounts"]}
     assert mounts["/mnt/disks/local-nvme"]["mountPropagation"] == "Bidirectional"
     assert pod["hostPID"] is True  # reads the host's mount table through PID 1
     # the NFD worker reads the feature file from the host (chart templates/worker.yaml: features-d)
-    (features,) = [v for v in pod["volumes"] if v["name"] == mounts[
-        "/etc/kubernetes/node-feature-discovery/features.d"]["name"]]
+    (features,) = [
+        v for v in pod["volumes"] if v["name"] == mounts["/etc/kubernetes/node-feature-discovery/features.d"]["name"]
+    ]
     assert features["hostPath"]["path"] == "/etc/kubernetes/node-feature-discovery/features.d"
 
 
@@ -87,19 +99,25 @@ def test_prepare_runs_on_every_pool_node_and_the_provisioner_only_where_disks_we
     assert provisioner == {"agentpool": "gpu"}  # nothing reports the disks: the pool's labels only
 
 
-@pytest.mark.parametrize("provider,pattern", [("eks", "nvme-Amazon_EC2_NVMe_Instance_Storage_*"),
-                                              ("aks", "nvme-Microsoft_NVMe_Direct_Disk_*")])
+@pytest.mark.parametrize(
+    "provider,pattern",
+    [("eks", "nvme-Amazon_EC2_NVMe_Instance_Storage_*"), ("aks", "nvme-Microsoft_NVMe_Direct_Disk_*")],
+)
 def test_provider_default_selects_instance_storage_by_model(project, provider, pattern):
     text = replace("      diskIdPattern: nvme-SAMSUNG_MZWLR3T8HBLS-00007_*\n", "")
-    text = text[:text.index("network:")] + "network: {cilium: {enabled: false}}\n" + text[text.index("nodePools:"):]
+    text = text[: text.index("network:")] + "network: {cilium: {enabled: false}}\n" + text[text.index("nodePools:") :]
     write(project, text.replace("provider: generic", f"provider: {provider}"))
-    env = {e["name"]: e["value"] for e in storage(project)[("DaemonSet", "prepare-disks-gpu")]
-           ["spec"]["template"]["spec"]["initContainers"][0]["env"]}
+    env = {
+        e["name"]: e["value"]
+        for e in storage(project)[("DaemonSet", "prepare-disks-gpu")]["spec"]["template"]["spec"]["initContainers"][0][
+            "env"
+        ]
+    }
     assert env["DISK_ID_PATTERN"] == pattern
 
 
 def test_no_local_nvme_renders_nothing(project):
-    write(project, BASE[:BASE.index("    localNvme:")])
+    write(project, BASE[: BASE.index("    localNvme:")])
     assert objects(project, "t")["local-storage"] == []
 
 

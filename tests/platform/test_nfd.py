@@ -19,8 +19,11 @@ def rules(rendered) -> list[dict]:
 
 def nfd_values(rendered) -> dict:
     release = next(o for o in rendered["node-feature-discovery"] if o["kind"] in ("HelmRelease", "Application"))
-    return release["spec"]["values"] if release["kind"] == "HelmRelease" else \
-        release["spec"]["source"]["helm"]["valuesObject"]
+    return (
+        release["spec"]["values"]
+        if release["kind"] == "HelmRelease"
+        else release["spec"]["source"]["helm"]["valuesObject"]
+    )
 
 
 # Examples that deploy the NFD chart (OpenShift runs NFD from OLM: nodeFeatureDiscovery.deploy external).
@@ -75,7 +78,7 @@ def test_gpu_rules_match_vendor_and_display_class(project):
 
 
 def test_no_nvme_rule_without_local_nvme(project):
-    text = BASE[:BASE.index("    localNvme:")]
+    text = BASE[: BASE.index("    localNvme:")]
     write(project, text)
     assert [r["name"] for r in rules(objects(project, "t"))] == ["gpu-nvidia"]
 

@@ -6,10 +6,14 @@ import re
 
 from clusterinput import BASE, objects, replace, write
 
-TUNED_1GI = replace("{2Mi: 1024, 1Gi: 16, bootReserved: true}", "{2Mi: 1024, 1Gi: 16}",
-                    replace("nodeSelector: {agentpool: gpu}",
-                            "nodeSelector: {node-role.kubernetes.io/worker-gpu: \"\", gpu: h100}")) \
+TUNED_1GI = (
+    replace(
+        "{2Mi: 1024, 1Gi: 16, bootReserved: true}",
+        "{2Mi: 1024, 1Gi: 16}",
+        replace("nodeSelector: {agentpool: gpu}", 'nodeSelector: {node-role.kubernetes.io/worker-gpu: "", gpu: h100}'),
+    )
     + "tuning: {backend: tuned, machineConfigPools: [worker-gpu]}\n"
+)
 # the Node Tuning Operator runs on OpenShift or self-managed (generic) clusters, not on AKS
 TUNED_1GI = TUNED_1GI.replace("provider: aks", "provider: generic")
 
@@ -77,7 +81,8 @@ def test_tuned_reserves_1gi_pages_on_the_kernel_command_line_through_the_machine
     # 2Mi pages too: set at runtime (vm.nr_hugepages) they would miss the kubelet's allocatable
     assert not any(line.startswith("vm.nr_hugepages") for line in data)
     assert data.index("[bootloader]") < data.index(
-        "cmdline_gpu_gitops_hugepages=hugepagesz=2M hugepages=1024 hugepagesz=1G hugepages=16")
+        "cmdline_gpu_gitops_hugepages=hugepagesz=2M hugepages=1024 hugepagesz=1G hugepages=16"
+    )
     assert "[vm]" not in data and not any("transparent_hugepages" in line for line in data)  # not asked for
     (recommend,) = tuned["spec"]["recommend"]
     assert recommend["profile"] == profile["name"]
@@ -89,13 +94,23 @@ def test_tuned_2mi_pages_go_on_the_kernel_command_line_too(project):
     (tuned,) = tuning(project)
     data = tuned["spec"]["profile"][0]["data"].splitlines()
     assert "cmdline_gpu_gitops_hugepages=hugepagesz=2M hugepages=1024" in data
-    assert tuned["spec"]["recommend"][0]["machineConfigLabels"] == {"machineconfiguration.openshift.io/role": "worker-gpu"}
+    assert tuned["spec"]["recommend"][0]["machineConfigLabels"] == {
+        "machineconfiguration.openshift.io/role": "worker-gpu"
+    }
 
 
 def test_tuned_without_kernel_arguments_matches_all_the_pools_labels(project):
-    write(project, (replace("    hugepages: {2Mi: 1024, 1Gi: 16, bootReserved: true}\n", "",
-                            replace("nodeSelector: {agentpool: gpu}", "nodeSelector: {agentpool: gpu, sku: h100}"))
-          + "tuning: {backend: tuned}\n").replace("provider: aks", "provider: generic"))
+    write(
+        project,
+        (
+            replace(
+                "    hugepages: {2Mi: 1024, 1Gi: 16, bootReserved: true}\n",
+                "",
+                replace("nodeSelector: {agentpool: gpu}", "nodeSelector: {agentpool: gpu, sku: h100}"),
+            )
+            + "tuning: {backend: tuned}\n"
+        ).replace("provider: aks", "provider: generic"),
+    )
     (tuned,) = tuning(project)
     assert "[bootloader]" not in tuned["spec"]["profile"][0]["data"]
     (recommend,) = tuned["spec"]["recommend"]
@@ -104,13 +119,16 @@ def test_tuned_without_kernel_arguments_matches_all_the_pools_labels(project):
 
 
 def test_pools_without_settings_get_no_tuning(project):
-    write(project, BASE[:BASE.index("  - name: gpu\n")] + "tuning: {backend: daemonset}\n")
+    write(project, BASE[: BASE.index("  - name: gpu\n")] + "tuning: {backend: daemonset}\n")
     assert tuning(project) == []
 
 
 def test_kubelet_restarts_take_the_pools_lease_with_api_access_for_that_only(project):
-    write(project, BASE + "  - name: cpu\n    nodeSelector: {agentpool: cpu}\n    sysctls: {fs.file-max: 1048576}\n"
-                   "tuning: {restartKubelet: true}\n")
+    write(
+        project,
+        BASE + "  - name: cpu\n    nodeSelector: {agentpool: cpu}\n    sysctls: {fs.file-max: 1048576}\n"
+        "tuning: {restartKubelet: true}\n",
+    )
     rendered = tuning(project)
     daemonsets = {o["metadata"]["name"]: o for o in rendered if o["kind"] == "DaemonSet"}
     for ds in daemonsets.values():
@@ -130,17 +148,27 @@ def test_kubelet_restarts_take_the_pools_lease_with_api_access_for_that_only(pro
         # the token is mounted into the tuning container only
         assert pod["automountServiceAccountToken"] is False
         assert pod["serviceAccountName"] == "kubelet-restart"
-        token_mounts = [m for c in pod["initContainers"] + pod["containers"] for m in c.get("volumeMounts", [])
-                        if m["mountPath"] == "/var/run/secrets/kubernetes.io/serviceaccount"]
+        token_mounts = [
+            m
+            for c in pod["initContainers"] + pod["containers"]
+            for m in c.get("volumeMounts", [])
+            if m["mountPath"] == "/var/run/secrets/kubernetes.io/serviceaccount"
+        ]
         assert token_mounts == [m for m in tune["volumeMounts"] if m["name"] == "api-token"] and token_mounts
     (role,) = [o for o in rendered if o["kind"] == "Role"]
     assert role["rules"] == [
         {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
-        {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
-         "resourceNames": ["kubelet-restart-gpu"], "verbs": ["get", "update", "delete"]},
+        {
+            "apiGroups": ["coordination.k8s.io"],
+            "resources": ["leases"],
+            "resourceNames": ["kubelet-restart-gpu"],
+            "verbs": ["get", "update", "delete"],
+        },
     ]
     (binding,) = [o for o in rendered if o["kind"] == "RoleBinding"]
-    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "kubelet-restart", "namespace": "gpu-node-tuning"}]
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": "kubelet-restart", "namespace": "gpu-node-tuning"}
+    ]
 
 
 def test_without_kubelet_restarts_no_api_access(project):
@@ -156,8 +184,9 @@ def test_a_machine_config_pool_not_known_to_exist_is_an_input_error(project, run
     write(project, text)
     result = run(project, "render", "t")
     assert result.exit_code == 2, result.output
-    (line, message, hint), *_ = re.findall(r"clusters/t/cluster\.yaml:(\d+):\d+: error: (.*)\n  hint: (.*)",
-                                           result.output)
-    assert int(line) == next(n for n, x in enumerate(text.splitlines(), 1) if "worker-gpu: \"\"" in x)
+    (line, message, hint), *_ = re.findall(
+        r"clusters/t/cluster\.yaml:(\d+):\d+: error: (.*)\n  hint: (.*)", result.output
+    )
+    assert int(line) == next(n for n, x in enumerate(text.splitlines(), 1) if 'worker-gpu: ""' in x)
     assert "MachineConfigPool 'worker-gpu'" in message
     assert "tuning.machineConfigPools" in hint

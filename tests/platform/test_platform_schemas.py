@@ -11,10 +11,14 @@ from conftest import crd_args, needs_crd_schemas
 VARIANTS = {
     "flux-daemonset": BASE,
     "argocd-daemonset": replace("engine: flux", "engine: argocd"),
-    "flux-tuned-boot-1gi": (replace("{2Mi: 1024, 1Gi: 16, bootReserved: true}", "{2Mi: 1024, 1Gi: 16}",
-                                   replace("nodeSelector: {agentpool: gpu}",
-                                           "nodeSelector: {node-role.kubernetes.io/worker-gpu: \"\"}"))
-                           + "tuning: {backend: tuned, machineConfigPools: [worker-gpu]}\n").replace("provider: aks", "provider: generic"),
+    "flux-tuned-boot-1gi": (
+        replace(
+            "{2Mi: 1024, 1Gi: 16, bootReserved: true}",
+            "{2Mi: 1024, 1Gi: 16}",
+            replace("nodeSelector: {agentpool: gpu}", 'nodeSelector: {node-role.kubernetes.io/worker-gpu: ""}'),
+        )
+        + "tuning: {backend: tuned, machineConfigPools: [worker-gpu]}\n"
+    ).replace("provider: aks", "provider: generic"),
     "block-mode-with-prepare": replace("      mode: Filesystem\n", "      mode: Block\n      blockCleaner: shred\n"),
 }
 

@@ -19,8 +19,12 @@ POOL_COMPONENTS = ("node-tuning", "local-storage")
 
 
 def pool_daemonsets(rendered: dict[str, list[dict]]) -> list[dict]:
-    return [o for objs in rendered.values() for o in objs
-            if o["kind"] == "DaemonSet" and POOL_LABEL in o["metadata"].get("labels", {})]
+    return [
+        o
+        for objs in rendered.values()
+        for o in objs
+        if o["kind"] == "DaemonSet" and POOL_LABEL in o["metadata"].get("labels", {})
+    ]
 
 
 def assert_bound_to_pool(ds: dict, pool: dict) -> None:
@@ -29,7 +33,8 @@ def assert_bound_to_pool(ds: dict, pool: dict) -> None:
     tolerations = pod.get("tolerations", [])
     assert all(t["operator"] == "Exists" for t in tolerations), name
     assert sorted((t["key"], t["effect"]) for t in tolerations) == sorted(
-        (t["key"], t["effect"]) for t in pool["taints"]), name
+        (t["key"], t["effect"]) for t in pool["taints"]
+    ), name
     selector = pod["nodeSelector"]
     assert pool["nodeSelector"].items() <= selector.items(), name
     extra = set(selector) - set(pool["nodeSelector"])
@@ -60,19 +65,22 @@ def test_examples_have_pool_daemonsets_on_tainted_pools():
     tainted = 0
     for name in EXAMPLES:
         pools = {p["name"]: p for p in spec(REPO, name)["nodePools"]}
-        tainted += sum(1 for ds in pool_daemonsets(objects(REPO, name))
-                       if pools[ds["metadata"]["labels"][POOL_LABEL]]["taints"])
+        tainted += sum(
+            1 for ds in pool_daemonsets(objects(REPO, name)) if pools[ds["metadata"]["labels"][POOL_LABEL]]["taints"]
+        )
     assert tainted >= 3
 
 
 def test_custom_taints_with_values_are_tolerated_by_key_and_effect(project):
-    text = replace("    gpu: {vendor: nvidia, model: H100-80GB, perNode: 8}\n",
-                   "    gpu: {vendor: nvidia, model: H100-80GB, perNode: 8}\n"
-                   "    taints:\n"
-                   "      - {key: nvidia.com/gpu, value: \"true\", effect: NoSchedule}\n"
-                   "      - {key: dedicated, value: training, effect: NoExecute}\n",
-                   BASE + "  - name: cpu\n    nodeSelector: {agentpool: cpu}\n"
-                          "    taints: [{key: cpu-only, effect: NoSchedule}]\n    sysctls: {fs.file-max: 1048576}\n")
+    text = replace(
+        "    gpu: {vendor: nvidia, model: H100-80GB, perNode: 8}\n",
+        "    gpu: {vendor: nvidia, model: H100-80GB, perNode: 8}\n"
+        "    taints:\n"
+        '      - {key: nvidia.com/gpu, value: "true", effect: NoSchedule}\n'
+        "      - {key: dedicated, value: training, effect: NoExecute}\n",
+        BASE + "  - name: cpu\n    nodeSelector: {agentpool: cpu}\n"
+        "    taints: [{key: cpu-only, effect: NoSchedule}]\n    sysctls: {fs.file-max: 1048576}\n",
+    )
     write(project, text)
     assert check_cluster(project, "t") == 4  # tune-gpu, tune-cpu, local-provisioner-gpu, prepare-disks-gpu
 

@@ -31,9 +31,9 @@ exit 2
     "wipefs": 'n=$(basename "$2"); rm -f "$STATE/sig/$n" "$STATE/label/$n" "$STATE/rc/$n"; echo "wipefs $2" >> "$STATE/log"\n',
     # mkfs.*: -L LABEL somewhere, the device last
     "mkfs.xfs": 'eval dev=\\${$#}; while [ "$1" != -L ]; do shift; done\n'
-                'echo "$2" > "$STATE/label/$(basename "$dev")"; echo "mkfs.xfs $dev" >> "$STATE/log"\n',
+    'echo "$2" > "$STATE/label/$(basename "$dev")"; echo "mkfs.xfs $dev" >> "$STATE/log"\n',
     "mkfs.ext4": 'eval dev=\\${$#}; while [ "$1" != -L ]; do shift; done\n'
-                 'echo "$2" > "$STATE/label/$(basename "$dev")"; echo "mkfs.ext4 $dev" >> "$STATE/log"\n',
+    'echo "$2" > "$STATE/label/$(basename "$dev")"; echo "mkfs.ext4 $dev" >> "$STATE/log"\n',
     "mount": 'echo "$6" >> "$STATE/mounted"; echo "mount $5 $6" >> "$STATE/log"\n',
     # the mount point is made immutable before mounting: logged, so the order is visible
     "chattr": 'echo "chattr $1 $2" >> "$STATE/log"\n',

@@ -42,8 +42,13 @@ def node(tmp_path: Path) -> Path:
 def tune(node: Path, config: str, **env) -> subprocess.CompletedProcess:
     conf = node / "tuning.conf"
     conf.write_text(config)
-    environ = {"PATH": os.environ["PATH"], "PROC_SYS": str(node / "proc/sys"), "SYS_ROOT": str(node / "sys"),
-               "HOST_PROC": str(node / "proc"), **env}
+    environ = {
+        "PATH": os.environ["PATH"],
+        "PROC_SYS": str(node / "proc/sys"),
+        "SYS_ROOT": str(node / "sys"),
+        "HOST_PROC": str(node / "proc"),
+        **env,
+    }
     return subprocess.run(["sh", str(SCRIPT), str(conf)], env=environ, capture_output=True, text=True, timeout=30)
 
 
@@ -52,8 +57,11 @@ def read(node: Path, rel: str) -> str:
 
 
 def snapshot(node: Path) -> dict[str, tuple[str, int]]:
-    return {str(p.relative_to(node)): (p.read_text(), p.stat().st_mtime_ns)
-            for p in sorted(node.rglob("*")) if p.is_file() and p.name != "tuning.conf"}
+    return {
+        str(p.relative_to(node)): (p.read_text(), p.stat().st_mtime_ns)
+        for p in sorted(node.rglob("*"))
+        if p.is_file() and p.name != "tuning.conf"
+    }
 
 
 CONFIG = """\
@@ -95,8 +103,12 @@ def restarts(node: Path, restart: str = "true") -> dict[str, str]:
     command.write_text(f"#!/bin/sh\n{restart} && echo restart >> {node}/restarts\n")
     command.chmod(0o755)
     tool(node, "wget", "exit 0")
-    return {"RESTART_KUBELET": "true", "STATE_DIR": str(node / "var/lib/gpu-gitops"),
-            "KUBELET_RESTART_COMMAND": str(command), "PATH": f"{node / 'bin'}:{os.environ['PATH']}"}
+    return {
+        "RESTART_KUBELET": "true",
+        "STATE_DIR": str(node / "var/lib/gpu-gitops"),
+        "KUBELET_RESTART_COMMAND": str(command),
+        "PATH": f"{node / 'bin'}:{os.environ['PATH']}",
+    }
 
 
 def tool(node: Path, name: str, body: str) -> None:
@@ -177,11 +189,15 @@ def test_no_restart_while_the_huge_pages_are_not_in_place(node):
 def fragmented(node: Path, limit: int) -> dict[str, str]:
     """A kernel that allocates at most `limit` 2Mi pages: reading nr_hugepages shows what it got."""
     real_cat = shutil.which("cat")
-    tool(node, "cat", f"""if [ "$1" = "{node / 'sys' / HUGE_2M}" ]; then
+    tool(
+        node,
+        "cat",
+        f"""if [ "$1" = "{node / "sys" / HUGE_2M}" ]; then
   v=$({real_cat} "$1"); [ "$v" -gt {limit} ] && v={limit}; echo "$v"; exit 0
 fi
 exec {real_cat} "$@"
-""")
+""",
+    )
     return {"PATH": f"{node / 'bin'}:{os.environ['PATH']}"}
 
 
@@ -234,8 +250,14 @@ esac
 def locked(node: Path) -> dict[str, str]:
     """A node of a pool whose kubelet restarts take the Lease lock (see FAKE_KUBECTL)."""
     tool(node, "kubectl", FAKE_KUBECTL)
-    return {**restarts(node), "KUBECTL": "kubectl", "LOCK_NAME": "kubelet-restart-gpu",
-            "LOCK_NAMESPACE": "gpu-node-tuning", "NODE_NAME": "node-a", "LEASES": str(node / "leases")}
+    return {
+        **restarts(node),
+        "KUBECTL": "kubectl",
+        "LOCK_NAME": "kubelet-restart-gpu",
+        "LOCK_NAMESPACE": "gpu-node-tuning",
+        "NODE_NAME": "node-a",
+        "LEASES": str(node / "leases"),
+    }
 
 
 def lease_log(node: Path) -> list[str]:
@@ -258,8 +280,11 @@ def test_kubelet_restart_holds_the_pools_lock_until_the_kubelet_is_healthy(node)
     assert result.returncode == 0, result.stdout
     assert lease_log(node) == ["create node-a", "delete node-a"]
     out = result.stdout
-    assert out.index("holding the kubelet restart lock") < out.index("restarting the kubelet") \
+    assert (
+        out.index("holding the kubelet restart lock")
+        < out.index("restarting the kubelet")
         < out.index("released the kubelet restart lock")
+    )
     assert restart_count(node) == 1
 
 
@@ -269,8 +294,11 @@ def test_a_node_waits_while_another_node_of_the_pool_restarts_its_kubelet(node):
     env = locked(node)
     hold(node, "node-b", int(time.time()) + 3600)
     # the other node releases the lock while this one waits (its first sleep)
-    tool(node, "sleep", f'rm -f {node}/leases/holder {node}/leases/expires {node}/leases/version; '
-                        f'echo "sleep $1" >> {node}/restarts')
+    tool(
+        node,
+        "sleep",
+        f'rm -f {node}/leases/holder {node}/leases/expires {node}/leases/version; echo "sleep $1" >> {node}/restarts',
+    )
     result = tune(node, CONFIG, **{**env, "LOCK_POLL_SECONDS": "10"})
     assert result.returncode == 0, result.stdout
     assert "held by node-b" in result.stdout
@@ -297,10 +325,14 @@ def test_a_takeover_that_loses_the_race_waits(node):
     hold(node, "node-b", int(time.time()) - 60)
     # node-c replaces the expired lock between node-a's read and node-a's replace
     (node / "bin" / "kubectl").rename(node / "bin" / "kubectl-store")
-    tool(node, "kubectl", f"""if [ "$1" = replace ] && [ ! -f {node}/raced ]; then
+    tool(
+        node,
+        "kubectl",
+        f"""if [ "$1" = replace ] && [ ! -f {node}/raced ]; then
   touch {node}/raced; echo node-c > {node}/leases/holder; echo 8 > {node}/leases/version
 fi
-exec {node}/bin/kubectl-store "$@\"""")
+exec {node}/bin/kubectl-store "$@\"""",
+    )
     tool(node, "sleep", f"rm -f {node}/leases/holder {node}/leases/expires {node}/leases/version")
     result = tune(node, CONFIG, **env)
     assert result.returncode == 0, result.stdout
@@ -354,8 +386,11 @@ def test_whitespace_in_multi_value_settings_is_not_a_change(node):
 
 
 def test_config_rendered_for_an_example_pool_applies_cleanly(node):
-    cm = next(o for o in objects(REPO, "aks-h100-training")["node-tuning"]
-              if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "tune-h100")
+    cm = next(
+        o
+        for o in objects(REPO, "aks-h100-training")["node-tuning"]
+        if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "tune-h100"
+    )
     config = cm["data"]["tuning.conf"]
     assert tune(node, config).returncode == 0
     assert read(node, "proc/sys/net/core/rmem_max") == "268435456"
@@ -364,8 +399,11 @@ def test_config_rendered_for_an_example_pool_applies_cleanly(node):
 
 
 def _hashes(root: Path) -> dict[str, str]:
-    return {o["metadata"]["name"]: o["spec"]["template"]["metadata"]["annotations"]["gpu-gitops.io/config-hash"]
-            for o in objects(root, "aks-h100-training")["node-tuning"] if o["kind"] == "DaemonSet"}
+    return {
+        o["metadata"]["name"]: o["spec"]["template"]["metadata"]["annotations"]["gpu-gitops.io/config-hash"]
+        for o in objects(root, "aks-h100-training")["node-tuning"]
+        if o["kind"] == "DaemonSet"
+    }
 
 
 def test_rendered_script_is_the_file():

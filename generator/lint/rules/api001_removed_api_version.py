@@ -54,6 +54,9 @@ def check(res, ctx):
     entry = deprecations.lookup(api_version, kind)
     target = ctx.settings.target_version
     if entry and target >= entry.removed:
-        yield Hit(f'no matches for kind "{kind}" in version "{api_version}": removed in Kubernetes '
-                  f'{entry.removed[0]}.{entry.removed[1]} (target {target[0]}.{target[1]}); use {entry.replacement}',
-                  ("apiVersion",), at_value=True)
+        yield Hit(
+            f'no matches for kind "{kind}" in version "{api_version}": removed in Kubernetes '
+            f"{entry.removed[0]}.{entry.removed[1]} (target {target[0]}.{target[1]}); use {entry.replacement}",
+            ("apiVersion",),
+            at_value=True,
+        )

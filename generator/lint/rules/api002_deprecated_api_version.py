@@ -43,6 +43,9 @@ def check(res, ctx):
     entry = deprecations.lookup(api_version, kind)
     target = ctx.settings.target_version
     if entry and entry.deprecated <= target < entry.removed:
-        yield Hit(f"{api_version} {kind} is deprecated in Kubernetes {entry.deprecated[0]}.{entry.deprecated[1]} "
-                  f"and removed in {entry.removed[0]}.{entry.removed[1]}; use {entry.replacement}",
-                  ("apiVersion",), at_value=True)
+        yield Hit(
+            f"{api_version} {kind} is deprecated in Kubernetes {entry.deprecated[0]}.{entry.deprecated[1]} "
+            f"and removed in {entry.removed[0]}.{entry.removed[1]}; use {entry.replacement}",
+            ("apiVersion",),
+            at_value=True,
+        )

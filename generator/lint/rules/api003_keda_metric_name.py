@@ -62,5 +62,7 @@ def check(res, ctx):
     for i, trigger in enumerate(triggers if isinstance(triggers, list) else []):
         metadata = trigger.get("metadata") if isinstance(trigger, dict) else None
         if isinstance(metadata, dict) and "metricName" in metadata:
-            yield Hit(f"spec.triggers[{i}].metadata.metricName was removed in KEDA 2.12 and is ignored; delete it",
-                      ("spec", "triggers", i, "metadata", "metricName"))
+            yield Hit(
+                f"spec.triggers[{i}].metadata.metricName was removed in KEDA 2.12 and is ignored; delete it",
+                ("spec", "triggers", i, "metadata", "metricName"),
+            )

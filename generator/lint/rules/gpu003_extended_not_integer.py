@@ -69,5 +69,6 @@ def check(res, ctx):
                 else:
                     continue
                 where = jsonpath.dotted(cpath + ("resources", section)) + f"[{name}]"
-                yield Hit(f'{where}: Invalid value: "{value}": {problem}',
-                          cpath + ("resources", section, name), at_value=True)
+                yield Hit(
+                    f'{where}: Invalid value: "{value}": {problem}', cpath + ("resources", section, name), at_value=True
+                )

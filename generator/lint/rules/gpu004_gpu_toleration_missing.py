@@ -80,8 +80,9 @@ OPTIONS = {"taintKeys": TAINT_KEYS}
 SCOPE = "object"
 
 _VENDOR_DOMAINS = {p.rstrip("/") for p in pods.GPU_RESOURCE_PREFIXES}
-UNKNOWN_TAINTS_HINT = ("set lint.taintKeys to the GPU node pools' taint keys ([] when they are not tainted), "
-                       "or lint.provider")
+UNKNOWN_TAINTS_HINT = (
+    "set lint.taintKeys to the GPU node pools' taint keys ([] when they are not tainted), or lint.provider"
+)
 
 
 def check(res, ctx):
@@ -92,14 +93,20 @@ def check(res, ctx):
         for key in settings.gpu_taint_keys(ID):
             domain = key.split("/", 1)[0] if "/" in key else ""
             applies = domain in domains or (requested and domain not in _VENDOR_DOMAINS)
-            if not applies or pods.tolerates(pod.spec, key) \
-                    or any(settings.admission_tolerates(name, key) for name in requested):
+            if (
+                not applies
+                or pods.tolerates(pod.spec, key)
+                or any(settings.admission_tolerates(name, key) for name in requested)
+            ):
                 continue
             where = pod.path + ("tolerations",)
-            message = (f"{jsonpath.dotted(where)}: pod requests {', '.join(sorted(requested))} but does not "
-                       f"tolerate the GPU node taint {key}:NoSchedule, so it can never be scheduled")
+            message = (
+                f"{jsonpath.dotted(where)}: pod requests {', '.join(sorted(requested))} but does not "
+                f"tolerate the GPU node taint {key}:NoSchedule, so it can never be scheduled"
+            )
             if settings.knows_gpu_taints(ID):
                 yield Hit(message, where)
             else:
-                yield Hit(message + " if the GPU nodes carry that taint", where, hint=UNKNOWN_TAINTS_HINT,
-                          severity="warning")
+                yield Hit(
+                    message + " if the GPU nodes carry that taint", where, hint=UNKNOWN_TAINTS_HINT, severity="warning"
+                )

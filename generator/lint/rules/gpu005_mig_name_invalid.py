@@ -64,6 +64,8 @@ def check(res, ctx):
         for section, values in (("limits", limits), ("requests", requests)):
             for name in values:
                 if name.startswith("nvidia.com/mig") and not _MIG.match(name):
-                    yield Hit(f"{name} is not a MIG resource name: the device plugin advertises "
-                              "nvidia.com/mig-<G>g.<M>gb (e.g. nvidia.com/mig-1g.10gb)",
-                              cpath + ("resources", section, name))
+                    yield Hit(
+                        f"{name} is not a MIG resource name: the device plugin advertises "
+                        "nvidia.com/mig-<G>g.<M>gb (e.g. nvidia.com/mig-1g.10gb)",
+                        cpath + ("resources", section, name),
+                    )

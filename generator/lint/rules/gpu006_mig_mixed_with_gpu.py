@@ -61,5 +61,8 @@ def check(res, ctx):
         names = pods.gpu_names(container)
         migs = sorted(n for n in names if n.startswith("nvidia.com/mig-"))
         if "nvidia.com/gpu" in names and migs:
-            yield Hit(f"{jsonpath.dotted(cpath)}: requests nvidia.com/gpu together with {', '.join(migs)}; "
-                      "a container gets whole GPUs or MIG slices, not both", cpath + ("resources",))
+            yield Hit(
+                f"{jsonpath.dotted(cpath)}: requests nvidia.com/gpu together with {', '.join(migs)}; "
+                "a container gets whole GPUs or MIG slices, not both",
+                cpath + ("resources",),
+            )

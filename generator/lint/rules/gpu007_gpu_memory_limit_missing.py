@@ -58,5 +58,6 @@ SCOPE = "object"
 def check(res, ctx):
     for cpath, container, _requests, limits in pods.container_resources(res.obj):
         if pods.gpu_names(container) and "memory" not in limits:
-            yield Hit(f"{jsonpath.dotted(cpath)}: container requests GPUs but has no memory limit",
-                      cpath + ("resources",))
+            yield Hit(
+                f"{jsonpath.dotted(cpath)}: container requests GPUs but has no memory limit", cpath + ("resources",)
+            )

@@ -49,5 +49,7 @@ def check(res, ctx):
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         names = set(requests) | set(limits)
         if any(pods.is_hugepages(n) for n in names) and not names & {"cpu", "memory"}:
-            yield Hit(f"{jsonpath.dotted(cpath + ('resources',))}: Forbidden: HugePages require cpu or memory",
-                      cpath + ("resources",))
+            yield Hit(
+                f"{jsonpath.dotted(cpath + ('resources',))}: Forbidden: HugePages require cpu or memory",
+                cpath + ("resources",),
+            )

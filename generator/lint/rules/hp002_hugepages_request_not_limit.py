@@ -52,7 +52,10 @@ def check(res, ctx):
         for name, value in requests.items():
             if not pods.is_hugepages(name):
                 continue
-            hit = (limits_rules.request_not_limit(cpath, name, value, limits) if name in limits
-                   else limits_rules.missing_limit(cpath, name))
+            hit = (
+                limits_rules.request_not_limit(cpath, name, value, limits)
+                if name in limits
+                else limits_rules.missing_limit(cpath, name)
+            )
             if hit:
                 yield hit

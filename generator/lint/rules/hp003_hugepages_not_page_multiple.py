@@ -51,11 +51,14 @@ def check(res, ctx):
             for name, value in values.items():
                 if not pods.is_hugepages(name):
                     continue
-                page, amount = quantity.parse(name[len("hugepages-"):]), quantity.parse(value)
+                page, amount = quantity.parse(name[len("hugepages-") :]), quantity.parse(value)
                 if not page or amount is None:
                     continue
                 ratio = amount / page
                 if ratio <= 0 or ratio.denominator != 1:
                     where = jsonpath.dotted(cpath + ("resources", section)) + f"[{name}]"
-                    yield Hit(f'{where}: Invalid value: "{value}": {value} is not positive integer multiple of {name}',
-                              cpath + ("resources", section, name), at_value=True)
+                    yield Hit(
+                        f'{where}: Invalid value: "{value}": {value} is not positive integer multiple of {name}',
+                        cpath + ("resources", section, name),
+                        at_value=True,
+                    )

@@ -63,7 +63,7 @@ def _check_pod(pod):
     sizes = set()
     for _, container in pod.containers:
         requests, limits = pods.resources(container)
-        sizes |= {n[len("hugepages-"):] for n in (*requests, *limits) if pods.is_hugepages(n)}
+        sizes |= {n[len("hugepages-") :] for n in (*requests, *limits) if pods.is_hugepages(n)}
     volumes = spec.get("volumes")
     for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
         empty = volume.get("emptyDir") if isinstance(volume, dict) else None
@@ -73,10 +73,17 @@ def _check_pod(pod):
         path = spath + ("volumes", i, "emptyDir", "medium")
         where = jsonpath.dotted(path)
         if medium == "HugePages" and len(sizes) > 1:
-            yield Hit(f'{where}: Invalid value: "HugePages": the pod requests several huge page sizes '
-                      f'({", ".join(sorted(sizes))}); use HugePages-<size>', path, at_value=True)
+            yield Hit(
+                f'{where}: Invalid value: "HugePages": the pod requests several huge page sizes '
+                f"({', '.join(sorted(sizes))}); use HugePages-<size>",
+                path,
+                at_value=True,
+            )
         elif medium == "HugePages" and not sizes:
             yield Hit(f'{where}: Invalid value: "HugePages": no container requests huge pages', path, at_value=True)
-        elif medium.startswith("HugePages-") and medium[len("HugePages-"):] not in sizes:
-            yield Hit(f'{where}: Invalid value: "{medium}": no container requests hugepages-{medium[10:]}',
-                      path, at_value=True)
+        elif medium.startswith("HugePages-") and medium[len("HugePages-") :] not in sizes:
+            yield Hit(
+                f'{where}: Invalid value: "{medium}": no container requests hugepages-{medium[10:]}',
+                path,
+                at_value=True,
+            )

@@ -58,8 +58,9 @@ def check(res, ctx):
             else:
                 where = jsonpath.dotted(problem.path)
                 message = _shortened(problem.message, _at(res.obj, problem.path))
-                yield Hit(f"{where}: {message}" if where else message, problem.path,
-                          hint=_scalar_hint(res, problem.path))
+                yield Hit(
+                    f"{where}: {message}" if where else message, problem.path, hint=_scalar_hint(res, problem.path)
+                )
 
 
 def _typed(obj: dict) -> bool:
@@ -84,8 +85,10 @@ def _scalar_hint(res, path: tuple) -> str:
     if isinstance(value, bool) and text in _YAML12_BOOLS:
         return ""
     shown = ("true" if value else "false") if isinstance(value, bool) else repr(value)
-    return (f"Kubernetes reads YAML 1.1, where the unquoted {text} is {shown}, not a string; "
-            f'quote it ("{text}") if the text is meant')
+    return (
+        f"Kubernetes reads YAML 1.1, where the unquoted {text} is {shown}, not a string; "
+        f'quote it ("{text}") if the text is meant'
+    )
 
 
 def _at(obj, path: tuple):

@@ -96,9 +96,13 @@ def check(res, ctx):
     if value is not None:
         _, problem = suppress.parse(value, ctx.rule_ids)
         if problem:
-            yield Hit(f"{suppress.ANNOTATION}: {problem}", ("metadata", "annotations", suppress.ANNOTATION),
-                      at_value=True)
+            yield Hit(
+                f"{suppress.ANNOTATION}: {problem}", ("metadata", "annotations", suppress.ANNOTATION), at_value=True
+            )
     for key, check_id, problem in suppress.checkov_annotations(res):
         if problem and check_id in CHECKOV_EQUIVALENTS:
-            yield Hit(f"{key}: {problem}; it does not suppress {CHECKOV_EQUIVALENTS[check_id]}",
-                      ("metadata", "annotations", key), at_value=True)
+            yield Hit(
+                f"{key}: {problem}; it does not suppress {CHECKOV_EQUIVALENTS[check_id]}",
+                ("metadata", "annotations", key),
+                at_value=True,
+            )

@@ -60,6 +60,9 @@ def check(res, ctx):
     for cpath, container in (c for pod in pods.restricted_templates(res, ctx, ID) for c in pod.containers):
         sc = container.get("securityContext")
         if isinstance(sc, dict) and sc.get("privileged") is True:
-            yield Hit(f"{jsonpath.dotted(cpath)}: privileged container in namespace "
-                      f"{res.namespace or '(none)'}", cpath + ("securityContext", "privileged"), at_value=True,
-                      checkov=CHECKOV[0])
+            yield Hit(
+                f"{jsonpath.dotted(cpath)}: privileged container in namespace {res.namespace or '(none)'}",
+                cpath + ("securityContext", "privileged"),
+                at_value=True,
+                checkov=CHECKOV[0],
+            )

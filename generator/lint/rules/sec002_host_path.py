@@ -55,5 +55,8 @@ def check(res, ctx):
         for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
             if isinstance(volume, dict) and "hostPath" in volume:
                 host = volume["hostPath"].get("path", "") if isinstance(volume["hostPath"], dict) else ""
-                yield Hit(f"{jsonpath.dotted(pod.path + ('volumes', i))}: hostPath volume {host} in namespace "
-                          f"{res.namespace or '(none)'}", pod.path + ("volumes", i, "hostPath"))
+                yield Hit(
+                    f"{jsonpath.dotted(pod.path + ('volumes', i))}: hostPath volume {host} in namespace "
+                    f"{res.namespace or '(none)'}",
+                    pod.path + ("volumes", i, "hostPath"),
+                )

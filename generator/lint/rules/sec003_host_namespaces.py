@@ -54,5 +54,9 @@ def check(res, ctx):
     for pod in pods.restricted_templates(res, ctx, ID):
         for key in ("hostNetwork", "hostPID", "hostIPC"):
             if pod.spec.get(key) is True:
-                yield Hit(f"{jsonpath.dotted(pod.path + (key,))}: {key} in namespace {res.namespace or '(none)'}",
-                          pod.path + (key,), at_value=True, checkov=CHECKOV_BY_KEY[key])
+                yield Hit(
+                    f"{jsonpath.dotted(pod.path + (key,))}: {key} in namespace {res.namespace or '(none)'}",
+                    pod.path + (key,),
+                    at_value=True,
+                    checkov=CHECKOV_BY_KEY[key],
+                )

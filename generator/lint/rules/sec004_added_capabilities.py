@@ -59,5 +59,8 @@ def check(res, ctx):
         added = caps.get("add") if isinstance(caps, dict) else None
         extra = [c for c in added if c != "NET_BIND_SERVICE"] if isinstance(added, list) else []
         if extra:
-            yield Hit(f"{jsonpath.dotted(cpath)}: adds capabilities {', '.join(map(str, extra))}",
-                      cpath + ("securityContext", "capabilities", "add"), checkov=CHECKOV[0])
+            yield Hit(
+                f"{jsonpath.dotted(cpath)}: adds capabilities {', '.join(map(str, extra))}",
+                cpath + ("securityContext", "capabilities", "add"),
+                checkov=CHECKOV[0],
+            )

@@ -50,12 +50,20 @@ OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 SCOPE = "object"
 
 # The kubelet's safe set (Kubernetes 1.29+)
-SAFE = frozenset({
-    "kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_syncookies",
-    "net.ipv4.ping_group_range", "net.ipv4.ip_unprivileged_port_start", "net.ipv4.ip_local_reserved_ports",
-    "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl",
-    "net.ipv4.tcp_keepalive_probes",
-})
+SAFE = frozenset(
+    {
+        "kernel.shm_rmid_forced",
+        "net.ipv4.ip_local_port_range",
+        "net.ipv4.tcp_syncookies",
+        "net.ipv4.ping_group_range",
+        "net.ipv4.ip_unprivileged_port_start",
+        "net.ipv4.ip_local_reserved_ports",
+        "net.ipv4.tcp_keepalive_time",
+        "net.ipv4.tcp_fin_timeout",
+        "net.ipv4.tcp_keepalive_intvl",
+        "net.ipv4.tcp_keepalive_probes",
+    }
+)
 
 
 def check(res, ctx):
@@ -66,5 +74,9 @@ def check(res, ctx):
             name = item.get("name") if isinstance(item, dict) else None
             if isinstance(name, str) and name.replace("/", ".") not in SAFE:
                 path = pod.path + ("securityContext", "sysctls", i)
-                yield Hit(f"{jsonpath.dotted(path)}: sysctl {name} is not in the safe set; the kubelet refuses "
-                          "the pod unless the node allows it", path + ("name",), at_value=True)
+                yield Hit(
+                    f"{jsonpath.dotted(path)}: sysctl {name} is not in the safe set; the kubelet refuses "
+                    "the pod unless the node allows it",
+                    path + ("name",),
+                    at_value=True,
+                )

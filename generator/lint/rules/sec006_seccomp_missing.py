@@ -49,5 +49,8 @@ CHECKOV = ("CKV_K8S_31",)
 def check(res, ctx):
     for pod in pods.restricted_templates(res, ctx, ID):
         if not pods.secured(pod, lambda sc: isinstance(sc, dict) and isinstance(sc.get("seccompProfile"), dict)):
-            yield Hit(f"{jsonpath.dotted(pod.path + ('securityContext',))}: no seccompProfile; set type "
-                      "RuntimeDefault", pod.path + ("securityContext",), checkov=CHECKOV[0])
+            yield Hit(
+                f"{jsonpath.dotted(pod.path + ('securityContext',))}: no seccompProfile; set type RuntimeDefault",
+                pod.path + ("securityContext",),
+                checkov=CHECKOV[0],
+            )

@@ -49,5 +49,8 @@ CHECKOV = ("CKV_K8S_23",)
 def check(res, ctx):
     for pod in pods.restricted_templates(res, ctx, ID):
         if not pods.secured(pod, lambda sc: isinstance(sc, dict) and sc.get("runAsNonRoot") is True):
-            yield Hit(f"{jsonpath.dotted(pod.path + ('securityContext',))}: runAsNonRoot is not set to true",
-                      pod.path + ("securityContext",), checkov=CHECKOV[0])
+            yield Hit(
+                f"{jsonpath.dotted(pod.path + ('securityContext',))}: runAsNonRoot is not set to true",
+                pod.path + ("securityContext",),
+                checkov=CHECKOV[0],
+            )

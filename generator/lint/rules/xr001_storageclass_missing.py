@@ -78,5 +78,7 @@ def check(facts, ctx):
 def _claim(spec, path):
     name = spec.get("storageClassName") if isinstance(spec, dict) else None
     if isinstance(name, str) and name:
-        yield ("claim", name), Hit(f'storageclass.storage.k8s.io "{name}" not found', path + ("storageClassName",),
-                                   at_value=True)
+        yield (
+            ("claim", name),
+            Hit(f'storageclass.storage.k8s.io "{name}" not found', path + ("storageClassName",), at_value=True),
+        )

@@ -61,8 +61,10 @@ def facts(res, ctx):
     for pod in pods.templates(res.obj):
         name = pod.spec.get("runtimeClassName")
         if isinstance(name, str):
-            yield ("pod", name), Hit(f'pod rejected: RuntimeClass "{name}" not found',
-                                     pod.path + ("runtimeClassName",), at_value=True)
+            yield (
+                ("pod", name),
+                Hit(f'pod rejected: RuntimeClass "{name}" not found', pod.path + ("runtimeClassName",), at_value=True),
+            )
 
 
 def check(facts, ctx):

@@ -79,8 +79,14 @@ def facts(res, ctx):
     if res.kind == "NetworkPolicy":
         yield ("policy", res.namespace, _is_default_deny(res.obj)), None
     if any(pods.pod_requests_gpu(pod) for pod in pods.templates(res.obj)):
-        yield ("gpu", res.namespace), Hit(f"namespace {res.namespace or '(none)'} runs GPU pods but has no "
-                                          "default-deny NetworkPolicy", ("metadata", "namespace"), at_value=True)
+        yield (
+            ("gpu", res.namespace),
+            Hit(
+                f"namespace {res.namespace or '(none)'} runs GPU pods but has no default-deny NetworkPolicy",
+                ("metadata", "namespace"),
+                at_value=True,
+            ),
+        )
 
 
 def check(facts, ctx):
@@ -102,5 +108,4 @@ def _is_default_deny(obj: dict) -> bool:
     if not isinstance(spec, dict):
         return False
     types = spec.get("policyTypes") or ["Ingress"]
-    return spec.get("podSelector") == {} and isinstance(types, list) and "Ingress" in types \
-        and not spec.get("ingress")
+    return spec.get("podSelector") == {} and isinstance(types, list) and "Ingress" in types and not spec.get("ingress")

@@ -72,20 +72,30 @@ def check(res, ctx):
         return
     settings = ctx.settings
     for pod in pods.templates(res.obj, custom=False):
-        vendors = {v for key in _selected_label_keys(pod.spec) for v, prefixes in _VENDOR_LABELS.items()
-                   if key.startswith(prefixes)}
+        vendors = {
+            v
+            for key in _selected_label_keys(pod.spec)
+            for v, prefixes in _VENDOR_LABELS.items()
+            if key.startswith(prefixes)
+        }
         for key in settings.gpu_taint_keys(ID):
             domain = key.split("/", 1)[0] if "/" in key else ""
             applies = domain in vendors or (vendors and domain not in _VENDOR_LABELS)
             if not applies or pods.tolerates(pod.spec, key):
                 continue
-            message = (f"DaemonSet selects {', '.join(sorted(vendors))} GPU nodes but does not tolerate their "
-                       f"taint {key}:NoSchedule, so it runs no pod there")
+            message = (
+                f"DaemonSet selects {', '.join(sorted(vendors))} GPU nodes but does not tolerate their "
+                f"taint {key}:NoSchedule, so it runs no pod there"
+            )
             if settings.knows_gpu_taints(ID):
                 yield Hit(message, pod.path + ("tolerations",))
             else:
-                yield Hit(message + " if the GPU nodes carry that taint", pod.path + ("tolerations",),
-                          hint=UNKNOWN_TAINTS_HINT, severity="warning")
+                yield Hit(
+                    message + " if the GPU nodes carry that taint",
+                    pod.path + ("tolerations",),
+                    hint=UNKNOWN_TAINTS_HINT,
+                    severity="warning",
+                )
 
 
 def _selected_label_keys(spec: dict) -> set[str]:
