@@ -196,6 +196,11 @@ def test_repository_hooks_run_the_gates_ci_runs():
     """Each gate .ci/run applies before the tests has a local hook, so a commit meets it first."""
     ci = (REPO / ".ci" / "run").read_text()
     entries = [h["entry"] for h in _local_hooks().values()]
-    for gate in ("ruff check", "mypy", "jsonnetfmt --test"):
+    for gate, hook in (
+        ("ruff check", "ruff check"),
+        ("ruff format --check", "ruff format"),
+        ("mypy", "mypy"),
+        ("jsonnetfmt --test", "jsonnetfmt --test"),
+    ):
         assert gate in ci, gate
-        assert any(entry.startswith(gate) for entry in entries), gate
+        assert any(entry.startswith(hook) for entry in entries), hook
