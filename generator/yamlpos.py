@@ -308,12 +308,15 @@ def _fast_load(text: str, display: str) -> Located:
 
 
 def _nesting(node: Any) -> int:
-    """How deeply the loaded containers nest, counted up to one past ``MAX_DEPTH`` (iteratively:
-    the data may be deeper than the stack, or refer to itself through an alias)."""
-    deepest, stack = 0, [(node, 0)]
+    """How deeply the written containers nest, counted up to one past ``MAX_DEPTH`` (iteratively:
+    the data may be deeper than the stack). A container reached again through an alias is not
+    walked again: an alias bomb would take exponential time, and the node budget of
+    ``to_plain`` bounds what aliases expand to."""
+    deepest, stack, seen = 0, [(node, 0)], set()
     while stack:
         value, depth = stack.pop()
-        if isinstance(value, (dict, list)):
+        if isinstance(value, (dict, list)) and id(value) not in seen:
+            seen.add(id(value))
             deepest = max(deepest, depth + 1)
             if deepest > MAX_DEPTH:
                 return deepest
