@@ -9,10 +9,10 @@ provider convention lives in one place.
 
 from __future__ import annotations
 
-import functools
-import json
 from pathlib import Path
+from typing import Any
 
+from generator import librarytable
 from generator.errors import InputError
 
 # The library installed with the package, for callers without a project (lint settings).
@@ -23,35 +23,18 @@ def load(library: Path | None = None) -> dict[str, dict]:
     """``{provider: facts}`` of a library (default: the installed one), read once per version
     of the file; a malformed table (in a customised library) is an input error."""
     path = (library if library is not None else INSTALLED_LIBRARY) / "providers.json"
-    try:
-        stat = path.stat()
-    except OSError as exc:
-        raise _malformed(path, exc) from None
-    return _parse(path, stat.st_mtime_ns, stat.st_size)
+    return librarytable.load(path, _table, "provider table", SHAPE)
 
 
-def _malformed(path: Path, exc: Exception) -> InputError:
-    return InputError(
-        f"malformed provider table: {exc}",
-        path=str(path),
-        hint="providers.json holds {facts: {name: meaning}, providers: {provider: "
-        "{facts: {name: value}, sources: {name: source}}}}",
-    )
+SHAPE = "{facts: {name: meaning}, providers: {provider: {facts: {name: value}, sources: {name: source}}}}"
 
 
-@functools.cache
-def _parse(path: Path, mtime_ns: int, size: int) -> dict[str, dict]:
-    try:
-        data = json.loads(path.read_text())
-        names = set(data["facts"])
-        table = {name: row["facts"] for name, row in data["providers"].items()}
-        for name, facts in table.items():
-            if set(facts) != names:
-                raise ValueError(
-                    f"provider {name} has facts {sorted(set(facts) ^ names)} that differ from the listed ones"
-                )
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise _malformed(path, exc) from None
+def _table(data: Any) -> dict[str, dict]:
+    names = set(data["facts"])
+    table = {name: row["facts"] for name, row in data["providers"].items()}
+    for name, facts in table.items():
+        if set(facts) != names:
+            raise ValueError(f"provider {name} has facts {sorted(set(facts) ^ names)} that differ from the listed ones")
     return table
 
 

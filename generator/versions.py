@@ -11,13 +11,11 @@ import the file for their images.
 
 from __future__ import annotations
 
-import functools
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generator.errors import InputError
+from generator import librarytable
 
 
 @dataclass(frozen=True)
@@ -55,40 +53,26 @@ class Versions:
 def load(library: Path) -> Versions:
     """The entries of a library's versions.json, read once per version of the file; a
     malformed one (in a customised library) is an input error."""
-    path = library / "versions.json"
-    try:
-        stat = path.stat()
-    except OSError as exc:
-        raise _malformed(path, exc) from None
-    return _parse(path, stat.st_mtime_ns, stat.st_size)
+    return librarytable.load(library / "versions.json", _versions, "versions file", SHAPE)
 
 
-def _malformed(path: Path, exc: Exception) -> InputError:
-    return InputError(
-        f"malformed versions file: {exc}",
-        path=str(path),
-        hint="versions.json holds {versions: [{input, default, what, source}], images: {name: "
-        "{image, what, source}}, repositories: {name: {repository, tag, what, source}}}",
+SHAPE = (
+    "{versions: [{input, default, what, source}], images: {name: {image, what, source}}, "
+    "repositories: {name: {repository, tag, what, source}}}"
+)
+
+
+def _versions(data: Any) -> Versions:
+    inputs = tuple(Version(e["input"], e["default"], e["what"], e["source"]) for e in data["versions"])
+    if not all(isinstance(e.default, str) for e in inputs):
+        raise TypeError("a default must be a string")
+    images = tuple(Image(name, e["image"], e["what"], e["source"]) for name, e in data["images"].items())
+    repositories = tuple(
+        Repository(name, e["repository"], e["tag"], e["what"], e["source"]) for name, e in data["repositories"].items()
     )
-
-
-@functools.cache
-def _parse(path: Path, mtime_ns: int, size: int) -> Versions:
-    try:
-        data = json.loads(path.read_text())
-        inputs = tuple(Version(e["input"], e["default"], e["what"], e["source"]) for e in data["versions"])
-        if not all(isinstance(e.default, str) for e in inputs):
-            raise TypeError("a default must be a string")
-        images = tuple(Image(name, e["image"], e["what"], e["source"]) for name, e in data["images"].items())
-        repositories = tuple(
-            Repository(name, e["repository"], e["tag"], e["what"], e["source"])
-            for name, e in data["repositories"].items()
-        )
-        untagged = [r.name for r in repositories if r.tag not in {v.input for v in inputs}]
-        if untagged:
-            raise ValueError(f"repositories whose tag is no versions entry: {', '.join(untagged)}")
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise _malformed(path, exc) from None
+    untagged = [r.name for r in repositories if r.tag not in {v.input for v in inputs}]
+    if untagged:
+        raise ValueError(f"repositories whose tag is no versions entry: {', '.join(untagged)}")
     return Versions(inputs, images, repositories)
 
 

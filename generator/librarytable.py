@@ -1,0 +1,36 @@
+"""The JSON tables a Jsonnet library carries beside its code (``providers.json``,
+``versions.json``): read once per version of the file, and a malformed one, in a customised
+library, is an input error naming the file and the shape it should have."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from generator.errors import InputError
+
+T = TypeVar("T")
+
+
+def load(path: Path, build: Callable[[Any], T], what: str, shape: str) -> T:
+    """``build`` applied to the file's JSON; cached until the file's size or mtime changes."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise _malformed(path, exc, what, shape) from None
+    return _built(path, stat.st_mtime_ns, stat.st_size, build, what, shape)
+
+
+@functools.cache
+def _built(path: Path, mtime_ns: int, size: int, build: Callable[[Any], T], what: str, shape: str) -> T:
+    try:
+        return build(json.loads(path.read_text()))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise _malformed(path, exc, what, shape) from None
+
+
+def _malformed(path: Path, exc: Exception, what: str, shape: str) -> InputError:
+    return InputError(f"malformed {what}: {exc}", path=str(path), hint=f"{path.name} holds {shape}")
