@@ -99,14 +99,8 @@ def _download(source: Source) -> bytes:
     try:
         with urllib.request.urlopen(source.url, timeout=DOWNLOAD_TIMEOUT) as response:  # noqa: S310 (https URLs we ship)
             return response.read()
-    except urllib.error.HTTPError as exc:
-        raise InputError(
-            f"cannot download {source.filename}: HTTP {exc.code}",
-            path=source.url,
-            hint="check the network or proxy, or use `schemas sync --from DIR` with a local mirror",
-        ) from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
+    except (OSError, ValueError) as exc:  # HTTPError and URLError are OSErrors
+        reason = f"HTTP {exc.code}" if isinstance(exc, urllib.error.HTTPError) else getattr(exc, "reason", exc)
         raise InputError(
             f"cannot download {source.filename}: {reason}",
             path=source.url,
