@@ -18,8 +18,6 @@ import hashlib
 import json
 import os
 import shutil
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -96,6 +94,9 @@ def installed(root: Path | None = None) -> SchemaSet | None:
 
 
 def _download(source: Source) -> bytes:
+    import urllib.error  # with http, ssl and email: only a download needs them
+    import urllib.request
+
     try:
         with urllib.request.urlopen(source.url, timeout=DOWNLOAD_TIMEOUT) as response:  # noqa: S310 (https URLs we ship)
             return response.read()

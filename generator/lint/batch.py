@@ -10,7 +10,6 @@ check does them here: starting workers costs more than it saves.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 from collections.abc import Callable
 
 from generator.lint.cache import ResultCache
@@ -53,6 +52,8 @@ def check_files(
                     assert cache is not None  # a key is only made with a cache
                     cache.put(key, result)
         else:
+            import multiprocessing  # a run that checks few files (one edited since the last) starts none
+
             with multiprocessing.get_context("fork").Pool(min(jobs, len(todo))) as pool:
                 chunk = max(1, min(16, len(todo) // (jobs * 4)))
                 for (index, _, _), (result, key) in zip(todo, pool.imap(_check, todo, chunksize=chunk), strict=True):

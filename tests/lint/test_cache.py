@@ -226,3 +226,35 @@ def test_validator_warnings_come_back_from_the_cache_and_from_workers(tmp_path, 
         lint_paths([str(folder)], settings, validator=validator, cached=cached, jobs=jobs)
         assert list(validator.warnings) == expected, (jobs, cached)
     assert checked == []
+
+
+_MODULES_AFTER_CLI = """
+import json, sys
+from generator.cli import main
+sys.argv = ["gpu-gitops", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def test_a_run_that_rechecks_one_edited_file_loads_no_libraries_it_does_not_use(tmp_path):
+    """JSON Schema (for a valid object), path patterns (none configured), downloads and worker
+    processes stay unloaded: a pre-commit lint answered from the cache starts fast."""
+    import json
+    import subprocess
+    import sys
+
+    folder = _tree(tmp_path)
+    env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
+    command = [sys.executable, "-c", _MODULES_AFTER_CLI, "--root", str(tmp_path), "lint", "--format", "json"]
+    first = subprocess.run([*command, str(folder)], capture_output=True, text=True, env=env, check=False)
+    with (folder / "b.yaml").open("a") as handle:
+        handle.write("# edited\n")
+    again = subprocess.run([*command, str(folder)], capture_output=True, text=True, env=env, check=False)
+    assert json.loads(again.stdout) == json.loads(first.stdout)
+    loaded = set(json.loads(again.stderr.strip().splitlines()[-1]))
+    unused = {"jsonschema", "referencing", "pathspec", "urllib.request", "multiprocessing"}
+    assert "generator.lint.engine" in loaded and not unused & loaded
