@@ -8,7 +8,8 @@ sigs.k8s.io/yaml's ``convertToJSONableObject``, so a ConfigMap with ``enabled: y
 its schema here as it does on the cluster.
 
 ruamel's safe loader spends most of its time in Python, so this builder reads the C
-parser's events. Anchors, aliases, explicit tags, complex keys, duplicate keys and more than
+parser's events, keeping none: positions come from a second read of the few documents a
+finding is in (``Positions``). Anchors, aliases, explicit tags, complex keys, duplicate keys and more than
 one document raise ``Fallback``; the caller loads those with ruamel, using the same scalar
 resolution, and ruamel words the errors. The test suite checks both give the same data.
 """
@@ -28,6 +29,7 @@ from ruamel.yaml.events import (
     DocumentStartEvent,
     MappingStartEvent,
     ScalarEvent,
+    SequenceEndEvent,
     SequenceStartEvent,
     StreamEndEvent,
     StreamStartEvent,
@@ -169,63 +171,73 @@ def _scalar(event: ScalarEvent):
     return resolve_plain(event.value)
 
 
-def load(text: str):
-    """The one document in ``text`` (None when empty); raises Fallback or the parser's YAMLError."""
-    return load_located(text)[0]
+def _plain_key(text: str) -> str:
+    """A plain map key as the JSON object key it becomes (a null key: the full loader words it)."""
+    key = resolve_plain(text)
+    if key.__class__ is str:
+        return key
+    try:
+        return json_key(key)
+    except ValueError:
+        raise Fallback from None
 
 
-def load_located(text: str):
-    """``(data, where)``: the document and, from the same parse, where each part of it is written.
-
-    ``where`` mirrors the data: a mapping's is ``{key: (key_event, value_event, value_where)}``,
-    a sequence's ``[(item_event, item_where)]``, a scalar's None. The events carry the marks
-    (line, column) and the scalar's style, so findings are located without reading the text again.
-    """
-    parser = CParser(text)
+def _document_root(parser: CParser):
+    """The root event of the one document the parser reads (None when there is none)."""
     get = parser.get_event
     if not isinstance(get(), StreamStartEvent):
         raise Fallback
     event = get()
     if isinstance(event, StreamEndEvent):
-        return None, None
+        return None
     if not isinstance(event, DocumentStartEvent):
         raise Fallback
-    root = get()
-    data, where = _node(root, get)
+    return get()
+
+
+def _document_end(parser: CParser) -> None:
+    get = parser.get_event
     if not isinstance(get(), DocumentEndEvent) or not isinstance(get(), StreamEndEvent):
         raise Fallback
-    return data, (root, where)
 
 
-def _node(event, get):
-    """Data and ``where`` of the node ``event`` starts; the hot loop of lint, so scalars are
-    resolved inline (as ``_scalar`` does) and tags read from ``ctag`` (``tag`` is a property)."""
+def load(text: str):
+    """The one document in ``text`` (None when empty); raises Fallback or the parser's YAMLError.
+
+    Only the data is built: each event is dropped as soon as it is read. Where things are
+    written is found again, from the same text, for the documents a finding is in (``Positions``)."""
+    parser = CParser(text)
+    root = _document_root(parser)
+    if root is None:
+        return None
+    data = _data(root, parser.get_event)
+    _document_end(parser)
+    return data
+
+
+def _data(event, get):
+    """The data of the node ``event`` starts; the hot loop of lint, so scalars are resolved
+    inline (as ``_scalar`` does) and tags read from ``ctag`` (``tag`` is a property)."""
     kind = type(event)
     if kind is ScalarEvent:
-        return _scalar(event), None
+        return _scalar(event)
     if kind is not MappingStartEvent and kind is not SequenceStartEvent:
         raise Fallback  # aliases
     if event.ctag is not None or event.anchor is not None:
         raise Fallback
     if kind is MappingStartEvent:
         out: dict[Any, Any] = {}
-        where: dict[Any, tuple[Any, Any, Any]] = {}
         while True:
             key_event = get()
             if type(key_event) is not ScalarEvent:
                 if type(key_event) in _NODE_STARTS:
                     raise Fallback  # complex keys
-                return out, where
+                return out
             if key_event.ctag is not None or key_event.anchor is not None:
                 raise Fallback
             key = key_event.value
             if key_event.implicit[0] and (not key or key[0] in _HINTED):
-                key = resolve_plain(key)
-                if key.__class__ is not str:
-                    try:
-                        key = json_key(key)
-                    except ValueError:
-                        raise Fallback from None  # the full loader locates the error
+                key = _plain_key(key)
             if key == "<<" or key in out:
                 raise Fallback  # merge keys; duplicate keys (reported by ruamel)
             value_event = get()
@@ -236,25 +248,72 @@ def _node(event, get):
                 if value_event.implicit[0] and (not value or value[0] in _HINTED):
                     value = resolve_plain(value)
                 out[key] = value
-                where[key] = (key_event, value_event, None)
             else:
-                out[key], inner = _node(value_event, get)
-                where[key] = (key_event, value_event, inner)
-    else:
-        items: list[Any] = []
-        item_where: list[tuple[Any, Any]] = []
+                out[key] = _data(value_event, get)
+    items: list[Any] = []
+    while True:
+        item_event = get()
+        item_kind = type(item_event)
+        if item_kind is ScalarEvent:
+            items.append(_scalar(item_event))
+        elif item_kind in _NODE_STARTS:
+            items.append(_data(item_event, get))
+        else:
+            return items
+
+
+def locate(text: str):
+    """Where each part of a document ``load`` read is written: ``(root_event, where)``.
+
+    ``where`` mirrors the data: a mapping's is ``{key: (key_event, value_event, value_where)}``,
+    a sequence's ``[(item_event, item_where)]``, a scalar's None. The events carry the marks
+    (line, column) and the scalar's style. Only called for text ``load`` took, so the checks
+    that send a document to the full loader are not made again."""
+    parser = CParser(text)
+    root = _document_root(parser)
+    return root, _where(root, parser.get_event)
+
+
+def _where(event, get):
+    kind = type(event)
+    if kind is MappingStartEvent:
+        where: dict[Any, tuple[Any, Any, Any]] = {}
+        while True:
+            key_event = get()
+            if type(key_event) is not ScalarEvent:
+                return where
+            key = key_event.value
+            if key_event.implicit[0] and (not key or key[0] in _HINTED):
+                key = _plain_key(key)
+            value_event = get()
+            where[key] = (key_event, value_event, _where(value_event, get))
+    if kind is SequenceStartEvent:
+        items: list[tuple[Any, Any]] = []
         while True:
             item_event = get()
-            item_kind = type(item_event)
-            if item_kind is ScalarEvent:
-                items.append(_scalar(item_event))
-                item_where.append((item_event, None))
-            elif item_kind in _NODE_STARTS:
-                item, inner = _node(item_event, get)
-                items.append(item)
-                item_where.append((item_event, inner))
-            else:
-                return items, item_where
+            if type(item_event) is SequenceEndEvent:
+                return items
+            items.append((item_event, _where(item_event, get)))
+    return None
+
+
+class Positions:
+    """``locate``'s map of one document, made when a finding in it first needs a position.
+
+    It unpacks as ``(root_event, where)``, like the map itself: most documents have no finding,
+    and keeping every event of every document costs more than reading again the few that do.
+    """
+
+    __slots__ = ("_text", "_located")
+
+    def __init__(self, text: str):
+        self._text = text
+        self._located: tuple | None = None
+
+    def __iter__(self):
+        if self._located is None:
+            self._located = locate(self._text)
+        return iter(self._located)
 
 
 _NODE_STARTS = (MappingStartEvent, SequenceStartEvent, AliasEvent)

@@ -237,10 +237,16 @@ def _read_bytes(path: str) -> bytes | None:
     to check first); None for a FIFO or device, which could block or never end."""
     if path == "-":
         return sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
-    if not stat.S_ISREG(os.stat(path).st_mode):
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
         return None
-    with open(path, "rb") as handle:
-        return handle.read(MAX_FILE_BYTES + 1)
+    with open(path, "rb", buffering=0) as handle:
+        # a buffer the size of the file, not of the limit: allocating the limit for every file
+        # costs more than reading the file
+        data = handle.read(min(info.st_size, MAX_FILE_BYTES) + 1)
+        if len(data) > info.st_size:  # it grew since it was measured: read on, to the limit
+            data += handle.read(MAX_FILE_BYTES + 1 - len(data))
+    return data
 
 
 def parse_text(text: str, display: str, is_json: bool = False, strict: bool = True) -> list[Document]:
@@ -270,7 +276,7 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
             continue
         try:
             try:
-                doc.data, doc.where = fastyaml.load_located(chunk)
+                doc.data, doc.where = fastyaml.load(chunk), fastyaml.Positions(chunk)
             except (fastyaml.Fallback, YAMLError):
                 yaml = yaml or _yaml(strict)
                 doc.data = _load_full(yaml, chunk)
