@@ -19,7 +19,6 @@ import json
 import os
 import shutil
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from generator.errors import InputError
@@ -77,6 +76,8 @@ class SchemaSet:
 
 def load_sources(text: str | None = None) -> SourceList:
     """The shipped source list (or ``text``, for tests)."""
+    from importlib import resources  # only a sync reads the list: lint and render ask for `installed`
+
     raw = json.loads(
         text if text is not None else resources.files("generator").joinpath(SOURCES_FILE).read_text(encoding="utf-8")
     )

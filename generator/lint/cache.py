@@ -20,7 +20,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 
@@ -159,7 +158,8 @@ class ResultCache:
         body = b"".join(key.encode() + b"\t" + entry + b"\n" for key, entry in entries.items())
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=self.folder, prefix=".tmp.", suffix=".part")
+            temp = self.folder / f".tmp.{os.getpid()}.{time.time_ns()}.part"  # one writer: O_EXCL
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             try:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(body)

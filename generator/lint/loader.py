@@ -240,12 +240,18 @@ def _read_bytes(path: str) -> bytes | None:
     info = os.stat(path)
     if not stat.S_ISREG(info.st_mode):
         return None
-    with open(path, "rb", buffering=0) as handle:
+    fd = os.open(path, os.O_RDONLY)
+    try:
         # a buffer the size of the file, not of the limit: allocating the limit for every file
         # costs more than reading the file
-        data = handle.read(min(info.st_size, MAX_FILE_BYTES) + 1)
-        if len(data) > info.st_size:  # it grew since it was measured: read on, to the limit
-            data += handle.read(MAX_FILE_BYTES + 1 - len(data))
+        data = os.read(fd, min(info.st_size, MAX_FILE_BYTES) + 1)
+        while len(data) > info.st_size and len(data) <= MAX_FILE_BYTES:  # it grew since it was measured
+            more = os.read(fd, MAX_FILE_BYTES + 1 - len(data))
+            if not more:
+                break
+            data += more
+    finally:
+        os.close(fd)
     return data
 
 

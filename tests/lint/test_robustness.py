@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from generator.lint import lint_paths, quantity
@@ -283,23 +285,13 @@ def test_files_are_read_only_up_to_the_size_limit(tmp_path, monkeypatch):
     path = tmp_path / "big.yaml"
     path.write_text("a: " + "x" * 200)
     opened = []
-    real_open = open
+    real_read = os.read
 
-    class Spy:
-        def __init__(self, handle):
-            self.handle = handle
+    def spy(fd, size):
+        opened.append(size)
+        return real_read(fd, size)
 
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.handle.close()
-
-        def read(self, size=-1):
-            opened.append(size)
-            return self.handle.read(size)
-
-    monkeypatch.setattr("builtins.open", lambda *a, **k: Spy(real_open(*a, **k)))
+    monkeypatch.setattr(loader.os, "read", spy)
     source = loader.read(str(path), "big.yaml")
     assert opened == [101] and "larger than 100 bytes" in source.documents[0].error.message
 
