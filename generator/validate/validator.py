@@ -79,6 +79,16 @@ class _Kind:
     fast: Callable[[object], bool] | None
     _full: Any = None
 
+    def passes(self, obj: object) -> bool:
+        """The compiled check's answer; a definition outside its subset, met only now, leaves
+        the kind to jsonschema from here on."""
+        assert self.fast is not None  # asked only of a kind with a compiled check
+        try:
+            return self.fast(obj)
+        except fastcheck.Unsupported:
+            self.fast = None
+            return False
+
     def full(self):
         if self._full is None:
             self._full = _draft(self.schema)(self.schema, registry=self.registry(), format_checker=None)
@@ -199,7 +209,7 @@ class SchemaValidator:
         crd = self._crd.get((api_version, kind))
         if crd is not None:
             obj = cast(dict, structural.apply(crd, obj))  # the API server prunes nulls and defaults first
-        if compiled.fast is not None and compiled.fast(obj):
+        if compiled.fast is not None and compiled.passes(obj):
             return self._rules(crd, obj, kind)  # jsonschema only runs to explain a failure
         import referencing.exceptions
 
