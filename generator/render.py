@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from generator import bootstrap, deferred, digests, gitops, jsonnet, registry
+from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.errors import InputError
 from generator.inputs import Cluster
 from generator.output import MAX_FILE_NAME, Tree, build_tree, object_filename
@@ -21,27 +22,14 @@ ENTRY_WITH_OVERRIDES = ENTRY + " + (import 'overrides.libsonnet')"
 
 
 @dataclass
-class Problem:
-    """Something wrong with a rendered object: ``error`` stops the render, ``warning`` does not."""
-
-    severity: str
-    file: str
-    message: str
-    unchecked_kind: str = ""  # set on "no schema for this kind" warnings, which the CLI groups
-
-    def format(self) -> str:
-        return f"{self.file}: {self.severity}: {self.message}"
-
-
-@dataclass
 class Rendered:
     cluster: Cluster
     components: dict[str, list[dict]]
     tree: Tree
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Diagnostic] = field(default_factory=list)  # an error stops the render, a warning does not
 
     @property
-    def errors(self) -> list[Problem]:
+    def errors(self) -> list[Diagnostic]:
         return [p for p in self.problems if p.severity == "error"]
 
 
@@ -145,12 +133,13 @@ def layout(project: Project, cluster: Cluster, components: dict[str, list[dict]]
     return tree
 
 
-def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, prefix: str) -> list[Problem]:
-    """Schema problems of every placed object (one missing-schema warning per kind)."""
+def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, prefix: str) -> list[Diagnostic]:
+    """Schema problems of every placed object (one missing-schema warning per kind, which
+    carries lint's rule for it, K8S004, so the command line can sum them up as lint does)."""
     problems = []
     missing_reported: set[tuple[str, str]] = set()
     for placed in tree.placed:
-        shown = f"{prefix}/{placed.relpath}"
+        shown = Location(f"{prefix}/{placed.relpath}")
         for problem in validator.check(placed.obj):
             if problem.kind == "missing-schema":
                 key = (placed.obj["apiVersion"], placed.obj["kind"])
@@ -158,20 +147,22 @@ def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, pref
                     continue
                 missing_reported.add(key)
                 message = f"{problem.message}: not schema-checked"
+                ref = ObjectRef(placed.obj["apiVersion"], placed.obj["kind"])
                 if require_schemas:
-                    problems.append(Problem("error", shown, message + " (--require-schemas)"))
+                    problems.append(
+                        Diagnostic(shown, "error", message + " (--require-schemas)", rule="K8S004", ref=ref)
+                    )
                 else:
-                    kind = f"{placed.obj['kind']} ({placed.obj['apiVersion']})"
-                    problems.append(Problem("warning", shown, message, unchecked_kind=kind))
+                    problems.append(Diagnostic(shown, "warning", message, rule="K8S004", ref=ref))
             else:
                 where = "/".join(str(p) for p in problem.path)
                 problems.append(
-                    Problem("error", shown, f"schema: {('/' + where + ': ') if where else ''}{problem.message}")
+                    Diagnostic(shown, "error", f"schema: {('/' + where + ': ') if where else ''}{problem.message}")
                 )
     return problems
 
 
-def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = None) -> list[Problem]:
+def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = None) -> list[Diagnostic]:
     """The lint rules' errors on the rendered objects, with the config file's lint settings
     (``config`` is its data), so render, check and lint agree.
 
@@ -185,12 +176,7 @@ def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = 
     # error-level rules keep their entry or its absence: a rule may lower a hit it is unsure of
     settings.rules.update({r.ID: "off" for r in REGISTRY if settings.rules.get(r.ID, r.SEVERITY) != "error"})
     objects = [(f"{prefix}/{p.relpath}", tree.files[p.relpath].decode(), p.obj) for p in tree.placed]
-    findings = lint_objects(objects, settings)
-    return [
-        Problem("error", f"{f.file}:{f.line}:{f.col}", f"{f.message} [{f.rule}]")
-        for f in findings
-        if f.severity == "error"
-    ]
+    return [f for f in lint_objects(objects, settings) if f.severity == "error"]
 
 
 def render(
@@ -204,10 +190,7 @@ def render(
     digests.check(cluster.spec, cluster.source, components)
     tree = layout(project, cluster, components)
     prefix = project.display(project.rendered / cluster.name)
-    problems = [
-        Problem("warning", str(w.location), f"{w.message}\n  hint: {w.hint}" if w.hint else w.message)
-        for w in cluster.warnings
-    ]
+    problems = [d for w in cluster.warnings for d in w.diagnostics]
     problems += validate(tree, validator, require_schemas, prefix)
     problems += lint_rules(tree, cluster, prefix, config)
     return Rendered(cluster, components, tree, problems)

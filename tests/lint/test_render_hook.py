@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from generator.diagnostic import format_text
 from generator.inputs import load_cluster
 from generator.lint.settings import for_cluster
 from generator.output import build_tree
@@ -37,7 +38,7 @@ def test_rule_errors_become_render_problems_at_their_line(project):
     tree = build_tree(cluster.name, [("20-workloads", [("training", [BAD_JOB])])])
     problems = lint_rules(tree, cluster, "rendered/aks-h100-training")
     assert {p.severity for p in problems} == {"error"}
-    messages = sorted(p.format() for p in problems)
+    messages = sorted(format_text(p) for p in problems)
     assert any(
         m.startswith("rendered/aks-h100-training/20-workloads/training/job_gpu-training_train.yaml:")
         and "must be equal to nvidia.com/gpu limit of 1 [GPU002]" in m
