@@ -19,7 +19,8 @@ from generator.errors import InputError
 from generator.paths import Project
 
 if TYPE_CHECKING:
-    from generator.render import Problem, Rendered
+    from generator.checks import Problem
+    from generator.render import Rendered
     from generator.validate import SchemaValidator
 
 # Only the standard library is imported at the top: a run whose clusters are all up to date
@@ -263,6 +264,4 @@ def diff_text(project: Project, outcome: Outcome) -> str:
     assert outcome.rendered is not None
     current = _committed(project, outcome.name)
     prefix = project.display(project.rendered / outcome.name)
-    from generator.output import unified_diff
-
-    return unified_diff(prefix, current, outcome.rendered.tree.files)
+    return tree.unified_diff(prefix, current, outcome.rendered.tree.files)

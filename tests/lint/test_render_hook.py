@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from generator.checks import lint_rules
 from generator.inputs import load_cluster
+from generator.layout import build_tree
 from generator.lint.settings import for_cluster
-from generator.output import build_tree
 from generator.paths import Project
-from generator.render import lint_rules
 
 BAD_JOB = {
     "apiVersion": "batch/v1",
