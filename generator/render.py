@@ -16,8 +16,13 @@ from generator.output import MAX_FILE_NAME, Tree, build_tree, object_filename
 from generator.paths import Project
 from generator.validate import SchemaValidator
 
-ENTRY = "local main = import 'main.libsonnet';\nfunction(spec) main(spec)"
-ENTRY_WITH_OVERRIDES = ENTRY + " + (import 'overrides.libsonnet')"
+# Overrides patch the keyed components; flatten makes them lists once, after. `tailstrict` merges
+# here, so an override that is no object is blamed on the overrides file, not on the library.
+ENTRY = "local main = import 'main.libsonnet';\nfunction(spec) main.flatten(main.components(spec))"
+ENTRY_WITH_OVERRIDES = (
+    "local main = import 'main.libsonnet';\n"
+    "function(spec) main.flatten(main.components(spec) + (import 'overrides.libsonnet')) tailstrict"
+)
 
 
 @dataclass
