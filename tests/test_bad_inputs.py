@@ -336,6 +336,15 @@ def test_override_with_a_non_object_is_an_error(project, run):
     assert "item 0 is not a Kubernetes object" in result.stderr
 
 
+def test_override_adding_a_list_to_a_keyed_component_says_how_to_add_an_object(project, run):
+    _overrides(project, "{ 'workload-isolation'+: [{apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'x'}}] }")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert "binary operation object + array" in result.stderr
+    assert "hint: a component is an object keyed by file name: add or patch one object with " in result.stderr
+    assert not (project / "rendered" / CLUSTER).exists()
+
+
 def test_override_patching_a_key_the_component_lacks_names_the_key(project, run):
     _overrides(project, "{ 'workload-isolation'+: { 'namespace_gpu-trainin'+: { metadata+: { labels+: { a: 'b' } } } } }")
     result = run(project, "render", CLUSTER)
