@@ -346,7 +346,9 @@ def test_override_adding_a_list_to_a_keyed_component_says_how_to_add_an_object(p
 
 
 def test_override_patching_a_key_the_component_lacks_names_the_key(project, run):
-    _overrides(project, "{ 'workload-isolation'+: { 'namespace_gpu-trainin'+: { metadata+: { labels+: { a: 'b' } } } } }")
+    _overrides(
+        project, "{ 'workload-isolation'+: { 'namespace_gpu-trainin'+: { metadata+: { labels+: { a: 'b' } } } } }"
+    )
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert (
@@ -378,7 +380,9 @@ def test_override_replacing_a_component_with_neither_object_nor_list_names_it(pr
     ids=["name-traversal", "namespace-traversal", "namespace-int", "space", "underscore", "file-name-too-long"],
 )
 def test_object_names_that_are_unsafe_file_names_are_refused(project, run, tmp_path, meta, fragment):
-    _overrides(project, "{ 'workload-isolation'+: { x: {apiVersion: 'v1', kind: 'ConfigMap', metadata: " + meta + "} } }")
+    _overrides(
+        project, "{ 'workload-isolation'+: { x: {apiVersion: 'v1', kind: 'ConfigMap', metadata: " + meta + "} } }"
+    )
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert f"clusters/{CLUSTER}/overrides.libsonnet: error: component 'workload-isolation'" in result.stderr
@@ -446,7 +450,7 @@ def test_overrides_loop_is_stopped_at_the_cpu_bound(project, run):
     _overrides(
         project,
         "{ values+:: { spin:: std.foldl(function(a, x) a + x, std.range(1, 2147483647), 0) },\n"
-        "  'workload-isolation'+: [] + (if $.values.spin > 0 then [] else []) }\n",
+        "  'workload-isolation'+: {} + (if $.values.spin > 0 then {} else {}) }\n",
     )
     result = run(project, "render", CLUSTER, env={"GPU_GITOPS_JSONNET_CPU_SECONDS": "1"})
     assert result.exit_code == 2
