@@ -116,6 +116,14 @@ CASES = [
         "wrong format",
         "glob",
     ),
+    (
+        "removed-key-has-migration-hint",
+        'diskIdPattern: "nvme-Microsoft_NVMe_Direct_Disk_*"',
+        'devicePattern: "/dev/nvme[1-9]n1"',
+        "devicePattern",
+        "nodePools[1].localNvme.devicePattern was removed",
+        "replace it with `diskIdPattern`",
+    ),
     ("minimum", "perNode: 8, nodes: 4}", "perNode: 0, nodes: 4}", "perNode: 0", "less than the minimum", ""),
 ]
 
