@@ -14,8 +14,13 @@ from generator.inputs import Cluster
 from generator.layout import MAX_FILE_NAME, object_filename
 from generator.paths import Project
 
-ENTRY = "local main = import 'main.libsonnet';\nfunction(spec) main(spec)"
-ENTRY_WITH_OVERRIDES = ENTRY + " + (import 'overrides.libsonnet')"
+# Overrides patch the keyed components; flatten makes them lists once, after. `tailstrict` merges
+# here, so an override that is no object is blamed on the overrides file, not on the library.
+ENTRY = "local main = import 'main.libsonnet';\nfunction(spec) main.flatten(main.components(spec))"
+ENTRY_WITH_OVERRIDES = (
+    "local main = import 'main.libsonnet';\n"
+    "function(spec) main.flatten(main.components(spec) + (import 'overrides.libsonnet')) tailstrict"
+)
 
 
 def evaluate(project: Project, cluster: Cluster) -> dict[str, list[dict]]:
@@ -44,9 +49,11 @@ def _check_shape(result: object, source: str) -> dict[str, list[dict]]:
     for component, objects in result.items():
         if not isinstance(objects, list):
             raise InputError(
-                f"component {component!r} must be a list of objects, got {type(objects).__name__}",
+                f"component {component!r} must be an object of Kubernetes objects (or a list), "
+                f"got {type(objects).__name__}",
                 path=source,
-                hint="an override replaced a component's list with something else",
+                hint="an override replaced the whole component; patch one object with "
+                "'<component>'+: { '<key>'+: {...} } (docs/overrides.md)",
             )
         for i, obj in enumerate(objects):
             meta = obj.get("metadata") if isinstance(obj, dict) else None

@@ -57,13 +57,13 @@ def test_cluster_settings_follow_provider_and_pool_taints(project):
 
 
 GPU_JOB_OVERRIDE = """\
-{ 'workload-isolation'+: [{
+{ 'workload-isolation'+: { 'job_gpu-training_train': {
   apiVersion: 'batch/v1', kind: 'Job', metadata: {name: 'train', namespace: 'gpu-training'},
   spec: {template: {spec: {restartPolicy: 'Never', containers: [{
     name: 'main', image: 'nvcr.io/nvidia/pytorch:24.05-py3',
     resources: {limits: {'nvidia.com/gpu': 1}},
   }]}}},
-}] }
+} } }
 """
 
 
