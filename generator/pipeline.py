@@ -264,6 +264,4 @@ def diff_text(project: Project, outcome: Outcome) -> str:
     assert outcome.rendered is not None
     current = _committed(project, outcome.name)
     prefix = project.display(project.rendered / outcome.name)
-    from generator.output import unified_diff
-
-    return unified_diff(prefix, current, outcome.rendered.tree.files)
+    return tree.unified_diff(prefix, current, outcome.rendered.tree.files)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from generator import fingerprint
+from generator.checks import lint_rules
 from generator.diagnostic import format_text
 from generator.errors import InputError
 from generator.inputs import load_cluster
+from generator.layout import build_tree
 from generator.lint.rules import rule
-from generator.output import build_tree
 from generator.paths import Project
-from generator.render import lint_rules
 from generator.tree import write_tree
 from generator.validate import SchemaValidator
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from generator.checks import lint_rules
 from generator.diagnostic import format_text
 from generator.inputs import load_cluster
+from generator.layout import build_tree
 from generator.lint.settings import for_cluster
-from generator.output import build_tree
 from generator.paths import Project
-from generator.render import lint_rules
 
 BAD_JOB = {
     "apiVersion": "batch/v1",
@@ -58,13 +58,13 @@ def test_cluster_settings_follow_provider_and_pool_taints(project):
 
 
 GPU_JOB_OVERRIDE = """\
-{ 'workload-isolation'+: [{
+{ 'workload-isolation'+: { 'job_gpu-training_train': {
   apiVersion: 'batch/v1', kind: 'Job', metadata: {name: 'train', namespace: 'gpu-training'},
   spec: {template: {spec: {restartPolicy: 'Never', containers: [{
     name: 'main', image: 'nvcr.io/nvidia/pytorch:24.05-py3',
     resources: {limits: {'nvidia.com/gpu': 1}},
   }]}}},
-}] }
+} } }
 """
 
 
