@@ -45,15 +45,17 @@ class FleetArgs:
 
 
 class RenderArgs(FleetArgs):
-    pass
+    """``gpu-gitops render``'s arguments."""
 
 
 class CheckArgs(FleetArgs):
-    pass
+    """``gpu-gitops check``'s arguments."""
 
 
 @dataclass
 class DiffArgs:
+    """``gpu-gitops diff``'s arguments (all clusters are compared: no selection)."""
+
     ctx: Context
     clusters: tuple[str, ...] = ()
     schema_locations: tuple[str, ...] = ()
