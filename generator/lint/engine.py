@@ -20,10 +20,10 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from generator.diagnostic import Diagnostic, Location
+from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.lint import suppress
 from generator.lint.loader import Source, resources_of
-from generator.lint.model import Document, Hit, ObjectRef, Resource
+from generator.lint.model import Document, Hit, Resource
 from generator.lint.rules import REGISTRY
 from generator.lint.settings import Settings
 from generator.validate import SchemaValidator
