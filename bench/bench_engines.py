@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from generator import inputs, jsonnet, render
+from generator import evaluation, inputs, jsonnet
 from generator.paths import Project
 
 REPO = Path(__file__).resolve().parent.parent
@@ -36,7 +36,7 @@ def _callback(sandbox: jsonnet.Sandbox, entry: str, code: str, as_bytes: bool):
 
 def _evaluate(module, name: str, project: Project, cluster: inputs.Cluster) -> object:
     sandbox = jsonnet.Sandbox(project.libsonnet, cluster.folder, project.root)
-    code = render.ENTRY_WITH_OVERRIDES if cluster.overrides else render.ENTRY
+    code = evaluation.ENTRY_WITH_OVERRIDES if cluster.overrides else evaluation.ENTRY
     entry = str(cluster.folder.resolve() / jsonnet.ENTRY_NAME)
     text = module.evaluate_snippet(
         jsonnet.ENTRY_NAME,

@@ -105,7 +105,7 @@ def bench_version(repeat: int) -> None:
 
 def stages(project: Path) -> None:
     """Where one serial render of ``project`` spends its time, stage by stage."""
-    from generator import inputs, render
+    from generator import checks, evaluation, inputs, layout
     from generator import tree as tree_io
     from generator.paths import Project
     from generator.pipeline import validator
@@ -123,11 +123,11 @@ def stages(project: Path) -> None:
 
     for name in inputs.discover(project_):
         cluster = clock("load", inputs.load_cluster, project_, name)
-        components = clock("evaluate", render.evaluate, project_, cluster)
-        tree = clock("layout+emit", render.layout, project_, cluster, components)
+        components = clock("evaluate", evaluation.evaluate, project_, cluster)
+        tree = clock("layout+emit", layout.lay_out, project_, cluster, components)
         check = validator(cluster.spec["kubernetesVersion"], ())
-        clock("validate", render.validate, tree, check, False, name)
-        clock("lint rules", render.lint_rules, tree, cluster, name)
+        clock("validate", checks.validate, tree, check, False, name)
+        clock("lint rules", checks.lint_rules, tree, cluster, name)
         clock("write", tree_io.write_tree, project_.rendered, tree, name)
         objects += len(tree.placed)
     total = sum(sums.values())

@@ -19,7 +19,8 @@ from generator.errors import InputError
 from generator.paths import Project
 
 if TYPE_CHECKING:
-    from generator.render import Problem, Rendered
+    from generator.diagnostic import Diagnostic
+    from generator.render import Rendered
     from generator.validate import SchemaValidator
 
 # Only the standard library is imported at the top: a run whose clusters are all up to date
@@ -45,7 +46,7 @@ class Outcome:
     leftovers: list[str] = field(default_factory=list)  # of interrupted renders, removed before writing
 
     @property
-    def problems(self) -> list[Problem]:
+    def problems(self) -> list[Diagnostic]:
         return self.rendered.problems if self.rendered else []
 
 
@@ -263,6 +264,4 @@ def diff_text(project: Project, outcome: Outcome) -> str:
     assert outcome.rendered is not None
     current = _committed(project, outcome.name)
     prefix = project.display(project.rendered / outcome.name)
-    from generator.output import unified_diff
-
-    return unified_diff(prefix, current, outcome.rendered.tree.files)
+    return tree.unified_diff(prefix, current, outcome.rendered.tree.files)

@@ -1,4 +1,4 @@
-"""Read, compare and replace ``rendered/<cluster>/``, so that a reader or a crash only ever
+"""Read, compare, diff and replace ``rendered/<cluster>/``, so that a reader or a crash only ever
 sees the old tree or the new one.
 
 The new tree is built in ``rendered/.tmp.<cluster>.<owner>`` and swapped in:
@@ -16,6 +16,7 @@ whatever the umask, so a re-render never mixes modes.
 
 from __future__ import annotations
 
+import difflib
 import errno
 import os
 import shutil
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING
 from generator.errors import InputError
 
 if TYPE_CHECKING:
-    from generator.output import Tree
+    from generator.layout import Tree
 
 FILE_MODE, DIR_MODE = 0o644, 0o755
 
@@ -151,6 +152,19 @@ def compare(current: dict[str, bytes], desired: dict[str, bytes]) -> Changes:
         changed=sorted(p for p in desired if p in current and current[p] != desired[p]),
         removed=sorted(set(current) - set(desired)),
     )
+
+
+def unified_diff(prefix: str, current: dict[str, bytes], desired: dict[str, bytes]) -> str:
+    """A git-style diff from the current tree to the desired one."""
+    out: list[str] = []
+    changes = compare(current, desired)
+    for rel in sorted(changes.added + changes.changed + changes.removed):
+        old = current.get(rel, b"").decode(errors="replace").splitlines(keepends=True)
+        new = desired.get(rel, b"").decode(errors="replace").splitlines(keepends=True)
+        fromfile = f"a/{prefix}/{rel}" if rel in current else "/dev/null"
+        tofile = f"b/{prefix}/{rel}" if rel in desired else "/dev/null"
+        out.extend(difflib.unified_diff(old, new, fromfile, tofile))
+    return "".join(out)
 
 
 def is_owned(folder: Path) -> bool:

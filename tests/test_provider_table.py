@@ -10,7 +10,7 @@ import re
 import pytest
 from conftest import REPO
 
-from generator import providers, render
+from generator import evaluation, providers
 from generator.inputs import load_cluster
 from generator.paths import Project
 
@@ -122,7 +122,7 @@ def test_the_table_drives_python_defaults_and_jsonnet_output(tmp_path):
     cluster = load_cluster(project, "onprem-mi300x-operator")
     assert cluster.spec["provider"] == "generic"
     assert cluster.spec["nodeFeatureDiscovery"]["deploy"] == "external"
-    policies = [o for o in render.evaluate(project, cluster)["workload-isolation"] if o["kind"] == "NetworkPolicy"]
+    policies = [o for o in evaluation.evaluate(project, cluster)["workload-isolation"] if o["kind"] == "NetworkPolicy"]
     dns = json.dumps(policies)
     assert '"dns-system"' in dns and "1053" in dns and '"coredns"' in dns
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from generator import render
+from generator import evaluation
 from generator.inputs import load_cluster
 from generator.paths import Project
 
@@ -69,7 +69,7 @@ def objects(root: Path, name: str) -> dict[str, list[dict]]:
     key = (name, (root / "clusters" / name / "cluster.yaml").read_text(encoding="utf-8"))
     if key not in _RENDERED:
         project = Project(root)
-        _RENDERED[key] = render.evaluate(project, load_cluster(project, name))
+        _RENDERED[key] = evaluation.evaluate(project, load_cluster(project, name))
     return copy.deepcopy(_RENDERED[key])
 
 

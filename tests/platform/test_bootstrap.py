@@ -10,7 +10,7 @@ import yaml
 from clusterinput import BASE, replace, write
 from conftest import EXAMPLES, REPO
 
-from generator import bootstrap, providers, render
+from generator import bootstrap, evaluation, layout, providers
 from generator.inputs import load_cluster
 from generator.paths import Project
 
@@ -27,8 +27,8 @@ WITH_CILIUM = [
 def tree_of(root, name):
     project = Project(root)
     cluster = load_cluster(project, name)
-    components = render.evaluate(project, cluster)
-    return render.layout(project, cluster, components), components
+    components = evaluation.evaluate(project, cluster)
+    return layout.lay_out(project, cluster, components), components
 
 
 def helm_install(text: str) -> list[str]:

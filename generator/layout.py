@@ -1,6 +1,8 @@
-"""Lay out a cluster's objects as files and write them atomically.
+"""Lay out a cluster's objects as the files of ``rendered/<cluster>/``; nothing is written here.
 
-Layout (frozen: renaming files churns GitOps history)::
+Components go to their layers in ``libsonnet/registry.json`` order (components of one's own to
+its ``ownLayer``), the GitOps engine's objects to a side folder, the CNI's one-time values to
+``bootstrap/``. Layout (frozen: renaming files churns GitOps history)::
 
     rendered/<cluster>/kustomization.yaml            lists the layers, in apply order
     rendered/<cluster>/<layer>/kustomization.yaml    lists the layer's component folders
@@ -16,16 +18,19 @@ that would still share a file name are an error, never a silent overwrite.
 
 from __future__ import annotations
 
-import difflib
+import re
 from dataclasses import dataclass, field
 
+from generator import bootstrap, gitops, registry
 from generator.emit import to_yaml, to_yaml_plain
 from generator.errors import InputError
-from generator.tree import compare
+from generator.inputs import Cluster
+from generator.paths import Project
 
 MARKER = "# Rendered by gpu-gitops from clusters/{cluster}/cluster.yaml. Do not edit: run `gpu-gitops render`.\n"
 KUSTOMIZATION = "kustomization.yaml"
 MAX_FILE_NAME = 255  # NAME_MAX of Linux and macOS file systems, in bytes
+_COMPONENT = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")  # a component of one's own names a folder
 
 
 def object_filename(obj: dict) -> str:
@@ -110,14 +115,27 @@ def _add_folder(tree: Tree, header: str, folder: str, component: str, objects: l
     tree.files[f"{folder}/{KUSTOMIZATION}"] = _kustomization(header, sorted(names))
 
 
-def unified_diff(prefix: str, current: dict[str, bytes], desired: dict[str, bytes]) -> str:
-    """A git-style diff from the current tree to the desired one."""
-    out: list[str] = []
-    changes = compare(current, desired)
-    for rel in sorted(changes.added + changes.changed + changes.removed):
-        old = current.get(rel, b"").decode(errors="replace").splitlines(keepends=True)
-        new = desired.get(rel, b"").decode(errors="replace").splitlines(keepends=True)
-        fromfile = f"a/{prefix}/{rel}" if rel in current else "/dev/null"
-        tofile = f"b/{prefix}/{rel}" if rel in desired else "/dev/null"
-        out.extend(difflib.unified_diff(old, new, fromfile, tofile))
-    return "".join(out)
+def lay_out(project: Project, cluster: Cluster, components: dict[str, list[dict]]) -> Tree:
+    """The cluster's tree: components in their layers, the GitOps engine's objects over the
+    non-empty layers, and the bootstrap files."""
+    reg = registry.load(project.libsonnet)
+    own = sorted(set(components) - {c.name for c in reg.components})
+    for name in own:  # added by the cluster's overrides.libsonnet; the name becomes a folder
+        if not reg.own_layer or not _COMPONENT.match(name):
+            raise InputError(
+                f"invalid component name {name!r}: a component of one's own is named like a folder",
+                path=project.display(cluster.overrides or cluster.folder),
+                hint="use lower-case letters, digits and '-', e.g. 'team-settings'",
+            )
+    layers = [
+        (
+            layer,
+            [(c.name, components.get(c.name, [])) for c in reg.components if c.layer == layer]
+            + [(name, components[name]) for name in own if layer == reg.own_layer],
+        )
+        for layer in reg.layers
+    ]
+    sync = gitops.objects(project, cluster, layers)
+    tree = build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync})
+    tree.files.update(bootstrap.files(cluster.name, cluster.facts, components.get("cilium", [])))
+    return tree
