@@ -23,7 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from generator.errors import InputError, InputWarning
-from generator.yamlmessages import duplicate_key, syntax_hint
+from generator.yamlmessages import (
+    BAD_CHARACTER_HINT,
+    NOT_UTF8_HINT,
+    bad_character,
+    duplicate_key,
+    not_utf8,
+    syntax_hint,
+)
 
 MAX_INPUT_BYTES = 1024 * 1024
 MAX_DEPTH = 64  # a cluster input nests ~6 deep; recursion over deeper data costs time or crashes
@@ -123,14 +130,8 @@ def load_file(path: Path, display: str | None = None) -> Located:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line, col = _line_col(raw[: exc.start].decode("utf-8"))
-        raise InputError(
-            f"file is not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start} ({exc.reason})",
-            path=shown,
-            line=line,
-            col=col,
-            hint="save the file as UTF-8",
-        ) from None
+        message, line, col = not_utf8(exc)
+        raise InputError(message, path=shown, line=line + 1, col=col + 1, hint=NOT_UTF8_HINT) from None
     return load_text(text, shown)
 
 
@@ -148,11 +149,11 @@ def load_text(text: str, display: str) -> Located:
     if bad:
         line, col = _line_col(text[: bad.start()])
         raise InputError(
-            f"control character U+{ord(bad.group()):04X} is not allowed in YAML",
+            f"{bad_character(bad.group())} is not allowed in YAML",
             path=display,
             line=line,
             col=col,
-            hint='remove it, or write it as an escape ("\\t", "\\u0007") inside a double-quoted string',
+            hint=BAD_CHARACTER_HINT,
         )
     from ruamel.yaml.error import YAMLError
 

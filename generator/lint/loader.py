@@ -218,16 +218,8 @@ def documents(data: bytes | str, display: str, is_json: bool = False, strict: bo
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = exc.object.count(b"\n", 0, exc.start)
-        col = len(exc.object[exc.object.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8", "replace"))
-        yield _failed(
-            display,
-            "",
-            0,
-            f"file is not UTF-8 text: byte 0x{exc.object[exc.start]:02X} at offset {exc.start} ({exc.reason})",
-            line,
-            col,
-        )
+        message, line, col = yamlmessages.not_utf8(exc)
+        yield _failed(display, "", 0, message, line, col, yamlmessages.NOT_UTF8_HINT)
         return
     yield from iter_text(text, display, is_json=is_json, strict=strict)
 
@@ -394,9 +386,9 @@ def _fail(doc: Document, message: str, line: int, col: int, hint: str = "") -> N
     doc.error_line, doc.error_col = doc.first_line + line + 1, col + 1
 
 
-def _failed(display: str, text: str, first_line: int, message: str, line: int, col: int) -> Document:
+def _failed(display: str, text: str, first_line: int, message: str, line: int, col: int, hint: str = "") -> Document:
     doc = Document(display, text, first_line)
-    _fail(doc, message, line, col)
+    _fail(doc, message, line, col, hint)
     return doc
 
 

@@ -320,7 +320,8 @@ def test_stdin_that_is_not_utf8_is_a_finding(project):
     )
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.decode().splitlines() == [
-        "stdin:3:18: error: file is not UTF-8 text: byte 0xFF at offset 48 (invalid start byte) [K8S001]"
+        "stdin:3:18: error: file is not UTF-8 text: byte 0xFF at offset 48 (invalid start byte) [K8S001]",
+        "  hint: save the file as UTF-8",
     ]
 
 
