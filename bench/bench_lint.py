@@ -121,7 +121,11 @@ def bench(n: int, runs: int, version: str, binary: str | None) -> None:
             shutil.rmtree(cache)
         mem_env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(Path(tmp) / "cache-mem")}
         memory = peak_memory(cmd + ["--no-cache"], mem_env)
-        print(f"corpus: {n} documents in {len(files)} files (Kubernetes {version}), {runs} runs, CPU medians")
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        print(
+            f"corpus: {n} documents in {len(files)} files (Kubernetes {version}), {runs} runs, CPU medians"
+            f" (load average {load}: a busy machine adds to CPU seconds too)"
+        )
         print(f"  gpu-gitops lint cold {statistics.median(cold):.2f} s  (runs {', '.join(f'{t:.2f}' for t in cold)})")
         print(
             f"  gpu-gitops lint warm, 1 file edited {statistics.median(warm):.2f} s  "
