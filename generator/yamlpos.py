@@ -448,6 +448,23 @@ def _deepest_start(yaml, text: str) -> tuple[int, int]:
     return 1, 1
 
 
+def _check_aliases(text: str, display: str) -> None:
+    """The alias budget lint holds manifests to (``aliases.MAX_ALIAS_NODES``), located at the
+    alias that passes it, before the round-trip loader shares and ``to_plain`` copies them."""
+    from generator.lint import aliases
+
+    try:
+        aliases.check(text)
+    except aliases.TooManyAliases as exc:
+        raise InputError(
+            str(exc),
+            path=display,
+            line=exc.line + 1,
+            col=exc.col + 1,
+            hint="use fewer or shallower YAML anchors and aliases",
+        ) from None
+
+
 _VERSION_DIRECTIVE = re.compile(r"^%YAML[ \t]+(\S*)", re.M)
 
 
@@ -475,6 +492,7 @@ def _ruamel_load(text: str, display: str) -> Located:
     except _TooDeep as deep:
         raise deep.error(display) from None
     _check_version(text, display)
+    _check_aliases(text, display)
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
     try:
