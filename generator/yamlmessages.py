@@ -15,6 +15,11 @@ TAB_HINT = "this line has a tab: YAML indents with spaces only; replace the tab 
 BAD_CHARACTER_HINT = 'remove the character, or write it as an escape inside a double-quoted string ("\\x01")'
 TAG_HINT = "remove the !!tag, or fix the value it applies to"
 NOT_UTF8_HINT = "save the file as UTF-8"
+TOO_DEEP_HINT = "flatten the document: objects nest a few levels"
+
+
+def too_deep(levels: int) -> str:
+    return f"YAML nesting is deeper than {levels} levels"
 
 
 def not_utf8(exc: UnicodeDecodeError) -> tuple[str, int, int]:

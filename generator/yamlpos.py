@@ -28,10 +28,12 @@ from generator.errors import InputError, InputWarning
 from generator.yamlmessages import (
     BAD_CHARACTER_HINT,
     NOT_UTF8_HINT,
+    TOO_DEEP_HINT,
     bad_character,
     duplicate_key,
     not_utf8,
     syntax_hint,
+    too_deep,
 )
 
 MAX_INPUT_BYTES = 1024 * 1024
@@ -184,13 +186,7 @@ class _TooDeep(Exception):
         self.line, self.col = line, col
 
     def error(self, display: str) -> InputError:
-        return InputError(
-            f"YAML nesting is deeper than {MAX_DEPTH} levels",
-            path=display,
-            line=self.line,
-            col=self.col,
-            hint="a cluster input nests a few levels; flatten the document",
-        )
+        return InputError(too_deep(MAX_DEPTH), path=display, line=self.line, col=self.col, hint=TOO_DEEP_HINT)
 
 
 _NULL = frozenset({"", "~", "null", "Null", "NULL"})

@@ -39,6 +39,9 @@ from generator.lint.model import Document, Hit, Resource, first_content_line
 SUFFIXES = (".yaml", ".yml", ".json")
 MAX_DOCUMENT_BYTES = 4 * 1024 * 1024  # kubeconform's per-document buffer
 MAX_FILE_BYTES = 64 * 1024 * 1024
+# deeper than any object needs (CRD schemas nest a few dozen levels) and shallow enough for
+# the rules and validators, which recurse over the data, to check what the reader builds
+MAX_DEPTH = 256
 
 
 _GO_PLAIN = "tag:gpu-gitops,2026:go-plain"  # a plain scalar, resolved as go-yaml v2 does
@@ -274,7 +277,7 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
             continue
         try:
             try:
-                doc.data, doc.where = fastyaml.load(chunk), fastyaml.Positions(chunk)
+                doc.data, doc.where = fastyaml.load(chunk, fastyaml.GO_YAML, MAX_DEPTH), fastyaml.Positions(chunk)
             except (fastyaml.Fallback, YAMLError):
                 yaml = yaml or _yaml(strict)
                 doc.data = _load_full(yaml, chunk)
@@ -318,6 +321,14 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
             )
         except YAMLError as exc:
             _fail(doc, f"error unmarshalling resource: {str(exc).splitlines()[0]}", 0, 0)
+        except fastyaml.TooDeep as exc:
+            _fail(
+                doc,
+                f"error unmarshalling resource: {yamlmessages.too_deep(MAX_DEPTH)}",
+                exc.line,
+                exc.col,
+                yamlmessages.TOO_DEEP_HINT,
+            )
         except RecursionError:
             _fail(doc, "error unmarshalling resource: nesting is too deep", 0, 0)
         except (ValueError, TypeError, IndexError) as exc:

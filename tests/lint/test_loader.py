@@ -42,10 +42,13 @@ def test_non_mapping_document_and_size_limit(tmp_path, monkeypatch):
 
 
 def test_deep_nesting_is_an_error_not_a_crash(tmp_path):
+    """The reader's depth bound, worded as the input reader words it, at the collection past it."""
     path = tmp_path / "deep.yaml"
     path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: " + "[" * 5000 + "]" * 5000 + "\n")
-    findings = lint_paths([str(path)], Settings()).findings
-    assert findings and findings[0].rule == "K8S001"
+    [finding] = lint_paths([str(path)], Settings()).findings
+    assert (finding.rule, finding.line, finding.col) == ("K8S001", 4, len("data: ") + loader.MAX_DEPTH)
+    assert finding.message == f"error unmarshalling resource: YAML nesting is deeper than {loader.MAX_DEPTH} levels"
+    assert finding.hint.startswith("flatten the document")
 
 
 def test_separator_inside_text_splits_only_at_line_start():
