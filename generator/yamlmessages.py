@@ -18,6 +18,11 @@ NOT_UTF8_HINT = "save the file as UTF-8"
 TOO_DEEP_HINT = "flatten the document: objects nest a few levels"
 
 
+def too_large(what: str, limit: int, size: int | None = None) -> str:
+    """A file or document past its size limit (its size when known: a stream is not read to its end)."""
+    return f"{what} is {f'{size} bytes, ' if size is not None else ''}larger than the {limit} byte limit"
+
+
 def too_deep(levels: int) -> str:
     return f"YAML nesting is deeper than {levels} levels"
 

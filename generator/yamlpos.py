@@ -34,6 +34,7 @@ from generator.yamlmessages import (
     not_utf8,
     syntax_hint,
     too_deep,
+    too_large,
 )
 
 MAX_INPUT_BYTES = 1024 * 1024
@@ -132,7 +133,7 @@ def load_file(path: Path, display: str | None = None) -> Located:
     size = info.st_size
     if size > MAX_INPUT_BYTES:
         raise InputError(
-            f"file is {size} bytes, larger than the {MAX_INPUT_BYTES} byte limit for inputs",
+            too_large("file", MAX_INPUT_BYTES, size) + " for inputs",
             path=shown,
             hint="a cluster input is a few kilobytes; check that this is the right file",
         )

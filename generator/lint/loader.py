@@ -209,7 +209,7 @@ def raw(path: str) -> bytes | str:
     if data is None:
         return "not a regular file"
     if len(data) > MAX_FILE_BYTES:
-        return f"file is larger than {MAX_FILE_BYTES} bytes"
+        return yamlmessages.too_large("file", MAX_FILE_BYTES)
     return data
 
 
@@ -271,9 +271,7 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
     for first_line, chunk in split_documents(text):
         doc = Document(display, chunk, first_line)
         if len(chunk) > MAX_DOCUMENT_BYTES:
-            yield _failed(
-                display, chunk, first_line, f"document is larger than the {MAX_DOCUMENT_BYTES} byte limit", 0, 0
-            )
+            yield _failed(display, chunk, first_line, yamlmessages.too_large("document", MAX_DOCUMENT_BYTES), 0, 0)
             continue
         try:
             try:

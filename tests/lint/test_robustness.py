@@ -293,7 +293,7 @@ def test_files_are_read_only_up_to_the_size_limit(tmp_path, monkeypatch):
 
     monkeypatch.setattr(loader.os, "read", spy)
     source = loader.read(str(path), "big.yaml")
-    assert opened == [101] and "larger than 100 bytes" in source.documents[0].error.message
+    assert opened == [101] and source.documents[0].error.message == "file is larger than the 100 byte limit"
 
 
 def test_stdin_that_is_not_utf8_is_a_finding(project):
