@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -39,16 +40,63 @@ def _own_cache(tmp_path_factory, monkeypatch):
     pipeline.validator.cache_clear()
 
 
-@pytest.fixture(scope="session")
-def synced_cache(tmp_path_factory) -> Path:
-    """A cache folder holding the schema set synced once from ../shared/upstream-crds (read-only use)."""
-    from generator import schemasync
+@pytest.fixture(scope="session", autouse=True)
+def _metaschema_check_once_per_document(tmp_path_factory):
+    """A schema document that passed its metaschema check passes it again: the check is a pure
+    function of the draft and the document, and takes seconds on the largest CRDs, in every
+    render and lint that loads them. So each document is checked once per session; one that
+    fails is checked every time, so every refusal is still the code's own. The documents that
+    passed are marked in a folder, so the render and lint workers forked from this process
+    share the record."""
+    import jsonschema
 
+    passed = tmp_path_factory.mktemp("metaschema-passed")
+    patched = []
+    drafts = ("Draft3", "Draft4", "Draft6", "Draft7", "Draft201909", "Draft202012")
+    for cls in (getattr(jsonschema, f"{draft}Validator") for draft in drafts):
+
+        def once(schema, *args, _cls=cls, _check=cls.check_schema, **kwargs):
+            if args or kwargs not in ({}, {"format_checker": None}):
+                return _check(schema, *args, **kwargs)
+            try:
+                text = json.dumps([_cls.__name__, sorted(kwargs), schema], sort_keys=True)
+            except (TypeError, ValueError):
+                return _check(schema, **kwargs)
+            marker = passed / hashlib.sha256(text.encode()).hexdigest()
+            if not marker.exists():
+                _check(schema, **kwargs)
+                marker.touch()
+
+        patched.append((cls, cls.__dict__["check_schema"]))
+        cls.check_schema = staticmethod(once)
+    yield
+    for cls, original in patched:
+        cls.check_schema = original
+
+
+@pytest.fixture(scope="session")
+def mirror_sync(tmp_path_factory):
+    """``gpu-gitops schemas sync --from ../shared/upstream-crds`` run once, into a cache folder of
+    its own: (cache folder, the command's click Result). Tests only read the installed set."""
     mirror = _SHARED / "upstream-crds"
     if not mirror.is_dir():
         pytest.skip("upstream CRD mirror (../shared) not present")
     root = tmp_path_factory.mktemp("synced")
-    schemasync.sync(mirror=mirror, root=root)
+    project = tmp_path_factory.mktemp("sync-project")
+    result = CliRunner().invoke(
+        cli,
+        ["--root", str(project), "--color", "never", "schemas", "sync", "--from", str(mirror)],
+        env={"GPU_GITOPS_CACHE_DIR": str(root)},
+        catch_exceptions=False,
+    )
+    return root, result
+
+
+@pytest.fixture
+def synced_cache(mirror_sync) -> Path:
+    """A cache folder holding the schema set synced once from ../shared/upstream-crds (read-only use)."""
+    root, result = mirror_sync
+    assert result.exit_code == 0, result.output
     return root
 
 
@@ -100,8 +148,13 @@ def rendered(tmp_path_factory) -> Path:
     root.mkdir()
     for name in ("clusters", "libsonnet", "schemas"):
         shutil.copytree(REPO / name, root / name)
+    # a cache folder of its own: the per-test one does not exist yet, and the user's must not leak in
+    cache = tmp_path_factory.mktemp("rendered-cache")
     result = CliRunner().invoke(
-        cli, ["--root", str(root), "--color", "never", "render", *strict_args()], catch_exceptions=False
+        cli,
+        ["--root", str(root), "--color", "never", "render", *strict_args()],
+        env={"GPU_GITOPS_CACHE_DIR": str(cache)},
+        catch_exceptions=False,
     )
     assert result.exit_code == 0, result.output
     return root / "rendered"
