@@ -30,6 +30,18 @@ def needs_crd_schemas():
     return pytest.mark.skipif(not CRD_SCHEMAS.is_dir(), reason="upstream CRD schemas (../shared) not present")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _module_cache(tmp_path_factory):
+    """A module's own fixtures are set up before any test's cache is: they get an empty cache of
+    the module's (never the user's, nor one another module's fixtures wrote to)."""
+    from generator import pipeline
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path_factory.mktemp("module-cache")))
+        pipeline.validator.cache_clear()
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _own_cache(tmp_path_factory, monkeypatch):
     """Every test gets an empty gpu-gitops cache: a schema set synced on this machine never leaks in,
