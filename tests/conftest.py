@@ -153,9 +153,9 @@ def write_config(root: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def rendered(tmp_path_factory) -> Path:
-    """``rendered/`` of a copy of the project, rendered with the upstream CRD schemas required
-    (when ../shared is here)."""
+def strict_render(tmp_path_factory):
+    """A copy of the project rendered once with the upstream CRD schemas required (when ../shared
+    is here), in a cache folder of its own: (project root, the click Result). Read-only."""
     root = tmp_path_factory.mktemp("gpu") / "proj"
     root.mkdir()
     for name in ("clusters", "libsonnet", "schemas"):
@@ -168,5 +168,12 @@ def rendered(tmp_path_factory) -> Path:
         env={"GPU_GITOPS_CACHE_DIR": str(cache)},
         catch_exceptions=False,
     )
+    return root, result
+
+
+@pytest.fixture(scope="session")
+def rendered(strict_render) -> Path:
+    """``rendered/`` of ``strict_render``."""
+    root, result = strict_render
     assert result.exit_code == 0, result.output
     return root / "rendered"
