@@ -4,13 +4,20 @@
 JSON path can be turned back into ``file:line:col``. Duplicate keys are refused, as the API
 server's strict decoding does.
 
-Inputs are read by the project's one YAML reader (``generator.lint.fastyaml``, libyaml's parser
-events), here with YAML 1.2 resolution (``YAML_1_2``), ~20x faster than ruamel's round-trip
-loader; positions are read when an error first asks for one. Documents that use what the
-reader does not (anchors, tags, floats, timestamps, duplicate or complex keys) and syntax
-errors go through ruamel's round-trip loader, which gives the same data and the error
-messages. Before either, the text is checked for bytes YAML forbids and the nesting depth
-is bounded, both located.
+Inputs are read by the project's one YAML reader (``generator.yamlread``, libyaml's parser
+events), here with YAML 1.2 resolution (``yaml_1_2``) and the reader's ``INPUTS`` limits,
+~20x faster than ruamel's round-trip loader; positions are read when an error first asks for
+one, and looked up by the reader's ``Positions``. Before anything, the text is checked for
+bytes YAML forbids, located.
+
+The rare rest goes through ruamel's round-trip loader: documents that use what the reader does
+not build (anchors, tags, floats, timestamps, duplicate or complex keys) and syntax errors. It
+is round-trip, not safe as lint's fallback is, because it is the YAML 1.2 loader inputs were
+always read with: the data (``0777`` and ``yes`` stay as YAML 1.2 reads them), the positions of
+what it read (its containers record them) and its error texts stay as they were. Lint reads
+manifests as go-yaml v2 does instead (``lint.loader``), so the two fallbacks build different
+values from the same text and stay two. Before it, the nesting depth and the alias budget
+are bounded, both located.
 """
 
 from __future__ import annotations
@@ -19,10 +26,10 @@ import functools
 import re
 import stat
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from generator.errors import InputError, InputWarning
 from generator.yamlmessages import (
@@ -37,49 +44,45 @@ from generator.yamlmessages import (
     too_large,
 )
 
-MAX_INPUT_BYTES = 1024 * 1024
-MAX_DEPTH = 64  # a cluster input nests ~6 deep; recursion over deeper data costs time or crashes
+if TYPE_CHECKING:
+    from generator.yamlread import Positions
 
 
-Positions = dict[tuple, tuple[int, int, int, int]]
+def _no_positions() -> Positions:
+    from generator.yamlread import Positions
+
+    return Positions.of((None, None))
 
 
 @dataclass
 class Located:
-    """A parsed YAML document: plain data plus the position of every key and item.
-
-    ``positions`` maps a JSON path to 1-based (line, col) of the key (of the item, in a
-    sequence) and of the value; given as a function, it is called when first asked for.
-    """
+    """A parsed YAML document: plain data plus where each key and item is written (the
+    reader's ``Positions``, read when first asked for)."""
 
     path: str
     data: Any
-    _positions: Positions | Callable[[], Positions] = field(default_factory=dict, repr=False)
+    where: Positions = field(default_factory=_no_positions, repr=False)
 
     @property
-    def positions(self) -> Positions:
-        if callable(self._positions):
-            self._positions = self._positions()
-        return self._positions
+    def positions(self) -> dict[tuple, tuple[int, int, int, int]]:
+        """Every JSON path and the 1-based (line, col) of its key (of the item, in a sequence)
+        and of its value."""
+        return {
+            path: (key.line + 1, key.column + 1, value.line + 1, value.column + 1)
+            for path, (key, value) in self.where.table().items()
+        }
 
     def position(self, json_path: tuple | list) -> tuple[int, int]:
         """1-based line and column of the deepest node on ``json_path`` that exists."""
-        line, col = 1, 1
-        prefix: tuple = ()
-        for part in json_path:
-            prefix = (*prefix, part)
-            found = self.positions.get(prefix)
-            if found is None:
-                break
-            line, col = found[0], found[1]
-        return line, col
+        return self._at(json_path, False)
 
     def value_position(self, json_path: tuple | list) -> tuple[int, int]:
         """Position of the value at ``json_path`` (not its key), falling back to the key."""
-        found = self.positions.get(tuple(json_path))
-        if found and json_path and isinstance(json_path[-1], str):
-            return found[2], found[3]
-        return self.position(json_path)
+        return self._at(json_path, True)
+
+    def _at(self, json_path: tuple | list, at_value: bool) -> tuple[int, int]:
+        _node, mark = self.where.find(json_path, at_value)
+        return (mark.line + 1, mark.column + 1) if mark else (1, 1)
 
     def error(self, message: str, json_path=(), hint: str = "", *, at_value: bool = False) -> InputError:
         line, col = self.value_position(json_path) if at_value else self.position(json_path)
@@ -90,16 +93,13 @@ class Located:
         return InputWarning(message, path=self.path, line=line, col=col, hint=hint)
 
 
-MAX_NODES = 200_000
-
-
-def to_plain(node: Any) -> Any:
+def to_plain(node: Any, nodes: int) -> Any:
     """Round-trip containers → dicts and lists; scalars → str/int/float/bool/None.
 
-    Aliases are expanded here, so the node count is capped: a few kilobytes of nested
-    aliases ("billion laughs") would otherwise expand into gigabytes.
+    Aliases are expanded here, so the node count is capped at ``nodes``: a few kilobytes of
+    nested aliases ("billion laughs") would otherwise expand into gigabytes.
     """
-    budget = [MAX_NODES]
+    budget = [nodes]
 
     def plain(value: Any) -> Any:
         budget[0] -= 1
@@ -123,6 +123,8 @@ def to_plain(node: Any) -> Any:
 
 def load_file(path: Path, display: str | None = None) -> Located:
     """Parse one single-document YAML file; every failure is an ``InputError`` at its line."""
+    from generator.yamlread import INPUTS
+
     shown = display or str(path)
     try:
         info = path.stat()
@@ -131,9 +133,9 @@ def load_file(path: Path, display: str | None = None) -> Located:
     if not stat.S_ISREG(info.st_mode):
         raise InputError("not a regular file", path=shown, hint="give the path of a YAML file")
     size = info.st_size
-    if size > MAX_INPUT_BYTES:
+    if size > INPUTS.file_bytes:
         raise InputError(
-            too_large("file", MAX_INPUT_BYTES, size) + " for inputs",
+            too_large("file", INPUTS.file_bytes, size) + " for inputs",
             path=shown,
             hint="a cluster input is a few kilobytes; check that this is the right file",
         )
@@ -171,7 +173,7 @@ def load_text(text: str, display: str) -> Located:
         )
     from ruamel.yaml.error import YAMLError
 
-    from generator.lint.fastyaml import Fallback
+    from generator.yamlread import Fallback
 
     try:
         return _fast_load(text, display)
@@ -187,7 +189,14 @@ class _TooDeep(Exception):
         self.line, self.col = line, col
 
     def error(self, display: str) -> InputError:
-        return InputError(too_deep(MAX_DEPTH), path=display, line=self.line, col=self.col, hint=TOO_DEEP_HINT)
+        return InputError(too_deep(_max_depth()), path=display, line=self.line, col=self.col, hint=TOO_DEEP_HINT)
+
+
+def _max_depth() -> int:
+    """The inputs' depth bound (``yamlread.INPUTS``; the reader is imported when first needed)."""
+    from generator.yamlread import INPUTS
+
+    return INPUTS.depth
 
 
 _NULL = frozenset({"", "~", "null", "Null", "NULL"})
@@ -213,7 +222,7 @@ def _plain_1_2(value: str):
     """A plain scalar resolved as the YAML 1.2 core schema does, as the round-trip loader reads
     cluster inputs (lint reads manifests as the API server's YAML 1.1 reader instead); anything
     beyond null, booleans, decimal integers and plain strings raises ``Fallback``."""
-    from generator.lint.fastyaml import Fallback
+    from generator.yamlread import Fallback
 
     if value in _NULL:
         return None
@@ -232,7 +241,7 @@ def _plain_1_2(value: str):
 
 
 def _key_1_2(value: str) -> str:
-    from generator.lint.fastyaml import Fallback
+    from generator.yamlread import Fallback
 
     key = _plain_1_2(value)
     if not isinstance(key, str):
@@ -253,66 +262,34 @@ def _is_plain_string(value: str) -> bool:
 def yaml_1_2():
     """The reader's resolution for our inputs: YAML 1.2's core schema, as far as the fast path
     builds it (null, booleans, decimal integers, strings)."""
-    from generator.lint.fastyaml import Resolution
+    from generator.yamlread import Resolution
 
     return Resolution(frozenset("~nNtTfF+-.0123456789"), _plain_1_2, _key_1_2)
 
 
 def _fast_load(text: str, display: str) -> Located:
     """The document the one reader builds, positions read when first asked for; raises ``Fallback``."""
-    from generator.lint import fastyaml
+    from generator import yamlread
 
     try:
-        data = fastyaml.load(text, yaml_1_2(), MAX_DEPTH)
-    except fastyaml.TooDeep as deep:
+        data = yamlread.load(text, yaml_1_2(), yamlread.INPUTS.depth)
+    except yamlread.TooDeep as deep:
         raise _TooDeep(deep.line + 1, deep.col + 1) from None
-    return Located(display, data, _Unread(text))
-
-
-@dataclass(frozen=True)
-class _Unread:
-    """The positions of a document read without them, read when called (picklable: located
-    documents go to and from worker processes)."""
-
-    text: str
-
-    def __call__(self) -> Positions:
-        from generator.lint import fastyaml
-
-        return _positions(fastyaml.locate(self.text, yaml_1_2()))
-
-
-def _positions(located) -> Positions:
-    """``fastyaml.locate``'s event map as ``Located.positions``."""
-    positions: Positions = {}
-    stack: list[tuple[tuple, Any]] = [((), located[1])]
-    while stack:
-        path, where = stack.pop()
-        if isinstance(where, dict):
-            for key, (key_event, value_event, inner) in where.items():
-                km, vm = key_event.start_mark, value_event.start_mark
-                positions[(*path, key)] = (km.line + 1, km.column + 1, vm.line + 1, vm.column + 1)
-                stack.append(((*path, key), inner))
-        elif isinstance(where, list):
-            for index, (item_event, inner) in enumerate(where):
-                mark = item_event.start_mark
-                positions[(*path, index)] = (mark.line + 1, mark.column + 1) * 2
-                stack.append(((*path, index), inner))
-    return positions
+    return Located(display, data, yamlread.Positions(text, yaml_1_2()))
 
 
 def _nesting(node: Any) -> int:
-    """How deeply the written containers nest, counted up to one past ``MAX_DEPTH`` (iteratively:
-    the data may be deeper than the stack). A container reached again through an alias is not
+    """How deeply the written containers nest, counted up to one past the depth bound
+    (iteratively: the data may be deeper than the stack). A container reached again through an alias is not
     walked again: an alias bomb would take exponential time, and the node budget of
     ``to_plain`` bounds what aliases expand to."""
-    deepest, stack, seen = 0, [(node, 0)], set()
+    deepest, stack, seen, limit = 0, [(node, 0)], set(), _max_depth()
     while stack:
         value, depth = stack.pop()
         if isinstance(value, (dict, list)) and id(value) not in seen:
             seen.add(id(value))
             deepest = max(deepest, depth + 1)
-            if deepest > MAX_DEPTH:
+            if deepest > limit:
                 return deepest
             stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
     return deepest
@@ -325,7 +302,7 @@ def _check_depth(text: str) -> None:
     from ruamel.yaml.error import YAMLError
     from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
 
-    get, depth = CParser(text).get_event, 0
+    get, depth, limit = CParser(text).get_event, 0, _max_depth()
     try:
         while True:
             event = get()
@@ -333,7 +310,7 @@ def _check_depth(text: str) -> None:
                 return
             if isinstance(event, CollectionStartEvent):
                 depth += 1
-                if depth > MAX_DEPTH:
+                if depth > limit:
                     raise _TooDeep(event.start_mark.line + 1, event.start_mark.column + 1)
             elif isinstance(event, CollectionEndEvent):
                 depth -= 1
@@ -353,10 +330,10 @@ _BREAK = "\n\r"
 
 
 def _flow_too_deep(text: str) -> int | None:
-    """Offset of the flow collection opened deeper than ``MAX_DEPTH`` (counting flow nesting
+    """Offset of the flow collection opened deeper than the depth bound (counting flow nesting
     only), from a linear scan that needs no parser: brackets count where a node may start and
     anywhere inside a flow collection, not in quoted scalars, comments or block scalars."""
-    depth, i, end = 0, 0, len(text)
+    depth, i, end, limit = 0, 0, len(text), _max_depth()
     node_start, line_indent = True, 0
     while i < end:
         char = text[i]
@@ -374,7 +351,7 @@ def _flow_too_deep(text: str) -> int | None:
             continue
         if char in "[{" and (depth or node_start):
             depth += 1
-            if depth > MAX_DEPTH:
+            if depth > limit:
                 return i
             node_start = True
         elif char in "]}" and depth:
@@ -430,15 +407,15 @@ def _line_end(text: str, start: int) -> int:
 
 
 def _deepest_start(yaml, text: str) -> tuple[int, int]:
-    """1-based line and column of the first collection nested deeper than ``MAX_DEPTH``, from
+    """1-based line and column of the first collection nested deeper than the depth bound, from
     ruamel's parser events (linear in block nesting; flow nesting was bounded before)."""
     from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
 
-    depth = 0
+    depth, limit = 0, _max_depth()
     for event in yaml.parse(text):
         if isinstance(event, CollectionStartEvent):
             depth += 1
-            if depth > MAX_DEPTH:
+            if depth > limit:
                 return event.start_mark.line + 1, event.start_mark.column + 1
         elif isinstance(event, CollectionEndEvent):
             depth -= 1
@@ -446,13 +423,14 @@ def _deepest_start(yaml, text: str) -> tuple[int, int]:
 
 
 def _check_aliases(text: str, display: str) -> None:
-    """The alias budget lint holds manifests to (``aliases.MAX_ALIAS_NODES``), located at the
-    alias that passes it, before the round-trip loader shares and ``to_plain`` copies them."""
-    from generator.lint import aliases
+    """The alias budget (``yamlread.INPUTS``), located at the alias that passes it, before the
+    round-trip loader shares and ``to_plain`` copies them."""
+    from generator import yamlaliases
+    from generator.yamlread import INPUTS
 
     try:
-        aliases.check(text)
-    except aliases.TooManyAliases as exc:
+        yamlaliases.check(text, INPUTS.alias_nodes)
+    except yamlaliases.TooManyAliases as exc:
         raise InputError(
             str(exc),
             path=display,
@@ -540,17 +518,20 @@ def _ruamel_load(text: str, display: str) -> Located:
     except RecursionError:
         # block nesting past what libyaml read (it stopped early): ruamel's own events locate it
         raise _TooDeep(*_deepest_start(yaml, text)).error(display) from None
-    if _nesting(node) > MAX_DEPTH:  # read in full where the stack allowed it: the same bound holds
+    if _nesting(node) > _max_depth():  # read in full where the stack allowed it: the same bound holds
         raise _TooDeep(*_deepest_start(yaml, text)).error(display)
+    from generator.yamlread import INPUTS, Positions
+
+    nodes = INPUTS.nodes if INPUTS.nodes is not None else sys.maxsize
     try:
-        data = to_plain(node)
+        data = to_plain(node, nodes)
     except (ValueError, RecursionError):
         raise InputError(
-            f"the document expands to more than {MAX_NODES} nodes (nested aliases?)",
+            f"the document expands to more than {nodes} nodes (nested aliases?)",
             path=display,
             hint="use fewer or shallower YAML anchors and aliases",
         ) from None
-    return Located(display, data, _ruamel_positions(node, display))
+    return Located(display, data, Positions.of((None, _ruamel_where(node, display))))
 
 
 def _misfit(text: str):
@@ -577,36 +558,43 @@ def _misfit(text: str):
     return None
 
 
-def _ruamel_positions(root: Any, display: str) -> dict[tuple, tuple[int, int, int, int]]:
-    """The positions ruamel's round-trip containers recorded, keyed as ``Located`` keys them.
+def _ruamel_where(root: Any, display: str):
+    """The positions ruamel's round-trip containers recorded, as the reader's position map
+    (``yamlread.Positions``: ``{key: (key, value, inner)}`` and ``[(item, inner)]``), keyed as
+    ``Located`` keys them.
 
     A mapping or sequence used as a key (``? {a: 1}``) is an error at that key: inputs are
     JSON data, whose keys are strings. Aliased subtrees are visited once per path they appear
     at, within the node budget ``to_plain`` already enforced."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-    positions: dict[tuple, tuple[int, int, int, int]] = {}
-    stack: list[tuple[tuple, Any]] = [((), root)]
+    from generator.yamlread import Mark, Written
+
+    def at(line_col) -> Written:
+        return Written(Mark(*line_col))
+
+    top: list = [None]
+    stack: list[tuple[Any, list, int]] = [(root, top, 0)]  # (node, the list or tuple slot that holds its map)
     while stack:
-        path, node = stack.pop()
+        node, holder, slot = stack.pop()
         if isinstance(node, CommentedMap):
+            where: dict[str, list] = {}
             for key, value in node.items():
-                kl, kc = node.lc.key(key)
+                key_at = node.lc.key(key)
                 if isinstance(key, (Mapping, tuple)):
                     raise InputError(
                         f"a {'mapping' if isinstance(key, Mapping) else 'sequence'} is used as a key; "
                         "keys must be strings",
                         path=display,
-                        line=kl + 1,
-                        col=kc + 1,
+                        line=key_at[0] + 1,
+                        col=key_at[1] + 1,
                         hint="write the key as a plain or quoted string, e.g. `name: value`",
                     )
-                vl, vc = node.lc.value(key)
-                positions[(*path, str(key))] = (kl + 1, kc + 1, vl + 1, vc + 1)
-                stack.append(((*path, str(key)), value))
+                entry = where[str(key)] = [at(key_at), at(node.lc.value(key)), None]
+                stack.append((value, entry, 2))
+            holder[slot] = where
         elif isinstance(node, CommentedSeq):
-            for index, value in enumerate(node):
-                line, col = node.lc.item(index)
-                positions[(*path, index)] = (line + 1, col + 1) * 2
-                stack.append(((*path, index), value))
-    return positions
+            items = [[at(node.lc.item(index)), None] for index in range(len(node))]
+            stack.extend((value, items[index], 1) for index, value in enumerate(node))
+            holder[slot] = items
+    return top[0]

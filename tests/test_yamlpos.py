@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import yamlpos
-from generator.lint.fastyaml import Fallback
+from generator import yamlpos, yamlread
+from generator.yamlread import Fallback
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((REPO / "clusters").glob("*/cluster.yaml")) + sorted(REPO.glob(".gpu-gitops.yaml"))
@@ -95,7 +95,7 @@ def test_deep_flow_nesting_is_refused_before_the_round_trip_loader_reads_it(befo
         yamlpos.load_text(text, "x.yaml")
     line = text.count("\n")
     assert str(caught.value).startswith(
-        f"x.yaml:{line}:{len('deep: ') + yamlpos.MAX_DEPTH + 1}: error: YAML nesting is deeper than 64 levels"
+        f"x.yaml:{line}:{len('deep: ') + yamlread.INPUTS.depth + 1}: error: YAML nesting is deeper than 64 levels"
     ), caught.value
 
 
@@ -192,11 +192,9 @@ def test_a_self_referring_alias_is_not_nesting_without_end():
 def test_an_input_is_read_once_and_its_positions_only_when_asked(monkeypatch):
     """The one reader builds the data; the positions come from a second read, made only when an
     error (or anything else) first asks where something is written."""
-    from generator.lint import fastyaml
-
     located: list[str] = []
-    original = fastyaml.locate
-    monkeypatch.setattr(fastyaml, "locate", lambda text, resolution: located.append(text) or original(text, resolution))
+    original = yamlread.locate
+    monkeypatch.setattr(yamlread, "locate", lambda text, resolution: located.append(text) or original(text, resolution))
     doc = yamlpos.load_text("a:\n  b: [1, 2]\n", "x.yaml")
     assert doc.data == {"a": {"b": [1, 2]}} and located == []
     assert doc.position(("a", "b", 1)) == (2, 10) and doc.value_position(("a", "b")) == (2, 6)

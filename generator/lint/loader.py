@@ -2,10 +2,10 @@
 
 Documents are split on ``---`` lines (as kubeconform and kubectl do), so each keeps its
 line offset in the file and a syntax error in one document leaves the others intact.
-Parsing builds data from the C parser's events (``fastyaml``), falling back to ruamel's
+Parsing builds data from the C parser's events (``yamlread``), falling back to ruamel's
 C-backed safe loader for the YAML features manifests rarely use, and to its Python parser
 for what the bundled libyaml is too old to read. Either way scalars and keys come out as
-the API server's reader makes them (go-yaml v2, YAML 1.1: ``fastyaml.resolve_plain``);
+the API server's reader makes them (go-yaml v2, YAML 1.1: ``yamlread.resolve_plain``);
 timestamps stay strings, as they are in the JSON the API server receives. Duplicate keys
 are errors (kubeconform ``-strict``).
 """
@@ -31,17 +31,12 @@ from ruamel.yaml.resolver import VersionedResolver
 from ruamel.yaml.scanner import ScannerError
 from ruamel.yaml.tag import Tag
 
-from generator import yamlmessages
+from generator import yamlaliases, yamlmessages, yamlread
 from generator.errors import InputError
-from generator.lint import aliases, fastyaml, pathmatch
+from generator.lint import pathmatch
 from generator.lint.model import Document, Hit, Resource, first_content_line
 
 SUFFIXES = (".yaml", ".yml", ".json")
-MAX_DOCUMENT_BYTES = 4 * 1024 * 1024  # kubeconform's per-document buffer
-MAX_FILE_BYTES = 64 * 1024 * 1024
-# deeper than any object needs (CRD schemas nest a few dozen levels) and shallow enough for
-# the rules and validators, which recurse over the data, to check what the reader builds
-MAX_DEPTH = 256
 
 
 _GO_PLAIN = "tag:gpu-gitops,2026:go-plain"  # a plain scalar, resolved as go-yaml v2 does
@@ -49,10 +44,10 @@ _MERGE = "tag:yaml.org,2002:merge"
 
 
 class _Constructor(SafeConstructor):
-    """The safe constructor with plain scalars resolved the Kubernetes way (``fastyaml``)."""
+    """The safe constructor with plain scalars resolved the Kubernetes way (``yamlread``)."""
 
     def construct_go_plain(self, node):
-        return fastyaml.resolve_plain(node.value)
+        return yamlread.resolve_plain(node.value)
 
     def construct_mapping(self, node, deep=False):
         """Keys as JSON object keys: sigs.k8s.io/yaml turns ``1`` and ``yes`` into strings and
@@ -65,7 +60,7 @@ class _Constructor(SafeConstructor):
                     "a mapping or sequence cannot be a map key (Kubernetes objects are JSON: keys are strings)",
                     key_node.start_mark,
                 )
-            if key_node.tag == _GO_PLAIN and fastyaml.resolve_plain(key_node.value) is None:
+            if key_node.tag == _GO_PLAIN and yamlread.resolve_plain(key_node.value) is None:
                 raise ConstructorError(
                     None,
                     None,
@@ -73,7 +68,7 @@ class _Constructor(SafeConstructor):
                     key_node.start_mark,
                 )
         mapping = super().construct_mapping(node, deep)
-        return {fastyaml.json_key(key): value for key, value in mapping.items()}
+        return {yamlread.json_key(key): value for key, value in mapping.items()}
 
     def construct_non_recursive_object(self, node, tag=None):
         """go-yaml v2 decodes by node kind, not by tag: a mapping or sequence is one whatever it is
@@ -109,11 +104,11 @@ def _construct_tagged(kind: str):
     type (go-yaml's "cannot decode !!str `abc` as a !!int"); a located error otherwise."""
 
     def construct(self, node):
-        value: Any = fastyaml.resolve_plain(node.value)
+        value: Any = yamlread.resolve_plain(node.value)
         if isinstance(value, _TAGGED_TYPES[kind]) and not (kind != "bool" and isinstance(value, bool)):
             return float(cast(float, value)) if kind == "float" else value
         raise ConstructorError(
-            None, None, f"cannot decode {fastyaml.describe(node.value)} as a !!{kind}", node.start_mark
+            None, None, f"cannot decode {yamlread.describe(node.value)} as a !!{kind}", node.start_mark
         )
 
     return construct
@@ -128,7 +123,7 @@ _Constructor.add_constructor("tag:yaml.org,2002:binary", SafeConstructor.constru
 
 
 class _Resolver(VersionedResolver):
-    """Every plain scalar gets one tag, built by ``fastyaml.resolve_plain``; ``<<`` merges.
+    """Every plain scalar gets one tag, built by ``yamlread.resolve_plain``; ``<<`` merges.
 
     Skipping ruamel's YAML 1.2 regular expressions also skips its per-scalar version lookup.
     """
@@ -208,8 +203,9 @@ def raw(path: str) -> bytes | str:
         return f"cannot read file: {exc.strerror}"
     if data is None:
         return "not a regular file"
-    if len(data) > MAX_FILE_BYTES:
-        return yamlmessages.too_large("file", MAX_FILE_BYTES)
+    limit = yamlread.MANIFESTS.file_bytes
+    if len(data) > limit:
+        return yamlmessages.too_large("file", limit)
     return data
 
 
@@ -230,8 +226,9 @@ def documents(data: bytes | str, display: str, is_json: bool = False, strict: bo
 def _read_bytes(path: str) -> bytes | None:
     """At most one byte past the size limit (stdin, /dev/zero and growing files have no size
     to check first); None for a FIFO or device, which could block or never end."""
+    limit = yamlread.MANIFESTS.file_bytes
     if path == "-":
-        return sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        return sys.stdin.buffer.read(limit + 1)
     info = os.stat(path)
     if not stat.S_ISREG(info.st_mode):
         return None
@@ -239,9 +236,9 @@ def _read_bytes(path: str) -> bytes | None:
     try:
         # a buffer the size of the file, not of the limit: allocating the limit for every file
         # costs more than reading the file
-        data = os.read(fd, min(info.st_size, MAX_FILE_BYTES) + 1)
-        while len(data) > info.st_size and len(data) <= MAX_FILE_BYTES:  # it grew since it was measured
-            more = os.read(fd, MAX_FILE_BYTES + 1 - len(data))
+        data = os.read(fd, min(info.st_size, limit) + 1)
+        while len(data) > info.st_size and len(data) <= limit:  # it grew since it was measured
+            more = os.read(fd, limit + 1 - len(data))
             if not more:
                 break
             data += more
@@ -268,15 +265,17 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
                 yield doc
             return
     yaml = None
+    limits = yamlread.MANIFESTS
     for first_line, chunk in split_documents(text):
         doc = Document(display, chunk, first_line)
-        if len(chunk) > MAX_DOCUMENT_BYTES:
-            yield _failed(display, chunk, first_line, yamlmessages.too_large("document", MAX_DOCUMENT_BYTES), 0, 0)
+        if len(chunk) > limits.document_bytes:
+            yield _failed(display, chunk, first_line, yamlmessages.too_large("document", limits.document_bytes), 0, 0)
             continue
         try:
             try:
-                doc.data, doc.where = fastyaml.load(chunk, fastyaml.GO_YAML, MAX_DEPTH), fastyaml.Positions(chunk)
-            except (fastyaml.Fallback, YAMLError):
+                doc.data = yamlread.load(chunk, yamlread.GO_YAML, limits.depth)
+                doc.where = yamlread.Positions(chunk)
+            except (yamlread.Fallback, YAMLError):
                 yaml = yaml or _yaml(strict)
                 doc.data = _load_full(yaml, chunk)
         except DuplicateKeyError as exc:
@@ -319,10 +318,10 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
             )
         except YAMLError as exc:
             _fail(doc, f"error unmarshalling resource: {str(exc).splitlines()[0]}", 0, 0)
-        except fastyaml.TooDeep as exc:
+        except yamlread.TooDeep as exc:
             _fail(
                 doc,
-                f"error unmarshalling resource: {yamlmessages.too_deep(MAX_DEPTH)}",
+                f"error unmarshalling resource: {yamlmessages.too_deep(limits.depth)}",
                 exc.line,
                 exc.col,
                 yamlmessages.TOO_DEEP_HINT,
@@ -338,7 +337,7 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
                 0,
                 yamlmessages.TAG_HINT,
             )
-        except aliases.TooManyAliases as exc:
+        except yamlaliases.TooManyAliases as exc:
             _fail(doc, f"error unmarshalling resource: {exc}", exc.line, exc.col)
         _check_object(doc)
         if doc.error is not None or doc.data is not None:
@@ -357,7 +356,9 @@ def _check_object(doc: Document) -> None:
 
 def _load_full(yaml: YAML, chunk: str):
     """Plain data of a document the fast path does not take (anchors, tags, errors to word)."""
-    aliases.check(chunk)  # the fast path takes no aliases; ruamel would share, not copy, them
+    yamlaliases.check(
+        chunk, yamlread.MANIFESTS.alias_nodes
+    )  # the fast path takes no aliases; ruamel would share, not copy, them
     try:
         return yaml.load(chunk)
     except ScannerError as exc:
@@ -367,7 +368,7 @@ def _load_full(yaml: YAML, chunk: str):
         if exc.problem != "found unexpected ':'":
             raise
         data = _yaml(not yaml.allow_duplicate_keys, pure=True).load(chunk)
-        aliases.check_data(data)
+        yamlaliases.check_data(data, yamlread.MANIFESTS.alias_nodes)
         return data
 
 

@@ -2,9 +2,9 @@
 engine locates into a ``generator.diagnostic.Diagnostic``).
 
 A ``Document`` is one YAML document of one file. The fast parse keeps, beside the data, the
-parser events each part came from (``where``), so a finding is located without reading the
-text again; only documents the full loader had to read (anchors, tags) are composed again,
-and only when a finding needs a position.
+reader's position map (``where``, ``yamlread.Positions``: the document is read again for it
+when a finding first needs a position). Documents the full loader had to read (anchors,
+tags, what the bundled libyaml refuses) are composed by ruamel instead, and only then.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from ruamel.yaml.events import ScalarEvent
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from generator.diagnostic import ObjectRef
+from generator.yamlread import Positions
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class Document:
     error: Hit | None = None
     error_line: int = 0
     error_col: int = 0
-    where: Any = field(default=None, repr=False)  # ``fastyaml.load_located``'s map, when it read the document
+    where: Positions | None = field(default=None, repr=False)  # when the reader read the document
     _positions: Any = field(default=None, repr=False)
 
     def _tree(self):
@@ -71,7 +72,8 @@ class Document:
         """The node at ``path`` (a scalar's event or node, None when it does not exist) and the
         0-based line and column of the deepest part of it that does."""
         if self.where is not None:
-            return _walk_events(self.where, path, at_value, first_content_line(self.text))
+            event, mark = self.where.find(path, at_value)
+            return (event, mark.line, mark.column) if mark else (event, first_content_line(self.text), 0)
         node = self._tree()
         line, col = first_content_line(self.text), 0
         if not node:
@@ -91,23 +93,6 @@ class Document:
                 return None, line, col
             line, col = mark.line, mark.column
         return node, line, col
-
-
-def _walk_events(where, path: tuple, at_value: bool, line: int):
-    """``Document._walk`` over the fast parse's event map."""
-    event, inner = where
-    col = 0
-    for i, part in enumerate(path):
-        if isinstance(inner, dict) and part in inner:
-            key_event, event, inner = inner[part]
-            mark = event.start_mark if (i == len(path) - 1 and at_value) else key_event.start_mark
-        elif isinstance(inner, list) and isinstance(part, int) and 0 <= part < len(inner):
-            event, inner = inner[part]
-            mark = event.start_mark
-        else:
-            return None, line, col
-        line, col = mark.line, mark.column
-    return event, line, col
 
 
 def first_content_line(text: str) -> int:

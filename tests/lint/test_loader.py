@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from generator import yamlread
 from generator.lint import lint_paths, loader
 from generator.lint.settings import Settings
 
@@ -36,7 +39,7 @@ def test_non_mapping_document_and_size_limit(tmp_path, monkeypatch):
     path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n# a list\n- 1\n- 2\n")
     findings = lint_paths([str(path)], Settings()).findings
     assert [(f.rule, f.line) for f in findings] == [("K8S001", 6)]
-    monkeypatch.setattr(loader, "MAX_DOCUMENT_BYTES", 10)
+    monkeypatch.setattr(yamlread, "MANIFESTS", dataclasses.replace(yamlread.MANIFESTS, document_bytes=10))
     findings = lint_paths([str(path)], Settings()).findings
     assert {f.rule for f in findings} == {"K8S001"} and "byte limit" in findings[0].message
 
@@ -46,8 +49,11 @@ def test_deep_nesting_is_an_error_not_a_crash(tmp_path):
     path = tmp_path / "deep.yaml"
     path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: " + "[" * 5000 + "]" * 5000 + "\n")
     [finding] = lint_paths([str(path)], Settings()).findings
-    assert (finding.rule, finding.line, finding.col) == ("K8S001", 4, len("data: ") + loader.MAX_DEPTH)
-    assert finding.message == f"error unmarshalling resource: YAML nesting is deeper than {loader.MAX_DEPTH} levels"
+    assert (finding.rule, finding.line, finding.col) == ("K8S001", 4, len("data: ") + yamlread.MANIFESTS.depth)
+    assert (
+        finding.message
+        == f"error unmarshalling resource: YAML nesting is deeper than {yamlread.MANIFESTS.depth} levels"
+    )
     assert finding.hint.startswith("flatten the document")
 
 
@@ -59,8 +65,6 @@ def test_separator_inside_text_splits_only_at_line_start():
 def test_event_builder_gives_the_same_data_as_ruamel():
     """Every fixture document and a set of tricky scalars load alike through both paths."""
     from pathlib import Path
-
-    from generator.lint import fastyaml
 
     yaml = loader._yaml()
     chunks = [
@@ -79,13 +83,13 @@ def test_event_builder_gives_the_same_data_as_ruamel():
         except Exception:  # noqa: BLE001 (syntax-error fixtures: the fallback reports them)
             continue
         try:
-            assert fastyaml.load(chunk) == expected
+            assert yamlread.load(chunk) == expected
             fast += 1
-        except fastyaml.Fallback:
+        except yamlread.Fallback:
             pass
     assert fast > 50
     for text, value in (("a: 500m", "500m"), ("a: 7", 7), ("a: 2024-01-01", "2024-01-01"), ("a: yes", True)):
-        assert fastyaml.load(text) == {"a": value}
+        assert yamlread.load(text) == {"a": value}
 
 
 # go-yaml v2 resolve.go (sigs.k8s.io/yaml, which kubectl and the API server read YAML with)
@@ -125,9 +129,7 @@ def test_event_builder_gives_the_same_data_as_ruamel():
     ],
 )
 def test_plain_scalars_resolve_as_kubernetes_reads_them(text, value):
-    from generator.lint import fastyaml
-
-    resolved = fastyaml.resolve_plain(text)
+    resolved = yamlread.resolve_plain(text)
     assert resolved == value and type(resolved) is type(value)
     assert loader._yaml().load(f"a: !!str x\nb: {text}\n")["b"] == resolved  # the ruamel path agrees
 
@@ -281,16 +283,14 @@ def test_findings_are_located_from_the_event_map_without_composing_the_document(
 def test_only_documents_with_a_finding_are_read_again_for_positions(tmp_path, monkeypatch):
     """The first parse keeps no events; a document is parsed again for its event map only when
     a finding in it needs a position."""
-    from generator.lint import fastyaml
-
     located: list[str] = []
-    original = fastyaml.locate
+    original = yamlread.locate
 
     def recording(text):
         located.append(text)
         return original(text)
 
-    monkeypatch.setattr(fastyaml, "locate", recording)
+    monkeypatch.setattr(yamlread, "locate", recording)
     path = tmp_path / "two.yaml"
     path.write_text(
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good}\n---\n"

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import pytest
 
+from generator import yamlread
 from generator.lint import lint_paths, quantity
 from generator.lint.settings import Settings
 
@@ -281,7 +283,7 @@ def test_a_special_or_missing_file_given_by_name_is_a_usage_error(project, run, 
 def test_files_are_read_only_up_to_the_size_limit(tmp_path, monkeypatch):
     from generator.lint import loader
 
-    monkeypatch.setattr(loader, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(yamlread, "MANIFESTS", dataclasses.replace(yamlread.MANIFESTS, file_bytes=100))
     path = tmp_path / "big.yaml"
     path.write_text("a: " + "x" * 200)
     opened = []

@@ -33,8 +33,7 @@ FAIL:
       profiling: yes
 """
 
-from generator import jsonpath
-from generator.lint import fastyaml
+from generator import jsonpath, yamlread
 from generator.lint.model import Hit
 
 _YAML12_BOOLS = {"true", "True", "TRUE", "false", "False", "FALSE"}
@@ -81,7 +80,7 @@ def _scalar_hint(res, path: tuple) -> str:
     if text is None:
         return ""
     if isinstance(value, str):
-        return fastyaml.out_of_range(text)
+        return yamlread.out_of_range(text)
     if isinstance(value, bool) and text in _YAML12_BOOLS:
         return ""
     shown = ("true" if value else "false") if isinstance(value, bool) else repr(value)

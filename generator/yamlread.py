@@ -1,19 +1,21 @@
-"""Build plain data straight from libyaml's parser events, the way Kubernetes reads YAML.
+"""The one YAML reader: plain data straight from libyaml's parser events, with the limits and
+the position mapper of everything the project reads (cluster inputs, the config file, manifests).
 
 kubectl and the API server read YAML with sigs.k8s.io/yaml, which decodes with go-yaml v2
 (YAML 1.1 resolution) into JSON: ``yes``/``on``/``y`` are booleans, ``0777`` is octal, and
 map keys become strings. ``resolve_plain`` and ``json_key`` follow go-yaml v2's
 ``resolve.go`` (resolveMapList, the ParseInt/ParseUint/ParseFloat chain) and
 sigs.k8s.io/yaml's ``convertToJSONableObject``, so a ConfigMap with ``enabled: yes`` fails
-its schema here as it does on the cluster.
+its schema here as it does on the cluster (``GO_YAML``, lint's resolution). Cluster inputs and
+the config file are read with YAML 1.2 resolution (``Resolution`` is the reader's parameter,
+``generator.yamlpos`` defines theirs).
 
-This is the one YAML reader: cluster inputs and the config file are read by it too, with YAML
-1.2 resolution (``Resolution`` is its parameter, ``generator.yamlpos`` defines theirs).
 ruamel's safe loader spends most of its time in Python, so this builder reads the C
 parser's events, keeping none: positions come from a second read of the few documents a
-position is asked of (``locate``, ``Positions``). Anchors, aliases, explicit tags, complex keys, duplicate keys and more than
-one document raise ``Fallback``; the caller loads those with ruamel, using the same scalar
-resolution, and ruamel words the errors. The test suite checks both give the same data.
+position is asked of (``Positions``, the one path → line and column lookup). Anchors, aliases,
+explicit tags, complex keys, duplicate keys and more than one document raise ``Fallback``;
+the caller loads those with ruamel, using the same scalar resolution, and ruamel words the
+errors. The test suite checks both give the same data.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from _ruamel_yaml import CParser
 from ruamel.yaml.events import (
@@ -37,6 +39,39 @@ from ruamel.yaml.events import (
     SequenceStartEvent,
     StreamEndEvent,
     StreamStartEvent,
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What the reader accepts for one purpose; past a bound, a located error, never a hang,
+    a crash or gigabytes of memory. The values differ by what is read:
+
+    - ``file_bytes``: a cluster input or the config file is a few kilobytes, so 1 MiB means the
+      wrong file; manifests are whole rendered trees or chart output (64 MiB).
+    - ``document_bytes``: kubeconform's per-document buffer (4 MiB) for manifests; an input is
+      one document, bounded as its file is.
+    - ``depth``: a cluster input nests ~6 deep, so 64 levels is generous, and ruamel's round-trip
+      loader (inputs' fallback) recurses, seconds per thousand levels; manifests need more (CRD
+      schemas nest a few dozen levels), 256 stays shallow enough for the rules and validators,
+      which recurse over the data.
+    - ``alias_nodes``: nodes aliases may add beyond those written out ("billion laughs"), the
+      same for both: YAML reuses small blocks, if any (``generator.yamlaliases``).
+    - ``nodes``: all nodes of an input once aliases are expanded (ruamel's round-trip data is
+      copied into plain data, ``yamlpos.to_plain``); manifests have no such bound (None): each
+      document is dropped once checked, and its size and aliases are bounded already.
+    """
+
+    file_bytes: int
+    document_bytes: int
+    depth: int
+    alias_nodes: int
+    nodes: int | None
+
+
+INPUTS = Limits(file_bytes=1024 * 1024, document_bytes=1024 * 1024, depth=64, alias_nodes=100_000, nodes=200_000)
+MANIFESTS = Limits(
+    file_bytes=64 * 1024 * 1024, document_bytes=4 * 1024 * 1024, depth=256, alias_nodes=100_000, nodes=None
 )
 
 
@@ -336,23 +371,94 @@ def _where(event, get, resolution: Resolution):
     return None
 
 
-class Positions:
-    """``locate``'s map of one document, made when a finding in it first needs a position.
+class Mark(NamedTuple):
+    """A 0-based line and column, as libyaml's marks give them."""
 
-    It unpacks as ``(root_event, where)``, like the map itself: most documents have no finding,
-    and keeping every event of every document costs more than reading again the few that do.
+    line: int
+    column: int
+
+
+class Written(NamedTuple):
+    """Where a node is written, in a position map built from something other than parser events
+    (ruamel's round-trip data): it stands where ``locate``'s map holds an event."""
+
+    start_mark: Mark
+
+
+class Positions:
+    """The position map of one document, and the one lookup of a path in it (``find``).
+
+    Inputs and lint both locate through it. Built from text ``load`` read, the map is
+    ``locate``'s, made when first asked for: most documents have nothing to report, and keeping
+    every event of every document costs more than reading again the few that need it
+    (``resolution`` None: the manifests' resolution, ``locate``'s default). ``of`` takes a map
+    built otherwise (the same shape: ``(root, where)``, nodes with a ``start_mark``).
+    Pickled without the events (documents go to and from worker processes): a copy reads again.
     """
 
-    __slots__ = ("_text", "_located")
+    __slots__ = ("_text", "_resolution", "_located")
 
-    def __init__(self, text: str):
-        self._text = text
+    def __init__(self, text: str, resolution: Resolution | None = None):
+        self._text: str | None = text
+        self._resolution = resolution
         self._located: tuple | None = None
 
-    def __iter__(self):
+    @classmethod
+    def of(cls, located: tuple) -> Positions:
+        positions = cls("")
+        positions._text, positions._located = None, located
+        return positions
+
+    def _map(self) -> tuple:
         if self._located is None:
-            self._located = locate(self._text)
-        return iter(self._located)
+            text = self._text or ""
+            self._located = locate(text) if self._resolution is None else locate(text, self._resolution)
+        return self._located
+
+    def __getstate__(self):
+        return self._text, self._resolution, self._located if self._text is None else None
+
+    def __setstate__(self, state) -> None:
+        self._text, self._resolution, self._located = state
+
+    def find(self, path: tuple | list, at_value: bool = False):
+        """``(node, mark)``: what is written at ``path`` (None when the path does not exist) and
+        the 0-based start mark of the deepest part of ``path`` that does: a key's, an item's,
+        or, with ``at_value``, the value's of a last part that is a key (None when not even the
+        first part exists; the root has no mark of its own)."""
+        node, inner = self._map()
+        mark = None
+        last = len(path) - 1
+        for i, part in enumerate(path):
+            if isinstance(inner, dict) and part in inner:
+                key_node, node, inner = inner[part]
+                mark = node.start_mark if (i == last and at_value) else key_node.start_mark
+            elif isinstance(inner, list) and isinstance(part, int) and 0 <= part < len(inner):
+                node, inner = inner[part]
+                mark = node.start_mark
+            else:
+                return None, mark
+        return node, mark
+
+    def table(self) -> dict[tuple, tuple[Mark, Mark]]:
+        """Every path of the document and the marks of its key (its item, in a sequence) and value."""
+        table: dict[tuple, tuple[Mark, Mark]] = {}
+        stack: list[tuple[tuple, Any]] = [((), self._map()[1])]
+        while stack:
+            path, where = stack.pop()
+            if isinstance(where, dict):
+                for key, (key_node, value_node, inner) in where.items():
+                    table[(*path, key)] = (_mark(key_node), _mark(value_node))
+                    stack.append(((*path, key), inner))
+            elif isinstance(where, list):
+                for index, (item_node, inner) in enumerate(where):
+                    table[(*path, index)] = (_mark(item_node),) * 2
+                    stack.append(((*path, index), inner))
+        return table
+
+
+def _mark(node) -> Mark:
+    return Mark(node.start_mark.line, node.start_mark.column)
 
 
 _NODE_STARTS = (MappingStartEvent, SequenceStartEvent, AliasEvent)

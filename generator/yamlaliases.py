@@ -12,20 +12,18 @@ from _ruamel_yaml import CParser
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, ScalarEvent, StreamEndEvent
 
-# nodes aliases may add beyond those written out; manifests reuse small blocks, if any
-MAX_ALIAS_NODES = 100_000
-
 
 class TooManyAliases(Exception):
-    """The document's aliases expand past ``MAX_ALIAS_NODES``."""
+    """The document's aliases expand past the budget (``yamlread.Limits.alias_nodes``)."""
 
-    def __init__(self, line: int, col: int):
-        super().__init__(f"aliases expand this document by more than {MAX_ALIAS_NODES} nodes")
+    def __init__(self, line: int, col: int, budget: int):
+        super().__init__(f"aliases expand this document by more than {budget} nodes")
         self.line, self.col = line, col
 
 
-def check(text: str) -> None:
-    """Raise ``TooManyAliases`` for an alias bomb; parse errors are left to the loader."""
+def check(text: str, budget: int) -> None:
+    """Raise ``TooManyAliases`` when aliases add more than ``budget`` nodes; parse errors are
+    left to the loader."""
     if "*" not in text:
         return
     sizes: dict[str, int] = {}
@@ -50,8 +48,8 @@ def check(text: str) -> None:
         elif kind is AliasEvent:
             size = sizes.get(event.anchor, 1)
             added += size - 1
-            if added > MAX_ALIAS_NODES:
-                raise TooManyAliases(event.start_mark.line, event.start_mark.column)
+            if added > budget:
+                raise TooManyAliases(event.start_mark.line, event.start_mark.column, budget)
         elif isinstance(event, CollectionEndEvent):
             anchor, size = stack.pop()
             if anchor is not None:
@@ -62,7 +60,7 @@ def check(text: str) -> None:
             stack[-1][1] += size
 
 
-def check_data(data) -> None:
+def check_data(data, budget: int) -> None:
     """``check`` for data already loaded, where an alias is a shared object: the tree as
     rules walk it against the nodes written out (for the documents only ruamel's Python
     parser reads)."""
@@ -80,5 +78,5 @@ def check_data(data) -> None:
             known = sizes[id(node)] = 1 + sum(size(child) for child in children)
         return known
 
-    if size(data) - written > MAX_ALIAS_NODES:
-        raise TooManyAliases(0, 0)
+    if size(data) - written > budget:
+        raise TooManyAliases(0, 0, budget)
