@@ -1,0 +1,57 @@
+"""The one reader's position lookup and its limits table."""
+
+from __future__ import annotations
+
+import pickle
+
+from conftest import REPO
+
+from generator import yamlpos, yamlread
+
+TEXT = "a:\n  b: [1, 2]\n  c:\n  - x: 1\n"
+
+
+def _at(positions: yamlread.Positions, path: tuple, at_value: bool = False):
+    node, mark = positions.find(path, at_value)
+    return node, None if mark is None else (mark.line, mark.column)
+
+
+def test_find_gives_the_deepest_written_part_of_a_path():
+    positions = yamlread.Positions(TEXT)
+    node, mark = _at(positions, ("a", "b", 1))
+    assert (node.value, mark) == ("2", (1, 9))
+    assert _at(positions, ("a", "b"), at_value=True)[1] == (1, 5)  # the value, not the key
+    assert _at(positions, ("a", "c", 0, "y")) == (None, (3, 4))  # the item holding the missing key
+    assert _at(positions, ("z",)) == (None, None)  # nothing of the path is written
+
+
+def test_inputs_and_lint_locate_through_the_same_lookup():
+    """An input read by ruamel's round-trip loader (an anchor) is located by the reader's
+    lookup too, as lint's documents are."""
+    fast = yamlpos.load_text(TEXT, "x.yaml")
+    slow = yamlpos.load_text("a: &x\n  b: [1, 2]\n  c:\n  - x: 1\n", "x.yaml")
+    assert isinstance(fast.where, yamlread.Positions) and isinstance(slow.where, yamlread.Positions)
+    assert fast.position(("a", "c", 0, "x")) == slow.position(("a", "c", 0, "x")) == (4, 5)
+
+
+def test_positions_are_pickled_without_events_and_read_again():
+    positions = yamlread.Positions(TEXT)
+    assert _at(positions, ("a", "c"))[1] == (2, 2)
+    copy = pickle.loads(pickle.dumps(positions))
+    assert copy._located is None and _at(copy, ("a", "c"))[1] == (2, 2)
+    located = yamlpos.load_text("a: 1.5\n", "x.yaml")  # ruamel's map has no text to read again
+    assert pickle.loads(pickle.dumps(located)).value_position(("a",)) == (1, 4)
+
+
+def test_docs_name_the_limits_of_the_table():
+    text = " ".join((REPO / "docs" / "lint.md").read_text().split())
+    manifests, inputs = yamlread.MANIFESTS, yamlread.INPUTS
+    for phrase in (
+        f"Files over {manifests.file_bytes >> 20} MiB",
+        f"documents over {manifests.document_bytes >> 20} MiB",
+        f"more than {manifests.depth} levels deep",
+        f"more than {manifests.alias_nodes:,} nodes",
+        f"{inputs.depth} levels and {inputs.file_bytes >> 20} MiB",
+    ):
+        assert phrase in text
+    assert inputs.alias_nodes == manifests.alias_nodes  # "the same alias budget"
