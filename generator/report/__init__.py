@@ -6,6 +6,7 @@ resources that were linted, the rules, the working directory), so formats stay p
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +16,7 @@ if TYPE_CHECKING:  # `FORMATS` is read by the command line's --help, which must 
     from generator.lint.engine import FileResult
 
 FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
+_MODULES = {name: "json_format" if name == "json" else name for name in FORMATS}  # `json` would shadow the library
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
 
 
@@ -75,15 +77,7 @@ class Report:
 
 
 def render(name: str, report: Report) -> str:
-    """The report in format ``name`` (one of ``FORMATS``)."""
-    from generator.report import github, json_format, junit, markdown, sarif, text
-
-    modules = {
-        "text": text,
-        "json": json_format,
-        "sarif": sarif,
-        "junit": junit,
-        "github": github,
-        "markdown": markdown,
-    }
-    return modules[name].format(report)
+    """The report in format ``name`` (one of ``FORMATS``): only that format's module is
+    imported (JUnit's needs ``xml``, which a run that prints JSON does not)."""
+    module = importlib.import_module(f"generator.report.{_MODULES[name]}")
+    return module.format(report)

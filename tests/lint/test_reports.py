@@ -153,3 +153,59 @@ def test_sarif_uri_is_percent_encoded(tmp_path):
         log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
         == "my%20dir/x%FF.yaml"
     )
+
+
+def _dumped(report: Report) -> str:
+    """The JSON format's bytes as ``json.dumps(indent=2)`` writes them."""
+    findings = [
+        {
+            "rule": f.rule,
+            "severity": f.severity,
+            "message": f.message,
+            "file": f.file,
+            "line": f.line,
+            "column": f.col,
+            **({"hint": f.hint} if f.hint else {}),
+            "object": {
+                "apiVersion": f.ref.api_version,
+                "kind": f.ref.kind,
+                "namespace": f.ref.namespace,
+                "name": f.ref.name,
+            },
+        }
+        for f in report.findings
+    ]
+    summary = {
+        "files": len(report.sources),
+        "resources": report.resource_count,
+        "errors": report.count("error"),
+        "warnings": report.count("warning"),
+        "info": report.count("info"),
+    }
+    return json.dumps({"findings": findings, "summary": summary}, indent=2) + "\n"
+
+
+def test_json_is_byte_for_byte_what_json_dumps_writes(report, tmp_path):
+    path = tmp_path / "cm.json"
+    path.write_text(
+        '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ä\\"\\\\\\u001e"},'
+        ' "d\\u0000\\udc80\\u00e9\\ud83d\\ude00\\r\\n": 1}'
+    )
+    odd = lint_paths([str(path)], Settings(), display=lambda p: 'dir/ä "x".json')
+    reports = [report, Report(odd.findings, odd.sources, tmp_path), Report([], [], tmp_path)]
+    assert any(f.hint for f in report.findings) and not all(f.hint for f in report.findings)
+    for each in reports:
+        assert render("json", each) == _dumped(each)
+
+
+def test_a_format_imports_only_its_own_module():
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from pathlib import Path; from generator.report import Report, render; "
+        "render('json', Report([], [], Path('.'))); "
+        "print(sorted(m for m in sys.modules if m.startswith(('generator.report.', 'xml'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['generator.report.json_format']"
