@@ -2,12 +2,19 @@
 
 Documents are split on ``---`` lines (as kubeconform and kubectl do), so each keeps its
 line offset in the file and a syntax error in one document leaves the others intact.
-Parsing builds data from the C parser's events (``yamlread``), falling back to ruamel's
-C-backed safe loader for the YAML features manifests rarely use, and to its Python parser
-for what the bundled libyaml is too old to read. Either way scalars and keys come out as
-the API server's reader makes them (go-yaml v2, YAML 1.1: ``yamlread.resolve_plain``);
+Parsing builds data from the C parser's events (``yamlread``, with its ``MANIFESTS``
+limits), falling back to ruamel's C-backed safe loader for the YAML features manifests
+rarely use (anchors, tags, duplicate keys, errors to word), and to its Python parser for
+what the bundled libyaml is too old to read. Either way scalars and keys come out as the
+API server's reader makes them (go-yaml v2, YAML 1.1: ``yamlread.resolve_plain``);
 timestamps stay strings, as they are in the JSON the API server receives. Duplicate keys
 are errors (kubeconform ``-strict``).
+
+The fallback is ruamel's safe loader, not the round-trip loader cluster inputs fall back to
+(``yamlpos``): it takes go-yaml's resolution and tag rules (``_Resolver``, ``_Constructor``),
+which decide what a manifest means on the cluster, and keeps no positions, which only the
+few documents with a finding need (``model.Document`` composes those again). Inputs keep
+YAML 1.2 and the round-trip loader's positions and wording, so the two differ by purpose.
 """
 
 from __future__ import annotations
