@@ -157,17 +157,19 @@ def stages(project: Path) -> None:
         sums[key] += time.process_time() - start
         return value
 
-    for name in names:
-        cluster = clock("inputs", inputs.load_cluster, project_, name)
-        components = clock("evaluation", evaluation.evaluate, project_, cluster)
-        tree = clock("layout", layout.lay_out, project_, cluster, components)
-        check = validator(cluster.spec["kubernetesVersion"], ())
-        clock("checks.validate", checks.validate, tree, check, False, name)
-        clock("checks.lint_rules", checks.lint_rules, tree, cluster, name)
-        lines = clock("fingerprint", fingerprint.input_lines, project_, name, shared)
-        tree.files[fingerprint.SUM_FILE] = clock("fingerprint", fingerprint.sum_file, lines, tree.files)
-        clock("tree (write)", tree_io.write_tree, project_.rendered, tree, name)
-        objects += sum(1 for rel in tree.files if rel.endswith(".yaml"))
+    for start in range(0, len(names), evaluation.MANY):  # as pipeline.render_some
+        chunk = names[start : start + evaluation.MANY]
+        lines = [clock("fingerprint", fingerprint.input_lines, project_, name, shared) for name in chunk]
+        clusters = [clock("inputs", inputs.load_cluster, project_, name) for name in chunk]
+        evaluated = clock("evaluation", evaluation.evaluate_many, project_, clusters)
+        for name, hashes, cluster, components in zip(chunk, lines, clusters, evaluated, strict=True):
+            tree = clock("layout", layout.lay_out, project_, cluster, components)
+            check = validator(cluster.spec["kubernetesVersion"], ())
+            clock("checks.validate", checks.validate, tree, check, False, name)
+            clock("checks.lint_rules", checks.lint_rules, tree, cluster, name)
+            tree.files[fingerprint.SUM_FILE] = clock("fingerprint", fingerprint.sum_file, hashes, tree.files)
+            clock("tree (write)", tree_io.write_tree, project_.rendered, tree, name)
+            objects += sum(1 for rel in tree.files if rel.endswith(".yaml"))
     sums["Jsonnet helper"] = _helper_cpu() - helper_before
     total = sum(sums.values())
     print(f"stages of one serial render of {len(names)} clusters ({objects} objects), CPU:")
