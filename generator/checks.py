@@ -1,36 +1,24 @@
 """The checks of a laid-out tree: every object against its schema, then the lint rules' errors.
 
-Render and check stop a cluster on an error here; its old tree stays.
+Render and check stop a cluster on an error here; its old tree stays. What is found is a
+``Diagnostic`` at the object's file (the validator's ``SchemaProblem``s become one here).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.inputs import Cluster
 from generator.layout import Tree
 from generator.validate import SchemaValidator
 
 
-@dataclass
-class Problem:
-    """Something wrong with a rendered object: ``error`` stops the render, ``warning`` does not."""
-
-    severity: str
-    file: str
-    message: str
-    unchecked_kind: str = ""  # set on "no schema for this kind" warnings, which the CLI groups
-
-    def format(self) -> str:
-        return f"{self.file}: {self.severity}: {self.message}"
-
-
-def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, prefix: str) -> list[Problem]:
-    """Schema problems of every placed object (one missing-schema warning per kind)."""
+def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, prefix: str) -> list[Diagnostic]:
+    """Schema problems of every placed object (one missing-schema warning per kind, which
+    carries lint's rule for it, K8S004, so the command line can sum them up as lint does)."""
     problems = []
     missing_reported: set[tuple[str, str]] = set()
     for placed in tree.placed:
-        shown = f"{prefix}/{placed.relpath}"
+        shown = Location(f"{prefix}/{placed.relpath}")
         for problem in validator.check(placed.obj):
             if problem.kind == "missing-schema":
                 key = (placed.obj["apiVersion"], placed.obj["kind"])
@@ -38,20 +26,22 @@ def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, pref
                     continue
                 missing_reported.add(key)
                 message = f"{problem.message}: not schema-checked"
+                ref = ObjectRef(placed.obj["apiVersion"], placed.obj["kind"])
                 if require_schemas:
-                    problems.append(Problem("error", shown, message + " (--require-schemas)"))
+                    problems.append(
+                        Diagnostic(shown, "error", message + " (--require-schemas)", rule="K8S004", ref=ref)
+                    )
                 else:
-                    kind = f"{placed.obj['kind']} ({placed.obj['apiVersion']})"
-                    problems.append(Problem("warning", shown, message, unchecked_kind=kind))
+                    problems.append(Diagnostic(shown, "warning", message, rule="K8S004", ref=ref))
             else:
                 where = "/".join(str(p) for p in problem.path)
                 problems.append(
-                    Problem("error", shown, f"schema: {('/' + where + ': ') if where else ''}{problem.message}")
+                    Diagnostic(shown, "error", f"schema: {('/' + where + ': ') if where else ''}{problem.message}")
                 )
     return problems
 
 
-def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = None) -> list[Problem]:
+def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = None) -> list[Diagnostic]:
     """The lint rules' errors on the rendered objects, with the config file's lint settings
     (``config`` is its data), so render, check and lint agree.
 
@@ -65,12 +55,7 @@ def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = 
     # error-level rules keep their entry or its absence: a rule may lower a hit it is unsure of
     settings.rules.update({r.ID: "off" for r in REGISTRY if settings.rules.get(r.ID, r.SEVERITY) != "error"})
     objects = [(f"{prefix}/{p.relpath}", tree.files[p.relpath].decode(), p.obj) for p in tree.placed]
-    findings = lint_objects(objects, settings)
-    return [
-        Problem("error", f"{f.file}:{f.line}:{f.col}", f"{f.message} [{f.rule}]")
-        for f in findings
-        if f.severity == "error"
-    ]
+    return [f for f in lint_objects(objects, settings) if f.severity == "error"]
 
 
 def check(
@@ -80,7 +65,7 @@ def check(
     require_schemas: bool,
     prefix: str,
     config: dict | None = None,
-) -> list[Problem]:
+) -> list[Diagnostic]:
     """Schema problems, then the lint rules' errors, of every object of ``tree`` (files shown
     under ``prefix``)."""
     return validate(tree, validator, require_schemas, prefix) + lint_rules(tree, cluster, prefix, config)

@@ -1,28 +1,16 @@
 """The one exception type for user mistakes.
 
 Every error a user can cause (bad input, bad flags, a hostile import) is raised as an
-``InputError`` carrying where it happened and how to fix it; the CLI prints it as
-``path:line:col: error: message`` plus a ``hint:`` line and exits 2. Anything else that
-escapes is a bug in gpu-gitops, not in the user's input.
+``InputError`` carrying its ``Diagnostic``s: where it happened and how to fix it. The CLI
+prints them as ``path:line:col: error: message`` plus a ``hint:`` line and exits 2. Anything
+else that escapes is a bug in gpu-gitops, not in the user's input.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
-
-@dataclass
-class Location:
-    """A position in a file; line and column are 1-based, 0 when unknown."""
-
-    path: str
-    line: int = 0
-    col: int = 0
-
-    def __str__(self) -> str:
-        if self.line:
-            return f"{self.path}:{self.line}:{self.col or 1}"
-        return self.path
+from generator.diagnostic import Diagnostic, Location, format_text
 
 
 class InputError(Exception):
@@ -32,19 +20,46 @@ class InputError(Exception):
 
     def __init__(self, message: str, *, path: str = "", line: int = 0, col: int = 0, hint: str = ""):
         super().__init__(message)
-        self.message = message
-        self.location = Location(path, line, col)
-        self.hint = hint
+        self.diagnostics = [Diagnostic(Location(path, line, col), self.severity, message, hint)]
+
+    @property
+    def diagnostic(self) -> Diagnostic:
+        """The first (for most errors, the only) diagnostic."""
+        return self.diagnostics[0]
+
+    @property
+    def message(self) -> str:
+        return self.diagnostic.message
+
+    @property
+    def location(self) -> Location:
+        return self.diagnostic.location
+
+    @property
+    def hint(self) -> str:
+        return self.diagnostic.hint
+
+    @hint.setter
+    def hint(self, hint: str) -> None:
+        """A hint found after the error was made (inputs word one from the schema)."""
+        self.diagnostics[0] = replace(self.diagnostic, hint=hint)
 
     def format(self) -> str:
-        where = f"{self.location}: " if self.location.path else ""
-        text = f"{where}{self.severity}: {self.message}"
-        if self.hint:
-            text += f"\n  hint: {self.hint}"
-        return text
+        return "\n".join(format_text(d) for d in self.diagnostics)
 
     def __str__(self) -> str:
         return self.format()
+
+    def __reduce__(self):
+        # rebuilt from its diagnostics, so it survives the trip back from a render worker process
+        return (_rebuild, (type(self), self.diagnostics, self.__dict__))
+
+
+def _rebuild(cls: type[InputError], diagnostics: list[Diagnostic], state: dict) -> InputError:
+    error = Exception.__new__(cls)
+    Exception.__init__(error, diagnostics[0].message)
+    error.__dict__.update(state)
+    return error
 
 
 class InputWarning(InputError):
@@ -53,13 +68,6 @@ class InputWarning(InputError):
 
     severity = "warning"
 
-    def __reduce__(self):
-        return (_rebuild_warning, (self.message, self.location.path, self.location.line, self.location.col, self.hint))
-
-
-def _rebuild_warning(message: str, path: str, line: int, col: int, hint: str) -> InputWarning:
-    return InputWarning(message, path=path, line=line, col=col, hint=hint)
-
 
 class InputErrors(InputError):
     """Several independent input errors found in one pass, reported together."""
@@ -67,10 +75,4 @@ class InputErrors(InputError):
     def __init__(self, errors: list[InputError]):
         super().__init__(errors[0].message, path=errors[0].location.path)
         self.errors = errors
-
-    def format(self) -> str:
-        return "\n".join(e.format() for e in self.errors)
-
-    def __reduce__(self):
-        # rebuilt from the list, so the errors survive the trip back from a render worker process
-        return (InputErrors, (self.errors,))
+        self.diagnostics = [d for e in errors for d in e.diagnostics]

@@ -14,10 +14,17 @@ from generator.inputs import Cluster
 from generator.layout import MAX_FILE_NAME, object_filename
 from generator.paths import Project
 
-ENTRY = "local main = import 'main.libsonnet';\nfunction(spec) main(spec)"
-ENTRY_WITH_OVERRIDES = ENTRY + " + (import 'overrides.libsonnet')"
-# The clusters without Jsonnet of their own, several at a time (see evaluate_many).
-ENTRY_FOR_MANY = "local main = import 'main.libsonnet';\nfunction(specs) [main(spec) for spec in specs]"
+# Overrides patch the keyed components; flatten makes them lists once, after. `tailstrict` merges
+# here, so an override that is no object is blamed on the overrides file, not on the library.
+ENTRY = "local main = import 'main.libsonnet';\nfunction(spec) main.flatten(main.components(spec))"
+ENTRY_WITH_OVERRIDES = (
+    "local main = import 'main.libsonnet';\n"
+    "function(spec) main.flatten(main.components(spec) + (import 'overrides.libsonnet')) tailstrict"
+)
+# ENTRY for several clusters without Jsonnet of their own at a time (see evaluate_many).
+ENTRY_FOR_MANY = (
+    "local main = import 'main.libsonnet';\nfunction(specs) [main.flatten(main.components(spec)) for spec in specs]"
+)
 MANY = 16  # clusters per evaluation of ENTRY_FOR_MANY: ~16 x 13 MiB of engine memory at most
 
 Components = dict[str, list[dict]]
@@ -84,9 +91,11 @@ def _check_shape(result: object, source: str) -> Components:
     for component, objects in result.items():
         if not isinstance(objects, list):
             raise InputError(
-                f"component {component!r} must be a list of objects, got {type(objects).__name__}",
+                f"component {component!r} must be an object of Kubernetes objects (or a list), "
+                f"got {type(objects).__name__}",
                 path=source,
-                hint="an override replaced a component's list with something else",
+                hint="an override replaced the whole component; patch one object with "
+                "'<component>'+: { '<key>'+: {...} } (docs/overrides.md)",
             )
         for i, obj in enumerate(objects):
             meta = obj.get("metadata") if isinstance(obj, dict) else None

@@ -140,6 +140,16 @@ def schema_errors(doc: Located, schema: dict, source: Path | None = None) -> lis
     return [_hinted(_explain(doc, schema, error, lines), schema, error) for error in found]
 
 
+# Keys that inputs once had, by (the mapping they sit in, key): an input written for an older
+# version gets the way forward instead of "unknown key".
+REMOVED_KEYS = {
+    ("localNvme", "devicePattern"): (
+        "disks are now chosen by their /dev/disk/by-id name, which carries the disk model: replace it with "
+        "`diskIdPattern` (e.g. 'nvme-Amazon_EC2_NVMe_Instance_Storage_*'; eks and aks have a default): kernel "
+        "names (/dev/nvmeXnY) cannot tell local disks from remote ones (EBS volumes are NVMe too, on Nitro)"
+    ),
+}
+
 _PLAIN_SCALAR = re.compile(r"[^\s#,\[\]{}]+")
 
 
@@ -163,6 +173,9 @@ def _explain(doc: Located, root: dict, error: jsonschema.ValidationError, lines:
         key = unknown[0]
         close = difflib.get_close_matches(key, allowed, n=1)
         hint = f"did you mean {close[0]!r}?" if close else f"allowed keys here: {', '.join(allowed)}"
+        parent = next((p for p in reversed(path) if isinstance(p, str)), "")
+        if (parent, key) in REMOVED_KEYS:
+            return doc.error(f"{where}.{key} was removed", path + (key,), REMOVED_KEYS[parent, key])
         return doc.error(f"unknown key {key!r} in {where}", path + (key,), hint)
     if error.validator == "type":
         expected: Any = error.validator_value

@@ -284,4 +284,6 @@ def _hint_for(message: str) -> str:
         return "overrides may import only files from libsonnet/ or the cluster's own folder"
     if "not found" in message:
         return "check the import path; it is relative to the importing file or to libsonnet/"
+    if "object + array" in message:  # `'<component>'+: [...]`: a library component is keyed, not a list
+        return "a component is an object keyed by file name: add or patch one object with '<component>'+: { '<key>': ... } (docs/overrides.md)"
     return "the trace points at the Jsonnet expression that failed"

@@ -20,7 +20,7 @@ from generator.errors import InputError
 from generator.paths import Project
 
 if TYPE_CHECKING:
-    from generator.checks import Problem
+    from generator.diagnostic import Diagnostic
     from generator.render import Rendered
     from generator.validate import SchemaValidator
 
@@ -47,7 +47,7 @@ class Outcome:
     leftovers: list[str] = field(default_factory=list)  # of interrupted renders, removed before writing
 
     @property
-    def problems(self) -> list[Problem]:
+    def problems(self) -> list[Diagnostic]:
         return self.rendered.problems if self.rendered else []
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from generator import digests
-from generator.checks import Problem, check
+from generator.checks import check
+from generator.diagnostic import Diagnostic
 from generator.evaluation import Components, evaluate
 from generator.inputs import Cluster
 from generator.layout import Tree, lay_out
@@ -22,10 +23,10 @@ class Rendered:
     cluster: Cluster
     components: Components
     tree: Tree
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Diagnostic] = field(default_factory=list)  # an error stops the render, a warning does not
 
     @property
-    def errors(self) -> list[Problem]:
+    def errors(self) -> list[Diagnostic]:
         return [p for p in self.problems if p.severity == "error"]
 
 
@@ -53,9 +54,6 @@ def render_evaluated(
     digests.check(cluster.spec, cluster.source, components)
     tree = lay_out(project, cluster, components)
     prefix = project.display(project.rendered / cluster.name)
-    problems = [
-        Problem("warning", str(w.location), f"{w.message}\n  hint: {w.hint}" if w.hint else w.message)
-        for w in cluster.warnings
-    ]
+    problems = [d for w in cluster.warnings for d in w.diagnostics]
     problems += check(tree, cluster, validator, require_schemas, prefix, config)
     return Rendered(cluster, components, tree, problems)

@@ -1,13 +1,17 @@
 // The cluster's spec fanned out to the components: the only file that knows every component.
 //
+// The generator evaluates `flatten(components(spec) + overrides)`: an overrides.libsonnet is a
+// mixin on the components, and they are flattened to lists once, after it (docs/overrides.md).
+//
 // `values::` holds one parameter object per component, derived from the validated and fully
-// defaulted spec (schemas/cluster.schema.json). An overrides.libsonnet mixin may patch
-// `values+::` (late-bound, so the components see the patched values) or a component's list,
-// and add components of its own (docs/overrides.md).
+// defaulted spec (schemas/cluster.schema.json). Each component is an object of Kubernetes
+// objects keyed by the file each renders to (k.keyed). An override may patch `values+::`
+// (late-bound, so the components see the patched values), patch one object of a component
+// with `+:` or hide it with `::`, and add components of its own.
 local providers = import 'providers.json';
 local registry = import 'registry.json';
 
-function(spec) {
+local components(spec) = {
   local common = {
     cluster: spec.name,
     // The provider's conventions (providers.json): components branch on these facts, never on
@@ -65,4 +69,30 @@ function(spec) {
   local registered = std.set([c.name for c in registry.components]),
   local missing = std.setDiff(registered, std.objectFields(self)),
   assert missing == [] : 'components in registry.json must all be rendered; missing: ' + std.join(', ', missing),
+};
+
+// A keyed component's objects in key order, its hidden fields left out. An object without a
+// kind is a patch (`+:`) of a key the component does not have, most likely mistyped.
+local objectsOf(name, component) = [
+  local o = component[key];
+  if std.isObject(o) && !std.objectHas(o, 'kind') then
+    error "component '%s' has no object '%s' to patch: an object's key is the name of its rendered file without .yaml (docs/overrides.md)" % [name, key]
+  else o
+  for key in std.objectFields(component)
+];
+
+// {component: [objects]} as the generator lays it out. A component an override adds or
+// replaces may be a list, taken as it is; anything else is passed on for the generator to
+// refuse with the component's name.
+local flatten(patched) = {
+  [name]: (
+    local component = patched[name];
+    if std.isObject(component) then objectsOf(name, component) else component
+  )
+  for name in std.objectFields(patched)
+};
+
+{
+  components:: components,
+  flatten:: flatten,
 }

@@ -116,6 +116,14 @@ CASES = [
         "wrong format",
         "glob",
     ),
+    (
+        "removed-key-has-migration-hint",
+        'diskIdPattern: "nvme-Microsoft_NVMe_Direct_Disk_*"',
+        'devicePattern: "/dev/nvme[1-9]n1"',
+        "devicePattern",
+        "nodePools[1].localNvme.devicePattern was removed",
+        "replace it with `diskIdPattern`",
+    ),
     ("minimum", "perNode: 8, nodes: 4}", "perNode: 0, nodes: 4}", "perNode: 0", "less than the minimum", ""),
 ]
 
@@ -257,8 +265,8 @@ def test_one_bad_cluster_does_not_stop_the_others(project, run):
 def _leak(expr: str) -> str:
     """An override that tries to commit a file's content into a ConfigMap."""
     return (
-        "{ 'workload-isolation'+: [{apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'leak'}, "
-        f"data: {{x: {expr}}}}}] }}"
+        "{ 'workload-isolation'+: { configmap_leak: {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'leak'}, "
+        f"data: {{x: {expr}}}}} }} }}"
     )
 
 
@@ -336,6 +344,38 @@ def test_override_with_a_non_object_is_an_error(project, run):
     assert "item 0 is not a Kubernetes object" in result.stderr
 
 
+def test_override_adding_a_list_to_a_keyed_component_says_how_to_add_an_object(project, run):
+    _overrides(project, "{ 'workload-isolation'+: [{apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'x'}}] }")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert "binary operation object + array" in result.stderr
+    assert "hint: a component is an object keyed by file name: add or patch one object with " in result.stderr
+    assert not (project / "rendered" / CLUSTER).exists()
+
+
+def test_override_patching_a_key_the_component_lacks_names_the_key(project, run):
+    _overrides(
+        project, "{ 'workload-isolation'+: { 'namespace_gpu-trainin'+: { metadata+: { labels+: { a: 'b' } } } } }"
+    )
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert (
+        "error: component 'workload-isolation' has no object 'namespace_gpu-trainin' to patch: an object's key "
+        "is the name of its rendered file without .yaml (docs/overrides.md)\n"
+    ) in result.stderr
+    assert not (project / "rendered" / CLUSTER).exists()
+
+
+def test_override_replacing_a_component_with_neither_object_nor_list_names_it(project, run):
+    _overrides(project, "{ keda: 5 }")
+    result = run(project, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        f"clusters/{CLUSTER}/overrides.libsonnet: error: component 'keda' must be an object of Kubernetes objects (or a list), got int"
+    )
+    assert "hint: an override replaced the whole component; patch one object with" in result.stderr
+
+
 @pytest.mark.parametrize(
     "meta, fragment",
     [
@@ -349,7 +389,9 @@ def test_override_with_a_non_object_is_an_error(project, run):
     ids=["name-traversal", "namespace-traversal", "namespace-int", "space", "underscore", "file-name-too-long"],
 )
 def test_object_names_that_are_unsafe_file_names_are_refused(project, run, tmp_path, meta, fragment):
-    _overrides(project, "{ 'workload-isolation'+: [{apiVersion: 'v1', kind: 'ConfigMap', metadata: " + meta + "}] }")
+    _overrides(
+        project, "{ 'workload-isolation'+: { x: {apiVersion: 'v1', kind: 'ConfigMap', metadata: " + meta + "} } }"
+    )
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert f"clusters/{CLUSTER}/overrides.libsonnet: error: component 'workload-isolation'" in result.stderr
@@ -417,7 +459,7 @@ def test_overrides_loop_is_stopped_at_the_cpu_bound(project, run):
     _overrides(
         project,
         "{ values+:: { spin:: std.foldl(function(a, x) a + x, std.range(1, 2147483647), 0) },\n"
-        "  'workload-isolation'+: [] + (if $.values.spin > 0 then [] else []) }\n",
+        "  'workload-isolation'+: {} + (if $.values.spin > 0 then {} else {}) }\n",
     )
     result = run(project, "render", CLUSTER, env={"GPU_GITOPS_JSONNET_CPU_SECONDS": "1"})
     assert result.exit_code == 2
@@ -429,7 +471,7 @@ def test_overrides_loop_is_stopped_at_the_cpu_bound(project, run):
 
 
 def test_overrides_huge_string_is_stopped_at_the_memory_bound(project, run):
-    _overrides(project, "{ 'workload-isolation'+: [] + (if std.length(std.repeat('ab', 1e10)) > 0 then [] else []) }\n")
+    _overrides(project, "{ 'workload-isolation'+: {} + (if std.length(std.repeat('ab', 1e10)) > 0 then {} else {}) }\n")
     result = run(project, "render", CLUSTER, env={"GPU_GITOPS_JSONNET_MEMORY_MIB": "256"})
     assert result.exit_code == 2
     assert result.stderr.startswith(
@@ -439,7 +481,7 @@ def test_overrides_huge_string_is_stopped_at_the_memory_bound(project, run):
 
 
 def test_overrides_runaway_recursion_is_located(project, run):
-    _overrides(project, "local f(n) = f(n + 1) + 1;\n{ 'workload-isolation'+: [] + (if f(0) > 0 then [] else []) }\n")
+    _overrides(project, "local f(n) = f(n + 1) + 1;\n{ 'workload-isolation'+: {} + (if f(0) > 0 then {} else {}) }\n")
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert result.stderr.startswith(
@@ -467,7 +509,7 @@ def test_overrides_import_of_non_utf8_text_is_located(project, run):
 
 
 def test_overrides_std_trace_reaches_stderr(project, run):
-    _overrides(project, "{ 'workload-isolation'+: std.trace('checking overrides', []) }\n")
+    _overrides(project, "{ 'workload-isolation'+: std.trace('checking overrides', {}) }\n")
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 0, result.stderr
     assert "checking overrides" in result.stderr

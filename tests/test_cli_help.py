@@ -29,3 +29,15 @@ def test_help_has_an_example(words):
     result = CliRunner().invoke(cli, [*words, "--help"])
     assert result.exit_code == 0
     assert "Example" in result.stdout and f"gpu-gitops {' '.join(words)}" in result.stdout
+
+
+def test_every_command_is_in_the_family_table_that_loads_it():
+    """The root group imports a command's module on first use: the table must name each one."""
+    from importlib import import_module
+
+    from generator.cli import FAMILIES
+
+    for family in set(FAMILIES.values()):
+        names = {command.name for command in import_module(f"generator.cli.{family}").COMMANDS}
+        assert names == {name for name, owner in FAMILIES.items() if owner == family}
+    assert {words[0] for words in COMMANDS} == set(FAMILIES)

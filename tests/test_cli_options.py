@@ -95,3 +95,25 @@ def test_init_outside_a_project_starts_one_in_the_working_folder(tmp_path, monke
     assert invoke("init", "first", "-q").exit_code == 0
     assert (tmp_path / "clusters" / "first" / "cluster.yaml").is_file()
     assert invoke("list").stdout.startswith("first\t")
+
+
+def test_render_names_lints_rule_for_a_kind_without_a_schema(project, run):
+    """render -v lists each object without a schema as lint does, under the rule that
+    `gpu-gitops explain K8S004` explains; --require-schemas makes it that rule's error."""
+    verbose = run(project, "-v", "render", "aks-h100-training")
+    unchecked = [line for line in verbose.stderr.splitlines() if "not schema-checked" in line]
+    assert unchecked and all(line.endswith(": not schema-checked [K8S004]") for line in unchecked), unchecked
+    strict = run(project, "render", "aks-h100-training", "--require-schemas")
+    assert strict.exit_code == 2
+    assert ": not schema-checked (--require-schemas) [K8S004]\n" in strict.stderr
+
+
+def test_a_warnings_hint_is_coloured_as_an_errors_is(capsys):
+    from generator.cli import Ui
+    from generator.diagnostic import Diagnostic, Location
+
+    ui = Ui(color="always")
+    for severity in ("error", "warning"):
+        ui.diagnostic(Diagnostic(Location("c.yaml", 1, 1), severity, "m", hint="h"))
+    hints = [line for line in capsys.readouterr().err.splitlines() if "hint: h" in line]
+    assert len(hints) == 2 and all(line.startswith("\x1b[36m") for line in hints), hints

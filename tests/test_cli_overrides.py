@@ -13,8 +13,17 @@ from ruamel.yaml import YAML
 from generator import registry
 
 DOC = REPO / "docs" / "overrides.md"
-EXAMPLES = re.findall(r"```jsonnet\n// clusters/([a-z0-9-]+)/overrides\.libsonnet\n(.*?)```", DOC.read_text(), re.S)
+_EXAMPLE = r"```jsonnet\n// clusters/([a-z0-9-]+)/overrides\.libsonnet\n(.*?)```"
+EXAMPLES = re.findall(_EXAMPLE, DOC.read_text(), re.S)
 OWN_LAYER = registry.load(REPO / "libsonnet").own_layer
+
+
+def _example(heading: str) -> tuple[str, str]:
+    """The first example under the doc's ``## <heading>``."""
+    section = DOC.read_text().split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    match = re.search(_EXAMPLE, section, re.S)
+    assert match, f"no example under {heading!r}"
+    return match.group(1), match.group(2)
 
 
 def _read(path: Path) -> dict:
@@ -41,14 +50,19 @@ def test_every_documented_override_renders(project, run, cluster, text):
     assert run(project, "check", cluster).exit_code == 0
 
 
-def test_patching_one_object_changes_only_that_object(project, run):
-    cluster, text = EXAMPLES[0]
-    assert "Namespace" in text
+def _changes(run, project: Path, cluster: str, text: str) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """The cluster's rendered files before and after the override ``text``."""
     assert run(project, "render", cluster).exit_code == 0
     before = _objects(project / "rendered" / cluster)
     _override(project, cluster, text)
-    assert run(project, "render", cluster).exit_code == 0
-    after = _objects(project / "rendered" / cluster)
+    result = run(project, "render", cluster)
+    assert result.exit_code == 0, result.stderr
+    return before, _objects(project / "rendered" / cluster)
+
+
+def test_patching_one_object_changes_only_that_object(project, run):
+    cluster, text = _example("Patch one object")
+    before, after = _changes(run, project, cluster, text)
     assert before.keys() == after.keys()
     assert [rel for rel in before if before[rel] != after[rel]] == [
         "20-workloads/workload-isolation/namespace_gpu-training.yaml"
@@ -57,8 +71,29 @@ def test_patching_one_object_changes_only_that_object(project, run):
     assert ns["metadata"]["labels"]["team.example.com/owner"] == "ml-platform"
 
 
+def test_a_nested_patch_of_a_per_pool_object_keeps_its_other_fields(project, run):
+    cluster, text = [e for e in EXAMPLES if "gpu-node-config-h100" in e[1]][0]
+    before, after = _changes(run, project, cluster, text)
+    rel = "40-per-node/gpu-node-config/daemonset_gpu-operator_gpu-node-config-h100.yaml"
+    assert [r for r in before if before[r] != after.get(r)] == [rel]
+    old, new = (YAML(typ="safe").load(tree[rel]) for tree in (before, after))
+    assert new["spec"]["updateStrategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%"}}
+    del old["spec"]["updateStrategy"], new["spec"]["updateStrategy"]
+    assert new == old
+
+
+def test_removing_one_object_removes_only_its_file(project, run):
+    cluster, text = _example("Remove one object")
+    before, after = _changes(run, project, cluster, text)
+    gone = "20-workloads/workload-isolation/networkpolicy_gpu-training_allow-metrics-scraping.yaml"
+    assert sorted(set(before) - set(after)) == [gone]
+    changed = [rel for rel in after if before[rel] != after[rel]]
+    assert changed == ["20-workloads/workload-isolation/kustomization.yaml"]
+    assert gone.rsplit("/", 1)[1] not in _read(project / "rendered" / cluster / changed[0])["resources"]
+
+
 def test_an_own_component_renders_into_its_layer_and_is_synced_last(project, run):
-    cluster, text = EXAMPLES[1]
+    cluster, text = _example("Add a component of your own")
     _override(project, cluster, text)
     assert run(project, "render", cluster).exit_code == 0
     tree = project / "rendered" / cluster

@@ -12,6 +12,10 @@ from generator.inputs import load_cluster
 from generator.paths import Project
 
 CLUSTER = "aks-h100-training"
+# a component of the cluster's own, keyed like the library's
+OWN = (
+    "{ 'team-settings': { x: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'default' } } } }"
+)
 
 
 def _copy_cluster(project: Project, source: str, name: str) -> None:
@@ -32,11 +36,11 @@ def _alone(project: Project, names: list[str]) -> list:
 
 def test_the_examples_evaluated_together_give_what_each_gives_alone(project):
     proj = Project(project)
-    (project / "clusters" / CLUSTER / "overrides.libsonnet").write_text("{ keda: [] }")
+    (project / "clusters" / CLUSTER / "overrides.libsonnet").write_text(OWN)
     clusters = [load_cluster(proj, name) for name in EXAMPLES]
     together = evaluation.evaluate_many(proj, clusters)
     assert together == _alone(proj, EXAMPLES)
-    assert together[EXAMPLES.index(CLUSTER)]["keda"] == []  # its overrides, evaluated on its own
+    assert together[EXAMPLES.index(CLUSTER)]["team-settings"][0]["kind"] == "ConfigMap"  # its overrides.libsonnet
 
 
 def test_more_clusters_than_one_evaluation_takes_keep_their_order(project, monkeypatch):
@@ -52,9 +56,13 @@ def test_more_clusters_than_one_evaluation_takes_keep_their_order(project, monke
 def test_a_cluster_the_library_fails_on_gets_its_own_error_and_the_others_their_components(project):
     proj = Project(project)
     main = project / "libsonnet" / "main.libsonnet"
+    text = main.read_text()
+    assert "local components(spec) = {" in text
     main.write_text(
-        main.read_text().replace(
-            "function(spec) {", "function(spec) assert spec.name != 'refused' : 'this cluster is refused';\n{", 1
+        text.replace(
+            "local components(spec) = {",
+            "local components(spec) = assert spec.name != 'refused' : 'this cluster is refused';\n{",
+            1,
         )
     )
     _copy_cluster(proj, CLUSTER, "refused")
@@ -68,8 +76,9 @@ def test_a_cluster_the_library_fails_on_gets_its_own_error_and_the_others_their_
 def test_a_cluster_with_a_main_libsonnet_of_its_own_is_evaluated_with_it(project):
     proj = Project(project)
     (project / "clusters" / CLUSTER / "main.libsonnet").write_text(
-        "function(spec) (import '../../libsonnet/main.libsonnet')(spec) + { cilium: [] }"
+        "local lib = import '../../libsonnet/main.libsonnet';\n"
+        f"lib {{ components(spec):: lib.components(spec) + {OWN} }}"
     )
     together = evaluation.evaluate_many(proj, [load_cluster(proj, name) for name in EXAMPLES])
-    assert together[EXAMPLES.index(CLUSTER)]["cilium"] == []
+    assert together[EXAMPLES.index(CLUSTER)]["team-settings"][0]["kind"] == "ConfigMap"
     assert together == _alone(proj, EXAMPLES)

@@ -2,21 +2,36 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from conftest import REPO
 
+from generator.cli import cli
 from generator.fingerprint import SUM_FILE
 
 CLUSTER = "aks-h100-training"
 
 
+@pytest.fixture(scope="module")
+def rendered_once(tmp_path_factory) -> Path:
+    """The examples rendered once; tests change their own copy (``rendered_project``)."""
+    root = tmp_path_factory.mktemp("fingerprint") / "proj"
+    for name in ("clusters", "libsonnet", "schemas"):
+        shutil.copytree(REPO / name, root / name)
+    result = CliRunner().invoke(cli, ["--root", str(root), "--color", "never", "render"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return root
+
+
 @pytest.fixture
-def rendered_project(project, run):
-    assert run(project, "render").exit_code == 0
-    return project
+def rendered_project(rendered_once, tmp_path) -> Path:
+    """A copy of the rendered project, files and folders with their modes as render wrote them."""
+    return Path(shutil.copytree(rendered_once, tmp_path / "proj", symlinks=True))
 
 
 @pytest.fixture

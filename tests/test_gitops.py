@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import crd_args, needs_crd_schemas
+from conftest import needs_crd_schemas
 from ruamel.yaml import YAML
 
 from generator import gitops, inputs, registry
@@ -166,8 +166,8 @@ def test_layer_facts_mark_custom_resources(project):
 
 
 @needs_crd_schemas()
-def test_examples_render_valid_gitops_objects_upstream(project, run):
-    result = run(project, "render", "--require-schemas", *crd_args())
+def test_examples_render_valid_gitops_objects_upstream(strict_render):
+    project, result = strict_render  # rendered with --require-schemas and the upstream locations
     assert result.exit_code == 0, result.output + result.stderr
     for cluster in ("aks-h100-training", "eks-mi300x-inference", "ocp-a100-tuned"):
         folder = project / "rendered" / cluster / "gitops"

@@ -249,7 +249,7 @@ def test_committed_render_is_current_and_valid_upstream(run):
 @needs_crd_schemas()
 def test_require_schemas_makes_unknown_kinds_errors(project, run):
     (project / "clusters" / CLUSTER / "overrides.libsonnet").write_text(
-        "{ 'workload-isolation'+: [{apiVersion: 'example.com/v1', kind: 'Widget', metadata: {name: 'w'}}] }"
+        "{ 'workload-isolation'+: { widget_w: {apiVersion: 'example.com/v1', kind: 'Widget', metadata: {name: 'w'}} } }"
     )
     warn = run(project, "render", CLUSTER, *crd_args())
     assert warn.exit_code == 0

@@ -6,6 +6,7 @@ import pytest
 
 from generator import fingerprint
 from generator.checks import lint_rules
+from generator.diagnostic import format_text
 from generator.errors import InputError
 from generator.inputs import load_cluster
 from generator.layout import build_tree
@@ -59,7 +60,7 @@ def test_a_rule_the_config_raises_to_error_still_runs_and_reports(project):
     cluster, tree = _tree(project)
     problems = lint_rules(tree, cluster, "rendered/x", {"lint": {"rules": {"GPU007": "error"}}})
     assert [p.severity for p in problems] == ["error"]
-    assert "[GPU007]" in problems[0].format() and problems[0].file.startswith("rendered/x/20-workloads/")
+    assert "[GPU007]" in format_text(problems[0]) and problems[0].file.startswith("rendered/x/20-workloads/")
 
 
 def test_jsonschema_runs_only_to_explain_a_failure():

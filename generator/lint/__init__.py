@@ -10,15 +10,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from generator.diagnostic import Diagnostic
     from generator.lint.engine import Result
-    from generator.lint.model import Finding
     from generator.lint.settings import Settings
     from generator.validate import SchemaValidator
 
 # The linter's modules (YAML parser, JSON Schema, rules) are imported when a function here
 # runs, or when one of the names below is first read: importing a submodule such as
 # ``generator.lint.settings`` (the config file reads it) loads only that submodule.
-_LAZY = {"Engine": "engine", "Result": "engine", "Finding": "model", "Resource": "model", "Settings": "settings"}
+_LAZY = {"Engine": "engine", "Result": "engine", "Resource": "model", "Settings": "settings"}
 
 
 def __getattr__(name: str):
@@ -65,7 +65,7 @@ def lint_paths(
     return engine.finish(check_files(engine, files, display, store, jobs))
 
 
-def lint_objects(objects: list[tuple[str, str, dict]], settings: Settings) -> list[Finding]:
+def lint_objects(objects: list[tuple[str, str, dict]], settings: Settings) -> list[Diagnostic]:
     """Rule findings (no schema checks: render has done them) for ``(file, text, object)`` triples."""
     from generator.lint.engine import Engine
     from generator.lint.loader import Source
@@ -79,4 +79,4 @@ def lint_objects(objects: list[tuple[str, str, dict]], settings: Settings) -> li
     return engine.run(sources).findings
 
 
-__all__ = ["Engine", "Finding", "Resource", "Result", "Settings", "lint_objects", "lint_paths", "make_validator"]
+__all__ = ["Engine", "Resource", "Result", "Settings", "lint_objects", "lint_paths", "make_validator"]

@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 
 import generator
+from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.lint.engine import FileResult
-from generator.lint.model import Finding, ObjectRef
 from generator.lint.settings import Settings
 from generator.validate import SchemaValidator, kubernetes
 from generator.validate.locations import template_variables
@@ -198,14 +198,14 @@ def _remove(path: Path) -> None:
         pass
 
 
-def _finding(f: Finding) -> list:
+def _finding(f: Diagnostic) -> list:
     ref = f.ref
     return [f.rule, f.severity, f.message, f.line, f.col, [ref.api_version, ref.kind, ref.namespace, ref.name], f.hint]
 
 
-def _unfinding(shown: str, data: list) -> Finding:
+def _unfinding(shown: str, data: list) -> Diagnostic:
     rule, severity, message, line, col, ref, hint = data
-    return Finding(rule, severity, message, shown, line, col, ObjectRef(*ref), hint)
+    return Diagnostic(Location(shown, line, col), severity, message, hint, rule, ObjectRef(*ref))
 
 
 def _entry(result: FileResult) -> dict:

@@ -20,9 +20,10 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.lint import suppress
 from generator.lint.loader import Source, resources_of
-from generator.lint.model import Document, Finding, Hit, ObjectRef, Resource
+from generator.lint.model import Document, Hit, Resource
 from generator.lint.rules import REGISTRY
 from generator.lint.settings import Settings
 from generator.validate import SchemaValidator
@@ -73,8 +74,8 @@ class FileResult:
     display: str
     refs: list[ObjectRef] = field(default_factory=list)
     objects: int = 0  # cluster objects (Kustomize's own files are not)
-    findings: list[tuple[Finding, str]] = field(default_factory=list)
-    facts: list[tuple[str, tuple, Finding | None]] = field(default_factory=list)
+    findings: list[tuple[Diagnostic, str]] = field(default_factory=list)
+    facts: list[tuple[str, tuple, Diagnostic | None]] = field(default_factory=list)
     namespaces: list[tuple[str, object]] = field(default_factory=list)
     warnings: dict[str, None] = field(default_factory=dict)  # the validator's, about the kinds checked here
 
@@ -83,7 +84,7 @@ class FileResult:
 class Result:
     """Findings and what each linted file held; ``report.Report`` counts and formats them."""
 
-    findings: list[Finding]
+    findings: list[Diagnostic]
     sources: list[FileResult]
 
 
@@ -163,7 +164,7 @@ class Engine:
                 (fact, finding) for result in results for rule_id, fact, finding in result.facts if rule_id == rule.ID
             ]
             findings.extend(rule.check(facts, self.ctx))
-        findings.sort(key=Finding.sort_key)
+        findings.sort(key=Diagnostic.sort_key)
         return Result(findings, results)
 
     def _check_document(self, doc: Document, result: FileResult) -> None:
@@ -171,14 +172,12 @@ class Engine:
             for hit in rule.check(doc, self.ctx):
                 result.findings.append(
                     (
-                        Finding(
-                            rule.ID,
+                        Diagnostic(
+                            Location(doc.file, doc.error_line or 1, doc.error_col or 1),
                             self.severity[rule.ID],
                             hit.message,
-                            doc.file,
-                            doc.error_line or 1,
-                            doc.error_col or 1,
-                            hint=hit.hint,
+                            hit.hint,
+                            rule.ID,
                         ),
                         "",
                     )
@@ -216,14 +215,12 @@ class Engine:
             if "K8S001" in self.severity:
                 result.findings.append(
                     (
-                        Finding(
-                            "K8S001",
+                        Diagnostic(
+                            Location(res.document.file, res.document.first_line + 1, 1),
                             self.severity["K8S001"],
                             "nesting is too deep to check",
-                            res.document.file,
-                            res.document.first_line + 1,
-                            1,
-                            res.ref,
+                            rule="K8S001",
+                            ref=res.ref,
                         ),
                         "",
                     )
@@ -245,7 +242,7 @@ class Engine:
             seen.update(validator.warnings)
             validator.warnings = seen
 
-    def _locate(self, rule_id: str, res: Resource, hit: Hit) -> Finding | None:
+    def _locate(self, rule_id: str, res: Resource, hit: Hit) -> Diagnostic | None:
         """The finding for a hit, or None when the object or the config file suppresses it."""
         if rule_id != "LINT001" and rule_id in suppress.annotated(res, self.ctx.rule_ids):
             return None
@@ -258,4 +255,4 @@ class Engine:
         severity = self.severity[rule_id]
         if hit.severity and rule_id not in self.settings.rules:  # the rule lowered it; the config decides
             severity = hit.severity
-        return Finding(rule_id, severity, hit.message, file, line, col, res.ref, hit.hint)
+        return Diagnostic(Location(file, line, col), severity, hit.message, hit.hint, rule_id, res.ref)

@@ -22,9 +22,10 @@ import subprocess
 from collections.abc import Iterable
 
 from generator import jsonpath, schemasync
+from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.errors import InputError
 from generator.lint.loader import Source
-from generator.lint.model import Finding, Hit, ObjectRef, Resource
+from generator.lint.model import Hit, Resource
 from generator.lint.settings import Settings
 from generator.validate import kubernetes
 
@@ -140,7 +141,7 @@ def _dotted_pointers(msg: str, obj: object) -> str:
     return _QUOTED_POINTER.sub(lambda m: f"{m[1]}'{jsonpath.dotted(_pointer(m[2], obj)) or '(top level)'}'", msg)
 
 
-def findings(output: dict, sources: list[Source], display) -> list[Finding]:
+def findings(output: dict, sources: list[Source], display) -> list[Diagnostic]:
     """kubeconform's invalid and error results as findings located in our documents."""
     by_file = {s.display: s.resources for s in sources}
     out = []
@@ -160,7 +161,7 @@ def findings(output: dict, sources: list[Source], display) -> list[Finding]:
             line, col = res.position(Hit("", path)) if res else (1, 1)
             msg = _dotted_pointers(msg, obj)
             text = f"kubeconform: {jsonpath.dotted(path)}: {msg}" if path else f"kubeconform: {msg}"
-            out.append(Finding(rule, "error", text, file, line, col, ref))
+            out.append(Diagnostic(Location(file, line, col), "error", text, rule=rule, ref=ref))
     return out
 
 
@@ -189,7 +190,7 @@ def _match(resources: Iterable[Resource], entry: dict) -> Resource | None:
     return None
 
 
-def merge(ours: list[Finding], theirs: list[Finding]) -> list[Finding]:
+def merge(ours: list[Diagnostic], theirs: list[Diagnostic]) -> list[Diagnostic]:
     """Ours plus theirs, without a second copy of a problem we already report at the same line."""
     seen = {(f.rule, f.file, f.line) for f in ours}
-    return sorted(ours + [f for f in theirs if (f.rule, f.file, f.line) not in seen], key=Finding.sort_key)
+    return sorted(ours + [f for f in theirs if (f.rule, f.file, f.line) not in seen], key=Diagnostic.sort_key)

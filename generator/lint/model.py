@@ -1,4 +1,5 @@
-"""The data lint passes around: documents, resources, hits and findings.
+"""The data lint passes around: documents, resources and hits (a rule's report, which the
+engine locates into a ``generator.diagnostic.Diagnostic``).
 
 A ``Document`` is one YAML document of one file. The fast parse keeps, beside the data, the
 parser events each part came from (``where``), so a finding is located without reading the
@@ -16,36 +17,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import ScalarEvent
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-
-@dataclass(frozen=True)
-class ObjectRef:
-    api_version: str = ""
-    kind: str = ""
-    namespace: str = ""
-    name: str = ""
-
-    def __str__(self) -> str:
-        if not self.kind:
-            return ""
-        where = f"{self.namespace}/" if self.namespace else ""
-        return f"{self.kind} {where}{self.name}"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One problem at one place: what every output format is made from."""
-
-    rule: str
-    severity: str
-    message: str
-    file: str
-    line: int
-    col: int
-    ref: ObjectRef = ObjectRef()
-    hint: str = ""
-
-    def sort_key(self):
-        return (self.file, self.line, self.col, self.rule, self.message)
+from generator.diagnostic import ObjectRef
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Output formats for lint findings: one module a format, each ``format(report) -> str``.
 
-``Report`` carries everything a format may need (findings, the files and resources that
-were linted, the rules, the working directory), so formats stay pure functions.
+``Report`` carries everything a format may need (the findings, ``Diagnostic``s; the files and
+resources that were linted, the rules, the working directory), so formats stay pure functions.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # `FORMATS` is read by the command line's --help, which must not load the linter
+    from generator.diagnostic import Diagnostic
     from generator.lint.engine import FileResult
-    from generator.lint.model import Finding
 
 FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
@@ -54,7 +54,7 @@ def _escape(char: str, surrogate_bytes: bool) -> str:
 
 @dataclass
 class Report:
-    findings: list[Finding]
+    findings: list[Diagnostic]
     sources: list[FileResult] = field(default_factory=list)
     workdir: Path = Path(".")
     color: bool = False

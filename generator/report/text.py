@@ -1,24 +1,28 @@
 """``path:line:col: severity: message [RULE-ID]``, one finding a line (editors and CI parse it),
-followed by an indented ``  hint:`` line where the finding has one (YAML errors)."""
+followed by an indented ``  hint:`` line where the finding has one (YAML errors).
+
+The line is ``generator.diagnostic.format_text``'s, as render and check print theirs; what
+came from the linted files (names, quoted keys) is escaped first, so it cannot forge a line.
+"""
 
 from __future__ import annotations
 
-import click
+from dataclasses import replace
 
+from generator.diagnostic import Diagnostic, Location, format_text
 from generator.report import shown_name, shown_text
 
-_COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
 
-
-def line(finding, color: bool = False) -> str:
-    severity = finding.severity
-    if color:
-        severity = click.style(severity, fg=_COLOURS[finding.severity], bold=True)
-    text = (
-        f"{shown_name(finding.file)}:{finding.line}:{finding.col}: {severity}: {shown_text(finding.message)} "
-        f"[{finding.rule}]"
-    )
-    return text + (f"\n  hint: {shown_text(finding.hint)}" if finding.hint else "")
+def line(finding: Diagnostic, color: bool = False) -> str:
+    where, message, hint = finding.location, finding.message, finding.hint
+    if not (where.path.isprintable() and message.isprintable() and hint.isprintable()):
+        finding = replace(
+            finding,
+            location=Location(shown_name(where.path), where.line, where.col),
+            message=shown_text(message),
+            hint=shown_text(hint),
+        )
+    return format_text(finding, color)
 
 
 def format(report) -> str:

@@ -184,5 +184,7 @@ function(params)
     },
   };
 
-  if !a.enabled || std.length(namespaces) == 0 || std.length(vendors) == 0 || std.length(validations) == 0 then []
-  else [policy, binding]
+  k.keyed(
+    if !a.enabled || std.length(namespaces) == 0 || std.length(vendors) == 0 || std.length(validations) == 0 then []
+    else [policy, binding]
+  )

@@ -160,6 +160,8 @@ function(params)
       },
     };
 
-  if std.length(pools) == 0 then []
-  else if p.amd.mode == 'operator' then [deviceConfig(x) for x in pools]
-  else labellerRbac + std.flattenArrays([[devicePlugin(x), labeller(x)] for x in pools])
+  k.keyed(
+    if std.length(pools) == 0 then []
+    else if p.amd.mode == 'operator' then [deviceConfig(x) for x in pools]
+    else labellerRbac + std.flattenArrays([[devicePlugin(x), labeller(x)] for x in pools])
+  )

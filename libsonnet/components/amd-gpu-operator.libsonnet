@@ -28,7 +28,9 @@ function(params)
     // the nodes that amd-device-plugin's per-pool DeviceConfigs already cover.
     crds: { defaultCR: { install: false, upgrade: false } },
   };
-  if p.amd.mode != 'operator' || std.length(pools) == 0 then []
-  else [
-    k.namespace(p.namespace, k.labels('amd-gpu-operator') + { 'pod-security.kubernetes.io/enforce': 'privileged' }),
-  ] + helm.release(p, 'amd-gpu-operator', p.namespace, p.repoURL, p.chart, p.amd.operatorVersion, values)
+  k.keyed(
+    if p.amd.mode != 'operator' || std.length(pools) == 0 then []
+    else [
+      k.namespace(p.namespace, k.labels('amd-gpu-operator') + { 'pod-security.kubernetes.io/enforce': 'privileged' }),
+    ] + helm.release(p, 'amd-gpu-operator', p.namespace, p.repoURL, p.chart, p.amd.operatorVersion, values)
+  )

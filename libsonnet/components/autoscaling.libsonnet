@@ -58,12 +58,14 @@ function(params)
     };
 
   local scaled = [w for w in p.workloads if std.length(w.autoscaling) > 0];
-  std.flattenArrays([
-    (if useAuth then [
-       k.object('keda.sh/v1alpha1', 'TriggerAuthentication', p.authName, w.namespace, k.labels(component, p.authName)) + {
-         spec: { secretTargetRef: [{ parameter: 'bearerToken', name: m.authSecret, key: 'bearerToken' }] },
-       },
-     ] else [])
-    + [scaledObject(w.namespace, a) for a in w.autoscaling]
-    for w in scaled
-  ])
+  k.keyed(
+    std.flattenArrays([
+      (if useAuth then [
+         k.object('keda.sh/v1alpha1', 'TriggerAuthentication', p.authName, w.namespace, k.labels(component, p.authName)) + {
+           spec: { secretTargetRef: [{ parameter: 'bearerToken', name: m.authSecret, key: 'bearerToken' }] },
+         },
+       ] else [])
+      + [scaledObject(w.namespace, a) for a in w.autoscaling]
+      for w in scaled
+    ])
+  )

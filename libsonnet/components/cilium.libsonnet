@@ -10,6 +10,7 @@
 // Cilium is bootstrapped once with the same chart version and values; the release rendered here
 // then adopts it and keeps it in Git from there on.
 local helm = import '../lib/helm.libsonnet';
+local k = import '../lib/k.libsonnet';
 
 local defaults = {
   cluster: error 'must provide cluster',
@@ -87,13 +88,15 @@ local valuesOf(c, engine, providerFacts) =
 function(params)
   local p = defaults + params;
   local c = p.cilium;
-  if !c.enabled then []
-  else helm.release(p,
-                    'cilium',
-                    p.namespace,
-                    p.repoURL,
-                    p.chart,
-                    c.version,
-                    std.mergePatch(valuesOf(c, p.gitops.engine, p.providerFacts), c.values),
-                    createNamespace=false,
-                    syncWave=-10)
+  k.keyed(
+    if !c.enabled then []
+    else helm.release(p,
+                      'cilium',
+                      p.namespace,
+                      p.repoURL,
+                      p.chart,
+                      c.version,
+                      std.mergePatch(valuesOf(c, p.gitops.engine, p.providerFacts), c.values),
+                      createNamespace=false,
+                      syncWave=-10)
+  )

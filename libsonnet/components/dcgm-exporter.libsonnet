@@ -116,6 +116,8 @@ function(params)
     },
   };
 
-  if p.nvidia.mode != 'device-plugin' || !p.monitoring.dcgmExporter || std.length(pools) == 0 then []
-  else [daemonSet(x) for x in pools] + [service]
-       + (if p.monitoring.serviceMonitor then [serviceMonitor] else [])
+  k.keyed(
+    if p.nvidia.mode != 'device-plugin' || !p.monitoring.dcgmExporter || std.length(pools) == 0 then []
+    else [daemonSet(x) for x in pools] + [service]
+         + (if p.monitoring.serviceMonitor then [serviceMonitor] else [])
+  )

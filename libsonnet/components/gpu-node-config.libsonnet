@@ -163,5 +163,7 @@ function(params)
       },
     };
 
-  if p.nvidia.mode != 'operator' || std.length(pools) == 0 then []
-  else labellerRbac + (if p.admission.enabled then labellerPolicy else []) + [nodeConfig(x) for x in pools]
+  k.keyed(
+    if p.nvidia.mode != 'operator' || std.length(pools) == 0 then []
+    else labellerRbac + (if p.admission.enabled then labellerPolicy else []) + [nodeConfig(x) for x in pools]
+  )

@@ -208,11 +208,13 @@ function(params)
     },
   ];
 
-  if !p.validation.enabled || std.length(p.gpuPools) == 0 then []
-  else [
-         k.namespace(p.namespace, k.labels(component) + k.podSecurityLabels(if anyPrivileged then 'privileged' else 'baseline', p.kubernetesVersion)),
-         k.object('v1', 'ConfigMap', scriptName, p.namespace, k.labels(component, scriptName)) + {
-           data: { 'validate-gpu-node.sh': p.script },
-         },
-       ] + nodeReader + (if openshift && anyPrivileged then openshiftAccess else [])
-       + [daemonSet(x) for x in p.gpuPools]
+  k.keyed(
+    if !p.validation.enabled || std.length(p.gpuPools) == 0 then []
+    else [
+           k.namespace(p.namespace, k.labels(component) + k.podSecurityLabels(if anyPrivileged then 'privileged' else 'baseline', p.kubernetesVersion)),
+           k.object('v1', 'ConfigMap', scriptName, p.namespace, k.labels(component, scriptName)) + {
+             data: { 'validate-gpu-node.sh': p.script },
+           },
+         ] + nodeReader + (if openshift && anyPrivileged then openshiftAccess else [])
+         + [daemonSet(x) for x in p.gpuPools]
+  )

@@ -10,6 +10,7 @@
 // default to 8080) to one no other KEDA default uses (8081-8084 are taken), so the two can share
 // a node.
 local helm = import '../lib/helm.libsonnet';
+local k = import '../lib/k.libsonnet';
 
 local defaults = {
   gitops: error 'must provide gitops',
@@ -38,12 +39,14 @@ local hostNetworkValues(p) = {
 function(params)
   local p = defaults + params;
   local used = std.length(std.flattenArrays([w.autoscaling for w in p.workloads])) > 0;
-  if !used then []
-  else helm.release(p,
-                    'keda',
-                    p.namespace,
-                    p.repoURL,
-                    p.chart,
-                    p.autoscaling.kedaVersion,
-                    { crds: { install: true } }
-                    + (if controlPlaneOutsidePodNetwork(p) then hostNetworkValues(p) else {}))
+  k.keyed(
+    if !used then []
+    else helm.release(p,
+                      'keda',
+                      p.namespace,
+                      p.repoURL,
+                      p.chart,
+                      p.autoscaling.kedaVersion,
+                      { crds: { install: true } }
+                      + (if controlPlaneOutsidePodNetwork(p) then hostNetworkValues(p) else {}))
+  )

@@ -229,26 +229,28 @@ function(params)
   local saRef = [{ kind: 'ServiceAccount', name: p.serviceAccount, namespace: ns }];
   local labelsAll = k.labels(component);
 
-  if std.length(pools) == 0 then []
-  else [
-         k.namespace(ns, labelsAll + k.podSecurityLabels('privileged', p.kubernetesVersion) + {
-           'pod-security.kubernetes.io/audit': 'privileged',
-           'pod-security.kubernetes.io/warn': 'privileged',
-         }),
-         k.object('v1', 'ServiceAccount', p.serviceAccount, ns, labelsAll),
-         k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'local-volume-provisioner-pv', labels=labelsAll) + {
-           subjects: saRef,
-           roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:persistent-volume-provisioner' },
-         },
-         k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', 'local-volume-provisioner-node', labels=labelsAll) + {
-           rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }],
-         },
-         k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'local-volume-provisioner-node', labels=labelsAll) + {
-           subjects: saRef,
-           roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'local-volume-provisioner-node' },
-         },
-       ]
-       + (if anyPrepare then [
-            k.object('v1', 'ConfigMap', prepareScriptName, ns, labelsAll) + { data: { 'prepare-disks.sh': p.prepareScript } },
-          ] else [])
-       + std.flattenArrays([perPool(pool) for pool in pools])
+  k.keyed(
+    if std.length(pools) == 0 then []
+    else [
+           k.namespace(ns, labelsAll + k.podSecurityLabels('privileged', p.kubernetesVersion) + {
+             'pod-security.kubernetes.io/audit': 'privileged',
+             'pod-security.kubernetes.io/warn': 'privileged',
+           }),
+           k.object('v1', 'ServiceAccount', p.serviceAccount, ns, labelsAll),
+           k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'local-volume-provisioner-pv', labels=labelsAll) + {
+             subjects: saRef,
+             roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:persistent-volume-provisioner' },
+           },
+           k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', 'local-volume-provisioner-node', labels=labelsAll) + {
+             rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }],
+           },
+           k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'local-volume-provisioner-node', labels=labelsAll) + {
+             subjects: saRef,
+             roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'local-volume-provisioner-node' },
+           },
+         ]
+         + (if anyPrepare then [
+              k.object('v1', 'ConfigMap', prepareScriptName, ns, labelsAll) + { data: { 'prepare-disks.sh': p.prepareScript } },
+            ] else [])
+         + std.flattenArrays([perPool(pool) for pool in pools])
+  )

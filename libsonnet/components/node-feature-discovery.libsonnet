@@ -23,7 +23,9 @@ function(params)
   local taints = std.flattenArrays([pool.taints for pool in p.pools]);
   // one toleration per distinct key/effect, in a stable order
   local tolerations = std.set(k.tolerationsFor(taints), function(t) t.key + '|' + t.effect);
-  if !p.nfd.enabled || p.nfd.deploy != 'helm' then []
-  else helm.release(p, 'node-feature-discovery', p.namespace, p.repoURL, p.chart, p.nfd.version, {
-    worker: { tolerations: tolerations },
-  }, syncWave=-5)
+  k.keyed(
+    if !p.nfd.enabled || p.nfd.deploy != 'helm' then []
+    else helm.release(p, 'node-feature-discovery', p.namespace, p.repoURL, p.chart, p.nfd.version, {
+      worker: { tolerations: tolerations },
+    }, syncWave=-5)
+  )

@@ -48,9 +48,11 @@ function(params)
     }],
   };
   local rules = [gpuRule(v) for v in vendors] + (if nvme then [nvmeRule] else []);
-  if !p.nfd.enabled || std.length(rules) == 0 then []
-  else [
-    k.object('nfd.k8s-sigs.io/v1alpha1', 'NodeFeatureRule', 'gpu-gitops-hardware', labels=k.labels(component)) + {
-      spec: { rules: rules },
-    },
-  ]
+  k.keyed(
+    if !p.nfd.enabled || std.length(rules) == 0 then []
+    else [
+      k.object('nfd.k8s-sigs.io/v1alpha1', 'NodeFeatureRule', 'gpu-gitops-hardware', labels=k.labels(component)) + {
+        spec: { rules: rules },
+      },
+    ]
+  )

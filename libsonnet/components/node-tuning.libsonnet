@@ -255,33 +255,35 @@ function(params)
       },
     };
 
-  if std.length(pools) == 0 then []
-  else if p.tuning.backend == 'tuned' then [tuned(pool) for pool in pools]
-  else [
-         k.namespace(ns, k.labels(component) + k.podSecurityLabels('privileged', p.kubernetesVersion) + {
-           // the tuning pods are privileged by design: audit and warn at the same level
-           'pod-security.kubernetes.io/audit': 'privileged',
-           'pod-security.kubernetes.io/warn': 'privileged',
-         }),
-         k.object('v1', 'ConfigMap', scriptName, ns, k.labels(component)) + { data: { 'tune-node.sh': p.script } },
-       ]
-       + (if std.length(restartPools) > 0 then [
-            k.object('v1', 'ServiceAccount', p.serviceAccount, ns, k.labels(component)),
-            // create cannot be limited by name (the name is not known at authorization time)
-            k.object('rbac.authorization.k8s.io/v1', 'Role', p.serviceAccount, ns, k.labels(component)) + {
-              rules: [
-                { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
-                {
-                  apiGroups: ['coordination.k8s.io'],
-                  resources: ['leases'],
-                  resourceNames: [lockName(pool) for pool in restartPools],
-                  verbs: ['get', 'update', 'delete'],
-                },
-              ],
-            },
-            k.object('rbac.authorization.k8s.io/v1', 'RoleBinding', p.serviceAccount, ns, k.labels(component)) + {
-              subjects: [{ kind: 'ServiceAccount', name: p.serviceAccount, namespace: ns }],
-              roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: p.serviceAccount },
-            },
-          ] else [])
-       + std.flattenArrays([daemonSetObjects(pool) for pool in pools])
+  k.keyed(
+    if std.length(pools) == 0 then []
+    else if p.tuning.backend == 'tuned' then [tuned(pool) for pool in pools]
+    else [
+           k.namespace(ns, k.labels(component) + k.podSecurityLabels('privileged', p.kubernetesVersion) + {
+             // the tuning pods are privileged by design: audit and warn at the same level
+             'pod-security.kubernetes.io/audit': 'privileged',
+             'pod-security.kubernetes.io/warn': 'privileged',
+           }),
+           k.object('v1', 'ConfigMap', scriptName, ns, k.labels(component)) + { data: { 'tune-node.sh': p.script } },
+         ]
+         + (if std.length(restartPools) > 0 then [
+              k.object('v1', 'ServiceAccount', p.serviceAccount, ns, k.labels(component)),
+              // create cannot be limited by name (the name is not known at authorization time)
+              k.object('rbac.authorization.k8s.io/v1', 'Role', p.serviceAccount, ns, k.labels(component)) + {
+                rules: [
+                  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+                  {
+                    apiGroups: ['coordination.k8s.io'],
+                    resources: ['leases'],
+                    resourceNames: [lockName(pool) for pool in restartPools],
+                    verbs: ['get', 'update', 'delete'],
+                  },
+                ],
+              },
+              k.object('rbac.authorization.k8s.io/v1', 'RoleBinding', p.serviceAccount, ns, k.labels(component)) + {
+                subjects: [{ kind: 'ServiceAccount', name: p.serviceAccount, namespace: ns }],
+                roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: p.serviceAccount },
+              },
+            ] else [])
+         + std.flattenArrays([daemonSetObjects(pool) for pool in pools])
+  )

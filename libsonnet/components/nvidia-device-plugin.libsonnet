@@ -102,7 +102,9 @@ function(params)
       },
     ];
 
-  if p.nvidia.mode != 'device-plugin' || std.length(pools) == 0 then []
-  else [
-    k.object('node.k8s.io/v1', 'RuntimeClass', 'nvidia', labels=k.labels(component, 'nvidia')) + { handler: 'nvidia' },
-  ] + std.flattenArrays([perPool(x) for x in pools])
+  k.keyed(
+    if p.nvidia.mode != 'device-plugin' || std.length(pools) == 0 then []
+    else [
+      k.object('node.k8s.io/v1', 'RuntimeClass', 'nvidia', labels=k.labels(component, 'nvidia')) + { handler: 'nvidia' },
+    ] + std.flattenArrays([perPool(x) for x in pools])
+  )

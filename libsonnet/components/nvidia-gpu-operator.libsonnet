@@ -96,10 +96,12 @@ function(params)
          'node-feature-discovery': { worker: { tolerations: tolerations } },
        });
 
-  if p.nvidia.mode != 'operator' || std.length(pools) == 0 then []
-  else [
-    k.namespace(p.namespace, k.labels('nvidia-gpu-operator') + {
-      // Operands (driver, toolkit, MIG manager) are privileged host agents.
-      'pod-security.kubernetes.io/enforce': 'privileged',
-    }),
-  ] + helm.release(p, 'gpu-operator', p.namespace, p.repoURL, p.chart, p.nvidia.operatorVersion, values)
+  k.keyed(
+    if p.nvidia.mode != 'operator' || std.length(pools) == 0 then []
+    else [
+      k.namespace(p.namespace, k.labels('nvidia-gpu-operator') + {
+        // Operands (driver, toolkit, MIG manager) are privileged host agents.
+        'pod-security.kubernetes.io/enforce': 'privileged',
+      }),
+    ] + helm.release(p, 'gpu-operator', p.namespace, p.repoURL, p.chart, p.nvidia.operatorVersion, values)
+  )

@@ -165,13 +165,15 @@ function(params)
     ];
 
   local types = std.set([w.type for w in p.workloads]);
-  [
-    k.object('scheduling.k8s.io/v1', 'PriorityClass', priorityName(t), labels=labels) + {
-      value: p.priorities[t].value,
-      globalDefault: false,
-      preemptionPolicy: p.priorities[t].preemptionPolicy,
-      description: p.priorities[t].description,
-    }
-    for t in types
-  ]
-  + std.flattenArrays([perWorkload(w) for w in p.workloads])
+  k.keyed(
+    [
+      k.object('scheduling.k8s.io/v1', 'PriorityClass', priorityName(t), labels=labels) + {
+        value: p.priorities[t].value,
+        globalDefault: false,
+        preemptionPolicy: p.priorities[t].preemptionPolicy,
+        description: p.priorities[t].description,
+      }
+      for t in types
+    ]
+    + std.flattenArrays([perWorkload(w) for w in p.workloads])
+  )

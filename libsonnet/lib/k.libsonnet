@@ -100,4 +100,21 @@
 
   // A cluster-unique, DNS-safe object name from parts.
   name(parts):: std.join('-', parts),
+
+  // The key of an object in its component: the name of the file it renders to without
+  // `.yaml`, `<kind>_<namespace>_<name>` with the kind lower-cased and no namespace for a
+  // cluster-scoped object (generator/output.py object_filename), so an overrides.libsonnet can
+  // tell it from the rendered tree (docs/overrides.md).
+  fileKey(o)::
+    local namespace = std.get(o.metadata, 'namespace', null);
+    std.join('_', [std.asciiLower(o.kind)] + (if namespace == null || namespace == '' then [] else [namespace]) + [o.metadata.name]),
+
+  // A component's objects keyed by fileKey, the form every component returns: an override
+  // patches one object with `+:` instead of rewriting a list. Two objects with one key would
+  // overwrite each other's file.
+  keyed(objects)::
+    local keys = [$.fileKey(o) for o in objects];
+    local twice = [key for key in std.set(keys) if std.count(keys, key) > 1];
+    assert twice == [] : 'two objects of a component render to one file: ' + std.join(', ', twice);
+    { [keys[i]]: objects[i] for i in std.range(0, std.length(objects) - 1) },
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from generator.checks import lint_rules
+from generator.diagnostic import format_text
 from generator.inputs import load_cluster
 from generator.layout import build_tree
 from generator.lint.settings import for_cluster
@@ -37,7 +38,7 @@ def test_rule_errors_become_render_problems_at_their_line(project):
     tree = build_tree(cluster.name, [("20-workloads", [("training", [BAD_JOB])])])
     problems = lint_rules(tree, cluster, "rendered/aks-h100-training")
     assert {p.severity for p in problems} == {"error"}
-    messages = sorted(p.format() for p in problems)
+    messages = sorted(format_text(p) for p in problems)
     assert any(
         m.startswith("rendered/aks-h100-training/20-workloads/training/job_gpu-training_train.yaml:")
         and "must be equal to nvidia.com/gpu limit of 1 [GPU002]" in m
@@ -57,13 +58,13 @@ def test_cluster_settings_follow_provider_and_pool_taints(project):
 
 
 GPU_JOB_OVERRIDE = """\
-{ 'workload-isolation'+: [{
+{ 'workload-isolation'+: { 'job_gpu-training_train': {
   apiVersion: 'batch/v1', kind: 'Job', metadata: {name: 'train', namespace: 'gpu-training'},
   spec: {template: {spec: {restartPolicy: 'Never', containers: [{
     name: 'main', image: 'nvcr.io/nvidia/pytorch:24.05-py3',
     resources: {limits: {'nvidia.com/gpu': 1}},
   }]}}},
-}] }
+} } }
 """
 
 

@@ -112,8 +112,8 @@ def test_a_bad_schema_file_is_a_usage_error_naming_it(project, run, command, bod
     else:
         overrides = project / "clusters" / "aks-h100-training" / "overrides.libsonnet"
         overrides.write_text(
-            "{ 'workload-isolation'+: [{apiVersion: 'example.com/v1', kind: 'TrainingRun', "
-            "metadata: {name: 'r', namespace: 'gpu-training'}}] }\n"
+            "{ 'workload-isolation'+: { 'trainingrun_gpu-training_r': {apiVersion: 'example.com/v1', "
+            "kind: 'TrainingRun', metadata: {name: 'r', namespace: 'gpu-training'}} } }\n"
         )
         result = run(project, "render", "aks-h100-training", "--schema-location", location)
     assert result.exit_code == 2, result.output

@@ -10,6 +10,7 @@ import hashlib
 import http.server
 import json
 import os
+import shutil
 import threading
 from pathlib import Path
 
@@ -172,7 +173,7 @@ def served():
             pass
 
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}", Handler
     httpd.shutdown()
     httpd.server_close()
@@ -238,8 +239,10 @@ def test_ignore_missing_schemas_says_what_it_skipped(tmp_path, run):
 
 
 @needs_mirror
-def test_fresh_repository_lints_clean_before_and_after_sync(tmp_path, run):
-    """init + render + lint: one warning naming the unchecked kinds, then every object checked."""
+def test_fresh_repository_lints_clean_before_and_after_sync(tmp_path, run, mirror_sync):
+    """init + render + lint: one warning naming the unchecked kinds, then every object checked.
+    The sync is conftest's one run of ``schemas sync --from`` (its own cache folder); its set is
+    copied into this test's cache as that run installed it."""
     root = tmp_path / "x"
     root.mkdir()
     assert run(root, "init", "x").exit_code == 0
@@ -253,12 +256,13 @@ def test_fresh_repository_lints_clean_before_and_after_sync(tmp_path, run):
     assert before.exit_code == 0, before.output
     warnings = [line for line in before.stderr.splitlines() if "not schema-checked" in line]
     assert len(warnings) == 1 and "HelmRelease (helm.toolkit.fluxcd.io/v2)" in warnings[0]
-    synced = run(root, "schemas", "sync", "--from", str(MIRROR))
+    sync_root, synced = mirror_sync
     assert synced.exit_code == 0, synced.output
+    assert not list(sync_root.glob("*.part")) and schemasync.installed(sync_root) is not None
+    shutil.copytree(sync_root / "crd-schemas", schemasync.cache_root() / "crd-schemas")
     installed = schemasync.installed()
     assert installed is not None and installed.version == schemasync.load_sources().version
     assert f"schema set {installed.version}: {installed.kinds} schemas" in synced.stdout
-    assert not list(installed.folder.parent.glob("*.part"))
     # only kinds whose upstream file the mirror lacks may stay unchecked
     absent = {f"{kind.split()[1]} ({kind.split()[0]})" for kind in installed.absent}
     after = run(root, "lint", "--format", "json")

@@ -160,14 +160,14 @@ def test_extra_values_are_merged_last(project):
 
 
 @pytest.mark.parametrize(
-    ("engine", "kinds"), [("flux", ["HelmRepository", "HelmRelease"]), ("argocd", ["Application"])]
+    ("engine", "kinds"), [("flux", ["HelmRelease", "HelmRepository"]), ("argocd", ["Application"])]
 )
 def test_engine_decides_the_release_objects(project, engine, kinds):
     write(project, replace("engine: flux", f"engine: {engine}"))
     rendered = objects(project, "t")["cilium"]
     assert [o["kind"] for o in rendered] == kinds
     if engine == "flux":
-        repo, release = rendered
+        release, repo = rendered  # in key order (helmrelease_..., helmrepository_...)
         ref = release["spec"]["chart"]["spec"]["sourceRef"]
         assert (ref["name"], ref["namespace"]) == (repo["metadata"]["name"], repo["metadata"]["namespace"])
         assert release["spec"]["targetNamespace"] == "kube-system"

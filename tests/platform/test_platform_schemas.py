@@ -24,8 +24,8 @@ VARIANTS = {
 
 
 @needs_crd_schemas()
-def test_examples_validate_with_every_schema_required(project, run):
-    result = run(project, "render", "--require-schemas", *crd_args())
+def test_examples_validate_with_every_schema_required(strict_render):
+    _root, result = strict_render  # rendered with --require-schemas and the upstream locations
     assert result.exit_code == 0, result.output
     assert "not schema-checked" not in result.output
 

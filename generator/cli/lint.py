@@ -1,0 +1,322 @@
+"""``lint``, ``rules`` and ``explain``: manifests checked against schemas and rules.
+
+Exit codes of ``lint``: 0 no errors, 1 errors (or warnings with ``--fail-on warning``),
+2 usage or config error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from generator.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    Context,
+    finish,
+    reports_input_errors,
+    unchecked_summary,
+)
+from generator.diagnostic import Diagnostic, Location
+from generator.errors import InputError
+from generator.report import FORMATS
+
+# Each command imports the linter, YAML, JSON Schema and rule modules it uses when it runs:
+# `gpu-gitops --help` and every command's --help load none of them.
+
+
+@dataclass
+class LintArgs:
+    ctx: Context
+    paths: tuple[str, ...] = ()  # files, folders or "-"; default: rendered/ of the project
+    fmt: str = "text"  # one of generator.report.FORMATS
+    output_file: Path | None = None
+    kubernetes_version: str | None = None
+    schema_locations: tuple[str, ...] = ()
+    schema_cache: Path | None = None
+    ignore_missing_schemas: bool = False
+    require_schemas: bool = False
+    strict: bool = True
+    fail_on: str = "error"  # or "warning"
+    kubeconform_bin: str | None = None
+    jobs: int | None = None
+    no_cache: bool = False
+
+
+@dataclass
+class RulesArgs:
+    ctx: Context
+    as_json: bool = False
+
+
+@dataclass
+class ExplainArgs:
+    ctx: Context
+    rule_id: str
+
+
+def _display(ctx: Context):
+    """Paths inside the project root are shown relative to it (stable, repo-relative URIs)."""
+    root = ctx.project.root
+    folders: dict[str, str | None] = {}  # a folder's path relative to the root (None: outside), resolved once
+
+    def show(path: str) -> str:
+        if path == "-":
+            return "stdin"
+        parent, name = os.path.split(path)
+        if parent not in folders:
+            absolute = Path(parent).resolve()  # a symlinked manifest keeps its own name
+            folders[parent] = os.path.relpath(absolute, root) if absolute.is_relative_to(root) else None
+        inside = folders[parent]
+        return path if inside is None else os.path.normpath(os.path.join(inside, name))
+
+    return show
+
+
+@reports_input_errors
+def lint(args: LintArgs) -> int:
+    """Lint the paths and print the report; 1 when a finding is at ``fail_on`` or above."""
+    from generator import cpus
+    from generator.config import load_config
+    from generator.lint import kubeconform, lint_paths, make_validator
+    from generator.lint.loader import discover, read
+    from generator.lint.settings import Settings
+    from generator.report import Report, render
+
+    ctx, fmt = args.ctx, args.fmt
+    config = load_config(ctx.project, ctx.config_path)
+    settings = Settings.from_config(
+        config.data,
+        kubernetes_version=args.kubernetes_version,
+        schema_locations=list(args.schema_locations) + config.schema_locations,
+        schema_cache=args.schema_cache,
+        strict=args.strict,
+    )
+    if args.require_schemas or config.require_schemas:
+        settings.rules["K8S004"] = "error"
+    targets = list(args.paths)
+    if not targets:
+        ctx.require_project()
+        if not ctx.project.rendered.is_dir():
+            raise InputError(
+                "nothing to lint: no paths given and no rendered/ folder",
+                hint="pass files or folders, or run `gpu-gitops render` first",
+            )
+        targets = [str(ctx.project.rendered)]
+    display = _display(ctx)
+    validator = make_validator(settings)
+    result = lint_paths(
+        targets,
+        settings,
+        display,
+        validator,
+        jobs=args.jobs or cpus.available(),
+        cached=not args.no_cache,
+        refs=fmt == "junit",
+    )
+    findings = result.findings
+    if args.kubeconform_bin:
+        files = [p for p in discover(targets, settings.excludes, display) if p != "-" and os.path.isfile(p)]
+        output = kubeconform.run(args.kubeconform_bin, files, settings, args.ignore_missing_schemas)
+        sources = [read(path, display(path), settings.strict) for path in files]  # located again, for its findings only
+        findings = kubeconform.merge(findings, kubeconform.findings(output, sources, display))
+    unchecked = [f for f in findings if f.rule == "K8S004"]
+    folded = fmt == "text" and not ctx.ui.verbose
+    if args.ignore_missing_schemas:
+        findings = [f for f in findings if f.rule != "K8S004"]
+    elif folded:
+        # one warning for the run, naming the kinds, as render and check give it
+        findings = [f for f in findings if not (f.rule == "K8S004" and f.severity == "warning")]
+    _schema_notes(ctx, validator, unchecked, args.ignore_missing_schemas, folded)
+    report = Report(
+        findings,
+        result.sources,
+        ctx.project.root,
+        color=bool(ctx.ui.color if ctx.ui.color is not None else sys.stdout.isatty()) and not args.output_file,
+    )
+    text = render(fmt, report)
+    if args.output_file:
+        try:
+            args.output_file.write_text(text)
+        except OSError as exc:
+            raise InputError(
+                f"cannot write the report: {exc.strerror or exc}",
+                path=str(args.output_file),
+                hint="--output-file needs a writable path in an existing folder",
+            ) from None
+    else:
+        click.echo(text, nl=False, color=report.color)
+    if fmt == "text" and not ctx.ui.quiet:
+        click.echo(report.summary(), err=True)
+    failing = {"error"} if args.fail_on == "error" else {"error", "warning"}
+    return EXIT_FINDINGS if any(f.severity in failing for f in findings) else EXIT_OK
+
+
+def _schema_notes(ctx: Context, validator, unchecked: list[Diagnostic], ignored: bool, folded: bool) -> None:
+    """On standard error: the schema set used, what was not schema-checked, what could not be checked."""
+    kinds = sorted({f"{f.ref.kind} ({f.ref.api_version})" for f in unchecked})
+    if ignored and unchecked:
+        text = f"--ignore-missing-schemas: skipped {len(unchecked)} object(s) of {len(kinds)} kind(s) without a schema"
+        click.echo(text + (f": {', '.join(kinds)}" if ctx.ui.verbose else " (-v names them)"), err=True)
+    elif folded and any(f.severity == "warning" for f in unchecked):
+        ctx.ui.diagnostic(unchecked_summary(kinds, rule="K8S004"))
+    if ctx.ui.quiet:
+        return
+    for message in validator.warnings:
+        ctx.ui.diagnostic(Diagnostic(Location(), "warning", message))
+    if validator.schema_set is not None:
+        click.echo(
+            f"custom resources checked against schema set {validator.schema_set.version} "
+            f"({validator.schema_set.folder})",
+            err=True,
+        )
+
+
+def rules(args: RulesArgs) -> int:
+    """Print the lint rules: ID, default severity, name and summary."""
+    from generator.lint.rules import REGISTRY
+
+    if args.as_json:
+        import json
+
+        click.echo(
+            json.dumps(
+                [{"id": r.ID, "name": r.NAME, "severity": r.SEVERITY, "summary": r.SUMMARY} for r in REGISTRY], indent=2
+            )
+        )
+        return EXIT_OK
+    for r in REGISTRY:
+        click.echo(f"{r.ID:<8} {r.SEVERITY:<8} {r.NAME:<32} {r.SUMMARY}")
+    return EXIT_OK
+
+
+@reports_input_errors
+def explain(args: ExplainArgs) -> int:
+    """Print what a rule finds, why, how to fix it, its options and examples."""
+    from generator.lint.options import declared
+    from generator.lint.rules import examples, rule, sections
+
+    found = rule(args.rule_id)
+    if found is None:
+        raise InputError(f"unknown rule {args.rule_id!r}", hint="`gpu-gitops rules` lists them")
+    description, rationale, fix = sections(found)
+    click.echo(f"{found.ID} {found.NAME} ({found.SEVERITY})\n\n{description}\n\nWhy: {rationale}\n\nFix: {fix}")
+    for name, option in declared(found).items():
+        click.echo(f"\nOption {name} (lint.rules.{found.ID}.{name}): {option.description}")
+    for example in examples(found):
+        click.echo(f"\n--- {example.verdict.lower()}\n{example.text.rstrip()}")
+    return EXIT_OK
+
+
+# --- parsing ---------------------------------------------------------------------------------
+
+
+@click.command(name="lint")
+@click.argument("paths", nargs=-1)
+@click.option(
+    "-o", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format."
+)
+@click.option(
+    "--output-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the report here instead of standard output.",
+)
+@click.option(
+    "--kubernetes-version", help="Target version X.Y[.Z] (default: lint.kubernetesVersion, else the newest bundled)."
+)
+@click.option(
+    "--schema-location",
+    "schema_locations",
+    multiple=True,
+    help="kubeconform-style schema location (local template, http(s) template or 'default'). Repeatable.",
+)
+@click.option(
+    "--schema-cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder caching downloaded schemas (default: schemas/ in the user cache folder).",
+)
+@click.option(
+    "--ignore-missing-schemas",
+    is_flag=True,
+    help="Skip kinds without a schema and say how many objects were skipped (-v names the kinds).",
+)
+@click.option("--require-schemas", is_flag=True, help="A kind without a schema is an error, not a warning.")
+@click.option(
+    "--strict/--no-strict",
+    default=True,
+    show_default=True,
+    help="Reject unknown fields and duplicate keys (kubeconform -strict).",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning"]),
+    default="error",
+    show_default=True,
+    help="Lowest severity that makes the exit code 1.",
+)
+@click.option(
+    "--kubeconform",
+    "kubeconform_bin",
+    is_flag=False,
+    flag_value="kubeconform",
+    default=None,
+    help="Also run kubeconform and merge its findings; --kubeconform=PATH for a binary not on PATH.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes checking files (default: the CPUs this process may use).",
+)
+@click.option("--no-cache", is_flag=True, help="Check every file again, ignoring and not storing cached results.")
+@click.pass_obj
+def lint_command(ctx: Context, **options):
+    """Lint manifests: strict schemas, GPU, huge pages, API-version and security rules.
+
+    PATHS are files, folders (searched for .yaml/.yml/.json) or - for stdin; default:
+    rendered/ of the project. Findings print as path:line:col: severity: message [RULE-ID].
+
+    \b
+    Examples:
+      gpu-gitops lint
+      gpu-gitops lint deploy/ --format sarif --output-file lint.sarif
+      kubectl kustomize overlays/prod | gpu-gitops lint -
+    """
+    finish(lint(LintArgs(ctx, **options)))
+
+
+@click.command(name="rules")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_obj
+def rules_command(ctx: Context, as_json):
+    """List the lint rules: ID, default severity, name and summary.
+
+    Example: gpu-gitops rules
+    """
+    finish(rules(RulesArgs(ctx, as_json)))
+
+
+def complete_rule_ids(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion: the lint rule IDs (``gpu001`` completes as ``GPU001``)."""
+    from generator.lint.rules import REGISTRY
+
+    return [r.ID for r in REGISTRY if r.ID.startswith(incomplete.upper())]
+
+
+@click.command(name="explain")
+@click.argument("rule_id", shell_complete=complete_rule_ids)
+@click.pass_obj
+def explain_command(ctx: Context, rule_id):
+    """Explain a rule: what it finds, why, how to fix it, with failing and passing examples.
+
+    Example: gpu-gitops explain GPU001
+    """
+    finish(explain(ExplainArgs(ctx, rule_id)))
+
+
+COMMANDS = (lint_command, rules_command, explain_command)

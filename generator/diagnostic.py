@@ -1,0 +1,97 @@
+"""What is wrong, where, how bad, how to fix it: the one record every check reports.
+
+Input errors and warnings, rendered-object problems and lint findings are all ``Diagnostic``s,
+and ``format_text`` is the one way one is printed::
+
+    path:line:col: severity: message [RULE]
+      hint: how to fix it
+
+The location is left out when there is none, the line and column when unknown (0), the rule
+when no lint rule found it. Report formats (``generator.report``) read the same fields.
+Only the standard library is imported here (click, for colour, when colour is asked for):
+every command's start-up loads this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SEVERITIES = ("error", "warning", "info")
+_COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A position in a file; line and column are 1-based, 0 when unknown; no path: nowhere."""
+
+    path: str = ""
+    line: int = 0
+    col: int = 0
+
+    def __str__(self) -> str:
+        if self.line:
+            return f"{self.path}:{self.line}:{self.col or 1}"
+        return self.path
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRef:
+    """The Kubernetes object a diagnostic is about (empty when it is about no object)."""
+
+    api_version: str = ""
+    kind: str = ""
+    namespace: str = ""
+    name: str = ""
+
+    def __str__(self) -> str:
+        if not self.kind:
+            return ""
+        where = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind} {where}{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem at one place. ``rule`` is the lint rule that found it ('' for the input
+    checks and the schema validation); ``ref`` the object it is about, for the report
+    formats that group or name objects (JUnit, SARIF, JSON)."""
+
+    location: Location
+    severity: str
+    message: str
+    hint: str = ""
+    rule: str = ""
+    ref: ObjectRef = field(default=ObjectRef())
+
+    # the location's parts by the names lint rules and report formats use
+    @property
+    def file(self) -> str:
+        return self.location.path
+
+    @property
+    def line(self) -> int:
+        return self.location.line
+
+    @property
+    def col(self) -> int:
+        return self.location.col
+
+    def sort_key(self) -> tuple:
+        """Report order: by file, position, rule, message."""
+        return (self.location.path, self.location.line, self.location.col, self.rule, self.message)
+
+
+def format_text(diagnostic: Diagnostic, color: bool = False) -> str:
+    """``path:line:col: severity: message [RULE]`` and, when there is one, an indented
+    ``  hint:`` line. With ``color`` the severity and the hint are styled (ANSI)."""
+    d = diagnostic
+    where = f"{d.location}: " if d.location.path else ""
+    severity = f"{d.severity}:"
+    hint = f"  hint: {d.hint}" if d.hint else ""
+    if color:
+        import click
+
+        severity = click.style(severity, fg=_COLOURS.get(d.severity), bold=True)
+        hint = click.style(hint, fg="cyan") if hint else ""
+    text = f"{where}{severity} {d.message}" + (f" [{d.rule}]" if d.rule else "")
+    return f"{text}\n{hint}" if hint else text
