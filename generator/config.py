@@ -11,10 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.errors import InputErrors
-from generator.inputs import apply_defaults, load_schema, schema_errors
-from generator.lint.settings import rule_errors
 from generator.paths import Project
-from generator.yamlpos import load_file
 
 CONFIG_FILE = ".gpu-gitops.yaml"
 
@@ -49,6 +46,12 @@ def load_config(project: Project, explicit: Path | None = None) -> Config:
 
             raise InputError("config file not found", path=str(explicit), hint="check the --config path")
         return Config()
+    # the YAML reader and JSON Schema load only for a file to read: a project without one
+    # (and a lint answered from its cache) does without them
+    from generator.inputs import apply_defaults, load_schema, schema_errors
+    from generator.lint.settings import rule_errors
+    from generator.yamlpos import load_file
+
     doc = load_file(path, project.display(path))
     schema = load_schema(project.schemas / "config.schema.json")
     if doc.data is None:

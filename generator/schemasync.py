@@ -18,10 +18,7 @@ import hashlib
 import json
 import os
 import shutil
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from generator.errors import InputError
@@ -79,6 +76,8 @@ class SchemaSet:
 
 def load_sources(text: str | None = None) -> SourceList:
     """The shipped source list (or ``text``, for tests)."""
+    from importlib import resources  # only a sync reads the list: lint and render ask for `installed`
+
     raw = json.loads(
         text if text is not None else resources.files("generator").joinpath(SOURCES_FILE).read_text(encoding="utf-8")
     )
@@ -96,6 +95,9 @@ def installed(root: Path | None = None) -> SchemaSet | None:
 
 
 def _download(source: Source) -> bytes:
+    import urllib.error  # with http, ssl and email: only a download needs them
+    import urllib.request
+
     try:
         with urllib.request.urlopen(source.url, timeout=DOWNLOAD_TIMEOUT) as response:  # noqa: S310 (https URLs we ship)
             return response.read()

@@ -1,7 +1,8 @@
 """ruamel's YAML error texts reworded for users, and the hints that go with them.
 
 ruamel says ``found duplicate key "x" with value "1" (original value: "2")``; users need
-the key. The cluster-input loader and the lint loader word errors and hints the same way.
+the key. The cluster-input loader and the lint loader word errors and hints the same way:
+bytes that are not UTF-8 and characters YAML refuses are named here for both.
 """
 
 from __future__ import annotations
@@ -13,6 +14,26 @@ SYNTAX_HINT = "check indentation and quoting around this line"
 TAB_HINT = "this line has a tab: YAML indents with spaces only; replace the tab with spaces"
 BAD_CHARACTER_HINT = 'remove the character, or write it as an escape inside a double-quoted string ("\\x01")'
 TAG_HINT = "remove the !!tag, or fix the value it applies to"
+NOT_UTF8_HINT = "save the file as UTF-8"
+TOO_DEEP_HINT = "flatten the document: objects nest a few levels"
+
+
+def too_large(what: str, limit: int, size: int | None = None) -> str:
+    """A file or document past its size limit (its size when known: a stream is not read to its end)."""
+    return f"{what} is {f'{size} bytes, ' if size is not None else ''}larger than the {limit} byte limit"
+
+
+def too_deep(levels: int) -> str:
+    return f"YAML nesting is deeper than {levels} levels"
+
+
+def not_utf8(exc: UnicodeDecodeError) -> tuple[str, int, int]:
+    """The message for bytes that do not decode, and the 0-based line and column (in characters)
+    of the first bad byte."""
+    data = exc.object
+    line = data.count(b"\n", 0, exc.start)
+    col = len(data[data.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8", "replace"))
+    return f"file is not UTF-8 text: byte 0x{data[exc.start]:02X} at offset {exc.start} ({exc.reason})", line, col
 
 
 def duplicate_key(problem: str) -> str:

@@ -4,11 +4,13 @@
 JSON path can be turned back into ``file:line:col``. Duplicate keys are refused, as the API
 server's strict decoding does.
 
-Inputs are read from libyaml's parser events (``generator.lint.fastyaml`` resolves the scalars),
-~20x faster than ruamel's round-trip loader. Documents that use what the fast builder does not
-(anchors, tags, floats, timestamps, duplicate or complex keys) and syntax errors go through
-ruamel's round-trip loader, which gives the same data and the error messages. Before either,
-the text is checked for bytes YAML forbids and the nesting depth is bounded, both located.
+Inputs are read by the project's one YAML reader (``generator.lint.fastyaml``, libyaml's parser
+events), here with YAML 1.2 resolution (``YAML_1_2``), ~20x faster than ruamel's round-trip
+loader; positions are read when an error first asks for one. Documents that use what the
+reader does not (anchors, tags, floats, timestamps, duplicate or complex keys) and syntax
+errors go through ruamel's round-trip loader, which gives the same data and the error
+messages. Before either, the text is checked for bytes YAML forbids and the nesting depth
+is bounded, both located.
 """
 
 from __future__ import annotations
@@ -17,16 +19,29 @@ import functools
 import re
 import stat
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from generator.errors import InputError, InputWarning
-from generator.yamlmessages import duplicate_key, syntax_hint
+from generator.yamlmessages import (
+    BAD_CHARACTER_HINT,
+    NOT_UTF8_HINT,
+    TOO_DEEP_HINT,
+    bad_character,
+    duplicate_key,
+    not_utf8,
+    syntax_hint,
+    too_deep,
+    too_large,
+)
 
 MAX_INPUT_BYTES = 1024 * 1024
 MAX_DEPTH = 64  # a cluster input nests ~6 deep; recursion over deeper data costs time or crashes
+
+
+Positions = dict[tuple, tuple[int, int, int, int]]
 
 
 @dataclass
@@ -34,12 +49,18 @@ class Located:
     """A parsed YAML document: plain data plus the position of every key and item.
 
     ``positions`` maps a JSON path to 1-based (line, col) of the key (of the item, in a
-    sequence) and of the value.
+    sequence) and of the value; given as a function, it is called when first asked for.
     """
 
     path: str
     data: Any
-    positions: dict[tuple, tuple[int, int, int, int]] = field(default_factory=dict)
+    _positions: Positions | Callable[[], Positions] = field(default_factory=dict, repr=False)
+
+    @property
+    def positions(self) -> Positions:
+        if callable(self._positions):
+            self._positions = self._positions()
+        return self._positions
 
     def position(self, json_path: tuple | list) -> tuple[int, int]:
         """1-based line and column of the deepest node on ``json_path`` that exists."""
@@ -112,7 +133,7 @@ def load_file(path: Path, display: str | None = None) -> Located:
     size = info.st_size
     if size > MAX_INPUT_BYTES:
         raise InputError(
-            f"file is {size} bytes, larger than the {MAX_INPUT_BYTES} byte limit for inputs",
+            too_large("file", MAX_INPUT_BYTES, size) + " for inputs",
             path=shown,
             hint="a cluster input is a few kilobytes; check that this is the right file",
         )
@@ -123,14 +144,8 @@ def load_file(path: Path, display: str | None = None) -> Located:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line, col = _line_col(raw[: exc.start].decode("utf-8"))
-        raise InputError(
-            f"file is not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start} ({exc.reason})",
-            path=shown,
-            line=line,
-            col=col,
-            hint="save the file as UTF-8",
-        ) from None
+        message, line, col = not_utf8(exc)
+        raise InputError(message, path=shown, line=line + 1, col=col + 1, hint=NOT_UTF8_HINT) from None
     return load_text(text, shown)
 
 
@@ -148,11 +163,11 @@ def load_text(text: str, display: str) -> Located:
     if bad:
         line, col = _line_col(text[: bad.start()])
         raise InputError(
-            f"control character U+{ord(bad.group()):04X} is not allowed in YAML",
+            f"{bad_character(bad.group())} is not allowed in YAML",
             path=display,
             line=line,
             col=col,
-            hint='remove it, or write it as an escape ("\\t", "\\u0007") inside a double-quoted string',
+            hint=BAD_CHARACTER_HINT,
         )
     from ruamel.yaml.error import YAMLError
 
@@ -172,13 +187,7 @@ class _TooDeep(Exception):
         self.line, self.col = line, col
 
     def error(self, display: str) -> InputError:
-        return InputError(
-            f"YAML nesting is deeper than {MAX_DEPTH} levels",
-            path=display,
-            line=self.line,
-            col=self.col,
-            hint="a cluster input nests a few levels; flatten the document",
-        )
+        return InputError(too_deep(MAX_DEPTH), path=display, line=self.line, col=self.col, hint=TOO_DEEP_HINT)
 
 
 _NULL = frozenset({"", "~", "null", "Null", "NULL"})
@@ -200,15 +209,12 @@ def _too_large_integer(value: str, mark, display: str) -> InputError:
     )
 
 
-def _scalar_1_2(event, fallback: type[Exception]):
+def _plain_1_2(value: str):
     """A plain scalar resolved as the YAML 1.2 core schema does, as the round-trip loader reads
     cluster inputs (lint reads manifests as the API server's YAML 1.1 reader instead); anything
-    beyond null, booleans, decimal integers and plain strings raises ``fallback``."""
-    if event.tag is not None or event.anchor is not None:
-        raise fallback
-    value = event.value
-    if not event.implicit[0]:  # quoted or block: a string
-        return value
+    beyond null, booleans, decimal integers and plain strings raises ``Fallback``."""
+    from generator.lint.fastyaml import Fallback
+
     if value in _NULL:
         return None
     if value in _TRUE:
@@ -216,10 +222,22 @@ def _scalar_1_2(event, fallback: type[Exception]):
     if value in _FALSE:
         return False
     if _INT.fullmatch(value):
-        return int(value)
-    if value[0] in "+-.0123456789" and not _is_plain_string(value):
-        raise fallback  # floats, other number forms: the round-trip loader builds them
+        try:
+            return int(value)
+        except ValueError:  # more digits than Python converts: the round-trip loader locates it
+            raise Fallback from None
+    if value[0] in "+-.0123456789" and (_TIMESTAMP.fullmatch(value) or not _is_plain_string(value)):
+        raise Fallback  # floats, other number forms, timestamps ("Z" becomes "+00:00"): ruamel builds them
     return value
+
+
+def _key_1_2(value: str) -> str:
+    from generator.lint.fastyaml import Fallback
+
+    key = _plain_1_2(value)
+    if not isinstance(key, str):
+        raise Fallback  # inputs are JSON data: the round-trip loader words a key that is no string
+    return key
 
 
 @functools.lru_cache(maxsize=4096)
@@ -231,80 +249,56 @@ def _is_plain_string(value: str) -> bool:
     return str(VersionedResolver(version=(1, 2)).resolve(ScalarNode, value, (True, False))) == "tag:yaml.org,2002:str"
 
 
+@functools.cache
+def yaml_1_2():
+    """The reader's resolution for our inputs: YAML 1.2's core schema, as far as the fast path
+    builds it (null, booleans, decimal integers, strings)."""
+    from generator.lint.fastyaml import Resolution
+
+    return Resolution(frozenset("~nNtTfF+-.0123456789"), _plain_1_2, _key_1_2)
+
+
 def _fast_load(text: str, display: str) -> Located:
-    """The document built from libyaml's events, with positions; raises ``Fallback``."""
-    from _ruamel_yaml import CParser
-    from ruamel.yaml.events import (
-        DocumentEndEvent,
-        DocumentStartEvent,
-        MappingEndEvent,
-        MappingStartEvent,
-        ScalarEvent,
-        SequenceEndEvent,
-        SequenceStartEvent,
-        StreamEndEvent,
-        StreamStartEvent,
-    )
+    """The document the one reader builds, positions read when first asked for; raises ``Fallback``."""
+    from generator.lint import fastyaml
 
-    from generator.lint.fastyaml import Fallback
+    try:
+        data = fastyaml.load(text, yaml_1_2(), MAX_DEPTH)
+    except fastyaml.TooDeep as deep:
+        raise _TooDeep(deep.line + 1, deep.col + 1) from None
+    return Located(display, data, _Unread(text))
 
-    get = CParser(text).get_event
-    positions: dict[tuple, tuple[int, int, int, int]] = {}
 
-    def scalar(event):
-        if event.implicit[0] and _TIMESTAMP.fullmatch(event.value):
-            raise Fallback  # the round-trip loader normalises timestamps ("Z" becomes "+00:00")
-        try:
-            return _scalar_1_2(event, Fallback)
-        except ValueError:  # int() of more digits than Python converts
-            raise _too_large_integer(event.value, event.start_mark, display) from None
+@dataclass(frozen=True)
+class _Unread:
+    """The positions of a document read without them, read when called (picklable: located
+    documents go to and from worker processes)."""
 
-    def node(event, path: tuple, depth: int):
-        kind = type(event)
-        if kind is ScalarEvent:
-            return scalar(event)
-        if kind is not MappingStartEvent and kind is not SequenceStartEvent:
-            raise Fallback  # aliases, which carry no tag (one before its anchor is ruamel's error to word)
-        if depth >= MAX_DEPTH:
-            raise _TooDeep(event.start_mark.line + 1, event.start_mark.column + 1)
-        if event.tag is not None or event.anchor is not None:
-            raise Fallback
-        if kind is MappingStartEvent:
-            out: dict[str, Any] = {}
-            while True:
-                key_event = get()
-                if type(key_event) is MappingEndEvent:
-                    return out
-                if type(key_event) is not ScalarEvent:
-                    raise Fallback  # complex keys
-                key = scalar(key_event)
-                if not isinstance(key, str) or key in out or key == "<<":
-                    raise Fallback  # non-string, duplicate (ruamel words the error) and merge keys
-                value_event = get()
+    text: str
+
+    def __call__(self) -> Positions:
+        from generator.lint import fastyaml
+
+        return _positions(fastyaml.locate(self.text, yaml_1_2()))
+
+
+def _positions(located) -> Positions:
+    """``fastyaml.locate``'s event map as ``Located.positions``."""
+    positions: Positions = {}
+    stack: list[tuple[tuple, Any]] = [((), located[1])]
+    while stack:
+        path, where = stack.pop()
+        if isinstance(where, dict):
+            for key, (key_event, value_event, inner) in where.items():
                 km, vm = key_event.start_mark, value_event.start_mark
                 positions[(*path, key)] = (km.line + 1, km.column + 1, vm.line + 1, vm.column + 1)
-                out[key] = node(value_event, (*path, key), depth + 1)
-        if kind is SequenceStartEvent:
-            items: list[Any] = []
-            while True:
-                item_event = get()
-                if type(item_event) is SequenceEndEvent:
-                    return items
+                stack.append(((*path, key), inner))
+        elif isinstance(where, list):
+            for index, (item_event, inner) in enumerate(where):
                 mark = item_event.start_mark
-                positions[(*path, len(items))] = (mark.line + 1, mark.column + 1) * 2
-                items.append(node(item_event, (*path, len(items)), depth + 1))
-
-    if type(get()) is not StreamStartEvent:
-        raise Fallback
-    event = get()
-    if type(event) is StreamEndEvent:
-        return Located(display, None, positions)
-    if type(event) is not DocumentStartEvent:
-        raise Fallback
-    data = node(get(), (), 0)
-    if type(get()) is not DocumentEndEvent or type(get()) is not StreamEndEvent:
-        raise Fallback  # more than one document: ruamel words the error
-    return Located(display, data, positions)
+                positions[(*path, index)] = (mark.line + 1, mark.column + 1) * 2
+                stack.append(((*path, index), inner))
+    return positions
 
 
 def _nesting(node: Any) -> int:
@@ -451,6 +445,23 @@ def _deepest_start(yaml, text: str) -> tuple[int, int]:
     return 1, 1
 
 
+def _check_aliases(text: str, display: str) -> None:
+    """The alias budget lint holds manifests to (``aliases.MAX_ALIAS_NODES``), located at the
+    alias that passes it, before the round-trip loader shares and ``to_plain`` copies them."""
+    from generator.lint import aliases
+
+    try:
+        aliases.check(text)
+    except aliases.TooManyAliases as exc:
+        raise InputError(
+            str(exc),
+            path=display,
+            line=exc.line + 1,
+            col=exc.col + 1,
+            hint="use fewer or shallower YAML anchors and aliases",
+        ) from None
+
+
 _VERSION_DIRECTIVE = re.compile(r"^%YAML[ \t]+(\S*)", re.M)
 
 
@@ -478,6 +489,7 @@ def _ruamel_load(text: str, display: str) -> Located:
     except _TooDeep as deep:
         raise deep.error(display) from None
     _check_version(text, display)
+    _check_aliases(text, display)
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
     try:

@@ -187,3 +187,17 @@ def test_deep_block_nesting_is_refused_however_deep_the_stack_allows():
 def test_a_self_referring_alias_is_not_nesting_without_end():
     located = yamlpos.load_text("a: &x [1, 2]\nb: *x\n", "x.yaml")
     assert located.data == {"a": [1, 2], "b": [1, 2]}
+
+
+def test_an_input_is_read_once_and_its_positions_only_when_asked(monkeypatch):
+    """The one reader builds the data; the positions come from a second read, made only when an
+    error (or anything else) first asks where something is written."""
+    from generator.lint import fastyaml
+
+    located: list[str] = []
+    original = fastyaml.locate
+    monkeypatch.setattr(fastyaml, "locate", lambda text, resolution: located.append(text) or original(text, resolution))
+    doc = yamlpos.load_text("a:\n  b: [1, 2]\n", "x.yaml")
+    assert doc.data == {"a": {"b": [1, 2]}} and located == []
+    assert doc.position(("a", "b", 1)) == (2, 10) and doc.value_position(("a", "b")) == (2, 6)
+    assert len(located) == 1

@@ -10,7 +10,6 @@ check does them here: starting workers costs more than it saves.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 from collections.abc import Callable
 
 from generator.lint.cache import ResultCache
@@ -26,18 +25,17 @@ def check_files(
     engine: Engine, files: list[str], display: Callable[[str], str], cache: ResultCache | None, jobs: int
 ) -> list[FileResult]:
     """One result per file, in the order given."""
-    results: list[FileResult | None] = []
-    todo: list[tuple[int, str, str]] = []
-    for path in files:
-        shown = "stdin" if path == "-" else display(path)
-        found = None
-        if cache is not None and path != "-":
-            data = raw(path)
-            if isinstance(data, bytes):
-                found = cache.get(cache.key(shown, data), shown)
-        if found is None:
-            todo.append((len(results), path, shown))
-        results.append(found)
+    shown = ["stdin" if path == "-" else display(path) for path in files]
+    results: list[FileResult | None] = [None] * len(files)
+    if cache is not None:
+        keys = {}
+        for i, path in enumerate(files):
+            key = cache.key_of(path, shown[i]) if path != "-" else None
+            if key is not None:
+                keys[i] = key
+        for i, found in zip(keys, cache.get_many([(key, shown[i]) for i, key in keys.items()]), strict=True):
+            results[i] = found
+    todo = [(i, path, shown[i]) for i, path in enumerate(files) if results[i] is None]
     global _engine, _cache
     _engine, _cache = engine, cache
     # parsing allocates millions of short-lived, acyclic objects: collecting them as often as
@@ -53,6 +51,8 @@ def check_files(
                     assert cache is not None  # a key is only made with a cache
                     cache.put(key, result)
         else:
+            import multiprocessing  # a run that checks few files (one edited since the last) starts none
+
             with multiprocessing.get_context("fork").Pool(min(jobs, len(todo))) as pool:
                 chunk = max(1, min(16, len(todo) // (jobs * 4)))
                 for (index, _, _), (result, key) in zip(todo, pool.imap(_check, todo, chunksize=chunk), strict=True):

@@ -6,6 +6,11 @@ depends on (``run_key``): the tool's version and code, the settings and configur
 Kubernetes version and the schema locations with a fingerprint of what is in them. Change
 any of these and every entry is missed, so a stale result is never shown.
 
+A file whose size, modification and change times and inode are those recorded when it was
+last hashed is not read again (``key_of``), as git's index does: any write gives a file a new
+change time, which no tool can set back. A file changed in the last few seconds is always
+read, as a write in the same clock tick would leave its times as they were.
+
 Entries live in ``lint/`` of the user cache folder (``$GPU_GITOPS_CACHE_DIR``, else the
 platform's: ``$XDG_CACHE_HOME/gpu-gitops`` or ``~/.cache/gpu-gitops`` on Linux), in packs of
 many entries (one file per run that checked something: opening a file per entry costs more
@@ -20,13 +25,13 @@ import dataclasses
 import hashlib
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 
 import generator
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.lint.engine import FileResult
+from generator.lint.loader import raw
 from generator.lint.settings import Settings
 from generator.validate import SchemaValidator, kubernetes
 from generator.validate.locations import template_variables
@@ -35,6 +40,8 @@ FORMAT = 2  # of a pack; part of every key
 MAX_ENTRIES = 50_000  # per run key, ~1 KB each: the files of several large trees
 MAX_PACKS = 8  # per run key, before they are folded into one
 MAX_RUNS = 8  # run keys kept
+INDEX = "files.index"  # shown name -> [size, mtime, ctime, inode, device, key] of the last hash
+SETTLED_NS = 3_000_000_000  # older changes than this are past any file system's clock tick
 _KIND_VARIABLES = ("Group", "ResourceKind", "ResourceAPIVersion", "KindSuffix")
 
 
@@ -79,7 +86,8 @@ def _schema_fingerprint(validator: SchemaValidator) -> list:
         if location.is_remote:
             continue  # downloads are cached by URL and never change
         text = location.expand_text(variables)
-        folder = Path(text.split("\0", 1)[0]).parent if "\0" in text else Path(text)
+        # the folder the variable part starts in (``dir/{{.Group}}-...``: dir itself)
+        folder = Path(os.path.dirname(text.split("\0", 1)[0])) if "\0" in text else Path(text)
         found.append(sorted(_stat_tree(folder)))
     return found
 
@@ -91,7 +99,10 @@ def _stat_tree(path: Path):
         return
     for folder, _dirs, filenames in os.walk(path):
         for name in filenames:
-            info = os.stat(os.path.join(folder, name))
+            try:
+                info = os.stat(os.path.join(folder, name))
+            except OSError:
+                continue  # a dangling link, or a file removed meanwhile: no schema either way
             yield (os.path.join(folder, name), info.st_size, info.st_mtime_ns)
 
 
@@ -112,6 +123,15 @@ class ResultCache:
         self.lines: dict[str, bytes] = {}
         self.packs: list[str] = []
         self.new: dict[str, bytes] = {}
+        self.index: dict[str, list] = {}
+        self.index_changed = False
+        try:
+            with open(self.folder / INDEX, "rb") as handle:
+                index = json.loads(handle.read())
+            if isinstance(index, dict):
+                self.index = index
+        except (OSError, ValueError):
+            pass
         try:
             names = sorted(n for n in os.listdir(self.folder) if n.endswith(".pack"))
         except OSError:
@@ -128,21 +148,48 @@ class ResultCache:
                 if tab:
                     self.lines[key.decode("ascii", "replace")] = entry
 
+    def key_of(self, path: str, shown: str) -> str | None:
+        """The key of the file's bytes as they are now (None when it cannot be read as a
+        manifest): from the index when the file's metadata is as recorded, else by reading it."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        signature = [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev]
+        known = self.index.get(shown)
+        if isinstance(known, list) and known[:5] == signature:
+            return str(known[5])
+        data = raw(path)
+        if not isinstance(data, bytes):
+            return None
+        key = self.key(shown, data)
+        if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > SETTLED_NS:
+            self.index[shown] = [*signature, key]
+            self.index_changed = True
+        return key
+
     def key(self, shown: str, data: bytes) -> str:
         digest = hashlib.sha256(self.run.encode())
         digest.update(shown.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(data)
         return digest.hexdigest()
 
-    def get(self, key: str, shown: str) -> FileResult | None:
-        """The cached result, or None when there is none or it does not read back."""
-        entry = self.lines.get(key)
-        if entry is None:
-            return None
+    def get_many(self, wanted: list[tuple[str, str]]) -> list[FileResult | None]:
+        """The cached result for each ``(key, shown name)``, None where there is none or it does
+        not read back. The entries found are decoded as one JSON array (a thousand small
+        decodes cost twice as much); if one is corrupt, each is decoded on its own."""
+        found = [(i, self.lines[key]) for i, (key, _shown) in enumerate(wanted) if key in self.lines]
+        results: list[FileResult | None] = [None] * len(wanted)
         try:
-            return _result(shown, json.loads(entry))
-        except (ValueError, KeyError, TypeError, IndexError):
-            return None
+            entries = json.loads(b"[" + b",".join(entry for _i, entry in found) + b"]")
+        except ValueError:
+            entries = [_decoded(entry) for _i, entry in found]
+        for (i, _entry), entry in zip(found, entries, strict=True):
+            try:
+                results[i] = _result(wanted[i][1], entry)
+            except (ValueError, KeyError, TypeError, IndexError):
+                continue
+        return results
 
     def put(self, key: str, result: FileResult) -> None:
         self.new[key] = json.dumps(_entry(result), separators=(",", ":")).encode()
@@ -150,6 +197,9 @@ class ResultCache:
     def save(self) -> None:
         """Write this run's new entries as one pack; fold all packs into one when there are many.
         A cache that cannot be written only costs speed."""
+        if self.index_changed:
+            index = self.index if len(self.index) <= MAX_ENTRIES else dict(list(self.index.items())[-MAX_ENTRIES:])
+            self._write(INDEX, json.dumps(index, separators=(",", ":")).encode())
         if not self.new:
             return
         compact = len(self.packs) >= MAX_PACKS
@@ -157,23 +207,33 @@ class ResultCache:
         if len(entries) > MAX_ENTRIES:
             entries = dict(list(entries.items())[-MAX_ENTRIES:])
         body = b"".join(key.encode() + b"\t" + entry + b"\n" for key, entry in entries.items())
+        name = f"{time.time_ns():020d}-{hashlib.sha256(body).hexdigest()[:16]}.pack"
+        if not self._write(name, body):
+            return
+        if compact:
+            for old in self.packs:
+                _remove(self.folder / old)
+        try:
+            self._prune_runs()
+        except OSError:
+            return
+
+    def _write(self, name: str, body: bytes) -> bool:
+        """Write a file of the run's folder whole or not at all (temporary file, then rename)."""
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=self.folder, prefix=".tmp.", suffix=".part")
+            temp = self.folder / f".tmp.{os.getpid()}.{time.time_ns()}.part"  # one writer: O_EXCL
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             try:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(body)
-                name = f"{time.time_ns():020d}-{hashlib.sha256(body).hexdigest()[:16]}.pack"
                 os.replace(temp, self.folder / name)
             except BaseException:
                 os.unlink(temp)
                 raise
-            if compact:
-                for old in self.packs:
-                    _remove(self.folder / old)
-            self._prune_runs()
         except OSError:
-            return
+            return False
+        return True
 
     def _prune_runs(self) -> None:
         """Keep the folders of the ``MAX_RUNS`` most recently written run keys (settings, schema
@@ -196,6 +256,13 @@ def _remove(path: Path) -> None:
         path.unlink()
     except OSError:
         pass
+
+
+def _decoded(entry: bytes):
+    try:
+        return json.loads(entry)
+    except ValueError:
+        return None  # not an entry: ``_result`` misses it
 
 
 def _finding(f: Diagnostic) -> list:

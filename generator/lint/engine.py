@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
-from generator.lint import suppress
+from generator.lint import pods, suppress
 from generator.lint.loader import Source, resources_of
 from generator.lint.model import Document, Hit, Resource
 from generator.lint.rules import REGISTRY
@@ -133,6 +133,8 @@ class Engine:
         self.object_rules = [r for r in active if r.SCOPE == "object"]
         # an object without a string apiVersion and kind only gets the rule that says so
         self.untyped_rules = [r for r in self.object_rules if getattr(r, "UNTYPED", False)]
+        # nor an object without pod templates the rules that read only those
+        self.templateless_rules = [r for r in self.object_rules if not getattr(r, "POD_TEMPLATES", False)]
         self.set_rules = [r for r in active if r.SCOPE == "set"]
         # the validator warns once per schema and process; kept per kind, each file using the
         # kind carries them (into the cache and out of worker processes)
@@ -200,7 +202,11 @@ class Engine:
 
     def _check_object(self, res: Resource, typed: bool, result: FileResult) -> None:
         try:
-            for rule in self.object_rules if typed else self.untyped_rules:
+            if not typed:
+                rules = self.untyped_rules
+            else:
+                rules = self.object_rules if pods.templates(res.obj) else self.templateless_rules
+            for rule in rules:
                 self.ctx.asked = ""
                 for hit in rule.check(res, self.ctx):
                     finding = self._locate(rule.ID, res, hit)

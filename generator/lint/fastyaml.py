@@ -7,8 +7,11 @@ map keys become strings. ``resolve_plain`` and ``json_key`` follow go-yaml v2's
 sigs.k8s.io/yaml's ``convertToJSONableObject``, so a ConfigMap with ``enabled: yes`` fails
 its schema here as it does on the cluster.
 
+This is the one YAML reader: cluster inputs and the config file are read by it too, with YAML
+1.2 resolution (``Resolution`` is its parameter, ``generator.yamlpos`` defines theirs).
 ruamel's safe loader spends most of its time in Python, so this builder reads the C
-parser's events. Anchors, aliases, explicit tags, complex keys, duplicate keys and more than
+parser's events, keeping none: positions come from a second read of the few documents a
+position is asked of (``locate``, ``Positions``). Anchors, aliases, explicit tags, complex keys, duplicate keys and more than
 one document raise ``Fallback``; the caller loads those with ruamel, using the same scalar
 resolution, and ruamel words the errors. The test suite checks both give the same data.
 """
@@ -19,6 +22,8 @@ import functools
 import math
 import re
 import struct
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from _ruamel_yaml import CParser
@@ -28,6 +33,7 @@ from ruamel.yaml.events import (
     DocumentStartEvent,
     MappingStartEvent,
     ScalarEvent,
+    SequenceEndEvent,
     SequenceStartEvent,
     StreamEndEvent,
     StreamStartEvent,
@@ -161,100 +167,192 @@ def _go_float32_g(number: float) -> str:
     return f"{single:.{max(precision - exp - 1, 0)}f}"
 
 
-def _scalar(event: ScalarEvent):
-    if event.ctag is not None or event.anchor is not None:
-        raise Fallback
-    if not event.implicit[0]:  # quoted or block: a string
-        return event.value
-    return resolve_plain(event.value)
+def _plain_key(text: str) -> str:
+    """A plain map key as the JSON object key it becomes (a null key: the full loader words it)."""
+    key = resolve_plain(text)
+    if key.__class__ is str:
+        return key
+    try:
+        return json_key(key)
+    except ValueError:
+        raise Fallback from None
 
 
-def load(text: str):
-    """The one document in ``text`` (None when empty); raises Fallback or the parser's YAMLError."""
-    return load_located(text)[0]
+@dataclass(frozen=True)
+class Resolution:
+    """How plain (unquoted, untagged) scalars become values: the YAML version is the reader's
+    one parameter. ``hinted`` holds the first characters a scalar that is not a string can start
+    with (any other plain scalar is its text, unresolved); ``scalar`` resolves the others and
+    ``key`` turns a plain map key into the key; both may raise ``Fallback``."""
+
+    hinted: frozenset[str]
+    scalar: Callable[[str], Any]
+    key: Callable[[str], str]
 
 
-def load_located(text: str):
-    """``(data, where)``: the document and, from the same parse, where each part of it is written.
+# manifests, read as the API server reads them (go-yaml v2, YAML 1.1; keys as JSON keys)
+GO_YAML = Resolution(_HINTED, resolve_plain, _plain_key)
 
-    ``where`` mirrors the data: a mapping's is ``{key: (key_event, value_event, value_where)}``,
-    a sequence's ``[(item_event, item_where)]``, a scalar's None. The events carry the marks
-    (line, column) and the scalar's style, so findings are located without reading the text again.
-    """
-    parser = CParser(text)
+
+class TooDeep(Exception):
+    """A collection nested deeper than the reader was asked to allow; 0-based line and column."""
+
+    def __init__(self, line: int, col: int):
+        super().__init__(line, col)
+        self.line, self.col = line, col
+
+
+def _document_root(parser: CParser):
+    """The root event of the one document the parser reads (None when there is none)."""
     get = parser.get_event
     if not isinstance(get(), StreamStartEvent):
         raise Fallback
     event = get()
     if isinstance(event, StreamEndEvent):
-        return None, None
+        return None
     if not isinstance(event, DocumentStartEvent):
         raise Fallback
-    root = get()
-    data, where = _node(root, get)
+    return get()
+
+
+def _document_end(parser: CParser) -> None:
+    get = parser.get_event
     if not isinstance(get(), DocumentEndEvent) or not isinstance(get(), StreamEndEvent):
         raise Fallback
-    return data, (root, where)
 
 
-def _node(event, get):
-    """Data and ``where`` of the node ``event`` starts; the hot loop of lint, so scalars are
-    resolved inline (as ``_scalar`` does) and tags read from ``ctag`` (``tag`` is a property)."""
-    kind = type(event)
-    if kind is ScalarEvent:
-        return _scalar(event), None
-    if kind is not MappingStartEvent and kind is not SequenceStartEvent:
-        raise Fallback  # aliases
-    if event.ctag is not None or event.anchor is not None:
-        raise Fallback
-    if kind is MappingStartEvent:
-        out: dict[Any, Any] = {}
-        where: dict[Any, tuple[Any, Any, Any]] = {}
-        while True:
-            key_event = get()
-            if type(key_event) is not ScalarEvent:
-                if type(key_event) in _NODE_STARTS:
-                    raise Fallback  # complex keys
-                return out, where
-            if key_event.ctag is not None or key_event.anchor is not None:
-                raise Fallback
-            key = key_event.value
-            if key_event.implicit[0] and (not key or key[0] in _HINTED):
-                key = resolve_plain(key)
-                if key.__class__ is not str:
-                    try:
-                        key = json_key(key)
-                    except ValueError:
-                        raise Fallback from None  # the full loader locates the error
-            if key == "<<" or key in out:
-                raise Fallback  # merge keys; duplicate keys (reported by ruamel)
-            value_event = get()
-            if type(value_event) is ScalarEvent:
-                if value_event.ctag is not None or value_event.anchor is not None:
+def load(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = None):
+    """The one document in ``text`` (None when empty); raises Fallback, the parser's YAMLError, or
+    ``TooDeep`` for a collection more than ``max_depth`` collections deep.
+
+    Only the data is built: each event is dropped as soon as it is read. Where things are
+    written is found again, from the same text, when a position is asked for (``locate``)."""
+    parser = CParser(text)
+    root = _document_root(parser)
+    if root is None:
+        return None
+    data = _builder(resolution, max_depth)(root, parser.get_event, 0)
+    _document_end(parser)
+    return data
+
+
+@functools.cache
+def _builder(resolution: Resolution, max_depth: int | None):
+    """The data builder for one resolution and depth bound: the hot loop of lint, so the
+    resolution's parts are bound once and scalars resolved inline; tags are read from ``ctag``
+    (``tag`` is a property)."""
+    hinted, resolve, plain_key = resolution.hinted, resolution.scalar, resolution.key
+    deepest = -1 if max_depth is None else max_depth
+
+    def scalar(event):
+        if event.ctag is not None or event.anchor is not None:
+            raise Fallback
+        value = event.value
+        if event.implicit[0] and (not value or value[0] in hinted):
+            return resolve(value)
+        return value
+
+    def data(event, get, depth: int):
+        kind = type(event)
+        if kind is ScalarEvent:
+            return scalar(event)
+        if kind is not MappingStartEvent and kind is not SequenceStartEvent:
+            raise Fallback  # aliases
+        if depth == deepest:
+            raise TooDeep(event.start_mark.line, event.start_mark.column)
+        if event.ctag is not None or event.anchor is not None:
+            raise Fallback
+        if kind is MappingStartEvent:
+            out: dict[Any, Any] = {}
+            while True:
+                key_event = get()
+                if type(key_event) is not ScalarEvent:
+                    if type(key_event) in _NODE_STARTS:
+                        raise Fallback  # complex keys
+                    return out
+                if key_event.ctag is not None or key_event.anchor is not None:
                     raise Fallback
-                value = value_event.value
-                if value_event.implicit[0] and (not value or value[0] in _HINTED):
-                    value = resolve_plain(value)
-                out[key] = value
-                where[key] = (key_event, value_event, None)
-            else:
-                out[key], inner = _node(value_event, get)
-                where[key] = (key_event, value_event, inner)
-    else:
+                key = key_event.value
+                if key_event.implicit[0] and (not key or key[0] in hinted):
+                    key = plain_key(key)
+                if key == "<<" or key in out:
+                    raise Fallback  # merge keys; duplicate keys (reported by ruamel)
+                value_event = get()
+                if type(value_event) is ScalarEvent:
+                    if value_event.ctag is not None or value_event.anchor is not None:
+                        raise Fallback
+                    value = value_event.value
+                    if value_event.implicit[0] and (not value or value[0] in hinted):
+                        value = resolve(value)
+                    out[key] = value
+                else:
+                    out[key] = data(value_event, get, depth + 1)
         items: list[Any] = []
-        item_where: list[tuple[Any, Any]] = []
         while True:
             item_event = get()
             item_kind = type(item_event)
             if item_kind is ScalarEvent:
-                items.append(_scalar(item_event))
-                item_where.append((item_event, None))
+                items.append(scalar(item_event))
             elif item_kind in _NODE_STARTS:
-                item, inner = _node(item_event, get)
-                items.append(item)
-                item_where.append((item_event, inner))
+                items.append(data(item_event, get, depth + 1))
             else:
-                return items, item_where
+                return items
+
+    return data
+
+
+def locate(text: str, resolution: Resolution = GO_YAML):
+    """Where each part of a document ``load`` read is written: ``(root_event, where)``.
+
+    ``where`` mirrors the data: a mapping's is ``{key: (key_event, value_event, value_where)}``,
+    a sequence's ``[(item_event, item_where)]``, a scalar's None. The events carry the marks
+    (line, column) and the scalar's style. Only called for text ``load`` took, so the checks
+    that send a document to the full loader are not made again."""
+    parser = CParser(text)
+    root = _document_root(parser)
+    return root, _where(root, parser.get_event, resolution)
+
+
+def _where(event, get, resolution: Resolution):
+    kind = type(event)
+    if kind is MappingStartEvent:
+        where: dict[Any, tuple[Any, Any, Any]] = {}
+        while True:
+            key_event = get()
+            if type(key_event) is not ScalarEvent:
+                return where
+            key = key_event.value
+            if key_event.implicit[0] and (not key or key[0] in resolution.hinted):
+                key = resolution.key(key)
+            value_event = get()
+            where[key] = (key_event, value_event, _where(value_event, get, resolution))
+    if kind is SequenceStartEvent:
+        items: list[tuple[Any, Any]] = []
+        while True:
+            item_event = get()
+            if type(item_event) is SequenceEndEvent:
+                return items
+            items.append((item_event, _where(item_event, get, resolution)))
+    return None
+
+
+class Positions:
+    """``locate``'s map of one document, made when a finding in it first needs a position.
+
+    It unpacks as ``(root_event, where)``, like the map itself: most documents have no finding,
+    and keeping every event of every document costs more than reading again the few that do.
+    """
+
+    __slots__ = ("_text", "_located")
+
+    def __init__(self, text: str):
+        self._text = text
+        self._located: tuple | None = None
+
+    def __iter__(self):
+        if self._located is None:
+            self._located = locate(self._text)
+        return iter(self._located)
 
 
 _NODE_STARTS = (MappingStartEvent, SequenceStartEvent, AliasEvent)

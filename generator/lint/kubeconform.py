@@ -17,8 +17,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import subprocess
 from collections.abc import Iterable
 
 from generator import jsonpath, schemasync
@@ -64,6 +62,8 @@ def command(binary: str, files: list[str], settings: Settings, ignore_missing_sc
 def run(binary: str, files: list[str], settings: Settings, ignore_missing_schemas: bool = False) -> dict:
     """kubeconform's parsed JSON output over all ``files``; a missing or broken binary or
     unreadable output is a usage error. Files go in batches that fit a command line."""
+    import shutil  # with subprocess: only a run with --kubeconform needs them
+
     path = shutil.which(binary)
     if path is None:
         raise InputError(
@@ -97,6 +97,8 @@ def batches(files: list[str], budget: int | None = None) -> list[list[str]]:
 
 
 def _run_once(path: str, files: list[str], settings: Settings, ignore_missing_schemas: bool) -> dict:
+    import subprocess
+
     try:
         proc = subprocess.run(
             command(path, files, settings, ignore_missing_schemas), capture_output=True, text=True, check=False

@@ -39,6 +39,9 @@ from generator.lint.model import Document, Hit, Resource, first_content_line
 SUFFIXES = (".yaml", ".yml", ".json")
 MAX_DOCUMENT_BYTES = 4 * 1024 * 1024  # kubeconform's per-document buffer
 MAX_FILE_BYTES = 64 * 1024 * 1024
+# deeper than any object needs (CRD schemas nest a few dozen levels) and shallow enough for
+# the rules and validators, which recurse over the data, to check what the reader builds
+MAX_DEPTH = 256
 
 
 _GO_PLAIN = "tag:gpu-gitops,2026:go-plain"  # a plain scalar, resolved as go-yaml v2 does
@@ -206,7 +209,7 @@ def raw(path: str) -> bytes | str:
     if data is None:
         return "not a regular file"
     if len(data) > MAX_FILE_BYTES:
-        return f"file is larger than {MAX_FILE_BYTES} bytes"
+        return yamlmessages.too_large("file", MAX_FILE_BYTES)
     return data
 
 
@@ -218,16 +221,8 @@ def documents(data: bytes | str, display: str, is_json: bool = False, strict: bo
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = exc.object.count(b"\n", 0, exc.start)
-        col = len(exc.object[exc.object.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8", "replace"))
-        yield _failed(
-            display,
-            "",
-            0,
-            f"file is not UTF-8 text: byte 0x{exc.object[exc.start]:02X} at offset {exc.start} ({exc.reason})",
-            line,
-            col,
-        )
+        message, line, col = yamlmessages.not_utf8(exc)
+        yield _failed(display, "", 0, message, line, col, yamlmessages.NOT_UTF8_HINT)
         return
     yield from iter_text(text, display, is_json=is_json, strict=strict)
 
@@ -237,10 +232,22 @@ def _read_bytes(path: str) -> bytes | None:
     to check first); None for a FIFO or device, which could block or never end."""
     if path == "-":
         return sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
-    if not stat.S_ISREG(os.stat(path).st_mode):
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
         return None
-    with open(path, "rb") as handle:
-        return handle.read(MAX_FILE_BYTES + 1)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        # a buffer the size of the file, not of the limit: allocating the limit for every file
+        # costs more than reading the file
+        data = os.read(fd, min(info.st_size, MAX_FILE_BYTES) + 1)
+        while len(data) > info.st_size and len(data) <= MAX_FILE_BYTES:  # it grew since it was measured
+            more = os.read(fd, MAX_FILE_BYTES + 1 - len(data))
+            if not more:
+                break
+            data += more
+    finally:
+        os.close(fd)
+    return data
 
 
 def parse_text(text: str, display: str, is_json: bool = False, strict: bool = True) -> list[Document]:
@@ -264,13 +271,11 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
     for first_line, chunk in split_documents(text):
         doc = Document(display, chunk, first_line)
         if len(chunk) > MAX_DOCUMENT_BYTES:
-            yield _failed(
-                display, chunk, first_line, f"document is larger than the {MAX_DOCUMENT_BYTES} byte limit", 0, 0
-            )
+            yield _failed(display, chunk, first_line, yamlmessages.too_large("document", MAX_DOCUMENT_BYTES), 0, 0)
             continue
         try:
             try:
-                doc.data, doc.where = fastyaml.load_located(chunk)
+                doc.data, doc.where = fastyaml.load(chunk, fastyaml.GO_YAML, MAX_DEPTH), fastyaml.Positions(chunk)
             except (fastyaml.Fallback, YAMLError):
                 yaml = yaml or _yaml(strict)
                 doc.data = _load_full(yaml, chunk)
@@ -314,6 +319,14 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
             )
         except YAMLError as exc:
             _fail(doc, f"error unmarshalling resource: {str(exc).splitlines()[0]}", 0, 0)
+        except fastyaml.TooDeep as exc:
+            _fail(
+                doc,
+                f"error unmarshalling resource: {yamlmessages.too_deep(MAX_DEPTH)}",
+                exc.line,
+                exc.col,
+                yamlmessages.TOO_DEEP_HINT,
+            )
         except RecursionError:
             _fail(doc, "error unmarshalling resource: nesting is too deep", 0, 0)
         except (ValueError, TypeError, IndexError) as exc:
@@ -382,9 +395,9 @@ def _fail(doc: Document, message: str, line: int, col: int, hint: str = "") -> N
     doc.error_line, doc.error_col = doc.first_line + line + 1, col + 1
 
 
-def _failed(display: str, text: str, first_line: int, message: str, line: int, col: int) -> Document:
+def _failed(display: str, text: str, first_line: int, message: str, line: int, col: int, hint: str = "") -> Document:
     doc = Document(display, text, first_line)
-    _fail(doc, message, line, col)
+    _fail(doc, message, line, col, hint)
     return doc
 
 

@@ -18,8 +18,6 @@ import difflib
 from dataclasses import dataclass
 from types import ModuleType
 
-import jsonschema
-
 LEVEL = "level"
 
 
@@ -53,6 +51,8 @@ def problems(rule: ModuleType, section: dict) -> list[tuple[str, str, str]]:
             )
             found.append((name, f"unknown option {name!r} for rule {rule.ID}", hint))
             continue
+        import jsonschema  # only a config that sets rule options needs it
+
         error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(option.schema).iter_errors(value))
         if error is not None:
             found.append((name, f"{rule.ID} option {name}: {error.message}", option.description))

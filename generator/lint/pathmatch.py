@@ -5,17 +5,22 @@ shown, relative to the project root: ``*.yaml`` matches at any depth, a pattern 
 at the start or in the middle is anchored at the root (``/vendor``, ``deploy/testdata``),
 ``vendor/`` is a folder and everything in it, ``**`` any number of folders, and ``!pattern``
 takes back what an earlier pattern matched (not inside a matched folder, as in git).
+``pathspec`` loads with the first pattern: a run without any does not pay for its import.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 
 @lru_cache(maxsize=64)
 def _spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+    import pathspec
+
     return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 

@@ -5,7 +5,9 @@ slowest step of lint. Most objects are valid, so each kind's schema is compiled 
 nested closures that only answer "valid?"; ``jsonschema`` runs only when the answer is no,
 to produce the messages. A schema using any keyword outside the supported subset is not
 compiled (``Unsupported``) and that kind always goes through ``jsonschema``, so the fast
-path can never accept what ``jsonschema`` would reject.
+path can never accept what ``jsonschema`` would reject. Definitions behind a ``$ref`` are
+compiled when an object first reaches them, so ``Unsupported`` can also come from a check:
+the caller then treats the kind as not compiled.
 """
 
 from __future__ import annotations
@@ -137,12 +139,18 @@ class Compiler:
         else:
             raise Unsupported(ref)
         if name not in self._refs:
-            cell: list[Check] = []
-            self._refs[name] = lambda v: cell[0](v)  # recursive definitions refer to themselves
             target = self.definitions.get(name)
             if target is None:
                 raise Unsupported(ref)
-            cell.append(self.compile(target))
+
+            def first(v):
+                """Compile the definition when an object first reaches it: a kind's schema
+                reaches hundreds of definitions, an object a few dozen."""
+                cell[0] = self.compile(target)
+                return cell[0](v)
+
+            cell: list[Check] = [first]
+            self._refs[name] = lambda v: cell[0](v)  # recursive definitions refer to themselves
         return self._refs[name]
 
     def _type(self, value, schema) -> Check:

@@ -18,8 +18,6 @@ import hashlib
 import json
 import os
 import re
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,6 +110,9 @@ def fetch(url: str, cache: Path) -> Path | None:
     cached = cache / hashlib.sha256(url.encode()).hexdigest()
     if cached.is_file():
         return cached
+    import urllib.error  # with http, ssl and email: only a download needs them
+    import urllib.request
+
     try:
         with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:  # noqa: S310 (http(s) only)
             body = response.read()

@@ -3,6 +3,10 @@
 Core kinds use the bundled strict schemas of the cluster's Kubernetes version; custom
 resources use the schema locations the user configured. Results are plain data
 (``SchemaProblem``) that render turns into errors and lint into located findings.
+
+``jsonschema`` and ``referencing`` (a tenth of a second to import) load only when an object
+fails the compiled check or a schema is outside its subset: a run over valid objects, or one
+answered from the lint cache, never imports them.
 """
 
 from __future__ import annotations
@@ -12,13 +16,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
-
-import jsonschema
-import referencing
-import referencing.exceptions
-import referencing.jsonschema
-from referencing import Registry, Resource
+from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import urlsplit
 
 from generator import schemasync
 from generator.errors import InputError
@@ -26,15 +25,47 @@ from generator.jsonpath import dotted
 from generator.validate import fastcheck, kubernetes, re2, structural
 from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
 
+if TYPE_CHECKING:
+    import jsonschema
+    import jsonschema.protocols
+    from referencing import Registry
+
 # ``$ref``s in the bundled schemas are absolute paths on the schema's own host
 _DEFINITIONS_URI = "file:///api/_definitions.json"
 _CORE_REF_PREFIXES = ("/api/_definitions.json#/$defs/", "#/$defs/")
-_FAST_DRAFTS = (
-    jsonschema.Draft202012Validator,
-    jsonschema.Draft201909Validator,
-    jsonschema.Draft7Validator,
-    jsonschema.Draft6Validator,
-)
+# jsonschema's ``validator_for`` without importing jsonschema: the drafts' meta-schema URIs (as
+# its URIDict normalises them) and whether the compiled check follows the draft: draft 4 counts
+# 1.0 as not an integer, the check follows draft 6 and later. No $schema, or one jsonschema does
+# not know, means its default here, 2020-12.
+_DRAFT_IS_FAST = {
+    "http://json-schema.org/draft-03/schema": False,
+    "http://json-schema.org/draft-04/schema": False,
+    "http://json-schema.org/draft-06/schema": True,
+    "http://json-schema.org/draft-07/schema": True,
+    "https://json-schema.org/draft/2019-09/schema": True,
+    "https://json-schema.org/draft/2020-12/schema": True,
+}
+
+
+def fast_draft(schema: dict) -> bool:
+    """Whether jsonschema would validate ``schema`` with a draft the compiled check follows."""
+    uri = schema.get("$schema")
+    if uri is None:
+        return True
+    return isinstance(uri, str) and _DRAFT_IS_FAST.get(urlsplit(uri).geturl(), True)
+
+
+def _draft(schema: dict) -> type[jsonschema.protocols.Validator]:
+    """jsonschema's validator class for ``schema`` (2020-12 unless its $schema names another)."""
+    import jsonschema
+
+    return jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+
+
+def _empty_registry() -> Registry:
+    from referencing import Registry
+
+    return Registry()
 
 
 @dataclass
@@ -44,14 +75,23 @@ class _Kind:
     and building it for a core kind crawls the version's whole definitions document."""
 
     schema: dict
-    cls: type
     registry: Callable[[], Registry]
     fast: Callable[[object], bool] | None
     _full: Any = None
 
+    def passes(self, obj: object) -> bool:
+        """The compiled check's answer; a definition outside its subset, met only now, leaves
+        the kind to jsonschema from here on."""
+        assert self.fast is not None  # asked only of a kind with a compiled check
+        try:
+            return self.fast(obj)
+        except fastcheck.Unsupported:
+            self.fast = None
+            return False
+
     def full(self):
         if self._full is None:
-            self._full = self.cls(self.schema, registry=self.registry(), format_checker=None)
+            self._full = _draft(self.schema)(self.schema, registry=self.registry(), format_checker=None)
         return self._full
 
 
@@ -123,13 +163,11 @@ class SchemaValidator:
                 check=not synced,
             )
             self._crd[(api_version, kind)] = schema
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        return _Kind(schema, cls, self._core if core else Registry, self._fast_check(schema, cls, core=core))
+        return _Kind(schema, self._core if core else _empty_registry, self._fast_check(schema, core=core))
 
-    def _fast_check(self, schema: dict, cls, core: bool):
+    def _fast_check(self, schema: dict, core: bool):
         """The compiled yes/no check, or None when the schema or its draft is outside its subset."""
-        # draft 4 counts 1.0 as not an integer; the compiled check follows draft 6 and later
-        if cls not in _FAST_DRAFTS:
+        if not fast_draft(schema):
             return None
         if core and self._core_compiler is None:
             self._core_compiler = fastcheck.Compiler(kubernetes.definitions(self.version)["$defs"], _CORE_REF_PREFIXES)
@@ -142,6 +180,9 @@ class SchemaValidator:
 
     def _core(self) -> Registry:
         if self._core_registry is None:
+            import referencing.jsonschema
+            from referencing import Registry, Resource
+
             defs = Resource.from_contents(
                 kubernetes.definitions(self.version), default_specification=referencing.jsonschema.DRAFT202012
             )
@@ -168,8 +209,10 @@ class SchemaValidator:
         crd = self._crd.get((api_version, kind))
         if crd is not None:
             obj = cast(dict, structural.apply(crd, obj))  # the API server prunes nulls and defaults first
-        if compiled.fast is not None and compiled.fast(obj):
+        if compiled.fast is not None and compiled.passes(obj):
             return self._rules(crd, obj, kind)  # jsonschema only runs to explain a failure
+        import referencing.exceptions
+
         problems: list[SchemaProblem] = []
         try:
             errors = list(compiled.full().iter_errors(obj))
@@ -231,7 +274,9 @@ def load_schema(source: Path, untranslatable=lambda pattern: None, check: bool =
     _python_patterns(schema, untranslatable)
     if not check:
         return schema
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    import jsonschema
+
+    cls = _draft(schema)
     try:
         # No `format` checks on the schema itself: CRD patterns are Go RE2 (cilium.io's
         # CiliumNetworkPolicy v2 has `^\PC*$`), which Python's re cannot compile, so
@@ -324,6 +369,8 @@ def _unexpected(error: jsonschema.ValidationError) -> list[str]:
 def _leaves(error: jsonschema.ValidationError):
     """The most specific errors under an ``anyOf``/``oneOf`` failure, else the error itself."""
     if error.context:
+        import jsonschema
+
         best = jsonschema.exceptions.best_match(error.context)
         return [best] if best is not None else [error]
     return [error]

@@ -226,3 +226,96 @@ def test_validator_warnings_come_back_from_the_cache_and_from_workers(tmp_path, 
         lint_paths([str(folder)], settings, validator=validator, cached=cached, jobs=jobs)
         assert list(validator.warnings) == expected, (jobs, cached)
     assert checked == []
+
+
+_MODULES_AFTER_CLI = """
+import json, sys
+from generator.cli import main
+sys.argv = ["gpu-gitops", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def test_a_run_that_rechecks_one_edited_file_loads_no_libraries_it_does_not_use(tmp_path):
+    """JSON Schema (for a valid object), path patterns (none configured), downloads and worker
+    processes stay unloaded: a pre-commit lint answered from the cache starts fast."""
+    import json
+    import subprocess
+    import sys
+
+    folder = _tree(tmp_path)
+    env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
+    command = [sys.executable, "-c", _MODULES_AFTER_CLI, "--root", str(tmp_path), "lint", "--format", "json"]
+    first = subprocess.run([*command, str(folder)], capture_output=True, text=True, env=env, check=False)
+    with (folder / "b.yaml").open("a") as handle:
+        handle.write("# edited\n")
+    again = subprocess.run([*command, str(folder)], capture_output=True, text=True, env=env, check=False)
+    assert json.loads(again.stdout) == json.loads(first.stdout)
+    loaded = set(json.loads(again.stderr.strip().splitlines()[-1]))
+    unused = {"jsonschema", "referencing", "pathspec", "urllib.request", "multiprocessing"}
+    assert "generator.lint.engine" in loaded and not unused & loaded
+
+
+def test_an_unchanged_file_is_not_read_again_and_a_rewritten_one_is(tmp_path, checked, monkeypatch):
+    """A file whose metadata is as recorded is taken by its recorded key; rewriting it with the
+    same size and setting its modification time back still changes its change time."""
+    import time
+
+    from generator.lint import cache, loader
+
+    monkeypatch.setattr(cache, "SETTLED_NS", 0)  # no file counts as changed moments ago
+    folder = _tree(tmp_path)
+    lint_paths([str(folder)], Settings(), cached=True)
+    read: list[str] = []
+    real_raw = loader.raw
+    monkeypatch.setattr(cache, "raw", lambda path: read.append(os.path.basename(path)) or real_raw(path))
+    lint_paths([str(folder)], Settings(), cached=True)
+    assert read == []
+    time.sleep(0.05)  # past the file system's clock tick
+    target = folder / "b.yaml"
+    before = target.stat()
+    target.write_text(target.read_text().replace("name: b", "name: c"))
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert target.stat().st_size == before.st_size and target.stat().st_mtime_ns == before.st_mtime_ns
+    checked.clear()
+    findings = lint_paths([str(folder)], Settings(), cached=True).findings
+    assert read == ["b.yaml"] and checked
+    assert {f.ref.name for f in findings if f.file.endswith("b.yaml")} == {"c"}
+
+
+def test_a_file_changed_moments_ago_is_always_read(tmp_path, monkeypatch):
+    from generator.lint import cache, loader
+
+    folder = _tree(tmp_path)
+    monkeypatch.setattr(cache, "SETTLED_NS", 3600 * 10**9)  # every file counts as just changed
+    lint_paths([str(folder)], Settings(), cached=True)
+    read: list[str] = []
+    real_raw = loader.raw
+    monkeypatch.setattr(cache, "raw", lambda path: read.append(path) or real_raw(path))
+    lint_paths([str(folder)], Settings(), cached=True)
+    assert len(read) == 3
+
+
+def test_the_schema_fingerprint_covers_the_location_folder_only_and_skips_dangling_links(tmp_path, checked):
+    """``dir/{{.Group}}-{{.ResourceKind}}.json`` reaches the files of ``dir``, not of its parent;
+    a dangling link there is no schema and no reason to fail."""
+    from generator.lint.cache import _schema_fingerprint
+    from generator.lint.settings import Settings as Lint
+    from generator.validate import SchemaValidator
+    from generator.validate.locations import SchemaLocation
+
+    schemas = tmp_path / "schemas"
+    schemas.mkdir()
+    (schemas / "dangling.json").symlink_to(tmp_path / "nowhere")
+    (schemas / "g-Widget.json").write_text("{}")
+    (tmp_path / "beside.json").write_text("{}")
+    location = str(schemas / "{{.Group}}-{{.ResourceKind}}.json")
+    validator = SchemaValidator(Lint().kubernetes_version, [SchemaLocation(location)])
+    files = [entry[0] for entry in _schema_fingerprint(validator)[-1]]
+    assert files == [str(schemas / "g-Widget.json")]
+    folder = _tree(tmp_path)
+    assert lint_paths([str(folder)], Lint(schema_locations=[location]), cached=True).findings

@@ -63,8 +63,7 @@ def test_compiled_check_matches_jsonschema():
         if not validator.has_schema(obj["apiVersion"], obj["kind"]):
             continue
         compiled = validator._validator_for(obj["apiVersion"], obj["kind"])
-        fast = compiled.fast
-        if fast is None:
+        if compiled.fast is None:
             continue
         slow = compiled.full()
         key = (obj["apiVersion"], obj["kind"])
@@ -72,7 +71,7 @@ def test_compiled_check_matches_jsonschema():
         candidates = [obj] if key in mutated_kinds else [obj, *_mutations(obj)]
         mutated_kinds.add(key)
         for candidate in candidates:
-            assert fast(candidate) == slow.is_valid(candidate), (obj["kind"], candidate)
+            assert compiled.passes(candidate) == slow.is_valid(candidate), (obj["kind"], candidate)
             compared += 1
     assert compared > 1000
 
@@ -84,3 +83,79 @@ def test_unsupported_keywords_are_refused():
     with pytest.raises(fastcheck.Unsupported):
         compiler.compile({"$ref": "https://elsewhere/x.json"})
     assert compiler.compile({"type": ["integer", "null"], "x-kubernetes-int-or-string": True})(None)
+
+
+def test_a_definition_outside_the_subset_met_by_an_object_leaves_the_kind_to_jsonschema():
+    """Definitions compile when an object reaches them; one the compiler refuses then makes
+    the kind's objects go through jsonschema, which still finds what is wrong."""
+    from generator.validate.validator import _empty_registry, _Kind
+
+    definitions = {"Name": {"type": "string", "pattern": "^a"}}
+    schema = {
+        "type": "object",
+        "properties": {"name": {"$ref": "#/$defs/Name"}, "size": {"type": "integer"}},
+        "$defs": definitions,
+    }
+    check = fastcheck.Compiler(definitions, ("#/$defs/",)).compile(schema)
+    assert check({"size": 1})  # the definition is not reached: nothing to refuse yet
+    kind = _Kind(schema, _empty_registry, check)
+    assert not kind.passes({"name": "b"}) and kind.fast is None
+    assert not kind.full().is_valid({"name": "b"}) and kind.full().is_valid({"name": "a"})
+
+
+_DRAFT_URIS = [
+    "http://json-schema.org/draft-03/schema",
+    "http://json-schema.org/draft-04/schema#",
+    "http://json-schema.org/draft-06/schema#",
+    "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-07/schema#",
+    "https://json-schema.org/draft/2019-09/schema",
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2020-12/schema#",
+    "https://example.com/my-own/schema",
+]
+
+
+@pytest.mark.parametrize("schema", [{}, *({"$schema": uri} for uri in _DRAFT_URIS)])
+def test_the_compiled_check_is_used_for_the_drafts_jsonschema_would_choose(schema):
+    """The draft is told from $schema without importing jsonschema, as its ``validator_for`` tells it."""
+    import jsonschema
+
+    from generator.validate.validator import fast_draft
+
+    chosen = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    followed = (
+        jsonschema.Draft6Validator,
+        jsonschema.Draft7Validator,
+        jsonschema.Draft201909Validator,
+        jsonschema.Draft202012Validator,
+    )
+    assert fast_draft(schema) == (chosen in followed)
+
+
+_MODULES_AFTER_LINT = """
+import json, sys
+from generator.lint import lint_paths
+from generator.lint.settings import Settings
+findings = lint_paths(sys.argv[1:], Settings()).findings
+print(json.dumps({"rules": sorted({f.rule for f in findings}), "modules": sorted(sys.modules)}))
+"""
+
+
+def test_jsonschema_is_imported_only_to_explain_an_object_that_fails(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    good = tmp_path / "good.yaml"
+    good.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndta: {k: v}\n")
+    runs = {}
+    for name, paths in (("good", [good]), ("bad", [good, bad])):
+        out = subprocess.run(
+            [sys.executable, "-c", _MODULES_AFTER_LINT, *map(str, paths)], capture_output=True, text=True, check=True
+        )
+        runs[name] = json.loads(out.stdout)
+    assert runs["good"]["rules"] == [] and not {"jsonschema", "referencing"} & set(runs["good"]["modules"])
+    assert runs["bad"]["rules"] == ["K8S003"] and {"jsonschema", "referencing"} <= set(runs["bad"]["modules"])

@@ -42,10 +42,13 @@ def test_non_mapping_document_and_size_limit(tmp_path, monkeypatch):
 
 
 def test_deep_nesting_is_an_error_not_a_crash(tmp_path):
+    """The reader's depth bound, worded as the input reader words it, at the collection past it."""
     path = tmp_path / "deep.yaml"
     path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: " + "[" * 5000 + "]" * 5000 + "\n")
-    findings = lint_paths([str(path)], Settings()).findings
-    assert findings and findings[0].rule == "K8S001"
+    [finding] = lint_paths([str(path)], Settings()).findings
+    assert (finding.rule, finding.line, finding.col) == ("K8S001", 4, len("data: ") + loader.MAX_DEPTH)
+    assert finding.message == f"error unmarshalling resource: YAML nesting is deeper than {loader.MAX_DEPTH} levels"
+    assert finding.hint.startswith("flatten the document")
 
 
 def test_separator_inside_text_splits_only_at_line_start():
@@ -245,9 +248,9 @@ def test_lint_and_the_input_checker_give_the_same_hint_for_a_tab(tmp_path):
     assert raised.value.hint == finding.hint and "tab" in finding.hint
 
 
-def test_findings_are_located_from_the_parse_without_reading_the_document_again(monkeypatch):
+def test_findings_are_located_from_the_event_map_without_composing_the_document(monkeypatch):
     """The fast parse's event map gives the same line and column as composing the document,
-    for keys, values and list items, and the document is not composed again."""
+    for keys, values and list items, and the document is not composed."""
     from generator.lint import model
 
     text = (
@@ -273,6 +276,43 @@ def test_findings_are_located_from_the_parse_without_reading_the_document_again(
     assert [doc.plain_scalar(p) for p in paths] == expected_plain
     assert doc.plain_scalar(("metadata", "labels", "x")) is None  # quoted
     assert doc.plain_scalar(("spec", "containers", 0, "image")) == "busybox"
+
+
+def test_only_documents_with_a_finding_are_read_again_for_positions(tmp_path, monkeypatch):
+    """The first parse keeps no events; a document is parsed again for its event map only when
+    a finding in it needs a position."""
+    from generator.lint import fastyaml
+
+    located: list[str] = []
+    original = fastyaml.locate
+
+    def recording(text):
+        located.append(text)
+        return original(text)
+
+    monkeypatch.setattr(fastyaml, "locate", recording)
+    path = tmp_path / "two.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good}\n---\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\ndta: {}\n"
+    )
+    [finding] = lint_paths([str(path)], Settings()).findings
+    assert (finding.rule, finding.line, finding.col) == ("K8S003", 8, 1)
+    assert len(located) == 1 and "name: bad" in located[0]
+
+
+def test_a_file_that_grows_while_it_is_read_is_read_to_its_end(tmp_path, monkeypatch):
+    """The read is sized by the file's measured size; bytes written after the measure are read too."""
+    path = tmp_path / "cm.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    real_stat = loader.os.stat
+
+    class Shrunk:
+        def __init__(self, info):
+            self.st_mode, self.st_size = info.st_mode, 5
+
+    monkeypatch.setattr(loader.os, "stat", lambda p: Shrunk(real_stat(p)))
+    assert loader.raw(str(path)) == path.read_bytes()
 
 
 def test_documents_of_a_file_are_checked_one_at_a_time():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from generator.lint import lint_paths, quantity
@@ -283,25 +285,15 @@ def test_files_are_read_only_up_to_the_size_limit(tmp_path, monkeypatch):
     path = tmp_path / "big.yaml"
     path.write_text("a: " + "x" * 200)
     opened = []
-    real_open = open
+    real_read = os.read
 
-    class Spy:
-        def __init__(self, handle):
-            self.handle = handle
+    def spy(fd, size):
+        opened.append(size)
+        return real_read(fd, size)
 
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.handle.close()
-
-        def read(self, size=-1):
-            opened.append(size)
-            return self.handle.read(size)
-
-    monkeypatch.setattr("builtins.open", lambda *a, **k: Spy(real_open(*a, **k)))
+    monkeypatch.setattr(loader.os, "read", spy)
     source = loader.read(str(path), "big.yaml")
-    assert opened == [101] and "larger than 100 bytes" in source.documents[0].error.message
+    assert opened == [101] and source.documents[0].error.message == "file is larger than the 100 byte limit"
 
 
 def test_stdin_that_is_not_utf8_is_a_finding(project):
@@ -328,7 +320,8 @@ def test_stdin_that_is_not_utf8_is_a_finding(project):
     )
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.decode().splitlines() == [
-        "stdin:3:18: error: file is not UTF-8 text: byte 0xFF at offset 48 (invalid start byte) [K8S001]"
+        "stdin:3:18: error: file is not UTF-8 text: byte 0xFF at offset 48 (invalid start byte) [K8S001]",
+        "  hint: save the file as UTF-8",
     ]
 
 

@@ -250,3 +250,48 @@ def test_a_rendered_clusters_gpu_pool_taints_win_over_a_rules_taint_keys():
     }
     assert for_cluster(spec, config).gpu_taint_keys("GPU004") == ("nvidia.com/gpu",)
     assert for_cluster({**spec, "nodePools": []}, config).gpu_taint_keys("GPU004") == ("sku",)
+
+
+def test_rules_that_read_only_pod_templates_find_nothing_where_there_is_none():
+    """``POD_TEMPLATES`` lets the engine skip a rule for objects without pod templates: every
+    rule that sets it finds nothing in such an object, on every fixture and example, with
+    the most permissive settings and with none."""
+    from generator.lint import pods
+    from generator.lint.engine import Context
+
+    flagged = [rule for rule in REGISTRY if getattr(rule, "POD_TEMPLATES", False)]
+    assert len(flagged) >= 18
+    texts = [p.read_text() for p in FIXTURES.rglob("*.yaml")] + [e.text for r in REGISTRY for e in examples(r)]
+    checked = 0
+    for text in texts:
+        for res in _resources(text):
+            if not isinstance(res.obj.get("kind"), str) or pods.templates(res.obj):
+                continue
+            for settings in (Settings(), _settings(text)):
+                ctx = Context(settings, None)
+                for rule in flagged:
+                    assert list(rule.check(res, ctx)) == [], (rule.ID, res.obj.get("kind"))
+            checked += 1
+    assert checked > 20
+
+
+def _resources(text: str):
+    from generator.lint.loader import parse_text, resources_of
+
+    return [res for doc in parse_text(text, "x.yaml") for res in resources_of(doc)]
+
+
+def test_the_engine_does_not_run_template_rules_on_objects_without_templates(monkeypatch, tmp_path):
+    from generator.lint.rules import sec002_host_path
+
+    calls = []
+    original = sec002_host_path.check
+    monkeypatch.setattr(sec002_host_path, "check", lambda res, ctx: calls.append(res.kind) or original(res, ctx))
+    path = tmp_path / "two.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: n}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: n}\nspec:\n"
+        "  containers: [{name: c, image: busybox}]\n  volumes: [{name: h, hostPath: {path: /x}}]\n"
+    )
+    findings = lint_paths([str(path)], Settings()).findings
+    assert calls == ["Pod"] and "SEC002" in {f.rule for f in findings}

@@ -14,7 +14,9 @@ tuple of what the decision needs and the hit to report should the decision go ag
 its ``check(facts, ctx)`` receives every object's facts, each with its hit located as a
 finding (None when suppressed), and yields the findings that stand. Object and set rules
 see only objects whose apiVersion and kind are strings, unless the module sets
-``UNTYPED = True`` (the rule that reports a missing kind). A rule that checkov also has names
+``UNTYPED = True`` (the rule that reports a missing kind). An object rule that reads nothing
+but the object's pod templates (``pods.templates``) sets ``POD_TEMPLATES = True``: the engine
+does not call it for objects without one (most objects), and a test holds every such rule to it. A rule that checkov also has names
 checkov's checks in ``CHECKOV`` and puts the one a hit corresponds to on the hit, so that
 checkov's skip annotation for it suppresses the hit too (``suppress``).
 """

@@ -53,6 +53,7 @@ NAME = "extended-limit-missing"
 SEVERITY = "error"
 SUMMARY = "A GPU or extended resource is requested without a limit"
 SCOPE = "object"
+POD_TEMPLATES = True
 
 
 def check(res, ctx):

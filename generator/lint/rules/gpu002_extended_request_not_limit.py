@@ -56,6 +56,7 @@ NAME = "extended-request-not-limit"
 SEVERITY = "error"
 SUMMARY = "A GPU or extended resource request differs from its limit"
 SCOPE = "object"
+POD_TEMPLATES = True
 
 
 def check(res, ctx):

@@ -53,6 +53,7 @@ NAME = "extended-not-integer"
 SEVERITY = "error"
 SUMMARY = "A GPU or extended resource quantity is not a whole number"
 SCOPE = "object"
+POD_TEMPLATES = True
 
 
 def check(res, ctx):

@@ -78,6 +78,7 @@ SEVERITY = "error"
 SUMMARY = "A GPU pod has no toleration for the GPU node taint"
 OPTIONS = {"taintKeys": TAINT_KEYS}
 SCOPE = "object"
+POD_TEMPLATES = True
 
 _VENDOR_DOMAINS = {p.rstrip("/") for p in pods.GPU_RESOURCE_PREFIXES}
 UNKNOWN_TAINTS_HINT = (

@@ -55,6 +55,7 @@ NAME = "mig-name-invalid"
 SEVERITY = "error"
 SUMMARY = "A nvidia.com/mig-* resource name is not a valid MIG profile name"
 SCOPE = "object"
+POD_TEMPLATES = True
 
 _MIG = re.compile(r"^nvidia\.com/mig-\d+g\.\d+gb$")
 

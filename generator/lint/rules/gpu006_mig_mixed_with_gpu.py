@@ -54,6 +54,7 @@ NAME = "mig-mixed-with-gpu"
 SEVERITY = "error"
 SUMMARY = "A container requests both nvidia.com/gpu and nvidia.com/mig-* resources"
 SCOPE = "object"
+POD_TEMPLATES = True
 
 
 def check(res, ctx):

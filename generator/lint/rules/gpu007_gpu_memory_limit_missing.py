@@ -53,6 +53,7 @@ NAME = "gpu-memory-limit-missing"
 SEVERITY = "warning"
 SUMMARY = "A GPU container has no memory limit"
 SCOPE = "object"
+POD_TEMPLATES = True
 
 
 def check(res, ctx):

@@ -43,6 +43,7 @@ NAME = "hugepages-without-cpu-memory"
 SEVERITY = "error"
 SUMMARY = "Huge pages are requested without cpu or memory"
 SCOPE = "object"
+POD_TEMPLATES = True
 
 
 def check(res, ctx):

@@ -45,6 +45,7 @@ NAME = "hugepages-request-not-limit"
 SEVERITY = "error"
 SUMMARY = "A huge pages request has no limit or differs from it"
 SCOPE = "object"
+POD_TEMPLATES = True
 
 
 def check(res, ctx):

@@ -43,6 +43,7 @@ NAME = "hugepages-not-page-multiple"
 SEVERITY = "error"
 SUMMARY = "A huge pages quantity is not a positive multiple of its page size"
 SCOPE = "object"
+POD_TEMPLATES = True
 
 
 def check(res, ctx):

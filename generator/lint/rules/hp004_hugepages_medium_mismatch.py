@@ -51,6 +51,7 @@ NAME = "hugepages-medium-mismatch"
 SEVERITY = "error"
 SUMMARY = "An emptyDir huge pages medium does not match the huge page sizes requested"
 SCOPE = "object"
+POD_TEMPLATES = True
 
 
 def check(res, ctx):

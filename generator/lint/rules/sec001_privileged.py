@@ -53,6 +53,7 @@ SEVERITY = "warning"
 SUMMARY = "A container is privileged outside the allowed namespaces"
 OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 SCOPE = "object"
+POD_TEMPLATES = True
 CHECKOV = ("CKV_K8S_16",)
 
 

@@ -47,6 +47,7 @@ SEVERITY = "warning"
 SUMMARY = "A pod mounts a hostPath volume outside the allowed namespaces"
 OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 SCOPE = "object"
+POD_TEMPLATES = True
 
 
 def check(res, ctx):

@@ -45,6 +45,7 @@ SEVERITY = "warning"
 SUMMARY = "A pod uses hostNetwork, hostPID or hostIPC outside the allowed namespaces"
 OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 SCOPE = "object"
+POD_TEMPLATES = True
 # checkov has one check per namespace
 CHECKOV_BY_KEY = {"hostPID": "CKV_K8S_17", "hostIPC": "CKV_K8S_18", "hostNetwork": "CKV_K8S_19"}
 CHECKOV = tuple(sorted(CHECKOV_BY_KEY.values()))

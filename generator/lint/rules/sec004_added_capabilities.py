@@ -49,6 +49,7 @@ SEVERITY = "warning"
 SUMMARY = "A container adds Linux capabilities outside the allowed namespaces"
 OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 SCOPE = "object"
+POD_TEMPLATES = True
 CHECKOV = ("CKV_K8S_25",)
 
 

@@ -48,6 +48,7 @@ SEVERITY = "warning"
 SUMMARY = "A pod sets unsafe or node-level sysctls outside the allowed namespaces"
 OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 SCOPE = "object"
+POD_TEMPLATES = True
 
 # The kubelet's safe set (Kubernetes 1.29+)
 SAFE = frozenset(

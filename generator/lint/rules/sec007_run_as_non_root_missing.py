@@ -43,6 +43,7 @@ SEVERITY = "warning"
 SUMMARY = "A pod does not set runAsNonRoot"
 OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 SCOPE = "object"
+POD_TEMPLATES = True
 CHECKOV = ("CKV_K8S_23",)
 
 
