@@ -6,10 +6,18 @@ Builds two projects in a temporary folder: the example clusters as they are, and
 clusters (copies of the examples under new names). For each it runs `gpu-gitops render` from
 scratch REPEAT times in a fresh process and prints the median CPU seconds (the process and
 everything it started: render workers, bounded Jsonnet helpers, which this process adopts
-and waits for, since nobody else does), wall seconds and CPU
-milliseconds per rendered object, the issue's budget being 0.62 ms. Then the median CPU time
-of `gpu-gitops --version`, and where the time of one render of the examples goes per stage,
-in this process. Figures are noisy on a shared machine: compare medians from one run.
+and waits for, since nobody else does), wall seconds and CPU milliseconds per rendered file,
+the issue's budget being 0.62 ms. Then the median CPU time of `gpu-gitops --version`, and
+where the CPU of one serial render of the COPIES project goes, stage by stage (module by
+module), the Jsonnet helper included.
+
+Each run renders into a project copy of its own that nothing was deleted from: on ext4 without
+a journal (this machine's), creating a file right after thousands were deleted in the same
+block group costs ~0.3 ms of system time, spent skipping the "recently deleted" inodes
+(``find_inode_bit``, ``recently_deleted`` in fs/ext4/ialloc.c), so deleting the previous run's
+tree just before the next one would charge the benchmark's own clean-up to the render. The
+copies are deleted at the end. Figures are noisy on a shared machine: compare medians from
+one run.
 """
 
 from __future__ import annotations
@@ -67,52 +75,80 @@ def _reap_all() -> None:
             return
 
 
-def timed_run(args: list[str]) -> tuple[float, float]:
-    """CPU seconds (the command and every process it started, helpers included) and wall
-    seconds of one command."""
+def timed_run(args: list[str]) -> tuple[float, float, float]:
+    """CPU seconds (the command and every process it started, helpers included), wall
+    seconds, and the system part of the CPU seconds, of one command."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _reap_all()
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+    system = after.ru_stime - before.ru_stime
+    return (after.ru_utime - before.ru_utime) + system, wall, system
 
 
 def bench_render(label: str, project: Path, repeat: int, jobs: list[str]) -> None:
-    cpu, wall, objects = [], [], 0
-    for _ in range(repeat):
-        shutil.rmtree(project / "rendered", ignore_errors=True)
-        c, w = timed_run([*CLI, "--root", str(project), "-q", "render", *jobs])
+    cpu, wall, system, objects = [], [], [], 0
+    for i in range(repeat):
+        fresh = project.with_name(f"{project.name}-run-{'-'.join(jobs) or 'default'}-{i}")
+        shutil.copytree(project, fresh, ignore=shutil.ignore_patterns("rendered"))
+        c, w, s = timed_run([*CLI, "--root", str(fresh), "-q", "render", *jobs])
         cpu.append(c)
         wall.append(w)
-        objects = sum(1 for _ in (project / "rendered").rglob("*.yaml"))
+        system.append(s)
+        objects = sum(1 for _ in (fresh / "rendered").rglob("*.yaml"))
     clusters = len(os.listdir(project / "clusters"))
     print(
         f"render {label} ({clusters} clusters, {objects} objects{', ' + ' '.join(jobs) if jobs else ''}): "
-        f"median {statistics.median(cpu):.2f} s CPU, {statistics.median(wall):.2f} s wall, "
-        f"{1000 * statistics.median(cpu) / objects:.2f} ms CPU per object"
+        f"median {statistics.median(cpu):.2f} s CPU ({statistics.median(system):.2f} s system), "
+        f"{statistics.median(wall):.2f} s wall, {1000 * statistics.median(cpu) / objects:.2f} ms CPU per object"
     )
 
 
 def bench_version(repeat: int) -> None:
     runs = [timed_run([*CLI, "--version"]) for _ in range(max(repeat, 5))]
     print(
-        f"--version: median {statistics.median(c for c, _ in runs):.3f} s CPU, "
-        f"{statistics.median(w for _, w in runs):.3f} s wall"
+        f"--version: median {statistics.median(c for c, _, _ in runs):.3f} s CPU, "
+        f"{statistics.median(w for _, w, _ in runs):.3f} s wall"
     )
 
 
+def _helper_cpu() -> float:
+    """CPU seconds of this process's bounded Jsonnet helper so far (Linux)."""
+    from generator import bounded
+
+    if bounded._helper is None:
+        return 0.0
+    with open(f"/proc/{bounded._helper[1].pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def stages(project: Path) -> None:
-    """Where one serial render of ``project`` spends its time, stage by stage."""
-    from generator import checks, evaluation, inputs, layout
+    """Where one serial render of ``project`` spends its CPU, stage by stage, in this process
+    (schemas compiled and modules imported before, as a run of many clusters amortises them)."""
+    from generator import checks, evaluation, fingerprint, inputs, layout
     from generator import tree as tree_io
     from generator.paths import Project
     from generator.pipeline import validator
 
-    project_ = Project(project)
-    shutil.rmtree(project_.rendered, ignore_errors=True)
-    sums = dict.fromkeys(("load", "evaluate", "layout+emit", "validate", "lint rules", "write"), 0.0)
+    fresh = project.with_name(f"{project.name}-stages")
+    shutil.copytree(project, fresh, ignore=shutil.ignore_patterns("rendered"))
+    project_ = Project(fresh)
+    names = inputs.discover(project_)
+    first = inputs.load_cluster(project_, names[0])
+    checks.validate(
+        layout.lay_out(project_, first, evaluation.evaluate(project_, first)),
+        validator(first.spec["kubernetesVersion"], ()),
+        False,
+        "",
+    )
+    helper_before = _helper_cpu()
+    shared = fingerprint.shared_lines(project_, None)
+    sums = dict.fromkeys(
+        ("inputs", "evaluation", "layout", "checks.validate", "checks.lint_rules", "fingerprint", "tree (write)"), 0.0
+    )
     objects = 0
 
     def clock(key, fn, *args):
@@ -121,28 +157,32 @@ def stages(project: Path) -> None:
         sums[key] += time.process_time() - start
         return value
 
-    for name in inputs.discover(project_):
-        cluster = clock("load", inputs.load_cluster, project_, name)
-        components = clock("evaluate", evaluation.evaluate, project_, cluster)
-        tree = clock("layout+emit", layout.lay_out, project_, cluster, components)
-        check = validator(cluster.spec["kubernetesVersion"], ())
-        clock("validate", checks.validate, tree, check, False, name)
-        clock("lint rules", checks.lint_rules, tree, cluster, name)
-        clock("write", tree_io.write_tree, project_.rendered, tree, name)
-        objects += len(tree.placed)
+    for start in range(0, len(names), evaluation.MANY):  # as pipeline.render_some
+        chunk = names[start : start + evaluation.MANY]
+        lines = [clock("fingerprint", fingerprint.input_lines, project_, name, shared) for name in chunk]
+        clusters = [clock("inputs", inputs.load_cluster, project_, name) for name in chunk]
+        evaluated = clock("evaluation", evaluation.evaluate_many, project_, clusters)
+        for name, hashes, cluster, components in zip(chunk, lines, clusters, evaluated, strict=True):
+            tree = clock("layout", layout.lay_out, project_, cluster, components)
+            check = validator(cluster.spec["kubernetesVersion"], ())
+            clock("checks.validate", checks.validate, tree, check, False, name)
+            clock("checks.lint_rules", checks.lint_rules, tree, cluster, name)
+            tree.files[fingerprint.SUM_FILE] = clock("fingerprint", fingerprint.sum_file, hashes, tree.files)
+            clock("tree (write)", tree_io.write_tree, project_.rendered, tree, name)
+            objects += sum(1 for rel in tree.files if rel.endswith(".yaml"))
+    sums["Jsonnet helper"] = _helper_cpu() - helper_before
     total = sum(sums.values())
-    print(
-        f"stages of one serial render in this process ({objects} objects; CPU of this process only, "
-        "so Jsonnet's bounded child is not counted under evaluate):"
-    )
+    print(f"stages of one serial render of {len(names)} clusters ({objects} objects), CPU:")
     for key, value in sums.items():
-        print(f"  {key:12s} {value:7.3f} s  {100 * value / total:5.1f}%  {1000 * value / objects:6.3f} ms/object")
+        print(f"  {key:18s} {value:7.3f} s  {100 * value / total:5.1f}%  {1000 * value / objects:6.3f} ms/object")
+    print(f"  {'total':18s} {total:7.3f} s  100.0%  {1000 * total / objects:6.3f} ms/object")
 
 
 def main() -> None:
     copies = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     repeat = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     _adopt_orphans()
+    print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     with tempfile.TemporaryDirectory(prefix="bench-render-") as tmp:
         examples = make_project(Path(tmp) / "examples", None)
         fleet = make_project(Path(tmp) / "fleet", copies)
@@ -150,7 +190,8 @@ def main() -> None:
         bench_render("examples", examples, repeat, [])
         bench_render(f"{copies} copies", fleet, repeat, ["--jobs", "1"])
         bench_render(f"{copies} copies", fleet, repeat, [])
-        stages(examples)
+        stages(fleet)
+    print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 
 if __name__ == "__main__":

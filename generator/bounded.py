@@ -3,8 +3,10 @@
 Native code (the Jsonnet engine) cannot be interrupted from Python: a loop never returns and an
 allocation failure aborts the whole process. A helper process takes that risk instead: before
 each call it sets ``RLIMIT_CPU`` to the CPU it has used plus the call's bound and ``RLIMIT_AS``
-to its start-up size plus the call's memory bound. A helper that ran out of time or memory
-dies, and ``run`` raises ``Bound`` naming the bound; the next call starts a new helper.
+to its size now plus the call's memory bound. A helper that ran out of time or memory
+dies, and ``run`` raises ``Bound`` naming the bound; the next call starts a new helper. A
+helper that has grown by ``RETIRE_MIB`` since it started (memory a caller chose not to
+collect) exits after its reply, and the next call starts a new one.
 
 The helper is a fresh, small interpreter, started once per process that needs it: forking the
 renderer itself for every evaluation cost ~15 ms of page-table copying and teardown each.
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 MIB = 1024 * 1024
+RETIRE_MIB = 512  # growth after which a helper exits once it has replied (~100 Jsonnet evaluations)
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,16 @@ def _died(helper: subprocess.Popen, limits: Limits) -> Bound:
     return Bound("crash", limits, f"exit status {code}")
 
 
+def _retire(helper: subprocess.Popen) -> None:
+    """Let a helper that said it exits after this reply go; the next call starts a new one."""
+    global _helper
+    _helper = None
+    for pipe in (helper.stdin, helper.stdout):
+        if pipe is not None:
+            pipe.close()
+    helper.wait()
+
+
 def run(target: str, args: tuple, limits: Limits) -> Any:
     """``module:function`` called with ``args`` in the helper, bounded by ``limits``; its
     exceptions are re-raised here, and what it wrote on stderr is written on ours."""
@@ -99,7 +112,9 @@ def run(target: str, args: tuple, limits: Limits) -> Any:
         reply = b""
     if not reply:
         raise _died(helper, limits)
-    outcome, value, stderr = pickle.loads(reply)
+    outcome, value, stderr, retiring = pickle.loads(reply)
+    if retiring:
+        _retire(helper)
     sys.stderr.write(stderr.decode("utf-8", "replace"))  # e.g. Jsonnet's std.trace
     if outcome == "ok":
         return value
@@ -138,7 +153,7 @@ def serve() -> None:
         target, args, limits = pickle.loads(requests.read(int.from_bytes(header, "big")))
         used = resource.getrusage(resource.RUSAGE_SELF)
         _bound(resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + limits.cpu_seconds)
-        _bound(resource.RLIMIT_AS, baseline + limits.memory_mib * MIB)
+        _bound(resource.RLIMIT_AS, _address_space_now() + limits.memory_mib * MIB)
         capture.seek(0)
         capture.truncate()
         try:
@@ -149,6 +164,9 @@ def serve() -> None:
         except Exception as exc:  # noqa: BLE001 - re-raised by the caller
             reply = ("error", exc)
         capture.seek(0)
-        payload = pickle.dumps((*reply, capture.read()))
+        retiring = _address_space_now() - baseline > RETIRE_MIB * MIB
+        payload = pickle.dumps((*reply, capture.read(), retiring))
         replies.write(len(payload).to_bytes(8, "big") + payload)
         replies.flush()
+        if retiring:
+            return

@@ -164,6 +164,7 @@ def _scalar(value: Any, column: int, indent: int) -> str:
     raise _Unmodelled(value)
 
 
+@functools.lru_cache(maxsize=65536)
 def _key(key: Any) -> str:
     if not isinstance(key, str) or len(key) > 100 or "\n" in key:  # libyaml's simple keys: <= 128 chars
         raise _Unmodelled(key)
@@ -171,64 +172,84 @@ def _key(key: Any) -> str:
     return f"'{key.replace(chr(39), chr(39) * 2)}'" if style == "single" else key
 
 
-def _mapping(data: dict, indent: int, out: list[str], inline: bool = False) -> None:
-    """Block mapping at ``indent``; ``inline``: its first key continues the current line."""
+def _keys(data: dict, ordered: bool, first: tuple[str, ...]) -> Any:
+    """The keys in the order they are written: as given, or ``first`` and then sorted (``_ordered``)."""
+    if not ordered:
+        return data
+    if not first:
+        return sorted(data)
+    return [k for k in first if k in data] + sorted(k for k in data if k not in first)
+
+
+def _mapping(data: dict, indent: int, out: list[str], ordered: bool, first: tuple = (), inline: bool = False) -> None:
+    """Block mapping at ``indent``; ``inline``: its first key continues the current line.
+
+    ``ordered`` writes the keys in ``_ordered``'s order without building the ordered copy."""
     pad = " " * indent
-    for i, (key, value) in enumerate(data.items()):
+    for i, key in enumerate(_keys(data, ordered, first)):
+        value = data[key]
         head = ("" if inline and i == 0 else pad) + _key(key) + ":"
-        if isinstance(value, dict) and value:
-            out.append(head + "\n")
-            _mapping(value, indent + 2, out)
-        elif isinstance(value, list) and value:
-            out.append(head + "\n")
-            _sequence(value, indent, out)  # libyaml indents no sequence inside a mapping
+        if isinstance(value, dict):
+            if value:
+                out.append(head + "\n")
+                nested = _METADATA if (first is _TOP and key == "metadata") else ()
+                _mapping(value, indent + 2, out, ordered, nested)
+            else:
+                out.append(head + " {}\n")
+        elif isinstance(value, list):
+            if value:
+                out.append(head + "\n")
+                _sequence(value, indent, out, ordered)  # libyaml indents no sequence inside a mapping
+            else:
+                out.append(head + " []\n")
         else:
-            out.append(f"{head} {_flow_empty(value) or _scalar(value, indent + len(head) + 1, indent + 2)}")
+            out.append(f"{head} {_scalar(value, indent + len(head) + 1, indent + 2)}")
 
 
-def _sequence(items: list, indent: int, out: list[str], inline: bool = False) -> None:
+def _sequence(items: list, indent: int, out: list[str], ordered: bool, inline: bool = False) -> None:
     pad = " " * indent
     for i, item in enumerate(items):
         out.append("- " if inline and i == 0 else pad + "- ")
-        if isinstance(item, dict) and item:
-            _mapping(item, indent + 2, out, inline=True)
-        elif isinstance(item, list) and item:
-            _sequence(item, indent + 2, out, inline=True)
+        if isinstance(item, dict):
+            if item:
+                _mapping(item, indent + 2, out, ordered, inline=True)
+            else:
+                out.append("{}\n")
+        elif isinstance(item, list):
+            if item:
+                _sequence(item, indent + 2, out, ordered, inline=True)
+            else:
+                out.append("[]\n")
         else:
-            out.append(_flow_empty(item) or _scalar(item, indent + 2, indent + 2))
+            out.append(_scalar(item, indent + 2, indent + 2))
 
 
-def _flow_empty(value: Any) -> str:
-    if isinstance(value, dict | list) and not value:
-        return "{}\n" if isinstance(value, dict) else "[]\n"
-    return ""
-
-
-def _fast(data: Any) -> str:
+def _fast(data: Any, ordered: bool = False, first: tuple[str, ...] = ()) -> str:
     out: list[str] = []
     if isinstance(data, dict) and data:
-        _mapping(data, 0, out)
+        _mapping(data, 0, out, ordered, first)
     elif isinstance(data, list) and data:
-        _sequence(data, 0, out)
+        _sequence(data, 0, out, ordered)
     elif isinstance(data, dict | list):
-        out.append(_flow_empty(data))
+        out.append("{}\n" if isinstance(data, dict) else "[]\n")
     else:
         raise _Unmodelled(data)  # a top-level scalar ends with a document end marker
     return "".join(out)
 
 
-def _dump(data: Any) -> str:
+def _dump(data: Any, ordered: bool, first: tuple[str, ...] = ()) -> str:
+    """The fast emitter's text, or ruamel's for data it does not model (of the ordered copy)."""
     try:
-        return _fast(data)
+        return _fast(data, ordered, first)
     except _Unmodelled:
-        return _ruamel_dump(data)
+        return _ruamel_dump(_ordered(data, first) if ordered else data)
 
 
 def to_yaml(obj: dict) -> str:
     """One Kubernetes object as canonical YAML text."""
-    return _dump(_ordered(obj, _TOP))
+    return _dump(obj, True, _TOP)
 
 
 def to_yaml_plain(data: Any) -> str:
     """Any data (e.g. a kustomization) in the same style, keys in the given order."""
-    return _dump(data)
+    return _dump(data, False)

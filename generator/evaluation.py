@@ -21,9 +21,16 @@ ENTRY_WITH_OVERRIDES = (
     "local main = import 'main.libsonnet';\n"
     "function(spec) main.flatten(main.components(spec) + (import 'overrides.libsonnet')) tailstrict"
 )
+# ENTRY for several clusters without Jsonnet of their own at a time (see evaluate_many).
+ENTRY_FOR_MANY = (
+    "local main = import 'main.libsonnet';\nfunction(specs) [main.flatten(main.components(spec)) for spec in specs]"
+)
+MANY = 16  # clusters per evaluation of ENTRY_FOR_MANY: ~16 x 13 MiB of engine memory at most
+
+Components = dict[str, list[dict]]
 
 
-def evaluate(project: Project, cluster: Cluster) -> dict[str, list[dict]]:
+def evaluate(project: Project, cluster: Cluster) -> Components:
     """Run the Jsonnet library on the cluster's spec: ``{component: [objects]}``."""
     sandbox = jsonnet.Sandbox(project.libsonnet, cluster.folder, project.root)
     code = ENTRY_WITH_OVERRIDES if cluster.overrides else ENTRY
@@ -32,12 +39,47 @@ def evaluate(project: Project, cluster: Cluster) -> dict[str, list[dict]]:
     return _check_shape(deferred.resolve(result), project.display(cluster.overrides or cluster.folder))
 
 
+def evaluate_many(project: Project, clusters: list[Cluster]) -> list[Components | InputError]:
+    """Each cluster's components, or the input error that stopped it, in order.
+
+    The engine parses the library again for every evaluation, about half of a cluster's
+    evaluation time: clusters whose folder holds no Jsonnet of their own (no
+    ``overrides.libsonnet``, no ``main.libsonnet`` that ENTRY's import would find first) give
+    the same result evaluated ``MANY`` at a time against the library alone. A batch that
+    fails is evaluated again cluster by cluster, so each error is the one its cluster gives.
+    """
+    results: list[Components | InputError | None] = [None] * len(clusters)
+    alike = [i for i, c in enumerate(clusters) if not c.overrides and not (c.folder / "main.libsonnet").exists()]
+    sandbox = jsonnet.Sandbox(project.libsonnet, None, project.root)
+    for start in range(0, len(alike), MANY):
+        batch = alike[start : start + MANY]
+        try:
+            many = jsonnet.evaluate(
+                ENTRY_FOR_MANY, sandbox, {"specs": [clusters[i].spec for i in batch]}, home=project.libsonnet
+            )
+        except InputError:
+            continue  # one by one below
+        assert isinstance(many, list) and len(many) == len(batch)  # ENTRY_FOR_MANY maps the list
+        for i, result in zip(batch, many, strict=True):
+            try:
+                results[i] = _check_shape(deferred.resolve(result), project.display(clusters[i].folder))
+            except InputError as exc:
+                results[i] = exc
+    for i, cluster in enumerate(clusters):
+        if results[i] is None:
+            try:
+                results[i] = evaluate(project, cluster)
+            except InputError as exc:
+                results[i] = exc
+    return [r for r in results if r is not None]
+
+
 # Names become file names: no path separators, no "..", no "_" (the file-name separator).
 _OBJECT_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9.:]{0,251}[A-Za-z0-9])?$")
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
 
-def _check_shape(result: object, source: str) -> dict[str, list[dict]]:
+def _check_shape(result: object, source: str) -> Components:
     """Refuse anything that is not ``{component: [object]}`` with safe names, before it
     reaches the file system."""
     if not isinstance(result, dict):

@@ -7,6 +7,7 @@ as it was) and is reported, while the others still render.
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import shutil
 from collections.abc import Callable
@@ -118,25 +119,50 @@ def _validators(options: Options):
     return lambda version: validator(version, locations)
 
 
-def render_one(project: Project, name: str, validator_for, options: Options, shared: tuple[str, ...]) -> Outcome:
-    """Render one cluster; its tree includes the sum file of the inputs it was rendered from
-    (hashed before they are read, so an input edited meanwhile reads as changed next time;
-    ``shared`` holds the hashes every cluster shares, taken once per run)."""
-    from generator import inputs
-    from generator.render import render
+def render_some(
+    project: Project, names: list[str], validator_for, options: Options, shared: tuple[str, ...]
+) -> list[Outcome]:
+    """Render ``names``, evaluated together where the library allows (``evaluation.evaluate_many``).
 
-    hashes = fingerprint.input_lines(project, name, shared)
-    try:
-        cluster = inputs.load_cluster(project, name)
-        rendered = render(
-            project, cluster, validator_for(cluster.spec["kubernetesVersion"]), options.require_schemas, options.config
-        )
-    except InputError as exc:
-        return Outcome(name, error=exc)
-    rendered.tree.files[fingerprint.SUM_FILE] = fingerprint.sum_file(hashes, rendered.tree.files)
-    if not rendered.errors:
-        fingerprint.record_validated(rendered.tree.files[fingerprint.SUM_FILE])
-    return Outcome(name, rendered=rendered)
+    Each tree includes the sum file of the inputs it was rendered from (hashed before they
+    are read, so an input edited meanwhile reads as changed next time; ``shared`` holds the
+    hashes every cluster shares, taken once per run)."""
+    from generator import inputs
+    from generator.evaluation import evaluate_many
+    from generator.render import render_evaluated
+
+    loaded: list[tuple[str, list[str], inputs.Cluster | InputError]] = []
+    for name in names:
+        hashes = fingerprint.input_lines(project, name, shared)
+        try:
+            loaded.append((name, hashes, inputs.load_cluster(project, name)))
+        except InputError as exc:
+            loaded.append((name, hashes, exc))
+    evaluated = iter(evaluate_many(project, [c for _, _, c in loaded if isinstance(c, inputs.Cluster)]))
+    outcomes = []
+    for name, hashes, cluster in loaded:
+        try:
+            if isinstance(cluster, InputError):
+                raise cluster
+            components = next(evaluated)
+            if isinstance(components, InputError):
+                raise components
+            rendered = render_evaluated(
+                project,
+                cluster,
+                components,
+                validator_for(cluster.spec["kubernetesVersion"]),
+                options.require_schemas,
+                options.config,
+            )
+        except InputError as exc:
+            outcomes.append(Outcome(name, error=exc))
+            continue
+        rendered.tree.files[fingerprint.SUM_FILE] = fingerprint.sum_file(hashes, rendered.tree.files)
+        if not rendered.errors:
+            fingerprint.record_validated(rendered.tree.files[fingerprint.SUM_FILE])
+        outcomes.append(Outcome(name, rendered=rendered))
+    return outcomes
 
 
 def render_many(
@@ -148,30 +174,79 @@ def render_many(
 ) -> list[Outcome]:
     """Render ``names``, in ``jobs`` processes when more than one; outcomes in ``names`` order.
 
-    Clusters are independent, so a process pool renders them in parallel; each worker compiles
-    the schemas it needs once. The result does not depend on ``jobs``. ``on_done`` is called
-    as each cluster finishes (for a progress bar).
+    Clusters are independent, so a process pool renders them in parallel, a few clusters per
+    task (evaluated together, ``evaluation.MANY`` at most); each worker compiles the schemas it
+    needs once. The result does not depend on ``jobs``. ``on_done`` is called as each cluster
+    finishes (for a progress bar).
     """
     validator_for = _validators(options)  # a bad schema location is reported before any work
     shared = fingerprint.shared_lines(project, options.config_file)
-    if jobs <= 1 or len(names) <= 1:
-        outcomes = []
-        for name in names:
-            outcomes.append(render_one(project, name, validator_for, options, shared))
-            if on_done:
-                on_done(outcomes[-1])
-        return outcomes
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    if not names:
+        return []
+    # Rendering allocates millions of containers that live until their cluster is written;
+    # the cycle collector's default thresholds (700, 10, 10) walk them over and over and find
+    # no garbage: ~4% of a render of 100 clusters (bench/bench_render.py).
+    thresholds = gc.get_threshold()
+    gc.set_threshold(20_000, 50, 1000)
+    try:
+        if jobs <= 1 or len(names) <= 1:
+            return _render_here(project, names, validator_for, options, shared, on_done)
+        return _render_in_pool(project, names, options, shared, jobs, on_done)
+    finally:
+        gc.set_threshold(*thresholds)
 
-    _import_render_modules()  # once here, not once per worker: the workers fork from this process
-    by_name: dict[str, Outcome] = {}
-    with ProcessPoolExecutor(max_workers=min(jobs, len(names))) as pool:
-        futures = [pool.submit(_render_in_worker, project, name, options, shared) for name in names]
-        for future in as_completed(futures):
-            outcome = future.result()
-            by_name[outcome.name] = outcome
+
+def _render_here(
+    project: Project,
+    names: list[str],
+    validator_for,
+    options: Options,
+    shared: tuple[str, ...],
+    on_done: Callable[[Outcome], None] | None,
+) -> list[Outcome]:
+    from generator.evaluation import MANY
+
+    outcomes = []
+    for start in range(0, len(names), MANY):
+        for outcome in render_some(project, names[start : start + MANY], validator_for, options, shared):
+            outcomes.append(outcome)
             if on_done:
                 on_done(outcome)
+    return outcomes
+
+
+def _render_in_pool(
+    project: Project,
+    names: list[str],
+    options: Options,
+    shared: tuple[str, ...],
+    jobs: int,
+    on_done: Callable[[Outcome], None] | None,
+) -> list[Outcome]:
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from generator.evaluation import MANY
+
+    _import_render_modules()  # once here, not once per worker: the workers fork from this process
+    # The workers never collect what exists now: a collection there writes to every object it
+    # walks, copying the parent's pages one by one (Python's gc.freeze docs); ~6% of the CPU
+    # of a parallel render of 100 clusters (bench/bench_render.py).
+    gc.freeze()
+    size = min(MANY, -(-len(names) // (2 * jobs)))  # two tasks per worker at least, to even out
+    by_name: dict[str, Outcome] = {}
+    try:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(names))) as pool:
+            futures = [
+                pool.submit(_render_in_worker, project, names[start : start + size], options, shared)
+                for start in range(0, len(names), size)
+            ]
+            for future in as_completed(futures):
+                for outcome in future.result():
+                    by_name[outcome.name] = outcome
+                    if on_done:
+                        on_done(outcome)
+    finally:
+        gc.unfreeze()
     return [by_name[name] for name in names]
 
 
@@ -183,9 +258,9 @@ def _import_render_modules() -> None:
     from generator.validate import validator  # noqa: F401
 
 
-def _render_in_worker(project: Project, name: str, options: Options, shared: tuple[str, ...]) -> Outcome:
+def _render_in_worker(project: Project, names: list[str], options: Options, shared: tuple[str, ...]) -> list[Outcome]:
     """One pool task; ``validator``'s cache keeps compiled schemas across a worker's tasks."""
-    return render_one(project, name, _validators(options), options, shared)
+    return render_some(project, names, _validators(options), options, shared)
 
 
 def write(project: Project, outcomes: list[Outcome], timeout: float = lock.DEFAULT_TIMEOUT) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from generator import digests
 from generator.checks import check
 from generator.diagnostic import Diagnostic
-from generator.evaluation import evaluate
+from generator.evaluation import Components, evaluate
 from generator.inputs import Cluster
 from generator.layout import Tree, lay_out
 from generator.paths import Project
@@ -21,7 +21,7 @@ from generator.validate import SchemaValidator
 @dataclass
 class Rendered:
     cluster: Cluster
-    components: dict[str, list[dict]]
+    components: Components
     tree: Tree
     problems: list[Diagnostic] = field(default_factory=list)  # an error stops the render, a warning does not
 
@@ -39,7 +39,18 @@ def render(
 ) -> Rendered:
     """One cluster's tree and its problems (the input's warnings first); an ``InputError``
     when its objects cannot be evaluated or laid out."""
-    components = evaluate(project, cluster)
+    return render_evaluated(project, cluster, evaluate(project, cluster), validator, require_schemas, config)
+
+
+def render_evaluated(
+    project: Project,
+    cluster: Cluster,
+    components: Components,
+    validator: SchemaValidator,
+    require_schemas: bool = False,
+    config: dict | None = None,
+) -> Rendered:
+    """``render`` for components already evaluated (``evaluation.evaluate_many``)."""
     digests.check(cluster.spec, cluster.source, components)
     tree = lay_out(project, cluster, components)
     prefix = project.display(project.rendered / cluster.name)

@@ -275,8 +275,31 @@ def _modes_ok(folder: Path) -> bool:
     return True
 
 
+def _link_unchanged(current: str, staged: str) -> int | None:
+    """Hard-link an unchanged file of the current tree into the staging tree: no new inode
+    and no bytes written, and the file keeps its mtime. Returns None when linked, else the
+    file's mtime for a copy (a file with another mode, or a file system without hard links).
+
+    ``read_tree`` found the file regular with the wanted bytes; the link is kept only if it
+    is that same regular file with the right mode, never a symlink swapped in meanwhile.
+    """
+    before = os.lstat(current)
+    if not stat.S_ISREG(before.st_mode) or stat.S_IMODE(before.st_mode) != FILE_MODE:
+        return before.st_mtime_ns
+    try:
+        os.link(current, staged, follow_symlinks=False)
+    except OSError:
+        return before.st_mtime_ns
+    after = os.lstat(staged)
+    if (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino) and stat.S_ISREG(after.st_mode):
+        return None
+    os.unlink(staged)
+    return before.st_mtime_ns
+
+
 def _stage(staging: Path, target: Path, tree: Tree, current_files: dict[str, bytes], shown: str) -> None:
-    """Write the whole new tree into ``staging``; unchanged files keep their old mtime."""
+    """Build the whole new tree in ``staging``: unchanged files are hard links to the current
+    tree's (same bytes, mode and mtime), the others are written."""
     _mkdir(staging)
     made = {""}  # folders made, relative to staging (string paths: this runs for every file of a fleet)
     for rel, content in sorted(tree.files.items()):
@@ -288,8 +311,12 @@ def _stage(staging: Path, target: Path, tree: Tree, current_files: dict[str, byt
             if folder not in made:
                 _mkdir(os.path.join(staging, folder))
                 made.add(folder)
-        same = current_files.get(rel) == content
-        _write_file(staging / rel, content, os.lstat(os.path.join(target, rel)).st_mtime_ns if same else None)
+        if current_files.get(rel) != content:
+            _write_file(staging / rel, content, None)
+        else:
+            mtime_ns = _link_unchanged(os.path.join(target, rel), os.path.join(staging, rel))
+            if mtime_ns is not None:
+                _write_file(staging / rel, content, mtime_ns)
         _step("file")
 
 

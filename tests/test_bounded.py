@@ -48,6 +48,19 @@ def pid():
     return os.getpid()
 
 
+_held: list[bytearray] = []
+
+
+def hold(mib):
+    """Keep ``mib`` MiB of address space in the helper until ``release``."""
+    _held.append(bytearray(mib * 1024 * 1024))
+    return os.getpid()
+
+
+def release():
+    _held.clear()
+
+
 def test_value_comes_back():
     assert bounded.run(f"{HERE}:echo", ({"a": [1, "x" * 100_000]},), LIMITS) == {"a": [1, "x" * 100_000]}
 
@@ -101,3 +114,17 @@ def test_a_forked_process_gets_its_own_helper():
         os._exit(0 if bounded.run(f"{HERE}:pid", (), LIMITS) != mine else 1)
     assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
     assert bounded.run(f"{HERE}:pid", (), LIMITS) == mine
+
+
+def test_each_calls_memory_bound_counts_from_the_helpers_size_before_the_call():
+    bounded.run(f"{HERE}:hold", (200,), LIMITS)
+    try:
+        assert bounded.run(f"{HERE}:allocate", (128,), LIMITS) == 128 * 1024 * 1024
+    finally:
+        bounded.run(f"{HERE}:release", (), LIMITS)
+
+
+def test_a_helper_that_grew_retires_after_its_reply_and_a_new_one_takes_over():
+    grown = bounded.run(f"{HERE}:hold", (bounded.RETIRE_MIB + 16,), bounded.Limits(5, bounded.RETIRE_MIB + 64))
+    assert bounded.run(f"{HERE}:pid", (), LIMITS) != grown
+    assert bounded.run(f"{HERE}:echo", ("still served",), LIMITS) == "still served"

@@ -119,8 +119,18 @@ def test_fast_emitter_writes_every_committed_file_itself_byte_for_byte():
         assert emit._fast(ordered) == emit._ruamel_dump(ordered), name
         committed = "".join(line for line in (REPO / name).read_text().splitlines(True) if not line.startswith("# "))
         assert committed == emit._fast(ordered), name
+        if ordered is not data:  # an object: written in _ordered's order from any key order
+            assert emit.to_yaml(_reversed_keys(data)) == committed, name
         checked += 1
     assert checked > 100
+
+
+def _reversed_keys(value):
+    if isinstance(value, dict):
+        return {k: _reversed_keys(value[k]) for k in reversed(value)}
+    if isinstance(value, list):
+        return [_reversed_keys(v) for v in value]
+    return value
 
 
 # text that exercises libyaml's style choices: indicators, quotes, spaces, breaks, YAML 1.1 words

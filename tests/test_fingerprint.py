@@ -42,7 +42,7 @@ def no_rendering(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("rendered a cluster whose hashes all matched")
 
-    monkeypatch.setattr(generator.render, "render", refuse)
+    monkeypatch.setattr(generator.render, "render_evaluated", refuse)
 
 
 def test_an_unchanged_fleet_is_checked_and_rendered_without_evaluating(rendered_project, run, no_rendering):
@@ -127,8 +127,8 @@ def test_a_synced_schema_set_is_validated_once_before_the_fast_path_trusts_a_tre
     schema_set.parent.mkdir(parents=True)
     schema_set.write_text('{"version": "test", "kinds": 0, "absent": []}')
     evaluated = []
-    real = generator.render.render
-    monkeypatch.setattr(generator.render, "render", lambda *a, **k: evaluated.append(1) or real(*a, **k))
+    real = generator.render.render_evaluated
+    monkeypatch.setattr(generator.render, "render_evaluated", lambda *a, **k: evaluated.append(1) or real(*a, **k))
     assert run(rendered_project, "check", CLUSTER).exit_code == 0
     assert evaluated == [1]  # the full path: validated against the set
     assert run(rendered_project, "check", CLUSTER).exit_code == 0

@@ -45,6 +45,28 @@ def test_an_input_change_rewrites_only_the_files_it_affects(project, run):
     assert "requests.nvidia.com/gpu: '20'" in (tree / quota).read_text()
 
 
+def _inodes(folder: Path) -> dict[str, int]:
+    return {str(p.relative_to(folder)): p.stat().st_ino for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_re_render_links_unchanged_files_instead_of_writing_them(project, run):
+    """Unchanged files move into the new tree as the same inodes (no file created, no byte
+    written); a changed file, or one whose mode is wrong, is a new file."""
+    assert run(project, "render", CLUSTER).exit_code == 0
+    tree = project / "rendered" / CLUSTER
+    namespace = "20-workloads/workload-isolation/namespace_gpu-training.yaml"
+    (tree / namespace).chmod(0o600)
+    before = _inodes(tree)
+    path = project / "clusters" / CLUSTER / "cluster.yaml"
+    path.write_text(path.read_text().replace("quota: {gpus: 24}", "quota: {gpus: 20}"))
+    assert run(project, "render", CLUSTER).exit_code == 0
+    after = _inodes(tree)
+    quota = "20-workloads/workload-isolation/resourcequota_gpu-inference_gpu-quota.yaml"
+    assert {p for p in after if after[p] != before[p]} == {quota, namespace, SUM_FILE}
+    assert (tree / namespace).stat().st_mode & 0o777 == 0o644
+    assert all(p.stat().st_nlink == 1 for p in tree.rglob("*") if p.is_file())  # the old tree is gone
+
+
 def test_check_detects_an_edit_and_render_repairs_it(project, run):
     assert run(project, "render", CLUSTER).exit_code == 0
     assert run(project, "check", CLUSTER).exit_code == 0

@@ -76,3 +76,54 @@ def test_missing_apiversion_and_kind_use_kubeconform_wording():
     validator = SchemaValidator("1.32")
     assert validator.check({"kind": "X"})[0].message == "missing 'apiVersion' key"
     assert validator.check({"apiVersion": "v1", "kind": ""})[0].message == "missing 'kind' key"
+
+
+def test_a_schema_files_passed_metaschema_check_is_remembered_by_its_bytes(tmp_path, monkeypatch):
+    """The metaschema check (seconds on the largest CRDs) runs once per file content: a file
+    whose bytes changed is checked again, and a refusal is never remembered."""
+    import jsonschema
+
+    from generator.validate.validator import load_schema
+
+    calls = []
+    checked = jsonschema.Draft202012Validator.check_schema
+
+    def counting(schema, *args, **kwargs):
+        calls.append(schema.get("description"))
+        return checked(schema, *args, **kwargs)
+
+    monkeypatch.setattr(jsonschema.Draft202012Validator, "check_schema", staticmethod(counting))
+    source = tmp_path / "run.json"
+    source.write_text('{"type": "object", "description": "v1"}')
+    for _ in range(3):
+        assert load_schema(source)["description"] == "v1"
+    assert calls == ["v1"]
+    source.write_text('{"type": "object", "description": "v2"}')
+    load_schema(source)
+    assert calls == ["v1", "v2"]
+    source.write_text('{"type": 5, "description": "bad"}')
+    for _ in range(2):
+        with pytest.raises(InputError, match="not a valid JSON Schema"):
+            load_schema(source)
+    assert calls == ["v1", "v2", "bad", "bad"]
+
+
+def test_an_unwritable_cache_only_means_checking_again(tmp_path, monkeypatch):
+    import jsonschema
+
+    from generator.validate.validator import load_schema
+
+    calls = []
+    checked = jsonschema.Draft202012Validator.check_schema
+    monkeypatch.setattr(
+        jsonschema.Draft202012Validator,
+        "check_schema",
+        staticmethod(lambda schema, *a, **k: calls.append(1) or checked(schema, *a, **k)),
+    )
+    (tmp_path / "cache").write_text("a file where the cache folder should be")
+    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "run.json"
+    source.write_text('{"type": "object"}')
+    for _ in range(2):
+        assert load_schema(source) == {"type": "object"}
+    assert calls == [1, 1]

@@ -260,11 +260,13 @@ def load_schema(source: Path, untranslatable=lambda pattern: None, check: bool =
     JSON Schema stops the run with an ``InputError`` naming it, for render and lint alike.
     A pattern with no Python equivalent is dropped and reported through ``untranslatable``.
     ``check=False`` skips the metaschema check (seconds on the largest CRDs) for files that
-    passed it when ``schemas sync`` installed them.
+    passed it when ``schemas sync`` installed them; other files pass it once per content
+    (``_passed_marker``).
     """
     hint = "fix or replace this file at your --schema-location (or schemaLocations), or delete a stale cached copy"
     try:
-        schema = json.loads(source.read_bytes())
+        raw = source.read_bytes()
+        schema = json.loads(raw)
     except (ValueError, OSError) as exc:
         raise InputError(f"schema file is not readable JSON: {exc}", path=str(source), hint=hint) from None
     if not isinstance(schema, dict):
@@ -273,6 +275,9 @@ def load_schema(source: Path, untranslatable=lambda pattern: None, check: bool =
         )
     _python_patterns(schema, untranslatable)
     if not check:
+        return schema
+    passed = _passed_marker(raw)
+    if passed.exists():
         return schema
     import jsonschema
 
@@ -289,7 +294,34 @@ def load_schema(source: Path, untranslatable=lambda pattern: None, check: bool =
         raise InputError(
             f"schema file is not a valid JSON Schema: {where}: {exc.message}", path=str(source), hint=hint
         ) from None
+    _record(passed)
     return schema
+
+
+def _passed_marker(raw: bytes) -> Path:
+    """Where a schema file's passed metaschema check is remembered: an empty file in the user
+    cache named by the digest of the file's bytes and the tool's version.
+
+    The check costs seconds on the largest CRD schemas (ApplicationSet, RayJob) and every run
+    of render and lint with schema locations would pay it again; the bytes decide the answer
+    (the draft is named in them, and a draft's metaschema is fixed by its specification), so a
+    file that passed once passes again. Only passes are remembered: a refusal is checked, and
+    worded, every time."""
+    import hashlib
+
+    from generator import __version__
+    from generator.paths import cache_root
+
+    return cache_root() / "schema-checks" / f"{hashlib.sha256(raw).hexdigest()}-{__version__}"
+
+
+def _record(marker: Path) -> None:
+    """Remember a passed check; a cache that cannot be written only means checking again."""
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        pass
 
 
 _SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "dependentSchemas")

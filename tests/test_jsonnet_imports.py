@@ -1,0 +1,58 @@
+"""The sandbox reuses the answers to imports within a process, but never a stale or escaping one."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator import jsonnet
+
+
+@pytest.fixture
+def folders(tmp_path):
+    library, cluster = tmp_path / "libsonnet", tmp_path / "clusters" / "one"
+    (library / "lib").mkdir(parents=True)
+    cluster.mkdir(parents=True)
+    (library / "lib" / "k.libsonnet").write_text("{ a: 1 }")
+    return library, cluster, jsonnet.Sandbox(library, cluster, tmp_path)
+
+
+def test_an_edited_import_is_read_again(folders):
+    library, cluster, sandbox = folders
+    assert sandbox.resolve(str(cluster), "lib/k.libsonnet")[1] == "{ a: 1 }"
+    (library / "lib" / "k.libsonnet").write_text("{ a: 2, b: 3 }")
+    assert sandbox.resolve(str(cluster), "lib/k.libsonnet")[1] == "{ a: 2, b: 3 }"
+
+
+def test_a_file_added_beside_the_importer_shadows_the_library_from_then_on(folders):
+    library, cluster, sandbox = folders
+    assert sandbox.resolve(str(cluster), "lib/k.libsonnet")[0] == str((library / "lib" / "k.libsonnet").resolve())
+    (cluster / "lib").mkdir()
+    (cluster / "lib" / "k.libsonnet").write_text("{ own: true }")
+    assert sandbox.resolve(str(cluster), "lib/k.libsonnet") == (
+        str((cluster / "lib" / "k.libsonnet").resolve()),
+        "{ own: true }",
+    )
+
+
+def test_a_folder_relinked_outside_the_sandbox_is_refused_after_a_good_answer(folders, tmp_path):
+    library, cluster, sandbox = folders
+    (cluster / "mine").mkdir()
+    (cluster / "mine" / "x.libsonnet").write_text("1")
+    (cluster / "via").symlink_to(cluster / "mine")
+    assert sandbox.resolve(str(cluster), "via/x.libsonnet")[1] == "1"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.libsonnet").write_text("'secret'")
+    (cluster / "via").unlink()
+    (cluster / "via").symlink_to(outside)
+    with pytest.raises(RuntimeError, match="outside libsonnet/ and the cluster's folder; refused"):
+        sandbox.resolve(str(cluster), "via/x.libsonnet")
+
+
+def test_a_sandbox_without_the_cluster_folder_may_not_use_an_answer_from_it(folders, tmp_path):
+    library, cluster, sandbox = folders
+    (cluster / "values.libsonnet").write_text("{}")
+    assert sandbox.resolve(str(cluster), "values.libsonnet")[1] == "{}"
+    library_only = jsonnet.Sandbox(library, None, tmp_path)
+    with pytest.raises(RuntimeError, match="refused"):
+        library_only.resolve(str(cluster), "values.libsonnet")
