@@ -275,13 +275,18 @@ def _modes_ok(folder: Path) -> bool:
     return True
 
 
-def _link_unchanged(current: str, staged: str) -> int | None:
-    """Hard-link an unchanged file of the current tree into the staging tree: no new inode
-    and no bytes written, and the file keeps its mtime. Returns None when linked, else the
-    file's mtime for a copy (a file with another mode, or a file system without hard links).
+_LINKED = -1  # _link_unchanged's answer when the file is linked, not to be written
 
-    ``read_tree`` found the file regular with the wanted bytes; the link is kept only if it
-    is that same regular file with the right mode, never a symlink swapped in meanwhile.
+
+def _link_unchanged(current: str, staged: str, content: bytes) -> int | None:
+    """Hard-link an unchanged file of the current tree into the staging tree: no new inode
+    and no bytes written, and the file keeps its mtime. Returns ``_LINKED``, else the mtime
+    the written copy is to keep: the current file's when it has another mode or the file
+    system has no hard links, None when its bytes changed since ``read_tree`` read them.
+
+    The link is kept only if it is that same regular file with the right mode, never a
+    symlink swapped in meanwhile, and it still holds ``content``: a hand edit made while the
+    render ran must not pass for the rendered bytes.
     """
     before = os.lstat(current)
     if not stat.S_ISREG(before.st_mode) or stat.S_IMODE(before.st_mode) != FILE_MODE:
@@ -292,6 +297,10 @@ def _link_unchanged(current: str, staged: str) -> int | None:
         return before.st_mtime_ns
     after = os.lstat(staged)
     if (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino) and stat.S_ISREG(after.st_mode):
+        with open(staged, "rb") as fh:
+            if fh.read() == content:
+                return _LINKED
+        os.unlink(staged)
         return None
     os.unlink(staged)
     return before.st_mtime_ns
@@ -314,8 +323,8 @@ def _stage(staging: Path, target: Path, tree: Tree, current_files: dict[str, byt
         if current_files.get(rel) != content:
             _write_file(staging / rel, content, None)
         else:
-            mtime_ns = _link_unchanged(os.path.join(target, rel), os.path.join(staging, rel))
-            if mtime_ns is not None:
+            mtime_ns = _link_unchanged(os.path.join(target, rel), os.path.join(staging, rel), content)
+            if mtime_ns != _LINKED:
                 _write_file(staging / rel, content, mtime_ns)
         _step("file")
 

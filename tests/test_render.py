@@ -67,6 +67,28 @@ def test_a_re_render_links_unchanged_files_instead_of_writing_them(project, run)
     assert all(p.stat().st_nlink == 1 for p in tree.rglob("*") if p.is_file())  # the old tree is gone
 
 
+def test_a_file_edited_while_render_runs_is_written_not_linked(tmp_path, monkeypatch):
+    """The link is taken only if the file still holds the rendered bytes: an in-place edit
+    between reading the current tree and linking it must not pass for the rendered file."""
+    from generator.layout import Tree
+
+    rendered = tmp_path / "rendered"
+    marker = {"kustomization.yaml": b"# Rendered by gpu-gitops from clusters/c/cluster.yaml.\n"}
+    tree_io.write_tree(rendered, Tree("c", files={**marker, "a.yaml": b"kind: A\n"}), "rendered/c")
+    linked = tree_io._link_unchanged
+
+    def edit_then_link(current, staged, *rest):
+        Path(current).write_bytes(b"kind: X\n")  # same size, in place: a hand edit racing the render
+        return linked(current, staged, *rest)
+
+    monkeypatch.setattr(tree_io, "_link_unchanged", edit_then_link)
+    changes, _ = tree_io.write_tree(
+        rendered, Tree("c", files={**marker, "a.yaml": b"kind: A\n", "b.yaml": b"b\n"}), "rendered/c"
+    )
+    assert changes.added == ["b.yaml"]
+    assert (rendered / "c" / "a.yaml").read_bytes() == b"kind: A\n"
+
+
 def test_check_detects_an_edit_and_render_repairs_it(project, run):
     assert run(project, "render", CLUSTER).exit_code == 0
     assert run(project, "check", CLUSTER).exit_code == 0
