@@ -6,6 +6,7 @@ Jsonnet decides what objects exist. What comes back is refused unless it is
 
 from __future__ import annotations
 
+import os
 import re
 
 from generator import deferred, jsonnet
@@ -49,7 +50,7 @@ def evaluate_many(project: Project, clusters: list[Cluster]) -> list[Components 
     fails is evaluated again cluster by cluster, so each error is the one its cluster gives.
     """
     results: list[Components | InputError | None] = [None] * len(clusters)
-    alike = [i for i, c in enumerate(clusters) if not c.overrides and not (c.folder / "main.libsonnet").exists()]
+    alike = [i for i, c in enumerate(clusters) if not c.overrides and not os.path.lexists(c.folder / "main.libsonnet")]
     sandbox = jsonnet.Sandbox(project.libsonnet, None, project.root)
     for start in range(0, len(alike), MANY):
         batch = alike[start : start + MANY]

@@ -267,7 +267,10 @@ def _find_import(importer_dir: str, rel: str) -> tuple[Path, int, int] | None:
     ``importer_dir``: where a refused import was written."""
     pattern = re.compile(r"\bimport(?:str|bin)?\s*@?(['\"])" + re.escape(rel) + r"\1")
     for path in sorted(Path(importer_dir).glob("*sonnet")):
-        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:  # a link to nowhere, a folder named x.libsonnet: not where it was written
+            continue
         match = pattern.search(text)
         if match:
             before = text[: match.start()]

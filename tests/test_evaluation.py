@@ -82,3 +82,15 @@ def test_a_cluster_with_a_main_libsonnet_of_its_own_is_evaluated_with_it(project
     together = evaluation.evaluate_many(proj, [load_cluster(proj, name) for name in EXAMPLES])
     assert together[EXAMPLES.index(CLUSTER)]["team-settings"][0]["kind"] == "ConfigMap"
     assert together == _alone(proj, EXAMPLES)
+
+
+def test_a_cluster_with_a_dangling_main_libsonnet_link_is_evaluated_alone(project, tmp_path):
+    """A ``main.libsonnet`` link to nowhere is still the cluster's own Jsonnet: evaluated
+    alone it is refused, so it must not be evaluated with the library's in a batch."""
+    proj = Project(project)
+    (project / "clusters" / CLUSTER / "main.libsonnet").symlink_to(tmp_path / "gone.libsonnet")
+    together = evaluation.evaluate_many(proj, [load_cluster(proj, name) for name in EXAMPLES])
+    assert isinstance(together[EXAMPLES.index(CLUSTER)], InputError)
+    assert [str(r) if isinstance(r, InputError) else r for r in together] == [
+        str(r) if isinstance(r, InputError) else r for r in _alone(proj, EXAMPLES)
+    ]
