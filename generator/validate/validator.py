@@ -11,6 +11,7 @@ answered from the lint cache, never imports them.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -300,7 +301,7 @@ def load_schema(source: Path, untranslatable=lambda pattern: None, check: bool =
 
 def _passed_marker(raw: bytes) -> Path:
     """Where a schema file's passed metaschema check is remembered: an empty file in the user
-    cache named by the digest of the file's bytes and the tool's version.
+    cache named by the digest of the file's bytes and the tool's and jsonschema's versions.
 
     The check costs seconds on the largest CRD schemas (ApplicationSet, RayJob) and every run
     of render and lint with schema locations would pay it again; the bytes decide the answer
@@ -309,10 +310,20 @@ def _passed_marker(raw: bytes) -> Path:
     worded, every time."""
     import hashlib
 
-    from generator import __version__
     from generator.paths import cache_root
 
-    return cache_root() / "schema-checks" / f"{hashlib.sha256(raw).hexdigest()}-{__version__}"
+    return cache_root() / "schema-checks" / f"{hashlib.sha256(raw).hexdigest()}-{_checker_versions()}"
+
+
+@functools.cache
+def _checker_versions() -> str:
+    """The tool's and jsonschema's versions: either may change what the check accepts.
+    Read from the installed metadata, so a remembered pass costs no jsonschema import."""
+    from importlib.metadata import version
+
+    from generator import __version__
+
+    return f"{__version__}-{version('jsonschema')}"
 
 
 def _record(marker: Path) -> None:
