@@ -103,7 +103,7 @@
 
   // The key of an object in its component: the name of the file it renders to without
   // `.yaml`, `<kind>_<namespace>_<name>` with the kind lower-cased and no namespace for a
-  // cluster-scoped object (generator/output.py object_filename), so an overrides.libsonnet can
+  // cluster-scoped object (generator/layout.py object_filename), so an overrides.libsonnet can
   // tell it from the rendered tree (docs/overrides.md).
   fileKey(o)::
     local namespace = std.get(o.metadata, 'namespace', null);
