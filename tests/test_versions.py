@@ -112,6 +112,16 @@ def test_every_image_and_repository_reaches_the_rendered_examples():
         assert f"{repo.repository}:{pinned[repo.tag]}" in rendered, repo.name
 
 
+def test_no_image_is_pinned_at_two_tags():
+    """One tool, one version: two entries of one repository at different tags drift apart
+    (node tuning once ran kubectl v1.32.0 while the rest ran v1.32.8)."""
+    by_repository: dict[str, set[str]] = {}
+    for image in TABLE.images:
+        repository, _, tag = image.image.rpartition(":")
+        by_repository.setdefault(repository, set()).add(tag)
+    assert {r: t for r, t in by_repository.items() if len(t) > 1} == {}
+
+
 def test_no_component_names_an_image_of_its_own():
     """Components take images from versions.json, so a bump is one edit with its source."""
     registry = re.compile(r"'(docker\.io|nvcr\.io|registry\.k8s\.io|quay\.io|ghcr\.io|gcr\.io)/")

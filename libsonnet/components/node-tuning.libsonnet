@@ -40,7 +40,7 @@ local defaults = {
   images: {
     tune: versions.images.busybox.image,
     // Lease create/get/replace/delete: coordination.k8s.io/v1, unchanged since 1.14
-    kubectl: versions.images.nodeTuningKubectl.image,
+    kubectl: versions.images.kubectl.image,
     pause: versions.images.pause.image,
   },
   stateDir: '/var/lib/gpu-gitops',
