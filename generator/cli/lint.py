@@ -80,7 +80,7 @@ def _display(ctx: Context):
 @reports_input_errors
 def lint(args: LintArgs) -> int:
     """Lint the paths and print the report; 1 when a finding is at ``fail_on`` or above."""
-    from generator import cpus
+    from generator import cpus, providers
     from generator.config import load_config
     from generator.lint import kubeconform, lint_paths, make_validator
     from generator.lint.loader import discover, read
@@ -89,8 +89,11 @@ def lint(args: LintArgs) -> int:
 
     ctx, fmt = args.ctx, args.fmt
     config = load_config(ctx.project, ctx.config_path)
+    provider = config.data.get("lint", {}).get("provider")
     settings = Settings.from_config(
         config.data,
+        # a project that customises the library lints with its own provider table
+        provider_facts=providers.facts(provider, ctx.project.libsonnet) if provider else None,
         kubernetes_version=args.kubernetes_version,
         schema_locations=list(args.schema_locations) + config.schema_locations,
         schema_cache=args.schema_cache,

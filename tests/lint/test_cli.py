@@ -143,6 +143,26 @@ def test_config_taint_keys_and_gke_provider(tmp_path, run):
     assert [f["rule"] for f in findings] == ["GPU004"] and "dedicated:NoSchedule" in findings[0]["message"]
 
 
+def test_lint_provider_reads_the_projects_own_provider_table(tmp_path, run):
+    """A project that customises the library (its own libsonnet/) lints with its own
+    provider table, as its render does, not with the installed one."""
+    pod = (
+        GPU_POD.format(annotations="")
+        .replace("requests: {nvidia.com/gpu: 1}", "requests: {}")
+        .replace("limits: {memory: 8Gi}", "limits: {memory: 8Gi, nvidia.com/gpu: 1}")
+    )
+    _write(tmp_path, "pod.yaml", pod)
+    _write(tmp_path, ".gpu-gitops.yaml", "lint:\n  provider: gke\n")
+    assert _json(run(tmp_path, "lint", "--format", "json", "pod.yaml")) == []
+    table = tmp_path / "libsonnet" / "providers.json"
+    data = json.loads(table.read_text())
+    data["providers"]["gke"]["facts"]["lintGpuTaintKeys"] = ["example.com/gpu"]
+    data["providers"]["gke"]["facts"]["extendedResourceToleration"] = False
+    table.write_text(json.dumps(data))
+    findings = _json(run(tmp_path, "lint", "--format", "json", "pod.yaml"))
+    assert [f["rule"] for f in findings] == ["GPU004"] and "example.com/gpu" in findings[0]["message"]
+
+
 def test_unknown_config_key_is_an_error_with_its_line(tmp_path, run):
     _write(tmp_path, ".gpu-gitops.yaml", "lint:\n  rules: {}\n  taintKey: [x]\n")
     _write(tmp_path, "ok.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
