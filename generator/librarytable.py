@@ -1,5 +1,5 @@
-"""The JSON tables a Jsonnet library carries beside its code (``providers.json``,
-``versions.json``): read once per version of the file, and a malformed one, in a customised
+"""The JSON tables a Jsonnet library carries beside its code (``registry.json``,
+``providers.json``, ``versions.json``): read once per version of the file, and a malformed one, in a customised
 library, is an input error naming the file and the shape it should have."""
 
 from __future__ import annotations

@@ -8,12 +8,11 @@ and no layer depends on it (``gitops.libsonnet``).
 
 from __future__ import annotations
 
-import functools
-import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from generator.errors import InputError
+from generator import librarytable
 
 
 @dataclass(frozen=True)
@@ -30,30 +29,24 @@ class Registry:
     own_layer: str | None = None  # where components an overrides.libsonnet adds are laid out
 
 
-@functools.cache
+SHAPE = "{layers: [{name, description, wait?}], components: [{name, layer, description}], ownLayer?}"
+
+
 def load(library: Path) -> Registry:
-    """Read the registry; a malformed one (in a customised library) is an input error."""
-    path = library / "registry.json"
-    try:
-        data = json.loads(path.read_text())
-        layers = tuple(layer["name"] for layer in data["layers"])
-        if not all(isinstance(layer.get("wait", True), bool) for layer in data["layers"]):
-            raise TypeError("a layer's wait must be true or false")
-        components = tuple(Component(c["name"], c["layer"], c["description"]) for c in data["components"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InputError(
-            f"malformed component registry: {exc}",
-            path=str(path),
-            hint="registry.json holds {layers: [{name, description, wait?}], components: [{name, layer, description}]}",
-        ) from None
+    """Read the registry (once per version of the file); a malformed one, in a customised
+    library, is an input error."""
+    return librarytable.load(library / "registry.json", _registry, "component registry", SHAPE)
+
+
+def _registry(data: Any) -> Registry:
+    layers = tuple(layer["name"] for layer in data["layers"])
+    if not all(isinstance(layer.get("wait", True), bool) for layer in data["layers"]):
+        raise TypeError("a layer's wait must be true or false")
+    components = tuple(Component(c["name"], c["layer"], c["description"]) for c in data["components"])
     own_layer = data.get("ownLayer")
     unknown = [c.name for c in components if c.layer not in layers]
     if own_layer is not None and own_layer not in layers:
         unknown.append(f"(ownLayer) {own_layer}")
     if unknown:
-        raise InputError(
-            f"components in unknown layers: {', '.join(unknown)}",
-            path=str(path),
-            hint="every component's layer must be one of the registry's layers",
-        )
+        raise ValueError(f"components in unknown layers: {', '.join(unknown)}")
     return Registry(layers, components, own_layer)

@@ -49,3 +49,18 @@ def test_a_layer_wait_that_is_not_a_boolean_is_an_input_error(tmp_path):
     (tmp_path / "registry.json").write_text(json.dumps(data))
     with pytest.raises(InputError, match="a layer's wait must be true or false"):
         registry.load(tmp_path)
+
+
+def test_a_component_in_an_unknown_layer_is_an_input_error_naming_the_file(tmp_path):
+    import json
+
+    import pytest
+
+    from generator.errors import InputError
+
+    data = json.loads((REPO / "libsonnet" / "registry.json").read_text())
+    data["components"][0]["layer"] = "99-nowhere"
+    (tmp_path / "registry.json").write_text(json.dumps(data))
+    with pytest.raises(InputError, match="components in unknown layers: " + data["components"][0]["name"]) as caught:
+        registry.load(tmp_path)
+    assert caught.value.location.path == str(tmp_path / "registry.json")
