@@ -34,6 +34,12 @@ class Location:
         return self.path
 
 
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based line and column (in characters) of ``text[offset]``, as a Location holds them:
+    where a problem found by its offset in a file's text is reported."""
+    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+
+
 @dataclass(frozen=True, slots=True)
 class ObjectRef:
     """The Kubernetes object a diagnostic is about (empty when it is about no object)."""

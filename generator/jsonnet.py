@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 
 from generator import bounded
+from generator.diagnostic import line_col
 from generator.errors import InputError
 
 # a trace frame: "    /abs/file.libsonnet:12:5-20: description" or "    file:(12:5)-(13:1): ..."
@@ -273,8 +274,7 @@ def _find_import(importer_dir: str, rel: str) -> tuple[Path, int, int] | None:
             continue
         match = pattern.search(text)
         if match:
-            before = text[: match.start()]
-            return path, before.count("\n") + 1, match.start() - (before.rfind("\n") + 1) + 1
+            return (path, *line_col(text, match.start()))
     return None
 
 

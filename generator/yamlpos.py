@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from generator.diagnostic import line_col
 from generator.errors import InputError, InputWarning
 from generator.yamlmessages import (
     BAD_CHARACTER_HINT,
@@ -151,11 +152,6 @@ def load_file(path: Path, display: str | None = None) -> Located:
     return load_text(text, shown)
 
 
-def _line_col(before: str) -> tuple[int, int]:
-    """1-based line and column of the character that follows ``before``."""
-    return before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
-
-
 # what YAML 1.2 accepts in a stream (c-printable), tab, line feed and carriage return included
 _NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -163,7 +159,7 @@ _NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U0001
 def load_text(text: str, display: str) -> Located:
     bad = _NOT_PRINTABLE.search(text)
     if bad:
-        line, col = _line_col(text[: bad.start()])
+        line, col = line_col(text, bad.start())
         raise InputError(
             f"{bad_character(bad.group())} is not allowed in YAML",
             path=display,
@@ -319,7 +315,7 @@ def _check_depth(text: str) -> None:
         # scanner is quadratic in flow nesting (1,000 levels: seconds), so bound that first
         too_deep = _flow_too_deep(text)
         if too_deep is not None:
-            raise _TooDeep(*_line_col(text[:too_deep])) from None
+            raise _TooDeep(*line_col(text, too_deep)) from None
 
 
 _DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
@@ -447,7 +443,7 @@ def _check_version(text: str, display: str) -> None:
     """A ``%YAML`` directive names 1.1 or 1.2: ruamel's parser asserts on other 1.x versions."""
     directive = _VERSION_DIRECTIVE.search(text)
     if directive and directive.group(1) not in ("1.1", "1.2"):
-        line, col = _line_col(text[: directive.start()])
+        line, col = line_col(text, directive.start())
         raise InputError(
             f"YAML version {directive.group(1)!r} is not supported",
             path=display,

@@ -71,3 +71,12 @@ def test_errors_survive_the_trip_from_a_worker_process():
         assert type(back) is type(err) and back.diagnostics == err.diagnostics and back.format() == err.format()
     assert pickle.loads(pickle.dumps(leftover)).changes == "the changes"
     assert [e.message for e in pickle.loads(pickle.dumps(several)).errors] == ["a", "w"]
+
+
+def test_line_col_counts_characters_from_one():
+    from generator.diagnostic import line_col
+
+    text = "ab\ncdé\n\nf"
+    assert [line_col(text, i) for i in range(len(text) + 1)] == [
+        (1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3), (2, 4), (3, 1), (4, 1), (4, 2),
+    ]  # fmt: skip

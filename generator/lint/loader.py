@@ -39,6 +39,7 @@ from ruamel.yaml.scanner import ScannerError
 from ruamel.yaml.tag import Tag
 
 from generator import yamlaliases, yamlmessages, yamlread
+from generator.diagnostic import line_col
 from generator.errors import InputError
 from generator.lint import pathmatch
 from generator.lint.model import Document, Hit, Resource, first_content_line
@@ -315,12 +316,12 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
                 yamlmessages.syntax_hint(problem, _line_text(chunk, line)),
             )
         except ReaderError as exc:
-            line, col = _line_col(chunk, exc.position)
+            line, col = line_col(chunk, exc.position)
             _fail(
                 doc,
                 f"error unmarshalling resource: {yamlmessages.bad_character(exc.character)} is not allowed in YAML",
-                line,
-                col,
+                line - 1,
+                col - 1,
                 yamlmessages.BAD_CHARACTER_HINT,
             )
         except YAMLError as exc:
@@ -377,12 +378,6 @@ def _load_full(yaml: YAML, chunk: str):
         data = _yaml(not yaml.allow_duplicate_keys, pure=True).load(chunk)
         yamlaliases.check_data(data, yamlread.MANIFESTS.alias_nodes)
         return data
-
-
-def _line_col(text: str, position: int) -> tuple[int, int]:
-    """0-based line and column of a character offset."""
-    line = text.count("\n", 0, position)
-    return line, position - (text.rfind("\n", 0, position) + 1)
 
 
 def _line_text(text: str, line: int) -> str:
