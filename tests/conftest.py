@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -30,70 +29,52 @@ def needs_crd_schemas():
     return pytest.mark.skipif(not CRD_SCHEMAS.is_dir(), reason="upstream CRD schemas (../shared) not present")
 
 
+@pytest.fixture(scope="session")
+def schema_checks(tmp_path_factory) -> Path:
+    """The metaschema-check memo (``schema-checks/``) every cache folder of the session shares:
+    a schema document that passed its check is not checked again by the next test (the check
+    takes seconds on the largest CRDs). Only passes are recorded, so every refusal is still
+    checked, by the code under test."""
+    return tmp_path_factory.mktemp("schema-checks")
+
+
+def empty_cache(tmp_path_factory, name: str, schema_checks: Path) -> Path:
+    """A new gpu-gitops cache folder, empty but for the session's metaschema-check memo."""
+    cache = tmp_path_factory.mktemp(name)
+    (cache / "schema-checks").symlink_to(schema_checks, target_is_directory=True)
+    return cache
+
+
 @pytest.fixture(scope="module", autouse=True)
-def _module_cache(tmp_path_factory):
+def _module_cache(tmp_path_factory, schema_checks):
     """A module's own fixtures are set up before any test's cache is: they get an empty cache of
     the module's (never the user's, nor one another module's fixtures wrote to)."""
     from generator import pipeline
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path_factory.mktemp("module-cache")))
+        patch.setenv("GPU_GITOPS_CACHE_DIR", str(empty_cache(tmp_path_factory, "module-cache", schema_checks)))
         pipeline.validator.cache_clear()
         yield
 
 
 @pytest.fixture(autouse=True)
-def _own_cache(tmp_path_factory, monkeypatch):
+def _own_cache(tmp_path_factory, monkeypatch, schema_checks):
     """Every test gets an empty gpu-gitops cache: a schema set synced on this machine never leaks in,
     nor does one an earlier test synced (validators built on it are cached per process)."""
     from generator import pipeline
 
-    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(empty_cache(tmp_path_factory, "cache", schema_checks)))
     pipeline.validator.cache_clear()
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _metaschema_check_once_per_document(tmp_path_factory):
-    """A schema document that passed its metaschema check passes it again: the check is a pure
-    function of the draft and the document, and takes seconds on the largest CRDs, in every
-    render and lint that loads them. So each document is checked once per session; one that
-    fails is checked every time, so every refusal is still the code's own. The documents that
-    passed are marked in a folder, so the render and lint workers forked from this process
-    share the record."""
-    import jsonschema
-
-    passed = tmp_path_factory.mktemp("metaschema-passed")
-    patched = []
-    drafts = ("Draft3", "Draft4", "Draft6", "Draft7", "Draft201909", "Draft202012")
-    for cls in (getattr(jsonschema, f"{draft}Validator") for draft in drafts):
-
-        def once(schema, *args, _cls=cls, _check=cls.check_schema, **kwargs):
-            if args or kwargs not in ({}, {"format_checker": None}):
-                return _check(schema, *args, **kwargs)
-            try:
-                text = json.dumps([_cls.__name__, sorted(kwargs), schema], sort_keys=True)
-            except (TypeError, ValueError):
-                return _check(schema, **kwargs)
-            marker = passed / hashlib.sha256(text.encode()).hexdigest()
-            if not marker.exists():
-                _check(schema, **kwargs)
-                marker.touch()
-
-        patched.append((cls, cls.__dict__["check_schema"]))
-        cls.check_schema = staticmethod(once)
-    yield
-    for cls, original in patched:
-        cls.check_schema = original
-
-
 @pytest.fixture(scope="session")
-def mirror_sync(tmp_path_factory):
+def mirror_sync(tmp_path_factory, schema_checks):
     """``gpu-gitops schemas sync --from ../shared/upstream-crds`` run once, into a cache folder of
     its own: (cache folder, the command's click Result). Tests only read the installed set."""
     mirror = _SHARED / "upstream-crds"
     if not mirror.is_dir():
         pytest.skip("upstream CRD mirror (../shared) not present")
-    root = tmp_path_factory.mktemp("synced")
+    root = empty_cache(tmp_path_factory, "synced", schema_checks)
     project = tmp_path_factory.mktemp("sync-project")
     result = CliRunner().invoke(
         cli,
@@ -153,7 +134,7 @@ def write_config(root: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def strict_render(tmp_path_factory):
+def strict_render(tmp_path_factory, schema_checks):
     """A copy of the project rendered once with the upstream CRD schemas required (when ../shared
     is here), in a cache folder of its own: (project root, the click Result). Read-only."""
     root = tmp_path_factory.mktemp("gpu") / "proj"
@@ -161,7 +142,7 @@ def strict_render(tmp_path_factory):
     for name in ("clusters", "libsonnet", "schemas"):
         shutil.copytree(REPO / name, root / name)
     # a cache folder of its own: the per-test one does not exist yet, and the user's must not leak in
-    cache = tmp_path_factory.mktemp("rendered-cache")
+    cache = empty_cache(tmp_path_factory, "rendered-cache", schema_checks)
     result = CliRunner().invoke(
         cli,
         ["--root", str(root), "--color", "never", "render", *strict_args()],
