@@ -43,6 +43,7 @@ FAIL:
       resources: {requests: {storage: 100Gi}}
 """
 
+from generator.lint import references
 from generator.lint.model import Hit
 
 ID = "XR001"
@@ -67,12 +68,7 @@ def facts(res, ctx):
 
 
 def check(facts, ctx):
-    known = {fact[1] for fact, _ in facts if fact[0] == "class"}
-    if not known:
-        return
-    for fact, finding in facts:
-        if fact[0] == "claim" and finding is not None and fact[1] not in known:
-            yield finding
+    return references.undefined(facts, "claim")
 
 
 def _claim(spec, path):

@@ -44,7 +44,7 @@ FAIL:
         - {name: smi, image: "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"}
 """
 
-from generator.lint import pods
+from generator.lint import pods, references
 from generator.lint.model import Hit
 
 ID = "XR002"
@@ -68,9 +68,4 @@ def facts(res, ctx):
 
 
 def check(facts, ctx):
-    known = {fact[1] for fact, _ in facts if fact[0] == "class"}
-    if not known:
-        return
-    for fact, finding in facts:
-        if fact[0] == "pod" and finding is not None and fact[1] not in known:
-            yield finding
+    return references.undefined(facts, "pod")
