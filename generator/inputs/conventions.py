@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator import versions
+from generator.library import versions
 
 # Node-level sysctls every GPU pool gets unless the pool sets them: large socket buffers for
 # 25-400 GbE data loading and collective traffic, file handles and PIDs for data-loader

@@ -23,7 +23,7 @@ from generator.paths import Project
 if TYPE_CHECKING:
     import jsonschema
 
-    from generator.yamlpos import Located
+    from generator.yamlio.positions import Located
 
 # jsonschema, the YAML reader and the consistency rules load when a cluster is read, not when
 # the module is imported: `gpu-gitops list` and `init` need only the names and paths below.
@@ -90,7 +90,7 @@ def load_cluster(project: Project, name: str) -> Cluster:
             raise InputError(
                 "cluster input links outside clusters/", path=display, hint="replace the symlink by the file"
             )
-    from generator.yamlpos import load_file
+    from generator.yamlio.positions import load_file
 
     doc = load_file(path, display)
     schema = load_schema(project.schema_file)
@@ -105,7 +105,8 @@ def load_cluster(project: Project, name: str) -> Cluster:
             hint=f"set `name: {name}` or rename the folder",
             at_value=True,
         )
-    from generator import consistency, conventions, providers
+    from generator.inputs import consistency, conventions
+    from generator.library import providers
 
     facts = providers.facts(spec["provider"], project.libsonnet)
     conventions.complete(spec, facts, project.libsonnet)

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from generator.errors import InputError
-from generator.inputs import CLUSTER_FILE, check_cluster_name
+from generator.inputs.load import CLUSTER_FILE, check_cluster_name
 from generator.paths import Project
 
 TEMPLATE = """\

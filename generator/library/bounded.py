@@ -53,10 +53,10 @@ _helper: tuple[int, subprocess.Popen] | None = None  # (the process it serves, t
 
 
 def _start_helper() -> subprocess.Popen:
-    package_parent = str(Path(__file__).resolve().parent.parent)
+    package_parent = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")])))
     return subprocess.Popen(
-        [sys.executable, "-c", "from generator.bounded import serve; serve()"],
+        [sys.executable, "-c", "from generator.library.bounded import serve; serve()"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         env=env,

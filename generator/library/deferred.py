@@ -13,8 +13,8 @@ import hashlib
 import json
 from typing import Any
 
-from generator.emit import to_yaml_plain
 from generator.errors import InputError
+from generator.yamlio.emit import to_yaml_plain
 
 MARKER = "__gpu_gitops__"
 

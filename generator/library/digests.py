@@ -12,7 +12,7 @@ import difflib
 from collections.abc import Iterator
 
 from generator.errors import InputError
-from generator.yamlpos import Located
+from generator.yamlio.positions import Located
 
 _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 

@@ -8,7 +8,7 @@ errors come back as ``InputError``s at ``file:line:col``.
 The engine is jrsonnet (``rjsonnet``): on this library it evaluates ~40x faster than the C++
 ``jsonnet`` binding and ~6x faster than ``gojsonnet``, with identical output (see
 bench/bench_engines.py). Each evaluation runs in a helper process bounded in CPU time and memory
-(``generator.bounded``), so a runaway override fails with a located error instead of hanging or
+(``generator.library.bounded``), so a runaway override fails with a located error instead of hanging or
 aborting the render.
 """
 
@@ -19,9 +19,9 @@ import os
 import re
 from pathlib import Path
 
-from generator import bounded
 from generator.diagnostic import line_col
 from generator.errors import InputError
+from generator.library import bounded
 
 # a trace frame: "    /abs/file.libsonnet:12:5-20: description" or "    file:(12:5)-(13:1): ..."
 _FRAME = re.compile(r"^ {4}(?P<file>[^\s:][^:]*):\(?(?P<line>\d+):(?P<col>\d+)")

@@ -12,18 +12,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from generator import librarytable
 from generator.errors import InputError
+from generator.library import tables
 
 # The library installed with the package, for callers without a project (lint settings).
-INSTALLED_LIBRARY = Path(__file__).parent / "_data" / "libsonnet"
+INSTALLED_LIBRARY = Path(__file__).parent.parent / "_data" / "libsonnet"
 
 
 def load(library: Path | None = None) -> dict[str, dict]:
     """``{provider: facts}`` of a library (default: the installed one), read once per version
     of the file; a malformed table (in a customised library) is an input error."""
     path = (library if library is not None else INSTALLED_LIBRARY) / "providers.json"
-    return librarytable.load(path, _table, "provider table", SHAPE)
+    return tables.load(path, _table, "provider table", SHAPE)
 
 
 SHAPE = "{facts: {name: meaning}, providers: {provider: {facts: {name: value}, sources: {name: source}}}}"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generator import librarytable
+from generator.library import tables
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ SHAPE = "{layers: [{name, description, wait?}], components: [{name, layer, descr
 def load(library: Path) -> Registry:
     """Read the registry (once per version of the file); a malformed one, in a customised
     library, is an input error."""
-    return librarytable.load(library / "registry.json", _registry, "component registry", SHAPE)
+    return tables.load(library / "registry.json", _registry, "component registry", SHAPE)
 
 
 def _registry(data: Any) -> Registry:

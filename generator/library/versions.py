@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generator import librarytable
+from generator.library import tables
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class Versions:
 def load(library: Path) -> Versions:
     """The entries of a library's versions.json, read once per version of the file; a
     malformed one (in a customised library) is an input error."""
-    return librarytable.load(library / "versions.json", _versions, "versions file", SHAPE)
+    return tables.load(library / "versions.json", _versions, "versions file", SHAPE)
 
 
 SHAPE = (

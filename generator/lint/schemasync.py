@@ -23,16 +23,10 @@ from pathlib import Path
 
 from generator.errors import InputError
 from generator.paths import cache_root
+from generator.validate.schemaset import SET_FILE, SchemaSet
 
 SOURCES_FILE = "schema_sources.json"
-SET_FILE = "SET.json"
-LAYOUT = "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
 DOWNLOAD_TIMEOUT = 60
-# the hint render, check and lint give with the warning that names the kinds without a schema
-MISSING_HINT = (
-    "run `gpu-gitops schemas sync` (`--from DIR` with a local mirror of the CRD files), or give their "
-    "schemas with --schema-location (-v lists every object; --require-schemas makes this an error)"
-)
 
 
 @dataclass(frozen=True)
@@ -59,21 +53,6 @@ class SourceList:
     sources: tuple[Source, ...]
 
 
-@dataclass(frozen=True)
-class SchemaSet:
-    """An installed set: the source list version it was made from, its schema location, and
-    the sources a local mirror did not have (their kinds stay unchecked)."""
-
-    version: str
-    folder: Path
-    kinds: int
-    absent: tuple[str, ...] = ()
-
-    @property
-    def location(self) -> str:
-        return str(self.folder / LAYOUT)
-
-
 def load_sources(text: str | None = None) -> SourceList:
     """The shipped source list (or ``text``, for tests)."""
     from importlib import resources  # only a sync reads the list: lint and render ask for `installed`
@@ -82,16 +61,6 @@ def load_sources(text: str | None = None) -> SourceList:
         text if text is not None else resources.files("generator").joinpath(SOURCES_FILE).read_text(encoding="utf-8")
     )
     return SourceList(raw["version"], tuple(Source(**{**s, "kinds": tuple(s["kinds"])}) for s in raw["sources"]))
-
-
-def installed(root: Path | None = None) -> SchemaSet | None:
-    """The synced schema set in the cache, or None before the first sync."""
-    folder = (root or cache_root()) / "crd-schemas"
-    try:
-        meta = json.loads((folder / SET_FILE).read_text(encoding="utf-8"))
-        return SchemaSet(str(meta["version"]), folder, int(meta["kinds"]), tuple(meta.get("absent", ())))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
 
 
 def _download(source: Source) -> bytes:
@@ -152,7 +121,7 @@ def sync(
     mirror: Path | None = None, root: Path | None = None, sources: SourceList | None = None, fetch=_download
 ) -> SchemaSet:
     """Fetch, verify, convert and install every source; the previous set stays until all succeeded."""
-    from generator.lint.crdimport import import_files  # lint's loader is only needed here
+    from generator.lint.crdimport import import_files
     from generator.validate.validator import load_schema
 
     listed = sources or load_sources()

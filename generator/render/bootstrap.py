@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from generator.emit import to_yaml_plain
+from generator.yamlio.emit import to_yaml_plain
 
 FOLDER = "bootstrap"
 VALUES_FILE = f"{FOLDER}/cilium-values"

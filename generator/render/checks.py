@@ -7,8 +7,8 @@ Render and check stop a cluster on an error here; its old tree stays. What is fo
 from __future__ import annotations
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
-from generator.inputs import Cluster
-from generator.layout import Tree
+from generator.inputs.load import Cluster
+from generator.render.layout import Tree
 from generator.validate import SchemaValidator
 
 

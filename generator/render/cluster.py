@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from generator import digests
-from generator.checks import check
 from generator.diagnostic import Diagnostic
-from generator.evaluation import Components, evaluate
-from generator.inputs import Cluster
-from generator.layout import Tree, lay_out
+from generator.inputs.load import Cluster
+from generator.library import digests
 from generator.paths import Project
+from generator.render.checks import check
+from generator.render.evaluation import Components, evaluate
+from generator.render.layout import Tree, lay_out
 from generator.validate import SchemaValidator
 
 

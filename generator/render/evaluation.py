@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 import re
 
-from generator import deferred, jsonnet
 from generator.errors import InputError
-from generator.inputs import Cluster
-from generator.layout import MAX_FILE_NAME, object_filename
+from generator.inputs.load import Cluster
+from generator.library import deferred, jsonnet
 from generator.paths import Project
+from generator.render.layout import MAX_FILE_NAME, object_filename
 
 # Overrides patch the keyed components; flatten makes them lists once, after. `tailstrict` merges
 # here, so an override that is no object is blamed on the overrides file, not on the library.

@@ -8,9 +8,9 @@ holds (CRDs and custom resources change Argo CD's sync options).
 
 from __future__ import annotations
 
-from generator import jsonnet
 from generator.errors import InputError
-from generator.inputs import Cluster
+from generator.inputs.load import Cluster
+from generator.library import jsonnet
 from generator.paths import Project
 from generator.validate import kubernetes
 

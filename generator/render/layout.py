@@ -21,11 +21,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from generator import bootstrap, gitops, registry
-from generator.emit import to_yaml, to_yaml_plain
 from generator.errors import InputError
-from generator.inputs import Cluster
+from generator.inputs.load import Cluster
+from generator.library import registry
 from generator.paths import Project
+from generator.render import bootstrap, gitops
+from generator.yamlio.emit import to_yaml, to_yaml_plain
 
 MARKER = "# Rendered by gpu-gitops from clusters/{cluster}/cluster.yaml. Do not edit: run `gpu-gitops render`.\n"
 KUSTOMIZATION = "kustomization.yaml"

@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from generator import fingerprint, lock, tree
 from generator.errors import InputError
 from generator.paths import Project
+from generator.tree import fingerprint, lock
+from generator.tree import write as tree
 
 if TYPE_CHECKING:
     from generator.diagnostic import Diagnostic
-    from generator.render import Rendered
+    from generator.render.cluster import Rendered
     from generator.validate import SchemaValidator
 
 # Only the standard library is imported at the top: a run whose clusters are all up to date
@@ -54,7 +55,7 @@ class Outcome:
 def select(project: Project, names: tuple[str, ...] | list[str]) -> list[str]:
     """The clusters a command acts on: those named, else every cluster under clusters/."""
     if names:
-        from generator.inputs import check_cluster_name
+        from generator.inputs.load import check_cluster_name
 
         return [check_cluster_name(n) for n in names]
     found = project.cluster_names()
@@ -90,7 +91,7 @@ def choose(
     chosen = select(project, names)
     covers_orphans = not names
     if changed_only or shard:
-        from generator import selection
+        from generator.render import selection
     if changed_only:
         chosen = selection.affected(selection.changed_files(project.root, base), chosen)
     if shard:
@@ -127,9 +128,9 @@ def render_some(
     Each tree includes the sum file of the inputs it was rendered from (hashed before they
     are read, so an input edited meanwhile reads as changed next time; ``shared`` holds the
     hashes every cluster shares, taken once per run)."""
-    from generator import inputs
-    from generator.evaluation import evaluate_many
-    from generator.render import render_evaluated
+    from generator.inputs import load as inputs
+    from generator.render.cluster import render_evaluated
+    from generator.render.evaluation import evaluate_many
 
     loaded: list[tuple[str, list[str], inputs.Cluster | InputError]] = []
     for name in names:
@@ -204,7 +205,7 @@ def _render_here(
     shared: tuple[str, ...],
     on_done: Callable[[Outcome], None] | None,
 ) -> list[Outcome]:
-    from generator.evaluation import MANY
+    from generator.render.evaluation import MANY
 
     outcomes = []
     for start in range(0, len(names), MANY):
@@ -225,7 +226,7 @@ def _render_in_pool(
 ) -> list[Outcome]:
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    from generator.evaluation import MANY
+    from generator.render.evaluation import MANY
 
     _import_render_modules()  # once here, not once per worker: the workers fork from this process
     # The workers never collect what exists now: a collection there writes to every object it
@@ -252,9 +253,9 @@ def _render_in_pool(
 
 def _import_render_modules() -> None:
     """Import what rendering a cluster uses (the Jsonnet client, YAML, JSON Schema, the lint rules)."""
-    from generator import inputs, render  # noqa: F401
     from generator.lint import engine  # noqa: F401
     from generator.lint.rules import REGISTRY  # noqa: F401
+    from generator.render import cluster  # noqa: F401
     from generator.validate import validator  # noqa: F401
 
 
@@ -277,7 +278,9 @@ def _write_one(project: Project, outcome: Outcome) -> None:
     shown = project.display(project.rendered / outcome.name)
     assert outcome.rendered is not None  # only clusters that rendered are written
     try:
-        outcome.changes, outcome.leftovers = tree.write_tree(project.rendered, outcome.rendered.tree, shown)
+        outcome.changes, outcome.leftovers = tree.write_tree(
+            project.rendered, outcome.rendered.tree.cluster, outcome.rendered.tree.files, shown
+        )
     except tree.LeftoverError as exc:
         outcome.changes, outcome.error = exc.changes, exc
     except InputError as exc:

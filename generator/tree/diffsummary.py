@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from generator.tree import Changes
+from generator.tree.write import Changes
 
 MAX_DIFF_LINES = 400  # per cluster: a step summary holds 1 MiB; the rest is one `diff` away
 _BACKTICKS = re.compile(r"`+")

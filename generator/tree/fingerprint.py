@@ -124,7 +124,7 @@ def _folder_digest(folder: Path) -> str:
 
 @functools.cache
 def _tool_line() -> str:
-    code = Path(__file__).resolve().parent
+    code = Path(__file__).resolve().parent.parent  # the whole generator package
     digest = hashlib.sha256(__version__.encode())
     for dirpath, dirs, files in os.walk(code):
         dirs[:] = sorted(d for d in dirs if d not in ("_data", "__pycache__"))

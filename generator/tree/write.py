@@ -9,7 +9,7 @@ The new tree is built in ``rendered/.tmp.<cluster>.<owner>`` and swapped in:
   (``recover``) fall back to the ``.old`` tree.
 
 ``<owner>`` is ``<pid>-<process start time>``: recovery only touches leftovers whose process is
-gone, and only while holding the project's write lock (``generator.lock``), so it never
+gone, and only while holding the project's write lock (``generator.tree.lock``), so it never
 deletes a tree another render is still filling. Files are written 0644 and folders 0755
 whatever the umask, so a re-render never mixes modes.
 """
@@ -23,12 +23,8 @@ import shutil
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from generator.errors import InputError
-
-if TYPE_CHECKING:
-    from generator.layout import Tree
 
 FILE_MODE, DIR_MODE = 0o644, 0o755
 
@@ -306,12 +302,12 @@ def _link_unchanged(current: str, staged: str, content: bytes) -> int | None:
     return before.st_mtime_ns
 
 
-def _stage(staging: Path, target: Path, tree: Tree, current_files: dict[str, bytes], shown: str) -> None:
+def _stage(staging: Path, target: Path, files: dict[str, bytes], current_files: dict[str, bytes], shown: str) -> None:
     """Build the whole new tree in ``staging``: unchanged files are hard links to the current
     tree's (same bytes, mode and mtime), the others are written."""
     _mkdir(staging)
     made = {""}  # folders made, relative to staging (string paths: this runs for every file of a fleet)
-    for rel, content in sorted(tree.files.items()):
+    for rel, content in sorted(files.items()):
         parts = rel.split("/")
         if ".." in parts or rel.startswith("/"):
             raise InputError(f"refusing to write {rel!r}: it leaves the cluster's folder", path=shown)
@@ -329,16 +325,16 @@ def _stage(staging: Path, target: Path, tree: Tree, current_files: dict[str, byt
         _step("file")
 
 
-def write_tree(rendered: Path, tree: Tree, shown: str) -> tuple[Changes, list[str]]:
-    """Make ``rendered/<cluster>`` exactly ``tree``; unchanged files keep bytes and mtime.
+def write_tree(rendered: Path, cluster: str, files: dict[str, bytes], shown: str) -> tuple[Changes, list[str]]:
+    """Make ``rendered/<cluster>`` exactly ``files`` (relative path → bytes); unchanged files keep bytes and mtime.
 
-    Call with the write lock held (``generator.lock``, which also refuses a ``rendered`` that
+    Call with the write lock held (``generator.tree.lock``, which also refuses a ``rendered`` that
     is a symlink). Returns the changes and the leftovers of earlier
     interrupted renders that were removed. Raises ``LeftoverError`` when the new tree is in
     place but the old one could not be deleted, and ``OSError`` when nothing was swapped.
     """
-    target = rendered / tree.cluster
-    removed = recover(rendered, tree.cluster, shown)
+    target = rendered / cluster
+    removed = recover(rendered, cluster, shown)
     if not is_owned(target):
         raise InputError(
             "exists but was not written by gpu-gitops; refusing to replace it",
@@ -346,14 +342,14 @@ def write_tree(rendered: Path, tree: Tree, shown: str) -> tuple[Changes, list[st
             hint="move it away, or delete it if it is an old render",
         )
     current_files = read_tree(target)
-    changes = compare(current_files, tree.files)
+    changes = compare(current_files, files)
     if changes.empty and (not target.exists() or _modes_ok(target)):
         return changes, removed
     rendered.mkdir(parents=True, exist_ok=True)
     tag = owner_tag()
-    staging = _scratch(rendered, "tmp", tree.cluster, tag)
+    staging = _scratch(rendered, "tmp", cluster, tag)
     try:
-        _stage(staging, target, tree, current_files, shown)
+        _stage(staging, target, files, current_files, shown)
         _step("staged")
         if not target.exists():
             staging.rename(target)
@@ -362,13 +358,13 @@ def write_tree(rendered: Path, tree: Tree, shown: str) -> tuple[Changes, list[st
         if _exchange(staging, target):
             old = staging  # now holds the previous tree
         else:
-            old = _scratch(rendered, "old", tree.cluster, tag)
+            old = _scratch(rendered, "old", cluster, tag)
             target.rename(old)
             _step("moved-aside")
             staging.rename(target)
         _step("swapped")
     except BaseException:
-        moved_aside = _scratch(rendered, "old", tree.cluster, tag)
+        moved_aside = _scratch(rendered, "old", cluster, tag)
         if moved_aside.is_dir() and not target.exists():
             moved_aside.rename(target)
         if staging.is_dir() and not staging.is_symlink():

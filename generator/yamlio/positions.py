@@ -4,7 +4,7 @@
 JSON path can be turned back into ``file:line:col``. Duplicate keys are refused, as the API
 server's strict decoding does.
 
-Inputs are read by the project's one YAML reader (``generator.yamlread``, libyaml's parser
+Inputs are read by the project's one YAML reader (``generator.yamlio.read``, libyaml's parser
 events), here with YAML 1.2 resolution (``yaml_1_2``) and the reader's ``INPUTS`` limits,
 ~20x faster than ruamel's round-trip loader; positions are read when an error first asks for
 one, and looked up by the reader's ``Positions``. Before anything, the text is checked for
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from generator.diagnostic import line_col
 from generator.errors import InputError, InputWarning
-from generator.yamlmessages import (
+from generator.yamlio.messages import (
     BAD_CHARACTER_HINT,
     NOT_UTF8_HINT,
     TOO_DEEP_HINT,
@@ -46,11 +46,11 @@ from generator.yamlmessages import (
 )
 
 if TYPE_CHECKING:
-    from generator.yamlread import Positions
+    from generator.yamlio.read import Positions
 
 
 def _no_positions() -> Positions:
-    from generator.yamlread import Positions
+    from generator.yamlio.read import Positions
 
     return Positions.of((None, None))
 
@@ -124,7 +124,7 @@ def to_plain(node: Any, nodes: int) -> Any:
 
 def load_file(path: Path, display: str | None = None) -> Located:
     """Parse one single-document YAML file; every failure is an ``InputError`` at its line."""
-    from generator.yamlread import INPUTS
+    from generator.yamlio.read import INPUTS
 
     shown = display or str(path)
     try:
@@ -169,7 +169,7 @@ def load_text(text: str, display: str) -> Located:
         )
     from ruamel.yaml.error import YAMLError
 
-    from generator.yamlread import Fallback
+    from generator.yamlio.read import Fallback
 
     try:
         return _fast_load(text, display)
@@ -190,7 +190,7 @@ class _TooDeep(Exception):
 
 def _max_depth() -> int:
     """The inputs' depth bound (``yamlread.INPUTS``; the reader is imported when first needed)."""
-    from generator.yamlread import INPUTS
+    from generator.yamlio.read import INPUTS
 
     return INPUTS.depth
 
@@ -218,7 +218,7 @@ def _plain_1_2(value: str):
     """A plain scalar resolved as the YAML 1.2 core schema does, as the round-trip loader reads
     cluster inputs (lint reads manifests as the API server's YAML 1.1 reader instead); anything
     beyond null, booleans, decimal integers and plain strings raises ``Fallback``."""
-    from generator.yamlread import Fallback
+    from generator.yamlio.read import Fallback
 
     if value in _NULL:
         return None
@@ -237,7 +237,7 @@ def _plain_1_2(value: str):
 
 
 def _key_1_2(value: str) -> str:
-    from generator.yamlread import Fallback
+    from generator.yamlio.read import Fallback
 
     key = _plain_1_2(value)
     if not isinstance(key, str):
@@ -258,14 +258,14 @@ def _is_plain_string(value: str) -> bool:
 def yaml_1_2():
     """The reader's resolution for our inputs: YAML 1.2's core schema, as far as the fast path
     builds it (null, booleans, decimal integers, strings)."""
-    from generator.yamlread import Resolution
+    from generator.yamlio.read import Resolution
 
     return Resolution(frozenset("~nNtTfF+-.0123456789"), _plain_1_2, _key_1_2)
 
 
 def _fast_load(text: str, display: str) -> Located:
     """The document the one reader builds, positions read when first asked for; raises ``Fallback``."""
-    from generator import yamlread
+    from generator.yamlio import read as yamlread
 
     try:
         data = yamlread.load(text, yaml_1_2(), yamlread.INPUTS.depth)
@@ -421,8 +421,8 @@ def _deepest_start(yaml, text: str) -> tuple[int, int]:
 def _check_aliases(text: str, display: str) -> None:
     """The alias budget (``yamlread.INPUTS``), located at the alias that passes it, before the
     round-trip loader shares and ``to_plain`` copies them."""
-    from generator import yamlaliases
-    from generator.yamlread import INPUTS
+    from generator.yamlio import aliases as yamlaliases
+    from generator.yamlio.read import INPUTS
 
     try:
         yamlaliases.check(text, INPUTS.alias_nodes)
@@ -516,7 +516,7 @@ def _ruamel_load(text: str, display: str) -> Located:
         raise _TooDeep(*_deepest_start(yaml, text)).error(display) from None
     if _nesting(node) > _max_depth():  # read in full where the stack allowed it: the same bound holds
         raise _TooDeep(*_deepest_start(yaml, text)).error(display)
-    from generator.yamlread import INPUTS, Positions
+    from generator.yamlio.read import INPUTS, Positions
 
     nodes = INPUTS.nodes if INPUTS.nodes is not None else sys.maxsize
     try:
@@ -564,7 +564,7 @@ def _ruamel_where(root: Any, display: str):
     at, within the node budget ``to_plain`` already enforced."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-    from generator.yamlread import Mark, Written
+    from generator.yamlio.read import Mark, Written
 
     def at(line_col) -> Written:
         return Written(Mark(*line_col))

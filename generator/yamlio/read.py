@@ -8,7 +8,7 @@ map keys become strings. ``resolve_plain`` and ``json_key`` follow go-yaml v2's
 sigs.k8s.io/yaml's ``convertToJSONableObject``, so a ConfigMap with ``enabled: yes`` fails
 its schema here as it does on the cluster (``GO_YAML``, lint's resolution). Cluster inputs and
 the config file are read with YAML 1.2 resolution (``Resolution`` is the reader's parameter,
-``generator.yamlpos`` defines theirs).
+``generator.yamlio.positions`` defines theirs).
 
 ruamel's safe loader spends most of its time in Python, so this builder reads the C
 parser's events, keeping none: positions come from a second read of the few documents a
@@ -56,7 +56,7 @@ class Limits:
       schemas nest a few dozen levels), 256 stays shallow enough for the rules and validators,
       which recurse over the data.
     - ``alias_nodes``: nodes aliases may add beyond those written out ("billion laughs"), the
-      same for both: YAML reuses small blocks, if any (``generator.yamlaliases``).
+      same for both: YAML reuses small blocks, if any (``generator.yamlio.aliases``).
     - ``nodes``: all nodes of an input once aliases are expanded (ruamel's round-trip data is
       copied into plain data, ``yamlpos.to_plain``); manifests have no such bound (None): each
       document is dropped once checked, and its size and aliases are bounded already.

@@ -9,7 +9,8 @@ is not listed does not run, and a test checks that every module on disk is liste
 
 from __future__ import annotations
 
-from generator.consistency import (
+from generator.errors import InputError
+from generator.inputs.consistency import (
     autoscaling,
     gitops,
     gpu,
@@ -21,8 +22,7 @@ from generator.consistency import (
     tuning,
     workloads,
 )
-from generator.errors import InputError
-from generator.yamlpos import Located
+from generator.yamlio.positions import Located
 
 MODULES = (pools, workloads, hugepages, gpu, autoscaling, network, tuning, storage, gitops, provider)
 

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from urllib.parse import urlparse
 
 from generator.errors import InputError
-from generator.repeats import repeats
-from generator.yamlpos import Located
+from generator.inputs.repeats import repeats
+from generator.yamlio.positions import Located
 
 # DCGM reports device-level utilisation for whole GPUs only; MIG slices expose the profiling
 # metrics (DCGM_FI_PROF_*) instead.

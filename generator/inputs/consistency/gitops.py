@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
-from generator.yamlpos import Located
+from generator.yamlio.positions import Located
 
 # Settings that only one engine reads; given for the other, they would be silently ignored.
 _ENGINE_ONLY = {"sourceName": "flux", "project": "argocd", "interval": "flux"}

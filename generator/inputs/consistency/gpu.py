@@ -6,9 +6,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
-from generator import mig
 from generator.errors import InputError
-from generator.yamlpos import Located
+from generator.inputs import mig
+from generator.yamlio.positions import Located
 
 # ValidatingAdmissionPolicy admissionregistration.k8s.io/v1 is GA (served) from Kubernetes 1.30.
 VAP_MIN_MINOR = 30

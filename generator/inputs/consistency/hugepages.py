@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from generator.errors import InputError
 from generator.lint.quantity import parse
-from generator.yamlpos import Located
+from generator.yamlio.positions import Located
 
 # Quota key -> the page size as nodePools[].hugepages names it, and its bytes.
 SIZES = {"hugepages-2Mi": ("2Mi", 2**21), "hugepages-1Gi": ("1Gi", 2**30)}

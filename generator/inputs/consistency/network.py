@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from generator.errors import InputError
-from generator.yamlpos import Located
+from generator.yamlio.positions import Located
 
 BASE = ("network", "cilium")
 LEGACY_KPR = ("strict", "partial", "probe", "disabled")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
-from generator.repeats import repeats
-from generator.yamlpos import Located
+from generator.inputs.repeats import repeats
+from generator.yamlio.positions import Located
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
-from generator.yamlpos import Located
+from generator.yamlio.positions import Located
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:

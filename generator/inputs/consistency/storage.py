@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
 from generator.errors import InputError
-from generator.yamlpos import Located
+from generator.yamlio.positions import Located
 
 SYSTEM_DIRS = frozenset(
     {

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
-from generator.yamlpos import Located
+from generator.yamlio.positions import Located
 
 # Keys under net.* that are node-wide (not per network namespace).
 NODE_LEVEL_NET = frozenset(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.conventions import gpu_vendors
 from generator.errors import InputError
-from generator.repeats import repeats
-from generator.yamlpos import Located
+from generator.inputs.conventions import gpu_vendors
+from generator.inputs.repeats import repeats
+from generator.yamlio.positions import Located
 
 # Time-sliced NVIDIA GPUs advertised under their own name (timeSlicing.renameByDefault).
 SHARED_GPU = "nvidia.com/gpu.shared"
