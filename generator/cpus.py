@@ -25,7 +25,7 @@ def _affinity() -> int:
 def _own_cgroup(proc_cgroup: Path) -> tuple[str, dict[str, str]]:
     """This process's cgroup v2 path and its v1 paths per controller, from /proc/self/cgroup."""
     v2, v1 = "", {}
-    for line in proc_cgroup.read_text().splitlines():
+    for line in proc_cgroup.read_text(encoding="utf-8").splitlines():
         _id, controllers, path = line.split(":", 2)
         if controllers == "":
             v2 = path
@@ -64,7 +64,7 @@ def _ancestors(root: Path, path: str) -> list[Path]:
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text().strip()
+        return path.read_text(encoding="utf-8").strip()
     except OSError:
         return ""
 

@@ -91,8 +91,14 @@ class Diagnostic:
 
 def format_text(diagnostic: Diagnostic, color: bool = False) -> str:
     """``path:line:col: severity: message [RULE]`` and, when there is one, an indented
-    ``  hint:`` line. With ``color`` the severity and the hint are styled (ANSI)."""
+    ``  hint:`` line. With ``color`` the severity and the hint are styled (ANSI). What is
+    not printable in the path, message or hint (input text they quote) is escaped first:
+    a CR, a bidi override or an escape sequence cannot rewrite the line a reader sees."""
     d = diagnostic
+    path, message, hint_text = d.location.path, d.message, d.hint
+    if not (path.isprintable() and message.isprintable() and hint_text.isprintable()):
+        location = Location(shown_name(path), d.location.line, d.location.col)
+        d = Diagnostic(location, d.severity, shown_text(message), shown_text(hint_text), d.rule, d.ref)
     where = f"{d.location}: " if d.location.path else ""
     severity = f"{d.severity}:"
     hint = f"  hint: {d.hint}" if d.hint else ""
@@ -103,3 +109,40 @@ def format_text(diagnostic: Diagnostic, color: bool = False) -> str:
         hint = click.style(hint, fg="cyan") if hint else ""
     text = f"{where}{severity} {d.message}" + (f" [{d.rule}]" if d.rule else "")
     return f"{text}\n{hint}" if hint else text
+
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
+
+
+def shown_name(name: str) -> str:
+    """A file name safe to print on one line: control characters (a newline would forge
+    another finding) and undecodable bytes (``\\xff``, kept by the OS as surrogates) escaped.
+
+    The JSON and SARIF formats print names exactly: JSON escapes them itself.
+    """
+    if name.isprintable():
+        return name
+    return "".join(_escape(c, surrogate_bytes=True) for c in name)
+
+
+def shown_text(text: str) -> str:
+    """Text taken from a linted file (a message quoting a key, an object's name), safe in any
+    format: what is not printable is escaped as in ``shown_name``. Control characters could
+    forge a finding, style a terminal, or make XML unreadable (XML 1.0 cannot carry most of
+    them at all); a lone surrogate (a JSON ``\\udc80``) cannot be written as UTF-8.
+    Backslashes stay as they are: messages quote patterns and paths.
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _escape(c, surrogate_bytes=False) for c in text)
+
+
+def _escape(char: str, surrogate_bytes: bool) -> str:
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    if char.isprintable():
+        return char
+    code = ord(char)
+    if surrogate_bytes and 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's surrogateescape of a byte
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

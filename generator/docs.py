@@ -217,12 +217,12 @@ def rules_markdown(rules: list) -> str:
 
 def generated(project: Project) -> dict[Path, str]:
     """Every generated doc: path under the root → its content."""
-    schema = json.loads(project.schema_file.read_text())
+    schema = json.loads(project.schema_file.read_text(encoding="utf-8"))
     docs = {
         project.root / "docs" / "inputs.md": inputs_markdown(schema, "schemas/cluster.schema.json"),
         project.root / "docs" / "versions.md": versions_markdown(versions.load(project.libsonnet)),
         project.root / "docs" / "providers.md": providers_markdown(
-            json.loads((project.libsonnet / "providers.json").read_text())
+            json.loads((project.libsonnet / "providers.json").read_text(encoding="utf-8"))
         ),
     }
     rules = rule_registry()
@@ -233,7 +233,11 @@ def generated(project: Project) -> dict[Path, str]:
 
 def stale(project: Project) -> list[Path]:
     """Generated docs whose file is missing or differs."""
-    return [path for path, text in generated(project).items() if not path.is_file() or path.read_text() != text]
+    return [
+        path
+        for path, text in generated(project).items()
+        if not path.is_file() or path.read_text(encoding="utf-8") != text
+    ]
 
 
 def write(project: Project) -> list[Path]:
@@ -242,5 +246,5 @@ def write(project: Project) -> list[Path]:
     docs = generated(project)
     for path in changed:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(docs[path])
+        path.write_text(docs[path], encoding="utf-8")
     return changed

@@ -20,9 +20,10 @@ class InputError(Exception):
 
     severity = "error"
 
-    def __init__(self, message: str, *, path: str = "", line: int = 0, col: int = 0, hint: str = ""):
+    def __init__(self, message: str, *, path: str = "", line: int = 0, col: int = 0, hint: str = "", detail: str = ""):
         super().__init__(message)
         self.diagnostics = [Diagnostic(Location(path, line, col), self.severity, message, hint)]
+        self.detail = detail  # what a tool behind the error said in full (a Jsonnet trace), shown under -v
 
     @property
     def diagnostic(self) -> Diagnostic:
@@ -77,4 +78,5 @@ class InputErrors(InputError):
     def __init__(self, errors: list[InputError]):
         super().__init__(errors[0].message, path=errors[0].location.path)
         self.errors = errors
+        self.detail = "\n".join(e.detail for e in errors if e.detail)
         self.diagnostics = [d for e in errors for d in e.diagnostics]

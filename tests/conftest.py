@@ -130,7 +130,7 @@ def crd_args() -> list[str]:
 def write_config(root: Path) -> None:
     """A project config that points at the upstream CRD schemas, as a real repository's would."""
     lines = ["schemaLocations:"] + [f"  - {json.dumps(loc)}" for loc in CRD_LOCATIONS]
-    (root / ".gpu-gitops.yaml").write_text("\n".join(lines) + "\n")
+    (root / ".gpu-gitops.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ def load_objects(folder: Path) -> list[dict]:
     objects = []
     for path in sorted(folder.rglob("*.yaml")):
         if path.name != "kustomization.yaml":
-            objects.append(yaml.load(path.read_text()))
+            objects.append(yaml.load(path.read_text(encoding="utf-8")))
     return objects
 
 

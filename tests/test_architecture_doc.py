@@ -33,13 +33,13 @@ def _expected_rows() -> set[str]:
 
 
 def test_module_map_names_every_module():
-    rows = _map_rows(DOC.read_text())
+    rows = _map_rows(DOC.read_text(encoding="utf-8"))
     missing = sorted(_expected_rows() - rows)
     assert not missing, f"add a row with its one job to the module map of docs/architecture.md: {missing}"
 
 
 def test_module_map_check_sees_a_missing_module():
-    text = DOC.read_text()
+    text = DOC.read_text(encoding="utf-8")
     assert "| `generator/tree/write.py` |" in text
     rows = _map_rows(text.replace("| `generator/tree/write.py` |", "| tree |"))
     assert "generator/tree/write.py" in _expected_rows() - rows
@@ -47,5 +47,5 @@ def test_module_map_check_sees_a_missing_module():
 
 
 def test_readme_links_the_architecture_doc():
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert "(docs/architecture.md)" in readme

@@ -51,7 +51,7 @@ GITOPS_MD = REPO / "docs" / "gitops.md"
 
 def documented_health_lua() -> str:
     """The value of KEY in the one fenced YAML block of docs/gitops.md that sets it, as pasted."""
-    blocks = re.findall(r"^( *)```yaml\n(.*?)^\1```", GITOPS_MD.read_text(), re.M | re.S)
+    blocks = re.findall(r"^( *)```yaml\n(.*?)^\1```", GITOPS_MD.read_text(encoding="utf-8"), re.M | re.S)
     values = [YAML_SAFE.load(textwrap.dedent(body))["data"][KEY] for _, body in blocks if KEY in body]
     assert len(values) == 1, f"docs/gitops.md must set {KEY} in exactly one YAML block"
     return values[0]
@@ -61,7 +61,8 @@ def documented_unwaited_layers() -> set[str]:
     """The layers docs/gitops.md says carry the annotation, from its Application table row."""
     return set(
         re.findall(
-            r"`([0-9]{2}-[a-z-]+)` also carries the annotation `gpu-gitops\.io/wait: \"false\"`", GITOPS_MD.read_text()
+            r"`([0-9]{2}-[a-z-]+)` also carries the annotation `gpu-gitops\.io/wait: \"false\"`",
+            GITOPS_MD.read_text(encoding="utf-8"),
         )
     )
 
@@ -207,12 +208,15 @@ def _argocd_clusters() -> list[str]:
 
 
 def _rendered_applications(cluster: str) -> dict[str, dict]:
-    apps = [YAML_SAFE.load(p.read_text()) for p in sorted((REPO / "rendered" / cluster / "gitops").glob("*.yaml"))]
+    apps = [
+        YAML_SAFE.load(p.read_text(encoding="utf-8"))
+        for p in sorted((REPO / "rendered" / cluster / "gitops").glob("*.yaml"))
+    ]
     return {a["metadata"]["name"]: a for a in apps if a["kind"] == "Application"}
 
 
 def test_the_doc_names_the_unwaited_layers_the_registry_has():
-    registry = json.loads((REPO / "libsonnet" / "registry.json").read_text())
+    registry = json.loads((REPO / "libsonnet" / "registry.json").read_text(encoding="utf-8"))
     assert documented_unwaited_layers() == {layer["name"] for layer in registry["layers"] if layer.get("wait") is False}
 
 

@@ -17,13 +17,13 @@ LOCATED = re.compile(r"^(?P<path>[^\s:]+):(?P<line>\d+):(?P<col>\d+): error: ", 
 
 def _edit(root: Path, old: str, new: str, cluster: str = CLUSTER) -> None:
     path = root / "clusters" / cluster / "cluster.yaml"
-    text = path.read_text()
+    text = path.read_text(encoding="utf-8")
     assert old in text, f"fixture text {old!r} not in {cluster}"
-    path.write_text(text.replace(old, new, 1))
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def _line_of(root: Path, needle: str, cluster: str = CLUSTER) -> int:
-    lines = (root / "clusters" / cluster / "cluster.yaml").read_text().splitlines()
+    lines = (root / "clusters" / cluster / "cluster.yaml").read_text(encoding="utf-8").splitlines()
     return next(i for i, line in enumerate(lines, 1) if needle in line)
 
 
@@ -144,11 +144,13 @@ def test_bad_input_is_one_located_error(project, run, case):
     if first_line.startswith("- name: h100"):
         expected_line = [
             i
-            for i, line in enumerate((project / "clusters" / CLUSTER / "cluster.yaml").read_text().splitlines(), 1)
+            for i, line in enumerate(
+                (project / "clusters" / CLUSTER / "cluster.yaml").read_text(encoding="utf-8").splitlines(), 1
+            )
             if "- name: h100" in line
         ][1]
     elif "\n" in marker:
-        lines = (project / "clusters" / CLUSTER / "cluster.yaml").read_text()
+        lines = (project / "clusters" / CLUSTER / "cluster.yaml").read_text(encoding="utf-8")
         expected_line = lines[: lines.index(marker)].count("\n") + 1
     else:
         expected_line = _line_of(project, first_line)
@@ -177,7 +179,7 @@ def test_unknown_cluster(project, run):
 
 def test_huge_file_is_refused_without_reading(project, run):
     path = project / "clusters" / CLUSTER / "cluster.yaml"
-    with path.open("a") as fh:
+    with path.open("a", encoding="utf-8") as fh:
         fh.write("#" + "x" * (2 * 1024 * 1024) + "\n")
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
@@ -229,7 +231,9 @@ def test_control_character_is_located(project, run, char, named):
     ids=["flow", "block", "anchored"],
 )
 def test_deep_nesting_is_refused_at_the_limit(project, run, nested):
-    (project / "clusters" / CLUSTER / "cluster.yaml").write_text(f"name: {CLUSTER}\nextra: {nested}\n")
+    (project / "clusters" / CLUSTER / "cluster.yaml").write_text(
+        f"name: {CLUSTER}\nextra: {nested}\n", encoding="utf-8"
+    )
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert re.match(
@@ -248,7 +252,7 @@ def test_huge_integer_says_what_it_is(project, run):
 
 
 def test_top_level_not_a_mapping(project, run):
-    (project / "clusters" / CLUSTER / "cluster.yaml").write_text("- just\n- a list\n")
+    (project / "clusters" / CLUSTER / "cluster.yaml").write_text("- just\n- a list\n", encoding="utf-8")
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert "clusters/aks-h100-training/cluster.yaml:1:1: error: a cluster input must be a YAML mapping" in result.stderr
@@ -284,7 +288,7 @@ def _leak(expr: str) -> str:
 
 def _overrides(root: Path, code: str) -> Path:
     path = root / "clusters" / CLUSTER / "overrides.libsonnet"
-    path.write_text(code)
+    path.write_text(code, encoding="utf-8")
     return path
 
 
@@ -314,7 +318,7 @@ def test_overrides_cannot_escape_the_sandbox(project, run, code, fragment):
 
 def test_overrides_symlink_out_is_refused(project, run, tmp_path):
     secret = tmp_path / "secret.txt"
-    secret.write_text("s3cr3t")
+    secret.write_text("s3cr3t", encoding="utf-8")
     (project / "clusters" / CLUSTER / "link.txt").symlink_to(secret)
     _overrides(project, _leak("importstr 'link.txt'"))
     result = run(project, "render", CLUSTER)
@@ -432,7 +436,7 @@ def test_alias_bomb_is_refused_quickly(project, run):
     for i in range(1, 9):
         refs = ", ".join([f"*a{i - 1}"] * 10)
         lines.append(f"a{i}: &a{i} [{refs}]")
-    (project / "clusters" / CLUSTER / "cluster.yaml").write_text("\n".join(lines) + "\n")
+    (project / "clusters" / CLUSTER / "cluster.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     # lint's alias budget and wording, located at the alias that passes it (the fifth of a4's)
@@ -577,4 +581,4 @@ def test_every_schema_error_has_a_hint_that_points_at_the_docs(project, run, old
     assert found, result.stderr
     assert found.group(1).startswith(hint), found.group(1)
     assert found.group(1).endswith(f"; see docs/inputs.md#{section}")
-    assert section in _anchors((REPO / "docs" / "inputs.md").read_text())
+    assert section in _anchors((REPO / "docs" / "inputs.md").read_text(encoding="utf-8"))

@@ -35,7 +35,7 @@ def _commands(script: str) -> list[str]:
 
 
 def _github_commands() -> list[tuple[str, str, dict]]:
-    workflow = YAML_SAFE.load(GITHUB.read_text())
+    workflow = YAML_SAFE.load(GITHUB.read_text(encoding="utf-8"))
     found = []
     for job_name, job in workflow["jobs"].items():
         matrix = job.get("strategy", {}).get("matrix", {})
@@ -49,7 +49,7 @@ def _github_commands() -> list[tuple[str, str, dict]]:
 
 
 def _gitlab_commands() -> list[tuple[str, str, dict]]:
-    pipeline = YAML_SAFE.load(GITLAB.read_text())
+    pipeline = YAML_SAFE.load(GITLAB.read_text(encoding="utf-8"))
     found = []
     for job_name, job in pipeline.items():
         if not isinstance(job, dict) or "script" not in job:
@@ -84,13 +84,13 @@ def _available(subcommand: str) -> bool:
 
 
 def test_templates_hold_the_expected_jobs():
-    workflow = YAML_SAFE.load(GITHUB.read_text())
+    workflow = YAML_SAFE.load(GITHUB.read_text(encoding="utf-8"))
     uses = [s.get("uses", "") for job in workflow["jobs"].values() for s in job["steps"]]
     assert any(u.startswith("github/codeql-action/upload-sarif@") for u in uses)
     assert workflow["jobs"]["lint"]["permissions"]["security-events"] == "write"
     runs = "\n".join(s.get("run", "") for job in workflow["jobs"].values() for s in job["steps"])
     assert "$GITHUB_STEP_SUMMARY" in runs and "--format sarif" in runs
-    pipeline = YAML_SAFE.load(GITLAB.read_text())
+    pipeline = YAML_SAFE.load(GITLAB.read_text(encoding="utf-8"))
     junit = pipeline["gpu-gitops-lint"]["artifacts"]["reports"]["junit"]
     assert f"--output-file {junit}" in " ".join(pipeline["gpu-gitops-lint"]["script"])
     subcommands = {_subcommand(c) for _where, c, _env in COMMANDS}
@@ -124,7 +124,7 @@ def test_template_command_runs_clean(rendered_project, tmp_path, where, command,
         cwd=rendered_project,
         env=full_env,
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         timeout=300,
     )
     assert done.returncode == 0, f"{where}: {command}\n{done.stdout}\n{done.stderr}"
@@ -134,5 +134,5 @@ def test_templates_install_the_version_the_package_reports():
     from generator import __version__
 
     for template in (GITHUB, GITLAB):
-        pins = re.findall(r"gpu-gitops\.git@(\S+?)\"|gpu-gitops@(\S+?)\"", template.read_text())
+        pins = re.findall(r"gpu-gitops\.git@(\S+?)\"|gpu-gitops@(\S+?)\"", template.read_text(encoding="utf-8"))
         assert [a or b for a, b in pins] == [f"v{__version__}"], template.name

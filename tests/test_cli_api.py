@@ -32,7 +32,7 @@ def test_render_then_check_then_diff(project, capsys):
 
 def test_an_input_error_is_printed_and_exit_code_2(project, capsys):
     path = project / "clusters" / CLUSTER / "cluster.yaml"
-    path.write_text(path.read_text().replace("provider: aks", "provider: moon"))
+    path.write_text(path.read_text(encoding="utf-8").replace("provider: aks", "provider: moon"), encoding="utf-8")
     assert render(RenderArgs(_ctx(project), clusters=(CLUSTER,))) == 2
     assert f"clusters/{CLUSTER}/cluster.yaml:" in capsys.readouterr().err
     assert not (project / "rendered" / CLUSTER).exists()
@@ -57,7 +57,7 @@ def test_lint_returns_1_on_findings_and_writes_the_report(tmp_path, capsys):
     report = tmp_path / "lint.json"
     args = LintArgs(_ctx(tmp_path), paths=(str(FIXTURES / "GPU002" / "fail"),), fmt="json", output_file=report)
     assert lint(args) == 1
-    assert "GPU002" in {f["rule"] for f in json.loads(report.read_text())["findings"]}
+    assert "GPU002" in {f["rule"] for f in json.loads(report.read_text(encoding="utf-8"))["findings"]}
     assert explain(ExplainArgs(_ctx(tmp_path), "GPU002")) == 0
     assert explain(ExplainArgs(_ctx(tmp_path), "NOPE001")) == 2
     assert "error: unknown rule 'NOPE001'\n  hint: `gpu-gitops rules` lists them\n" in capsys.readouterr().err
@@ -65,7 +65,7 @@ def test_lint_returns_1_on_findings_and_writes_the_report(tmp_path, capsys):
 
 def test_the_documented_example_runs(project, monkeypatch):
     """docs/api.md's example, run in a folder holding the fleet as my-fleet/."""
-    text = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text()
+    text = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text(encoding="utf-8")
     example = text.split("```python\n", 1)[1].split("```", 1)[0]
     assert 'Path("my-fleet")' in example
     monkeypatch.chdir(project.parent)

@@ -45,7 +45,7 @@ def test_markdown_without_changes_says_so(rendered_project, run):
 
 def test_markdown_summarises_per_cluster_and_layer(rendered_project, run):
     path = rendered_project / "clusters" / "aks-h100-training" / "cluster.yaml"
-    path.write_text(path.read_text().replace("branch: main", "branch: release"))
+    path.write_text(path.read_text(encoding="utf-8").replace("branch: main", "branch: release"), encoding="utf-8")
     gone = rendered_project / "rendered" / "ocp-a100-tuned" / "20-workloads"
     victim = sorted(gone.rglob("*_*.yaml"))[0]
     victim.unlink()
@@ -64,7 +64,7 @@ def test_markdown_summarises_per_cluster_and_layer(rendered_project, run):
 
 def test_markdown_keeps_every_diff_line_inside_a_fence(rendered_project, run):
     path = rendered_project / "clusters" / "aks-h100-training" / "cluster.yaml"
-    path.write_text(path.read_text().replace("branch: main", "branch: release"))
+    path.write_text(path.read_text(encoding="utf-8").replace("branch: main", "branch: release"), encoding="utf-8")
     text = run(rendered_project, "diff", "--format", "markdown").stdout
     inside, outside = False, []
     for line in text.splitlines():

@@ -13,7 +13,7 @@ MODELINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)$", re.M)
 
 
 def _schema_of(cluster_yaml: Path) -> Path:
-    found = MODELINE.search(cluster_yaml.read_text())
+    found = MODELINE.search(cluster_yaml.read_text(encoding="utf-8"))
     assert found, "no yaml-language-server modeline"
     return (cluster_yaml.parent / found.group(1)).resolve()
 
@@ -44,7 +44,9 @@ def test_after_an_upgrade_check_reports_the_copy_stale_and_render_updates_it(tmp
     assert run(fleet, "render").exit_code == 0
     assert run(fleet, "check").exit_code == 0
     copy = fleet / EDITOR_SCHEMA
-    copy.write_text(copy.read_text().replace('"description"', '"x-old"', 1))  # written by an older release
+    copy.write_text(
+        copy.read_text(encoding="utf-8").replace('"description"', '"x-old"', 1), encoding="utf-8"
+    )  # written by an older release
     stale = run(fleet, "check")
     assert stale.exit_code == 1
     assert "schemas/gpu-gitops/cluster.schema.json: stale: not the input schema of this gpu-gitops" in stale.stderr

@@ -14,9 +14,9 @@ LOCATED = re.compile(r"^\S+:\d+:\d+: error: ", re.M)
 
 def _render_with(project, run, cluster: str, old: str, new: str):
     path = project / "clusters" / cluster / "cluster.yaml"
-    text = path.read_text()
+    text = path.read_text(encoding="utf-8")
     assert old in text
-    path.write_text(text.replace(old, new, 1))
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
     result = run(project, "render", cluster)
     assert result.exit_code == 2, result.output
     return result.stderr

@@ -61,7 +61,7 @@ def test_commands_run_from_a_folder_inside_the_project(project, monkeypatch):
 
 
 def test_a_config_file_alone_marks_the_root(tmp_path, monkeypatch):
-    (tmp_path / ".gpu-gitops.yaml").write_text("lint: {}\n")
+    (tmp_path / ".gpu-gitops.yaml").write_text("lint: {}\n", encoding="utf-8")
     (tmp_path / "deep" / "er").mkdir(parents=True)
     monkeypatch.chdir(tmp_path / "deep" / "er")
     created = invoke("init", "first")

@@ -14,20 +14,20 @@ from generator.library import registry
 
 DOC = REPO / "docs" / "overrides.md"
 _EXAMPLE = r"```jsonnet\n// clusters/([a-z0-9-]+)/overrides\.libsonnet\n(.*?)```"
-EXAMPLES = re.findall(_EXAMPLE, DOC.read_text(), re.S)
+EXAMPLES = re.findall(_EXAMPLE, DOC.read_text(encoding="utf-8"), re.S)
 OWN_LAYER = registry.load(REPO / "libsonnet").own_layer
 
 
 def _example(heading: str) -> tuple[str, str]:
     """The first example under the doc's ``## <heading>``."""
-    section = DOC.read_text().split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    section = DOC.read_text(encoding="utf-8").split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
     match = re.search(_EXAMPLE, section, re.S)
     assert match, f"no example under {heading!r}"
     return match.group(1), match.group(2)
 
 
 def _read(path: Path) -> dict:
-    return YAML(typ="safe").load(path.read_text())
+    return YAML(typ="safe").load(path.read_text(encoding="utf-8"))
 
 
 def _objects(tree: Path) -> dict[str, bytes]:
@@ -35,7 +35,7 @@ def _objects(tree: Path) -> dict[str, bytes]:
 
 
 def _override(project: Path, cluster: str, text: str) -> None:
-    (project / "clusters" / cluster / "overrides.libsonnet").write_text(text)
+    (project / "clusters" / cluster / "overrides.libsonnet").write_text(text, encoding="utf-8")
 
 
 def test_the_doc_has_examples():

@@ -41,7 +41,9 @@ def test_two_renders_at_once_both_finish_with_the_whole_tree(project, run):
     command = [sys.executable, "-m", "generator.cli", "--root", str(project), "--quiet", "render", CLUSTER]
     code = "from generator.cli import main; import sys; sys.argv = ['gpu-gitops', *sys.argv[1:]]; main()"
     command[1:3] = ["-c", code]
-    procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    procs = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, encoding="utf-8") for _ in range(2)
+    ]
     results = [p.communicate() + (p.returncode,) for p in procs]
     assert [r[2] for r in results] == [0, 0], results
     assert tree.read_tree(project / "rendered" / CLUSTER) == expected
@@ -56,7 +58,7 @@ def test_recovery_leaves_a_live_renders_staging_alone_and_removes_a_dead_ones(tm
     rendered = tmp_path / "rendered"
     live = _live_process()
     dead = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, encoding="utf-8", check=True
     )
     try:
         busy = rendered / f".tmp.{CLUSTER}.{live.pid}-{tree._start_time(live.pid)}"
@@ -73,7 +75,7 @@ def test_recovery_leaves_a_live_renders_staging_alone_and_removes_a_dead_ones(tm
 def test_recovery_refuses_a_planted_old_symlink(project, run, tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
-    (outside / "kustomization.yaml").write_text("# Rendered by gpu-gitops from clusters/x\n")
+    (outside / "kustomization.yaml").write_text("# Rendered by gpu-gitops from clusters/x\n", encoding="utf-8")
     (project / "rendered").mkdir()
     (project / "rendered" / f".old.{CLUSTER}.1-1").symlink_to(outside)
     result = run(project, "render", CLUSTER)
@@ -112,7 +114,9 @@ def test_modes_are_0644_and_0755_whatever_the_umask(project, run):
 def test_a_failed_delete_of_the_old_tree_says_the_new_one_is_in_place(project, run, monkeypatch):
     assert run(project, "render", CLUSTER).exit_code == 0
     path = project / "clusters" / CLUSTER / "cluster.yaml"
-    path.write_text(path.read_text().replace("quota: {gpus: 24}", "quota: {gpus: 20}"))
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("quota: {gpus: 24}", "quota: {gpus: 20}"), encoding="utf-8"
+    )
     real_rmtree = shutil.rmtree
 
     def failing(folder, *args, **kwargs):
@@ -124,17 +128,14 @@ def test_a_failed_delete_of_the_old_tree_says_the_new_one_is_in_place(project, r
     assert result.exit_code == 2
     assert "wrote the new tree, but could not remove the previous one, left in rendered/" in result.stderr
     assert "the previous tree is unchanged" not in result.stderr
-    assert (
-        "requests.nvidia.com/gpu: '20'"
-        in (
-            project
-            / "rendered"
-            / CLUSTER
-            / "20-workloads"
-            / "workload-isolation"
-            / "resourcequota_gpu-inference_gpu-quota.yaml"
-        ).read_text()
-    )
+    assert "requests.nvidia.com/gpu: '20'" in (
+        project
+        / "rendered"
+        / CLUSTER
+        / "20-workloads"
+        / "workload-isolation"
+        / "resourcequota_gpu-inference_gpu-quota.yaml"
+    ).read_text(encoding="utf-8")
     leftovers = [p.name for p in (project / "rendered").iterdir() if p.name.startswith((".tmp.", ".old."))]
     assert len(leftovers) == 1
 
@@ -160,7 +161,7 @@ def test_the_reported_interleaving_replayed_keeps_the_staging_folder(project, ru
                 subprocess.run(
                     [sys.executable, "-c", other, str(project / "rendered"), CLUSTER],
                     capture_output=True,
-                    text=True,
+                    encoding="utf-8",
                     check=False,
                 )
             )

@@ -63,7 +63,9 @@ def before_and_after(tmp_path_factory):
     assert runner.invoke(cli, ["--root", str(root), "render", CLUSTER]).exit_code == 0
     old = tree.read_tree(root / "rendered" / CLUSTER)
     path = root / "clusters" / CLUSTER / "cluster.yaml"
-    path.write_text(path.read_text().replace("quota: {gpus: 24}", "quota: {gpus: 20}"))
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("quota: {gpus: 24}", "quota: {gpus: 20}"), encoding="utf-8"
+    )
     twin = root.parent / "twin"
     shutil.copytree(root, twin)
     assert runner.invoke(cli, ["--root", str(twin), "render", CLUSTER]).exit_code == 0
@@ -81,7 +83,7 @@ def test_a_kill_at_each_write_step_leaves_the_old_or_the_new_tree(before_and_aft
         [sys.executable, "-c", _KILL_AT, str(root), CLUSTER, step, str(nth), "1" if fallback else "0"],
         cwd=REPO,
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         check=False,
     )
     assert killed.returncode == -signal.SIGKILL, killed.stderr  # the step was reached
@@ -104,8 +106,8 @@ def test_the_exchange_swaps_two_folders_in_one_step(tmp_path: Path):
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir()
     b.mkdir()
-    (a / "which").write_text("a")
-    (b / "which").write_text("b")
+    (a / "which").write_text("a", encoding="utf-8")
+    (b / "which").write_text("b", encoding="utf-8")
     if not tree._exchange(a, b):
         pytest.skip("no renameat2(RENAME_EXCHANGE) here; the two-rename fallback is tested above")
-    assert (a / "which").read_text() == "b" and (b / "which").read_text() == "a"
+    assert (a / "which").read_text(encoding="utf-8") == "b" and (b / "which").read_text(encoding="utf-8") == "a"

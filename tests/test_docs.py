@@ -34,7 +34,7 @@ def test_committed_docs_are_up_to_date():
 
 
 def test_inputs_md_documents_every_key():
-    schema = json.loads((REPO / "schemas" / "cluster.schema.json").read_text())
+    schema = json.loads((REPO / "schemas" / "cluster.schema.json").read_text(encoding="utf-8"))
     text = docs.inputs_markdown(schema, "schemas/cluster.schema.json")
     sections = re.split(r"^## ", text, flags=re.M)
     by_title = {s.split("\n", 1)[0].strip("`"): s for s in sections[1:]}
@@ -51,14 +51,14 @@ def test_docs_check_fails_on_a_stale_copy_and_docs_fixes_it(project, run):
     assert run(project, "docs").exit_code == 0
     assert run(project, "docs", "--check").exit_code == 0
     schema_path = project / "schemas" / "cluster.schema.json"
-    schema = json.loads(schema_path.read_text())
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
     schema["properties"]["gitops"]["properties"]["branch"]["description"] = "The branch Flux or Argo CD follows."
-    schema_path.write_text(json.dumps(schema, indent=2))
+    schema_path.write_text(json.dumps(schema, indent=2), encoding="utf-8")
     result = run(project, "docs", "--check")
     assert result.exit_code == 1
     assert "docs/inputs.md: stale" in result.stderr
     assert run(project, "docs").exit_code == 0
-    assert "The branch Flux or Argo CD follows." in (project / "docs" / "inputs.md").read_text()
+    assert "The branch Flux or Argo CD follows." in (project / "docs" / "inputs.md").read_text(encoding="utf-8")
     assert run(project, "docs", "--check").exit_code == 0
 
 
@@ -104,7 +104,7 @@ def test_no_rules_md_without_a_linter(monkeypatch):
 
 
 def test_readme_keeps_its_two_setup_commands_first():
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"^```(\w*)\n(.*?)^```", readme, flags=re.S | re.M)
     commands = [
         line
@@ -121,12 +121,12 @@ def test_readme_keeps_its_two_setup_commands_first():
 
 
 def test_documented_shell_completion_works():
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert "_GPU_GITOPS_COMPLETE=bash_source gpu-gitops" in readme
     done = subprocess.run(
         [str(Path(sys.executable).parent / "gpu-gitops")],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         env={"_GPU_GITOPS_COMPLETE": "bash_source", "PATH": os.environ.get("PATH", "")},
     )
     assert done.returncode == 0
@@ -158,16 +158,16 @@ def test_a_version_bump_changes_docs_versions_md_and_not_the_input_reference(pro
     """Versions live apart from the input contract: bumping one in libsonnet/versions.json
     leaves the schema and docs/inputs.md as they are, and only docs/versions.md goes stale."""
     assert run(project, "docs").exit_code == 0
-    inputs_before = (project / "docs" / "inputs.md").read_text()
+    inputs_before = (project / "docs" / "inputs.md").read_text(encoding="utf-8")
     path = project / "libsonnet" / "versions.json"
-    table = json.loads(path.read_text())
+    table = json.loads(path.read_text(encoding="utf-8"))
     entry = next(e for e in table["versions"] if e["input"] == "autoscaling.kedaVersion")
     entry["default"] = "2.99.0"
-    path.write_text(json.dumps(table, indent=2))
+    path.write_text(json.dumps(table, indent=2), encoding="utf-8")
     result = run(project, "docs", "--check")
     assert result.exit_code == 1
     assert "docs/versions.md: stale" in result.stderr
     assert "docs/inputs.md" not in result.stderr
     assert run(project, "docs").exit_code == 0
-    assert "| `autoscaling.kedaVersion` | `2.99.0` |" in (project / "docs" / "versions.md").read_text()
-    assert (project / "docs" / "inputs.md").read_text() == inputs_before
+    assert "| `autoscaling.kedaVersion` | `2.99.0` |" in (project / "docs" / "versions.md").read_text(encoding="utf-8")
+    assert (project / "docs" / "inputs.md").read_text(encoding="utf-8") == inputs_before

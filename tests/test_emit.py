@@ -109,7 +109,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def _committed_objects():
     for path in sorted((REPO / "rendered").rglob("*.yaml")):
-        yield path.relative_to(REPO).as_posix(), _SAFE.load(path.read_text())
+        yield path.relative_to(REPO).as_posix(), _SAFE.load(path.read_text(encoding="utf-8"))
 
 
 def test_fast_emitter_writes_every_committed_file_itself_byte_for_byte():
@@ -117,7 +117,9 @@ def test_fast_emitter_writes_every_committed_file_itself_byte_for_byte():
     for name, data in _committed_objects():
         ordered = emit._ordered(data, emit._TOP) if isinstance(data, dict) and "apiVersion" in data else data
         assert emit._fast(ordered) == emit._ruamel_dump(ordered), name
-        committed = "".join(line for line in (REPO / name).read_text().splitlines(True) if not line.startswith("# "))
+        committed = "".join(
+            line for line in (REPO / name).read_text(encoding="utf-8").splitlines(True) if not line.startswith("# ")
+        )
         assert committed == emit._fast(ordered), name
         if ordered is not data:  # an object: written in _ordered's order from any key order
             assert emit.to_yaml(_reversed_keys(data)) == committed, name

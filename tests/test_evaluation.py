@@ -21,7 +21,9 @@ OWN = (
 def _copy_cluster(project: Project, source: str, name: str) -> None:
     shutil.copytree(project.clusters / source, project.clusters / name)
     path = project.clusters / name / "cluster.yaml"
-    path.write_text(path.read_text().replace(f"name: {source}\n", f"name: {name}\n", 1))
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(f"name: {source}\n", f"name: {name}\n", 1), encoding="utf-8"
+    )
 
 
 def _alone(project: Project, names: list[str]) -> list:
@@ -36,7 +38,7 @@ def _alone(project: Project, names: list[str]) -> list:
 
 def test_the_examples_evaluated_together_give_what_each_gives_alone(project):
     proj = Project(project)
-    (project / "clusters" / CLUSTER / "overrides.libsonnet").write_text(OWN)
+    (project / "clusters" / CLUSTER / "overrides.libsonnet").write_text(OWN, encoding="utf-8")
     clusters = [load_cluster(proj, name) for name in EXAMPLES]
     together = evaluation.evaluate_many(proj, clusters)
     assert together == _alone(proj, EXAMPLES)
@@ -56,14 +58,15 @@ def test_more_clusters_than_one_evaluation_takes_keep_their_order(project, monke
 def test_a_cluster_the_library_fails_on_gets_its_own_error_and_the_others_their_components(project):
     proj = Project(project)
     main = project / "libsonnet" / "main.libsonnet"
-    text = main.read_text()
+    text = main.read_text(encoding="utf-8")
     assert "local components(spec) = {" in text
     main.write_text(
         text.replace(
             "local components(spec) = {",
             "local components(spec) = assert spec.name != 'refused' : 'this cluster is refused';\n{",
             1,
-        )
+        ),
+        encoding="utf-8",
     )
     _copy_cluster(proj, CLUSTER, "refused")
     names = [CLUSTER, "refused", "ocp-a100-tuned"]
@@ -77,7 +80,8 @@ def test_a_cluster_with_a_main_libsonnet_of_its_own_is_evaluated_with_it(project
     proj = Project(project)
     (project / "clusters" / CLUSTER / "main.libsonnet").write_text(
         "local lib = import '../../libsonnet/main.libsonnet';\n"
-        f"lib {{ components(spec):: lib.components(spec) + {OWN} }}"
+        f"lib {{ components(spec):: lib.components(spec) + {OWN} }}",
+        encoding="utf-8",
     )
     together = evaluation.evaluate_many(proj, [load_cluster(proj, name) for name in EXAMPLES])
     assert together[EXAMPLES.index(CLUSTER)]["team-settings"][0]["kind"] == "ConfigMap"

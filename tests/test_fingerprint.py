@@ -56,7 +56,7 @@ def test_an_unchanged_fleet_is_checked_and_rendered_without_evaluating(rendered_
 
 def test_a_hand_edit_to_a_rendered_file_is_caught(rendered_project, run):
     victim = rendered_project / "rendered" / CLUSTER / "kustomization.yaml"
-    victim.write_text(victim.read_text() + "# edited\n")
+    victim.write_text(victim.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
     check = run(rendered_project, "check", CLUSTER)
     assert check.exit_code == 1
     assert f"rendered/{CLUSTER}/kustomization.yaml: stale: differs from what render produces" in check.stderr
@@ -64,7 +64,7 @@ def test_a_hand_edit_to_a_rendered_file_is_caught(rendered_project, run):
 
 def test_an_edited_sum_file_is_caught(rendered_project, run):
     sums = rendered_project / "rendered" / CLUSTER / SUM_FILE
-    sums.write_text(sums.read_text().replace("output ", "output 0", 1))
+    sums.write_text(sums.read_text(encoding="utf-8").replace("output ", "output 0", 1), encoding="utf-8")
     check = run(rendered_project, "check", CLUSTER)
     assert check.exit_code == 1
     assert f"rendered/{CLUSTER}/{SUM_FILE}: stale" in check.stderr
@@ -82,9 +82,9 @@ def test_an_edited_sum_file_is_caught(rendered_project, run):
 )
 def test_a_change_to_any_input_sends_the_cluster_down_the_full_path(rendered_project, run, edit):
     path = rendered_project / edit
-    text = path.read_text() if path.exists() else ""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
     suffix = "\n" if path.suffix == ".json" else "\n# touched\n"
-    path.write_text(text + suffix)
+    path.write_text(text + suffix, encoding="utf-8")
     check = run(rendered_project, "check", CLUSTER)
     assert check.exit_code == 1, check.output
     assert f"rendered/{CLUSTER}/{SUM_FILE}: stale: differs from what render produces" in check.stderr
@@ -94,7 +94,9 @@ def test_a_change_to_any_input_sends_the_cluster_down_the_full_path(rendered_pro
 
 def test_an_output_change_is_caught_through_the_full_path(rendered_project, run):
     path = rendered_project / "clusters" / CLUSTER / "cluster.yaml"
-    path.write_text(path.read_text().replace("quota: {gpus: 24}", "quota: {gpus: 20}"))
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("quota: {gpus: 24}", "quota: {gpus: 20}"), encoding="utf-8"
+    )
     check = run(rendered_project, "check", CLUSTER)
     assert check.exit_code == 1
     assert "resourcequota_gpu-inference_gpu-quota.yaml: stale" in check.stderr
@@ -111,7 +113,7 @@ def test_the_fast_path_imports_only_the_standard_library():
         "heavy = sorted(m for m in ('jsonschema', '_jsonnet', 'ruamel', 'click') if m in sys.modules); "
         "print(heavy)"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, encoding="utf-8", check=True)
     assert done.stdout.strip() == "[]"
 
 
@@ -125,7 +127,7 @@ def test_a_synced_schema_set_is_validated_once_before_the_fast_path_trusts_a_tre
 
     schema_set = Path(os.environ["GPU_GITOPS_CACHE_DIR"]) / "crd-schemas" / "SET.json"
     schema_set.parent.mkdir(parents=True)
-    schema_set.write_text('{"version": "test", "kinds": 0, "absent": []}')
+    schema_set.write_text('{"version": "test", "kinds": 0, "absent": []}', encoding="utf-8")
     evaluated = []
     real = generator.render.cluster.render_evaluated
     monkeypatch.setattr(
@@ -135,6 +137,6 @@ def test_a_synced_schema_set_is_validated_once_before_the_fast_path_trusts_a_tre
     assert evaluated == [1]  # the full path: validated against the set
     assert run(rendered_project, "check", CLUSTER).exit_code == 0
     assert evaluated == [1]  # this machine has validated this tree against this set
-    schema_set.write_text('{"version": "test-2", "kinds": 0, "absent": []}')
+    schema_set.write_text('{"version": "test-2", "kinds": 0, "absent": []}', encoding="utf-8")
     assert run(rendered_project, "check", CLUSTER).exit_code == 0
     assert evaluated == [1, 1]  # a new set is validated again

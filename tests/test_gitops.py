@@ -56,7 +56,7 @@ def _sync_objects(project: Path, cluster: str, edit=None, **by_layer) -> dict[st
 
 
 def _read(path: Path) -> dict:
-    return YAML_SAFE.load(path.read_text())
+    return YAML_SAFE.load(path.read_text(encoding="utf-8"))
 
 
 def test_flux_kustomizations_depend_only_on_rendered_earlier_layers(project):
@@ -140,7 +140,7 @@ def test_per_node_layer_is_never_waited_on_argocd(project):
     assert per_node["gpu-gitops.io/wait"] == "false"
     assert "gpu-gitops.io/wait" not in objs["eks-mi300x-inference-10-platform"]["metadata"]["annotations"]
     # the documented Application health check is what lets the parent's waves pass it
-    docs = (Path(__file__).resolve().parent.parent / "docs" / "gitops.md").read_text()
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "gitops.md").read_text(encoding="utf-8")
     assert 'obj.metadata.annotations["gpu-gitops.io/wait"] == "false"' in docs
 
 
@@ -148,7 +148,9 @@ def test_node_checks_render_outside_the_waited_on_layers():
     """GPU validation, disk preparation and node tuning fail on a bad node by design."""
     reg = registry.load(Path(__file__).resolve().parent.parent / "libsonnet")
     layer_of = {c.name: c.layer for c in reg.components}
-    data = json.loads((Path(__file__).resolve().parent.parent / "libsonnet" / "registry.json").read_text())
+    data = json.loads(
+        (Path(__file__).resolve().parent.parent / "libsonnet" / "registry.json").read_text(encoding="utf-8")
+    )
     unwaited = {layer["name"] for layer in data["layers"] if layer.get("wait") is False}
     for component in ("gpu-validation", "local-storage", "node-tuning"):
         assert layer_of[component] in unwaited, component
@@ -194,7 +196,7 @@ def test_kubectl_kustomize_builds_every_layer_and_gitops(project, run):
         folders = [cluster] + [p for p in cluster.iterdir() if p.is_dir() and p.name != "bootstrap"]
         assert cluster / "gitops" in folders
         for folder in folders:
-            done = subprocess.run(["kubectl", "kustomize", str(folder)], capture_output=True, text=True)
+            done = subprocess.run(["kubectl", "kustomize", str(folder)], capture_output=True, encoding="utf-8")
             assert done.returncode == 0, f"{folder}: {done.stderr}"
 
 
@@ -220,10 +222,10 @@ def test_kubectl_kustomize_builds_every_layer_and_gitops(project, run):
 )
 def test_gitops_block_mistakes_are_located(project, run, edit, message, line):
     path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
-    text = path.read_text()
+    text = path.read_text(encoding="utf-8")
     start = text.index("gitops:\n") + len("gitops:\n")
     end = text.index("network:")
-    path.write_text(text[:start] + edit + text[end:])
+    path.write_text(text[:start] + edit + text[end:], encoding="utf-8")
     result = run(project, "render", "aks-h100-training")
     assert result.exit_code == 2
     assert f"clusters/aks-h100-training/cluster.yaml:{line}:" in result.stderr

@@ -199,9 +199,10 @@ def test_pools_with_different_taints(project, run):
 
     path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
     path.write_text(
-        path.read_text().replace(
+        path.read_text(encoding="utf-8").replace(
             "{key: nvidia.com/gpu, value: present, effect: NoSchedule}", "{key: sku, value: gpu, effect: NoSchedule}"
-        )
+        ),
+        encoding="utf-8",
     )
     assert run(project, "render", "aks-h100-training").exit_code == 0
     (policy,) = find(

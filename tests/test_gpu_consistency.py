@@ -14,10 +14,10 @@ ONPREM = "onprem-mi300x-operator"
 
 def edit(project, cluster: str, old: str, new: str) -> str:
     path = project / "clusters" / cluster / "cluster.yaml"
-    text = path.read_text()
+    text = path.read_text(encoding="utf-8")
     assert old in text, old
     text = text.replace(old, new, 1)
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     return text
 
 

@@ -75,7 +75,7 @@ def objects(spec: dict) -> dict[str, dict]:
 
 def _rules(tmp_path, obj: dict) -> set[str]:
     path = tmp_path / "workload.yaml"
-    path.write_text(yaml.safe_dump(obj))
+    path.write_text(yaml.safe_dump(obj), encoding="utf-8")
     settings = Settings.from_config({"lint": {"provider": "aks", "taintKeys": ["nvidia.com/gpu"]}})
     return {f.rule for f in lint_paths([str(path)], settings).findings}
 

@@ -10,8 +10,8 @@ _DIGEST = "sha256:" + "ab" * 32
 
 def _append_digests(project, *refs: str) -> tuple[str, int]:
     path = project / "clusters" / CLUSTER / "cluster.yaml"
-    text = path.read_text()
-    path.write_text(text + "images:\n  digests:\n" + "".join(f"    {r}: {_DIGEST}\n" for r in refs))
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + "images:\n  digests:\n" + "".join(f"    {r}: {_DIGEST}\n" for r in refs), encoding="utf-8")
     return text, text.count("\n") + 3  # the first key's line
 
 

@@ -119,10 +119,11 @@ def test_bound_cluster_wide_and_only_where_admission_is_served(rendered, project
     (sa,) = find(objects, "ServiceAccount", "gpu-node-config")
     assert LABELLER == f"system:serviceaccount:{sa['metadata']['namespace']}:{sa['metadata']['name']}"
     path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
-    text = path.read_text()
+    text = path.read_text(encoding="utf-8")
     assert "admission: {enforceGpuTolerations" in text
     path.write_text(
-        text.replace("admission: {enforceGpuTolerations", "admission: {enabled: false, enforceGpuTolerations")
+        text.replace("admission: {enforceGpuTolerations", "admission: {enabled: false, enforceGpuTolerations"),
+        encoding="utf-8",
     )
     assert run(project, "render", "aks-h100-training").exit_code == 0
     objects = load_objects(project / "rendered" / "aks-h100-training")

@@ -13,9 +13,9 @@ OCP, AKS, EKS, ONPREM = "ocp-a100-tuned", "aks-h100-training", "eks-mi300x-infer
 
 def edit(project, cluster: str, old: str, new: str) -> None:
     path = project / "clusters" / cluster / "cluster.yaml"
-    text = path.read_text()
+    text = path.read_text(encoding="utf-8")
     assert old in text, old
-    path.write_text(text.replace(old, new, 1))
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def dns_egress(objects: list[dict]) -> list[dict]:
@@ -113,7 +113,7 @@ def test_openshift_amd_driver_uses_the_internal_registry_and_machine_config(proj
 
 def test_service_monitor_labels_reach_every_service_monitor(project, run):
     labels = "  serviceMonitorLabels: {release: kube-prometheus-stack}\n"
-    assert labels in (project / "clusters" / EKS / "cluster.yaml").read_text()  # the example sets them
+    assert labels in (project / "clusters" / EKS / "cluster.yaml").read_text(encoding="utf-8")  # the example sets them
     edit(project, AKS, "monitoring:\n", "monitoring:\n" + labels)
     result = run(project, "render", EKS, AKS, *strict_args())
     assert result.exit_code == 0, result.output

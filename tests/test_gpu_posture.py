@@ -45,18 +45,18 @@ def test_a_kube_system_agent_without_its_annotations_is_reported(rendered, tmp_p
     """The suppressions are what silences lint, not an exemption of kube-system."""
     path = rendered / "eks-mi300x-inference" / "10-platform" / "nvidia-device-plugin"
     (ds_file,) = path.glob("daemonset_*.yaml")
-    text = ds_file.read_text()
+    text = ds_file.read_text(encoding="utf-8")
     stripped = re.sub(r"\n  annotations:\n(    .*\n)+", "\n", text, count=1)
     assert stripped != text
     copy = tmp_path / "unannotated.yaml"
-    copy.write_text(stripped)
+    copy.write_text(stripped, encoding="utf-8")
     rules = {f.rule for f in lint_paths([str(copy)], Settings.from_config({})).findings}
     assert {"SEC002", "SEC004", "SEC007"} <= rules
 
 
 def test_images_are_pinned_by_the_digests_the_input_gives(project, run):
     path = project / "clusters" / "eks-mi300x-inference" / "cluster.yaml"
-    text = path.read_text()
+    text = path.read_text(encoding="utf-8")
     result = run(project, "render", "eks-mi300x-inference")
     assert result.exit_code == 0, result.output
     (plugin,) = find(
@@ -66,7 +66,7 @@ def test_images_are_pinned_by_the_digests_the_input_gives(project, run):
     assert "@" not in image
     assert any(v.startswith(f"CKV_K8S_43=no digest for {image} ") for v in plugin["metadata"]["annotations"].values())
 
-    path.write_text(text + f"images:\n  digests:\n    {image}: {_DIGEST}\n")
+    path.write_text(text + f"images:\n  digests:\n    {image}: {_DIGEST}\n", encoding="utf-8")
     result = run(project, "render", "eks-mi300x-inference")
     assert result.exit_code == 0, result.output
     objects = load_objects(project / "rendered" / "eks-mi300x-inference")
@@ -81,7 +81,11 @@ def test_images_are_pinned_by_the_digests_the_input_gives(project, run):
 
 def test_a_malformed_digest_is_an_input_error(project, run):
     path = project / "clusters" / "eks-mi300x-inference" / "cluster.yaml"
-    path.write_text(path.read_text() + "images:\n  digests:\n    nvcr.io/nvidia/k8s-device-plugin:v0.20.0: latest\n")
+    path.write_text(
+        path.read_text(encoding="utf-8")
+        + "images:\n  digests:\n    nvcr.io/nvidia/k8s-device-plugin:v0.20.0: latest\n",
+        encoding="utf-8",
+    )
     result = run(project, "render", "eks-mi300x-inference")
     assert result.exit_code == 2
     assert "cluster.yaml:" in result.output and "error:" in result.output
@@ -94,7 +98,7 @@ def test_checkov_fails_no_check_on_the_examples(rendered):
     result = subprocess.run(
         ["checkov", "-d", str(rendered), "--framework", "kubernetes", "--skip-download", "--compact", "-o", "json"],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         check=False,
     )
     reports = json.loads(result.stdout)

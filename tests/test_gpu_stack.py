@@ -141,7 +141,7 @@ def test_device_plugin_mode_has_one_plugin_per_pool_with_its_config(rendered):
 
 def test_device_plugin_without_mig_keeps_no_capability(project, run):
     path = project / "clusters" / "ocp-a100-tuned" / "cluster.yaml"
-    text = path.read_text()
+    text = path.read_text(encoding="utf-8")
     for old, new in [
         ("      mig:\n        strategy: single\n        profiles: {1g.10gb: 7}\n", ""),
         ("mode: operator", "mode: device-plugin"),
@@ -149,7 +149,7 @@ def test_device_plugin_without_mig_keeps_no_capability(project, run):
     ]:
         assert old in text, old
         text = text.replace(old, new)
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     result = run(project, "render", "ocp-a100-tuned")
     assert result.exit_code == 0, result.output
     (ds,) = find(load_objects(project / "rendered" / "ocp-a100-tuned"), "DaemonSet", "nvidia-device-plugin-a100")
@@ -207,9 +207,9 @@ def test_mig_quota_keys(rendered):
 def test_argocd_release_shape(project, run):
     """The same release through Argo CD: an Application with the pinned chart and typed values."""
     path = project / "clusters" / "ocp-a100-tuned" / "cluster.yaml"
-    text = path.read_text().replace("engine: flux", "engine: argocd")
+    text = path.read_text(encoding="utf-8").replace("engine: flux", "engine: argocd")
     text = "".join(line for line in text.splitlines(keepends=True) if "sourceName:" not in line)  # Flux only
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     assert run(project, "render", "ocp-a100-tuned").exit_code == 0
     objects = load_objects(project / "rendered" / "ocp-a100-tuned")
     (app,) = find(objects, "Application", "gpu-operator")
@@ -223,7 +223,7 @@ def test_argocd_release_shape(project, run):
 @pytest.mark.parametrize("cluster", EXAMPLES)
 def test_kustomize_builds(rendered, cluster):
     result = subprocess.run(
-        ["kubectl", "kustomize", str(rendered / cluster)], capture_output=True, text=True, timeout=120
+        ["kubectl", "kustomize", str(rendered / cluster)], capture_output=True, encoding="utf-8", timeout=120
     )
     assert result.returncode == 0, result.stderr
     assert "kind: ValidatingAdmissionPolicy\n" in result.stdout
@@ -235,10 +235,11 @@ def test_amd_operator_mode(project, run):
 
     path = project / "clusters" / "eks-mi300x-inference" / "cluster.yaml"
     path.write_text(
-        path.read_text().replace(
+        path.read_text(encoding="utf-8").replace(
             "  amd:\n    mode: device-plugin",
             "  amd:\n    mode: operator\n    driverImage: registry.example.com/gpu/amdgpu-driver",
-        )
+        ),
+        encoding="utf-8",
     )
     result = run(project, "render", "eks-mi300x-inference", *strict_args())
     assert result.exit_code == 0, result.output
@@ -283,7 +284,7 @@ def test_helm_values_exist_upstream(rendered, release, values_file):
     path = _SHARED / "helm-values" / values_file
     if not path.is_file():
         pytest.skip("upstream chart values (../shared) not present")
-    upstream = YAML(typ="safe").load(path.read_text())
+    upstream = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
     for cluster in EXAMPLES:
         objects = load_objects(rendered / cluster)
         try:
@@ -296,14 +297,18 @@ def test_helm_values_exist_upstream(rendered, release, values_file):
 def test_gke_relies_on_its_own_toleration_injection(project, run):
     """GKE adds GPU tolerations to pods itself: the policy keeps the limit rules only."""
     path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
-    text = path.read_text().replace("provider: aks", "provider: gke").replace("enforceGpuTolerations: true, ", "")
+    text = (
+        path.read_text(encoding="utf-8")
+        .replace("provider: aks", "provider: gke")
+        .replace("enforceGpuTolerations: true, ", "")
+    )
     text = text.replace(
         "  cilium:\n", "  cilium:\n    enabled: false   # GKE's own dataplane: the policy is what is tested\n"
     )
     # DNS-name egress needs Cilium: the namespace reaches the CIDR of a model mirror instead
     old = '    allowEgressToFQDNs: [huggingface.co, "*.huggingface.co", "*.hf.co"]\n'
     assert old in text
-    path.write_text(text.replace(old, "    allowEgressTo: [10.30.0.0/16]\n"))
+    path.write_text(text.replace(old, "    allowEgressTo: [10.30.0.0/16]\n"), encoding="utf-8")
     result = run(project, "render", "aks-h100-training")
     assert result.exit_code == 0, result.output
     (policy,) = find(
@@ -383,10 +388,12 @@ def test_operator_mode_labels_time_sliced_and_whole_gpu_pools(rendered):
 
 def test_operator_default_device_plugin_config_is_the_pools_when_they_share_one(project, run):
     path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
-    text = path.read_text()
+    text = path.read_text(encoding="utf-8")
     old = "gpu: {vendor: nvidia, model: H100-80GB, perNode: 8, nodes: 4}"
     assert old in text
-    path.write_text(text.replace(old, old[:-1] + ", timeSlicing: {replicas: 4, renameByDefault: false}}"))
+    path.write_text(
+        text.replace(old, old[:-1] + ", timeSlicing: {replicas: 4, renameByDefault: false}}"), encoding="utf-8"
+    )
     result = run(project, "render", "aks-h100-training")
     assert result.exit_code == 0, result.output
     configs = helm_values(load_objects(project / "rendered" / "aks-h100-training"), "gpu-operator")["devicePlugin"][

@@ -16,14 +16,14 @@ SCRIPT = REPO / "libsonnet" / "scripts" / "validate-gpu-node.sh"
 
 def fake_tool(bin_dir: Path, name: str, output: str, status: int = 0) -> None:
     tool = bin_dir / name
-    tool.write_text(f"#!/bin/sh\ncat <<'OUT'\n{output}OUT\nexit {status}\n")
+    tool.write_text(f"#!/bin/sh\ncat <<'OUT'\n{output}OUT\nexit {status}\n", encoding="utf-8")
     tool.chmod(0o755)
 
 
 def run_script(bin_dir: Path, *args: str) -> subprocess.CompletedProcess:
     # Only the fake tools and the basic utilities the script needs are on PATH.
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "NODE_NAME": "gpu-node-1"}
-    return subprocess.run(["sh", str(SCRIPT), *args], capture_output=True, text=True, env=env, timeout=30)
+    return subprocess.run(["sh", str(SCRIPT), *args], capture_output=True, encoding="utf-8", env=env, timeout=30)
 
 
 @pytest.fixture
@@ -56,7 +56,8 @@ def fake_nvidia_smi(bin_dir: Path, version: str, layouts: list[dict[str, int]]) 
         + listing
         + "OUT\nelse\ncat <<'OUT'\n"
         + nvidia_output(version, len(layouts))
-        + "OUT\nfi\n"
+        + "OUT\nfi\n",
+        encoding="utf-8",
     )
     tool.chmod(0o755)
 
@@ -170,7 +171,7 @@ def test_amd_wrong_count(bin_dir):
 
 def test_rendered_configmap_carries_the_script(rendered):
     (cm,) = find(load_objects(rendered / "eks-mi300x-inference"), "ConfigMap", "gpu-validation-script")
-    assert cm["data"]["validate-gpu-node.sh"] == SCRIPT.read_text()
+    assert cm["data"]["validate-gpu-node.sh"] == SCRIPT.read_text(encoding="utf-8")
 
 
 def test_validation_daemonsets_check_each_pool(rendered):
@@ -255,14 +256,16 @@ def fake_node(bin_dir: Path, allocatable: dict[str, str]) -> None:
                 "metadata": {"name": "gpu-node-1"},
                 "status": {"allocatable": {"cpu": "96", **allocatable}},
             }
-        )
+        ),
+        encoding="utf-8",
     )
     tool = bin_dir / "kubectl"
     tool.write_text(
         "#!/bin/sh\n"
         'case "$*" in *"get node gpu-node-1 -o jsonpath="*) ;; *) echo "unexpected: $*" >&2; exit 2;; esac\n'
         "for a; do jp=$a; done\n"
-        f'exec {KUBECTL} label --local -f {node} probe=1 -o "$jp"\n'
+        f'exec {KUBECTL} label --local -f {node} probe=1 -o "$jp"\n',
+        encoding="utf-8",
     )
     tool.chmod(0o755)
 

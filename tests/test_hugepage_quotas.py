@@ -10,10 +10,10 @@ AKS = "aks-h100-training"  # h100: 2Mi: 4096 pages x 4 nodes = 32Gi; quota hugep
 
 def _render_fails(project, run, cluster, old, new, needle, message, hint):
     path = project / "clusters" / cluster / "cluster.yaml"
-    text = path.read_text()
+    text = path.read_text(encoding="utf-8")
     assert old in text
     text = text.replace(old, new, 1)
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     line = text[: text.index(needle)].count("\n") + 1
     result = run(project, "render", cluster)
     assert result.exit_code == 2, result.output
@@ -60,5 +60,7 @@ def test_hugepage_quota_above_pool_capacity(project, run, case):
 
 def test_quota_at_capacity_renders(project, run):
     path = project / "clusters" / EKS / "cluster.yaml"
-    path.write_text(path.read_text().replace("hugepages-1Gi: 64Gi}", "hugepages-1Gi: 128Gi}", 1))
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("hugepages-1Gi: 64Gi}", "hugepages-1Gi: 128Gi}", 1), encoding="utf-8"
+    )
     assert run(project, "render", EKS).exit_code == 0

@@ -12,14 +12,14 @@ def folders(tmp_path):
     library, cluster = tmp_path / "libsonnet", tmp_path / "clusters" / "one"
     (library / "lib").mkdir(parents=True)
     cluster.mkdir(parents=True)
-    (library / "lib" / "k.libsonnet").write_text("{ a: 1 }")
+    (library / "lib" / "k.libsonnet").write_text("{ a: 1 }", encoding="utf-8")
     return library, cluster, jsonnet.Sandbox(library, cluster, tmp_path)
 
 
 def test_an_edited_import_is_read_again(folders):
     library, cluster, sandbox = folders
     assert sandbox.resolve(str(cluster), "lib/k.libsonnet")[1] == "{ a: 1 }"
-    (library / "lib" / "k.libsonnet").write_text("{ a: 2, b: 3 }")
+    (library / "lib" / "k.libsonnet").write_text("{ a: 2, b: 3 }", encoding="utf-8")
     assert sandbox.resolve(str(cluster), "lib/k.libsonnet")[1] == "{ a: 2, b: 3 }"
 
 
@@ -27,7 +27,7 @@ def test_a_file_added_beside_the_importer_shadows_the_library_from_then_on(folde
     library, cluster, sandbox = folders
     assert sandbox.resolve(str(cluster), "lib/k.libsonnet")[0] == str((library / "lib" / "k.libsonnet").resolve())
     (cluster / "lib").mkdir()
-    (cluster / "lib" / "k.libsonnet").write_text("{ own: true }")
+    (cluster / "lib" / "k.libsonnet").write_text("{ own: true }", encoding="utf-8")
     assert sandbox.resolve(str(cluster), "lib/k.libsonnet") == (
         str((cluster / "lib" / "k.libsonnet").resolve()),
         "{ own: true }",
@@ -37,12 +37,12 @@ def test_a_file_added_beside_the_importer_shadows_the_library_from_then_on(folde
 def test_a_folder_relinked_outside_the_sandbox_is_refused_after_a_good_answer(folders, tmp_path):
     library, cluster, sandbox = folders
     (cluster / "mine").mkdir()
-    (cluster / "mine" / "x.libsonnet").write_text("1")
+    (cluster / "mine" / "x.libsonnet").write_text("1", encoding="utf-8")
     (cluster / "via").symlink_to(cluster / "mine")
     assert sandbox.resolve(str(cluster), "via/x.libsonnet")[1] == "1"
     outside = tmp_path / "outside"
     outside.mkdir()
-    (outside / "x.libsonnet").write_text("'secret'")
+    (outside / "x.libsonnet").write_text("'secret'", encoding="utf-8")
     (cluster / "via").unlink()
     (cluster / "via").symlink_to(outside)
     with pytest.raises(RuntimeError, match="outside libsonnet/ and the cluster's folder; refused"):
@@ -51,7 +51,7 @@ def test_a_folder_relinked_outside_the_sandbox_is_refused_after_a_good_answer(fo
 
 def test_a_sandbox_without_the_cluster_folder_may_not_use_an_answer_from_it(folders, tmp_path):
     library, cluster, sandbox = folders
-    (cluster / "values.libsonnet").write_text("{}")
+    (cluster / "values.libsonnet").write_text("{}", encoding="utf-8")
     assert sandbox.resolve(str(cluster), "values.libsonnet")[1] == "{}"
     library_only = jsonnet.Sandbox(library, None, tmp_path)
     with pytest.raises(RuntimeError, match="refused"):

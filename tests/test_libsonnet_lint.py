@@ -76,17 +76,17 @@ def test_every_library_file_passes_the_static_check_on_its_own(name):
 @pytest.mark.parametrize("name", FILES)
 def test_every_import_names_an_existing_file(name):
     path = LIBSONNET / name
-    imports = [a or b for a, b in _IMPORT.findall(path.read_text())]
+    imports = [a or b for a, b in _IMPORT.findall(path.read_text(encoding="utf-8"))]
     assert [i for i in imports if not (path.parent / i).is_file()] == []
 
 
 @pytest.mark.parametrize("name", FILES)
 def test_no_library_file_has_an_unused_local(name):
-    assert unused_locals((LIBSONNET / name).read_text()) == []
+    assert unused_locals((LIBSONNET / name).read_text(encoding="utf-8")) == []
 
 
 def test_an_unknown_name_off_the_evaluated_path_fails_the_static_check(tmp_path):
-    (tmp_path / "broken.libsonnet").write_text("local a = 1;\n{ f(x): a + y }\n")
+    (tmp_path / "broken.libsonnet").write_text("local a = 1;\n{ f(x): a + y }\n", encoding="utf-8")
     with pytest.raises(RuntimeError, match="broken.libsonnet:2:.*Unknown variable: y"):
         _static_check(tmp_path / "broken.libsonnet")
 

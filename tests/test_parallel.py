@@ -27,7 +27,9 @@ def _add_clusters(root: Path, count: int) -> None:
         name = f"{source[:30]}-{i}"
         shutil.copytree(root / "clusters" / source, root / "clusters" / name)
         path = root / "clusters" / name / "cluster.yaml"
-        path.write_text(path.read_text().replace(f"name: {source}\n", f"name: {name}\n", 1))
+        path.write_text(
+            path.read_text(encoding="utf-8").replace(f"name: {source}\n", f"name: {name}\n", 1), encoding="utf-8"
+        )
 
 
 def test_parallel_render_is_byte_identical_to_serial(project, run, tmp_path):
@@ -50,7 +52,9 @@ def test_parallel_render_is_byte_identical_to_serial(project, run, tmp_path):
 
 def test_parallel_render_reports_input_errors_from_workers(project, run):
     path = project / "clusters" / "ocp-a100-tuned" / "cluster.yaml"
-    path.write_text(path.read_text().replace("provider: openshift", "provider: moon\nsurprise: 1"))
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("provider: openshift", "provider: moon\nsurprise: 1"), encoding="utf-8"
+    )
     result = run(project, "render", "--jobs", "2")
     assert result.exit_code == 2
     # both errors of the one bad cluster survive the trip back from the worker, with their lines
@@ -89,7 +93,7 @@ def test_bad_shard_is_a_usage_error(project, run, spec):
 def test_shard_checks_only_its_clusters(project, run):
     assert run(project, "render").exit_code == 0
     stale = project / "rendered" / "ocp-a100-tuned" / "kustomization.yaml"
-    stale.write_text(stale.read_text() + "# edited\n")
+    stale.write_text(stale.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
     # sorted: aks-h100-training, eks-mi300x-inference | ocp-a100-tuned
     assert run(project, "check", "--shard", "1/2").exit_code == 0
     result = run(project, "check", "--shard", "2/2")
@@ -110,7 +114,7 @@ def test_changed_only_follows_git(project, run):
     subprocess.run([*GIT, "commit", "-qm", "init"], cwd=project, check=True)
     # a stale tree that nobody changed in this commit is not looked at...
     eks = project / "clusters" / "eks-mi300x-inference" / "cluster.yaml"
-    eks.write_text(eks.read_text().replace("branch: main", "branch: release"))
+    eks.write_text(eks.read_text(encoding="utf-8").replace("branch: main", "branch: release"), encoding="utf-8")
     subprocess.run([*GIT, "commit", "-qam", "retarget eks"], cwd=project, check=True)
     result = run(project, "check", "--changed-only")
     assert result.exit_code == 0, result.stderr
@@ -121,13 +125,13 @@ def test_changed_only_follows_git(project, run):
     assert "rendered/eks-mi300x-inference/gitops/" in result.stderr
     # an unstaged change to one cluster selects that cluster only
     aks = project / "clusters" / "aks-h100-training" / "cluster.yaml"
-    aks.write_text(aks.read_text() + "\n")
+    aks.write_text(aks.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     result = run(project, "check", "--changed-only")
     assert result.exit_code == 1  # the tree's sum file records the input's old hash
     assert "rendered/aks-h100-training/.gpu-gitops.sum: stale" in result.stderr
     assert "eks-mi300x-inference" not in result.stderr
     # the library affects every cluster
-    (project / "libsonnet" / "lib" / "extra.libsonnet").write_text("{}\n")
+    (project / "libsonnet" / "lib" / "extra.libsonnet").write_text("{}\n", encoding="utf-8")
     result = run(project, "check", "--changed-only")
     assert result.exit_code == 1 and "eks-mi300x-inference" in result.stderr
     result = run(project, "check", "--changed-only", "--base", "no-such-rev")
@@ -146,7 +150,7 @@ def test_progress_bar_only_for_a_person(monkeypatch):
 
 def test_colour_only_when_asked_or_on_a_terminal(project, run, monkeypatch):
     path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
-    path.write_text(path.read_text().replace("provider: aks", "provider: moon"))
+    path.write_text(path.read_text(encoding="utf-8").replace("provider: aks", "provider: moon"), encoding="utf-8")
     plain = run(project, "render", "aks-h100-training")  # the runner's stderr is not a terminal
     assert plain.exit_code == 2 and "\x1b[" not in plain.stderr
     forced = CliRunner().invoke(cli, ["--root", str(project), "--color", "always", "render", "aks-h100-training"])
@@ -163,9 +167,9 @@ def _cgroup(tmp_path: Path, proc_line: str, files: dict[str, str]) -> tuple[Path
     root = tmp_path / "cgroup"
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+        (root / rel).write_text(text, encoding="utf-8")
     proc = tmp_path / "proc-self-cgroup"
-    proc.write_text(proc_line)
+    proc.write_text(proc_line, encoding="utf-8")
     return root, proc
 
 

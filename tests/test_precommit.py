@@ -18,7 +18,7 @@ from conftest import CRD_SCHEMAS, REPO, write_config
 from ruamel.yaml import YAML
 
 YAML_SAFE = YAML(typ="safe")
-HOOKS = {h["id"]: h for h in YAML_SAFE.load((REPO / ".pre-commit-hooks.yaml").read_text())}
+HOOKS = {h["id"]: h for h in YAML_SAFE.load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))}
 BIN = Path(sys.executable).parent
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
 
@@ -53,7 +53,7 @@ def _env(tmp_path: Path) -> dict:
 
 def _git_repo(project: Path, run, hook_ids: list[str]) -> None:
     assert run(project, "render").exit_code == 0
-    (project / ".pre-commit-config.yaml").write_text(_config(hook_ids))
+    (project / ".pre-commit-config.yaml").write_text(_config(hook_ids), encoding="utf-8")
     subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=project, check=True)
     subprocess.run([*GIT, "add", "-A"], cwd=project, check=True)
     subprocess.run([*GIT, "commit", "-qm", "init"], cwd=project, check=True)
@@ -65,7 +65,7 @@ def _pre_commit(project: Path, tmp_path: Path) -> subprocess.CompletedProcess:
         cwd=project,
         env=_env(tmp_path),
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         timeout=300,
     )
 
@@ -79,7 +79,7 @@ def test_hooks_file_declares_the_two_hooks():
 
 
 def _local_hooks() -> dict:
-    config = YAML_SAFE.load((REPO / ".pre-commit-config.yaml").read_text())
+    config = YAML_SAFE.load((REPO / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
     return {h["id"]: h for repo in config["repos"] for h in repo["hooks"]}
 
 
@@ -105,7 +105,7 @@ def test_lint_passes_on_every_file_the_repository_hook_selects(run):
     """What `pre-commit run gpu-gitops-lint --all-files` lints in this repository: all clean."""
     identify = pytest.importorskip("identify.identify")
     hook = _local_hooks()["gpu-gitops-lint"]
-    listed = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    listed = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, encoding="utf-8", check=True).stdout
     exclude = re.compile(hook["exclude"])
     selected = [
         f
@@ -126,7 +126,7 @@ def test_check_hook_fails_on_a_stale_render_and_passes_when_clean(project, run, 
     assert "Passed" in clean.stdout
 
     path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
-    path.write_text(path.read_text().replace("branch: main", "branch: release"))
+    path.write_text(path.read_text(encoding="utf-8").replace("branch: main", "branch: release"), encoding="utf-8")
     subprocess.run([*GIT, "add", "-A"], cwd=project, check=True)
     stale = _pre_commit(project, tmp_path)
     assert stale.returncode == 1
@@ -148,7 +148,8 @@ def test_lint_hook_fails_on_a_bad_manifest_and_passes_when_clean(project, run, t
     bad.write_text(
         "apiVersion: v1\nkind: Pod\nmetadata: {name: train, namespace: gpu-training}\n"
         "spec:\n  containers:\n  - name: t\n    image: trainer:1\n"
-        "    resources: {requests: {nvidia.com/gpu: 1}}\n"
+        "    resources: {requests: {nvidia.com/gpu: 1}}\n",
+        encoding="utf-8",
     )
     subprocess.run([*GIT, "add", "-A"], cwd=project, check=True)
     failed = _pre_commit(project, tmp_path)
@@ -161,7 +162,7 @@ PIN = re.compile(r"^[\s#]*rev:\s*(\S+)", re.M)  # in YAML, and in the hooks file
 
 def _pins() -> dict[str, list[str]]:
     docs = {
-        path: PIN.findall((REPO / path).read_text())
+        path: PIN.findall((REPO / path).read_text(encoding="utf-8"))
         for path in ("README.md", "docs/lint.md", "docs/releasing.md", ".pre-commit-hooks.yaml")
     }
     return {path: [p for p in found if not re.fullmatch(r"[0-9a-f]{40}", p)] for path, found in docs.items()}
@@ -170,7 +171,7 @@ def _pins() -> dict[str, list[str]]:
 def test_every_documented_rev_is_the_version_the_package_reports():
     from generator import __version__
 
-    pyproject = (REPO / "pyproject.toml").read_text()
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(rf'^version = "{re.escape(__version__)}"$', pyproject, re.M), "pyproject and __version__ differ"
     for path, pins in _pins().items():
         assert pins, f"{path} documents no rev: pin"
@@ -183,18 +184,20 @@ def test_the_release_tag_where_present_is_on_a_commit_of_that_version():
     tag = f"v{__version__}"
     if shutil.which("git") is None or not (REPO / ".git").exists():
         pytest.skip("not a git checkout")
-    listed = subprocess.run(["git", "tag", "--list", tag], cwd=REPO, capture_output=True, text=True).stdout.split()
+    listed = subprocess.run(
+        ["git", "tag", "--list", tag], cwd=REPO, capture_output=True, encoding="utf-8"
+    ).stdout.split()
     if tag not in listed:
         pytest.skip(f"this clone has no tag {tag} (created when the release is merged; docs/releasing.md)")
     tagged = subprocess.run(
-        ["git", "show", f"{tag}:pyproject.toml"], cwd=REPO, capture_output=True, text=True, check=True
+        ["git", "show", f"{tag}:pyproject.toml"], cwd=REPO, capture_output=True, encoding="utf-8", check=True
     ).stdout
     assert f'version = "{__version__}"' in tagged
 
 
 def test_repository_hooks_run_the_gates_ci_runs():
     """Each gate .ci/run applies before the tests has a local hook, so a commit meets it first."""
-    ci = (REPO / ".ci" / "run").read_text()
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     entries = [h["entry"] for h in _local_hooks().values()]
     for gate, hook in (
         ("ruff check", "ruff check"),

@@ -15,11 +15,11 @@ from generator.library import providers
 from generator.paths import Project
 from generator.render import evaluation
 
-TABLE = json.loads((REPO / "libsonnet" / "providers.json").read_text())
+TABLE = json.loads((REPO / "libsonnet" / "providers.json").read_text(encoding="utf-8"))
 
 
 def _schema_providers(name: str) -> set[str]:
-    schema = json.loads((REPO / "schemas" / name).read_text())
+    schema = json.loads((REPO / "schemas" / name).read_text(encoding="utf-8"))
     found = set()
 
     def walk(node):
@@ -57,7 +57,7 @@ def test_a_row_missing_a_fact_is_an_input_error(tmp_path):
 
     broken = json.loads(json.dumps(TABLE))
     del broken["providers"]["eks"]["facts"]["clusterDns"]
-    (tmp_path / "providers.json").write_text(json.dumps(broken))
+    (tmp_path / "providers.json").write_text(json.dumps(broken), encoding="utf-8")
     with pytest.raises(InputError, match="provider eks has facts"):
         providers.load(tmp_path)
 
@@ -68,7 +68,7 @@ def test_no_component_compares_provider_names():
     paths = [p for p in (REPO / "libsonnet").rglob("*.libsonnet") if p.name != "main.libsonnet"]
     assert len(paths) > 16
     for path in sorted(paths):
-        code = "\n".join(line.split("//")[0] for line in path.read_text().splitlines())
+        code = "\n".join(line.split("//")[0] for line in path.read_text(encoding="utf-8").splitlines())
         assert not re.search(r"\bprovider\b", code), path
         assert not re.search(r"[!=]=\s*'(aks|eks|gke|openshift|generic)'", code), path
 
@@ -78,7 +78,7 @@ def test_no_python_module_compares_provider_names():
     for path in sorted((REPO / "generator").rglob("*.py")):
         if path == REPO / "generator" / "library" / "providers.py":
             continue
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
         assert not re.search(r"provider\"?\]?\s*(==|!=|not in|in)\s", text), path
         assert not re.search(r"(==|!=)\s*\"(aks|eks|gke|openshift)\"", text), path
 
@@ -92,7 +92,7 @@ def _copy(tmp_path, patch, provider="generic") -> Project:
         shutil.copytree(REPO / name, root / name)
     table = json.loads(json.dumps(TABLE))
     patch(table["providers"][provider]["facts"])
-    (root / "libsonnet" / "providers.json").write_text(json.dumps(table))
+    (root / "libsonnet" / "providers.json").write_text(json.dumps(table), encoding="utf-8")
     return Project(root)
 
 
@@ -109,7 +109,7 @@ def test_a_provider_without_a_row_is_an_input_error(tmp_path):
 
     table = json.loads(json.dumps(TABLE))
     del table["providers"]["gke"]
-    (tmp_path / "providers.json").write_text(json.dumps(table))
+    (tmp_path / "providers.json").write_text(json.dumps(table), encoding="utf-8")
     with pytest.raises(InputError, match="provider 'gke' has no row in the provider table"):
         providers.facts("gke", tmp_path)
 
@@ -143,9 +143,9 @@ def test_a_changed_table_is_read_again(tmp_path):
     """Read once per version of the file: an in-process caller (the Python API, a watcher)
     sees an edit."""
     path = tmp_path / "providers.json"
-    path.write_text(json.dumps(TABLE))
+    path.write_text(json.dumps(TABLE), encoding="utf-8")
     assert providers.facts("gke", tmp_path)["gpuTaintValue"] == "present"
     changed = json.loads(json.dumps(TABLE))
     changed["providers"]["gke"]["facts"]["gpuTaintValue"] = "true"
-    path.write_text(json.dumps(changed))
+    path.write_text(json.dumps(changed), encoding="utf-8")
     assert providers.facts("gke", tmp_path)["gpuTaintValue"] == "true"

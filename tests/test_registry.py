@@ -16,7 +16,7 @@ def test_registry_lists_every_component_file_and_nothing_else():
 
 
 def test_main_fans_out_every_registered_component_exactly_once():
-    main = (REPO / "libsonnet" / "main.libsonnet").read_text()
+    main = (REPO / "libsonnet" / "main.libsonnet").read_text(encoding="utf-8")
     imported = re.findall(r"import 'components/([a-z0-9-]+)\.libsonnet'", main)
     assert sorted(imported) == sorted(c.name for c in registry.load(REPO / "libsonnet").components)
 
@@ -44,9 +44,9 @@ def test_a_layer_wait_that_is_not_a_boolean_is_an_input_error(tmp_path):
 
     from generator.errors import InputError
 
-    data = json.loads((REPO / "libsonnet" / "registry.json").read_text())
+    data = json.loads((REPO / "libsonnet" / "registry.json").read_text(encoding="utf-8"))
     data["layers"][-1]["wait"] = "no"
-    (tmp_path / "registry.json").write_text(json.dumps(data))
+    (tmp_path / "registry.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(InputError, match="a layer's wait must be true or false"):
         registry.load(tmp_path)
 
@@ -58,9 +58,9 @@ def test_a_component_in_an_unknown_layer_is_an_input_error_naming_the_file(tmp_p
 
     from generator.errors import InputError
 
-    data = json.loads((REPO / "libsonnet" / "registry.json").read_text())
+    data = json.loads((REPO / "libsonnet" / "registry.json").read_text(encoding="utf-8"))
     data["components"][0]["layer"] = "99-nowhere"
-    (tmp_path / "registry.json").write_text(json.dumps(data))
+    (tmp_path / "registry.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(InputError, match="components in unknown layers: " + data["components"][0]["name"]) as caught:
         registry.load(tmp_path)
     assert caught.value.location.path == str(tmp_path / "registry.json")

@@ -35,14 +35,16 @@ def test_an_input_change_rewrites_only_the_files_it_affects(project, run):
     tree = project / "rendered" / CLUSTER
     stamps = _mtimes(tree)
     path = project / "clusters" / CLUSTER / "cluster.yaml"
-    path.write_text(path.read_text().replace("quota: {gpus: 24}", "quota: {gpus: 20}"))
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("quota: {gpus: 24}", "quota: {gpus: 20}"), encoding="utf-8"
+    )
     result = run(project, "render", CLUSTER)
     assert "0 added, 2 changed, 0 removed" in result.stdout  # the object and the sum file
     after = _mtimes(tree)
     changed = {p for p in after if after[p] != stamps.get(p)}
     quota = "20-workloads/workload-isolation/resourcequota_gpu-inference_gpu-quota.yaml"
     assert changed == {quota, SUM_FILE}
-    assert "requests.nvidia.com/gpu: '20'" in (tree / quota).read_text()
+    assert "requests.nvidia.com/gpu: '20'" in (tree / quota).read_text(encoding="utf-8")
 
 
 def _inodes(folder: Path) -> dict[str, int]:
@@ -58,7 +60,9 @@ def test_a_re_render_links_unchanged_files_instead_of_writing_them(project, run)
     (tree / namespace).chmod(0o600)
     before = _inodes(tree)
     path = project / "clusters" / CLUSTER / "cluster.yaml"
-    path.write_text(path.read_text().replace("quota: {gpus: 24}", "quota: {gpus: 20}"))
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("quota: {gpus: 24}", "quota: {gpus: 20}"), encoding="utf-8"
+    )
     assert run(project, "render", CLUSTER).exit_code == 0
     after = _inodes(tree)
     quota = "20-workloads/workload-isolation/resourcequota_gpu-inference_gpu-quota.yaml"
@@ -89,7 +93,7 @@ def test_check_detects_an_edit_and_render_repairs_it(project, run):
     assert run(project, "render", CLUSTER).exit_code == 0
     assert run(project, "check", CLUSTER).exit_code == 0
     victim = project / "rendered" / CLUSTER / "20-workloads" / "workload-isolation" / "namespace_gpu-training.yaml"
-    victim.write_text(victim.read_text().replace("baseline", "privileged"))
+    victim.write_text(victim.read_text(encoding="utf-8").replace("baseline", "privileged"), encoding="utf-8")
     result = run(project, "check", CLUSTER)
     assert result.exit_code == 1
     assert f"rendered/{CLUSTER}/20-workloads/workload-isolation/namespace_gpu-training.yaml: stale" in result.stderr
@@ -104,7 +108,7 @@ def test_check_detects_an_edit_and_render_repairs_it(project, run):
 def test_stray_file_is_pruned_and_reported_by_check(project, run):
     assert run(project, "render", CLUSTER).exit_code == 0
     stray = project / "rendered" / CLUSTER / "20-workloads" / "old-object.yaml"
-    stray.write_text("apiVersion: v1\nkind: ConfigMap\n")
+    stray.write_text("apiVersion: v1\nkind: ConfigMap\n", encoding="utf-8")
     result = run(project, "check", CLUSTER)
     assert result.exit_code == 1
     assert "old-object.yaml: stale: not produced by render any more" in result.stderr
@@ -116,7 +120,7 @@ def test_removed_cluster_is_pruned_only_when_we_own_it(project, run):
     assert run(project, "render").exit_code == 0
     foreign = project / "rendered" / "hand-written"
     foreign.mkdir()
-    (foreign / "kustomization.yaml").write_text("resources: []\n")
+    (foreign / "kustomization.yaml").write_text("resources: []\n", encoding="utf-8")
     shutil.rmtree(project / "clusters" / CLUSTER)
     check = run(project, "check")
     assert check.exit_code == 1
@@ -131,11 +135,11 @@ def test_removed_cluster_is_pruned_only_when_we_own_it(project, run):
 def test_refuses_to_replace_a_tree_it_does_not_own(project, run):
     mine = project / "rendered" / CLUSTER
     mine.mkdir(parents=True)
-    (mine / "notes.txt").write_text("keep me")
+    (mine / "notes.txt").write_text("keep me", encoding="utf-8")
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert "was not written by gpu-gitops; refusing to replace it" in result.stderr
-    assert (mine / "notes.txt").read_text() == "keep me"
+    assert (mine / "notes.txt").read_text(encoding="utf-8") == "keep me"
 
 
 def test_interrupted_swap_is_recovered(project, run):
@@ -154,7 +158,9 @@ def test_failed_write_leaves_the_previous_tree(project, run, monkeypatch):
     assert run(project, "render", CLUSTER).exit_code == 0
     before = read_tree(project / "rendered" / CLUSTER)
     path = project / "clusters" / CLUSTER / "cluster.yaml"
-    path.write_text(path.read_text().replace("quota: {gpus: 24}", "quota: {gpus: 20}"))
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("quota: {gpus: 24}", "quota: {gpus: 20}"), encoding="utf-8"
+    )
     real_write = tree_io._write_file
 
     def failing(path, content, mtime_ns):
@@ -241,7 +247,9 @@ def test_every_folder_has_a_kustomization_listing_exactly_its_contents(rendered_
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not installed")
 @pytest.mark.parametrize("cluster", EXAMPLES)
 def test_kubectl_kustomize_builds_the_committed_tree(cluster):
-    result = subprocess.run(["kubectl", "kustomize", str(REPO / "rendered" / cluster)], capture_output=True, text=True)
+    result = subprocess.run(
+        ["kubectl", "kustomize", str(REPO / "rendered" / cluster)], capture_output=True, encoding="utf-8"
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("\nkind: ") + result.stdout.startswith("kind: ") >= 1
     rendered_objects = [
@@ -269,7 +277,8 @@ def test_committed_render_is_current_and_valid_upstream(run):
 @needs_crd_schemas()
 def test_require_schemas_makes_unknown_kinds_errors(project, run):
     (project / "clusters" / CLUSTER / "overrides.libsonnet").write_text(
-        "{ 'workload-isolation'+: { widget_w: {apiVersion: 'example.com/v1', kind: 'Widget', metadata: {name: 'w'}} } }"
+        "{ 'workload-isolation'+: { widget_w: {apiVersion: 'example.com/v1', kind: 'Widget', metadata: {name: 'w'}} } }",
+        encoding="utf-8",
     )
     warn = run(project, "render", CLUSTER, *crd_args())
     assert warn.exit_code == 0
@@ -287,19 +296,19 @@ def test_require_schemas_makes_unknown_kinds_errors(project, run):
 
 def test_overrides_can_patch_values_late_bound(project, run):
     (project / "clusters" / CLUSTER / "overrides.libsonnet").write_text(
-        "{ values+:: { workloadIsolation+: { priorities+: { training+: { value: 424242 } } } } }\n"
+        "{ values+:: { workloadIsolation+: { priorities+: { training+: { value: 424242 } } } } }\n", encoding="utf-8"
     )
     assert run(project, "render", CLUSTER).exit_code == 0
     text = (
         project / "rendered" / CLUSTER / "20-workloads" / "workload-isolation" / "priorityclass_gpu-training.yaml"
-    ).read_text()
+    ).read_text(encoding="utf-8")
     assert "value: 424242" in text
 
 
 def test_init_scaffolds_a_cluster_that_renders(project, run):
     result = run(project, "init", "new-cluster")
     assert result.exit_code == 0
-    text = (project / "clusters" / "new-cluster" / "cluster.yaml").read_text()
+    text = (project / "clusters" / "new-cluster" / "cluster.yaml").read_text(encoding="utf-8")
     assert text.startswith("# yaml-language-server: $schema=../../schemas/cluster.schema.json")
     assert run(project, "render", "new-cluster").exit_code == 0
     assert (project / "rendered" / "new-cluster" / "kustomization.yaml").is_file()
@@ -323,7 +332,7 @@ def test_bad_schema_location_template_is_a_usage_error(project, run):
 
 
 def test_config_file_unknown_key_is_located(project, run):
-    (project / ".gpu-gitops.yaml").write_text("schemaLocations: []\nrequireSchema: true\n")
+    (project / ".gpu-gitops.yaml").write_text("schemaLocations: []\nrequireSchema: true\n", encoding="utf-8")
     result = run(project, "render")
     assert result.exit_code == 2
     assert result.stderr.startswith(".gpu-gitops.yaml:2:1: error: unknown key 'requireSchema'")
@@ -352,7 +361,9 @@ def test_recovery_of_one_cluster_leaves_a_prefixed_cluster_alone(project, run):
     rendered = project / "rendered"
     backup = rendered / ".old.aks-h100-training-b.0badf00d"
     backup.mkdir(parents=True)
-    (backup / "kustomization.yaml").write_text("# Rendered by gpu-gitops from clusters/aks-h100-training-b\n")
+    (backup / "kustomization.yaml").write_text(
+        "# Rendered by gpu-gitops from clusters/aks-h100-training-b\n", encoding="utf-8"
+    )
     assert run(project, "render", CLUSTER).exit_code == 0
     assert backup.is_dir() and not (rendered / "aks-h100-training-b").exists()
 
@@ -372,18 +383,18 @@ def test_symlinks_in_a_rendered_tree_are_stale_and_never_followed(project, run):
 
 
 def test_rendered_that_is_a_file_is_an_input_error(project, run):
-    (project / "rendered").write_text("oops")
+    (project / "rendered").write_text("oops", encoding="utf-8")
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert "rendered: error: is not a folder" in result.stderr
-    assert (project / "rendered").read_text() == "oops"
+    assert (project / "rendered").read_text(encoding="utf-8") == "oops"
 
 
 @pytest.mark.parametrize("command", ["check", "diff"])
 def test_check_and_diff_refuse_a_foreign_tree_like_render(project, run, command):
     foreign = project / "rendered" / CLUSTER
     foreign.mkdir(parents=True)
-    (foreign / "kustomization.yaml").write_text("resources: []\n")
+    (foreign / "kustomization.yaml").write_text("resources: []\n", encoding="utf-8")
     result = run(project, command, CLUSTER)
     assert result.exit_code == 2
     assert f"rendered/{CLUSTER}: error: exists but was not written by gpu-gitops" in result.stderr
@@ -401,7 +412,7 @@ def test_write_failure_is_a_located_input_error(project, run, monkeypatch):
 
 
 def test_init_into_a_clusters_file_is_an_input_error(tmp_path, run):
-    (tmp_path / "clusters").write_text("not a folder")
+    (tmp_path / "clusters").write_text("not a folder", encoding="utf-8")
     result = run(tmp_path, "init", "new")
     assert result.exit_code == 2
     assert "clusters/new/cluster.yaml: error: cannot create the cluster input" in result.stderr
@@ -409,7 +420,7 @@ def test_init_into_a_clusters_file_is_an_input_error(tmp_path, run):
 
 def test_init_without_a_local_schema_writes_no_machine_path(tmp_path, run):
     assert run(tmp_path, "init", "new").exit_code == 0
-    text = (tmp_path / "clusters" / "new" / "cluster.yaml").read_text()
+    text = (tmp_path / "clusters" / "new" / "cluster.yaml").read_text(encoding="utf-8")
     assert "site-packages" not in text and "_data" not in text
     assert run(tmp_path, "render", "new").exit_code == 0
 

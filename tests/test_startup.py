@@ -28,7 +28,7 @@ def _run(project, args: list[str], prefixes: tuple[str, ...] = HEAVY) -> tuple[l
     result = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(["--root", str(project), *args])],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         check=True,
     )
     loaded = json.loads(result.stderr.strip().splitlines()[-1])

@@ -57,9 +57,9 @@ def test_first_location_with_the_file_wins(tmp_path):
     for folder, enum in (("a", ["from-a"]), ("b", ["from-b"])):
         (tmp_path / folder / "example.com").mkdir(parents=True)
         schema = {"type": "object", "properties": {"spec": {"properties": {"x": {"enum": enum}}}}}
-        (tmp_path / folder / "example.com" / "widget_v1.json").write_text(json.dumps(schema))
+        (tmp_path / folder / "example.com" / "widget_v1.json").write_text(json.dumps(schema), encoding="utf-8")
     only_b = tmp_path / "b" / "example.com" / "gadget_v1.json"
-    only_b.write_text(json.dumps({"type": "object", "properties": {"spec": {"type": "object"}}}))
+    only_b.write_text(json.dumps({"type": "object", "properties": {"spec": {"type": "object"}}}), encoding="utf-8")
     locations = [
         SchemaLocation(str(tmp_path / d / "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"))
         for d in ("a", "b")
@@ -94,14 +94,14 @@ def test_a_schema_files_passed_metaschema_check_is_remembered_by_its_bytes(tmp_p
 
     monkeypatch.setattr(jsonschema.Draft202012Validator, "check_schema", staticmethod(counting))
     source = tmp_path / "run.json"
-    source.write_text('{"type": "object", "description": "v1"}')
+    source.write_text('{"type": "object", "description": "v1"}', encoding="utf-8")
     for _ in range(3):
         assert load_schema(source)["description"] == "v1"
     assert calls == ["v1"]
-    source.write_text('{"type": "object", "description": "v2"}')
+    source.write_text('{"type": "object", "description": "v2"}', encoding="utf-8")
     load_schema(source)
     assert calls == ["v1", "v2"]
-    source.write_text('{"type": 5, "description": "bad"}')
+    source.write_text('{"type": 5, "description": "bad"}', encoding="utf-8")
     for _ in range(2):
         with pytest.raises(InputError, match="not a valid JSON Schema"):
             load_schema(source)
@@ -120,10 +120,10 @@ def test_an_unwritable_cache_only_means_checking_again(tmp_path, monkeypatch):
         "check_schema",
         staticmethod(lambda schema, *a, **k: calls.append(1) or checked(schema, *a, **k)),
     )
-    (tmp_path / "cache").write_text("a file where the cache folder should be")
+    (tmp_path / "cache").write_text("a file where the cache folder should be", encoding="utf-8")
     monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path / "cache"))
     source = tmp_path / "run.json"
-    source.write_text('{"type": "object"}')
+    source.write_text('{"type": "object"}', encoding="utf-8")
     for _ in range(2):
         assert load_schema(source) == {"type": "object"}
     assert calls == [1, 1]

@@ -57,7 +57,7 @@ def test_a_pattern_python_accepts_is_kept_as_written():
 def _validator(tmp_path: Path, schema: dict) -> SchemaValidator:
     folder = tmp_path / "schemas" / "example.com"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "run_v1.json").write_text(json.dumps(schema))
+    (folder / "run_v1.json").write_text(json.dumps(schema), encoding="utf-8")
     location = SchemaLocation(
         str(tmp_path / "schemas" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
     )
@@ -112,14 +112,15 @@ def test_prometheusrule_schema_from_schemas_import_does_not_stop_the_run(project
         "              properties:\n                partial_response_strategy:\n                  type: string\n"
         "                  pattern: ^(?i)(abort|warn)?$\n"
     )
-    (project / "crd.yaml").write_text(crd)
+    (project / "crd.yaml").write_text(crd, encoding="utf-8")
     assert run(project, "schemas", "import", "--output-dir", "out", str(project / "crd.yaml")).exit_code == 0
     location = str(project / "out" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
     (project / "rule.yaml").write_text(
         "apiVersion: example.com/v1\nkind: Rule\nmetadata: {name: r}\n"
         "spec: {partial_response_strategy: WARN}\n---\n"
         "apiVersion: example.com/v1\nkind: Rule\nmetadata: {name: s}\n"
-        "spec: {partial_response_strategy: skip}\n"
+        "spec: {partial_response_strategy: skip}\n",
+        encoding="utf-8",
     )
     result = run(project, "lint", "--schema-location", location, str(project / "rule.yaml"))
     assert result.exit_code == 1, result.output
@@ -232,7 +233,7 @@ def test_cel_rule_failure_is_a_k8s003_finding_with_its_line(tmp_path):
 
     _validator(tmp_path, CEL)
     (tmp_path / "run.yaml").write_text(
-        "apiVersion: example.com/v1\nkind: Run\nmetadata: {name: r}\nspec:\n  min: 5\n  max: 1\n"
+        "apiVersion: example.com/v1\nkind: Run\nmetadata: {name: r}\nspec:\n  min: 5\n  max: 1\n", encoding="utf-8"
     )
     location = str(tmp_path / "schemas" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
     findings = lint_paths([str(tmp_path / "run.yaml")], Settings(schema_locations=[location])).findings

@@ -16,7 +16,7 @@ from generator.errors import InputError
 from generator.inputs.load import resolve_ref
 from generator.library import versions
 
-SCHEMA = json.loads((REPO / "schemas" / "cluster.schema.json").read_text())
+SCHEMA = json.loads((REPO / "schemas" / "cluster.schema.json").read_text(encoding="utf-8"))
 TABLE = versions.load(REPO / "libsonnet")
 ENTRIES = TABLE.inputs
 
@@ -80,8 +80,8 @@ def test_every_entry_names_an_input_key_without_a_schema_default():
 def test_every_entry_reaches_the_rendered_examples():
     """Each default is filled and rendered: the examples set none of them, so each default's
     value is in some rendered file."""
-    rendered = "\n".join(p.read_text() for p in (REPO / "rendered").rglob("*.yaml"))
-    inputs = "\n".join((REPO / "clusters" / name / "cluster.yaml").read_text() for name in EXAMPLES)
+    rendered = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "rendered").rglob("*.yaml"))
+    inputs = "\n".join((REPO / "clusters" / name / "cluster.yaml").read_text(encoding="utf-8") for name in EXAMPLES)
     for entry in ENTRIES:
         assert entry.default not in inputs, entry.input
         assert entry.default in rendered, entry.input
@@ -98,13 +98,13 @@ def test_fill_sets_missing_keys_keeps_given_ones_and_creates_no_parents():
 
 
 def test_a_malformed_versions_file_is_an_input_error(tmp_path):
-    (tmp_path / "versions.json").write_text('{"versions": [{"input": "a.b"}]}')
+    (tmp_path / "versions.json").write_text('{"versions": [{"input": "a.b"}]}', encoding="utf-8")
     with pytest.raises(InputError, match="malformed versions file"):
         versions.load(tmp_path)
 
 
 def test_every_image_and_repository_reaches_the_rendered_examples():
-    rendered = "\n".join(p.read_text() for p in (REPO / "rendered").rglob("*.yaml"))
+    rendered = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "rendered").rglob("*.yaml"))
     for image in TABLE.images:
         assert f"image: {image.image}" in rendered, image.name
     pinned = {e.input: e.default for e in ENTRIES}
@@ -127,14 +127,14 @@ def test_no_component_names_an_image_of_its_own():
     """Components take images from versions.json, so a bump is one edit with its source."""
     registry = re.compile(r"'(docker\.io|nvcr\.io|registry\.k8s\.io|quay\.io|ghcr\.io|gcr\.io)/")
     for path in sorted((REPO / "libsonnet").rglob("*.libsonnet")):
-        code = "\n".join(line.split("//")[0] for line in path.read_text().splitlines())
+        code = "\n".join(line.split("//")[0] for line in path.read_text(encoding="utf-8").splitlines())
         assert not registry.search(code), path
 
 
 def test_a_repository_tagged_by_no_input_key_is_an_input_error(tmp_path):
-    data = json.loads((REPO / "libsonnet" / "versions.json").read_text())
+    data = json.loads((REPO / "libsonnet" / "versions.json").read_text(encoding="utf-8"))
     data["repositories"]["dcgmExporter"]["tag"] = "gpu.nvidia.dcgmVersion"
-    (tmp_path / "versions.json").write_text(json.dumps(data))
+    (tmp_path / "versions.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(InputError, match="repositories whose tag is no versions entry: dcgmExporter"):
         versions.load(tmp_path)
 

@@ -12,7 +12,7 @@ def test_duplicate_key_keeps_only_the_key():
 
 def test_lint_reports_a_duplicate_key_at_the_second_one(tmp_path):
     path = tmp_path / "cm.yaml"
-    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  name: b\n")
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  name: b\n", encoding="utf-8")
     [finding] = lint_paths([str(path)], Settings()).findings
     assert (finding.rule, finding.line, finding.col) == ("K8S001", 5, 3)
     assert finding.message == "error unmarshalling resource: duplicate key 'name'"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.yamlio import depth as yamldepth
 from generator.yamlio import positions as yamlpos
 from generator.yamlio import read as yamlread
 from generator.yamlio.read import Fallback
@@ -30,7 +31,7 @@ def _both(text: str):
 
 @pytest.mark.parametrize(
     "text",
-    [p.read_text() for p in EXAMPLES] + DOCUMENTS,
+    [p.read_text(encoding="utf-8") for p in EXAMPLES] + DOCUMENTS,
     ids=[p.parent.name for p in EXAMPLES] + [f"doc{i}" for i in range(len(DOCUMENTS))],
 )
 def test_fast_reader_matches_the_round_trip_loader(text):
@@ -114,12 +115,12 @@ def test_deep_flow_nesting_is_refused_before_the_round_trip_loader_reads_it(befo
     ],
 )
 def test_the_flow_depth_scan_counts_only_collections(text):
-    assert yamlpos._flow_too_deep(text) is None
+    assert yamldepth.flow_too_deep(text, yamlread.INPUTS.depth) is None
 
 
 def test_the_flow_depth_scan_finds_the_first_collection_too_deep():
-    assert yamlpos._flow_too_deep("--- " + "[" * 65) == 4 + 64
-    assert yamlpos._flow_too_deep("a: {b: [" + "{c: " * 63 + "x" + "}" * 63 + "]}\n") == 8 + 62 * 4
+    assert yamldepth.flow_too_deep("--- " + "[" * 65, 64) == 4 + 64
+    assert yamldepth.flow_too_deep("a: {b: [" + "{c: " * 63 + "x" + "}" * 63 + "]}\n", 64) == 8 + 62 * 4
 
 
 @pytest.mark.parametrize("value", ["9" * 5001, "!!int '" + "9" * 5001 + "'", "-" + "1" * 5001])
@@ -200,3 +201,26 @@ def test_an_input_is_read_once_and_its_positions_only_when_asked(monkeypatch):
     assert doc.data == {"a": {"b": [1, 2]}} and located == []
     assert doc.position(("a", "b", 1)) == (2, 10) and doc.value_position(("a", "b")) == (2, 6)
     assert len(located) == 1
+
+
+@pytest.mark.parametrize(
+    "text, path, where",
+    [
+        ("a: 1\nt: !!omap [b: 1]\n", ("t", "b"), (2, 4)),  # a tagged container records no positions
+        ("a: !!python/object/apply:os.system [ls]\n", ("a", 0), (1, 4)),
+        ("m: {<<: {x: 1}}\n", ("m", "x"), (1, 10)),
+        ("b: &b {x: 1, y: 2}\nm: {<<: *b, y: 3}\n", ("m", "x"), (1, 8)),  # a merged key the mapping also sets
+        ("b: &b {x: 1}\nc: &c {<<: *b, z: 1}\nm:\n  <<: [*c]\n  w: 2\n", ("m", "x"), (1, 8)),
+    ],
+)
+def test_tags_and_merge_keys_have_positions(text, path, where):
+    """Merged keys are where the mapping they come from writes them; a container with no
+    positions of its own places its parts at its start."""
+    doc = yamlpos.load_text(text, "x.yaml")
+    assert doc.position(path) == where
+    assert doc.positions  # every path has one
+
+
+def test_a_merge_key_overriding_a_merged_key_keeps_the_mapping_own_value():
+    doc = yamlpos.load_text("b: &b {x: 1, y: 2}\nm: {<<: *b, y: 3}\n", "x.yaml")
+    assert doc.data["m"] == {"x": 1, "y": 3} and doc.position(("m", "y")) == (2, 13)

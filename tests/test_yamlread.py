@@ -45,7 +45,7 @@ def test_positions_are_pickled_without_events_and_read_again():
 
 
 def test_docs_name_the_limits_of_the_table():
-    text = " ".join((REPO / "docs" / "lint.md").read_text().split())
+    text = " ".join((REPO / "docs" / "lint.md").read_text(encoding="utf-8").split())
     manifests, inputs = yamlread.MANIFESTS, yamlread.INPUTS
     for phrase in (
         f"Files over {manifests.file_bytes >> 20} MiB",

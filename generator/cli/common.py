@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from generator.diagnostic import Diagnostic, Location, format_text
+from generator.diagnostic import Diagnostic, Location, format_text, shown_text
 from generator.errors import InputError
 from generator.paths import Project, find_root, is_project_root
 
@@ -56,6 +56,8 @@ class Ui:
     def error(self, err: InputError) -> None:
         for diagnostic in err.diagnostics:
             self.diagnostic(diagnostic)
+        if err.detail:  # the full text behind the error (a Jsonnet trace), escaped as the message is
+            self.info("\n".join(shown_text(line) for line in err.detail.splitlines()))
 
 
 class Context:

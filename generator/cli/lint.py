@@ -145,7 +145,7 @@ def lint(args: LintArgs) -> int:
     text = render(fmt, report)
     if args.output_file:
         try:
-            args.output_file.write_text(text)
+            args.output_file.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise InputError(
                 f"cannot write the report: {exc.strerror or exc}",

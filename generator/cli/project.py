@@ -47,7 +47,7 @@ def init(args: InitArgs) -> int:
 
 def schema(args: SchemaArgs) -> int:
     """Print the JSON Schema of cluster inputs."""
-    click.echo(args.ctx.project.schema_file.read_text(), nl=False)
+    click.echo(args.ctx.project.schema_file.read_text(encoding="utf-8"), nl=False)
     return EXIT_OK
 
 

@@ -64,7 +64,7 @@ def check_cluster_name(name: str) -> str:
 
 @functools.cache
 def load_schema(path: Path) -> dict:
-    return json.loads(path.read_text())
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def discover(project: Project) -> list[str]:
@@ -137,7 +137,7 @@ def schema_errors(doc: Located, schema: dict, source: Path | None = None) -> lis
 
     validator = jsonschema.Draft202012Validator(schema)
     found = sorted(validator.iter_errors(doc.data), key=lambda e: doc.position(tuple(e.absolute_path)))
-    lines = source.read_text(errors="replace").splitlines() if found and source else []
+    lines = source.read_text(encoding="utf-8", errors="replace").splitlines() if found and source else []
     return [_hinted(_explain(doc, schema, error, lines), schema, error) for error in found]
 
 

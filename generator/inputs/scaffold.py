@@ -75,7 +75,7 @@ def init_cluster(project: Project, name: str, force: bool = False) -> Path:
         if copy:
             write_editor_schema(project)
         folder.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise InputError(
             f"cannot create the cluster input: {exc.strerror or exc}",

@@ -127,7 +127,7 @@ def run(target: str, args: tuple, limits: Limits) -> Any:
 
 
 def _address_space_now() -> int:
-    with open("/proc/self/statm") as statm:
+    with open("/proc/self/statm", encoding="ascii") as statm:
         return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 

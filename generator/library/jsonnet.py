@@ -227,18 +227,24 @@ def _bound_error(exc: bounded.Bound, blame: str) -> InputError:
 
 
 def _to_input_error(error: EngineError, sandbox: Sandbox, blame: str) -> InputError:
-    """Map the engine's message and stack trace to the innermost user-visible location.
+    """Map the engine's message and stack trace to the user's location: the innermost frame
+    in a file of theirs (the cluster's folder) where there is one, else the innermost frame.
 
     The engine reports ``<kind>: <message>`` and then one indented frame per line,
-    innermost first: ``    /abs/path.libsonnet:LINE:COL-COL: what``.
+    innermost first: ``    /abs/path.libsonnet:LINE:COL-COL: what``, or, while it writes
+    the result, ``    field <name> manifestification`` without a file; such an error is
+    placed at that field in the overrides file when it writes the field. The message is the
+    engine's first part only; its whole text is the error's ``detail`` (printed under ``-v``).
     """
     lines = error.text.splitlines()
-    split = next((i for i, line in enumerate(lines) if _FRAME.match(line)), len(lines))
+    split = next((i for i, line in enumerate(lines) if line.startswith("    ")), len(lines))
     head = _KIND.match("\n".join(lines[:split]).strip() or "Jsonnet evaluation failed")
     assert head is not None  # its message group matches any text
     message = " ".join(head.group("msg").split())
     frames = [_FRAME.match(line) for line in lines[split:]]
     located = [f for f in frames if f and Path(f.group("file")).name != ENTRY_NAME]
+    own = [f for f in located if not _in_library(f.group("file"), sandbox)]
+    fields = [m.group(1) for m in map(_FIELD.match, lines[split:]) if m][::-1]  # outermost first
     if head.group("kind") == "syntax error":
         message, hint = f"Jsonnet syntax error: {message}", "fix the Jsonnet syntax at this position"
     elif message.startswith("stack overflow"):
@@ -246,21 +252,57 @@ def _to_input_error(error: EngineError, sandbox: Sandbox, blame: str) -> InputEr
         hint = "look for a function that calls itself without a base case"
     else:
         hint = _hint_for(message)
+    if fields:
+        message = f"{message} (in field {'.'.join(fields)})"
+    detail = error.text
     if located:
-        frame = located[0]
+        frame = (own or located)[0]
         return InputError(
             message,
             path=_shown(frame.group("file"), sandbox),
             line=int(frame.group("line")),
             col=int(frame.group("col")),
             hint=hint,
+            detail=detail,
         )
     if error.failed_import:
         found = _find_import(*error.failed_import)
         if found:
             path, line, col = found
-            return InputError(message, path=_shown(str(path), sandbox), line=line, col=col, hint=hint)
-    return InputError(message, path=blame, hint=hint)
+            return InputError(message, path=_shown(str(path), sandbox), line=line, col=col, hint=hint, detail=detail)
+    if fields and blame != ENTRY_NAME:
+        written = _find_field(sandbox.display_root / blame, fields)
+        if written:
+            return InputError(message, path=blame, line=written[0], col=written[1], hint=hint, detail=detail)
+    return InputError(message, path=blame, hint=hint, detail=detail)
+
+
+# a frame of the result being written: "    field <name> manifestification"
+_FIELD = re.compile(r"^ {4}field <(.*)> manifestification$")
+
+
+def _in_library(file: str, sandbox: Sandbox) -> bool:
+    return os.path.isabs(file) and Path(file).resolve().is_relative_to(sandbox.library)
+
+
+def _find_field(path: Path, fields: list[str]) -> tuple[int, int] | None:
+    """Line and column where ``path`` writes the deepest of ``fields`` (outermost first) it
+    writes, each searched for after the one outside it: where an override sets the field the
+    engine could not write."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    found, start = None, 0
+    for name in fields:
+        quoted = "|".join(re.escape(q + name + q) for q in ("'", '"'))
+        plain = re.escape(name) if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else None
+        key = rf"(?:{quoted}{'|' + plain if plain else ''})\s*\+?:{{1,3}}"
+        match = re.compile(key).search(text, start)
+        if match is None:
+            break
+        found, start = line_col(text, match.start()), match.end()
+    return found
 
 
 def _find_import(importer_dir: str, rel: str) -> tuple[Path, int, int] | None:

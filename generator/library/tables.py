@@ -27,7 +27,7 @@ def load(path: Path, build: Callable[[Any], T], what: str, shape: str) -> T:
 @functools.cache
 def _built(path: Path, mtime_ns: int, size: int, build: Callable[[Any], T], what: str, shape: str) -> T:
     try:
-        return build(json.loads(path.read_text()))
+        return build(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise _malformed(path, exc, what, shape) from None
 

@@ -127,7 +127,7 @@ def import_files(paths: list[Path], output: Path, display) -> list[Path]:
                             "properties must map names to schemas, oneOf/anyOf/allOf must be lists of schemas",
                         )
                     body = json.dumps(converted, indent=2, sort_keys=True) + "\n"
-                    target.write_text(body)
+                    target.write_text(body, encoding="utf-8")
                     written.append(target)
         if not crds:
             raise InputError(

@@ -76,7 +76,7 @@ class FileResult:
     objects: int = 0  # cluster objects (Kustomize's own files are not)
     findings: list[tuple[Diagnostic, str]] = field(default_factory=list)
     facts: list[tuple[str, tuple, Diagnostic | None]] = field(default_factory=list)
-    namespaces: list[tuple[str, object]] = field(default_factory=list)
+    namespaces: list[tuple[str, str | None]] = field(default_factory=list)
     warnings: dict[str, None] = field(default_factory=dict)  # the validator's, about the kinds checked here
 
 
@@ -189,7 +189,9 @@ class Engine:
                 result.refs.append(res.ref)
             if res.kind == "Namespace" and res.name:
                 labels = res.obj["metadata"].get("labels")
-                result.namespaces.append((res.name, labels.get(_ENFORCE_LABEL) if isinstance(labels, dict) else None))
+                level = labels.get(_ENFORCE_LABEL) if isinstance(labels, dict) else None
+                # a label value is a string to the API server; anything else is a schema error, no level
+                result.namespaces.append((res.name, level if isinstance(level, str) else None))
             if not is_cluster_object(res):
                 continue
             result.objects += 1

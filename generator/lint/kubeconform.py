@@ -101,7 +101,11 @@ def _run_once(path: str, files: list[str], settings: Settings, ignore_missing_sc
 
     try:
         proc = subprocess.run(
-            command(path, files, settings, ignore_missing_schemas), capture_output=True, text=True, check=False
+            command(path, files, settings, ignore_missing_schemas),
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",
+            check=False,
         )
     except OSError as exc:
         raise InputError(

@@ -43,6 +43,7 @@ from generator.errors import InputError
 from generator.lint import pathmatch
 from generator.lint.model import Document, Hit, Resource, first_content_line
 from generator.yamlio import aliases as yamlaliases
+from generator.yamlio import depth as yamldepth
 from generator.yamlio import messages as yamlmessages
 from generator.yamlio import read as yamlread
 
@@ -266,14 +267,17 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
     """The documents of one file, one at a time; JSON and YAML documents get the same checks."""
     if is_json and text.lstrip().startswith(("{", "[")):
         try:
-            doc = Document(display, text, 0, json.loads(text))
-        except ValueError:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
             pass  # let the YAML parser report it with a line
         else:
-            _check_object(doc)
-            if doc.error is not None or doc.data is not None:
-                yield doc
-            return
+            # deeper than YAML may nest: the YAML parser reports it, located, in the same words
+            if yamldepth.nesting(data, yamlread.MANIFESTS.depth) <= yamlread.MANIFESTS.depth:
+                doc = Document(display, text, 0, data)
+                _check_object(doc)
+                if doc.error is not None or doc.data is not None:
+                    yield doc
+                return
     yaml = None
     limits = yamlread.MANIFESTS
     for first_line, chunk in split_documents(text):
@@ -366,9 +370,11 @@ def _check_object(doc: Document) -> None:
 
 def _load_full(yaml: YAML, chunk: str):
     """Plain data of a document the fast path does not take (anchors, tags, errors to word)."""
-    yamlaliases.check(
-        chunk, yamlread.MANIFESTS.alias_nodes
-    )  # the fast path takes no aliases; ruamel would share, not copy, them
+    # ruamel's C composer recurses in C: the depth bound first, or deep nesting kills the
+    # interpreter (and libyaml takes quadratic time in flow nesting: stop at the bound)
+    yamldepth.check(chunk, yamlread.MANIFESTS.depth)
+    # the fast path takes no aliases; ruamel would share, not copy, them
+    yamlaliases.check(chunk, yamlread.MANIFESTS.alias_nodes)
     try:
         return yaml.load(chunk)
     except ScannerError as exc:

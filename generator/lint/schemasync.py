@@ -160,7 +160,7 @@ def sync(
         shutil.rmtree(downloaded)
         schemas.mkdir(exist_ok=True)
         (schemas / SET_FILE).write_text(
-            json.dumps({"version": listed.version, "kinds": len(written), "absent": absent}) + "\n"
+            json.dumps({"version": listed.version, "kinds": len(written), "absent": absent}) + "\n", encoding="utf-8"
         )
         final = root / "crd-schemas"
         result = SchemaSet(listed.version, final, len(written), tuple(absent))

@@ -21,7 +21,9 @@ PER_CLUSTER = ("clusters/", "rendered/")
 
 def _git(root: Path, *args: str) -> str:
     try:
-        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, encoding="utf-8", errors="surrogateescape", check=False
+        )
     except FileNotFoundError:
         raise InputError(
             "--changed-only needs git, which is not installed", hint="install git, or run without --changed-only"

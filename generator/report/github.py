@@ -7,7 +7,7 @@ the output. Escaping follows actions/toolkit: ``%``, CR and LF in messages, plus
 
 from __future__ import annotations
 
-from generator.report import shown_name, shown_text
+from generator.diagnostic import shown_name, shown_text
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 

@@ -5,13 +5,16 @@ encodes in Python, one generator per container, which was most of a cached run's
 large report. Every finding has one shape, so it is written from a template, its strings by
 the C encoder ``json.dumps`` uses (ASCII, escaped) and its integers as ``int`` writes them;
 anything else a field could hold goes through ``json.dumps``, which an indent does not change
-for a scalar. The test suite compares the bytes with ``json.dumps``'s.
+for a scalar. The test suite compares the bytes with ``json.dumps``'s. Messages and hints are
+escaped as in every format (``shown_text``); file names and object names are exact.
 """
 
 from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring_ascii
+
+from generator.diagnostic import shown_text
 
 
 def format(report) -> str:
@@ -29,13 +32,13 @@ def format(report) -> str:
 
 
 def _finding(f) -> str:
-    hint = f',\n      "hint": {_scalar(f.hint)}' if f.hint else ""
+    hint = f',\n      "hint": {_scalar(shown_text(f.hint))}' if f.hint else ""
     ref = f.ref
     return (
         "    {\n"
         f'      "rule": {_scalar(f.rule)},\n'
         f'      "severity": {_scalar(f.severity)},\n'
-        f'      "message": {_scalar(f.message)},\n'
+        f'      "message": {_scalar(shown_text(f.message))},\n'
         f'      "file": {_scalar(f.file)},\n'
         f'      "line": {_scalar(f.line)},\n'
         f'      "column": {_scalar(f.col)}{hint},\n'

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
-from generator.diagnostic import ObjectRef
-from generator.report import shown_name, shown_text
+from generator.diagnostic import ObjectRef, shown_name, shown_text
 
 _PROCESSING = {"K8S001", "K8S002", "K8S004"}
 

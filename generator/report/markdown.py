@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from generator.diagnostic import shown_name, shown_text
 from generator.lint.rules import BY_ID
-from generator.report import shown_name, shown_text
 
 MAX_ROWS = 200
 

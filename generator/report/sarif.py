@@ -13,6 +13,7 @@ import json
 from urllib.parse import quote
 
 from generator import __version__
+from generator.diagnostic import shown_text
 from generator.lint.rules import REGISTRY, sections
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -50,7 +51,7 @@ def _result(finding, index: dict[str, int]) -> dict:
     result = {
         "ruleId": finding.rule,
         "level": _LEVEL[finding.severity],
-        "message": {"text": finding.message + (f" ({finding.ref})" if str(finding.ref) else "")},
+        "message": {"text": shown_text(finding.message + (f" ({finding.ref})" if str(finding.ref) else ""))},
         "locations": [
             {
                 "physicalLocation": {

@@ -109,4 +109,4 @@ def builtin_schema(version: tuple[int, int], api_version: str, kind: str) -> Pat
 @functools.cache
 def definitions(version: tuple[int, int]) -> dict:
     """The shared ``_definitions.json`` every kind schema of ``version`` refers to."""
-    return json.loads((version_dir(version) / "_definitions.json").read_text())
+    return json.loads((version_dir(version) / "_definitions.json").read_text(encoding="utf-8"))

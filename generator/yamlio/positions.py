@@ -274,132 +274,15 @@ def _fast_load(text: str, display: str) -> Located:
     return Located(display, data, yamlread.Positions(text, yaml_1_2()))
 
 
-def _nesting(node: Any) -> int:
-    """How deeply the written containers nest, counted up to one past the depth bound
-    (iteratively: the data may be deeper than the stack). A container reached again through an alias is not
-    walked again: an alias bomb would take exponential time, and the node budget of
-    ``to_plain`` bounds what aliases expand to."""
-    deepest, stack, seen, limit = 0, [(node, 0)], set(), _max_depth()
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, (dict, list)) and id(value) not in seen:
-            seen.add(id(value))
-            deepest = max(deepest, depth + 1)
-            if deepest > limit:
-                return deepest
-            stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
-    return deepest
-
-
 def _check_depth(text: str) -> None:
-    """Nesting bounded before ruamel's recursive loader sees the text (it takes seconds per
-    thousand levels); syntax errors are left to ruamel's wording."""
-    from _ruamel_yaml import CParser
-    from ruamel.yaml.error import YAMLError
-    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+    """Nesting bounded before ruamel's recursive loader sees the text (``yamlio.depth``)."""
+    from generator.yamlio import depth
+    from generator.yamlio.read import TooDeep
 
-    get, depth, limit = CParser(text).get_event, 0, _max_depth()
     try:
-        while True:
-            event = get()
-            if event is None:
-                return
-            if isinstance(event, CollectionStartEvent):
-                depth += 1
-                if depth > limit:
-                    raise _TooDeep(event.start_mark.line + 1, event.start_mark.column + 1)
-            elif isinstance(event, CollectionEndEvent):
-                depth -= 1
-    except YAMLError:
-        # libyaml stopped at something ruamel may read on (`[a:b]`, `: 1`, a U+2028): ruamel's
-        # scanner is quadratic in flow nesting (1,000 levels: seconds), so bound that first
-        too_deep = _flow_too_deep(text)
-        if too_deep is not None:
-            raise _TooDeep(*line_col(text, too_deep)) from None
-
-
-_DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
-_SINGLE_QUOTED = re.compile(r"'(?:[^']|'')*'")
-_LINE_BREAK = re.compile(r"[\n\r]")
-_SPACE = " \t"
-_BREAK = "\n\r"
-
-
-def _flow_too_deep(text: str) -> int | None:
-    """Offset of the flow collection opened deeper than the depth bound (counting flow nesting
-    only), from a linear scan that needs no parser: brackets count where a node may start and
-    anywhere inside a flow collection, not in quoted scalars, comments or block scalars."""
-    depth, i, end, limit = 0, 0, len(text), _max_depth()
-    node_start, line_indent = True, 0
-    while i < end:
-        char = text[i]
-        if char in _BREAK:
-            i += 1
-            line_indent = _indent(text, i)
-            node_start = True
-            continue
-        if char in _SPACE:
-            i += 1
-            continue
-        after = text[i + 1 : i + 2]
-        if char == "#" and (i == 0 or text[i - 1] in _SPACE + _BREAK):
-            i = _line_end(text, i)
-            continue
-        if char in "[{" and (depth or node_start):
-            depth += 1
-            if depth > limit:
-                return i
-            node_start = True
-        elif char in "]}" and depth:
-            depth -= 1
-            node_start = False
-        elif char == "," and depth:
-            node_start = True
-        elif char in "-?:" and (after in ("", " ", "\t", "\n", "\r") or (depth and char == ":" and after in ",[]{}")):
-            node_start = True
-        elif char == "-" and text.startswith("---", i) and text[i + 3 : i + 4] in ("", " ", "\t", "\n", "\r"):
-            i += 3  # a document start marker; the document's node follows
-            node_start = True
-            continue
-        elif node_start and char in "\"'":
-            match = (_DOUBLE_QUOTED if char == '"' else _SINGLE_QUOTED).match(text, i)
-            if match is None:
-                return None  # unterminated: ruamel reports it
-            i = match.end()
-            node_start = False
-            continue
-        elif node_start and not depth and char in "|>":
-            # a block scalar: its lines are the ones indented deeper than the line it starts on
-            i = _line_end(text, i)
-            while i < end:
-                following = _line_end(text, i + 1)
-                line = text[i + 1 : following]
-                if line.strip(" ") and _indent(text, i + 1) <= line_indent:
-                    break
-                i = following
-            continue
-        elif node_start and char in "&!":
-            while i < end and text[i] not in _SPACE + _BREAK + ",[]{}":
-                i += 1
-            continue
-        else:
-            node_start = False
-        i += 1
-    return None
-
-
-def _indent(text: str, start: int) -> int:
-    """Spaces at ``start`` (a line's first character)."""
-    i = start
-    while i < len(text) and text[i] == " ":
-        i += 1
-    return i - start
-
-
-def _line_end(text: str, start: int) -> int:
-    """Offset of the line break that ends the line holding ``start`` (or the end of the text)."""
-    found = _LINE_BREAK.search(text, start)
-    return found.start() if found else len(text)
+        depth.check(text, _max_depth())
+    except TooDeep as deep:
+        raise _TooDeep(deep.line + 1, deep.col + 1) from None
 
 
 def _deepest_start(yaml, text: str) -> tuple[int, int]:
@@ -514,7 +397,11 @@ def _ruamel_load(text: str, display: str) -> Located:
     except RecursionError:
         # block nesting past what libyaml read (it stopped early): ruamel's own events locate it
         raise _TooDeep(*_deepest_start(yaml, text)).error(display) from None
-    if _nesting(node) > _max_depth():  # read in full where the stack allowed it: the same bound holds
+    from generator.yamlio import depth
+
+    if (
+        depth.nesting(node, _max_depth()) > _max_depth()
+    ):  # read in full where the stack allowed it: the same bound holds
         raise _TooDeep(*_deepest_start(yaml, text)).error(display)
     from generator.yamlio.read import INPUTS, Positions
 
@@ -559,9 +446,12 @@ def _ruamel_where(root: Any, display: str):
     (``yamlread.Positions``: ``{key: (key, value, inner)}`` and ``[(item, inner)]``), keyed as
     ``Located`` keys them.
 
-    A mapping or sequence used as a key (``? {a: 1}``) is an error at that key: inputs are
-    JSON data, whose keys are strings. Aliased subtrees are visited once per path they appear
-    at, within the node budget ``to_plain`` already enforced."""
+    A merged key (``<<: *base``) is where the mapping it comes from writes it; a container
+    that records no positions (a tagged one: ``!!omap``, ``!!python/...``) places its parts at
+    its own start, or at its parent's. A mapping or sequence used as a key (``? {a: 1}``) is
+    an error at that key: inputs are JSON data, whose keys are strings. Aliased subtrees are
+    visited once per path they appear at, within the node budget ``to_plain`` already
+    enforced."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     from generator.yamlio.read import Mark, Written
@@ -569,28 +459,46 @@ def _ruamel_where(root: Any, display: str):
     def at(line_col) -> Written:
         return Written(Mark(*line_col))
 
+    def start(node, parent: Written) -> Written:
+        line, col = getattr(node.lc, "line", None), getattr(node.lc, "col", None)
+        return parent if line is None or col is None else at((line, col))
+
+    def key_marks(node, key, own: Written) -> tuple[Written, Written]:
+        sources = [node]
+        while sources:
+            source = sources.pop(0)
+            written = source.lc.data.get(key) if isinstance(source.lc.data, dict) else None
+            if written is not None:
+                return at(written[:2]), at(written[2:4])
+            sources.extend(m for m in getattr(source, "merge", ()) if isinstance(m, CommentedMap))
+        return own, own
+
     top: list = [None]
-    stack: list[tuple[Any, list, int]] = [(root, top, 0)]  # (node, the list or tuple slot that holds its map)
+    origin = Written(Mark(0, 0))
+    stack: list[tuple[Any, list, int, Written]] = [(root, top, 0, origin)]  # (node, the slot for its map, its mark)
     while stack:
-        node, holder, slot = stack.pop()
+        node, holder, slot, parent = stack.pop()
         if isinstance(node, CommentedMap):
+            own = start(node, parent)
             where: dict[str, list] = {}
             for key, value in node.items():
-                key_at = node.lc.key(key)
+                key_at, value_at = key_marks(node, key, own)
                 if isinstance(key, (Mapping, tuple)):
                     raise InputError(
                         f"a {'mapping' if isinstance(key, Mapping) else 'sequence'} is used as a key; "
                         "keys must be strings",
                         path=display,
-                        line=key_at[0] + 1,
-                        col=key_at[1] + 1,
+                        line=key_at.start_mark.line + 1,
+                        col=key_at.start_mark.column + 1,
                         hint="write the key as a plain or quoted string, e.g. `name: value`",
                     )
-                entry = where[str(key)] = [at(key_at), at(node.lc.value(key)), None]
-                stack.append((value, entry, 2))
+                entry = where[str(key)] = [key_at, value_at, None]
+                stack.append((value, entry, 2, value_at))
             holder[slot] = where
         elif isinstance(node, CommentedSeq):
-            items = [[at(node.lc.item(index)), None] for index in range(len(node))]
-            stack.extend((value, items[index], 1) for index, value in enumerate(node))
+            own = start(node, parent)
+            written = node.lc.data if isinstance(node.lc.data, dict) else {}
+            items: list[list[Any]] = [[at(written[i][:2]) if i in written else own, None] for i in range(len(node))]
+            stack.extend((value, items[index], 1, items[index][0]) for index, value in enumerate(node))
             holder[slot] = items
     return top[0]

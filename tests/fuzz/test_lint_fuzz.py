@@ -71,7 +71,7 @@ def manifest(draw) -> tuple[str, bytes]:
             text = json.dumps(top, ensure_ascii=draw(st.booleans()), default=str)
         return suffix, text.encode("utf-8", "surrogatepass")
     seed = draw(st.sampled_from(draw(st.sampled_from(SEED_GROUPS))))
-    return suffix, draw(mutated_yaml(seed.read_text()))
+    return suffix, draw(mutated_yaml(seed.read_text(encoding="utf-8")))
 
 
 def check_report(fmt: str, text: str) -> None:

@@ -24,7 +24,7 @@ def lint(root: Path, *args: str, stdin: bytes | None = None):
 
 def test_lint_json_top_level_array(tmp_path):
     path = tmp_path / "list.json"
-    path.write_text("[]")
+    path.write_text("[]", encoding="utf-8")
     result = lint(tmp_path, "-o", "json", str(path))
     assert result.exit_code == 1
     (finding,) = json.loads(result.stdout)["findings"]
@@ -33,7 +33,7 @@ def test_lint_json_top_level_array(tmp_path):
 
 def test_lint_very_long_kind(tmp_path):
     path = tmp_path / "long.yaml"
-    path.write_text(f"apiVersion: v1\nkind: {'K' * 300}\nmetadata: {{name: a}}\n")
+    path.write_text(f"apiVersion: v1\nkind: {'K' * 300}\nmetadata: {{name: a}}\n", encoding="utf-8")
     result = lint(tmp_path, "-o", "json", "--require-schemas", str(path))
     assert result.exit_code == 1
     findings = json.loads(result.stdout)["findings"]
@@ -43,9 +43,9 @@ def test_lint_very_long_kind(tmp_path):
 def test_lint_kind_that_is_a_path_finds_no_schema(tmp_path):
     """A kind is a name, never a path: ``../outside`` does not reach a file beside the location."""
     (tmp_path / "schemas").mkdir()
-    (tmp_path / "outside.json").write_text('{"not": {}}')  # would reject every object
+    (tmp_path / "outside.json").write_text('{"not": {}}', encoding="utf-8")  # would reject every object
     path = tmp_path / "odd.yaml"
-    path.write_text("apiVersion: example.com/v1\nkind: ../outside\nmetadata: {name: a}\n")
+    path.write_text("apiVersion: example.com/v1\nkind: ../outside\nmetadata: {name: a}\n", encoding="utf-8")
     location = str(tmp_path / "schemas" / "{{.ResourceKind}}.json")
     result = lint(tmp_path, "-o", "json", "--schema-location", location, str(path))
     assert result.exit_code == 0, result.output
@@ -56,7 +56,7 @@ def test_lint_schema_location_longer_than_a_file_name_finds_no_schema(tmp_path):
     """Valid names can still make a name the file system refuses, through the user's own template."""
     group = ".".join(["g" * 62] * 4)  # a 251-character DNS subdomain
     path = tmp_path / "cr.yaml"
-    path.write_text(f"apiVersion: {group}/v1\nkind: Widget\nmetadata: {{name: a}}\n")
+    path.write_text(f"apiVersion: {group}/v1\nkind: Widget\nmetadata: {{name: a}}\n", encoding="utf-8")
     location = str(tmp_path / "{{.Group}}-{{.ResourceKind}}.json")
     result = lint(tmp_path, "-o", "json", "--schema-location", location, str(path))
     assert result.exit_code == 0, result.output
@@ -65,7 +65,7 @@ def test_lint_schema_location_longer_than_a_file_name_finds_no_schema(tmp_path):
 
 def test_lint_junit_report_with_control_character_is_xml(tmp_path):
     path = tmp_path / "ns.yaml"
-    path.write_text('apiVersion: v1\nkind: Namespace\nmetadata: {name: "a\\x1e"}\n')
+    path.write_text('apiVersion: v1\nkind: Namespace\nmetadata: {name: "a\\x1e"}\n', encoding="utf-8")
     result = lint(tmp_path, "-o", "junit", str(path))
     (case,) = ElementTree.fromstring(result.stdout).iter("testcase")
     assert case.get("name") == "a\\x1e"

@@ -91,7 +91,7 @@ def render_mutated(root: Path, cluster: str, data: bytes) -> None:
 @st.composite
 def mutated_cluster(draw) -> tuple[str, bytes]:
     cluster = draw(st.sampled_from(EXAMPLES))
-    text = (REPO / "clusters" / cluster / "cluster.yaml").read_text()
+    text = (REPO / "clusters" / cluster / "cluster.yaml").read_text(encoding="utf-8")
     return cluster, draw(mutated_yaml(text))
 
 

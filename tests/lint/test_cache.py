@@ -85,9 +85,9 @@ def _lint(folder: Path, checked: list[str], settings: Settings | None = None, **
 def _tree(tmp_path: Path) -> Path:
     folder = tmp_path / "manifests"
     folder.mkdir()
-    (folder / "a.yaml").write_text(POD.format(name="a", namespace="node-agents"))
-    (folder / "b.yaml").write_text(POD.format(name="b", namespace="default"))
-    (folder / "ns.yaml").write_text(NAMESPACE.format(level="baseline"))
+    (folder / "a.yaml").write_text(POD.format(name="a", namespace="node-agents"), encoding="utf-8")
+    (folder / "b.yaml").write_text(POD.format(name="b", namespace="default"), encoding="utf-8")
+    (folder / "ns.yaml").write_text(NAMESPACE.format(level="baseline"), encoding="utf-8")
     return folder
 
 
@@ -97,7 +97,7 @@ def test_a_second_run_checks_only_the_edited_file(tmp_path, checked):
     assert len(files) == 3 and first == fresh and first
     again, files, fresh = _lint(folder, checked)
     assert files == [] and again == first
-    with (folder / "b.yaml").open("a") as handle:
+    with (folder / "b.yaml").open("a", encoding="utf-8") as handle:
         handle.write("# edited\n")
     edited, files, fresh = _lint(folder, checked)
     assert files == [str(folder / "b.yaml")] and edited == fresh
@@ -107,13 +107,13 @@ def test_cached_files_still_count_in_cross_file_rules(tmp_path, checked):
     """A Namespace made privileged in one file drops the Pod Security findings of a cached
     file; a StorageClass renamed in one file makes a cached claim's finding appear."""
     folder = _tree(tmp_path)
-    (folder / "sc.yaml").write_text(STORAGE_CLASS.format(name="local-nvme"))
-    (folder / "pvc.yaml").write_text(CLAIM)
+    (folder / "sc.yaml").write_text(STORAGE_CLASS.format(name="local-nvme"), encoding="utf-8")
+    (folder / "pvc.yaml").write_text(CLAIM, encoding="utf-8")
     before, _, _ = _lint(folder, checked)
     assert any(f.file.endswith("a.yaml") and f.rule == "SEC002" for f in before)
     assert not any(f.rule == "XR001" for f in before)
-    (folder / "ns.yaml").write_text(NAMESPACE.format(level="privileged"))
-    (folder / "sc.yaml").write_text(STORAGE_CLASS.format(name="other"))
+    (folder / "ns.yaml").write_text(NAMESPACE.format(level="privileged"), encoding="utf-8")
+    (folder / "sc.yaml").write_text(STORAGE_CLASS.format(name="other"), encoding="utf-8")
     after, files, fresh = _lint(folder, checked)
     assert files == [str(folder / "ns.yaml"), str(folder / "sc.yaml")]
     assert after == fresh
@@ -134,12 +134,12 @@ def test_a_changed_schema_file_checks_everything_again(tmp_path, checked):
     folder = _tree(tmp_path)
     schemas = tmp_path / "schemas"
     schemas.mkdir()
-    (schemas / "widget_v1.json").write_text('{"type": "object"}')
+    (schemas / "widget_v1.json").write_text('{"type": "object"}', encoding="utf-8")
     settings = Settings(schema_locations=[str(schemas / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")])
     _lint(folder, checked, settings)
     _, files, _ = _lint(folder, checked, settings)
     assert files == []
-    (schemas / "widget_v1.json").write_text('{"type": "object", "required": ["spec"]}')
+    (schemas / "widget_v1.json").write_text('{"type": "object", "required": ["spec"]}', encoding="utf-8")
     _, files, _ = _lint(folder, checked, settings)
     assert len(files) == 3
 
@@ -168,8 +168,8 @@ def test_workers_give_the_same_findings_as_one_process(tmp_path):
     folder.mkdir()
     for i in range(20):
         namespace = "node-agents" if i % 2 else "default"
-        (folder / f"p{i:02d}.yaml").write_text(POD.format(name=f"p{i}", namespace=namespace))
-    (folder / "ns.yaml").write_text(NAMESPACE.format(level="privileged"))
+        (folder / f"p{i:02d}.yaml").write_text(POD.format(name=f"p{i}", namespace=namespace), encoding="utf-8")
+    (folder / "ns.yaml").write_text(NAMESPACE.format(level="privileged"), encoding="utf-8")
     one = lint_paths([str(folder)], Settings(), jobs=1)
     two = lint_paths([str(folder)], Settings(), jobs=2)
     assert one.findings == two.findings
@@ -206,13 +206,14 @@ def test_validator_warnings_come_back_from_the_cache_and_from_workers(tmp_path, 
                     "spec": {"type": "object", "properties": {"greek": {"type": "string", "pattern": "^\\p{Greek}+$"}}}
                 },
             }
-        )
+        ),
+        encoding="utf-8",
     )
     folder = tmp_path / "runs"
     folder.mkdir()
     for i in range(10):
         (folder / f"r{i}.yaml").write_text(
-            f"apiVersion: example.com/v1\nkind: Run\nmetadata: {{name: r{i}}}\nspec: {{greek: abc}}\n"
+            f"apiVersion: example.com/v1\nkind: Run\nmetadata: {{name: r{i}}}\nspec: {{greek: abc}}\n", encoding="utf-8"
         )
     settings = Settings(
         schema_locations=[str(tmp_path / "schemas" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")]
@@ -250,10 +251,10 @@ def test_a_run_that_rechecks_one_edited_file_loads_no_libraries_it_does_not_use(
     folder = _tree(tmp_path)
     env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
     command = [sys.executable, "-c", _MODULES_AFTER_CLI, "--root", str(tmp_path), "lint", "--format", "json"]
-    first = subprocess.run([*command, str(folder)], capture_output=True, text=True, env=env, check=False)
-    with (folder / "b.yaml").open("a") as handle:
+    first = subprocess.run([*command, str(folder)], capture_output=True, encoding="utf-8", env=env, check=False)
+    with (folder / "b.yaml").open("a", encoding="utf-8") as handle:
         handle.write("# edited\n")
-    again = subprocess.run([*command, str(folder)], capture_output=True, text=True, env=env, check=False)
+    again = subprocess.run([*command, str(folder)], capture_output=True, encoding="utf-8", env=env, check=False)
     assert json.loads(again.stdout) == json.loads(first.stdout)
     loaded = set(json.loads(again.stderr.strip().splitlines()[-1]))
     unused = {"jsonschema", "referencing", "pathspec", "urllib.request", "multiprocessing"}
@@ -278,7 +279,7 @@ def test_an_unchanged_file_is_not_read_again_and_a_rewritten_one_is(tmp_path, ch
     time.sleep(0.05)  # past the file system's clock tick
     target = folder / "b.yaml"
     before = target.stat()
-    target.write_text(target.read_text().replace("name: b", "name: c"))
+    target.write_text(target.read_text(encoding="utf-8").replace("name: b", "name: c"), encoding="utf-8")
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert target.stat().st_size == before.st_size and target.stat().st_mtime_ns == before.st_mtime_ns
     checked.clear()
@@ -311,8 +312,8 @@ def test_the_schema_fingerprint_covers_the_location_folder_only_and_skips_dangli
     schemas = tmp_path / "schemas"
     schemas.mkdir()
     (schemas / "dangling.json").symlink_to(tmp_path / "nowhere")
-    (schemas / "g-Widget.json").write_text("{}")
-    (tmp_path / "beside.json").write_text("{}")
+    (schemas / "g-Widget.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "beside.json").write_text("{}", encoding="utf-8")
     location = str(schemas / "{{.Group}}-{{.ResourceKind}}.json")
     validator = SchemaValidator(Lint().kubernetes_version, [SchemaLocation(location)])
     files = [entry[0] for entry in _schema_fingerprint(validator)[-1]]

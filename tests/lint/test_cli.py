@@ -40,7 +40,7 @@ def tmp_path(project, monkeypatch):
 def _write(root: Path, name: str, text: str) -> Path:
     path = root / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     return path
 
 
@@ -155,10 +155,10 @@ def test_lint_provider_reads_the_projects_own_provider_table(tmp_path, run):
     _write(tmp_path, ".gpu-gitops.yaml", "lint:\n  provider: gke\n")
     assert _json(run(tmp_path, "lint", "--format", "json", "pod.yaml")) == []
     table = tmp_path / "libsonnet" / "providers.json"
-    data = json.loads(table.read_text())
+    data = json.loads(table.read_text(encoding="utf-8"))
     data["providers"]["gke"]["facts"]["lintGpuTaintKeys"] = ["example.com/gpu"]
     data["providers"]["gke"]["facts"]["extendedResourceToleration"] = False
-    table.write_text(json.dumps(data))
+    table.write_text(json.dumps(data), encoding="utf-8")
     findings = _json(run(tmp_path, "lint", "--format", "json", "pod.yaml"))
     assert [f["rule"] for f in findings] == ["GPU004"] and "example.com/gpu" in findings[0]["message"]
 
@@ -191,7 +191,7 @@ def test_missing_path_and_no_default_target_are_usage_errors(tmp_path, run):
 
 
 def test_stdin_and_output_file(tmp_path, run):
-    text = (FIXTURES / "GPU003" / "fail" / "fraction.yaml").read_text()
+    text = (FIXTURES / "GPU003" / "fail" / "fraction.yaml").read_text(encoding="utf-8")
     from click.testing import CliRunner
 
     from generator.cli import cli
@@ -201,7 +201,7 @@ def test_stdin_and_output_file(tmp_path, run):
         cli, ["--root", str(tmp_path), "lint", "--format", "sarif", "--output-file", str(out), "-"], input=text
     )
     assert result.exit_code == 1
-    results = json.loads(out.read_text())["runs"][0]["results"]
+    results = json.loads(out.read_text(encoding="utf-8"))["runs"][0]["results"]
     assert [
         (r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
         for r in results

@@ -42,7 +42,7 @@ def test_gitignore_semantics(patterns, path, matched):
 def _tree(root):
     for rel in ("apps/pod.yaml", "vendor/pod.yaml", "vendor/keep.yaml", "apps/vendor/pod.yaml"):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(GPU_POD)
+        (root / rel).write_text(GPU_POD, encoding="utf-8")
 
 
 def _linted(root, lint: dict) -> set[str]:

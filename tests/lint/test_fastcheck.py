@@ -148,13 +148,16 @@ def test_jsonschema_is_imported_only_to_explain_an_object_that_fails(tmp_path):
     import sys
 
     good = tmp_path / "good.yaml"
-    good.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n")
+    good.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n", encoding="utf-8")
     bad = tmp_path / "bad.yaml"
-    bad.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndta: {k: v}\n")
+    bad.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndta: {k: v}\n", encoding="utf-8")
     runs = {}
     for name, paths in (("good", [good]), ("bad", [good, bad])):
         out = subprocess.run(
-            [sys.executable, "-c", _MODULES_AFTER_LINT, *map(str, paths)], capture_output=True, text=True, check=True
+            [sys.executable, "-c", _MODULES_AFTER_LINT, *map(str, paths)],
+            capture_output=True,
+            encoding="utf-8",
+            check=True,
         )
         runs[name] = json.loads(out.stdout)
     assert runs["good"]["rules"] == [] and not {"jsonschema", "referencing"} & set(runs["good"]["modules"])

@@ -11,7 +11,9 @@ from ruamel.yaml import YAML
 
 HOOK = next(
     h
-    for h in YAML(typ="safe").load((Path(__file__).resolve().parents[2] / ".pre-commit-hooks.yaml").read_text())
+    for h in YAML(typ="safe").load(
+        (Path(__file__).resolve().parents[2] / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    )
     if h["id"] == "gpu-gitops-lint"
 )
 

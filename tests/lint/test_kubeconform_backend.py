@@ -78,9 +78,11 @@ OLD_DIALECT = {
 
 def _stub(folder: Path, output: dict) -> Path:
     folder.mkdir(exist_ok=True)
-    (folder / "recorded.json").write_text(json.dumps(output))
+    (folder / "recorded.json").write_text(json.dumps(output), encoding="utf-8")
     script = folder / "kubeconform"
-    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{folder}/args"\ncat "{folder}/recorded.json"\nexit 1\n')
+    script.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$@" > "{folder}/args"\ncat "{folder}/recorded.json"\nexit 1\n', encoding="utf-8"
+    )
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     return script
 
@@ -88,7 +90,7 @@ def _stub(folder: Path, output: dict) -> Path:
 @pytest.fixture
 def app(project, monkeypatch):
     monkeypatch.chdir(project)
-    (project / "app.yaml").write_text(INVALID)
+    (project / "app.yaml").write_text(INVALID, encoding="utf-8")
     return project
 
 
@@ -101,7 +103,7 @@ def test_new_dialect_is_mapped_to_lines_and_deduplicated(app, run, monkeypatch, 
     monkeypatch.setenv("PATH", f"{stub.parent}:{__import__('os').environ['PATH']}")
     result = run(app, "lint", "--format", "json", "--kubeconform", "--kubernetes-version", "1.32", "app.yaml")
     assert result.exit_code == 1
-    args = (stub.parent / "args").read_text().split("\n")
+    args = (stub.parent / "args").read_text(encoding="utf-8").split("\n")
     assert args[:8] == [
         "-strict",
         "-summary",
@@ -137,7 +139,7 @@ def test_unreadable_output_is_a_usage_error(app, run, tmp_path):
     folder = tmp_path / "bad"
     folder.mkdir()
     script = folder / "kubeconform"
-    script.write_text("#!/bin/sh\necho 'flag provided but not defined: -strict' >&2\nexit 1\n")
+    script.write_text("#!/bin/sh\necho 'flag provided but not defined: -strict' >&2\nexit 1\n", encoding="utf-8")
     script.chmod(0o755)
     result = run(app, "lint", "--kubeconform", str(script), "app.yaml")
     assert result.exit_code == 2 and "flag provided but not defined" in result.stderr
@@ -156,19 +158,22 @@ def test_large_trees_are_passed_in_batches(app, run, monkeypatch, tmp_path):
     folder = app / "many"
     folder.mkdir()
     for i in range(30):
-        (folder / f"cm-{i:02}.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\n")
+        (folder / f"cm-{i:02}.yaml").write_text(
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\n", encoding="utf-8"
+        )
     stub = tmp_path / "bin" / "kubeconform"
     stub.parent.mkdir()
     # one line per run: the file arguments it got (the options end with "default")
     stub.write_text(
         f'#!/bin/sh\nwhile [ "$1" != default ]; do shift; done; shift\necho "$@" >> "{stub}.runs"\n'
-        'echo \'{"resources": [], "summary": {"valid": 1}}\'\n'
+        'echo \'{"resources": [], "summary": {"valid": 1}}\'\n',
+        encoding="utf-8",
     )
     stub.chmod(0o755)
     monkeypatch.setattr(kubeconform, "MAX_ARGUMENT_BYTES", 200)
     result = run(app, "lint", "--kubeconform", str(stub), "many")
     assert result.exit_code == 0, result.output
-    runs = [line.split() for line in Path(f"{stub}.runs").read_text().splitlines()]
+    runs = [line.split() for line in Path(f"{stub}.runs").read_text(encoding="utf-8").splitlines()]
     assert len(runs) > 1 and all(sum(len(a) + 1 for a in r) <= 200 for r in runs)
     assert sorted(a for r in runs for a in r) == sorted(f"many/cm-{i:02}.yaml" for i in range(30))
 
@@ -237,7 +242,7 @@ def test_user_locations_are_passed_as_given_without_default_first(app, run, tmp_
     stub = _stub(tmp_path / "bin", {"resources": [], "summary": {}})
     local = "schemas/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
     run(app, "lint", "--kubeconform", str(stub), "--schema-location", local, "app.yaml")
-    args = (stub.parent / "args").read_text().split("\n")
+    args = (stub.parent / "args").read_text(encoding="utf-8").split("\n")
     assert [args[i + 1] for i, a in enumerate(args) if a == "-schema-location"] == [local]
 
 
@@ -246,10 +251,10 @@ def test_synced_set_is_passed_after_the_users_locations(app, run, tmp_path, monk
 
     folder = schemaset.cache_root() / "crd-schemas"
     folder.mkdir(parents=True)
-    (folder / schemaset.SET_FILE).write_text('{"version": "t", "kinds": 0}')
+    (folder / schemaset.SET_FILE).write_text('{"version": "t", "kinds": 0}', encoding="utf-8")
     stub = _stub(tmp_path / "bin", {"resources": [], "summary": {}})
     run(app, "lint", "--kubeconform", str(stub), "app.yaml")
-    args = (stub.parent / "args").read_text().split("\n")
+    args = (stub.parent / "args").read_text(encoding="utf-8").split("\n")
     assert [args[i + 1] for i, a in enumerate(args) if a == "-schema-location"] == [
         "default",
         str(folder / schemaset.LAYOUT),
@@ -327,7 +332,7 @@ def _theirs(result) -> list[tuple]:
 
 
 def test_pointers_print_as_dotted_paths_like_our_findings(app, run, tmp_path):
-    (app / "ds.yaml").write_text(EXTRA_PROPERTY)
+    (app / "ds.yaml").write_text(EXTRA_PROPERTY, encoding="utf-8")
     stub = _stub(tmp_path / "bin", POINTERS)
     result = run(app, "lint", "--format", "json", "--kubeconform", str(stub), "ds.yaml")
     assert _theirs(result) == [
@@ -344,7 +349,7 @@ def test_pointers_print_as_dotted_paths_like_our_findings(app, run, tmp_path):
 
 
 def test_a_pointer_inside_a_message_is_dotted_too(app, run, tmp_path):
-    (app / "ds.yaml").write_text(EXTRA_PROPERTY)
+    (app / "ds.yaml").write_text(EXTRA_PROPERTY, encoding="utf-8")
     stub = _stub(tmp_path / "bin", OLD_POINTER)
     result = run(app, "lint", "--format", "json", "--kubeconform", str(stub), "ds.yaml")
     [(line, message)] = _theirs(result)

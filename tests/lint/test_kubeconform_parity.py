@@ -46,7 +46,7 @@ SKIP = {
 
 def _rows():
     rows, previous = [], ""
-    for line in EXPECTED.read_text().splitlines() if EXPECTED.is_file() else []:
+    for line in EXPECTED.read_text(encoding="utf-8").splitlines() if EXPECTED.is_file() else []:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) != 7 or not re.match(r"^[AN]\d", cells[1]):
             continue
@@ -97,7 +97,7 @@ def test_same_verdict_as_kubeconform(fixture, flags, outcome, code, monkeypatch,
     stdin = None
     name = fixture.split()[0]
     if "(stdin)" in fixture:
-        stdin, targets = (PEER / "fixtures" / name).read_text(), ["-"]
+        stdin, targets = (PEER / "fixtures" / name).read_text(encoding="utf-8"), ["-"]
     elif "," in fixture and "(" not in fixture:
         targets = [f"fixtures/{n.strip()}" for n in fixture.split(",")]
     else:

@@ -18,7 +18,7 @@ def test_documents_keep_their_line_offsets_and_lists_expand(tmp_path):
         "  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: b}\n    dta: {}\n"
     )
     path = tmp_path / "list.yaml"
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     source = loader.read(str(path), "list.yaml")
     assert [r.name for r in source.resources] == ["a", "b"]
     findings = lint_paths([str(path)], Settings()).findings
@@ -27,16 +27,20 @@ def test_documents_keep_their_line_offsets_and_lists_expand(tmp_path):
 
 def test_timestamps_stay_strings_and_json_files_load(tmp_path):
     yaml_path = tmp_path / "cm.yaml"
-    yaml_path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  day: 2024-01-01\n")
+    yaml_path.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  day: 2024-01-01\n", encoding="utf-8"
+    )
     json_path = tmp_path / "cm.json"
-    json_path.write_text('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"},\n "dta": 1}')
+    json_path.write_text(
+        '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"},\n "dta": 1}', encoding="utf-8"
+    )
     findings = lint_paths([str(tmp_path)], Settings()).findings
     assert [(f.file.rsplit("/", 1)[1], f.rule, f.line) for f in findings] == [("cm.json", "K8S003", 2)]
 
 
 def test_non_mapping_document_and_size_limit(tmp_path, monkeypatch):
     path = tmp_path / "scalar.yaml"
-    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n# a list\n- 1\n- 2\n")
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n# a list\n- 1\n- 2\n", encoding="utf-8")
     findings = lint_paths([str(path)], Settings()).findings
     assert [(f.rule, f.line) for f in findings] == [("K8S001", 6)]
     monkeypatch.setattr(yamlread, "MANIFESTS", dataclasses.replace(yamlread.MANIFESTS, document_bytes=10))
@@ -47,7 +51,10 @@ def test_non_mapping_document_and_size_limit(tmp_path, monkeypatch):
 def test_deep_nesting_is_an_error_not_a_crash(tmp_path):
     """The reader's depth bound, worded as the input reader words it, at the collection past it."""
     path = tmp_path / "deep.yaml"
-    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: " + "[" * 5000 + "]" * 5000 + "\n")
+    path.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: " + "[" * 5000 + "]" * 5000 + "\n",
+        encoding="utf-8",
+    )
     [finding] = lint_paths([str(path)], Settings()).findings
     assert (finding.rule, finding.line, finding.col) == ("K8S001", 4, len("data: ") + yamlread.MANIFESTS.depth)
     assert (
@@ -70,7 +77,7 @@ def test_event_builder_gives_the_same_data_as_ruamel():
     chunks = [
         chunk
         for path in sorted((Path(__file__).parent.parent / "fixtures").rglob("*.yaml"))
-        for _, chunk in loader.split_documents(path.read_text())
+        for _, chunk in loader.split_documents(path.read_text(encoding="utf-8"))
     ]
     chunks.append(
         "a: 500m\nb: 1Gi\nc: 010\nd: 0x1F\ne: 1e3\nf: .5\ng: 2024-01-01\nh: yes\ni: ~\nj: '1'\n"
@@ -150,10 +157,10 @@ _CONFIGMAP_YAML11 = (
 
 def test_yaml11_booleans_in_configmap_data_are_what_the_api_server_rejects(tmp_path):
     path = tmp_path / "cm.yaml"
-    path.write_text(_CONFIGMAP_YAML11)
+    path.write_text(_CONFIGMAP_YAML11, encoding="utf-8")
     findings = lint_paths([str(path)], Settings()).findings
     assert [(f.rule, f.line) for f in findings] == [("K8S003", 5)]
-    path.write_text(_CONFIGMAP_YAML11.replace("enabled: yes", 'enabled: "yes"'))
+    path.write_text(_CONFIGMAP_YAML11.replace("enabled: yes", 'enabled: "yes"'), encoding="utf-8")
     assert lint_paths([str(path)], Settings()).findings == []
 
 
@@ -178,13 +185,15 @@ dta: 1
 
 def test_flow_mappings_with_urls_parse_and_the_rest_is_checked(tmp_path):
     path = tmp_path / "flow.yaml"
-    path.write_text(_FLOW_URLS)
+    path.write_text(_FLOW_URLS, encoding="utf-8")
     [pod, cm] = loader.read(str(path), "flow.yaml").documents
     assert pod.data["spec"]["containers"][0]["env"] == [{"name": "PROM_URL", "value": "http://prometheus:9090"}]
     assert cm.data["data"]["serverAddress"] == "http://prom:9090"
     findings = lint_paths([str(path)], Settings()).findings
     assert [(f.rule, f.line) for f in findings if f.rule.startswith("K8S")] == [("K8S003", 15)]  # still checked
-    path.write_text("a: {url: http://x:1, b: [c}\n")  # the real error in such a document is the one named
+    path.write_text(
+        "a: {url: http://x:1, b: [c}\n", encoding="utf-8"
+    )  # the real error in such a document is the one named
     [finding] = lint_paths([str(path)], Settings()).findings
     assert finding.rule == "K8S001" and "expected ',' or ']'" in finding.message
 
@@ -199,7 +208,7 @@ def test_flow_mappings_with_urls_parse_and_the_rest_is_checked(tmp_path):
 )
 def test_yaml_errors_are_located_with_hints(tmp_path, text, line, col, words):
     path = tmp_path / "bad.yaml"
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     [finding] = lint_paths([str(path)], Settings()).findings
     assert (finding.rule, finding.line, finding.col) == ("K8S001", line, col)
     assert words in finding.message + finding.hint and finding.hint
@@ -214,7 +223,7 @@ def test_non_utf8_bytes_are_located(tmp_path):
 
 def test_a_json_array_is_a_finding_like_a_yaml_sequence(tmp_path):
     for name, text in (("list.json", '[{"apiVersion": "v1"}]'), ("list.yaml", "- apiVersion: v1\n")):
-        (tmp_path / name).write_text(text)
+        (tmp_path / name).write_text(text, encoding="utf-8")
     findings = lint_paths([str(tmp_path)], Settings()).findings
     assert [(f.rule, f.line, f.message) for f in findings] == 2 * [
         ("K8S001", 1, "error unmarshalling resource: a document must be a mapping (a Kubernetes object)")
@@ -227,7 +236,8 @@ def test_a_5001_digit_number_says_what_it_is(tmp_path):
     path.write_text(
         "apiVersion: v1\nkind: Service\nmetadata: {name: a}\nspec:\n  ports:\n"
         f"    - port: {'1' * 5001}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: b}}\n"
-        f"data:\n  n: !!int {'2' * 5001}\n"
+        f"data:\n  n: !!int {'2' * 5001}\n",
+        encoding="utf-8",
     )
     findings = [f for f in lint_paths([str(path)], Settings()).findings if f.rule.startswith("K8S")]
     assert [(f.rule, f.line, f.col) for f in findings] == [("K8S003", 6, 7), ("K8S001", 12, 6)]
@@ -245,7 +255,7 @@ def test_lint_and_the_input_checker_give_the_same_hint_for_a_tab(tmp_path):
     with pytest.raises(InputError) as raised:
         load_text(text, "cluster.yaml")
     path = tmp_path / "tab.yaml"
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     [finding] = lint_paths([str(path)], Settings()).findings
     assert raised.value.hint == finding.hint and "tab" in finding.hint
 
@@ -294,7 +304,8 @@ def test_only_documents_with_a_finding_are_read_again_for_positions(tmp_path, mo
     path = tmp_path / "two.yaml"
     path.write_text(
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good}\n---\n"
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\ndta: {}\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\ndta: {}\n",
+        encoding="utf-8",
     )
     [finding] = lint_paths([str(path)], Settings()).findings
     assert (finding.rule, finding.line, finding.col) == ("K8S003", 8, 1)
@@ -304,7 +315,7 @@ def test_only_documents_with_a_finding_are_read_again_for_positions(tmp_path, mo
 def test_a_file_that_grows_while_it_is_read_is_read_to_its_end(tmp_path, monkeypatch):
     """The read is sized by the file's measured size; bytes written after the measure are read too."""
     path = tmp_path / "cm.yaml"
-    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", encoding="utf-8")
     real_stat = loader.os.stat
 
     class Shrunk:
@@ -373,7 +384,7 @@ def test_a_local_tag_is_read_as_go_yaml_reads_it(tmp_path):
     """go-yaml v2 (sigs.k8s.io/yaml) cannot resolve `!Ref`, so the value is its text, even `8000`
     (a string the Service schema rejects, as the API server does); collections ignore their tag."""
     path = tmp_path / "tagged.yaml"
-    path.write_text(_LOCAL_TAGS)
+    path.write_text(_LOCAL_TAGS, encoding="utf-8")
     [cm, svc] = loader.read(str(path), "tagged.yaml").documents
     assert cm.data["data"] == {"region": "AWS::Region", "bucket": "${AWS::StackName}-models"}
     assert svc.data["spec"] == {"ports": [{"port": "8000"}], "selector": {"app": "triton"}}

@@ -37,7 +37,7 @@ pytestmark = pytest.mark.skipif(not CRDS.is_dir(), reason="upstream CRDs (../sha
 def _schemas() -> dict[tuple[str, str], list[dict]]:
     found: dict[tuple[str, str], list[dict]] = {}
     for path in sorted(p for folder in _FOLDERS for p in (CRDS / folder).glob("*.yaml")):
-        for doc in YAML(typ="safe").load_all(path.read_text()):
+        for doc in YAML(typ="safe").load_all(path.read_text(encoding="utf-8")):
             if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
                 key = (doc["spec"]["group"], doc["spec"]["names"]["kind"])
                 found.setdefault(key, []).extend(

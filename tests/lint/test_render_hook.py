@@ -70,17 +70,18 @@ GPU_JOB_OVERRIDE = """\
 
 def test_render_uses_the_config_files_lint_settings(project, run):
     """The job lacks the GPU toleration (GPU004, error) and a memory limit (GPU007, warning)."""
-    (project / "clusters" / "aks-h100-training" / "overrides.libsonnet").write_text(GPU_JOB_OVERRIDE)
+    (project / "clusters" / "aks-h100-training" / "overrides.libsonnet").write_text(GPU_JOB_OVERRIDE, encoding="utf-8")
     config = project / ".gpu-gitops.yaml"
     failing = run(project, "render", "aks-h100-training")
     assert failing.exit_code == 2 and "[GPU004]" in failing.stderr and "[GPU007]" not in failing.stderr
-    config.write_text('lint:\n  rules:\n    GPU004: "off"\n')
+    config.write_text('lint:\n  rules:\n    GPU004: "off"\n', encoding="utf-8")
     assert run(project, "render", "aks-h100-training").exit_code == 0
     config.write_text(
-        "lint:\n  ignore:\n    - {rules: [GPU004], kind: Job, name: train, reason: runs on the CPU pool}\n"
+        "lint:\n  ignore:\n    - {rules: [GPU004], kind: Job, name: train, reason: runs on the CPU pool}\n",
+        encoding="utf-8",
     )
     assert run(project, "render", "aks-h100-training").exit_code == 0
-    config.write_text('lint:\n  rules:\n    GPU004: "off"\n    GPU007: error\n')
+    config.write_text('lint:\n  rules:\n    GPU004: "off"\n    GPU007: error\n', encoding="utf-8")
     escalated = run(project, "render", "aks-h100-training")
     assert escalated.exit_code == 2 and "[GPU007]" in escalated.stderr and "[GPU004]" not in escalated.stderr
 

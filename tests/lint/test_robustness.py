@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -37,7 +40,7 @@ def test_exponents_within_range_still_parse():
 @pytest.mark.parametrize("value", [".inf", ".nan", "1e400", '"1e999999999"', "abc"])
 def test_invalid_gpu_quantity_is_a_finding(tmp_path, value):
     path = tmp_path / "pod.yaml"
-    path.write_text(POD.format(value=value))
+    path.write_text(POD.format(value=value), encoding="utf-8")
     findings = lint_paths([str(path)], Settings()).findings
     gpu003 = [f for f in findings if f.rule == "GPU003"]
     assert len(gpu003) == 1 and gpu003[0].line == 9 and "must be a quantity" in gpu003[0].message
@@ -216,7 +219,7 @@ spec:
 
 def test_schema_invalid_objects_are_findings_not_crashes(project, run):
     path = project / "bad.yaml"
-    path.write_text(SCHEMA_INVALID)
+    path.write_text(SCHEMA_INVALID, encoding="utf-8")
     result = run(project, "lint", "--ignore-missing-schemas", "--format", "json", str(path))
     assert result.exit_code == 1, result.output
     import json
@@ -236,7 +239,9 @@ def _alias_bomb(levels: int) -> str:
 
 def test_alias_bomb_is_a_finding_for_its_document_only(project, run):
     path = project / "bomb.yaml"
-    path.write_text(_alias_bomb(7) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\nda: {}\n")
+    path.write_text(
+        _alias_bomb(7) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\nda: {}\n", encoding="utf-8"
+    )
     result = run(project, "lint", str(path))
     assert result.exit_code == 1
     lines = [line for line in result.stdout.splitlines() if line.startswith("bomb.yaml:")]
@@ -249,7 +254,9 @@ def test_alias_bomb_is_a_finding_for_its_document_only(project, run):
 
 def test_a_few_aliases_still_load(tmp_path):
     path = tmp_path / "cm.yaml"
-    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, labels: &l {app: a}, annotations: *l}\n")
+    path.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, labels: &l {app: a}, annotations: *l}\n", encoding="utf-8"
+    )
     assert lint_paths([str(path)], Settings()).findings == []
 
 
@@ -285,7 +292,7 @@ def test_files_are_read_only_up_to_the_size_limit(tmp_path, monkeypatch):
 
     monkeypatch.setattr(yamlread, "MANIFESTS", dataclasses.replace(yamlread.MANIFESTS, file_bytes=100))
     path = tmp_path / "big.yaml"
-    path.write_text("a: " + "x" * 200)
+    path.write_text("a: " + "x" * 200, encoding="utf-8")
     opened = []
     real_read = os.read
 
@@ -345,8 +352,8 @@ def test_stdin_that_is_not_utf8_is_a_finding(project):
     ],
 )
 def test_misspelt_rule_ids_in_the_config_are_rejected(project, run, config, where, message, hint):
-    (project / ".gpu-gitops.yaml").write_text(config)
-    (project / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    (project / ".gpu-gitops.yaml").write_text(config, encoding="utf-8")
+    (project / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", encoding="utf-8")
     for args in (("lint", str(project / "cm.yaml")), ("render", "aks-h100-training")):
         result = run(project, *args)
         assert result.exit_code == 2
@@ -358,6 +365,64 @@ def test_misspelt_rule_ids_in_the_config_are_rejected(project, run, config, wher
 @pytest.mark.parametrize("text", ["!!float apiVersion: v1\nkind: ConfigMap\n", "a: !!int abc\n", "a: !!float\n"])
 def test_explicit_tags_on_the_wrong_text_are_findings(tmp_path, text):
     path = tmp_path / "tagged.yaml"
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     [finding] = lint_paths([str(path)], Settings()).findings
     assert finding.rule == "K8S001" and finding.message.startswith("error unmarshalling resource:")
+
+
+@pytest.mark.parametrize("level", ["[privileged]", "{a: privileged}", "1"])
+def test_a_pod_security_label_that_is_no_string_is_a_finding(tmp_path, level):
+    """The API server refuses a label value that is no string: a schema finding, no privileged namespace."""
+    path = tmp_path / "ns.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n  labels:\n"
+        f"    pod-security.kubernetes.io/enforce: {level}\n",
+        encoding="utf-8",
+    )
+    findings = lint_paths([str(tmp_path)], Settings()).findings
+    assert [(f.rule, f.line) for f in findings] == [("K8S003", 6)]
+
+
+def _lint_in_a_process(path) -> subprocess.CompletedProcess:
+    """lint in a process of its own: a signal shows as a negative return code."""
+    command = [
+        sys.executable,
+        "-c",
+        "from generator.cli import main; main()",
+        "--color",
+        "never",
+        "lint",
+        "-o",
+        "json",
+        str(path),
+    ]
+    return subprocess.run(command, capture_output=True, encoding="utf-8", timeout=300, check=False)
+
+
+@pytest.mark.parametrize("before", ["a: 1\na: 2\n", "a: &x 1\nb: *x\n", "a: !!str 1\n"])
+def test_deep_nesting_after_what_sends_a_document_to_ruamel_is_a_finding(tmp_path, before):
+    """ruamel's C composer recurses in C: 100,000 levels would overflow the stack and kill the
+    interpreter, so the depth is bounded before it reads the document."""
+    path = tmp_path / "deep.yaml"
+    path.write_text(before + "c: " + "[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+    done = _lint_in_a_process(path)
+    assert done.returncode == 1, done.stderr
+    (finding,) = json.loads(done.stdout)["findings"]
+    assert (
+        finding["message"]
+        == f"error unmarshalling resource: YAML nesting is deeper than {yamlread.MANIFESTS.depth} levels"
+    )
+    assert (finding["line"], finding["column"]) == (before.count("\n") + 1, len("c: ") + yamlread.MANIFESTS.depth)
+
+
+@pytest.mark.parametrize("levels", [yamlread.MANIFESTS.depth + 1, 1000, 100_000])
+def test_deep_json_is_bounded_as_yaml_is(tmp_path, levels):
+    path = tmp_path / "deep.json"
+    path.write_text('{"apiVersion": "v1", "d": ' + "[" * levels + "]" * levels + "}", encoding="utf-8")
+    (finding,) = lint_paths([str(path)], Settings()).findings
+    assert (
+        finding.message
+        == f"error unmarshalling resource: YAML nesting is deeper than {yamlread.MANIFESTS.depth} levels"
+    )
+    assert (finding.line, finding.col) == (1, len('{"apiVersion": "v1", "d": ') + yamlread.MANIFESTS.depth)
+    assert finding.hint

@@ -26,7 +26,9 @@ from generator.lint.rules import BY_ID, REGISTRY, examples
 from generator.lint.settings import Settings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-CONFIG_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "config.schema.json").read_text())
+CONFIG_SCHEMA = json.loads(
+    (Path(__file__).resolve().parents[2] / "schemas" / "config.schema.json").read_text(encoding="utf-8")
+)
 _MARK = re.compile(r"#\s*<-\s*([A-Z][A-Z0-9]*[0-9]{3})")
 
 
@@ -41,13 +43,17 @@ def _settings(text: str) -> Settings:
 
 
 def _lint(rule_id: str, path: Path):
-    return [f for f in lint_paths([str(path)], _settings(path.read_text())).findings if f.rule == rule_id]
+    return [
+        f for f in lint_paths([str(path)], _settings(path.read_text(encoding="utf-8"))).findings if f.rule == rule_id
+    ]
 
 
 @pytest.mark.parametrize(("rule_id", "path"), _cases("fail"), ids=lambda v: getattr(v, "name", v))
 def test_failing_fixture_reports_marked_lines(rule_id, path):
     expected = {
-        (n, m.group(1)) for n, line in enumerate(path.read_text().splitlines(), 1) for m in _MARK.finditer(line)
+        (n, m.group(1))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        for m in _MARK.finditer(line)
     }
     assert expected, f"{path} marks no line"
     found = {(f.line, f.rule) for f in _lint(rule_id, path)}
@@ -71,7 +77,7 @@ def _examples():
 def test_docstring_examples_do_what_they_say(rule, example, tmp_path):
     """A PASS example gives no finding of its rule, a FAIL example exactly one."""
     path = tmp_path / "example.yaml"
-    path.write_text(example.text)
+    path.write_text(example.text, encoding="utf-8")
     found = [f for f in lint_paths([str(path)], _settings(example.text)).findings if f.rule == rule.ID]
     assert len(found) == (1 if example.verdict == "FAIL" else 0), [f.message for f in found]
 
@@ -133,14 +139,15 @@ def test_gpu_taint_rules_warn_with_a_hint_without_cluster_context():
 
 
 def test_a_namespace_declared_differently_by_two_trees_is_not_exempt(tmp_path):
-    privileged = (FIXTURES / "SEC001" / "pass" / "privileged-namespace.yaml").read_text()
+    privileged = (FIXTURES / "SEC001" / "pass" / "privileged-namespace.yaml").read_text(encoding="utf-8")
     (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "all.yaml").write_text(privileged)
+    (tmp_path / "a" / "all.yaml").write_text(privileged, encoding="utf-8")
     assert [f for f in lint_paths([str(tmp_path)], Settings()).findings if f.rule == "SEC001"] == []
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "namespace.yaml").write_text(
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gpu-operator\n"
-        "  labels: {pod-security.kubernetes.io/enforce: baseline}\n"
+        "  labels: {pod-security.kubernetes.io/enforce: baseline}\n",
+        encoding="utf-8",
     )
     assert [f.rule for f in lint_paths([str(tmp_path)], Settings()).findings if f.rule == "SEC001"] == ["SEC001"]
 
@@ -156,7 +163,7 @@ def test_explain_shows_examples_from_the_package_alone(tmp_path):
         [sys.executable, "-c", code, "explain", "GPU004"],
         cwd=tmp_path,
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         env={**os.environ, "PYTHONPATH": str(tmp_path / "site")},
     )
     assert done.returncode == 0, done.stderr
@@ -190,7 +197,8 @@ def test_a_rule_option_changes_only_that_rule(tmp_path):
     path.write_text(
         "apiVersion: v1\nkind: Pod\nmetadata: {name: agent, namespace: gpu-operator}\nspec:\n"
         "  hostNetwork: true\n  containers:\n    - name: main\n      image: busybox:1.36\n"
-        "      securityContext: {privileged: true}\n"
+        "      securityContext: {privileged: true}\n",
+        encoding="utf-8",
     )
     settings = Settings.from_config({"lint": {"rules": {"SEC001": {"allowedPrivilegedNamespaces": ["gpu-operator"]}}}})
     rules = {f.rule for f in lint_paths([str(path)], settings).findings}
@@ -202,7 +210,7 @@ def _config_errors(tmp_path, text: str) -> list[str]:
     from generator.inputs.config import load_config
     from generator.paths import Project
 
-    (tmp_path / ".gpu-gitops.yaml").write_text(text)
+    (tmp_path / ".gpu-gitops.yaml").write_text(text, encoding="utf-8")
     try:
         load_config(Project(tmp_path))
     except InputErrors as exc:
@@ -233,7 +241,7 @@ def test_config_rule_level_alone_or_in_a_mapping(tmp_path):
 
 
 def test_the_config_documented_in_lint_md_is_valid(tmp_path):
-    text = (Path(__file__).resolve().parents[2] / "docs" / "lint.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs" / "lint.md").read_text(encoding="utf-8")
     [block] = [b for b in re.findall(r"```yaml\n(.*?)```", text, flags=re.S) if b.startswith("schemaLocations")]
     assert "allowedPrivilegedNamespaces: [gpu-operator]" in block
     assert _config_errors(tmp_path, block) == []
@@ -261,7 +269,9 @@ def test_rules_that_read_only_pod_templates_find_nothing_where_there_is_none():
 
     flagged = [rule for rule in REGISTRY if getattr(rule, "POD_TEMPLATES", False)]
     assert len(flagged) >= 18
-    texts = [p.read_text() for p in FIXTURES.rglob("*.yaml")] + [e.text for r in REGISTRY for e in examples(r)]
+    texts = [p.read_text(encoding="utf-8") for p in FIXTURES.rglob("*.yaml")] + [
+        e.text for r in REGISTRY for e in examples(r)
+    ]
     checked = 0
     for text in texts:
         for res in _resources(text):
@@ -291,7 +301,8 @@ def test_the_engine_does_not_run_template_rules_on_objects_without_templates(mon
     path.write_text(
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: n}\n---\n"
         "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: n}\nspec:\n"
-        "  containers: [{name: c, image: busybox}]\n  volumes: [{name: h, hostPath: {path: /x}}]\n"
+        "  containers: [{name: c, image: busybox}]\n  volumes: [{name: h, hostPath: {path: /x}}]\n",
+        encoding="utf-8",
     )
     findings = lint_paths([str(path)], Settings()).findings
     assert calls == ["Pod"] and "SEC002" in {f.rule for f in findings}

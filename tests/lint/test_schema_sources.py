@@ -73,7 +73,9 @@ def test_http_location_is_downloaded_once_and_cached(server, tmp_path):
     base, hits = server
     template = base + "/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
     manifest = tmp_path / "run.yaml"
-    manifest.write_text("apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\nspec:\n  gpus: two\n")
+    manifest.write_text(
+        "apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\nspec:\n  gpus: two\n", encoding="utf-8"
+    )
     settings = Settings(
         schema_locations=[base + "/missing/{{.ResourceKind}}.json", template], schema_cache=tmp_path / "cache"
     )
@@ -104,16 +106,17 @@ def test_a_bad_schema_file_is_a_usage_error_naming_it(project, run, command, bod
     """A schema location is configuration: lint and render both stop with exit 2 and name the file."""
     folder = project / "crds" / "example.com"
     folder.mkdir(parents=True)
-    (folder / "trainingrun_v1.json").write_text(body)
+    (folder / "trainingrun_v1.json").write_text(body, encoding="utf-8")
     location = str(project / "crds" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
     if command == "lint":
-        (project / "run.yaml").write_text(RUN)
+        (project / "run.yaml").write_text(RUN, encoding="utf-8")
         result = run(project, "lint", "--schema-location", location, str(project / "run.yaml"))
     else:
         overrides = project / "clusters" / "aks-h100-training" / "overrides.libsonnet"
         overrides.write_text(
             "{ 'workload-isolation'+: { 'trainingrun_gpu-training_r': {apiVersion: 'example.com/v1', "
-            "kind: 'TrainingRun', metadata: {name: 'r', namespace: 'gpu-training'}} } }\n"
+            "kind: 'TrainingRun', metadata: {name: 'r', namespace: 'gpu-training'}} } }\n",
+            encoding="utf-8",
         )
         result = run(project, "render", "aks-h100-training", "--schema-location", location)
     assert result.exit_code == 2, result.output
@@ -136,7 +139,7 @@ def test_unreachable_location_is_an_error_not_a_missing_schema(tmp_path, project
     with pytest.raises(InputError, match="cannot reach schema location") as caught:
         find_schema_file([SchemaLocation("http://127.0.0.1:9/{{.ResourceKind}}.json")], {"ResourceKind": "x"}, tmp_path)
     assert caught.value.location.path == "http://127.0.0.1:9/x.json"
-    (project / "run.yaml").write_text(RUN)
+    (project / "run.yaml").write_text(RUN, encoding="utf-8")
     result = run(
         project,
         "lint",
@@ -161,7 +164,7 @@ def test_kubeconform_cache_folder_is_reused(tmp_path):
     variables = template_variables("v1", "ReplicationController", "1.35.0")
     variables.update(NormalizedKubernetesVersion="master", StrictSuffix="")  # as kubeconform ran without -strict
     found = find_schema_file([SchemaLocation("default")], variables, PEER / "cache")
-    assert found is not None and json.loads(found.read_text())["type"] == "object"
+    assert found is not None and json.loads(found.read_text(encoding="utf-8"))["type"] == "object"
 
 
 CRD = """\
@@ -198,18 +201,20 @@ spec:
 
 def test_import_writes_strict_schemas_for_served_versions(tmp_path):
     crd = tmp_path / "crd.yaml"
-    crd.write_text(CRD)
+    crd.write_text(CRD, encoding="utf-8")
     written = import_files([crd], tmp_path / "out", str)
     assert [p.relative_to(tmp_path / "out").as_posix() for p in written] == ["example.com/trainingrun_v1.json"]
     loc = str(tmp_path / "out" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
     run = tmp_path / "run.yaml"
     run.write_text(
         "apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\nspec:\n  gpus: 2\n"
-        "  port: http\n  note: null\n  extra: {anything: 1}\n"
+        "  port: http\n  note: null\n  extra: {anything: 1}\n",
+        encoding="utf-8",
     )
     assert lint_paths([str(run)], Settings(schema_locations=[loc])).findings == []
     run.write_text(
-        "apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\nspec:\n  gpus: 2\n  port: 8080\n  gpu: 1\n"
+        "apiVersion: example.com/v1\nkind: TrainingRun\nmetadata: {name: r}\nspec:\n  gpus: 2\n  port: 8080\n  gpu: 1\n",
+        encoding="utf-8",
     )
     findings = lint_paths([str(run)], Settings(schema_locations=[loc])).findings
     assert [(f.rule, f.line, f.message) for f in findings] == [
@@ -269,7 +274,7 @@ def test_import_of_kubeconform_sagemaker_crd_validates_its_example(tmp_path, run
 
 def test_import_of_a_file_without_crds_is_an_input_error(tmp_path, run, project):
     path = tmp_path / "cm.yaml"
-    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", encoding="utf-8")
     result = run(project, "schemas", "import", str(path))
     assert result.exit_code == 2 and "no CustomResourceDefinition" in result.stderr
 
@@ -301,7 +306,7 @@ spec:
 )
 def test_import_rejects_names_that_are_not_names(project, run, fields, where, message):
     values = {"group": "example.com", "kind": "Run", "version": "v1", **fields}
-    (project / "crd.yaml").write_text(NAMED_CRD.format(**values))
+    (project / "crd.yaml").write_text(NAMED_CRD.format(**values), encoding="utf-8")
     result = run(project, "schemas", "import", "--output-dir", "out", str(project / "crd.yaml"))
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith(f"{where}: error: {message}")
@@ -310,14 +315,15 @@ def test_import_rejects_names_that_are_not_names(project, run, fields, where, me
 
 def test_import_of_a_crd_whose_spec_is_a_list_is_an_input_error(project, run):
     (project / "crd.yaml").write_text(
-        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a}\nspec: [1]\n"
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a}\nspec: [1]\n",
+        encoding="utf-8",
     )
     result = run(project, "schemas", "import", str(project / "crd.yaml"))
     assert result.exit_code == 2 and result.stderr.startswith("crd.yaml:4:1: error: CustomResourceDefinition without")
 
 
 def test_a_report_that_cannot_be_written_is_a_usage_error(project, run):
-    (project / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    (project / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", encoding="utf-8")
     result = run(project, "lint", "--output-file", "/nonexistent/dir/out.txt", str(project / "cm.yaml"))
     assert result.exit_code == 2
     assert result.stderr.startswith("/nonexistent/dir/out.txt: error: cannot write the report: No such file")
@@ -333,7 +339,7 @@ def test_a_report_that_cannot_be_written_is_a_usage_error(project, run):
 )
 def test_import_of_a_malformed_openapi_schema_is_an_input_error(project, run, schema):
     text = NAMED_CRD.format(group="example.com", kind="Run", version="v1").replace("{type: object}", schema)
-    (project / "crd.yaml").write_text(text)
+    (project / "crd.yaml").write_text(text, encoding="utf-8")
     result = run(project, "schemas", "import", "--output-dir", "out", str(project / "crd.yaml"))
     assert result.exit_code == 2
     assert result.stderr.startswith("crd.yaml:12:33: error: the openAPIV3Schema of version 'v1' is not a valid schema")

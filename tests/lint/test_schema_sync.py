@@ -50,7 +50,9 @@ def test_sources_cover_every_custom_resource_the_generator_renders():
     rendered = set()
     for path in (REPO / "rendered").rglob("*.yaml"):
         head = dict(
-            line.split(": ", 1) for line in path.read_text().splitlines() if line.startswith(("apiVersion: ", "kind: "))
+            line.split(": ", 1)
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.startswith(("apiVersion: ", "kind: "))
         )
         api_version = head.get("apiVersion", "")
         if (
@@ -96,7 +98,7 @@ def test_mirror_files_are_matched_by_checksum_when_renamed(tmp_path):
 
 def test_a_changed_file_in_the_mirror_is_an_error_naming_it(tmp_path):
     (tmp_path / "mirror").mkdir()
-    (tmp_path / "mirror" / "runs.yaml").write_text(CRD + "# changed\n")
+    (tmp_path / "mirror" / "runs.yaml").write_text(CRD + "# changed\n", encoding="utf-8")
     with pytest.raises(InputError, match="runs.yaml .* in the mirror has a different checksum"):
         schemasync.sync(
             mirror=tmp_path / "mirror", sources=_one_source("https://example.invalid/runs.yaml", CRD.encode())
@@ -192,9 +194,9 @@ def test_download_is_verified_and_a_mismatch_keeps_the_previous_set(served):
     kept = schemaset.installed()
     assert kept is not None and kept.version == "test-1"
     assert (
-        json.loads((kept.folder / "example.com" / "run_v1.json").read_text())["properties"]["spec"]["properties"][
-            "gpus"
-        ]["type"]
+        json.loads((kept.folder / "example.com" / "run_v1.json").read_text(encoding="utf-8"))["properties"]["spec"][
+            "properties"
+        ]["gpus"]["type"]
         == "integer"
     )
     # no staging or old set left beside it (schema-checks/ is the metaschema memo, not a set)
@@ -220,7 +222,7 @@ RUN = "apiVersion: example.com/v1\nkind: Run\nmetadata: {name: r}\nspec:\n  gpus
 
 def test_lint_uses_the_synced_set_with_no_flag(tmp_path, run, served):
     base, _ = served
-    (tmp_path / "run.yaml").write_text(RUN)
+    (tmp_path / "run.yaml").write_text(RUN, encoding="utf-8")
     before = run(tmp_path, "lint", str(tmp_path / "run.yaml"))
     assert before.exit_code == 0 and "no schema found, not schema-checked: Run (example.com/v1)" in before.stderr
     assert "schemas sync" in before.stderr
@@ -232,7 +234,7 @@ def test_lint_uses_the_synced_set_with_no_flag(tmp_path, run, served):
 
 
 def test_ignore_missing_schemas_says_what_it_skipped(tmp_path, run):
-    (tmp_path / "run.yaml").write_text(RUN + "---\n" + RUN.replace("name: r", "name: s"))
+    (tmp_path / "run.yaml").write_text(RUN + "---\n" + RUN.replace("name: r", "name: s"), encoding="utf-8")
     result = run(tmp_path, "lint", "--ignore-missing-schemas", str(tmp_path / "run.yaml"))
     assert result.exit_code == 0
     assert "skipped 2 object(s) of 1 kind(s) without a schema (-v names them)" in result.stderr

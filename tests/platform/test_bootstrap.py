@@ -18,7 +18,7 @@ from generator.render import bootstrap, evaluation, layout
 WITH_CILIUM = [
     name
     for name in EXAMPLES
-    if yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text())
+    if yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text(encoding="utf-8"))
     .get("network", {})
     .get("cilium", {})
     .get("enabled", True)
@@ -40,7 +40,7 @@ def helm_install(text: str) -> list[str]:
 
 @pytest.mark.parametrize("name", WITH_CILIUM)
 def test_committed_bootstrap_values_and_command_are_the_release(name):
-    text = (REPO / "rendered" / name / bootstrap.VALUES_FILE).read_text()
+    text = (REPO / "rendered" / name / bootstrap.VALUES_FILE).read_text(encoding="utf-8")
     _, components = tree_of(REPO, name)
     release = bootstrap.cilium_release(components["cilium"])
     assert yaml.safe_load(text) == release.values
@@ -89,9 +89,9 @@ def test_bootstrap_is_in_no_kustomize_layer_and_no_engine_path():
     for name in WITH_CILIUM:
         folder = REPO / "rendered" / name
         for kustomization in folder.rglob("kustomization.yaml"):
-            assert "bootstrap" not in yaml.safe_load(kustomization.read_text())["resources"]
+            assert "bootstrap" not in yaml.safe_load(kustomization.read_text(encoding="utf-8"))["resources"]
         assert not (folder / "bootstrap" / "kustomization.yaml").exists()
-        assert "/bootstrap" not in "".join(p.read_text() for p in (folder / "gitops").glob("*.yaml"))
+        assert "/bootstrap" not in "".join(p.read_text(encoding="utf-8") for p in (folder / "gitops").glob("*.yaml"))
         assert not list((folder / "bootstrap").glob("*.yaml")), "a *.yaml there would be linted as an object"
 
 
@@ -125,4 +125,6 @@ def test_eks_says_what_happens_to_aws_node_and_kube_proxy(project, kpr, kube_pro
 
 
 def test_other_providers_have_no_eks_steps():
-    assert "aws-node" not in (REPO / "rendered" / "aks-h100-training" / bootstrap.VALUES_FILE).read_text()
+    assert "aws-node" not in (REPO / "rendered" / "aks-h100-training" / bootstrap.VALUES_FILE).read_text(
+        encoding="utf-8"
+    )

@@ -26,8 +26,8 @@ needs_chart = pytest.mark.skipif(not CHART_DIR.is_dir(), reason="Cilium chart va
 def chart() -> tuple[dict, dict]:
     """(values.schema.json, values.yaml) of the pinned chart, parsed once."""
     return (
-        json.loads((CHART_DIR / "values.schema.json").read_text()),
-        yaml.safe_load((CHART_DIR / "values.yaml").read_text()),
+        json.loads((CHART_DIR / "values.schema.json").read_text(encoding="utf-8")),
+        yaml.safe_load((CHART_DIR / "values.yaml").read_text(encoding="utf-8")),
     )
 
 
@@ -55,7 +55,7 @@ def inputs() -> list[tuple[str, object]]:
     cases = [
         (name, None)
         for name in EXAMPLES
-        if yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text())
+        if yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text(encoding="utf-8"))
         .get("network", {})
         .get("cilium", {})
         .get("enabled", True)
@@ -110,7 +110,7 @@ def test_xdp_attaches_only_to_the_pinned_devices(project):
 def test_examples_with_xdp_pin_their_devices():
     for name in EXAMPLES:
         if (
-            not yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text())
+            not yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text(encoding="utf-8"))
             .get("network", {})
             .get("cilium", {})
             .get("enabled", True)
@@ -244,7 +244,7 @@ def test_an_example_exercises_kube_proxy_free_native_routing():
     native = []
     for name in EXAMPLES:
         if (
-            not yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text())
+            not yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text(encoding="utf-8"))
             .get("network", {})
             .get("cilium", {})
             .get("enabled", True)

@@ -15,7 +15,7 @@ CLUSTER = "aks-h100-training"
 
 
 def load() -> dict:
-    (doc,) = list(yaml.safe_load_all(EXAMPLE.read_text()))
+    (doc,) = list(yaml.safe_load_all(EXAMPLE.read_text(encoding="utf-8")))
     return doc
 
 

@@ -118,7 +118,7 @@ def test_without_node_local_dns_only_the_cluster_dns_is_allowed(project):
 
 def test_every_example_gpu_inference_namespace_can_reach_its_models():
     for name in EXAMPLES:
-        data = yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text())
+        data = yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text(encoding="utf-8"))
         for w in data.get("workloads", []):
             if w["type"] != "inference":
                 continue

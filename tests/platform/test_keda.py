@@ -39,7 +39,7 @@ def keda_values(rendered: dict[str, list[dict]]) -> dict:
 
 @functools.cache
 def chart_defaults() -> dict:
-    return yaml.safe_load(VALUES.read_text())
+    return yaml.safe_load(VALUES.read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize(
@@ -124,11 +124,12 @@ def test_labelled_or_other_prometheus_renders(project, run, monitoring):
 
 def test_bearer_token_secret_is_documented_without_a_value_in_git():
     """The TriggerAuthentication names a Secret nobody renders: docs say how to create it."""
-    docs = (REPO / "docs" / "network.md").read_text()
+    docs = (REPO / "docs" / "network.md").read_text(encoding="utf-8")
     section = docs[docs.index("## Prometheus bearer token") :]
     assert "kubectl -n" in section and "create secret generic" in section and "--from-file=bearerToken=" in section
     kinds = {
-        yaml.safe_load(p.read_text())["kind"] for p in (REPO / "rendered" / "eks-mi300x-inference").rglob("*.yaml")
+        yaml.safe_load(p.read_text(encoding="utf-8"))["kind"]
+        for p in (REPO / "rendered" / "eks-mi300x-inference").rglob("*.yaml")
     }
     assert "TriggerAuthentication" in kinds and "Secret" not in kinds
 

@@ -43,7 +43,7 @@ def test_worker_tolerates_every_pool_taint_with_exists(name):
 @pytest.mark.skipif(not NFD_SCHEMA.is_file(), reason="NFD chart schema (../shared) not present")
 @pytest.mark.parametrize("name", CHART_EXAMPLES)
 def test_values_validate_against_the_chart_schema(name):
-    jsonschema.validate(nfd_values(objects(REPO, name)), json.loads(NFD_SCHEMA.read_text()))
+    jsonschema.validate(nfd_values(objects(REPO, name)), json.loads(NFD_SCHEMA.read_text(encoding="utf-8")))
 
 
 def test_every_nfd_label_the_pool_daemonsets_select_on_is_set_by_a_rule():

@@ -49,16 +49,16 @@ def node(tmp_path: Path) -> Path:
     bin_dir.mkdir()
     for name, body in FAKES.items():
         tool = bin_dir / name
-        tool.write_text("#!/bin/sh\n" + body)
+        tool.write_text("#!/bin/sh\n" + body, encoding="utf-8")
         tool.chmod(0o755)
     state = tmp_path / "state"
     for sub in ("sig", "label", "rc"):
         (state / sub).mkdir(parents=True)
-    (state / "log").write_text("")
+    (state / "log").write_text("", encoding="utf-8")
     by_id = tmp_path / "dev" / "disk" / "by-id"
     by_id.mkdir(parents=True)
     for n in (0, 1, 2, 3):
-        (tmp_path / "dev" / f"nvme{n}n1").write_text("")
+        (tmp_path / "dev" / f"nvme{n}n1").write_text("", encoding="utf-8")
     (by_id / "nvme-Amazon_Elastic_Block_Store_vol0123").symlink_to("../../nvme0n1")
     for n in (1, 2, 3):
         (by_id / f"nvme-Disk_SN{n}").symlink_to(f"../../nvme{n}n1")
@@ -66,8 +66,8 @@ def node(tmp_path: Path) -> Path:
         (by_id / f"nvme-Disk_SN{n}_1").symlink_to(f"../../nvme{n}n1")
         (by_id / f"nvme-Disk_SN{n}-ns-1").symlink_to(f"../../nvme{n}n1")
         (by_id / f"nvme-Disk_SN{n}-part1").symlink_to(f"../../nvme{n}n1p1")
-    (state / "sig" / "nvme2n1").write_text("DEVNAME=/dev/nvme2n1\nTYPE=ext4\n")
-    (state / "host-mounts").write_text("/dev/nvme3n1 /data xfs rw 0 0\n")
+    (state / "sig" / "nvme2n1").write_text("DEVNAME=/dev/nvme2n1\nTYPE=ext4\n", encoding="utf-8")
+    (state / "host-mounts").write_text("/dev/nvme3n1 /data xfs rw 0 0\n", encoding="utf-8")
     return tmp_path
 
 
@@ -83,11 +83,11 @@ def prepare(node: Path, **env) -> subprocess.CompletedProcess:
         "HOST_DIR": str(node / "mnt" / "disks" / "local-nvme"),
         **env,
     }
-    return subprocess.run(["sh", str(SCRIPT)], env=environ, capture_output=True, text=True, timeout=30)
+    return subprocess.run(["sh", str(SCRIPT)], env=environ, capture_output=True, encoding="utf-8", timeout=30)
 
 
 def log(node: Path) -> list[str]:
-    return (node / "state" / "log").read_text().splitlines()
+    return (node / "state" / "log").read_text(encoding="utf-8").splitlines()
 
 
 def test_formats_and_mounts_empty_disks_by_stable_name_and_refuses_the_rest(node):
@@ -114,7 +114,7 @@ def test_second_run_leaves_mounted_disks_alone(node):
 
 def test_after_a_reboot_a_prepared_disk_is_mounted_again_not_reformatted(node):
     prepare(node)
-    (node / "state" / "mounted").write_text("")  # the mounts are gone, the filesystem is not
+    (node / "state" / "mounted").write_text("", encoding="utf-8")  # the mounts are gone, the filesystem is not
     prepare(node)
     assert [line.split()[0] for line in log(node)] == ["mkfs.xfs", "chattr", "mount", "chattr", "mount"]
 
@@ -173,7 +173,7 @@ def test_ebs_volumes_are_never_selected_though_they_are_nvme_too(node):
 @pytest.mark.parametrize("code,why", [(4, "usage error"), (8, "ambivalent probe"), (0, "signature found")])
 def test_only_blkid_exit_2_means_empty(node, code, why):
     """util-linux blkid(8): 2 = nothing found; 0 found, 4 usage error, 8 ambivalent (several signatures)."""
-    (node / "state" / "rc" / "nvme1n1").write_text(str(code))
+    (node / "state" / "rc" / "nvme1n1").write_text(str(code), encoding="utf-8")
     result = prepare(node, DISK_ID_PATTERN="nvme-Disk_SN1")
     assert result.returncode == 1, why
     assert "refusing" in result.stdout and "nvme1n1" in result.stdout
@@ -181,21 +181,21 @@ def test_only_blkid_exit_2_means_empty(node, code, why):
 
 
 def test_blkid_exit_2_is_formatted(node):
-    (node / "state" / "rc" / "nvme1n1").write_text("2")
+    (node / "state" / "rc" / "nvme1n1").write_text("2", encoding="utf-8")
     result = prepare(node, DISK_ID_PATTERN="nvme-Disk_SN1")
     assert result.returncode == 0, result.stdout
     assert log(node)[0] == f"mkfs.xfs {node}/dev/nvme1n1"
 
 
 def test_force_wipes_an_ambivalent_disk_but_never_a_disk_it_cannot_probe(node):
-    (node / "state" / "rc" / "nvme1n1").write_text("8")
+    (node / "state" / "rc" / "nvme1n1").write_text("8", encoding="utf-8")
     result = prepare(node, DISK_ID_PATTERN="nvme-Disk_SN1", FORCE="true")
     assert result.returncode == 0, result.stdout
     assert log(node)[:2] == [f"wipefs {node}/dev/nvme1n1", f"mkfs.xfs {node}/dev/nvme1n1"]
-    (node / "state" / "log").write_text("")
-    (node / "state" / "mounted").write_text("")
+    (node / "state" / "log").write_text("", encoding="utf-8")
+    (node / "state" / "mounted").write_text("", encoding="utf-8")
     (node / "state" / "label" / "nvme1n1").unlink()
-    (node / "state" / "rc" / "nvme1n1").write_text("4")
+    (node / "state" / "rc" / "nvme1n1").write_text("4", encoding="utf-8")
     result = prepare(node, DISK_ID_PATTERN="nvme-Disk_SN1", FORCE="true")
     assert result.returncode == 1
     assert "cannot tell whether it holds data" in result.stdout
@@ -204,9 +204,9 @@ def test_force_wipes_an_ambivalent_disk_but_never_a_disk_it_cannot_probe(node):
 
 def test_mkfs_is_never_forced(node, tmp_path):
     record = node / "bin" / "mkfs.xfs"
-    record.write_text('#!/bin/sh\necho "mkfs.xfs $*" >> "$STATE/log"\n')
+    record.write_text('#!/bin/sh\necho "mkfs.xfs $*" >> "$STATE/log"\n', encoding="utf-8")
     ext4 = node / "bin" / "mkfs.ext4"
-    ext4.write_text('#!/bin/sh\necho "mkfs.ext4 $*" >> "$STATE/log"\n')
+    ext4.write_text('#!/bin/sh\necho "mkfs.ext4 $*" >> "$STATE/log"\n', encoding="utf-8")
     prepare(node, DISK_ID_PATTERN="nvme-Disk_SN1")
     prepare(node, DISK_ID_PATTERN="nvme-Disk_SN2", FORCE="true", FS_TYPE="ext4")
     calls = [line.split() for line in log(node) if line.startswith("mkfs")]
@@ -216,15 +216,15 @@ def test_mkfs_is_never_forced(node, tmp_path):
 
 def test_mount_point_is_immutable_before_the_disk_is_mounted_after_a_reboot(node):
     prepare(node, DISK_ID_PATTERN="nvme-Disk_SN1")
-    (node / "state" / "mounted").write_text("")  # rebooted: the directory is back on the root disk
-    (node / "state" / "log").write_text("")
+    (node / "state" / "mounted").write_text("", encoding="utf-8")  # rebooted: the directory is back on the root disk
+    (node / "state" / "log").write_text("", encoding="utf-8")
     prepare(node, DISK_ID_PATTERN="nvme-Disk_SN1")
     target = node / "mnt" / "disks" / "local-nvme" / "nvme-Disk_SN1"
     assert log(node) == [f"chattr +i {target}", f"mount {node}/dev/nvme1n1 {target}"]
 
 
 def test_a_mount_point_that_cannot_be_made_immutable_is_not_used(node):
-    (node / "bin" / "chattr").write_text("#!/bin/sh\nexit 1\n")
+    (node / "bin" / "chattr").write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
     result = prepare(node, DISK_ID_PATTERN="nvme-Disk_SN1")
     assert result.returncode == 1
     assert "cannot make the mount point" in result.stdout
@@ -236,14 +236,14 @@ def test_a_node_without_matching_disks_is_reported_and_does_not_fail(node):
     result = prepare(node, DISK_ID_PATTERN="nvme-Amazon_EC2_NVMe_Instance_Storage_*", FEATURE_FILE=str(feature))
     assert result.returncode == 0, result.stdout
     assert "warning: no disk matches" in result.stdout
-    assert "local-nvme-disks=0" in feature.read_text().splitlines()
+    assert "local-nvme-disks=0" in feature.read_text(encoding="utf-8").splitlines()
     assert log(node) == []
 
 
 def test_feature_file_counts_the_prepared_disks_for_nfd(node):
     feature = node / "etc" / "features.d" / "gpu-gitops-local-nvme"
     prepare(node, FEATURE_FILE=str(feature))  # SN1 prepared, SN2 (data) and SN3 (mounted) refused
-    assert "local-nvme-disks=1" in feature.read_text().splitlines()
+    assert "local-nvme-disks=1" in feature.read_text(encoding="utf-8").splitlines()
     assert not feature.with_name(feature.name + ".new").exists()
 
 
@@ -253,7 +253,9 @@ def test_the_feature_written_is_the_one_the_local_nvme_rule_matches(node):
 
     feature = node / "features.d" / "gpu-gitops-local-nvme"
     prepare(node, DISK_ID_PATTERN="nvme-Disk_SN1", FEATURE_FILE=str(feature))
-    attributes = dict(line.split("=", 1) for line in feature.read_text().splitlines() if not line.startswith("#"))
+    attributes = dict(
+        line.split("=", 1) for line in feature.read_text(encoding="utf-8").splitlines() if not line.startswith("#")
+    )
     (rule_object,) = objects(REPO, "eks-mi300x-inference")["node-feature-rules"]
     (rule,) = [r for r in rule_object["spec"]["rules"] if r["name"] == "local-nvme"]
     (term,) = rule["matchFeatures"]

@@ -35,13 +35,13 @@ def node(tmp_path: Path) -> Path:
     for rel, content in files.items():
         path = tmp_path / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content)
+        path.write_text(content, encoding="utf-8")
     return tmp_path
 
 
 def tune(node: Path, config: str, **env) -> subprocess.CompletedProcess:
     conf = node / "tuning.conf"
-    conf.write_text(config)
+    conf.write_text(config, encoding="utf-8")
     environ = {
         "PATH": os.environ["PATH"],
         "PROC_SYS": str(node / "proc/sys"),
@@ -49,16 +49,18 @@ def tune(node: Path, config: str, **env) -> subprocess.CompletedProcess:
         "HOST_PROC": str(node / "proc"),
         **env,
     }
-    return subprocess.run(["sh", str(SCRIPT), str(conf)], env=environ, capture_output=True, text=True, timeout=30)
+    return subprocess.run(
+        ["sh", str(SCRIPT), str(conf)], env=environ, capture_output=True, encoding="utf-8", timeout=30
+    )
 
 
 def read(node: Path, rel: str) -> str:
-    return (node / rel).read_text().strip()
+    return (node / rel).read_text(encoding="utf-8").strip()
 
 
 def snapshot(node: Path) -> dict[str, tuple[str, int]]:
     return {
-        str(p.relative_to(node)): (p.read_text(), p.stat().st_mtime_ns)
+        str(p.relative_to(node)): (p.read_text(encoding="utf-8"), p.stat().st_mtime_ns)
         for p in sorted(node.rglob("*"))
         if p.is_file() and p.name != "tuning.conf"
     }
@@ -100,7 +102,7 @@ def restarts(node: Path, restart: str = "true") -> dict[str, str]:
     """Environment of a node whose kubelet restarts are counted (lines of the file `restarts`) and
     whose kubelet answers its health check at once (a stand-in wget)."""
     command = node / f"restart-kubelet-{restart}"
-    command.write_text(f"#!/bin/sh\n{restart} && echo restart >> {node}/restarts\n")
+    command.write_text(f"#!/bin/sh\n{restart} && echo restart >> {node}/restarts\n", encoding="utf-8")
     command.chmod(0o755)
     tool(node, "wget", "exit 0")
     return {
@@ -115,19 +117,19 @@ def tool(node: Path, name: str, body: str) -> None:
     """A stand-in command on the node's PATH (see restarts)."""
     path = node / "bin" / name
     path.parent.mkdir(exist_ok=True)
-    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.write_text("#!/bin/sh\n" + body + "\n", encoding="utf-8")
     path.chmod(0o755)
 
 
 def restart_count(node: Path) -> int:
     path = node / "restarts"
-    return len(path.read_text().splitlines()) if path.exists() else 0
+    return len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
 
 
 def reboot(node: Path, boot_id: str) -> None:
     """A new boot: new boot_id, runtime huge pages gone, sysctls back to the kernel default."""
-    (node / "proc/sys/kernel/random/boot_id").write_text(boot_id + "\n")
-    (node / "sys" / HUGE_2M).write_text("0\n")
+    (node / "proc/sys/kernel/random/boot_id").write_text(boot_id + "\n", encoding="utf-8")
+    (node / "sys" / HUGE_2M).write_text("0\n", encoding="utf-8")
 
 
 def test_kubelet_restarts_once_per_huge_page_setting_and_boot(node):
@@ -136,7 +138,9 @@ def test_kubelet_restarts_once_per_huge_page_setting_and_boot(node):
     assert first.returncode == 0, first.stdout
     assert restart_count(node) == 1
     assert "no restart recorded" in first.stdout
-    assert (node / "var/lib/gpu-gitops/kubelet-hugepages").read_text() == "hugepages 2048kB=1024 boot boot-1\n"
+    assert (node / "var/lib/gpu-gitops/kubelet-hugepages").read_text(
+        encoding="utf-8"
+    ) == "hugepages 2048kB=1024 boot boot-1\n"
     again = tune(node, CONFIG, **env)
     assert restart_count(node) == 1
     assert "unchanged kubelet" in again.stdout
@@ -202,7 +206,7 @@ exec {real_cat} "$@"
 
 
 def test_a_partial_huge_page_allocation_is_rolled_back(node):
-    (node / "sys" / HUGE_2M).write_text("256\n")
+    (node / "sys" / HUGE_2M).write_text("256\n", encoding="utf-8")
     result = tune(node, "hugepages 2048 1024\n", **{**restarts(node), **fragmented(node, 600)})
     assert result.returncode == 1
     assert "allocated 600 of 1024" in result.stdout
@@ -212,7 +216,7 @@ def test_a_partial_huge_page_allocation_is_rolled_back(node):
 
 
 def test_kubelet_restart_needs_systemd_as_the_hosts_init(node):
-    (node / "proc/1/comm").write_text("machined\n")
+    (node / "proc/1/comm").write_text("machined\n", encoding="utf-8")
     result = tune(node, CONFIG, **restarts(node))
     assert result.returncode == 1
     assert "the host's init is 'machined', not systemd" in result.stdout
@@ -262,16 +266,16 @@ def locked(node: Path) -> dict[str, str]:
 
 def lease_log(node: Path) -> list[str]:
     path = node / "leases" / "log"
-    return path.read_text().splitlines() if path.exists() else []
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
 
 
 def hold(node: Path, holder: str, expires: int) -> None:
     """Another node holds the lock until `expires` (epoch seconds)."""
     leases = node / "leases"
     leases.mkdir(exist_ok=True)
-    (leases / "holder").write_text(holder + "\n")
-    (leases / "expires").write_text(f"{expires}\n")
-    (leases / "version").write_text("7\n")
+    (leases / "holder").write_text(holder + "\n", encoding="utf-8")
+    (leases / "expires").write_text(f"{expires}\n", encoding="utf-8")
+    (leases / "version").write_text("7\n", encoding="utf-8")
 
 
 def test_kubelet_restart_holds_the_pools_lock_until_the_kubelet_is_healthy(node):
@@ -302,7 +306,10 @@ def test_a_node_waits_while_another_node_of_the_pool_restarts_its_kubelet(node):
     result = tune(node, CONFIG, **{**env, "LOCK_POLL_SECONDS": "10"})
     assert result.returncode == 0, result.stdout
     assert "held by node-b" in result.stdout
-    assert (node / "restarts").read_text().splitlines() == ["sleep 10", "restart"]  # restarted after the wait
+    assert (node / "restarts").read_text(encoding="utf-8").splitlines() == [
+        "sleep 10",
+        "restart",
+    ]  # restarted after the wait
     assert lease_log(node) == ["create node-a", "delete node-a"]
 
 
@@ -361,7 +368,7 @@ def test_without_kubelet_restarts_every_run_warns_that_allocatable_lacks_the_pag
 
 
 def test_boot_reserved_pages_are_only_checked(node):
-    (node / "sys" / HUGE_1G).write_text("64\n")
+    (node / "sys" / HUGE_1G).write_text("64\n", encoding="utf-8")
     result = tune(node, "reserved-hugepages 1048576 64\n")
     assert result.returncode == 0, result.stdout
     assert read(node, "sys/" + HUGE_1G) == "64"
@@ -379,7 +386,7 @@ def test_unknown_sysctl_fails_without_stopping_the_others(node):
 
 
 def test_whitespace_in_multi_value_settings_is_not_a_change(node):
-    (node / "proc/sys/kernel/core_pattern").write_text("a\tb\n")
+    (node / "proc/sys/kernel/core_pattern").write_text("a\tb\n", encoding="utf-8")
     result = tune(node, "sysctl kernel.core_pattern a b\n")
     assert "unchanged kernel.core_pattern" in result.stdout
     assert read(node, "proc/sys/kernel/core_pattern") == "a\tb"
@@ -409,13 +416,15 @@ def _hashes(root: Path) -> dict[str, str]:
 def test_rendered_script_is_the_file():
     tuning = objects(REPO, "aks-h100-training")["node-tuning"]
     script_cm = next(o for o in tuning if o["kind"] == "ConfigMap" and "tune-node.sh" in o.get("data", {}))
-    assert script_cm["data"]["tune-node.sh"] == SCRIPT.read_text()
+    assert script_cm["data"]["tune-node.sh"] == SCRIPT.read_text(encoding="utf-8")
 
 
 def test_config_change_rolls_only_that_pools_daemonset(project):
     before = _hashes(project)
     path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
-    path.write_text(path.read_text().replace("kernel.pid_max: 4194304", "kernel.pid_max: 2097152"))
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("kernel.pid_max: 4194304", "kernel.pid_max: 2097152"), encoding="utf-8"
+    )
     after = _hashes(project)
     assert after["tune-h100"] != before["tune-h100"]
     assert after["tune-l40s"] == before["tune-l40s"]
