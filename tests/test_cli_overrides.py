@@ -133,7 +133,7 @@ def test_an_own_component_with_a_name_that_is_no_folder_is_one_error_at_the_over
     result = run(project, "render", "aks-h100-training")
     assert result.exit_code == 2
     assert result.stderr == (
-        "clusters/aks-h100-training/overrides.libsonnet: error: invalid component name 'myTeam': a component "
+        "clusters/aks-h100-training/overrides.libsonnet:1:3: error: invalid component name 'myTeam': a component "
         "of one's own is named like a folder\n  hint: use lower-case letters, digits and '-', e.g. 'team-settings'\n"
     )
 
@@ -143,3 +143,66 @@ def test_dropping_a_library_component_names_it_once(project, run):
     result = run(project, "render", "aks-h100-training")
     assert result.exit_code == 2
     assert "missing: keda" in result.stderr and "; \n" not in result.stderr and not result.stderr.count("; ;")
+
+
+@pytest.mark.parametrize(
+    "objects, where, message",
+    [
+        (
+            "{ 'Bad_Name': { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Bad_Name' } } }",
+            "3:76",
+            "has an invalid name 'Bad_Name'",
+        ),
+        (
+            "{ x: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'No' } } }",
+            "3:83",
+            "has an invalid namespace 'No'",
+        ),
+        ("{ x: { apiVersion: 'v1', kind: 'Config-Map', metadata: { name: 'x' } } }", "3:36", "has an invalid kind"),
+        ("{ x: { kind: 'ConfigMap' } }", "2:3", "is not a Kubernetes object"),
+    ],
+)
+def test_a_bad_object_of_an_override_is_an_error_at_its_line(project, run, objects, where, message):
+    _override(project, "aks-h100-training", "{\n  'team-settings'+:\n    " + objects + ",\n}\n")
+    result = run(project, "render", "aks-h100-training")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"clusters/aks-h100-training/overrides.libsonnet:{where}: error: "), result.stderr
+    assert message in result.stderr and "\n  hint: " in result.stderr
+
+
+def test_a_value_jsonnet_cannot_write_is_an_error_at_the_override_field(project, run):
+    text = "{\n  'workload-isolation'+: {\n    'namespace_gpu-training'+: {\n"
+    text += "      metadata+: { labels+: { team: function(x) x } },\n    },\n  },\n}\n"
+    _override(project, "aks-h100-training", text)
+    result = run(project, "render", "aks-h100-training")
+    assert result.exit_code == 2
+    first = result.stderr.splitlines()[0]
+    assert first == (
+        "clusters/aks-h100-training/overrides.libsonnet:4:31: error: tried to manifest function "
+        "(in field workload-isolation.metadata.labels.team)"
+    )
+    assert "manifestification" not in result.stderr
+    verbose = run(project, "render", "-v", "aks-h100-training")
+    assert verbose.exit_code == 2 and "    field <team> manifestification" in verbose.stderr
+
+
+def test_an_error_raised_in_the_library_is_placed_at_the_override_that_called_it(project, run):
+    """A library function given a bad argument by the override fails inside the library: the
+    error is at the override's call, the library's frame is in the trace under -v."""
+    text = "local k = import 'lib/k.libsonnet';\n{\n  'team-settings'+: {\n"
+    text += "    cm: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: k.image('a', 5) } },\n  },\n}\n"
+    _override(project, "aks-h100-training", text)
+    result = run(project, "render", "aks-h100-training")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("clusters/aks-h100-training/overrides.libsonnet:4:"), result.stderr
+    assert "libsonnet/lib/k.libsonnet" not in result.stderr
+    verbose = run(project, "render", "-v", "aks-h100-training")
+    assert "lib/k.libsonnet:" in verbose.stderr
+
+
+def test_control_characters_of_a_jsonnet_error_are_escaped(project, run):
+    _override(project, "aks-h100-training", "{ x: error 'boom\\u202e\\u0000\\u007f' }\n")
+    result = run(project, "render", "aks-h100-training")
+    assert result.exit_code == 2
+    assert "boom\\u202e\\x00\\x7f" in result.stderr, result.stderr
+    assert not any(c in result.stderr for c in "\u202e\x00\x7f\r")

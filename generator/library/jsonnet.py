@@ -271,7 +271,7 @@ def _to_input_error(error: EngineError, sandbox: Sandbox, blame: str) -> InputEr
             path, line, col = found
             return InputError(message, path=_shown(str(path), sandbox), line=line, col=col, hint=hint, detail=detail)
     if fields and blame != ENTRY_NAME:
-        written = _find_field(sandbox.display_root / blame, fields)
+        written = find_written(sandbox.display_root / blame, fields)
         if written:
             return InputError(message, path=blame, line=written[0], col=written[1], hint=hint, detail=detail)
     return InputError(message, path=blame, hint=hint, detail=detail)
@@ -285,10 +285,11 @@ def _in_library(file: str, sandbox: Sandbox) -> bool:
     return os.path.isabs(file) and Path(file).resolve().is_relative_to(sandbox.library)
 
 
-def _find_field(path: Path, fields: list[str]) -> tuple[int, int] | None:
-    """Line and column where ``path`` writes the deepest of ``fields`` (outermost first) it
-    writes, each searched for after the one outside it: where an override sets the field the
-    engine could not write."""
+def find_written(path: Path, fields: list[str], value: str | None = None) -> tuple[int, int] | None:
+    """1-based line and column where the Jsonnet file ``path`` writes the deepest of ``fields``
+    (outermost first) it writes, each searched for after the one outside it, and then the
+    string literal ``value`` after it when given: where an override sets what the engine could
+    not write, or a name render refuses. None when not even the first is written there."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -296,12 +297,17 @@ def _find_field(path: Path, fields: list[str]) -> tuple[int, int] | None:
     found, start = None, 0
     for name in fields:
         quoted = "|".join(re.escape(q + name + q) for q in ("'", '"'))
-        plain = re.escape(name) if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else None
-        key = rf"(?:{quoted}{'|' + plain if plain else ''})\s*\+?:{{1,3}}"
-        match = re.compile(key).search(text, start)
+        plain = "|" + re.escape(name) if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else ""
+        match = re.compile(rf"(?<![\w'\"])(?:{quoted}{plain})\s*\+?:{{1,3}}").search(text, start)
         if match is None:
-            break
+            return found
         found, start = line_col(text, match.start()), match.end()
+    if value is not None:
+        quoted = "|".join(re.escape(q + value + q) for q in ("'", '"'))
+        literal = re.compile(rf"(?:{quoted})(?!\s*\+?:)")  # a value, not a key
+        match = literal.search(text, start)
+        if match is not None:
+            found = line_col(text, match.start())
     return found
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 from generator.errors import InputError
 from generator.inputs.load import Cluster
@@ -37,7 +38,9 @@ def evaluate(project: Project, cluster: Cluster) -> Components:
     code = ENTRY_WITH_OVERRIDES if cluster.overrides else ENTRY
     blame = project.display(cluster.overrides) if cluster.overrides else jsonnet.ENTRY_NAME
     result = jsonnet.evaluate(code, sandbox, {"spec": cluster.spec}, home=cluster.folder, blame=blame)
-    return _check_shape(deferred.resolve(result), project.display(cluster.overrides or cluster.folder))
+    return _check_shape(
+        deferred.resolve(result), project.display(cluster.overrides or cluster.folder), cluster.overrides
+    )
 
 
 def evaluate_many(project: Project, clusters: list[Cluster]) -> list[Components | InputError]:
@@ -80,23 +83,31 @@ _OBJECT_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9.:]{0,251}[A-Za-z0-9])?$")
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
 
-def _check_shape(result: object, source: str) -> Components:
+def _check_shape(result: object, source: str, overrides: Path | None = None) -> Components:
     """Refuse anything that is not ``{component: [object]}`` with safe names, before it
-    reaches the file system."""
+    reaches the file system; each refusal at the line of ``overrides`` that writes it, when
+    that file writes it."""
+
+    def refuse(message: str, hint: str, component: str | None = None, value: object = None) -> InputError:
+        written = None
+        if overrides is not None and component is not None:
+            written = jsonnet.find_written(overrides, [component], value if isinstance(value, str) else None)
+        line, col = written or (0, 0)
+        return InputError(message, path=source, line=line, col=col, hint=hint)
+
     if not isinstance(result, dict):
-        raise InputError(
+        raise refuse(
             f"the Jsonnet library returned {type(result).__name__}, not an object of components",
-            path=source,
-            hint="an override must be an object mixin such as { values+:: {...} }",
+            "an override must be an object mixin such as { values+:: {...} }",
         )
     for component, objects in result.items():
         if not isinstance(objects, list):
-            raise InputError(
+            raise refuse(
                 f"component {component!r} must be an object of Kubernetes objects (or a list), "
                 f"got {type(objects).__name__}",
-                path=source,
-                hint="an override replaced the whole component; patch one object with "
+                "an override replaced the whole component; patch one object with "
                 "'<component>'+: { '<key>'+: {...} } (docs/overrides.md)",
+                component,
             )
         for i, obj in enumerate(objects):
             meta = obj.get("metadata") if isinstance(obj, dict) else None
@@ -108,36 +119,41 @@ def _check_shape(result: object, source: str) -> Components:
                 and isinstance(meta.get("name"), str)
                 and meta["name"]
             ):
-                raise InputError(
+                raise refuse(
                     f"component {component!r} item {i} is not a Kubernetes object "
                     "(apiVersion, kind and metadata.name are required)",
-                    path=source,
+                    "give each object apiVersion, kind and metadata.name as strings",
+                    component,
                 )
             name, namespace = meta["name"], meta.get("namespace")
             if not _OBJECT_NAME.match(name) or ".." in name:
-                raise InputError(
+                raise refuse(
                     f"component {component!r} item {i} ({obj['kind']}) has an invalid name {name!r}",
-                    path=source,
-                    hint="object names are DNS subdomains: lower-case letters, digits, '-' and '.'",
+                    "object names are DNS subdomains: lower-case letters, digits, '-' and '.'",
+                    component,
+                    name,
                 )
             if namespace is not None and not (isinstance(namespace, str) and _NAMESPACE.match(namespace)):
-                raise InputError(
+                raise refuse(
                     f"component {component!r} item {i} ({obj['kind']} {name}) has an invalid namespace {namespace!r}",
-                    path=source,
-                    hint="a namespace is a DNS label: lower-case letters, digits and '-', at most 63 characters",
+                    "a namespace is a DNS label: lower-case letters, digits and '-', at most 63 characters",
+                    component,
+                    namespace,
                 )
             if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]{0,62}", obj["kind"]):  # lower-cased, a DNS-1035 label
-                raise InputError(
+                raise refuse(
                     f"component {component!r} item {i} has an invalid kind {obj['kind']!r}",
-                    path=source,
-                    hint="a kind is a CamelCase word such as ConfigMap, at most 63 characters",
+                    "a kind is a CamelCase word such as ConfigMap, at most 63 characters",
+                    component,
+                    obj["kind"],
                 )
             size = len(object_filename(obj).encode())
             if size > MAX_FILE_NAME:
-                raise InputError(
+                raise refuse(
                     f"component {component!r} item {i} ({obj['kind']} {name}) would be written to a file "
                     f"name of {size} bytes, longer than file systems allow ({MAX_FILE_NAME})",
-                    path=source,
-                    hint="shorten the object's name or namespace",
+                    "shorten the object's name or namespace",
+                    component,
+                    name,
                 )
     return result

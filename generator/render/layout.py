@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from generator.errors import InputError
 from generator.inputs.load import Cluster
-from generator.library import registry
+from generator.library import jsonnet, registry
 from generator.paths import Project
 from generator.render import bootstrap, gitops
 from generator.yamlio.emit import to_yaml, to_yaml_plain
@@ -123,9 +123,13 @@ def lay_out(project: Project, cluster: Cluster, components: dict[str, list[dict]
     own = sorted(set(components) - {c.name for c in reg.components})
     for name in own:  # added by the cluster's overrides.libsonnet; the name becomes a folder
         if not reg.own_layer or not _COMPONENT.match(name):
+            written = jsonnet.find_written(cluster.overrides, [name]) if cluster.overrides else None
+            line, col = written or (0, 0)
             raise InputError(
                 f"invalid component name {name!r}: a component of one's own is named like a folder",
                 path=project.display(cluster.overrides or cluster.folder),
+                line=line,
+                col=col,
                 hint="use lower-case letters, digits and '-', e.g. 'team-settings'",
             )
     layers = [
