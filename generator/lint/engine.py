@@ -18,15 +18,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.lint import pods, suppress
 from generator.lint.loader import Source, resources_of
 from generator.lint.model import Document, Hit, Resource
-from generator.lint.rules import REGISTRY
+from generator.lint.rules import REGISTRY, fix_hint
 from generator.lint.settings import Settings
 from generator.validate import SchemaValidator
+from generator.yamlio.messages import TOO_DEEP_HINT
 
 # Kustomize's own files sit next to the manifests but are never applied to a cluster; its
 # file names (sigs.k8s.io/kustomize/api konfig/general.go, RecognizedKustomizationFileNames) mark them
@@ -136,6 +137,7 @@ class Engine:
         # nor an object without pod templates the rules that read only those
         self.templateless_rules = [r for r in self.object_rules if not getattr(r, "POD_TEMPLATES", False)]
         self.set_rules = [r for r in active if r.SCOPE == "set"]
+        self.fixes = {r.ID: fix_hint(r.ID) for r in active}  # every finding has a hint
         # the validator warns once per schema and process; kept per kind, each file using the
         # kind carries them (into the cache and out of worker processes)
         self._kind_warnings: dict[tuple, dict[str, None]] = {}
@@ -166,6 +168,7 @@ class Engine:
                 (fact, finding) for result in results for rule_id, fact, finding in result.facts if rule_id == rule.ID
             ]
             findings.extend(rule.check(facts, self.ctx))
+        findings = [f if f.hint else replace(f, hint=self.fixes[f.rule]) for f in findings]
         findings.sort(key=Diagnostic.sort_key)
         return Result(findings, results)
 
@@ -178,7 +181,7 @@ class Engine:
                             Location(doc.file, doc.error_line or 1, doc.error_col or 1),
                             self.severity[rule.ID],
                             hit.message,
-                            hit.hint,
+                            hit.hint or self.fixes[rule.ID],
                             rule.ID,
                         ),
                         "",
@@ -227,6 +230,7 @@ class Engine:
                             Location(res.document.file, res.document.first_line + 1, 1),
                             self.severity["K8S001"],
                             "nesting is too deep to check",
+                            TOO_DEEP_HINT,
                             rule="K8S001",
                             ref=res.ref,
                         ),
@@ -263,4 +267,5 @@ class Engine:
         severity = self.severity[rule_id]
         if hit.severity and rule_id not in self.settings.rules:  # the rule lowered it; the config decides
             severity = hit.severity
-        return Diagnostic(Location(file, line, col), severity, hit.message, hit.hint, rule_id, res.ref)
+        hint = hit.hint or self.fixes[rule_id]
+        return Diagnostic(Location(file, line, col), severity, hit.message, hint, rule_id, res.ref)

@@ -24,6 +24,7 @@ from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.errors import InputError
 from generator.lint.loader import Source
 from generator.lint.model import Hit, Resource
+from generator.lint.rules import fix_hint
 from generator.lint.settings import Settings
 from generator.validate import kubernetes, schemaset
 
@@ -167,7 +168,7 @@ def findings(output: dict, sources: list[Source], display) -> list[Diagnostic]:
             line, col = res.position(Hit("", path)) if res else (1, 1)
             msg = _dotted_pointers(msg, obj)
             text = f"kubeconform: {jsonpath.dotted(path)}: {msg}" if path else f"kubeconform: {msg}"
-            out.append(Diagnostic(Location(file, line, col), "error", text, rule=rule, ref=ref))
+            out.append(Diagnostic(Location(file, line, col), "error", text, fix_hint(rule), rule, ref))
     return out
 
 

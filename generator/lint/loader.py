@@ -172,7 +172,8 @@ def discover(paths: list[str], excludes: list[str], display) -> list[str]:
     """Every file to lint, in a stable order; a missing or special path given by name is a usage error.
 
     Inside folders, manifests that are not regular files (FIFOs, devices, symlinks to them)
-    are kept: ``read`` reports them without opening them.
+    are kept: ``read`` reports them without opening them. A folder that cannot be listed is
+    kept too, in its place: ``read`` reports it, so nothing is skipped without a word.
     """
     found: list[str] = []
     for raw in paths:
@@ -181,7 +182,7 @@ def discover(paths: list[str], excludes: list[str], display) -> list[str]:
             continue
         path = Path(raw)
         if path.is_dir():
-            for dirpath, dirnames, filenames in os.walk(path):
+            for dirpath, dirnames, filenames in os.walk(path, onerror=lambda exc: found.append(exc.filename)):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 for name in sorted(filenames):
                     if name.lower().endswith(SUFFIXES):
@@ -207,11 +208,15 @@ def read(path: str, display: str, strict: bool = True) -> Source:
 
 
 def raw(path: str) -> bytes | str:
-    """The bytes of a manifest file (``-``: stdin), or the message saying why it cannot be linted."""
+    """The bytes of a manifest file (``-``: stdin), or the message saying why it cannot be linted
+    (a folder here is one ``discover`` could not list)."""
     try:
+        if path != "-" and os.path.isdir(path):
+            os.listdir(path)
+            return "cannot read folder"
         data = _read_bytes(path)
     except OSError as exc:
-        return f"cannot read file: {exc.strerror}"
+        return f"cannot read {'folder' if os.path.isdir(path) else 'file'}: {exc.strerror or exc}"
     if data is None:
         return "not a regular file"
     limit = yamlread.MANIFESTS.file_bytes
@@ -223,7 +228,7 @@ def raw(path: str) -> bytes | str:
 def documents(data: bytes | str, display: str, is_json: bool = False, strict: bool = True) -> Iterator[Document]:
     """The documents of what ``raw`` gave, one at a time: a file of many documents is never all in memory."""
     if isinstance(data, str):
-        yield _failed(display, "", 0, data, 0, 0)
+        yield _failed(display, "", 0, data, 0, 0, _unread_hint(data))
         return
     try:
         text = data.decode("utf-8")
@@ -283,7 +288,8 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
     for first_line, chunk in split_documents(text):
         doc = Document(display, chunk, first_line)
         if len(chunk) > limits.document_bytes:
-            yield _failed(display, chunk, first_line, yamlmessages.too_large("document", limits.document_bytes), 0, 0)
+            message = yamlmessages.too_large("document", limits.document_bytes)
+            yield _failed(display, chunk, first_line, message, 0, 0, _DOCUMENT_TOO_LARGE_HINT)
             continue
         try:
             try:
@@ -308,7 +314,7 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
                 f"error unmarshalling resource: {exc.problem}",
                 mark.line if mark else 0,
                 mark.column if mark else 0,
-                yamlmessages.TAG_HINT if "!!" in str(exc.problem) else "",
+                yamlmessages.TAG_HINT if "!!" in str(exc.problem) else yamlmessages.KEY_HINT,
             )
         except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
@@ -331,7 +337,7 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
                 yamlmessages.BAD_CHARACTER_HINT,
             )
         except YAMLError as exc:
-            _fail(doc, f"error unmarshalling resource: {str(exc).splitlines()[0]}", 0, 0)
+            _fail(doc, f"error unmarshalling resource: {str(exc).splitlines()[0]}", 0, 0, yamlmessages.SYNTAX_HINT)
         except yamlread.TooDeep as exc:
             _fail(
                 doc,
@@ -341,7 +347,7 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
                 yamlmessages.TOO_DEEP_HINT,
             )
         except RecursionError:
-            _fail(doc, "error unmarshalling resource: nesting is too deep", 0, 0)
+            _fail(doc, "error unmarshalling resource: nesting is too deep", 0, 0, yamlmessages.TOO_DEEP_HINT)
         except (ValueError, TypeError, IndexError) as exc:
             # ruamel's constructors raise these for explicit tags on the wrong text (!!float abc)
             _fail(
@@ -352,7 +358,7 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
                 yamlmessages.TAG_HINT,
             )
         except yamlaliases.TooManyAliases as exc:
-            _fail(doc, f"error unmarshalling resource: {exc}", exc.line, exc.col)
+            _fail(doc, f"error unmarshalling resource: {exc}", exc.line, exc.col, yamlmessages.ALIAS_HINT)
         _check_object(doc)
         if doc.error is not None or doc.data is not None:
             yield doc
@@ -365,7 +371,22 @@ def _check_object(doc: Document) -> None:
             "error unmarshalling resource: a document must be a mapping (a Kubernetes object)",
             first_content_line(doc.text),
             0,
+            "write one object per document (`apiVersion`, `kind`, `metadata`), or a `kind: List` of them",
         )
+
+
+# the API server keeps objects in etcd, whose requests are at most 1.5 MiB by default
+# (etcd --max-request-bytes); kubeconform reads documents of at most 4 MiB
+_DOCUMENT_TOO_LARGE_HINT = "split the data over several objects, or keep it out of the manifests (an image, a volume)"
+
+
+def _unread_hint(message: str) -> str:
+    """The hint for a file or folder ``raw`` could not give the text of."""
+    if message.startswith("cannot read"):
+        return "check that the path exists and that this user may read it (and list a folder), or exclude it"
+    if message == "not a regular file":
+        return "lint reads regular files: pass the manifest itself, or exclude this path"
+    return "split the manifests over several files"  # larger than the file limit
 
 
 def _load_full(yaml: YAML, chunk: str):

@@ -16,6 +16,8 @@ BAD_CHARACTER_HINT = 'remove the character, or write it as an escape inside a do
 TAG_HINT = "remove the !!tag, or fix the value it applies to"
 NOT_UTF8_HINT = "save the file as UTF-8"
 TOO_DEEP_HINT = "flatten the document: objects nest a few levels"
+ALIAS_HINT = "use fewer or shallower YAML anchors and aliases"
+KEY_HINT = "keys are strings: quote the key, or write the value as a plain mapping"
 
 
 def too_large(what: str, limit: int, size: int | None = None) -> str:

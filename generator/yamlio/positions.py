@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from generator.diagnostic import line_col
 from generator.errors import InputError, InputWarning
 from generator.yamlio.messages import (
+    ALIAS_HINT,
     BAD_CHARACTER_HINT,
     NOT_UTF8_HINT,
     TOO_DEEP_HINT,
@@ -315,7 +316,7 @@ def _check_aliases(text: str, display: str) -> None:
             path=display,
             line=exc.line + 1,
             col=exc.col + 1,
-            hint="use fewer or shallower YAML anchors and aliases",
+            hint=ALIAS_HINT,
         ) from None
 
 
@@ -412,7 +413,7 @@ def _ruamel_load(text: str, display: str) -> Located:
         raise InputError(
             f"the document expands to more than {nodes} nodes (nested aliases?)",
             path=display,
-            hint="use fewer or shallower YAML anchors and aliases",
+            hint=ALIAS_HINT,
         ) from None
     return Located(display, data, Positions.of((None, _ruamel_where(node, display))))
 

@@ -269,9 +269,12 @@ def test_special_files_in_a_folder_are_findings_without_being_read(project, run)
     os.mkfifo(folder / "pipe.yaml")
     result = run(project, "lint", str(folder))
     assert result.exit_code == 1
+    hint = "  hint: lint reads regular files: pass the manifest itself, or exclude this path"
     assert result.stdout.splitlines() == [
         "manifests/pipe.yaml:1:1: error: not a regular file [K8S001]",
+        hint,
         "manifests/zero.yaml:1:1: error: not a regular file [K8S001]",
+        hint,
     ]
 
 
@@ -426,3 +429,68 @@ def test_deep_json_is_bounded_as_yaml_is(tmp_path, levels):
     )
     assert (finding.line, finding.col) == (1, len('{"apiVersion": "v1", "d": ') + yamlread.MANIFESTS.depth)
     assert finding.hint
+
+
+def _refuse(monkeypatch, function: str, refused) -> None:
+    """``os.<function>`` fails with EACCES for ``refused``, as for a user without the permission
+    (the suite may run as root, whom permissions do not stop)."""
+    original = getattr(os, function)
+
+    def guarded(path, *args, **kwargs):
+        if os.fspath(path) == os.fspath(refused):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, function, guarded)
+
+
+def test_an_unreadable_folder_is_an_error_with_its_path(project, run, monkeypatch):
+    folder = project / "manifests" / "secret"
+    folder.mkdir(parents=True)
+    (folder / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", encoding="utf-8")
+    _refuse(monkeypatch, "scandir", folder)
+    _refuse(monkeypatch, "listdir", folder)
+    result = run(project, "lint", str(project / "manifests"))
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines()[:2] == [
+        "manifests/secret:1:1: error: cannot read folder: Permission denied [K8S001]",
+        "  hint: check that the path exists and that this user may read it (and list a folder), or exclude it",
+    ]
+
+
+def test_an_unreadable_file_is_an_error_with_its_path_and_a_hint(project, run, monkeypatch):
+    path = project / "cm.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", encoding="utf-8")
+    _refuse(monkeypatch, "open", path)
+    result = run(project, "lint", "--no-cache", str(path))
+    assert result.exit_code == 1, result.output
+    assert result.stdout.startswith("cm.yaml:1:1: error: cannot read file: Permission denied [K8S001]\n  hint: ")
+
+
+@pytest.mark.parametrize(
+    "text, rule",
+    [
+        ("metadata: {name: a}\n", "K8S002"),
+        ("apiVersion: v1\nmetadata: {name: a}\n", "K8S002"),
+        ("kind: ConfigMap\nmetadata: {name: a}\n", "K8S002"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndat: {}\n", "K8S003"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: []\n", "K8S003"),
+        ("- 1\n", "K8S001"),
+        ("a: [\n", "K8S001"),
+        ("a: {? [b]: c}\n", "K8S001"),
+        (_alias_bomb(7), "K8S001"),
+    ],
+)
+def test_every_finding_has_a_hint(tmp_path, text, rule):
+    path = tmp_path / "x.yaml"
+    path.write_text(text, encoding="utf-8")
+    findings = [f for f in lint_paths([str(path)], Settings()).findings if f.rule == rule]
+    assert findings and all(f.hint for f in findings), findings
+
+
+def test_a_document_over_the_size_limit_has_a_hint(tmp_path, monkeypatch):
+    monkeypatch.setattr(yamlread, "MANIFESTS", dataclasses.replace(yamlread.MANIFESTS, document_bytes=10))
+    path = tmp_path / "x.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", encoding="utf-8")
+    (finding,) = lint_paths([str(path)], Settings()).findings
+    assert "byte limit" in finding.message and finding.hint

@@ -23,6 +23,7 @@ checkov's skip annotation for it suppresses the hit too (``suppress``).
 
 from __future__ import annotations
 
+import functools
 from importlib import import_module
 from types import ModuleType
 
@@ -82,6 +83,14 @@ def sections(rule_module: ModuleType) -> tuple[str, str, str]:
     description, _, rest = text.partition("\n\nRationale:")
     rationale, _, fix = rest.partition("\n\nFix:")
     return description.strip(), " ".join(rationale.split()), " ".join(fix.split())
+
+
+@functools.cache
+def fix_hint(rule_id: str) -> str:
+    """The hint of a finding whose rule words none of its own: the first sentence of the
+    rule's Fix, so every finding says how to fix it."""
+    fix = sections(BY_ID[rule_id])[2]
+    return fix.split(". ")[0].rstrip(".").replace("``", "`")
 
 
 def examples(rule_module: ModuleType) -> list[rule_examples.Example]:

@@ -106,7 +106,11 @@ def check(res, ctx):
                 f"tolerate the GPU node taint {key}:NoSchedule, so it can never be scheduled"
             )
             if settings.knows_gpu_taints(ID):
-                yield Hit(message, where)
+                yield Hit(
+                    message,
+                    where,
+                    hint=f"add `{{key: {key}, operator: Exists, effect: NoSchedule}}` to the tolerations",
+                )
             else:
                 yield Hit(
                     message + " if the GPU nodes carry that taint", where, hint=UNKNOWN_TAINTS_HINT, severity="warning"

@@ -35,6 +35,9 @@ UNTYPED = True  # the one object rule that runs on objects without a string apiV
 def check(res, ctx):
     # kubeconform checks kind first
     if not isinstance(res.obj.get("kind"), str) or not res.obj.get("kind"):
-        yield Hit("missing 'kind' key", ("kind",) if "kind" in res.obj else ())
+        yield Hit("missing 'kind' key", ("kind",) if "kind" in res.obj else (), hint=_HINT)
     elif not isinstance(res.obj.get("apiVersion"), str) or not res.obj.get("apiVersion"):
-        yield Hit("missing 'apiVersion' key")
+        yield Hit("missing 'apiVersion' key", hint=_HINT)
+
+
+_HINT = "give the object `apiVersion` and `kind` as strings (e.g. `apiVersion: v1`, `kind: ConfigMap`), or remove the document"

@@ -38,6 +38,8 @@ from generator.lint.model import Hit
 from generator.yamlio import read as yamlread
 
 _YAML12_BOOLS = {"true", "True", "TRUE", "false", "False", "FALSE"}
+_UNKNOWN_HINT = "remove the field or correct its spelling: `kubectl explain {}` lists the fields the API server knows"
+_INVALID_HINT = "give the field the type and value its schema asks for: see `kubectl explain {}.{}`"
 
 ID = "K8S003"
 NAME = "schema"
@@ -54,13 +56,14 @@ def check(res, ctx):
             if problem.message.startswith("unknown field"):
                 if not ctx.settings.strict:
                     continue  # --no-strict: unknown fields pass, as without kubeconform -strict
-                yield Hit(f"strict decoding error: {problem.message}", problem.path)
+                yield Hit(
+                    f"strict decoding error: {problem.message}", problem.path, hint=_UNKNOWN_HINT.format(res.kind)
+                )
             else:
                 where = jsonpath.dotted(problem.path)
                 message = _shortened(problem.message, _at(res.obj, problem.path))
-                yield Hit(
-                    f"{where}: {message}" if where else message, problem.path, hint=_scalar_hint(res, problem.path)
-                )
+                hint = _scalar_hint(res, problem.path) or _INVALID_HINT.format(res.kind, where or "")
+                yield Hit(f"{where}: {message}" if where else message, problem.path, hint=hint)
 
 
 def _typed(obj: dict) -> bool:

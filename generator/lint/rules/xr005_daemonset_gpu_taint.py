@@ -88,7 +88,8 @@ def check(res, ctx):
                 f"taint {key}:NoSchedule, so it runs no pod there"
             )
             if settings.knows_gpu_taints(ID):
-                yield Hit(message, pod.path + ("tolerations",))
+                hint = f"add `{{key: {key}, operator: Exists, effect: NoSchedule}}` to the tolerations"
+                yield Hit(message, pod.path + ("tolerations",), hint=hint)
             else:
                 yield Hit(
                     message + " if the GPU nodes carry that taint",
