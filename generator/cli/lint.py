@@ -132,15 +132,13 @@ def lint(args: LintArgs) -> int:
     folded = fmt == "text" and not ctx.ui.verbose
     if args.ignore_missing_schemas:
         findings = [f for f in findings if f.rule != "K8S004"]
-    elif folded:
-        # one warning for the run, naming the kinds, as render and check give it
-        findings = [f for f in findings if not (f.rule == "K8S004" and f.severity == "warning")]
     _schema_notes(ctx, validator, unchecked, args.ignore_missing_schemas, folded)
     report = Report(
         findings,
         result.sources,
         ctx.project.root,
         color=bool(ctx.ui.color if ctx.ui.color is not None else sys.stdout.isatty()) and not args.output_file,
+        folded=folded,  # one warning for the run, naming the kinds, as render and check give it; still counted
     )
     text = render(fmt, report)
     if args.output_file:

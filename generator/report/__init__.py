@@ -23,13 +23,26 @@ _MODULES = {name: "json_format" if name == "json" else name for name in FORMATS}
 
 @dataclass
 class Report:
+    """``findings`` are every finding of the run, all counted, whatever the format; with
+    ``folded`` the text format lists the K8S004 warnings as the one summary warning the
+    command prints instead (``listed``), so the count, the summary and the exit code are
+    the same in every format."""
+
     findings: list[Diagnostic]
     sources: list[FileResult] = field(default_factory=list)
     workdir: Path = Path(".")
     color: bool = False
+    folded: bool = False
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
+
+    @property
+    def listed(self) -> list[Diagnostic]:
+        """The findings the text format prints one by one."""
+        if not self.folded:
+            return self.findings
+        return [f for f in self.findings if not (f.rule == "K8S004" and f.severity == "warning")]
 
     @property
     def resource_count(self) -> int:

@@ -11,4 +11,4 @@ from generator.diagnostic import format_text
 
 
 def format(report) -> str:
-    return "".join(format_text(f, report.color) + "\n" for f in report.findings)
+    return "".join(format_text(f, report.color) + "\n" for f in report.listed)

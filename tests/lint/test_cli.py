@@ -241,3 +241,16 @@ def test_default_target_is_rendered_of_the_project(run):
     result = run(root, "lint", "--format", "json", *crd_args())
     linted = json.loads(result.stdout)["summary"]["files"]
     assert result.exit_code == 0 and linted == len(list((root / "rendered").rglob("*.yaml"))) > 0
+
+
+@pytest.mark.parametrize("fail_on, code", [("warning", 1), ("error", 0)])
+def test_the_exit_code_and_the_count_are_the_same_in_every_format(tmp_path, run, fail_on, code):
+    """The text format folds the K8S004 warnings into one line; they still count."""
+    project = tmp_path
+    path = project / "widget.yaml"
+    path.write_text("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\n", encoding="utf-8")
+    for fmt in ("text", "json", "sarif", "junit", "github", "markdown"):
+        result = run(project, "lint", "--fail-on", fail_on, "-o", fmt, str(path))
+        assert result.exit_code == code, (fmt, result.output)
+    text = run(project, "lint", str(path))
+    assert "0 error(s), 1 warning(s)" in text.stderr
