@@ -206,3 +206,21 @@ def test_control_characters_of_a_jsonnet_error_are_escaped(project, run):
     assert result.exit_code == 2
     assert "boom\\u202e\\x00\\x7f" in result.stderr, result.stderr
     assert not any(c in result.stderr for c in "\u202e\x00\x7f\r")
+
+
+def test_a_file_larger_than_lint_reads_is_refused_at_the_override(project, run):
+    """What render writes, ``lint rendered/`` reads: one size limit, checked before writing."""
+    from generator.yamlio import read as yamlread
+
+    size = yamlread.MANIFESTS.document_bytes + 1024
+    text = "{\n  'team-settings'+: {\n    big: { apiVersion: 'v1', kind: 'ConfigMap',\n"
+    text += f"      metadata: {{ name: 'big', namespace: 'default' }}, data: {{ a: std.repeat('x', {size}) }} }},\n  }},\n}}\n"
+    _override(project, "aks-h100-training", text)
+    result = run(project, "render", "aks-h100-training")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        "clusters/aks-h100-training/overrides.libsonnet:4:25: error: 50-own/team-settings/configmap_default_big.yaml: "
+        f"the rendered file is {size + 195} bytes, larger than the {yamlread.MANIFESTS.document_bytes} byte limit"
+    ), result.stderr
+    assert "\n  hint: " in result.stderr
+    assert not (project / "rendered" / "aks-h100-training").exists()

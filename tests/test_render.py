@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -433,3 +435,25 @@ def test_check_of_a_current_but_invalid_tree_does_not_call_it_stale(project, run
     assert result.exit_code == 1
     assert "does not pass its checks" in result.stderr
     assert "out of date" not in result.stderr
+
+
+def test_rendered_is_made_0755_whatever_the_umask(project, run):
+    previous = os.umask(0)
+    try:
+        assert run(project, "render", CLUSTER).exit_code == 0
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((project / "rendered").stat().st_mode) == 0o755
+    assert stat.S_IMODE((project / "rendered" / CLUSTER).stat().st_mode) == 0o755
+
+
+@pytest.mark.parametrize("command", ["render", "check", "diff"])
+def test_a_rendered_tree_that_is_a_symlink_is_named_a_symlink(project, run, tmp_path, command):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (project / "rendered").mkdir()
+    (project / "rendered" / CLUSTER).symlink_to(elsewhere, target_is_directory=True)
+    result = run(project, command, CLUSTER)
+    assert result.exit_code == 2
+    assert f"rendered/{CLUSTER}: error: is a symlink; refusing to read or replace it\n  hint: " in result.stderr
+    assert list(elsewhere.iterdir()) == []

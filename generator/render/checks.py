@@ -6,10 +6,40 @@ Render and check stop a cluster on an error here; its old tree stays. What is fo
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.inputs.load import Cluster
 from generator.render.layout import Tree
 from generator.validate import SchemaValidator
+
+
+def oversized(tree: Tree, prefix: str, overrides: str, written: Path | None) -> list[Diagnostic]:
+    """Files larger than lint reads (``yamlread.MANIFESTS.document_bytes``: one object a
+    file), so what render writes, ``lint rendered/`` takes. Only an override can make such an
+    object: the error is at the line of ``overrides`` (shown as given, read from ``written``)
+    that names it, when it does."""
+    from generator.library import jsonnet
+    from generator.yamlio import messages, read
+
+    limit = read.MANIFESTS.document_bytes
+    problems = []
+    for placed in tree.placed:
+        size = len(tree.files[placed.relpath])
+        if size <= limit:
+            continue
+        name = placed.obj["metadata"]["name"]
+        line, col = (jsonnet.find_written(written, [placed.component], name) if written else None) or (0, 0)
+        problems.append(
+            Diagnostic(
+                Location(overrides or f"{prefix}/{placed.relpath}", line, col),
+                "error",
+                f"{placed.relpath}: {messages.too_large('the rendered file', limit, size)} lint reads",
+                "keep large data out of the object (an image, a volume) or split it over several: "
+                "the API server stores each object whole in etcd (1.5 MiB a request by default)",
+            )
+        )
+    return problems
 
 
 def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, prefix: str) -> list[Diagnostic]:
@@ -65,7 +95,12 @@ def check(
     require_schemas: bool,
     prefix: str,
     config: dict | None = None,
+    overrides: str = "",
 ) -> list[Diagnostic]:
-    """Schema problems, then the lint rules' errors, of every object of ``tree`` (files shown
-    under ``prefix``)."""
+    """Files too large to lint, else schema problems, then the lint rules' errors, of every
+    object of ``tree`` (files shown under ``prefix``; ``overrides``: the cluster's overrides
+    file as shown)."""
+    too_large = oversized(tree, prefix, overrides, cluster.overrides)
+    if too_large:  # megabytes of data: not worth validating, the tree is refused anyway
+        return too_large
     return validate(tree, validator, require_schemas, prefix) + lint_rules(tree, cluster, prefix, config)

@@ -55,5 +55,6 @@ def render_evaluated(
     tree = lay_out(project, cluster, components)
     prefix = project.display(project.rendered / cluster.name)
     problems = [d for w in cluster.warnings for d in w.diagnostics]
-    problems += check(tree, cluster, validator, require_schemas, prefix, config)
+    overrides = project.display(cluster.overrides) if cluster.overrides else ""
+    problems += check(tree, cluster, validator, require_schemas, prefix, config, overrides)
     return Rendered(cluster, components, tree, problems)

@@ -329,12 +329,7 @@ def _committed(project: Project, name: str) -> dict[str, bytes]:
             hint="rendered/ must be a real folder inside the project",
         )
     target = project.rendered / name
-    if not tree.is_owned(target):
-        raise InputError(
-            "exists but was not written by gpu-gitops",
-            path=project.display(target),
-            hint="move it away; render refuses to replace it",
-        )
+    tree.require_owned(target, project.display(target))
     return tree.read_tree(tree.current(project.rendered, name))
 
 

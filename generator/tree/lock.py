@@ -45,7 +45,9 @@ def project_lock(
         raise InputError(
             "is not a folder", path=shown, hint="rendered/ holds the rendered clusters; move the file away"
         )
-    rendered.mkdir(parents=True, exist_ok=True)
+    from generator.tree.write import make_folder
+
+    make_folder(rendered)  # 0755 whatever the umask, as the trees in it
     fd = os.open(rendered, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
     try:
         _acquire(fd, fcntl, shown, timeout, say)

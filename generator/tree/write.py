@@ -178,6 +178,30 @@ def is_owned(folder: Path) -> bool:
         return fh.readline().startswith(b"# Rendered by gpu-gitops")
 
 
+def require_owned(folder: Path, shown: str) -> None:
+    """Refuse a ``rendered/<cluster>`` render may not replace (``is_owned``), saying what it is."""
+    if is_owned(folder):
+        return
+    if folder.is_symlink():
+        raise InputError(
+            "is a symlink; refusing to read or replace it",
+            path=shown,
+            hint="a rendered tree is a real folder render writes; remove the link, then render again",
+        )
+    raise InputError(
+        "exists but was not written by gpu-gitops; refusing to replace it",
+        path=shown,
+        hint="move it away, or delete it if it is an old render",
+    )
+
+
+def make_folder(path: Path) -> None:
+    """``path`` as a folder, made with ``DIR_MODE`` whatever the umask when it is missing."""
+    if not path.is_dir():
+        path.mkdir(parents=True, exist_ok=True)
+        os.chmod(path, DIR_MODE)
+
+
 def current(rendered: Path, cluster: str) -> Path:
     """The folder that holds the cluster's committed tree right now: ``rendered/<cluster>``, or,
     when a two-rename swap is between its renames (or died there), the ``.old`` tree it moved aside."""
@@ -335,17 +359,12 @@ def write_tree(rendered: Path, cluster: str, files: dict[str, bytes], shown: str
     """
     target = rendered / cluster
     removed = recover(rendered, cluster, shown)
-    if not is_owned(target):
-        raise InputError(
-            "exists but was not written by gpu-gitops; refusing to replace it",
-            path=shown,
-            hint="move it away, or delete it if it is an old render",
-        )
+    require_owned(target, shown)
     current_files = read_tree(target)
     changes = compare(current_files, files)
     if changes.empty and (not target.exists() or _modes_ok(target)):
         return changes, removed
-    rendered.mkdir(parents=True, exist_ok=True)
+    make_folder(rendered)
     tag = owner_tag()
     staging = _scratch(rendered, "tmp", cluster, tag)
     try:
