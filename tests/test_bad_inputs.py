@@ -375,10 +375,11 @@ def test_override_patching_a_key_the_component_lacks_names_the_key(project, run)
     )
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
-    assert (
+    assert result.stderr.startswith(
+        f"clusters/{CLUSTER}/overrides.libsonnet:1:3: "
         "error: component 'workload-isolation' has no object 'namespace_gpu-trainin' to patch: an object's key "
-        "is the name of its rendered file without .yaml (docs/overrides.md)\n"
-    ) in result.stderr
+        "is the name of its rendered file without .yaml (docs/overrides.md) (in field workload-isolation)\n"
+    ), result.stderr
     assert not (project / "rendered" / CLUSTER).exists()
 
 
@@ -387,7 +388,7 @@ def test_override_replacing_a_component_with_neither_object_nor_list_names_it(pr
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
     assert result.stderr.startswith(
-        f"clusters/{CLUSTER}/overrides.libsonnet: error: component 'keda' must be an object of Kubernetes objects (or a list), got int"
+        f"clusters/{CLUSTER}/overrides.libsonnet:1:3: error: component 'keda' must be an object of Kubernetes objects (or a list), got int"
     )
     assert "hint: an override replaced the whole component; patch one object with" in result.stderr
 
@@ -410,7 +411,9 @@ def test_object_names_that_are_unsafe_file_names_are_refused(project, run, tmp_p
     )
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
-    assert f"clusters/{CLUSTER}/overrides.libsonnet: error: component 'workload-isolation'" in result.stderr
+    assert re.search(
+        rf"^clusters/{CLUSTER}/overrides.libsonnet:1:\d+: error: component 'workload-isolation'", result.stderr
+    )
     assert fragment in result.stderr
     assert not (project / "rendered").exists()
     assert sorted(p.name for p in tmp_path.rglob("*escaped*")) == []
@@ -427,7 +430,7 @@ def test_override_adding_a_component_that_is_no_folder_name_names_it(project, ru
     _overrides(project, "{ Extra: [] }\n")
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
-    assert f"clusters/{CLUSTER}/overrides.libsonnet: error: invalid component name 'Extra'" in result.stderr
+    assert f"clusters/{CLUSTER}/overrides.libsonnet:1:3: error: invalid component name 'Extra'" in result.stderr
     assert "../" not in result.stderr.split(":")[0]
 
 

@@ -206,16 +206,15 @@ def test_an_input_is_read_once_and_its_positions_only_when_asked(monkeypatch):
 @pytest.mark.parametrize(
     "text, path, where",
     [
-        ("a: 1\nt: !!omap [b: 1]\n", ("t", "b"), (2, 4)),  # a tagged container records no positions
-        ("a: !!python/object/apply:os.system [ls]\n", ("a", 0), (1, 4)),
+        ("a: 1\nt: !!map {b: 1}\n", ("t", "b"), (2, 11)),
+        ("a: !!seq [x]\n", ("a", 0), (1, 11)),
         ("m: {<<: {x: 1}}\n", ("m", "x"), (1, 10)),
         ("b: &b {x: 1, y: 2}\nm: {<<: *b, y: 3}\n", ("m", "x"), (1, 8)),  # a merged key the mapping also sets
         ("b: &b {x: 1}\nc: &c {<<: *b, z: 1}\nm:\n  <<: [*c]\n  w: 2\n", ("m", "x"), (1, 8)),
     ],
 )
 def test_tags_and_merge_keys_have_positions(text, path, where):
-    """Merged keys are where the mapping they come from writes them; a container with no
-    positions of its own places its parts at its start."""
+    """Merged keys are where the mapping they come from writes them."""
     doc = yamlpos.load_text(text, "x.yaml")
     assert doc.position(path) == where
     assert doc.positions  # every path has one
@@ -224,3 +223,20 @@ def test_tags_and_merge_keys_have_positions(text, path, where):
 def test_a_merge_key_overriding_a_merged_key_keeps_the_mapping_own_value():
     doc = yamlpos.load_text("b: &b {x: 1, y: 2}\nm: {<<: *b, y: 3}\n", "x.yaml")
     assert doc.data["m"] == {"x": 1, "y": 3} and doc.position(("m", "y")) == (2, 13)
+
+
+@pytest.mark.parametrize(
+    "text, where, tag",
+    [
+        ("a: 1\nt: !!omap [b: 1]\n", "2:4", "!!omap"),
+        ("provider: !!omap aks\n", "1:11", "!!omap"),
+        ("a: !!python/object/apply:os.system [ls]\n", "1:4", "!!python/object/apply:os.system"),
+        ("a:\n  b: !!set {x, y}\n", "2:6", "!!set"),
+        ("a: !!binary aGk=\n", "1:4", "!!binary"),
+        ("a: !custom x\n", "1:4", "!custom"),
+    ],
+)
+def test_a_tag_that_builds_no_json_value_is_refused_where_it_is(text, where, tag):
+    with pytest.raises(yamlpos.InputError) as caught:
+        yamlpos.load_text(text, "x.yaml")
+    assert str(caught.value).startswith(f"x.yaml:{where}: error: YAML tag {tag} is not supported in inputs\n  hint: ")

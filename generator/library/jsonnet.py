@@ -228,12 +228,12 @@ def _bound_error(exc: bounded.Bound, blame: str) -> InputError:
 
 def _to_input_error(error: EngineError, sandbox: Sandbox, blame: str) -> InputError:
     """Map the engine's message and stack trace to the user's location: the innermost frame
-    in a file of theirs (the cluster's folder) where there is one, else the innermost frame.
+    in a file of theirs (the cluster's folder), else the field being written where the
+    overrides file writes it, else the innermost frame.
 
     The engine reports ``<kind>: <message>`` and then one indented frame per line,
     innermost first: ``    /abs/path.libsonnet:LINE:COL-COL: what``, or, while it writes
-    the result, ``    field <name> manifestification`` without a file; such an error is
-    placed at that field in the overrides file when it writes the field. The message is the
+    the result, ``    field <name> manifestification`` without a file. The message is the
     engine's first part only; its whole text is the error's ``detail`` (printed under ``-v``).
     """
     lines = error.text.splitlines()
@@ -252,29 +252,33 @@ def _to_input_error(error: EngineError, sandbox: Sandbox, blame: str) -> InputEr
         hint = "look for a function that calls itself without a base case"
     else:
         hint = _hint_for(message)
-    if fields:
-        message = f"{message} (in field {'.'.join(fields)})"
     detail = error.text
+    if own:
+        return _at_frame(message, own[0], sandbox, hint, detail)
+    if fields:  # the field being written when it failed, where the overrides file writes it
+        message = f"{message} (in field {'.'.join(fields)})"
+        written = find_written(sandbox.display_root / blame, fields) if blame != ENTRY_NAME else None
+        if written:
+            return InputError(message, path=blame, line=written[0], col=written[1], hint=hint, detail=detail)
     if located:
-        frame = (own or located)[0]
-        return InputError(
-            message,
-            path=_shown(frame.group("file"), sandbox),
-            line=int(frame.group("line")),
-            col=int(frame.group("col")),
-            hint=hint,
-            detail=detail,
-        )
+        return _at_frame(message, located[0], sandbox, hint, detail)
     if error.failed_import:
         found = _find_import(*error.failed_import)
         if found:
             path, line, col = found
             return InputError(message, path=_shown(str(path), sandbox), line=line, col=col, hint=hint, detail=detail)
-    if fields and blame != ENTRY_NAME:
-        written = find_written(sandbox.display_root / blame, fields)
-        if written:
-            return InputError(message, path=blame, line=written[0], col=written[1], hint=hint, detail=detail)
     return InputError(message, path=blame, hint=hint, detail=detail)
+
+
+def _at_frame(message: str, frame: re.Match, sandbox: Sandbox, hint: str, detail: str) -> InputError:
+    return InputError(
+        message,
+        path=_shown(frame.group("file"), sandbox),
+        line=int(frame.group("line")),
+        col=int(frame.group("col")),
+        hint=hint,
+        detail=detail,
+    )
 
 
 # a frame of the result being written: "    field <name> manifestification"
@@ -337,4 +341,4 @@ def _hint_for(message: str) -> str:
         return "check the import path; it is relative to the importing file or to libsonnet/"
     if "object + array" in message:  # `'<component>'+: [...]`: a library component is keyed, not a list
         return "a component is an object keyed by file name: add or patch one object with '<component>'+: { '<key>': ... } (docs/overrides.md)"
-    return "the trace points at the Jsonnet expression that failed"
+    return "the expression at this position failed; -v prints the engine's trace"

@@ -337,6 +337,34 @@ def _check_version(text: str, display: str) -> None:
         )
 
 
+# explicit tags an input may carry: those of JSON's types (``!`` forces a string)
+_PLAIN_TAGS = frozenset(
+    {"!", *(f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "float", "bool", "null", "map", "seq"))}
+)
+
+
+def _check_tags(yaml, text: str, display: str) -> None:
+    """Inputs are JSON data: a tag that builds anything else (``!!omap``, ``!!set``,
+    ``!!binary``, ``!!python/...``, one of the writer's own) is an error at the tag, before
+    the round-trip loader builds what no input contract reads. Syntax errors are left to it."""
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        for event in yaml.parse(text):
+            tag = getattr(event, "tag", None)
+            if tag is not None and str(tag) not in _PLAIN_TAGS:
+                shown = str(tag).replace("tag:yaml.org,2002:", "!!")
+                raise InputError(
+                    f"YAML tag {shown} is not supported in inputs",
+                    path=display,
+                    line=event.start_mark.line + 1,
+                    col=event.start_mark.column + 1,
+                    hint="inputs are plain data (strings, numbers, booleans, lists, mappings): remove the tag",
+                )
+    except YAMLError:
+        return
+
+
 def _ruamel_load(text: str, display: str) -> Located:
     from ruamel.yaml import YAML
     from ruamel.yaml.constructor import DuplicateKeyError
@@ -350,6 +378,7 @@ def _ruamel_load(text: str, display: str) -> Located:
     _check_aliases(text, display)
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
+    _check_tags(yaml, text, display)
     try:
         node = yaml.load(text)
     except DuplicateKeyError as exc:

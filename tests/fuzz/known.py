@@ -43,3 +43,9 @@ def skip_known_message(subject: str) -> None:
     """Discard the example when ``subject`` is a known badly formed error or report."""
     if any(re.search(pattern, subject) for pattern in KNOWN_MESSAGES):
         reject()
+
+
+def raw_control(text: str) -> str | None:
+    """The first character of ``text`` a terminal would act on or hide (a control, format or
+    line-separator character; the line feed ends lines), or None: messages escape them."""
+    return next((c for c in text if not c.isprintable() and c != "\n"), None)

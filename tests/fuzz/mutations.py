@@ -5,7 +5,13 @@ Two kinds of damage, mixed in one example:
   types, huge integers, odd Unicode and control characters, deep nesting, odd keys, shared
   and self-referencing anchors; the result is written back as YAML (or JSON);
 - textual, on the bytes: inserted tokens and non-UTF-8 bytes, deleted spans, duplicated or
-  swapped lines (duplicate keys), tabs, line-ending changes, truncation, a BOM, UTF-16.
+  swapped lines (duplicate keys), tabs, line-ending changes, truncation, a BOM, UTF-16,
+  YAML tags on values and merge keys (``<<``) in mappings, some setting a key the mapping
+  sets too.
+
+Structural damage includes non-string values in string maps (labels, annotations, the Pod
+Security labels lint reads) and control characters (CR, NUL, DEL, ESC, bidi overrides) in keys
+and values, which every message must escape. ``deep_json`` writes JSON nested past any bound.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import contextlib
 import copy
 import io
 import json
+import re
 import sys
 from typing import Any
 
@@ -146,6 +153,28 @@ def _odd_text(max_size: int = 24) -> st.SearchStrategy[str]:
     return st.text(st.one_of(st.characters(), st.sampled_from(ODD_CHARS)), max_size=max_size)
 
 
+# Characters that rewrite what a terminal shows: a message must never carry them raw.
+CONTROL_CHARS = ["\r", "\x00", "\x7f", "\x1b[2K", "\u202e", "\x08", "\x9b", "\u2028"]
+# Tags a value can carry, from YAML's own to the ones only a Python loader would build.
+TAGS = [
+    "!!omap ",
+    "!!set ",
+    "!!map ",
+    "!!seq ",
+    "!!str ",
+    "!!int ",
+    "!!null ",
+    "!!timestamp ",
+    "!!binary ",
+    "!!python/object/apply:os.system ",
+    "!!python/name:os.system ",
+    "!custom ",
+    "!<tag:example.com,2026:x> ",
+]
+# Maps whose values the API server reads as strings only; and the label lint reads itself.
+STRING_MAPS = ("labels", "annotations", "matchLabels", "nodeSelector", "data")
+LABEL_KEYS = ["pod-security.kubernetes.io/enforce", "pod-security.kubernetes.io/warn", "app", "team"]
+
 huge_ints = st.integers(min_value=19, max_value=5001).flatmap(
     lambda digits: st.sampled_from([10**digits, -(10**digits), 10**digits - 1, 2**63, -(2**63) - 1])
 )
@@ -203,13 +232,27 @@ def structural(draw, doc: Any) -> Any:
                 "self-alias",
                 "move",
                 "root",
+                "string-map",
+                "control",
+                "control-key",
             ]
             if paths
-            else ["root", "add-key"]
+            else ["root", "add-key", "string-map"]
         )
     )
     if op == "root":
         return draw(values)
+    if op == "string-map":  # a non-string value where only strings are allowed
+        maps = [p for p in paths if p and p[-1] in STRING_MAPS and isinstance(_get(doc, p), dict)]
+        if not maps:
+            metadata = doc.get("metadata") if isinstance(doc, dict) else None
+            if isinstance(metadata, dict):
+                metadata["labels"] = CommentedMap()
+                maps = [("metadata", "labels")]
+        if maps:
+            target = _get(doc, draw(st.sampled_from(maps)))
+            target[draw(st.sampled_from(LABEL_KEYS))] = draw(st.one_of(values, st.lists(scalars, max_size=2)))
+        return doc
     if op == "add-key":
         containers = [()] + [p for p in paths if isinstance(_get(doc, p), dict)]
         target = _get(doc, draw(st.sampled_from(containers)))
@@ -250,11 +293,36 @@ def structural(draw, doc: Any) -> Any:
                 target[draw(keys)] = target
             else:
                 target.append(target)
+    elif op == "control":
+        parent[last] = draw(_controlled(parent[last] if isinstance(parent[last], str) else "x"))
+    elif op == "control-key" and isinstance(parent, dict):
+        value = parent.pop(last)
+        parent[draw(_controlled(str(last)))] = value
     elif op == "move":
         source = draw(st.sampled_from(paths))
         if source[: len(path)] != path:  # not into itself
             parent[last] = _get(doc, source)
     return doc
+
+
+def _controlled(text: str) -> st.SearchStrategy[str]:
+    """``text`` with a control character inside."""
+    return st.tuples(st.integers(0, len(text)), st.sampled_from(CONTROL_CHARS)).map(
+        lambda pick: text[: pick[0]] + pick[1] + text[pick[0] :]
+    )
+
+
+def deep_json(draw_depth: st.SearchStrategy[int] | None = None) -> st.SearchStrategy[bytes]:
+    """A Kubernetes object in JSON with a value nested about the depth bound, or far past it."""
+    depths = draw_depth or st.sampled_from([255, 256, 257, 300, 999, 1000, 1001, 5000, 100_000])
+
+    def build(pick) -> bytes:
+        depth, (opener, closer), duplicate = pick
+        head = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, '
+        head += '"x": 1, "x": 2, ' if duplicate else ""
+        return (head + '"data": ' + opener * depth + "1" + closer * depth + "}").encode()
+
+    return st.tuples(depths, st.sampled_from([("[", "]"), ('{"a": ', "}")]), st.booleans()).map(build)
 
 
 def _same_type(value: Any, doc: Any) -> st.SearchStrategy:
@@ -328,6 +396,8 @@ def textual(draw, data: bytes) -> bytes:
                 "bom",
                 "utf16",
                 "deep-text",
+                "tag",
+                "merge-key",
             ]
         )
     )
@@ -340,6 +410,23 @@ def textual(draw, data: bytes) -> bytes:
     if op == "delete":
         return data[:at] + data[at + draw(st.integers(1, 64)) :]
     line = draw(st.integers(0, len(lines) - 1))
+    keyed = [i for i, text in enumerate(lines) if _BLOCK_KEY.match(text)]
+    if op == "tag" and keyed:  # `key: !!omap value`
+        i = draw(st.sampled_from(keyed))
+        key = _BLOCK_KEY.match(lines[i])
+        assert key is not None
+        lines[i] = lines[i][: key.end()] + draw(st.sampled_from(TAGS)).encode() + lines[i][key.end() :]
+        return b"".join(lines)
+    if op == "merge-key" and keyed:  # `<<: {...}` before a key, merging that key too or not
+        i = draw(st.sampled_from(keyed))
+        key = _BLOCK_KEY.match(lines[i])
+        assert key is not None
+        indent, name = key.group(1), key.group(2)
+        merged = draw(st.sampled_from([b"{x: 1}", b"{" + name + b": 1}", b"{" + name + b": 1, y: [2]}", b"[{z: 1}]"]))
+        anchored = draw(st.booleans())
+        merge = indent + b"<<: " + (b"&m " if anchored else b"") + merged + b"\n"
+        tail = [indent + b"again: {<<: *m}\n"] if anchored else []
+        return b"".join(lines[:i] + [merge] + lines[i:] + tail)
     if op == "duplicate-line":  # a repeated key, or a repeated list item
         return b"".join(lines[: line + 1] + [lines[line]] + lines[line + 1 :])
     if op == "swap-lines":
@@ -360,13 +447,17 @@ def textual(draw, data: bytes) -> bytes:
     # deep-text: a value nested far deeper than any input needs; past the parser's recursion
     # limit (~500), but not so deep that rejecting it takes seconds (1,000 levels: ~14 s)
     depth = draw(st.integers(1, 600))
-    opener, closer = draw(st.sampled_from([(b"[", b"]"), (b"{a: ", b"}"), (b"- ", b"")]))
+    opener, closer = draw(st.sampled_from([(b"[", b"]"), (b"{a: ", b"}"), (b'{"a": ', b"}"), (b"- ", b"")]))
     nested = (
         opener * depth + b"x" + closer * depth
         if closer
         else b"".join(b"  " * i + opener + b"\n" for i in range(min(depth, 300))) + b"  " * min(depth, 300) + b"x"
     )
     return b"".join(lines[:line]) + b"deep: " + nested + b"\n" + b"".join(lines[line:])
+
+
+# a block mapping key at the start of a line: `  name: ` (indent, key), not a list item
+_BLOCK_KEY = re.compile(rb"^( *)([A-Za-z_][A-Za-z0-9_.-]*): ")
 
 
 @st.composite

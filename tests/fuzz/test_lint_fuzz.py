@@ -1,8 +1,10 @@
 """Mutated manifests through ``gpu-gitops lint``, in-process, as YAML and as JSON.
 
 Seeds are the repository's rendered files and, when ../shared is here, a few upstream
-manifests (read in place, never copied). The property: exit 0, 1 or 2, never a traceback;
-every finding has a line and a column; the machine-readable reports parse.
+manifests (read in place, never copied). The property: exit 0, 1 or 2, never a traceback
+(nor a signal: deep nesting is tried in a process of its own); every finding has a line, a
+column and a hint; nothing printed carries a raw control character, nor does a message or
+hint of the JSON and SARIF reports; the machine-readable reports parse.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from generator.cli import cli
 from generator.report import FORMATS
 from tests.conftest import CRD_SCHEMAS, REPO
 from tests.fuzz.budget import fuzz_settings
-from tests.fuzz.known import skip_known, skip_known_message
-from tests.fuzz.mutations import huge_ints, mutated_yaml, unlimited_int_digits, values
+from tests.fuzz.known import raw_control, skip_known, skip_known_message
+from tests.fuzz.mutations import deep_json, huge_ints, mutated_yaml, unlimited_int_digits, values
 
 # Rendered files and upstream manifests are drawn equally often, though there are far more
 # of the first.
@@ -60,7 +62,9 @@ def seed_object(draw) -> dict:
 def manifest(draw) -> tuple[str, bytes]:
     """(file suffix, content): a mutated seed, as YAML or JSON, or a JSON document of any shape."""
     suffix = draw(st.sampled_from([".yaml", ".yml", ".json"]))
-    shape = draw(st.integers(0, 7))
+    shape = draw(st.integers(0, 8))
+    if shape == 8:
+        return ".json", draw(deep_json())
     if shape <= 1:
         if shape == 0:
             top = draw(JSON_TOPS)
@@ -75,12 +79,19 @@ def manifest(draw) -> tuple[str, bytes]:
 
 
 def check_report(fmt: str, text: str) -> None:
-    """The machine-readable formats parse; JSON findings all have a line and a column."""
+    """The machine-readable formats parse; JSON findings all have a line, a column and a
+    hint; no message carries a raw control character."""
     if fmt == "json":
         for finding in json.loads(text)["findings"]:
             assert finding["line"] >= 1 and finding["column"] >= 1, f"finding without a position: {finding}"
+            assert finding.get("hint"), f"finding without a hint: {finding}"
+            raw = raw_control(finding["message"] + finding["hint"])
+            assert raw is None, f"raw {raw!r} in {finding}"
     elif fmt == "sarif":
-        json.loads(text)
+        for run in json.loads(text)["runs"]:
+            for result in run["results"]:
+                raw = raw_control(result["message"]["text"])
+                assert raw is None, f"raw {raw!r} in {result['message']}"
     elif fmt == "junit":
         try:
             ElementTree.fromstring(text)
@@ -106,5 +117,8 @@ def test_lint_survives_mutated_manifests(lint_dir, case, fmt, stdin):
         with skip_known():
             result = CliRunner().invoke(cli, args, input=data if stdin else None, catch_exceptions=False)
         assert result.exit_code in (0, 1, 2), f"exit {result.exit_code}:\n{result.output}"
+        printed = result.stderr + ("" if chosen in ("json", "sarif") else result.stdout)
+        raw = raw_control(printed)
+        assert raw is None, f"raw {raw!r} printed:\n{printed!r}"
         if result.exit_code != 2:
             check_report(chosen, result.stdout)

@@ -1,8 +1,9 @@
 """Mutated cluster inputs through ``gpu-gitops render``, in-process.
 
-The property: exit 0 or 2, never a traceback; on exit 2 every error is located
-(``path:line:col: error:``, or ``path: error:`` for a problem of the whole file) and has a
-``hint:``, and the tree rendered before is byte-identical afterwards.
+The property: exit 0 or 2, never a traceback; nothing printed carries a raw control
+character; on exit 2 every error is located (``path:line:col: error:``, or ``path: error:``
+for a problem of the whole file) and has a ``hint:``, and the tree rendered before is
+byte-identical afterwards.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from generator.cli import cli
 from tests.conftest import EXAMPLES, REPO
 from tests.fuzz.budget import fuzz_settings
-from tests.fuzz.known import skip_known, skip_known_message
+from tests.fuzz.known import raw_control, skip_known, skip_known_message
 from tests.fuzz.mutations import mutated_yaml
 
 LOCATED = re.compile(r"^\S.*?:(?P<line>[1-9]\d*):[1-9]\d*: error: \S")
@@ -76,6 +77,8 @@ def render_mutated(root: Path, cluster: str, data: bytes) -> None:
                 cli, ["--root", str(root), "--color", "never", "render", cluster], catch_exceptions=False
             )
         assert result.exit_code in (0, 2), f"exit {result.exit_code}:\n{result.output}"
+        raw = raw_control(result.stdout + result.stderr)
+        assert raw is None, f"raw {raw!r} printed:\n{result.output!r}"
         if result.exit_code == 2:
             check_error_output(result.stderr, data)
             assert snapshot(tree) == before, "a failed render changed the rendered tree"
