@@ -80,3 +80,11 @@ def test_line_col_counts_characters_from_one():
     assert [line_col(text, i) for i in range(len(text) + 1)] == [
         (1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3), (2, 4), (3, 1), (4, 1), (4, 2),
     ]  # fmt: skip
+
+
+def test_text_escapes_what_is_not_printable_in_every_part():
+    """A CR, NUL, DEL, an escape sequence or a bidi override from an input cannot rewrite the
+    line a reader sees: path, message and hint are escaped, for every command."""
+    found = Diagnostic(Location("a\rb.yaml", 2, 5), "error", "key 'x\x00\x7f\u202e'", "fix \x1b[2K it")
+    assert format_text(found) == "a\\rb.yaml:2:5: error: key 'x\\x00\\x7f\\u202e'\n  hint: fix \\x1b[2K it"
+    assert str(InputError("bad \r value", path="c.yaml", line=1, col=1)) == "c.yaml:1:1: error: bad \\r value"

@@ -214,3 +214,25 @@ def test_a_format_imports_only_its_own_module():
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, encoding="utf-8", check=True).stdout
     assert out.strip() == "['generator.report.json_format']"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "junit", "github", "markdown"])
+def test_control_characters_from_a_manifest_are_escaped_in_every_format(tmp_path, fmt):
+    path = tmp_path / "cm.yaml"
+    path.write_text(
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {"k\\r\\x00\\x7f\\u202e\\e[2K": 1}\n',
+        encoding="utf-8",
+    )
+    result = lint_paths([str(path)], Settings(), display=lambda p: "cm.yaml")
+    text = render(fmt, Report(result.findings, result.sources, tmp_path))
+    if fmt in ("json", "sarif"):  # JSON escapes what it writes; the messages it carries are escaped too
+        data = json.loads(text)
+        messages = (
+            [f["message"] for f in data["findings"]]
+            if fmt == "json"
+            else [r["message"]["text"] for r in data["runs"][0]["results"]]
+        )
+        text = "\n".join(messages)
+    shown = "k\\r\\x00\\x7f\\u202e\\x1b[2K"
+    assert (shown.replace("\\", "\\\\") if fmt == "markdown" else shown) in text, text  # Markdown doubles \\
+    assert not any(c in text for c in "\r\x00\x7f\u202e\x1b")
