@@ -414,6 +414,9 @@ def _ruamel_load(text: str, display: str) -> Located:
                 hint="remove the !!tag, or fix the value it applies to",
             ) from None
         node, problem = misfit
+        if problem is None:
+            kind = "mapping" if node.id == "mapping" else "sequence"
+            raise _complex_key(kind, node.start_mark.line + 1, node.start_mark.column + 1, display) from None
         if node.tag.endswith(":int") and sum(c.isdigit() for c in node.value) > sys.get_int_max_str_digits():
             raise _too_large_integer(node.value, node.start_mark, display) from None
         tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
@@ -447,8 +450,20 @@ def _ruamel_load(text: str, display: str) -> Located:
     return Located(display, data, Positions.of((None, _ruamel_where(node, display))))
 
 
+def _complex_key(kind: str, line: int, col: int, display: str) -> InputError:
+    """A mapping or sequence used as a key: inputs are JSON data, whose keys are strings."""
+    return InputError(
+        f"a {kind} is used as a key; keys must be strings",
+        path=display,
+        line=line,
+        col=col,
+        hint="write the key as a plain or quoted string, e.g. `name: value`",
+    )
+
+
 def _misfit(text: str):
-    """(node, error) of the first scalar its tag cannot build, or None."""
+    """(node, error) of the first scalar its tag cannot build, or of a mapping or sequence
+    used as a key (error None: the loader cannot hash it), or None."""
     from ruamel.yaml import YAML
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
@@ -465,6 +480,9 @@ def _misfit(text: str):
             except (ValueError, TypeError) as exc:
                 return node, exc
         elif isinstance(node, MappingNode):
+            for key, _value in node.value:
+                if isinstance(key, (MappingNode, SequenceNode)):
+                    return key, None
             stack.extend(part for pair in reversed(node.value) for part in reversed(pair))
         elif isinstance(node, SequenceNode):
             stack.extend(reversed(node.value))
@@ -514,14 +532,8 @@ def _ruamel_where(root: Any, display: str):
             for key, value in node.items():
                 key_at, value_at = key_marks(node, key, own)
                 if isinstance(key, (Mapping, tuple)):
-                    raise InputError(
-                        f"a {'mapping' if isinstance(key, Mapping) else 'sequence'} is used as a key; "
-                        "keys must be strings",
-                        path=display,
-                        line=key_at.start_mark.line + 1,
-                        col=key_at.start_mark.column + 1,
-                        hint="write the key as a plain or quoted string, e.g. `name: value`",
-                    )
+                    kind = "mapping" if isinstance(key, Mapping) else "sequence"
+                    raise _complex_key(kind, key_at.start_mark.line + 1, key_at.start_mark.column + 1, display)
                 entry = where[str(key)] = [key_at, value_at, None]
                 stack.append((value, entry, 2, value_at))
             holder[slot] = where
