@@ -17,6 +17,7 @@ from generator.consistency import (
     network,
     pools,
     provider,
+    provisioning,
     storage,
     tuning,
     workloads,
@@ -24,7 +25,7 @@ from generator.consistency import (
 from generator.errors import InputError
 from generator.yamlpos import Located
 
-MODULES = (pools, workloads, hugepages, gpu, autoscaling, network, tuning, storage, gitops, provider)
+MODULES = (pools, workloads, hugepages, gpu, autoscaling, network, tuning, storage, gitops, provider, provisioning)
 
 
 def run(spec: dict, doc: Located, facts: dict) -> list[InputError]:
