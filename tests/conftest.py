@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,10 +20,26 @@ EXAMPLES = sorted(p.name for p in (REPO / "clusters").iterdir() if (p / "cluster
 # come first, as kubeconform's first-match rule wants.
 _SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", REPO.parent / "shared"))
 CRD_SCHEMAS = _SHARED / "crd-schemas"
+# Karpenter's CRDs are only in the mirror (../shared/upstream-crds/karpenter): their schemas are
+# made once per session, as `schemas import` makes them, into a folder of the session's.
+KARPENTER_CRDS = _SHARED / "upstream-crds" / "karpenter"
+KARPENTER_SCHEMAS = Path(tempfile.mkdtemp(prefix="gpu-gitops-karpenter-schemas-"))
 CRD_LOCATIONS = [
     str(CRD_SCHEMAS / "_upstream-latest" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"),
     str(CRD_SCHEMAS / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"),
+    str(KARPENTER_SCHEMAS / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"),
 ]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _karpenter_schemas():
+    """The schemas of the Karpenter CRDs at the third location, for the session's tests."""
+    from generator.lint.crdimport import import_files
+
+    if KARPENTER_CRDS.is_dir():
+        import_files(sorted(KARPENTER_CRDS.glob("*.yaml")), KARPENTER_SCHEMAS, str)
+    yield
+    shutil.rmtree(KARPENTER_SCHEMAS, ignore_errors=True)
 
 
 def needs_crd_schemas():
