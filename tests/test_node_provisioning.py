@@ -369,3 +369,14 @@ def test_release_before_the_table_is_not_checked(project, run):
     result = run(project, "render", EKS)
     assert result.exit_code == 0, result.output
     assert "driver" not in result.stderr
+
+
+def test_override_that_breaks_the_node_class_reference_stops_the_render(project, run):
+    (project / "clusters" / EKS / "overrides.libsonnet").write_text(
+        "{ 'node-provisioning'+: { nodepool_h100+: { spec+: { template+: { spec+: {\n"
+        "  nodeClassRef+: { name: 'gpu' } } } } } } }\n"
+    )
+    result = run(project, "render", EKS)
+    assert result.exit_code == 2, result.output
+    assert 'EC2NodeClass.karpenter.k8s.aws "gpu" not found' in result.stderr
+    assert "[XR006]" in result.stderr
