@@ -255,6 +255,14 @@ CASES = {
         "label karpenter.sh/initialized is restricted in a NodePool",
         "karpenter.sh/nodepool: h100",
     ),
+    "provider-label": (
+        NAP,
+        "nodeSelector: {karpenter.sh/nodepool: h100}",
+        "nodeSelector: {karpenter.sh/nodepool: h100, karpenter.azure.com/sku-family: N}",
+        "nodeSelector: {karpenter.sh/nodepool: h100, karpenter.azure",
+        "label karpenter.azure.com/sku-family is restricted in a NodePool",
+        "karpenter.sh/nodepool: h100",
+    ),
     "capacity-type-selector": (
         EKS,
         "nodeSelector: {karpenter.sh/nodepool: h100}",

@@ -17,8 +17,9 @@ these checks keep the pool definition one that Karpenter launches as written:
 - the node class's EKS settings (the nodes' IAM role is required) only on EKS;
 - a ``nodeSelector`` the NodePool's nodes carry: ``karpenter.sh/nodepool`` is the pool's name,
   ``karpenter.sh/capacity-type`` and ``node.kubernetes.io/instance-type`` among the requested
-  values, no other ``karpenter.sh`` label nor ``kubernetes.io/hostname`` (the NodePool CRD's
-  rules); taints unique by key and effect (the API server's rule for a Node), none in the
+  values, no other label of the ``karpenter.sh`` or the provider's domain nor
+  ``kubernetes.io/hostname`` (the NodePool CRD's rules, ``IsRestrictedLabel`` in
+  kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/labels.go); taints unique by key and effect (the API server's rule for a Node), none in the
   ``karpenter.sh`` domain and not Cilium's startup taint;
 - a maintenance window that closes before it opens again;
 - ``workloads[].doNotDisrupt`` only where MutatingAdmissionPolicy v1 is served (1.36).
@@ -249,8 +250,10 @@ def _check_node_class(pool: dict, raw: dict, karpenter: dict, base: tuple, doc: 
                 )
 
 
-def _check_selector_and_taints(spec: dict, i: int, pool: dict, doc: Located) -> Iterator[InputError]:
+def _check_selector_and_taints(spec: dict, i: int, pool: dict, karpenter: dict, doc: Located) -> Iterator[InputError]:
     prov = pool["provisioning"]
+    # the provider's Karpenter restricts its own label domain too (karpenter.k8s.aws, karpenter.azure.com)
+    provider_domain = karpenter["nodeClass"]["apiVersion"].split("/")[0]
     for key, value in pool["nodeSelector"].items():
         where = ("nodePools", i, "nodeSelector", key)
         if key == NODEPOOL_LABEL and value != pool["name"]:
@@ -275,7 +278,8 @@ def _check_selector_and_taints(spec: dict, i: int, pool: dict, doc: Located) -> 
                 at_value=True,
             )
         elif key == "kubernetes.io/hostname" or (
-            key.split("/")[0].endswith("karpenter.sh") and key not in (NODEPOOL_LABEL, CAPACITY_TYPE_LABEL)
+            key.split("/")[0].endswith(("karpenter.sh", provider_domain))
+            and key not in (NODEPOOL_LABEL, CAPACITY_TYPE_LABEL)
         ):
             yield doc.error(
                 f"label {key} is restricted in a NodePool (Karpenter sets it itself)",
@@ -342,7 +346,7 @@ def _check_pool(spec: dict, i: int, pool: dict, doc: Located, facts: dict) -> It
     yield from _check_image(spec, pool, karpenter, base, doc)
     yield from _check_stack(spec, pool, karpenter, base, doc)
     yield from _check_node_class(pool, raw, karpenter, base, doc)
-    yield from _check_selector_and_taints(spec, i, pool, doc)
+    yield from _check_selector_and_taints(spec, i, pool, karpenter, doc)
     window = prov["disruption"].get("window")
     if window is not None:
         yield from _check_window(window, base + ("disruption", "window"), doc)
