@@ -42,8 +42,13 @@ def _karpenter_schemas():
     shutil.rmtree(KARPENTER_SCHEMAS, ignore_errors=True)
 
 
+def crd_schemas_present() -> bool:
+    """The upstream CRD schemas, and the Karpenter CRDs the third location is made from."""
+    return CRD_SCHEMAS.is_dir() and KARPENTER_CRDS.is_dir()
+
+
 def needs_crd_schemas():
-    return pytest.mark.skipif(not CRD_SCHEMAS.is_dir(), reason="upstream CRD schemas (../shared) not present")
+    return pytest.mark.skipif(not crd_schemas_present(), reason="upstream CRD schemas (../shared) not present")
 
 
 @pytest.fixture(scope="session")
@@ -134,7 +139,7 @@ def run():
 def strict_args() -> list[str]:
     """``--require-schemas`` with the upstream locations when they are here, else nothing:
     for tests whose subject is not upstream validity (that is asserted where it is)."""
-    return ["--require-schemas", *crd_args()] if CRD_SCHEMAS.is_dir() else []
+    return ["--require-schemas", *crd_args()] if crd_schemas_present() else []
 
 
 def crd_args() -> list[str]:

@@ -239,6 +239,14 @@ CASES = {
         "nodeClass.role is an EC2NodeClass setting",
         "remove nodeClass.role",
     ),
+    "aks-os-disk-too-large": (
+        NAP,
+        "rootVolumeGiB: 256",
+        "rootVolumeGiB: 4096",
+        "4096",
+        "an AKSNodeClass OS disk is 30 to 2048 GB, not 4096",
+        "the default is 128",
+    ),
     "nodepool-label-mismatch": (
         EKS,
         "nodeSelector: {karpenter.sh/nodepool: h100}",

@@ -14,7 +14,8 @@ these checks keep the pool definition one that Karpenter launches as written:
 - no MIG ``mixed`` layout: Karpenter launches for a pending pod by the instance type's
   resources (``nvidia.com/gpu``), and a pod that asks for ``nvidia.com/mig-*`` matches none;
 - no GPU Operator driver on EKS: the AMI alias picks the NVIDIA variant, which ships the driver;
-- the node class's EKS settings (the nodes' IAM role is required) only on EKS;
+- the node class's EKS settings (the nodes' IAM role is required) only on EKS, an AKS OS disk
+  size the AKSNodeClass takes;
 - a ``nodeSelector`` the NodePool's nodes carry: ``karpenter.sh/nodepool`` is the pool's name,
   ``karpenter.sh/capacity-type`` and ``node.kubernetes.io/instance-type`` among the requested
   values, no other label of the ``karpenter.sh`` or the provider's domain nor
@@ -41,6 +42,8 @@ CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 DAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
 WEEK = 7 * 24 * 60
+# AKSNodeClass spec.osDiskSizeGB bounds (Azure/karpenter-provider-azure v1.14.2 CRD: 30 to 2048).
+AKS_OS_DISK_GB = (30, 2048)
 # MutatingAdmissionPolicy admissionregistration.k8s.io/v1 is served (GA) from Kubernetes 1.36.
 MUTATING_POLICY_MINOR = 36
 
@@ -239,6 +242,14 @@ def _check_node_class(pool: dict, raw: dict, karpenter: dict, base: tuple, doc: 
             base + (("nodeClass",) if "nodeClass" in raw else ()),
             "set nodeClass.role to the node role Karpenter's install created (KarpenterNodeRole-<cluster> in the "
             "getting-started guide), with an EKS access entry of type EC2_LINUX",
+        )
+    size = node_class.get("rootVolumeGiB")
+    if not eks and size is not None and not AKS_OS_DISK_GB[0] <= size <= AKS_OS_DISK_GB[1]:
+        yield doc.error(
+            f"an AKSNodeClass OS disk is {AKS_OS_DISK_GB[0]} to {AKS_OS_DISK_GB[1]} GB, not {size}",
+            base + ("nodeClass", "rootVolumeGiB"),
+            "pick a size in that range (the default is 128)",
+            at_value=True,
         )
     if not eks:
         for key in ("role", "subnetTags", "securityGroupTags"):
