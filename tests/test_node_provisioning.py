@@ -396,3 +396,21 @@ def test_override_that_breaks_the_node_class_reference_stops_the_render(project,
     assert result.exit_code == 2, result.output
     assert 'EC2NodeClass.karpenter.k8s.aws "gpu" not found' in result.stderr
     assert "[XR006]" in result.stderr
+
+
+@pytest.mark.parametrize("cluster", [EKS, NAP])
+def test_admission_admits_a_gpu_pod_that_tolerates_the_nodepool_taints(rendered, cluster):
+    """The other side of the closure: the guardrail policy's toleration rule is met by exactly
+    the taints the NodePool puts on its nodes (an Equal toleration with the taint's value)."""
+    from test_gpu_admission_cel import evaluate, pod
+
+    objects = load_objects(rendered / cluster)
+    (policy,) = find(objects, "ValidatingAdmissionPolicy", "gpu-pod-guardrails")
+    for nodepool in find(objects, "NodePool"):
+        taints = nodepool["spec"]["template"]["spec"]["taints"]
+        tolerations = [
+            {"key": t["key"], "operator": "Equal", "value": t.get("value", ""), "effect": t["effect"]} for t in taints
+        ]
+        limits = {"limits": {"nvidia.com/gpu": 1, "memory": "8Gi"}}
+        assert evaluate(policy, pod(limits, tolerations)) == []
+        assert any("must tolerate" in m for m in evaluate(policy, pod(limits, [])))
