@@ -269,6 +269,10 @@ def test_older_cluster_renders_with_admission_off(project, run):
         ("H100-94GB", {"1g.12gb": 1, "2g.24gb": 1, "3g.47gb": 1}),
         ("H200-141GB", {"1g.18gb": 2, "2g.35gb": 1, "3g.71gb": 1}),
         ("B200", {"1g.23gb": 2, "2g.45gb": 1, "3g.90gb": 1}),
+        # gpu-operator v26.7.0 default mig-parted config, all-balanced for GB200 (0x294110DE)
+        ("GB200", {"1g.23gb": 2, "2g.47gb": 1, "3g.93gb": 1}),
+        ("GB200", {"1g.47gb": 4}),
+        ("GB200-186GB", {"7g.186gb": 1}),
         ("A30-24GB", {"2g.12gb": 1, "1g.6gb": 2}),
     ],
 )
@@ -283,6 +287,7 @@ def test_known_layouts_fit(model, layout):
         ("A100-40GB", {"1g.10gb": 4, "1g.5gb": 1}),
         ("H100-80GB", {"3g.40gb": 1, "1g.20gb": 3}),
         ("A30-24GB", {"4g.24gb": 1, "1g.6gb": 1}),
+        ("GB200", {"4g.93gb": 1, "3g.93gb": 1, "1g.23gb": 1}),
     ],
 )
 def test_overlapping_layouts_do_not_fit(model, layout):

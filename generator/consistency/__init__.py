@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from generator.consistency import (
     autoscaling,
+    dra,
     gitops,
     gpu,
     hugepages,
@@ -24,7 +25,7 @@ from generator.consistency import (
 from generator.errors import InputError
 from generator.yamlpos import Located
 
-MODULES = (pools, workloads, hugepages, gpu, autoscaling, network, tuning, storage, gitops, provider)
+MODULES = (pools, workloads, hugepages, gpu, dra, autoscaling, network, tuning, storage, gitops, provider)
 
 
 def run(spec: dict, doc: Located, facts: dict) -> list[InputError]:
