@@ -67,7 +67,9 @@ def _egress_problems(spec: dict, doc: Located) -> Iterator[InputError]:
             )
         written = doc.data.get("workloads", [])[i]
         quota = workload["quota"]
-        has_gpus = bool(quota.get("gpus")) or any(quota.get("mig", {}).values())
+        has_gpus = (
+            bool(quota.get("gpus")) or any(quota.get("mig", {}).values()) or any(quota.get("devices", {}).values())
+        )
         if (
             workload["type"] == "inference"
             and has_gpus

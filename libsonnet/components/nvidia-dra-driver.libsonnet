@@ -66,11 +66,11 @@ function(params)
     kubeletPlugin: {
       [if operator then 'nodeSelector']: { [gpu.draPluginLabel]: 'true' },
       affinity: gpu.poolsAffinity(pools),
-      tolerations: gpu.tolerationsForPools(pools),
+      [if gpu.tolerationsForPools(pools) != [] then 'tolerations']: gpu.tolerationsForPools(pools),
     },
     [if std.length(nvlink) > 0 && std.length(cpuPools) > 0 then 'controller']: {
       affinity: gpu.poolsAffinity(cpuPools),
-      tolerations: gpu.tolerationsForPools(cpuPools),
+      [if gpu.tolerationsForPools(cpuPools) != [] then 'tolerations']: gpu.tolerationsForPools(cpuPools),
     },
   };
 
