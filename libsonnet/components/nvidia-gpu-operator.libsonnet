@@ -134,10 +134,10 @@ function(params)
   k.keyed(
     if p.nvidia.mode != 'operator' || std.length(pools) == 0 then []
     else [
-      k.namespace(p.namespace, k.labels('nvidia-gpu-operator') + {
-        // Operands (driver, toolkit, MIG manager) are privileged host agents.
-        'pod-security.kubernetes.io/enforce': 'privileged',
-      }),
-    ] + helm.release(p, 'gpu-operator', p.namespace, p.repoURL, p.chart, p.nvidia.operatorVersion, values)
-    + (if draMetrics then draExporterAccess else [])
+           k.namespace(p.namespace, k.labels('nvidia-gpu-operator') + {
+             // Operands (driver, toolkit, MIG manager) are privileged host agents.
+             'pod-security.kubernetes.io/enforce': 'privileged',
+           }),
+         ] + helm.release(p, 'gpu-operator', p.namespace, p.repoURL, p.chart, p.nvidia.operatorVersion, values)
+         + (if draMetrics then draExporterAccess else [])
   )
