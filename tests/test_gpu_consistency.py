@@ -10,6 +10,9 @@ from generator import mig
 
 EKS, AKS, OCP = "eks-mi300x-inference", "aks-h100-training", "ocp-a100-tuned"
 ONPREM = "onprem-mi300x-operator"
+DRA = "onprem-gb200-dra"
+GB200_POOL = "gpu: {vendor: nvidia, model: GB200, perNode: 4, nodes: 18, allocation: dra, multiNodeNVLink: true}"
+MIG_CLAIM = "{name: b200-3g, pool: b200, mig: 3g.90gb}"
 
 
 def edit(project, cluster: str, old: str, new: str) -> str:
@@ -40,6 +43,94 @@ MIG_LAYOUT = "profiles: {3g.20gb: 1, 2g.10gb: 1, 1g.5gb: 2}"
 
 CASES = {
     # id: (cluster, old, new, needle for the line, message, hint)
+    "dra-before-1.34": (
+        DRA,
+        'kubernetesVersion: "1.34"',
+        'kubernetesVersion: "1.33"',
+        "allocation: dra\n",
+        "allocation: dra needs Kubernetes 1.34 or newer (resource.k8s.io/v1",
+        'set kubernetesVersion: "1.34"',
+    ),
+    "dra-with-time-slicing": (
+        DRA,
+        GB200_POOL,
+        GB200_POOL[:-1] + ", timeSlicing: {replicas: 2}}",
+        "gpu: {vendor: nvidia, model: GB200",
+        "timeSlicing is the device plugin's node-wide sharing",
+        "sharing: {strategy: TimeSlicing}",
+    ),
+    "nvlink-without-dra": (
+        DRA,
+        "gpu: {vendor: nvidia, model: L40S, perNode: 4, nodes: 2}",
+        "gpu: {vendor: nvidia, model: L40S, perNode: 4, nodes: 2, multiNodeNVLink: true}",
+        "model: L40S",
+        "multiNodeNVLink needs allocation: dra",
+        "set allocation: dra",
+    ),
+    "claim-on-device-plugin-pool": (
+        DRA,
+        MIG_CLAIM,
+        "{name: b200-3g, pool: l40s, mig: 3g.90gb}",
+        "pool: l40s, mig",
+        "claim 'b200-3g' names pool 'l40s', which is not an NVIDIA pool with allocation: dra",
+        "dra pools: b200, gb200",
+    ),
+    "claim-profile-not-in-layout": (
+        DRA,
+        MIG_CLAIM,
+        "{name: b200-3g, pool: b200, mig: 4g.90gb}",
+        "mig: 4g.90gb",
+        "claim 'b200-3g' asks for MIG profile 4g.90gb, which pool 'b200' does not have",
+        "use one of 1g.23gb, 2g.45gb, 3g.90gb",
+    ),
+    "whole-gpu-claim-on-mig-pool": (
+        DRA,
+        MIG_CLAIM,
+        "{name: b200-3g, pool: b200}",
+        "{name: b200-3g, pool: b200}",
+        "asks for whole GPUs, but pool 'b200' runs MIG",
+        "add mig: one of",
+    ),
+    "claim-larger-than-a-node": (
+        DRA,
+        "{name: gb200-node, pool: gb200, count: 4}",
+        "{name: gb200-node, pool: gb200, count: 8}",
+        "count: 8",
+        "asks for 8 devices, but a node of pool 'gb200' has 4",
+        "lower count to 4",
+    ),
+    "mps-setting-with-time-slicing": (
+        DRA,
+        "sharing: {strategy: MPS, activeThreadPercentage: 50",
+        "sharing: {strategy: TimeSlicing, activeThreadPercentage: 50",
+        "sharing: {strategy: TimeSlicing",
+        "activeThreadPercentage is an MPS setting",
+        "set strategy: MPS",
+    ),
+    "device-quota-above-capacity": (
+        DRA,
+        "devices: {mig.nvidia.com: 48}",
+        "devices: {mig.nvidia.com: 65}",
+        "mig.nvidia.com: 65",
+        "quota asks for 65 mig.nvidia.com devices; the dra pools publish 64",
+        "lower the quota",
+    ),
+    "compute-domain-on-pool-without-nvlink": (
+        DRA,
+        "{name: nvl72, pool: gb200}",
+        "{name: nvl72, pool: b200}",
+        "{name: nvl72, pool: b200}",
+        "ComputeDomain 'nvl72' names pool 'b200', which is not a dra pool with multiNodeNVLink: true",
+        "Multi-Node NVLink pools: gb200",
+    ),
+    "claim-named-like-a-channel-template": (
+        DRA,
+        "{name: gb200-node, pool: gb200, count: 4}",
+        "{name: nvl72-channel, pool: gb200, count: 4}",
+        "name: nvl72-channel",
+        "has the name the ComputeDomain's channel template takes",
+        "<name>-channel",
+    ),
     "profile-not-on-model": (
         EKS,
         MIG_LAYOUT,
