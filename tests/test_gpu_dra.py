@@ -86,7 +86,9 @@ def test_without_the_operator(project, run):
     exporter mapping DRA devices to pods."""
     edit(project, "    mode: operator\n", "    mode: device-plugin\n")
     objects = render(project, run)
-    plugins = sorted(d["metadata"]["name"] for d in find(objects, "DaemonSet") if "device-plugin" in d["metadata"]["name"])
+    plugins = sorted(
+        d["metadata"]["name"] for d in find(objects, "DaemonSet") if "device-plugin" in d["metadata"]["name"]
+    )
     assert plugins == ["nvidia-device-plugin-l40s"]
     assert find(objects, "RuntimeClass", "nvidia")
     driver = release_values(objects, "nvidia-dra-driver-gpu")
@@ -107,7 +109,9 @@ def test_without_the_operator(project, run):
     assert "KUBERNETES_ENABLE_DRA" not in [e["name"] for e in l40s["containers"][0]["env"]]
     assert "serviceAccountName" not in l40s
     (role,) = find(objects, "ClusterRole", "dcgm-exporter-read-resourceslices")
-    assert role["rules"] == [{"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices"], "verbs": ["get", "list", "watch"]}]
+    assert role["rules"] == [
+        {"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices"], "verbs": ["get", "list", "watch"]}
+    ]
 
 
 def test_exporter_dra_mapping_is_opt_in(project, run):
@@ -126,7 +130,9 @@ def test_operator_exporter_gets_its_token_and_slice_access(rendered):
     # the operator mounts the exporter's token only when pod metadata is on
     assert {"name": "DCGM_EXPORTER_KUBERNETES_ENABLE_POD_UID", "value": "true"} in env
     (binding,) = find(objects, "ClusterRoleBinding", "nvidia-dcgm-exporter-read-resourceslices")
-    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "nvidia-dcgm-exporter", "namespace": "gpu-operator"}]
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": "nvidia-dcgm-exporter", "namespace": "gpu-operator"}
+    ]
 
 
 # Devices as the kubelet plugin publishes them (deviceinfo.go, partitions.go, v25.12.0): the

@@ -28,9 +28,7 @@ def is_dra(gpu: dict) -> bool:
 def dra_pools(spec: dict) -> dict[str, dict]:
     """The ``allocation: dra`` NVIDIA pools by name."""
     return {
-        p["name"]: p
-        for p in spec["nodePools"]
-        if "gpu" in p and p["gpu"]["vendor"] == "nvidia" and is_dra(p["gpu"])
+        p["name"]: p for p in spec["nodePools"] if "gpu" in p and p["gpu"]["vendor"] == "nvidia" and is_dra(p["gpu"])
     }
 
 
