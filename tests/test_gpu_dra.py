@@ -237,3 +237,28 @@ def test_upstream_dra_examples_lint_clean_at_1_34(run, project):
     result = run(project, "lint", "--kubernetes-version", "1.34", str(examples))
     assert result.exit_code == 0, result.output
     assert " 0 error(s)" in result.output
+
+
+def test_documented_workloads_use_offered_claims_and_are_admitted(rendered):
+    """docs/examples/dra-claims.yaml names only claim templates the platform renders (or the
+    ComputeDomain generates) and passes the admission policy."""
+    from conftest import REPO
+    from ruamel.yaml import YAML
+    from test_gpu_admission_cel import evaluate
+
+    objects = load_objects(rendered / DRA)
+    offered = {(o["metadata"]["namespace"], o["metadata"]["name"]) for o in find(objects, "ResourceClaimTemplate")}
+    offered |= {
+        (o["metadata"]["namespace"], o["spec"]["channel"]["resourceClaimTemplate"]["name"])
+        for o in find(objects, "ComputeDomain")
+    }
+    (policy,) = find(objects, "ValidatingAdmissionPolicy", "gpu-pod-guardrails")
+    workloads = list(YAML(typ="safe").load_all((REPO / "docs" / "examples" / "dra-claims.yaml").read_text()))
+    assert [w["kind"] for w in workloads] == ["Deployment", "Job"]
+    for obj in workloads:
+        spec = obj["spec"]["template"]["spec"]
+        for claim in spec["resourceClaims"]:
+            assert (obj["metadata"]["namespace"], claim["resourceClaimTemplateName"]) in offered
+        assert evaluate(policy, obj) == []
+        without = {**obj, "spec": {**obj["spec"], "template": {"spec": {**spec, "tolerations": []}}}}
+        assert evaluate(policy, without), "a claim pod without the toleration must be refused"
