@@ -262,3 +262,26 @@ def test_documented_workloads_use_offered_claims_and_are_admitted(rendered):
         assert evaluate(policy, obj) == []
         without = {**obj, "spec": {**obj["spec"], "template": {"spec": {**spec, "tolerations": []}}}}
         assert evaluate(policy, without), "a claim pod without the toleration must be refused"
+
+
+def test_argocd_installs_the_driver_after_the_operator(project, run):
+    edit(
+        project,
+        "  engine: flux\n  repository: https://git.example.com/platform/gitops.git\n  branch: main\n",
+        "  engine: argocd\n  repository: https://git.example.com/platform/gitops.git\n  branch: main\n",
+    )
+    objects = render(project, run)
+    (app,) = find(objects, "Application", "nvidia-dra-driver-gpu")
+    assert app["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] == "1"
+    assert app["spec"]["source"] == {
+        "repoURL": "https://helm.ngc.nvidia.com/nvidia",
+        "chart": "nvidia-dra-driver-gpu",
+        "targetRevision": "25.12.0",
+        "helm": {
+            "releaseName": "nvidia-dra-driver-gpu",
+            "valuesObject": release_values(objects, "nvidia-dra-driver-gpu"),
+        },
+    }
+    # the Namespace (Pod Security privileged) is rendered, not created by Argo CD
+    assert "CreateNamespace=true" not in app["spec"]["syncPolicy"]["syncOptions"]
+    assert app["spec"]["destination"]["namespace"] == "nvidia-dra-driver-gpu"
