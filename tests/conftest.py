@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -20,35 +21,34 @@ EXAMPLES = sorted(p.name for p in (REPO / "clusters").iterdir() if (p / "cluster
 # come first, as kubeconform's first-match rule wants.
 _SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", REPO.parent / "shared"))
 CRD_SCHEMAS = _SHARED / "crd-schemas"
-# Karpenter's CRDs are only in the mirror (../shared/upstream-crds/karpenter): their schemas are
-# made once per session, as `schemas import` makes them, into a folder of the session's.
-KARPENTER_CRDS = _SHARED / "upstream-crds" / "karpenter"
-KARPENTER_SCHEMAS = Path(tempfile.mkdtemp(prefix="gpu-gitops-karpenter-schemas-"))
 CRD_LOCATIONS = [
     str(CRD_SCHEMAS / "_upstream-latest" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"),
     str(CRD_SCHEMAS / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"),
-    str(KARPENTER_SCHEMAS / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"),
 ]
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _karpenter_schemas():
-    """The schemas of the Karpenter CRDs at the third location, for the session's tests."""
+def _imported_locations(projects: tuple[str, ...]) -> list[str]:
+    """A location for the CRDs the examples render that ../shared/crd-schemas does not carry,
+    converted once per test run from the upstream CRD mirror (as `schemas import` does) into a
+    temporary folder: nothing derived from upstream is kept in the repository."""
     from generator.lint.crdimport import import_files
 
-    if KARPENTER_CRDS.is_dir():
-        import_files(sorted(KARPENTER_CRDS.glob("*.yaml")), KARPENTER_SCHEMAS, str)
-    yield
-    shutil.rmtree(KARPENTER_SCHEMAS, ignore_errors=True)
+    files = sorted(f for name in projects for f in (_SHARED / "upstream-crds" / name).glob("*.yaml"))
+    if not files:
+        return []
+    folder = Path(tempfile.mkdtemp(prefix="gpu-gitops-crd-import-"))
+    atexit.register(shutil.rmtree, folder, True)
+    import_files(files, folder, str)
+    return [str(folder / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")]
 
 
-def crd_schemas_present() -> bool:
-    """The upstream CRD schemas, and the Karpenter CRDs the third location is made from."""
-    return CRD_SCHEMAS.is_dir() and KARPENTER_CRDS.is_dir()
+# ComputeDomain (the DRA driver's CRD) of the onprem-gb200-dra example; NodePool, EC2NodeClass and
+# AKSNodeClass (Karpenter) of the provisioned pools.
+CRD_LOCATIONS += _imported_locations(("nvidia-dra-driver-gpu", "karpenter"))
 
 
 def needs_crd_schemas():
-    return pytest.mark.skipif(not crd_schemas_present(), reason="upstream CRD schemas (../shared) not present")
+    return pytest.mark.skipif(not CRD_SCHEMAS.is_dir(), reason="upstream CRD schemas (../shared) not present")
 
 
 @pytest.fixture(scope="session")
@@ -139,7 +139,7 @@ def run():
 def strict_args() -> list[str]:
     """``--require-schemas`` with the upstream locations when they are here, else nothing:
     for tests whose subject is not upstream validity (that is asserted where it is)."""
-    return ["--require-schemas", *crd_args()] if crd_schemas_present() else []
+    return ["--require-schemas", *crd_args()] if CRD_SCHEMAS.is_dir() else []
 
 
 def crd_args() -> list[str]:
