@@ -270,7 +270,9 @@ def wrap(node: Path, name: str, before: str = "", fail: bool = False) -> None:
     then fails (fail=True) or runs the real tool."""
     real = shutil.which(name)
     tool = node / "bin" / name
-    tool.write_text(f'#!/bin/sh\necho "{name} $*" >> "$STATE/log"\n{before}\n' + ("exit 1\n" if fail else f'exec {real} "$@"\n'))
+    tool.write_text(
+        f'#!/bin/sh\necho "{name} $*" >> "$STATE/log"\n{before}\n' + ("exit 1\n" if fail else f'exec {real} "$@"\n')
+    )
     tool.chmod(0o755)
 
 

@@ -276,7 +276,7 @@ def stamp(seconds_ago: int, micro: bool = True) -> str:
     """An API timestamp `seconds_ago` in the past (MicroTime, or Time without micro)."""
     import datetime
 
-    moment = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=seconds_ago)
+    moment = datetime.datetime.now(datetime.UTC) - datetime.timedelta(seconds=seconds_ago)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ" if micro else "%Y-%m-%dT%H:%M:%SZ")
 
 
