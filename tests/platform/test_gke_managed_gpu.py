@@ -102,8 +102,14 @@ def test_managed_mode_renders_only_what_gke_lacks(project, run):
             "strategy: mixed",
             "no nvidia.com/mig-* resource",
         ),
+        (
+            "timeSlicing: {replicas: 4}}",
+            "allocation: dra}",
+            "allocation: dra",
+            "the NVIDIA DRA driver beside it",
+        ),
     ],
-    ids=["not-gke", "dcgm-exporter", "renamed-time-slicing", "mixed-mig"],
+    ids=["not-gke", "dcgm-exporter", "renamed-time-slicing", "mixed-mig", "dra"],
 )
 def test_what_managed_mode_cannot_honour_is_a_located_error(project, run, old, new, fragment, message):
     assert old in GKE

@@ -35,7 +35,7 @@ def _nvidia_stack_errors(spec: dict, doc: Located, facts: dict) -> Iterator[Inpu
     """``gpu.nvidia.mode`` against the provider's ``managedNvidiaStack``: where the platform runs
     the driver and device plugin, the upstream plugin would advertise the GPUs a second time and
     its ``runtimeClassName: nvidia`` has no handler; ``managed`` renders no NVIDIA node software,
-    so whatever relied on it (the DCGM exporter, mixed MIG, renamed time-slicing) is refused."""
+    so whatever relied on it (the DCGM exporter, mixed MIG, renamed time-slicing, the DRA driver) is refused."""
     nvidia = [(i, p) for i, p in enumerate(spec["nodePools"]) if p.get("gpu", {}).get("vendor") == "nvidia"]
     mode, provider = spec["gpu"]["nvidia"]["mode"], spec["provider"]
     if not nvidia:
@@ -79,6 +79,14 @@ def _nvidia_stack_errors(spec: dict, doc: Located, facts: dict) -> Iterator[Inpu
                 "would exist",
                 ("nodePools", i, "gpu", "mig", "strategy"),
                 "use mig.strategy: single with the one profile the node pool's gpu-partition-size names",
+                at_value=True,
+            )
+        if gpu.get("allocation") == "dra":
+            yield doc.error(
+                f"pool {pool['name']} has allocation: dra, and with gpu.nvidia.mode managed {provider}'s device "
+                "plugin already advertises its GPUs: the NVIDIA DRA driver beside it would hand out the same GPUs again",
+                ("nodePools", i, "gpu", "allocation"),
+                "drop allocation: dra (GKE's device plugin advertises nvidia.com/gpu)",
                 at_value=True,
             )
         if gpu.get("timeSlicing", {}).get("renameByDefault"):
