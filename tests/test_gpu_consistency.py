@@ -155,7 +155,7 @@ CASES = {
     "gpu-util-on-mig-only-cluster": (
         EKS,
         "metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE, ",
-        "",
+        "metric: DCGM_FI_DEV_GPU_UTIL, ",
         "{deployment: embedder",
         "DCGM_FI_DEV_GPU_UTIL is not reported for MIG slices",
         "DCGM_FI_PROF_GR_ENGINE_ACTIVE",

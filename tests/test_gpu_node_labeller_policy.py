@@ -186,9 +186,7 @@ def test_the_labels_are_reasserted(rendered, tmp_path: Path):
     bin_dir.mkdir()
     calls = tmp_path / "calls"
     # kubectl succeeds twice, then is denied; sleep returns at once
-    (bin_dir / "kubectl").write_text(
-        f'#!/bin/sh\necho "$*" >> {calls}\n[ "$(wc -l < {calls})" -lt 3 ]\n'
-    )
+    (bin_dir / "kubectl").write_text(f'#!/bin/sh\necho "$*" >> {calls}\n[ "$(wc -l < {calls})" -lt 3 ]\n')
     (bin_dir / "sleep").write_text("#!/bin/sh\nexit 0\n")
     for tool in bin_dir.iterdir():
         tool.chmod(0o755)

@@ -80,7 +80,7 @@ def openshift_objects(tmp_path_factory) -> list[dict]:
     text = (REPO / "clusters" / "ocp-a100-tuned" / "cluster.yaml").read_text()
     extra = (
         "  - name: l40s\n"
-        "    nodeSelector: {node-role.kubernetes.io/worker-l40s: \"\"}\n"
+        '    nodeSelector: {node-role.kubernetes.io/worker-l40s: ""}\n'
         "    gpu: {vendor: nvidia, model: L40S, perNode: 4}\n"
     )
     text = text.replace("tuning:\n", extra + "tuning:\n", 1)
@@ -107,7 +107,9 @@ def test_every_container_starts_under_the_scc_that_admits_its_pod(openshift_obje
 
 
 def test_the_mig_check_pod_names_a_non_root_uid_for_its_non_root_containers(openshift_objects):
-    (ds,) = [o for o in openshift_objects if o["kind"] == "DaemonSet" and o["metadata"]["name"] == "gpu-validation-a100"]
+    (ds,) = [
+        o for o in openshift_objects if o["kind"] == "DaemonSet" and o["metadata"]["name"] == "gpu-validation-a100"
+    ]
     pod = ds["spec"]["template"]["spec"]
     assert admitting_scc(pod, {"restricted-v2", "privileged"}) == "privileged"
     users = {c["name"]: c["securityContext"].get("runAsUser") for c in pod["initContainers"] + pod["containers"]}
