@@ -99,9 +99,10 @@ function(params)
   k.keyed(
     if p.nvidia.mode != 'operator' || std.length(pools) == 0 then []
     else [
+      // The release's namespace holds its Helm storage and operands: kept with the release.
       k.namespace(p.namespace, k.labels('nvidia-gpu-operator') + {
         // Operands (driver, toolkit, MIG manager) are privileged host agents.
         'pod-security.kubernetes.io/enforce': 'privileged',
-      }),
+      }, k.keepOnRemoval(p.gitops.engine)),
     ] + helm.release(p, 'gpu-operator', p.namespace, p.repoURL, p.chart, p.nvidia.operatorVersion, values)
   )

@@ -111,9 +111,10 @@ function(params)
       [if std.objectHas(w.quota, 'pods') then 'pods']: std.toString(w.quota.pods),
     };
     [
+      // The applications' own objects and volumes live here: kept when the entry leaves Git.
       k.namespace(ns, labels + k.podSecurityLabels(w.podSecurity, p.kubernetesVersion) + {
         'gpu-gitops.io/workload-type': w.type,
-      }),
+      }, k.keepOnRemoval(p.gitops.engine)),
       policy(ns, 'default-deny-all', { podSelector: {}, policyTypes: ['Ingress', 'Egress'] }),
       policy(ns, 'allow-dns', {
         podSelector: {},
