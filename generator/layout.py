@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from generator import bootstrap, gitops, registry
+from generator import bootstrap, collisions, gitops, registry
 from generator.emit import to_yaml, to_yaml_plain
 from generator.errors import InputError
 from generator.inputs import Cluster
@@ -136,6 +136,7 @@ def lay_out(project: Project, cluster: Cluster, components: dict[str, list[dict]
         for layer in reg.layers
     ]
     sync = gitops.objects(project, cluster, layers)
+    collisions.check(project, cluster, [pair for _, pairs in layers for pair in pairs] + [(gitops.FOLDER, sync)], own)
     tree = build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync})
     tree.files.update(bootstrap.files(cluster.name, cluster.facts, components.get("cilium", [])))
     return tree

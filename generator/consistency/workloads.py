@@ -94,6 +94,7 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             at_value=True,
         )
     for i, workload in enumerate(spec["workloads"]):
+        yield from _reserved_namespace(spec, doc, i, workload["namespace"])
         yield from _shared_gpu_quota(spec, doc, i, workload)
         ns = workload["namespace"]
         gpus = workload["quota"].get("gpus")
@@ -120,6 +121,34 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 else "lower quota.gpus, or raise nodePools[].gpu.nodes / perNode to the pools' real size",
                 at_value=True,
             )
+
+
+# Namespaces of the platform itself: Kubernetes' own (kube-system, kube-public, kube-node-lease)
+# and OpenShift's (every openshift-* namespace belongs to a cluster operator). A workload
+# namespace renders default-deny, a quota and Pod Security labels onto its namespace. The
+# namespaces gpu-gitops's components render are refused after evaluation (generator/collisions.py).
+_RESERVED_PREFIXES = ("kube-", "openshift-")
+
+
+def _reserved_namespace(spec: dict, doc: Located, i: int, ns: str) -> Iterator[InputError]:
+    """A workload namespace must not be the platform's, nor the one Prometheus runs in."""
+    at = ("workloads", i, "namespace")
+    if ns.startswith(_RESERVED_PREFIXES) or ns == "openshift":
+        yield doc.error(
+            f"workloads[{i}] namespace {ns!r} belongs to the platform: its default-deny policies, quota and "
+            "Pod Security labels would land on the cluster's own components",
+            at,
+            "give the workload a namespace of its own (not kube-* or openshift-*)",
+            at_value=True,
+        )
+    elif ns == spec["monitoring"]["namespace"]:
+        yield doc.error(
+            f"workloads[{i}] namespace {ns!r} is monitoring.namespace: its default-deny policies would cut "
+            "Prometheus off from every target",
+            at,
+            "give the workload a namespace of its own, or set monitoring.namespace to where Prometheus runs",
+            at_value=True,
+        )
 
 
 def _shared_gpu_quota(spec: dict, doc: Located, i: int, workload: dict) -> Iterator[InputError]:
