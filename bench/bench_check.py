@@ -26,8 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from generator import fingerprint
 from generator.paths import Project
+from generator.tree import fingerprint
 
 REPO = Path(__file__).resolve().parent.parent
 TARGET_SECONDS = 0.5

@@ -17,8 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-from generator import evaluation, inputs, jsonnet
+from generator.inputs import load as inputs
+from generator.library import jsonnet
 from generator.paths import Project
+from generator.render import evaluation
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINES = {"rjsonnet": "rjsonnet", "gojsonnet": "_gojsonnet", "jsonnet (C++)": "_jsonnet"}

@@ -116,7 +116,7 @@ def bench_version(repeat: int) -> None:
 
 def _helper_cpu() -> float:
     """CPU seconds of this process's bounded Jsonnet helper so far (Linux)."""
-    from generator import bounded
+    from generator.library import bounded
 
     if bounded._helper is None:
         return 0.0
@@ -128,10 +128,12 @@ def _helper_cpu() -> float:
 def stages(project: Path) -> None:
     """Where one serial render of ``project`` spends its CPU, stage by stage, in this process
     (schemas compiled and modules imported before, as a run of many clusters amortises them)."""
-    from generator import checks, evaluation, fingerprint, inputs, layout
-    from generator import tree as tree_io
+    from generator.inputs import load as inputs
     from generator.paths import Project
-    from generator.pipeline import validator
+    from generator.render import checks, evaluation, layout
+    from generator.render.pipeline import validator
+    from generator.tree import fingerprint
+    from generator.tree import write as tree_io
 
     fresh = project.with_name(f"{project.name}-stages")
     shutil.copytree(project, fresh, ignore=shutil.ignore_patterns("rendered"))
@@ -168,7 +170,7 @@ def stages(project: Path) -> None:
             clock("checks.validate", checks.validate, tree, check, False, name)
             clock("checks.lint_rules", checks.lint_rules, tree, cluster, name)
             tree.files[fingerprint.SUM_FILE] = clock("fingerprint", fingerprint.sum_file, hashes, tree.files)
-            clock("tree (write)", tree_io.write_tree, project_.rendered, tree, name)
+            clock("tree (write)", tree_io.write_tree, project_.rendered, tree.cluster, tree.files, name)
             objects += sum(1 for rel in tree.files if rel.endswith(".yaml"))
     sums["Jsonnet helper"] = _helper_cpu() - helper_before
     total = sum(sums.values())

@@ -3,6 +3,8 @@
 ``os.cpu_count()`` counts the machine; a container or CI runner is usually allowed fewer, by CPU
 affinity (``taskset``, cpusets) or by a CFS quota (Kubernetes CPU limits, ``docker --cpus``).
 More workers than that only add scheduling and memory cost.
+
+May import: nothing of generator.
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ The location is left out when there is none, the line and column when unknown (0
 when no lint rule found it. Report formats (``generator.report``) read the same fields.
 Only the standard library is imported here (click, for colour, when colour is asked for):
 every command's start-up loads this module.
+
+May import: nothing of generator.
 """
 
 from __future__ import annotations

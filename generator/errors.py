@@ -4,6 +4,8 @@ Every error a user can cause (bad input, bad flags, a hostile import) is raised 
 ``InputError`` carrying its ``Diagnostic``s: where it happened and how to fix it. The CLI
 prints them as ``path:line:col: error: message`` plus a ``hint:`` line and exits 2. Anything
 else that escapes is a bug in gpu-gitops, not in the user's input.
+
+May import: generator.diagnostic.
 """
 
 from __future__ import annotations

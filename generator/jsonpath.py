@@ -4,6 +4,8 @@
 API server names fields in its errors. Shared by the input checks, the lint rules and the
 schema validator so a field is spelled the same wherever it is reported. Map keys that
 are not field names (``limits[nvidia.com/gpu]``) are added by the caller, which knows them.
+
+May import: nothing of generator.
 """
 
 from __future__ import annotations

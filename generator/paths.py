@@ -1,4 +1,7 @@
-"""Where a project's folders are, and how paths are shown to the user."""
+"""Where a project's folders are, and how paths are shown to the user.
+
+May import: nothing of generator.
+"""
 
 from __future__ import annotations
 

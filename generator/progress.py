@@ -2,6 +2,8 @@
 
 It draws on stderr, and only when stderr is a terminal, output is not quieted (``-q``) and
 the ``CI`` environment variable is unset: CI logs and pipes stay free of bar redraws.
+
+May import: nothing of generator.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ def empty_cache(tmp_path_factory, name: str, schema_checks: Path) -> Path:
 def _module_cache(tmp_path_factory, schema_checks):
     """A module's own fixtures are set up before any test's cache is: they get an empty cache of
     the module's (never the user's, nor one another module's fixtures wrote to)."""
-    from generator import pipeline
+    from generator.render import pipeline
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GPU_GITOPS_CACHE_DIR", str(empty_cache(tmp_path_factory, "module-cache", schema_checks)))
@@ -61,7 +61,7 @@ def _module_cache(tmp_path_factory, schema_checks):
 def _own_cache(tmp_path_factory, monkeypatch, schema_checks):
     """Every test gets an empty gpu-gitops cache: a schema set synced on this machine never leaks in,
     nor does one an earlier test synced (validators built on it are cached per process)."""
-    from generator import pipeline
+    from generator.render import pipeline
 
     monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(empty_cache(tmp_path_factory, "cache", schema_checks)))
     pipeline.validator.cache_clear()

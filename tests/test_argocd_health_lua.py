@@ -38,7 +38,7 @@ from conftest import EXAMPLES, REPO
 from lupa import lua51
 from ruamel.yaml import YAML
 
-from generator import inputs
+from generator.inputs import load as inputs
 from generator.paths import Project
 
 YAML_SAFE = YAML(typ="safe")

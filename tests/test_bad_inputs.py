@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.tree import read_tree
+from generator.tree.write import read_tree
 from tests.conftest import REPO
 
 CLUSTER = "aks-h100-training"

@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from generator import bounded
+from generator.library import bounded
 
 LIMITS = bounded.Limits(cpu_seconds=5, memory_mib=256)
 HERE = "tests.test_bounded"

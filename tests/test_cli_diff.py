@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from conftest import REPO
 
 from generator.cli import cli
-from generator.diffsummary import ClusterDiff, markdown
-from generator.tree import Changes
+from generator.tree.diffsummary import ClusterDiff, markdown
+from generator.tree.write import Changes
 
 
 @pytest.fixture(scope="module")

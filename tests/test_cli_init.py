@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from generator.inputs.scaffold import EDITOR_SCHEMA
 from generator.paths import _bundled
-from generator.scaffold import EDITOR_SCHEMA
 
 MODELINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)$", re.M)
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO
 from ruamel.yaml import YAML
 
-from generator import registry
+from generator.library import registry
 
 DOC = REPO / "docs" / "overrides.md"
 _EXAMPLE = r"```jsonnet\n// clusters/([a-z0-9-]+)/overrides\.libsonnet\n(.*?)```"

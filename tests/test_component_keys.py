@@ -7,11 +7,12 @@ from __future__ import annotations
 import pytest
 from conftest import EXAMPLES, REPO
 
-from generator import evaluation, jsonnet, registry
 from generator.errors import InputError
-from generator.inputs import load_cluster
-from generator.layout import object_filename
+from generator.inputs.load import load_cluster
+from generator.library import jsonnet, registry
 from generator.paths import Project
+from generator.render import evaluation
+from generator.render.layout import object_filename
 
 # The library's components before flattening: the keys of each.
 KEYS = (

@@ -11,9 +11,10 @@ import sys
 
 import pytest
 
-from generator import lock, tree
 from generator.errors import InputError
-from generator.fingerprint import SUM_FILE
+from generator.tree import lock
+from generator.tree import write as tree
+from generator.tree.fingerprint import SUM_FILE
 
 CLUSTER = "aks-h100-training"
 
@@ -150,7 +151,7 @@ def test_the_reported_interleaving_replayed_keeps_the_staging_folder(project, ru
     assert run(project, "render", CLUSTER).exit_code == 0
     expected = tree.read_tree(project / "rendered" / CLUSTER)
     shutil.rmtree(project / "rendered" / CLUSTER)
-    other = "from generator import tree; import sys, pathlib; tree.recover(pathlib.Path(sys.argv[1]), sys.argv[2], 'x')"
+    other = "from generator.tree import write as tree; import sys, pathlib; tree.recover(pathlib.Path(sys.argv[1]), sys.argv[2], 'x')"
     replayed = []
 
     def meanwhile(step):

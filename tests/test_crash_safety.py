@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from generator import tree
+from generator.tree import write as tree
 
 CLUSTER = "aks-h100-training"
 
@@ -20,7 +20,8 @@ CLUSTER = "aks-h100-training"
 # cluster, step, n-th time the step is reached, "1" to force the two-rename fallback.
 _KILL_AT = """
 import os, signal, sys
-from generator import cli, tree
+from generator import cli
+from generator.tree import write as tree
 root, cluster, step, nth, fallback = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1"
 seen = 0
 def kill_at(name):

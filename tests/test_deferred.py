@@ -8,8 +8,8 @@ import json
 import pytest
 from ruamel.yaml import YAML
 
-from generator.deferred import resolve
 from generator.errors import InputError
+from generator.library.deferred import resolve
 
 
 def _marker(fmt, value):

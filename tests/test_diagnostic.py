@@ -8,7 +8,7 @@ import click
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef, format_text
 from generator.errors import InputError, InputErrors, InputWarning
-from generator.tree import LeftoverError
+from generator.tree.write import LeftoverError
 
 
 def test_text_names_what_is_known_of_the_place():

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from generator import emit
-from generator.emit import to_yaml
+from generator.yamlio import emit
+from generator.yamlio.emit import to_yaml
 
 _SAFE = YAML(typ="safe", pure=True)
 

@@ -6,10 +6,10 @@ import shutil
 
 from conftest import EXAMPLES
 
-from generator import evaluation
 from generator.errors import InputError
-from generator.inputs import load_cluster
+from generator.inputs.load import load_cluster
 from generator.paths import Project
+from generator.render import evaluation
 
 CLUSTER = "aks-h100-training"
 # a component of the cluster's own, keyed like the library's

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from conftest import REPO
 
 from generator.cli import cli
-from generator.fingerprint import SUM_FILE
+from generator.tree.fingerprint import SUM_FILE
 
 CLUSTER = "aks-h100-training"
 
@@ -37,12 +37,12 @@ def rendered_project(rendered_once, tmp_path) -> Path:
 @pytest.fixture
 def no_rendering(monkeypatch):
     """Any evaluation fails the test: the fast path must not get there."""
-    import generator.render
+    import generator.render.cluster
 
     def refuse(*args, **kwargs):
         raise AssertionError("rendered a cluster whose hashes all matched")
 
-    monkeypatch.setattr(generator.render, "render_evaluated", refuse)
+    monkeypatch.setattr(generator.render.cluster, "render_evaluated", refuse)
 
 
 def test_an_unchanged_fleet_is_checked_and_rendered_without_evaluating(rendered_project, run, no_rendering):
@@ -107,7 +107,7 @@ def test_validation_flags_on_the_command_line_take_the_full_path(rendered_projec
 
 def test_the_fast_path_imports_only_the_standard_library():
     code = (
-        "import sys; from generator import fingerprint, lock, pipeline, tree; "
+        "import sys; from generator.tree import fingerprint, lock, write; from generator.render import pipeline; "
         "heavy = sorted(m for m in ('jsonschema', '_jsonnet', 'ruamel', 'click') if m in sys.modules); "
         "print(heavy)"
     )
@@ -121,14 +121,16 @@ def test_a_synced_schema_set_is_validated_once_before_the_fast_path_trusts_a_tre
     import os
     from pathlib import Path
 
-    import generator.render
+    import generator.render.cluster
 
     schema_set = Path(os.environ["GPU_GITOPS_CACHE_DIR"]) / "crd-schemas" / "SET.json"
     schema_set.parent.mkdir(parents=True)
     schema_set.write_text('{"version": "test", "kinds": 0, "absent": []}')
     evaluated = []
-    real = generator.render.render_evaluated
-    monkeypatch.setattr(generator.render, "render_evaluated", lambda *a, **k: evaluated.append(1) or real(*a, **k))
+    real = generator.render.cluster.render_evaluated
+    monkeypatch.setattr(
+        generator.render.cluster, "render_evaluated", lambda *a, **k: evaluated.append(1) or real(*a, **k)
+    )
     assert run(rendered_project, "check", CLUSTER).exit_code == 0
     assert evaluated == [1]  # the full path: validated against the set
     assert run(rendered_project, "check", CLUSTER).exit_code == 0

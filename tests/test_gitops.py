@@ -11,8 +11,10 @@ import pytest
 from conftest import needs_crd_schemas
 from ruamel.yaml import YAML
 
-from generator import gitops, inputs, registry
+from generator.inputs import load as inputs
+from generator.library import registry
 from generator.paths import Project
+from generator.render import gitops
 
 YAML_SAFE = YAML(typ="safe")
 

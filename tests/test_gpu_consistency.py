@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from generator import mig
+from generator.inputs import mig
 
 EKS, AKS, OCP = "eks-mi300x-inference", "aks-h100-training", "ocp-a100-tuned"
 ONPREM = "onprem-mi300x-operator"

@@ -48,7 +48,7 @@ def test_an_unrelated_image_gets_the_listing_hint(project, run):
 
 def test_every_rendered_image_may_be_pinned(project, run):
     """The images the check knows are the ones the components render: pinning all of them renders."""
-    from generator.digests import rendered_images
+    from generator.library.digests import rendered_images
 
     assert run(project, "render", CLUSTER).exit_code == 0
     image = _plugin_image(project)

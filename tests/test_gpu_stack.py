@@ -11,7 +11,7 @@ from conftest import EXAMPLES, REPO
 from gpu_support import find, load_objects
 from ruamel.yaml import YAML
 
-from generator.inputs import load_cluster
+from generator.inputs.load import load_cluster
 from generator.paths import Project
 
 

@@ -330,8 +330,8 @@ def test_validation_and_quota_checks_count_capacity_alike(rendered):
     agree on what a pool advertises, or a passing node would not honour a passing quota."""
     from conftest import EXAMPLES
 
-    from generator.consistency.workloads import advertised_per_gpu, gpu_resource
-    from generator.inputs import load_cluster
+    from generator.inputs.consistency.workloads import advertised_per_gpu, gpu_resource
+    from generator.inputs.load import load_cluster
     from generator.paths import Project
 
     for cluster in EXAMPLES:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator import jsonnet
+from generator.library import jsonnet
 
 
 @pytest.fixture

@@ -18,9 +18,9 @@ from __future__ import annotations
 import pytest
 from conftest import REPO
 
-from generator import evaluation
-from generator.inputs import load_cluster
+from generator.inputs.load import load_cluster
 from generator.paths import Project
+from generator.render import evaluation
 
 # The namespace range restricted-v2 assigns from (openshift.io/sa.scc.uid-range, e.g. 1000650000/10000).
 RANGE = range(1000650000, 1000660000)

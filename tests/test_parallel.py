@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator import cpus, pipeline, progress, selection, tree
+from generator import cpus, progress
 from generator.cli import Ui, cli
+from generator.render import pipeline, selection
+from generator.tree import write as tree
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
 

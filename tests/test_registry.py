@@ -6,7 +6,7 @@ import re
 
 from conftest import REPO
 
-from generator import registry
+from generator.library import registry
 
 
 def test_registry_lists_every_component_file_and_nothing_else():
@@ -22,9 +22,9 @@ def test_main_fans_out_every_registered_component_exactly_once():
 
 
 def test_consistency_modules_are_all_registered():
-    from generator import consistency
+    from generator.inputs import consistency
 
-    on_disk = {p.stem for p in (REPO / "generator" / "consistency").glob("*.py") if p.stem != "__init__"}
+    on_disk = {p.stem for p in (REPO / "generator" / "inputs" / "consistency").glob("*.py") if p.stem != "__init__"}
     assert {m.__name__.rsplit(".", 1)[1] for m in consistency.MODULES} == on_disk
 
 

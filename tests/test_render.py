@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES, REPO, crd_args, needs_crd_schemas
 
-from generator import tree as tree_io
-from generator.fingerprint import SUM_FILE
-from generator.tree import read_tree
+from generator.tree import write as tree_io
+from generator.tree.fingerprint import SUM_FILE
+from generator.tree.write import read_tree
 
 CLUSTER = "aks-h100-training"
 
@@ -70,11 +70,9 @@ def test_a_re_render_links_unchanged_files_instead_of_writing_them(project, run)
 def test_a_file_edited_while_render_runs_is_written_not_linked(tmp_path, monkeypatch):
     """The link is taken only if the file still holds the rendered bytes: an in-place edit
     between reading the current tree and linking it must not pass for the rendered file."""
-    from generator.layout import Tree
-
     rendered = tmp_path / "rendered"
     marker = {"kustomization.yaml": b"# Rendered by gpu-gitops from clusters/c/cluster.yaml.\n"}
-    tree_io.write_tree(rendered, Tree("c", files={**marker, "a.yaml": b"kind: A\n"}), "rendered/c")
+    tree_io.write_tree(rendered, "c", {**marker, "a.yaml": b"kind: A\n"}, "rendered/c")
     linked = tree_io._link_unchanged
 
     def edit_then_link(current, staged, *rest):
@@ -82,9 +80,7 @@ def test_a_file_edited_while_render_runs_is_written_not_linked(tmp_path, monkeyp
         return linked(current, staged, *rest)
 
     monkeypatch.setattr(tree_io, "_link_unchanged", edit_then_link)
-    changes, _ = tree_io.write_tree(
-        rendered, Tree("c", files={**marker, "a.yaml": b"kind: A\n", "b.yaml": b"b\n"}), "rendered/c"
-    )
+    changes, _ = tree_io.write_tree(rendered, "c", {**marker, "a.yaml": b"kind: A\n", "b.yaml": b"b\n"}, "rendered/c")
     assert changes.added == ["b.yaml"]
     assert (rendered / "c" / "a.yaml").read_bytes() == b"kind: A\n"
 
@@ -168,15 +164,17 @@ def test_failed_write_leaves_the_previous_tree(project, run, monkeypatch):
 
     monkeypatch.setattr(tree_io, "_write_file", failing)
     with pytest.raises(OSError):
-        tree_io.write_tree(project / "rendered", _tree(project), CLUSTER)
+        tree = _tree(project)
+        tree_io.write_tree(project / "rendered", tree.cluster, tree.files, CLUSTER)
     assert read_tree(project / "rendered" / CLUSTER) == before
     assert [p.name for p in (project / "rendered").iterdir()] == [CLUSTER]
 
 
 def _tree(project: Path):
-    from generator import inputs, render
+    from generator.inputs import load as inputs
     from generator.paths import Project
-    from generator.pipeline import validator
+    from generator.render import cluster as render
+    from generator.render.pipeline import validator
 
     proj = Project(project)
     cluster = inputs.load_cluster(proj, CLUSTER)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from generator import fingerprint
-from generator.checks import lint_rules
 from generator.diagnostic import format_text
 from generator.errors import InputError
-from generator.inputs import load_cluster
-from generator.layout import build_tree
+from generator.inputs.load import load_cluster
 from generator.lint.rules import rule
 from generator.paths import Project
-from generator.tree import write_tree
+from generator.render.checks import lint_rules
+from generator.render.layout import build_tree
+from generator.tree import fingerprint
+from generator.tree.write import write_tree
 from generator.validate import SchemaValidator
 
 # a GPU job without a memory limit: GPU007, a warning by default
@@ -80,7 +80,7 @@ def test_staging_refuses_paths_that_leave_the_cluster_folder(tmp_path, rel):
     tree = build_tree("c1", [])
     tree.files[rel] = b"x: 1\n"
     with pytest.raises(InputError, match="leaves the cluster's folder"):
-        write_tree(tmp_path / "rendered", tree, "rendered/c1")
+        write_tree(tmp_path / "rendered", "c1", tree.files, "rendered/c1")
     assert not (tmp_path / "escape.yaml").exists()
 
 
@@ -88,7 +88,7 @@ def test_staging_writes_nested_folders(tmp_path):
     tree = build_tree("c1", [])
     tree.files["a/b/c/deep.yaml"] = b"x: 1\n"
     tree.files["a/top.yaml"] = b"y: 2\n"
-    write_tree(tmp_path / "rendered", tree, "rendered/c1")
+    write_tree(tmp_path / "rendered", "c1", tree.files, "rendered/c1")
     assert (tmp_path / "rendered" / "c1" / "a" / "b" / "c" / "deep.yaml").read_bytes() == b"x: 1\n"
     assert (tmp_path / "rendered" / "c1" / "a" / "top.yaml").read_bytes() == b"y: 2\n"
 

@@ -11,9 +11,10 @@ import re
 import pytest
 from conftest import EXAMPLES, REPO
 
-from generator import docs, versions
+from generator import docs
 from generator.errors import InputError
-from generator.inputs import resolve_ref
+from generator.inputs.load import resolve_ref
+from generator.library import versions
 
 SCHEMA = json.loads((REPO / "schemas" / "cluster.schema.json").read_text())
 TABLE = versions.load(REPO / "libsonnet")

@@ -2,7 +2,7 @@
 
 from generator.lint import lint_paths
 from generator.lint.settings import Settings
-from generator.yamlmessages import duplicate_key
+from generator.yamlio.messages import duplicate_key
 
 
 def test_duplicate_key_keeps_only_the_key():

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import yamlpos, yamlread
-from generator.yamlread import Fallback
+from generator.yamlio import positions as yamlpos
+from generator.yamlio import read as yamlread
+from generator.yamlio.read import Fallback
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((REPO / "clusters").glob("*/cluster.yaml")) + sorted(REPO.glob(".gpu-gitops.yaml"))

@@ -6,7 +6,8 @@ import pickle
 
 from conftest import REPO
 
-from generator import yamlpos, yamlread
+from generator.yamlio import positions as yamlpos
+from generator.yamlio import read as yamlread
 
 TEXT = "a:\n  b: [1, 2]\n  c:\n  - x: 1\n"
 

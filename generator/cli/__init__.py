@@ -5,6 +5,8 @@ lint, rules, explain; ``schemas``: import, sync; ``project``: init, schema, docs
 into a click function that parses and an execute function that runs (``common``,
 ``docs/api.md``). Exit codes: 0 clean; 1 drift or findings; 2 bad input or usage. A
 traceback is a bug.
+
+May import: any part of generator: the commands are the top of the import graph.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from generator.errors import InputError
 from generator.paths import Project, find_root, is_project_root
 
 if TYPE_CHECKING:
-    from generator import pipeline
+    from generator.render import pipeline
 
 # Commands import what they use when they run: `--version`, `--help` and `list` start
 # without loading the schema validator, the YAML library or the Jsonnet engine.
@@ -92,8 +92,8 @@ class Context:
         return self.config_path or self.project.root / ".gpu-gitops.yaml"
 
     def options(self, schema_locations: tuple[str, ...], require_schemas: bool) -> pipeline.Options:
-        from generator import pipeline
-        from generator.config import load_config
+        from generator.inputs.config import load_config
+        from generator.render import pipeline
 
         config = load_config(self.project, self.config_path)
         return pipeline.Options(
@@ -106,7 +106,7 @@ class Context:
     def fresh(self, names: list[str], schema_locations, require_schemas, for_render: bool = False) -> list[str]:
         """Clusters whose sum file says nothing changed. Validation flags given on the command
         line are not recorded in it, so with them every cluster takes the full path."""
-        from generator import fingerprint
+        from generator.tree import fingerprint
 
         if schema_locations or require_schemas:
             return []
@@ -115,13 +115,13 @@ class Context:
 
 def unchecked_summary(kinds: list[str], rule: str = "") -> Diagnostic:
     """The one warning a run gives for the kinds it found no schema for (``-v`` lists each object)."""
-    from generator import schemasync
+    from generator.validate import schemaset
 
     return Diagnostic(
         Location(),
         "warning",
         f"no schema found, not schema-checked: {', '.join(kinds)}",
-        schemasync.MISSING_HINT,
+        schemaset.MISSING_HINT,
         rule,
     )
 

@@ -27,7 +27,7 @@ from generator.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from generator import pipeline
+    from generator.render import pipeline
 
 
 @dataclass
@@ -65,8 +65,9 @@ class DiffArgs:
 
 def _render_all(ctx: Context, names: list[str], options: pipeline.Options, jobs: int | None) -> list[pipeline.Outcome]:
     """Render with a progress bar on a terminal, on every available CPU unless ``jobs`` says."""
-    from generator import cpus, pipeline
+    from generator import cpus
     from generator.progress import Progress, wanted
+    from generator.render import pipeline
 
     jobs = jobs or cpus.available()
     show = wanted(ctx.ui.quiet, len(names))
@@ -78,7 +79,7 @@ def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
     """Print every input error and rendered-object problem; True when any is an error."""
     if not outcomes:
         return False  # nothing was rendered: a clean no-op run imports nothing more
-    from generator import schemasync
+    from generator.validate import schemaset
 
     failed = False
     unchecked: set[str] = set()
@@ -94,7 +95,7 @@ def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
                 ctx.ui.diagnostic(problem)
     if unchecked and not ctx.ui.quiet:
         ctx.ui.diagnostic(unchecked_summary(sorted(unchecked)))
-    synced = schemasync.installed()
+    synced = schemaset.installed()
     if synced is not None and not ctx.ui.quiet:
         click.echo(f"custom resources checked against schema set {synced.version} ({synced.folder})", err=True)
     return failed
@@ -105,8 +106,8 @@ def render(args: RenderArgs) -> int:
     """Render the clusters into ``rendered/<cluster>/``; a cluster with errors keeps its old tree."""
     ctx = args.ctx
     ctx.require_project()
-    from generator import pipeline
-    from generator.scaffold import stale_editor_schema, write_editor_schema
+    from generator.inputs.scaffold import stale_editor_schema, write_editor_schema
+    from generator.render import pipeline
 
     chosen = pipeline.choose(ctx.project, args.clusters, args.changed_only, args.base, args.shard)
     fresh = ctx.fresh(chosen.names, args.schema_locations, args.require_schemas, for_render=True)
@@ -141,8 +142,8 @@ def check(args: CheckArgs) -> int:
     """1 when ``rendered/`` is not what render produces now, or does not pass its checks."""
     ctx = args.ctx
     ctx.require_project()
-    from generator import pipeline
-    from generator.scaffold import EDITOR_SCHEMA, stale_editor_schema
+    from generator.inputs.scaffold import EDITOR_SCHEMA, stale_editor_schema
+    from generator.render import pipeline
 
     chosen = pipeline.choose(ctx.project, args.clusters, args.changed_only, args.base, args.shard)
     fresh = ctx.fresh(chosen.names, args.schema_locations, args.require_schemas)
@@ -194,8 +195,8 @@ def diff(args: DiffArgs) -> int:
     """Print what render would change (a unified diff, or a Markdown summary); 1 when it would."""
     ctx = args.ctx
     ctx.require_project()
-    from generator import pipeline
-    from generator.diffsummary import ClusterDiff, markdown
+    from generator.render import pipeline
+    from generator.tree.diffsummary import ClusterDiff, markdown
 
     options = ctx.options(args.schema_locations, False)
     names = pipeline.select(ctx.project, args.clusters)

@@ -80,8 +80,9 @@ def _display(ctx: Context):
 @reports_input_errors
 def lint(args: LintArgs) -> int:
     """Lint the paths and print the report; 1 when a finding is at ``fail_on`` or above."""
-    from generator import cpus, providers
-    from generator.config import load_config
+    from generator import cpus
+    from generator.inputs.config import load_config
+    from generator.library import providers
     from generator.lint import kubeconform, lint_paths, make_validator
     from generator.lint.loader import discover, read
     from generator.lint.settings import Settings

@@ -37,7 +37,7 @@ class ListArgs:
 @reports_input_errors
 def init(args: InitArgs) -> int:
     """Write ``clusters/NAME/cluster.yaml``, commented and valid."""
-    from generator.scaffold import init_cluster
+    from generator.inputs.scaffold import init_cluster
 
     ctx = args.ctx
     path = init_cluster(ctx.project, args.name, args.force)

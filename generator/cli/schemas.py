@@ -43,7 +43,7 @@ def import_crds(args: ImportArgs) -> int:
 @reports_input_errors
 def sync(args: SyncArgs) -> int:
     """Install the pinned upstream CRDs' schemas in the user cache."""
-    from generator import schemasync
+    from generator.lint import schemasync
 
     installed = schemasync.sync(mirror=args.mirror)
     args.ctx.ui.out(f"schema set {installed.version}: {installed.kinds} schemas, in {installed.folder}")

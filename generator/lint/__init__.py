@@ -2,6 +2,9 @@
 
 ``lint_paths`` is the library entry point the CLI wraps; ``lint_objects`` runs the same
 rules over objects that render produced, so render, check and lint agree.
+
+May import: generator.diagnostic, generator.errors, generator.paths, generator.jsonpath,
+generator.yamlio, generator.library, generator.validate.
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ def lint_paths(
     from generator.lint.cache import ResultCache, run_key
     from generator.lint.engine import Engine
     from generator.lint.loader import discover
-    from generator.schemasync import cache_root
+    from generator.paths import cache_root
 
     files = discover(paths, settings.excludes, display)
     validator = validator or make_validator(settings)

@@ -19,13 +19,13 @@ import os
 import re
 from collections.abc import Iterable
 
-from generator import jsonpath, schemasync
+from generator import jsonpath
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.errors import InputError
 from generator.lint.loader import Source
 from generator.lint.model import Hit, Resource
 from generator.lint.settings import Settings
-from generator.validate import kubernetes
+from generator.validate import kubernetes, schemaset
 
 MAX_ARGUMENT_BYTES = 128 * 1024  # of file names per run, well under the kernel's limit
 _INVALID = {"statusInvalid", "INVALID"}
@@ -49,7 +49,7 @@ def command(binary: str, files: list[str], settings: Settings, ignore_missing_sc
         f"{major}.{minor}.0",
     ]
     locations = list(settings.schema_locations) or ["default"]
-    synced = schemasync.installed()
+    synced = schemaset.installed()
     if synced is not None:
         locations.append(synced.location)
     for location in locations:

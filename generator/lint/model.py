@@ -18,7 +18,7 @@ from ruamel.yaml.events import ScalarEvent
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from generator.diagnostic import ObjectRef
-from generator.yamlread import Positions
+from generator.yamlio.read import Positions
 
 
 @dataclass(frozen=True)

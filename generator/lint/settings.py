@@ -11,8 +11,8 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator import providers
 from generator.errors import InputError
+from generator.library import providers
 from generator.lint import options
 from generator.validate import kubernetes
 

@@ -2,6 +2,8 @@
 
 ``Report`` carries everything a format may need (the findings, ``Diagnostic``s; the files and
 resources that were linted, the rules, the working directory), so formats stay pure functions.
+
+May import: generator.diagnostic, generator.lint.
 """
 
 from __future__ import annotations

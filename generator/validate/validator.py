@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
-from generator import schemasync
 from generator.errors import InputError
 from generator.jsonpath import dotted
-from generator.validate import fastcheck, kubernetes, re2, structural
+from generator.validate import fastcheck, kubernetes, re2, schemaset, structural
 from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
 
 if TYPE_CHECKING:
@@ -119,7 +118,7 @@ class SchemaValidator:
         self.version = kubernetes.resolve_version(kubernetes_version)
         self.version_text = f"{self.version[0]}.{self.version[1]}.0"
         self.locations = list(locations or [])
-        self.schema_set = schemasync.installed()
+        self.schema_set = schemaset.installed()
         if self.schema_set is not None:
             self.locations.append(SchemaLocation(self.schema_set.location))
         self.cache = cache

@@ -52,7 +52,8 @@ JSON_TOPS = st.one_of(
 @st.composite
 def seed_object(draw) -> dict:
     seed = draw(st.sampled_from(draw(st.sampled_from(SEED_GROUPS))))
-    return json.loads(json.dumps(YAML(typ="safe").load(seed.read_text()), default=str))
+    documents = [d for d in YAML(typ="safe").load_all(seed.read_text(encoding="utf-8")) if isinstance(d, dict)]
+    return json.loads(json.dumps(draw(st.sampled_from(documents)), default=str))  # seeds may hold several
 
 
 @st.composite

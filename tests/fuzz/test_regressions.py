@@ -134,7 +134,7 @@ def test_render_complex_key_is_located_where_it_is(project, run):
 
 def test_render_layer_facts_of_a_kind_no_schema_can_have():
     """An overrides file can emit any kind: the GitOps layer facts call it not built in, no crash."""
-    from generator.gitops import layer_facts
+    from generator.render.gitops import layer_facts
 
     objects = [
         {"apiVersion": "v1", "kind": "K" * 300},

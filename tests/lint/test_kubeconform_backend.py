@@ -242,17 +242,17 @@ def test_user_locations_are_passed_as_given_without_default_first(app, run, tmp_
 
 
 def test_synced_set_is_passed_after_the_users_locations(app, run, tmp_path, monkeypatch):
-    from generator import schemasync
+    from generator.validate import schemaset
 
-    folder = schemasync.cache_root() / "crd-schemas"
+    folder = schemaset.cache_root() / "crd-schemas"
     folder.mkdir(parents=True)
-    (folder / schemasync.SET_FILE).write_text('{"version": "t", "kinds": 0}')
+    (folder / schemaset.SET_FILE).write_text('{"version": "t", "kinds": 0}')
     stub = _stub(tmp_path / "bin", {"resources": [], "summary": {}})
     run(app, "lint", "--kubeconform", str(stub), "app.yaml")
     args = (stub.parent / "args").read_text().split("\n")
     assert [args[i + 1] for i, a in enumerate(args) if a == "-schema-location"] == [
         "default",
-        str(folder / schemasync.LAYOUT),
+        str(folder / schemaset.LAYOUT),
     ]
 
 

@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from generator import yamlread
 from generator.lint import lint_paths, loader
 from generator.lint.settings import Settings
+from generator.yamlio import read as yamlread
 
 
 def test_documents_keep_their_line_offsets_and_lists_expand(tmp_path):
@@ -239,7 +239,7 @@ def test_a_5001_digit_number_says_what_it_is(tmp_path):
 
 def test_lint_and_the_input_checker_give_the_same_hint_for_a_tab(tmp_path):
     from generator.errors import InputError
-    from generator.yamlpos import load_text
+    from generator.yamlio.positions import load_text
 
     text = "apiVersion: v1\nkind: ConfigMap\n\tdata: {}\n"
     with pytest.raises(InputError) as raised:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from generator.checks import lint_rules
 from generator.diagnostic import format_text
-from generator.inputs import load_cluster
-from generator.layout import build_tree
+from generator.inputs.load import load_cluster
 from generator.lint.settings import for_cluster
 from generator.paths import Project
+from generator.render.checks import lint_rules
+from generator.render.layout import build_tree
 
 BAD_JOB = {
     "apiVersion": "batch/v1",

@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from generator import yamlread
 from generator.lint import lint_paths, quantity
 from generator.lint.settings import Settings
+from generator.yamlio import read as yamlread
 
 POD = """\
 apiVersion: v1

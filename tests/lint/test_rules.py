@@ -198,8 +198,8 @@ def test_a_rule_option_changes_only_that_rule(tmp_path):
 
 
 def _config_errors(tmp_path, text: str) -> list[str]:
-    from generator.config import load_config
     from generator.errors import InputErrors
+    from generator.inputs.config import load_config
     from generator.paths import Project
 
     (tmp_path / ".gpu-gitops.yaml").write_text(text)

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import schemasync
 from generator.errors import InputError
+from generator.lint import schemasync
+from generator.validate import schemaset
 
 SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[3] / "shared"))
 MIRROR = SHARED / "upstream-crds"
@@ -100,7 +101,7 @@ def test_a_changed_file_in_the_mirror_is_an_error_naming_it(tmp_path):
         schemasync.sync(
             mirror=tmp_path / "mirror", sources=_one_source("https://example.invalid/runs.yaml", CRD.encode())
         )
-    assert schemasync.installed() is None
+    assert schemaset.installed() is None
 
 
 def test_a_file_the_mirror_lacks_is_skipped_and_its_kinds_named(tmp_path):
@@ -109,7 +110,7 @@ def test_a_file_the_mirror_lacks_is_skipped_and_its_kinds_named(tmp_path):
         mirror=tmp_path / "mirror", sources=_one_source("https://example.invalid/runs.yaml", CRD.encode())
     )
     assert installed.absent == ("example.com/v1 Run",) and installed.kinds == 0
-    assert schemasync.installed() == installed
+    assert schemaset.installed() == installed
 
 
 CRD = """\
@@ -188,7 +189,7 @@ def test_download_is_verified_and_a_mismatch_keeps_the_previous_set(served):
     with pytest.raises(InputError, match="checksum mismatch for runs.yaml") as caught:
         schemasync.sync(sources=_one_source(url, CRD.encode(), version="test-2"))
     assert caught.value.location.path == url
-    kept = schemasync.installed()
+    kept = schemaset.installed()
     assert kept is not None and kept.version == "test-1"
     assert (
         json.loads((kept.folder / "example.com" / "run_v1.json").read_text())["properties"]["spec"]["properties"][
@@ -203,15 +204,15 @@ def test_download_is_verified_and_a_mismatch_keeps_the_previous_set(served):
 def test_unreachable_download_is_an_error(tmp_path):
     with pytest.raises(InputError, match="cannot download runs.yaml"):
         schemasync.sync(sources=_one_source("http://127.0.0.1:9/runs.yaml", CRD.encode()))
-    assert schemasync.installed() is None
+    assert schemaset.installed() is None
 
 
 def test_cache_folder_follows_the_platform_and_the_override(monkeypatch, tmp_path):
     monkeypatch.delenv("GPU_GITOPS_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert schemasync.cache_root() == tmp_path / "xdg" / "gpu-gitops"
+    assert schemaset.cache_root() == tmp_path / "xdg" / "gpu-gitops"
     monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path / "mine"))
-    assert schemasync.cache_root() == tmp_path / "mine"
+    assert schemaset.cache_root() == tmp_path / "mine"
 
 
 RUN = "apiVersion: example.com/v1\nkind: Run\nmetadata: {name: r}\nspec:\n  gpus: two\n"
@@ -259,9 +260,9 @@ def test_fresh_repository_lints_clean_before_and_after_sync(tmp_path, run, mirro
     assert len(warnings) == 1 and "HelmRelease (helm.toolkit.fluxcd.io/v2)" in warnings[0]
     sync_root, synced = mirror_sync
     assert synced.exit_code == 0, synced.output
-    assert not list(sync_root.glob("*.part")) and schemasync.installed(sync_root) is not None
-    shutil.copytree(sync_root / "crd-schemas", schemasync.cache_root() / "crd-schemas")
-    installed = schemasync.installed()
+    assert not list(sync_root.glob("*.part")) and schemaset.installed(sync_root) is not None
+    shutil.copytree(sync_root / "crd-schemas", schemaset.cache_root() / "crd-schemas")
+    installed = schemaset.installed()
     assert installed is not None and installed.version == schemasync.load_sources().version
     assert f"schema set {installed.version}: {installed.kinds} schemas" in synced.stdout
     # only kinds whose upstream file the mirror lacks may stay unchecked
@@ -278,7 +279,7 @@ def test_fresh_repository_lints_clean_before_and_after_sync(tmp_path, run, mirro
     if not absent:
         assert run(root, "lint", "--require-schemas").exit_code == 0
     assert "checked against schema set" in run(root, "lint").stderr
-    from generator import pipeline
+    from generator.render import pipeline
 
     pipeline.validator.cache_clear()  # render's validators live for the process; the CLI starts a new one
     render_again = run(root, "render", *([] if absent else ["--require-schemas"]))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from generator import evaluation
-from generator.inputs import load_cluster
+from generator.inputs.load import load_cluster
 from generator.paths import Project
+from generator.render import evaluation
 
 NAME = "t"
 

@@ -10,9 +10,10 @@ import yaml
 from clusterinput import BASE, replace, write
 from conftest import EXAMPLES, REPO
 
-from generator import bootstrap, evaluation, layout, providers
-from generator.inputs import load_cluster
+from generator.inputs.load import load_cluster
+from generator.library import providers
 from generator.paths import Project
+from generator.render import bootstrap, evaluation, layout
 
 WITH_CILIUM = [
     name

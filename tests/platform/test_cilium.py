@@ -12,7 +12,7 @@ import yaml
 from clusterinput import BASE, objects, replace, write
 from conftest import _SHARED, EXAMPLES, REPO
 
-from generator import versions
+from generator.library import versions
 
 CHART_DIR = _SHARED / "helm-values" / "cilium" / "1.19.6"
 # Values the chart documents only as a comment in values.yaml (`# -- mode is the operation mode of

@@ -33,8 +33,9 @@ FAIL:
       profiling: yes
 """
 
-from generator import jsonpath, yamlread
+from generator import jsonpath
 from generator.lint.model import Hit
+from generator.yamlio import read as yamlread
 
 _YAML12_BOOLS = {"true", "True", "TRUE", "false", "False", "FALSE"}
 

@@ -1,0 +1,62 @@
+"""The project configuration file, ``.gpu-gitops.yaml`` at the project root.
+
+Validated against ``schemas/config.schema.json`` (unknown keys are errors, with their line);
+absent file = all defaults. Command-line flags take precedence over the file.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from generator.errors import InputErrors
+from generator.paths import Project
+
+CONFIG_FILE = ".gpu-gitops.yaml"
+
+
+@dataclass
+class Config:
+    path: Path | None = None
+    data: dict = field(default_factory=dict)
+
+    @property
+    def schema_locations(self) -> list[str]:
+        """Locations with relative local paths made relative to the config file's folder."""
+        base = self.path.parent if self.path else Path(".")
+        out = []
+        for loc in self.data.get("schemaLocations", []):
+            if loc == "default" or loc.startswith(("http://", "https://", "/")):
+                out.append(loc)
+            else:
+                out.append(str(base / loc))
+        return out
+
+    @property
+    def require_schemas(self) -> bool:
+        return bool(self.data.get("requireSchemas", False))
+
+
+def load_config(project: Project, explicit: Path | None = None) -> Config:
+    path = explicit or (project.root / CONFIG_FILE)
+    if not path.is_file():
+        if explicit:
+            from generator.errors import InputError
+
+            raise InputError("config file not found", path=str(explicit), hint="check the --config path")
+        return Config()
+    # the YAML reader and JSON Schema load only for a file to read: a project without one
+    # (and a lint answered from its cache) does without them
+    from generator.inputs.load import apply_defaults, load_schema, schema_errors
+    from generator.lint.settings import rule_errors
+    from generator.yamlio.positions import load_file
+
+    doc = load_file(path, project.display(path))
+    schema = load_schema(project.schemas / "config.schema.json")
+    if doc.data is None:
+        doc.data = {}
+    errors = schema_errors(doc, schema) or rule_errors(doc)
+    if errors:
+        raise InputErrors(errors)
+    return Config(path, apply_defaults(schema, copy.deepcopy(doc.data)))

@@ -1,0 +1,35 @@
+"""Cross-field rules the input schema cannot express, one module per area.
+
+Each module has ``check(spec, doc, facts)`` yielding ``InputError``s located in the input (an
+``InputWarning`` for what renders but is probably not meant). ``spec`` is the defaulted input;
+``doc`` gives positions; ``facts`` is the provider's row of the library's ``providers.json``.
+The list below is the registry: a module that
+is not listed does not run, and a test checks that every module on disk is listed.
+"""
+
+from __future__ import annotations
+
+from generator.errors import InputError
+from generator.inputs.consistency import (
+    autoscaling,
+    gitops,
+    gpu,
+    hugepages,
+    network,
+    pools,
+    provider,
+    storage,
+    tuning,
+    workloads,
+)
+from generator.yamlio.positions import Located
+
+MODULES = (pools, workloads, hugepages, gpu, autoscaling, network, tuning, storage, gitops, provider)
+
+
+def run(spec: dict, doc: Located, facts: dict) -> list[InputError]:
+    errors: list[InputError] = []
+    for module in MODULES:
+        errors.extend(module.check(spec, doc, facts))
+    errors.sort(key=lambda e: (e.location.line, e.location.col))
+    return errors

@@ -1,0 +1,170 @@
+"""Workloads: unique namespaces, a known GPU vendor, and quotas the pools can honour."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from generator.errors import InputError
+from generator.inputs.conventions import gpu_vendors
+from generator.inputs.repeats import repeats
+from generator.yamlio.positions import Located
+
+# Time-sliced NVIDIA GPUs advertised under their own name (timeSlicing.renameByDefault).
+SHARED_GPU = "nvidia.com/gpu.shared"
+
+
+def advertised_per_gpu(gpu: dict) -> int:
+    """How many units of ``gpu_resource(gpu)`` one physical GPU is advertised as.
+
+    Time-slicing multiplies; MIG ``single`` advertises each slice as a GPU; MIG ``mixed``
+    advertises slices under their own names, so none count as whole GPUs.
+    """
+    strategy = gpu.get("mig", {}).get("strategy", "none")
+    if strategy == "mixed":
+        return 0
+    if strategy == "single":
+        return sum(gpu["mig"]["profiles"].values()) or 1
+    return gpu.get("timeSlicing", {}).get("replicas", 1)
+
+
+def gpu_resource(gpu: dict) -> str:
+    """The resource a pool's GPUs (whole, MIG ``single`` or time-sliced) are advertised under.
+
+    With ``renameByDefault`` the device plugin advertises time-sliced GPUs as
+    ``nvidia.com/gpu.shared`` instead of ``nvidia.com/gpu`` (NVIDIA/k8s-device-plugin README.md,
+    "Shared Access to GPUs with CUDA Time-Slicing", v0.20.0), as gpu.advertisedPerNode renders.
+    """
+    if gpu.get("timeSlicing", {}).get("renameByDefault"):
+        return SHARED_GPU
+    return f"{gpu['vendor']}.com/gpu"
+
+
+def gpu_capacity(spec: dict, resource: str) -> int:
+    """Schedulable units of ``resource`` at the pools' largest size."""
+    total = 0
+    for pool in spec["nodePools"]:
+        gpu = pool.get("gpu")
+        if gpu and gpu_resource(gpu) == resource:
+            total += gpu["perNode"] * gpu["nodes"] * advertised_per_gpu(gpu)
+    return total
+
+
+def _egress_problems(spec: dict, doc: Located) -> Iterator[InputError]:
+    """Egress the namespace policies cannot give, or that a GPU inference namespace lacks.
+
+    FQDN egress exists only as a CiliumNetworkPolicy ``toFQDNs`` rule. An inference namespace
+    with GPUs and no egress but DNS cannot pull its model at start-up, which shows only at
+    runtime; writing ``allowEgressTo: []`` says it is meant (models on a volume)."""
+    cilium = spec["network"].get("cilium", {}).get("enabled", False)
+    for i, workload in enumerate(spec["workloads"]):
+        ns = workload["namespace"]
+        if workload["allowEgressToFQDNs"] and not cilium:
+            yield doc.error(
+                f"workloads[{i}] ({ns}) allows egress to DNS names, which only Cilium's toFQDNs policies can express",
+                ("workloads", i, "allowEgressToFQDNs"),
+                "enable network.cilium, or list the destinations' CIDRs in allowEgressTo instead",
+            )
+        written = doc.data.get("workloads", [])[i]
+        quota = workload["quota"]
+        has_gpus = bool(quota.get("gpus")) or any(quota.get("mig", {}).values())
+        if (
+            workload["type"] == "inference"
+            and has_gpus
+            and not workload["allowEgressToFQDNs"]
+            and "allowEgressTo" not in written
+        ):
+            yield doc.warning(
+                f"GPU inference namespace {ns} declares no egress: its pods reach only DNS and each other, so "
+                "model pulls from registries and object stores fail at runtime",
+                ("workloads", i, "namespace"),
+                'list the model sources in allowEgressToFQDNs (e.g. [huggingface.co, "*.huggingface.co"]) or '
+                "allowEgressTo (CIDRs); write allowEgressTo: [] if the models come from a volume",
+                at_value=True,
+            )
+
+
+def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
+    yield from _egress_problems(spec, doc)
+    vendors = gpu_vendors(spec)
+    for i, first, ns in repeats((i, w["namespace"]) for i, w in enumerate(spec["workloads"])):
+        yield doc.error(
+            f"workload namespace {ns!r} is declared twice (first at workloads[{first}])",
+            ("workloads", i, "namespace"),
+            "merge the two entries: a namespace has one type, quota and policy set",
+            at_value=True,
+        )
+    for i, workload in enumerate(spec["workloads"]):
+        yield from _reserved_namespace(spec, doc, i, workload["namespace"])
+        yield from _shared_gpu_quota(spec, doc, i, workload)
+        ns = workload["namespace"]
+        gpus = workload["quota"].get("gpus")
+        if gpus is None:
+            continue
+        vendor = workload.get("gpuVendor")
+        if vendor is None:
+            yield doc.error(
+                f"workloads[{i}] asks for a GPU quota but the cluster has "
+                + ("no GPU node pools" if not vendors else f"GPUs of several vendors ({', '.join(vendors)})"),
+                ("workloads", i, "quota", "gpus"),
+                "add a GPU node pool" if not vendors else "set workloads[].gpuVendor to nvidia or amd",
+            )
+            continue
+        capacity = gpu_capacity(spec, f"{vendor}.com/gpu")
+        if gpus > capacity:
+            shared = gpu_capacity(spec, SHARED_GPU) if vendor == "nvidia" else 0
+            yield doc.error(
+                f"workloads[{i}] ({ns}) quota asks for {gpus} {vendor} GPUs; the node pools have {capacity}",
+                ("workloads", i, "quota", "gpus"),
+                f"the time-sliced pools with renameByDefault advertise {shared} {SHARED_GPU}, which quota.gpus "
+                "does not count: quota them with quota.sharedGpus"
+                if shared
+                else "lower quota.gpus, or raise nodePools[].gpu.nodes / perNode to the pools' real size",
+                at_value=True,
+            )
+
+
+# Namespaces of the platform itself: Kubernetes' own (kube-system, kube-public, kube-node-lease)
+# and OpenShift's (every openshift-* namespace belongs to a cluster operator). A workload
+# namespace renders default-deny, a quota and Pod Security labels onto its namespace. The
+# namespaces gpu-gitops's components render are refused after evaluation (generator/collisions.py).
+_RESERVED_PREFIXES = ("kube-", "openshift-")
+
+
+def _reserved_namespace(spec: dict, doc: Located, i: int, ns: str) -> Iterator[InputError]:
+    """A workload namespace must not be the platform's, nor the one Prometheus runs in."""
+    at = ("workloads", i, "namespace")
+    if ns.startswith(_RESERVED_PREFIXES) or ns == "openshift":
+        yield doc.error(
+            f"workloads[{i}] namespace {ns!r} belongs to the platform: its default-deny policies, quota and "
+            "Pod Security labels would land on the cluster's own components",
+            at,
+            "give the workload a namespace of its own (not kube-* or openshift-*)",
+            at_value=True,
+        )
+    elif ns == spec["monitoring"]["namespace"]:
+        yield doc.error(
+            f"workloads[{i}] namespace {ns!r} is monitoring.namespace: its default-deny policies would cut "
+            "Prometheus off from every target",
+            at,
+            "give the workload a namespace of its own, or set monitoring.namespace to where Prometheus runs",
+            at_value=True,
+        )
+
+
+def _shared_gpu_quota(spec: dict, doc: Located, i: int, workload: dict) -> Iterator[InputError]:
+    """``quota.sharedGpus`` against what the renamed time-sliced pools advertise."""
+    shared = workload["quota"].get("sharedGpus")
+    if shared is None:
+        return
+    capacity = gpu_capacity(spec, SHARED_GPU)
+    if shared > capacity:
+        yield doc.error(
+            f"workloads[{i}] ({workload['namespace']}) quota asks for {shared} {SHARED_GPU}; "
+            f"the node pools advertise {capacity}",
+            ("workloads", i, "quota", "sharedGpus"),
+            "lower quota.sharedGpus, or raise the time-sliced pools' nodes / perNode / replicas"
+            if capacity
+            else f"only NVIDIA pools with timeSlicing.renameByDefault: true advertise {SHARED_GPU}; "
+            "quota other GPUs with quota.gpus",
+            at_value=True,
+        )

@@ -1,0 +1,78 @@
+"""Defaults that are not schema constants (versions, provider conventions), applied after schema defaults.
+
+JSON Schema defaults are constants of the input contract; these are not: provider conventions
+depend on the provider (``libsonnet/providers.json``), and versions change with every upstream
+release without changing the contract (``libsonnet/versions.json``). Keeping them in one place
+means the spec handed to Jsonnet is complete and the components never re-derive them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generator.library import versions
+
+# Node-level sysctls every GPU pool gets unless the pool sets them: large socket buffers for
+# 25-400 GbE data loading and collective traffic, file handles and PIDs for data-loader
+# workers. CPU pools keep the node image's values unless they list their own.
+GPU_POOL_SYSCTLS = {
+    "net.core.rmem_max": 134217728,
+    "net.core.wmem_max": 134217728,
+    "fs.file-max": 2097152,
+    "kernel.pid_max": 4194304,
+}
+
+
+def gpu_vendors(spec: dict) -> list[str]:
+    return sorted({p["gpu"]["vendor"] for p in spec["nodePools"] if "gpu" in p})
+
+
+def may_get_mig_slices(spec: dict, workload: dict) -> bool:
+    """Whether the namespace's GPU pods may run on MIG slices: its quota names MIG profiles, or a
+    pool advertises its slices as nvidia.com/gpu (strategy single) and the quota allows GPUs."""
+    quota = workload["quota"]
+    if any(quota.get("mig", {}).values()):
+        return True
+    single = any(p.get("gpu", {}).get("mig", {}).get("strategy") == "single" for p in spec["nodePools"])
+    return single and quota.get("gpus") != 0
+
+
+def default_gpu_taint(facts: dict, vendor: str) -> dict:
+    """The GPU taint of a pool that lists none: keyed by the vendor's resource name, with the
+    provider's value (GKE adds ``present`` itself)."""
+    taint = {"key": f"{vendor}.com/gpu", "effect": "NoSchedule"}
+    value = facts["gpuTaintValue"]
+    if value:
+        taint["value"] = value
+    return taint
+
+
+def complete(spec: dict, facts: dict, library: Path) -> dict:
+    """Fill the version defaults (``library``'s ``versions.json``) and the derived defaults
+    (``facts``: the provider's row of its ``providers.json``) in place and return ``spec``."""
+    versions.fill(spec, library)
+    spec["gitops"].setdefault("path", f"rendered/{spec['name']}")
+    for pool in spec["nodePools"]:
+        if "taints" not in pool:
+            pool["taints"] = [default_gpu_taint(facts, pool["gpu"]["vendor"])] if "gpu" in pool else []
+        if "gpu" in pool:
+            pool["sysctls"] = {**GPU_POOL_SYSCTLS, **pool["sysctls"]}
+        nvme = pool.get("localNvme")
+        if nvme is not None:
+            nvme.setdefault("hostDir", f"/mnt/disks/{nvme['storageClass']}")
+            if facts["localDiskIdPattern"] is not None:
+                nvme.setdefault("diskIdPattern", facts["localDiskIdPattern"])
+    vendors = gpu_vendors(spec)
+    for workload in spec["workloads"]:
+        if "gpuVendor" not in workload and len(vendors) == 1:
+            workload["gpuVendor"] = vendors[0]
+        # DCGM reports no DCGM_FI_DEV_GPU_UTIL for MIG instances, only the profiling metrics
+        # (NVIDIA/dcgm-exporter issues 216 and 430; DCGM user guide, "Profiling Metrics").
+        metric = "DCGM_FI_PROF_GR_ENGINE_ACTIVE" if may_get_mig_slices(spec, workload) else "DCGM_FI_DEV_GPU_UTIL"
+        for entry in workload["autoscaling"]:
+            entry.setdefault("metric", metric)
+    # ValidatingAdmissionPolicy admissionregistration.k8s.io/v1 is served from Kubernetes 1.30 (GA).
+    spec["admission"].setdefault("enabled", int(spec["kubernetesVersion"].split(".")[1]) >= 30)
+    spec["admission"].setdefault("enforceGpuTolerations", facts["enforceGpuTolerations"])
+    spec["nodeFeatureDiscovery"].setdefault("deploy", facts["nfdDeploy"])
+    return spec

@@ -1,0 +1,355 @@
+"""Read, validate and complete cluster inputs (``clusters/<name>/cluster.yaml``).
+
+The result is a ``Cluster`` whose ``spec`` is plain JSON data, valid against
+``schemas/cluster.schema.json``, with every default filled in: Jsonnet never has to guess.
+All problems are reported as ``InputError``s at the line of the input that caused them.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import functools
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from generator.errors import InputError, InputErrors, InputWarning
+from generator.jsonpath import dotted
+from generator.paths import Project
+
+if TYPE_CHECKING:
+    import jsonschema
+
+    from generator.yamlio.positions import Located
+
+# jsonschema, the YAML reader and the consistency rules load when a cluster is read, not when
+# the module is imported: `gpu-gitops list` and `init` need only the names and paths below.
+
+CLUSTER_FILE = "cluster.yaml"
+OVERRIDES_FILE = "overrides.libsonnet"
+_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$")
+_MINOR = re.compile(r"^[0-9]+\.[0-9]+$")
+
+
+@dataclass
+class Cluster:
+    """One validated cluster input, ready to render."""
+
+    name: str
+    folder: Path
+    spec: dict
+    source: Located
+    facts: dict  # the provider's row of the library's providers.json
+    warnings: list[InputWarning] = field(default_factory=list)  # cross-field checks that do not stop a render
+
+    @property
+    def overrides(self) -> Path | None:
+        path = self.folder / OVERRIDES_FILE
+        return path if path.is_file() else None
+
+
+def check_cluster_name(name: str) -> str:
+    """Refuse anything but a plain DNS label: no paths, no dots, no escapes."""
+    if not _NAME.match(name):
+        raise InputError(
+            f"invalid cluster name {name!r}",
+            hint="a cluster name is a lower-case DNS label (a-z, 0-9, '-', at most 40 characters), "
+            "naming a folder under clusters/",
+        )
+    return name
+
+
+@functools.cache
+def load_schema(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def discover(project: Project) -> list[str]:
+    """Names of all clusters under ``clusters/``, sorted."""
+    return project.cluster_names()
+
+
+def load_cluster(project: Project, name: str) -> Cluster:
+    """Load ``clusters/<name>/cluster.yaml``; raise ``InputError(s)`` on any problem."""
+    check_cluster_name(name)
+    folder = project.clusters / name
+    path = folder / CLUSTER_FILE
+    display = project.display(path)
+    if not path.exists() and not path.is_symlink():
+        raise InputError(
+            f"cluster {name!r} not found",
+            path=display,
+            hint=f"create it with `gpu-gitops init {name}`, or run `gpu-gitops list` to see the clusters",
+        )
+    if path.is_symlink() or folder.is_symlink():
+        resolved = path.resolve()
+        if not resolved.is_relative_to(project.clusters.resolve()):
+            raise InputError(
+                "cluster input links outside clusters/", path=display, hint="replace the symlink by the file"
+            )
+    from generator.yamlio.positions import load_file
+
+    doc = load_file(path, display)
+    schema = load_schema(project.schema_file)
+    errors = schema_errors(doc, schema, path)
+    if errors:
+        raise InputErrors(errors)
+    spec = apply_defaults(schema, copy.deepcopy(doc.data))
+    if spec["name"] != name:
+        raise doc.error(
+            f"name {spec['name']!r} does not match its folder clusters/{name}/",
+            ("name",),
+            hint=f"set `name: {name}` or rename the folder",
+            at_value=True,
+        )
+    from generator.inputs import consistency, conventions
+    from generator.library import providers
+
+    facts = providers.facts(spec["provider"], project.libsonnet)
+    conventions.complete(spec, facts, project.libsonnet)
+    found = consistency.run(spec, doc, facts)
+    errors = [e for e in found if not isinstance(e, InputWarning)]
+    if errors:
+        raise InputErrors(errors)
+    return Cluster(name, folder, spec, doc, facts, [w for w in found if isinstance(w, InputWarning)])
+
+
+# --- schema errors -------------------------------------------------------------------------
+
+
+def schema_errors(doc: Located, schema: dict, source: Path | None = None) -> list[InputError]:
+    """The schema violations of ``doc``; ``source``, the file it was read from, lets hints quote
+    a value as it was written (``1.30``, which YAML reads as the number 1.3)."""
+    if not isinstance(doc.data, dict):
+        return [
+            InputError(
+                "a cluster input must be a YAML mapping",
+                path=doc.path,
+                line=1,
+                col=1,
+                hint="start from `gpu-gitops init NAME`",
+            )
+        ]
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema)
+    found = sorted(validator.iter_errors(doc.data), key=lambda e: doc.position(tuple(e.absolute_path)))
+    lines = source.read_text(errors="replace").splitlines() if found and source else []
+    return [_hinted(_explain(doc, schema, error, lines), schema, error) for error in found]
+
+
+# Keys that inputs once had, by (the mapping they sit in, key): an input written for an older
+# version gets the way forward instead of "unknown key".
+REMOVED_KEYS = {
+    ("localNvme", "devicePattern"): (
+        "disks are now chosen by their /dev/disk/by-id name, which carries the disk model: replace it with "
+        "`diskIdPattern` (e.g. 'nvme-Amazon_EC2_NVMe_Instance_Storage_*'; eks and aks have a default): kernel "
+        "names (/dev/nvmeXnY) cannot tell local disks from remote ones (EBS volumes are NVMe too, on Nitro)"
+    ),
+}
+
+_PLAIN_SCALAR = re.compile(r"[^\s#,\[\]{}]+")
+
+
+def _written(doc: Located, path: tuple, lines: list[str]) -> str | None:
+    """A plain scalar value as it stands in the file, or None when it cannot be told."""
+    line, col = doc.value_position(path)
+    if not 0 < line <= len(lines):
+        return None
+    match = _PLAIN_SCALAR.match(lines[line - 1], col - 1)
+    return match.group() if match else None
+
+
+def _explain(doc: Located, root: dict, error: jsonschema.ValidationError, lines: list[str]) -> InputError:
+    """One schema violation as a sentence a platform engineer can act on."""
+    path = tuple(error.absolute_path)
+    where = dotted(path) or "(top level)"
+    schema = cast(dict, error.schema)  # the failing subschema: a mapping in cluster.schema.json
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = sorted(schema.get("properties", {}))
+        unknown = [k for k in error.instance if k not in allowed]
+        key = unknown[0]
+        close = difflib.get_close_matches(key, allowed, n=1)
+        hint = f"did you mean {close[0]!r}?" if close else f"allowed keys here: {', '.join(allowed)}"
+        parent = next((p for p in reversed(path) if isinstance(p, str)), "")
+        if (parent, key) in REMOVED_KEYS:
+            return doc.error(f"{where}.{key} was removed", path + (key,), REMOVED_KEYS[parent, key])
+        return doc.error(f"unknown key {key!r} in {where}", path + (key,), hint)
+    if error.validator == "type":
+        expected: Any = error.validator_value
+        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        got = type(error.instance).__name__.replace("str", "string").replace("dict", "mapping")
+        got = got.replace("NoneType", "null").replace("bool", "boolean")
+        hint = _type_hint(error.instance, expected, _written(doc, path, lines))
+        return doc.error(f"{where}: expected {expected}, got {got} {error.instance!r}"[:200], path, hint, at_value=True)
+    if error.validator == "required":
+        missing = error.message.split("'")[1]
+        desc = schema.get("properties", {}).get(missing, {})
+        desc = resolve_ref(root, desc).get("description", "")
+        return doc.error(f"{where}: missing required key {missing!r}", path, desc)
+    if error.validator == "enum":
+        options = ", ".join(json.dumps(v) for v in cast(list, error.validator_value))
+        hint = f"one of: {options}"
+        if path and path[-1] == "kubeProxyReplacement":
+            hint = "use true or false; the legacy values strict/partial/probe no longer mean what they did"
+        return doc.error(f"{where}: {error.instance!r} is not allowed", path, hint, at_value=True)
+    if (
+        error.validator == "pattern"
+        and path == ("kubernetesVersion",)
+        and isinstance(error.instance, str)
+        and _MINOR.match(error.instance)
+    ):
+        return _unsupported_version(doc, path, error.instance)
+    if error.validator == "pattern":
+        return doc.error(
+            f"{where}: {error.instance!r} has the wrong format",
+            path,
+            schema.get("description", f"must match {error.validator_value}"),
+            at_value=True,
+        )
+    return doc.error(f"{where}: {error.message}", path, at_value=True)  # the bound and the description: below
+
+
+_TAKES = {
+    "object": "a mapping (`key: value` lines, or `{key: value}`)",
+    "array": "a list (`- item` lines, or `[a, b]`)",
+    "string": 'a string (quoted if it looks like a number or a boolean: "8", "true")',
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "null",
+}
+
+
+def _hinted(explained: InputError, root: dict, error: jsonschema.ValidationError) -> InputError:
+    """``explained``, with a hint where the failing subschema gave none (``_fallback_hint``)."""
+    if not explained.hint:
+        explained.hint = _fallback_hint(root, error)
+    return explained
+
+
+def _fallback_hint(root: dict, error: jsonschema.ValidationError) -> str:
+    """What the value must be (its type, range or size), what the key is for (the nearest
+    description along its path) and where docs/inputs.md documents it."""
+    path = tuple(error.absolute_path)
+    node, described, section = _along(root, path)
+    described = cast(dict, error.schema).get("description", described)
+    parts = [_must(error, node)]
+    if described:
+        parts.append(described.rstrip("."))
+    anchor = re.sub(r"[^a-z0-9 _-]", "", (section or "Top level").lower()).replace(" ", "-")
+    parts.append(f"see docs/inputs.md#{anchor}")
+    return "; ".join(p for p in parts if p)
+
+
+def _must(error: jsonschema.ValidationError, node: dict) -> str:
+    """The rule the value broke, said as what to write."""
+    value: Any = error.validator_value
+    name = dotted(tuple(error.absolute_path)) or "the top level"
+    if error.validator == "type":
+        kinds: list[str] = value if isinstance(value, list) else [value]
+        default = node.get("default")
+        example = f", e.g. {json.dumps(default)}" if default not in (None, {}, []) else ""
+        return f"{name} takes " + " or ".join(_TAKES.get(k, k) for k in kinds) + example
+    bounds = {
+        "minimum": f"use {value} or more",
+        "maximum": f"use {value} or less",
+        "exclusiveMinimum": f"use more than {value}",
+        "exclusiveMaximum": f"use less than {value}",
+        "minItems": f"give at least {value} item(s)",
+        "maxItems": f"give at most {value} item(s)",
+        "minLength": f"use at least {value} character(s)",
+        "maxLength": f"use at most {value} character(s)",
+        "minProperties": f"give at least {value} key(s)",
+        "maxProperties": f"give at most {value} key(s)",
+        "uniqueItems": "each item may appear once",
+        "const": f"the only allowed value is {json.dumps(value)}",
+    }
+    if error.validator in bounds:
+        return bounds[error.validator]
+    schema = cast(dict, error.schema)
+    if error.validator == "propertyNames" and isinstance(schema.get("propertyNames"), dict):
+        pattern = schema["propertyNames"].get("pattern")
+        return f"keys here must match {pattern}" if pattern else ""
+    return ""
+
+
+def _along(root: dict, path: tuple) -> tuple[dict, str, str]:
+    """Walk the schema along an instance path: the subschema at its end, the nearest
+    description on the way (the key's own, else its parent's), and the docs/inputs.md section
+    (as ``docs`` titles it, ``nodePools[].gpu``) that lists the last named key."""
+    node = resolve_ref(root, root)
+    described, section, here = "", "", ""
+    for part in path:
+        if isinstance(part, int):
+            items = node.get("items")
+            node, here = resolve_ref(root, items if isinstance(items, dict) else {}), here + "[]"
+        elif part in node.get("properties", {}):
+            section = here
+            node, here = resolve_ref(root, node["properties"][part]), f"{here}.{part}" if here else part
+        else:  # a key under patternProperties or additionalProperties
+            matching = [sub for pattern, sub in node.get("patternProperties", {}).items() if re.search(pattern, part)]
+            extra = node.get("additionalProperties")
+            node = resolve_ref(root, matching[0] if matching else extra if isinstance(extra, dict) else {})
+        described = node.get("description", described)
+    return node, described, f"`{section}`" if section else ""
+
+
+def _unsupported_version(doc: Located, path: tuple, version: str) -> InputError:
+    """A well-formed version outside the ones whose Kubernetes schemas are installed
+    (kubernetes-validate ships one strict schema tree per minor version)."""
+    from generator.validate.kubernetes import bundled_versions
+
+    (lo_major, lo_minor), (hi_major, hi_minor) = bundled_versions()[0], bundled_versions()[-1]
+    supported = f"{lo_major}.{lo_minor}\u2013{hi_major}.{hi_minor}"
+    return doc.error(
+        f"kubernetesVersion: {json.dumps(version)} is not supported ({supported})",
+        path,
+        f"gpu-gitops validates against the Kubernetes schemas it ships, {supported}; use the "
+        "cluster's minor version in that range",
+        at_value=True,
+    )
+
+
+def _type_hint(value: Any, expected: str, written: str | None = None) -> str:
+    if expected in ("integer", "number") and isinstance(value, str) and value.strip().isdigit():
+        return "remove the quotes to make it a number"
+    if expected == "string" and isinstance(value, (int, float)):
+        return f'quote it: "{written or value}"'
+    if expected == "boolean" and isinstance(value, str):
+        return "use true or false without quotes"
+    return ""
+
+
+def resolve_ref(root: dict, node: dict) -> dict:
+    """Follow a local ``$ref`` (``#/$defs/name``), keeping the referring node's description."""
+    ref = node.get("$ref")
+    if not ref or not ref.startswith("#/"):
+        return node
+    target = root
+    for part in ref.removeprefix("#/").split("/"):
+        target = target[part]
+    if "description" not in node:
+        return target
+    return {**target, "description": node["description"]}
+
+
+# --- defaults ------------------------------------------------------------------------------
+
+
+def apply_defaults(root: dict, data: Any, schema: dict | None = None) -> Any:
+    """Fill ``default``s from the schema into ``data`` (recursively, into list items too)."""
+    schema = resolve_ref(root, schema if schema is not None else root)
+    if isinstance(data, dict):
+        for key, sub in schema.get("properties", {}).items():
+            sub = resolve_ref(root, sub)
+            if key not in data and "default" in sub:
+                data[key] = copy.deepcopy(sub["default"])
+            if key in data:
+                data[key] = apply_defaults(root, data[key], sub)
+    elif isinstance(data, list) and isinstance(schema.get("items"), dict):
+        data = [apply_defaults(root, item, schema["items"]) for item in data]
+    return data

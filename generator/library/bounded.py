@@ -1,0 +1,172 @@
+"""Run functions in a helper process with a CPU-time and a memory bound per call.
+
+Native code (the Jsonnet engine) cannot be interrupted from Python: a loop never returns and an
+allocation failure aborts the whole process. A helper process takes that risk instead: before
+each call it sets ``RLIMIT_CPU`` to the CPU it has used plus the call's bound and ``RLIMIT_AS``
+to its size now plus the call's memory bound. A helper that ran out of time or memory
+dies, and ``run`` raises ``Bound`` naming the bound; the next call starts a new helper. A
+helper that has grown by ``RETIRE_MIB`` since it started (memory a caller chose not to
+collect) exits after its reply, and the next call starts a new one.
+
+The helper is a fresh, small interpreter, started once per process that needs it: forking the
+renderer itself for every evaluation cost ~15 ms of page-table copying and teardown each.
+Calls are ``"module:function"`` names and pickled arguments, so only importable functions run.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import importlib
+import math
+import os
+import pickle
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MIB = 1024 * 1024
+RETIRE_MIB = 512  # growth after which a helper exits once it has replied (~100 Jsonnet evaluations)
+
+
+@dataclass(frozen=True)
+class Limits:
+    cpu_seconds: int
+    memory_mib: int
+
+
+class Bound(Exception):
+    """The helper exceeded ``which`` ("cpu" or "memory") of ``limits``, or died some other way."""
+
+    def __init__(self, which: str, limits: Limits, detail: str = ""):
+        super().__init__(which, limits, detail)
+        self.which, self.limits, self.detail = which, limits, detail
+
+
+# --- the caller's side --------------------------------------------------------------------------
+
+_helper: tuple[int, subprocess.Popen] | None = None  # (the process it serves, the helper)
+
+
+def _start_helper() -> subprocess.Popen:
+    package_parent = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")])))
+    return subprocess.Popen(
+        [sys.executable, "-c", "from generator.library.bounded import serve; serve()"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+    )
+
+
+def _current_helper() -> subprocess.Popen:
+    """This process's helper; a forked worker does not share its parent's."""
+    global _helper
+    if _helper is None or _helper[0] != os.getpid() or _helper[1].poll() is not None:
+        _helper = (os.getpid(), _start_helper())
+    return _helper[1]
+
+
+def _died(helper: subprocess.Popen, limits: Limits) -> Bound:
+    global _helper
+    _helper = None
+    code = helper.wait()
+    if code < 0:
+        sig = signal.Signals(-code)
+        if sig in (signal.SIGXCPU, signal.SIGKILL):
+            return Bound("cpu", limits)
+        if sig in (signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS):
+            # a failed allocation aborts the Rust and C++ engines; RLIMIT_AS also makes
+            # a stack or mmap growth fail with SIGSEGV
+            return Bound("memory", limits, sig.name)
+        return Bound("crash", limits, sig.name)
+    return Bound("crash", limits, f"exit status {code}")
+
+
+def _retire(helper: subprocess.Popen) -> None:
+    """Let a helper that said it exits after this reply go; the next call starts a new one."""
+    global _helper
+    _helper = None
+    for pipe in (helper.stdin, helper.stdout):
+        if pipe is not None:
+            pipe.close()
+    helper.wait()
+
+
+def run(target: str, args: tuple, limits: Limits) -> Any:
+    """``module:function`` called with ``args`` in the helper, bounded by ``limits``; its
+    exceptions are re-raised here, and what it wrote on stderr is written on ours."""
+    helper = _current_helper()
+    assert helper.stdin is not None and helper.stdout is not None  # started with pipes
+    request = pickle.dumps((target, args, limits))
+    try:
+        helper.stdin.write(len(request).to_bytes(8, "big") + request)
+        helper.stdin.flush()
+        header = helper.stdout.read(8)
+        reply = helper.stdout.read(int.from_bytes(header, "big")) if len(header) == 8 else b""
+    except BrokenPipeError:
+        reply = b""
+    if not reply:
+        raise _died(helper, limits)
+    outcome, value, stderr, retiring = pickle.loads(reply)
+    if retiring:
+        _retire(helper)
+    sys.stderr.write(stderr.decode("utf-8", "replace"))  # e.g. Jsonnet's std.trace
+    if outcome == "ok":
+        return value
+    if outcome == "memory":
+        raise Bound("memory", limits)
+    raise value
+
+
+# --- the helper's side --------------------------------------------------------------------------
+
+
+def _address_space_now() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _bound(kind: int, soft: int) -> None:
+    _, hard = resource.getrlimit(kind)
+    resource.setrlimit(kind, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+
+
+def serve() -> None:
+    """The helper's loop: one length-prefixed pickled request in, one reply out, until EOF."""
+    requests, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
+    # what the called code prints is captured per call and sent with the reply; an abort
+    # message of a dying helper goes nowhere
+    capture = tempfile.TemporaryFile()
+    os.dup2(capture.fileno(), 1)
+    os.dup2(capture.fileno(), 2)
+    faulthandler.disable()
+    baseline = _address_space_now()
+    while True:
+        header = requests.read(8)
+        if len(header) < 8:
+            return
+        target, args, limits = pickle.loads(requests.read(int.from_bytes(header, "big")))
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        _bound(resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + limits.cpu_seconds)
+        _bound(resource.RLIMIT_AS, _address_space_now() + limits.memory_mib * MIB)
+        capture.seek(0)
+        capture.truncate()
+        try:
+            module, _, name = target.partition(":")
+            reply = ("ok", getattr(importlib.import_module(module), name)(*args))
+        except MemoryError:
+            reply = ("memory", None)
+        except Exception as exc:  # noqa: BLE001 - re-raised by the caller
+            reply = ("error", exc)
+        capture.seek(0)
+        retiring = _address_space_now() - baseline > RETIRE_MIB * MIB
+        payload = pickle.dumps((*reply, capture.read(), retiring))
+        replies.write(len(payload).to_bytes(8, "big") + payload)
+        replies.flush()
+        if retiring:
+            return

@@ -1,0 +1,52 @@
+"""The provider table, ``libsonnet/providers.json``: read by Jsonnet and by Python alike.
+
+Per provider it holds the facts the library and the generator branch on (default GPU taint,
+Cilium integration, cluster DNS pods, default node kernel, ...), each with its upstream source.
+``main.libsonnet`` hands a component its provider's row as ``providerFacts``; Python reads the
+same row for defaults (``conventions``), consistency checks and the lint taint defaults, so a
+provider convention lives in one place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from generator.errors import InputError
+from generator.library import tables
+
+# The library installed with the package, for callers without a project (lint settings).
+INSTALLED_LIBRARY = Path(__file__).parent.parent / "_data" / "libsonnet"
+
+
+def load(library: Path | None = None) -> dict[str, dict]:
+    """``{provider: facts}`` of a library (default: the installed one), read once per version
+    of the file; a malformed table (in a customised library) is an input error."""
+    path = (library if library is not None else INSTALLED_LIBRARY) / "providers.json"
+    return tables.load(path, _table, "provider table", SHAPE)
+
+
+SHAPE = "{facts: {name: meaning}, providers: {provider: {facts: {name: value}, sources: {name: source}}}}"
+
+
+def _table(data: Any) -> dict[str, dict]:
+    names = set(data["facts"])
+    table = {name: row["facts"] for name, row in data["providers"].items()}
+    for name, facts in table.items():
+        if set(facts) != names:
+            raise ValueError(f"provider {name} has facts {sorted(set(facts) ^ names)} that differ from the listed ones")
+    return table
+
+
+def facts(provider: str, library: Path | None = None) -> dict:
+    """The facts of one provider; one the schema accepts but the table lacks (a customised
+    library or schema) is an input error."""
+    table = load(library)
+    if provider not in table:
+        path = (library if library is not None else INSTALLED_LIBRARY) / "providers.json"
+        raise InputError(
+            f"provider {provider!r} has no row in the provider table",
+            path=str(path),
+            hint=f"add {provider} with every fact to providers.json, or use one of: {', '.join(sorted(table))}",
+        )
+    return table[provider]

@@ -1,0 +1,71 @@
+"""The checks of a laid-out tree: every object against its schema, then the lint rules' errors.
+
+Render and check stop a cluster on an error here; its old tree stays. What is found is a
+``Diagnostic`` at the object's file (the validator's ``SchemaProblem``s become one here).
+"""
+
+from __future__ import annotations
+
+from generator.diagnostic import Diagnostic, Location, ObjectRef
+from generator.inputs.load import Cluster
+from generator.render.layout import Tree
+from generator.validate import SchemaValidator
+
+
+def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, prefix: str) -> list[Diagnostic]:
+    """Schema problems of every placed object (one missing-schema warning per kind, which
+    carries lint's rule for it, K8S004, so the command line can sum them up as lint does)."""
+    problems = []
+    missing_reported: set[tuple[str, str]] = set()
+    for placed in tree.placed:
+        shown = Location(f"{prefix}/{placed.relpath}")
+        for problem in validator.check(placed.obj):
+            if problem.kind == "missing-schema":
+                key = (placed.obj["apiVersion"], placed.obj["kind"])
+                if key in missing_reported and not require_schemas:
+                    continue
+                missing_reported.add(key)
+                message = f"{problem.message}: not schema-checked"
+                ref = ObjectRef(placed.obj["apiVersion"], placed.obj["kind"])
+                if require_schemas:
+                    problems.append(
+                        Diagnostic(shown, "error", message + " (--require-schemas)", rule="K8S004", ref=ref)
+                    )
+                else:
+                    problems.append(Diagnostic(shown, "warning", message, rule="K8S004", ref=ref))
+            else:
+                where = "/".join(str(p) for p in problem.path)
+                problems.append(
+                    Diagnostic(shown, "error", f"schema: {('/' + where + ': ') if where else ''}{problem.message}")
+                )
+    return problems
+
+
+def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = None) -> list[Diagnostic]:
+    """The lint rules' errors on the rendered objects, with the config file's lint settings
+    (``config`` is its data), so render, check and lint agree.
+
+    Only the rules at error level run: render reports nothing else, and a finding's line and
+    column cost a parse of its file, so warnings nobody prints are not looked for."""
+    from generator.lint import lint_objects
+    from generator.lint.rules import REGISTRY
+    from generator.lint.settings import for_cluster
+
+    settings = for_cluster(cluster.spec, config, cluster.facts)
+    # error-level rules keep their entry or its absence: a rule may lower a hit it is unsure of
+    settings.rules.update({r.ID: "off" for r in REGISTRY if settings.rules.get(r.ID, r.SEVERITY) != "error"})
+    objects = [(f"{prefix}/{p.relpath}", tree.files[p.relpath].decode(), p.obj) for p in tree.placed]
+    return [f for f in lint_objects(objects, settings) if f.severity == "error"]
+
+
+def check(
+    tree: Tree,
+    cluster: Cluster,
+    validator: SchemaValidator,
+    require_schemas: bool,
+    prefix: str,
+    config: dict | None = None,
+) -> list[Diagnostic]:
+    """Schema problems, then the lint rules' errors, of every object of ``tree`` (files shown
+    under ``prefix``)."""
+    return validate(tree, validator, require_schemas, prefix) + lint_rules(tree, cluster, prefix, config)

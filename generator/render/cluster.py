@@ -1,0 +1,59 @@
+"""Cluster spec → checked file tree of ``rendered/<cluster>/``: evaluate → lay out → check.
+
+Each step is its own module (``evaluation``, ``layout``, ``checks``); this one composes them
+for one cluster. Nothing is written here (``tree`` does that).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from generator.diagnostic import Diagnostic
+from generator.inputs.load import Cluster
+from generator.library import digests
+from generator.paths import Project
+from generator.render.checks import check
+from generator.render.evaluation import Components, evaluate
+from generator.render.layout import Tree, lay_out
+from generator.validate import SchemaValidator
+
+
+@dataclass
+class Rendered:
+    cluster: Cluster
+    components: Components
+    tree: Tree
+    problems: list[Diagnostic] = field(default_factory=list)  # an error stops the render, a warning does not
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [p for p in self.problems if p.severity == "error"]
+
+
+def render(
+    project: Project,
+    cluster: Cluster,
+    validator: SchemaValidator,
+    require_schemas: bool = False,
+    config: dict | None = None,
+) -> Rendered:
+    """One cluster's tree and its problems (the input's warnings first); an ``InputError``
+    when its objects cannot be evaluated or laid out."""
+    return render_evaluated(project, cluster, evaluate(project, cluster), validator, require_schemas, config)
+
+
+def render_evaluated(
+    project: Project,
+    cluster: Cluster,
+    components: Components,
+    validator: SchemaValidator,
+    require_schemas: bool = False,
+    config: dict | None = None,
+) -> Rendered:
+    """``render`` for components already evaluated (``evaluation.evaluate_many``)."""
+    digests.check(cluster.spec, cluster.source, components)
+    tree = lay_out(project, cluster, components)
+    prefix = project.display(project.rendered / cluster.name)
+    problems = [d for w in cluster.warnings for d in w.diagnostics]
+    problems += check(tree, cluster, validator, require_schemas, prefix, config)
+    return Rendered(cluster, components, tree, problems)

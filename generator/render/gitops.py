@@ -1,0 +1,64 @@
+"""The GitOps engine's own objects for ``rendered/<cluster>/gitops/``.
+
+``libsonnet/gitops.libsonnet`` decides what they are; this module only gathers the facts it
+needs and that only exist after the components are evaluated: which layers are non-empty
+(an empty layer is not rendered, so no Kustomization may depend on it) and which kinds each
+holds (CRDs and custom resources change Argo CD's sync options).
+"""
+
+from __future__ import annotations
+
+from generator.errors import InputError
+from generator.inputs.load import Cluster
+from generator.library import jsonnet
+from generator.paths import Project
+from generator.validate import kubernetes
+
+FOLDER = "gitops"
+ENTRY = "local gitops = import 'gitops.libsonnet';\nfunction(params) gitops(params)"
+
+
+def layer_facts(layers: list[tuple[str, list[tuple[str, list[dict]]]]], kubernetes_version: str) -> list[dict]:
+    """Per non-empty layer, in apply order: its name and the kinds it holds.
+
+    ``builtin`` says whether the cluster's Kubernetes version serves the kind itself, as
+    opposed to a custom resource whose CRD must exist first.
+    """
+    version = kubernetes.resolve_version(kubernetes_version)
+    facts = []
+    for layer, components in layers:
+        kinds = {(obj["apiVersion"], obj["kind"]) for _component, objects in components for obj in objects}
+        if not kinds:
+            continue
+        facts.append(
+            {
+                "name": layer,
+                "kinds": [
+                    {
+                        "apiVersion": api,
+                        "kind": kind,
+                        "builtin": kubernetes.builtin_schema(version, api, kind) is not None,
+                    }
+                    for api, kind in sorted(kinds)
+                ],
+            }
+        )
+    return facts
+
+
+def objects(project: Project, cluster: Cluster, layers: list[tuple[str, list[tuple[str, list[dict]]]]]) -> list[dict]:
+    """Evaluate ``gitops.libsonnet`` for this cluster's rendered layers."""
+    spec = cluster.spec
+    params = {
+        "cluster": spec["name"],
+        "gitops": spec["gitops"],
+        "layers": layer_facts(layers, spec["kubernetesVersion"]),
+    }
+    sandbox = jsonnet.Sandbox(project.libsonnet, None, project.root)
+    result = jsonnet.evaluate(ENTRY, sandbox, {"params": params}, home=project.libsonnet)
+    if not isinstance(result, list):
+        raise InputError(
+            "gitops.libsonnet must return a list of objects",
+            path=project.display(project.libsonnet / "gitops.libsonnet"),
+        )
+    return result

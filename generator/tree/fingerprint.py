@@ -1,0 +1,224 @@
+"""``rendered/<cluster>/.gpu-gitops.sum``: hashes of what went into a tree and what came out.
+
+Render writes it with the tree; ``check`` and ``render`` read it first and skip a cluster
+(no Jsonnet, no validation) when every input hash matches what it records and every file of
+the tree matches its output hash, with no file missing or extra. So an unchanged fleet is
+checked by hashing files, and a hand edit to a rendered file or any change to an input still
+sends the cluster down the full path. One line per hash, sorted, in this form::
+
+    tool      <sha256>  gpu-gitops 0.1.0       the version and the package's Python code
+    library   <sha256>  libsonnet/             every file of the Jsonnet library
+    schemas   <sha256>  schemas/               the input and config schemas (defaults)
+    settings  <sha256>  .gpu-gitops.yaml       the config file, or "none" when there is none
+    input     <sha256>  cluster.yaml           each file of clusters/<cluster>/
+    output    <sha256>  <path>                 each file of rendered/<cluster>/ but this one
+
+The file is deterministic and machine-independent, so it is committed and reviewed with the
+tree. What it cannot record is the synced CRD schema set (``gpu-gitops schemas sync``), which
+differs between machines and changes validation verdicts, not bytes: where a set is installed,
+a cluster is fresh only if this machine has already validated that exact tree against that
+exact set (a marker in the user cache, ``record_validated``). Only the standard library is imported here: an up-to-date check must not pay for
+Jsonnet, YAML or JSON Schema.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+from generator import __version__
+from generator.paths import Project, cache_root
+
+SUM_FILE = ".gpu-gitops.sum"
+NOT_A_FILE = "not-a-file"
+HEADER = (
+    "# gpu-gitops: hashes of what went into this tree and what came out. `gpu-gitops render` writes\n"
+    "# this file; `render` and `check` compare it first and skip clusters whose hashes all match.\n"
+)
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _schema_set() -> bytes | None:
+    """The record ``schemas sync`` keeps of the installed set, or None where none is installed."""
+    try:
+        return (cache_root() / "crd-schemas" / "SET.json").read_bytes()
+    except OSError:
+        return None
+
+
+def _validated_marker(sum_bytes: bytes, schema_set: bytes) -> Path:
+    return cache_root() / "validated" / _sha(schema_set + b"\0" + sum_bytes)
+
+
+def record_validated(sum_bytes: bytes) -> None:
+    """Remember on this machine that the tree with this sum file passed validation against the
+    installed schema set. A cache that cannot be written only costs speed."""
+    schema_set = _schema_set()
+    if schema_set is None:
+        return
+    marker = _validated_marker(sum_bytes, schema_set)
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        pass
+
+
+def _entries(folder: str) -> tuple[list[str], list[str], list[str]]:
+    """Relative paths under ``folder``: regular files, folders, and anything else (symlinks,
+    sockets...), which is listed, never followed or read. Uses the directory entries' types,
+    so no file is stat'ed: this runs over every file of a fleet on each check."""
+    files, dirs, others = [], [], []
+    stack = [(folder, "")]
+    while stack:
+        path, prefix = stack.pop()
+        with os.scandir(path) as entries:
+            for entry in entries:
+                rel = prefix + entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((entry.path, rel + "/"))
+                    dirs.append(rel)
+                elif entry.is_file(follow_symlinks=False):
+                    files.append(rel)
+                else:
+                    others.append(rel)
+    return sorted(files), dirs, sorted(others)
+
+
+def _read(path: str) -> bytes:
+    """A file's bytes, with fewer system calls and objects than ``open().read()``."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _modes_ok(folder: str, files: list[str], dirs: list[str]) -> bool:
+    return all(stat.S_IMODE(os.lstat(os.path.join(folder, d)).st_mode) == 0o755 for d in dirs) and all(
+        stat.S_IMODE(os.lstat(os.path.join(folder, f)).st_mode) == 0o644 for f in files
+    )
+
+
+def _folder_digest(folder: Path) -> str:
+    """One hash over every file's path and content (symlinks followed: the library may be
+    installed through links)."""
+    digest = hashlib.sha256()
+    for dirpath, dirs, files in os.walk(folder, followlinks=True):
+        dirs.sort()
+        for name in sorted(files):
+            path = Path(dirpath) / name
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            digest.update(_sha(path.read_bytes()).encode())
+    return digest.hexdigest()
+
+
+@functools.cache
+def _tool_line() -> str:
+    code = Path(__file__).resolve().parent.parent  # the whole generator package
+    digest = hashlib.sha256(__version__.encode())
+    for dirpath, dirs, files in os.walk(code):
+        dirs[:] = sorted(d for d in dirs if d not in ("_data", "__pycache__"))
+        for name in sorted(f for f in files if f.endswith(".py")):
+            path = Path(dirpath) / name
+            digest.update(path.relative_to(code).as_posix().encode() + b"\0" + _sha(path.read_bytes()).encode())
+    return f"tool {digest.hexdigest()}  gpu-gitops {__version__}"
+
+
+def shared_lines(project: Project, config_file: Path | None) -> tuple[str, ...]:
+    """The lines every cluster shares: hash them once per run and pass them on."""
+    settings = (
+        f"settings {_sha(config_file.read_bytes())}  .gpu-gitops.yaml"
+        if config_file and config_file.is_file()
+        else "settings none"
+    )
+    return (
+        _tool_line(),
+        f"library {_folder_digest(project.libsonnet)}  libsonnet/",
+        f"schemas {_folder_digest(project.schemas)}  schemas/",
+        settings,
+    )
+
+
+def input_lines(project: Project, cluster: str, shared: tuple[str, ...]) -> list[str]:
+    """The input half of the cluster's sum file: ``shared`` and the cluster folder's files. A
+    symlink or special file there is recorded as ``not-a-file`` (never read: it could be
+    /dev/zero), and a cluster with one is never fresh."""
+    folder = os.path.join(project.clusters, cluster)
+    try:
+        files, _dirs, others = _entries(folder)
+        own = {rel: f"input {_sha(_read(os.path.join(folder, rel)))}  {rel}" for rel in files}
+    except OSError:
+        files, others, own = [], [], {}
+    own.update({rel: f"input {NOT_A_FILE}  {rel}" for rel in others})
+    return [*shared, *(own[rel] for rel in sorted(own))]
+
+
+def sum_file(inputs: list[str], files: dict[str, bytes]) -> bytes:
+    """The sum file for a tree of ``files`` rendered from ``inputs``."""
+    outputs = [f"output {_sha(content)}  {rel}" for rel, content in sorted(files.items()) if rel != SUM_FILE]
+    return (HEADER + "\n".join(inputs + outputs) + "\n").encode()
+
+
+def _is_fresh(project: Project, cluster: str, shared: tuple[str, ...], modes: bool, schema_set: bytes | None) -> bool:
+    """True when ``rendered/<cluster>`` is exactly what render would write: recorded input hashes
+    equal today's, every file matches its recorded hash, nothing missing or extra (and, with
+    ``modes``, files 0644 and folders 0755)."""
+    target = os.path.join(project.rendered, cluster)
+    try:
+        if os.path.islink(target):
+            return False
+        files, dirs, others = _entries(target)
+        recorded_bytes = _read(os.path.join(target, SUM_FILE))
+        recorded = recorded_bytes.decode()
+    except (OSError, UnicodeDecodeError):
+        return False
+    if schema_set is not None and not _validated_marker(recorded_bytes, schema_set).is_file():
+        return False
+    expected = input_lines(project, cluster, shared)
+    if others or any(f" {NOT_A_FILE}  " in line for line in expected) or not recorded.startswith(HEADER):
+        return False
+    lines = recorded[len(HEADER) :].splitlines()
+    if lines[: len(expected)] != expected:
+        return False
+    outputs = {}
+    for line in lines[len(expected) :]:
+        kind, _, rest = line.partition(" ")
+        sha, _, rel = rest.partition("  ")
+        if kind != "output":
+            return False
+        outputs[rel] = sha
+    on_disk = [rel for rel in files if rel != SUM_FILE]
+    if on_disk != sorted(outputs) or (modes and not _modes_ok(target, files, dirs)):
+        return False
+    try:
+        return all(_sha(_read(os.path.join(target, rel))) == outputs[rel] for rel in on_disk)
+    except OSError:
+        return False
+
+
+def fresh(project: Project, clusters: list[str], config_file: Path | None, modes: bool = False) -> list[str]:
+    """The clusters, of ``clusters``, that need neither rendering nor checking: see
+    ``_is_fresh``; a cluster with a leftover of an interrupted render, or a ``rendered/``
+    that is a symlink, is never fresh (the full path recovers or refuses). With ``modes``
+    (for render), file modes must be right too."""
+    rendered = project.rendered
+    try:
+        if os.path.islink(rendered):
+            return []
+        names = os.listdir(rendered)
+    except OSError:
+        return []
+    interrupted = {n.split(".")[2] for n in names if n.startswith((".tmp.", ".old.")) and n.count(".") >= 3}
+    shared = shared_lines(project, config_file)
+    schema_set = _schema_set()
+    return [c for c in clusters if c not in interrupted and _is_fresh(project, c, shared, modes, schema_set)]

@@ -1,0 +1,47 @@
+"""The synced CRD schema set in the user cache: where it lives and what it holds.
+
+``gpu-gitops schemas sync`` (``generator.lint.schemasync``) makes the set; render, check and lint
+read it here, after the user's own schema locations. Only the standard library is needed, so an
+up-to-date check can ask for the set without loading the sync.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.paths import cache_root
+
+SET_FILE = "SET.json"
+LAYOUT = "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
+# the hint render, check and lint give with the warning that names the kinds without a schema
+MISSING_HINT = (
+    "run `gpu-gitops schemas sync` (`--from DIR` with a local mirror of the CRD files), or give their "
+    "schemas with --schema-location (-v lists every object; --require-schemas makes this an error)"
+)
+
+
+@dataclass(frozen=True)
+class SchemaSet:
+    """An installed set: the source list version it was made from, its schema location, and
+    the sources a local mirror did not have (their kinds stay unchecked)."""
+
+    version: str
+    folder: Path
+    kinds: int
+    absent: tuple[str, ...] = ()
+
+    @property
+    def location(self) -> str:
+        return str(self.folder / LAYOUT)
+
+
+def installed(root: Path | None = None) -> SchemaSet | None:
+    """The synced schema set in the cache, or None before the first sync."""
+    folder = (root or cache_root()) / "crd-schemas"
+    try:
+        meta = json.loads((folder / SET_FILE).read_text(encoding="utf-8"))
+        return SchemaSet(str(meta["version"]), folder, int(meta["kinds"]), tuple(meta.get("absent", ())))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

@@ -1,0 +1,596 @@
+"""Read YAML with line and column numbers kept, for error messages that point at the input.
+
+``Located`` keeps a document's plain data next to the position of every key and item, so a
+JSON path can be turned back into ``file:line:col``. Duplicate keys are refused, as the API
+server's strict decoding does.
+
+Inputs are read by the project's one YAML reader (``generator.yamlio.read``, libyaml's parser
+events), here with YAML 1.2 resolution (``yaml_1_2``) and the reader's ``INPUTS`` limits,
+~20x faster than ruamel's round-trip loader; positions are read when an error first asks for
+one, and looked up by the reader's ``Positions``. Before anything, the text is checked for
+bytes YAML forbids, located.
+
+The rare rest goes through ruamel's round-trip loader: documents that use what the reader does
+not build (anchors, tags, floats, timestamps, duplicate or complex keys) and syntax errors. It
+is round-trip, not safe as lint's fallback is, because it is the YAML 1.2 loader inputs were
+always read with: the data (``0777`` and ``yes`` stay as YAML 1.2 reads them), the positions of
+what it read (its containers record them) and its error texts stay as they were. Lint reads
+manifests as go-yaml v2 does instead (``lint.loader``), so the two fallbacks build different
+values from the same text and stay two. Before it, the nesting depth and the alias budget
+are bounded, both located.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import stat
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from generator.diagnostic import line_col
+from generator.errors import InputError, InputWarning
+from generator.yamlio.messages import (
+    BAD_CHARACTER_HINT,
+    NOT_UTF8_HINT,
+    TOO_DEEP_HINT,
+    bad_character,
+    duplicate_key,
+    not_utf8,
+    syntax_hint,
+    too_deep,
+    too_large,
+)
+
+if TYPE_CHECKING:
+    from generator.yamlio.read import Positions
+
+
+def _no_positions() -> Positions:
+    from generator.yamlio.read import Positions
+
+    return Positions.of((None, None))
+
+
+@dataclass
+class Located:
+    """A parsed YAML document: plain data plus where each key and item is written (the
+    reader's ``Positions``, read when first asked for)."""
+
+    path: str
+    data: Any
+    where: Positions = field(default_factory=_no_positions, repr=False)
+
+    @property
+    def positions(self) -> dict[tuple, tuple[int, int, int, int]]:
+        """Every JSON path and the 1-based (line, col) of its key (of the item, in a sequence)
+        and of its value."""
+        return {
+            path: (key.line + 1, key.column + 1, value.line + 1, value.column + 1)
+            for path, (key, value) in self.where.table().items()
+        }
+
+    def position(self, json_path: tuple | list) -> tuple[int, int]:
+        """1-based line and column of the deepest node on ``json_path`` that exists."""
+        return self._at(json_path, False)
+
+    def value_position(self, json_path: tuple | list) -> tuple[int, int]:
+        """Position of the value at ``json_path`` (not its key), falling back to the key."""
+        return self._at(json_path, True)
+
+    def _at(self, json_path: tuple | list, at_value: bool) -> tuple[int, int]:
+        _node, mark = self.where.find(json_path, at_value)
+        return (mark.line + 1, mark.column + 1) if mark else (1, 1)
+
+    def error(self, message: str, json_path=(), hint: str = "", *, at_value: bool = False) -> InputError:
+        line, col = self.value_position(json_path) if at_value else self.position(json_path)
+        return InputError(message, path=self.path, line=line, col=col, hint=hint)
+
+    def warning(self, message: str, json_path=(), hint: str = "", *, at_value: bool = False) -> InputWarning:
+        line, col = self.value_position(json_path) if at_value else self.position(json_path)
+        return InputWarning(message, path=self.path, line=line, col=col, hint=hint)
+
+
+def to_plain(node: Any, nodes: int) -> Any:
+    """Round-trip containers → dicts and lists; scalars → str/int/float/bool/None.
+
+    Aliases are expanded here, so the node count is capped at ``nodes``: a few kilobytes of
+    nested aliases ("billion laughs") would otherwise expand into gigabytes.
+    """
+    budget = [nodes]
+
+    def plain(value: Any) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise ValueError("too many nodes")
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [plain(v) for v in value]
+        if isinstance(value, bool) or value is None:
+            return value
+        if isinstance(value, int):
+            return int(value)
+        if isinstance(value, float):
+            return float(value)
+        # strings, and timestamps or other YAML-only types no input contract uses
+        return str(value)
+
+    return plain(node)
+
+
+def load_file(path: Path, display: str | None = None) -> Located:
+    """Parse one single-document YAML file; every failure is an ``InputError`` at its line."""
+    from generator.yamlio.read import INPUTS
+
+    shown = display or str(path)
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", path=shown) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError("not a regular file", path=shown, hint="give the path of a YAML file")
+    size = info.st_size
+    if size > INPUTS.file_bytes:
+        raise InputError(
+            too_large("file", INPUTS.file_bytes, size) + " for inputs",
+            path=shown,
+            hint="a cluster input is a few kilobytes; check that this is the right file",
+        )
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror or exc}", path=shown) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        message, line, col = not_utf8(exc)
+        raise InputError(message, path=shown, line=line + 1, col=col + 1, hint=NOT_UTF8_HINT) from None
+    return load_text(text, shown)
+
+
+# what YAML 1.2 accepts in a stream (c-printable), tab, line feed and carriage return included
+_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def load_text(text: str, display: str) -> Located:
+    bad = _NOT_PRINTABLE.search(text)
+    if bad:
+        line, col = line_col(text, bad.start())
+        raise InputError(
+            f"{bad_character(bad.group())} is not allowed in YAML",
+            path=display,
+            line=line,
+            col=col,
+            hint=BAD_CHARACTER_HINT,
+        )
+    from ruamel.yaml.error import YAMLError
+
+    from generator.yamlio.read import Fallback
+
+    try:
+        return _fast_load(text, display)
+    except _TooDeep as deep:
+        raise deep.error(display) from None
+    except (Fallback, YAMLError):  # syntax errors too: ruamel words them
+        return _ruamel_load(text, display)
+
+
+class _TooDeep(Exception):
+    def __init__(self, line: int, col: int):
+        super().__init__(line, col)
+        self.line, self.col = line, col
+
+    def error(self, display: str) -> InputError:
+        return InputError(too_deep(_max_depth()), path=display, line=self.line, col=self.col, hint=TOO_DEEP_HINT)
+
+
+def _max_depth() -> int:
+    """The inputs' depth bound (``yamlread.INPUTS``; the reader is imported when first needed)."""
+    from generator.yamlio.read import INPUTS
+
+    return INPUTS.depth
+
+
+_NULL = frozenset({"", "~", "null", "Null", "NULL"})
+_TRUE = frozenset({"true", "True", "TRUE"})
+_FALSE = frozenset({"false", "False", "FALSE"})
+_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?")
+
+
+def _too_large_integer(value: str, mark, display: str) -> InputError:
+    """An integer with more digits than Python converts (``sys.get_int_max_str_digits``)."""
+    digits = sum(c.isdigit() for c in value)
+    return InputError(
+        f"integer with {digits} digits is too large",
+        path=display,
+        line=mark.line + 1,
+        col=mark.column + 1,
+        hint="quote it if it is meant as a string",
+    )
+
+
+def _plain_1_2(value: str):
+    """A plain scalar resolved as the YAML 1.2 core schema does, as the round-trip loader reads
+    cluster inputs (lint reads manifests as the API server's YAML 1.1 reader instead); anything
+    beyond null, booleans, decimal integers and plain strings raises ``Fallback``."""
+    from generator.yamlio.read import Fallback
+
+    if value in _NULL:
+        return None
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    if _INT.fullmatch(value):
+        try:
+            return int(value)
+        except ValueError:  # more digits than Python converts: the round-trip loader locates it
+            raise Fallback from None
+    if value[0] in "+-.0123456789" and (_TIMESTAMP.fullmatch(value) or not _is_plain_string(value)):
+        raise Fallback  # floats, other number forms, timestamps ("Z" becomes "+00:00"): ruamel builds them
+    return value
+
+
+def _key_1_2(value: str) -> str:
+    from generator.yamlio.read import Fallback
+
+    key = _plain_1_2(value)
+    if not isinstance(key, str):
+        raise Fallback  # inputs are JSON data: the round-trip loader words a key that is no string
+    return key
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_plain_string(value: str) -> bool:
+    """500m and 2Mi are strings; 1.5, 1e3 and 0x1F are numbers in YAML 1.2."""
+    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.resolver import VersionedResolver
+
+    return str(VersionedResolver(version=(1, 2)).resolve(ScalarNode, value, (True, False))) == "tag:yaml.org,2002:str"
+
+
+@functools.cache
+def yaml_1_2():
+    """The reader's resolution for our inputs: YAML 1.2's core schema, as far as the fast path
+    builds it (null, booleans, decimal integers, strings)."""
+    from generator.yamlio.read import Resolution
+
+    return Resolution(frozenset("~nNtTfF+-.0123456789"), _plain_1_2, _key_1_2)
+
+
+def _fast_load(text: str, display: str) -> Located:
+    """The document the one reader builds, positions read when first asked for; raises ``Fallback``."""
+    from generator.yamlio import read as yamlread
+
+    try:
+        data = yamlread.load(text, yaml_1_2(), yamlread.INPUTS.depth)
+    except yamlread.TooDeep as deep:
+        raise _TooDeep(deep.line + 1, deep.col + 1) from None
+    return Located(display, data, yamlread.Positions(text, yaml_1_2()))
+
+
+def _nesting(node: Any) -> int:
+    """How deeply the written containers nest, counted up to one past the depth bound
+    (iteratively: the data may be deeper than the stack). A container reached again through an alias is not
+    walked again: an alias bomb would take exponential time, and the node budget of
+    ``to_plain`` bounds what aliases expand to."""
+    deepest, stack, seen, limit = 0, [(node, 0)], set(), _max_depth()
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)) and id(value) not in seen:
+            seen.add(id(value))
+            deepest = max(deepest, depth + 1)
+            if deepest > limit:
+                return deepest
+            stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return deepest
+
+
+def _check_depth(text: str) -> None:
+    """Nesting bounded before ruamel's recursive loader sees the text (it takes seconds per
+    thousand levels); syntax errors are left to ruamel's wording."""
+    from _ruamel_yaml import CParser
+    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+
+    get, depth, limit = CParser(text).get_event, 0, _max_depth()
+    try:
+        while True:
+            event = get()
+            if event is None:
+                return
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > limit:
+                    raise _TooDeep(event.start_mark.line + 1, event.start_mark.column + 1)
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+    except YAMLError:
+        # libyaml stopped at something ruamel may read on (`[a:b]`, `: 1`, a U+2028): ruamel's
+        # scanner is quadratic in flow nesting (1,000 levels: seconds), so bound that first
+        too_deep = _flow_too_deep(text)
+        if too_deep is not None:
+            raise _TooDeep(*line_col(text, too_deep)) from None
+
+
+_DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_SINGLE_QUOTED = re.compile(r"'(?:[^']|'')*'")
+_LINE_BREAK = re.compile(r"[\n\r]")
+_SPACE = " \t"
+_BREAK = "\n\r"
+
+
+def _flow_too_deep(text: str) -> int | None:
+    """Offset of the flow collection opened deeper than the depth bound (counting flow nesting
+    only), from a linear scan that needs no parser: brackets count where a node may start and
+    anywhere inside a flow collection, not in quoted scalars, comments or block scalars."""
+    depth, i, end, limit = 0, 0, len(text), _max_depth()
+    node_start, line_indent = True, 0
+    while i < end:
+        char = text[i]
+        if char in _BREAK:
+            i += 1
+            line_indent = _indent(text, i)
+            node_start = True
+            continue
+        if char in _SPACE:
+            i += 1
+            continue
+        after = text[i + 1 : i + 2]
+        if char == "#" and (i == 0 or text[i - 1] in _SPACE + _BREAK):
+            i = _line_end(text, i)
+            continue
+        if char in "[{" and (depth or node_start):
+            depth += 1
+            if depth > limit:
+                return i
+            node_start = True
+        elif char in "]}" and depth:
+            depth -= 1
+            node_start = False
+        elif char == "," and depth:
+            node_start = True
+        elif char in "-?:" and (after in ("", " ", "\t", "\n", "\r") or (depth and char == ":" and after in ",[]{}")):
+            node_start = True
+        elif char == "-" and text.startswith("---", i) and text[i + 3 : i + 4] in ("", " ", "\t", "\n", "\r"):
+            i += 3  # a document start marker; the document's node follows
+            node_start = True
+            continue
+        elif node_start and char in "\"'":
+            match = (_DOUBLE_QUOTED if char == '"' else _SINGLE_QUOTED).match(text, i)
+            if match is None:
+                return None  # unterminated: ruamel reports it
+            i = match.end()
+            node_start = False
+            continue
+        elif node_start and not depth and char in "|>":
+            # a block scalar: its lines are the ones indented deeper than the line it starts on
+            i = _line_end(text, i)
+            while i < end:
+                following = _line_end(text, i + 1)
+                line = text[i + 1 : following]
+                if line.strip(" ") and _indent(text, i + 1) <= line_indent:
+                    break
+                i = following
+            continue
+        elif node_start and char in "&!":
+            while i < end and text[i] not in _SPACE + _BREAK + ",[]{}":
+                i += 1
+            continue
+        else:
+            node_start = False
+        i += 1
+    return None
+
+
+def _indent(text: str, start: int) -> int:
+    """Spaces at ``start`` (a line's first character)."""
+    i = start
+    while i < len(text) and text[i] == " ":
+        i += 1
+    return i - start
+
+
+def _line_end(text: str, start: int) -> int:
+    """Offset of the line break that ends the line holding ``start`` (or the end of the text)."""
+    found = _LINE_BREAK.search(text, start)
+    return found.start() if found else len(text)
+
+
+def _deepest_start(yaml, text: str) -> tuple[int, int]:
+    """1-based line and column of the first collection nested deeper than the depth bound, from
+    ruamel's parser events (linear in block nesting; flow nesting was bounded before)."""
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+
+    depth, limit = 0, _max_depth()
+    for event in yaml.parse(text):
+        if isinstance(event, CollectionStartEvent):
+            depth += 1
+            if depth > limit:
+                return event.start_mark.line + 1, event.start_mark.column + 1
+        elif isinstance(event, CollectionEndEvent):
+            depth -= 1
+    return 1, 1
+
+
+def _check_aliases(text: str, display: str) -> None:
+    """The alias budget (``yamlread.INPUTS``), located at the alias that passes it, before the
+    round-trip loader shares and ``to_plain`` copies them."""
+    from generator.yamlio import aliases as yamlaliases
+    from generator.yamlio.read import INPUTS
+
+    try:
+        yamlaliases.check(text, INPUTS.alias_nodes)
+    except yamlaliases.TooManyAliases as exc:
+        raise InputError(
+            str(exc),
+            path=display,
+            line=exc.line + 1,
+            col=exc.col + 1,
+            hint="use fewer or shallower YAML anchors and aliases",
+        ) from None
+
+
+_VERSION_DIRECTIVE = re.compile(r"^%YAML[ \t]+(\S*)", re.M)
+
+
+def _check_version(text: str, display: str) -> None:
+    """A ``%YAML`` directive names 1.1 or 1.2: ruamel's parser asserts on other 1.x versions."""
+    directive = _VERSION_DIRECTIVE.search(text)
+    if directive and directive.group(1) not in ("1.1", "1.2"):
+        line, col = line_col(text, directive.start())
+        raise InputError(
+            f"YAML version {directive.group(1)!r} is not supported",
+            path=display,
+            line=line,
+            col=col,
+            hint="write `%YAML 1.2`, or leave the directive out",
+        )
+
+
+def _ruamel_load(text: str, display: str) -> Located:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.constructor import DuplicateKeyError
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        _check_depth(text)
+    except _TooDeep as deep:
+        raise deep.error(display) from None
+    _check_version(text, display)
+    _check_aliases(text, display)
+    yaml = YAML(typ="rt")
+    yaml.allow_duplicate_keys = False
+    try:
+        node = yaml.load(text)
+    except DuplicateKeyError as exc:
+        mark = exc.problem_mark
+        raise InputError(
+            duplicate_key(exc.problem),
+            path=display,
+            line=mark.line + 1,
+            col=mark.column + 1,
+            hint="each key may appear once in a mapping; remove or merge the repeated one",
+        ) from None
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise InputError(
+            f"YAML syntax error: {exc.problem or exc.context}",
+            path=display,
+            line=(mark.line + 1) if mark else 0,
+            col=(mark.column + 1) if mark else 0,
+            hint=syntax_hint(
+                str(exc.problem or exc.context), "\n".join(text.split("\n")[mark.line : mark.line + 1]) if mark else ""
+            ),
+        ) from None
+    except YAMLError as exc:
+        raise InputError(f"YAML error: {exc}".splitlines()[0], path=display) from None
+    except (ValueError, TypeError) as exc:
+        # a value its tag cannot build (`!!float abc`, an integer of 5,000 digits): ruamel's
+        # constructor says so without a position, its composer's node has one
+        misfit = _misfit(text)
+        if misfit is None:
+            raise InputError(
+                f"YAML value does not match its tag: {exc}",
+                path=display,
+                hint="remove the !!tag, or fix the value it applies to",
+            ) from None
+        node, problem = misfit
+        if node.tag.endswith(":int") and sum(c.isdigit() for c in node.value) > sys.get_int_max_str_digits():
+            raise _too_large_integer(node.value, node.start_mark, display) from None
+        tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
+        raise InputError(
+            f"YAML value {node.value[:40]!r} does not match its tag {tag}: {problem}",
+            path=display,
+            line=node.start_mark.line + 1,
+            col=node.start_mark.column + 1,
+            hint="remove the !!tag, or fix the value it applies to",
+        ) from None
+    except RecursionError:
+        # block nesting past what libyaml read (it stopped early): ruamel's own events locate it
+        raise _TooDeep(*_deepest_start(yaml, text)).error(display) from None
+    if _nesting(node) > _max_depth():  # read in full where the stack allowed it: the same bound holds
+        raise _TooDeep(*_deepest_start(yaml, text)).error(display)
+    from generator.yamlio.read import INPUTS, Positions
+
+    nodes = INPUTS.nodes if INPUTS.nodes is not None else sys.maxsize
+    try:
+        data = to_plain(node, nodes)
+    except (ValueError, RecursionError):
+        raise InputError(
+            f"the document expands to more than {nodes} nodes (nested aliases?)",
+            path=display,
+            hint="use fewer or shallower YAML anchors and aliases",
+        ) from None
+    return Located(display, data, Positions.of((None, _ruamel_where(node, display))))
+
+
+def _misfit(text: str):
+    """(node, error) of the first scalar its tag cannot build, or None."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    yaml = YAML(typ="rt")
+    stack, seen = [yaml.compose(text)], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))  # an alias is the same node object
+        if isinstance(node, ScalarNode):
+            try:
+                yaml.constructor.construct_object(node, deep=True)
+            except (ValueError, TypeError) as exc:
+                return node, exc
+        elif isinstance(node, MappingNode):
+            stack.extend(part for pair in reversed(node.value) for part in reversed(pair))
+        elif isinstance(node, SequenceNode):
+            stack.extend(reversed(node.value))
+    return None
+
+
+def _ruamel_where(root: Any, display: str):
+    """The positions ruamel's round-trip containers recorded, as the reader's position map
+    (``yamlread.Positions``: ``{key: (key, value, inner)}`` and ``[(item, inner)]``), keyed as
+    ``Located`` keys them.
+
+    A mapping or sequence used as a key (``? {a: 1}``) is an error at that key: inputs are
+    JSON data, whose keys are strings. Aliased subtrees are visited once per path they appear
+    at, within the node budget ``to_plain`` already enforced."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    from generator.yamlio.read import Mark, Written
+
+    def at(line_col) -> Written:
+        return Written(Mark(*line_col))
+
+    top: list = [None]
+    stack: list[tuple[Any, list, int]] = [(root, top, 0)]  # (node, the list or tuple slot that holds its map)
+    while stack:
+        node, holder, slot = stack.pop()
+        if isinstance(node, CommentedMap):
+            where: dict[str, list] = {}
+            for key, value in node.items():
+                key_at = node.lc.key(key)
+                if isinstance(key, (Mapping, tuple)):
+                    raise InputError(
+                        f"a {'mapping' if isinstance(key, Mapping) else 'sequence'} is used as a key; "
+                        "keys must be strings",
+                        path=display,
+                        line=key_at[0] + 1,
+                        col=key_at[1] + 1,
+                        hint="write the key as a plain or quoted string, e.g. `name: value`",
+                    )
+                entry = where[str(key)] = [at(key_at), at(node.lc.value(key)), None]
+                stack.append((value, entry, 2))
+            holder[slot] = where
+        elif isinstance(node, CommentedSeq):
+            items = [[at(node.lc.item(index)), None] for index in range(len(node))]
+            stack.extend((value, items[index], 1) for index, value in enumerate(node))
+            holder[slot] = items
+    return top[0]

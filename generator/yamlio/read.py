@@ -1,0 +1,464 @@
+"""The one YAML reader: plain data straight from libyaml's parser events, with the limits and
+the position mapper of everything the project reads (cluster inputs, the config file, manifests).
+
+kubectl and the API server read YAML with sigs.k8s.io/yaml, which decodes with go-yaml v2
+(YAML 1.1 resolution) into JSON: ``yes``/``on``/``y`` are booleans, ``0777`` is octal, and
+map keys become strings. ``resolve_plain`` and ``json_key`` follow go-yaml v2's
+``resolve.go`` (resolveMapList, the ParseInt/ParseUint/ParseFloat chain) and
+sigs.k8s.io/yaml's ``convertToJSONableObject``, so a ConfigMap with ``enabled: yes`` fails
+its schema here as it does on the cluster (``GO_YAML``, lint's resolution). Cluster inputs and
+the config file are read with YAML 1.2 resolution (``Resolution`` is the reader's parameter,
+``generator.yamlio.positions`` defines theirs).
+
+ruamel's safe loader spends most of its time in Python, so this builder reads the C
+parser's events, keeping none: positions come from a second read of the few documents a
+position is asked of (``Positions``, the one path → line and column lookup). Anchors, aliases,
+explicit tags, complex keys, duplicate keys and more than one document raise ``Fallback``;
+the caller loads those with ruamel, using the same scalar resolution, and ruamel words the
+errors. The test suite checks both give the same data.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from _ruamel_yaml import CParser
+from ruamel.yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+    StreamStartEvent,
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What the reader accepts for one purpose; past a bound, a located error, never a hang,
+    a crash or gigabytes of memory. The values differ by what is read:
+
+    - ``file_bytes``: a cluster input or the config file is a few kilobytes, so 1 MiB means the
+      wrong file; manifests are whole rendered trees or chart output (64 MiB).
+    - ``document_bytes``: kubeconform's per-document buffer (4 MiB) for manifests; an input is
+      one document, bounded as its file is.
+    - ``depth``: a cluster input nests ~6 deep, so 64 levels is generous, and ruamel's round-trip
+      loader (inputs' fallback) recurses, seconds per thousand levels; manifests need more (CRD
+      schemas nest a few dozen levels), 256 stays shallow enough for the rules and validators,
+      which recurse over the data.
+    - ``alias_nodes``: nodes aliases may add beyond those written out ("billion laughs"), the
+      same for both: YAML reuses small blocks, if any (``generator.yamlio.aliases``).
+    - ``nodes``: all nodes of an input once aliases are expanded (ruamel's round-trip data is
+      copied into plain data, ``yamlpos.to_plain``); manifests have no such bound (None): each
+      document is dropped once checked, and its size and aliases are bounded already.
+    """
+
+    file_bytes: int
+    document_bytes: int
+    depth: int
+    alias_nodes: int
+    nodes: int | None
+
+
+INPUTS = Limits(file_bytes=1024 * 1024, document_bytes=1024 * 1024, depth=64, alias_nodes=100_000, nodes=200_000)
+MANIFESTS = Limits(
+    file_bytes=64 * 1024 * 1024, document_bytes=4 * 1024 * 1024, depth=256, alias_nodes=100_000, nodes=None
+)
+
+
+class Fallback(Exception):
+    """The document needs the full loader."""
+
+
+# go-yaml v2 resolve.go, resolveMapList
+_MAP: dict[str, object] = {
+    **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("", "~", "null", "Null", "NULL"), None),
+    **dict.fromkeys((".nan", ".NaN", ".NAN"), math.nan),
+    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), math.inf),
+    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), -math.inf),
+}
+# first characters go-yaml looks further at (its resolveTable hints); others are strings
+_HINTED = frozenset("+-0123456789.yYnNtTfFoO~")
+# Go's strconv.ParseInt/ParseUint with base 0 (underscores already removed)
+_GO_INT = re.compile(r"([-+]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]([0-7]+)|0[bB]([01]+)|0([0-7]+)|([1-9][0-9]*|0))")
+_GO_UINT = re.compile(r"\+?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]+|[1-9][0-9]*|0)")
+_YAML_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")  # yamlStyleFloat
+_GO_DOT_FLOAT = re.compile(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?")  # ParseFloat of ".5" forms
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+_UINT64_MAX = (1 << 64) - 1
+MAX_NUMBER_DIGITS = 400  # past float64's range: go-yaml leaves such a number a string
+
+
+def resolve_plain(value: str):
+    """The value go-yaml v2 gives a plain (unquoted, untagged) scalar."""
+    if not value:
+        return None
+    if value[0] not in _HINTED:
+        return value
+    return _resolve_hinted(value)
+
+
+@functools.lru_cache(maxsize=65536)
+def _resolve_hinted(value: str):
+    if value in _MAP:
+        return _MAP[value]
+    first = value[0]
+    if first == ".":
+        return _finite(value) if _GO_DOT_FLOAT.fullmatch(value) else value
+    if first not in "+-0123456789":
+        return value
+    # timestamps (2024-01-01) fall through to a string, as go-yaml v2 decodes them into interface{}
+    plain = value.replace("_", "")
+    number = _go_int(plain)
+    if number is not None:
+        return number
+    if len(plain) <= MAX_NUMBER_DIGITS and _YAML_FLOAT.fullmatch(plain):
+        result = _finite(plain)
+        if isinstance(result, float):
+            return result
+    return value
+
+
+def _go_int(plain: str) -> int | None:
+    """ParseInt(plain, 0, 64), else ParseUint(plain, 0, 64), else None."""
+    match = _GO_INT.fullmatch(plain) if len(plain) <= MAX_NUMBER_DIGITS else None
+    if not match:
+        return None
+    sign, hexa, octal_o, binary, octal, decimal = match.groups()
+    digits, base = next(
+        (d, b) for d, b in ((hexa, 16), (octal_o, 8), (binary, 2), (octal, 8), (decimal, 10)) if d is not None
+    )
+    number = int(digits, base) * (-1 if sign == "-" else 1)
+    if _INT64[0] <= number <= _INT64[1] or (0 <= number <= _UINT64_MAX and _GO_UINT.fullmatch(plain)):
+        return number
+    return None
+
+
+def _finite(text: str):
+    """ParseFloat(text, 64): a float, or ``text`` itself when out of range (Go's ErrRange)."""
+    number = float(text)
+    return text if math.isinf(number) else number
+
+
+def out_of_range(text: str) -> str:
+    """What a plain number go-yaml keeps as a string is ('' for anything else)."""
+    digits = text.lstrip("+-")
+    if digits.isdigit() and isinstance(resolve_plain(text), str):
+        return f"a {len(digits)}-digit number, beyond 64-bit integers and floats: Kubernetes reads it as a string"
+    return ""
+
+
+def describe(text: str) -> str:
+    """A scalar's text for a message: what it is, shortened when long."""
+    shown = f"`{text[:20]}…`" if len(text) > 60 else f"`{text}`"
+    if out_of_range(text):
+        return f"{shown} ({out_of_range(text)})"
+    if len(text) > 60:
+        return f"{shown} ({len(text)} characters)"
+    kind = {bool: "a boolean", int: "an integer", float: "a float", type(None): "null"}.get(
+        type(resolve_plain(text)), "a string"
+    )
+    return f"{shown} ({kind})"
+
+
+def json_key(key) -> str:
+    """A decoded map key as sigs.k8s.io/yaml writes it into JSON; ValueError for null keys."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(key)
+    if isinstance(key, float):
+        return _go_float32_g(key)
+    raise ValueError(f"a {'null' if key is None else type(key).__name__} map key has no JSON form")
+
+
+def _go_float32_g(number: float) -> str:
+    """strconv.FormatFloat(number, 'g', -1, 32), with go-yaml's names for infinities and NaN."""
+    if math.isnan(number):
+        return ".nan"
+    if math.isinf(number):
+        return ".inf" if number > 0 else "-.inf"
+    single = struct.unpack("f", struct.pack("f", number))[0]
+    precision = next(
+        p for p in range(1, 10) if struct.unpack("f", struct.pack("f", float(f"{single:.{p - 1}e}")))[0] == single
+    )
+    mantissa, exponent = f"{single:.{precision - 1}e}".split("e")
+    exp = int(exponent)
+    if exp < -4 or exp >= 6:
+        return f"{mantissa}e{'+' if exp >= 0 else '-'}{abs(exp):02d}"
+    return f"{single:.{max(precision - exp - 1, 0)}f}"
+
+
+def _plain_key(text: str) -> str:
+    """A plain map key as the JSON object key it becomes (a null key: the full loader words it)."""
+    key = resolve_plain(text)
+    if key.__class__ is str:
+        return key
+    try:
+        return json_key(key)
+    except ValueError:
+        raise Fallback from None
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """How plain (unquoted, untagged) scalars become values: the YAML version is the reader's
+    one parameter. ``hinted`` holds the first characters a scalar that is not a string can start
+    with (any other plain scalar is its text, unresolved); ``scalar`` resolves the others and
+    ``key`` turns a plain map key into the key; both may raise ``Fallback``."""
+
+    hinted: frozenset[str]
+    scalar: Callable[[str], Any]
+    key: Callable[[str], str]
+
+
+# manifests, read as the API server reads them (go-yaml v2, YAML 1.1; keys as JSON keys)
+GO_YAML = Resolution(_HINTED, resolve_plain, _plain_key)
+
+
+class TooDeep(Exception):
+    """A collection nested deeper than the reader was asked to allow; 0-based line and column."""
+
+    def __init__(self, line: int, col: int):
+        super().__init__(line, col)
+        self.line, self.col = line, col
+
+
+def _document_root(parser: CParser):
+    """The root event of the one document the parser reads (None when there is none)."""
+    get = parser.get_event
+    if not isinstance(get(), StreamStartEvent):
+        raise Fallback
+    event = get()
+    if isinstance(event, StreamEndEvent):
+        return None
+    if not isinstance(event, DocumentStartEvent):
+        raise Fallback
+    return get()
+
+
+def _document_end(parser: CParser) -> None:
+    get = parser.get_event
+    if not isinstance(get(), DocumentEndEvent) or not isinstance(get(), StreamEndEvent):
+        raise Fallback
+
+
+def load(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = None):
+    """The one document in ``text`` (None when empty); raises Fallback, the parser's YAMLError, or
+    ``TooDeep`` for a collection more than ``max_depth`` collections deep.
+
+    Only the data is built: each event is dropped as soon as it is read. Where things are
+    written is found again, from the same text, when a position is asked for (``locate``)."""
+    parser = CParser(text)
+    root = _document_root(parser)
+    if root is None:
+        return None
+    data = _builder(resolution, max_depth)(root, parser.get_event, 0)
+    _document_end(parser)
+    return data
+
+
+@functools.cache
+def _builder(resolution: Resolution, max_depth: int | None):
+    """The data builder for one resolution and depth bound: the hot loop of lint, so the
+    resolution's parts are bound once and scalars resolved inline; tags are read from ``ctag``
+    (``tag`` is a property)."""
+    hinted, resolve, plain_key = resolution.hinted, resolution.scalar, resolution.key
+    deepest = -1 if max_depth is None else max_depth
+
+    def scalar(event):
+        if event.ctag is not None or event.anchor is not None:
+            raise Fallback
+        value = event.value
+        if event.implicit[0] and (not value or value[0] in hinted):
+            return resolve(value)
+        return value
+
+    def data(event, get, depth: int):
+        kind = type(event)
+        if kind is ScalarEvent:
+            return scalar(event)
+        if kind is not MappingStartEvent and kind is not SequenceStartEvent:
+            raise Fallback  # aliases
+        if depth == deepest:
+            raise TooDeep(event.start_mark.line, event.start_mark.column)
+        if event.ctag is not None or event.anchor is not None:
+            raise Fallback
+        if kind is MappingStartEvent:
+            out: dict[Any, Any] = {}
+            while True:
+                key_event = get()
+                if type(key_event) is not ScalarEvent:
+                    if type(key_event) in _NODE_STARTS:
+                        raise Fallback  # complex keys
+                    return out
+                if key_event.ctag is not None or key_event.anchor is not None:
+                    raise Fallback
+                key = key_event.value
+                if key_event.implicit[0] and (not key or key[0] in hinted):
+                    key = plain_key(key)
+                if key == "<<" or key in out:
+                    raise Fallback  # merge keys; duplicate keys (reported by ruamel)
+                value_event = get()
+                if type(value_event) is ScalarEvent:
+                    if value_event.ctag is not None or value_event.anchor is not None:
+                        raise Fallback
+                    value = value_event.value
+                    if value_event.implicit[0] and (not value or value[0] in hinted):
+                        value = resolve(value)
+                    out[key] = value
+                else:
+                    out[key] = data(value_event, get, depth + 1)
+        items: list[Any] = []
+        while True:
+            item_event = get()
+            item_kind = type(item_event)
+            if item_kind is ScalarEvent:
+                items.append(scalar(item_event))
+            elif item_kind in _NODE_STARTS:
+                items.append(data(item_event, get, depth + 1))
+            else:
+                return items
+
+    return data
+
+
+def locate(text: str, resolution: Resolution = GO_YAML):
+    """Where each part of a document ``load`` read is written: ``(root_event, where)``.
+
+    ``where`` mirrors the data: a mapping's is ``{key: (key_event, value_event, value_where)}``,
+    a sequence's ``[(item_event, item_where)]``, a scalar's None. The events carry the marks
+    (line, column) and the scalar's style. Only called for text ``load`` took, so the checks
+    that send a document to the full loader are not made again."""
+    parser = CParser(text)
+    root = _document_root(parser)
+    return root, _where(root, parser.get_event, resolution)
+
+
+def _where(event, get, resolution: Resolution):
+    kind = type(event)
+    if kind is MappingStartEvent:
+        where: dict[Any, tuple[Any, Any, Any]] = {}
+        while True:
+            key_event = get()
+            if type(key_event) is not ScalarEvent:
+                return where
+            key = key_event.value
+            if key_event.implicit[0] and (not key or key[0] in resolution.hinted):
+                key = resolution.key(key)
+            value_event = get()
+            where[key] = (key_event, value_event, _where(value_event, get, resolution))
+    if kind is SequenceStartEvent:
+        items: list[tuple[Any, Any]] = []
+        while True:
+            item_event = get()
+            if type(item_event) is SequenceEndEvent:
+                return items
+            items.append((item_event, _where(item_event, get, resolution)))
+    return None
+
+
+class Mark(NamedTuple):
+    """A 0-based line and column, as libyaml's marks give them."""
+
+    line: int
+    column: int
+
+
+class Written(NamedTuple):
+    """Where a node is written, in a position map built from something other than parser events
+    (ruamel's round-trip data): it stands where ``locate``'s map holds an event."""
+
+    start_mark: Mark
+
+
+class Positions:
+    """The position map of one document, and the one lookup of a path in it (``find``).
+
+    Inputs and lint both locate through it. Built from text ``load`` read, the map is
+    ``locate``'s, made when first asked for: most documents have nothing to report, and keeping
+    every event of every document costs more than reading again the few that need it
+    (``resolution`` None: the manifests' resolution, ``locate``'s default). ``of`` takes a map
+    built otherwise (the same shape: ``(root, where)``, nodes with a ``start_mark``).
+    Pickled without the events (documents go to and from worker processes): a copy reads again.
+    """
+
+    __slots__ = ("_text", "_resolution", "_located")
+
+    def __init__(self, text: str, resolution: Resolution | None = None):
+        self._text: str | None = text
+        self._resolution = resolution
+        self._located: tuple | None = None
+
+    @classmethod
+    def of(cls, located: tuple) -> Positions:
+        positions = cls("")
+        positions._text, positions._located = None, located
+        return positions
+
+    def _map(self) -> tuple:
+        if self._located is None:
+            text = self._text or ""
+            self._located = locate(text) if self._resolution is None else locate(text, self._resolution)
+        return self._located
+
+    def __getstate__(self):
+        return self._text, self._resolution, self._located if self._text is None else None
+
+    def __setstate__(self, state) -> None:
+        self._text, self._resolution, self._located = state
+
+    def find(self, path: tuple | list, at_value: bool = False):
+        """``(node, mark)``: what is written at ``path`` (None when the path does not exist) and
+        the 0-based start mark of the deepest part of ``path`` that does: a key's, an item's,
+        or, with ``at_value``, the value's of a last part that is a key (None when not even the
+        first part exists; the root has no mark of its own)."""
+        node, inner = self._map()
+        mark = None
+        last = len(path) - 1
+        for i, part in enumerate(path):
+            if isinstance(inner, dict) and part in inner:
+                key_node, node, inner = inner[part]
+                mark = node.start_mark if (i == last and at_value) else key_node.start_mark
+            elif isinstance(inner, list) and isinstance(part, int) and 0 <= part < len(inner):
+                node, inner = inner[part]
+                mark = node.start_mark
+            else:
+                return None, mark
+        return node, mark
+
+    def table(self) -> dict[tuple, tuple[Mark, Mark]]:
+        """Every path of the document and the marks of its key (its item, in a sequence) and value."""
+        table: dict[tuple, tuple[Mark, Mark]] = {}
+        stack: list[tuple[tuple, Any]] = [((), self._map()[1])]
+        while stack:
+            path, where = stack.pop()
+            if isinstance(where, dict):
+                for key, (key_node, value_node, inner) in where.items():
+                    table[(*path, key)] = (_mark(key_node), _mark(value_node))
+                    stack.append(((*path, key), inner))
+            elif isinstance(where, list):
+                for index, (item_node, inner) in enumerate(where):
+                    table[(*path, index)] = (_mark(item_node),) * 2
+                    stack.append(((*path, index), inner))
+        return table
+
+
+def _mark(node) -> Mark:
+    return Mark(node.start_mark.line, node.start_mark.column)
+
+
+_NODE_STARTS = (MappingStartEvent, SequenceStartEvent, AliasEvent)

@@ -1,0 +1,87 @@
+"""The import direction: each top-level part of generator/ imports only what its docstring's
+"May import:" line names, and no two parts import each other."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+from conftest import REPO
+
+PACKAGE = REPO / "generator"
+
+
+def _unit(module: str) -> str:
+    """``generator.render.pipeline`` → ``generator.render``: the top-level part a module is in."""
+    return ".".join(module.split(".")[:2])
+
+
+def _units() -> dict[str, ast.Module]:
+    """Every top-level part, by name, with the parsed file that carries its docstring."""
+    units = {}
+    for path in sorted(PACKAGE.iterdir()):
+        if path.is_dir() and (path / "__init__.py").is_file():
+            units[f"generator.{path.name}"] = ast.parse((path / "__init__.py").read_text(encoding="utf-8"))
+        elif path.suffix == ".py" and path.name != "__init__.py":
+            units[f"generator.{path.stem}"] = ast.parse(path.read_text(encoding="utf-8"))
+    return units
+
+
+def _allowed(tree: ast.Module) -> set[str]:
+    doc = ast.get_docstring(tree) or ""
+    match = re.search(r"^May import: (.*)", doc, flags=re.M | re.S)
+    assert match, "say in the docstring what this part may import (a 'May import:' line)"
+    if match.group(1).startswith("any part of generator"):
+        return {"*"}
+    return set(re.findall(r"generator\.[a-z_]+", match.group(1)))
+
+
+def _imports(source: str) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "generator":
+                found |= {f"generator.{a.name}" for a in node.names if a.name != "__version__"}
+            elif node.module.startswith("generator."):
+                found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("generator.")}
+    return {_unit(m) for m in found}
+
+
+def _files(unit: str) -> list:
+    path = PACKAGE / unit.split(".")[1]
+    return sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]
+
+
+def _graph() -> dict[str, set[str]]:
+    return {
+        unit: set().union(*(_imports(f.read_text(encoding="utf-8")) for f in _files(unit))) - {unit}
+        for unit in _units()
+    }
+
+
+@pytest.mark.parametrize("unit", sorted(_units()))
+def test_a_part_imports_only_what_it_says(unit):
+    allowed = _allowed(_units()[unit])
+    if "*" in allowed:
+        return
+    extra = sorted(_graph()[unit] - allowed)
+    assert not extra, f"{unit} imports {extra}: turn the import around, or name it under 'May import:'"
+
+
+def test_the_parts_form_no_circle():
+    graph = _graph()
+
+    def reaches(start: str, goal: str, seen: frozenset = frozenset()) -> bool:
+        return any(n == goal or (n not in seen and reaches(n, goal, seen | {n})) for n in graph.get(start, ()))
+
+    circles = sorted(unit for unit in graph if reaches(unit, unit))
+    assert not circles, f"import circle through {circles}"
+
+
+def test_the_layer_check_sees_an_import_against_the_direction():
+    assert _imports("from generator.render import layout\n") == {"generator.render"}
+    assert _imports("from generator import tree, __version__\n") == {"generator.tree"}
+    assert "generator.render" not in _allowed(_units()["generator.tree"])
