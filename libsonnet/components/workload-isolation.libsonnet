@@ -1,6 +1,7 @@
 // Workload isolation: one namespace per workload type, each with Pod Security, a default-deny
 // NetworkPolicy plus the allows a real cluster needs, a GPU/hugepages ResourceQuota, a
 // LimitRange, and the PriorityClasses of the workload types in use.
+local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
 
 local defaults = {
@@ -10,6 +11,7 @@ local defaults = {
   monitoring: { namespace: 'monitoring' },
   workloads: [],
   nodeLocalDNS: { enabled: false, address: '169.254.20.10' },
+  admission: error 'must provide admission',
   // Priority per workload type: serving beats training beats batch; batch never preempts.
   priorities: {
     inference: { value: 100000, preemptionPolicy: 'PreemptLowerPriority', description: 'Latency-sensitive GPU inference.' },
@@ -23,6 +25,7 @@ function(params)
   local p = defaults + params;
   local component = 'workload-isolation';
   local labels = k.labels(component);
+  local memoryLimitRequired = gpu.requiresMemoryLimit(p.admission, p.pools);
 
   // The cluster DNS pods (clusterDns in providers.json). NetworkPolicy sees the pod port after
   // the Service's DNAT: OpenShift's CoreDNS (DNS operator, namespace openshift-dns) listens on
@@ -156,10 +159,12 @@ function(params)
          k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels) + { spec: { hard: gpuQuota + sharedQuota + migQuota + otherQuota } },
        ] else [])
     + [
+      // No default memory limit where the GPU policy requires an explicit one (gpu.requiresMemoryLimit):
+      // a defaulted limit would pass a bare GPU Pod that the same spec in a Deployment fails.
       k.object('v1', 'LimitRange', 'container-defaults', ns, labels) + {
         spec: { limits: [{
           type: 'Container',
-          default: { cpu: w.limits.defaultCpu, memory: w.limits.defaultMemory },
+          default: { cpu: w.limits.defaultCpu } + (if memoryLimitRequired then {} else { memory: w.limits.defaultMemory }),
           defaultRequest: { cpu: w.limits.defaultCpu, memory: w.limits.defaultMemory },
         }] },
       },

@@ -5,6 +5,18 @@ local k = import 'k.libsonnet';
 {
   poolsOf(pools, vendor):: [p for p in pools if std.objectHas(p, 'gpu') && p.gpu.vendor == vendor],
 
+  // Whether the admission component's GPU policy requires every GPU container to set its own
+  // memory limit (rendered where admission is on and the cluster has GPU pools). The
+  // LimitRanger mutating plugin runs before validating admission, so a LimitRange default
+  // memory limit would fill it in on a bare Pod and the policy would admit it, while the same
+  // pod spec in a Deployment (templates are not defaulted) is denied: where this holds, the
+  // workload namespaces' LimitRange defaults the memory request only
+  // (https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/, "LimitRanger"
+  // mutating, "ValidatingAdmissionPolicy" validating; admission runs mutating then validating).
+  requiresMemoryLimit(admission, pools)::
+    admission.enabled && admission.enforceMemoryLimits
+    && std.length([x for x in pools if std.objectHas(x, 'gpu')]) > 0,
+
   migStrategy(pool):: pool.gpu.mig.strategy,
   usesMig(pool):: $.migStrategy(pool) != 'none',
 
