@@ -72,7 +72,7 @@ function(params)
                 // See every GPU without requesting one (the runtime maps them in).
                 { name: 'NVIDIA_VISIBLE_DEVICES', value: 'all' },
                 { name: 'NVIDIA_DRIVER_CAPABILITIES', value: 'utility' },
-              ],
+              ] + (if gpu.sharesGpus(pool) then gpu.virtualGpuEnv else []),
               ports: [{ name: 'metrics', containerPort: p.port, protocol: 'TCP' }],
               // DCGM profiling metrics (DCGM_FI_PROF_*) need SYS_ADMIN; nothing else is kept
               // (upstream chart values securityContext, NVIDIA/dcgm-exporter deployment/values.yaml).

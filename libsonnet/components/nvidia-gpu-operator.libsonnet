@@ -83,6 +83,9 @@ function(params)
     },
     dcgmExporter: {
       enabled: p.monitoring.dcgmExporter,
+      // One exporter for every pool: the pods of shared GPUs only with virtual GPUs on
+      // (gpu.sharesGpus; values.yaml dcgmExporter.env, v26.7.0).
+      [if std.length([x for x in pools if gpu.sharesGpus(x)]) > 0 then 'env']: gpu.virtualGpuEnv,
       serviceMonitor: {
         enabled: p.monitoring.dcgmExporter && p.monitoring.serviceMonitor,
         honorLabels: p.monitoring.honorLabels,

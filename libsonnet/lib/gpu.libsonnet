@@ -17,6 +17,15 @@ local k = import 'k.libsonnet';
     admission.enabled && admission.enforceMemoryLimits
     && std.length([x for x in pools if std.objectHas(x, 'gpu')]) > 0,
 
+  // A pool whose GPUs several pods share (time-slicing replicas). dcgm-exporter maps a GPU to
+  // the pod holding it from the kubelet's pod-resources; a shared GPU is advertised as several
+  // device IDs (<uuid>::<n>), which it maps to their pods only with KUBERNETES_VIRTUAL_GPUS=true
+  // (NVIDIA/dcgm-exporter pkg/cmd/app.go "Capture metrics associated with virtual GPUs exposed
+  // by Kubernetes device plugins when using GPU sharing strategies, e.g. time-sharing or MPS",
+  // 4.x): without it the sharers' series carry no pod, so autoscaling on them under-counts.
+  sharesGpus(pool):: std.objectHas(pool.gpu, 'timeSlicing'),
+  virtualGpuEnv:: [{ name: 'KUBERNETES_VIRTUAL_GPUS', value: 'true' }],
+
   migStrategy(pool):: pool.gpu.mig.strategy,
   usesMig(pool):: $.migStrategy(pool) != 'none',
 
