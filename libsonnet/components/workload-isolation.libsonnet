@@ -26,6 +26,12 @@ function(params)
   local component = 'workload-isolation';
   local labels = k.labels(component);
   local memoryLimitRequired = gpu.requiresMemoryLimit(p.admission, p.pools);
+  // The MIG profiles the NVIDIA pools advertise as their own resources (strategy mixed).
+  local mixedProfiles = std.set(std.flattenArrays([
+    std.objectFields(x.gpu.mig.profiles)
+    for x in gpu.poolsOf(p.pools, 'nvidia')
+    if gpu.migStrategy(x) == 'mixed'
+  ]));
 
   // The cluster DNS pods (clusterDns in providers.json). NetworkPolicy sees the pod port after
   // the Service's DNAT: OpenShift's CoreDNS (DNS operator, namespace openshift-dns) listens on
@@ -101,10 +107,17 @@ function(params)
       if std.objectHas(w.quota, 'sharedGpus')
       then { 'requests.nvidia.com/gpu.shared': std.toString(w.quota.sharedGpus) }
       else {};
-    // MIG mixed slices are their own extended resources, one quota key per profile.
+    // MIG mixed slices are their own extended resources, one quota key per profile. A
+    // ResourceQuota leaves every resource it does not name unlimited
+    // (https://kubernetes.io/docs/concepts/policy/resource-quotas/), so in a namespace whose
+    // quota bounds NVIDIA GPUs, a profile the pools advertise that quota.mig does not name is
+    // bounded to 0 rather than left open.
+    local named = std.get(w.quota, 'mig', {});
+    local boundsNvidia = std.length(named) > 0 || std.objectHas(w.quota, 'sharedGpus')
+                         || (std.objectHas(w.quota, 'gpus') && std.get(w, 'gpuVendor', null) == 'nvidia');
     local migQuota = {
-      ['requests.nvidia.com/mig-' + profile]: std.toString(w.quota.mig[profile])
-      for profile in std.objectFields(std.get(w.quota, 'mig', {}))
+      ['requests.nvidia.com/mig-' + profile]: std.toString(std.get(named, profile, 0))
+      for profile in std.setUnion(std.objectFields(named), if boundsNvidia then mixedProfiles else [])
     };
     local otherQuota = {
       [if std.objectHas(w.quota, 'cpu') then 'requests.cpu']: w.quota.cpu,
