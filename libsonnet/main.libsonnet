@@ -43,7 +43,13 @@ local components(spec) = {
     dcgmExporter: common { nvidia: spec.gpu.nvidia },
     gpuValidation: common { nvidia: spec.gpu.nvidia, amd: spec.gpu.amd, validation: spec.gpu.validation },
     admission: common { admission: spec.admission, workloads: spec.workloads },
-    workloadIsolation: common { workloads: spec.workloads, nodeLocalDNS: spec.network.nodeLocalDNS, admission: spec.admission },
+    workloadIsolation: common {
+      workloads: spec.workloads,
+      nodeLocalDNS: spec.network.nodeLocalDNS,
+      admission: spec.admission,
+      cilium: spec.network.cilium,
+      apiServerCIDRs: spec.network.apiServerCIDRs,
+    },
     autoscaling: common { autoscaling: spec.autoscaling, workloads: spec.workloads },
   },
 

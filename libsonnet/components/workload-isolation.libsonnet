@@ -12,6 +12,8 @@ local defaults = {
   workloads: [],
   nodeLocalDNS: { enabled: false, address: '169.254.20.10' },
   admission: error 'must provide admission',
+  cilium: error 'must provide cilium',
+  apiServerCIDRs: [],
   // Priority per workload type: serving beats training beats batch; batch never preempts.
   priorities: {
     inference: { value: 100000, preemptionPolicy: 'PreemptLowerPriority', description: 'Latency-sensitive GPU inference.' },
@@ -94,6 +96,23 @@ function(params)
       },
     };
 
+  // Egress to the API server. Cilium knows its endpoints as the `kube-apiserver` entity,
+  // wherever they run (docs.cilium.io security/policy/language, "Entities Based", v1.19). A
+  // NetworkPolicy sees the connection after the `kubernetes` Service's translation, so it can
+  // only allow the endpoints' addresses (network.apiServerCIDRs;
+  // https://kubernetes.io/docs/concepts/services-networking/network-policies/, "what you can't
+  // do": policies apply to the translated destination).
+  local apiServerPolicy(ns) =
+    if p.cilium.enabled then
+      k.object('cilium.io/v2', 'CiliumNetworkPolicy', 'allow-egress-to-apiserver', ns, labels) + {
+        spec: { endpointSelector: {}, egress: [{ toEntities: ['kube-apiserver'] }] },
+      }
+    else policy(ns, 'allow-egress-to-apiserver', {
+      podSelector: {},
+      policyTypes: ['Egress'],
+      egress: [{ to: [{ ipBlock: { cidr: c } } for c in p.apiServerCIDRs] }],
+    });
+
   local perWorkload(w) =
     local ns = w.namespace;
     local gpuQuota =
@@ -168,6 +187,7 @@ function(params)
          }),
        ] else [])
     + (if std.length(w.allowEgressToFQDNs) > 0 then [fqdnPolicy(ns, w.allowEgressToFQDNs)] else [])
+    + (if w.allowEgressToApiServer then [apiServerPolicy(ns)] else [])
     + (if std.length(gpuQuota + sharedQuota + migQuota + otherQuota) > 0 then [
          k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels) + { spec: { hard: gpuQuota + sharedQuota + migQuota + otherQuota } },
        ] else [])

@@ -58,6 +58,14 @@ def _egress_problems(spec: dict, doc: Located) -> Iterator[InputError]:
     cilium = spec["network"].get("cilium", {}).get("enabled", False)
     for i, workload in enumerate(spec["workloads"]):
         ns = workload["namespace"]
+        if workload["allowEgressToApiServer"] and not cilium and not spec["network"]["apiServerCIDRs"]:
+            yield doc.error(
+                f"workloads[{i}] ({ns}) allows egress to the API server, but without Cilium a NetworkPolicy can "
+                "only name its endpoints' addresses, and network.apiServerCIDRs is empty",
+                ("workloads", i, "allowEgressToApiServer"),
+                "set network.apiServerCIDRs to the addresses of `kubectl get endpointslices -n default -l "
+                "kubernetes.io/service-name=kubernetes`, or enable network.cilium",
+            )
         if workload["allowEgressToFQDNs"] and not cilium:
             yield doc.error(
                 f"workloads[{i}] ({ns}) allows egress to DNS names, which only Cilium's toFQDNs policies can express",
