@@ -75,4 +75,5 @@ def complete(spec: dict, facts: dict, library: Path) -> dict:
     spec["admission"].setdefault("enabled", int(spec["kubernetesVersion"].split(".")[1]) >= 30)
     spec["admission"].setdefault("enforceGpuTolerations", facts["enforceGpuTolerations"])
     spec["nodeFeatureDiscovery"].setdefault("deploy", facts["nfdDeploy"])
+    spec["monitoring"].setdefault("namespace", facts["monitoringNamespace"])
     return spec

@@ -8,7 +8,7 @@ local defaults = {
   cluster: error 'must provide cluster',
   providerFacts: error 'must provide providerFacts',
   kubernetesVersion: error 'must provide kubernetesVersion',
-  monitoring: { namespace: 'monitoring' },
+  monitoring: error 'must provide monitoring',
   workloads: [],
   nodeLocalDNS: { enabled: false, address: '169.254.20.10' },
   admission: error 'must provide admission',
@@ -172,6 +172,15 @@ function(params)
         ingress: [{ from: [nsSelector(p.monitoring.namespace)] }],
       }),
     ]
+    // The provider's own ingress router (OpenShift's Routes) into the namespaces that serve
+    // users (providers.json routerIngressPeers).
+    + (if std.member(['interactive', 'inference'], w.type) && std.length(p.providerFacts.routerIngressPeers) > 0 then [
+         policy(ns, 'allow-from-router', {
+           podSelector: {},
+           policyTypes: ['Ingress'],
+           ingress: [{ from: p.providerFacts.routerIngressPeers }],
+         }),
+       ] else [])
     + (if std.length(w.allowIngressFrom) > 0 then [
          policy(ns, 'allow-ingress-from-namespaces', {
            podSelector: {},

@@ -136,12 +136,13 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
 # namespace renders default-deny, a quota and Pod Security labels onto its namespace. The
 # namespaces gpu-gitops's components render are refused after evaluation (generator/collisions.py).
 _RESERVED_PREFIXES = ("kube-", "openshift-")
+_RESERVED_NAMES = frozenset({"openshift"})  # OpenShift's shared templates and image streams
 
 
 def _reserved_namespace(spec: dict, doc: Located, i: int, ns: str) -> Iterator[InputError]:
     """A workload namespace must not be the platform's, nor the one Prometheus runs in."""
     at = ("workloads", i, "namespace")
-    if ns.startswith(_RESERVED_PREFIXES) or ns == "openshift":
+    if ns.startswith(_RESERVED_PREFIXES) or ns in _RESERVED_NAMES:
         yield doc.error(
             f"workloads[{i}] namespace {ns!r} belongs to the platform: its default-deny policies, quota and "
             "Pod Security labels would land on the cluster's own components",
