@@ -20,7 +20,11 @@ def scrapers(objects: list[dict]) -> dict[str, list]:
 def test_openshift_metrics_come_from_user_workload_monitoring(rendered):
     for peers in scrapers(load_objects(rendered / OCP)).values():
         assert peers == [
-            {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "openshift-user-workload-monitoring"}}}
+            {
+                "namespaceSelector": {
+                    "matchLabels": {"kubernetes.io/metadata.name": "openshift-user-workload-monitoring"}
+                }
+            }
         ]
     # elsewhere the conventional namespace, and a written one wins
     for peers in scrapers(load_objects(rendered / AKS)).values():
