@@ -7,13 +7,15 @@ from the most restrictive (restricted-v2, allowed to every authenticated user) t
 (`privileged`, through a RoleBinding to system:openshift:scc:privileged); the first that admits
 the pod is applied. restricted-v2 is runAsUser MustRunAsRange (assigns the namespace's first UID
 to a container without one and refuses a fixed UID outside the range), no privileged containers,
-no added capability but NET_BIND_SERVICE, no hostPath; `privileged` is RunAsAny (assigns no UID)
+no added capability but NET_BIND_SERVICE, no hostPath, no host network or PID; `privileged` is RunAsAny (assigns no UID)
 and admits all (docs.openshift.com/container-platform/4.16 authentication/
 managing-security-context-constraints). The kubelet then refuses a runAsNonRoot container whose
 effective UID is 0 (kubernetes pkg/kubelet/kuberuntime/security_context_others.go, v1.30).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from conftest import REPO
@@ -35,7 +37,7 @@ def image_user(image: str) -> int:
 
 
 def restricted_v2_admits(pod: dict) -> bool:
-    if any(v.get("hostPath") for v in pod.get("volumes", [])):
+    if any(v.get("hostPath") for v in pod.get("volumes", [])) or pod.get("hostNetwork") or pod.get("hostPID"):
         return False
     for c in pod.get("initContainers", []) + pod["containers"]:
         sc = c.get("securityContext", {})
@@ -58,8 +60,10 @@ def kubelet_refusals(pod: dict, scc: str) -> list[str]:
     refused = []
     for c in pod.get("initContainers", []) + pod["containers"]:
         sc = {**pod.get("securityContext", {}), **c.get("securityContext", {})}
+        if not sc.get("runAsNonRoot"):
+            continue  # the kubelet checks the user only for runAsNonRoot containers
         uid = sc.get("runAsUser", RANGE.start if scc == "restricted-v2" else image_user(c["image"]))
-        if sc.get("runAsNonRoot") and uid == 0:
+        if uid == 0:
             refused.append(c["name"])
     return refused
 
@@ -73,17 +77,12 @@ def sccs_of(rendered: list[dict], namespace: str, account: str) -> set[str]:
     return granted
 
 
-@pytest.fixture(scope="module")
-def openshift_objects(tmp_path_factory) -> list[dict]:
-    """ocp-a100-tuned with a second, whole-GPU pool beside its MIG pool: pods under each SCC."""
-    root = tmp_path_factory.mktemp("ocp")
+def render_variant(root: Path, edits: list[tuple[str, str]]) -> list[dict]:
+    """ocp-a100-tuned with ``edits`` applied, evaluated in process: every object."""
     text = (REPO / "clusters" / "ocp-a100-tuned" / "cluster.yaml").read_text()
-    extra = (
-        "  - name: l40s\n"
-        '    nodeSelector: {node-role.kubernetes.io/worker-l40s: ""}\n'
-        "    gpu: {vendor: nvidia, model: L40S, perNode: 4}\n"
-    )
-    text = text.replace("tuning:\n", extra + "tuning:\n", 1)
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new, 1)
     (root / "clusters" / "ocp").mkdir(parents=True)
     (root / "clusters" / "ocp" / "cluster.yaml").write_text(text.replace("name: ocp-a100-tuned", "name: ocp", 1))
     for name in ("libsonnet", "schemas"):
@@ -93,23 +92,52 @@ def openshift_objects(tmp_path_factory) -> list[dict]:
     return [o for component in rendered.values() for o in component]
 
 
-def test_every_container_starts_under_the_scc_that_admits_its_pod(openshift_objects):
-    daemonsets = [o for o in openshift_objects if o["kind"] == "DaemonSet"]
-    seen = set()
-    for ds in daemonsets:
+L40S = (
+    "  - name: l40s\n"
+    '    nodeSelector: {node-role.kubernetes.io/worker-l40s: ""}\n'
+    "    gpu: {vendor: nvidia, model: L40S, perNode: 4}\n"
+)
+VARIANTS = {
+    # a whole-GPU pool beside the MIG pool: the validation pods under each SCC
+    "mig-and-whole-gpus": [("tuning:\n", L40S + "tuning:\n")],
+    # local NVMe with disk preparation, and node tuning by DaemonSets (2Mi pages at runtime)
+    "local-nvme-and-tuning-daemonsets": [
+        (
+            "    hugepages: {2Mi: 1024, 1Gi: 32}\n",
+            "    hugepages: {2Mi: 1024}\n    localNvme: {diskIdPattern: nvme-X_*, mode: Filesystem,"
+            " storageClass: local-nvme, prepare: {enabled: true}}\n",
+        ),
+        ("  backend: tuned\n", "  backend: daemonset\n"),
+        ("  machineConfigPools: [worker-gpu]\n", ""),
+        (", hugepages-1Gi: 32Gi", ""),
+    ],
+}
+
+
+@pytest.fixture(scope="module", params=sorted(VARIANTS))
+def variant(request, tmp_path_factory) -> tuple[str, list[dict]]:
+    return request.param, render_variant(tmp_path_factory.mktemp("ocp"), VARIANTS[request.param])
+
+
+def test_every_container_starts_under_the_scc_that_admits_its_pod(variant):
+    name, objects = variant
+    seen = {}
+    for ds in [o for o in objects if o["kind"] == "DaemonSet"]:
         pod = ds["spec"]["template"]["spec"]
-        namespace = ds["metadata"]["namespace"]
-        scc = admitting_scc(pod, sccs_of(openshift_objects, namespace, pod["serviceAccountName"]))
-        seen.add(scc)
+        account = pod.get("serviceAccountName", "default")
+        scc = admitting_scc(pod, sccs_of(objects, ds["metadata"]["namespace"], account))
+        seen[ds["metadata"]["name"]] = scc
         assert kubelet_refusals(pod, scc) == [], (ds["metadata"]["name"], scc)
-    # both SCCs are exercised: the MIG check under privileged, the rest under restricted-v2
-    assert seen == {"restricted-v2", "privileged"}
+    # both SCCs are exercised: the MIG check and the node agents (disk preparation, volume
+    # provisioner, tuning: privileged with host paths) under privileged, the rest under restricted-v2
+    assert set(seen.values()) == {"restricted-v2", "privileged"}
+    if name == "local-nvme-and-tuning-daemonsets":
+        assert {seen[d] for d in ("prepare-disks-a100", "local-provisioner-a100", "tune-a100")} == {"privileged"}
 
 
-def test_the_mig_check_pod_names_a_non_root_uid_for_its_non_root_containers(openshift_objects):
-    (ds,) = [
-        o for o in openshift_objects if o["kind"] == "DaemonSet" and o["metadata"]["name"] == "gpu-validation-a100"
-    ]
+def test_the_mig_check_pod_names_a_non_root_uid_for_its_non_root_containers(tmp_path):
+    objects = render_variant(tmp_path, VARIANTS["mig-and-whole-gpus"])
+    (ds,) = [o for o in objects if o["kind"] == "DaemonSet" and o["metadata"]["name"] == "gpu-validation-a100"]
     pod = ds["spec"]["template"]["spec"]
     assert admitting_scc(pod, {"restricted-v2", "privileged"}) == "privileged"
     users = {c["name"]: c["securityContext"].get("runAsUser") for c in pod["initContainers"] + pod["containers"]}

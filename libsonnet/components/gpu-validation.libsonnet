@@ -207,15 +207,8 @@ function(params)
     },
   ];
 
-  // OpenShift: the account of the privileged checks may use the `privileged` SCC, through the
-  // ClusterRole OpenShift defines per default SCC (system:openshift:scc:<name>; what
-  // `oc adm policy add-scc-to-user privileged -z <account>` binds).
-  local openshiftAccess = [
-    k.object('rbac.authorization.k8s.io/v1', 'RoleBinding', privilegedAccount, p.namespace, k.labels(component, privilegedAccount)) + {
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:openshift:scc:privileged' },
-      subjects: [{ kind: 'ServiceAccount', name: privilegedAccount, namespace: p.namespace }],
-    },
-  ];
+  // OpenShift: the account of the privileged checks may use the `privileged` SCC.
+  local openshiftAccess = k.privilegedSccAccess(p.providerFacts, privilegedAccount, p.namespace, [privilegedAccount], k.labels(component, privilegedAccount));
 
   k.keyed(
     if !p.validation.enabled || std.length(p.gpuPools) == 0 then []

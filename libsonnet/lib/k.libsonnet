@@ -23,6 +23,21 @@
 
   namespace(name, labels={}, annotations={}):: $.object('v1', 'Namespace', name, labels=labels, annotations=annotations),
 
+  // OpenShift admits pods by SecurityContextConstraints, not by the namespace's Pod Security
+  // label alone: a privileged or host-path pod is admitted only if its ServiceAccount may use
+  // an SCC that allows it. This RoleBinding to the ClusterRole OpenShift defines per default
+  // SCC (system:openshift:scc:privileged; what `oc adm policy add-scc-to-user privileged -z
+  // <account>` binds) lets `accounts` of `namespace` use the privileged SCC (runAsUser RunAsAny:
+  // it assigns no UID, so the non-root containers of those pods name theirs). Empty where
+  // `facts.securityContextConstraints` is false.
+  // docs.openshift.com/container-platform/4.16 authentication/managing-security-context-constraints.
+  privilegedSccAccess(facts, name, namespace, accounts, labels)::
+    if !facts.securityContextConstraints || std.length(accounts) == 0 then []
+    else [$.object('rbac.authorization.k8s.io/v1', 'RoleBinding', name, namespace, labels) + {
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:openshift:scc:privileged' },
+      subjects: [{ kind: 'ServiceAccount', name: a, namespace: namespace } for a in accounts],
+    }],
+
   // Annotations that keep an object in the cluster when it leaves Git (a rename, a flag turned
   // off, a move to another layer): the engine neither prunes it nor deletes it with its owner.
   // For the CNI's release (its uninstall cuts every pod off the network), releases that bear
