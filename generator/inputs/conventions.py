@@ -28,10 +28,11 @@ def gpu_vendors(spec: dict) -> list[str]:
 
 
 def may_get_mig_slices(spec: dict, workload: dict) -> bool:
-    """Whether the namespace's GPU pods may run on MIG slices: its quota names MIG profiles, or a
-    pool advertises its slices as nvidia.com/gpu (strategy single) and the quota allows GPUs."""
+    """Whether the namespace's GPU pods may run on MIG slices: its quota names MIG profiles, one
+    of its DRA claims asks for a MIG profile, or a pool advertises its slices as nvidia.com/gpu
+    (strategy single) and the quota allows GPUs."""
     quota = workload["quota"]
-    if any(quota.get("mig", {}).values()):
+    if any(quota.get("mig", {}).values()) or any("mig" in claim for claim in workload.get("claims", [])):
         return True
     single = any(p.get("gpu", {}).get("mig", {}).get("strategy") == "single" for p in spec["nodePools"])
     return single and quota.get("gpus") != 0

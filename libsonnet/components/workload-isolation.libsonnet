@@ -28,10 +28,11 @@ function(params)
   local component = 'workload-isolation';
   local labels = k.labels(component);
   local memoryLimitRequired = gpu.requiresMemoryLimit(p.admission, p.pools);
-  // The MIG profiles the NVIDIA pools advertise as their own resources (strategy mixed).
+  // The MIG profiles the device plugin advertises as their own resources (strategy mixed; DRA
+  // pools advertise none).
   local mixedProfiles = std.set(std.flattenArrays([
     std.objectFields(x.gpu.mig.profiles)
-    for x in gpu.poolsOf(p.pools, 'nvidia')
+    for x in gpu.devicePluginPools(p.pools)
     if gpu.migStrategy(x) == 'mixed'
   ]));
 
@@ -138,6 +139,12 @@ function(params)
       ['requests.nvidia.com/mig-' + profile]: std.toString(std.get(named, profile, 0))
       for profile in std.setUnion(std.objectFields(named), if boundsNvidia then mixedProfiles else [])
     };
+    // DRA devices per DeviceClass in the namespace's ResourceClaims (Kubernetes docs, "Resource
+    // Quotas", quota for DRA resource claims; pkg/quota/v1/evaluator/core/resource_claims.go).
+    local deviceQuota = {
+      [cls + '.deviceclass.resource.k8s.io/devices']: std.toString(w.quota.devices[cls])
+      for cls in std.objectFields(std.get(w.quota, 'devices', {}))
+    };
     local otherQuota = {
       [if std.objectHas(w.quota, 'cpu') then 'requests.cpu']: w.quota.cpu,
       [if std.objectHas(w.quota, 'memory') then 'requests.memory']: w.quota.memory,
@@ -197,8 +204,8 @@ function(params)
        ] else [])
     + (if std.length(w.allowEgressToFQDNs) > 0 then [fqdnPolicy(ns, w.allowEgressToFQDNs)] else [])
     + (if w.allowEgressToApiServer then [apiServerPolicy(ns)] else [])
-    + (if std.length(gpuQuota + sharedQuota + migQuota + otherQuota) > 0 then [
-         k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels) + { spec: { hard: gpuQuota + sharedQuota + migQuota + otherQuota } },
+    + (if std.length(gpuQuota + sharedQuota + migQuota + deviceQuota + otherQuota) > 0 then [
+         k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels) + { spec: { hard: gpuQuota + sharedQuota + migQuota + deviceQuota + otherQuota } },
        ] else [])
     + [
       // No default memory limit where the GPU policy requires an explicit one (gpu.requiresMemoryLimit):
