@@ -299,7 +299,7 @@ def test_gpu_util_on_mig_only_cluster(project, run):
     text = (project / "clusters" / EKS / "cluster.yaml").read_text()
     h100 = text[text.index("  - name: h100\n") : text.index("# Runtime 2Mi huge pages")]
     edit(project, EKS, h100, "")
-    text = edit(project, EKS, "metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE, ", "")
+    text = edit(project, EKS, "metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE, ", "metric: DCGM_FI_DEV_GPU_UTIL, ")
     render_fails(
         run,
         project,

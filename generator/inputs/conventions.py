@@ -27,6 +27,17 @@ def gpu_vendors(spec: dict) -> list[str]:
     return sorted({p["gpu"]["vendor"] for p in spec["nodePools"] if "gpu" in p})
 
 
+def may_get_mig_slices(spec: dict, workload: dict) -> bool:
+    """Whether the namespace's GPU pods may run on MIG slices: its quota names MIG profiles, one
+    of its DRA claims asks for a MIG profile, or a pool advertises its slices as nvidia.com/gpu
+    (strategy single) and the quota allows GPUs."""
+    quota = workload["quota"]
+    if any(quota.get("mig", {}).values()) or any("mig" in claim for claim in workload.get("claims", [])):
+        return True
+    single = any(p.get("gpu", {}).get("mig", {}).get("strategy") == "single" for p in spec["nodePools"])
+    return single and quota.get("gpus") != 0
+
+
 def default_gpu_taint(facts: dict, vendor: str) -> dict:
     """The GPU taint of a pool that lists none: keyed by the vendor's resource name, with the
     provider's value (GKE adds ``present`` itself)."""
@@ -78,10 +89,16 @@ def complete(spec: dict, facts: dict, library: Path, written: dict) -> dict:
     for workload in spec["workloads"]:
         if "gpuVendor" not in workload and len(vendors) == 1:
             workload["gpuVendor"] = vendors[0]
+        # DCGM reports no DCGM_FI_DEV_GPU_UTIL for MIG instances, only the profiling metrics
+        # (NVIDIA/dcgm-exporter issues 216 and 430; DCGM user guide, "Profiling Metrics").
+        metric = "DCGM_FI_PROF_GR_ENGINE_ACTIVE" if may_get_mig_slices(spec, workload) else "DCGM_FI_DEV_GPU_UTIL"
+        for entry in workload["autoscaling"]:
+            entry.setdefault("metric", metric)
     # ValidatingAdmissionPolicy admissionregistration.k8s.io/v1 is served from Kubernetes 1.30 (GA).
     spec["admission"].setdefault("enabled", int(spec["kubernetesVersion"].split(".")[1]) >= 30)
     spec["admission"].setdefault("enforceGpuTolerations", facts["enforceGpuTolerations"])
     spec["nodeFeatureDiscovery"].setdefault("deploy", facts["nfdDeploy"])
+    spec["monitoring"].setdefault("namespace", facts["monitoringNamespace"])
     return spec
 
 

@@ -86,12 +86,16 @@ function(params) {
   local karpenter = p.providerFacts.nodeProvisioning,
   local provisioned = [pool for pool in p.pools if std.objectHas(pool, 'provisioning')],
   local group = std.split(karpenter.nodeClass.apiVersion, '/')[0],
+  // Deleting a NodePool terminates every node it launched (Karpenter: cascading deletion through
+  // the NodeClaims' owner references), jobs and all: a pool that leaves Git, or moves, is kept
+  // (docs/gitops.md, "Objects that removal from Git keeps"), and so is its node class.
+  local keep = k.keepOnRemoval(p.gitops.engine),
 
   local nodePool(pool) =
     local prov = pool.provisioning;
     local labels = { [key]: pool.nodeSelector[key] for key in std.objectFields(pool.nodeSelector) if !std.member(ownLabels, key) };
     local requirement(key, values) = { key: key, operator: 'In', values: values };
-    k.object('karpenter.sh/v1', 'NodePool', pool.name, labels=k.labels(p.component, pool.name)) + {
+    k.object('karpenter.sh/v1', 'NodePool', pool.name, labels=k.labels(p.component, pool.name), annotations=keep) + {
       spec: {
         template: {
           [if labels != {} then 'metadata']: { labels: labels },
@@ -130,7 +134,7 @@ function(params) {
     local prov = pool.provisioning;
     local volume(device, size) = { deviceName: device, ebs: { volumeSize: '%dGi' % size, volumeType: 'gp3', encrypted: true } };
     local size = std.get(prov.nodeClass, 'rootVolumeGiB', null);
-    k.object(karpenter.nodeClass.apiVersion, karpenter.nodeClass.kind, pool.name, labels=k.labels(p.component, pool.name)) + {
+    k.object(karpenter.nodeClass.apiVersion, karpenter.nodeClass.kind, pool.name, labels=k.labels(p.component, pool.name), annotations=keep) + {
       spec: {
         role: prov.nodeClass.role,
         amiSelectorTerms: [{ alias: prov.image.family + '@' + prov.image.version }],
@@ -147,7 +151,7 @@ function(params) {
   local aksNodeClass(pool) =
     local prov = pool.provisioning;
     local operatorDriver = p.nvidia.mode == 'operator' && p.nvidia.driver.managed;
-    k.object(karpenter.nodeClass.apiVersion, karpenter.nodeClass.kind, pool.name, labels=k.labels(p.component, pool.name)) + {
+    k.object(karpenter.nodeClass.apiVersion, karpenter.nodeClass.kind, pool.name, labels=k.labels(p.component, pool.name), annotations=keep) + {
       spec: {
         imageFamily: prov.image.family,
         gpu: { mode: if pool.gpu.vendor == 'nvidia' && !operatorDriver then 'Driver' else 'None' },
