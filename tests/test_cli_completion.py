@@ -17,15 +17,24 @@ def complete(args: list[str], incomplete: str) -> list[str]:
 def test_cluster_names_complete(project, command):
     assert complete(["--root", str(project), command], "") == [
         "aks-h100-training",
+        "aks-nap-h100",
         "eks-mi300x-inference",
         "ocp-a100-tuned",
+        "onprem-gb200-dra",
         "onprem-mi300x-operator",
     ]
-    assert complete(["--root", str(project), command], "o") == ["ocp-a100-tuned", "onprem-mi300x-operator"]
+    assert complete(["--root", str(project), command], "o") == [
+        "ocp-a100-tuned",
+        "onprem-gb200-dra",
+        "onprem-mi300x-operator",
+    ]
 
 
 def test_a_cluster_already_given_is_not_offered_again(project):
-    assert complete(["--root", str(project), "render", "ocp-a100-tuned"], "o") == ["onprem-mi300x-operator"]
+    assert complete(["--root", str(project), "render", "ocp-a100-tuned"], "o") == [
+        "onprem-gb200-dra",
+        "onprem-mi300x-operator",
+    ]
 
 
 def test_cluster_names_complete_from_a_folder_inside_the_project(project, monkeypatch):
@@ -48,5 +57,8 @@ def test_rule_ids_complete():
 
 
 def test_output_options_after_the_command_do_not_stop_completion(project):
-    assert complete(["--root", str(project), "render", "-q", "--color", "never"], "a") == ["aks-h100-training"]
+    assert complete(["--root", str(project), "render", "-q", "--color", "never"], "a") == [
+        "aks-h100-training",
+        "aks-nap-h100",
+    ]
     assert "--color" in complete(["--root", str(project), "render"], "--c")

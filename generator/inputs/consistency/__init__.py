@@ -12,19 +12,21 @@ from __future__ import annotations
 from generator.errors import InputError
 from generator.inputs.consistency import (
     autoscaling,
+    dra,
     gitops,
     gpu,
     hugepages,
     network,
     pools,
     provider,
+    provisioning,
     storage,
     tuning,
     workloads,
 )
 from generator.yamlio.positions import Located
 
-MODULES = (pools, workloads, hugepages, gpu, autoscaling, network, tuning, storage, gitops, provider)
+MODULES = (pools, workloads, hugepages, gpu, dra, autoscaling, network, tuning, storage, gitops, provider, provisioning)
 
 
 def run(spec: dict, doc: Located, facts: dict) -> list[InputError]:
