@@ -11,7 +11,7 @@ Bases are read from ``bases/`` only, by the rules Jsonnet imports follow: a name
 words joined by ``-`` and ``/`` (no absolute paths, no ``..``, no dots), and a symlink may not
 lead out of ``bases/``.
 
-May import: generator.errors, generator.paths, generator.yamlio, generator.inputs.contract.
+May import: generator.diagnostic, generator.errors, generator.paths, generator.yamlio.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from generator.errors import InputError
 from generator.paths import Project
 
 if TYPE_CHECKING:
+    from generator.diagnostic import Diagnostic
     from generator.yamlio.positions import Located
 
 FOLDER = "bases"
@@ -134,3 +135,33 @@ def users(project: Project, clusters: list[str]) -> dict[str, set[str]]:
         except InputError:
             found[name] = everything
     return found
+
+
+def once_per_base(found: list[tuple[str, Diagnostic]]) -> list[Diagnostic]:
+    """``found`` (each cluster's diagnostics, in order) with each one located in a base kept
+    once, where it first occurs, its note naming every cluster it was found in: a mistake in a
+    base shared by 200 clusters is one line to fix, not 200 reports."""
+    from dataclasses import replace
+
+    clusters: dict[tuple, list[str]] = {}
+    first: list[tuple[tuple | None, Diagnostic]] = []
+    for cluster, diagnostic in found:
+        if not diagnostic.location.path.startswith(f"{FOLDER}/"):
+            first.append((None, diagnostic))
+            continue
+        d = diagnostic
+        same = (d.location, d.severity, d.message, d.hint, d.rule)
+        if same not in clusters:
+            clusters[same] = []
+            first.append((same, diagnostic))
+        if cluster not in clusters[same]:
+            clusters[same].append(cluster)
+    out = []
+    for key, diagnostic in first:
+        if key is not None:
+            setters = diagnostic.note.split("; layers: ", 1)[0] if diagnostic.note.startswith("set by") else ""
+            users = clusters[key]
+            named = f"in {len(users)} cluster(s) using it: {', '.join(users)}"
+            diagnostic = replace(diagnostic, note=f"{setters}; {named}" if setters else named)
+        out.append(diagnostic)
+    return out

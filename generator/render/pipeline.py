@@ -344,6 +344,13 @@ def _committed(project: Project, name: str) -> dict[str, bytes]:
     return tree.read_tree(tree.current(project.rendered, name))
 
 
+def sources(project: Project, outcome: Outcome) -> list[str]:
+    """The input files (the cluster's, and the bases it uses) changed since its tree was
+    rendered: where a diff of the tree comes from."""
+    assert outcome.rendered is not None
+    return fingerprint.changed_inputs(project, outcome.name, outcome.rendered.cluster.bases)
+
+
 def diff_text(project: Project, outcome: Outcome) -> str:
     assert outcome.rendered is not None
     current = _committed(project, outcome.name)

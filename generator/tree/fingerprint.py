@@ -186,9 +186,21 @@ def _base_ok(project: Project, line: str, digests: dict[str, str | None]) -> boo
     return digests[rel] == sha
 
 
+def changed_inputs(project: Project, cluster: str, bases: list[tuple[str, str]]) -> list[str]:
+    """The input files (``clusters/<cluster>/...``, and the ``bases`` the cluster uses now, as
+    shown with their sha256) whose bytes differ from what the committed sum file records, or
+    that it does not record, or that are gone: where a change in the rendered tree came from."""
+    recorded = recorded_inputs(project, cluster)
+    now = dict(bases)
+    for line in input_lines(project, cluster, ()):
+        sha, _, rel = line[len("input ") :].partition("  ")
+        now[f"clusters/{cluster}/{rel}"] = sha
+    return sorted(path for path in recorded.keys() | now.keys() if recorded.get(path) != now.get(path))
+
+
 def recorded_inputs(project: Project, cluster: str) -> dict[str, str]:
     """The input and base files the committed sum file of ``cluster`` records, each with its
-    sha256 ('' when there is no sum file): what an input change is measured against."""
+    sha256 (none when there is no sum file): what an input change is measured against."""
     try:
         text = _read(os.path.join(project.rendered, cluster, SUM_FILE)).decode()
     except (OSError, UnicodeDecodeError):
