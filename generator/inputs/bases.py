@@ -1,15 +1,16 @@
 """Bases: partial inputs a cluster's file names, so a fleet writes what it shares once.
 
-``bases: [fleet, aks-h100]`` in ``clusters/<name>/cluster.yaml`` names ``bases/fleet.yaml`` and
-``bases/aks-h100.yaml`` under the project root. A base is a partial input (``kind:
+``bases: [fleet, aks-h100]`` in ``clusters/<name>/cluster.yaml`` names ``clusters/_bases/fleet.yaml``
+and ``clusters/_bases/aks-h100.yaml``: bases sit beside the clusters (``_bases`` is no cluster
+name), so whatever copies or watches ``clusters/`` has them too. A base is a partial input (``kind:
 ClusterBase``), and may name bases of its own. The order applied: each named base after the
 bases it names, in the order written, each base once (where first reached), then the cluster's
 file; ``merge`` says how each layer merges into the ones before. A base that names itself,
 directly or through others, is an error at the name that closes the circle.
 
-Bases are read from ``bases/`` only, by the rules Jsonnet imports follow: a name is lower-case
-words joined by ``-`` and ``/`` (no absolute paths, no ``..``, no dots), and a symlink may not
-lead out of ``bases/``.
+Bases are read from ``clusters/_bases/`` only, by the rules Jsonnet imports follow: a name is
+lower-case words joined by ``-`` and ``/`` (no absolute paths, no ``..``, no dots), and a symlink
+may not lead out of ``clusters/_bases/``.
 
 May import: generator.diagnostic, generator.errors, generator.paths, generator.yamlio.
 """
@@ -29,10 +30,12 @@ if TYPE_CHECKING:
     from generator.diagnostic import Diagnostic
     from generator.yamlio.positions import Located
 
-FOLDER = "bases"
+FOLDER = "clusters/_bases"  # under the project root
 KEY = "bases"
 NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(/[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-NAME_HINT = "a base is named by its path under bases/ without `.yaml`: lower-case words, `-` and `/` (e.g. aks/h100)"
+NAME_HINT = (
+    "a base is named by its path under clusters/_bases/ without `.yaml`: lower-case words, `-` and `/` (e.g. aks/h100)"
+)
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,7 @@ def _read_base(project: Project, referrer: Located, index: int, name: str) -> La
 
 
 def users(project: Project, clusters: list[str]) -> dict[str, set[str]]:
-    """For each cluster, the base files (as shown, ``bases/x.yaml``) it uses; a cluster whose
+    """For each cluster, the base files (as shown, ``clusters/_bases/x.yaml``) it uses; a cluster whose
     bases cannot be read uses every base (its render reports why)."""
     from generator.inputs.load import CLUSTER_FILE
 

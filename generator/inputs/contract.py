@@ -1,7 +1,7 @@
 """The versioned input contract: which ``apiVersion`` and ``kind`` an input file carries.
 
 Every input file says what it is: ``apiVersion: gpu-gitops.io/v1alpha2`` and ``kind: Cluster``
-(``clusters/<name>/cluster.yaml``) or ``kind: ClusterBase`` (``bases/<name>.yaml``). Render reads
+(``clusters/<name>/cluster.yaml``) or ``kind: ClusterBase`` (``clusters/_bases/<name>.yaml``). Render reads
 only ``CURRENT``; an older version is an error whose hint is ``gpu-gitops migrate``, which
 rewrites it (``inputs.migrate``). A file without the two keys was written before the contract
 was versioned: it is read as ``CURRENT``, with a warning that gives the lines to add. Versions
@@ -73,7 +73,7 @@ def check(doc: Located, kind: str, cluster: str) -> list[InputError]:
             doc.error(
                 f"kind {found_kind!r} in a file read as a {kind}",
                 ("kind",),
-                f"use `kind: {kind}` ({'clusters/<name>/cluster.yaml' if kind == CLUSTER else 'bases/<name>.yaml'})",
+                f"use `kind: {kind}` ({'clusters/<name>/cluster.yaml' if kind == CLUSTER else 'clusters/_bases/<name>.yaml'})",
                 at_value=found_kind is not None,
             )
         )

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.errors import InputError
-from generator.inputs.load import load_cluster
+from generator.inputs.load import load_cluster, read_layers
 from generator.inputs.merge import Merged
 from generator.paths import Project
 
@@ -54,11 +54,15 @@ class Explanation:
 def explain(project: Project, cluster: str, key: str) -> Explanation:
     """What ``key`` is in ``cluster``'s complete input and who set it; ``InputError`` for a
     key that is in neither the input nor its defaults."""
-    loaded = load_cluster(project, cluster)
-    doc = loaded.source
+    try:
+        loaded = load_cluster(project, cluster)
+        doc, spec = loaded.source, loaded.spec
+    except InputError:  # explained as written (no defaults): where a wrong value comes from is asked most then
+        doc, _layers, _warnings = read_layers(project, cluster)
+        spec = doc.data
     assert isinstance(doc, Merged)
-    path, shown = _resolve(key, loaded.spec, doc)
-    value: Any = loaded.spec
+    path, shown = _resolve(key, spec, doc)
+    value: Any = spec
     found = True
     for part in path:
         try:

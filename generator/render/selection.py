@@ -49,7 +49,7 @@ def changed_files(root: Path, base: str = "HEAD") -> list[str]:
 
 
 # A change under this affects the clusters that use the base (``bases_used``).
-BASES = "bases/"
+BASES = "clusters/_bases/"
 
 
 def affected(

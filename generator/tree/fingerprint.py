@@ -11,7 +11,7 @@ sends the cluster down the full path. One line per hash, sorted, in this form::
     schemas   <sha256>  schemas/               the input and config schemas (defaults)
     settings  <sha256>  .gpu-gitops.yaml       the config file, or "none" when there is none
     input     <sha256>  cluster.yaml           each file of clusters/<cluster>/
-    base      <sha256>  bases/<name>.yaml      each base the cluster's input used, sorted by path
+    base      <sha256>  clusters/_bases/<b>.yaml  each base the cluster's input used, sorted by path
     output    <sha256>  <path>                 each file of rendered/<cluster>/ but this one
 
 Which bases a cluster uses is known only once its input is read, so the fast path takes the
@@ -174,9 +174,9 @@ def base_lines(bases: list[tuple[str, str]]) -> list[str]:
 
 
 def _base_ok(project: Project, line: str, digests: dict[str, str | None]) -> bool:
-    """A recorded ``base`` line still names a base file under ``bases/`` with those bytes."""
+    """A recorded ``base`` line still names a base file under ``clusters/_bases/`` with those bytes."""
     sha, _, rel = line[len("base ") :].partition("  ")
-    if not rel.startswith("bases/") or ".." in rel.split("/") or not rel.endswith(".yaml"):
+    if not rel.startswith("clusters/_bases/") or ".." in rel.split("/") or not rel.endswith(".yaml"):
         return False
     if rel not in digests:
         try:
