@@ -55,6 +55,7 @@ def _device_pattern(nvme: MutableMapping, context: Context) -> str:
         return f"removed devicePattern {old!r}: diskIdPattern is set"
     rest = old[len(_BY_ID) :] if isinstance(old, str) and old.startswith(_BY_ID) else None
     if rest and "/" not in rest:
+        rest = type(old)(rest)  # quoted as the old value was (ruamel's scalar strings are str)
         keys = list(nvme)
         position = keys.index("devicePattern")
         del nvme["devicePattern"]
