@@ -94,7 +94,9 @@ def test_an_input_without_a_header_renders_with_a_located_warning(project: Path,
     path.write_text(path.read_text().replace(f"apiVersion: {CURRENT}\nkind: Cluster\n", ""))
     result = run(project, "render", "ocp-a100-tuned")
     assert result.exit_code == 0, result.output
-    assert f"clusters/ocp-a100-tuned/cluster.yaml:1:1: warning: no apiVersion and kind: read as {CURRENT}" in result.stderr
+    assert (
+        f"clusters/ocp-a100-tuned/cluster.yaml:1:1: warning: no apiVersion and kind: read as {CURRENT}" in result.stderr
+    )
     assert f"add these two lines at the top: `apiVersion: {CURRENT}` and `kind: Cluster`" in result.stderr
 
 
@@ -109,7 +111,7 @@ def test_render_refuses_an_older_version_with_the_migrate_command(tmp_path: Path
 @pytest.mark.parametrize(
     ("header", "message"),
     [
-        (f"apiVersion: gpu-gitops.io/v9\nkind: Cluster\n", "apiVersion 'gpu-gitops.io/v9' is not a version"),
+        ("apiVersion: gpu-gitops.io/v9\nkind: Cluster\n", "apiVersion 'gpu-gitops.io/v9' is not a version"),
         (f"apiVersion: {CURRENT}\nkind: ClusterBase\n", "kind 'ClusterBase' in a file read as a Cluster"),
     ],
 )
@@ -181,3 +183,11 @@ def test_migrate_rewrites_a_base_by_the_providers_of_its_clusters(tmp_path: Path
     assert f"clusters/_bases/pools.yaml: added apiVersion: {CURRENT} and kind: ClusterBase" in result.stdout
     assert "devicePattern" not in base.read_text()
     assert run(tmp_path, "render").exit_code == 0
+
+
+def test_the_upgrading_guide_names_every_version_and_migration():
+    guide = (REPO / "docs" / "upgrading-gpu-gitops.md").read_text()
+    for version in (*OLDER, CURRENT):
+        assert f"`{version}`" in guide
+    for migration in MIGRATIONS:
+        assert f"`{migration.where}.{migration.key}`" in guide
