@@ -38,10 +38,20 @@ local components(spec) = {
     nodeTuning: common { tuning: spec.tuning, nfd: spec.nodeFeatureDiscovery },
     localStorage: common { storage: spec.storage, nfd: spec.nodeFeatureDiscovery },
     nvidiaDevicePlugin: common { nvidia: spec.gpu.nvidia },
+    nvidiaDraDriver: common { nvidia: spec.gpu.nvidia, workloads: spec.workloads },
+    gpuClaims: common { workloads: spec.workloads },
     gpuNodeConfig: common { nvidia: spec.gpu.nvidia, admission: spec.admission },
     amdDevicePlugin: common { amd: spec.gpu.amd },
     dcgmExporter: common { nvidia: spec.gpu.nvidia },
-    gpuValidation: common { nvidia: spec.gpu.nvidia, amd: spec.gpu.amd, validation: spec.gpu.validation },
+    // With a platform-managed NVIDIA stack (gpu.nvidia.mode managed: GKE) a pod sees GPUs only
+    // by requesting them from the platform's device plugin (no `nvidia` runtime to inject
+    // them), so the NVIDIA pools get no validation DaemonSet: it would hold every GPU.
+    gpuValidation: common {
+      nvidia: spec.gpu.nvidia,
+      amd: spec.gpu.amd,
+      validation: spec.gpu.validation,
+      gpuPools: [p for p in super.gpuPools if !(p.gpu.vendor == 'nvidia' && spec.gpu.nvidia.mode == 'managed')],
+    },
     admission: common { admission: spec.admission, workloads: spec.workloads },
     workloadIsolation: common { workloads: spec.workloads, nodeLocalDNS: spec.network.nodeLocalDNS },
     autoscaling: common { autoscaling: spec.autoscaling, workloads: spec.workloads },
@@ -56,6 +66,8 @@ local components(spec) = {
   'node-tuning': (import 'components/node-tuning.libsonnet')(self.values.nodeTuning),
   'local-storage': (import 'components/local-storage.libsonnet')(self.values.localStorage),
   'nvidia-device-plugin': (import 'components/nvidia-device-plugin.libsonnet')(self.values.nvidiaDevicePlugin),
+  'nvidia-dra-driver': (import 'components/nvidia-dra-driver.libsonnet')(self.values.nvidiaDraDriver),
+  'gpu-claims': (import 'components/gpu-claims.libsonnet')(self.values.gpuClaims),
   'amd-device-plugin': (import 'components/amd-device-plugin.libsonnet')(self.values.amdDevicePlugin),
   'dcgm-exporter': (import 'components/dcgm-exporter.libsonnet')(self.values.dcgmExporter),
   'gpu-node-config': (import 'components/gpu-node-config.libsonnet')(self.values.gpuNodeConfig),
