@@ -191,3 +191,10 @@ def test_the_upgrading_guide_names_every_version_and_migration():
         assert f"`{version}`" in guide
     for migration in MIGRATIONS:
         assert f"`{migration.where}.{migration.key}`" in guide
+
+
+def test_the_schema_is_the_current_version_s():
+    import json
+
+    schema = json.loads((REPO / "schemas" / "cluster.schema.json").read_text())
+    assert schema["properties"]["apiVersion"]["const"] == CURRENT
