@@ -279,6 +279,8 @@ def test_the_sum_file_records_the_bases_and_a_changed_base_is_not_fresh(fleet: P
     assert diff.exit_code == 1, diff.stderr
     assert "c1: from changes to clusters/_bases/fleet.yaml, clusters/_bases/pools.yaml\n" in diff.stdout
     assert "+  interval: 5m" in diff.stdout and "trunk" not in diff.stdout  # the cluster's own branch wins
+    summary = run(fleet, "diff", "--format", "markdown", "c1")
+    assert "Changed inputs: `clusters/_bases/fleet.yaml`, `clusters/_bases/pools.yaml`" in summary.stdout
 
 
 def test_changed_only_selects_every_cluster_using_a_changed_base(fleet: Path):

@@ -113,6 +113,8 @@ def test_render_refuses_an_older_version_with_the_migrate_command(tmp_path: Path
     [
         ("apiVersion: gpu-gitops.io/v9\nkind: Cluster\n", "apiVersion 'gpu-gitops.io/v9' is not a version"),
         (f"apiVersion: {CURRENT}\nkind: ClusterBase\n", "kind 'ClusterBase' in a file read as a Cluster"),
+        ("kind: Cluster\n", f"no apiVersion: expected {CURRENT}"),
+        (f"apiVersion: {CURRENT}\n", "no kind: expected Cluster"),
     ],
 )
 def test_an_unknown_version_or_the_wrong_kind_is_an_error(tmp_path: Path, run, header: str, message: str):

@@ -62,7 +62,9 @@ def check(doc: Located, kind: str, cluster: str) -> list[InputError]:
         known = ", ".join((*OLDER, CURRENT))
         problems.append(
             doc.error(
-                f"apiVersion {version!r} is not a version of the input this gpu-gitops reads",
+                f"apiVersion {version!r} is not a version of the input this gpu-gitops reads"
+                if version is not None
+                else f"no apiVersion: expected {CURRENT}",
                 ("apiVersion",),
                 f"use {CURRENT}; versions known: {known}; a newer one needs a newer gpu-gitops",
                 at_value=version is not None,
@@ -71,7 +73,9 @@ def check(doc: Located, kind: str, cluster: str) -> list[InputError]:
     if found_kind != kind:
         problems.append(
             doc.error(
-                f"kind {found_kind!r} in a file read as a {kind}",
+                f"kind {found_kind!r} in a file read as a {kind}"
+                if found_kind is not None
+                else f"no kind: expected {kind}",
                 ("kind",),
                 f"use `kind: {kind}` ({'clusters/<name>/cluster.yaml' if kind == CLUSTER else 'clusters/_bases/<name>.yaml'})",
                 at_value=found_kind is not None,
