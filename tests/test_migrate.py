@@ -200,3 +200,4 @@ def test_the_schema_is_the_current_version_s():
 
     schema = json.loads((REPO / "schemas" / "cluster.schema.json").read_text())
     assert schema["properties"]["apiVersion"]["const"] == CURRENT
+    assert schema["$id"].endswith(f"/{CURRENT.rsplit('/', 1)[1]}/cluster.schema.json")  # one schema per version
