@@ -201,3 +201,17 @@ def test_the_schema_is_the_current_version_s():
     schema = json.loads((REPO / "schemas" / "cluster.schema.json").read_text())
     assert schema["properties"]["apiVersion"]["const"] == CURRENT
     assert schema["$id"].endswith(f"/{CURRENT.rsplit('/', 1)[1]}/cluster.schema.json")  # one schema per version
+
+
+def test_migrate_removes_enforce_gpu_limits_and_the_input_renders(tmp_path: Path, run):
+    path = _write(tmp_path, "old")
+    path.write_text(
+        path.read_text() + "admission:\n  enforceGpuLimits: true   # one of the first release's rules\n  action: Warn\n"
+    )
+    refused = run(tmp_path, "render")
+    assert refused.exit_code == 2 and "admission.enforceGpuLimits was removed" in refused.stderr
+    result = run(tmp_path, "migrate")
+    assert result.exit_code == 0, result.output
+    assert "clusters/old/cluster.yaml: admission: removed enforceGpuLimits true" in result.stdout
+    assert path.read_text().endswith("admission:\n  action: Warn\n")
+    assert run(tmp_path, "render").exit_code == 0

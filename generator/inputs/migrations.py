@@ -12,6 +12,7 @@ May import: nothing of generator but the contract.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 
@@ -82,6 +83,16 @@ def _device_pattern(nvme: MutableMapping, context: Context) -> str:
     )
 
 
+def _gpu_limits(admission: MutableMapping, _context: Context) -> str:
+    """``admission.enforceGpuLimits`` removed: the rule it switched never fired."""
+    old = admission["enforceGpuLimits"]
+    del admission["enforceGpuLimits"]
+    return (
+        f"removed enforceGpuLimits {json.dumps(old)}: the API server itself refuses a GPU request without a limit "
+        "or unequal to it, before admission policies run"
+    )
+
+
 MIGRATIONS = (
     Migration(
         to=CURRENT,
@@ -100,6 +111,20 @@ MIGRATIONS = (
             "(eks and aks have a default): kernel names (/dev/nvmeXnY) cannot tell local disks from remote ones"
         ),
         apply=_device_pattern,
+    ),
+    Migration(
+        to=CURRENT,
+        where="admission",
+        key="enforceGpuLimits",
+        summary=(
+            "`admission.enforceGpuLimits` is removed: a GPU requested without a limit, or with a request other than "
+            "its limit, is refused by the API server's own validation before any admission policy runs "
+            "(kubernetes/kubernetes `pkg/apis/core/validation/validation.go`, `ValidateResourceRequirements`: "
+            '"Limit must be set for non overcommitable resources"), so the policy rule it switched never fired; '
+            "`migrate` removes the key (docs/gpu.md)"
+        ),
+        hint="remove it: the API server already refuses GPU requests without an equal limit (docs/gpu.md)",
+        apply=_gpu_limits,
     ),
 )
 
