@@ -5,6 +5,7 @@ and ``format_text`` is the one way one is printed::
 
     path:line:col: severity: message [RULE]
       hint: how to fix it
+      note: what else helps (for an input assembled from bases: the files that set the value)
 
 The location is left out when there is none, the line and column when unknown (0), the rule
 when no lint rule found it. Report formats (``generator.report``) read the same fields.
@@ -16,7 +17,7 @@ May import: nothing of generator.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 SEVERITIES = ("error", "warning", "info")
 _COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
@@ -70,6 +71,7 @@ class Diagnostic:
     hint: str = ""
     rule: str = ""
     ref: ObjectRef = field(default=ObjectRef())
+    note: str = ""  # context beyond the fix: the chain of input files that set a value
 
     # the location's parts by the names lint rules and report formats use
     @property
@@ -90,15 +92,16 @@ class Diagnostic:
 
 
 def format_text(diagnostic: Diagnostic, color: bool = False) -> str:
-    """``path:line:col: severity: message [RULE]`` and, when there is one, an indented
-    ``  hint:`` line. With ``color`` the severity and the hint are styled (ANSI). What is
-    not printable in the path, message or hint (input text they quote) is escaped first:
-    a CR, a bidi override or an escape sequence cannot rewrite the line a reader sees."""
+    """``path:line:col: severity: message [RULE]`` and, when there are, indented ``  hint:``
+    and ``  note:`` lines. With ``color`` the severity and the hint are styled (ANSI). What
+    is not printable in the path, message, hint or note (input text they quote) is escaped
+    first: a CR, a bidi override or an escape sequence cannot rewrite the line a reader sees."""
     d = diagnostic
-    path, message, hint_text = d.location.path, d.message, d.hint
-    if not (path.isprintable() and message.isprintable() and hint_text.isprintable()):
-        location = Location(shown_name(path), d.location.line, d.location.col)
-        d = Diagnostic(location, d.severity, shown_text(message), shown_text(hint_text), d.rule, d.ref)
+    if not all(part.isprintable() for part in (d.location.path, d.message, d.hint, d.note)):
+        location = Location(shown_name(d.location.path), d.location.line, d.location.col)
+        d = replace(
+            d, location=location, message=shown_text(d.message), hint=shown_text(d.hint), note=shown_text(d.note)
+        )
     where = f"{d.location}: " if d.location.path else ""
     severity = f"{d.severity}:"
     hint = f"  hint: {d.hint}" if d.hint else ""
@@ -108,7 +111,8 @@ def format_text(diagnostic: Diagnostic, color: bool = False) -> str:
         severity = click.style(severity, fg=_COLOURS.get(d.severity), bold=True)
         hint = click.style(hint, fg="cyan") if hint else ""
     text = f"{where}{severity} {d.message}" + (f" [{d.rule}]" if d.rule else "")
-    return f"{text}\n{hint}" if hint else text
+    note = f"  note: {d.note}" if d.note else ""
+    return "\n".join(part for part in (text, hint, note) if part)
 
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}

@@ -20,9 +20,19 @@ class InputError(Exception):
 
     severity = "error"
 
-    def __init__(self, message: str, *, path: str = "", line: int = 0, col: int = 0, hint: str = "", detail: str = ""):
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str = "",
+        line: int = 0,
+        col: int = 0,
+        hint: str = "",
+        note: str = "",
+        detail: str = "",
+    ):
         super().__init__(message)
-        self.diagnostics = [Diagnostic(Location(path, line, col), self.severity, message, hint)]
+        self.diagnostics = [Diagnostic(Location(path, line, col), self.severity, message, hint, note=note)]
         self.detail = detail  # what a tool behind the error said in full (a Jsonnet trace), shown under -v
 
     @property
