@@ -56,7 +56,11 @@ class Ui:
     def error(self, err: InputError) -> None:
         for diagnostic in err.diagnostics:
             self.diagnostic(diagnostic)
-        if err.detail:  # the full text behind the error (a Jsonnet trace), escaped as the message is
+        self.detail(err)
+
+    def detail(self, err: InputError) -> None:
+        """Under ``-v``, the full text behind an error (a Jsonnet trace), escaped as its message is."""
+        if err.detail:
             self.info("\n".join(shown_text(line) for line in err.detail.splitlines()))
 
 

@@ -91,6 +91,9 @@ def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
             unchecked.add(f"{problem.ref.kind} ({problem.ref.api_version})")  # summed up below, once a run
         elif problem.severity == "error" or not ctx.ui.quiet:
             ctx.ui.diagnostic(problem)
+    for outcome in outcomes:
+        if outcome.error is not None:
+            ctx.ui.detail(outcome.error)
     if unchecked and not ctx.ui.quiet:
         ctx.ui.diagnostic(unchecked_summary(sorted(unchecked)))
     synced = schemaset.installed()
