@@ -207,6 +207,15 @@ def check(args: CheckArgs) -> int:
     for outcome in outcomes:
         changes = pipeline.drift(ctx.project, outcome)
         prefix = ctx.project.display(ctx.project.rendered / outcome.name)
+        if (
+            changes.added
+            and not changes.changed
+            and not changes.removed
+            and not pipeline.has_tree(ctx.project, outcome.name)
+        ):
+            ctx.ui.problem(prefix, f"stale: missing, render would create its {len(changes.added)} file(s)")
+            stale = True
+            continue
         for rel in changes.changed:
             ctx.ui.problem(f"{prefix}/{rel}", "stale: differs from what render produces")
         for rel in changes.added:

@@ -60,7 +60,17 @@ _STATEFULSET_MUTABLE = (
 )
 _SELECTOR_KINDS = ("Deployment", "DaemonSet", "ReplicaSet", "StatefulSet", "Job")
 _STORAGECLASS_IMMUTABLE = ("provisioner", "parameters", "reclaimPolicy", "volumeBindingMode")
-_PV_MUTABLE = ("capacity", "claimRef", "mountOptions", "persistentVolumeReclaimPolicy", "volumeAttributesClassName")
+# spec fields a PersistentVolume update may change: the volume source, volumeMode and a set
+# nodeAffinity are immutable (ValidatePersistentVolumeUpdate, v1.32)
+_PV_MUTABLE = (
+    "accessModes",
+    "capacity",
+    "claimRef",
+    "mountOptions",
+    "persistentVolumeReclaimPolicy",
+    "storageClassName",
+    "volumeAttributesClassName",
+)
 _PVC_MUTABLE = (("resources", "requests"), ("volumeAttributesClassName",))
 _SYNC_TARGET = (
     ("spec", "path"),
@@ -116,7 +126,8 @@ def _removal(placed: Placed, verb: str) -> list[Finding]:
     ident, obj = placed.identity, placed.obj
     reason = _deletes(placed)
     if reason is None:
-        return []
+        left = _orphans(placed)
+        return [Finding(NOTICE, f"{verb} {ident}: {left}")] if left else []
     if protected(obj):
         return [
             Finding(
@@ -139,6 +150,16 @@ def _deletes(placed: Placed) -> str | None:
         return _release(placed, "helm-controller uninstalls the release")
     if ident.group == "argoproj.io" and ident.kind == "Application" and _argo_cascades(obj):
         return _release(placed, "Argo CD deletes the release's objects")
+    return None
+
+
+def _orphans(placed: Placed) -> str | None:
+    """What a removal leaves running unmanaged: an Argo CD Application without the resources
+    finalizer is deleted alone (its objects stay, and nothing updates them any more)."""
+    ident = placed.identity
+    if ident.group == "argoproj.io" and ident.kind == "Application" and not _argo_cascades(placed.obj):
+        what = "the CNI (Cilium)" if placed.component in CNI_COMPONENTS else "its objects"
+        return f"Argo CD deletes the Application alone (no resources finalizer): {what} keep running, unmanaged"
     return None
 
 
@@ -190,6 +211,18 @@ def _updates(change: Change) -> list[Finding]:
                     "them can no longer be read",
                 )
             )
+    if (
+        ident.group == ""
+        and ident.kind == "PersistentVolume"
+        and any(f.path == ("spec", "storageClassName") for f in fields)
+    ):
+        out.append(
+            Finding(
+                DANGER,
+                f"changes {ident}'s storageClassName: a claim of the old class no longer "
+                "binds it, and the claim bound now is no longer of the volume's class",
+            )
+        )
     out += _tolerations(change)
     if ident.kind == "ResourceQuota" and any(_under(f.path, ("spec", "hard")) for f in fields):
         out.append(
@@ -213,7 +246,9 @@ def _immutable(ident: Identity, fields: list[FieldChange]) -> list[FieldChange]:
     if ident.group == "storage.k8s.io" and ident.kind == "StorageClass":
         return [f for f in fields if f.path and f.path[0] in _STORAGECLASS_IMMUTABLE]
     if ident.group == "" and ident.kind == "PersistentVolume":
-        return [f for f in fields if spec_field(f) and spec_field(f) not in _PV_MUTABLE]
+        return [
+            f for f in fields if spec_field(f) and spec_field(f) not in _PV_MUTABLE
+        ]  # source, volumeMode, nodeAffinity
     if ident.group == "" and ident.kind == "PersistentVolumeClaim":
         return [f for f in fields if spec_field(f) and not any(_under(f.path[1:], m) for m in _PVC_MUTABLE)]
     return []

@@ -84,7 +84,7 @@ def parse(path: str, data: bytes, shown: str) -> Placed | None:
         text = data.decode("utf-8")
         try:
             obj = read.load(text, read.GO_YAML, read.MANIFESTS.depth)
-        except read.Fallback:  # anchors or tags, which render never writes: the file was edited
+        except (read.Fallback, YAMLError):  # what the fast reader leaves to the full one, as lint does
             obj = YAML(typ="safe", pure=True).load(text)
     except (UnicodeDecodeError, read.TooDeep, YAMLError) as exc:
         raise InputError(
