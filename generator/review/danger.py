@@ -91,20 +91,17 @@ def classify(change: Change) -> list[Finding]:
     """What is dangerous about one change (empty: nothing)."""
     if change.action == "removed":
         assert change.before is not None
-        return _removal(change.before, "removes")
+        return _removal(change.before, f"removes {change.identity}")
     if change.action == "moved":
         assert change.before and change.after
-        moved = _removal(
-            change.before,
-            f"moves it ({change.before.unit} → {change.after.unit}), which the engine "
-            "applies as a delete and a create; it",
-        )
+        units = f"{change.before.unit} → {change.after.unit}"
+        moved = _removal(change.before, f"moves {change.identity} ({units}), a delete and a create for the engine")
         if not moved:
             moved = [
                 Finding(
                     NOTICE,
-                    f"moved {change.before.unit} → {change.after.unit}: the engine deletes it "
-                    "from the old sync unit and creates it in the new one",
+                    f"moves {change.identity} ({units}): the engine deletes it from the old sync unit and "
+                    "creates it in the new one",
                 )
             ]
         return moved + _updates(change)
@@ -122,21 +119,21 @@ def protected(obj: dict) -> bool:
     return "Prune=false" in (o.strip() for o in options.split(","))
 
 
-def _removal(placed: Placed, verb: str) -> list[Finding]:
-    ident, obj = placed.identity, placed.obj
+def _removal(placed: Placed, what: str) -> list[Finding]:
+    """``what`` (``removes Namespace x``) with its consequence, when it has one."""
     reason = _deletes(placed)
     if reason is None:
         left = _orphans(placed)
-        return [Finding(NOTICE, f"{verb} {ident}: {left}")] if left else []
-    if protected(obj):
+        return [Finding(NOTICE, f"{what}: {left}")] if left else []
+    if protected(placed.obj):
         return [
             Finding(
                 NOTICE,
-                f"{verb} {ident}, but prune is disabled on it: the engine leaves it on the "
-                "cluster, unmanaged (delete it by hand when that is meant)",
+                f"{what}, but prune is disabled on it: the engine leaves it on the cluster, unmanaged "
+                "(delete it by hand when that is meant)",
             )
         ]
-    return [Finding(DANGER, f"{verb} {ident}: {reason}")]
+    return [Finding(DANGER, f"{what}: {reason}")]
 
 
 def _deletes(placed: Placed) -> str | None:
