@@ -8,13 +8,13 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from generator.paths import Project
 from generator.review import acknowledge, revision
 from generator.review.acknowledge import Acknowledgement
 from generator.review.compare import Change, Side, compare
 from generator.review.danger import DANGER, Finding, classify
-from generator.tree import write as tree
 
 INPUT = "cluster.yaml"
 
@@ -52,35 +52,51 @@ class ClusterReview:
 
 
 def review(project: Project, base: str, flags: list[Acknowledgement] | None = None) -> list[ClusterReview]:
-    """The review of every cluster with a tree at ``base`` or now, in name order."""
+    """The review of every cluster with a tree at ``base`` or now, in name order.
+
+    git says which files under ``rendered/`` differ from ``base`` (its index knows the
+    unchanged ones without reading them); only those are read, from disk and, all clusters in
+    one batch, from git's objects."""
     root = project.root
     rev = revision.commit(root, base)
     before = revision.blobs(root, rev, "rendered")
     inputs = revision.blobs(root, rev, "clusters")
     acks = list(flags or []) + acknowledge.from_commits(revision.messages(root, rev))
-    by_cluster: dict[str, dict[str, str]] = {}
-    for path, blob in before.items():
-        name, _, rel = path.partition("/")
-        if rel:
-            by_cluster.setdefault(name, {})[rel] = blob
-    names = sorted(set(by_cluster) | set(_current_names(project)))
+    changed = _by_cluster(dict.fromkeys(revision.changed(root, rev, "rendered"), ""))
+    at_base = _by_cluster(before)
+    now = {name: _read(project.rendered / name, paths) for name, paths in changed.items()}
+    wanted = [before[f"{n}/{p}"] for n, paths in changed.items() for p in paths if f"{n}/{p}" in before]
+    wanted += [inputs[f"{n}/{INPUT}"] for n in changed if f"{n}/{INPUT}" in inputs]
+    stored = revision.contents(root, wanted)
     reviews = []
-    for name in names:
-        now = _work_tree(project, name)
-        old = by_cluster.get(name, {})
+    for name in sorted(set(at_base) | set(_current_names(project))):
+        paths = changed.get(name, {})
+        old = {p: at_base[name][p] for p in paths if p in at_base.get(name, {})}
+        new = now.get(name, {})
         shown = project.display(project.rendered / name)
         changes = compare(
-            Side(old, functools.partial(revision.contents, root), shown),
-            Side({p: i for p, (i, _) in now.items()}, functools.partial(_by_id, now), shown),
+            Side(old, functools.partial(_pick, stored), shown),
+            Side({p: i for p, (i, _) in new.items()}, functools.partial(_by_id, new), shown),
         )
         found = ClusterReview(name, [Reviewed(c, classify(c)) for c in changes])
-        found.state = "new" if not old else "deleted" if not now else ""
+        found.state = "new" if name not in at_base else "deleted" if not (project.rendered / name).is_dir() else ""
         found.input_file = project.display(project.clusters / name / INPUT)
         if found.changes:
-            found.input_line = _changed_line(project, name, inputs.get(f"{name}/{INPUT}"))
+            base_input = inputs.get(f"{name}/{INPUT}")
+            found.input_line = _changed_line(project, name, stored.get(base_input) if base_input else None)
             found.acknowledged = acknowledge.covering(acks, name)
         reviews.append(found)
     return reviews
+
+
+def _by_cluster(paths: dict[str, str]) -> dict[str, dict[str, str]]:
+    """``<cluster>/<rel>`` → value, grouped: cluster → rel → value."""
+    out: dict[str, dict[str, str]] = {}
+    for path, value in paths.items():
+        name, _, rel = path.partition("/")
+        if rel and not name.startswith("."):
+            out.setdefault(name, {})[rel] = value
+    return out
 
 
 def _current_names(project: Project) -> list[str]:
@@ -90,12 +106,20 @@ def _current_names(project: Project) -> list[str]:
     return [n for n in os.listdir(folder) if not n.startswith(".") and (folder / n).is_dir()]
 
 
-def _work_tree(project: Project, name: str) -> dict[str, tuple[str, bytes]]:
-    """The cluster's tree on disk: path → (blob id, bytes); empty when it has none."""
-    folder = tree.current(project.rendered, name)
-    if not folder.is_dir():
-        return {}
-    return {rel: (revision.blob_id(data), data) for rel, data in tree.read_tree(folder).items()}
+def _read(folder: Path, paths: dict[str, str]) -> dict[str, tuple[str, bytes]]:
+    """The files of ``paths`` that exist in ``folder``: path → (blob id, bytes)."""
+    out = {}
+    for rel in paths:
+        try:
+            data = (folder / rel).read_bytes()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            continue
+        out[rel] = (revision.blob_id(data), data)
+    return out
+
+
+def _pick(stored: dict[str, bytes], ids: list[str]) -> dict[str, bytes]:
+    return {i: stored[i] for i in ids}
 
 
 def _by_id(files: dict[str, tuple[str, bytes]], ids: list[str]) -> dict[str, bytes]:
@@ -103,7 +127,7 @@ def _by_id(files: dict[str, tuple[str, bytes]], ids: list[str]) -> dict[str, byt
     return {blob: data for blob, data in files.values() if blob in wanted}
 
 
-def _changed_line(project: Project, name: str, base_blob: str | None) -> int:
+def _changed_line(project: Project, name: str, base_input: bytes | None) -> int:
     """The line of the first key of ``cluster.yaml`` that differs from the base (1 for a new input),
     0 when the input is unchanged or cannot be read (the change came from the library)."""
     from generator.errors import InputError
@@ -115,9 +139,9 @@ def _changed_line(project: Project, name: str, base_blob: str | None) -> int:
         now = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return 0
-    if base_blob is None:
+    if base_input is None:
         return 1
-    old = revision.contents(project.root, [base_blob])[base_blob].decode("utf-8", errors="replace")
+    old = base_input.decode("utf-8", errors="replace")
     if old == now:
         return 0
     try:

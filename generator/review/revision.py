@@ -102,6 +102,15 @@ def messages(root: Path, rev: str) -> list[tuple[str, str]]:
     return out
 
 
+def changed(root: Path, rev: str, folder: str) -> list[str]:
+    """Files under the project's ``folder`` that differ between ``rev`` and the work tree
+    (changed, added, deleted, or not tracked), relative to ``folder``."""
+    raw = _git(root, "diff", "-z", "--no-renames", "--name-only", "--relative", rev, "--", folder)
+    base = folder.rstrip("/") + "/"
+    tracked = [os.fsdecode(p)[len(base) :] for p in raw.split(b"\0") if p and os.fsdecode(p).startswith(base)]
+    return sorted(set(tracked) | set(untracked(root, folder)))
+
+
 def untracked(root: Path, folder: str) -> list[str]:
     """Files under the project's ``folder`` that git does not track, ignored ones included,
     relative to ``folder``."""
