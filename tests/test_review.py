@@ -327,3 +327,33 @@ def test_a_deleted_cluster_is_reviewed_as_every_object_removed(repo, run):
 def test_an_unknown_base_is_an_input_error(repo, run):
     result = run(repo, "diff", "--base", "no-such-rev")
     assert result.exit_code == 2 and "--base must name a commit" in result.stderr
+
+
+def test_the_comment_stays_under_githubs_limit_for_a_huge_change():
+    from generator.review.compare import Change
+    from generator.review.fleet import ClusterReview, Reviewed
+    from generator.review.markdown import markdown
+    from generator.review.objects import Identity, Placed
+
+    def removed(i: int) -> Reviewed:
+        ident = Identity("", "ConfigMap", "ns", f"config-{i:04d}")
+        return Reviewed(
+            Change("removed", ident, before=Placed(ident, f"20-workloads/x/configmap_ns_config-{i:04d}.yaml", {})), []
+        )
+
+    reviews = [ClusterReview(f"cluster-{c:03d}", [removed(i) for i in range(200)]) for c in range(300)]
+    comment = markdown(reviews, "origin/main")
+    assert len(comment) < 65536
+    assert "more cluster(s) left out for length" in comment and comment.rstrip().endswith("</details>")
+    assert "No dangerous change." in comment
+
+
+def test_a_check_of_one_shard_reviews_only_its_clusters(repo, run):
+    _drop_namespace(repo)
+    assert run(repo, "-q", "render", AKS).exit_code == 0
+    _git(repo, "add", "-A")
+    names = sorted(p.name for p in (repo / "clusters").iterdir())
+    last = f"{len(names)}/{len(names)}"  # the last shard: not aks-h100-training
+    assert AKS not in names[-1:]
+    assert run(repo, "-q", "check", "--base", "HEAD", "--shard", last).exit_code == 0
+    assert run(repo, "-q", "check", "--base", "HEAD", "--shard", f"1/{len(names)}").exit_code == 1

@@ -187,7 +187,11 @@ def _config_prunes(ctx: Context) -> bool:
 def check(args: CheckArgs) -> int:
     """1 when ``rendered/`` is not what render produces now, does not pass its checks, is not
     tracked by git, or (with ``--base``) holds a dangerous change not acknowledged."""
+    if args.allow_destroy and not args.base:
+        raise InputError("--allow-destroy acknowledges what --base reviews", hint="add --base REV, e.g. origin/main")
     if args.staged:
+        if args.base:
+            raise InputError("--staged and --base do not go together", hint="review the change with `check --base REV`")
         return _check_staged(args)
     ctx = args.ctx
     ctx.require_project()
@@ -237,7 +241,7 @@ def check(args: CheckArgs) -> int:
             f"stale: not the input schema of this gpu-gitops ({__version__})",
         )
         stale = True
-    dangerous = _review_gate(ctx, args.base, args.allow_destroy) if args.base else False
+    dangerous = _review_gate(ctx, args.base, args.allow_destroy, chosen) if args.base else False
     if stale:
         click.echo(
             "rendered/ is out of date: run `gpu-gitops render` and commit the result "
@@ -282,13 +286,19 @@ def _untracked(ctx: Context, names: list[str]) -> bool:
     return bool(found)
 
 
-def _review_gate(ctx: Context, base: str, allow_destroy: tuple[str, ...]) -> bool:
+def _review_gate(ctx: Context, base: str, allow_destroy: tuple[str, ...], chosen: pipeline.Selection) -> bool:
     """``check --base``: every dangerous change as an error (a warning once acknowledged), every
-    notice as info; True when a danger is not acknowledged."""
+    notice as info; True when a danger is not acknowledged. Only the chosen clusters are
+    reviewed, and deleted ones by the run that covers orphans (one CI shard, not all)."""
     from generator.review import acknowledge, present
     from generator.review.fleet import review
 
-    reviews = review(ctx.project, base, acknowledge.from_flags(allow_destroy))
+    chosen_names, existing = set(chosen.names), set(ctx.project.cluster_names())
+    reviews = [
+        r
+        for r in review(ctx.project, base, acknowledge.from_flags(allow_destroy))
+        if r.name in chosen_names or (chosen.covers_orphans and r.name not in existing)
+    ]
     for diagnostic in present.diagnostics(reviews, ctx.project.display(ctx.project.rendered)):
         if diagnostic.severity != "info" or not ctx.ui.quiet:
             ctx.ui.diagnostic(diagnostic)
@@ -328,6 +338,8 @@ def diff(args: DiffArgs) -> int:
 
     if args.base:
         return _review(args)
+    if args.allow_destroy:
+        raise InputError("--allow-destroy acknowledges what --base reviews", hint="add --base REV, e.g. origin/main")
     if args.fmt not in ("text", "markdown"):
         raise InputError(f"--format {args.fmt} needs --base REV", hint="review a change with `diff --base origin/main`")
     options = ctx.options(args.schema_locations, False)

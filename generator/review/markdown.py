@@ -17,7 +17,7 @@ from generator.review.fleet import ClusterReview
 from generator.review.present import MARKS, field_summary
 
 MAX_CHARS = 60_000  # GitHub refuses a comment over 65536 characters
-_ACTIVE = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+_ACTIVE = re.compile(r"([\\`*_\[\]<>|~])")  # never at a line's start here, so # + - need none
 
 
 def _text(value: str) -> str:
