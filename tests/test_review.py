@@ -357,3 +357,20 @@ def test_a_check_of_one_shard_reviews_only_its_clusters(repo, run):
     assert AKS not in names[-1:]
     assert run(repo, "-q", "check", "--base", "HEAD", "--shard", last).exit_code == 0
     assert run(repo, "-q", "check", "--base", "HEAD", "--shard", f"1/{len(names)}").exit_code == 1
+
+
+def test_the_base_is_read_from_git_unless_it_is_asked_to_be_rendered(repo, run):
+    """The committed tree at the base, as the engine applied it (here: what an older tool wrote),
+    is the default; --render-base renders the base's inputs with this tool instead."""
+    path = _tree(repo) / "20-workloads" / "workload-isolation" / "namespace_gpu-training.yaml"
+    _edit(path, "app.kubernetes.io/managed-by: gpu-gitops", "app.kubernetes.io/managed-by: an-older-tool")
+    _git(repo, "commit", "-qam", "what an older gpu-gitops rendered")
+    assert run(repo, "-q", "render", AKS).exit_code == 0  # today's tool puts the label back
+    code, doc = _review(run, repo)
+    (change,) = _cluster(doc, AKS)["changes"]
+    assert change["fields"] == [
+        {"path": "metadata.labels[app.kubernetes.io/managed-by]", "before": "an-older-tool", "after": "gpu-gitops"}
+    ]
+    code, doc = _review(run, repo, "--render-base")
+    assert code == 0 and doc["clusters"] == []
+    assert run(repo, "diff", "--render-base").exit_code == 2

@@ -76,6 +76,9 @@ class DiffArgs:
     fmt: str = "text"  # or "markdown"; with --base also "json", "github"
     base: str | None = None  # review the rendered objects against this revision instead of rendering
     allow_destroy: tuple[str, ...] = ()
+    render_base: bool = (
+        False  # with base: render the base's inputs with this gpu-gitops instead of reading its rendered/
+    )
 
 
 def _render_all(ctx: Context, names: list[str], options: pipeline.Options, jobs: int | None) -> list[pipeline.Outcome]:
@@ -305,8 +308,10 @@ def _review_gate(ctx: Context, base: str, allow_destroy: tuple[str, ...], chosen
     return any(r.blocking for r in reviews)
 
 
-# what a commit holds that check reads: inputs, the library and schemas a project may carry, the trees
-STAGED = ("clusters", "libsonnet", "schemas", "rendered", ".gpu-gitops.yaml")
+# what render reads: the inputs, the library and schemas a project may carry, the settings
+INPUTS = ("clusters", "libsonnet", "schemas", ".gpu-gitops.yaml")
+# what a commit holds that check reads: that, and the trees
+STAGED = (*INPUTS, "rendered")
 
 
 def _check_staged(args: CheckArgs) -> int:
@@ -338,8 +343,11 @@ def diff(args: DiffArgs) -> int:
 
     if args.base:
         return _review(args)
-    if args.allow_destroy:
-        raise InputError("--allow-destroy acknowledges what --base reviews", hint="add --base REV, e.g. origin/main")
+    if args.allow_destroy or args.render_base:
+        raise InputError(
+            f"{'--allow-destroy' if args.allow_destroy else '--render-base'} needs --base REV",
+            hint="review a change with `diff --base origin/main`",
+        )
     if args.fmt not in ("text", "markdown"):
         raise InputError(f"--format {args.fmt} needs --base REV", hint="review a change with `diff --base origin/main`")
     options = ctx.options(args.schema_locations, False)
@@ -367,13 +375,44 @@ def _review(args: DiffArgs) -> int:
     from generator.review.fleet import review
     from generator.review.markdown import markdown
 
-    reviews = review(args.ctx.project, args.base or "HEAD", acknowledge.from_flags(args.allow_destroy))
+    base = args.base or "HEAD"
+    acks = acknowledge.from_flags(args.allow_destroy)
+    if args.render_base:
+        reviews = _review_rendered_base(args, base, acks)
+        if reviews is None:
+            return EXIT_INPUT
+    else:
+        reviews = review(args.ctx.project, base, acks)
     if args.clusters:
         wanted = set(args.clusters)
         reviews = [r for r in reviews if r.name in wanted]
     writers = {"text": present.text, "markdown": markdown, "json": present.as_json, "github": present.github}
-    click.echo(writers[args.fmt](reviews, args.base or "HEAD"), nl=False)
+    click.echo(writers[args.fmt](reviews, base), nl=False)
     return EXIT_FINDINGS if any(r.changes for r in reviews) else EXIT_OK
+
+
+def _review_rendered_base(args: DiffArgs, base: str, acks) -> list | None:
+    """The review against the base's inputs rendered now, by this gpu-gitops (the base's
+    committed rendered/ is not read): what the change of inputs does, without the tool's own
+    changes. None when an input of the base does not render."""
+    import tempfile
+    from pathlib import Path
+
+    from generator.render import pipeline
+    from generator.review import revision
+    from generator.review.fleet import review
+
+    ctx = args.ctx
+    with tempfile.TemporaryDirectory(prefix="gpu-gitops-base-") as scratch:
+        revision.export(ctx.project.root, revision.commit(ctx.project.root, base), Path(scratch), INPUTS)
+        at_base = Context(Path(scratch), ctx.ui)
+        options = at_base.options(args.schema_locations, False)
+        outcomes = _render_all(at_base, at_base.project.cluster_names(), options, args.jobs)
+        if _report(ctx, [o for o in outcomes if o.error]):
+            click.echo(f"the inputs at {base} do not render with this gpu-gitops (above)", err=True)
+            return None
+        pipeline.write(at_base.project, outcomes)
+        return review(ctx.project, base, acks, rendered_base=at_base.project.rendered)
 
 
 # --- parsing ---------------------------------------------------------------------------------
@@ -457,6 +496,12 @@ def check_command(ctx: Context, **options):
     "(with --base: dangers first, the rest collapsed); json and github (annotations): with --base.",
 )
 @allow_destroy_option
+@click.option(
+    "--render-base",
+    is_flag=True,
+    help="With --base: render the inputs committed at REV with this gpu-gitops and compare with that, instead "
+    "of reading the rendered/ REV committed (what the inputs' change does, without a tool upgrade's).",
+)
 @click.pass_obj
 def diff_command(ctx: Context, **options):
     """Show what render would change, without writing. Exit 1 when there are changes.

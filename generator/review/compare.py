@@ -8,6 +8,7 @@ Bytes that differ but hold the same object (keys reordered, a comment) change no
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,7 @@ from generator.jsonpath import dotted
 from generator.review.objects import Identity, Placed, is_synced, parse
 
 ACTIONS = ("removed", "moved", "changed", "added", "renamed")
+_FIELD = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
 
 
 @dataclass
@@ -31,6 +33,8 @@ class FieldChange:
         for part in self.path:
             if isinstance(part, str) and part.startswith("[name="):
                 text += part
+            elif isinstance(part, str) and not _FIELD.match(part):
+                text += f"[{part}]"  # a map key that is no field name: a label, a resource name
             else:
                 text += dotted((part,)) if not text or isinstance(part, int) else f".{part}"
         return text

@@ -51,23 +51,35 @@ class ClusterReview:
         return sum(1 for r in self.changes if r.change.action == action)
 
 
-def review(project: Project, base: str, flags: list[Acknowledgement] | None = None) -> list[ClusterReview]:
+def review(
+    project: Project,
+    base: str,
+    flags: list[Acknowledgement] | None = None,
+    rendered_base: Path | None = None,
+) -> list[ClusterReview]:
     """The review of every cluster with a tree at ``base`` or now, in name order.
 
     git says which files under ``rendered/`` differ from ``base`` (its index knows the
     unchanged ones without reading them); only those are read, from disk and, all clusters in
-    one batch, from git's objects."""
+    one batch, from git's objects. ``rendered_base``: the base's inputs rendered anew (by
+    today's tool, ``diff --render-base``) in this folder, compared instead of what ``base``
+    committed."""
     root = project.root
     rev = revision.commit(root, base)
-    before = revision.blobs(root, rev, "rendered")
     inputs = revision.blobs(root, rev, "clusters")
     acks = list(flags or []) + acknowledge.from_commits(revision.messages(root, rev))
-    changed = _by_cluster(dict.fromkeys(revision.changed(root, rev, "rendered"), ""))
+    wanted = []
+    if rendered_base is None:
+        before = revision.blobs(root, rev, "rendered")
+        changed = _by_cluster(dict.fromkeys(revision.changed(root, rev, "rendered"), ""))
+        wanted += [before[f"{n}/{p}"] for n, paths in changed.items() for p in paths if f"{n}/{p}" in before]
+        stored: dict[str, bytes] = {}
+    else:
+        before, stored, changed = _against_folder(rendered_base, project.rendered)
     at_base = _by_cluster(before)
     now = {name: _read(project.rendered / name, paths) for name, paths in changed.items()}
-    wanted = [before[f"{n}/{p}"] for n, paths in changed.items() for p in paths if f"{n}/{p}" in before]
     wanted += [inputs[f"{n}/{INPUT}"] for n in changed if f"{n}/{INPUT}" in inputs]
-    stored = revision.contents(root, wanted)
+    stored.update(revision.contents(root, wanted))
     reviews = []
     for name in sorted(set(at_base) | set(_current_names(project))):
         paths = changed.get(name, {})
@@ -87,6 +99,16 @@ def review(project: Project, base: str, flags: list[Acknowledgement] | None = No
             found.acknowledged = acknowledge.covering(acks, name)
         reviews.append(found)
     return reviews
+
+
+def _against_folder(base: Path, rendered: Path) -> tuple[dict[str, str], dict[str, bytes], dict[str, dict[str, str]]]:
+    """Blob ids and bytes of every file under ``base``, and the files that differ from ``rendered``."""
+    from generator.tree.write import read_tree
+
+    old, new = read_tree(base), read_tree(rendered)
+    ids = {path: revision.blob_id(data) for path, data in old.items()}
+    differ = {p: "" for p in old.keys() | new.keys() if old.get(p) != new.get(p)}
+    return ids, {ids[p]: old[p] for p in old}, _by_cluster(differ)
 
 
 def _by_cluster(paths: dict[str, str]) -> dict[str, dict[str, str]]:

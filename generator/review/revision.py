@@ -126,3 +126,18 @@ def export_index(root: Path, dest: Path, folders: tuple[str, ...]) -> None:
     paths = [p for p in listing.split(b"\0") if p]
     if paths:
         _git(root, "checkout-index", "--force", f"--prefix={dest}{os.sep}", "-z", "--stdin", stdin=b"\0".join(paths))
+
+
+def export(root: Path, rev: str, dest: Path, names: tuple[str, ...]) -> None:
+    """The project's files and folders ``names`` as committed at ``rev``, written under ``dest``."""
+    import io
+    import tarfile
+
+    tree = f"{rev}:{prefix(root)}"
+    present = set(os.fsdecode(n) for n in _git(root, "ls-tree", "-z", "--name-only", tree).split(b"\0") if n)
+    chosen = [n for n in names if n in present]
+    if not chosen:
+        return
+    archive = _git(root, "archive", "--format=tar", tree, "--", *chosen)
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(dest, filter="data")
