@@ -374,3 +374,12 @@ def test_the_base_is_read_from_git_unless_it_is_asked_to_be_rendered(repo, run):
     code, doc = _review(run, repo, "--render-base")
     assert code == 0 and doc["clusters"] == []
     assert run(repo, "diff", "--render-base").exit_code == 2
+
+
+def test_a_sync_object_pointed_at_another_path_is_dangerous(repo, run):
+    path = _tree(repo) / "gitops" / f"kustomization_flux-system_{AKS}-20-workloads.yaml"
+    _edit(path, f"path: ./rendered/{AKS}/20-workloads", f"path: ./rendered/{AKS}/20-workload")
+    code, doc = _review(run, repo)
+    (change,) = _cluster(doc, AKS)["changes"]
+    assert [f["level"] for f in change["findings"]] == ["danger"]
+    assert "prunes what the old source or path applied" in change["findings"][0]["reason"]

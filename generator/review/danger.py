@@ -58,7 +58,7 @@ _STATEFULSET_MUTABLE = (
     "persistentVolumeClaimRetentionPolicy",
     "minReadySeconds",
 )
-_SELECTOR_KINDS = ("Deployment", "DaemonSet", "ReplicaSet", "StatefulSet", "Job")
+_SELECTOR_KINDS = ("Deployment", "DaemonSet", "ReplicaSet", "Job")  # spec.selector is immutable
 _STORAGECLASS_IMMUTABLE = ("provisioner", "parameters", "reclaimPolicy", "volumeBindingMode")
 # spec fields a PersistentVolume update may change: the volume source, volumeMode and a set
 # nodeAffinity are immutable (ValidatePersistentVolumeUpdate, v1.32)
@@ -72,11 +72,12 @@ _PV_MUTABLE = (
     "volumeAttributesClassName",
 )
 _PVC_MUTABLE = (("resources", "requests"), ("volumeAttributesClassName",))
+# where a sync object's path or source is: pointed elsewhere, the engine prunes what it applied
 _SYNC_TARGET = (
     ("spec", "path"),
     ("spec", "sourceRef"),
-    ("spec", "source"),
-    ("spec", "sources"),
+    ("spec", "source", "path"),
+    ("spec", "source", "repoURL"),
     ("spec", "destination"),
 )
 
