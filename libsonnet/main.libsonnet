@@ -43,7 +43,15 @@ local components(spec) = {
     gpuNodeConfig: common { nvidia: spec.gpu.nvidia, admission: spec.admission },
     amdDevicePlugin: common { amd: spec.gpu.amd },
     dcgmExporter: common { nvidia: spec.gpu.nvidia },
-    gpuValidation: common { nvidia: spec.gpu.nvidia, amd: spec.gpu.amd, validation: spec.gpu.validation },
+    // With a platform-managed NVIDIA stack (gpu.nvidia.mode managed: GKE) a pod sees GPUs only
+    // by requesting them from the platform's device plugin (no `nvidia` runtime to inject
+    // them), so the NVIDIA pools get no validation DaemonSet: it would hold every GPU.
+    gpuValidation: common {
+      nvidia: spec.gpu.nvidia,
+      amd: spec.gpu.amd,
+      validation: spec.gpu.validation,
+      gpuPools: [p for p in super.gpuPools if !(p.gpu.vendor == 'nvidia' && spec.gpu.nvidia.mode == 'managed')],
+    },
     admission: common { admission: spec.admission, workloads: spec.workloads },
     workloadIsolation: common { workloads: spec.workloads, nodeLocalDNS: spec.network.nodeLocalDNS },
     autoscaling: common { autoscaling: spec.autoscaling, workloads: spec.workloads },

@@ -193,6 +193,22 @@ def test_validation_daemonsets_check_each_pool(rendered):
     }
 
 
+def test_nvidia_validation_reports_an_old_driver_instead_of_being_refused_by_the_runtime(rendered):
+    """The CUDA base image's NVIDIA_REQUIRE_CUDA would make the runtime refuse the container on a
+    driver below it: the check disables that, so the script itself prints FAIL."""
+    checks = [
+        ds["spec"]["template"]["spec"]["initContainers"][0]
+        for cluster in ("aks-h100-training", "eks-mi300x-inference", "ocp-a100-tuned")
+        for ds in find(load_objects(rendered / cluster), "DaemonSet")
+        if ds["metadata"]["name"].startswith("gpu-validation-")
+        and "nvidia" in ds["spec"]["template"]["spec"]["initContainers"][0]["command"]
+    ]
+    assert checks
+    for check in checks:
+        assert "cuda" in check["image"]
+        assert {"name": "NVIDIA_DISABLE_REQUIRE", "value": "true"} in check["env"], check["name"]
+
+
 def test_mig_validation_can_see_every_mig_device(rendered):
     """Listing all MIG devices takes the runtime's MIG monitor capability, granted with SYS_ADMIN
     (effective for root only), so the MIG pool's check runs so and its namespace admits it."""

@@ -37,10 +37,12 @@ def default_gpu_taint(facts: dict, vendor: str) -> dict:
     return taint
 
 
-def complete(spec: dict, facts: dict, library: Path) -> dict:
+def complete(spec: dict, facts: dict, library: Path, written: dict) -> dict:
     """Fill the version defaults (``library``'s ``versions.json``) and the derived defaults
-    (``facts``: the provider's row of its ``providers.json``) in place and return ``spec``."""
+    (``facts``: the provider's row of its ``providers.json``; ``written``: the input as written,
+    before schema defaults) in place and return ``spec``."""
     versions.fill(spec, library)
+    _cilium_defaults(spec["network"]["cilium"], facts, written.get("network", {}).get("cilium"))
     spec["gitops"].setdefault("path", f"rendered/{spec['name']}")
     for pool in spec["nodePools"]:
         if "taints" not in pool:
@@ -61,3 +63,37 @@ def complete(spec: dict, facts: dict, library: Path) -> dict:
     spec["admission"].setdefault("enforceGpuTolerations", facts["enforceGpuTolerations"])
     spec["nodeFeatureDiscovery"].setdefault("deploy", facts["nfdDeploy"])
     return spec
+
+
+def _cilium_defaults(cilium: dict, facts: dict, written: dict | None) -> None:
+    """Whether Cilium runs (``ciliumByDefault`` when the input has no ``network.cilium``; a
+    written block means Cilium is wanted), and every setting the provider's integration allows
+    one value for (``ciliumConstraints``) that the input leaves unset: the schema's generic
+    default (tunnel routing, a cluster pool) would only be refused there."""
+    cilium.setdefault("enabled", written is not None or facts["ciliumByDefault"])
+    for rule in facts["ciliumConstraints"]:
+        when = rule.get("when")
+        if len(rule["allowed"]) != 1 or _given(written, rule["path"]):
+            continue
+        if when is not None and _value(cilium, when["path"]) != when["equals"]:
+            continue
+        *parents, key = rule["path"]
+        node = cilium
+        for parent in parents:
+            node = node[parent]
+        node[key] = rule["allowed"][0]
+
+
+def _given(written: dict | None, path: list[str]) -> bool:
+    node: object = written
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return False
+        node = node[key]
+    return True
+
+
+def _value(node: dict, path: list[str]) -> object:
+    for key in path:
+        node = node[key]
+    return node

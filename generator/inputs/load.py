@@ -126,7 +126,7 @@ def load_cluster(project: Project, name: str) -> Cluster:
     from generator.library import providers
 
     facts = providers.facts(spec["provider"], project.libsonnet)
-    conventions.complete(spec, facts, project.libsonnet)
+    conventions.complete(spec, facts, project.libsonnet, doc.data)
     found = consistency.run(spec, doc, facts)
     errors = [e for e in found if not isinstance(e, InputWarning)]
     if errors:

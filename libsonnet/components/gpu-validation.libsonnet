@@ -83,6 +83,13 @@ function(params)
       env: [
         { name: 'NVIDIA_VISIBLE_DEVICES', value: 'all' },
         { name: 'NVIDIA_DRIVER_CAPABILITIES', value: 'utility' },
+        // The CUDA base images carry NVIDIA_REQUIRE_CUDA (cuda:12.9.1-base: cuda>=12.9 and driver
+        // branches), which the runtime enforces before the container starts: on an older driver
+        // the pod would fail to start instead of the script printing FAIL with the versions.
+        // NVIDIA_DISABLE_REQUIRE=true skips that check (NVIDIA/nvidia-container-toolkit
+        // internal/config/image/cuda_image.go, HasDisableRequire); the script compares the
+        // driver with gpu.nvidia.driver.minVersion itself.
+        { name: 'NVIDIA_DISABLE_REQUIRE', value: 'true' },
       ] + (if mig then [{ name: 'NVIDIA_MIG_MONITOR_DEVICES', value: 'all' }] else []),
       privileged: mig,
       securityContext: if mig then {

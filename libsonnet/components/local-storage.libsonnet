@@ -87,7 +87,11 @@ function(params)
       volumeMode: nvme.mode,
       [if nvme.mode == 'Filesystem' then 'fsType']: nvme.fsType,
       [if nvme.mode == 'Block' then 'blockCleanerCommand']: blockCleaners[nvme.blockCleaner],
-      namePattern: '*',
+      // Every entry but dot-names (Go filepath.Match: `[^.]` is a negated class; the
+      // provisioner matches each entry's name, pkg/discovery/discovery.go v2.8.0): prepare-disks.sh
+      // builds a re-pointed Block link under a dot-name before renaming it into place, and that
+      // half-made entry must not become a second PV of the same disk.
+      namePattern: '[^.]*',
     },
   };
 
