@@ -190,6 +190,7 @@ def test_validation_daemonsets_check_each_pool(rendered):
             "8",
             "1g.5gb=2,2g.10gb=1,3g.20gb=1",
         ],
+        "gpu-validation-h100": ["sh", "/scripts/validate-gpu-node.sh", "nvidia", "550.54.15", "8", "none"],
     }
 
 
@@ -223,14 +224,13 @@ def test_mig_validation_can_see_every_mig_device(rendered):
 
 
 def test_openshift_validation_is_admitted_by_its_sccs(rendered):
-    """restricted-v2 assigns the UID from the namespace's range and rejects a fixed one; the MIG
-    check (SYS_ADMIN) runs under an account allowed the privileged SCC."""
+    """The MIG check (SYS_ADMIN) runs under an account allowed the privileged SCC, which assigns
+    no UID: its non-root containers name one (test_openshift_scc models each SCC)."""
     objects = load_objects(rendered / "ocp-a100-tuned")
     (ds,) = find(objects, "DaemonSet", "gpu-validation-a100")
     pod = ds["spec"]["template"]["spec"]
-    for container in pod["initContainers"] + pod["containers"]:
-        assert "runAsUser" not in container["securityContext"], container["name"]
     assert pod["containers"][0]["securityContext"]["runAsNonRoot"] is True
+    assert pod["containers"][0]["securityContext"]["runAsUser"] == 65534
     assert pod["serviceAccountName"] == "gpu-validation-privileged"
     (binding,) = find(objects, "RoleBinding", "gpu-validation-privileged")
     assert binding["roleRef"] == {

@@ -253,6 +253,13 @@ function(params)
              roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'local-volume-provisioner-node' },
            },
          ]
+         // OpenShift: both DaemonSets are privileged with host paths, which only the privileged
+         // SCC admits (the disk preparation runs as the namespace's `default` account).
+         + k.privilegedSccAccess(p.providerFacts,
+                                 'local-storage-privileged',
+                                 ns,
+                                 [p.serviceAccount] + (if anyPrepare then ['default'] else []),
+                                 labelsAll)
          + (if anyPrepare then [
               k.object('v1', 'ConfigMap', prepareScriptName, ns, labelsAll) + { data: { 'prepare-disks.sh': p.prepareScript } },
             ] else [])

@@ -267,6 +267,14 @@ function(params)
            }),
            k.object('v1', 'ConfigMap', scriptName, ns, k.labels(component)) + { data: { 'tune-node.sh': p.script } },
          ]
+         // OpenShift: the tuning pods are privileged on the host network, which only the
+         // privileged SCC admits (pools that restart the kubelet run as its account).
+         + k.privilegedSccAccess(p.providerFacts,
+                                 'node-tuning-privileged',
+                                 ns,
+                                 std.set((if std.length(restartPools) < std.length(pools) then ['default'] else [])
+                                         + (if std.length(restartPools) > 0 then [p.serviceAccount] else [])),
+                                 k.labels(component))
          + (if std.length(restartPools) > 0 then [
               k.object('v1', 'ServiceAccount', p.serviceAccount, ns, k.labels(component)),
               // create cannot be limited by name (the name is not known at authorization time)
