@@ -120,35 +120,67 @@ def test_a_crd_removal_is_dangerous(repo, run):
     assert finding["level"] == "danger" and "deletes every custom resource of its kind" in finding["reason"]
 
 
-def test_cilium_disabled_uninstalls_the_cni_and_is_dangerous(repo, run):
+def _strip_prune_protection(path: Path) -> None:
+    """The object as rendered before it was protected from pruning."""
+
+    def strip(obj: dict) -> None:
+        annotations = obj["metadata"].pop("annotations")
+        annotations.pop("kustomize.toolkit.fluxcd.io/prune", None)
+        annotations.pop("argocd.argoproj.io/sync-options", None)
+        if annotations:
+            obj["metadata"]["annotations"] = annotations
+
+    _rewrite(path, strip)
+
+
+def test_cilium_disabled_leaves_the_prune_protected_cni_running(repo, run):
     _edit(_input(repo), "  cilium:\n", "  cilium:\n    enabled: false\n")
+    _edit(_input(repo), "network:\n", "network:\n  apiServerCIDRs: [10.0.0.1/32]\n")  # policies without Cilium
     _edit(_input(repo), '    allowEgressToFQDNs: [huggingface.co, "*.huggingface.co", "*.hf.co"]\n', "")
     assert run(repo, "-q", "render", AKS).exit_code == 0
     code, doc = _review(run, repo)
     cluster = _cluster(doc, AKS)
-    dangers = [f for f in _findings(cluster) if f[0] == "danger"]
-    assert ("danger", "removed", "HelmRelease", "cilium") in dangers
+    assert ("notice", "removed", "HelmRelease", "cilium") in _findings(cluster)
     reason = next(f["reason"] for c in cluster["changes"] for f in c["findings"] if c["object"]["name"] == "cilium")
-    assert "it is the CNI" in reason
-    assert cluster["input"]["line"] == _input(repo).read_text().splitlines().index("    enabled: false") + 1
+    assert "prune is disabled on it: the engine leaves it on the cluster" in reason
+    assert cluster["input"]["line"] == _line(repo, "  apiServerCIDRs: [10.0.0.1/32]")  # the first changed key
 
 
-def test_cilium_removed_from_argo_cd_without_the_finalizer_stays_running_unmanaged(repo, run):
+def test_an_unprotected_cni_release_that_leaves_git_is_dangerous(repo, run):
+    release = _tree(repo) / "00-crds-operators" / "cilium" / "helmrelease_flux-system_cilium.yaml"
+    _strip_prune_protection(release)
+    _git(repo, "commit", "-qam", "an older render: no prune protection")
+    release.unlink()
+    code, doc = _review(run, repo)
+    (change,) = _cluster(doc, AKS)["changes"]
+    assert [f["level"] for f in change["findings"]] == ["danger"]
+    assert "helm-controller uninstalls the release: it is the CNI" in change["findings"][0]["reason"]
+
+
+def test_cilium_removed_from_argo_cd_is_kept_or_left_running_unmanaged(repo, run):
     _edit(_input(repo, ARGO), "  cilium:\n", "  cilium:\n    enabled: false\n")
     assert run(repo, "-q", "render", ARGO).exit_code == 0
     code, doc = _review(run, repo)
     cluster = _cluster(doc, ARGO)
     assert _findings(cluster) == [("notice", "removed", "Application", "cilium")]
-    assert "keep running, unmanaged" in cluster["changes"][0]["findings"][0]["reason"]
     assert cluster["blocking"] is False
+    application = _tree(repo, ARGO) / "00-crds-operators" / "cilium" / "application_argocd_cilium.yaml"
+    subprocess.run(["git", "checkout", "HEAD", "--", str(application)], cwd=repo, check=True)
+    _strip_prune_protection(application)
+    _git(repo, "commit", "-qm", "an older render: no prune protection", "--", str(application))
+    application.unlink()
+    code, doc = _review(run, repo)
+    (finding,) = [f for c in _cluster(doc, ARGO)["changes"] for f in c["findings"]]
+    assert finding["level"] == "notice" and "keep running, unmanaged" in finding["reason"]
 
 
-def test_a_renamed_namespace_deletes_the_old_one(repo, run):
+def test_a_renamed_namespace_keeps_the_prune_protected_old_one(repo, run):
     _edit(_input(repo), "  - namespace: gpu-training\n", "  - namespace: gpu-train\n")
     assert run(repo, "-q", "render", AKS).exit_code == 0
     code, doc = _review(run, repo)
     cluster = _cluster(doc, AKS)
-    assert ("danger", "removed", "Namespace", "gpu-training") in _findings(cluster)
+    assert ("notice", "removed", "Namespace", "gpu-training") in _findings(cluster)
+    assert not cluster["blocking"]
     added = {(c["object"]["kind"], c["object"]["name"]) for c in cluster["changes"] if c["action"] == "added"}
     assert ("Namespace", "gpu-train") in added
     assert cluster["input"]["line"] == _input(repo).read_text().splitlines().index("  - namespace: gpu-train") + 1
@@ -245,46 +277,58 @@ def test_a_toleration_removed_from_a_node_component_is_dangerous(repo, run):
     assert change["findings"][0]["reason"].startswith("removes the toleration")
 
 
-def test_a_prune_protected_object_that_leaves_git_is_a_notice(repo, run):
-    path = _tree(repo) / "20-workloads" / "workload-isolation" / "namespace_gpu-training.yaml"
-    _edit(path, "metadata:\n", "metadata:\n  annotations:\n    kustomize.toolkit.fluxcd.io/prune: disabled\n")
-    _git(repo, "commit", "-qam", "keep the namespace")
-    path.unlink()
+def test_a_prune_protected_object_that_leaves_git_is_a_notice_and_an_unprotected_one_a_danger(repo, run):
+    folder = _tree(repo) / "20-workloads" / "workload-isolation"
+    _strip_prune_protection(folder / "namespace_gpu-inference.yaml")
+    _git(repo, "commit", "-qam", "an older render of one namespace: no prune protection")
+    (folder / "namespace_gpu-inference.yaml").unlink()
+    (folder / "namespace_gpu-training.yaml").unlink()
     code, doc = _review(run, repo)
-    (finding,) = _cluster(doc, AKS)["changes"][0]["findings"]
-    assert finding["level"] == "notice" and "prune is disabled" in finding["reason"]
-    assert _cluster(doc, AKS)["blocking"] is False
+    levels = {c["object"]["name"]: [f["level"] for f in c["findings"]] for c in _cluster(doc, AKS)["changes"]}
+    assert levels == {"gpu-training": ["notice"], "gpu-inference": ["danger"]}
 
 
 # --- the gate and its acknowledgement -------------------------------------------------------
 
 
-def _drop_namespace(repo: Path) -> None:
-    _edit(_input(repo), "  - namespace: gpu-training\n", "  - namespace: gpu-train\n")
+STORAGE_LINE = "      storageClass: local-nvme-fast"
+
+
+def _rename_storage_class(repo: Path) -> None:
+    _edit(_input(repo), "storageClass: local-nvme\n", "storageClass: local-nvme-fast\n")
+
+
+def _line(repo: Path, text: str) -> int:
+    return _input(repo).read_text().splitlines().index(text) + 1
 
 
 def test_check_base_fails_on_a_danger_until_a_commit_acknowledges_it(repo, run):
-    _drop_namespace(repo)
+    _rename_storage_class(repo)
     assert run(repo, "-q", "render", AKS).exit_code == 0
     _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "rename the training namespace")
+    _git(repo, "commit", "-qm", "rename the NVMe storage class")
     failed = run(repo, "check", "--base", "HEAD~1")
     assert failed.exit_code == 1
-    line = _input(repo).read_text().splitlines().index("  - namespace: gpu-train") + 1
-    assert f"clusters/{AKS}/cluster.yaml:{line}:1: error: {AKS}: removes Namespace gpu-training" in failed.stderr
+    line = _line(repo, STORAGE_LINE)
+    assert f"clusters/{AKS}/cluster.yaml:{line}:1: error: {AKS}: removes StorageClass local-nvme" in failed.stderr
     assert f"Allow-Destroy: {AKS}: <reason>" in failed.stderr
     _git(
-        repo, "commit", "-q", "--allow-empty", "-m", f"Drain first\n\nAllow-Destroy: {AKS}: the team moved to gpu-train"
+        repo,
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        f"Drain first\n\nAllow-Destroy: {AKS}: the pool is drained, its claims deleted",
     )
     passed = run(repo, "check", "--base", "HEAD~2")
     assert passed.exit_code == 0, passed.stderr
-    assert "acknowledged, commit" in passed.stderr and "the team moved to gpu-train" in passed.stderr
+    assert "acknowledged, commit" in passed.stderr and "the pool is drained, its claims deleted" in passed.stderr
     comment = run(repo, "diff", "--base", "HEAD~2", "--format", "markdown").stdout
-    assert "all acknowledged" in comment and "the team moved to gpu-train" in comment
+    assert "all acknowledged" in comment and "the pool is drained, its claims deleted" in comment
 
 
 def test_the_flag_acknowledges_for_one_cluster_only(repo, run):
-    _drop_namespace(repo)
+    _rename_storage_class(repo)
     assert run(repo, "-q", "render", AKS).exit_code == 0
     _git(repo, "add", "-A")  # check also fails on files git does not track
     assert run(repo, "-q", "check", "--base", "HEAD", "--allow-destroy", "other: not this one").exit_code == 1
@@ -294,19 +338,20 @@ def test_the_flag_acknowledges_for_one_cluster_only(repo, run):
 
 
 def test_github_annotations_point_at_the_input_line(repo, run):
-    _drop_namespace(repo)
+    _rename_storage_class(repo)
     assert run(repo, "-q", "render", AKS).exit_code == 0
     out = run(repo, "diff", "--base", "HEAD", "--format", "github").stdout
-    line = _input(repo).read_text().splitlines().index("  - namespace: gpu-train") + 1
+    line = _line(repo, STORAGE_LINE)
     assert (
-        f"::error file=clusters/{AKS}/cluster.yaml,line={line},title=gpu-gitops review::{AKS}: removes Namespace" in out
+        f"::error file=clusters/{AKS}/cluster.yaml,line={line},title=gpu-gitops review::{AKS}: removes StorageClass"
+        in out
     )
     gate = run(repo, "check", "--base", "HEAD", "--format", "github")
     assert gate.exit_code == 1 and f"::error file=clusters/{AKS}/cluster.yaml,line={line}," in gate.stdout
 
 
 def test_markdown_puts_dangers_first_and_the_rest_in_details(repo, run):
-    _drop_namespace(repo)
+    _rename_storage_class(repo)
     assert run(repo, "-q", "render", AKS).exit_code == 0
     comment = run(repo, "diff", "--base", "HEAD", "--format", "markdown").stdout
     assert comment.index("### Dangerous changes") < comment.index("<details>")
@@ -320,8 +365,10 @@ def test_a_deleted_cluster_is_reviewed_as_every_object_removed(repo, run):
     code, doc = _review(run, repo)
     cluster = _cluster(doc, AKS)
     assert cluster["state"] == "deleted" and cluster["counts"]["removed"] > 50
-    kinds = {f[2] for f in _findings(cluster) if f[0] == "danger"}
-    assert {"Namespace", "HelmRelease", "Kustomization", "StorageClass"} <= kinds
+    dangers = {f[2] for f in _findings(cluster) if f[0] == "danger"}
+    kept = {f[2] for f in _findings(cluster) if f[0] == "notice"}
+    assert {"Kustomization", "StorageClass"} <= dangers  # the layers' sync objects prune the rest
+    assert {"Namespace", "HelmRelease"} <= kept  # prune-protected: left on the cluster
 
 
 def test_an_unknown_base_is_an_input_error(repo, run):
@@ -349,7 +396,7 @@ def test_the_comment_stays_under_githubs_limit_for_a_huge_change():
 
 
 def test_a_check_of_one_shard_reviews_only_its_clusters(repo, run):
-    _drop_namespace(repo)
+    _rename_storage_class(repo)
     assert run(repo, "-q", "render", AKS).exit_code == 0
     _git(repo, "add", "-A")
     names = sorted(p.name for p in (repo / "clusters").iterdir())
@@ -383,3 +430,16 @@ def test_a_sync_object_pointed_at_another_path_is_dangerous(repo, run):
     (change,) = _cluster(doc, AKS)["changes"]
     assert [f["level"] for f in change["findings"]] == ["danger"]
     assert "prunes what the old source or path applied" in change["findings"][0]["reason"]
+
+
+def test_a_node_pool_removed_without_its_prune_protection_is_dangerous(repo, run):
+    pool = _tree(repo, "eks-mi300x-inference") / "10-platform" / "node-provisioning" / "nodepool_h100.yaml"
+    _strip_prune_protection(pool)
+    _git(repo, "commit", "-qam", "an older render: no prune protection")
+    pool.unlink()
+    code, doc = _review(run, repo)
+    (change,) = _cluster(doc, "eks-mi300x-inference")["changes"]
+    assert (
+        change["findings"][0]["level"] == "danger"
+        and "terminates every node it launched" in change["findings"][0]["reason"]
+    )

@@ -35,17 +35,20 @@ _ADMISSION = (
     "ValidatingAdmissionPolicyBinding",
     "ValidatingWebhookConfiguration",
     "MutatingWebhookConfiguration",
+    "MutatingAdmissionPolicy",
+    "MutatingAdmissionPolicyBinding",
 )
 # what deleting an object of the kind does, for the kinds whose deletion is a danger
 _DELETES = {
     ("apiextensions.k8s.io", "CustomResourceDefinition"): "deleting a CRD deletes every custom resource of its kind",
     ("", "Namespace"): "deleting a Namespace deletes every object in it (workloads, secrets, claims)",
     ("", "PersistentVolume"): "deleting a PersistentVolume releases its data (reclaimPolicy Delete erases it)",
-    (
-        "",
-        "PersistentVolumeClaim",
-    ): "deleting a PersistentVolumeClaim releases its volume (reclaimPolicy Delete erases it)",
+    ("", "PersistentVolumeClaim"): "deleting a claim releases its volume (reclaimPolicy Delete erases it)",
     ("storage.k8s.io", "StorageClass"): "claims of a deleted StorageClass are no longer provisioned or bound",
+    # Karpenter v1: a deleted NodePool's NodeClaims are deleted, which drains and terminates their nodes
+    ("karpenter.sh", "NodePool"): "deleting a NodePool terminates every node it launched, with the pods on them",
+    ("karpenter.k8s.aws", "EC2NodeClass"): "the NodePools that launch with this node class launch no more nodes",
+    ("karpenter.azure.com", "AKSNodeClass"): "the NodePools that launch with this node class launch no more nodes",
     **{("admissionregistration.k8s.io", kind): "the admission guardrail stops being enforced" for kind in _ADMISSION},
 }
 # spec fields the API server lets a StatefulSet update change (ValidateStatefulSetUpdate, v1.32)
@@ -130,8 +133,8 @@ def _removal(placed: Placed, what: str) -> list[Finding]:
         return [
             Finding(
                 NOTICE,
-                f"{what}, but prune is disabled on it: the engine leaves it on the cluster, unmanaged "
-                "(delete it by hand when that is meant)",
+                f"{what}, but prune is disabled on it: the engine leaves it on the cluster, no longer "
+                "in Git (delete it by hand when that is meant)",
             )
         ]
     return [Finding(DANGER, f"{what}: {reason}")]
