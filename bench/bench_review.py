@@ -5,8 +5,8 @@ Usage: python bench/bench_review.py [CLUSTERS=100] [RUNS=7]
 Copies the committed trees of the example clusters CLUSTERS times into a temporary git
 repository (renamed, so no two clusters share a file's bytes; no render: the review reads
 rendered/ only), commits them, then changes every
-cluster: its CNI release removed (a danger), a label changed on every object of 20-workloads,
-one file renamed. Times, RUNS times each, and prints medians (wall seconds):
+cluster: its CNI release removed (kept: prune-protected) and its StorageClasses (a danger), a
+label changed on every object of 20-workloads, one file renamed. Times, RUNS times each, and prints medians (wall seconds):
 
 - the Markdown comment alone, from the computed review (``review.markdown.markdown``);
 - the whole review in this process: git read, compare, classify, Markdown (``review.fleet.review``);
@@ -57,7 +57,9 @@ def _make_repo(count: int, root: Path) -> None:
 
 def _change(root: Path) -> None:
     for tree in sorted((root / "rendered").iterdir()):
-        shutil.rmtree(tree / "00-crds-operators" / "cilium", ignore_errors=True)
+        shutil.rmtree(tree / "00-crds-operators" / "cilium", ignore_errors=True)  # kept: prune-protected
+        for storage_class in (tree / "40-per-node").rglob("storageclass_*.yaml"):
+            storage_class.unlink()  # a danger
         for path in sorted((tree / "20-workloads").rglob("*.yaml")):
             text = path.read_text()
             path.write_text(
