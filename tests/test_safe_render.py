@@ -167,3 +167,13 @@ def test_check_reports_input_errors_in_machine_formats(rendered, run, fmt):
     document = json.loads(result.stdout)
     text = json.dumps(document)
     assert f"clusters/{CLUSTER}/cluster.yaml" in text and "has no cluster.yaml" in text
+
+
+def test_every_cluster_folder_counts_but_the_shared_inputs(tmp_path):
+    from generator.paths import Project
+
+    for name in ("_bases", ".hidden", "emptied", "with-input"):
+        (tmp_path / "clusters" / name).mkdir(parents=True)
+    (tmp_path / "clusters" / "with-input" / "cluster.yaml").write_text("name: with-input\n")
+    (tmp_path / "clusters" / "stray.yaml").write_text("")
+    assert Project(tmp_path).cluster_names() == ["emptied", "with-input"]
