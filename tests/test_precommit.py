@@ -72,7 +72,7 @@ def _pre_commit(project: Path, tmp_path: Path) -> subprocess.CompletedProcess:
 
 def test_hooks_file_declares_the_two_hooks():
     check, lint = HOOKS["gpu-gitops-check"], HOOKS["gpu-gitops-lint"]
-    assert check["entry"] == "gpu-gitops check" and check["pass_filenames"] is False
+    assert check["entry"] == "gpu-gitops check --staged" and check["pass_filenames"] is False
     for folder in ("clusters", "libsonnet", "schemas", "rendered"):
         assert folder in check["files"]
     assert lint["entry"] == "gpu-gitops lint" and lint["types"] == ["yaml"]
@@ -132,6 +132,23 @@ def test_check_hook_fails_on_a_stale_render_and_passes_when_clean(project, run, 
     assert stale.returncode == 1
     assert "Failed" in stale.stdout
     assert "rendered/aks-h100-training/gitops/" in stale.stdout and "stale" in stale.stdout
+
+
+def test_check_hook_fails_on_a_new_cluster_committed_without_its_tree(project, run, tmp_path):
+    _git_repo(project, run, ["gpu-gitops-check"])
+    shutil.copytree(project / "clusters" / "aks-h100-training", project / "clusters" / "new-one")
+    path = project / "clusters" / "new-one" / "cluster.yaml"
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("name: aks-h100-training", "name: new-one"), encoding="utf-8"
+    )
+    assert run(project, "-q", "render", "new-one").exit_code == 0  # on disk, but not added
+    subprocess.run([*GIT, "add", "clusters"], cwd=project, check=True)
+    failed = _pre_commit(project, tmp_path)
+    assert failed.returncode == 1
+    assert "rendered/new-one: stale: missing" in failed.stdout
+    subprocess.run([*GIT, "add", "rendered"], cwd=project, check=True)
+    passed = _pre_commit(project, tmp_path)
+    assert passed.returncode == 0, passed.stdout
 
 
 def test_lint_hook_fails_on_a_bad_manifest_and_passes_when_clean(project, run, tmp_path):
