@@ -100,9 +100,62 @@ def test_an_output_change_is_caught_through_the_full_path(rendered_project, run)
     assert "resourcequota_gpu-inference_gpu-quota.yaml: stale" in check.stderr
 
 
-def test_validation_flags_on_the_command_line_take_the_full_path(rendered_project, run, no_rendering):
-    with pytest.raises(AssertionError, match="rendered a cluster whose hashes all matched"):
-        run(rendered_project, "check", "--require-schemas", CLUSTER)
+@pytest.fixture
+def evaluations(monkeypatch) -> list[str]:
+    """The clusters that took the full path (were evaluated and validated), in order."""
+    import generator.render.cluster
+
+    seen: list[str] = []
+    real = generator.render.cluster.render_evaluated
+    monkeypatch.setattr(
+        generator.render.cluster, "render_evaluated", lambda p, c, *a, **k: seen.append(c.name) or real(p, c, *a, **k)
+    )
+    return seen
+
+
+def test_validation_flags_take_the_full_path_until_this_machine_validated_the_tree_with_them(
+    rendered_project, run, evaluations, tmp_path
+):
+    """CI passes its schema locations on the command line: a tree validated once with those
+    flags is trusted after, other flags validate again."""
+    flags = ["--schema-location", str(tmp_path / "crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")]
+    assert run(rendered_project, "check", *flags, CLUSTER).exit_code == 0
+    assert evaluations == [CLUSTER]
+    assert run(rendered_project, "check", *flags, CLUSTER).exit_code == 0
+    assert evaluations == [CLUSTER]  # validated with these flags already
+    assert run(rendered_project, "render", *flags, CLUSTER).stdout == f"{CLUSTER}: up to date\n"
+    assert evaluations == [CLUSTER]
+    assert run(rendered_project, "check", *flags, "--require-schemas", CLUSTER).exit_code == 1  # no CRD schemas
+    assert evaluations == [CLUSTER, CLUSTER]
+    assert run(rendered_project, "check", *flags, "--require-schemas", CLUSTER).exit_code == 1
+    assert evaluations == [CLUSTER] * 3  # a failed validation is never trusted
+
+
+def test_a_schema_file_that_appears_or_changes_at_a_flagged_location_validates_again(
+    rendered_project, run, evaluations, tmp_path
+):
+    """The marker lists the schema paths validation consulted: a file where there was none, or
+    an edited one, changes the verdict, so the tree is validated again (each run a new
+    process, as on the command line: no validator kept from the run before)."""
+    from generator.render import pipeline
+
+    def check():
+        pipeline.validator.cache_clear()
+        return run(rendered_project, "check", *flags, CLUSTER)
+
+    flags = ["--schema-location", str(tmp_path / "crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")]
+    assert check().exit_code == 0
+    schema = tmp_path / "crds/helm.toolkit.fluxcd.io/helmrelease_v2.json"
+    schema.parent.mkdir(parents=True)
+    schema.write_text('{"type": "object", "x-kubernetes-preserve-unknown-fields": true}')
+    assert check().exit_code == 0
+    assert evaluations == [CLUSTER] * 2  # a schema appeared where validation found none
+    assert check().exit_code == 0
+    assert evaluations == [CLUSTER] * 2
+    schema.write_text('{"type": "object", "required": ["nothing-has-this"]}')
+    failed = check()
+    assert evaluations == [CLUSTER] * 3  # the schema changed
+    assert failed.exit_code == 1 and "nothing-has-this" in failed.stderr
 
 
 def test_the_fast_path_imports_only_the_standard_library():

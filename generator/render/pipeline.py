@@ -35,6 +35,7 @@ class Options:
     require_schemas: bool = False
     config: dict = field(default_factory=dict)  # the config file's data, for the lint rules' settings
     config_file: Path | None = None  # hashed into every cluster's sum file
+    flags: str = ""  # the command line's validation flags (``fingerprint.validation_flags``)
 
 
 @dataclass
@@ -161,7 +162,9 @@ def render_some(
             continue
         rendered.tree.files[fingerprint.SUM_FILE] = fingerprint.sum_file(hashes, rendered.tree.files)
         if not rendered.errors:
-            fingerprint.record_validated(rendered.tree.files[fingerprint.SUM_FILE])
+            kinds = {(str(p.obj.get("apiVersion")), str(p.obj.get("kind"))) for p in rendered.tree.placed}
+            consulted = validator_for(cluster.spec["kubernetesVersion"]).consulted(kinds)
+            fingerprint.record_validated(rendered.tree.files[fingerprint.SUM_FILE], options.flags, consulted)
         outcomes.append(Outcome(name, rendered=rendered))
     return outcomes
 

@@ -127,6 +127,8 @@ class SchemaValidator:
         self._crd: dict[tuple[str, str], dict] = {}
         self._core_compiler: fastcheck.Compiler | None = None
         self._core_registry: Registry | None = None
+        # per custom resource kind looked up: the schema paths consulted (``consulted``)
+        self._lookups: dict[tuple[str, str], list[tuple[str, bool]]] = {}
 
     def schema_source(self, api_version: str, kind: str) -> Path | None:
         """The schema file used for this kind, or None when there is none (or the names cannot have one)."""
@@ -136,7 +138,17 @@ class SchemaValidator:
         if core is not None:
             return core
         variables = template_variables(api_version, kind, self.version_text)
-        return find_schema_file(self.locations, variables, self.cache)
+        trail: list[tuple[str, bool]] = []
+        found = find_schema_file(self.locations, variables, self.cache, trail)
+        self._lookups[(api_version, kind)] = trail
+        return found
+
+    def consulted(self, kinds: set[tuple[str, str]]) -> list[tuple[str, bool]] | None:
+        """The schema paths the validation of these kinds looked at, and whether a file was
+        there, for ``fingerprint.record_validated``; None when one was a download that found
+        nothing (which only the network could confirm again)."""
+        paths = [entry for key in sorted(kinds) for entry in self._lookups.get(key, ())]
+        return None if ("", False) in paths else paths
 
     def _validator_for(self, api_version: str, kind: str):
         key = (api_version, kind)
