@@ -61,6 +61,7 @@ local components(spec) = {
       apiServerCIDRs: spec.network.apiServerCIDRs,
     },
     autoscaling: common { autoscaling: spec.autoscaling, workloads: spec.workloads },
+    nodeProvisioning: common { workloads: spec.workloads, cilium: spec.network.cilium, nvidia: spec.gpu.nvidia },
   },
 
   cilium: (import 'components/cilium.libsonnet')(self.values.cilium),
@@ -81,6 +82,7 @@ local components(spec) = {
   admission: (import 'components/admission.libsonnet')(self.values.admission),
   'workload-isolation': (import 'components/workload-isolation.libsonnet')(self.values.workloadIsolation),
   autoscaling: (import 'components/autoscaling.libsonnet')(self.values.autoscaling),
+  'node-provisioning': (import 'components/node-provisioning.libsonnet')(self.values.nodeProvisioning),
 
   // An overrides.libsonnet may add components of its own (laid out in registry.ownLayer);
   // every registered component must stay.

@@ -190,6 +190,7 @@ def test_validation_daemonsets_check_each_pool(rendered):
             "8",
             "1g.5gb=2,2g.10gb=1,3g.20gb=1",
         ],
+        "gpu-validation-h100": ["sh", "/scripts/validate-gpu-node.sh", "nvidia", "550.54.15", "8", "none"],
     }
 
 

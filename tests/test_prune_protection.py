@@ -1,6 +1,6 @@
 """Objects whose removal from Git would break the cluster or lose data are kept by the engine: the
-CNI's and every CRD-bearing Helm release, the GPU operators' namespaces, the workload namespaces.
-Nothing else is exempt from pruning."""
+CNI's and every CRD-bearing Helm release, the GPU operators' namespaces, the workload namespaces,
+the Karpenter NodePools and their node classes. Nothing else is exempt from pruning."""
 
 from __future__ import annotations
 
@@ -48,12 +48,20 @@ def test_releases_and_data_namespaces_are_kept_when_they_leave_git(rendered, clu
         assert "cilium" in {o["metadata"]["name"] for o in releases}
     operator_namespaces = {"gpu-operator", "kube-amd-gpu"}
     workload_namespaces = {w["namespace"] for w in spec.get("workloads", [])}
-    expected = {(o["kind"], o["metadata"]["name"]) for o in releases} | {
-        ("Namespace", o["metadata"]["name"])
-        for o in objects
-        if o["kind"] == "Namespace" and o["metadata"]["name"] in operator_namespaces | workload_namespaces
-    }
+    # deleting a NodePool terminates the nodes it launched
+    provisioned = {p["name"] for p in spec["nodePools"] if "provisioning" in p}
+    expected = (
+        {(o["kind"], o["metadata"]["name"]) for o in releases}
+        | {
+            ("Namespace", o["metadata"]["name"])
+            for o in objects
+            if o["kind"] == "Namespace" and o["metadata"]["name"] in operator_namespaces | workload_namespaces
+        }
+        | {(kind, pool) for pool in provisioned for kind in ("NodePool", "EC2NodeClass", "AKSNodeClass")}
+        & {(o["kind"], o["metadata"]["name"]) for o in objects}
+    )
     assert {("Namespace", ns) for ns in workload_namespaces} <= expected
+    assert {("NodePool", pool) for pool in provisioned} <= expected
     for o in objects:
         if (o["kind"], o["metadata"]["name"]) in expected:
             assert kept(o, engine), (o["kind"], o["metadata"]["name"])

@@ -48,6 +48,24 @@ def default_gpu_taint(facts: dict, vendor: str) -> dict:
     return taint
 
 
+# The tag the Karpenter getting-started guide puts on the subnets and security groups its nodes
+# use (aws/karpenter-provider-aws v1.14.1 website docs/getting-started, EC2NodeClass
+# subnetSelectorTerms and securityGroupSelectorTerms `karpenter.sh/discovery: <cluster>`).
+DISCOVERY_TAG = "karpenter.sh/discovery"
+
+
+def _complete_provisioning(provisioning: dict, facts: dict, cluster: str) -> None:
+    """A provisioned pool's provider defaults: the first image family the provider's Karpenter
+    knows, and on EKS the discovery tag that selects subnets and security groups."""
+    karpenter = facts["nodeProvisioning"]
+    if karpenter is None:
+        return  # refused in consistency/provisioning.py
+    provisioning["image"].setdefault("family", karpenter["imageFamilies"][0])
+    if karpenter["nodeClass"]["kind"] == "EC2NodeClass":
+        provisioning["nodeClass"].setdefault("subnetTags", {DISCOVERY_TAG: cluster})
+        provisioning["nodeClass"].setdefault("securityGroupTags", {DISCOVERY_TAG: cluster})
+
+
 def complete(spec: dict, facts: dict, library: Path, written: dict) -> dict:
     """Fill the version defaults (``library``'s ``versions.json``) and the derived defaults
     (``facts``: the provider's row of its ``providers.json``; ``written``: the input as written,
@@ -60,6 +78,8 @@ def complete(spec: dict, facts: dict, library: Path, written: dict) -> dict:
             pool["taints"] = [default_gpu_taint(facts, pool["gpu"]["vendor"])] if "gpu" in pool else []
         if "gpu" in pool:
             pool["sysctls"] = {**GPU_POOL_SYSCTLS, **pool["sysctls"]}
+        if "provisioning" in pool:
+            _complete_provisioning(pool["provisioning"], facts, spec["name"])
         nvme = pool.get("localNvme")
         if nvme is not None:
             nvme.setdefault("hostDir", f"/mnt/disks/{nvme['storageClass']}")

@@ -61,6 +61,7 @@ _MODULES = (
     "xr003_scaledobject_target_missing",
     "xr004_gpu_namespace_default_deny",
     "xr005_daemonset_gpu_taint",
+    "xr006_nodeclass_missing",
     "lint001_bad_suppression",
 )
 
