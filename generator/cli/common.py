@@ -267,5 +267,10 @@ class OutputOptionsGroup(click.Group):
     ``gpu-gitops render -q`` means what ``gpu-gitops -q render`` does."""
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
-        cmd.params.extend(output_options())
-        super().add_command(cmd, name)
+        super().add_command(with_output_options(cmd), name)
+
+
+def with_output_options(cmd: click.Command) -> click.Command:
+    """``cmd`` taking the output options (-q, -v, --color) after its name too."""
+    cmd.params.extend(output_options())
+    return cmd
