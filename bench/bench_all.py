@@ -146,7 +146,7 @@ def main() -> int:
     print(f"load average (1, 5, 15 min) before: {load()}")
     with tempfile.TemporaryDirectory(prefix="bench-all-") as tmp_name:
         tmp = Path(tmp_name)
-        tools = [Tool("ours", None, tmp / "cache-ours")]
+        tools = [Tool("ours", REPO, tmp / "cache-ours")]
         if args.baseline:
             tools.append(Tool("baseline", args.baseline.resolve(), tmp / "cache-baseline"))
         results: dict[tuple[str, str], Series] = {}
