@@ -9,8 +9,9 @@ Rows (the table of docs/performance.md):
   needs PyYAML) vs ``kubeconform -strict -summary`` of it;
 - ``lint-edit``: lint again after editing one file of it (result cache filled by an untimed run);
 - ``render``: ``render --jobs 1`` of COPIES clusters (copies of the examples) with the two
-  ../shared/crd-schemas locations, into a new project each round, vs kubeconform validating
-  that output with the same locations;
+  ../shared/crd-schemas locations and a third one ``schemas import`` makes of the upstream CRDs
+  they lack (``import_crds``), into a new project each round, vs kubeconform validating that
+  output with the same locations;
 - ``check-flags``: ``check`` of that rendered fleet, nothing changed, with the same flags (the
   fast path: this machine validated the tree with them on the first, untimed, run);
 - ``version``, ``help``: ``gpu-gitops --version`` and ``--help``.
@@ -47,6 +48,7 @@ CRD_LOCATIONS = [
     str(SHARED / "crd-schemas" / "_upstream-latest" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"),
     str(SHARED / "crd-schemas" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"),
 ]
+IMPORTED = ("nvidia-dra-driver-gpu", "karpenter")  # folders of ../shared/upstream-crds
 ROWS = ("lint-cold", "lint-edit", "render", "check-flags", "version", "help")
 GOALS = {  # the issue's goals: kubeconform ÷ ours, or CPU seconds of ours
     "lint-cold": "ratio >= 2.0",
@@ -116,6 +118,16 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def import_crds(tool: Tool, folder: Path) -> None:
+    """The third location: the CRDs ../shared/crd-schemas lacks (the DRA driver's ComputeDomain,
+    Karpenter's NodePool and node classes), converted by ``schemas import`` as a user would, so
+    that every custom resource of the fleet is checked and no cluster warns."""
+    crds = sorted(str(f) for name in IMPORTED for f in (SHARED / "upstream-crds" / name).glob("*.yaml"))
+    if crds:
+        timed(tool.cli("--root", str(folder), "-q", "schemas", "import", "--output-dir", str(folder), *crds), tool.env)
+        CRD_LOCATIONS.append(str(folder / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"))
+
+
 def flags() -> list[str]:
     return [arg for loc in CRD_LOCATIONS for arg in ("--schema-location", loc)]
 
@@ -161,6 +173,7 @@ def main() -> int:
                 [sys.executable, str(gen), str(corpus), str(args.docs)], check=True, stdout=subprocess.DEVNULL
             )
         fleet = make_project(tmp / "fleet", args.copies, library=False)
+        import_crds(tools[0], tmp / "imported")
         rendered: dict[str, Path] = {}
         if "check-flags" in rows or ("render" in rows and binary):
             for tool in tools:  # one rendered fleet per tool, validated once with the flags (untimed)

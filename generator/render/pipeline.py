@@ -161,7 +161,7 @@ def render_some(
             outcomes.append(Outcome(name, error=exc))
             continue
         rendered.tree.files[fingerprint.SUM_FILE] = fingerprint.sum_file(hashes, rendered.tree.files)
-        if not rendered.errors:
+        if not rendered.problems:  # a warning is printed again by every run, so never skipped
             kinds = {(str(p.obj.get("apiVersion")), str(p.obj.get("kind"))) for p in rendered.tree.placed}
             consulted = validator_for(cluster.spec["kubernetesVersion"]).consulted(kinds)
             fingerprint.record_validated(rendered.tree.files[fingerprint.SUM_FILE], options.flags, consulted)

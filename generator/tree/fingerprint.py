@@ -70,8 +70,9 @@ def _validated_marker(sum_bytes: bytes, schema_set: bytes | None, flags: str) ->
 
 
 def record_validated(sum_bytes: bytes, flags: str = "", consulted: list[tuple[str, bool]] | None = None) -> None:
-    """Remember on this machine that the tree with this sum file passed validation with the
-    installed schema set and the command line's validation ``flags``, and which schema files
+    """Remember on this machine that the tree with this sum file passed validation, without an
+    error or a warning (which the full path would print again), with the installed schema set
+    and the command line's validation ``flags``, and which schema files
     that took: ``consulted`` holds each path looked at and whether a file was there (None when
     a lookup cannot be repeated offline, a download that found nothing: then nothing is
     remembered). Needed only where a set is installed or flags are given; a cache that cannot
