@@ -36,10 +36,11 @@ REPO = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-c", "from generator.cli import main; main()"]
 
 
-def make_project(root: Path, copies: int | None) -> Path:
-    """A project with the example clusters (``copies`` None) or ``copies`` renamed copies."""
+def make_project(root: Path, copies: int | None, library: bool = True) -> Path:
+    """A project with the example clusters (``copies`` None) or ``copies`` renamed copies; with
+    ``library`` False, without libsonnet/ and schemas/ (each gpu-gitops uses its own)."""
     root.mkdir(parents=True)
-    for folder in ("libsonnet", "schemas"):
+    for folder in ("libsonnet", "schemas") if library else ():
         shutil.copytree(REPO / folder, root / folder)
     examples = sorted(p for p in (REPO / "clusters").iterdir() if (p / "cluster.yaml").is_file())
     if copies is None:

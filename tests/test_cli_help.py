@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import click
 import pytest
 from click.testing import CliRunner
@@ -41,3 +43,24 @@ def test_every_command_is_in_the_family_table_that_loads_it():
         names = {command.name for command in import_module(f"generator.cli.{family}").COMMANDS}
         assert names == {name for name, owner in FAMILIES.items() if owner == family}
     assert {words[0] for words in COMMANDS} == set(FAMILIES)
+
+
+def test_the_root_help_lists_every_command_as_click_would_from_its_own_help(monkeypatch):
+    """`gpu-gitops --help` lists the commands from a table, so that it imports none of them:
+    the table holds each command's first paragraph, and the listing is click's, at any width."""
+
+    from generator.cli import SUMMARIES, cli
+
+    ctx = cli.make_context("gpu-gitops", ["--help"], resilient_parsing=True)
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        assert command is not None and command.help is not None
+        assert SUMMARIES[name] == " ".join(command.help.partition("\n\n")[0].split()), name
+    assert set(SUMMARIES) == set(cli.list_commands(ctx))
+    for width in ("60", "100", "200"):
+        monkeypatch.setenv("COLUMNS", width)
+        ours = CliRunner().invoke(cli, ["--help"]).output
+        monkeypatch.setattr(type(cli), "format_commands", click.Group.format_commands)
+        clicks = CliRunner().invoke(cli, ["--help"]).output
+        monkeypatch.undo()
+        assert ours == clicks and re.search(r"^  render +Render clusters", ours, re.M)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO
+from conftest import REPO, crd_args, needs_crd_schemas
 
 from generator.cli import cli
 from generator.tree.fingerprint import SUM_FILE
@@ -102,9 +102,81 @@ def test_an_output_change_is_caught_through_the_full_path(rendered_project, run)
     assert "resourcequota_gpu-inference_gpu-quota.yaml: stale" in check.stderr
 
 
-def test_validation_flags_on_the_command_line_take_the_full_path(rendered_project, run, no_rendering):
-    with pytest.raises(AssertionError, match="rendered a cluster whose hashes all matched"):
-        run(rendered_project, "check", "--require-schemas", CLUSTER)
+@pytest.fixture
+def evaluations(monkeypatch) -> list[str]:
+    """The clusters that took the full path (were evaluated and validated), in order."""
+    import generator.render.cluster
+
+    seen: list[str] = []
+    real = generator.render.cluster.render_evaluated
+    monkeypatch.setattr(
+        generator.render.cluster, "render_evaluated", lambda p, c, *a, **k: seen.append(c.name) or real(p, c, *a, **k)
+    )
+    return seen
+
+
+@needs_crd_schemas()
+def test_validation_flags_take_the_full_path_until_this_machine_validated_the_tree_with_them(
+    rendered_project, run, evaluations
+):
+    """CI passes its schema locations on the command line: a tree validated once with those
+    flags, without an error or a warning, is trusted after; other flags validate again."""
+    flags = crd_args()
+    assert run(rendered_project, "check", *flags, CLUSTER).exit_code == 0
+    assert evaluations == [CLUSTER]
+    assert run(rendered_project, "check", *flags, CLUSTER).exit_code == 0
+    assert evaluations == [CLUSTER]  # validated with these flags already
+    assert run(rendered_project, "render", *flags, CLUSTER).stdout == f"{CLUSTER}: up to date\n"
+    assert evaluations == [CLUSTER]
+    assert run(rendered_project, "check", "--require-schemas", *flags, CLUSTER).exit_code == 0
+    assert evaluations == [CLUSTER] * 2  # other flags
+    assert run(rendered_project, "check", "--require-schemas", *flags, CLUSTER).exit_code == 0
+    assert evaluations == [CLUSTER] * 2
+
+
+def test_a_tree_whose_validation_warned_or_failed_is_validated_by_every_run(
+    rendered_project, run, evaluations, tmp_path
+):
+    """What the full path prints, every run prints: a tree with custom resources left
+    unchecked (a warning), or failing --require-schemas, is never trusted."""
+    flags = ["--schema-location", str(tmp_path / "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")]
+    first, second = (run(rendered_project, "check", *flags, CLUSTER) for _ in range(2))
+    assert first.exit_code == second.exit_code == 0 and evaluations == [CLUSTER] * 2
+    assert "no schema found, not schema-checked" in first.stderr and first.stderr == second.stderr
+    for _ in range(2):
+        assert run(rendered_project, "check", "--require-schemas", *flags, CLUSTER).exit_code == 1
+    assert evaluations == [CLUSTER] * 4
+
+
+@needs_crd_schemas()
+def test_a_schema_file_that_appears_or_changes_at_a_flagged_location_validates_again(
+    rendered_project, run, evaluations, tmp_path
+):
+    """The marker lists the schema paths validation consulted: a file where there was none, or
+    an edited one, changes the verdict, so the tree is validated again (each run a new
+    process, as on the command line: no validator kept from the run before)."""
+    from generator.render import pipeline
+
+    def check():
+        pipeline.validator.cache_clear()
+        return run(rendered_project, "check", *flags, CLUSTER)
+
+    mine = str(tmp_path / "crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
+    flags = ["--schema-location", mine, *crd_args()]  # tried first, empty: the upstream ones answer
+    assert check().exit_code == 0
+    assert check().exit_code == 0
+    assert evaluations == [CLUSTER]
+    schema = tmp_path / "crds/helm.toolkit.fluxcd.io/helmrelease_v2.json"
+    schema.parent.mkdir(parents=True)
+    schema.write_text('{"type": "object", "x-kubernetes-preserve-unknown-fields": true}')
+    assert check().exit_code == 0
+    assert evaluations == [CLUSTER] * 2  # a schema appeared where validation found none
+    assert check().exit_code == 0
+    assert evaluations == [CLUSTER] * 2
+    schema.write_text('{"type": "object", "required": ["nothing-has-this"]}')
+    failed = check()
+    assert evaluations == [CLUSTER] * 3  # the schema changed
+    assert failed.exit_code == 1 and "nothing-has-this" in failed.stderr
 
 
 def test_the_fast_path_imports_only_the_standard_library():
@@ -117,26 +189,26 @@ def test_the_fast_path_imports_only_the_standard_library():
     assert done.stdout.strip() == "[]"
 
 
-def test_a_synced_schema_set_is_validated_once_before_the_fast_path_trusts_a_tree(rendered_project, run, monkeypatch):
+@needs_crd_schemas()
+def test_a_synced_schema_set_is_validated_once_before_the_fast_path_trusts_a_tree(rendered_project, run, evaluations):
     """The sum file is machine-independent, the synced CRD schemas are not: a tree rendered
-    before (or elsewhere than) a sync has never been validated against that set."""
+    before (or elsewhere than) a sync has never been validated against that set. (The set
+    here: the upstream schemas, the newer overlay on top, as a sync lays them out.)"""
     import os
+    import shutil
     from pathlib import Path
 
-    import generator.render.cluster
+    from conftest import CRD_SCHEMAS
 
-    schema_set = Path(os.environ["GPU_GITOPS_CACHE_DIR"]) / "crd-schemas" / "SET.json"
-    schema_set.parent.mkdir(parents=True)
+    folder = Path(os.environ["GPU_GITOPS_CACHE_DIR"]) / "crd-schemas"
+    shutil.copytree(CRD_SCHEMAS, folder, ignore=shutil.ignore_patterns("_*", "*.md"))
+    shutil.copytree(CRD_SCHEMAS / "_upstream-latest", folder, dirs_exist_ok=True)
+    schema_set = folder / "SET.json"
     schema_set.write_text('{"version": "test", "kinds": 0, "absent": []}', encoding="utf-8")
-    evaluated = []
-    real = generator.render.cluster.render_evaluated
-    monkeypatch.setattr(
-        generator.render.cluster, "render_evaluated", lambda *a, **k: evaluated.append(1) or real(*a, **k)
-    )
     assert run(rendered_project, "check", CLUSTER).exit_code == 0
-    assert evaluated == [1]  # the full path: validated against the set
+    assert evaluations == [CLUSTER]  # the full path: validated against the set
     assert run(rendered_project, "check", CLUSTER).exit_code == 0
-    assert evaluated == [1]  # this machine has validated this tree against this set
+    assert evaluations == [CLUSTER]  # this machine has validated this tree against this set
     schema_set.write_text('{"version": "test-2", "kinds": 0, "absent": []}', encoding="utf-8")
     assert run(rendered_project, "check", CLUSTER).exit_code == 0
-    assert evaluated == [1, 1]  # a new set is validated again
+    assert evaluations == [CLUSTER] * 2  # a new set is validated again

@@ -81,3 +81,11 @@ def test_a_no_op_check_loads_no_render_machinery(project, run):
         "urllib.request",
     )
     assert _loaded(project, ["check"], tuple(m for m in HEAVY if m != "generator.render.pipeline") + render_side) == []
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"]])
+def test_version_and_help_import_click_and_the_command_line_module_only(project, args):
+    """No module of gpu-gitops but the package and ``generator.cli`` (`--help` lists the
+    commands without importing them), nor any library but click's own imports."""
+    loaded = _loaded(project, args, ("generator", "platformdirs", "dataclasses", "jsonschema", "ruamel"))
+    assert loaded == ["generator", "generator.cli"]

@@ -18,11 +18,14 @@ from pathlib import Path
 import click
 
 from generator import __version__
-from generator.cli.common import Context, OutputOptionsGroup, Ui
+
+# `--version` and `--help` import click and this module only: the shared parts of the
+# commands (``common``) load with the first command's family, and `--help` lists the commands
+# from ``SUMMARIES`` without importing their modules.
 
 # The module of each command. A family's module is imported, and its commands added, when one
-# of them is looked up (``--help`` and completion look up all): a run pays for its own family
-# only, and an up-to-date ``check`` starts as fast as the command line can.
+# of them is looked up (completion looks up all): a run pays for its own family only, and an
+# up-to-date ``check`` starts as fast as the command line can.
 FAMILIES = {
     "render": "fleet",
     "check": "fleet",
@@ -38,10 +41,28 @@ FAMILIES = {
     "explain-input": "inputs",
     "migrate": "inputs",
 }
+# The first paragraph of each command's help, which `gpu-gitops --help` shortens as click
+# does (tests/test_cli_help.py holds it to the commands' own).
+SUMMARIES = {
+    "check": "Fail (exit 1) if rendered/ is stale or invalid; for CI and pre-commit.",
+    "diff": "Show what render would change, without writing. Exit 1 when there are changes.",
+    "docs": "Regenerate the reference docs under docs/.",
+    "explain": "Explain a rule: what it finds, why, how to fix it, with failing and passing examples.",
+    "explain-input": "Show KEY's value in CLUSTER's input and every file (base or cluster) that set it.",
+    "init": "Scaffold clusters/NAME/cluster.yaml, commented and valid.",
+    "lint": "Lint manifests: strict schemas, GPU, huge pages, API-version and security rules.",
+    "list": "List the clusters under clusters/ and where they render.",
+    "migrate": "Rewrite cluster inputs and their bases from an older input version to the current one.",
+    "render": "Render clusters (default: all) into rendered/<cluster>/.",
+    "rules": "List the lint rules: ID, default severity, name and summary.",
+    "schema": "Print the JSON Schema of cluster inputs.",
+    "schemas": "Manage JSON Schemas for custom resources.",
+}
 
 
-class _Commands(OutputOptionsGroup):
-    """The root group: ``add_command`` for every command of a family, on its first use."""
+class _Commands(click.Group):
+    """The root group: ``add_command`` for every command of a family, on its first use; its
+    commands take the output options too (``common.with_output_options``)."""
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in FAMILIES:
@@ -52,6 +73,20 @@ class _Commands(OutputOptionsGroup):
         for family in sorted(set(FAMILIES.values())):
             self._add_family(family)
         return super().list_commands(ctx)
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        from generator.cli.common import with_output_options
+
+        super().add_command(with_output_options(cmd), name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of `--help`, as click writes it, from ``SUMMARIES``."""
+        limit = formatter.width - 6 - max(len(name) for name in SUMMARIES)
+        rows = [
+            (name, click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit)) for name in sorted(SUMMARIES)
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def _add_family(self, family: str) -> None:
         for command in import_module(f"{__name__}.{family}").COMMANDS:
@@ -85,6 +120,8 @@ def cli(ctx, root, config_path, quiet, verbose, color):
       gpu-gitops init my-cluster && $EDITOR clusters/my-cluster/cluster.yaml
       gpu-gitops render && gpu-gitops check
     """
+    from generator.cli.common import Context, Ui
+
     ctx.obj = Context(root, Ui(quiet, verbose, color), config_path)
 
 
@@ -92,4 +129,14 @@ def main() -> None:
     cli(prog_name="gpu-gitops")
 
 
-__all__ = ["FAMILIES", "Context", "Ui", "cli", "main"]
+def __getattr__(name: str):
+    """``Context`` and ``Ui``, the Python API's entry points (docs/api.md), from ``common`` on
+    first use."""
+    if name in ("Context", "Ui"):
+        from generator.cli import common
+
+        return getattr(common, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["FAMILIES", "SUMMARIES", "Context", "Ui", "cli", "main"]

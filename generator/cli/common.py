@@ -113,6 +113,7 @@ class Context:
     def options(self, schema_locations: tuple[str, ...], require_schemas: bool) -> pipeline.Options:
         from generator.inputs.config import load_config
         from generator.render import pipeline
+        from generator.tree import fingerprint
 
         config = load_config(self.project, self.config_path)
         return pipeline.Options(
@@ -120,16 +121,17 @@ class Context:
             require_schemas=require_schemas or config.require_schemas,
             config=config.data,
             config_file=self.config_file,
+            flags=fingerprint.validation_flags(schema_locations, require_schemas),
         )
 
     def fresh(self, names: list[str], schema_locations, require_schemas, for_render: bool = False) -> list[str]:
         """Clusters whose sum file says nothing changed. Validation flags given on the command
-        line are not recorded in it, so with them every cluster takes the full path."""
+        line are not in it: with them, a cluster is fresh once this machine has validated its
+        tree with those flags (``fingerprint.record_validated``)."""
         from generator.tree import fingerprint
 
-        if schema_locations or require_schemas:
-            return []
-        return fingerprint.fresh(self.project, names, self.config_file, modes=for_render)
+        flags = fingerprint.validation_flags(schema_locations, require_schemas)
+        return fingerprint.fresh(self.project, names, self.config_file, modes=for_render, flags=flags)
 
 
 def unchecked_summary(kinds: list[str], rule: str = "") -> Diagnostic:
@@ -325,5 +327,10 @@ class OutputOptionsGroup(click.Group):
     ``gpu-gitops render -q`` means what ``gpu-gitops -q render`` does."""
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
-        cmd.params.extend(output_options())
-        super().add_command(cmd, name)
+        super().add_command(with_output_options(cmd), name)
+
+
+def with_output_options(cmd: click.Command) -> click.Command:
+    """``cmd`` taking the output options (-q, -v, --color) after its name too."""
+    cmd.params.extend(output_options())
+    return cmd

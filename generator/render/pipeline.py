@@ -35,6 +35,7 @@ class Options:
     require_schemas: bool = False
     config: dict = field(default_factory=dict)  # the config file's data, for the lint rules' settings
     config_file: Path | None = None  # hashed into every cluster's sum file
+    flags: str = ""  # the command line's validation flags (``fingerprint.validation_flags``)
 
 
 @dataclass
@@ -166,8 +167,10 @@ def render_some(
             continue
         inputs_used = hashes + fingerprint.base_lines(cluster.bases)
         rendered.tree.files[fingerprint.SUM_FILE] = fingerprint.sum_file(inputs_used, rendered.tree.files)
-        if not rendered.errors:
-            fingerprint.record_validated(rendered.tree.files[fingerprint.SUM_FILE])
+        if not rendered.problems:  # a warning is printed again by every run, so never skipped
+            kinds = {(str(p.obj.get("apiVersion")), str(p.obj.get("kind"))) for p in rendered.tree.placed}
+            consulted = validator_for(cluster.spec["kubernetesVersion"]).consulted(kinds)
+            fingerprint.record_validated(rendered.tree.files[fingerprint.SUM_FILE], options.flags, consulted)
         outcomes.append(Outcome(name, rendered=rendered))
     return outcomes
 

@@ -19,11 +19,14 @@ Which bases a cluster uses is known only once its input is read, so the fast pat
 base changed its own file or a base it used, so it is not fresh either way.
 
 The file is deterministic and machine-independent, so it is committed and reviewed with the
-tree. What it cannot record is the synced CRD schema set (``gpu-gitops schemas sync``), which
-differs between machines and changes validation verdicts, not bytes: where a set is installed,
-a cluster is fresh only if this machine has already validated that exact tree against that
-exact set (a marker in the user cache, ``record_validated``). Only the standard library is imported here: an up-to-date check must not pay for
-Jsonnet, YAML or JSON Schema.
+tree. What it cannot record is what changes validation verdicts, not bytes, and differs
+between machines or runs: the synced CRD schema set (``gpu-gitops schemas sync``) and the
+validation flags of the command line (``--schema-location``, ``--require-schemas``). Where a
+set is installed or flags are given, a cluster is fresh only if this machine has already
+validated that exact tree with that set and those flags (a marker in the user cache,
+``record_validated``), and every schema file that validation consulted is as it was then
+(the marker lists each one with its hash, and each path it found empty). Only the standard
+library is imported here: an up-to-date check must not pay for Jsonnet, YAML or JSON Schema.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import functools
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from generator import __version__
@@ -57,22 +61,63 @@ def _schema_set() -> bytes | None:
         return None
 
 
-def _validated_marker(sum_bytes: bytes, schema_set: bytes) -> Path:
-    return cache_root() / "validated" / _sha(schema_set + b"\0" + sum_bytes)
+def validation_flags(schema_locations: tuple[str, ...] | list[str], require_schemas: bool) -> str:
+    """The validation flags of the command line as one text for the marker's name ("" when
+    none is given); the config file's settings are in the sum file already."""
+    if not schema_locations and not require_schemas:
+        return ""
+    return "\n".join(["--require-schemas" if require_schemas else "", *schema_locations])
 
 
-def record_validated(sum_bytes: bytes) -> None:
-    """Remember on this machine that the tree with this sum file passed validation against the
-    installed schema set. A cache that cannot be written only costs speed."""
+def _validated_marker(sum_bytes: bytes, schema_set: bytes | None, flags: str) -> Path:
+    key = (schema_set or b"") + b"\0" + flags.encode() + b"\0" + sum_bytes
+    return cache_root() / "validated" / _sha(key)
+
+
+def record_validated(sum_bytes: bytes, flags: str = "", consulted: list[tuple[str, bool]] | None = None) -> None:
+    """Remember on this machine that the tree with this sum file passed validation, without an
+    error or a warning (which the full path would print again), with the installed schema set
+    and the command line's validation ``flags``, and which schema files
+    that took: ``consulted`` holds each path looked at and whether a file was there (None when
+    a lookup cannot be repeated offline, a download that found nothing: then nothing is
+    remembered). Needed only where a set is installed or flags are given; a cache that cannot
+    be written only costs speed."""
     schema_set = _schema_set()
-    if schema_set is None:
+    if (schema_set is None and not flags) or consulted is None:
         return
-    marker = _validated_marker(sum_bytes, schema_set)
+    lines = []
+    try:
+        for path, found in sorted(set(consulted)):
+            lines.append(f"{_sha(_read(path)) if found else 'absent'}  {path}\n")
+    except OSError:
+        return  # changed meanwhile: validate again next time
+    marker = _validated_marker(sum_bytes, schema_set, flags)
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.touch()
-    except OSError:
+        partial = marker.with_name(f"{marker.name}.{os.getpid()}.part")
+        partial.write_text("".join(lines), encoding="utf-8")
+        partial.replace(marker)
+    except (OSError, ValueError):
         pass
+
+
+def _still_valid(marker: Path, hashes: dict[str, str]) -> bool:
+    """Whether the marker exists and every schema file it lists is unchanged (a path recorded
+    empty still is); ``hashes`` memoises file hashes across the clusters of one run."""
+    try:
+        lines = marker.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return False
+    for line in lines:
+        recorded, _, path = line.partition("  ")
+        if path not in hashes:
+            try:
+                hashes[path] = _sha(_read(path)) if os.path.isfile(path) else "absent"
+            except OSError:
+                hashes[path] = "unreadable"
+        if hashes[path] != recorded:
+            return False
+    return True
 
 
 def _entries(folder: str) -> tuple[list[str], list[str], list[str]]:
@@ -227,12 +272,13 @@ def _is_fresh(
     cluster: str,
     shared: tuple[str, ...],
     modes: bool,
-    schema_set: bytes | None,
+    validated: Callable[[bytes], bool] | None,
     digests: dict[str, str | None],
 ) -> bool:
     """True when ``rendered/<cluster>`` is exactly what render would write: recorded input hashes
     equal today's, every file matches its recorded hash, nothing missing or extra (and, with
-    ``modes``, files 0644 and folders 0755)."""
+    ``modes``, files 0644 and folders 0755); and, with ``validated``, that tree's sum file
+    passes it (``record_validated`` remembered it)."""
     target = os.path.join(project.rendered, cluster)
     try:
         if os.path.islink(target):
@@ -242,7 +288,7 @@ def _is_fresh(
         recorded = recorded_bytes.decode()
     except (OSError, UnicodeDecodeError):
         return False
-    if schema_set is not None and not _validated_marker(recorded_bytes, schema_set).is_file():
+    if validated is not None and not validated(recorded_bytes):
         return False
     expected = input_lines(project, cluster, shared)
     if others or any(f" {NOT_A_FILE}  " in line for line in expected) or not recorded.startswith(HEADER):
@@ -270,11 +316,15 @@ def _is_fresh(
         return False
 
 
-def fresh(project: Project, clusters: list[str], config_file: Path | None, modes: bool = False) -> list[str]:
+def fresh(
+    project: Project, clusters: list[str], config_file: Path | None, modes: bool = False, flags: str = ""
+) -> list[str]:
     """The clusters, of ``clusters``, that need neither rendering nor checking: see
     ``_is_fresh``; a cluster with a leftover of an interrupted render, or a ``rendered/``
     that is a symlink, is never fresh (the full path recovers or refuses). With ``modes``
-    (for render), file modes must be right too."""
+    (for render), file modes must be right too; with validation ``flags``
+    (``validation_flags``), or a synced schema set, the tree must have been validated with
+    them on this machine."""
     rendered = project.rendered
     try:
         if os.path.islink(rendered):
@@ -285,5 +335,15 @@ def fresh(project: Project, clusters: list[str], config_file: Path | None, modes
     interrupted = {n.split(".")[2] for n in names if n.startswith((".tmp.", ".old.")) and n.count(".") >= 3}
     shared = shared_lines(project, config_file)
     schema_set = _schema_set()
+    hashes: dict[str, str] = {}
+
+    def validated(sum_bytes: bytes) -> bool:
+        return _still_valid(_validated_marker(sum_bytes, schema_set, flags), hashes)
+
+    needs_marker = schema_set is not None or bool(flags)
     digests: dict[str, str | None] = {}  # a base's hash, taken once for every cluster that uses it
-    return [c for c in clusters if c not in interrupted and _is_fresh(project, c, shared, modes, schema_set, digests)]
+    return [
+        c
+        for c in clusters
+        if c not in interrupted and _is_fresh(project, c, shared, modes, validated if needs_marker else None, digests)
+    ]

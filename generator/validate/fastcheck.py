@@ -12,7 +12,9 @@ the caller then treats the kind as not compiled.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from typing import Any
 
 Check = Callable[[object], bool]
 
@@ -85,10 +87,10 @@ class Compiler:
         for key in schema:
             if key in _ANNOTATIONS or key.startswith("x-kubernetes-"):
                 continue
-            handler = getattr(self, "_" + key.lstrip("$"), None)
+            handler = self._KEYWORDS.get(key)
             if handler is None:
                 raise Unsupported(key)
-            check = handler(schema[key], schema)
+            check = handler(self, schema[key], schema)
             if check is not None:
                 checks.append(check)
         if not checks:
@@ -209,3 +211,118 @@ class Compiler:
     def _oneOf(self, options, schema) -> Check:  # noqa: N802 (JSON Schema's name)
         subs = [self.compile(o) for o in options]
         return lambda v: sum(1 for s in subs if s(v)) == 1
+
+    # The keywords below, as jsonschema 4's ``_keywords`` module decides them (custom resource
+    # schemas use them: patterns, bounds, anyOf of int-or-string). Each applies to one JSON
+    # type and passes any other value; comparisons are written as jsonschema's failure test
+    # negated, so a NaN is judged alike.
+
+    def _anyOf(self, options, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+        subs = [self.compile(o) for o in _subschemas(options)]
+        return lambda v: any(s(v) for s in subs)
+
+    def _allOf(self, options, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+        return _all([self.compile(o) for o in _subschemas(options)] or [lambda v: True])
+
+    def _not(self, sub, schema) -> Check:
+        inner = self.compile(sub)
+        return lambda v: not inner(v)
+
+    def _pattern(self, pattern, schema) -> Check:
+        if not isinstance(pattern, str):
+            raise Unsupported("pattern that is not a string")
+        try:
+            search = re.compile(pattern).search
+        except re.error:
+            raise Unsupported(f"pattern {pattern!r}") from None
+        return lambda v: not isinstance(v, str) or search(v) is not None
+
+    def _minLength(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+        bound = _count(bound)
+        return lambda v: not isinstance(v, str) or not len(v) < bound
+
+    def _maxLength(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+        bound = _count(bound)
+        return lambda v: not isinstance(v, str) or not len(v) > bound
+
+    def _minItems(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+        bound = _count(bound)
+        return lambda v: not isinstance(v, list) or not len(v) < bound
+
+    def _maxItems(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+        bound = _count(bound)
+        return lambda v: not isinstance(v, list) or not len(v) > bound
+
+    def _minProperties(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+        bound = _count(bound)
+        return lambda v: not isinstance(v, dict) or not len(v) < bound
+
+    def _maxProperties(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+        bound = _count(bound)
+        return lambda v: not isinstance(v, dict) or not len(v) > bound
+
+    def _minimum(self, bound, schema) -> Check:
+        bound = _bound(bound)
+        return lambda v: not _is_number(v) or not v < bound
+
+    def _maximum(self, bound, schema) -> Check:
+        bound = _bound(bound)
+        return lambda v: not _is_number(v) or not v > bound
+
+    def _exclusiveMinimum(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+        bound = _bound(bound)
+        return lambda v: not _is_number(v) or not v <= bound
+
+    def _exclusiveMaximum(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+        bound = _bound(bound)
+        return lambda v: not _is_number(v) or not v >= bound
+
+    # keyword → handler; a keyword not here is not compiled (``Unsupported``)
+    _KEYWORDS: dict[str, Callable[[Compiler, Any, dict], Check | None]] = {
+        "$ref": _ref,
+        "type": _type,
+        "enum": _enum,
+        "required": _required,
+        "properties": _properties,
+        "additionalProperties": _additionalProperties,
+        "items": _items,
+        "oneOf": _oneOf,
+        "anyOf": _anyOf,
+        "allOf": _allOf,
+        "not": _not,
+        "pattern": _pattern,
+        "minLength": _minLength,
+        "maxLength": _maxLength,
+        "minItems": _minItems,
+        "maxItems": _maxItems,
+        "minProperties": _minProperties,
+        "maxProperties": _maxProperties,
+        "minimum": _minimum,
+        "maximum": _maximum,
+        "exclusiveMinimum": _exclusiveMinimum,
+        "exclusiveMaximum": _exclusiveMaximum,
+    }
+
+
+def _is_number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _count(bound: object) -> int:
+    """A length bound; any other value is left to jsonschema."""
+    if isinstance(bound, bool) or not isinstance(bound, int):
+        raise Unsupported(f"length bound {bound!r}")
+    return bound
+
+
+def _bound(bound: object) -> int | float:
+    """A numeric bound (draft 6 and later: a number, not draft 4's boolean flag)."""
+    if not _is_number(bound):
+        raise Unsupported(f"numeric bound {bound!r}")
+    return bound  # type: ignore[return-value]
+
+
+def _subschemas(options: object) -> list:
+    if not isinstance(options, list) or not options:
+        raise Unsupported("a list of subschemas that is not a non-empty list")
+    return options

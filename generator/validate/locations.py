@@ -147,16 +147,28 @@ def fetch(url: str, cache: Path) -> Path | None:
 
 
 def find_schema_file(
-    locations: list[SchemaLocation], variables: dict[str, str], cache: Path | None = None
+    locations: list[SchemaLocation],
+    variables: dict[str, str],
+    cache: Path | None = None,
+    consulted: list[tuple[str, bool]] | None = None,
 ) -> Path | None:
-    """The first existing schema among ``locations`` for these variables (remote ones cached)."""
+    """The first existing schema among ``locations`` for these variables (remote ones cached).
+
+    ``consulted`` gets each local path looked at and whether a file was there (a download's
+    cached copy counts as local); a download that found nothing appends ``("", False)``: that
+    lookup cannot be repeated offline (``fingerprint.record_validated``)."""
+    trail = consulted if consulted is not None else []
     for location in locations:
         if location.is_remote:
             found = fetch(location.expand_text(variables), cache or cache_dir())
             if found is not None:
+                trail.append((str(found), True))
                 return found
+            trail.append(("", False))
             continue
         candidate = location.expand(variables)
         if _is_file(candidate):
+            trail.append((str(candidate), True))
             return candidate
+        trail.append((str(candidate), False))
     return None

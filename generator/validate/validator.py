@@ -127,6 +127,8 @@ class SchemaValidator:
         self._crd: dict[tuple[str, str], dict] = {}
         self._core_compiler: fastcheck.Compiler | None = None
         self._core_registry: Registry | None = None
+        # per custom resource kind looked up: the schema paths consulted (``consulted``)
+        self._lookups: dict[tuple[str, str], list[tuple[str, bool]]] = {}
 
     def schema_source(self, api_version: str, kind: str) -> Path | None:
         """The schema file used for this kind, or None when there is none (or the names cannot have one)."""
@@ -136,7 +138,17 @@ class SchemaValidator:
         if core is not None:
             return core
         variables = template_variables(api_version, kind, self.version_text)
-        return find_schema_file(self.locations, variables, self.cache)
+        trail: list[tuple[str, bool]] = []
+        found = find_schema_file(self.locations, variables, self.cache, trail)
+        self._lookups[(api_version, kind)] = trail
+        return found
+
+    def consulted(self, kinds: set[tuple[str, str]]) -> list[tuple[str, bool]] | None:
+        """The schema paths the validation of these kinds looked at, and whether a file was
+        there, for ``fingerprint.record_validated``; None when one was a download that found
+        nothing (which only the network could confirm again)."""
+        paths = [entry for key in sorted(kinds) for entry in self._lookups.get(key, ())]
+        return None if ("", False) in paths else paths
 
     def _validator_for(self, api_version: str, kind: str):
         key = (api_version, kind)
@@ -154,7 +166,7 @@ class SchemaValidator:
         else:
             # the synced set's files were checked against their metaschema when they were installed
             synced = self.schema_set is not None and source.is_relative_to(self.schema_set.folder)
-            schema = load_schema(
+            schema, fast = _custom_schema(
                 source,
                 lambda pattern: self.warn(
                     f"{kind} ({api_version}): schema pattern {pattern!r} has no Python equivalent; "
@@ -163,20 +175,14 @@ class SchemaValidator:
                 check=not synced,
             )
             self._crd[(api_version, kind)] = schema
-        return _Kind(schema, self._core if core else _empty_registry, self._fast_check(schema, core=core))
+            return _Kind(schema, _empty_registry, fast)
+        return _Kind(schema, self._core, self._core_check(schema))
 
-    def _fast_check(self, schema: dict, core: bool):
-        """The compiled yes/no check, or None when the schema or its draft is outside its subset."""
-        if not fast_draft(schema):
-            return None
-        if core and self._core_compiler is None:
+    def _core_check(self, schema: dict):
+        """A core kind's compiled yes/no check (``$ref``s into the version's definitions), or None."""
+        if self._core_compiler is None:
             self._core_compiler = fastcheck.Compiler(kubernetes.definitions(self.version)["$defs"], _CORE_REF_PREFIXES)
-        compiler = self._core_compiler if core else fastcheck.Compiler({}, ())
-        assert compiler is not None  # built above when core
-        try:
-            return compiler.compile(schema)
-        except fastcheck.Unsupported:
-            return None
+        return _compiled(schema, self._core_compiler)
 
     def _core(self) -> Registry:
         if self._core_registry is None:
@@ -253,6 +259,51 @@ class SchemaValidator:
         return sorted(problems, key=lambda p: [str(x) for x in p.path])
 
 
+def _compiled(schema: dict, compiler: fastcheck.Compiler) -> fastcheck.Check | None:
+    """The compiled yes/no check, or None when the schema or its draft is outside its subset."""
+    if not fast_draft(schema):
+        return None
+    try:
+        return compiler.compile(schema)
+    except fastcheck.Unsupported:
+        return None
+
+
+# Custom resource schemas by the SHA-256 of their file's bytes (and whether the metaschema
+# check was asked for): parsed, translated and compiled once per process, then shared by the
+# validator of every Kubernetes version and every cluster. The patterns dropped as
+# untranslatable are kept to be reported again by each validator that uses the file.
+_CUSTOM: dict[tuple[str, bool], tuple[dict, tuple[str, ...], fastcheck.Check | None]] = {}
+
+
+def _custom_schema(source: Path, untranslatable, check: bool) -> tuple[dict, fastcheck.Check | None]:
+    """A schema file at a schema location (``load_schema``) and its compiled check, once per content."""
+    import hashlib
+
+    raw = _read_schema_file(source)
+    key = (hashlib.sha256(raw).hexdigest(), check)
+    if key not in _CUSTOM:
+        dropped: list[str] = []
+        schema = _parse_schema(raw, source, dropped.append, check)
+        _CUSTOM[key] = (schema, tuple(dropped), _compiled(schema, fastcheck.Compiler({}, ())))
+    schema, dropped_patterns, fast = _CUSTOM[key]
+    for pattern in dropped_patterns:
+        untranslatable(pattern)
+    return schema, fast
+
+
+_SCHEMA_FILE_HINT = (
+    "fix or replace this file at your --schema-location (or schemaLocations), or delete a stale cached copy"
+)
+
+
+def _read_schema_file(source: Path) -> bytes:
+    try:
+        return source.read_bytes()
+    except OSError as exc:
+        raise InputError(f"schema file is not readable JSON: {exc}", path=str(source), hint=_SCHEMA_FILE_HINT) from None
+
+
 def load_schema(source: Path, untranslatable=lambda pattern: None, check: bool = True) -> dict:
     """A user-supplied schema file, parsed, its RE2 patterns made Python's, checked against its metaschema.
 
@@ -263,11 +314,15 @@ def load_schema(source: Path, untranslatable=lambda pattern: None, check: bool =
     passed it when ``schemas sync`` installed them; other files pass it once per content
     (``_passed_marker``).
     """
-    hint = "fix or replace this file at your --schema-location (or schemaLocations), or delete a stale cached copy"
+    return _parse_schema(_read_schema_file(source), source, untranslatable, check)
+
+
+def _parse_schema(raw: bytes, source: Path, untranslatable, check: bool) -> dict:
+    """``load_schema`` of bytes read from ``source``."""
+    hint = _SCHEMA_FILE_HINT
     try:
-        raw = source.read_bytes()
         schema = json.loads(raw)
-    except (ValueError, OSError) as exc:
+    except ValueError as exc:
         raise InputError(f"schema file is not readable JSON: {exc}", path=str(source), hint=hint) from None
     if not isinstance(schema, dict):
         raise InputError(

@@ -10,6 +10,7 @@ import pytest
 
 from generator.lint.loader import read
 from generator.validate import SchemaValidator, fastcheck
+from tests.conftest import CRD_LOCATIONS, CRD_SCHEMAS, needs_crd_schemas
 
 ROOT = Path(__file__).resolve().parents[2]
 PEER = Path(os.environ.get("GPU_GITOPS_SHARED", ROOT.parent / "shared")) / "peer" / "kubeconform" / "fixtures"
@@ -79,7 +80,11 @@ def test_compiled_check_matches_jsonschema():
 def test_unsupported_keywords_are_refused():
     compiler = fastcheck.Compiler({}, ())
     with pytest.raises(fastcheck.Unsupported):
-        compiler.compile({"type": "string", "pattern": "^a"})
+        compiler.compile({"type": "array", "uniqueItems": True})
+    with pytest.raises(fastcheck.Unsupported):
+        compiler.compile({"type": "object", "object": {}})  # an unknown keyword, whatever its name
+    with pytest.raises(fastcheck.Unsupported):
+        compiler.compile({"type": "string", "pattern": "(?<!a"})  # Python cannot compile it
     with pytest.raises(fastcheck.Unsupported):
         compiler.compile({"$ref": "https://elsewhere/x.json"})
     assert compiler.compile({"type": ["integer", "null"], "x-kubernetes-int-or-string": True})(None)
@@ -90,7 +95,7 @@ def test_a_definition_outside_the_subset_met_by_an_object_leaves_the_kind_to_jso
     the kind's objects go through jsonschema, which still finds what is wrong."""
     from generator.validate.validator import _empty_registry, _Kind
 
-    definitions = {"Name": {"type": "string", "pattern": "^a"}}
+    definitions = {"Name": {"type": "string", "const": "a"}}
     schema = {
         "type": "object",
         "properties": {"name": {"$ref": "#/$defs/Name"}, "size": {"type": "integer"}},
@@ -162,3 +167,99 @@ def test_jsonschema_is_imported_only_to_explain_an_object_that_fails(tmp_path):
         runs[name] = json.loads(out.stdout)
     assert runs["good"]["rules"] == [] and not {"jsonschema", "referencing"} & set(runs["good"]["modules"])
     assert runs["bad"]["rules"] == ["K8S003"] and {"jsonschema", "referencing"} <= set(runs["bad"]["modules"])
+
+
+_KEYWORD_SCHEMAS = [
+    {"type": "string", "pattern": "^[a-z]+$"},
+    {"pattern": "b"},  # applies to strings only
+    {"minLength": 2, "maxLength": 3},
+    {"maxLength": 0},
+    {"minItems": 1, "maxItems": 2},
+    {"minProperties": 1, "maxProperties": 1},
+    {"minimum": 1, "maximum": 2.5},
+    {"exclusiveMinimum": 0, "exclusiveMaximum": 10},
+    {"anyOf": [{"type": "integer"}, {"type": "string", "pattern": "^[0-9]+%$"}], "x-kubernetes-int-or-string": True},
+    {"allOf": [{"minLength": 1}, {"pattern": "x"}]},
+    {"not": {"type": "string"}},
+    {"type": "object", "properties": {"a": {"type": "integer", "minimum": 0}}, "minProperties": 1},
+]
+_KEYWORD_VALUES = [
+    "",
+    "ab",
+    "abc",
+    "abcd",
+    "bb",
+    "ééé",
+    "50%",
+    "x",
+    0,
+    1,
+    2,
+    2.5,
+    3,
+    10,
+    -1,
+    1.0,
+    float("nan"),
+    float("inf"),
+    True,
+    False,
+    None,
+    [],
+    [1],
+    [1, 2, 3],
+    {},
+    {"a": 1},
+    {"a": -1},
+    {"a": 1, "b": 2},
+]
+
+
+@pytest.mark.parametrize("schema", _KEYWORD_SCHEMAS, ids=lambda s: ",".join(sorted(s)))
+def test_the_keywords_custom_resources_use_are_decided_as_jsonschema_decides(schema):
+    import jsonschema
+
+    check = fastcheck.Compiler({}, ()).compile(schema)
+    slow = jsonschema.Draft202012Validator(schema, format_checker=None)
+    for value in _KEYWORD_VALUES:
+        assert check(value) == slow.is_valid(value), (schema, value)
+
+
+def _crd_locations():
+    from generator.validate.locations import SchemaLocation
+
+    return [SchemaLocation(t) for t in CRD_LOCATIONS]
+
+
+@needs_crd_schemas()
+def test_every_upstream_crd_schema_compiles_and_agrees_with_jsonschema():
+    """Custom resources take the compiled check too: every schema of ../shared/crd-schemas
+    compiles, and on the rendered custom resources and broken copies of them both agree."""
+    from generator.validate.validator import load_schema
+
+    for path in sorted(CRD_SCHEMAS.rglob("*.json")):
+        fastcheck.Compiler({}, ()).compile(load_schema(path))  # no Unsupported
+    validator = SchemaValidator("1.32", _crd_locations())
+    compared, kinds = 0, set()
+    for obj in _objects():
+        key = (obj["apiVersion"], obj["kind"])
+        if not validator.has_schema(*key) or key not in validator._crd:
+            continue
+        compiled = validator._validator_for(*key)
+        assert compiled.fast is not None, key
+        candidates = [obj] if key in kinds else [obj, *_mutations(obj)]
+        kinds.add(key)
+        for candidate in candidates:
+            assert compiled.passes(candidate) == compiled.full().is_valid(candidate), (key, candidate)
+            compared += 1
+    assert len(kinds) >= 10 and compared > 500
+
+
+@needs_crd_schemas()
+def test_a_crd_schema_is_loaded_and_compiled_once_per_process_for_every_kubernetes_version():
+    """Clusters of several Kubernetes versions share one compiled check per schema file."""
+    first = SchemaValidator("1.31", _crd_locations())
+    second = SchemaValidator("1.32", _crd_locations())
+    a = first._validator_for("helm.toolkit.fluxcd.io/v2", "HelmRelease")
+    b = second._validator_for("helm.toolkit.fluxcd.io/v2", "HelmRelease")
+    assert a is not None and b is not None and a.fast is b.fast and a.schema is b.schema

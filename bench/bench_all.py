@@ -1,0 +1,262 @@
+"""Every row of the performance table in one command: ours, optionally a baseline checkout,
+and kubeconform when it is on PATH, in interleaved rounds.
+
+usage: python bench/bench_all.py [--runs 5] [--copies 100] [--docs 5000] [--baseline DIR] [--rows ...]
+
+Rows (the table of docs/performance.md):
+
+- ``lint-cold``: ``gpu-gitops lint --no-cache`` of the shared corpus (../shared/bench/gen_corpus.py,
+  needs PyYAML) vs ``kubeconform -strict -summary`` of it;
+- ``lint-edit``: lint again after editing one file of it (result cache filled by an untimed run);
+- ``render``: ``render --jobs 1`` of COPIES clusters (copies of the examples) with the two
+  ../shared/crd-schemas locations and a third one ``schemas import`` makes of the upstream CRDs
+  they lack (``import_crds``), into a new project each round, vs kubeconform validating that
+  output with the same locations;
+- ``check-flags``: ``check`` of that rendered fleet, nothing changed, with the same flags (the
+  fast path: this machine validated the tree with them on the first, untimed, run);
+- ``version``, ``help``: ``gpu-gitops --version`` and ``--help``.
+
+Each round runs every tool once per row, one after the other (ours, baseline, kubeconform), so
+the load of a shared machine falls on all alike. Printed per row and tool: medians of CPU
+seconds (user + system of the process and every process it started: workers and Jsonnet
+helpers, adopted as orphans and waited for), wall seconds and peak RSS (MB, the largest
+process); the load average before and after. ``--baseline DIR`` times another checkout of
+gpu-gitops (e.g. ``git worktree add /tmp/base main``) with the same Python, its ``generator``
+first on PYTHONPATH. kubeconform's core schemas come from ``KUBECONFORM_SCHEMAS`` (a location
+template) when it is set, else its default location.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench_render import _adopt_orphans, _reap_all, make_project
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", REPO.parent / "shared"))
+CRD_LOCATIONS = [
+    str(SHARED / "crd-schemas" / "_upstream-latest" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"),
+    str(SHARED / "crd-schemas" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"),
+]
+IMPORTED = ("nvidia-dra-driver-gpu", "karpenter")  # folders of ../shared/upstream-crds
+ROWS = ("lint-cold", "lint-edit", "render", "check-flags", "version", "help")
+GOALS = {  # the issue's goals: kubeconform ÷ ours, or CPU seconds of ours
+    "lint-cold": "ratio >= 2.0",
+    "lint-edit": "ratio >= 20",
+    "render": "ratio >= 1.0",
+    "check-flags": "<= 0.3 s CPU",
+    "version": "<= 0.05 s",
+    "help": "<= 0.05 s",
+}
+
+
+@dataclass
+class Sample:
+    cpu: float
+    wall: float
+    rss_mb: float
+
+
+@dataclass
+class Series:
+    samples: list[Sample] = field(default_factory=list)
+
+    def median(self, attribute: str) -> float:
+        return statistics.median(getattr(s, attribute) for s in self.samples)
+
+
+def timed(cmd: list[str], env: dict | None = None, ok=(0,)) -> Sample:
+    """One run of ``cmd``: CPU of it and all its descendants, wall, peak RSS."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _, err = proc.communicate()
+    wall = time.perf_counter() - start
+    _reap_all()  # orphaned helpers: their CPU counts too
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in ok:
+        sys.stderr.write(err.decode(errors="replace"))
+        raise SystemExit(f"exit {proc.returncode}: {' '.join(cmd)}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Sample(cpu, wall, 0.0)  # peak RSS: ``peak_rss``, in a process of its own
+
+
+def peak_rss(cmd: list[str], env: dict | None) -> float:
+    """Peak RSS (MB) of one run, measured in a child of its own (``ru_maxrss`` only grows)."""
+    probe = (
+        "import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+        "stderr=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe, *cmd], capture_output=True, text=True, env=env, check=True)
+    return int(out.stdout.strip()) / 1024
+
+
+class Tool:
+    """One gpu-gitops to time: this checkout, or a baseline one."""
+
+    def __init__(self, name: str, source: Path | None, cache: Path):
+        self.name, self.cache = name, cache
+        self.env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(cache)}
+        if source is not None:
+            self.env["PYTHONPATH"] = os.pathsep.join([str(source), os.environ.get("PYTHONPATH", "")])
+
+    def cli(self, *args: str) -> list[str]:
+        return [sys.executable, "-c", "from generator.cli import main; main()", *args]
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def import_crds(tool: Tool, folder: Path) -> None:
+    """The third location: the CRDs ../shared/crd-schemas lacks (the DRA driver's ComputeDomain,
+    Karpenter's NodePool and node classes), converted by ``schemas import`` as a user would, so
+    that every custom resource of the fleet is checked and no cluster warns."""
+    crds = sorted(str(f) for name in IMPORTED for f in (SHARED / "upstream-crds" / name).glob("*.yaml"))
+    if crds:
+        timed(tool.cli("--root", str(folder), "-q", "schemas", "import", "--output-dir", str(folder), *crds), tool.env)
+        CRD_LOCATIONS.append(str(folder / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"))
+
+
+def flags() -> list[str]:
+    return [arg for loc in CRD_LOCATIONS for arg in ("--schema-location", loc)]
+
+
+def kubeconform(binary: str, paths: list[str], crds: bool) -> list[str]:
+    cmd = [binary, "-strict", "-summary"]
+    core = os.environ.get("KUBECONFORM_SCHEMAS")
+    cmd += ["-schema-location", core] if core else ["-schema-location", "default"]
+    for loc in CRD_LOCATIONS if crds else ():
+        cmd += ["-schema-location", loc]
+    return cmd + paths
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--copies", type=int, default=100)
+    parser.add_argument("--docs", type=int, default=5000)
+    parser.add_argument("--baseline", type=Path, help="another gpu-gitops checkout to time alongside")
+    parser.add_argument("--rows", default=",".join(ROWS), help=f"comma-separated, of {', '.join(ROWS)}")
+    args = parser.parse_args()
+    rows = [r for r in args.rows.split(",") if r]
+    unknown = sorted(set(rows) - set(ROWS))
+    if unknown:
+        parser.error(f"unknown rows: {', '.join(unknown)}")
+    _adopt_orphans()
+    binary = shutil.which("kubeconform")
+    print(f"load average (1, 5, 15 min) before: {load()}")
+    with tempfile.TemporaryDirectory(prefix="bench-all-") as tmp_name:
+        tmp = Path(tmp_name)
+        tools = [Tool("ours", REPO, tmp / "cache-ours")]
+        if args.baseline:
+            tools.append(Tool("baseline", args.baseline.resolve(), tmp / "cache-baseline"))
+        results: dict[tuple[str, str], Series] = {}
+
+        def add(row: str, who: str, sample: Sample) -> None:
+            results.setdefault((row, who), Series()).samples.append(sample)
+
+        corpus = tmp / "corpus"
+        if {"lint-cold", "lint-edit"} & set(rows):
+            gen = SHARED / "bench" / "gen_corpus.py"
+            subprocess.run(
+                [sys.executable, str(gen), str(corpus), str(args.docs)], check=True, stdout=subprocess.DEVNULL
+            )
+        fleet = make_project(tmp / "fleet", args.copies, library=False)
+        import_crds(tools[0], tmp / "imported")
+        rendered: dict[str, Path] = {}
+        if "check-flags" in rows or ("render" in rows and binary):
+            for tool in tools:  # one rendered fleet per tool, validated once with the flags (untimed)
+                project = tmp / f"rendered-{tool.name}"
+                shutil.copytree(fleet, project)
+                timed(tool.cli("--root", str(project), "-q", "render", *flags()), tool.env)
+                timed(tool.cli("--root", str(project), "-q", "check", *flags()), tool.env)
+                rendered[tool.name] = project
+        files = sorted(corpus.rglob("*.yaml"))
+        for i in range(args.runs):
+            for row in rows:
+                for tool in tools:
+                    if row == "lint-cold":
+                        lint = tool.cli("--root", str(tmp), "lint", "--no-cache", "--format", "json", str(corpus))
+                        add(row, tool.name, timed(lint, tool.env, ok=(0, 1)))
+                    elif row == "lint-edit":
+                        env = {**tool.env, "GPU_GITOPS_CACHE_DIR": str(tmp / f"lint-{tool.name}-{i}")}
+                        lint = tool.cli("--root", str(tmp), "lint", "--format", "json", str(corpus))
+                        timed(lint, env, ok=(0, 1))
+                        with files[len(files) // 2].open("a") as handle:
+                            handle.write(f"# edit {tool.name} {i}\n")
+                        add(row, tool.name, timed(lint, env, ok=(0, 1)))
+                        shutil.rmtree(env["GPU_GITOPS_CACHE_DIR"], ignore_errors=True)
+                    elif row == "render":
+                        project = tmp / f"render-{tool.name}-{i}"  # never reused: see bench_render.py
+                        shutil.copytree(fleet, project)
+                        add(
+                            row,
+                            tool.name,
+                            timed(tool.cli("--root", str(project), "-q", "render", "--jobs", "1", *flags()), tool.env),
+                        )
+                    elif row == "check-flags":
+                        check = tool.cli("--root", str(rendered[tool.name]), "-q", "check", *flags())
+                        add(row, tool.name, timed(check, tool.env))
+                    elif row in ("version", "help"):
+                        add(row, tool.name, timed(tool.cli(f"--{row}"), tool.env))
+                if binary and row == "lint-cold":
+                    add(row, "kubeconform", timed(kubeconform(binary, [str(corpus)], False), ok=(0, 1)))
+                if binary and row == "lint-edit":
+                    add(row, "kubeconform", timed(kubeconform(binary, [str(corpus)], False), ok=(0, 1)))
+                if binary and row == "render":
+                    out = str(rendered["ours"] / "rendered")
+                    add(row, "kubeconform", timed(kubeconform(binary, [out], True), ok=(0, 1)))
+            print(f"round {i + 1}/{args.runs} done, load average {load()}", flush=True)
+        for (row, who), series in results.items():  # peak memory in a child of its own, once per row
+            if row not in ("lint-cold", "render"):
+                continue
+            if who == "kubeconform":
+                assert binary is not None
+                paths = [str(corpus)] if row == "lint-cold" else [str(rendered["ours"] / "rendered")]
+                rss = peak_rss(kubeconform(binary, paths, row == "render"), None)
+            elif row == "lint-cold":
+                tool = next(t for t in tools if t.name == who)
+                rss = peak_rss(
+                    tool.cli("--root", str(tmp), "lint", "--no-cache", "--format", "json", str(corpus)), tool.env
+                )
+            else:
+                tool = next(t for t in tools if t.name == who)
+                project = tmp / f"render-{who}-rss"
+                shutil.copytree(fleet, project)
+                rss = peak_rss(tool.cli("--root", str(project), "-q", "render", "--jobs", "1", *flags()), tool.env)
+            for sample in series.samples:
+                sample.rss_mb = rss
+        print(f"\n{args.runs} interleaved rounds; {args.copies} clusters; {args.docs} documents; medians")
+        print(f"{'row':12s} {'tool':12s} {'CPU s':>8s} {'wall s':>8s} {'RSS MB':>7s}  kubeconform ÷ this  goal")
+        for row in rows:
+            theirs = results.get((row, "kubeconform"))
+            for who in [t.name for t in tools] + (["kubeconform"] if theirs else []):
+                series = results[(row, who)]
+                cpu = series.median("cpu")
+                ratio = f"{theirs.median('cpu') / cpu:6.2f}" if theirs and who != "kubeconform" else "      "
+                rss = (
+                    f"{series.median('rss_mb'):7.0f}"
+                    if row in ("lint-cold", "render") or who == "kubeconform"
+                    else "      -"
+                )
+                goal = GOALS[row] if who == "ours" else ""
+                print(f"{row:12s} {who:12s} {cpu:8.3f} {series.median('wall'):8.3f} {rss}  {ratio:18s}  {goal}")
+        if not binary:
+            print("kubeconform is not on PATH: its rows are left out (figures of ../shared/bench/README.md)")
+    print(f"load average (1, 5, 15 min) after: {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
