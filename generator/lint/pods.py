@@ -203,3 +203,63 @@ def restricted_templates(res, ctx, rule_id: str) -> tuple[PodTemplate, ...]:
     if ctx.namespace_allows_privileged(res.namespace, rule_id):
         return ()
     return templates(res.obj, custom=False)
+
+
+def pod_requests(pod: PodTemplate, wanted) -> dict[str, object]:
+    """What the scheduler counts the pod as requesting of each resource ``wanted(name)`` selects:
+    the sum over app containers or the largest init container, whichever is more (the pod's
+    effective request, kubernetes.io docs "Init containers", "Resource sharing within
+    containers"); a container's limit stands for a missing request. Values are ``Fraction``s."""
+    from generator.lint import quantity
+
+    app: dict[str, object] = {}
+    init: dict[str, object] = {}
+    for cpath, container in pod.containers:
+        requests, limits = resources(container)
+        into = init if cpath[-2] == "initContainers" else app
+        for name in {*requests, *limits}:
+            if not isinstance(name, str) or not wanted(name):
+                continue
+            value = quantity.parse(requests.get(name, limits.get(name)))
+            if value is None:
+                continue
+            if into is app:
+                app[name] = app.get(name, 0) + value
+            else:
+                init[name] = max(init.get(name, 0), value)
+    return {name: max(app.get(name, 0), init.get(name, 0)) for name in {*app, *init}}
+
+
+def claims(pod: PodTemplate) -> list[str]:
+    """The names in the pod's ``spec.resourceClaims`` (Dynamic Resource Allocation)."""
+    listed = pod.spec.get("resourceClaims")
+    return [c["name"] for c in listed if isinstance(c, dict) and isinstance(c.get("name"), str)] if isinstance(listed, list) else []
+
+
+def claims_devices(pod: PodTemplate) -> bool:
+    """Whether the pod gets devices through resource claims: it lists claims and a container uses one."""
+    if not claims(pod):
+        return False
+    for _, container in pod.containers:
+        res = container.get("resources")
+        if isinstance(res, dict) and isinstance(res.get("claims"), list) and res["claims"]:
+            return True
+    return False
+
+
+def tolerates_taint(spec: dict, key: str, value: str, effect: str) -> bool:
+    """Whether one of the pod's tolerations matches the taint, as the scheduler decides it
+    (k8s.io/api core/v1 toleration.go, ``Toleration.ToleratesTaint``)."""
+    tolerations = spec.get("tolerations")
+    for tol in tolerations if isinstance(tolerations, list) else []:
+        if not isinstance(tol, dict):
+            continue
+        if (tol.get("effect") or "") not in ("", effect):
+            continue
+        tol_key = tol.get("key") or ""
+        operator = tol.get("operator") or "Equal"
+        if tol_key != key and not (tol_key == "" and operator == "Exists"):
+            continue
+        if operator == "Exists" or str(tol.get("value") or "") == value:
+            return True
+    return False

@@ -110,3 +110,10 @@ def builtin_schema(version: tuple[int, int], api_version: str, kind: str) -> Pat
 def definitions(version: tuple[int, int]) -> dict:
     """The shared ``_definitions.json`` every kind schema of ``version`` refers to."""
     return json.loads((version_dir(version) / "_definitions.json").read_text())
+
+
+@functools.cache
+def served_in(api_version: str, kind: str) -> tuple[tuple[int, int], ...]:
+    """The bundled minor versions whose API has ``apiVersion``/``kind`` (empty: not a built-in
+    kind of any bundled version, so a custom resource or a typo)."""
+    return tuple(v for v in bundled_versions() if builtin_schema(v, api_version, kind) is not None)

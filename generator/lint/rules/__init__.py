@@ -38,6 +38,7 @@ _MODULES = (
     "api001_removed_api_version",
     "api002_deprecated_api_version",
     "api003_keda_metric_name",
+    "api004_api_version_not_served",
     "gpu001_extended_limit_missing",
     "gpu002_extended_request_not_limit",
     "gpu003_extended_not_integer",
@@ -61,6 +62,13 @@ _MODULES = (
     "xr003_scaledobject_target_missing",
     "xr004_gpu_namespace_default_deny",
     "xr005_daemonset_gpu_taint",
+    "xr006_priorityclass_missing",
+    "cl001_gpu_pool_untolerated",
+    "cl002_resource_not_offered",
+    "cl003_request_exceeds_node",
+    "cl004_namespace_not_managed",
+    "cl005_quota_allows_none",
+    "cl006_admission_denied",
     "lint001_bad_suppression",
 )
 

@@ -11,7 +11,7 @@ by the requested resource's name (``nvidia.com/gpu``), so only other keys need o
 applies to pods requesting resources of its vendor domain; a key without one (``sku``)
 applies to every GPU pod. With neither setting the finding is a warning that says so.
 Pods of custom resources (Ray, Kubeflow, JobSet, LeaderWorkerSet, Volcano, NIMService) are
-checked as well.
+checked as well. With a target cluster (``lint --cluster``) CL001 checks the pools' own taints instead.
 
 Fix: add ``tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]`` (the
 pool's taint key) to the pod template, or set ``lint.taintKeys``/``lint.provider`` to
@@ -88,6 +88,8 @@ UNKNOWN_TAINTS_HINT = (
 
 def check(res, ctx):
     settings = ctx.settings
+    if settings.contract is not None:
+        return  # CL001 checks the target cluster's pools, taint values and effects included
     for pod in pods.templates(res.obj):
         requested = pods.pod_requests_gpu(pod)
         domains = {name.split("/", 1)[0] for name in requested}

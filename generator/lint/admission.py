@@ -1,0 +1,117 @@
+"""A cluster's ValidatingAdmissionPolicies applied to linted objects, as the API server applies them.
+
+The policy's own CEL is evaluated (``validate.celrules.run``), so lint and admission cannot
+disagree: the resource rules of ``matchConstraints`` select the request (operation CREATE, as
+a GitOps engine's first apply), then ``matchConditions``, the ``variables`` in order and every
+validation; a validation that is false reports its ``messageExpression`` (its ``message`` when
+that fails, as the API server does). Objects of kinds the policy does not match but that
+carry pod templates (Ray, JobSet, Kubeflow, ...) are judged by the pods their controllers
+will create: each template as a Pod in the object's namespace, which the policy sees at the
+pods' CREATE, long after the GitOps engine reported the custom resource applied.
+
+Resource quantities reach admission in canonical form (``1`` and ``"1"`` and ``1000m`` are
+one value), so they are made comparable here before the CEL sees them.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from generator.lint import pods, quantity
+from generator.lint.contract import Policy
+from generator.validate import celrules
+
+
+@dataclass(frozen=True)
+class Denial:
+    policy: str
+    action: str  # Deny, Warn or Audit (the binding's validationActions)
+    message: str
+    path: tuple  # the pod template the message's paths are relative to; () for the object itself
+
+
+def judge(policy: Policy, obj: dict, namespace: str) -> list[Denial]:
+    """What ``policy`` says about creating ``obj`` (or the pods it will make) in ``namespace``."""
+    if policy.namespaces and namespace not in policy.namespaces:
+        return []
+    group, _, _version = str(obj.get("apiVersion", "")).rpartition("/")
+    kind = str(obj.get("kind", ""))
+    if _matches(policy.spec, group, kind):
+        return [Denial(policy.name, a, m, ()) for m in _failures(policy.spec, _comparable(obj), group, kind) for a in _actions(policy)]
+    if not _matches(policy.spec, "", "Pod"):
+        return []
+    found = []
+    for pod in pods.templates(obj):
+        as_pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": namespace}, "spec": pod.spec}
+        for message in _failures(policy.spec, _comparable(as_pod), "", "Pod"):
+            found += [Denial(policy.name, a, message, pod.path) for a in _actions(policy)]
+    return found
+
+
+def _actions(policy: Policy) -> list[str]:
+    """Deny wins over Warn; Audit alone is only recorded in the audit log."""
+    actions = [a for a in ("Deny", "Warn") if a in policy.actions]
+    return actions[:1]
+
+
+def _matches(spec: dict, group: str, kind: str) -> bool:
+    resource = _plural(kind)
+    for rule in (spec.get("matchConstraints") or {}).get("resourceRules") or []:
+        if (
+            group in rule.get("apiGroups", [])
+            and resource in rule.get("resources", [])
+            and any(op in ("CREATE", "*") for op in rule.get("operations", []))
+        ):
+            return True
+    return False
+
+
+def _plural(kind: str) -> str:
+    """The resource of a core workload kind (all of them plural with ``s``)."""
+    return kind.lower() + "s"
+
+
+def _failures(spec: dict, obj: dict, group: str, kind: str) -> list[str]:
+    request = {"operation": "CREATE", "kind": {"group": group, "version": "v1", "kind": kind}}
+    activation: dict = {"object": obj, "oldObject": None, "request": request}
+    try:
+        for condition in spec.get("matchConditions") or []:
+            if celrules.run(condition["expression"], activation) is not True:
+                return []
+        variables: dict = {}
+        for variable in spec.get("variables") or []:
+            variables[variable["name"]] = celrules.run(variable["expression"], {**activation, "variables": variables})
+        activation["variables"] = variables
+        failed = []
+        for validation in spec.get("validations") or []:
+            if celrules.run(validation["expression"], activation) is False:
+                failed.append(_message(validation, activation))
+        return failed
+    except Exception:  # noqa: BLE001 (an evaluation error is the policy's failurePolicy, not a lint finding)
+        return []
+
+
+def _message(validation: dict, activation: dict) -> str:
+    expression = validation.get("messageExpression")
+    if expression:
+        try:
+            text = celrules.run(expression, activation)
+            if isinstance(text, str) and text.strip():
+                return text
+        except Exception:  # noqa: BLE001 (the API server falls back to message)
+            pass
+    return validation.get("message") or "denied by the admission policy"
+
+
+def _comparable(obj: dict) -> dict:
+    """``obj`` with every container's requests and limits in one spelling per value."""
+    obj = copy.deepcopy(obj)
+    for _pod in pods.templates(obj):
+        for _path, container in _pod.containers:
+            for section in pods.resources(container):
+                for name, value in section.items():
+                    parsed = quantity.parse(value)
+                    if parsed is not None:
+                        section[name] = str(parsed.numerator) if parsed.denominator == 1 else str(parsed)
+    return obj

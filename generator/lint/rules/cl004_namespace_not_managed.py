@@ -1,0 +1,71 @@
+"""An object is placed in a namespace the target cluster does not have.
+
+Rationale: the API server refuses to create an object in a namespace that does not exist
+(``namespaces "team-a" not found``), and Flux or Argo CD keep retrying the whole sync. The
+namespaces of a cluster are the ones its rendered tree creates (the workload namespaces of
+the input, the platform's own) and the API server's (``default``, ``kube-system``,
+``kube-public``, ``kube-node-lease``); a Namespace in the linted files counts too.
+
+Fix: use one of the cluster's workload namespaces (``workloads[].namespace`` in its input),
+add the namespace to the input, or add the Namespace object to the manifests.
+
+PASS:
+
+    # gpu-gitops-config: {lint: {cluster: ocp-a100-tuned}}
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: settings
+      namespace: notebooks
+    data: {mode: interactive}
+
+FAIL:
+
+    # gpu-gitops-config: {lint: {cluster: ocp-a100-tuned}}
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: settings
+      namespace: notebook
+    data: {mode: interactive}
+"""
+
+import difflib
+
+from generator.lint.model import Hit
+
+ID = "CL004"
+NAME = "namespace-not-managed"
+SEVERITY = "error"
+SUMMARY = "An object is in a namespace the cluster does not have"
+SCOPE = "set"
+
+
+def facts(res, ctx):
+    if ctx.settings.contract is None:
+        return
+    if res.kind == "Namespace":
+        yield ("class", res.name), None
+    elif res.namespace:
+        contract = ctx.settings.contract
+        close = difflib.get_close_matches(res.namespace, contract.namespaces, n=1)
+        yield (
+            ("use", res.namespace),
+            Hit(
+                f'namespaces "{res.namespace}" not found: cluster {contract.cluster} does not create it',
+                ("metadata", "namespace"),
+                at_value=True,
+                hint=(f"did you mean {close[0]}? " if close else "")
+                + "the cluster's namespaces are its input's workloads[].namespace and the platform's",
+            ),
+        )
+
+
+def check(facts, ctx):
+    contract = ctx.settings.contract
+    if contract is None:
+        return
+    defined = {fact[1] for fact, _ in facts if fact[0] == "class"}
+    for fact, finding in facts:
+        if fact[0] == "use" and finding is not None and fact[1] not in defined and not contract.manages(fact[1]):
+            yield finding
