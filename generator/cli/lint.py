@@ -142,7 +142,9 @@ def lint(args: LintArgs) -> int:
             settings.rules["K8S004"] = "error"
         files = [p for p in discover(targets, settings.excludes, display) if p != "-" and os.path.isfile(p)]
         output = kubeconform.run(args.kubeconform_bin, files, settings, args.ignore_missing_schemas)
-        read_sources = [read(path, display(path), settings.strict) for path in files]  # located again, for its findings only
+        read_sources = [
+            read(path, display(path), settings.strict) for path in files
+        ]  # located again, for its findings only
         findings = kubeconform.merge(findings, kubeconform.findings(output, read_sources, display))
     unchecked = [f for f in findings if f.rule == "K8S004"]
     folded = fmt == "text" and not ctx.ui.verbose

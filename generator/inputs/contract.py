@@ -30,6 +30,12 @@ from generator.yamlio import read
 # toolkit (NVIDIA/gpu-operator controllers/object_controls.go, transformRuntimeClass; the
 # default ``operator.runtimeClass: nvidia`` of deployments/gpu-operator/values.yaml, v25.3).
 _OPERATOR_RUNTIME_CLASS = "nvidia"
+# The DeviceClasses the NVIDIA DRA driver's chart installs (NVIDIA/k8s-dra-driver-gpu v25.12.0,
+# deployments/helm/nvidia-dra-driver-gpu/templates/deviceclass-*.yaml): GPUs and MIG devices,
+# and with ComputeDomains (resources.computeDomains.enabled) the daemon and channel classes.
+_DRA_CHART = "nvidia-dra-driver-gpu"
+_DRA_CLASSES = ("gpu.nvidia.com", "mig.nvidia.com")
+_COMPUTE_DOMAIN_CLASSES = ("compute-domain-daemon.nvidia.com", "compute-domain-default-channel.nvidia.com")
 _NAMED = {
     "StorageClass": "storage_classes",
     "PriorityClass": "priority_classes",
@@ -98,6 +104,8 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
             policies[meta.get("name", "")] = obj.get("spec") or {}
         elif kind == "ValidatingAdmissionPolicyBinding":
             bindings.append(obj.get("spec") or {})
+        elif kind in ("HelmRelease", "Application"):
+            named["device_classes"] |= set(_chart_device_classes(obj.get("spec") or {}))
     return Contract(
         cluster=cluster.name,
         kubernetes_version=spec["kubernetesVersion"],
@@ -111,6 +119,17 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
         device_classes=tuple(sorted(named["device_classes"])),
         policies=tuple(_policies(policies, bindings)),
     )
+
+
+def _chart_device_classes(spec: dict) -> tuple[str, ...]:
+    """The DeviceClasses a Flux HelmRelease or Argo CD Application of the DRA driver's chart installs."""
+    flux = ((spec.get("chart") or {}).get("spec") or {}).get("chart")
+    source = spec.get("source") or {}
+    if _DRA_CHART not in (flux, source.get("chart")):
+        return ()
+    values = spec.get("values") or (source.get("helm") or {}).get("valuesObject") or {}
+    domains = ((values.get("resources") or {}).get("computeDomains") or {}).get("enabled", True)
+    return _DRA_CLASSES + (_COMPUTE_DOMAIN_CLASSES if domains else ())
 
 
 def _policies(policies: dict[str, dict], bindings: list[dict]) -> list[Policy]:

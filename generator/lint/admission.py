@@ -38,7 +38,11 @@ def judge(policy: Policy, obj: dict, namespace: str) -> list[Denial]:
     group, _, _version = str(obj.get("apiVersion", "")).rpartition("/")
     kind = str(obj.get("kind", ""))
     if _matches(policy.spec, group, kind):
-        return [Denial(policy.name, a, m, ()) for m in _failures(policy.spec, _comparable(obj), group, kind) for a in _actions(policy)]
+        return [
+            Denial(policy.name, a, m, ())
+            for m in _failures(policy.spec, _comparable(obj), group, kind)
+            for a in _actions(policy)
+        ]
     if not _matches(policy.spec, "", "Pod"):
         return []
     found = []
@@ -51,7 +55,7 @@ def judge(policy: Policy, obj: dict, namespace: str) -> list[Denial]:
 
 def _actions(policy: Policy) -> list[str]:
     """Deny wins over Warn; Audit alone is only recorded in the audit log."""
-    actions = [a for a in ("Deny", "Warn") if a in policy.actions]
+    actions: list[str] = [a for a in ("Deny", "Warn") if a in policy.actions]
     return actions[:1]
 
 

@@ -111,4 +111,3 @@ class Contract:
             if key in hard:
                 return quantity.parse(hard[key])
         return None
-

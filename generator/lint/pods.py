@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 
 # (API group, kind) → where its pod template's spec sits; "*" is every item of a list or
 # value of a map. Core workloads first, then the custom resources GPU platforms run, with
@@ -205,15 +206,15 @@ def restricted_templates(res, ctx, rule_id: str) -> tuple[PodTemplate, ...]:
     return templates(res.obj, custom=False)
 
 
-def pod_requests(pod: PodTemplate, wanted) -> dict[str, object]:
+def pod_requests(pod: PodTemplate, wanted) -> dict[str, Fraction]:
     """What the scheduler counts the pod as requesting of each resource ``wanted(name)`` selects:
     the sum over app containers or the largest init container, whichever is more (the pod's
     effective request, kubernetes.io docs "Init containers", "Resource sharing within
     containers"); a container's limit stands for a missing request. Values are ``Fraction``s."""
     from generator.lint import quantity
 
-    app: dict[str, object] = {}
-    init: dict[str, object] = {}
+    app: dict[str, Fraction] = {}
+    init: dict[str, Fraction] = {}
     for cpath, container in pod.containers:
         requests, limits = resources(container)
         into = init if cpath[-2] == "initContainers" else app
@@ -224,16 +225,20 @@ def pod_requests(pod: PodTemplate, wanted) -> dict[str, object]:
             if value is None:
                 continue
             if into is app:
-                app[name] = app.get(name, 0) + value
+                app[name] = app.get(name, Fraction(0)) + value
             else:
-                init[name] = max(init.get(name, 0), value)
-    return {name: max(app.get(name, 0), init.get(name, 0)) for name in {*app, *init}}
+                init[name] = max(init.get(name, Fraction(0)), value)
+    return {name: max(app.get(name, Fraction(0)), init.get(name, Fraction(0))) for name in {*app, *init}}
 
 
 def claims(pod: PodTemplate) -> list[str]:
     """The names in the pod's ``spec.resourceClaims`` (Dynamic Resource Allocation)."""
     listed = pod.spec.get("resourceClaims")
-    return [c["name"] for c in listed if isinstance(c, dict) and isinstance(c.get("name"), str)] if isinstance(listed, list) else []
+    return (
+        [c["name"] for c in listed if isinstance(c, dict) and isinstance(c.get("name"), str)]
+        if isinstance(listed, list)
+        else []
+    )
 
 
 def claims_devices(pod: PodTemplate) -> bool:

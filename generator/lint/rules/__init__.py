@@ -46,6 +46,7 @@ _MODULES = (
     "gpu005_mig_name_invalid",
     "gpu006_mig_mixed_with_gpu",
     "gpu007_gpu_memory_limit_missing",
+    "dra001_claim_not_listed",
     "hp001_hugepages_without_cpu_memory",
     "hp002_hugepages_request_not_limit",
     "hp003_hugepages_not_page_multiple",
@@ -69,6 +70,7 @@ _MODULES = (
     "cl004_namespace_not_managed",
     "cl005_quota_allows_none",
     "cl006_admission_denied",
+    "cl007_device_class_not_offered",
     "lint001_bad_suppression",
 )
 

@@ -75,5 +75,6 @@ def check(res, ctx):
             f"does not serve it ({why})",
             ("apiVersion",),
             at_value=True,
-            hint=f"{api_version} {kind} is {why}: use a version the cluster serves, or target a newer one",
+            hint=f"{api_version} {kind} is {why}: "
+            + ("use a version the cluster serves, or upgrade the cluster first" if "from" in why else "use its successor"),
         )

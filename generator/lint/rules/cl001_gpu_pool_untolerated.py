@@ -86,8 +86,7 @@ def check(res, ctx):
                 f"{', '.join(p.name for p in offering)} of cluster {contract.cluster} offer, but tolerates "
                 f"none of them (taints {', '.join(taints)}), so it is never scheduled",
                 where,
-                hint="tolerate one pool's taints, e.g. "
-                + ", ".join(_toleration(t) for t in _blocking(offering[0])),
+                hint="tolerate one pool's taints, e.g. " + ", ".join(_toleration(t) for t in _blocking(offering[0])),
             )
 
 

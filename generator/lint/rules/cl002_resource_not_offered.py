@@ -68,7 +68,7 @@ def check(res, ctx):
     contract = ctx.settings.contract
     if contract is None:
         return
-    for cpath, container, requests, limits in pods.container_resources(res.obj):
+    for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for name in sorted({n for n in (*requests, *limits) if isinstance(n, str) and wanted(n)}):
             if contract.offering(name):
                 continue

@@ -72,7 +72,7 @@ def check(res, ctx):
             yield Hit(
                 f"{jsonpath.dotted(pod.path)}: pod requests {_shown(name, value)} of {name}, more than any node "
                 f"of cluster {contract.cluster} has ({_shown(name, largest)}), so it is never scheduled",
-                pod.path + ("containers",),
+                pod.path,
                 hint=f"request at most {_shown(name, largest)} per pod, or spread the work over more pods",
             )
 

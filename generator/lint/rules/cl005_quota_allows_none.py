@@ -71,6 +71,6 @@ def check(res, ctx):
             yield Hit(
                 f"{jsonpath.dotted(pod.path)}: pod requests {name} but the quota of namespace {res.namespace} "
                 f"on cluster {contract.cluster} allows {allowed}, so the pod is never admitted",
-                pod.path + ("containers",),
+                pod.path,
                 hint="run it in a namespace whose quota has the resource, or raise workloads[].quota in the input",
             )
