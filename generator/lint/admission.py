@@ -31,13 +31,19 @@ class Denial:
     path: tuple  # the pod template the message's paths are relative to; () for the object itself
 
 
-def judge(policy: Policy, obj: dict, namespace: str) -> list[Denial]:
-    """What ``policy`` says about creating ``obj`` (or the pods it will make) in ``namespace``."""
+def judge(policy: Policy, obj: dict, namespace: str, resource_tolerations: bool = False) -> list[Denial]:
+    """What ``policy`` says about creating ``obj`` (or the pods it will make) in ``namespace``.
+
+    ``resource_tolerations``: the API server runs the ExtendedResourceToleration plugin, a
+    mutating plugin that runs before validating policies and adds to a Pod (not to a pod
+    template) a toleration for each extended resource it requests."""
     if policy.namespaces and namespace not in policy.namespaces:
         return []
     group, _, _version = str(obj.get("apiVersion", "")).rpartition("/")
     kind = str(obj.get("kind", ""))
     if _matches(policy.spec, group, kind):
+        if kind == "Pod" and group == "" and resource_tolerations:
+            obj = _with_resource_tolerations(obj)
         return [
             Denial(policy.name, a, m, ())
             for m in _failures(policy.spec, _comparable(obj), group, kind)
@@ -48,9 +54,31 @@ def judge(policy: Policy, obj: dict, namespace: str) -> list[Denial]:
     found = []
     for pod in pods.templates(obj):
         as_pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": namespace}, "spec": pod.spec}
+        if resource_tolerations:
+            as_pod = _with_resource_tolerations(as_pod)
         for message in _failures(policy.spec, _comparable(as_pod), "", "Pod"):
             found += [Denial(policy.name, a, message, pod.path) for a in _actions(policy)]
     return found
+
+
+def _with_resource_tolerations(pod: dict) -> dict:
+    """The Pod as ExtendedResourceToleration leaves it (kubernetes plugin/pkg/admission/
+    extendedresourcetoleration/admission.go: key = resource name, operator Exists, effect NoSchedule)."""
+    pod = copy.deepcopy(pod)
+    spec = pod.get("spec")
+    if not isinstance(spec, dict):
+        return pod
+    names = sorted({name for _, c in pods.containers(("spec",), spec) for name in pods.gpu_names(c) | _extended(c)})
+    tolerations = list(spec.get("tolerations") or [])
+    tolerations += [{"key": name, "operator": "Exists", "effect": "NoSchedule"} for name in names]
+    if names:
+        spec["tolerations"] = tolerations
+    return pod
+
+
+def _extended(container: dict) -> set[str]:
+    requests, limits = pods.resources(container)
+    return {n for n in (*requests, *limits) if isinstance(n, str) and pods.is_extended(n)}
 
 
 def _actions(policy: Policy) -> list[str]:

@@ -76,5 +76,9 @@ def check(res, ctx):
             ("apiVersion",),
             at_value=True,
             hint=f"{api_version} {kind} is {why}: "
-            + ("use a version the cluster serves, or upgrade the cluster first" if "from" in why else "use its successor"),
+            + (
+                "use a version the cluster serves, or upgrade the cluster first"
+                if "from" in why
+                else "use its successor"
+            ),
         )

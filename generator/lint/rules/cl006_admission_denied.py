@@ -6,6 +6,8 @@ shows the refusal only in its sync status, and for custom resources (JobSet, Ray
 PyTorchJob) not at all: their controllers' pods are refused later. Lint evaluates the
 rendered policy's own CEL (``generator.lint.admission``) with its bindings' namespaces and
 actions, so lint and admission cannot disagree: ``Deny`` is an error, ``Warn`` a warning.
+Where the provider's API server runs ExtendedResourceToleration (EKS, GKE), the tolerations
+it adds to Pods before the policy runs are added first; pod templates get none.
 
 Fix: what the policy's message says; it is the API server's message.
 
@@ -68,7 +70,10 @@ def check(res, ctx):
     if contract is None or not res.namespace:
         return
     for policy in contract.policies:
-        for denial in admission.judge(policy, res.obj, res.namespace):
+        tolerations = (
+            ctx.settings.provider_facts is not None and ctx.settings.provider_facts["extendedResourceToleration"]
+        )
+        for denial in admission.judge(policy, res.obj, res.namespace, tolerations):
             whose = "its pods" if denial.path else "it"
             yield Hit(
                 f"admission policy {denial.policy} of cluster {contract.cluster} would "
