@@ -106,10 +106,31 @@ def builtin_schema(version: tuple[int, int], api_version: str, kind: str) -> Pat
     return path if path.is_file() else None
 
 
+# Fields the published OpenAPI lists as ``required`` but the API server never required: the
+# schemas follow what the API server enforces, so these are dropped from ``required``.
+# definition -> (field, source)
+NOT_ENFORCED_REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
+    "io.k8s.api.apps.v1.StatefulSetSpec": (
+        (
+            "serviceName",
+            "kubernetes#130233 (v1.33): serviceName was marked required in the OpenAPI but apps validation "
+            "(pkg/apis/apps/validation ValidateStatefulSetSpec) never rejected an empty one; optional from 1.33",
+        ),
+    ),
+}
+
+
 @functools.cache
 def definitions(version: tuple[int, int]) -> dict:
-    """The shared ``_definitions.json`` every kind schema of ``version`` refers to."""
-    return json.loads((version_dir(version) / "_definitions.json").read_text())
+    """The shared ``_definitions.json`` every kind schema of ``version`` refers to, less the
+    ``required`` entries the API server does not enforce (``NOT_ENFORCED_REQUIRED``)."""
+    data = json.loads((version_dir(version) / "_definitions.json").read_text())
+    for name, fields in NOT_ENFORCED_REQUIRED.items():
+        definition = data.get("$defs", {}).get(name)
+        if isinstance(definition, dict) and isinstance(definition.get("required"), list):
+            dropped = {field for field, _source in fields}
+            definition["required"] = [r for r in definition["required"] if r not in dropped]
+    return data
 
 
 @functools.cache
