@@ -53,6 +53,8 @@ def judge(policy: Policy, obj: dict, namespace: str, resource_tolerations: bool 
         return []
     found = []
     for pod in pods.templates(obj):
+        if pod.partial:
+            continue  # completed by a runtime: the pods are not all written here
         as_pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": namespace}, "spec": pod.spec}
         if resource_tolerations:
             as_pod = _with_resource_tolerations(as_pod)

@@ -61,15 +61,51 @@ _CUSTOM_TEMPLATES = {
 # template: its spec carries the one NIM container's resources and the pod's tolerations,
 # nodeSelector and runtimeClassName, which the operator copies into the Deployment it makes.
 _SPEC_IS_POD_AND_CONTAINER = {("apps.nvidia.com", "NIMService")}
+# TrainJob (Kubeflow Trainer v2.3.0, trainer.kubeflow.org_trainjobs.yaml) names no pod: its
+# spec.trainer carries the trainer node's image and resourcesPerNode, which the runtime's
+# JobSet template receives; the pod's tolerations and the rest come from the runtime.
+_TRAINJOB = ("trainer.kubeflow.org", "TrainJob")
+# KServe v0.20.0 (serving.kserve.io_inferenceservices.yaml, _servingruntimes.yaml): each
+# InferenceService component (predictor, transformer, explainer) is a pod spec whose model
+# container may also be given under a model-format key; its workerSpec is a second pod. A
+# component with a model is served by a ServingRuntime whose pod fields it merges with, so its
+# pod-level fields are not all written here; nor are a ServingRuntime's.
+_KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
+_KSERVE_MODEL_KEYS = (
+    "model",
+    "huggingface",
+    "lightgbm",
+    "onnx",
+    "paddle",
+    "pmml",
+    "pytorch",
+    "sklearn",
+    "tensorflow",
+    "triton",
+    "xgboost",
+)
+_KSERVE_RUNTIMES = {("serving.kserve.io", "ServingRuntime"), ("serving.kserve.io", "ClusterServingRuntime")}
+_KSERVE_SERVICE = ("serving.kserve.io", "InferenceService")
+# where a container keeps its resources when it is not ``resources`` (by container path)
+_RESOURCES_FIELD = {("spec", "trainer"): "resourcesPerNode"}
 
 
 @dataclass(frozen=True)
 class PodTemplate:
-    """A pod spec inside an object: its path, the spec, and ``(path, container)`` of each container."""
+    """A pod spec inside an object: its path, the spec, and ``(path, container)`` of each container.
+
+    ``partial``: the pod-level fields (tolerations, classes) are completed elsewhere (a
+    runtime the object refers to), so rules about them leave the pod alone."""
 
     path: tuple
     spec: dict
     containers: tuple
+    partial: bool = False
+
+
+def resources_path(cpath: tuple) -> tuple:
+    """Where the container at ``cpath`` keeps its requests and limits."""
+    return cpath + (_RESOURCES_FIELD.get(cpath, "resources"),)
 
 
 _last: list = [None, (), False]  # (object, templates, core?): the rules of one object run back to back
@@ -84,9 +120,17 @@ def templates(obj: dict, custom: bool = True) -> tuple[PodTemplate, ...]:
 
 
 def _templates(obj: dict, key: tuple[str, str]) -> tuple[PodTemplate, ...]:
+    spec = obj.get("spec")
     if key in _SPEC_IS_POD_AND_CONTAINER:
-        spec = obj.get("spec")
         return (PodTemplate(("spec",), spec, ((("spec",), spec),)),) if isinstance(spec, dict) else ()
+    if key == _TRAINJOB:
+        trainer = spec.get("trainer") if isinstance(spec, dict) else None
+        if not isinstance(trainer, dict) or not isinstance(trainer.get("resourcesPerNode"), dict):
+            return ()
+        container = {"resources": trainer["resourcesPerNode"]}
+        return (PodTemplate(("spec", "trainer"), {}, ((("spec", "trainer"), container),), partial=True),)
+    if key == _KSERVE_SERVICE or key in _KSERVE_RUNTIMES:
+        return tuple(_kserve(spec, key == _KSERVE_SERVICE)) if isinstance(spec, dict) else ()
     found = []
     for path in _CORE_TEMPLATES.get(key) or _CUSTOM_TEMPLATES.get(key, ()):
         for spath, spec in _expand(obj, (), path):
@@ -113,6 +157,25 @@ def _expand(node, done: tuple, rest: tuple) -> Iterator[tuple[tuple, object]]:
             yield from _expand(child, done + (key,), rest)
     elif isinstance(node, dict) and part in node:
         yield from _expand(node[part], done + (part,), rest)
+
+
+def _kserve(spec: dict, service: bool) -> Iterator[PodTemplate]:
+    """The pods of an InferenceService's components or of a serving runtime, with their workers."""
+    components = (
+        [(("spec", c), spec[c]) for c in _KSERVE_COMPONENTS if isinstance(spec.get(c), dict)]
+        if service
+        else [(("spec",), spec)]
+    )
+    for path, component in components:
+        found = list(containers(path, component))
+        models = [
+            (path + (k,), component[k]) for k in _KSERVE_MODEL_KEYS if service and isinstance(component.get(k), dict)
+        ]
+        yield PodTemplate(path, component, tuple(models + found), partial=bool(models) or not service)
+        worker = component.get("workerSpec")
+        if isinstance(worker, dict):
+            wpath = path + ("workerSpec",)
+            yield PodTemplate(wpath, worker, tuple(containers(wpath, worker)), partial=True)
 
 
 CONTAINER_LISTS = ("initContainers", "containers")

@@ -409,16 +409,17 @@ def _unexpected(error: jsonschema.ValidationError) -> list[str]:
     return [k for k in error.instance if k not in known and not any(re.search(p, k) for p in patterns)]
 
 
+def _listed(value: object) -> list:
+    """A ``type`` keyword's value as a list."""
+    return list(value) if isinstance(value, list) else [value]
+
+
 def _leaves(error: jsonschema.ValidationError):
     """The most specific errors under an ``anyOf``/``oneOf`` failure, else the error itself.
     Alternatives that differ only in type (``x-kubernetes-int-or-string``) are one error that
     names every type allowed, not the first one tried."""
     if error.context and all(e.validator == "type" and not e.relative_path for e in error.context):
-        types = [
-            t
-            for e in error.context
-            for t in ([e.validator_value] if isinstance(e.validator_value, str) else e.validator_value)
-        ]
+        types = [t for e in error.context for t in _listed(e.validator_value)]
         error.message = f"{error.instance!r} is not of type {' or '.join(repr(t) for t in types)}"
         return [error]
     if error.context:

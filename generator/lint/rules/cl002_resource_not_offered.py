@@ -72,7 +72,7 @@ def check(res, ctx):
         for name in sorted({n for n in (*requests, *limits) if isinstance(n, str) and wanted(n)}):
             if contract.offering(name):
                 continue
-            where = cpath + ("resources", "limits" if name in limits else "requests", name)
+            where = pods.resources_path(cpath) + ("limits" if name in limits else "requests", name)
             nearest = contract.nearest(name)
             offered = contract.offered()
             yield Hit(

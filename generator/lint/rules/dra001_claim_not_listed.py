@@ -63,7 +63,7 @@ def check(res, ctx):
             for i, claim in enumerate(used if isinstance(used, list) else []):
                 name = claim.get("name") if isinstance(claim, dict) else None
                 if isinstance(name, str) and name not in listed:
-                    where = cpath + ("resources", "claims", i, "name")
+                    where = pods.resources_path(cpath) + ("claims", i, "name")
                     yield Hit(
                         f'{jsonpath.dotted(where)}: Not found: "{name}" is not in spec.resourceClaims',
                         where,

@@ -92,6 +92,8 @@ def check(res, ctx):
     if settings.contract is not None:
         return  # CL001 checks the target cluster's pools, taint values and effects included
     for pod in pods.templates(res.obj):
+        if pod.partial:
+            continue  # its tolerations come from the runtime it names
         requested = pods.pod_requests_gpu(pod)
         domains = {name.split("/", 1)[0] for name in requested}
         if pods.claims_devices(pod):  # the project's DRA pools are NVIDIA's (driver gpu.nvidia.com)

@@ -67,7 +67,8 @@ def check(res, ctx):
             _requests, limits = pods.resources(container)
             if (pods.gpu_names(container) or _uses_claim(container, claimed)) and "memory" not in limits:
                 yield Hit(
-                    f"{jsonpath.dotted(cpath)}: container requests GPUs but has no memory limit", cpath + ("resources",)
+                    f"{jsonpath.dotted(cpath)}: container requests GPUs but has no memory limit",
+                    pods.resources_path(cpath),
                 )
 
 
