@@ -7,6 +7,7 @@ Exit codes of ``lint``: 0 no errors, 1 errors (or warnings with ``--fail-on warn
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import sys
 from dataclasses import dataclass
@@ -255,15 +256,19 @@ def rules(args: RulesArgs) -> int:
 def explain(args: ExplainArgs) -> int:
     """Print what a rule finds, why, how to fix it, its options and examples."""
     from generator.lint.options import declared
-    from generator.lint.rules import examples, rule, sections
+    from generator.lint.rules import REGISTRY, examples, rule, sections
 
     found = rule(args.rule_id)
     if found is None:
-        raise InputError(f"unknown rule {args.rule_id!r}", hint="`gpu-gitops rules` lists them")
-    description, rationale, fix = sections(found)
+        close = difflib.get_close_matches(args.rule_id.upper(), [r.ID for r in REGISTRY], n=1)
+        raise InputError(
+            f"unknown rule {args.rule_id!r}",
+            hint=(f"did you mean {close[0]}? " if close else "") + "`gpu-gitops rules` lists them",
+        )
+    description, rationale, fix = sections(found, "text")
     click.echo(f"{found.ID} {found.NAME} ({found.SEVERITY})\n\n{description}\n\nWhy: {rationale}\n\nFix: {fix}")
     for name, option in declared(found).items():
-        click.echo(f"\nOption {name} (lint.rules.{found.ID}.{name}): {option.description}")
+        click.echo(f"\nOption {name} (lint.rules.{found.ID}.{name}): {option.description.replace('`', '')}")
     for example in examples(found):
         click.echo(f"\n--- {example.verdict.lower()}\n{example.text.rstrip()}")
     return EXIT_OK

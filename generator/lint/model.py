@@ -116,11 +116,13 @@ class Resource:
     def ref(self) -> ObjectRef:
         meta = self.obj.get("metadata")
         meta = meta if isinstance(meta, dict) else {}
-        name = meta.get("name")
-        if not name and meta.get("generateName"):
-            name = f"{meta['generateName']}{{{{ generateName }}}}"
+        name = _text(meta.get("name"))
         return ObjectRef(
-            _text(self.obj.get("apiVersion")), _text(self.obj.get("kind")), _text(meta.get("namespace")), _text(name)
+            _text(self.obj.get("apiVersion")),
+            _text(self.obj.get("kind")),
+            _text(meta.get("namespace")),
+            name,
+            "" if name else _text(meta.get("generateName")),
         )
 
     @property

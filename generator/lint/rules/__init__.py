@@ -86,9 +86,23 @@ def rule(rule_id: str) -> ModuleType | None:
     return BY_ID.get(rule_id.upper())
 
 
-def sections(rule_module: ModuleType) -> tuple[str, str, str]:
-    """``(description, rationale, fix)`` from a rule's docstring."""
+# Where docs/rules.md is published: the project's site, the host of the schemas' $id.
+RULES_DOC_URL = "https://gpu-gitops.dev/docs/rules.md"
+
+
+def help_uri(rule_module: ModuleType) -> str:
+    """The rule's section of the published docs/rules.md (``## GPU004`` is ``#gpu004``)."""
+    return f"{RULES_DOC_URL}#{rule_module.ID.lower()}"
+
+
+def sections(rule_module: ModuleType, markup: str = "rst") -> tuple[str, str, str]:
+    """``(description, rationale, fix)`` from a rule's docstring, with its ``code`` spans as
+    written (``rst``), as Markdown code (``markdown``) or as plain text (``text``: a terminal)."""
     text, _ = rule_examples.split(rule_module.__doc__)
+    if markup == "markdown":
+        text = text.replace("``", "`")
+    elif markup == "text":
+        text = text.replace("``", "")
     description, _, rest = text.partition("\n\nRationale:")
     rationale, _, fix = rest.partition("\n\nFix:")
     return description.strip(), " ".join(rationale.split()), " ".join(fix.split())
