@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,25 @@ CRD_LOCATIONS = [
     str(CRD_SCHEMAS / "_upstream-latest" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"),
     str(CRD_SCHEMAS / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"),
 ]
+
+
+def _imported_locations(projects: tuple[str, ...]) -> list[str]:
+    """A location for the CRDs the examples render that ../shared/crd-schemas does not carry,
+    converted once per test run from the upstream CRD mirror (as `schemas import` does) into a
+    temporary folder: nothing derived from upstream is kept in the repository."""
+    from generator.lint.crdimport import import_files
+
+    files = sorted(f for name in projects for f in (_SHARED / "upstream-crds" / name).glob("*.yaml"))
+    if not files:
+        return []
+    folder = Path(tempfile.mkdtemp(prefix="gpu-gitops-crd-import-"))
+    atexit.register(shutil.rmtree, folder, True)
+    import_files(files, folder, str)
+    return [str(folder / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")]
+
+
+# ComputeDomain (the DRA driver's CRD) of the onprem-gb200-dra example.
+CRD_LOCATIONS += _imported_locations(("nvidia-dra-driver-gpu",))
 
 
 def needs_crd_schemas():

@@ -19,13 +19,21 @@ def test_cluster_names_complete(project, command):
         "aks-h100-training",
         "eks-mi300x-inference",
         "ocp-a100-tuned",
+        "onprem-gb200-dra",
         "onprem-mi300x-operator",
     ]
-    assert complete(["--root", str(project), command], "o") == ["ocp-a100-tuned", "onprem-mi300x-operator"]
+    assert complete(["--root", str(project), command], "o") == [
+        "ocp-a100-tuned",
+        "onprem-gb200-dra",
+        "onprem-mi300x-operator",
+    ]
 
 
 def test_a_cluster_already_given_is_not_offered_again(project):
-    assert complete(["--root", str(project), "render", "ocp-a100-tuned"], "o") == ["onprem-mi300x-operator"]
+    assert complete(["--root", str(project), "render", "ocp-a100-tuned"], "o") == [
+        "onprem-gb200-dra",
+        "onprem-mi300x-operator",
+    ]
 
 
 def test_cluster_names_complete_from_a_folder_inside_the_project(project, monkeypatch):

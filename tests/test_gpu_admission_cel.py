@@ -304,3 +304,69 @@ def test_update_is_judged_only_when_the_pod_template_changes(aks_policy):
 def test_eks_amd_deployment_without_toleration(eks_policy):
     (message,) = evaluate(eks_policy, workload("StatefulSet", pod({"limits": {"amd.com/gpu": "1", "memory": "8Gi"}})))
     assert message.startswith("spec.template.spec.tolerations: ") and "amd" in message, message
+
+
+# Pods on DRA pools: a claim instead of an extended resource (onprem-gb200-dra, its b200 and
+# gb200 pools tainted nvidia.com/gpu NoSchedule by the generic provider's convention).
+def claim_pod(container_claims: list | None, limits: dict | None = None, tolerations: list | None = None) -> dict:
+    container: dict = {"name": "main", "image": "example/app:1"}
+    resources: dict = {}
+    if container_claims is not None:
+        resources["claims"] = [{"name": c} for c in container_claims]
+    if limits is not None:
+        resources["limits"] = limits
+    if resources:
+        container["resources"] = resources
+    spec: dict = {
+        "containers": [container],
+        "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "b200-3g"}],
+    }
+    if tolerations is not None:
+        spec["tolerations"] = tolerations
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec}
+
+
+def plain_pod() -> dict:
+    return pod({"limits": {"cpu": "1", "memory": "1Gi"}})
+
+
+DRA_CASES = {
+    "claim-with-toleration-and-memory": (claim_pod(["gpu"], {"memory": "16Gi"}, NV_TOL), []),
+    "claim-without-toleration": (claim_pod(["gpu"], {"memory": "16Gi"}), ["resourceClaims must tolerate"]),
+    "claim-container-without-memory-limit": (claim_pod(["gpu"], None, NV_TOL), ["memory limit"]),
+    # pod-level claims that no container names still land the pod on a DRA node
+    "pod-claim-only-needs-toleration": (claim_pod(None, {"memory": "1Gi"}), ["resourceClaims must tolerate"]),
+    "mixed-claim-and-extended-resource-without-toleration": (
+        claim_pod(["gpu"], {"memory": "16Gi", "nvidia.com/gpu": "1"}),
+        ["nvidia GPUs must tolerate", "resourceClaims must tolerate"],
+    ),
+    "mixed-with-toleration": (claim_pod(["gpu"], {"memory": "16Gi", "nvidia.com/gpu": "1"}, NV_TOL), []),
+    "plain-pod": (plain_pod(), []),
+}
+
+
+@pytest.fixture(scope="module")
+def dra_policy(rendered):
+    return find(load_objects(rendered / "onprem-gb200-dra"), "ValidatingAdmissionPolicy", "gpu-pod-guardrails")[0]
+
+
+@pytest.mark.parametrize("kind", ["Pod", "Deployment", "Job", "CronJob"])
+@pytest.mark.parametrize("case", sorted(DRA_CASES))
+def test_pods_with_resource_claims_are_gpu_pods(dra_policy, case, kind):
+    body, expected = DRA_CASES[case]
+    obj = body if kind == "Pod" else workload(kind, body)
+    failed = evaluate(dra_policy, obj)
+    assert len(failed) == len(expected), failed
+    for needle in expected:
+        assert any(needle in message for message in failed), failed
+
+
+def test_claim_messages_name_the_field(dra_policy):
+    failed = evaluate(dra_policy, workload("Deployment", claim_pod(["gpu"], None)))
+    assert any(m.startswith("spec.template.spec.tolerations: ") for m in failed), failed
+    assert any(m.startswith("spec.template.spec.containers[0].resources.limits.memory: ") for m in failed), failed
+
+
+def test_claims_are_not_gpu_pods_without_dra_pools(aks_policy):
+    """A cluster without DRA pools has no GPU claim to guard: a claim may be any other device."""
+    assert evaluate(aks_policy, claim_pod(["gpu"], None)) == []

@@ -10,6 +10,9 @@ from generator.inputs import mig
 
 EKS, AKS, OCP = "eks-mi300x-inference", "aks-h100-training", "ocp-a100-tuned"
 ONPREM = "onprem-mi300x-operator"
+DRA = "onprem-gb200-dra"
+GB200_POOL = "gpu: {vendor: nvidia, model: GB200, perNode: 4, nodes: 18, allocation: dra, multiNodeNVLink: true}"
+MIG_CLAIM = "{name: b200-3g, pool: b200, mig: 3g.90gb}"
 
 
 def edit(project, cluster: str, old: str, new: str) -> str:
@@ -40,6 +43,94 @@ MIG_LAYOUT = "profiles: {3g.20gb: 1, 2g.10gb: 1, 1g.5gb: 2}"
 
 CASES = {
     # id: (cluster, old, new, needle for the line, message, hint)
+    "dra-before-1.34": (
+        DRA,
+        'kubernetesVersion: "1.34"',
+        'kubernetesVersion: "1.33"',
+        "allocation: dra\n",
+        "allocation: dra needs Kubernetes 1.34 or newer (resource.k8s.io/v1",
+        'set kubernetesVersion: "1.34"',
+    ),
+    "dra-with-time-slicing": (
+        DRA,
+        GB200_POOL,
+        GB200_POOL[:-1] + ", timeSlicing: {replicas: 2}}",
+        "gpu: {vendor: nvidia, model: GB200",
+        "timeSlicing is the device plugin's node-wide sharing",
+        "sharing: {strategy: TimeSlicing}",
+    ),
+    "nvlink-without-dra": (
+        DRA,
+        "gpu: {vendor: nvidia, model: L40S, perNode: 4, nodes: 2}",
+        "gpu: {vendor: nvidia, model: L40S, perNode: 4, nodes: 2, multiNodeNVLink: true}",
+        "model: L40S",
+        "multiNodeNVLink needs allocation: dra",
+        "set allocation: dra",
+    ),
+    "claim-on-device-plugin-pool": (
+        DRA,
+        MIG_CLAIM,
+        "{name: b200-3g, pool: l40s, mig: 3g.90gb}",
+        "pool: l40s, mig",
+        "claim 'b200-3g' names pool 'l40s', which is not an NVIDIA pool with allocation: dra",
+        "dra pools: b200, gb200",
+    ),
+    "claim-profile-not-in-layout": (
+        DRA,
+        MIG_CLAIM,
+        "{name: b200-3g, pool: b200, mig: 4g.90gb}",
+        "mig: 4g.90gb",
+        "claim 'b200-3g' asks for MIG profile 4g.90gb, which pool 'b200' does not have",
+        "use one of 1g.23gb, 2g.45gb, 3g.90gb",
+    ),
+    "whole-gpu-claim-on-mig-pool": (
+        DRA,
+        MIG_CLAIM,
+        "{name: b200-3g, pool: b200}",
+        "{name: b200-3g, pool: b200}",
+        "asks for whole GPUs, but pool 'b200' runs MIG",
+        "add mig: one of",
+    ),
+    "claim-larger-than-a-node": (
+        DRA,
+        "{name: gb200-node, pool: gb200, count: 4}",
+        "{name: gb200-node, pool: gb200, count: 8}",
+        "count: 8",
+        "asks for 8 devices, but a node of pool 'gb200' has 4",
+        "lower count to 4",
+    ),
+    "mps-setting-with-time-slicing": (
+        DRA,
+        "sharing: {strategy: MPS, activeThreadPercentage: 50",
+        "sharing: {strategy: TimeSlicing, activeThreadPercentage: 50",
+        "sharing: {strategy: TimeSlicing",
+        "activeThreadPercentage is an MPS setting",
+        "set strategy: MPS",
+    ),
+    "device-quota-above-capacity": (
+        DRA,
+        "devices: {mig.nvidia.com: 48}",
+        "devices: {mig.nvidia.com: 65}",
+        "mig.nvidia.com: 65",
+        "quota asks for 65 mig.nvidia.com devices; the dra pools publish 64",
+        "lower the quota",
+    ),
+    "compute-domain-on-pool-without-nvlink": (
+        DRA,
+        "{name: nvl72, pool: gb200}",
+        "{name: nvl72, pool: b200}",
+        "{name: nvl72, pool: b200}",
+        "ComputeDomain 'nvl72' names pool 'b200', which is not a dra pool with multiNodeNVLink: true",
+        "Multi-Node NVLink pools: gb200",
+    ),
+    "claim-named-like-a-channel-template": (
+        DRA,
+        "{name: gb200-node, pool: gb200, count: 4}",
+        "{name: nvl72-channel, pool: gb200, count: 4}",
+        "name: nvl72-channel",
+        "has the name the ComputeDomain's channel template takes",
+        "<name>-channel",
+    ),
     "profile-not-on-model": (
         EKS,
         MIG_LAYOUT,
@@ -269,6 +360,10 @@ def test_older_cluster_renders_with_admission_off(project, run):
         ("H100-94GB", {"1g.12gb": 1, "2g.24gb": 1, "3g.47gb": 1}),
         ("H200-141GB", {"1g.18gb": 2, "2g.35gb": 1, "3g.71gb": 1}),
         ("B200", {"1g.23gb": 2, "2g.45gb": 1, "3g.90gb": 1}),
+        # gpu-operator v26.7.0 default mig-parted config, all-balanced for GB200 (0x294110DE)
+        ("GB200", {"1g.23gb": 2, "2g.47gb": 1, "3g.93gb": 1}),
+        ("GB200", {"1g.47gb": 4}),
+        ("GB200-186GB", {"7g.186gb": 1}),
         ("A30-24GB", {"2g.12gb": 1, "1g.6gb": 2}),
     ],
 )
@@ -283,6 +378,7 @@ def test_known_layouts_fit(model, layout):
         ("A100-40GB", {"1g.10gb": 4, "1g.5gb": 1}),
         ("H100-80GB", {"3g.40gb": 1, "1g.20gb": 3}),
         ("A30-24GB", {"4g.24gb": 1, "1g.6gb": 1}),
+        ("GB200", {"4g.93gb": 1, "3g.93gb": 1, "1g.23gb": 1}),
     ],
 )
 def test_overlapping_layouts_do_not_fit(model, layout):

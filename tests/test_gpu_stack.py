@@ -275,6 +275,7 @@ def unknown_keys(ours: dict, upstream: dict, prefix: str = "") -> list[str]:
     [
         ("gpu-operator", "gpu-operator/values.yaml"),
         ("keda", "keda/v2.20.2/values.yaml"),
+        ("nvidia-dra-driver-gpu", "nvidia-dra-driver-gpu/25.12.0/values.yaml"),
     ],
 )
 def test_helm_values_exist_upstream(rendered, release, values_file):

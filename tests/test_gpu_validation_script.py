@@ -331,6 +331,7 @@ def test_validation_and_quota_checks_count_capacity_alike(rendered):
     agree on what a pool advertises, or a passing node would not honour a passing quota."""
     from conftest import EXAMPLES
 
+    from generator.inputs.consistency.dra import device_capacity
     from generator.inputs.consistency.workloads import advertised_per_gpu, gpu_resource
     from generator.inputs.load import load_cluster
     from generator.paths import Project
@@ -344,8 +345,73 @@ def test_validation_and_quota_checks_count_capacity_alike(rendered):
             (ds,) = find(objects, "DaemonSet", f"gpu-validation-{pool['name']}")
             (check,) = [c for c in ds["spec"]["template"]["spec"]["initContainers"] if c["name"] == "advertised"]
             advertised = {k: int(v) for k, v in (a.split("=") for a in check["command"][3:])}
+            if gpu.get("allocation") == "dra":
+                # the device quotas count DRA devices as the ResourceSlice check does
+                per_class = {
+                    "gpu.nvidia.com": advertised.get("gpu", 0) * gpu["nodes"],
+                    "mig.nvidia.com": sum(n for k, n in advertised.items() if k.startswith("mig/")) * gpu["nodes"],
+                }
+                assert per_class == device_capacity({"nodePools": [pool]}), (cluster, pool["name"])
+                continue
             whole = advertised.get(gpu_resource(gpu), 0)
             assert whole == gpu["perNode"] * advertised_per_gpu(gpu), (cluster, pool["name"])
             slices = {k.removeprefix("nvidia.com/mig-"): v for k, v in advertised.items() if "/mig-" in k}
             mixed = gpu["mig"]["strategy"] == "mixed"
             assert slices == ({p: n * gpu["perNode"] for p, n in gpu["mig"]["profiles"].items()} if mixed else {})
+
+
+def fake_slices(bin_dir: Path, devices: list[tuple[str, str]]) -> None:
+    """kubectl answering the script's ResourceSlice query with the lines its jsonpath prints, one
+    per device: its `type` attribute and its `profile` (empty for a whole GPU)."""
+    listing = "".join(f"{kind} {profile}\n" for kind, profile in devices)
+    tool = bin_dir / "kubectl"
+    tool.write_text(
+        "#!/bin/sh\n"
+        'case "$*" in *"get resourceslices.v1.resource.k8s.io --field-selector '
+        'spec.nodeName=gpu-node-1,spec.driver=gpu.nvidia.com -o jsonpath="*) ;; '
+        '*) echo "unexpected: $*" >&2; exit 2;; esac\n'
+        f"cat <<'OUT'\n{listing}OUT\n"
+    )
+    tool.chmod(0o755)
+
+
+def test_slices_with_the_declared_mig_devices_pass(bin_dir):
+    devices = [("mig", "1g.23gb")] * 2 + [("mig", "1g.23gb+me")] + [("mig", "3g.90gb")]
+    fake_slices(bin_dir, devices)
+    result = run_script(bin_dir, "slices", "mig/3g.90gb=1", "mig/1g.23gb=2", "mig/1g.23gb+me=1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == (
+        "gpu-validation: PASS node=gpu-node-1 vendor=slices mig/1g.23gb+me=1 mig/1g.23gb=2 mig/3g.90gb=1"
+    )
+
+
+def test_slices_with_whole_gpus_where_mig_is_declared_fail(bin_dir):
+    """The MIG layout never reached the node: the driver publishes its GPUs whole."""
+    fake_slices(bin_dir, [("gpu", "")] * 8)
+    result = run_script(bin_dir, "slices", "mig/3g.90gb=8")
+    assert result.returncode == 1
+    assert "the node's ResourceSlices publish gpu=8, the pool declares mig/3g.90gb=8" in result.stdout
+
+
+def test_no_slices_fail(bin_dir):
+    """No kubelet plugin on the node (not labelled, or the device plugin still holds it)."""
+    fake_slices(bin_dir, [])
+    result = run_script(bin_dir, "slices", "gpu=4")
+    assert result.returncode == 1
+    assert "publish no devices, the pool declares gpu=4" in result.stdout
+
+
+def test_dra_pools_are_validated_by_their_resource_slices(rendered):
+    objects = load_objects(rendered / "onprem-gb200-dra")
+    checks = {}
+    for pool in ("b200", "gb200", "l40s"):
+        (ds,) = find(objects, "DaemonSet", f"gpu-validation-{pool}")
+        (check,) = [c for c in ds["spec"]["template"]["spec"]["initContainers"] if c["name"] == "advertised"]
+        checks[pool] = check["command"][2:]
+    assert checks == {
+        "b200": ["slices", "mig/1g.23gb=16", "mig/2g.45gb=8", "mig/3g.90gb=8"],
+        "gb200": ["slices", "gpu=4"],
+        "l40s": ["advertised", "nvidia.com/gpu=4"],
+    }
+    (role,) = find(objects, "ClusterRole", "gpu-validation-node-reader")
+    assert {"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices"], "verbs": ["list"]} in role["rules"]

@@ -3,7 +3,11 @@
 // amd.com/*) must put it in limits, with any request equal to the limit, tolerate the taints of
 // one of that vendor's pools (computed from the same input as the node taints) and set a memory
 // limit. Each rule is switched by admission.*; each message names the offending field and says
-// what to add.
+// what to add. Where NVIDIA pools have `allocation: dra`, a pod with `spec.resourceClaims` is a
+// GPU pod too: it must tolerate the taints of one of those pools, and each container that names a
+// claim in `resources.claims` must set a memory limit (the pod API: PodSpec.resourceClaims,
+// ResourceRequirements.claims, core/v1 in Kubernetes 1.34; a claim's devices are not visible in
+// the pod, so every claim in a workload namespace counts).
 //
 // Pods are checked on CREATE, and so are the pod templates of the workload kinds that create
 // them (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob) on
@@ -70,7 +74,11 @@ local templateChanged =
 // CEL helpers, as text.
 local celString(s) = '"' + std.strReplace(std.strReplace(s, '\\', '\\\\'), '"', '\\"') + '"';
 local isGpu(r) = "(%(r)s == 'nvidia.com/gpu' || %(r)s.startsWith('nvidia.com/gpu.') || %(r)s.startsWith('nvidia.com/mig-') || %(r)s.startsWith('amd.com/'))" % { r: r };
-local usesGpu(c) = 'has(%(c)s.resources) && ((has(%(c)s.resources.limits) && %(c)s.resources.limits.exists(r, %(g)s)) || (has(%(c)s.resources.requests) && %(c)s.resources.requests.exists(r, %(g)s)))' % { c: c, g: isGpu('r') };
+local usesGpu(c, claims) = 'has(%(c)s.resources) && ((has(%(c)s.resources.limits) && %(c)s.resources.limits.exists(r, %(g)s)) || (has(%(c)s.resources.requests) && %(c)s.resources.requests.exists(r, %(g)s))%(claims)s)' % {
+  c: c,
+  g: isGpu('r'),
+  claims: if claims then ' || (has(%s.resources.claims) && size(%s.resources.claims) > 0)' % [c, c] else '',
+};
 local asks(c, prefix) =
   "((has(%(c)s.resources.limits) && %(c)s.resources.limits.exists(r, r.startsWith('%(p)s'))) || (has(%(c)s.resources.requests) && %(c)s.resources.requests.exists(r, r.startsWith('%(p)s'))))" % { c: c, p: prefix };
 local str(s) = "'" + s + "'";
@@ -131,6 +139,19 @@ function(params)
     };
 
   local vendors = [v for v in ['nvidia', 'amd'] if std.length(gpu.poolsOf(p.pools, v)) > 0];
+  local draPools = gpu.draPools(p.pools);
+  local claims = std.length(draPools) > 0;
+
+  local claimRule =
+    local variants = std.uniq(std.sort([std.join(', ', [showTaint(t) for t in blocking(x)]) for x in draPools]));
+    local message = "pods with resourceClaims must tolerate the DRA GPU nodes' taints: add %s" % [
+      std.join(' (or, for another pool: ', variants) + std.repeat(')', std.length(variants) - 1),
+    ];
+    {
+      expression: '!variables.hasClaims || %s' % std.join(' || ', std.set([poolTolerated(x) for x in draPools])),
+      message: 'spec.tolerations: ' + message,
+      messageExpression: "variables.podPath + '.tolerations: ' + " + celString(message),
+    };
 
   local containerRules =
     (if a.enforceGpuLimits then [
@@ -154,7 +175,8 @@ function(params)
          'every container that uses a GPU must set a memory limit: add resources.limits.memory (e.g. memory: 64Gi)',
        )] else []);
   local validations = [r.validation for r in containerRules]
-                      + (if a.enforceGpuTolerations then [vendorRule(v) for v in vendors] else []);
+                      + (if a.enforceGpuTolerations then [vendorRule(v) for v in vendors] else [])
+                      + (if a.enforceGpuTolerations && claims && std.length([x for x in draPools if blocking(x) != []]) > 0 then [claimRule] else []);
 
   local policy = k.object('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy', p.name, labels=labels) + {
     spec: {
@@ -165,11 +187,13 @@ function(params)
         { name: 'podSpec', expression: byKind(podKinds, function(path) 'object.' + path) },
         { name: 'podPath', expression: byKind(podKinds, str) },
         { name: 'containers', expression: 'variables.podSpec.containers + (has(variables.podSpec.initContainers) ? variables.podSpec.initContainers : [])' },
-        { name: 'gpuContainers', expression: 'variables.containers.filter(c, %s)' % usesGpu('c') },
+        { name: 'gpuContainers', expression: 'variables.containers.filter(c, %s)' % usesGpu('c', claims) },
         { name: 'asksNvidia', expression: 'variables.gpuContainers.exists(c, %s)' % asks('c', 'nvidia.com/') },
         { name: 'asksAmd', expression: 'variables.gpuContainers.exists(c, %s)' % asks('c', 'amd.com/') },
         { name: 'tolerations', expression: 'has(variables.podSpec.tolerations) ? variables.podSpec.tolerations : []' },
-      ] + [r.variable for r in containerRules],
+      ] + (if claims then [
+             { name: 'hasClaims', expression: 'has(variables.podSpec.resourceClaims) && size(variables.podSpec.resourceClaims) > 0' },
+           ] else []) + [r.variable for r in containerRules],
       validations: validations,
     },
   };

@@ -2,6 +2,15 @@
 // one Service over all of them and a ServiceMonitor whose honorLabels decides whether the
 // exporter's pod/namespace labels survive as `pod` or become `exported_pod` (the autoscaling
 // queries read the same setting). In operator mode the operator runs the exporter.
+//
+// On a pool with `allocation: dra` the kubelet's pod-resources socket reports GPUs as DRA claim
+// devices (pool and device names), not device IDs: with `gpu.nvidia.draPodMetrics` the exporter
+// maps them to GPU UUIDs through the driver's ResourceSlices (KUBERNETES_ENABLE_DRA,
+// internal/pkg/transformation/dra.go and kubernetes.go toDeviceToPodsDRA, dcgm-exporter
+// 4.4.1-4.6.0) and labels the series with the same pod/namespace/container as on device-plugin
+// pools, so the autoscaling queries work there unchanged. It reads the slices with an informer
+// at resource.k8s.io/v1beta1, as a ServiceAccount that may list and watch them (upstream chart
+// deployment/templates/clusterrole.yaml: pods and resourceslices).
 local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
 // Images and their sources: versions.json (docs/versions.md).
@@ -26,8 +35,12 @@ function(params)
   // Every pool's pods carry the shared selector label, so one Service covers them all.
   local shared = { 'app.kubernetes.io/part-of': name };
 
+  local draMapping(pool) = gpu.isDra(pool) && p.nvidia.draPodMetrics;
+  local account = name;
+
   local daemonSet(pool) =
     local dsName = name + '-' + pool.name;
+    local dra = draMapping(pool);
     local image = p.image + ':' + p.nvidia.dcgmExporterVersion;
     // What the exporter keeps of the hardening checks, and why (k.exceptions: read by checkov
     // and `gpu-gitops lint`); root and SYS_ADMIN as upstream's chart (deployment/values.yaml
@@ -54,7 +67,9 @@ function(params)
             priorityClassName: 'system-node-critical',
             runtimeClassName: 'nvidia',
             // Pod metadata comes from the kubelet's pod-resources socket, not the API
-            // (upstream dcgm-exporter.yaml and chart: token only with pod labels/UIDs enabled).
+            // (upstream dcgm-exporter.yaml and chart: token only with pod labels/UIDs enabled);
+            // the DRA mapping reads ResourceSlices, with the token mounted (k.apiTokenVolume).
+            [if dra then 'serviceAccountName']: account,
             automountServiceAccountToken: false,
             // With CAP_SYS_ADMIN granted the runtime's default profile allows the syscalls that
             // capability gates (containerd contrib/seccomp DefaultProfile), so profiling works.
@@ -72,7 +87,7 @@ function(params)
                 // See every GPU without requesting one (the runtime maps them in).
                 { name: 'NVIDIA_VISIBLE_DEVICES', value: 'all' },
                 { name: 'NVIDIA_DRIVER_CAPABILITIES', value: 'utility' },
-              ],
+              ] + (if dra then [{ name: 'KUBERNETES_ENABLE_DRA', value: 'true' }] else []),
               ports: [{ name: 'metrics', containerPort: p.port, protocol: 'TCP' }],
               // DCGM profiling metrics (DCGM_FI_PROF_*) need SYS_ADMIN; nothing else is kept
               // (upstream chart values securityContext, NVIDIA/dcgm-exporter deployment/values.yaml).
@@ -87,9 +102,11 @@ function(params)
               // both liveness and readiness (deployment/templates/daemonset.yaml).
               livenessProbe: { httpGet: { path: '/health', port: p.port }, initialDelaySeconds: 45, periodSeconds: 10 },
               readinessProbe: { httpGet: { path: '/health', port: p.port }, initialDelaySeconds: 30 },
-              volumeMounts: [{ name: 'pod-resources', mountPath: '/var/lib/kubelet/pod-resources', readOnly: true }],
+              volumeMounts: [{ name: 'pod-resources', mountPath: '/var/lib/kubelet/pod-resources', readOnly: true }]
+                            + (if dra then [k.apiTokenMount] else []),
             }],
-            volumes: [{ name: 'pod-resources', hostPath: { path: '/var/lib/kubelet/pod-resources', type: 'Directory' } }],
+            volumes: [{ name: 'pod-resources', hostPath: { path: '/var/lib/kubelet/pod-resources', type: 'Directory' } }]
+                     + (if dra then [k.apiTokenVolume] else []),
           },
         },
       },
@@ -116,8 +133,20 @@ function(params)
     },
   };
 
+  local draAccess = [
+    k.object('v1', 'ServiceAccount', account, p.namespace, k.labels(component, account)),
+    k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', 'dcgm-exporter-read-resourceslices', labels=k.labels(component, 'dcgm-exporter-read-resourceslices')) + {
+      rules: [{ apiGroups: ['resource.k8s.io'], resources: ['resourceslices'], verbs: ['get', 'list', 'watch'] }],
+    },
+    k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'dcgm-exporter-read-resourceslices', labels=k.labels(component, 'dcgm-exporter-read-resourceslices')) + {
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'dcgm-exporter-read-resourceslices' },
+      subjects: [{ kind: 'ServiceAccount', name: account, namespace: p.namespace }],
+    },
+  ];
+
   k.keyed(
     if p.nvidia.mode != 'device-plugin' || !p.monitoring.dcgmExporter || std.length(pools) == 0 then []
     else [daemonSet(x) for x in pools] + [service]
          + (if p.monitoring.serviceMonitor then [serviceMonitor] else [])
+         + (if std.length([x for x in pools if draMapping(x)]) > 0 then draAccess else [])
   )

@@ -12,7 +12,10 @@
 // nfd-worker publishes (cpu, kernel, local, memory, network, pci, storage, system, usb:
 // kubernetes-sigs/node-feature-discovery source/, v0.19), never a node's labels, so it cannot
 // select a pool's nodes by their nodeSelector. Both the device plugin's config-manager and
-// mig-manager watch their label, so labelling after the operator runs is enough.
+// mig-manager watch their label, so labelling after the operator runs is enough. A pool with
+// `allocation: dra` also gets nvidia.com/gpu.deploy.device-plugin=false (the operator's device
+// plugin stays off its nodes) and nvidia.com/dra-kubelet-plugin=true (the DRA kubelet plugin's
+// nodeSelector, the label the driver manager evicts it by): gpu.operatorNodeLabels.
 local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
 // Images and their sources: versions.json (docs/versions.md).
@@ -35,12 +38,13 @@ local defaults = {
   admission: { enabled: false },
 };
 
-// The labels the labeller may change on a Node (gpu.operatorNodeLabels).
-local managedLabels = ['nvidia.com/device-plugin.config', 'nvidia.com/mig.config'];
-
 function(params)
   local p = defaults + params;
   local pools = gpu.poolsOf(p.pools, 'nvidia');
+  // The labels the labeller may change on a Node (gpu.operatorNodeLabels): on dra pools also
+  // the device plugin's deploy switch and the DRA kubelet plugin's label.
+  local managedLabels = ['nvidia.com/device-plugin.config', 'nvidia.com/mig.config']
+                        + (if std.length(gpu.draPools(pools)) > 0 then ['nvidia.com/gpu.deploy.device-plugin', gpu.draPluginLabel] else []);
   local component = 'gpu-node-config';
   local labeller = component;
   local labellerLabels = k.labels(component, labeller);

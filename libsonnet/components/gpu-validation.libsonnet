@@ -2,7 +2,10 @@
 // pinned minimum, the node has `perNode` GPUs, on NVIDIA every GPU carries exactly the pool's
 // MIG layout (none when MIG is off), and the Node's allocatable has exactly what the pool's
 // GPUs should advertise (gpu.advertisedPerNode: whole GPUs, MIG slices per profile,
-// time-sliced replicas), read by a second init container with a node-reading account. The check (scripts/validate-gpu-node.sh) runs
+// time-sliced replicas), read by a second init container with a node-reading account; on a pool
+// with `allocation: dra` that container checks instead what the DRA driver's ResourceSlices
+// publish for the node (gpu.draDevicesPerNode: whole GPUs, or MIG devices per profile), since
+// such a node advertises no GPU in its allocatable. The check (scripts/validate-gpu-node.sh) runs
 // as the init container, so a failing node shows Init:Error / Init:CrashLoopBackOff in the pod
 // status and one "gpu-validation: FAIL ..." line in its log; a passing node keeps a Running pod
 // whose init log says "gpu-validation: PASS ...".
@@ -125,7 +128,8 @@ function(params)
   local daemonSet(pool) =
     local name = 'gpu-validation-' + pool.name;
     local v = vendorSpec(pool);
-    local advertised = std.mapWithKey(function(_, n) std.toString(n), gpu.advertisedPerNode(pool));
+    local dra = pool.gpu.vendor == 'nvidia' && gpu.isDra(pool);
+    local advertised = std.mapWithKey(function(_, n) std.toString(n), if dra then gpu.draDevicesPerNode(pool) else gpu.advertisedPerNode(pool));
     // Why the pool's DaemonSet is an exception to each hardening check it keeps (k.exceptions).
     local exceptions = {
       CKV_K8S_8: 'the long-running container is pause: the checks run once as init containers; nothing to probe',
@@ -164,7 +168,7 @@ function(params)
               // Then what the device plugin registered: the Node's allocatable per resource.
               name: 'advertised',
               image: k.image(p.kubectlImage, p.imageDigests),
-              command: ['sh', '/scripts/validate-gpu-node.sh', 'advertised']
+              command: ['sh', '/scripts/validate-gpu-node.sh', if dra then 'slices' else 'advertised']
                        + [r + '=' + advertised[r] for r in std.objectFields(advertised)],
               env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
               securityContext: restricted,
@@ -190,7 +194,9 @@ function(params)
     for x in accounts
   ] + [
     k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', 'gpu-validation-node-reader', labels=k.labels(component, 'gpu-validation-node-reader')) + {
-      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }],
+      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }]
+             // a DRA pool's check lists its node's ResourceSlices (cluster-scoped)
+             + (if std.length(gpu.draPools(p.gpuPools)) > 0 then [{ apiGroups: ['resource.k8s.io'], resources: ['resourceslices'], verbs: ['list'] }] else []),
     },
     k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'gpu-validation-node-reader', labels=k.labels(component, 'gpu-validation-node-reader')) + {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'gpu-validation-node-reader' },

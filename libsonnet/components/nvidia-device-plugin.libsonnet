@@ -1,8 +1,10 @@
 // NVIDIA k8s-device-plugin (device-plugin mode), after upstream's static manifest: per NVIDIA
 // pool one DaemonSet in kube-system with that pool's config file (MIG strategy, time-slicing),
 // its nodeSelector and exactly its taints tolerated; plus the `nvidia` RuntimeClass that pods
-// use when the NVIDIA runtime is not the node's default. Renders nothing in operator mode,
-// where the operator runs the plugin with the configs from nvidia-gpu-operator.
+// use when the NVIDIA runtime is not the node's default (the exporter and the validation of
+// every NVIDIA pool use it too). Renders nothing in operator mode, where the operator runs the
+// plugin with the configs from nvidia-gpu-operator. A pool with `allocation: dra` gets no
+// plugin: the DRA driver publishes its GPUs (nvidia-dra-driver).
 local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
 // Images and their sources: versions.json (docs/versions.md).
@@ -106,5 +108,5 @@ function(params)
     if p.nvidia.mode != 'device-plugin' || std.length(pools) == 0 then []
     else [
       k.object('node.k8s.io/v1', 'RuntimeClass', 'nvidia', labels=k.labels(component, 'nvidia')) + { handler: 'nvidia' },
-    ] + std.flattenArrays([perPool(x) for x in pools])
+    ] + std.flattenArrays([perPool(x) for x in gpu.devicePluginPools(pools)])
   )

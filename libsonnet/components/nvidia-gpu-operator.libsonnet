@@ -39,6 +39,20 @@ function(params)
 
   local tolerations = gpu.tolerationsForPools(pools);
   local driver = p.nvidia.driver;
+  // Pools with allocation: dra (nvidia-dra-driver): the operator's device plugin is off on their
+  // nodes (gpu-node-config labels them nvidia.com/gpu.deploy.device-plugin=false), or everywhere
+  // when every NVIDIA pool is one; the driver manager evicts the DRA kubelet plugin, by its node
+  // label, before it reloads the driver. NVIDIA's "Install the NVIDIA GPU Operator (for DRA)":
+  // devicePlugin.enabled=false, driver.manager.env NODE_LABEL_FOR_GPU_POD_EVICTION=
+  // nvidia.com/dra-kubelet-plugin (k8s-driver-manager flag node-label-for-gpu-pod-eviction).
+  local draPools = gpu.draPools(pools);
+  local devicePluginPools = gpu.devicePluginPools(pools);
+  // dcgm-exporter maps DRA-allocated GPUs to pods with KUBERNETES_ENABLE_DRA (dcgm-exporter
+  // 4.4.1-4.6.0 pkg/cmd/app.go); the operator mounts the exporter's API token only when pod
+  // metadata is on (controllers/object_controls.go dcgmExporterEnvRequiresAPIAccess, v26.7.0),
+  // so the pod UID is turned on too, and its ClusterRole has no resourceslices
+  // (assets/state-dcgm-exporter/0210_clusterrole.yaml): draExporterAccess grants them.
+  local draMetrics = p.nvidia.draPodMetrics && std.length(draPools) > 0 && p.monitoring.dcgmExporter;
 
   // OpenShift (nvidiaGpuOperatorValues in providers.json): operands get their SCCs and the
   // driver is built for RHCOS.
@@ -48,6 +62,9 @@ function(params)
     daemonsets: { priorityClassName: 'system-node-critical', tolerations: tolerations },
     driver: {
       enabled: driver.managed,
+      [if driver.managed && std.length(draPools) > 0 then 'manager']: {
+        env: [{ name: 'NODE_LABEL_FOR_GPU_POD_EVICTION', value: gpu.draPluginLabel }],
+      },
       [if driver.managed then 'version']: driver.version,
       [if driver.managed then 'upgradePolicy']: {
         autoUpgrade: driver.upgradePolicy.autoUpgrade,
@@ -58,7 +75,7 @@ function(params)
     },
     toolkit: { enabled: p.nvidia.toolkit.enabled },
     devicePlugin: {
-      enabled: true,
+      enabled: std.length(devicePluginPools) > 0,
       // A pool's nodes select their config with nvidia.com/device-plugin.config=<pool name>;
       // `default` serves a node not labelled yet.
       config: {
@@ -83,6 +100,10 @@ function(params)
     },
     dcgmExporter: {
       enabled: p.monitoring.dcgmExporter,
+      [if draMetrics then 'env']: [
+        { name: 'KUBERNETES_ENABLE_DRA', value: 'true' },
+        { name: 'DCGM_EXPORTER_KUBERNETES_ENABLE_POD_UID', value: 'true' },
+      ],
       serviceMonitor: {
         enabled: p.monitoring.dcgmExporter && p.monitoring.serviceMonitor,
         honorLabels: p.monitoring.honorLabels,
@@ -96,12 +117,27 @@ function(params)
          'node-feature-discovery': { worker: { tolerations: tolerations } },
        });
 
+  // The operator's exporter account (assets/state-dcgm-exporter/0100_service_account.yaml,
+  // nvidia-dcgm-exporter in the operator's namespace) may read the ResourceSlices that map
+  // DRA devices to GPUs, at the version the exporter's informer reads (resource.k8s.io/v1beta1:
+  // RBAC names no version).
+  local draExporterAccess = [
+    k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', 'nvidia-dcgm-exporter-read-resourceslices', labels=k.labels('nvidia-gpu-operator')) + {
+      rules: [{ apiGroups: ['resource.k8s.io'], resources: ['resourceslices'], verbs: ['get', 'list', 'watch'] }],
+    },
+    k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'nvidia-dcgm-exporter-read-resourceslices', labels=k.labels('nvidia-gpu-operator')) + {
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'nvidia-dcgm-exporter-read-resourceslices' },
+      subjects: [{ kind: 'ServiceAccount', name: 'nvidia-dcgm-exporter', namespace: p.namespace }],
+    },
+  ];
+
   k.keyed(
     if p.nvidia.mode != 'operator' || std.length(pools) == 0 then []
     else [
-      k.namespace(p.namespace, k.labels('nvidia-gpu-operator') + {
-        // Operands (driver, toolkit, MIG manager) are privileged host agents.
-        'pod-security.kubernetes.io/enforce': 'privileged',
-      }),
-    ] + helm.release(p, 'gpu-operator', p.namespace, p.repoURL, p.chart, p.nvidia.operatorVersion, values)
+           k.namespace(p.namespace, k.labels('nvidia-gpu-operator') + {
+             // Operands (driver, toolkit, MIG manager) are privileged host agents.
+             'pod-security.kubernetes.io/enforce': 'privileged',
+           }),
+         ] + helm.release(p, 'gpu-operator', p.namespace, p.repoURL, p.chart, p.nvidia.operatorVersion, values)
+         + (if draMetrics then draExporterAccess else [])
   )

@@ -103,6 +103,12 @@ function(params)
       ['requests.nvidia.com/mig-' + profile]: std.toString(w.quota.mig[profile])
       for profile in std.objectFields(std.get(w.quota, 'mig', {}))
     };
+    // DRA devices per DeviceClass in the namespace's ResourceClaims (Kubernetes docs, "Resource
+    // Quotas", quota for DRA resource claims; pkg/quota/v1/evaluator/core/resource_claims.go).
+    local deviceQuota = {
+      [cls + '.deviceclass.resource.k8s.io/devices']: std.toString(w.quota.devices[cls])
+      for cls in std.objectFields(std.get(w.quota, 'devices', {}))
+    };
     local otherQuota = {
       [if std.objectHas(w.quota, 'cpu') then 'requests.cpu']: w.quota.cpu,
       [if std.objectHas(w.quota, 'memory') then 'requests.memory']: w.quota.memory,
@@ -151,8 +157,8 @@ function(params)
          }),
        ] else [])
     + (if std.length(w.allowEgressToFQDNs) > 0 then [fqdnPolicy(ns, w.allowEgressToFQDNs)] else [])
-    + (if std.length(gpuQuota + sharedQuota + migQuota + otherQuota) > 0 then [
-         k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels) + { spec: { hard: gpuQuota + sharedQuota + migQuota + otherQuota } },
+    + (if std.length(gpuQuota + sharedQuota + migQuota + deviceQuota + otherQuota) > 0 then [
+         k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels) + { spec: { hard: gpuQuota + sharedQuota + migQuota + deviceQuota + otherQuota } },
        ] else [])
     + [
       k.object('v1', 'LimitRange', 'container-defaults', ns, labels) + {

@@ -8,6 +8,19 @@ local k = import 'k.libsonnet';
   migStrategy(pool):: pool.gpu.mig.strategy,
   usesMig(pool):: $.migStrategy(pool) != 'none',
 
+  // Dynamic Resource Allocation: a pool with `allocation: dra` gets its GPUs to pods through the
+  // NVIDIA DRA driver's ResourceSlices and claims, never through the device plugin (the two
+  // cannot share a node: nvidia-dra-driver-gpu 25.12.0 templates/validation.yaml).
+  isDra(pool):: std.get(pool.gpu, 'allocation', 'device-plugin') == 'dra',
+  draPools(pools):: [p for p in $.poolsOf(pools, 'nvidia') if $.isDra(p)],
+  devicePluginPools(pools):: [p for p in $.poolsOf(pools, 'nvidia') if !$.isDra(p)],
+
+  // The node label the DRA driver's kubelet plugin is scheduled by in operator mode, and that the
+  // GPU Operator's driver manager is told (NODE_LABEL_FOR_GPU_POD_EVICTION) so it evicts the
+  // plugin before reloading the driver: NVIDIA's "Install the NVIDIA GPU Operator (for DRA)"
+  // (k8s-dra-driver-gpu docs, with `kubeletPlugin.nodeSelector` on the same label).
+  draPluginLabel:: 'nvidia.com/dra-kubelet-plugin',
+
   // Tolerations for the union of the pools' taints (one per key and effect, operator Exists).
   tolerationsForPools(pools)::
     local taints = std.flattenArrays([p.taints for p in pools]);
@@ -17,11 +30,18 @@ local k = import 'k.libsonnet';
   // GPU Operator mode: the labels that select a pool's configs on its nodes, by the config
   // names nvidia-gpu-operator gives them (the pool's name): its device plugin config, and when
   // any of `pools` (the NVIDIA pools) uses MIG, its mig-parted layout or all-disabled.
+  // A dra pool's nodes also get the operator's per-node switch that keeps its device plugin
+  // off (nvidia.com/gpu.deploy.device-plugin=false: the operator only sets a deploy label that
+  // is missing or empty, controllers/state_manager.go addGPUStateLabels, v26.7.0) and the label
+  // the DRA kubelet plugin is scheduled by.
   operatorNodeLabels(pools, pool):: {
     'nvidia.com/device-plugin.config': pool.name,
     [if std.length([x for x in pools if $.usesMig(x)]) > 0 then 'nvidia.com/mig.config']:
       if $.usesMig(pool) then pool.name else 'all-disabled',
-  },
+  } + (if $.isDra(pool) then {
+         'nvidia.com/gpu.deploy.device-plugin': 'false',
+         [$.draPluginLabel]: 'true',
+       } else {}),
 
   // k8s-device-plugin config file (api/config/v1): MIG strategy and time-slicing of one pool.
   devicePluginConfig(pool):: {
@@ -42,13 +62,25 @@ local k = import 'k.libsonnet';
   // api/config/v1 sharing, v0.20.0); AMD `single` naming amd.com/gpu per GPU (ROCm
   // k8s-device-plugin). Empty where the names depend on the hardware (AMD `mixed` partitions).
   // generator/consistency/workloads.py counts quota capacity the same way.
+  // A dra pool advertises no extended resource: its devices are in ResourceSlices
+  // (draDevicesPerNode).
   advertisedPerNode(pool)::
     local g = pool.gpu;
-    if g.vendor == 'amd' then (if g.resourceNaming == 'single' then { 'amd.com/gpu': g.perNode } else {})
+    if g.vendor == 'nvidia' && $.isDra(pool) then {}
+    else if g.vendor == 'amd' then (if g.resourceNaming == 'single' then { 'amd.com/gpu': g.perNode } else {})
     else if $.migStrategy(pool) == 'mixed' then { ['nvidia.com/mig-' + name]: g.mig.profiles[name] * g.perNode for name in std.objectFields(g.mig.profiles) }
     else if $.migStrategy(pool) == 'single' then { 'nvidia.com/gpu': std.foldl(function(sum, name) sum + g.mig.profiles[name], std.objectFields(g.mig.profiles), 0) * g.perNode }
     else if std.objectHas(g, 'timeSlicing') then { [if g.timeSlicing.renameByDefault then 'nvidia.com/gpu.shared' else 'nvidia.com/gpu']: g.timeSlicing.replicas * g.perNode }
     else { 'nvidia.com/gpu': g.perNode },
+
+  // What the DRA kubelet plugin publishes in one node's ResourceSlices, by device `type`
+  // attribute and MIG profile: "gpu" per GPU with MIG off, else "mig/<profile>" per MIG device and
+  // no whole GPU (cmd/gpu-kubelet-plugin/nvlib.go enumerateGpusAndMigDevices and deviceinfo.go,
+  // NVIDIA/k8s-dra-driver-gpu v25.12.0, static MIG). generator/consistency/dra.py counts the same.
+  draDevicesPerNode(pool)::
+    local g = pool.gpu;
+    if $.usesMig(pool) then { ['mig/' + name]: g.mig.profiles[name] * g.perNode for name in std.objectFields(g.mig.profiles) }
+    else { gpu: g.perNode },
 
   // mig-parted config (version v1): one named layout per MIG pool, selected on a node by the
   // label nvidia.com/mig.config=<pool name>; all-disabled is the default for every other node.

@@ -11,6 +11,10 @@
 # usage: validate-gpu-node.sh advertised RESOURCE=COUNT...
 #   The node's allocatable (kubectl, in-cluster) has exactly COUNT of each RESOURCE: what the
 #   device plugin registered with the kubelet, e.g. nvidia.com/gpu=32 for 8 GPUs time-sliced 4x.
+# usage: validate-gpu-node.sh slices DEVICE=COUNT...
+#   A DRA pool's node: the NVIDIA DRA driver's ResourceSlices for it (kubectl, in-cluster) publish
+#   exactly COUNT devices of each DEVICE and nothing else, where DEVICE is "gpu" (a whole GPU) or
+#   "mig/<profile>" (a MIG device), from each device's `type` and `profile` attributes.
 set -u
 export LC_ALL=C
 
@@ -37,6 +41,23 @@ if [ "$vendor" = advertised ]; then
         summary="$summary $resource=$have"
     done
     echo "gpu-validation: PASS node=$node vendor=$vendor$summary"
+    exit 0
+fi
+
+if [ "$vendor" = slices ]; then
+    shift
+    [ "$#" -gt 0 ] || fail "no DEVICE=COUNT given"
+    # resourceslices.v1.resource.k8s.io: the v1 layout whatever the server prefers; the driver and
+    # node field selectors are the ones the API server supports for ResourceSlices.
+    listing=$(kubectl --cache-dir=/tmp/kubectl-cache get resourceslices.v1.resource.k8s.io \
+        --field-selector "spec.nodeName=$node,spec.driver=gpu.nvidia.com" \
+        -o 'jsonpath={range .items[*].spec.devices[*]}{.attributes.type.string}{" "}{.attributes.profile.string}{"\n"}{end}' \
+        2>/tmp/kubectl.err) || fail "kubectl get resourceslices failed: $(cat /tmp/kubectl.err)"
+    have=$(printf '%s\n' "$listing" | awk 'NF { if ($1 == "mig") print "mig/" $2; else print $1 }' |
+        sort | uniq -c | awk '{ print $2 "=" $1 }' | sort | paste -s -d' ' -)
+    want=$(printf '%s\n' "$@" | sort | paste -s -d' ' -)
+    [ "$have" = "$want" ] || fail "the node's ResourceSlices publish ${have:-no devices}, the pool declares $want"
+    echo "gpu-validation: PASS node=$node vendor=$vendor $have"
     exit 0
 fi
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from generator.errors import InputError
 from generator.inputs.consistency import (
     autoscaling,
+    dra,
     gitops,
     gpu,
     hugepages,
@@ -24,7 +25,7 @@ from generator.inputs.consistency import (
 )
 from generator.yamlio.positions import Located
 
-MODULES = (pools, workloads, hugepages, gpu, autoscaling, network, tuning, storage, gitops, provider)
+MODULES = (pools, workloads, hugepages, gpu, dra, autoscaling, network, tuning, storage, gitops, provider)
 
 
 def run(spec: dict, doc: Located, facts: dict) -> list[InputError]:

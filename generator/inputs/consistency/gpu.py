@@ -215,11 +215,12 @@ def _check_amd_driver_image(spec: dict, facts: dict, doc: Located) -> Iterator[I
 
 
 def mixed_capacity(spec: dict) -> dict[str, int]:
-    """Slices per MIG profile that the ``mixed`` pools advertise at their largest size."""
+    """Slices per MIG profile that the ``mixed`` device-plugin pools advertise at their largest size
+    (a ``dra`` pool publishes its MIG devices in ResourceSlices instead)."""
     capacity: dict[str, int] = {}
     for pool in spec["nodePools"]:
         gpu = pool.get("gpu")
-        if gpu and gpu["vendor"] == "nvidia" and gpu["mig"]["strategy"] == "mixed":
+        if gpu and gpu["vendor"] == "nvidia" and gpu["mig"]["strategy"] == "mixed" and gpu.get("allocation") != "dra":
             for name, count in gpu["mig"]["profiles"].items():
                 capacity[name] = capacity.get(name, 0) + count * gpu["perNode"] * gpu["nodes"]
     return capacity

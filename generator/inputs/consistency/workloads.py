@@ -44,7 +44,8 @@ def gpu_capacity(spec: dict, resource: str) -> int:
     total = 0
     for pool in spec["nodePools"]:
         gpu = pool.get("gpu")
-        if gpu and gpu_resource(gpu) == resource:
+        # a dra pool's GPUs are devices in ResourceSlices, never extended resources
+        if gpu and gpu.get("allocation") != "dra" and gpu_resource(gpu) == resource:
             total += gpu["perNode"] * gpu["nodes"] * advertised_per_gpu(gpu)
     return total
 
@@ -66,7 +67,9 @@ def _egress_problems(spec: dict, doc: Located) -> Iterator[InputError]:
             )
         written = doc.data.get("workloads", [])[i]
         quota = workload["quota"]
-        has_gpus = bool(quota.get("gpus")) or any(quota.get("mig", {}).values())
+        has_gpus = (
+            bool(quota.get("gpus")) or any(quota.get("mig", {}).values()) or any(quota.get("devices", {}).values())
+        )
         if (
             workload["type"] == "inference"
             and has_gpus
