@@ -52,7 +52,9 @@ def pool_offers(pool: dict) -> tuple[dict[str, int], str]:
     open_prefix = ""
     gpu = pool.get("gpu")
     if gpu:
-        if gpu["vendor"] == "amd" and gpu.get("resourceNaming", "single") != "single":
+        if gpu.get("allocation") == "dra":
+            pass  # its GPUs are devices in ResourceSlices, claimed through DeviceClasses, never extended resources
+        elif gpu["vendor"] == "amd" and gpu.get("resourceNaming", "single") != "single":
             open_prefix = "amd.com/"  # partition names depend on the mode the GPUs are set to
         elif gpu["vendor"] == "nvidia" and gpu["mig"]["strategy"] == "mixed":
             for profile, count in gpu["mig"]["profiles"].items():
@@ -85,6 +87,7 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
                 tuple(sorted(offers.items())),
                 open_prefix,
                 pool.get("gpu", {}).get("nodes", 0),
+                pool.get("gpu", {}).get("allocation") == "dra",
             )
         )
     named: dict[str, set[str]] = {field: set() for field in _NAMED.values()}

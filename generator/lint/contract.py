@@ -41,11 +41,7 @@ class Pool:
     offers: tuple[tuple[str, int], ...] = ()
     open_prefix: str = ""
     nodes: int = 0
-
-    @property
-    def gpu(self) -> bool:
-        """Whether the pool's nodes have GPUs (whatever names they advertise them under)."""
-        return bool(self.open_prefix) or any(not name.startswith("hugepages-") for name, _ in self.offers)
+    dra: bool = False  # GPUs allocated through resource claims (the DRA driver), not extended resources
 
     def per_node(self, resource: str) -> int | None:
         """Units of ``resource`` one node has (None: the pool does not offer it)."""

@@ -42,7 +42,12 @@ def test_contract_reads_pools_namespaces_classes_and_policy(contracts):
     mig = dict(next(p for p in eks.pools if p.name == "a100-mig").offers)
     assert mig == {"nvidia.com/mig-1g.5gb": 16, "nvidia.com/mig-2g.10gb": 8, "nvidia.com/mig-3g.20gb": 8}
     assert eks.nearest("nvidia.com/mig-1g.10gb") == "nvidia.com/mig-2g.10gb"
-    assert dict(next(p for p in contracts["ocp-a100-tuned"].pools if p.gpu).offers)["nvidia.com/gpu"] == 56
+    assert (
+        dict(next(p for p in contracts["ocp-a100-tuned"].pools if p.offers and p.name == "a100").offers)[
+            "nvidia.com/gpu"
+        ]
+        == 56
+    )
 
 
 CASES = [("aks-h100-training", "gpu-training", n, c) for n, c in NVIDIA_CASES.items()] + [
@@ -174,3 +179,28 @@ def test_mapping_lints_one_file_per_cluster(run, rendered_project):
     for cluster, expected in EXPECTED.items():
         mine = [f for f in findings if f["message"].startswith(f"[{cluster}] ")]
         assert _contract_findings(mine) == expected
+
+
+def test_dra_workloads_against_the_dra_cluster(run, rendered_project):
+    """The documented DRA example runs on its cluster; claims that miss a pool's taint, a listed
+    claim, a memory limit or a DeviceClass do not."""
+    assert (
+        _contract_findings(
+            _findings(
+                run,
+                rendered_project,
+                "--cluster",
+                "onprem-gb200-dra",
+                str(REPO / "docs" / "examples" / "dra-claims.yaml"),
+            )
+        )
+        == set()
+    )
+    findings = _findings(run, rendered_project, "--cluster", "onprem-gb200-dra", str(APPS.parent / "apps-dra"))
+    assert _contract_findings(findings) | {(f["rule"], f["line"]) for f in findings if f["rule"] == "DRA001"} == {
+        ("CL006", "claims.yaml", 7),  # memory limit and toleration, the policy's two messages
+        ("CL001", "claims.yaml", 9),
+        ("DRA001", 18),
+        ("CL007", "claims.yaml", 30),
+    }
+    assert sum(f["rule"] == "CL006" for f in findings) == 2

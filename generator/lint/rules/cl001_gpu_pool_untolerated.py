@@ -8,7 +8,8 @@ scheduler matches key, value and effect (``Toleration.ToleratesTaint``), so a to
 ``nvidia.com/gpu`` does not let a pod onto a pool tainted ``gpu.example.com/dedicated``.
 The toleration the provider's ExtendedResourceToleration admission plugin adds (EKS, GKE) is
 counted. A pod that gets devices through resource claims (``spec.resourceClaims`` used by a
-container's ``resources.claims``) needs a GPU pool too. Without a target cluster GPU004
+container's ``resources.claims``) needs one of the pools whose GPUs the DRA driver allocates
+(``allocation: dra``). Without a target cluster GPU004
 checks the GPU taint keys instead.
 
 Fix: add the pool's taints as tolerations (``gpu-gitops lint --cluster NAME`` names them),
@@ -77,7 +78,7 @@ def check(res, ctx):
         wanted = sorted(pods.pod_requests_gpu(pod))
         groups = [(name, contract.offering(name)) for name in wanted]
         if pods.claims_devices(pod):
-            groups.append(("devices through resource claims", [p for p in contract.pools if p.gpu]))
+            groups.append(("devices through resource claims", [p for p in contract.pools if p.dra]))
         for name, offering in groups:
             if not offering or any(_schedulable(pod, pool, name, ctx) for pool in offering):
                 continue
