@@ -103,7 +103,21 @@ def builtin_schema(version: tuple[int, int], api_version: str, kind: str) -> Pat
     # 3 labels of 63 characters, well inside a file name
     suffix = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
     path = version_dir(version) / f"{kind.lower()}-{suffix}.json"
-    return path if path.is_file() else None
+    # the file name keeps only the group's first label, and the package writes a file for every
+    # definition, kinds or not: scheduling.incubator.k8s.io/v1alpha1 PodGroup (Volcano's) would
+    # find scheduling.k8s.io's PodGroup struct of 1.35; the schema's own group-version-kind decides
+    group, _, api = api_version.rpartition("/")
+    return path if path.is_file() and (group, api, kind) in _kinds_of(path) else None
+
+
+@functools.cache
+def _kinds_of(path: Path) -> frozenset[tuple[str, str, str]]:
+    """The ``(group, version, kind)``s a bundled schema file is the schema of (none for a
+    definition that is no kind)."""
+    listed = json.loads(path.read_text()).get("x-kubernetes-group-version-kind") or []
+    return frozenset(
+        (g.get("group", ""), g.get("version", ""), g.get("kind", "")) for g in listed if isinstance(g, dict)
+    )
 
 
 # Fields the published OpenAPI lists as ``required`` but the API server never required: the

@@ -105,12 +105,24 @@ def test_a_bad_quantity_is_one_finding_naming_both_types(tmp_path):
 def test_upstream_examples_and_rendered_trees_have_no_errors(synced_cache, monkeypatch):
     """The vendors' own manifests (device plugin, DRA driver quickstarts at 1.34, where
     resource.k8s.io/v1 is served) and every rendered tree lint without an error."""
-    from conftest import REPO, _SHARED
+    from conftest import _SHARED, REPO
 
     monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(synced_cache))
     examples = _SHARED / "upstream-examples"
     paths = [str(examples / "k8s-device-plugin"), str(examples / "k8s-dra-driver-gpu")]
     found = lint_paths(paths, Settings(kubernetes_version="1.34")).findings
     assert [f for f in found if f.severity == "error"] == []
-    assert len({f.file for f in lint_paths(paths, Settings(kubernetes_version="1.32")).findings if f.rule == "API004"}) == 9
+    assert (
+        len({f.file for f in lint_paths(paths, Settings(kubernetes_version="1.32")).findings if f.rule == "API004"})
+        == 9
+    )
     assert [f for f in lint_paths([str(REPO / "rendered")], Settings()).findings if f.severity == "error"] == []
+
+
+def test_a_custom_group_sharing_a_builtin_groups_first_label_is_not_builtin():
+    """The bundled file names keep the group's first label only and cover every definition:
+    Volcano's scheduling.incubator.k8s.io/v1alpha1 PodGroup is not 1.35's PodGroup struct."""
+    assert kubernetes.served_in("scheduling.incubator.k8s.io/v1alpha1", "PodGroup") == ()
+    assert kubernetes.builtin_schema((1, 35), "scheduling.k8s.io/v1alpha1", "PodGroup") is None  # a struct, no kind
+    assert kubernetes.builtin_schema((1, 35), "apps/v1", "Deployment") is not None
+    assert kubernetes.served_in("resource.k8s.io/v1", "DeviceClass")[0] == (1, 34)
