@@ -59,7 +59,10 @@ class Document:
         return self._positions
 
     def position(self, path: tuple, at_value: bool = False) -> tuple[int, int]:
-        """1-based file line and column of the deepest node of ``path`` that exists."""
+        """1-based file line and column of the deepest node of ``path`` that exists; the empty
+        path is the document's first line of content, found without reading it again."""
+        if not path:
+            return self.first_line + first_content_line(self.text) + 1, 1
         _node, line, col = self._walk(path, at_value)
         return self.first_line + line + 1, col + 1
 

@@ -254,11 +254,17 @@ def container_resources(obj: dict) -> Iterator[tuple[tuple, dict, dict, dict]]:
             yield (cpath, container, *resources(container))
 
 
-def pod_requests_gpu(pod: PodTemplate) -> set[str]:
-    names: set[str] = set()
-    for _, container in pod.containers:
-        names |= gpu_names(container)
-    return names
+_gpu_memo: list = [None, frozenset()]  # (pod, names): the rules of one object ask back to back
+
+
+def pod_requests_gpu(pod: PodTemplate) -> frozenset[str]:
+    """The GPU resources any of the pod's containers requests or limits."""
+    if _gpu_memo[0] is not pod:
+        names: set[str] = set()
+        for _, container in pod.containers:
+            names |= gpu_names(container)
+        _gpu_memo[:] = pod, frozenset(names)
+    return _gpu_memo[1]
 
 
 def restricted_templates(res, ctx, rule_id: str) -> tuple[PodTemplate, ...]:
@@ -270,6 +276,17 @@ def restricted_templates(res, ctx, rule_id: str) -> tuple[PodTemplate, ...]:
 
 
 def pod_requests(pod: PodTemplate, wanted) -> dict[str, Fraction]:
+    """What the scheduler counts the pod as requesting of each resource ``wanted(name)`` selects
+    (``effective_requests``), remembered for the pod the rules of one object ask about."""
+    if _requests_memo[0] is not pod or _requests_memo[1] is not wanted:
+        _requests_memo[:] = pod, wanted, effective_requests(pod, wanted)
+    return dict(_requests_memo[2])
+
+
+_requests_memo: list = [None, None, {}]
+
+
+def effective_requests(pod: PodTemplate, wanted) -> dict[str, Fraction]:
     """What the scheduler counts the pod as requesting of each resource ``wanted(name)`` selects:
     the sum over app containers or the largest init container, whichever is more (the pod's
     effective request, kubernetes.io docs "Init containers", "Resource sharing within

@@ -36,6 +36,8 @@ FAIL:
         - cel: {expression: "device.driver == 'gpu.example.com'"}
 """
 
+import functools
+
 from generator.lint import deprecations
 from generator.lint.model import Hit
 from generator.validate import kubernetes
@@ -47,6 +49,7 @@ SUMMARY = "The target Kubernetes version does not serve the object's built-in ap
 SCOPE = "object"
 
 
+@functools.cache
 def not_served(api_version: str, kind: str, target: tuple[int, int]) -> str | None:
     """Why ``target`` does not serve a built-in ``apiVersion``/``kind`` ("served from 1.34"),
     or None when it does, when it is no built-in, or when API001 reports it."""

@@ -30,6 +30,7 @@ FAIL:
     data: {mode: interactive}
 """
 
+import dataclasses
 import difflib
 
 from generator.lint.model import Hit
@@ -42,22 +43,18 @@ SCOPE = "set"
 
 
 def facts(res, ctx):
-    if ctx.settings.contract is None:
+    contract = ctx.settings.contract
+    if contract is None:
         return
     if res.kind == "Namespace":
         yield ("class", res.name), None
-    elif res.namespace:
-        contract = ctx.settings.contract
-        close = difflib.get_close_matches(res.namespace, contract.namespaces, n=1)
+    elif res.namespace and not contract.manages(res.namespace):
+        # at the object's first line: a set rule's hit is located before the decision, and the
+        # object's start needs no second read of the document (most such objects are in a
+        # namespace a linted Namespace creates)
         yield (
             ("use", res.namespace),
-            Hit(
-                f'namespaces "{res.namespace}" not found: cluster {contract.cluster} does not create it',
-                ("metadata", "namespace"),
-                at_value=True,
-                hint=(f"did you mean {close[0]}? " if close else "")
-                + "the cluster's namespaces are its input's workloads[].namespace and the platform's",
-            ),
+            Hit(f'namespaces "{res.namespace}" not found: cluster {contract.cluster} does not create it', ()),
         )
 
 
@@ -67,5 +64,10 @@ def check(facts, ctx):
         return
     defined = {fact[1] for fact, _ in facts if fact[0] == "class"}
     for fact, finding in facts:
-        if fact[0] == "use" and finding is not None and fact[1] not in defined and not contract.manages(fact[1]):
-            yield finding
+        if fact[0] == "use" and finding is not None and fact[1] not in defined:
+            close = difflib.get_close_matches(fact[1], contract.namespaces, n=1)
+            hint = (f"did you mean {close[0]}? " if close else "") + _HINT
+            yield dataclasses.replace(finding, hint=hint)
+
+
+_HINT = "the cluster's namespaces are its input's workloads[].namespace and the platform's; or add the Namespace"
