@@ -188,8 +188,12 @@ def _runs(args: LintArgs, config: dict, settings, overrides: dict, targets: list
 
     project = args.ctx.project
     named = list(args.clusters) or ([config["lint"]["cluster"]] if config.get("lint", {}).get("cluster") else [])
+
+    def settings_of(name: str):
+        return settings_for(project, config, name, _fresh(args.ctx, name), **overrides)
+
     if named:
-        return [(name, settings_for(project, config, name, **overrides), targets) for name in named]
+        return [(name, settings_of(name), targets) for name in named]
     mapping = config.get("lint", {}).get("clusters")
     if not mapping:
         return [("", settings, targets)]
@@ -200,10 +204,28 @@ def _runs(args: LintArgs, config: dict, settings, overrides: dict, targets: list
             groups.setdefault(name, []).append(path)
     if not groups:
         return [("", settings, targets)]
-    return [
-        (name, settings_for(project, config, name, **overrides) if name else settings, paths)
-        for name, paths in sorted(groups.items())
-    ]
+    return [(name, settings_of(name) if name else settings, paths) for name, paths in sorted(groups.items())]
+
+
+def _fresh(ctx: Context, name: str) -> bool:
+    """Whether ``rendered/<name>`` is what its input renders to with this tool (its sum file
+    says so): then the input passed every check, and the contract read from the tree is the
+    input's. A tree that is not is said once: what lint checks against may be out of date."""
+    from generator.tree import fingerprint
+
+    if fingerprint.fresh(ctx.project, [name], ctx.config_file, validated=False):
+        return True
+    if (ctx.project.rendered / name).is_dir():
+        ctx.ui.diagnostic(
+            Diagnostic(
+                Location(f"rendered/{name}"),
+                "warning",
+                f"rendered/{name} is not what `gpu-gitops render` writes now: lint --cluster reads the "
+                "cluster's classes, quotas and admission policy from there",
+                "run `gpu-gitops render` (`gpu-gitops check` says what differs)",
+            )
+        )
+    return False
 
 
 def _on_cluster(finding: Diagnostic, cluster: str) -> Diagnostic:

@@ -17,8 +17,7 @@ import difflib
 from pathlib import Path
 
 from generator.errors import InputError
-from generator.inputs.consistency.hugepages import SIZES
-from generator.inputs.consistency.workloads import advertised_per_gpu, gpu_resource
+from generator.inputs.advertised import pool_offers
 from generator.inputs.load import Cluster, load_cluster
 from generator.lint import pathmatch
 from generator.lint.contract import Contract, Policy, Pool, Taint
@@ -43,29 +42,6 @@ _NAMED = {
     "DeviceClass": "device_classes",
     "Namespace": "namespaces",
 }
-
-
-def pool_offers(pool: dict) -> tuple[dict[str, int], str]:
-    """What one node of ``pool`` advertises (resource → units, huge pages in bytes), and the
-    vendor prefix under which it may advertise names that depend on the hardware."""
-    offers: dict[str, int] = {}
-    open_prefix = ""
-    gpu = pool.get("gpu")
-    if gpu:
-        if gpu.get("allocation") == "dra":
-            pass  # its GPUs are devices in ResourceSlices, claimed through DeviceClasses, never extended resources
-        elif gpu["vendor"] == "amd" and gpu.get("resourceNaming", "single") != "single":
-            open_prefix = "amd.com/"  # partition names depend on the mode the GPUs are set to
-        elif gpu["vendor"] == "nvidia" and gpu["mig"]["strategy"] == "mixed":
-            for profile, count in gpu["mig"]["profiles"].items():
-                offers[f"nvidia.com/mig-{profile}"] = count * gpu["perNode"]
-        else:
-            offers[gpu_resource(gpu)] = gpu["perNode"] * advertised_per_gpu(gpu)
-    for quota_name, (size, page) in SIZES.items():
-        pages = (pool.get("hugepages") or {}).get(size, 0)
-        if pages:
-            offers[quota_name] = pages * page
-    return offers, open_prefix
 
 
 def build(cluster: Cluster, rendered: Path) -> Contract:
@@ -164,10 +140,11 @@ def _objects(rendered: Path):
             yield obj
 
 
-def settings_for(project: Project, config: dict, name: str, **overrides) -> Settings:
+def settings_for(project: Project, config: dict, name: str, checked: bool = False, **overrides) -> Settings:
     """Lint settings for files that will run on cluster ``name``: the config's ``lint``
     section with the cluster's version, provider, taint keys and contract (``overrides``,
-    the command line's, win over the config but not over the cluster)."""
+    the command line's, win over the config but not over the cluster). ``checked``: the
+    rendered tree is fresh, so its input passed every check (``load_cluster``)."""
     known = project.cluster_names()
     if name not in known:
         close = difflib.get_close_matches(name, known, n=1)
@@ -176,7 +153,7 @@ def settings_for(project: Project, config: dict, name: str, **overrides) -> Sett
             hint=(f"did you mean {close[0]!r}? " if close else "")
             + (f"the clusters are {', '.join(known)}" if known else "no clusters/ folder with a cluster.yaml here"),
         )
-    cluster = load_cluster(project, name)
+    cluster = load_cluster(project, name, checked)
     contract = build(cluster, project.rendered / name)
     settings = for_cluster(cluster.spec, config, cluster.facts, **overrides)
     settings.contract = contract

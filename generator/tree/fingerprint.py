@@ -206,11 +206,15 @@ def _is_fresh(project: Project, cluster: str, shared: tuple[str, ...], modes: bo
         return False
 
 
-def fresh(project: Project, clusters: list[str], config_file: Path | None, modes: bool = False) -> list[str]:
+def fresh(
+    project: Project, clusters: list[str], config_file: Path | None, modes: bool = False, validated: bool = True
+) -> list[str]:
     """The clusters, of ``clusters``, that need neither rendering nor checking: see
     ``_is_fresh``; a cluster with a leftover of an interrupted render, or a ``rendered/``
     that is a symlink, is never fresh (the full path recovers or refuses). With ``modes``
-    (for render), file modes must be right too."""
+    (for render), file modes must be right too. ``validated`` False: a tree that matches
+    its inputs counts even if this machine has not yet checked it against the installed
+    schema set (what ``lint --cluster`` asks: is the tree its input's)."""
     rendered = project.rendered
     try:
         if os.path.islink(rendered):
@@ -220,5 +224,5 @@ def fresh(project: Project, clusters: list[str], config_file: Path | None, modes
         return []
     interrupted = {n.split(".")[2] for n in names if n.startswith((".tmp.", ".old.")) and n.count(".") >= 3}
     shared = shared_lines(project, config_file)
-    schema_set = _schema_set()
+    schema_set = _schema_set() if validated else None
     return [c for c in clusters if c not in interrupted and _is_fresh(project, c, shared, modes, schema_set)]

@@ -204,3 +204,26 @@ def test_dra_workloads_against_the_dra_cluster(run, rendered_project):
         ("CL007", "claims.yaml", 30),
     }
     assert sum(f["rule"] == "CL006" for f in findings) == 2
+
+
+def test_a_checked_input_completes_as_a_full_load_does():
+    """``lint --cluster`` skips the input checks for a tree its sum file says is fresh: the
+    completed spec must be the same."""
+    from generator.inputs.load import load_cluster
+
+    project = Project(REPO)
+    for name in project.cluster_names():
+        assert load_cluster(project, name, checked=True).spec == load_cluster(project, name).spec, name
+
+
+def test_a_stale_tree_is_said_and_a_bad_input_is_an_input_error(run, rendered_project):
+    path = rendered_project / "clusters" / "aks-h100-training" / "cluster.yaml"
+    path.write_text(path.read_text() + "\n# edited\n")
+    result = run(rendered_project, "lint", "--no-cache", "--cluster", "aks-h100-training", str(APPS / "serve.yaml"))
+    assert (
+        result.exit_code == 1
+        and "rendered/aks-h100-training is not what `gpu-gitops render` writes now" in result.stderr
+    )
+    path.write_text(path.read_text().replace('kubernetesVersion: "1.32"', 'kubernetesVersion: "1.3"'))
+    result = run(rendered_project, "lint", "--no-cache", "--cluster", "aks-h100-training", str(APPS / "serve.yaml"))
+    assert result.exit_code == 2 and "cluster.yaml:" in result.stderr and "Traceback" not in result.stderr
