@@ -139,19 +139,18 @@ EXPECTED = {
         ("CL001", "train.yaml", 14),  # sku=gpu is no pool's taint
         ("XR006", "serve.yaml", 14),
         ("CL002", "serve.yaml", 21),  # l40s time-slices without renaming: nvidia.com/gpu
-        ("CL004", "eval.yaml", 6),
+        ("CL004", "eval.yaml", 2),  # once per file, at the first object in the namespace
         ("CL002", "eval.yaml", 16),  # no AMD pool
-        ("CL004", "eval.yaml", 25),
     },
     "eks-mi300x-inference": {
         ("CL006", "eval.yaml", 7),  # a Job's template gets no ExtendedResourceToleration
         ("CL003", "eval.yaml", 9),  # 12 AMD GPUs, nodes have 8
         ("CL005", "eval.yaml", 9),  # batch-eval's quota: 8
         ("XR001", "eval.yaml", 27),  # local-nvme-block here (a warning: the provider may have it)
-        ("CL004", "serve.yaml", 6),
+        ("CL004", "serve.yaml", 2),
         ("XR006", "serve.yaml", 14),
         ("CL002", "serve.yaml", 21),
-        ("CL004", "train.yaml", 6),
+        ("CL004", "train.yaml", 2),
         ("XR006", "train.yaml", 13),  # gpu-training is aks's
         ("CL002", "train.yaml", 22),  # only MIG slices and AMD GPUs
     },

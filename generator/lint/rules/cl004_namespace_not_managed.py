@@ -6,6 +6,8 @@ namespaces of a cluster are the ones its rendered tree creates (the workload nam
 the input, the platform's own) and the API server's (``default``, ``kube-system``,
 ``kube-public``, ``kube-node-lease``); a Namespace in the linted files counts too.
 
+Each file reports a missing namespace once, at its first object in it.
+
 Fix: use one of the cluster's workload namespaces (``workloads[].namespace`` in its input),
 add the namespace to the input, or add the Namespace object to the manifests.
 
@@ -48,14 +50,26 @@ def facts(res, ctx):
         return
     if res.kind == "Namespace":
         yield ("class", res.name), None
-    elif res.namespace and not contract.manages(res.namespace):
-        # at the object's first line: a set rule's hit is located before the decision, and the
-        # object's start needs no second read of the document (most such objects are in a
-        # namespace a linted Namespace creates)
+    elif res.namespace and not contract.manages(res.namespace) and _first_in_file(res):
+        # once per file and namespace, at the object's first line: a set rule's hit is located
+        # before the decision, and the object's start needs no second read of the document
+        # (most such objects are in a namespace a linted Namespace creates)
         yield (
             ("use", res.namespace),
             Hit(f'namespaces "{res.namespace}" not found: cluster {contract.cluster} does not create it', ()),
         )
+
+
+_seen: list = ["", set()]  # (file, namespaces reported in it): a file's objects are checked in a row
+
+
+def _first_in_file(res) -> bool:
+    if _seen[0] != res.document.file:
+        _seen[:] = res.document.file, set()
+    if res.namespace in _seen[1]:
+        return False
+    _seen[1].add(res.namespace)
+    return True
 
 
 def check(facts, ctx):
