@@ -6,9 +6,17 @@
 // holds and whether the cluster's Kubernetes version serves them natively (`builtin`).
 //
 // Flux: a GitRepository (unless gitops.sourceName names an existing one), a Kustomization per
-// layer that depends on every earlier waited-on layer, and one for gitops/ itself so that
-// changes to these objects are synced too. Argo CD: an Application per layer ordered by sync
-// waves, and a parent Application for gitops/ (app of apps).
+// layer that depends on the earlier waited-on layers it needs (registry.json `dependsOn`, else
+// every earlier waited-on layer), and one for gitops/ itself so that changes to these objects
+// are synced too. Argo CD: an Application per layer ordered by sync waves (one past the last
+// wave it depends on when registry.json names its dependsOn, else its place in the registry),
+// and a parent Application for gitops/ (app of apps).
+//
+// State the platform does not own never gates a platform layer: a ScaledObject is Ready only
+// once the application's Deployment exists (KEDA scaledobject_controller, v2.20: "ScaledObject
+// doesn't have correct scaleTargetRef specification") and turns Degraded in Argo CD's KEDA
+// health check while its metric cannot be read (Fallback condition), so 30-autoscaling is not
+// waited on, and 40-per-node depends only on the operators and the platform layer it needs.
 //
 // A layer registered with `"wait": false` (per-node DaemonSets that fail on a bad node by
 // design) must report a bad node without holding back the rollout:
@@ -43,7 +51,17 @@ function(params) {
   local p = defaults + params,
   local g = p.gitops,
   local registryLayers = [l.name for l in registry.layers],
-  local waited(layer) = std.get([l for l in registry.layers if l.name == layer.name][0], 'wait', true),
+  local entry(name) = [l for l in registry.layers if l.name == name][0],
+  local waited(layer) = std.get(entry(layer.name), 'wait', true),
+  // The rendered layers a layer depends on: those it names, or every earlier waited-on one.
+  local needs(i) =
+    local named = std.get(entry(p.layers[i].name), 'dependsOn', null);
+    [p.layers[j].name for j in std.range(0, i - 1) if waited(p.layers[j]) && (named == null || std.member(named, p.layers[j].name))],
+  local registryWave(name) = std.find(name, registryLayers)[0],
+  local wave(i) =
+    if std.objectHas(entry(p.layers[i].name), 'dependsOn')
+    then 1 + std.foldl(std.max, [registryWave(d) for d in entry(p.layers[i].name).dependsOn], -1)
+    else registryWave(p.layers[i].name),
 
   local nameOf(suffix) =
     local n = p.cluster + '-' + suffix;
@@ -88,7 +106,7 @@ function(params) {
         nameOf(p.layers[i].name),
         pathOf(p.layers[i].name),
         if installsHelm(p.layers[i]) then p.operatorTimeout else p.timeout,
-        [nameOf(p.layers[j].name) for j in std.range(0, i - 1) if waited(p.layers[j])],
+        [nameOf(d) for d in needs(i)],
         waited(p.layers[i]),
       )
       for i in std.range(0, std.length(p.layers) - 1)
@@ -124,12 +142,12 @@ function(params) {
       + (if hasCustomResources(layer) then ['SkipDryRunOnMissingResource=true'] else []),
 
     objects: [self.application(selfName, pathOf('gitops'))] + [
-      self.application(nameOf(layer.name),
-                       pathOf(layer.name),
-                       self.syncOptions(layer),
-                       std.find(layer.name, registryLayers)[0],
-                       waited(layer))
-      for layer in p.layers
+      self.application(nameOf(p.layers[i].name),
+                       pathOf(p.layers[i].name),
+                       self.syncOptions(p.layers[i]),
+                       wave(i),
+                       waited(p.layers[i]))
+      for i in std.range(0, std.length(p.layers) - 1)
     ],
   },
 

@@ -43,10 +43,25 @@ local components(spec) = {
     gpuNodeConfig: common { nvidia: spec.gpu.nvidia, admission: spec.admission },
     amdDevicePlugin: common { amd: spec.gpu.amd },
     dcgmExporter: common { nvidia: spec.gpu.nvidia },
-    gpuValidation: common { nvidia: spec.gpu.nvidia, amd: spec.gpu.amd, validation: spec.gpu.validation },
+    // With a platform-managed NVIDIA stack (gpu.nvidia.mode managed: GKE) a pod sees GPUs only
+    // by requesting them from the platform's device plugin (no `nvidia` runtime to inject
+    // them), so the NVIDIA pools get no validation DaemonSet: it would hold every GPU.
+    gpuValidation: common {
+      nvidia: spec.gpu.nvidia,
+      amd: spec.gpu.amd,
+      validation: spec.gpu.validation,
+      gpuPools: [p for p in super.gpuPools if !(p.gpu.vendor == 'nvidia' && spec.gpu.nvidia.mode == 'managed')],
+    },
     admission: common { admission: spec.admission, workloads: spec.workloads },
-    workloadIsolation: common { workloads: spec.workloads, nodeLocalDNS: spec.network.nodeLocalDNS },
+    workloadIsolation: common {
+      workloads: spec.workloads,
+      nodeLocalDNS: spec.network.nodeLocalDNS,
+      admission: spec.admission,
+      cilium: spec.network.cilium,
+      apiServerCIDRs: spec.network.apiServerCIDRs,
+    },
     autoscaling: common { autoscaling: spec.autoscaling, workloads: spec.workloads },
+    nodeProvisioning: common { workloads: spec.workloads, cilium: spec.network.cilium, nvidia: spec.gpu.nvidia },
   },
 
   cilium: (import 'components/cilium.libsonnet')(self.values.cilium),
@@ -67,6 +82,7 @@ local components(spec) = {
   admission: (import 'components/admission.libsonnet')(self.values.admission),
   'workload-isolation': (import 'components/workload-isolation.libsonnet')(self.values.workloadIsolation),
   autoscaling: (import 'components/autoscaling.libsonnet')(self.values.autoscaling),
+  'node-provisioning': (import 'components/node-provisioning.libsonnet')(self.values.nodeProvisioning),
 
   // An overrides.libsonnet may add components of its own (laid out in registry.ownLayer);
   // every registered component must stay.

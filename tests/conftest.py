@@ -42,8 +42,9 @@ def _imported_locations(projects: tuple[str, ...]) -> list[str]:
     return [str(folder / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")]
 
 
-# ComputeDomain (the DRA driver's CRD) of the onprem-gb200-dra example.
-CRD_LOCATIONS += _imported_locations(("nvidia-dra-driver-gpu",))
+# ComputeDomain (the DRA driver's CRD) of the onprem-gb200-dra example; NodePool, EC2NodeClass and
+# AKSNodeClass (Karpenter) of the provisioned pools.
+CRD_LOCATIONS += _imported_locations(("nvidia-dra-driver-gpu", "karpenter"))
 
 
 def needs_crd_schemas():

@@ -17,6 +17,7 @@ def complete(args: list[str], incomplete: str) -> list[str]:
 def test_cluster_names_complete(project, command):
     assert complete(["--root", str(project), command], "") == [
         "aks-h100-training",
+        "aks-nap-h100",
         "eks-mi300x-inference",
         "ocp-a100-tuned",
         "onprem-gb200-dra",
@@ -56,5 +57,8 @@ def test_rule_ids_complete():
 
 
 def test_output_options_after_the_command_do_not_stop_completion(project):
-    assert complete(["--root", str(project), "render", "-q", "--color", "never"], "a") == ["aks-h100-training"]
+    assert complete(["--root", str(project), "render", "-q", "--color", "never"], "a") == [
+        "aks-h100-training",
+        "aks-nap-h100",
+    ]
     assert "--color" in complete(["--root", str(project), "render"], "--c")

@@ -103,7 +103,8 @@ def test_an_own_component_renders_into_its_layer_and_is_synced_last(project, run
     )
     assert OWN_LAYER in _read(tree / "kustomization.yaml")["resources"]
     sync = _read(tree / "gitops" / f"kustomization_flux-system_{cluster}-{OWN_LAYER}.yaml")
-    waited = [f"{cluster}-{layer}" for layer in ("00-crds-operators", "10-platform", "20-workloads", "30-autoscaling")]
+    # the waited-on layers before it: not 30-autoscaling nor 40-per-node, never waited on
+    waited = [f"{cluster}-{layer}" for layer in ("00-crds-operators", "10-platform", "20-workloads")]
     assert [d["name"] for d in sync["spec"]["dependsOn"]] == waited
 
 

@@ -48,7 +48,7 @@ def no_rendering(monkeypatch):
 def test_an_unchanged_fleet_is_checked_and_rendered_without_evaluating(rendered_project, run, no_rendering):
     check = run(rendered_project, "check")
     assert check.exit_code == 0, check.output
-    assert "5 cluster(s) up to date" in check.stdout
+    assert "6 cluster(s) up to date" in check.stdout
     render = run(rendered_project, "render")
     assert render.exit_code == 0, render.output
     assert f"{CLUSTER}: up to date" in render.stdout

@@ -72,8 +72,11 @@ def test_flux_kustomizations_depend_only_on_rendered_earlier_layers(project):
         {"name": "aks-h100-training-20-workloads"},
     ]
     for k in (first, workloads, autoscaling):
-        assert k["spec"]["prune"] is True and k["spec"]["wait"] is True
+        assert k["spec"]["prune"] is True
         assert k["spec"]["sourceRef"] == {"kind": "GitRepository", "name": "aks-h100-training"}
+    assert first["spec"]["wait"] is True and workloads["spec"]["wait"] is True
+    # ScaledObjects are Ready only once the application's Deployment exists: not waited on
+    assert autoscaling["spec"]["wait"] is False
     assert first["spec"]["path"] == "./rendered/aks-h100-training/00-crds-operators"
     # Helm installs of operators take longer than plain objects
     assert first["spec"]["timeout"] != workloads["spec"]["timeout"]
@@ -128,10 +131,61 @@ def test_per_node_layer_is_never_waited_on_flux(project):
     )
     per_node = objs["aks-h100-training-40-per-node"]
     assert per_node["spec"]["wait"] is False and "healthChecks" not in per_node["spec"]
-    assert per_node["spec"]["dependsOn"][0] == {"name": "aks-h100-training-00-crds-operators"}
+    assert per_node["spec"]["dependsOn"] == [
+        {"name": "aks-h100-training-00-crds-operators"},
+        {"name": "aks-h100-training-10-platform"},
+    ]
     layers = [o for o in objs.values() if o["kind"] == "Kustomization"]
     assert not [o for o in layers if {"name": "aks-h100-training-40-per-node"} in o["spec"].get("dependsOn", [])]
     assert objs["aks-h100-training-10-platform"]["spec"]["wait"] is True
+
+
+def test_application_owned_state_gates_no_platform_layer_flux(project):
+    """On a fresh cluster no application Deployment exists, so no ScaledObject is Ready: the
+    per-node layer (tuning, huge pages, disks, validation) must not wait on the autoscaling
+    layer, nor on the workloads layer it does not need."""
+    objs = _sync_objects(
+        project,
+        "aks-h100-training",
+        l00=[HELM_RELEASE],
+        l10=[DAEMONSET],
+        l20=[NETPOL],
+        l30=[SCALED_OBJECT],
+        l40=[DAEMONSET],
+    )
+    needs = {
+        n: [d["name"] for d in o["spec"].get("dependsOn", [])] for n, o in objs.items() if o["kind"] == "Kustomization"
+    }
+    assert needs["aks-h100-training-40-per-node"] == [
+        "aks-h100-training-00-crds-operators",
+        "aks-h100-training-10-platform",
+    ]
+    assert not [n for n, d in needs.items() if "aks-h100-training-30-autoscaling" in d]
+    assert objs["aks-h100-training-30-autoscaling"]["spec"]["wait"] is False
+
+
+def test_application_owned_state_gates_no_platform_layer_argocd(project):
+    """Argo CD applies the waves in order and waits on each: the per-node layer's wave comes
+    before autoscaling's, and autoscaling is not waited on (a Degraded ScaledObject while its
+    Deployment is missing or Prometheus is down passes as Healthy to the parent)."""
+    objs = _sync_objects(
+        project,
+        "eks-mi300x-inference",
+        l00=[HELM_RELEASE],
+        l10=[DAEMONSET],
+        l20=[NETPOL],
+        l30=[SCALED_OBJECT],
+        l40=[DAEMONSET],
+    )
+    wave = {
+        n: int(o["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"])
+        for n, o in objs.items()
+        if "annotations" in o["metadata"]
+    }
+    assert wave["eks-mi300x-inference-40-per-node"] < wave["eks-mi300x-inference-30-autoscaling"]
+    assert wave["eks-mi300x-inference-40-per-node"] > wave["eks-mi300x-inference-10-platform"]
+    autoscaling = objs["eks-mi300x-inference-30-autoscaling"]["metadata"]["annotations"]
+    assert autoscaling["gpu-gitops.io/wait"] == "false"
 
 
 def test_per_node_layer_is_never_waited_on_argocd(project):
@@ -152,10 +206,12 @@ def test_node_checks_render_outside_the_waited_on_layers():
     unwaited = {layer["name"] for layer in data["layers"] if layer.get("wait") is False}
     for component in ("gpu-validation", "local-storage", "node-tuning"):
         assert layer_of[component] in unwaited, component
-    # last of the library's layers: its checks see the device plugins and node labels (only the
-    # layer of a cluster's own components, which waits on none of it, may follow)
-    assert unwaited == {max((c.layer for c in reg.components), key=reg.layers.index)}
-    assert reg.layers.index(reg.own_layer) > reg.layers.index(next(iter(unwaited)))
+    # the per-node layer is the last of the library's: its checks see the device plugins and
+    # node labels (only the layer of a cluster's own components may follow); besides it only
+    # the autoscaling layer, whose ScaledObjects wait on applications, is not waited on
+    last = max((c.layer for c in reg.components), key=reg.layers.index)
+    assert unwaited == {last, layer_of["autoscaling"]}
+    assert reg.layers.index(reg.own_layer) > reg.layers.index(last)
 
 
 def test_layer_facts_mark_custom_resources(project):

@@ -106,14 +106,6 @@ def eks_policy(rendered):
 NVIDIA_CASES = {
     "limit-and-toleration": (pod(GPU1, NV_TOL), None),
     "cpu-only-pod-needs-nothing": (pod({"limits": {"cpu": "1"}}), None),
-    "request-without-limit": (
-        pod({"requests": {"nvidia.com/gpu": "1"}, "limits": {"memory": "1Gi"}}, NV_TOL),
-        "without a limit",
-    ),
-    "request-differs-from-limit": (
-        pod({"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "2", "memory": "1Gi"}}, NV_TOL),
-        "differs from its limit",
-    ),
     "no-toleration": (pod(GPU1), "tolerate"),
     "no-memory-limit": (pod({"limits": {"nvidia.com/gpu": "1"}}, NV_TOL), "memory limit"),
     # h100 is tainted nvidia.com/gpu=present: an Equal toleration with that value is enough.
@@ -141,13 +133,6 @@ NVIDIA_CASES = {
 EKS_CASES = {
     "mig-slice-good": (pod({"limits": {"nvidia.com/mig-1g.5gb": "1", "memory": "8Gi"}}, NV_TOL), None),
     "mig-slice-no-toleration": (pod({"limits": {"nvidia.com/mig-2g.10gb": "1", "memory": "8Gi"}}), "nvidia"),
-    "mig-request-not-equal": (
-        pod(
-            {"requests": {"nvidia.com/mig-1g.5gb": "2"}, "limits": {"nvidia.com/mig-1g.5gb": "1", "memory": "8Gi"}},
-            NV_TOL,
-        ),
-        "differs from its limit",
-    ),
     "amd-good": (pod({"limits": {"amd.com/gpu": "8", "memory": "512Gi"}}, AMD_TOL), None),
     "amd-with-only-nvidia-toleration": (pod({"limits": {"amd.com/gpu": "1", "memory": "8Gi"}}, NV_TOL), "amd"),
     "amd-partition-no-memory-limit": (pod({"limits": {"amd.com/cpx_nps4": "1"}}, AMD_TOL), "memory limit"),
@@ -245,11 +230,6 @@ TEMPLATE_CASES = {
         "containers[0].resources.limits.memory",
         "memory limit",
     ),
-    "request-without-limit": (
-        pod({"requests": {"nvidia.com/gpu": "1"}, "limits": {"memory": "1Gi"}}, NV_TOL),
-        "containers[0].resources.limits",
-        "without a limit",
-    ),
     "init-container-without-memory-limit": (
         pod({"limits": {"cpu": "1"}}, NV_TOL, init={"limits": {"nvidia.com/gpu": "1"}}),
         "initContainers[0].resources.limits.memory",
@@ -304,6 +284,74 @@ def test_update_is_judged_only_when_the_pod_template_changes(aks_policy):
 def test_eks_amd_deployment_without_toleration(eks_policy):
     (message,) = evaluate(eks_policy, workload("StatefulSet", pod({"limits": {"amd.com/gpu": "1", "memory": "8Gi"}})))
     assert message.startswith("spec.template.spec.tolerations: ") and "amd" in message, message
+
+
+def core_validation_accepts(spec: dict) -> bool:
+    """The API server's own check of a pod spec's resources, before any admission webhook or
+    policy (Pods and pod templates alike): an extended resource (a name with a domain outside
+    kubernetes.io, e.g. nvidia.com/gpu) or huge pages may not be overcommitted, so a request
+    needs a limit and must equal it (kubernetes/kubernetes pkg/apis/core/validation/validation.go
+    ValidateResourceRequirements: "Limit must be set for non overcommitable resources", "must be
+    equal to ... limit", v1.33)."""
+    for c in spec["containers"] + spec.get("initContainers", []):
+        requests = c.get("resources", {}).get("requests", {})
+        limits = c.get("resources", {}).get("limits", {})
+        for name, value in requests.items():
+            fixed = ("/" in name and not name.split("/")[0].endswith("kubernetes.io")) or name.startswith("hugepages-")
+            if fixed and limits.get(name) != value:
+                return False
+    return True
+
+
+# Pods the policy might be asked to judge: good, bad for the policy, bad for the API server.
+CANDIDATES = [body for body, _ in NVIDIA_CASES.values()] + [
+    pod({"requests": {"nvidia.com/gpu": "1"}, "limits": {"memory": "1Gi"}}, NV_TOL),
+    pod({"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "2", "memory": "1Gi"}}, NV_TOL),
+]
+
+
+def test_every_validation_catches_what_the_api_server_lets_through(aks_policy):
+    """A rule that only fails for pods the API server already refuses can never fire: the policy
+    keeps only rules with a pod that passes core validation and fails the rule."""
+    assert not core_validation_accepts(CANDIDATES[-1]["spec"]) and not core_validation_accepts(CANDIDATES[-2]["spec"])
+    for rule in aks_policy["spec"]["validations"]:
+        alone = copy.deepcopy(aks_policy)
+        alone["spec"]["validations"] = [rule]
+        witnesses = [p for p in CANDIDATES if core_validation_accepts(p["spec"]) and evaluate(alone, p)]
+        assert witnesses, rule["message"]
+
+
+def test_a_bare_gpu_pod_and_its_deployment_are_judged_alike(rendered, aks_policy):
+    """The LimitRanger (mutating) runs before the policy (validating): a default memory limit
+    would pass a bare Pod without one, while the same spec in a Deployment (not defaulted) is
+    denied. The workload namespaces' LimitRange gives a memory request, but no memory limit."""
+    objects = load_objects(rendered / "aks-h100-training")
+    for limit_range in find(objects, "LimitRange"):
+        (defaults,) = limit_range["spec"]["limits"]
+        assert "memory" not in defaults["default"] and defaults["defaultRequest"]["memory"]
+        bare = pod({"limits": {"nvidia.com/gpu": "1"}}, NV_TOL)
+        for c in bare["spec"]["containers"]:  # what the LimitRanger fills in
+            c["resources"]["limits"] = {**defaults["default"], **c["resources"]["limits"]}
+            c["resources"]["requests"] = {**defaults["defaultRequest"], **c["resources"].get("requests", {})}
+        (pod_message,) = evaluate(aks_policy, bare)
+        (deployment_message,) = evaluate(
+            aks_policy, workload("Deployment", pod({"limits": {"nvidia.com/gpu": "1"}}, NV_TOL))
+        )
+        assert "memory limit" in pod_message and "memory limit" in deployment_message
+
+
+def test_without_the_memory_rule_the_limit_range_defaults_memory_limits(project, run):
+    path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
+    text = path.read_text()
+    path.write_text(
+        text.replace(
+            "admission: {enforceGpuTolerations: true}",
+            "admission: {enforceGpuTolerations: true, enforceMemoryLimits: false}",
+        )
+    )
+    assert run(project, "render", "aks-h100-training").exit_code == 0
+    for limit_range in find(load_objects(project / "rendered" / "aks-h100-training"), "LimitRange"):
+        assert limit_range["spec"]["limits"][0]["default"]["memory"] == "2Gi"
 
 
 # Pods on DRA pools: a claim instead of an extended resource (onprem-gb200-dra, its b200 and

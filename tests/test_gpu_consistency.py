@@ -243,14 +243,6 @@ CASES = {
         "its quota allows no GPUs",
         "raise quota.gpus",
     ),
-    "gpu-util-on-mig-only-cluster": (
-        EKS,
-        "metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE, ",
-        "",
-        "{deployment: embedder",
-        "DCGM_FI_DEV_GPU_UTIL is not reported for MIG slices",
-        "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
-    ),
     "autoscaling-without-dcgm-exporter": (
         AKS,
         "dcgmExporter: true",
@@ -300,6 +292,22 @@ def test_bad_gpu_input(project, run, case):
     cluster, old, new, needle, message, hint = CASES[case]
     text = edit(project, cluster, old, new)
     render_fails(run, project, cluster, line_of(text, needle), message, hint)
+
+
+def test_gpu_util_on_mig_only_cluster(project, run):
+    # the example's H100 pool (provisioned by Karpenter) is its only whole-GPU NVIDIA pool
+    text = (project / "clusters" / EKS / "cluster.yaml").read_text()
+    h100 = text[text.index("  - name: h100\n") : text.index("# Runtime 2Mi huge pages")]
+    edit(project, EKS, h100, "")
+    text = edit(project, EKS, "metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE, ", "metric: DCGM_FI_DEV_GPU_UTIL, ")
+    render_fails(
+        run,
+        project,
+        EKS,
+        line_of(text, "{deployment: embedder"),
+        "DCGM_FI_DEV_GPU_UTIL is not reported for MIG slices",
+        "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+    )
 
 
 def test_operator_mode_needs_one_mig_strategy(project, run):

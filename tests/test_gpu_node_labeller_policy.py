@@ -1,9 +1,12 @@
 """The gpu-node-config ServiceAccount may patch Nodes: its ValidatingAdmissionPolicy, evaluated
-with a CEL implementation, admits only changes to the two labels the labeller sets."""
+with a CEL implementation, admits only changes to the two labels the labeller sets, on the Node
+its own pod runs on; and the labeller re-asserts those labels."""
 
 from __future__ import annotations
 
 import copy
+import subprocess
+from pathlib import Path
 
 import celpy
 import pytest
@@ -27,14 +30,18 @@ NODE = {
 }
 
 
-def evaluate(policy: dict, new: dict, old: dict, username: str = LABELLER) -> list[str]:
-    """Messages of the failed validations (empty: admitted, or not judged by the match conditions)."""
+# A pod-bound token's claims (kubernetes pkg/serviceaccount/claims.go, v1.32): the pod's node.
+OWN_NODE = {"authentication.kubernetes.io/node-name": ["aks-h100-0"]}
+
+
+def evaluate(policy: dict, new: dict, old: dict, username: str = LABELLER, extra: dict | None = OWN_NODE) -> list[str]:
+    """Messages of the failed validations (empty: admitted, or not judged by the match conditions).
+    ``extra`` None: a token without extra claims, which the request then leaves out."""
     env = celpy.Environment()
-    request = {
-        "operation": "UPDATE",
-        "kind": {"group": "", "version": "v1", "kind": "Node"},
-        "userInfo": {"username": username, "groups": ["system:serviceaccounts"]},
-    }
+    user = {"username": username, "groups": ["system:serviceaccounts"]}
+    if extra is not None:
+        user["extra"] = extra
+    request = {"operation": "UPDATE", "kind": {"group": "", "version": "v1", "kind": "Node"}, "userInfo": user}
     activation = {
         "object": celpy.json_to_cel(new),
         "oldObject": celpy.json_to_cel(old),
@@ -79,6 +86,15 @@ DENIED = {
     "removes-every-label": (lambda n: n["metadata"].pop("labels"), "labels"),
     "changes-annotation": (lambda n: n["metadata"]["annotations"].update({"a": "b"}), "annotations"),
     "removes-annotations": (lambda n: n["metadata"].pop("annotations"), "annotations"),
+    # an owner that does not exist: the garbage collector deletes the Node
+    "adds-owner": (
+        lambda n: n["metadata"].update(
+            {"ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "x", "uid": "0000"}]}
+        ),
+        "ownerReferences",
+    ),
+    # a finalizer nobody removes: the Node's deletion (scale-down) hangs
+    "adds-finalizer": (lambda n: n["metadata"].update({"finalizers": ["example.com/hold"]}), "finalizers"),
 }
 
 
@@ -92,6 +108,34 @@ def test_any_other_change_is_denied(policy, case):
     edit, what = DENIED[case]
     (message,) = evaluate(policy, changed(edit), NODE)
     assert what in message and "gpu-node-config ServiceAccount" in message, message
+
+
+def test_an_owner_or_finalizer_already_there_is_kept_not_removed(policy):
+    held = changed(lambda n: n["metadata"].update({"finalizers": ["a/b"], "ownerReferences": [{"uid": "1"}]}))
+    labelled = copy.deepcopy(held)
+    ADMITTED["sets-both"](labelled)
+    assert evaluate(policy, labelled, held) == []
+    for field in ("finalizers", "ownerReferences"):
+        stripped = copy.deepcopy(labelled)
+        stripped["metadata"].pop(field)
+        (message,) = evaluate(policy, stripped, held)
+        assert field in message
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"authentication.kubernetes.io/node-name": ["aks-h100-1"]},  # another node's pod
+        {"authentication.kubernetes.io/pod-name": ["gpu-node-config-h100-x"]},  # no node claim
+        {},
+        None,  # a legacy Secret token: no extra at all
+    ],
+)
+def test_only_the_callers_own_node(policy, extra):
+    """The account's token from a pod on one node cannot relabel another (mig-manager would
+    repartition it and evict its GPU jobs)."""
+    (message,) = evaluate(policy, changed(ADMITTED["sets-both"]), NODE, extra=extra)
+    assert "the Node its own pod runs on" in message
 
 
 def test_a_label_set_before_is_changed_or_removed(policy):
@@ -128,3 +172,27 @@ def test_bound_cluster_wide_and_only_where_admission_is_served(rendered, project
     objects = load_objects(project / "rendered" / "aks-h100-training")
     assert find(objects, "DaemonSet", "gpu-node-config-h100")
     assert not find(objects, "ValidatingAdmissionPolicy", "gpu-node-config")
+
+
+def test_the_labels_are_reasserted(rendered, tmp_path: Path):
+    """The labeller's long-running container labels its Node again and again (a stripped label or a
+    re-registered Node is repaired), and exits when labelling fails, so the pod shows it."""
+    (ds,) = find(load_objects(rendered / "aks-h100-training"), "DaemonSet", "gpu-node-config-h100")
+    pod = ds["spec"]["template"]["spec"]
+    (init,) = pod["initContainers"]
+    (main,) = pod["containers"]
+    assert main["args"] == init["args"] and main["args"][:2] == ["label", "node"]
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "calls"
+    # kubectl succeeds twice, then is denied; sleep returns at once
+    (bin_dir / "kubectl").write_text(f'#!/bin/sh\necho "$*" >> {calls}\n[ "$(wc -l < {calls})" -lt 3 ]\n')
+    (bin_dir / "sleep").write_text("#!/bin/sh\nexit 0\n")
+    for tool in bin_dir.iterdir():
+        tool.chmod(0o755)
+    args = [a.replace("$(NODE_NAME)", "aks-h100-0") for a in main["args"]]
+    done = subprocess.run(
+        [*main["command"], *args], env={"PATH": f"{bin_dir}:/usr/bin:/bin"}, capture_output=True, timeout=30
+    )
+    assert done.returncode != 0
+    assert calls.read_text().splitlines() == [" ".join(args)] * 3

@@ -190,7 +190,24 @@ def test_validation_daemonsets_check_each_pool(rendered):
             "8",
             "1g.5gb=2,2g.10gb=1,3g.20gb=1",
         ],
+        "gpu-validation-h100": ["sh", "/scripts/validate-gpu-node.sh", "nvidia", "550.54.15", "8", "none"],
     }
+
+
+def test_nvidia_validation_reports_an_old_driver_instead_of_being_refused_by_the_runtime(rendered):
+    """The CUDA base image's NVIDIA_REQUIRE_CUDA would make the runtime refuse the container on a
+    driver below it: the check disables that, so the script itself prints FAIL."""
+    checks = [
+        ds["spec"]["template"]["spec"]["initContainers"][0]
+        for cluster in ("aks-h100-training", "eks-mi300x-inference", "ocp-a100-tuned")
+        for ds in find(load_objects(rendered / cluster), "DaemonSet")
+        if ds["metadata"]["name"].startswith("gpu-validation-")
+        and "nvidia" in ds["spec"]["template"]["spec"]["initContainers"][0]["command"]
+    ]
+    assert checks
+    for check in checks:
+        assert "cuda" in check["image"]
+        assert {"name": "NVIDIA_DISABLE_REQUIRE", "value": "true"} in check["env"], check["name"]
 
 
 def test_mig_validation_can_see_every_mig_device(rendered):
@@ -207,14 +224,13 @@ def test_mig_validation_can_see_every_mig_device(rendered):
 
 
 def test_openshift_validation_is_admitted_by_its_sccs(rendered):
-    """restricted-v2 assigns the UID from the namespace's range and rejects a fixed one; the MIG
-    check (SYS_ADMIN) runs under an account allowed the privileged SCC."""
+    """The MIG check (SYS_ADMIN) runs under an account allowed the privileged SCC, which assigns
+    no UID: its non-root containers name one (test_openshift_scc models each SCC)."""
     objects = load_objects(rendered / "ocp-a100-tuned")
     (ds,) = find(objects, "DaemonSet", "gpu-validation-a100")
     pod = ds["spec"]["template"]["spec"]
-    for container in pod["initContainers"] + pod["containers"]:
-        assert "runAsUser" not in container["securityContext"], container["name"]
     assert pod["containers"][0]["securityContext"]["runAsNonRoot"] is True
+    assert pod["containers"][0]["securityContext"]["runAsUser"] == 65534
     assert pod["serviceAccountName"] == "gpu-validation-privileged"
     (binding,) = find(objects, "RoleBinding", "gpu-validation-privileged")
     assert binding["roleRef"] == {

@@ -62,3 +62,40 @@ def test_quota_at_capacity_renders(project, run):
     path = project / "clusters" / EKS / "cluster.yaml"
     path.write_text(path.read_text().replace("hugepages-1Gi: 64Gi}", "hugepages-1Gi: 128Gi}", 1))
     assert run(project, "render", EKS).exit_code == 0
+
+
+def test_huge_pages_above_the_nodes_memory_are_refused_at_the_pool(project, run):
+    """mi300x reserves 2048 x 2Mi + 64 x 1Gi = 68Gi per node; nodes of 68Gi could never hold them."""
+    _render_fails(
+        project,
+        run,
+        EKS,
+        "    hugepages: {2Mi: 2048, 1Gi: 64",
+        "    memory: 68Gi\n    hugepages: {2Mi: 2048, 1Gi: 64",
+        "    hugepages: {2Mi: 2048, 1Gi: 64",
+        "node pool mi300x reserves 68Gi of huge pages per node, and its nodes have 68Gi of memory",
+        "correct nodePools[",
+    )
+
+
+@pytest.mark.parametrize("memory", ["2Ti", "2048Gi", "1.5Ti"])
+def test_huge_pages_within_the_nodes_memory_render(project, run, memory):
+    path = project / "clusters" / EKS / "cluster.yaml"
+    text = path.read_text()
+    old = "    hugepages: {2Mi: 2048, 1Gi: 64"
+    assert old in text
+    path.write_text(text.replace(old, f"    memory: {memory}\n{old}", 1))
+    result = run(project, "render", EKS)
+    assert result.exit_code == 0, result.output
+
+
+def test_the_aks_example_states_its_nodes_memory_and_fits():
+    from conftest import REPO
+    from ruamel.yaml import YAML
+
+    from generator.inputs.consistency.hugepages import per_node
+    from generator.lint.quantity import parse
+
+    pools = YAML(typ="safe").load((REPO / "clusters" / AKS / "cluster.yaml").read_text())["nodePools"]
+    (h100,) = [p for p in pools if p["name"] == "h100"]
+    assert parse(h100["memory"]) > per_node(h100)

@@ -64,3 +64,19 @@ def test_a_component_in_an_unknown_layer_is_an_input_error_naming_the_file(tmp_p
     with pytest.raises(InputError, match="components in unknown layers: " + data["components"][0]["name"]) as caught:
         registry.load(tmp_path)
     assert caught.value.location.path == str(tmp_path / "registry.json")
+
+
+def test_a_layer_depending_on_a_later_or_unwaited_layer_is_an_input_error(tmp_path):
+    import json
+
+    import pytest
+
+    from generator.errors import InputError
+
+    data = json.loads((REPO / "libsonnet" / "registry.json").read_text())
+    per_node = next(layer for layer in data["layers"] if layer["name"] == "40-per-node")
+    for needs in (["50-own"], ["30-autoscaling"], "10-platform"):
+        per_node["dependsOn"] = needs
+        (tmp_path / "registry.json").write_text(json.dumps(data))
+        with pytest.raises(InputError, match="dependsOn must list earlier waited-on layers"):
+            registry.load(tmp_path)

@@ -148,3 +148,30 @@ def test_versions_md_lists_every_entry_with_its_source():
         assert f"| `{image.name}` | `{image.image}` |" in text
     for repo in TABLE.repositories:
         assert f"| `{repo.name}` | `{repo.repository}` | `{repo.tag}` |" in text
+
+
+def _chart_values(relative: str) -> dict:
+    from conftest import _SHARED
+    from ruamel.yaml import YAML
+
+    path = _SHARED / "helm-values" / relative
+    if not path.is_file():
+        pytest.skip("upstream chart values (../shared) not present")
+    return YAML(typ="safe").load(path.read_text())
+
+
+def test_a_default_that_departs_from_the_chart_says_so_and_why():
+    """The driver default is not the GPU Operator chart's: its source must name the chart's value
+    and call it a pin, not cite the chart as where the default comes from."""
+    chart = str(_chart_values("gpu-operator/values.yaml")["driver"]["version"])
+    (entry,) = [e for e in ENTRIES if e.input == "gpu.nvidia.driver.version"]
+    if entry.default != chart:
+        assert chart in entry.source and "pin" in entry.source, entry.source
+        assert "Long Term Support Branch" in entry.source  # the reason
+
+
+def test_an_image_tag_source_names_where_the_tag_really_comes_from():
+    """nvidia-device-plugin's values.yaml leaves image.tag empty: the tag is v<appVersion>."""
+    assert _chart_values("nvidia-device-plugin/values.yaml")["image"]["tag"] == ""
+    (entry,) = [e for e in ENTRIES if e.input == "gpu.nvidia.devicePluginVersion"]
+    assert "appVersion" in entry.source, entry.source

@@ -27,6 +27,17 @@ def gpu_vendors(spec: dict) -> list[str]:
     return sorted({p["gpu"]["vendor"] for p in spec["nodePools"] if "gpu" in p})
 
 
+def may_get_mig_slices(spec: dict, workload: dict) -> bool:
+    """Whether the namespace's GPU pods may run on MIG slices: its quota names MIG profiles, one
+    of its DRA claims asks for a MIG profile, or a pool advertises its slices as nvidia.com/gpu
+    (strategy single) and the quota allows GPUs."""
+    quota = workload["quota"]
+    if any(quota.get("mig", {}).values()) or any("mig" in claim for claim in workload.get("claims", [])):
+        return True
+    single = any(p.get("gpu", {}).get("mig", {}).get("strategy") == "single" for p in spec["nodePools"])
+    return single and quota.get("gpus") != 0
+
+
 def default_gpu_taint(facts: dict, vendor: str) -> dict:
     """The GPU taint of a pool that lists none: keyed by the vendor's resource name, with the
     provider's value (GKE adds ``present`` itself)."""
@@ -37,16 +48,38 @@ def default_gpu_taint(facts: dict, vendor: str) -> dict:
     return taint
 
 
-def complete(spec: dict, facts: dict, library: Path) -> dict:
+# The tag the Karpenter getting-started guide puts on the subnets and security groups its nodes
+# use (aws/karpenter-provider-aws v1.14.1 website docs/getting-started, EC2NodeClass
+# subnetSelectorTerms and securityGroupSelectorTerms `karpenter.sh/discovery: <cluster>`).
+DISCOVERY_TAG = "karpenter.sh/discovery"
+
+
+def _complete_provisioning(provisioning: dict, facts: dict, cluster: str) -> None:
+    """A provisioned pool's provider defaults: the first image family the provider's Karpenter
+    knows, and on EKS the discovery tag that selects subnets and security groups."""
+    karpenter = facts["nodeProvisioning"]
+    if karpenter is None:
+        return  # refused in consistency/provisioning.py
+    provisioning["image"].setdefault("family", karpenter["imageFamilies"][0])
+    if karpenter["nodeClass"]["kind"] == "EC2NodeClass":
+        provisioning["nodeClass"].setdefault("subnetTags", {DISCOVERY_TAG: cluster})
+        provisioning["nodeClass"].setdefault("securityGroupTags", {DISCOVERY_TAG: cluster})
+
+
+def complete(spec: dict, facts: dict, library: Path, written: dict) -> dict:
     """Fill the version defaults (``library``'s ``versions.json``) and the derived defaults
-    (``facts``: the provider's row of its ``providers.json``) in place and return ``spec``."""
+    (``facts``: the provider's row of its ``providers.json``; ``written``: the input as written,
+    before schema defaults) in place and return ``spec``."""
     versions.fill(spec, library)
+    _cilium_defaults(spec["network"]["cilium"], facts, written.get("network", {}).get("cilium"))
     spec["gitops"].setdefault("path", f"rendered/{spec['name']}")
     for pool in spec["nodePools"]:
         if "taints" not in pool:
             pool["taints"] = [default_gpu_taint(facts, pool["gpu"]["vendor"])] if "gpu" in pool else []
         if "gpu" in pool:
             pool["sysctls"] = {**GPU_POOL_SYSCTLS, **pool["sysctls"]}
+        if "provisioning" in pool:
+            _complete_provisioning(pool["provisioning"], facts, spec["name"])
         nvme = pool.get("localNvme")
         if nvme is not None:
             nvme.setdefault("hostDir", f"/mnt/disks/{nvme['storageClass']}")
@@ -56,8 +89,48 @@ def complete(spec: dict, facts: dict, library: Path) -> dict:
     for workload in spec["workloads"]:
         if "gpuVendor" not in workload and len(vendors) == 1:
             workload["gpuVendor"] = vendors[0]
+        # DCGM reports no DCGM_FI_DEV_GPU_UTIL for MIG instances, only the profiling metrics
+        # (NVIDIA/dcgm-exporter issues 216 and 430; DCGM user guide, "Profiling Metrics").
+        metric = "DCGM_FI_PROF_GR_ENGINE_ACTIVE" if may_get_mig_slices(spec, workload) else "DCGM_FI_DEV_GPU_UTIL"
+        for entry in workload["autoscaling"]:
+            entry.setdefault("metric", metric)
     # ValidatingAdmissionPolicy admissionregistration.k8s.io/v1 is served from Kubernetes 1.30 (GA).
     spec["admission"].setdefault("enabled", int(spec["kubernetesVersion"].split(".")[1]) >= 30)
     spec["admission"].setdefault("enforceGpuTolerations", facts["enforceGpuTolerations"])
     spec["nodeFeatureDiscovery"].setdefault("deploy", facts["nfdDeploy"])
+    spec["monitoring"].setdefault("namespace", facts["monitoringNamespace"])
     return spec
+
+
+def _cilium_defaults(cilium: dict, facts: dict, written: dict | None) -> None:
+    """Whether Cilium runs (``ciliumByDefault`` when the input has no ``network.cilium``; a
+    written block means Cilium is wanted), and every setting the provider's integration allows
+    one value for (``ciliumConstraints``) that the input leaves unset: the schema's generic
+    default (tunnel routing, a cluster pool) would only be refused there."""
+    cilium.setdefault("enabled", written is not None or facts["ciliumByDefault"])
+    for rule in facts["ciliumConstraints"]:
+        when = rule.get("when")
+        if len(rule["allowed"]) != 1 or _given(written, rule["path"]):
+            continue
+        if when is not None and _value(cilium, when["path"]) != when["equals"]:
+            continue
+        *parents, key = rule["path"]
+        node = cilium
+        for parent in parents:
+            node = node[parent]
+        node[key] = rule["allowed"][0]
+
+
+def _given(written: dict | None, path: list[str]) -> bool:
+    node: object = written
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return False
+        node = node[key]
+    return True
+
+
+def _value(node: dict, path: list[str]) -> object:
+    for key in path:
+        node = node[key]
+    return node

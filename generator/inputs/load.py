@@ -113,7 +113,7 @@ def load_cluster(project: Project, name: str, checked: bool = False) -> Cluster:
     from generator.library import providers
 
     facts = providers.facts(spec["provider"], project.libsonnet)
-    conventions.complete(spec, facts, project.libsonnet)
+    conventions.complete(spec, facts, project.libsonnet, doc.data)
     if checked:
         return Cluster(name, folder, spec, doc, facts)
     from generator.inputs import consistency

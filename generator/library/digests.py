@@ -15,10 +15,14 @@ from generator.errors import InputError
 from generator.yamlio.positions import Located
 
 _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
+# Image references an operator's custom resource names for the pods it runs (AMD DeviceConfig
+# spec.devicePlugin, amd-device-plugin.libsonnet).
+_IMAGE_FIELDS = ("devicePluginImage", "nodeLabellerImage")
 
 
 def rendered_images(components: dict[str, list[dict]]) -> set[str]:
-    """Every container image reference in the objects, without its ``@sha256:`` pin."""
+    """Every container image reference in the objects, and every image an operator is told to
+    run, without its ``@sha256:`` pin."""
     found: set[str] = set()
 
     def walk(node: object) -> None:
@@ -30,6 +34,8 @@ def rendered_images(components: dict[str, list[dict]]) -> set[str]:
                         for c in value
                         if isinstance(c, dict) and isinstance(c.get("image"), str)
                     )
+                if key in _IMAGE_FIELDS and isinstance(value, str):
+                    found.add(value.split("@", 1)[0])
                 walk(value)
         elif isinstance(node, list):
             for item in node:

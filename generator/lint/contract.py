@@ -5,7 +5,7 @@ version, per node pool its taints and the extended resources one node advertises
 namespaces and their quotas, the StorageClass, PriorityClass, RuntimeClass and DeviceClass
 names the cluster has, and its admission policies. ``generator.inputs.contract`` builds it
 from the cluster's completed input and its rendered tree; the ``CL`` rules and XR001, XR002,
-XR006 read it through ``Settings.contract``.
+XR007 read it through ``Settings.contract``.
 """
 
 from __future__ import annotations

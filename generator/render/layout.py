@@ -25,7 +25,7 @@ from generator.errors import InputError
 from generator.inputs.load import Cluster
 from generator.library import registry
 from generator.paths import Project
-from generator.render import bootstrap, gitops
+from generator.render import bootstrap, collisions, gitops
 from generator.yamlio.emit import to_yaml, to_yaml_plain
 
 MARKER = "# Rendered by gpu-gitops from clusters/{cluster}/cluster.yaml. Do not edit: run `gpu-gitops render`.\n"
@@ -137,6 +137,7 @@ def lay_out(project: Project, cluster: Cluster, components: dict[str, list[dict]
         for layer in reg.layers
     ]
     sync = gitops.objects(project, cluster, layers)
+    collisions.check(project, cluster, [pair for _, pairs in layers for pair in pairs] + [(gitops.FOLDER, sync)], own)
     tree = build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync})
     tree.files.update(bootstrap.files(cluster.name, cluster.facts, components.get("cilium", [])))
     return tree

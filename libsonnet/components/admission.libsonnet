@@ -1,11 +1,12 @@
 // Guardrails for GPU pods in the workload namespaces: a ValidatingAdmissionPolicy (CEL) and its
 // binding. A pod that asks for a GPU (nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-*,
-// amd.com/*) must put it in limits, with any request equal to the limit, tolerate the taints of
-// one of that vendor's pools (computed from the same input as the node taints) and set a memory
-// limit. Each rule is switched by admission.*; each message names the offending field and says
-// what to add. Where NVIDIA pools have `allocation: dra`, a pod with `spec.resourceClaims` is a
-// GPU pod too: it must tolerate the taints of one of those pools, and each container that names a
-// claim in `resources.claims` must set a memory limit (the pod API: PodSpec.resourceClaims,
+// amd.com/*) must tolerate the taints of one of that vendor's pools (computed from the same
+// input as the node taints) and set a memory limit in every GPU container (the workload
+// namespaces' LimitRange then gives no default one: gpu.requiresMemoryLimit). Each rule is
+// switched by admission.*; each message names the offending field and says what to add. Where
+// NVIDIA pools have `allocation: dra`, a pod with `spec.resourceClaims` is a GPU pod too: it
+// must tolerate the taints of one of those pools, and each container that names a claim in
+// `resources.claims` must set a memory limit (the pod API: PodSpec.resourceClaims,
 // ResourceRequirements.claims, core/v1 in Kubernetes 1.34; a claim's devices are not visible in
 // the pod, so every claim in a workload namespace counts).
 //
@@ -154,26 +155,18 @@ function(params)
     };
 
   local containerRules =
-    (if a.enforceGpuLimits then [
-       containerRule(
-         'gpuRequestsWithoutLimit',
-         'has(c.resources.requests) && c.resources.requests.exists(r, %s && !(has(c.resources.limits) && r in c.resources.limits))' % isGpu('r'),
-         '.resources.limits',
-         'a container requests a GPU without a limit: GPUs go in resources.limits (add e.g. limits: {nvidia.com/gpu: 1}); a request, if set, must equal the limit',
-       ),
-       containerRule(
-         'gpuRequestsUnlikeLimit',
-         'has(c.resources.requests) && has(c.resources.limits) && c.resources.requests.exists(r, %s && r in c.resources.limits && c.resources.requests[r] != c.resources.limits[r])' % isGpu('r'),
-         '.resources.requests',
-         "a container's GPU request differs from its limit: set resources.requests to the same GPU count as resources.limits, or remove the request",
-       ),
-     ] else [])
-    + (if a.enforceMemoryLimits then [containerRule(
-         'withoutMemoryLimit',
-         "!(has(c.resources.limits) && 'memory' in c.resources.limits)",
-         '.resources.limits.memory',
-         'every container that uses a GPU must set a memory limit: add resources.limits.memory (e.g. memory: 64Gi)',
-       )] else []);
+    // Only what the API server does not refuse by itself. A GPU requested without a limit, or
+    // with a request that differs from its limit, never reaches validating admission: core
+    // validation of the pod spec (Pods and every pod template alike) rejects both first,
+    // "Limit must be set for non overcommitable resources" and "must be equal to ... limit"
+    // (kubernetes/kubernetes pkg/apis/core/validation/validation.go
+    // ValidateResourceRequirements, v1.33). gpu-gitops lint reports them in Git (GPU001, GPU002).
+    if gpu.requiresMemoryLimit(a, p.pools) then [containerRule(
+      'withoutMemoryLimit',
+      "!(has(c.resources.limits) && 'memory' in c.resources.limits)",
+      '.resources.limits.memory',
+      'every container that uses a GPU must set a memory limit: add resources.limits.memory (e.g. memory: 64Gi)',
+    )] else [];
   local validations = [r.validation for r in containerRules]
                       + (if a.enforceGpuTolerations then [vendorRule(v) for v in vendors] else [])
                       + (if a.enforceGpuTolerations && claims && std.length([x for x in draPools if blocking(x) != []]) > 0 then [claimRule] else []);

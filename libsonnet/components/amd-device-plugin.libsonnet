@@ -24,6 +24,8 @@ function(params)
   local pools = gpu.poolsOf(p.pools, 'amd');
   local labellerName = 'amdgpu-node-labeller';
   local labellerLabels = k.labels(component, labellerName);
+  local pluginImage = p.image + ':' + p.amd.devicePluginVersion;
+  local labellerImage = p.image + ':labeller-' + p.amd.devicePluginVersion;
 
   // Both run as root, as upstream's manifests (k8s-ds-amdgpu-dp.yaml, k8s-ds-amdgpu-labeller.yaml)
   // and images (no USER) do, with a read-only root: the plugin logs to stderr
@@ -70,7 +72,7 @@ function(params)
 
   local devicePlugin(pool) = daemonSet('amdgpu-device-plugin-' + pool.name, pool, {
     name: 'amdgpu-dp-cntr',
-    image: p.image + ':' + p.amd.devicePluginVersion,
+    image: pluginImage,
     // The image has no ENTRYPOINT, only `CMD ["./k8s-device-plugin", ...]` in WORKDIR /root
     // (ROCm/k8s-device-plugin Dockerfile, v1.31.0.9): `args` alone would replace that CMD and
     // run the flag as the program, so the command is named as upstream's labeller manifest
@@ -91,7 +93,7 @@ function(params)
 
   local labeller(pool) = daemonSet(labellerName + '-' + pool.name, pool, {
     name: 'amdgpu-lr-cntr',
-    image: p.image + ':labeller-' + p.amd.devicePluginVersion,
+    image: labellerImage,
     workingDir: '/root',
     command: ['./k8s-node-labeller'],
     args: ['-vram', '-cu-count', '-simd-count', '-device-id', '-family', '-driver-version'],
@@ -141,7 +143,13 @@ function(params)
         // The v1.4.0 DeviceConfig CRD (ROCm/gpu-operator config/crd/bases/amd.com_deviceconfigs.yaml
         // at v1.4.0) has no enableDevicePlugin: the operator always runs the plugin; the flag
         // arrived with a later release and the deployed CRD would prune or refuse it.
+        // The pinned images (and their images.digests pins), not the operator's defaults:
+        // v1.4.0 runs rocm/k8s-device-plugin:latest and labeller-latest when these are unset
+        // (ROCm/gpu-operator internal/kmmmodule/kmmmodule.go defaultDevicePluginImage,
+        // v1.4.0), so a node added later could run another plugin than the others.
         devicePlugin: {
+          devicePluginImage: k.image(pluginImage, p.imageDigests),
+          nodeLabellerImage: k.image(labellerImage, p.imageDigests),
           enableNodeLabeller: true,
           devicePluginArguments: { resource_naming_strategy: pool.gpu.resourceNaming },
           devicePluginTolerations: tolerations,

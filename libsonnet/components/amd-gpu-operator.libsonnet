@@ -31,6 +31,9 @@ function(params)
   k.keyed(
     if p.amd.mode != 'operator' || std.length(pools) == 0 then []
     else [
-      k.namespace(p.namespace, k.labels('amd-gpu-operator') + { 'pod-security.kubernetes.io/enforce': 'privileged' }),
+      // The release's namespace holds its Helm storage and operands: kept with the release.
+      k.namespace(p.namespace,
+                  k.labels('amd-gpu-operator') + { 'pod-security.kubernetes.io/enforce': 'privileged' },
+                  k.keepOnRemoval(p.gitops.engine)),
     ] + helm.release(p, 'amd-gpu-operator', p.namespace, p.repoURL, p.chart, p.amd.operatorVersion, values)
   )

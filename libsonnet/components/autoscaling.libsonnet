@@ -20,11 +20,18 @@ function(params)
   local nsLabel = if m.honorLabels then 'namespace' else 'exported_namespace';
   local useAuth = std.objectHas(m, 'authSecret');
 
-  // Sum over the Deployment's GPUs with metricType AverageValue: KEDA divides by the replica
-  // count, so the target is per replica. DCGM_FI_PROF_* metrics are ratios: scaled to percent.
+  // dcgm-exporter emits one series per GPU, labelled with the pod (and namespace) holding it
+  // (NVIDIA/dcgm-exporter pkg/cmd/app.go and internal/pkg/transformation/kubernetes.go,
+  // DCGM_EXPORTER_KUBERNETES). So first the average over each pod's GPUs, then the sum over the
+  // Deployment's pods: with metricType AverageValue the HPA divides that sum by the replica
+  // count, and the target is a replica's average GPU value whatever its GPU count (a sum over
+  // GPUs would count an 8-GPU replica at 70% as 560). KEDA's prometheus scaler needs the query
+  // to return one element (kedacore/keda pkg/scalers/prometheus_scaler.go, v2.20: "prometheus
+  // query ... returned multiple elements"): the outer sum gives one.
+  // DCGM_FI_PROF_* metrics are ratios: scaled to percent.
   local query(ns, a) =
     local selector = '{%s="%s", %s=~"%s-[a-z0-9]+-[a-z0-9]+"}' % [nsLabel, ns, podLabel, a.deployment];
-    local expr = 'sum(%s%s)' % [a.metric, selector];
+    local expr = 'sum(avg by (%s, %s) (%s%s))' % [nsLabel, podLabel, a.metric, selector];
     if std.startsWith(a.metric, 'DCGM_FI_PROF_') then expr + ' * 100' else expr;
 
   local scaledObject(ns, a) =

@@ -78,16 +78,17 @@ function(params)
               name: 'dcgm-exporter',
               image: k.image(image, p.imageDigests),
               env: [
-                { name: 'DCGM_EXPORTER_KUBERNETES', value: 'true' },
-                { name: 'DCGM_EXPORTER_LISTEN', value: ':' + p.port },
-                // The `Hostname` label of every series is NODE_NAME, else the pod's own host
-                // name (internal/pkg/hostname/hostname.go getLocalHostname, NVIDIA/dcgm-exporter
-                // 4.4.1-4.6.0; upstream dcgm-exporter.yaml sets it from spec.nodeName).
-                { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
-                // See every GPU without requesting one (the runtime maps them in).
-                { name: 'NVIDIA_VISIBLE_DEVICES', value: 'all' },
-                { name: 'NVIDIA_DRIVER_CAPABILITIES', value: 'utility' },
-              ] + (if dra then [{ name: 'KUBERNETES_ENABLE_DRA', value: 'true' }] else []),
+                     { name: 'DCGM_EXPORTER_KUBERNETES', value: 'true' },
+                     { name: 'DCGM_EXPORTER_LISTEN', value: ':' + p.port },
+                     // The `Hostname` label of every series is NODE_NAME, else the pod's own host
+                     // name (internal/pkg/hostname/hostname.go getLocalHostname, NVIDIA/dcgm-exporter
+                     // 4.4.1-4.6.0; upstream dcgm-exporter.yaml sets it from spec.nodeName).
+                     { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+                     // See every GPU without requesting one (the runtime maps them in).
+                     { name: 'NVIDIA_VISIBLE_DEVICES', value: 'all' },
+                     { name: 'NVIDIA_DRIVER_CAPABILITIES', value: 'utility' },
+                   ] + (if gpu.sharesGpus(pool) then gpu.virtualGpuEnv else [])
+                   + (if dra then [{ name: 'KUBERNETES_ENABLE_DRA', value: 'true' }] else []),
               ports: [{ name: 'metrics', containerPort: p.port, protocol: 'TCP' }],
               // DCGM profiling metrics (DCGM_FI_PROF_*) need SYS_ADMIN; nothing else is kept
               // (upstream chart values securityContext, NVIDIA/dcgm-exporter deployment/values.yaml).

@@ -1,6 +1,6 @@
 // Operator mode: per NVIDIA pool a DaemonSet that labels each of the pool's nodes with the
-// names of the pool's configs in the GPU Operator values (nvidia-gpu-operator), once (init
-// container), and then idles.
+// names of the pool's configs in the GPU Operator values (nvidia-gpu-operator), first in an
+// init container and then again every minute.
 //
 // A pool's configs only reach its nodes through two node labels: the operator's device plugin
 // reads its config name from nvidia.com/device-plugin.config (config-manager NODE_LABEL,
@@ -31,7 +31,6 @@ local defaults = {
   // build/server-image/kubectl/Dockerfile, published from v1.28); `kubectl label` on a Node
   // uses only the stable core/v1 API.
   kubectlImage: versions.images.kubectl.image,
-  pauseImage: versions.images.pause.image,
   imageDigests: {},
   // spec.admission: where ValidatingAdmissionPolicy is served (enabled), the labeller's
   // ServiceAccount is held to the two labels it sets.
@@ -49,8 +48,7 @@ function(params)
   local labeller = component;
   local labellerLabels = k.labels(component, labeller);
   // OpenShift's restricted-v2 SCC assigns the UID from the namespace's range (MustRunAsRange).
-  // Read-only roots: kubectl writes only its discovery cache, to the /tmp emptyDir; pause
-  // writes nothing.
+  // Read-only roots: kubectl writes only its discovery cache, to the /tmp emptyDir.
   local restricted = {
     runAsNonRoot: true,
     [if !p.providerFacts.securityContextConstraints then 'runAsUser']: 65534,
@@ -70,18 +68,31 @@ function(params)
       subjects: [{ kind: 'ServiceAccount', name: labeller, namespace: p.namespace }],
     },
   ];
-  // `patch` on nodes lets the ServiceAccount change any field of any Node (taints, spec,
-  // other labels), and RBAC cannot narrow a patch to fields. This policy denies any Node UPDATE
-  // by that ServiceAccount that changes more than the two labels, comparing `object` with
-  // `oldObject` (null only on CREATE, which the role does not grant): spec (taints included),
-  // the other labels and the annotations stay as they were.
+  // `patch` on nodes lets the ServiceAccount change any field of any Node, and RBAC cannot
+  // narrow a patch to fields or to one Node. This policy denies any Node UPDATE by that
+  // ServiceAccount unless (1) the Node is the one its caller's pod runs on, and (2) nothing but
+  // the two labels changed: spec (taints included), the other labels, the annotations,
+  // metadata.ownerReferences (an owner that does not exist makes the garbage collector delete
+  // the Node) and metadata.finalizers (a finalizer nobody removes hangs the Node's deletion)
+  // stay as they were. `oldObject` is null only on CREATE, which the role does not grant.
+  // The server itself rewrites managedFields and resourceVersion on every write; name and uid
+  // are immutable (core validation).
+  // (1): a pod-bound token (the projected token of k.apiTokenVolume) carries the pod's node in
+  // userInfo.extra['authentication.kubernetes.io/node-name'] (ServiceAccountTokenPodNodeInfo,
+  // beta and on by default from 1.30, GA in 1.32: kubernetes/kubernetes
+  // pkg/serviceaccount/claims.go and pkg/features/kube_features.go, v1.32; KEP-4193). The
+  // policy is rendered only from 1.30 (admission.enabled), and a token without the claim (a
+  // legacy Secret token, which carries no node) is denied.
   // Upstream: https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/
-  // (matchConditions and validations see `request`, whose userInfo.username names the caller,
-  // and `object`/`oldObject`), and a ServiceAccount authenticates as
-  // system:serviceaccount:<namespace>:<name>
+  // (matchConditions and validations see `request`, whose userInfo.username names the caller and
+  // userInfo.extra its token's claims, and `object`/`oldObject`), and a ServiceAccount
+  // authenticates as system:serviceaccount:<namespace>:<name>
   // (https://kubernetes.io/docs/reference/access-authn-authz/authentication/#service-account-tokens).
+  local nodeNameKey = 'authentication.kubernetes.io/node-name';
   local labelsOf(o) = 'has(%s.metadata.labels) ? %s.metadata.labels : {}' % [o, o];
-  local annotationsOf(o) = 'has(%s.metadata.annotations) ? %s.metadata.annotations : {}' % [o, o];
+  local unchanged(field, empty) =
+    '(has(object.metadata.%s) ? object.metadata.%s : %s) == (has(oldObject.metadata.%s) ? oldObject.metadata.%s : %s)'
+    % [field, field, empty, field, field, empty];
   local labellerPolicy = [
     k.object('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy', labeller, labels=labellerLabels) + {
       spec: {
@@ -97,8 +108,17 @@ function(params)
           { name: 'managed', expression: '[%s]' % std.join(', ', ["'%s'" % l for l in managedLabels]) },
           { name: 'oldLabels', expression: labelsOf('oldObject') },
           { name: 'newLabels', expression: labelsOf('object') },
+          {
+            name: 'callerNode',
+            // extra is left out of the request when the token carries no extra claim.
+            expression: "has(request.userInfo.extra) && '%s' in request.userInfo.extra ? request.userInfo.extra['%s'] : []" % [nodeNameKey, nodeNameKey],
+          },
         ],
         validations: [
+          {
+            expression: 'variables.callerNode == [object.metadata.name]',
+            message: 'the %s ServiceAccount may only change the Node its own pod runs on (the pod-bound token names it in %s)' % [labeller, nodeNameKey],
+          },
           {
             expression: 'object.spec == oldObject.spec',
             message: "the %s ServiceAccount may not change a Node's spec (taints, podCIDR, unschedulable, providerID)" % labeller,
@@ -108,8 +128,16 @@ function(params)
             message: 'the %s ServiceAccount may only set the labels %s on a Node' % [labeller, std.join(' and ', managedLabels)],
           },
           {
-            expression: '(%s) == (%s)' % [annotationsOf('object'), annotationsOf('oldObject')],
+            expression: unchanged('annotations', '{}'),
             message: "the %s ServiceAccount may not change a Node's annotations" % labeller,
+          },
+          {
+            expression: unchanged('ownerReferences', '[]'),
+            message: "the %s ServiceAccount may not change a Node's ownerReferences (the garbage collector deletes a Node whose owner is gone)" % labeller,
+          },
+          {
+            expression: unchanged('finalizers', '[]'),
+            message: "the %s ServiceAccount may not change a Node's finalizers (a finalizer nobody removes hangs its deletion)" % labeller,
           },
         ],
       },
@@ -119,16 +147,29 @@ function(params)
     },
   ];
 
+  // How often the labeller re-asserts its labels: a label stripped by hand, by a node image or
+  // by a Node re-registered under its name would otherwise leave the device plugin on its
+  // `default` config (and mig-manager on no layout) until the pod restarts.
+  local reassertSeconds = 60;
+
   local nodeConfig(pool) =
     local name = labeller + '-' + pool.name;
     local labels = gpu.operatorNodeLabels(pools, pool);
+    // The discovery cache goes to /tmp: the image's HOME (/root) is not writable for the
+    // non-root UID. `kubectl label` patches only when a value differs ("not labeled"
+    // otherwise: kubernetes/kubectl pkg/cmd/label/label.go, v1.32), so a re-assertion of
+    // labels in place is one GET.
+    local labelArgs = ['label', 'node', '$(NODE_NAME)', '--overwrite', '--cache-dir=/tmp/kubectl-cache']
+                      + [key + '=' + labels[key] for key in std.objectFields(labels)];
+    local nodeName = [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }];
+    local mounts = [{ name: 'tmp', mountPath: '/tmp' }, k.apiTokenMount];
     // Why the DaemonSet is an exception to each hardening check it keeps (k.exceptions).
     local exceptions = {
-      CKV_K8S_8: 'the long-running container is pause: the labels are set once by the init container; nothing to probe',
-      CKV_K8S_9: 'the long-running container is pause: the labels are set once by the init container; nothing to probe',
+      CKV_K8S_8: 'the labeller is a shell loop around kubectl label: a failure exits the container, which restarts; nothing else to probe',
+      CKV_K8S_9: 'the labeller is a shell loop around kubectl label: a failure exits the container, which restarts; nothing else to probe',
     } + (if p.providerFacts.securityContextConstraints then {
            CKV_K8S_40: "OpenShift's restricted-v2 SCC assigns the UID from the namespace's range",
-         } else {}) + k.unpinned([p.kubectlImage, p.pauseImage], p.imageDigests);
+         } else {}) + k.unpinned([p.kubectlImage], p.imageDigests);
     k.object('apps/v1', 'DaemonSet', name, p.namespace, k.labels(component, name), k.exceptions(exceptions)) + {
       spec: {
         selector: { matchLabels: k.selectorLabels(name) },
@@ -140,26 +181,32 @@ function(params)
             tolerations: k.tolerationsFor(pool.taints),
             priorityClassName: 'system-node-critical',
             serviceAccountName: labeller,
-            // The token only in the container that labels the Node (k.apiTokenVolume).
+            // The token only in the containers that label the Node (k.apiTokenVolume).
             automountServiceAccountToken: false,
             securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
+            // First the labels, before the pod is Running: a denied or failed label shows as
+            // Init:Error.
             initContainers: [{
               name: 'label',
               image: k.image(p.kubectlImage, p.imageDigests),
-              // The discovery cache goes to /tmp: the image's HOME (/root) is not writable
-              // for the non-root UID.
-              args: ['label', 'node', '$(NODE_NAME)', '--overwrite', '--cache-dir=/tmp/kubectl-cache']
-                    + [key + '=' + labels[key] for key in std.objectFields(labels)],
-              env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+              args: labelArgs,
+              env: nodeName,
               securityContext: restricted,
               resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '500m', memory: '128Mi' } },
-              volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, k.apiTokenMount],
+              volumeMounts: mounts,
             }],
+            // Then the same labels again every reassertSeconds; a failure exits (the pod
+            // restarts and shows it). The kubectl image has sh and sleep (debian-base with
+            // coreutils: kubernetes/kubernetes build/server-image/kubectl/Dockerfile).
             containers: [{
-              name: 'configured',
-              image: k.image(p.pauseImage, p.imageDigests),
+              name: 'reassert',
+              image: k.image(p.kubectlImage, p.imageDigests),
+              command: ['sh', '-c', 'while kubectl "$@"; do sleep %d; done; exit 1' % reassertSeconds, 'reassert'],
+              args: labelArgs,
+              env: nodeName,
               securityContext: restricted,
-              resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { cpu: '10m', memory: '16Mi' } },
+              resources: { requests: { cpu: '1m', memory: '32Mi' }, limits: { cpu: '200m', memory: '128Mi' } },
+              volumeMounts: mounts,
             }],
             volumes: [k.scratchVolume('tmp'), k.apiTokenVolume],
           },

@@ -43,14 +43,21 @@ function(params)
   local accountOf(v) = if openshift && v.privileged then privilegedAccount else account;
   // The API token only in the container that reads the Node (k.apiTokenVolume).
 
-  // OpenShift's restricted-v2 SCC assigns each pod a UID from the namespace's range
-  // (MustRunAsRange) and rejects a fixed one outside it, so no runAsUser there; runAsNonRoot
-  // still holds. Elsewhere the CUDA image's root user needs an explicit non-root UID.
+  // Which SCC admits a pod decides who picks its UID. OpenShift's restricted-v2 SCC assigns each
+  // pod a UID from the namespace's range (runAsUser MustRunAsRange) and rejects a fixed one
+  // outside it, so no runAsUser there; runAsNonRoot still holds. The `privileged` SCC (the
+  // privileged account's pods) is runAsUser RunAsAny: it assigns no UID, so the image's USER
+  // runs, root for the kubectl and CUDA images, and the kubelet refuses a runAsNonRoot
+  // container that would run as root ("container has runAsNonRoot and image will run as root":
+  // kubernetes/kubernetes pkg/kubelet/kuberuntime/security_context_others.go verifyRunAsNonRoot,
+  // v1.30). Those pods, like every pod elsewhere, name an explicit non-root UID.
+  // SCC strategies: docs.openshift.com/container-platform/4.16 authentication/
+  // managing-security-context-constraints ("Default security context constraints").
   // Read-only roots: the script writes only under /tmp (kubectl's cache and error file), an
   // emptyDir; nvidia-smi and pause write nothing.
-  local restricted = {
+  local restricted(assignsUid) = {
     runAsNonRoot: true,
-    [if !openshift then 'runAsUser']: 65534,
+    [if !assignsUid then 'runAsUser']: 65534,
     readOnlyRootFilesystem: true,
     allowPrivilegeEscalation: false,
     capabilities: { drop: ['ALL'] },
@@ -83,6 +90,13 @@ function(params)
       env: [
         { name: 'NVIDIA_VISIBLE_DEVICES', value: 'all' },
         { name: 'NVIDIA_DRIVER_CAPABILITIES', value: 'utility' },
+        // The CUDA base images carry NVIDIA_REQUIRE_CUDA (cuda:12.9.1-base: cuda>=12.9 and driver
+        // branches), which the runtime enforces before the container starts: on an older driver
+        // the pod would fail to start instead of the script printing FAIL with the versions.
+        // NVIDIA_DISABLE_REQUIRE=true skips that check (NVIDIA/nvidia-container-toolkit
+        // internal/config/image/cuda_image.go, HasDisableRequire); the script compares the
+        // driver with gpu.nvidia.driver.minVersion itself.
+        { name: 'NVIDIA_DISABLE_REQUIRE', value: 'true' },
       ] + (if mig then [{ name: 'NVIDIA_MIG_MONITOR_DEVICES', value: 'all' }] else []),
       privileged: mig,
       securityContext: if mig then {
@@ -90,7 +104,7 @@ function(params)
         allowPrivilegeEscalation: false,
         capabilities: { drop: ['ALL'], add: ['SYS_ADMIN'] },
         seccompProfile: { type: 'RuntimeDefault' },
-      } else restricted,
+      } else restricted(openshift),
       pod: { runtimeClassName: 'nvidia' },
       mounts: [],
       volumes: [],
@@ -128,13 +142,15 @@ function(params)
   local daemonSet(pool) =
     local name = 'gpu-validation-' + pool.name;
     local v = vendorSpec(pool);
+    // restricted-v2 assigns the pod's UID; the privileged SCC does not.
+    local assignsUid = openshift && !v.privileged;
     local dra = pool.gpu.vendor == 'nvidia' && gpu.isDra(pool);
     local advertised = std.mapWithKey(function(_, n) std.toString(n), if dra then gpu.draDevicesPerNode(pool) else gpu.advertisedPerNode(pool));
     // Why the pool's DaemonSet is an exception to each hardening check it keeps (k.exceptions).
     local exceptions = {
       CKV_K8S_8: 'the long-running container is pause: the checks run once as init containers; nothing to probe',
       CKV_K8S_9: 'the long-running container is pause: the checks run once as init containers; nothing to probe',
-    } + v.exceptions + (if openshift && !v.privileged then {
+    } + v.exceptions + (if assignsUid then {
                           CKV_K8S_40: "OpenShift's restricted-v2 SCC assigns the UID from the namespace's range",
                         } else {}) + k.unpinned([v.image, p.kubectlImage, p.pauseImage], p.imageDigests);
     local tmp = { name: 'tmp', mountPath: '/tmp' };
@@ -171,14 +187,14 @@ function(params)
               command: ['sh', '/scripts/validate-gpu-node.sh', if dra then 'slices' else 'advertised']
                        + [r + '=' + advertised[r] for r in std.objectFields(advertised)],
               env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
-              securityContext: restricted,
+              securityContext: restricted(assignsUid),
               resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '500m', memory: '128Mi' } },
               volumeMounts: [{ name: 'script', mountPath: '/scripts', readOnly: true }, tmp, k.apiTokenMount],
             }],
             containers: [{
               name: 'validated',
               image: k.image(p.pauseImage, p.imageDigests),
-              securityContext: restricted,
+              securityContext: restricted(assignsUid),
               resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { cpu: '10m', memory: '16Mi' } },
             }],
             volumes: [{ name: 'script', configMap: { name: scriptName } }, k.scratchVolume('tmp'), k.apiTokenVolume] + v.volumes,
@@ -204,15 +220,8 @@ function(params)
     },
   ];
 
-  // OpenShift: the account of the privileged checks may use the `privileged` SCC, through the
-  // ClusterRole OpenShift defines per default SCC (system:openshift:scc:<name>; what
-  // `oc adm policy add-scc-to-user privileged -z <account>` binds).
-  local openshiftAccess = [
-    k.object('rbac.authorization.k8s.io/v1', 'RoleBinding', privilegedAccount, p.namespace, k.labels(component, privilegedAccount)) + {
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:openshift:scc:privileged' },
-      subjects: [{ kind: 'ServiceAccount', name: privilegedAccount, namespace: p.namespace }],
-    },
-  ];
+  // OpenShift: the account of the privileged checks may use the `privileged` SCC.
+  local openshiftAccess = k.privilegedSccAccess(p.providerFacts, privilegedAccount, p.namespace, [privilegedAccount], k.labels(component, privilegedAccount));
 
   k.keyed(
     if !p.validation.enabled || std.length(p.gpuPools) == 0 then []

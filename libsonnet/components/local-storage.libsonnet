@@ -87,7 +87,11 @@ function(params)
       volumeMode: nvme.mode,
       [if nvme.mode == 'Filesystem' then 'fsType']: nvme.fsType,
       [if nvme.mode == 'Block' then 'blockCleanerCommand']: blockCleaners[nvme.blockCleaner],
-      namePattern: '*',
+      // Every entry but dot-names (Go filepath.Match: `[^.]` is a negated class; the
+      // provisioner matches each entry's name, pkg/discovery/discovery.go v2.8.0): prepare-disks.sh
+      // builds a re-pointed Block link under a dot-name before renaming it into place, and that
+      // half-made entry must not become a second PV of the same disk.
+      namePattern: '[^.]*',
     },
   };
 
@@ -249,6 +253,13 @@ function(params)
              roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'local-volume-provisioner-node' },
            },
          ]
+         // OpenShift: both DaemonSets are privileged with host paths, which only the privileged
+         // SCC admits (the disk preparation runs as the namespace's `default` account).
+         + k.privilegedSccAccess(p.providerFacts,
+                                 'local-storage-privileged',
+                                 ns,
+                                 [p.serviceAccount] + (if anyPrepare then ['default'] else []),
+                                 labelsAll)
          + (if anyPrepare then [
               k.object('v1', 'ConfigMap', prepareScriptName, ns, labelsAll) + { data: { 'prepare-disks.sh': p.prepareScript } },
             ] else [])

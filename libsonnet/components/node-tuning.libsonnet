@@ -16,7 +16,8 @@
 // Restarts are bounded: only under systemd (the script checks the host's PID 1), one node of the
 // pool at a time (a pool's nodes are created and often rebooted together): the script holds the
 // Lease `kubelet-restart-<pool>` in the tuning namespace from before the restart until the
-// kubelet answers its health check. kubectl comes from registry.k8s.io/kubectl (Debian-based,
+// kubelet answers its health check, and keeps it (marked held, never expiring) when the kubelet
+// does not come back (docs/node-platform.md). kubectl comes from registry.k8s.io/kubectl (Debian-based,
 // kubernetes build/server-image/kubectl/Dockerfile), copied into the busybox container by a
 // first init container; the API token is projected into the tuning container only, for a
 // ServiceAccount that may touch nothing but these Leases. A change of script or config rolls
@@ -266,6 +267,14 @@ function(params)
            }),
            k.object('v1', 'ConfigMap', scriptName, ns, k.labels(component)) + { data: { 'tune-node.sh': p.script } },
          ]
+         // OpenShift: the tuning pods are privileged on the host network, which only the
+         // privileged SCC admits (pools that restart the kubelet run as its account).
+         + k.privilegedSccAccess(p.providerFacts,
+                                 'node-tuning-privileged',
+                                 ns,
+                                 std.set((if std.length(restartPools) < std.length(pools) then ['default'] else [])
+                                         + (if std.length(restartPools) > 0 then [p.serviceAccount] else [])),
+                                 k.labels(component))
          + (if std.length(restartPools) > 0 then [
               k.object('v1', 'ServiceAccount', p.serviceAccount, ns, k.labels(component)),
               // create cannot be limited by name (the name is not known at authorization time)

@@ -56,6 +56,13 @@ function(params)
 
   // OpenShift (nvidiaGpuOperatorValues in providers.json): operands get their SCCs and the
   // driver is built for RHCOS.
+  // One exporter for every pool: the pods of shared GPUs only with virtual GPUs on
+  // (gpu.sharesGpus; values.yaml dcgmExporter.env, v26.7.0), DRA-allocated GPUs with DRA on.
+  local exporterEnv = (if std.length([x for x in pools if gpu.sharesGpus(x)]) > 0 then gpu.virtualGpuEnv else [])
+                      + (if draMetrics then [
+                           { name: 'KUBERNETES_ENABLE_DRA', value: 'true' },
+                           { name: 'DCGM_EXPORTER_KUBERNETES_ENABLE_POD_UID', value: 'true' },
+                         ] else []);
   local values = p.providerFacts.nvidiaGpuOperatorValues {
     // The project's own node-feature-discovery labels the nodes when it is enabled.
     nfd: { enabled: !p.nfd.enabled },
@@ -100,10 +107,7 @@ function(params)
     },
     dcgmExporter: {
       enabled: p.monitoring.dcgmExporter,
-      [if draMetrics then 'env']: [
-        { name: 'KUBERNETES_ENABLE_DRA', value: 'true' },
-        { name: 'DCGM_EXPORTER_KUBERNETES_ENABLE_POD_UID', value: 'true' },
-      ],
+      [if std.length(exporterEnv) > 0 then 'env']: exporterEnv,
       serviceMonitor: {
         enabled: p.monitoring.dcgmExporter && p.monitoring.serviceMonitor,
         honorLabels: p.monitoring.honorLabels,
@@ -134,10 +138,11 @@ function(params)
   k.keyed(
     if p.nvidia.mode != 'operator' || std.length(pools) == 0 then []
     else [
+           // The release's namespace holds its Helm storage and operands: kept with the release.
            k.namespace(p.namespace, k.labels('nvidia-gpu-operator') + {
              // Operands (driver, toolkit, MIG manager) are privileged host agents.
              'pod-security.kubernetes.io/enforce': 'privileged',
-           }),
+           }, k.keepOnRemoval(p.gitops.engine)),
          ] + helm.release(p, 'gpu-operator', p.namespace, p.repoURL, p.chart, p.nvidia.operatorVersion, values)
          + (if draMetrics then draExporterAccess else [])
   )

@@ -1,15 +1,19 @@
 // Workload isolation: one namespace per workload type, each with Pod Security, a default-deny
 // NetworkPolicy plus the allows a real cluster needs, a GPU/hugepages ResourceQuota, a
 // LimitRange, and the PriorityClasses of the workload types in use.
+local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
 
 local defaults = {
   cluster: error 'must provide cluster',
   providerFacts: error 'must provide providerFacts',
   kubernetesVersion: error 'must provide kubernetesVersion',
-  monitoring: { namespace: 'monitoring' },
+  monitoring: error 'must provide monitoring',
   workloads: [],
   nodeLocalDNS: { enabled: false, address: '169.254.20.10' },
+  admission: error 'must provide admission',
+  cilium: error 'must provide cilium',
+  apiServerCIDRs: [],
   // Priority per workload type: serving beats training beats batch; batch never preempts.
   priorities: {
     inference: { value: 100000, preemptionPolicy: 'PreemptLowerPriority', description: 'Latency-sensitive GPU inference.' },
@@ -23,6 +27,14 @@ function(params)
   local p = defaults + params;
   local component = 'workload-isolation';
   local labels = k.labels(component);
+  local memoryLimitRequired = gpu.requiresMemoryLimit(p.admission, p.pools);
+  // The MIG profiles the device plugin advertises as their own resources (strategy mixed; DRA
+  // pools advertise none).
+  local mixedProfiles = std.set(std.flattenArrays([
+    std.objectFields(x.gpu.mig.profiles)
+    for x in gpu.devicePluginPools(p.pools)
+    if gpu.migStrategy(x) == 'mixed'
+  ]));
 
   // The cluster DNS pods (clusterDns in providers.json). NetworkPolicy sees the pod port after
   // the Service's DNAT: OpenShift's CoreDNS (DNS operator, namespace openshift-dns) listens on
@@ -85,6 +97,23 @@ function(params)
       },
     };
 
+  // Egress to the API server. Cilium knows its endpoints as the `kube-apiserver` entity,
+  // wherever they run (docs.cilium.io security/policy/language, "Entities Based", v1.19). A
+  // NetworkPolicy sees the connection after the `kubernetes` Service's translation, so it can
+  // only allow the endpoints' addresses (network.apiServerCIDRs;
+  // https://kubernetes.io/docs/concepts/services-networking/network-policies/, "what you can't
+  // do": policies apply to the translated destination).
+  local apiServerPolicy(ns) =
+    if p.cilium.enabled then
+      k.object('cilium.io/v2', 'CiliumNetworkPolicy', 'allow-egress-to-apiserver', ns, labels) + {
+        spec: { endpointSelector: {}, egress: [{ toEntities: ['kube-apiserver'] }] },
+      }
+    else policy(ns, 'allow-egress-to-apiserver', {
+      podSelector: {},
+      policyTypes: ['Egress'],
+      egress: [{ to: [{ ipBlock: { cidr: c } } for c in p.apiServerCIDRs] }],
+    });
+
   local perWorkload(w) =
     local ns = w.namespace;
     local gpuQuota =
@@ -98,10 +127,17 @@ function(params)
       if std.objectHas(w.quota, 'sharedGpus')
       then { 'requests.nvidia.com/gpu.shared': std.toString(w.quota.sharedGpus) }
       else {};
-    // MIG mixed slices are their own extended resources, one quota key per profile.
+    // MIG mixed slices are their own extended resources, one quota key per profile. A
+    // ResourceQuota leaves every resource it does not name unlimited
+    // (https://kubernetes.io/docs/concepts/policy/resource-quotas/), so in a namespace whose
+    // quota bounds NVIDIA GPUs, a profile the pools advertise that quota.mig does not name is
+    // bounded to 0 rather than left open.
+    local named = std.get(w.quota, 'mig', {});
+    local boundsNvidia = std.length(named) > 0 || std.objectHas(w.quota, 'sharedGpus')
+                         || (std.objectHas(w.quota, 'gpus') && std.get(w, 'gpuVendor', null) == 'nvidia');
     local migQuota = {
-      ['requests.nvidia.com/mig-' + profile]: std.toString(w.quota.mig[profile])
-      for profile in std.objectFields(std.get(w.quota, 'mig', {}))
+      ['requests.nvidia.com/mig-' + profile]: std.toString(std.get(named, profile, 0))
+      for profile in std.setUnion(std.objectFields(named), if boundsNvidia then mixedProfiles else [])
     };
     // DRA devices per DeviceClass in the namespace's ResourceClaims (Kubernetes docs, "Resource
     // Quotas", quota for DRA resource claims; pkg/quota/v1/evaluator/core/resource_claims.go).
@@ -117,9 +153,10 @@ function(params)
       [if std.objectHas(w.quota, 'pods') then 'pods']: std.toString(w.quota.pods),
     };
     [
+      // The applications' own objects and volumes live here: kept when the entry leaves Git.
       k.namespace(ns, labels + k.podSecurityLabels(w.podSecurity, p.kubernetesVersion) + {
         'gpu-gitops.io/workload-type': w.type,
-      }),
+      }, k.keepOnRemoval(p.gitops.engine)),
       policy(ns, 'default-deny-all', { podSelector: {}, policyTypes: ['Ingress', 'Egress'] }),
       policy(ns, 'allow-dns', {
         podSelector: {},
@@ -142,6 +179,15 @@ function(params)
         ingress: [{ from: [nsSelector(p.monitoring.namespace)] }],
       }),
     ]
+    // The provider's own ingress router (OpenShift's Routes) into the namespaces that serve
+    // users (providers.json routerIngressPeers).
+    + (if std.member(['interactive', 'inference'], w.type) && std.length(p.providerFacts.routerIngressPeers) > 0 then [
+         policy(ns, 'allow-from-router', {
+           podSelector: {},
+           policyTypes: ['Ingress'],
+           ingress: [{ from: p.providerFacts.routerIngressPeers }],
+         }),
+       ] else [])
     + (if std.length(w.allowIngressFrom) > 0 then [
          policy(ns, 'allow-ingress-from-namespaces', {
            podSelector: {},
@@ -157,14 +203,17 @@ function(params)
          }),
        ] else [])
     + (if std.length(w.allowEgressToFQDNs) > 0 then [fqdnPolicy(ns, w.allowEgressToFQDNs)] else [])
+    + (if w.allowEgressToApiServer then [apiServerPolicy(ns)] else [])
     + (if std.length(gpuQuota + sharedQuota + migQuota + deviceQuota + otherQuota) > 0 then [
          k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels) + { spec: { hard: gpuQuota + sharedQuota + migQuota + deviceQuota + otherQuota } },
        ] else [])
     + [
+      // No default memory limit where the GPU policy requires an explicit one (gpu.requiresMemoryLimit):
+      // a defaulted limit would pass a bare GPU Pod that the same spec in a Deployment fails.
       k.object('v1', 'LimitRange', 'container-defaults', ns, labels) + {
         spec: { limits: [{
           type: 'Container',
-          default: { cpu: w.limits.defaultCpu, memory: w.limits.defaultMemory },
+          default: { cpu: w.limits.defaultCpu } + (if memoryLimitRequired then {} else { memory: w.limits.defaultMemory }),
           defaultRequest: { cpu: w.limits.defaultCpu, memory: w.limits.defaultMemory },
         }] },
       },

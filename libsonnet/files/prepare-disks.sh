@@ -13,6 +13,8 @@
 #   FORCE=true      also take devices that hold a filesystem or partition table (erased)
 #   FEATURE_FILE    NFD feature file to write `local-nvme-disks=<prepared disks>` to (optional)
 #   DEV_ROOT        prefix of the device tree (tests); links always point at the /dev path
+#   DEVICE_TEST     the test(1) operator a disk must pass before `blkid -p` exit 2 counts as
+#                   empty (default -b, a block device; tests, whose disks are files: -f)
 #   MOUNTS          the host's mount table (default /proc/1/mounts: the pod shares the host's
 #                   PID namespace, so PID 1's table is the host's, not the container's)
 #
@@ -27,9 +29,12 @@
 # /dev/nvmeXnY: after a renumbering that opens another disk).
 #
 # A disk is empty only when `blkid -p` exits 2 ("nothing found", util-linux blkid(8) RETURN
-# CODE); 0 (a signature), 8 (ambivalent probe: several signatures) and anything else (4: usage
-# error, or the probe failed) mean it may hold data: refused, or with FORCE=true wiped with
-# wipefs and probed again. mkfs runs without its force flags, so it refuses what blkid missed.
+# CODE) for a block device, with nothing on stderr: blkid also exits 2 when it cannot open the
+# device (util-linux misc-utils/blkid.c lowprobe_device: `warn("error: %s")`, then
+# BLKID_EXIT_NOTFOUND), and a disk that could not be read is not an empty disk. 0 (a signature),
+# 8 (ambivalent probe: several signatures) and anything else (4: usage error, or the probe
+# failed) mean it may hold data: refused, or with FORCE=true wiped with wipefs and probed again.
+# mkfs runs without its force flags, so it refuses what blkid missed.
 #
 # Filesystem mode: the mount point is made immutable (chattr +i) before the disk is mounted on
 # it. After a reboot the directory exists on the root disk before this pod mounts the disk again,
@@ -41,8 +46,12 @@
 #
 # A node without any matching disk is reported (log and `local-nvme-disks=0` in FEATURE_FILE,
 # which NFD turns into the node label feature.node.kubernetes.io/local-nvme-disks=0) and the pod
-# succeeds: one node without disks must not hold up the rollout. Exits non-zero only when a
-# matching disk was refused or could not be prepared.
+# succeeds: one node without disks must not hold up the rollout. The feature file is written
+# under a dot-name and renamed into place: NFD's local source reads every file in features.d
+# whose name does not start with a dot (node-feature-discovery v0.19.0 source/local/local.go,
+# "ignore hidden feature file"), so it never reads a half-written one. Exits non-zero when a
+# matching disk was refused or could not be prepared (every step's failure counts: a mount, a
+# link, a wipe), or when the feature file cannot be written.
 set -eu
 
 pattern=${DISK_ID_PATTERN:?DISK_ID_PATTERN is required}
@@ -52,6 +61,7 @@ host_dir=${HOST_DIR:?HOST_DIR is required}
 force=${FORCE:-false}
 feature_file=${FEATURE_FILE:-}
 dev_root=${DEV_ROOT:-}
+device_test=${DEVICE_TEST:--b}
 mounts=${MOUNTS:-/proc/1/mounts}
 label=gpu-gitops
 found=0
@@ -63,10 +73,16 @@ log() { printf 'prepare-disks: %s\n' "$*"; }
 
 refuse() { log "refusing $1: $2"; failed=$((failed + 1)); }
 
-# probe DEVICE: run `blkid -p`; sets probe_rc (its exit code) and signature (its output).
+# probe DEVICE: run `blkid -p`; sets probe_rc (its exit code) and signature (what it printed,
+# stderr included). Exit 2 from a device that is not a block device, or with a message (blkid
+# could not open it), becomes 4: the disk could not be read, so whether it holds data is unknown.
 probe() {
   probe_rc=0
-  signature=$(blkid -p -o export "$1" 2>/dev/null) || probe_rc=$?
+  signature=$(blkid -p -o export "$1" 2>&1) || probe_rc=$?
+  if [ "$probe_rc" = 2 ] && { [ -n "$signature" ] || ! [ "$device_test" "$1" ]; }; then
+    probe_rc=4
+    [ -n "$signature" ] || signature="not a block device"
+  fi
 }
 
 # usable DEVICE: not in use, and empty (or FORCE=true, then wiped and probed empty).
@@ -91,7 +107,10 @@ usable() {
         return 1
       fi
       log "erasing $dev (force): it held ${found_types:-a signature}"
-      wipefs --all "$dev"
+      if ! wipefs --all "$dev"; then
+        refuse "$dev" "wipefs --all failed"
+        return 1
+      fi
       probe "$dev"
       if [ "$probe_rc" != 2 ]; then
         refuse "$dev" "blkid -p still finds a signature after wipefs (exit $probe_rc)"
@@ -99,7 +118,7 @@ usable() {
       fi
       return 0 ;;
     *)
-      refuse "$dev" "blkid -p failed (exit $probe_rc): cannot tell whether it holds data"
+      refuse "$dev" "blkid -p failed (exit $probe_rc${signature:+: $signature}): cannot tell whether it holds data"
       return 1 ;;
   esac
 }
@@ -112,17 +131,24 @@ format() {
   esac
 }
 
-# mount_disk DEVICE TARGET: mount on an immutable, empty mount point.
+# mount_disk DEVICE TARGET: mount on an immutable, empty mount point. Every step is checked
+# here: callers run it in a condition, where `set -e` does not apply.
 mount_disk() {
-  mkdir -p "$2"
+  if ! mkdir -p "$2"; then
+    refuse "$1" "cannot create the mount point $2"
+    return 1
+  fi
   if ! chattr +i "$2"; then
     refuse "$1" "cannot make the mount point $2 immutable: a pod could write to the OS disk while it is not mounted"
     return 1
   fi
-  mount -t "$fs_type" -o noatime "$1" "$2"
+  if ! mount -t "$fs_type" -o noatime "$1" "$2"; then
+    refuse "$1" "mount -t $fs_type on $2 failed"
+    return 1
+  fi
 }
 
-# link_disk NAME DEVICE TARGET (Block mode)
+# link_disk NAME DEVICE TARGET (Block mode). Every step is checked here, as in mount_disk.
 link_disk() {
   want=/dev/disk/by-id/$1
   if [ -L "$3" ]; then
@@ -132,15 +158,22 @@ link_disk() {
       return 0
     fi
     # The link is ours (named after this disk's serial): re-point it in one rename, so a
-    # Local PV never sees it missing.
-    rm -f "$3.new"
-    ln -s "$want" "$3.new"
-    mv -f "$3.new" "$3"
+    # Local PV never sees it missing. The new link is made under a dot-name, which the
+    # provisioner's namePattern (`[^.]*`, local-storage.libsonnet) never discovers as a volume.
+    partial=$(dirname "$3")/.$(basename "$3").new
+    if ! { rm -f "$partial" && ln -s "$want" "$partial" && mv -f "$partial" "$3"; }; then
+      rm -f "$partial"
+      refuse "$2" "cannot re-point $3 at $want (it points at $had)"
+      return 1
+    fi
     log "relinked $3 -> $want (it pointed at $had)"
     return 0
   fi
   usable "$2" || return 1
-  ln -s "$want" "$3"
+  if ! ln -s "$want" "$3"; then
+    refuse "$2" "cannot link $3 -> $want"
+    return 1
+  fi
   log "linked $3 -> $want"
 }
 
@@ -164,12 +197,19 @@ mount_fs() {
   log "formatted $1 as $fs_type and mounted it at $2"
 }
 
+# report: write FEATURE_FILE through a dot-file NFD skips, then rename it into place.
 report() {
   [ -n "$feature_file" ] || return 0
-  mkdir -p "$(dirname "$feature_file")"
-  printf '# written by prepare-disks.sh: disks matching %s prepared under %s\nlocal-nvme-disks=%s\n' \
-    "$pattern" "$host_dir" "$prepared" > "$feature_file.new"
-  mv -f "$feature_file.new" "$feature_file"
+  partial=$(dirname "$feature_file")/.$(basename "$feature_file").new
+  if mkdir -p "$(dirname "$feature_file")" \
+     && printf '# written by prepare-disks.sh: disks matching %s prepared under %s\nlocal-nvme-disks=%s\n' \
+          "$pattern" "$host_dir" "$prepared" > "$partial" \
+     && mv -f "$partial" "$feature_file"; then
+    return 0
+  fi
+  rm -f "$partial"
+  log "error: cannot write the NFD feature file $feature_file: the node's local-nvme label is not updated"
+  failed=$((failed + 1))
 }
 
 mkdir -p "$host_dir"
@@ -193,7 +233,7 @@ report
 if [ "$found" -eq 0 ]; then
   log "warning: no disk matches /dev/disk/by-id/$pattern on this node: nothing to prepare" \
       "(reported as local-nvme-disks=0); check localNvme.diskIdPattern and the node's instance type"
-  exit 0
+  exit "$((failed > 0))"
 fi
 log "$found disk(s) matched, $prepared prepared, $failed refused"
 [ "$failed" -eq 0 ]

@@ -19,7 +19,7 @@
 #   LOCK_NAME, LOCK_NAMESPACE   the pool's kubelet restart lock, a coordination.k8s.io Lease
 #                            (none: no lock); KUBECTL (default kubectl) reaches the API server
 #   NODE_NAME  the lock holder's identity (default: hostname)
-#   LOCK_SECONDS  how long a lock whose holder never released it blocks the pool (default 600)
+#   LOCK_SECONDS  how long a lock whose holder went away blocks the pool (default 600)
 #   LOCK_POLL_SECONDS  how often a waiting node checks the lock (default 10)
 #   KUBELET_HEALTHZ_URL  polled after the restart (default http://127.0.0.1:10248/healthz, the
 #                        kubelet's --healthz-bind-address and --healthz-port defaults)
@@ -33,12 +33,25 @@
 # systemd, where `systemctl restart kubelet` cannot work (e.g. Talos).
 #
 # One node of the pool restarts its kubelet at a time: a pool's nodes are created together and
-# often rebooted together. The lock is a Lease held by NODE_NAME: `kubectl create` is atomic
-# (it fails while another node holds the Lease), and the Lease is deleted once the kubelet
-# answers its health check again. A Lease not released within LOCK_SECONDS (its node died
-# mid-restart, or its kubelet never came back: then the pool's restarts stop for that long) is
-# taken over with `kubectl replace` at the resourceVersion read, so two waiting nodes cannot
-# both take it; the holder's own Lease (its pod restarted) is taken back at once.
+# often rebooted together. The lock is a Lease held by NODE_NAME in the standard fields
+# (spec.holderIdentity, renewTime, leaseDurationSeconds: k8s.io/api coordination/v1 types.go,
+# "leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire
+# it ... measured against the time of last observed renewTime"). `kubectl create` is atomic (it
+# fails while the Lease exists), and the Lease is deleted once the kubelet answers its health
+# check again, with the resourceVersion read as a precondition (DeleteOptions.preconditions,
+# sent by `kubectl delete --raw`: plain `kubectl delete` does no resourceVersion check), so a
+# node never deletes a Lease another node has taken since.
+# - A kubelet that does not answer after its restart holds the pool: the holder marks its Lease
+#   (annotation gpu-gitops.io/held), which never expires, and no other node restarts its kubelet
+#   (the next one would likely break the same way) until that kubelet is back (its pod runs again
+#   and releases the Lease) or someone deletes the Lease. The holder exits non-zero.
+# - A Lease whose holder went away without a word (its node died mid-restart) is taken over once
+#   renewTime (else acquireTime, else creationTimestamp) plus leaseDurationSeconds (else
+#   LOCK_SECONDS) has passed. Any Lease of that name is judged so, whoever wrote it (older
+#   versions, a hand-made one); one without a holder (released the client-go way) is free.
+# - The holder's own Lease (its pod restarted) is taken back at once.
+# A takeover is a `kubectl replace` at the resourceVersion read, so two waiting nodes cannot
+# both take it.
 #
 # Huge pages the kernel cannot fully allocate (fragmented memory) are rolled back to the count
 # before this run: a partial pool pins memory the kubelet still counts as allocatable.
@@ -150,51 +163,103 @@ while read -r kind key value || [ -n "$kind" ]; do
   esac
 done < "$config"
 
-# lease EXPIRES [RESOURCE_VERSION]: the lock's manifest (JSON), held by this node until EXPIRES
-# (epoch seconds; compared with each node's clock, so LOCK_SECONDS dwarfs any clock skew).
+lease_path() { printf '/apis/coordination.k8s.io/v1/namespaces/%s/leases/%s' "$lock_ns" "$lock_name"; }
+
+# lease [RESOURCE_VERSION [HELD]]: the lock's manifest (JSON), held by this node and renewed now.
 lease() {
-  version=''
-  [ -z "${2:-}" ] || version=",\"resourceVersion\":\"$2\""
-  printf '{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"%s","namespace":"%s",' \
-    "$lock_name" "$lock_ns"
-  printf '"annotations":{"gpu-gitops.io/expires":"%s"}%s},' "$1" "$version"
-  printf '"spec":{"holderIdentity":"%s","leaseDurationSeconds":%s}}\n' "$node_name" "$lock_seconds"
+  version='' held=''
+  [ -z "${1:-}" ] || version=",\"resourceVersion\":\"$1\""
+  [ -z "${2:-}" ] || held=",\"annotations\":{\"gpu-gitops.io/held\":\"$2\"}"
+  printf '{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"%s","namespace":"%s"%s%s},' \
+    "$lock_name" "$lock_ns" "$version" "$held"
+  printf '"spec":{"holderIdentity":"%s","leaseDurationSeconds":%s,"renewTime":"%s"}}\n' \
+    "$node_name" "$lock_seconds" "$(date -u +%Y-%m-%dT%H:%M:%S.000000Z)"
+}
+
+# epoch TIMESTAMP: seconds since the epoch of an API timestamp (RFC 3339 in UTC, as the API
+# server writes every Time and MicroTime), or nothing. busybox and GNU date both read
+# "YYYY-MM-DD hh:mm:ss".
+epoch() {
+  [ -n "$1" ] || return 0
+  date -u -d "$(printf '%s' "$1" | sed 's/\.[0-9]*//; s/Z$//; s/T/ /')" +%s 2>/dev/null || true
+}
+
+# read_lock: the lock's fields, or false when it cannot be read (lock_error says why). Sets
+# lock_version, lock_holder, lock_held and lock_expires (epoch seconds; empty: unknown).
+read_lock() {
+  current=$($kubectl get lease -n "$lock_ns" "$lock_name" -o 'jsonpath={.metadata.resourceVersion}|{.spec.holderIdentity}|{.spec.leaseDurationSeconds}|{.spec.renewTime}|{.spec.acquireTime}|{.metadata.creationTimestamp}|{.metadata.annotations.gpu-gitops\.io/held}|end' 2>&1) \
+    || { lock_error=$current; return 1; }
+  saved_ifs=$IFS
+  IFS='|'
+  set -- $current
+  IFS=$saved_ifs
+  if [ $# -ne 8 ] || [ "$8" != end ] || [ -z "$1" ]; then
+    lock_error="unexpected answer: $current"
+    return 1
+  fi
+  lock_version=$1 lock_holder=$2 lock_held=$7
+  since=$(epoch "${4:-${5:-$6}}")
+  lock_expires=''
+  [ -z "$since" ] || lock_expires=$((since + ${3:-$lock_seconds}))
 }
 
 acquire_lock() {
   [ -n "$lock_name" ] || return 0
   while :; do
-    expires=$(($(date +%s) + lock_seconds))
-    if error=$(lease "$expires" | $kubectl create -f - 2>&1); then
+    if lock_error=$(lease | $kubectl create -f - 2>&1); then
       log "holding the kubelet restart lock $lock_ns/$lock_name"
       return 0
     fi
-    # holder, expiry, resourceVersion
-    current=$($kubectl get lease -n "$lock_ns" "$lock_name" \
-      -o 'jsonpath={.spec.holderIdentity} {.metadata.annotations.gpu-gitops\.io/expires} {.metadata.resourceVersion}' 2>&1) \
-      || current=''
-    set -- $current
-    if [ $# -eq 3 ] && { [ "$1" = "$node_name" ] || [ "$2" -lt "$(date +%s)" ]; } \
-       && lease "$expires" "$3" | $kubectl replace -f - >/dev/null 2>&1; then
-      log "holding the kubelet restart lock $lock_ns/$lock_name (taken over from $1)"
-      return 0
-    fi
-    if [ $# -eq 3 ]; then
-      log "waiting for the kubelet restart lock $lock_ns/$lock_name, held by $1: one node of the pool at a time"
+    if read_lock; then
+      why=''
+      if [ "$lock_holder" = "$node_name" ]; then why="its own"
+      elif [ -z "$lock_holder" ]; then why="released"
+      elif [ -z "$lock_held" ] && [ -n "$lock_expires" ] && [ "$lock_expires" -lt "$(date +%s)" ]; then
+        why="expired"
+      fi
+      if [ -n "$why" ] && lease "$lock_version" | $kubectl replace -f - >/dev/null 2>&1; then
+        log "holding the kubelet restart lock $lock_ns/$lock_name (taken over from ${lock_holder:-nobody}: $why)"
+        return 0
+      fi
+      if [ -n "$lock_held" ]; then
+        log "waiting for the kubelet restart lock $lock_ns/$lock_name, held by $lock_holder: its kubelet" \
+            "did not answer after its restart ($lock_held); no node of the pool restarts its kubelet until" \
+            "that kubelet is back or the Lease is deleted (kubectl delete lease -n $lock_ns $lock_name)"
+      else
+        log "waiting for the kubelet restart lock $lock_ns/$lock_name, held by ${lock_holder:-nobody}: one node of the pool at a time"
+      fi
     else
-      log "waiting for the kubelet restart lock $lock_ns/$lock_name: $error"
+      log "waiting for the kubelet restart lock $lock_ns/$lock_name: $lock_error"
     fi
     sleep "$lock_poll"
   done
 }
 
+# release_lock [quiet]: delete the lock if this node holds it, at the resourceVersion read.
 release_lock() {
   [ -n "$lock_name" ] || return 0
-  holder=$($kubectl get lease -n "$lock_ns" "$lock_name" -o 'jsonpath={.spec.holderIdentity}' 2>/dev/null || true)
-  if [ "$holder" = "$node_name" ] && $kubectl delete lease -n "$lock_ns" "$lock_name" >/dev/null; then
+  lock_holder=''
+  if read_lock && [ "$lock_holder" = "$node_name" ] \
+     && printf '{"apiVersion":"v1","kind":"DeleteOptions","preconditions":{"resourceVersion":"%s"}}\n' "$lock_version" \
+        | $kubectl delete --raw "$(lease_path)" -f - >/dev/null; then
     log "released the kubelet restart lock $lock_ns/$lock_name"
+  elif [ -z "${1:-}" ]; then
+    log "warning: the kubelet restart lock $lock_ns/$lock_name is not released by $node_name (holder: ${lock_holder:-none})"
+  fi
+}
+
+# hold_lock: mark this node's lock as held (it never expires): its kubelet did not come back.
+hold_lock() {
+  [ -n "$lock_name" ] || return 0
+  held="kubelet not healthy after its restart at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  lock_error=''
+  if read_lock && [ "$lock_holder" = "$node_name" ] \
+     && lease "$lock_version" "$held" | $kubectl replace -f - >/dev/null; then
+    log "error: the kubelet does not answer $healthz after its restart; the lock $lock_ns/$lock_name is" \
+        "held, so no other node of the pool restarts its kubelet until this one is back"
   else
-    log "warning: the kubelet restart lock $lock_ns/$lock_name is not held by $node_name (holder: ${holder:-none})"
+    log "error: the kubelet does not answer $healthz after its restart, and the lock $lock_ns/$lock_name" \
+        "cannot be marked held (${lock_error:-holder ${lock_holder:-none}}): it expires after ${lock_seconds}s"
   fi
 }
 
@@ -224,6 +289,8 @@ restart_for_hugepages() {
   have=$(cat "$record" 2>/dev/null || true)
   if [ "$have" = "$want" ]; then
     log "unchanged kubelet: restarted for huge pages$runtime_hugepages in this boot ($record)"
+    # A kubelet that came back late: this run is the first since, and the lock may be ours.
+    if [ -n "$lock_name" ] && kubelet_healthy; then release_lock quiet; fi
     return 0
   fi
   if [ "$hugepages_failed" = 1 ]; then
@@ -256,8 +323,7 @@ restart_for_hugepages() {
     failed=$((failed + 1))
   fi
   if ! kubelet_healthy; then
-    log "error: the kubelet does not answer $healthz after its restart; the lock is kept, so no other" \
-        "node of the pool restarts its kubelet for ${lock_seconds}s"
+    hold_lock
     failed=$((failed + 1))
     return 0
   fi

@@ -5,6 +5,27 @@ local k = import 'k.libsonnet';
 {
   poolsOf(pools, vendor):: [p for p in pools if std.objectHas(p, 'gpu') && p.gpu.vendor == vendor],
 
+  // Whether the admission component's GPU policy requires every GPU container to set its own
+  // memory limit (rendered where admission is on and the cluster has GPU pools). The
+  // LimitRanger mutating plugin runs before validating admission, so a LimitRange default
+  // memory limit would fill it in on a bare Pod and the policy would admit it, while the same
+  // pod spec in a Deployment (templates are not defaulted) is denied: where this holds, the
+  // workload namespaces' LimitRange defaults the memory request only
+  // (https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/, "LimitRanger"
+  // mutating, "ValidatingAdmissionPolicy" validating; admission runs mutating then validating).
+  requiresMemoryLimit(admission, pools)::
+    admission.enabled && admission.enforceMemoryLimits
+    && std.length([x for x in pools if std.objectHas(x, 'gpu')]) > 0,
+
+  // A pool whose GPUs several pods share (time-slicing replicas). dcgm-exporter maps a GPU to
+  // the pod holding it from the kubelet's pod-resources; a shared GPU is advertised as several
+  // device IDs (<uuid>::<n>), which it maps to their pods only with KUBERNETES_VIRTUAL_GPUS=true
+  // (NVIDIA/dcgm-exporter pkg/cmd/app.go "Capture metrics associated with virtual GPUs exposed
+  // by Kubernetes device plugins when using GPU sharing strategies, e.g. time-sharing or MPS",
+  // 4.x): without it the sharers' series carry no pod, so autoscaling on them under-counts.
+  sharesGpus(pool):: std.objectHas(pool.gpu, 'timeSlicing'),
+  virtualGpuEnv:: [{ name: 'KUBERNETES_VIRTUAL_GPUS', value: 'true' }],
+
   migStrategy(pool):: pool.gpu.mig.strategy,
   usesMig(pool):: $.migStrategy(pool) != 'none',
 

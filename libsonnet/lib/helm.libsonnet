@@ -17,6 +17,9 @@
 //   argocd  one Application (argoproj.io/v1alpha1) in `argocd` with a Helm source
 //           (chart + targetRevision + valuesObject), automated prune/self-heal, server-side apply,
 //           injected caBundles left out of the diff.
+// Every release here installs the CNI or bears CRDs, so it is kept when it leaves Git
+// (k.keepOnRemoval): helm-controller uninstalls a deleted HelmRelease, and Argo CD prunes an
+// Application.
 // `repoURL` may be https:// or oci://; for Flux an oci:// URL makes the HelmRepository `type: oci`.
 // Options (named arguments):
 //   repoName          name of the Flux HelmRepository (default: the release name, so two charts
@@ -81,7 +84,7 @@ local k = import 'k.libsonnet';
               fluxNamespace=$.fluxNamespace,
               dependsOn=[],
               interval='30m')::
-    k.object('helm.toolkit.fluxcd.io/v2', 'HelmRelease', name, fluxNamespace, labels) + {
+    k.object('helm.toolkit.fluxcd.io/v2', 'HelmRelease', name, fluxNamespace, labels, k.keepOnRemoval('flux')) + {
       spec: {
         interval: interval,
         releaseName: name,
@@ -138,7 +141,8 @@ local k = import 'k.libsonnet';
              name,
              argocdNamespace,
              labels,
-             annotations=if syncWave != null then { 'argocd.argoproj.io/sync-wave': std.toString(syncWave) } else {}) + {
+             annotations=k.keepOnRemoval('argocd')
+                         + (if syncWave != null then { 'argocd.argoproj.io/sync-wave': std.toString(syncWave) } else {})) + {
       spec: {
         project: project,
         source: {

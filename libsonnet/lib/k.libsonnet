@@ -21,7 +21,38 @@
     },
   },
 
-  namespace(name, labels={}):: $.object('v1', 'Namespace', name, labels=labels),
+  namespace(name, labels={}, annotations={}):: $.object('v1', 'Namespace', name, labels=labels, annotations=annotations),
+
+  // OpenShift admits pods by SecurityContextConstraints, not by the namespace's Pod Security
+  // label alone: a privileged or host-path pod is admitted only if its ServiceAccount may use
+  // an SCC that allows it. This RoleBinding to the ClusterRole OpenShift defines per default
+  // SCC (system:openshift:scc:privileged; what `oc adm policy add-scc-to-user privileged -z
+  // <account>` binds) lets `accounts` of `namespace` use the privileged SCC (runAsUser RunAsAny:
+  // it assigns no UID, so the non-root containers of those pods name theirs). Empty where
+  // `facts.securityContextConstraints` is false.
+  // docs.openshift.com/container-platform/4.16 authentication/managing-security-context-constraints.
+  privilegedSccAccess(facts, name, namespace, accounts, labels)::
+    if !facts.securityContextConstraints || std.length(accounts) == 0 then []
+    else [$.object('rbac.authorization.k8s.io/v1', 'RoleBinding', name, namespace, labels) + {
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:openshift:scc:privileged' },
+      subjects: [{ kind: 'ServiceAccount', name: a, namespace: namespace } for a in accounts],
+    }],
+
+  // Annotations that keep an object in the cluster when it leaves Git (a rename, a flag turned
+  // off, a move to another layer): the engine neither prunes it nor deletes it with its owner.
+  // For the CNI's release (its uninstall cuts every pod off the network), releases that bear
+  // CRDs (an uninstall deletes the CRDs and with them every custom resource) and namespaces
+  // that hold data. docs/gitops.md says how to remove them for real.
+  //   flux    kustomize-controller skips objects annotated kustomize.toolkit.fluxcd.io/prune:
+  //           disabled when it garbage-collects, and when its Kustomization is deleted
+  //           (fluxcd/kustomize-controller docs/spec/v1/kustomizations.md "Prune", v1.6).
+  //   argocd  Prune=false: not pruned; Delete=false: kept when the Application is deleted
+  //           (Argo CD docs user-guide/sync-options.md, "No Prune Resources" and "No Resource
+  //           Deletion"; options joined with ",").
+  keepOnRemoval(engine)::
+    if engine == 'flux' then { 'kustomize.toolkit.fluxcd.io/prune': 'disabled' }
+    else if engine == 'argocd' then { 'argocd.argoproj.io/sync-options': 'Prune=false,Delete=false' }
+    else error 'unknown gitops engine ' + engine,
 
   // Pod Security Admission labels, pinned to the cluster's minor version.
   podSecurityLabels(level, kubernetesVersion):: {

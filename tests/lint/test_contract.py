@@ -137,7 +137,7 @@ EXPECTED = {
         ("CL006", "train.yaml", 7),  # the policy: no toleration of nvidia.com/gpu
         ("CL003", "train.yaml", 10),  # 16 GPUs, nodes have 8
         ("CL001", "train.yaml", 14),  # sku=gpu is no pool's taint
-        ("XR006", "serve.yaml", 14),
+        ("XR007", "serve.yaml", 14),
         ("CL002", "serve.yaml", 21),  # l40s time-slices without renaming: nvidia.com/gpu
         ("CL004", "eval.yaml", 2),  # once per file, at the first object in the namespace
         ("CL002", "eval.yaml", 16),  # no AMD pool
@@ -148,10 +148,10 @@ EXPECTED = {
         ("CL005", "eval.yaml", 9),  # batch-eval's quota: 8
         ("XR001", "eval.yaml", 27),  # local-nvme-block here (a warning: the provider may have it)
         ("CL004", "serve.yaml", 2),
-        ("XR006", "serve.yaml", 14),
+        ("XR007", "serve.yaml", 14),
         ("CL002", "serve.yaml", 21),
         ("CL004", "train.yaml", 2),
-        ("XR006", "train.yaml", 13),  # gpu-training is aks's
+        ("XR007", "train.yaml", 13),  # gpu-training is aks's
         ("CL002", "train.yaml", 22),  # only MIG slices and AMD GPUs
     },
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import ipaddress
 import json
+import re
 
 import jsonschema
 import pytest
@@ -231,6 +232,57 @@ def test_provider_integration(project, provider, text, integration):
     present = {key: values[key] for key in ("aksbyocni", "gke", "nodeinit", "cni") if key in values}
     assert present == integration
     assert values["routingMode"] == ("tunnel" if provider == "aks" else "native")
+
+
+# The network part of BASE removed: the input says nothing about Cilium.
+WITHOUT_NETWORK = BASE[: BASE.index("network:\n")] + BASE[BASE.index("nodePools:\n") :]
+
+
+@pytest.mark.parametrize("provider", ["aks", "eks", "gke", "openshift"])
+def test_a_provider_with_its_own_cni_gets_no_cilium_unless_the_input_asks(project, run, provider):
+    """ciliumByDefault: false there (docs/providers.md); before, every such input failed."""
+    write(project, WITHOUT_NETWORK.replace("provider: generic", f"provider: {provider}"))
+    result = run(project, "render", "t")
+    assert result.exit_code == 0, result.output
+    assert objects(project, "t")["cilium"] == []
+
+
+def test_cilium_on_by_the_providers_default_is_one_error_at_the_provider(project, run):
+    """generic has ciliumByDefault: true, and the defaults need k8sServiceHost: one error, at the
+    provider line (not at 1:1), whose first hint is the smallest edit that renders."""
+    write(project, WITHOUT_NETWORK)
+    result = run(project, "render", "t")
+    assert result.exit_code == 2, result.output
+    errors = re.findall(r"clusters/t/cluster\.yaml:(\d+):(\d+): error: (.*)\n  hint: (.*)", result.output)
+    assert len(errors) == 1, result.output
+    ((line, col, message, hint),) = errors
+    assert (int(line), int(col)) == (3, 11)  # provider: generic
+    assert "Cilium is on by default for provider generic" in message and "k8sServiceHost" in message
+    assert hint.startswith("set network.cilium.enabled: false")
+
+
+def test_a_written_cilium_block_means_cilium(project):
+    """The examples' blocks do not say `enabled`: they keep rendering Cilium on every provider."""
+    for name in ("aks-h100-training", "eks-mi300x-inference"):
+        assert objects(REPO, name)["cilium"], name
+
+
+def test_gke_defaults_what_its_integration_allows_one_value_for(project, run):
+    """ciliumConstraints with one allowed value become the default: native routing and
+    kubernetes IPAM on GKE, so only what GKE cannot tell (its CIDR, the API server) is asked."""
+    text = WITHOUT_NETWORK.replace("provider: generic", "provider: gke")
+    write(project, text + "network:\n  cilium: {}\n")
+    result = run(project, "render", "t")
+    assert result.exit_code == 2
+    assert "native routing needs ipv4NativeRoutingCIDR" in result.output
+    assert "GKE integration runs only with native routing" not in result.output
+    assert "node's own pod CIDR" not in result.output
+    write(
+        project,
+        text + "network:\n  cilium:\n    k8sServiceHost: 10.0.0.2\n    routing: {ipv4NativeRoutingCIDR: 10.8.0.0/14}\n",
+    )
+    _, values = release_values(objects(project, "t"))
+    assert values["routingMode"] == "native" and values["ipam"] == {"mode": "kubernetes"}
 
 
 def test_aks_example_is_bring_your_own_cni_over_vxlan():

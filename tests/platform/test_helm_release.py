@@ -44,7 +44,11 @@ def test_flux_oci_repository_and_shared_repository_name():
 
 def test_argocd_application_with_a_helm_source():
     (app,) = release("argocd", "oci://ghcr.io/charts", syncWave=-5, createNamespace=False)
-    assert app["metadata"]["annotations"] == {"argocd.argoproj.io/sync-wave": "-5"}
+    # kept when it leaves Git: an Argo CD prune would uninstall the chart (k.keepOnRemoval)
+    assert app["metadata"]["annotations"] == {
+        "argocd.argoproj.io/sync-wave": "-5",
+        "argocd.argoproj.io/sync-options": "Prune=false,Delete=false",
+    }
     assert app["spec"]["project"] == "gpu"
     assert app["spec"]["source"] == {
         "repoURL": "ghcr.io/charts",

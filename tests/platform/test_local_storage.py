@@ -26,7 +26,7 @@ def test_filesystem_class(project):
             "mountDir": "/mnt/disks/local-nvme",
             "volumeMode": "Filesystem",
             "fsType": "xfs",
-            "namePattern": "*",
+            "namePattern": "[^.]*",  # not the dot-names prepare-disks.sh builds links under
         }
     }
     sc = rendered[("StorageClass", "local-nvme")]

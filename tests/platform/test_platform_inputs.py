@@ -86,8 +86,10 @@ CASES = [
     ),
     (
         "cluster-pool-on-gke",
-        replace("provider: generic", "provider: gke"),
-        "ipam: {podCIDRs",
+        replace(
+            "provider: generic", "provider: gke", replace("ipam: {podCIDRs", "ipam: {mode: cluster-pool, podCIDRs")
+        ),
+        "ipam: {mode: cluster-pool",
         "node's own pod CIDR",
         "ipam.mode: kubernetes",
     ),

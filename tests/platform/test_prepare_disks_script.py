@@ -21,8 +21,10 @@ pytestmark = pytest.mark.skipif(shutil.which("sh") is None, reason="needs a POSI
 
 FAKES = {
     # exit code: STATE/rc/<name> if present (util-linux: 0 found, 2 nothing, 4 usage, 8 ambivalent)
+    # STATE/err/<name>: blkid could not open the device (its message on stderr, exit 2)
     "blkid": """\
 name=$(basename "$4"); [ "$2" = -s ] && name=$(basename "$6")
+[ -f "$STATE/err/$name" ] && cat "$STATE/err/$name" >&2 && exit 2
 [ -f "$STATE/rc/$name" ] && exit "$(cat "$STATE/rc/$name")"
 if [ "$2" = -s ]; then [ -f "$STATE/label/$name" ] && cat "$STATE/label/$name" && exit 0; exit 2; fi
 [ -f "$STATE/sig/$name" ] && cat "$STATE/sig/$name" && exit 0
@@ -52,7 +54,7 @@ def node(tmp_path: Path) -> Path:
         tool.write_text("#!/bin/sh\n" + body)
         tool.chmod(0o755)
     state = tmp_path / "state"
-    for sub in ("sig", "label", "rc"):
+    for sub in ("sig", "label", "rc", "err"):
         (state / sub).mkdir(parents=True)
     (state / "log").write_text("")
     by_id = tmp_path / "dev" / "disk" / "by-id"
@@ -81,6 +83,7 @@ def prepare(node: Path, **env) -> subprocess.CompletedProcess:
         "MODE": "Filesystem",
         "FS_TYPE": "xfs",
         "HOST_DIR": str(node / "mnt" / "disks" / "local-nvme"),
+        "DEVICE_TEST": "-f",  # the fake disks are files
         **env,
     }
     return subprocess.run(["sh", str(SCRIPT)], env=environ, capture_output=True, text=True, timeout=30)
@@ -260,3 +263,101 @@ def test_the_feature_written_is_the_one_the_local_nvme_rule_matches(node):
     assert term["feature"] == "local.feature"
     ((key, expression),) = term["matchExpressions"].items()
     assert expression["op"] == "Gt" and int(attributes[key]) > int(expression["value"][0])
+
+
+def wrap(node: Path, name: str, before: str = "", fail: bool = False) -> None:
+    """Put a stand-in for the real NAME on the node's PATH: it logs its arguments, runs `before`,
+    then fails (fail=True) or runs the real tool."""
+    real = shutil.which(name)
+    tool = node / "bin" / name
+    tool.write_text(
+        f'#!/bin/sh\necho "{name} $*" >> "$STATE/log"\n{before}\n' + ("exit 1\n" if fail else f'exec {real} "$@"\n')
+    )
+    tool.chmod(0o755)
+
+
+def test_feature_file_is_renamed_from_a_dot_file_nfd_never_reads(node):
+    """NFD's local source reads every features.d file whose name does not start with a dot."""
+    feature = node / "etc" / "features.d" / "gpu-gitops-local-nvme"
+    wrap(node, "mv")
+    result = prepare(node, DISK_ID_PATTERN="nvme-Disk_SN1", FEATURE_FILE=str(feature))
+    assert result.returncode == 0, result.stdout
+    (move,) = [line.split() for line in log(node) if line.startswith("mv ")]
+    assert Path(move[-2]).name.startswith(".") and Path(move[-2]).parent == feature.parent, move
+    assert move[-1] == str(feature)
+    assert sorted(p.name for p in feature.parent.iterdir()) == ["gpu-gitops-local-nvme"]
+
+
+def test_a_feature_file_that_cannot_be_written_fails_the_pod(node):
+    (node / "etc").mkdir()
+    (node / "etc" / "features.d").write_text("")  # a file where the directory should be
+    result = prepare(node, DISK_ID_PATTERN="nvme-Amazon_EC2_*", FEATURE_FILE=str(node / "etc/features.d/x"))
+    assert result.returncode == 1
+    assert "error: cannot write the NFD feature file" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "message,env,why",
+    [
+        ("blkid: error: /dev/nvme1n1: Permission denied", {}, "Permission denied"),
+        (None, {"DEVICE_TEST": "-b"}, "not a block device"),  # the fake disk is a file
+    ],
+    ids=["could-not-open", "not-a-block-device"],
+)
+def test_blkid_exit_2_is_empty_only_for_a_block_device_it_opened(node, message, env, why):
+    """util-linux blkid.c lowprobe_device: a device it cannot open is also exit 2, after a warning."""
+    if message:
+        (node / "state" / "err" / "nvme1n1").write_text(message)
+    result = prepare(node, DISK_ID_PATTERN="nvme-Disk_SN1", **env)
+    assert result.returncode == 1, result.stdout
+    assert f"blkid -p failed (exit 4: {message or why}): cannot tell whether it holds data" in result.stdout
+    assert log(node) == []  # not formatted
+
+
+def test_a_failed_mount_fails_the_disk(node):
+    feature = node / "features.d" / "gpu-gitops-local-nvme"
+    (node / "bin" / "mount").write_text('#!/bin/sh\necho "mount: wrong fs type" >&2; exit 32\n')
+    result = prepare(node, DISK_ID_PATTERN="nvme-Disk_SN1", FEATURE_FILE=str(feature))
+    assert result.returncode == 1, result.stdout
+    assert "mount -t xfs on" in result.stdout and "failed" in result.stdout
+    assert "1 disk(s) matched, 0 prepared, 1 refused" in result.stdout
+    assert "local-nvme-disks=0" in feature.read_text().splitlines()
+
+
+def test_a_failed_link_fails_the_disk(node):
+    wrap(node, "ln", fail=True)
+    result = prepare(node, MODE="Block", DISK_ID_PATTERN="nvme-Disk_SN1")
+    assert result.returncode == 1, result.stdout
+    assert "cannot link" in result.stdout
+    assert "0 prepared, 1 refused" in result.stdout
+
+
+def test_a_relink_that_cannot_be_renamed_keeps_the_old_link_and_fails(node):
+    host_dir = node / "mnt" / "disks" / "local-nvme"
+    host_dir.mkdir(parents=True)
+    (host_dir / "nvme-Disk_SN1").symlink_to("/dev/nvme1n1")
+    wrap(node, "mv", fail=True)
+    result = prepare(node, MODE="Block", DISK_ID_PATTERN="nvme-Disk_SN1")
+    assert result.returncode == 1, result.stdout
+    assert "cannot re-point" in result.stdout
+    assert sorted(p.name for p in host_dir.iterdir()) == ["nvme-Disk_SN1"]  # no half-made link left
+    assert os.readlink(host_dir / "nvme-Disk_SN1") == "/dev/nvme1n1"
+
+
+def test_a_relinked_disk_is_built_under_a_dot_name_the_provisioner_skips(node):
+    """The provisioner's namePattern is `[^.]*` (local-storage.libsonnet)."""
+    host_dir = node / "mnt" / "disks" / "local-nvme"
+    host_dir.mkdir(parents=True)
+    (host_dir / "nvme-Disk_SN1").symlink_to("/dev/nvme1n1")
+    wrap(node, "ln")
+    assert prepare(node, MODE="Block", DISK_ID_PATTERN="nvme-Disk_SN1").returncode == 0
+    (made,) = [line.split()[-1] for line in log(node) if line.startswith("ln ")]
+    assert Path(made).name.startswith("."), made
+
+
+def test_a_failed_wipe_is_refused_before_probing_again(node):
+    (node / "bin" / "wipefs").write_text("#!/bin/sh\nexit 1\n")
+    result = prepare(node, DISK_ID_PATTERN="nvme-Disk_SN2", FORCE="true")
+    assert result.returncode == 1
+    assert "wipefs --all failed" in result.stdout
+    assert log(node) == []

@@ -220,29 +220,36 @@ def test_kubelet_restart_needs_systemd_as_the_hosts_init(node):
     assert not (node / "var/lib/gpu-gitops/kubelet-hugepages").exists()
 
 
-# A stand-in kubectl keeping one Lease in files: create fails while it exists, replace needs the
-# resourceVersion read (a conflict otherwise), get prints the jsonpath fields the script asks for.
+# A stand-in kubectl keeping one Lease in files (one a field): create fails while it exists,
+# replace and delete need the resourceVersion read (a conflict otherwise), get prints the fields
+# in the order of the script's jsonpath (read_lock in files/tune-node.sh).
 FAKE_KUBECTL = r"""
 store="$LEASES"; mkdir -p "$store"
-field() { printf '%s\n' "$manifest" | sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p"; }
+field() { printf '%s\n' "$manifest" | sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p"; }
+save() {
+  field holderIdentity > "$store/holder"; field renewTime > "$store/renew"
+  field leaseDurationSeconds > "$store/duration"; field 'gpu-gitops.io\/held' > "$store/held"
+}
+value() { cat "$store/$1" 2>/dev/null; }
 case $1 in
   create)
-    manifest=$(cat); [ -f "$store/holder" ] && { echo 'Error from server (AlreadyExists)' >&2; exit 1; }
-    field holderIdentity > "$store/holder"; field 'gpu-gitops.io\/expires' > "$store/expires"
-    echo 1 > "$store/version"; echo "create $(cat "$store/holder")" >> "$store/log" ;;
+    manifest=$(cat); [ -f "$store/version" ] && { echo 'Error from server (AlreadyExists)' >&2; exit 1; }
+    save; echo 1 > "$store/version"; date -u +%Y-%m-%dT%H:%M:%SZ > "$store/created"
+    echo "create $(value holder)" >> "$store/log" ;;
   replace)
     manifest=$(cat)
-    [ "$(field resourceVersion)" = "$(cat "$store/version" 2>/dev/null)" ] \
-      || { echo 'Error from server (Conflict)' >&2; exit 1; }
-    field holderIdentity > "$store/holder"; field 'gpu-gitops.io\/expires' > "$store/expires"
-    echo $(( $(cat "$store/version") + 1 )) > "$store/version"; echo "replace $(cat "$store/holder")" >> "$store/log" ;;
+    [ "$(field resourceVersion)" = "$(value version)" ] || { echo 'Error from server (Conflict)' >&2; exit 1; }
+    save; echo $(( $(value version) + 1 )) > "$store/version"
+    echo "replace $(value holder)${held:+ held}$([ -s "$store/held" ] && echo ' held')" >> "$store/log" ;;
   get)
-    [ -f "$store/holder" ] || { echo 'Error from server (NotFound)' >&2; exit 1; }
-    case $* in
-      *resourceVersion*) echo "$(cat "$store/holder") $(cat "$store/expires") $(cat "$store/version")" ;;
-      *) cat "$store/holder" ;;
-    esac ;;
-  delete) echo "delete $(cat "$store/holder")" >> "$store/log"; rm -f "$store/holder" "$store/expires" "$store/version" ;;
+    [ -f "$store/version" ] || { echo 'Error from server (NotFound)' >&2; exit 1; }
+    for f in version holder duration renew acquire created held; do printf '%s|' "$(value $f)"; done; echo end ;;
+  delete)
+    [ "$2" = --raw ] || { echo "delete without a precondition: $*" >&2; exit 2; }
+    manifest=$(cat)
+    [ -f "$store/version" ] || { echo 'Error from server (NotFound)' >&2; exit 1; }
+    [ "$(field resourceVersion)" = "$(value version)" ] || { echo 'Error from server (Conflict)' >&2; exit 1; }
+    echo "delete $(value holder)" >> "$store/log"; rm -f "$store"/[!l]* ;;
 esac
 """
 
@@ -265,13 +272,34 @@ def lease_log(node: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def hold(node: Path, holder: str, expires: int) -> None:
-    """Another node holds the lock until `expires` (epoch seconds)."""
+def stamp(seconds_ago: int, micro: bool = True) -> str:
+    """An API timestamp `seconds_ago` in the past (MicroTime, or Time without micro)."""
+    import datetime
+
+    moment = datetime.datetime.now(datetime.UTC) - datetime.timedelta(seconds=seconds_ago)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ" if micro else "%Y-%m-%dT%H:%M:%SZ")
+
+
+def hold(node: Path, holder: str, renewed_ago: int | None = 0, duration: str = "600", **fields: str) -> None:
+    """A Lease of another writer: holder, renewTime `renewed_ago` seconds ago (None: unset),
+    leaseDurationSeconds, and any further field of FAKE_KUBECTL's store (created, acquire, held)."""
     leases = node / "leases"
     leases.mkdir(exist_ok=True)
-    (leases / "holder").write_text(holder + "\n")
-    (leases / "expires").write_text(f"{expires}\n")
-    (leases / "version").write_text("7\n")
+    values = {
+        "holder": holder,
+        "renew": "" if renewed_ago is None else stamp(renewed_ago),
+        "duration": duration,
+        "version": "7",
+        "created": stamp(7200, micro=False),
+        **fields,
+    }
+    for name, value in values.items():
+        (leases / name).write_text(value + "\n")
+
+
+def free_lock_while_waiting(node: Path) -> None:
+    """The other node releases the lock while this one waits (its first sleep)."""
+    tool(node, "sleep", f'rm -f {node}/leases/[!l]*; echo "sleep $1" >> {node}/restarts')
 
 
 def test_kubelet_restart_holds_the_pools_lock_until_the_kubelet_is_healthy(node):
@@ -288,17 +316,24 @@ def test_kubelet_restart_holds_the_pools_lock_until_the_kubelet_is_healthy(node)
     assert restart_count(node) == 1
 
 
-def test_a_node_waits_while_another_node_of_the_pool_restarts_its_kubelet(node):
-    import time
-
+def test_the_lease_is_a_standard_one(node):
+    """holderIdentity, renewTime and leaseDurationSeconds: what any Lease reader judges it by."""
     env = locked(node)
-    hold(node, "node-b", int(time.time()) + 3600)
-    # the other node releases the lock while this one waits (its first sleep)
-    tool(
-        node,
-        "sleep",
-        f'rm -f {node}/leases/holder {node}/leases/expires {node}/leases/version; echo "sleep $1" >> {node}/restarts',
-    )
+    tool(node, "sleep", "exit 0")
+    tool(node, "wget", "exit 1")  # keeps the Lease for inspection
+    tune(node, CONFIG, **env)
+    leases = node / "leases"
+    assert (leases / "holder").read_text().strip() == "node-a"
+    assert (leases / "duration").read_text().strip() == "600"
+    import re
+
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", (leases / "renew").read_text().strip())
+
+
+def test_a_node_waits_while_another_node_of_the_pool_restarts_its_kubelet(node):
+    env = locked(node)
+    hold(node, "node-b", renewed_ago=30)
+    free_lock_while_waiting(node)
     result = tune(node, CONFIG, **{**env, "LOCK_POLL_SECONDS": "10"})
     assert result.returncode == 0, result.stdout
     assert "held by node-b" in result.stdout
@@ -306,23 +341,40 @@ def test_a_node_waits_while_another_node_of_the_pool_restarts_its_kubelet(node):
     assert lease_log(node) == ["create node-a", "delete node-a"]
 
 
-@pytest.mark.parametrize("holder,offset,why", [("node-b", -60, "expired"), ("node-a", 3600, "its own")])
-def test_an_expired_lock_or_the_nodes_own_is_taken_over(node, holder, offset, why):
-    import time
-
-    hold(node, holder, int(time.time()) + offset)
+@pytest.mark.parametrize(
+    "holder,renewed_ago,fields,why",
+    [
+        ("node-b", 660, {}, "expired"),  # renewTime + leaseDurationSeconds has passed
+        ("node-a", 0, {}, "its own"),
+        # foreign Leases: an older version's (no renewTime: its creation counts), a hand-made one
+        # without a duration (LOCK_SECONDS counts), and one released the client-go way
+        ("node-b", None, {"annotations": "gpu-gitops.io/expires"}, "expired"),
+        ("node-b", 700, {"duration": ""}, "expired"),
+        ("", 0, {}, "released"),
+    ],
+    ids=["expired", "own", "older-version", "no-duration", "no-holder"],
+)
+def test_an_expired_foreign_released_or_own_lock_is_taken_over(node, holder, renewed_ago, fields, why):
+    hold(node, holder, renewed_ago, **fields)
     result = tune(node, CONFIG, **locked(node))
     assert result.returncode == 0, result.stdout
-    assert f"taken over from {holder}" in result.stdout, why
+    assert f"taken over from {holder or 'nobody'}: {why}" in result.stdout
     assert lease_log(node) == ["replace node-a", "delete node-a"]
+
+
+def test_a_lock_renewed_within_its_duration_is_not_taken_over(node):
+    env = locked(node)
+    hold(node, "node-b", renewed_ago=540)  # 60 s left
+    free_lock_while_waiting(node)
+    result = tune(node, CONFIG, **env)
+    assert "taken over" not in result.stdout and "held by node-b" in result.stdout
+    assert lease_log(node) == ["create node-a", "delete node-a"]
 
 
 def test_a_takeover_that_loses_the_race_waits(node):
     """Two nodes see the same expired lock: the second replace is at a stale resourceVersion."""
-    import time
-
     env = locked(node)
-    hold(node, "node-b", int(time.time()) - 60)
+    hold(node, "node-b", renewed_ago=3600)
     # node-c replaces the expired lock between node-a's read and node-a's replace
     (node / "bin" / "kubectl").rename(node / "bin" / "kubectl-store")
     tool(
@@ -333,22 +385,66 @@ def test_a_takeover_that_loses_the_race_waits(node):
 fi
 exec {node}/bin/kubectl-store "$@\"""",
     )
-    tool(node, "sleep", f"rm -f {node}/leases/holder {node}/leases/expires {node}/leases/version")
+    free_lock_while_waiting(node)
     result = tune(node, CONFIG, **env)
     assert result.returncode == 0, result.stdout
     assert "taken over" not in result.stdout
-    assert "held by" in result.stdout  # waited: node-c held it
+    assert "waiting for the kubelet restart lock" in result.stdout  # waited: node-c took it first
     assert lease_log(node) == ["create node-a", "delete node-a"]
 
 
-def test_the_lock_is_kept_while_the_restarted_kubelet_is_unhealthy(node):
+def test_release_is_at_the_resource_version_read(node):
+    """A Lease taken over between this node's read and its delete is not deleted."""
+    env = locked(node)
+    (node / "bin" / "kubectl").rename(node / "bin" / "kubectl-store")
+    tool(
+        node,
+        "kubectl",
+        f"""if [ "$1" = delete ]; then echo node-c > {node}/leases/holder; echo 9 > {node}/leases/version; fi
+exec {node}/bin/kubectl-store "$@\"""",
+    )
+    result = tune(node, CONFIG, **env)
+    assert "warning: the kubelet restart lock gpu-node-tuning/kubelet-restart-gpu is not released" in result.stdout
+    assert lease_log(node) == ["create node-a"]  # node-c's Lease survives
+    assert (node / "leases" / "holder").read_text().strip() == "node-c"
+
+
+def unhealthy_restart(node: Path) -> dict[str, str]:
+    """node-a restarts its kubelet, which then does not answer its health check."""
     env = locked(node)
     tool(node, "wget", "exit 1")
     tool(node, "sleep", "exit 0")
     result = tune(node, CONFIG, **env)
     assert result.returncode == 1
     assert "does not answer" in result.stdout
-    assert lease_log(node) == ["create node-a"]  # not released: the pool's next node waits
+    return env
+
+
+def test_a_kubelet_that_does_not_come_back_holds_the_pool(node):
+    env = unhealthy_restart(node)
+    assert lease_log(node) == ["create node-a", "replace node-a held"]  # marked held, not released
+    # long after LOCK_SECONDS, node-b still does not restart its kubelet
+    (node / "leases" / "renew").write_text(stamp(3600) + "\n")
+    (node / "restarts").unlink()
+    (node / "var/lib/gpu-gitops/kubelet-hugepages").unlink()  # node-b: not restarted yet
+    tool(node, "sleep", "kill $PPID")  # stop node-b at its first wait
+    result = tune(node, CONFIG, **{**env, "NODE_NAME": "node-b"})
+    assert "held by node-a: its kubelet did not answer after its restart" in result.stdout
+    assert "kubectl delete lease -n gpu-node-tuning kubelet-restart-gpu" in result.stdout
+    assert "taken over" not in result.stdout
+    assert restart_count(node) == 0
+    assert lease_log(node)[-1] == "replace node-a held"
+
+
+def test_a_held_pool_is_released_when_the_kubelet_comes_back(node):
+    env = unhealthy_restart(node)
+    tool(node, "wget", "exit 0")  # the kubelet is back and runs the tuning pod again
+    result = tune(node, CONFIG, **env)
+    assert result.returncode == 0, result.stdout
+    assert "unchanged kubelet" in result.stdout  # not restarted a second time
+    assert "released the kubelet restart lock" in result.stdout
+    assert lease_log(node) == ["create node-a", "replace node-a held", "delete node-a"]
+    assert restart_count(node) == 1
 
 
 def test_without_kubelet_restarts_every_run_warns_that_allocatable_lacks_the_pages(node):

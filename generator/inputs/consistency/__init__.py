@@ -19,13 +19,14 @@ from generator.inputs.consistency import (
     network,
     pools,
     provider,
+    provisioning,
     storage,
     tuning,
     workloads,
 )
 from generator.yamlio.positions import Located
 
-MODULES = (pools, workloads, hugepages, gpu, dra, autoscaling, network, tuning, storage, gitops, provider)
+MODULES = (pools, workloads, hugepages, gpu, dra, autoscaling, network, tuning, storage, gitops, provider, provisioning)
 
 
 def run(spec: dict, doc: Located, facts: dict) -> list[InputError]:

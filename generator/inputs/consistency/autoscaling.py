@@ -8,12 +8,20 @@ from collections.abc import Iterator
 from urllib.parse import urlparse
 
 from generator.errors import InputError
+from generator.inputs.conventions import may_get_mig_slices
 from generator.inputs.repeats import repeats
 from generator.yamlio.positions import Located
 
 # DCGM reports device-level utilisation for whole GPUs only; MIG slices expose the profiling
 # metrics (DCGM_FI_PROF_*) instead.
+# (NVIDIA/dcgm-exporter issues 216 and 430.)
 _WHOLE_GPU_ONLY = {"DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_MEM_COPY_UTIL"}
+
+
+def _is_percent(metric: str) -> bool:
+    """DCGM's *_UTIL fields are percent; the DCGM_FI_PROF_* ratios are rendered as percent
+    (autoscaling.libsonnet multiplies them by 100)."""
+    return metric.endswith("_UTIL") or metric.startswith("DCGM_FI_PROF_")
 
 
 # kube-prometheus-stack names its Prometheus Service `<fullname>-prometheus`, where fullname is
@@ -92,11 +100,36 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     "the fallback must be a replica count the Deployment may have",
                     at_value=True,
                 )
-            if entry["metric"] in _WHOLE_GPU_ONLY and all_mig:
+            yield from _metric_problems(spec, doc, workload, here, all_mig)
+
+
+def _metric_problems(spec: dict, doc: Located, workload: dict, here: tuple, all_mig: bool) -> Iterator[InputError]:
+    """A metric DCGM does not report for the namespace's MIG slices; a percent target above 100."""
+    entry = workload["autoscaling"][here[-1]]
+    metric = entry["metric"]
+    if metric in _WHOLE_GPU_ONLY and all_mig:
+        yield doc.error(
+            f"{metric} is not reported for MIG slices, and every NVIDIA pool uses MIG",
+            here + ("metric",),
+            "use metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE (graphics engine activity per slice)",
+            at_value=True,
+        )
+    elif metric in _WHOLE_GPU_ONLY and may_get_mig_slices(spec, workload):
+        yield doc.warning(
+            f"{metric} is not reported for MIG slices, and {workload['namespace']} may get MIG slices: "
+            "replicas on slices count as idle, so the Deployment does not scale up for them",
+            here + ("metric",),
+            "use metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE (reported for MIG slices and whole GPUs), or remove "
+            "metric to get it by default",
+            at_value=True,
+        )
+    if _is_percent(metric):
+        for key in ("gpuUtilization", "activationThreshold"):
+            if entry[key] > 100:
                 yield doc.error(
-                    f"{entry['metric']} is not reported for MIG slices, and every NVIDIA pool uses MIG",
-                    here + ("metric",),
-                    "use metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE (graphics engine activity per slice)",
+                    f"{key} {entry[key]} is above 100, but {metric} is a percent averaged over each replica's GPUs",
+                    here + (key,),
+                    f"give {key} as the percent one replica's GPUs should average (at most 100)",
                     at_value=True,
                 )
 

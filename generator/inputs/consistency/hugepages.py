@@ -6,6 +6,12 @@ on a size no pool reserves admits nothing that could ever schedule. Capacity is 
 size x nodes, summed over the pools that reserve the size; the node count of a pool is
 ``gpu.nodes`` (at its largest). A CPU pool has no node count, so a size a CPU pool reserves
 cannot be bounded and is not checked.
+
+Per node, the huge pages a pool reserves must fit in the node's memory when the input gives it
+(``nodePools[].memory``): huge pages are taken from RAM and never swapped or reclaimed, so a
+reservation of all of it (or more) can never be allocated: a runtime write stops short (the
+tuning script rolls it back and fails) and a boot reservation leaves the kernel no memory
+(kernel Documentation/admin-guide/mm/hugetlbpage.rst).
 """
 
 from __future__ import annotations
@@ -41,7 +47,30 @@ def _show(value: Fraction) -> str:
     return str(value)
 
 
+def per_node(pool: dict) -> Fraction:
+    """Bytes of huge pages one node of the pool reserves, every size together."""
+    pages = pool.get("hugepages") or {}
+    return Fraction(sum(pages.get(name, 0) * page for name, page in SIZES.values()))
+
+
+def _memory_errors(spec: dict, doc: Located) -> Iterator[InputError]:
+    for i, pool in enumerate(spec["nodePools"]):
+        memory = parse(pool.get("memory"))
+        reserved = per_node(pool)
+        if memory is None or not reserved or reserved < memory:
+            continue
+        yield doc.error(
+            f"node pool {pool['name']} reserves {_show(reserved)} of huge pages per node, and its nodes have "
+            f"{pool['memory']} of memory: the pages cannot all be allocated, and nothing would be left for the "
+            "kernel, the kubelet and the pods",
+            ("nodePools", i, "hugepages"),
+            f"lower nodePools[{i}].hugepages well below the node's memory, or correct nodePools[{i}].memory "
+            "(the instance type's memory)",
+        )
+
+
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
+    yield from _memory_errors(spec, doc)
     for i, workload in enumerate(spec["workloads"]):
         for size, (name, _page) in SIZES.items():
             asked = parse(workload["quota"].get(size))

@@ -32,7 +32,7 @@ import ipaddress
 from collections.abc import Iterator
 from typing import Any
 
-from generator.errors import InputError
+from generator.errors import InputError, InputWarning
 from generator.yamlio.positions import Located
 
 BASE = ("network", "cilium")
@@ -263,9 +263,28 @@ def _at(c: dict, path: list[str]) -> Any:
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
-    c = spec["network"].get("cilium")
-    if not c or not c["enabled"]:
+    c = spec["network"]["cilium"]
+    if not c["enabled"]:
         return
+    found = list(_cilium_errors(spec, doc, facts, c))
+    errors = [e for e in found if not isinstance(e, InputWarning)]
+    if errors and "cilium" not in doc.data.get("network", {}):
+        # Cilium is on only by the provider's default: one error, at the provider, whose first
+        # hint is the smallest edit that renders (the cluster keeps the CNI it has).
+        yield doc.error(
+            f"Cilium is on by default for provider {spec['provider']} (ciliumByDefault in docs/providers.md), "
+            "and its defaults need settings the input does not give: " + "; ".join(e.message for e in errors),
+            ("provider",),
+            "set network.cilium.enabled: false if the cluster already runs a CNI; to install Cilium, "
+            + "; ".join(e.hint for e in errors),
+            at_value=True,
+        )
+        yield from (e for e in found if isinstance(e, InputWarning))
+        return
+    yield from found
+
+
+def _cilium_errors(spec: dict, doc: Located, facts: dict, c: dict) -> Iterator[InputError]:
     yield from _ipam_errors(c, doc)
     yield from _provider_errors(facts, c, doc)
     yield from _kernel_errors(spec, facts, c, doc)

@@ -31,6 +31,14 @@ def _egress_problems(spec: dict, doc: Located) -> Iterator[InputError]:
     cilium = spec["network"].get("cilium", {}).get("enabled", False)
     for i, workload in enumerate(spec["workloads"]):
         ns = workload["namespace"]
+        if workload["allowEgressToApiServer"] and not cilium and not spec["network"]["apiServerCIDRs"]:
+            yield doc.error(
+                f"workloads[{i}] ({ns}) allows egress to the API server, but without Cilium a NetworkPolicy can "
+                "only name its endpoints' addresses, and network.apiServerCIDRs is empty",
+                ("workloads", i, "allowEgressToApiServer"),
+                "set network.apiServerCIDRs to the addresses of `kubectl get endpointslices -n default -l "
+                "kubernetes.io/service-name=kubernetes`, or enable network.cilium",
+            )
         if workload["allowEgressToFQDNs"] and not cilium:
             yield doc.error(
                 f"workloads[{i}] ({ns}) allows egress to DNS names, which only Cilium's toFQDNs policies can express",
@@ -69,6 +77,7 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             at_value=True,
         )
     for i, workload in enumerate(spec["workloads"]):
+        yield from _reserved_namespace(spec, doc, i, workload["namespace"])
         yield from _shared_gpu_quota(spec, doc, i, workload)
         ns = workload["namespace"]
         gpus = workload["quota"].get("gpus")
@@ -95,6 +104,35 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 else "lower quota.gpus, or raise nodePools[].gpu.nodes / perNode to the pools' real size",
                 at_value=True,
             )
+
+
+# Namespaces of the platform itself: Kubernetes' own (kube-system, kube-public, kube-node-lease)
+# and OpenShift's (every openshift-* namespace belongs to a cluster operator). A workload
+# namespace renders default-deny, a quota and Pod Security labels onto its namespace. The
+# namespaces gpu-gitops's components render are refused after evaluation (generator/collisions.py).
+_RESERVED_PREFIXES = ("kube-", "openshift-")
+_RESERVED_NAMES = frozenset({"openshift"})  # OpenShift's shared templates and image streams
+
+
+def _reserved_namespace(spec: dict, doc: Located, i: int, ns: str) -> Iterator[InputError]:
+    """A workload namespace must not be the platform's, nor the one Prometheus runs in."""
+    at = ("workloads", i, "namespace")
+    if ns.startswith(_RESERVED_PREFIXES) or ns in _RESERVED_NAMES:
+        yield doc.error(
+            f"workloads[{i}] namespace {ns!r} belongs to the platform: its default-deny policies, quota and "
+            "Pod Security labels would land on the cluster's own components",
+            at,
+            "give the workload a namespace of its own (not kube-* or openshift-*)",
+            at_value=True,
+        )
+    elif ns == spec["monitoring"]["namespace"]:
+        yield doc.error(
+            f"workloads[{i}] namespace {ns!r} is monitoring.namespace: its default-deny policies would cut "
+            "Prometheus off from every target",
+            at,
+            "give the workload a namespace of its own, or set monitoring.namespace to where Prometheus runs",
+            at_value=True,
+        )
 
 
 def _shared_gpu_quota(spec: dict, doc: Located, i: int, workload: dict) -> Iterator[InputError]:

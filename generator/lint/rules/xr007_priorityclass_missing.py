@@ -40,7 +40,7 @@ from generator.lint import pods, references
 from generator.lint.contract import BUILTIN_PRIORITY_CLASSES
 from generator.lint.model import Hit
 
-ID = "XR006"
+ID = "XR007"
 NAME = "priorityclass-missing"
 SEVERITY = "error"
 SUMMARY = "A pod references a PriorityClass not in the linted set or the cluster"

@@ -1,0 +1,379 @@
+"""Karpenter-provisioned pools (``nodePools[].provisioning``): what the provider's Karpenter can
+launch for the pool, and labels and taints the NodePool can carry.
+
+The NodePool is rendered from the pool itself (``components/node-provisioning.libsonnet``), so
+these checks keep the pool definition one that Karpenter launches as written:
+
+- the provider runs Karpenter (``nodeProvisioning`` in ``providers.json``), and the pool has GPUs;
+- every instance type and family is in the provider table, with the pool's ``gpu.model`` and
+  ``gpu.perNode`` (a family must have a size that carries them);
+- capacity types, image families and pinned versions the provider's node class takes;
+- the NVIDIA driver branch a pinned EKS AMI ships (the table's ``imageDrivers``) against
+  ``gpu.nvidia.driver.minVersion``: an older branch is an error, the same branch a warning
+  (the patch release is the one the AMI build found); other images are not known;
+- no MIG ``mixed`` layout: Karpenter launches for a pending pod by the instance type's
+  resources (``nvidia.com/gpu``), and a pod that asks for ``nvidia.com/mig-*`` matches none;
+- no GPU Operator driver on EKS: the AMI alias picks the NVIDIA variant, which ships the driver;
+- the node class's EKS settings (the nodes' IAM role is required) only on EKS, an AKS OS disk
+  size the AKSNodeClass takes;
+- a ``nodeSelector`` the NodePool's nodes carry: ``karpenter.sh/nodepool`` is the pool's name,
+  ``karpenter.sh/capacity-type`` and ``node.kubernetes.io/instance-type`` among the requested
+  values, no other label of the ``karpenter.sh`` or the provider's domain nor
+  ``kubernetes.io/hostname`` (the NodePool CRD's rules, ``IsRestrictedLabel`` in
+  kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/labels.go); taints unique by key and effect (the API server's rule for a Node), none in the
+  ``karpenter.sh`` domain and not Cilium's startup taint;
+- a maintenance window that closes before it opens again;
+- ``workloads[].doNotDisrupt`` only where MutatingAdmissionPolicy v1 is served (1.36).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from generator.errors import InputError
+from generator.yamlio.positions import Located
+
+# Cilium's agent-not-ready taint, rendered as a startup taint on Cilium clusters (cilium chart
+# 1.19.6 values.yaml `agentNotReadyTaintKey`; Karpenter v1.14.1 docs concepts/nodepools.md,
+# "Cilium Startup Taint").
+CILIUM_STARTUP_TAINT = "node.cilium.io/agent-not-ready"
+NODEPOOL_LABEL = "karpenter.sh/nodepool"
+CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+DAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+WEEK = 7 * 24 * 60
+# AKSNodeClass spec.osDiskSizeGB bounds (Azure/karpenter-provider-azure v1.14.2 CRD: 30 to 2048).
+AKS_OS_DISK_GB = (30, 2048)
+# MutatingAdmissionPolicy admissionregistration.k8s.io/v1 is served (GA) from Kubernetes 1.36.
+MUTATING_POLICY_MINOR = 36
+
+
+def _minutes(duration: str) -> int:
+    hours, _, rest = duration.partition("h") if "h" in duration else ("0", "", duration)
+    return int(hours) * 60 + int(rest.rstrip("m") or 0)
+
+
+def window_openings(window: dict) -> list[tuple[int, int]]:
+    """The window's (opening, closing) minutes of the week (Sunday 00:00 UTC is 0), sorted."""
+    hour, minute = (int(x) for x in window["start"].split(":"))
+    days = [DAYS.index(d) for d in window.get("days", DAYS)]
+    length = _minutes(window["duration"])
+    return sorted((d * 24 * 60 + hour * 60 + minute, d * 24 * 60 + hour * 60 + minute + length) for d in days)
+
+
+def _check_window(window: dict, where: tuple, doc: Located) -> Iterator[InputError]:
+    openings = window_openings(window)
+    for i, (_, closing) in enumerate(openings):
+        following = openings[(i + 1) % len(openings)][0] + (WEEK if i + 1 == len(openings) else 0)
+        if closing >= following:
+            yield doc.error(
+                f"the maintenance window is open for {window['duration']} but opens again "
+                f"{(following - openings[i][0]) // 60}h after it opened: it would never close",
+                where + ("duration",),
+                "make the window shorter than the time between two openings (24h when it opens every day)",
+                at_value=True,
+            )
+            return
+
+
+def _types_of(karpenter: dict, family: str) -> dict[str, dict]:
+    prefix = family + karpenter["familySeparator"]
+    return {name: t for name, t in karpenter["instanceTypes"].items() if name.startswith(prefix)}
+
+
+def _known_for(karpenter: dict, gpu: dict) -> str:
+    names = [n for n, t in karpenter["instanceTypes"].items() if t["gpuModel"] == gpu.get("model")]
+    fitting = [n for n in names if karpenter["instanceTypes"][n]["gpus"] == gpu["perNode"]]
+    if fitting:
+        return "the provider table knows these with " + f"{gpu['perNode']} x {gpu.get('model')}: " + ", ".join(fitting)
+    if names:
+        return f"the provider table knows these with {gpu.get('model')}: " + ", ".join(names)
+    return "the provider table knows no instance type with GPU model " + repr(gpu.get("model"))
+
+
+def _check_instances(gpu: dict, prov: dict, karpenter: dict, base: tuple, doc: Located) -> Iterator[InputError]:
+    if "instanceTypes" not in prov and "instanceFamilies" not in prov:
+        yield doc.error(
+            "provisioning names no instanceTypes or instanceFamilies: Karpenter would launch any instance type "
+            "that fits a pending pod, GPU or not",
+            base,
+            _known_for(karpenter, gpu),
+        )
+    for j, name in enumerate(prov.get("instanceTypes", [])):
+        known = karpenter["instanceTypes"].get(name)
+        where = base + ("instanceTypes", j)
+        if known is None:
+            yield doc.error(
+                f"unknown instance type {name!r}: not in the provider table",
+                where,
+                _known_for(karpenter, gpu),
+                at_value=True,
+            )
+        elif known["gpuModel"] != gpu.get("model") or known["gpus"] != gpu["perNode"]:
+            yield doc.error(
+                f"instance type {name!r} has {known['gpus']} x {known['gpuModel']}, but the pool declares "
+                f"{gpu['perNode']} x {gpu.get('model')}",
+                where,
+                _known_for(karpenter, gpu),
+                at_value=True,
+            )
+    families = prov.get("instanceFamilies", [])
+    if families and karpenter["familyLabel"] is None:
+        yield doc.error(
+            "instanceFamilies is not supported on this provider",
+            base + ("instanceFamilies",),
+            "list instanceTypes instead",
+        )
+        return
+    for j, family in enumerate(families):
+        sizes = _types_of(karpenter, family)
+        where = base + ("instanceFamilies", j)
+        if not sizes:
+            yield doc.error(
+                f"unknown instance family {family!r}: not in the provider table",
+                where,
+                _known_for(karpenter, gpu),
+                at_value=True,
+            )
+        elif not any(t["gpuModel"] == gpu.get("model") and t["gpus"] == gpu["perNode"] for t in sizes.values()):
+            model = next(iter(sizes.values()))["gpuModel"]
+            yield doc.error(
+                f"instance family {family!r} has no size with {gpu['perNode']} x {gpu.get('model')} (it carries {model}, "
+                f"{sorted({t['gpus'] for t in sizes.values()})} per instance)",
+                where,
+                _known_for(karpenter, gpu),
+                at_value=True,
+            )
+
+
+def _check_image(spec: dict, pool: dict, karpenter: dict, base: tuple, doc: Located) -> Iterator[InputError]:
+    image = pool["provisioning"]["image"]
+    where = base + ("image",)
+    if image["family"] not in karpenter["imageFamilies"]:
+        yield doc.error(
+            f"image family {image['family']!r} is not one the provider's node class takes",
+            where + ("family",),
+            "use one of: " + ", ".join(karpenter["imageFamilies"]),
+            at_value=True,
+        )
+        return
+    version = image["version"]
+    if version == "latest":
+        return
+    if not karpenter["imagePinning"]:
+        yield doc.error(
+            f"{karpenter['nodeClass']['kind']} cannot pin an image version: nodes always get the newest image of the family",
+            where + ("version",),
+            "set image.version: latest, and pace image rolls with disruption.maxNodes and disruption.window",
+            at_value=True,
+        )
+        return
+    semantic = version.count(".") == 2
+    if semantic != (image["family"] == "bottlerocket"):
+        yield doc.error(
+            f"image version {version!r} is not a {image['family']} release",
+            where + ("version",),
+            "al2023 releases are vYYYYMMDD (awslabs/amazon-eks-ami tags), bottlerocket releases vX.Y.Z",
+            at_value=True,
+        )
+        return
+    if pool["gpu"]["vendor"] == "nvidia":
+        yield from _check_driver(spec, image, karpenter, where, doc)
+
+
+def _check_driver(spec: dict, image: dict, karpenter: dict, where: tuple, doc: Located) -> Iterator[InputError]:
+    releases = karpenter["imageDrivers"].get(image["family"], [])
+    entry = next((r for r in releases if r["since"] <= image["version"]), None)
+    if entry is None:
+        return  # a release the table does not know: docs/node-platform.md says how to check it
+    branch = entry["nvidia"].get(spec["kubernetesVersion"], entry["nvidia"]["default"])
+    wanted = spec["gpu"]["nvidia"]["driver"]["minVersion"]
+    major = wanted.split(".")[0]
+    alias = f"{image['family']}@{image['version']}"
+    if int(major) > int(branch):
+        yield doc.error(
+            f"{alias} ships the NVIDIA {branch} driver branch on Kubernetes {spec['kubernetesVersion']}, "
+            f"older than gpu.nvidia.driver.minVersion {wanted}: the validation DaemonSet would fail every node",
+            where + ("version",),
+            "pin a newer release (`aws ssm get-parameters-by-path` lists them, docs/node-platform.md), or lower minVersion",
+            at_value=True,
+        )
+    elif major == branch:
+        yield doc.warning(
+            f"{alias} ships an NVIDIA {branch}.x driver; whether it is at least gpu.nvidia.driver.minVersion {wanted} "
+            "depends on the patch release the AMI was built with",
+            where + ("version",),
+            "check the release's notes (awslabs/amazon-eks-ami releases) or a node's nvidia-smi; the validation "
+            "DaemonSet fails a node with an older driver",
+            at_value=True,
+        )
+
+
+def _check_stack(spec: dict, pool: dict, karpenter: dict, base: tuple, doc: Located) -> Iterator[InputError]:
+    gpu = pool["gpu"]
+    if gpu["vendor"] == "nvidia" and gpu["mig"]["strategy"] == "mixed":
+        yield doc.error(
+            "Karpenter cannot provision a MIG `mixed` pool: it launches for a pending pod by the instance type's "
+            "resources (nvidia.com/gpu), and pods that request nvidia.com/mig-* match no instance type",
+            base,
+            "use mig.strategy: single (slices are advertised as nvidia.com/gpu), or leave this pool to a node group",
+        )
+    nvidia = spec["gpu"]["nvidia"]
+    if (
+        karpenter["nodeClass"]["kind"] == "EC2NodeClass"
+        and gpu["vendor"] == "nvidia"
+        and nvidia["mode"] == "operator"
+        and nvidia["driver"]["managed"]
+    ):
+        yield doc.error(
+            "the EKS-optimized AMI Karpenter picks for NVIDIA instance types ships the driver, so the GPU Operator "
+            "must not install one",
+            base + ("image",),
+            "set gpu.nvidia.driver.managed: false",
+        )
+
+
+def _check_node_class(pool: dict, raw: dict, karpenter: dict, base: tuple, doc: Located) -> Iterator[InputError]:
+    eks = karpenter["nodeClass"]["kind"] == "EC2NodeClass"
+    node_class = raw.get("nodeClass", {})
+    if eks and "role" not in node_class:
+        yield doc.error(
+            "an EC2NodeClass needs the IAM role of its nodes: provisioning.nodeClass.role",
+            base + (("nodeClass",) if "nodeClass" in raw else ()),
+            "set nodeClass.role to the node role Karpenter's install created (KarpenterNodeRole-<cluster> in the "
+            "getting-started guide), with an EKS access entry of type EC2_LINUX",
+        )
+    size = node_class.get("rootVolumeGiB")
+    if not eks and size is not None and not AKS_OS_DISK_GB[0] <= size <= AKS_OS_DISK_GB[1]:
+        yield doc.error(
+            f"an AKSNodeClass OS disk is {AKS_OS_DISK_GB[0]} to {AKS_OS_DISK_GB[1]} GB, not {size}",
+            base + ("nodeClass", "rootVolumeGiB"),
+            "pick a size in that range (the default is 128)",
+            at_value=True,
+        )
+    if not eks:
+        for key in ("role", "subnetTags", "securityGroupTags"):
+            if key in node_class:
+                yield doc.error(
+                    f"nodeClass.{key} is an EC2NodeClass setting; {karpenter['nodeClass']['kind']} has none",
+                    base + ("nodeClass", key),
+                    f"remove nodeClass.{key}",
+                )
+
+
+def _check_selector_and_taints(spec: dict, i: int, pool: dict, karpenter: dict, doc: Located) -> Iterator[InputError]:
+    prov = pool["provisioning"]
+    # the provider's Karpenter restricts its own label domain too (karpenter.k8s.aws, karpenter.azure.com)
+    provider_domain = karpenter["nodeClass"]["apiVersion"].split("/")[0]
+    for key, value in pool["nodeSelector"].items():
+        where = ("nodePools", i, "nodeSelector", key)
+        if key == NODEPOOL_LABEL and value != pool["name"]:
+            yield doc.error(
+                f"{key}={value} selects no node of this pool: Karpenter labels its nodes {key}={pool['name']}",
+                where,
+                f"set {key}: {pool['name']} (the NodePool is named after the pool)",
+                at_value=True,
+            )
+        elif key == CAPACITY_TYPE_LABEL and value not in prov["capacityTypes"]:
+            yield doc.error(
+                f"{key}={value} is not among provisioning.capacityTypes {prov['capacityTypes']}",
+                where,
+                "add it to capacityTypes, or drop the selector",
+                at_value=True,
+            )
+        elif key == INSTANCE_TYPE_LABEL and value not in prov.get("instanceTypes", [value]):
+            yield doc.error(
+                f"{key}={value} is not among provisioning.instanceTypes",
+                where,
+                "select the pool by a label of its own",
+                at_value=True,
+            )
+        elif key == "kubernetes.io/hostname" or (
+            key.split("/")[0].endswith(("karpenter.sh", provider_domain))
+            and key not in (NODEPOOL_LABEL, CAPACITY_TYPE_LABEL)
+        ):
+            yield doc.error(
+                f"label {key} is restricted in a NodePool (Karpenter sets it itself)",
+                ("nodePools", i, "nodeSelector"),
+                f"select the pool by {NODEPOOL_LABEL}: {pool['name']} or a label of its own",
+            )
+    seen: set[tuple[str, str]] = set()
+    for j, taint in enumerate(pool["taints"]):
+        where = ("nodePools", i, "taints", j)
+        pair = (taint["key"], taint["effect"])
+        if pair in seen:
+            yield doc.error(
+                f"taint {taint['key']}:{taint['effect']} is listed twice: the API server refuses a Node whose taints "
+                "repeat a key and effect",
+                where,
+                "keep one of them",
+            )
+        seen.add(pair)
+        if taint["key"].split("/")[0].endswith("karpenter.sh"):
+            yield doc.error(
+                f"taint {taint['key']} is in the karpenter.sh domain, which Karpenter sets and removes itself",
+                where + ("key",),
+                "use a key of your own",
+                at_value=True,
+            )
+        if taint["key"] == CILIUM_STARTUP_TAINT and spec["network"]["cilium"]["enabled"]:
+            yield doc.error(
+                f"{CILIUM_STARTUP_TAINT} is the startup taint Cilium removes when its agent is ready: as a pool taint "
+                "Karpenter would put it back",
+                where + ("key",),
+                "remove it: the NodePool renders it as a startup taint",
+                at_value=True,
+            )
+
+
+def _check_pool(spec: dict, i: int, pool: dict, doc: Located, facts: dict) -> Iterator[InputError]:
+    base = ("nodePools", i, "provisioning")
+    karpenter = facts["nodeProvisioning"]
+    if karpenter is None:
+        yield doc.error(
+            f"provider {spec['provider']} has no Karpenter node provisioning that gpu-gitops renders",
+            base,
+            "remove provisioning: its nodes are provisioned outside the cluster (eks and aks render a NodePool)",
+        )
+        return
+    if "gpu" not in pool:
+        yield doc.error(
+            "provisioning is for GPU pools: its instance types are checked against the pool's gpu",
+            base,
+            "add the pool's gpu, or remove provisioning",
+        )
+        return
+    prov = pool["provisioning"]
+    raw = doc.data["nodePools"][i]["provisioning"]
+    yield from _check_instances(pool["gpu"], prov, karpenter, base, doc)
+    for j, capacity in enumerate(prov["capacityTypes"]):
+        if capacity not in karpenter["capacityTypes"]:
+            yield doc.error(
+                f"capacity type {capacity!r} is not one the provider's Karpenter launches",
+                base + ("capacityTypes", j),
+                "use one of: " + ", ".join(karpenter["capacityTypes"]),
+                at_value=True,
+            )
+    yield from _check_image(spec, pool, karpenter, base, doc)
+    yield from _check_stack(spec, pool, karpenter, base, doc)
+    yield from _check_node_class(pool, raw, karpenter, base, doc)
+    yield from _check_selector_and_taints(spec, i, pool, karpenter, doc)
+    window = prov["disruption"].get("window")
+    if window is not None:
+        yield from _check_window(window, base + ("disruption", "window"), doc)
+
+
+def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
+    for i, pool in enumerate(spec["nodePools"]):
+        if "provisioning" in pool:
+            yield from _check_pool(spec, i, pool, doc, facts)
+    minor = int(spec["kubernetesVersion"].split(".")[1])
+    for i, workload in enumerate(spec["workloads"]):
+        if workload["doNotDisrupt"] and minor < MUTATING_POLICY_MINOR:
+            yield doc.error(
+                f"doNotDisrupt needs MutatingAdmissionPolicy admissionregistration.k8s.io/v1, served from Kubernetes "
+                f"1.36; the cluster runs {spec['kubernetesVersion']}",
+                ("workloads", i, "doNotDisrupt"),
+                'set the annotation karpenter.sh/do-not-disrupt: "true" in the jobs\' pod templates instead, or '
+                "upgrade the cluster",
+            )
