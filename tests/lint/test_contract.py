@@ -114,7 +114,7 @@ def test_mapping_expands_cluster_folders():
 
 def test_unknown_cluster_gets_did_you_mean():
     with pytest.raises(InputError) as caught:
-        settings_for(Project(REPO), {}, "aks-h100")
+        settings_for(Project(REPO), {}, "aks-h100-train")
     assert "did you mean 'aks-h100-training'?" in caught.value.diagnostics[0].hint
 
 
@@ -152,7 +152,7 @@ EXPECTED = {
         ("CL002", "serve.yaml", 21),
         ("CL004", "train.yaml", 2),
         ("XR007", "train.yaml", 13),  # gpu-training is aks's
-        ("CL002", "train.yaml", 22),  # only MIG slices and AMD GPUs
+        ("CL003", "train.yaml", 10),  # 16 GPUs, the h100 nodes have 8
     },
 }
 
