@@ -282,7 +282,7 @@ def explain(args: ExplainArgs) -> int:
 
     found = rule(args.rule_id)
     if found is None:
-        close = difflib.get_close_matches(args.rule_id.upper(), [r.ID for r in REGISTRY], n=1)
+        close = difflib.get_close_matches(args.rule_id.upper(), [r.ID for r in REGISTRY], n=1, cutoff=0.8)
         raise InputError(
             f"unknown rule {args.rule_id!r}",
             hint=(f"did you mean {close[0]}? " if close else "") + "`gpu-gitops rules` lists them",
