@@ -37,6 +37,7 @@ def _make_root(count: int, root: Path) -> Path:
     for name in ("libsonnet", "schemas"):
         shutil.copytree(REPO / name, root / name)
     examples = sorted(p for p in (REPO / "clusters").iterdir() if (p / "cluster.yaml").is_file())
+    shutil.copytree(REPO / "clusters" / "_bases", root / "clusters" / "_bases")  # the bases the examples use
     for i in range(count):
         source = examples[i % len(examples)]
         name = f"{source.name[:30]}-{i:03d}"

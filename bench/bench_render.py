@@ -45,6 +45,7 @@ def make_project(root: Path, copies: int | None) -> Path:
     if copies is None:
         shutil.copytree(REPO / "clusters", root / "clusters")
         return root
+    shutil.copytree(REPO / "clusters" / "_bases", root / "clusters" / "_bases")  # the bases the examples use
     for i in range(copies):
         source = examples[i % len(examples)]
         name = f"{source.name[:30]}-{i:03d}"
@@ -98,7 +99,7 @@ def bench_render(label: str, project: Path, repeat: int, jobs: list[str]) -> Non
         wall.append(w)
         system.append(s)
         objects = sum(1 for _ in (fresh / "rendered").rglob("*.yaml"))
-    clusters = len(os.listdir(project / "clusters"))
+    clusters = sum((p / "cluster.yaml").is_file() for p in (project / "clusters").iterdir())
     print(
         f"render {label} ({clusters} clusters, {objects} objects{', ' + ' '.join(jobs) if jobs else ''}): "
         f"median {statistics.median(cpu):.2f} s CPU ({statistics.median(system):.2f} s system), "

@@ -5,6 +5,7 @@ and ``format_text`` is the one way one is printed::
 
     path:line:col: severity: message [RULE]
       hint: how to fix it
+      note: what else helps (for an input assembled from bases: the files that set the value)
 
 The location is left out when there is none, the line and column when unknown (0), the rule
 when no lint rule found it. Report formats (``generator.report``) read the same fields.
@@ -76,6 +77,7 @@ class Diagnostic:
     hint: str = ""
     rule: str = ""
     ref: ObjectRef = field(default=ObjectRef())
+    note: str = ""  # context beyond the fix: the chain of input files that set a value
 
     # the location's parts by the names lint rules and report formats use
     @property
@@ -96,8 +98,8 @@ class Diagnostic:
 
 
 def format_text(diagnostic: Diagnostic, color: bool = False) -> str:
-    """``path:line:col: severity: message [RULE]`` and, when there is one, an indented
-    ``  hint:`` line. With ``color`` the severity and the hint are styled (ANSI)."""
+    """``path:line:col: severity: message [RULE]`` and, when there are, indented ``  hint:``
+    and ``  note:`` lines. With ``color`` the severity and the hint are styled (ANSI)."""
     d = diagnostic
     where = f"{d.location}: " if d.location.path else ""
     severity = f"{d.severity}:"
@@ -108,4 +110,5 @@ def format_text(diagnostic: Diagnostic, color: bool = False) -> str:
         severity = click.style(severity, fg=_COLOURS.get(d.severity), bold=True)
         hint = click.style(hint, fg="cyan") if hint else ""
     text = f"{where}{severity} {d.message}" + (f" [{d.rule}]" if d.rule else "")
-    return f"{text}\n{hint}" if hint else text
+    note = f"  note: {d.note}" if d.note else ""
+    return "\n".join(part for part in (text, hint, note) if part)

@@ -1,7 +1,8 @@
 """Reference docs generated from their sources, so they cannot drift from the code.
 
-- ``docs/inputs.md`` from ``schemas/cluster.schema.json``: one table per object in the input,
-  every key with its type, default and description.
+- ``docs/inputs.md`` from ``schemas/cluster.schema.json``: the version, the kinds and the
+  bases' merge rules, then one table per object in the input, every key with its type,
+  default and description.
 - ``docs/versions.md`` from ``libsonnet/versions.json``: the chart versions and images deployed
   by default, each with the input key that overrides it and its upstream source.
 - ``docs/providers.md`` from ``libsonnet/providers.json``: per provider convention its meaning,
@@ -23,7 +24,9 @@ import importlib
 import json
 from pathlib import Path
 
+from generator.inputs import contract
 from generator.inputs.load import resolve_ref
+from generator.inputs.merge import MERGE_KEY
 from generator.library import versions
 from generator.paths import Project
 
@@ -38,12 +41,15 @@ def _cell(text: str) -> str:
 
 
 def _type(node: dict) -> str:
+    if "const" in node:
+        return f"`{node['const']}`"
     if "enum" in node:
         return " | ".join(f"`{json.dumps(v)}`" if not isinstance(v, str) else f"`{v}`" for v in node["enum"])
     kind = node.get("type", "any")
     if kind == "array":
         item = node.get("items", {})
-        return f"list of {_type(item) if 'enum' in item or 'type' in item else 'objects'}"
+        merged = f", merged by `{node[MERGE_KEY]}`" if MERGE_KEY in node else ""
+        return f"list of {_type(item) if 'enum' in item or 'type' in item else 'objects'}{merged}"
     if kind == "object" and "properties" not in node and isinstance(node.get("additionalProperties"), dict):
         return f"map of {_type(node['additionalProperties'])}"
     return str(kind)
@@ -89,6 +95,7 @@ def inputs_markdown(schema: dict, source: str) -> str:
         "Every key below is checked by the schema; unknown keys are errors. Defaults are applied "
         "before rendering, so leaving a key out means its default.\n"
     )
+    lines.append(_contract_markdown(schema))
     for path, node in sections:
         title = f"`{path}`" if path else "Top level"
         lines.append(f"\n## {title}\n")
@@ -96,7 +103,7 @@ def inputs_markdown(schema: dict, source: str) -> str:
             lines.append(f"{node['description']}\n")
         lines.append("| Key | Type | Required | Default | Description |")
         lines.append("|---|---|---|---|---|")
-        required = set(node.get("required", []))
+        required = set(node.get("required", node.get("else", {}).get("required", [])))  # a base requires nothing
         for key, child in node["properties"].items():
             child = resolve_ref(schema, child)
             description = child.get("description", "")
@@ -108,6 +115,59 @@ def inputs_markdown(schema: dict, source: str) -> str:
                 f"{_cell(_default(child))} | {_cell(description)} |"
             )
     return "\n".join(lines) + "\n"
+
+
+def _contract_markdown(schema: dict) -> str:
+    """The version, the kinds and the bases with their merge rules (``inputs.merge``)."""
+    merged = [(path, node[MERGE_KEY]) for path, node in _arrays("", schema, schema) if MERGE_KEY in node]
+    by_key = ", ".join(f"`{path}` by `{key}`" for path, key in merged)
+    return f"""
+## Version and kind
+
+Every input file starts with the version of the input contract it is written for and what it
+is:
+
+```yaml
+apiVersion: {contract.CURRENT}
+kind: {contract.CLUSTER}          # clusters/<name>/cluster.yaml; a base: {contract.BASE}
+```
+
+A file without them is read as `{contract.CURRENT}`, with a warning. Render refuses an older
+version (`{", ".join(contract.OLDER)}`); `gpu-gitops migrate` rewrites it:
+[upgrading-gpu-gitops.md](upgrading-gpu-gitops.md) lists the versions, what each migration
+does and how long an old version is read.
+
+## Bases
+
+What clusters share is written once, in a base: `clusters/_bases/<name>.yaml`, a partial
+input (`kind: {contract.BASE}`, nothing required) that a cluster names in `bases`
+(`bases: [fleet, aks/h100]` names `clusters/_bases/fleet.yaml` and
+`clusters/_bases/aks/h100.yaml`). A base may name bases. Each base is applied after the bases
+it names, in the order written, each once; then the cluster's own file. Each layer merges into
+the ones before:
+
+- mappings merge key by key, deeply;
+- lists of named items merge item by item ({by_key}): an item whose key matches one
+  already there merges into it, any other is appended;
+- other lists, and values, replace;
+- `null` removes the key, so the default applies again.
+
+A base must not set `name`; a base that names itself, directly or through others, is an error.
+Errors and warnings point at the file and line that set the value, with the files that set it
+in a note; an error in a base is reported once, naming the clusters that use it.
+`gpu-gitops explain-input CLUSTER KEY` prints a value and every file that set it, e.g.
+`gpu-gitops explain-input my-cluster 'nodePools[gpu].gpu.perNode'`.
+"""
+
+
+def _arrays(path: str, node: dict, root: dict):
+    """(path, schema) of every list in the input, depth first."""
+    node = resolve_ref(root, node)
+    if node.get("type") == "array":
+        yield path, node
+        yield from _arrays(path + "[]", node.get("items", {}), root)
+    for key, child in node.get("properties", {}).items():
+        yield from _arrays(f"{path}.{key}" if path else key, child, root)
 
 
 # --- versions.md -----------------------------------------------------------------------------

@@ -20,9 +20,9 @@ class InputError(Exception):
 
     severity = "error"
 
-    def __init__(self, message: str, *, path: str = "", line: int = 0, col: int = 0, hint: str = ""):
+    def __init__(self, message: str, *, path: str = "", line: int = 0, col: int = 0, hint: str = "", note: str = ""):
         super().__init__(message)
-        self.diagnostics = [Diagnostic(Location(path, line, col), self.severity, message, hint)]
+        self.diagnostics = [Diagnostic(Location(path, line, col), self.severity, message, hint, note=note)]
 
     @property
     def diagnostic(self) -> Diagnostic:

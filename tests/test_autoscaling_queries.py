@@ -134,9 +134,9 @@ def test_gpu_util_where_mig_slices_may_run_is_a_located_warning(project, run):
     edit(
         project,
         EKS,
-        "# Runtime 2Mi huge pages",
-        "  - name: l4\n    nodeSelector: {karpenter.sh/nodepool: l4}\n"
-        "    gpu: {vendor: nvidia, model: L4, perNode: 1}\n# Runtime 2Mi huge pages",
+        "\ngpu:\n  nvidia:\n",  # the pools end where the cluster-wide gpu block starts
+        "\n  - name: l4\n    nodeSelector: {karpenter.sh/nodepool: l4}\n"
+        "    gpu: {vendor: nvidia, model: L4, perNode: 1}\ngpu:\n  nvidia:\n",
     )
     text = edit(project, EKS, "metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE, ", "metric: DCGM_FI_DEV_GPU_UTIL, ")
     result = run(project, "render", EKS)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.paths import Project
 from generator.tree.write import read_tree
 from tests.conftest import REPO
 
@@ -265,7 +266,7 @@ def test_one_bad_cluster_does_not_stop_the_others(project, run):
     _edit(project, "provider: aks", "provider: azure")
     result = run(project, "render")
     assert result.exit_code == 2
-    others = [c for c in os.listdir(project / "clusters") if c != CLUSTER]
+    others = [c for c in Project(project).cluster_names() if c != CLUSTER]
     for other in others:
         assert (project / "rendered" / other / "kustomization.yaml").is_file()
     assert not (project / "rendered" / CLUSTER).exists()

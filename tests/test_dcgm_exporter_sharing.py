@@ -24,9 +24,9 @@ def test_device_plugin_mode_sets_it_on_the_shared_pools_exporter(project, run):
     edit(
         project,
         EKS,
-        "# Runtime 2Mi huge pages",
-        "  - name: l4\n    nodeSelector: {karpenter.sh/nodepool: l4}\n"
-        "    gpu: {vendor: nvidia, model: L4, perNode: 1, timeSlicing: {replicas: 4}}\n# Runtime 2Mi huge pages",
+        "\ngpu:\n  nvidia:\n",  # the pools end where the cluster-wide gpu block starts
+        "\n  - name: l4\n    nodeSelector: {karpenter.sh/nodepool: l4}\n"
+        "    gpu: {vendor: nvidia, model: L4, perNode: 1, timeSlicing: {replicas: 4}}\ngpu:\n  nvidia:\n",
     )
     assert run(project, "render", EKS).exit_code == 0
     objects = load_objects(project / "rendered" / EKS)

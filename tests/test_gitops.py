@@ -260,17 +260,17 @@ def test_kubectl_kustomize_builds_every_layer_and_gitops(project, run):
         (
             "  engine: argocd\n  repository: https://git.example.com/x.git\n  sourceName: flux-system\n",
             "gitops.sourceName is only used with engine flux, but gitops.engine is argocd",
-            10,
+            12,
         ),
         (
             "  engine: flux\n  repository: https://git.example.com/x.git\n  project: team\n",
             "gitops.project is only used with engine argocd, but gitops.engine is flux",
-            10,
+            12,
         ),
         (
             "  engine: flux\n  repository: https://git.example.com/x.git\n  path: rendered/../etc\n",
             "gitops.path 'rendered/../etc' is not a plain repository path",
-            10,
+            12,
         ),
     ],
 )

@@ -297,7 +297,7 @@ def test_bad_gpu_input(project, run, case):
 def test_gpu_util_on_mig_only_cluster(project, run):
     # the example's H100 pool (provisioned by Karpenter) is its only whole-GPU NVIDIA pool
     text = (project / "clusters" / EKS / "cluster.yaml").read_text()
-    h100 = text[text.index("  - name: h100\n") : text.index("# Runtime 2Mi huge pages")]
+    h100 = text[text.index("  - name: h100\n") : text.index("\ngpu:\n  nvidia:") + 1]
     edit(project, EKS, h100, "")
     text = edit(project, EKS, "metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE, ", "metric: DCGM_FI_DEV_GPU_UTIL, ")
     render_fails(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from click.testing import CliRunner
 
 from generator import cpus, progress
 from generator.cli import Ui, cli
+from generator.paths import Project
 from generator.render import pipeline, selection
 from generator.tree import write as tree
 
@@ -21,7 +21,7 @@ GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "comm
 
 def _add_clusters(root: Path, count: int) -> None:
     """More clusters, copies of the examples under new names, so a pool has work to share."""
-    examples = sorted(p.name for p in (root / "clusters").iterdir())
+    examples = sorted(p.name for p in (root / "clusters").iterdir() if (p / "cluster.yaml").is_file())
     for i in range(count):
         source = examples[i % len(examples)]
         name = f"{source[:30]}-{i}"
@@ -39,7 +39,7 @@ def test_parallel_render_is_byte_identical_to_serial(project, run, tmp_path):
     assert result.exit_code == 0, result.stderr
     serial = tree.read_tree(project / "rendered")
     parallel = tree.read_tree(twin / "rendered")
-    expected = len(os.listdir(project / "clusters"))
+    expected = len(Project(project).cluster_names())
     assert len([p for p in serial if p.endswith("/gitops/kustomization.yaml")]) == expected
     assert serial == parallel
     # reported in cluster order, whatever order the workers finished in
@@ -54,7 +54,7 @@ def test_parallel_render_reports_input_errors_from_workers(project, run):
     result = run(project, "render", "--jobs", "2")
     assert result.exit_code == 2
     # both errors of the one bad cluster survive the trip back from the worker, with their lines
-    assert "clusters/ocp-a100-tuned/cluster.yaml:7:" in result.stderr
+    assert "clusters/ocp-a100-tuned/cluster.yaml:9:" in result.stderr
     assert "surprise" in result.stderr
     assert (project / "rendered" / "aks-h100-training" / "kustomization.yaml").is_file()
 
@@ -110,7 +110,7 @@ def test_changed_only_follows_git(project, run):
     subprocess.run([*GIT, "commit", "-qm", "init"], cwd=project, check=True)
     # a stale tree that nobody changed in this commit is not looked at...
     eks = project / "clusters" / "eks-mi300x-inference" / "cluster.yaml"
-    eks.write_text(eks.read_text().replace("branch: main", "branch: release"))
+    eks.write_text(eks.read_text() + "gitops: {branch: release}\n")
     subprocess.run([*GIT, "commit", "-qam", "retarget eks"], cwd=project, check=True)
     result = run(project, "check", "--changed-only")
     assert result.exit_code == 0, result.stderr
@@ -126,6 +126,12 @@ def test_changed_only_follows_git(project, run):
     assert result.exit_code == 1  # the tree's sum file records the input's old hash
     assert "rendered/aks-h100-training/.gpu-gitops.sum: stale" in result.stderr
     assert "eks-mi300x-inference" not in result.stderr
+    # a change to a base selects the clusters that use it
+    base = project / "clusters" / "_bases" / "argocd-platform.yaml"
+    base.write_text(base.read_text() + "\n")
+    result = run(project, "check", "--changed-only")
+    assert "rendered/onprem-mi300x-operator/.gpu-gitops.sum: stale" in result.stderr
+    assert "ocp-a100-tuned" not in result.stderr
     # the library affects every cluster
     (project / "libsonnet" / "lib" / "extra.libsonnet").write_text("{}\n")
     result = run(project, "check", "--changed-only")

@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 from conftest import EXAMPLES, REPO
 from gpu_support import load_objects
-from ruamel.yaml import YAML
+
+from generator.inputs.load import load_cluster
+from generator.paths import Project
 
 # kustomize-controller's garbage collection skips this annotation (fluxcd/kustomize-controller
 # docs/spec/v1/kustomizations.md "Prune"); Argo CD's sync options (user-guide/sync-options.md).
@@ -18,7 +20,8 @@ KEEP = {
 
 
 def spec_of(cluster: str) -> dict:
-    return YAML(typ="safe").load((REPO / "clusters" / cluster / "cluster.yaml").read_text())
+    """The complete input (its bases merged, defaults filled)."""
+    return load_cluster(Project(REPO), cluster).spec
 
 
 def is_helm_release(o: dict) -> bool:

@@ -1,7 +1,8 @@
 """The ``gpu-gitops`` command line: the root group, and ``add_command`` for every command.
 
 Each command lives in the module of its family (``fleet``: render, check, diff; ``lint``:
-lint, rules, explain; ``schemas``: import, sync; ``project``: init, schema, docs, list), split
+lint, rules, explain; ``schemas``: import, sync; ``project``: init, schema, docs, list;
+``inputs``: explain-input, migrate), split
 into a click function that parses and an execute function that runs (``common``,
 ``docs/api.md``). Exit codes: 0 clean; 1 drift or findings; 2 bad input or usage. A
 traceback is a bug.
@@ -34,6 +35,8 @@ FAMILIES = {
     "schema": "project",
     "docs": "project",
     "list": "project",
+    "explain-input": "inputs",
+    "migrate": "inputs",
 }
 
 

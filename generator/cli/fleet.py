@@ -79,20 +79,18 @@ def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
     """Print every input error and rendered-object problem; True when any is an error."""
     if not outcomes:
         return False  # nothing was rendered: a clean no-op run imports nothing more
+    from generator.inputs.bases import once_per_base
     from generator.validate import schemaset
 
-    failed = False
+    found = [(o.name, d) for o in outcomes for d in [*(o.error.diagnostics if o.error else []), *o.problems]]
+    failed = any(o.error for o in outcomes)
     unchecked: set[str] = set()
-    for outcome in outcomes:
-        if outcome.error:
-            ctx.ui.error(outcome.error)
-            failed = True
-        for problem in outcome.problems:
-            failed |= problem.severity == "error"
-            if problem.rule == "K8S004" and problem.severity == "warning" and not ctx.ui.verbose:
-                unchecked.add(f"{problem.ref.kind} ({problem.ref.api_version})")  # summed up below, once a run
-            elif problem.severity == "error" or not ctx.ui.quiet:
-                ctx.ui.diagnostic(problem)
+    for problem in once_per_base(found):  # a problem in a base shared by many clusters: once
+        failed |= problem.severity == "error"
+        if problem.rule == "K8S004" and problem.severity == "warning" and not ctx.ui.verbose:
+            unchecked.add(f"{problem.ref.kind} ({problem.ref.api_version})")  # summed up below, once a run
+        elif problem.severity == "error" or not ctx.ui.quiet:
+            ctx.ui.diagnostic(problem)
     if unchecked and not ctx.ui.quiet:
         ctx.ui.diagnostic(unchecked_summary(sorted(unchecked)))
     synced = schemaset.installed()
@@ -203,16 +201,24 @@ def diff(args: DiffArgs) -> int:
     outcomes = _render_all(ctx, names, options, args.jobs)
     if _report(ctx, [o for o in outcomes if o.error]):
         return EXIT_INPUT
-    found = [ClusterDiff(o.name, pipeline.drift(ctx.project, o), pipeline.diff_text(ctx.project, o)) for o in outcomes]
+    found = [
+        ClusterDiff(
+            o.name, pipeline.drift(ctx.project, o), pipeline.diff_text(ctx.project, o), pipeline.sources(ctx.project, o)
+        )
+        for o in outcomes
+    ]
     changed = any(not c.changes.empty for c in found)
     if args.fmt == "markdown":
         click.echo(markdown(found), nl=False)
     elif not changed:
         ctx.ui.out(f"no changes: rendered/ matches the inputs of {len(found)} cluster(s)")
     else:
-        for line in "".join(c.diff for c in found).splitlines():
-            style = {"+": "green", "-": "red", "@": "cyan"}.get(line[:1])
-            click.secho(line, fg=None if line.startswith(("+++", "---")) else style, color=ctx.ui.color)
+        for cluster in found:
+            if cluster.inputs and not cluster.changes.empty:
+                ctx.ui.out(f"{cluster.name}: from changes to {', '.join(cluster.inputs)}", bold=True)
+            for line in cluster.diff.splitlines():
+                style = {"+": "green", "-": "red", "@": "cyan"}.get(line[:1])
+                click.secho(line, fg=None if line.startswith(("+++", "---")) else style, color=ctx.ui.color)
     return EXIT_FINDINGS if changed else EXIT_OK
 
 

@@ -183,7 +183,7 @@ def _runs(args: LintArgs, config: dict, settings, overrides: dict, targets: list
     """``(cluster, settings, paths)`` per lint run: one per cluster named by ``--cluster`` or
     ``lint.cluster`` over every target; else one per cluster ``lint.clusters`` maps files to
     (a file mapped to several is in several runs), plus one without a cluster for the rest."""
-    from generator.inputs.contract import clusters_of, settings_for
+    from generator.inputs.platform import clusters_of, settings_for
     from generator.lint.loader import discover
 
     project = args.ctx.project

@@ -23,6 +23,8 @@ from generator.paths import Project
 if TYPE_CHECKING:
     import jsonschema
 
+    from generator.inputs.bases import Layer
+    from generator.inputs.merge import Merged
     from generator.yamlio.positions import Located
 
 # jsonschema, the YAML reader and the consistency rules load when a cluster is read, not when
@@ -44,6 +46,7 @@ class Cluster:
     source: Located
     facts: dict  # the provider's row of the library's providers.json
     warnings: list[InputWarning] = field(default_factory=list)  # cross-field checks that do not stop a render
+    bases: list[tuple[str, str]] = field(default_factory=list)  # each base applied (as shown) and its sha256
 
     @property
     def overrides(self) -> Path | None:
@@ -73,7 +76,8 @@ def discover(project: Project) -> list[str]:
 
 
 def load_cluster(project: Project, name: str, checked: bool = False) -> Cluster:
-    """Load ``clusters/<name>/cluster.yaml``; raise ``InputError(s)`` on any problem.
+    """Load ``clusters/<name>/cluster.yaml`` and the bases it names; raise ``InputError(s)`` on
+    any problem, located in the file (base or cluster) that set the value.
 
     ``checked``: the caller knows these exact bytes passed every check (its rendered tree's sum
     file records them and the tool that checked them): the input is completed without the
@@ -94,14 +98,12 @@ def load_cluster(project: Project, name: str, checked: bool = False) -> Cluster:
             raise InputError(
                 "cluster input links outside clusters/", path=display, hint="replace the symlink by the file"
             )
-    from generator.yamlio.positions import load_file
-
-    doc = load_file(path, display)
+    doc, layers, found = read_layers(project, name)
     schema = load_schema(project.schema_file)
     errors = [] if checked else schema_errors(doc, schema, path)
     if errors:
         raise InputErrors(errors)
-    spec = apply_defaults(schema, copy.deepcopy(doc.data))
+    spec = apply_defaults(schema, copy.deepcopy({k: v for k, v in doc.data.items() if k not in OWN_KEYS}))
     if spec["name"] != name:
         raise doc.error(
             f"name {spec['name']!r} does not match its folder clusters/{name}/",
@@ -114,15 +116,48 @@ def load_cluster(project: Project, name: str, checked: bool = False) -> Cluster:
 
     facts = providers.facts(spec["provider"], project.libsonnet)
     conventions.complete(spec, facts, project.libsonnet, doc.data)
-    if checked:
-        return Cluster(name, folder, spec, doc, facts)
-    from generator.inputs import consistency
+    if not checked:
+        from generator.inputs import consistency
 
-    found = consistency.run(spec, doc, facts)
+        found += consistency.run(spec, doc, facts)
     errors = [e for e in found if not isinstance(e, InputWarning)]
     if errors:
         raise InputErrors(errors)
-    return Cluster(name, folder, spec, doc, facts, [w for w in found if isinstance(w, InputWarning)])
+    bases = [(project.display(layer.source), layer.sha) for layer in layers[:-1]]
+    return Cluster(name, folder, spec, doc, facts, [w for w in found if isinstance(w, InputWarning)], bases)
+
+
+# The contract's keys: checked per file, never merged from bases and never part of the spec.
+OWN_KEYS = ("apiVersion", "kind", "bases")
+
+
+def read_layers(project: Project, name: str) -> tuple[Merged, list[Layer], list[InputError]]:
+    """The cluster's file and its bases, each file's contract checked (``contract``), merged
+    (``merge``): the merged document, the layers in the order applied, the files' warnings."""
+    from generator.inputs import bases, contract
+    from generator.inputs.merge import merge
+
+    top = bases.read(project, project.clusters / name / CLUSTER_FILE)
+    if not isinstance(top.doc.data, dict):
+        raise schema_errors(top.doc, {})[0]
+    found = contract.check(top.doc, contract.CLUSTER, name)
+    layers = [*bases.chain(project, top), top]
+    for layer in layers[:-1]:
+        found += contract.check(layer.doc, contract.BASE, name)
+        if isinstance(layer.doc.data, dict) and "name" in layer.doc.data:
+            found.append(
+                layer.doc.error(
+                    "a base cannot set the cluster's name", ("name",), "set `name` in clusters/<name>/cluster.yaml"
+                )
+            )
+        elif not isinstance(layer.doc.data, dict):
+            found.append(layer.doc.error("a base must be a YAML mapping", (), "start it with `kind: ClusterBase`"))
+    errors = [e for e in found if not isinstance(e, InputWarning)]
+    if errors:
+        raise InputErrors(errors)
+    schema = load_schema(project.schema_file)
+    doc = merge([layer.doc for layer in layers], [layer.source for layer in layers], schema, OWN_KEYS)
+    return doc, layers, found
 
 
 # --- schema errors -------------------------------------------------------------------------
@@ -144,27 +179,26 @@ def schema_errors(doc: Located, schema: dict, source: Path | None = None) -> lis
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema)
-    found = sorted(validator.iter_errors(doc.data), key=lambda e: doc.position(tuple(e.absolute_path)))
+    found = list(validator.iter_errors(doc.data))
     lines = source.read_text(errors="replace").splitlines() if found and source else []
-    return [_hinted(_explain(doc, schema, error, lines), schema, error) for error in found]
+    explained = [_hinted(_explain(doc, schema, error, lines), schema, error) for error in found]
+    return sorted(explained, key=lambda e: (e.location.path, e.location.line, e.location.col))
 
-
-# Keys that inputs once had, by (the mapping they sit in, key): an input written for an older
-# version gets the way forward instead of "unknown key".
-REMOVED_KEYS = {
-    ("localNvme", "devicePattern"): (
-        "disks are now chosen by their /dev/disk/by-id name, which carries the disk model: replace it with "
-        "`diskIdPattern` (e.g. 'nvme-Amazon_EC2_NVMe_Instance_Storage_*'; eks and aks have a default): kernel "
-        "names (/dev/nvmeXnY) cannot tell local disks from remote ones (EBS volumes are NVMe too, on Nitro)"
-    ),
-}
 
 _PLAIN_SCALAR = re.compile(r"[^\s#,\[\]{}]+")
 
 
 def _written(doc: Located, path: tuple, lines: list[str]) -> str | None:
-    """A plain scalar value as it stands in the file, or None when it cannot be told."""
-    line, col = doc.value_position(path)
+    """A plain scalar value as it stands in the file (of the layer that set it), or None when it
+    cannot be told."""
+    from generator.inputs.merge import Merged
+
+    if isinstance(doc, Merged):
+        index, layer_path = doc.owner(path)
+        lines = doc.sources[index].read_text(errors="replace").splitlines()
+        line, col = doc.layers[index].value_position(layer_path)
+    else:
+        line, col = doc.value_position(path)
     if not 0 < line <= len(lines):
         return None
     match = _PLAIN_SCALAR.match(lines[line - 1], col - 1)
@@ -183,8 +217,10 @@ def _explain(doc: Located, root: dict, error: jsonschema.ValidationError, lines:
         close = difflib.get_close_matches(key, allowed, n=1)
         hint = f"did you mean {close[0]!r}?" if close else f"allowed keys here: {', '.join(allowed)}"
         parent = next((p for p in reversed(path) if isinstance(p, str)), "")
-        if (parent, key) in REMOVED_KEYS:
-            return doc.error(f"{where}.{key} was removed", path + (key,), REMOVED_KEYS[parent, key])
+        from generator.inputs.migrations import REMOVED
+
+        if (parent, key) in REMOVED:
+            return doc.error(f"{where}.{key} was removed", path + (key,), REMOVED[parent, key])
         return doc.error(f"unknown key {key!r} in {where}", path + (key,), hint)
     if error.validator == "type":
         expected: Any = error.validator_value
@@ -195,7 +231,8 @@ def _explain(doc: Located, root: dict, error: jsonschema.ValidationError, lines:
         return doc.error(f"{where}: expected {expected}, got {got} {error.instance!r}"[:200], path, hint, at_value=True)
     if error.validator == "required":
         missing = error.message.split("'")[1]
-        desc = schema.get("properties", {}).get(missing, {})
+        # the subschema may be a branch (`else`) without the properties: look them up along the path
+        desc = schema.get("properties", {}).get(missing) or _along(root, path)[0].get("properties", {}).get(missing, {})
         desc = resolve_ref(root, desc).get("description", "")
         return doc.error(f"{where}: missing required key {missing!r}", path, desc)
     if error.validator == "enum":

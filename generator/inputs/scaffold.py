@@ -13,6 +13,8 @@ TEMPLATE = """\
 # yaml-language-server: $schema={schema}
 # Cluster input for gpu-gitops. Every key is documented in the schema above (editors with
 # the YAML language server show the descriptions); `gpu-gitops schema` prints it.
+apiVersion: {api_version}
+kind: Cluster
 name: {name}
 kubernetesVersion: "1.32"
 provider: generic            # aks | eks | gke | openshift | generic: taint, disk and DNS conventions
@@ -70,7 +72,9 @@ def init_cluster(project: Project, name: str, force: bool = False) -> Path:
         )
     copy = editor_schema(project)
     schema = copy or project.schema_file
-    text = TEMPLATE.format(name=name, schema=Path(os.path.relpath(schema, folder)).as_posix())
+    from generator.inputs.contract import CURRENT
+
+    text = TEMPLATE.format(name=name, schema=Path(os.path.relpath(schema, folder)).as_posix(), api_version=CURRENT)
     try:
         if copy:
             write_editor_schema(project)

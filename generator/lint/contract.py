@@ -3,7 +3,7 @@
 A ``Contract`` is plain data (it is part of the lint cache key): the cluster's Kubernetes
 version, per node pool its taints and the extended resources one node advertises, the
 namespaces and their quotas, the StorageClass, PriorityClass, RuntimeClass and DeviceClass
-names the cluster has, and its admission policies. ``generator.inputs.contract`` builds it
+names the cluster has, and its admission policies. ``generator.inputs.platform`` builds it
 from the cluster's completed input and its rendered tree; the ``CL`` rules and XR001, XR002,
 XR007 read it through ``Settings.contract``.
 """

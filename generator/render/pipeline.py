@@ -93,7 +93,12 @@ def choose(
     if changed_only or shard:
         from generator.render import selection
     if changed_only:
-        chosen = selection.affected(selection.changed_files(project.root, base), chosen)
+        from generator.inputs import bases
+
+        everyone = chosen
+        chosen = selection.affected(
+            selection.changed_files(project.root, base), chosen, lambda: bases.users(project, everyone)
+        )
     if shard:
         index, total = selection.parse_shard(shard)
         chosen = selection.shard(chosen, index, total)
@@ -159,7 +164,8 @@ def render_some(
         except InputError as exc:
             outcomes.append(Outcome(name, error=exc))
             continue
-        rendered.tree.files[fingerprint.SUM_FILE] = fingerprint.sum_file(hashes, rendered.tree.files)
+        inputs_used = hashes + fingerprint.base_lines(cluster.bases)
+        rendered.tree.files[fingerprint.SUM_FILE] = fingerprint.sum_file(inputs_used, rendered.tree.files)
         if not rendered.errors:
             fingerprint.record_validated(rendered.tree.files[fingerprint.SUM_FILE])
         outcomes.append(Outcome(name, rendered=rendered))
@@ -336,6 +342,13 @@ def _committed(project: Project, name: str) -> dict[str, bytes]:
             hint="move it away; render refuses to replace it",
         )
     return tree.read_tree(tree.current(project.rendered, name))
+
+
+def sources(project: Project, outcome: Outcome) -> list[str]:
+    """The input files (the cluster's, and the bases it uses) changed since its tree was
+    rendered: where a diff of the tree comes from."""
+    assert outcome.rendered is not None
+    return fingerprint.changed_inputs(project, outcome.name, outcome.rendered.cluster.bases)
 
 
 def diff_text(project: Project, outcome: Outcome) -> str:

@@ -1,7 +1,8 @@
 """Which clusters a command acts on in a large repository: changed ones, or one CI shard.
 
-``--changed-only`` asks git which files changed and keeps the clusters they can affect, so a
-pre-commit hook on a fleet of hundreds of clusters renders one or two. ``--shard i/n`` splits
+``--changed-only`` asks git which files changed and keeps the clusters they can affect (a
+changed base: every cluster that uses it, through other bases too), so a pre-commit hook on a
+fleet of hundreds of clusters renders one or two. ``--shard i/n`` splits
 the sorted cluster list into n nearly equal contiguous parts, so CI runs n jobs in parallel.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from generator.errors import InputError
@@ -46,8 +48,15 @@ def changed_files(root: Path, base: str = "HEAD") -> list[str]:
     return sorted((set(tracked) | set(untracked)) - {""})
 
 
-def affected(changed: list[str], clusters: list[str]) -> list[str]:
-    """The clusters, of ``clusters``, whose render the changed paths can alter."""
+# A change under this affects the clusters that use the base (``bases_used``).
+BASES = "clusters/_bases/"
+
+
+def affected(
+    changed: list[str], clusters: list[str], bases_used: Callable[[], dict[str, set[str]]] | None = None
+) -> list[str]:
+    """The clusters, of ``clusters``, whose render the changed paths can alter; ``bases_used``
+    gives each cluster's base files (asked only when a base changed)."""
     if any(path.startswith(AFFECTS_ALL) or path in AFFECTS_ALL for path in changed):
         return list(clusters)
     hit = set()
@@ -55,6 +64,9 @@ def affected(changed: list[str], clusters: list[str]) -> list[str]:
         for prefix in PER_CLUSTER:
             if path.startswith(prefix):
                 hit.add(path[len(prefix) :].split("/", 1)[0])
+    bases = {path for path in changed if path.startswith(BASES)}
+    if bases and bases_used is not None:
+        hit.update(name for name, used in bases_used().items() if used & bases)
     return [c for c in clusters if c in hit]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from generator.tree.write import Changes
 
@@ -23,6 +23,7 @@ class ClusterDiff:
     name: str
     changes: Changes
     diff: str  # the unified diff of the cluster's tree
+    inputs: list[str] = field(default_factory=list)  # input files (bases too) changed since the tree was rendered
 
 
 def objects(changes: Changes) -> Changes:
@@ -92,6 +93,7 @@ def markdown(clusters: list[ClusterDiff]) -> str:
             "",
             f"{len(c.added)} added, {len(c.changed)} changed, {len(c.removed)} removed",
             "",
+            *([f"Changed inputs: {', '.join(f'`{path}`' for path in cluster.inputs)}", ""] if cluster.inputs else []),
             *_table(c),
             "",
             "<details><summary>Files</summary>",

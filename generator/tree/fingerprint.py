@@ -11,7 +11,12 @@ sends the cluster down the full path. One line per hash, sorted, in this form::
     schemas   <sha256>  schemas/               the input and config schemas (defaults)
     settings  <sha256>  .gpu-gitops.yaml       the config file, or "none" when there is none
     input     <sha256>  cluster.yaml           each file of clusters/<cluster>/
+    base      <sha256>  clusters/_bases/<b>.yaml  each base the cluster's input used, sorted by path
     output    <sha256>  <path>                 each file of rendered/<cluster>/ but this one
+
+Which bases a cluster uses is known only once its input is read, so the fast path takes the
+``base`` lines as recorded and hashes the files they name: a cluster that starts or stops using a
+base changed its own file or a base it used, so it is not fresh either way.
 
 The file is deterministic and machine-independent, so it is committed and reviewed with the
 tree. What it cannot record is the synced CRD schema set (``gpu-gitops schemas sync``), which
@@ -163,13 +168,68 @@ def input_lines(project: Project, cluster: str, shared: tuple[str, ...]) -> list
     return [*shared, *(own[rel] for rel in sorted(own))]
 
 
+def base_lines(bases: list[tuple[str, str]]) -> list[str]:
+    """The ``base`` lines of the bases (as shown, with the sha256 of the bytes read) a cluster used."""
+    return [f"base {sha}  {shown}" for shown, sha in sorted(set(bases))]
+
+
+def _base_ok(project: Project, line: str, digests: dict[str, str | None]) -> bool:
+    """A recorded ``base`` line still names a base file under ``clusters/_bases/`` with those bytes."""
+    sha, _, rel = line[len("base ") :].partition("  ")
+    if not rel.startswith("clusters/_bases/") or ".." in rel.split("/") or not rel.endswith(".yaml"):
+        return False
+    if rel not in digests:
+        try:
+            digests[rel] = _sha(_read(os.path.join(project.root, rel)))
+        except OSError:
+            digests[rel] = None
+    return digests[rel] == sha
+
+
+def changed_inputs(project: Project, cluster: str, bases: list[tuple[str, str]]) -> list[str]:
+    """The input files (``clusters/<cluster>/...``, and the ``bases`` the cluster uses now, as
+    shown with their sha256) whose bytes differ from what the committed sum file records, or
+    that it does not record, or that are gone: where a change in the rendered tree came from."""
+    recorded = recorded_inputs(project, cluster)
+    now = dict(bases)
+    for line in input_lines(project, cluster, ()):
+        sha, _, rel = line[len("input ") :].partition("  ")
+        now[f"clusters/{cluster}/{rel}"] = sha
+    return sorted(path for path in recorded.keys() | now.keys() if recorded.get(path) != now.get(path))
+
+
+def recorded_inputs(project: Project, cluster: str) -> dict[str, str]:
+    """The input and base files the committed sum file of ``cluster`` records, each with its
+    sha256 (none when there is no sum file): what an input change is measured against."""
+    try:
+        text = _read(os.path.join(project.rendered, cluster, SUM_FILE)).decode()
+    except (OSError, UnicodeDecodeError):
+        return {}
+    found = {}
+    for line in text.splitlines():
+        kind, _, rest = line.partition(" ")
+        sha, _, rel = rest.partition("  ")
+        if kind == "input":
+            found[f"clusters/{cluster}/{rel}"] = sha
+        elif kind == "base":
+            found[rel] = sha
+    return found
+
+
 def sum_file(inputs: list[str], files: dict[str, bytes]) -> bytes:
     """The sum file for a tree of ``files`` rendered from ``inputs``."""
     outputs = [f"output {_sha(content)}  {rel}" for rel, content in sorted(files.items()) if rel != SUM_FILE]
     return (HEADER + "\n".join(inputs + outputs) + "\n").encode()
 
 
-def _is_fresh(project: Project, cluster: str, shared: tuple[str, ...], modes: bool, schema_set: bytes | None) -> bool:
+def _is_fresh(
+    project: Project,
+    cluster: str,
+    shared: tuple[str, ...],
+    modes: bool,
+    schema_set: bytes | None,
+    digests: dict[str, str | None],
+) -> bool:
     """True when ``rendered/<cluster>`` is exactly what render would write: recorded input hashes
     equal today's, every file matches its recorded hash, nothing missing or extra (and, with
     ``modes``, files 0644 and folders 0755)."""
@@ -190,8 +250,12 @@ def _is_fresh(project: Project, cluster: str, shared: tuple[str, ...], modes: bo
     lines = recorded[len(HEADER) :].splitlines()
     if lines[: len(expected)] != expected:
         return False
+    after = lines[len(expected) :]
+    used = [line for line in after if line.startswith("base ")]
+    if not all(_base_ok(project, line, digests) for line in used):
+        return False
     outputs = {}
-    for line in lines[len(expected) :]:
+    for line in after[len(used) :]:
         kind, _, rest = line.partition(" ")
         sha, _, rel = rest.partition("  ")
         if kind != "output":
@@ -225,4 +289,5 @@ def fresh(
     interrupted = {n.split(".")[2] for n in names if n.startswith((".tmp.", ".old.")) and n.count(".") >= 3}
     shared = shared_lines(project, config_file)
     schema_set = _schema_set() if validated else None
-    return [c for c in clusters if c not in interrupted and _is_fresh(project, c, shared, modes, schema_set)]
+    digests: dict[str, str | None] = {}  # a base's hash, taken once for every cluster that uses it
+    return [c for c in clusters if c not in interrupted and _is_fresh(project, c, shared, modes, schema_set, digests)]

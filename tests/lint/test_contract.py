@@ -13,7 +13,7 @@ import pytest
 from test_gpu_admission_cel import EKS_CASES, KINDS, NVIDIA_CASES, evaluate, workload
 
 from generator.errors import InputError
-from generator.inputs.contract import clusters_of, settings_for
+from generator.inputs.platform import clusters_of, settings_for
 from generator.lint import admission
 from generator.paths import Project
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from generator.inputs.contract import settings_for
+from generator.inputs.platform import settings_for
 from generator.lint import examples as rule_examples
 from generator.lint import lint_paths
 from generator.lint.rules import BY_ID, REGISTRY, examples

@@ -33,5 +33,5 @@ def run(spec: dict, doc: Located, facts: dict) -> list[InputError]:
     errors: list[InputError] = []
     for module in MODULES:
         errors.extend(module.check(spec, doc, facts))
-    errors.sort(key=lambda e: (e.location.line, e.location.col))
+    errors.sort(key=lambda e: (e.location.path, e.location.line, e.location.col))  # by file, then line
     return errors
