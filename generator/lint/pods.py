@@ -255,6 +255,22 @@ def container_resources(obj: dict) -> Iterator[tuple[tuple, dict, dict, dict]]:
 
 
 _gpu_memo: list = [None, frozenset()]  # (pod, names): the rules of one object ask back to back
+_device_memo: list = [None, False]
+
+
+def uses_devices(pod: PodTemplate) -> bool:
+    """Whether the pod asks for anything a cluster's pools offer: GPUs, huge pages or devices
+    through resource claims (what the cluster rules judge; most pods ask for none)."""
+    if _device_memo[0] is not pod:
+        found = bool(pod_requests_gpu(pod)) or claims_devices(pod)
+        if not found:
+            for _, container in pod.containers:
+                requests, limits = resources(container)
+                if any(isinstance(n, str) and is_hugepages(n) for n in (*requests, *limits)):
+                    found = True
+                    break
+        _device_memo[:] = pod, found
+    return _device_memo[1]
 
 
 def pod_requests_gpu(pod: PodTemplate) -> frozenset[str]:

@@ -73,8 +73,8 @@ def check(res, ctx):
     if contract is None:
         return
     for pod in pods.templates(res.obj):
-        if pod.partial:
-            continue  # its tolerations come from the runtime it names
+        if pod.partial or not pods.uses_devices(pod):
+            continue  # its tolerations come from the runtime it names; or it needs no GPU pool
         wanted = sorted(pods.pod_requests_gpu(pod))
         groups = [(name, contract.offering(name)) for name in wanted]
         if pods.claims_devices(pod):

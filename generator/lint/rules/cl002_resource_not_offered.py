@@ -68,6 +68,8 @@ def check(res, ctx):
     contract = ctx.settings.contract
     if contract is None:
         return
+    if not any(pods.uses_devices(pod) for pod in pods.templates(res.obj)):
+        return
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for name in sorted({n for n in (*requests, *limits) if isinstance(n, str) and wanted(n)}):
             if contract.offering(name):

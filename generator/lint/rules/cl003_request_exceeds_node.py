@@ -64,6 +64,8 @@ def check(res, ctx):
     if contract is None:
         return
     for pod in pods.templates(res.obj):
+        if not pods.uses_devices(pod):
+            continue
         for name, value in sorted(pods.pod_requests(pod, wanted).items()):
             sizes = [p.per_node(name) for p in contract.offering(name)]
             if not sizes or any(s is None or s < 0 for s in sizes) or value <= max(sizes):

@@ -63,6 +63,8 @@ def check(res, ctx):
     if contract is None or not res.namespace:
         return
     for pod in pods.templates(res.obj):
+        if not pods.uses_devices(pod):
+            continue
         for name, value in sorted(pods.pod_requests(pod, wanted).items()):
             limit = contract.quota_limit(res.namespace, name)
             if limit is None or value <= limit:

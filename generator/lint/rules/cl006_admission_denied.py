@@ -70,6 +70,8 @@ def check(res, ctx):
     if contract is None or not res.namespace:
         return
     for policy in contract.policies:
+        if policy.namespaces and res.namespace not in policy.namespaces:
+            continue  # not bound here
         tolerations = (
             ctx.settings.provider_facts is not None and ctx.settings.provider_facts["extendedResourceToleration"]
         )
