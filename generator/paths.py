@@ -72,11 +72,19 @@ class Project:
         return self.schemas / "cluster.schema.json"
 
     def cluster_names(self) -> list[str]:
-        """Names of all clusters under ``clusters/`` (folders with a cluster.yaml), sorted."""
+        """Names of all clusters under ``clusters/``, sorted: every folder not starting with ``.``
+        or ``_`` (``_bases/`` holds the inputs clusters share; no cluster name starts so).
+
+        A folder is a cluster whether or not its ``cluster.yaml`` is readable: one renamed to
+        ``cluster.yml``, emptied or unreadable is the cluster's input error, never a cluster
+        skipped (whose rendered tree would then look orphaned, and be pruned by the engine).
+        """
         folder = str(self.clusters)  # plain strings: a no-op check lists a whole fleet here
         if not os.path.isdir(folder):
             return []
-        return sorted(n for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n, "cluster.yaml")))
+        return sorted(
+            n for n in os.listdir(folder) if not n.startswith((".", "_")) and os.path.isdir(os.path.join(folder, n))
+        )
 
     def display(self, path: Path) -> str:
         """A path relative to the root when it is inside it (stable in messages and SARIF)."""

@@ -1,7 +1,9 @@
 """The CI templates in docs/ci/: they parse, and every gpu-gitops command in them runs.
 
 Each command is run as the CI system would (bash, the job's variables, a matrix value put in
-for `${{ matrix.* }}`) on a freshly rendered copy of the examples, where it must succeed.
+for `${{ matrix.* }}`) on a freshly rendered copy of the examples, committed in a git repository
+whose `origin/main` is its base, with the CRD schema set synced (from the local mirror of the
+pinned CRDs: nothing is downloaded), where it must succeed.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import CRD_SCHEMAS, REPO, write_config
+from conftest import _SHARED, CRD_SCHEMAS, REPO, write_config
 from ruamel.yaml import YAML
 
 from generator.cli import cli
 
 BIN = Path(sys.executable).parent
+CRD_MIRROR = _SHARED / "upstream-crds"
 GITHUB = REPO / "docs" / "ci" / "github-actions.yml"
 GITLAB = REPO / "docs" / "ci" / "gitlab-ci.yml"
 YAML_SAFE = YAML(typ="safe")
@@ -29,9 +32,17 @@ _MATRIX = re.compile(r"\$\{\{\s*matrix\.(\w+)\s*\}\}")
 
 
 def _commands(script: str) -> list[str]:
-    """Lines of a shell script that run gpu-gitops (continuation lines joined)."""
+    """The gpu-gitops commands of a shell script's lines (continuation lines joined; a command
+    behind a guard, `[ -d X ] || gpu-gitops ...`, taken from where it starts)."""
     joined = script.replace("\\\n", " ")
-    return [line.strip() for line in joined.splitlines() if line.strip().startswith("gpu-gitops")]
+    found = []
+    for line in joined.splitlines():
+        line = line.strip()
+        if line.startswith("gpu-gitops "):
+            found.append(line)
+        elif "|| gpu-gitops " in line:
+            found.append(line[line.index("|| gpu-gitops ") + 3 :])
+    return found
 
 
 def _github_commands() -> list[tuple[str, str, dict]]:
@@ -52,12 +63,12 @@ def _gitlab_commands() -> list[tuple[str, str, dict]]:
     pipeline = YAML_SAFE.load(GITLAB.read_text())
     found = []
     for job_name, job in pipeline.items():
-        if not isinstance(job, dict) or "script" not in job:
+        if not isinstance(job, dict) or not ({"script", "before_script"} & job.keys()):
             continue
         env = dict(pipeline.get("variables", {}))
         if "parallel" in job:
             env.update(CI_NODE_INDEX="1", CI_NODE_TOTAL=str(job["parallel"]))
-        for line in job["script"]:
+        for line in job.get("before_script", []) + job.get("script", []):
             for command in _commands(line):
                 found.append((f"gitlab:{job_name}", command, env))
     return found
@@ -94,30 +105,88 @@ def test_templates_hold_the_expected_jobs():
     junit = pipeline["gpu-gitops-lint"]["artifacts"]["reports"]["junit"]
     assert f"--output-file {junit}" in " ".join(pipeline["gpu-gitops-lint"]["script"])
     subcommands = {_subcommand(c) for _where, c, _env in COMMANDS}
-    assert {"check", "lint"} <= subcommands
+    assert {"check", "lint", "diff", "schemas"} <= subcommands
+
+
+def test_the_review_comments_and_gates_on_dangers():
+    review = YAML_SAFE.load(GITHUB.read_text())["jobs"]["review"]
+    assert review["permissions"]["pull-requests"] == "write"
+    steps = review["steps"]
+    assert steps[0]["with"]["fetch-depth"] == 0  # the base branch and the change's commits
+    runs = "\n".join(s.get("run", "") for s in steps)
+    assert "--format markdown > gpu-gitops-review.md" in runs and "gh pr comment" in runs
+    assert 'gpu-gitops check --require-schemas --changed-only --base "origin/$GITHUB_BASE_REF"' in runs
+    gitlab = YAML_SAFE.load(GITLAB.read_text())["gpu-gitops-review"]
+    script = "\n".join(gitlab["script"])
+    assert "--format markdown > gpu-gitops-review.md" in script and "check --require-schemas" in script
+
+
+def test_every_job_syncs_the_schema_set_once_per_pin_and_requires_schemas():
+    workflow = YAML_SAFE.load(GITHUB.read_text())
+    for name, job in workflow["jobs"].items():
+        steps = job["steps"]
+        cache = next(s for s in steps if s.get("uses", "").startswith("actions/cache@"))
+        sync = next(s for s in steps if "gpu-gitops schemas sync" in s.get("run", ""))
+        assert "GPU_GITOPS_REF" in cache["with"]["key"], name
+        assert sync["if"] == f"steps.{cache['id']}.outputs.cache-hit != 'true'", name
+        assert cache["with"]["path"] in workflow["env"]["GPU_GITOPS_CACHE_DIR"] + "/crd-schemas", name
+        for step in steps:
+            for command in _commands(step.get("run", "")):
+                if _subcommand(command) in ("check", "lint"):
+                    assert "--require-schemas" in command, (name, command)
+    pipeline = YAML_SAFE.load(GITLAB.read_text())
+    assert any("gpu-gitops schemas sync" in line for line in pipeline["default"]["before_script"])
+    assert pipeline["default"]["cache"]["paths"] == [".gpu-gitops-cache/crd-schemas"]
+    for _where, command, _env in _gitlab_commands():
+        if _subcommand(command) in ("check", "lint"):
+            assert "--require-schemas" in command, command
 
 
 @pytest.fixture(scope="module")
 def rendered_project(tmp_path_factory) -> Path:
-    """One rendered copy of the examples, shared: the commands only read it (and write reports)."""
+    """One rendered copy of the examples, committed, with ``origin/main`` at that commit (the base
+    a pull request is reviewed against), shared: the commands only read it (and write reports)."""
     root = tmp_path_factory.mktemp("ci") / "proj"
     for name in ("clusters", "libsonnet", "schemas"):
         shutil.copytree(REPO / name, root / name)
     if CRD_SCHEMAS.is_dir():  # as the templates say: schema locations come from the config file
         write_config(root)
     assert CliRunner().invoke(cli, ["--root", str(root), "-q", "render"]).exit_code == 0
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "fleet"]):
+        subprocess.run([*git, *args], cwd=root, check=True)
+    subprocess.run(["git", "update-ref", "refs/remotes/origin/main", "HEAD"], cwd=root, check=True)
+    (root / ".git" / "info" / "exclude").write_text("*.sarif\n*.xml\n*.md\n")  # the reports the jobs write
     return root
 
 
+@pytest.fixture(scope="module")
+def ci_cache(tmp_path_factory, mirror_sync) -> Path:
+    """A cache folder holding the synced CRD schema set, as the templates' cached sync leaves it."""
+    copy = tmp_path_factory.mktemp("ci-cache") / "cache"
+    shutil.copytree(mirror_sync[0], copy, symlinks=True)
+    return copy
+
+
+def _needs_schemas(command: str) -> bool:
+    return "--require-schemas" in command or command.startswith("gpu-gitops schemas sync")
+
+
 @pytest.mark.parametrize("where, command, env", COMMANDS, ids=[f"{w}:{c}" for w, c, _e in COMMANDS])
-def test_template_command_runs_clean(rendered_project, tmp_path, where, command, env):
+def test_template_command_runs_clean(rendered_project, tmp_path, request, where, command, env):
     subcommand = _subcommand(command)
     if not _available(subcommand):
         pytest.skip(f"`gpu-gitops {subcommand}` is not in this build yet ({where})")
     if subcommand == "lint" and not CRD_SCHEMAS.is_dir():
         pytest.skip("lint needs the upstream CRD schemas (../shared) for the rendered custom resources")
+    cache = request.getfixturevalue("ci_cache") if _needs_schemas(command) else tmp_path / "cache"
+    if command.startswith("gpu-gitops schemas sync"):
+        # nothing reaches the network in tests: the same pinned files, from the local mirror
+        command += f" --from {shlex.quote(str(CRD_MIRROR))}"
+        cache = tmp_path / "cache"
     summary = tmp_path / "summary.md"
     full_env = dict(os.environ, **env, GITHUB_STEP_SUMMARY=str(summary))
+    full_env.update(GPU_GITOPS_CACHE_DIR=str(cache), GITHUB_BASE_REF="main", CI_MERGE_REQUEST_TARGET_BRANCH_NAME="main")
     full_env["PATH"] = f"{BIN}{os.pathsep}{full_env.get('PATH', '')}"
     done = subprocess.run(
         ["bash", "-e", "-o", "pipefail", "-c", command],
@@ -130,9 +199,21 @@ def test_template_command_runs_clean(rendered_project, tmp_path, where, command,
     assert done.returncode == 0, f"{where}: {command}\n{done.stdout}\n{done.stderr}"
 
 
-def test_templates_install_the_version_the_package_reports():
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+
+
+def test_templates_pin_a_commit_until_the_first_release():
+    """A tag that does not exist yet cannot be installed: the templates pin a full commit SHA (and
+    say so) until a release tag exists, then that tag."""
     from generator import __version__
 
+    tagged = subprocess.run(["git", "tag", "--list", f"v{__version__}"], cwd=REPO, capture_output=True, text=True)
     for template in (GITHUB, GITLAB):
-        pins = re.findall(r"gpu-gitops\.git@(\S+?)\"|gpu-gitops@(\S+?)\"", template.read_text())
-        assert [a or b for a, b in pins] == [f"v{__version__}"], template.name
+        text = template.read_text()
+        document = YAML_SAFE.load(text)
+        pin = (document.get("env") or document.get("variables"))["GPU_GITOPS_REF"]
+        assert _SHA.match(pin) or (pin == f"v{__version__}" and tagged.stdout.strip()), (template.name, pin)
+        assert "A commit until the\n  # first release" in text or "A commit until the first release" in text, (
+            template.name
+        )
+        assert text.count("@$GPU_GITOPS_REF") >= 1 and "@v0.1.0" not in text, template.name

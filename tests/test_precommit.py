@@ -72,7 +72,7 @@ def _pre_commit(project: Path, tmp_path: Path) -> subprocess.CompletedProcess:
 
 def test_hooks_file_declares_the_two_hooks():
     check, lint = HOOKS["gpu-gitops-check"], HOOKS["gpu-gitops-lint"]
-    assert check["entry"] == "gpu-gitops check" and check["pass_filenames"] is False
+    assert check["entry"] == "gpu-gitops check --staged" and check["pass_filenames"] is False
     for folder in ("clusters", "libsonnet", "schemas", "rendered"):
         assert folder in check["files"]
     assert lint["entry"] == "gpu-gitops lint" and lint["types"] == ["yaml"]
@@ -135,6 +135,21 @@ def test_check_hook_fails_on_a_stale_render_and_passes_when_clean(project, run, 
     assert "rendered/aks-h100-training/gitops/" in stale.stdout and "stale" in stale.stdout
 
 
+def test_check_hook_fails_on_a_new_cluster_committed_without_its_tree(project, run, tmp_path):
+    _git_repo(project, run, ["gpu-gitops-check"])
+    shutil.copytree(project / "clusters" / "aks-h100-training", project / "clusters" / "new-one")
+    path = project / "clusters" / "new-one" / "cluster.yaml"
+    path.write_text(path.read_text().replace("name: aks-h100-training", "name: new-one"))
+    assert run(project, "-q", "render", "new-one").exit_code == 0  # on disk, but not added
+    subprocess.run([*GIT, "add", "clusters"], cwd=project, check=True)
+    failed = _pre_commit(project, tmp_path)
+    assert failed.returncode == 1
+    assert "rendered/new-one: stale: missing" in failed.stdout
+    subprocess.run([*GIT, "add", "rendered"], cwd=project, check=True)
+    passed = _pre_commit(project, tmp_path)
+    assert passed.returncode == 0, passed.stdout
+
+
 def test_lint_hook_fails_on_a_bad_manifest_and_passes_when_clean(project, run, tmp_path):
     if not _lint_exists():
         pytest.skip("`gpu-gitops lint` is not in this build yet; the lint hook cannot run")
@@ -165,17 +180,26 @@ def _pins() -> dict[str, list[str]]:
         path: PIN.findall((REPO / path).read_text())
         for path in ("README.md", "docs/lint.md", "docs/releasing.md", ".pre-commit-hooks.yaml")
     }
-    return {path: [p for p in found if not re.fullmatch(r"[0-9a-f]{40}", p)] for path, found in docs.items()}
+    return docs
 
 
-def test_every_documented_rev_is_the_version_the_package_reports():
+def test_every_documented_rev_is_a_commit_or_the_version_the_package_reports():
+    """Before the first tag exists a tag pin cannot work, so docs may pin a full commit SHA;
+    a tag pin names the version the package reports."""
     from generator import __version__
 
     pyproject = (REPO / "pyproject.toml").read_text()
     assert re.search(rf'^version = "{re.escape(__version__)}"$', pyproject, re.M), "pyproject and __version__ differ"
     for path, pins in _pins().items():
         assert pins, f"{path} documents no rev: pin"
-        assert set(pins) == {f"v{__version__}"}, (path, pins)
+        tags = {p for p in pins if not re.fullmatch(r"[0-9a-f]{40}", p)}
+        assert tags <= {f"v{__version__}"}, (path, pins)
+
+
+def test_the_user_facing_pins_work_before_the_first_release():
+    for path in ("README.md", "docs/lint.md", ".pre-commit-hooks.yaml"):
+        assert all(re.fullmatch(r"[0-9a-f]{40}", p) for p in _pins()[path]), path
+        assert "until the first release" in (REPO / path).read_text(), path
 
 
 def test_the_release_tag_where_present_is_on_a_commit_of_that_version():

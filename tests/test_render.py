@@ -120,9 +120,9 @@ def test_removed_cluster_is_pruned_only_when_we_own_it(project, run):
     shutil.rmtree(project / "clusters" / CLUSTER)
     check = run(project, "check")
     assert check.exit_code == 1
-    assert f"rendered/{CLUSTER}: stale: its cluster input is gone" in check.stderr
+    assert f"rendered/{CLUSTER}: stale: its cluster folder clusters/{CLUSTER}/ is gone" in check.stderr
     assert "hand-written" not in check.stderr
-    result = run(project, "render")
+    result = run(project, "render", "--prune")
     assert result.exit_code == 0
     assert not (project / "rendered" / CLUSTER).exists()
     assert (foreign / "kustomization.yaml").is_file()

@@ -36,6 +36,7 @@ class Ui:
     def __init__(self, quiet: bool = False, verbose: bool = False, color: str = "auto"):
         self.quiet, self.verbose = quiet, verbose
         self.use_color(color)
+        self.collected: list[Diagnostic] | None = None  # diagnostics kept for a --format report
 
     def use_color(self, color: str) -> None:
         # None: auto, colour only on a terminal; NO_COLOR (no-color.org) turns auto off
@@ -50,8 +51,20 @@ class Ui:
             click.secho(text, err=True, color=self.color, dim=True)
 
     def diagnostic(self, diagnostic: Diagnostic) -> None:
-        """One diagnostic on standard error, styled where colour is on."""
+        """One diagnostic on standard error, styled where colour is on (kept for the report
+        instead, while a ``--format`` other than text collects them)."""
+        if self.collected is not None:
+            self.collected.append(diagnostic)
+            return
         click.echo(format_text(diagnostic, color=self.color is not False), err=True, color=self.color)
+
+    def problem(self, path: str, message: str) -> None:
+        """``path: message`` on standard error: a finding about a file that has no line (a stale
+        rendered file), an error in a ``--format`` report."""
+        if self.collected is not None:
+            self.collected.append(Diagnostic(Location(path), "error", message))
+            return
+        click.echo(f"{path}: {message}", err=True)
 
     def error(self, err: InputError) -> None:
         for diagnostic in err.diagnostics:
@@ -146,6 +159,34 @@ def reports_input_errors(execute: Callable[[Args], int]) -> Callable[[Args], int
     return wrapper
 
 
+DIAGNOSTIC_FORMATS = ("text", "github", "sarif", "json")
+
+
+def reports_in_format(execute: Callable[[Args], int]) -> Callable[[Args], int]:
+    """An execute function whose diagnostics (input errors included) are printed as one report
+    in ``args.fmt`` on standard output (the lint formats: GitHub annotations at the input's
+    line, SARIF, JSON); ``text`` prints them as they come, on standard error."""
+
+    @functools.wraps(execute)
+    def wrapper(args: Any) -> int:
+        if args.fmt == "text":
+            return execute(args)
+        from generator.report import Report, render
+
+        ui = args.ctx.ui
+        ui.collected = []
+        try:
+            code = execute(args)
+        finally:
+            found, ui.collected = ui.collected, None
+        click.echo(
+            render(args.fmt, Report(found, workdir=args.ctx.project.root, title=f"gpu-gitops {args.command}")), nl=False
+        )
+        return code
+
+    return wrapper
+
+
 def finish(code: int) -> None:
     """End a click command with an execute function's exit code."""
     click.get_current_context().exit(code)
@@ -197,10 +238,11 @@ def selection_options(func):
     )(func)
     func = click.option(
         "--base",
-        default="HEAD",
-        show_default=True,
+        default=None,
         metavar="REV",
-        help="With --changed-only: compare with the merge base of REV, e.g. origin/main.",
+        help="With --changed-only: compare with the merge base of REV (default HEAD), e.g. origin/main. "
+        "check: also review the change against REV, object by object, and fail on a dangerous one "
+        "that is not acknowledged (docs/gitops.md).",
     )(func)
     return click.option(
         "--changed-only",
@@ -210,9 +252,21 @@ def selection_options(func):
     )(func)
 
 
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(DIAGNOSTIC_FORMATS),
+    default="text",
+    show_default=True,
+    help="How errors are reported: text on standard error, or one report on standard output as GitHub "
+    "annotations (at the cluster.yaml line), SARIF or JSON, as `lint --format` writes them.",
+)
+
+
 def fleet_options(func):
-    """The arguments and options render and check share: clusters, schemas, jobs, selection."""
+    """The arguments and options render and check share: clusters, schemas, jobs, selection, format."""
     for decorate in (
+        format_option,
         selection_options,
         jobs_option,
         require_schemas_option,

@@ -7,7 +7,7 @@ when ``rendered/`` is stale or invalid; ``diff`` 1 when render would change some
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import click
 
@@ -21,10 +21,13 @@ from generator.cli.common import (
     finish,
     fleet_options,
     jobs_option,
+    reports_in_format,
     reports_input_errors,
     schema_location_option,
     unchecked_summary,
 )
+from generator.diagnostic import Diagnostic, Location
+from generator.errors import InputError
 
 if TYPE_CHECKING:
     from generator.render import pipeline
@@ -40,16 +43,26 @@ class FleetArgs:
     require_schemas: bool = False
     jobs: int | None = None  # default: the CPUs this process may use
     changed_only: bool = False
-    base: str = "HEAD"
+    base: str | None = None  # --changed-only's base (default HEAD); check: the revision to review against
     shard: str | None = None  # "I/N"
+    fmt: str = "text"  # or "github", "sarif", "json": how errors are reported
 
 
+@dataclass
 class RenderArgs(FleetArgs):
     """``gpu-gitops render``'s arguments."""
 
+    command: ClassVar[str] = "render"
+    prune: bool = False  # remove the trees of deleted clusters (else only with `prune: true` in the config)
 
+
+@dataclass
 class CheckArgs(FleetArgs):
     """``gpu-gitops check``'s arguments."""
+
+    command: ClassVar[str] = "check"
+    staged: bool = False  # check what git's index holds, not the work tree
+    allow_destroy: tuple[str, ...] = ()  # "CLUSTER: REASON" acknowledgements, with --base
 
 
 @dataclass
@@ -60,7 +73,12 @@ class DiffArgs:
     clusters: tuple[str, ...] = ()
     schema_locations: tuple[str, ...] = ()
     jobs: int | None = None
-    fmt: str = "text"  # or "markdown"
+    fmt: str = "text"  # or "markdown"; with --base also "json", "github"
+    base: str | None = None  # review the rendered objects against this revision instead of rendering
+    allow_destroy: tuple[str, ...] = ()
+    render_base: bool = (
+        False  # with base: render the base's inputs with this gpu-gitops instead of reading its rendered/
+    )
 
 
 def _render_all(ctx: Context, names: list[str], options: pipeline.Options, jobs: int | None) -> list[pipeline.Outcome]:
@@ -99,6 +117,7 @@ def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
     return failed
 
 
+@reports_in_format
 @reports_input_errors
 def render(args: RenderArgs) -> int:
     """Render the clusters into ``rendered/<cluster>/``; a cluster with errors keeps its old tree."""
@@ -107,7 +126,7 @@ def render(args: RenderArgs) -> int:
     from generator.inputs.scaffold import stale_editor_schema, write_editor_schema
     from generator.render import pipeline
 
-    chosen = pipeline.choose(ctx.project, args.clusters, args.changed_only, args.base, args.shard)
+    chosen = pipeline.choose(ctx.project, args.clusters, args.changed_only, args.base or "HEAD", args.shard)
     fresh = ctx.fresh(chosen.names, args.schema_locations, args.require_schemas, for_render=True)
     todo = [n for n in chosen.names if n not in fresh]
     outcomes = (
@@ -127,23 +146,60 @@ def render(args: RenderArgs) -> int:
             else:
                 ctx.ui.out(f"{outcome.name}: {len(c.added)} added, {len(c.changed)} changed, {len(c.removed)} removed")
     if chosen.covers_orphans and not failed:
-        for path in pipeline.prune_orphans(ctx.project):
-            ctx.ui.out(f"removed {ctx.project.display(path)}: its cluster input is gone")
+        _orphans(ctx, args.prune)
     if stale_editor_schema(ctx.project):
         path = write_editor_schema(ctx.project)
         ctx.ui.out(f"updated {ctx.project.display(path)}: the input schema of this gpu-gitops, for editors")
     return EXIT_INPUT if failed else EXIT_OK
 
 
+def _orphans(ctx: Context, prune: bool) -> None:
+    """Trees whose cluster folder is gone: removed only when asked (``--prune`` or ``prune: true``),
+    since the engine then deletes every object of the cluster; otherwise kept, with a warning."""
+    from generator.render import pipeline
+
+    found = pipeline.orphans(ctx.project)
+    if not found:
+        return
+    if prune or _config_prunes(ctx):
+        for path in pipeline.prune_orphans(ctx.project):
+            ctx.ui.out(f"removed {ctx.project.display(path)}: its cluster folder is gone (--prune)")
+        return
+    for path in found:
+        ctx.ui.diagnostic(
+            Diagnostic(
+                Location(ctx.project.display(path)),
+                "warning",
+                f"kept: its cluster folder clusters/{path.name}/ is gone",
+                "`gpu-gitops render --prune` removes it (the GitOps engine then deletes the cluster's objects); "
+                "restore the folder if it was not meant",
+            )
+        )
+
+
+def _config_prunes(ctx: Context) -> bool:
+    from generator.inputs.config import load_config
+
+    return load_config(ctx.project, ctx.config_path).prune
+
+
+@reports_in_format
 @reports_input_errors
 def check(args: CheckArgs) -> int:
-    """1 when ``rendered/`` is not what render produces now, or does not pass its checks."""
+    """1 when ``rendered/`` is not what render produces now, does not pass its checks, is not
+    tracked by git, or (with ``--base``) holds a dangerous change not acknowledged."""
+    if args.allow_destroy and not args.base:
+        raise InputError("--allow-destroy acknowledges what --base reviews", hint="add --base REV, e.g. origin/main")
+    if args.staged:
+        if args.base:
+            raise InputError("--staged and --base do not go together", hint="review the change with `check --base REV`")
+        return _check_staged(args)
     ctx = args.ctx
     ctx.require_project()
     from generator.inputs.scaffold import EDITOR_SCHEMA, stale_editor_schema
     from generator.render import pipeline
 
-    chosen = pipeline.choose(ctx.project, args.clusters, args.changed_only, args.base, args.shard)
+    chosen = pipeline.choose(ctx.project, args.clusters, args.changed_only, args.base or "HEAD", args.shard)
     fresh = ctx.fresh(chosen.names, args.schema_locations, args.require_schemas)
     todo = [n for n in chosen.names if n not in fresh]
     outcomes = (
@@ -156,24 +212,37 @@ def check(args: CheckArgs) -> int:
     for outcome in outcomes:
         changes = pipeline.drift(ctx.project, outcome)
         prefix = ctx.project.display(ctx.project.rendered / outcome.name)
+        if (
+            changes.added
+            and not changes.changed
+            and not changes.removed
+            and not pipeline.has_tree(ctx.project, outcome.name)
+        ):
+            ctx.ui.problem(prefix, f"stale: missing, render would create its {len(changes.added)} file(s)")
+            stale = True
+            continue
         for rel in changes.changed:
-            click.echo(f"{prefix}/{rel}: stale: differs from what render produces", err=True)
+            ctx.ui.problem(f"{prefix}/{rel}", "stale: differs from what render produces")
         for rel in changes.added:
-            click.echo(f"{prefix}/{rel}: stale: missing, render would create it", err=True)
+            ctx.ui.problem(f"{prefix}/{rel}", "stale: missing, render would create it")
         for rel in changes.removed:
-            click.echo(f"{prefix}/{rel}: stale: not produced by render any more", err=True)
+            ctx.ui.problem(f"{prefix}/{rel}", "stale: not produced by render any more")
         stale |= not changes.empty
     if chosen.covers_orphans:
         for path in pipeline.orphans(ctx.project):
-            click.echo(f"{ctx.project.display(path)}: stale: its cluster input is gone", err=True)
+            ctx.ui.problem(
+                ctx.project.display(path),
+                f"stale: its cluster folder clusters/{path.name}/ is gone (`gpu-gitops render --prune` removes it)",
+            )
             stale = True
+    untracked = _untracked(ctx, chosen.names)
     if stale_editor_schema(ctx.project):
-        click.echo(
-            f"{ctx.project.display(ctx.project.root / EDITOR_SCHEMA)}: stale: not the input schema of "
-            f"this gpu-gitops ({__version__})",
-            err=True,
+        ctx.ui.problem(
+            ctx.project.display(ctx.project.root / EDITOR_SCHEMA),
+            f"stale: not the input schema of this gpu-gitops ({__version__})",
         )
         stale = True
+    dangerous = _review_gate(ctx, args.base, args.allow_destroy, chosen) if args.base else False
     if stale:
         click.echo(
             "rendered/ is out of date: run `gpu-gitops render` and commit the result "
@@ -182,10 +251,84 @@ def check(args: CheckArgs) -> int:
         )
     if invalid:
         click.echo("rendered/ does not pass its checks: fix the errors above", err=True)
-    if stale or invalid:
+    if untracked:
+        click.echo("rendered/ is not committed with its inputs: `git add rendered/` and commit", err=True)
+    if dangerous:
+        click.echo(
+            f"the change deletes or breaks things on a cluster (above); `gpu-gitops diff --base {args.base}` "
+            "shows it all; acknowledge what is meant (docs/gitops.md)",
+            err=True,
+        )
+    if stale or invalid or untracked or dangerous:
         return EXIT_FINDINGS
     ctx.ui.out(f"{len(chosen.names)} cluster(s) up to date")
     return EXIT_OK
+
+
+def _untracked(ctx: Context, names: list[str]) -> bool:
+    """Report the chosen clusters' rendered files git does not track (a new cluster committed
+    without its output, or ``rendered/`` ignored): the engine would never see them. Outside a
+    git checkout there is nothing to say."""
+    from generator.review import revision
+
+    if not revision.in_git(ctx.project.root):
+        return False
+    chosen = set(names)
+    found: dict[str, int] = {}
+    for rel in revision.untracked(ctx.project.root, "rendered"):
+        name = rel.split("/", 1)[0]
+        if name in chosen:
+            found[name] = found.get(name, 0) + 1
+    for name, count in sorted(found.items()):
+        ctx.ui.problem(
+            ctx.project.display(ctx.project.rendered / name),
+            f"not tracked by git: {count} file(s) the engine will never see (`git add rendered/{name}`)",
+        )
+    return bool(found)
+
+
+def _review_gate(ctx: Context, base: str, allow_destroy: tuple[str, ...], chosen: pipeline.Selection) -> bool:
+    """``check --base``: every dangerous change as an error (a warning once acknowledged), every
+    notice as info; True when a danger is not acknowledged. Only the chosen clusters are
+    reviewed, and deleted ones by the run that covers orphans (one CI shard, not all)."""
+    from generator.review import acknowledge, present
+    from generator.review.fleet import review
+
+    chosen_names, existing = set(chosen.names), set(ctx.project.cluster_names())
+    reviews = [
+        r
+        for r in review(ctx.project, base, acknowledge.from_flags(allow_destroy))
+        if r.name in chosen_names or (chosen.covers_orphans and r.name not in existing)
+    ]
+    for diagnostic in present.diagnostics(reviews, ctx.project.display(ctx.project.rendered)):
+        if diagnostic.severity != "info" or not ctx.ui.quiet:
+            ctx.ui.diagnostic(diagnostic)
+    return any(r.blocking for r in reviews)
+
+
+# what render reads: the inputs, the library and schemas a project may carry, the settings
+INPUTS = ("clusters", "libsonnet", "schemas", ".gpu-gitops.yaml")
+# what a commit holds that check reads: that, and the trees
+STAGED = (*INPUTS, "rendered")
+
+
+def _check_staged(args: CheckArgs) -> int:
+    """``check --staged`` (the pre-commit hook): check git's index, what the commit will hold,
+    written to a scratch folder, so a file on disk but not added cannot make it pass."""
+    import dataclasses
+    import tempfile
+    from pathlib import Path
+
+    from generator.review import revision
+
+    ctx = args.ctx
+    ctx.require_project()
+    with tempfile.TemporaryDirectory(prefix="gpu-gitops-staged-") as scratch:
+        revision.export_index(ctx.project.root, Path(scratch), STAGED)
+        staged = Context(Path(scratch), ctx.ui, ctx.config_path)
+        if not (Path(scratch) / "clusters").is_dir():
+            (Path(scratch) / "clusters").mkdir()
+        return check.__wrapped__(dataclasses.replace(args, ctx=staged, staged=False, fmt="text"))  # type: ignore[attr-defined]
 
 
 @reports_input_errors
@@ -196,6 +339,15 @@ def diff(args: DiffArgs) -> int:
     from generator.render import pipeline
     from generator.tree.diffsummary import ClusterDiff, markdown
 
+    if args.base:
+        return _review(args)
+    if args.allow_destroy or args.render_base:
+        raise InputError(
+            f"{'--allow-destroy' if args.allow_destroy else '--render-base'} needs --base REV",
+            hint="review a change with `diff --base origin/main`",
+        )
+    if args.fmt not in ("text", "markdown"):
+        raise InputError(f"--format {args.fmt} needs --base REV", hint="review a change with `diff --base origin/main`")
     options = ctx.options(args.schema_locations, False)
     names = pipeline.select(ctx.project, args.clusters)
     outcomes = _render_all(ctx, names, options, args.jobs)
@@ -222,11 +374,75 @@ def diff(args: DiffArgs) -> int:
     return EXIT_FINDINGS if changed else EXIT_OK
 
 
+def _review(args: DiffArgs) -> int:
+    """``diff --base REV``: the committed trees at REV against the work tree's, object by object;
+    1 when any object changes."""
+    from generator.review import acknowledge, present
+    from generator.review.fleet import review
+    from generator.review.markdown import markdown
+
+    base = args.base or "HEAD"
+    acks = acknowledge.from_flags(args.allow_destroy)
+    if args.render_base:
+        reviews = _review_rendered_base(args, base, acks)
+        if reviews is None:
+            return EXIT_INPUT
+    else:
+        reviews = review(args.ctx.project, base, acks)
+    if args.clusters:
+        wanted = set(args.clusters)
+        reviews = [r for r in reviews if r.name in wanted]
+    writers = {"text": present.text, "markdown": markdown, "json": present.as_json, "github": present.github}
+    click.echo(writers[args.fmt](reviews, base), nl=False)
+    return EXIT_FINDINGS if any(r.changes for r in reviews) else EXIT_OK
+
+
+def _review_rendered_base(args: DiffArgs, base: str, acks) -> list | None:
+    """The review against the base's inputs rendered now, by this gpu-gitops (the base's
+    committed rendered/ is not read): what the change of inputs does, without the tool's own
+    changes. None when an input of the base does not render."""
+    import tempfile
+    from pathlib import Path
+
+    from generator.render import pipeline
+    from generator.review import revision
+    from generator.review.fleet import review
+
+    ctx = args.ctx
+    with tempfile.TemporaryDirectory(prefix="gpu-gitops-base-") as scratch:
+        revision.export(ctx.project.root, revision.commit(ctx.project.root, base), Path(scratch), INPUTS)
+        at_base = Context(Path(scratch), ctx.ui)
+        options = at_base.options(args.schema_locations, False)
+        outcomes = _render_all(at_base, at_base.project.cluster_names(), options, args.jobs)
+        if _report(ctx, [o for o in outcomes if o.error]):
+            click.echo(f"the inputs at {base} do not render with this gpu-gitops (above)", err=True)
+            return None
+        pipeline.write(at_base.project, outcomes)
+        return review(ctx.project, base, acks, rendered_base=at_base.project.rendered)
+
+
 # --- parsing ---------------------------------------------------------------------------------
+
+
+allow_destroy_option = click.option(
+    "--allow-destroy",
+    "allow_destroy",
+    multiple=True,
+    metavar="'CLUSTER: REASON'",
+    help="With --base: acknowledge the dangerous changes of CLUSTER ('*': every cluster), shown with "
+    "REASON in the report; a commit message line `Allow-Destroy: CLUSTER: REASON` does the same.",
+)
 
 
 @click.command(name="render")
 @fleet_options
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Remove rendered/<cluster>/ of clusters whose folder under clusters/ is gone (the GitOps engine "
+    "then deletes their objects). Without it such trees are kept, with a warning; `prune: true` in "
+    ".gpu-gitops.yaml makes it the default.",
+)
 @click.pass_obj
 def render_command(ctx: Context, **options):
     """Render clusters (default: all) into rendered/<cluster>/.
@@ -238,12 +454,19 @@ def render_command(ctx: Context, **options):
     Examples:
       gpu-gitops render aks-h100-training
       gpu-gitops render --jobs 8
+      gpu-gitops render --prune        # also remove the trees of deleted clusters
     """
     finish(render(RenderArgs(ctx, **options)))
 
 
 @click.command(name="check")
 @fleet_options
+@click.option(
+    "--staged",
+    is_flag=True,
+    help="Check what git's index holds (what the next commit will), not the work tree: the pre-commit hook.",
+)
+@allow_destroy_option
 @click.pass_obj
 def check_command(ctx: Context, **options):
     """Fail (exit 1) if rendered/ is stale or invalid; for CI and pre-commit.
@@ -253,6 +476,7 @@ def check_command(ctx: Context, **options):
       gpu-gitops check || gpu-gitops diff
       gpu-gitops check --changed-only --base origin/main
       gpu-gitops check --shard 2/4 --jobs 2
+      gpu-gitops check --base origin/main --format github   # the review gate in CI
     """
     finish(check(CheckArgs(ctx, **options)))
 
@@ -262,13 +486,27 @@ def check_command(ctx: Context, **options):
 @schema_location_option
 @jobs_option
 @click.option(
+    "--base",
+    metavar="REV",
+    help="Review instead of render: compare the rendered objects committed at REV (read from git) with "
+    "the work tree's rendered/, per cluster and object: added, removed, changed, moved, renamed, with "
+    "the dangerous changes named.",
+)
+@click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "markdown"]),
+    type=click.Choice(["text", "markdown", "json", "github"]),
     default="text",
     show_default=True,
-    help="text: a unified diff; markdown: per cluster and layer, the added, changed and removed "
-    "files, then the diff in fenced blocks (a pull-request comment or GitHub step summary).",
+    help="text: a unified diff (with --base: the object changes); markdown: a pull-request comment "
+    "(with --base: dangers first, the rest collapsed); json and github (annotations): with --base.",
+)
+@allow_destroy_option
+@click.option(
+    "--render-base",
+    is_flag=True,
+    help="With --base: render the inputs committed at REV with this gpu-gitops and compare with that, instead "
+    "of reading the rendered/ REV committed (what the inputs' change does, without a tool upgrade's).",
 )
 @click.pass_obj
 def diff_command(ctx: Context, **options):
@@ -278,6 +516,7 @@ def diff_command(ctx: Context, **options):
     Examples:
       gpu-gitops diff aks-h100-training
       gpu-gitops diff --format markdown >> "$GITHUB_STEP_SUMMARY"
+      gpu-gitops diff --base origin/main --format markdown > review.md
     """
     finish(diff(DiffArgs(ctx, **options)))
 

@@ -37,6 +37,11 @@ class Config:
     def require_schemas(self) -> bool:
         return bool(self.data.get("requireSchemas", False))
 
+    @property
+    def prune(self) -> bool:
+        """``render`` removes the trees of deleted clusters without ``--prune``."""
+        return bool(self.data.get("prune", False))
+
 
 def load_config(project: Project, explicit: Path | None = None) -> Config:
     path = explicit or (project.root / CONFIG_FILE)

@@ -75,6 +75,17 @@ def discover(project: Project) -> list[str]:
     return project.cluster_names()
 
 
+def _missing_input_hint(folder: Path, name: str) -> str:
+    """What to do about a cluster folder without its input: its rendered tree is kept meanwhile."""
+    others = sorted(p.name for p in folder.iterdir() if p.name.lower().startswith("cluster.") and p.is_file())
+    if others:
+        return f"rename {others[0]} to {CLUSTER_FILE}; rendered/{name}/ is kept until then"
+    return (
+        f"restore {CLUSTER_FILE}, or delete the folder clusters/{name}/ and run `gpu-gitops render --prune` "
+        f"to remove rendered/{name}/ on purpose"
+    )
+
+
 def load_cluster(project: Project, name: str, checked: bool = False) -> Cluster:
     """Load ``clusters/<name>/cluster.yaml`` and the bases it names; raise ``InputError(s)`` on
     any problem, located in the file (base or cluster) that set the value.
@@ -87,6 +98,12 @@ def load_cluster(project: Project, name: str, checked: bool = False) -> Cluster:
     path = folder / CLUSTER_FILE
     display = project.display(path)
     if not path.exists() and not path.is_symlink():
+        if folder.is_dir():
+            raise InputError(
+                f"cluster {name!r} has no {CLUSTER_FILE}: expected {display}",
+                path=display,
+                hint=_missing_input_hint(folder, name),
+            )
         raise InputError(
             f"cluster {name!r} not found",
             path=display,

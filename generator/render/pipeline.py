@@ -319,6 +319,11 @@ def prune_orphans(project: Project, timeout: float = lock.DEFAULT_TIMEOUT) -> li
     return gone
 
 
+def has_tree(project: Project, name: str) -> bool:
+    """Whether the cluster has a rendered tree (the one a cut swap moved aside counts)."""
+    return tree.current(project.rendered, name).is_dir()
+
+
 def drift(project: Project, outcome: Outcome) -> tree.Changes:
     """How the committed tree differs from what render would write now."""
     assert outcome.rendered is not None

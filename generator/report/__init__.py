@@ -62,6 +62,7 @@ class Report:
     sources: list[FileResult] = field(default_factory=list)
     workdir: Path = Path(".")
     color: bool = False
+    title: str = "gpu-gitops lint"  # the command, where a format names it (the GitHub summary)
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -72,6 +73,8 @@ class Report:
         return sum(s.objects for s in self.sources)
 
     def summary(self) -> str:
+        if not self.sources:  # render's and check's input errors: no files were linted
+            return f"{self.count('error')} error(s), {self.count('warning')} warning(s), {self.count('info')} info"
         return (
             f"{self.resource_count} resource(s) in {len(self.sources)} file(s): "
             f"{self.count('error')} error(s), {self.count('warning')} warning(s), {self.count('info')} info"

@@ -33,5 +33,5 @@ def format(report) -> str:
             for k, v in (("file", shown_name(f.file)), ("line", f.line), ("col", f.col), ("title", f.rule))
         )
         out.append(f"::{_LEVEL[f.severity]} {props}::{escape_data(shown_text(f.message))}{_hint(f.hint)}\n")
-    out.append(f"::notice title=gpu-gitops lint::{escape_data(report.summary())}\n")
+    out.append(f"::notice title={escape_property(report.title)}::{escape_data(report.summary())}\n")
     return "".join(out)

@@ -49,8 +49,8 @@ def _uri(file: str) -> str:
 
 
 def _result(finding, index: dict[str, int]) -> dict:
-    result = {
-        "ruleId": finding.rule,
+    result: dict = {
+        "ruleId": finding.rule or "input",  # an input error or a review finding: no lint rule
         "level": _LEVEL[finding.severity],
         "message": {"text": finding.message + (f" ({finding.ref})" if str(finding.ref) else "")},
         "locations": [
