@@ -42,8 +42,8 @@ def _make_root(count: int, root: Path) -> Path:
         source = examples[i % len(examples)]
         name = f"{source.name[:30]}-{i:03d}"
         (root / "clusters" / name).mkdir(parents=True)
-        text = (source / "cluster.yaml").read_text().replace(f"name: {source.name}", f"name: {name}", 1)
-        (root / "clusters" / name / "cluster.yaml").write_text(text)
+        text = (source / "cluster.yaml").read_text(encoding="utf-8").replace(f"name: {source.name}", f"name: {name}", 1)
+        (root / "clusters" / name / "cluster.yaml").write_text(text, encoding="utf-8")
     return root
 
 

@@ -1,7 +1,7 @@
 """Time ``gpu-gitops lint`` on the shared benchmark corpus: cold, warm after editing one file,
 and peak memory, against kubeconform when one is on PATH.
 
-usage: python bench/bench_lint.py [--sizes 5000,20000] [--runs 3] [--kubernetes-version 1.32]
+usage: python bench/bench_lint.py [--sizes 5000,20000] [--runs 3] [--kubernetes-version 1.32] [--cluster NAME]
 
 The corpus comes from ../shared/bench/gen_corpus.py (it needs PyYAML, which only this script
 needs). Every run is a fresh process running the real command line, so start-up, schema
@@ -14,6 +14,9 @@ every module again in every run and time the compiler.
 
 - cold: an empty result cache (``GPU_GITOPS_CACHE_DIR`` points at a fresh folder per run);
 - warm: the cache filled by a first run, then one file edited (a comment appended);
+- with ``--cluster NAME`` (a cluster of this repository, rendered): a cold run of
+  ``lint --cluster NAME`` after each cold run, both with this repository as the project root,
+  and what the contract adds in percent;
 - kubeconform (when on PATH, ``-strict -summary``, schemas from ``KUBECONFORM_SCHEMAS`` if
   set, see ../shared/peer/kubeconform/README.md) runs interleaved with ours on the same corpus
   and the ratios are printed. Without it, the reference figures of ../shared/bench/README.md
@@ -55,7 +58,7 @@ def measure(cmd: list[str], env: dict | None = None) -> float:
     return cpu
 
 
-def ours(corpus: Path, root: str, version: str) -> list[str]:
+def ours(corpus: Path, root: str, version: str, cluster: str = "") -> list[str]:
     return [
         sys.executable,
         "-c",
@@ -67,6 +70,7 @@ def ours(corpus: Path, root: str, version: str) -> list[str]:
         "json",
         "--kubernetes-version",
         version,
+        *(["--cluster", cluster] if cluster else []),
         str(corpus),
     ]
 
@@ -95,7 +99,7 @@ def compile_package() -> None:
     compileall.compile_dir(REPO / "generator", quiet=1)
 
 
-def bench(n: int, runs: int, version: str, binary: str | None) -> None:
+def bench(n: int, runs: int, version: str, binary: str | None, cluster: str = "") -> None:
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp) / "corpus"
         subprocess.run(
@@ -104,13 +108,20 @@ def bench(n: int, runs: int, version: str, binary: str | None) -> None:
             stdout=subprocess.DEVNULL,
         )
         files = sorted(corpus.rglob("*.yaml"))
-        cmd = ours(corpus, tmp, version)
-        cold, warm, theirs, theirs_warm = [], [], [], []
+        # against a cluster the project is this repository (its clusters/ and rendered/); the
+        # plain runs then use it too, so that only the contract differs
+        root = str(REPO) if cluster else tmp
+        cmd = ours(corpus, root, version)
+        cold, warm, theirs, theirs_warm, contract = [], [], [], [], []
         edited = files[len(files) // 2]
         for i in range(runs):
             cache = Path(tmp) / f"cache{i}"
             env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(cache)}
             cold.append(measure(cmd, env))
+            if cluster:
+                contract_env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(Path(tmp) / f"contract{i}")}
+                contract.append(measure(ours(corpus, root, version, cluster), contract_env))
+                shutil.rmtree(Path(tmp) / f"contract{i}", ignore_errors=True)
             if binary:
                 theirs.append(measure(kubeconform(binary, corpus, version)))
             with edited.open("a") as handle:
@@ -127,6 +138,12 @@ def bench(n: int, runs: int, version: str, binary: str | None) -> None:
             f" (load average {load}: a busy machine adds to CPU seconds too)"
         )
         print(f"  gpu-gitops lint cold {statistics.median(cold):.2f} s  (runs {', '.join(f'{t:.2f}' for t in cold)})")
+        if cluster:
+            added = statistics.median(contract) / statistics.median(cold) - 1
+            print(
+                f"  gpu-gitops lint --cluster {cluster} cold {statistics.median(contract):.2f} s  "
+                f"(runs {', '.join(f'{t:.2f}' for t in contract)}): {added:+.1%}"
+            )
         print(
             f"  gpu-gitops lint warm, 1 file edited {statistics.median(warm):.2f} s  "
             f"(runs {', '.join(f'{t:.2f}' for t in warm)})"
@@ -154,11 +171,12 @@ def main() -> int:
     parser.add_argument("--sizes", default="5000,20000", help="corpus sizes in documents, comma-separated")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--kubernetes-version", default="1.32")
+    parser.add_argument("--cluster", default="", help="also time lint --cluster NAME (a cluster of this repository)")
     args = parser.parse_args()
     binary = shutil.which("kubeconform")
     compile_package()
     for n in (int(x) for x in args.sizes.split(",")):
-        bench(n, args.runs, args.kubernetes_version, binary)
+        bench(n, args.runs, args.kubernetes_version, binary, args.cluster)
     print(TARGETS)
     return 0
 

@@ -52,7 +52,9 @@ def make_project(root: Path, copies: int | None, library: bool = True) -> Path:
         name = f"{source.name[:30]}-{i:03d}"
         shutil.copytree(source, root / "clusters" / name)
         path = root / "clusters" / name / "cluster.yaml"
-        path.write_text(path.read_text().replace(f"name: {source.name}\n", f"name: {name}\n", 1))
+        path.write_text(
+            path.read_text(encoding="utf-8").replace(f"name: {source.name}\n", f"name: {name}\n", 1), encoding="utf-8"
+        )
     return root
 
 
@@ -122,7 +124,7 @@ def _helper_cpu() -> float:
 
     if bounded._helper is None:
         return 0.0
-    with open(f"/proc/{bounded._helper[1].pid}/stat") as fh:
+    with open(f"/proc/{bounded._helper[1].pid}/stat", encoding="utf-8") as fh:
         fields = fh.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 

@@ -61,11 +61,12 @@ def _change(root: Path) -> None:
         for storage_class in (tree / "40-per-node").rglob("storageclass_*.yaml"):
             storage_class.unlink()  # a danger
         for path in sorted((tree / "20-workloads").rglob("*.yaml")):
-            text = path.read_text()
+            text = path.read_text(encoding="utf-8")
             path.write_text(
                 text.replace(
                     "app.kubernetes.io/managed-by: gpu-gitops", "app.kubernetes.io/managed-by: gpu-gitops-bench"
-                )
+                ),
+                encoding="utf-8",
             )
         first = sorted((tree / "10-platform").rglob("*_*.yaml"))[0]
         first.rename(first.with_name("renamed-" + first.name))

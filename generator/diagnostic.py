@@ -51,12 +51,18 @@ class ObjectRef:
     kind: str = ""
     namespace: str = ""
     name: str = ""
+    generate_name: str = ""  # metadata.generateName of an object without a name: the API server adds a suffix
 
     def __str__(self) -> str:
         if not self.kind:
             return ""
         where = f"{self.namespace}/" if self.namespace else ""
-        return f"{self.kind} {where}{self.name}"
+        return f"{self.kind} {where}{self.shown_name}"
+
+    @property
+    def shown_name(self) -> str:
+        """The name, or for a ``generateName`` object its prefix and ``*`` (the suffix to come)."""
+        return self.name or (f"{self.generate_name}*" if self.generate_name else "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -168,12 +168,12 @@ def test_a_schema_file_that_appears_or_changes_at_a_flagged_location_validates_a
     assert evaluations == [CLUSTER]
     schema = tmp_path / "crds/helm.toolkit.fluxcd.io/helmrelease_v2.json"
     schema.parent.mkdir(parents=True)
-    schema.write_text('{"type": "object", "x-kubernetes-preserve-unknown-fields": true}')
+    schema.write_text('{"type": "object", "x-kubernetes-preserve-unknown-fields": true}', encoding="utf-8")
     assert check().exit_code == 0
     assert evaluations == [CLUSTER] * 2  # a schema appeared where validation found none
     assert check().exit_code == 0
     assert evaluations == [CLUSTER] * 2
-    schema.write_text('{"type": "object", "required": ["nothing-has-this"]}')
+    schema.write_text('{"type": "object", "required": ["nothing-has-this"]}', encoding="utf-8")
     failed = check()
     assert evaluations == [CLUSTER] * 3  # the schema changed
     assert failed.exit_code == 1 and "nothing-has-this" in failed.stderr

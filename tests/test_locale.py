@@ -74,3 +74,41 @@ def test_docs_and_init_under_the_c_locale(c_project):
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     done = gpu_gitops(c_project, "init", "new-cluster")
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+
+
+def _text_io_without_encoding(source: str) -> list[int]:
+    """Lines of ``read_text()``, ``write_text(text)`` and text-mode ``open(...)`` calls that leave
+    the encoding to the locale."""
+    import ast
+
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or any(k.arg == "encoding" for k in node.keywords):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        mode = node.args[1].value if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else "r"
+        if (
+            (name == "read_text" and not node.args)
+            or (name == "write_text" and len(node.args) == 1)
+            or (name == "open" and isinstance(func, ast.Name) and "b" not in str(mode))
+        ):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_every_text_read_and_write_names_its_encoding():
+    found = {
+        str(path.relative_to(REPO)): lines
+        for folder in ("generator", "tests", "bench")
+        for path in sorted((REPO / folder).rglob("*.py"))
+        if (lines := _text_io_without_encoding(path.read_text(encoding="utf-8")))
+    }
+    assert not found, f"name encoding='utf-8' (the locale's may not be UTF-8): {found}"
+
+
+def test_the_encoding_check_sees_a_locale_dependent_read():
+    assert _text_io_without_encoding("p.read_text()\nopen(f)\nopen(f, 'rb')\np.write_text(t, encoding='utf-8')\n") == [
+        1,
+        2,
+    ]

@@ -362,7 +362,7 @@ def test_unicode_category_tables_come_from_one_walk_kept_in_the_cache(monkeypatc
         re2._category.cache_clear()
         assert re2._category("P") == _category_by_walk("P") and walks == [1]  # read from the cache
         (cached,) = (tmp_path / "unicode").iterdir()
-        cached.write_text('[[0, 5, "Lu"]]')  # does not cover every code point
+        cached.write_text('[[0, 5, "Lu"]]', encoding="utf-8")  # does not cover every code point
         re2._category_runs.cache_clear()
         re2._category.cache_clear()
         assert re2._category("Lu") == _category_by_walk("Lu") and walks == [1, 1]

@@ -6,6 +6,8 @@ Exit codes of ``lint``: 0 no errors, 1 errors (or warnings with ``--fail-on warn
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import os
 import sys
 from dataclasses import dataclass
@@ -36,6 +38,7 @@ class LintArgs:
     fmt: str = "text"  # one of generator.report.FORMATS
     output_file: Path | None = None
     kubernetes_version: str | None = None
+    clusters: tuple[str, ...] = ()  # lint against these clusters' contracts (--cluster)
     schema_locations: tuple[str, ...] = ()
     schema_cache: Path | None = None
     ignore_missing_schemas: bool = False
@@ -91,17 +94,15 @@ def lint(args: LintArgs) -> int:
     ctx, fmt = args.ctx, args.fmt
     config = load_config(ctx.project, ctx.config_path)
     provider = config.data.get("lint", {}).get("provider")
-    settings = Settings.from_config(
-        config.data,
+    overrides: dict = {
         # a project that customises the library lints with its own provider table
-        provider_facts=providers.facts(provider, ctx.project.libsonnet) if provider else None,
-        kubernetes_version=args.kubernetes_version,
-        schema_locations=list(args.schema_locations) + config.schema_locations,
-        schema_cache=args.schema_cache,
-        strict=args.strict,
-    )
-    if args.require_schemas or config.require_schemas:
-        settings.rules["K8S004"] = "error"
+        "provider_facts": providers.facts(provider, ctx.project.libsonnet) if provider else None,
+        "kubernetes_version": args.kubernetes_version,
+        "schema_locations": list(args.schema_locations) + config.schema_locations,
+        "schema_cache": args.schema_cache,
+        "strict": args.strict,
+    }
+    settings = Settings.from_config(config.data, **overrides)
     targets = list(args.paths)
     if not targets:
         ctx.require_project()
@@ -112,22 +113,40 @@ def lint(args: LintArgs) -> int:
             )
         targets = [str(ctx.project.rendered)]
     display = _display(ctx)
-    validator = make_validator(settings)
-    result = lint_paths(
-        targets,
-        settings,
-        display,
-        validator,
-        jobs=args.jobs or cpus.available(),
-        cached=not args.no_cache,
-        refs=fmt == "junit",
-    )
-    findings = result.findings
+    findings: list[Diagnostic] = []
+    sources = []
+    validator = None
+    runs = _runs(args, config.data, settings, overrides, targets, display)
+    several = len({cluster for cluster, _, _ in runs}) > 1
+    for cluster, run_settings, paths in runs:
+        if args.require_schemas or config.require_schemas:
+            run_settings.rules["K8S004"] = "error"
+        run_validator = make_validator(run_settings)
+        result = lint_paths(
+            paths,
+            run_settings,
+            display,
+            run_validator,
+            jobs=args.jobs or cpus.available(),
+            cached=not args.no_cache,
+            refs=fmt == "junit",
+        )
+        if validator is None:
+            validator = run_validator
+        else:
+            validator.warnings.update(run_validator.warnings)
+        findings += [_on_cluster(f, cluster) if several else f for f in result.findings]
+        sources += result.sources
+    assert validator is not None  # there is always one run
     if args.kubeconform_bin:
+        if args.require_schemas or config.require_schemas:
+            settings.rules["K8S004"] = "error"
         files = [p for p in discover(targets, settings.excludes, display) if p != "-" and os.path.isfile(p)]
         output = kubeconform.run(args.kubeconform_bin, files, settings, args.ignore_missing_schemas)
-        sources = [read(path, display(path), settings.strict) for path in files]  # located again, for its findings only
-        findings = kubeconform.merge(findings, kubeconform.findings(output, sources, display))
+        read_sources = [
+            read(path, display(path), settings.strict) for path in files
+        ]  # located again, for its findings only
+        findings = kubeconform.merge(findings, kubeconform.findings(output, read_sources, display))
     unchecked = [f for f in findings if f.rule == "K8S004"]
     folded = fmt == "text" and not ctx.ui.verbose
     if args.ignore_missing_schemas:
@@ -135,7 +154,7 @@ def lint(args: LintArgs) -> int:
     _schema_notes(ctx, validator, unchecked, args.ignore_missing_schemas, folded)
     report = Report(
         findings,
-        result.sources,
+        sources,
         ctx.project.root,
         color=bool(ctx.ui.color if ctx.ui.color is not None else sys.stdout.isatty()) and not args.output_file,
         folded=folded,  # one warning for the run, naming the kinds, as render and check give it; still counted
@@ -156,6 +175,63 @@ def lint(args: LintArgs) -> int:
         click.echo(report.summary(), err=True)
     failing = {"error"} if args.fail_on == "error" else {"error", "warning"}
     return EXIT_FINDINGS if any(f.severity in failing for f in findings) else EXIT_OK
+
+
+def _runs(args: LintArgs, config: dict, settings, overrides: dict, targets: list[str], display):
+    """``(cluster, settings, paths)`` per lint run: one per cluster named by ``--cluster`` or
+    ``lint.cluster`` over every target; else one per cluster ``lint.clusters`` maps files to
+    (a file mapped to several is in several runs), plus one without a cluster for the rest."""
+    from generator.inputs.platform import clusters_of, settings_for
+    from generator.lint.loader import discover
+
+    project = args.ctx.project
+    named = list(args.clusters) or ([config["lint"]["cluster"]] if config.get("lint", {}).get("cluster") else [])
+
+    def settings_of(name: str):
+        return settings_for(project, config, name, _fresh(args.ctx, name), **overrides)
+
+    if named:
+        return [(name, settings_of(name), targets) for name in named]
+    mapping = config.get("lint", {}).get("clusters")
+    if not mapping:
+        return [("", settings, targets)]
+    known = project.cluster_names()
+    groups: dict[str, list[str]] = {}
+    for path in discover(targets, settings.excludes, display):
+        for name in clusters_of(display(path), mapping, known) or [""]:
+            groups.setdefault(name, []).append(path)
+    if not groups:
+        return [("", settings, targets)]
+    return [(name, settings_of(name) if name else settings, paths) for name, paths in sorted(groups.items())]
+
+
+def _fresh(ctx: Context, name: str) -> bool:
+    """Whether ``rendered/<name>`` is what its input renders to with this tool (its sum file
+    says so): then the input passed every check, and the contract read from the tree is the
+    input's. A tree that is not is said once: what lint checks against may be out of date."""
+    from generator.tree import fingerprint
+
+    if fingerprint.fresh(ctx.project, [name], ctx.config_file, validated=False):
+        return True
+    if (ctx.project.rendered / name).is_dir():
+        ctx.ui.diagnostic(
+            Diagnostic(
+                Location(f"rendered/{name}"),
+                "warning",
+                f"rendered/{name} is not what `gpu-gitops render` writes now: lint --cluster reads the "
+                "cluster's classes, quotas and admission policy from there",
+                "run `gpu-gitops render` (`gpu-gitops check` says what differs)",
+            )
+        )
+    return False
+
+
+def _on_cluster(finding: Diagnostic, cluster: str) -> Diagnostic:
+    """A finding of a run for ``cluster``, saying so (one file linted for several clusters
+    reports per cluster)."""
+    if not cluster:
+        return finding
+    return dataclasses.replace(finding, message=f"[{cluster}] {finding.message}")
 
 
 def _schema_notes(ctx: Context, validator, unchecked: list[Diagnostic], ignored: bool, folded: bool) -> None:
@@ -200,15 +276,19 @@ def rules(args: RulesArgs) -> int:
 def explain(args: ExplainArgs) -> int:
     """Print what a rule finds, why, how to fix it, its options and examples."""
     from generator.lint.options import declared
-    from generator.lint.rules import examples, rule, sections
+    from generator.lint.rules import REGISTRY, examples, rule, sections
 
     found = rule(args.rule_id)
     if found is None:
-        raise InputError(f"unknown rule {args.rule_id!r}", hint="`gpu-gitops rules` lists them")
-    description, rationale, fix = sections(found)
+        close = difflib.get_close_matches(args.rule_id.upper(), [r.ID for r in REGISTRY], n=1, cutoff=0.8)
+        raise InputError(
+            f"unknown rule {args.rule_id!r}",
+            hint=(f"did you mean {close[0]}? " if close else "") + "`gpu-gitops rules` lists them",
+        )
+    description, rationale, fix = sections(found, "text")
     click.echo(f"{found.ID} {found.NAME} ({found.SEVERITY})\n\n{description}\n\nWhy: {rationale}\n\nFix: {fix}")
     for name, option in declared(found).items():
-        click.echo(f"\nOption {name} (lint.rules.{found.ID}.{name}): {option.description}")
+        click.echo(f"\nOption {name} (lint.rules.{found.ID}.{name}): {option.description.replace('`', '')}")
     for example in examples(found):
         click.echo(f"\n--- {example.verdict.lower()}\n{example.text.rstrip()}")
     return EXIT_OK
@@ -229,6 +309,13 @@ def explain(args: ExplainArgs) -> int:
 )
 @click.option(
     "--kubernetes-version", help="Target version X.Y[.Z] (default: lint.kubernetesVersion, else the newest bundled)."
+)
+@click.option(
+    "--cluster",
+    "clusters",
+    multiple=True,
+    help="Lint against this cluster's contract (version, pools, namespaces, quotas, classes, admission "
+    "policy); repeatable: findings per cluster. Default: lint.cluster, else the lint.clusters mapping.",
 )
 @click.option(
     "--schema-location",

@@ -36,7 +36,7 @@ from generator.lint.settings import Settings
 from generator.validate import SchemaValidator, kubernetes
 from generator.validate.locations import template_variables
 
-FORMAT = 2  # of a pack; part of every key
+FORMAT = 3  # of a pack; part of every key
 MAX_ENTRIES = 50_000  # per run key, ~1 KB each: the files of several large trees
 MAX_PACKS = 8  # per run key, before they are folded into one
 MAX_RUNS = 8  # run keys kept
@@ -267,7 +267,15 @@ def _decoded(entry: bytes):
 
 def _finding(f: Diagnostic) -> list:
     ref = f.ref
-    return [f.rule, f.severity, f.message, f.line, f.col, [ref.api_version, ref.kind, ref.namespace, ref.name], f.hint]
+    return [
+        f.rule,
+        f.severity,
+        f.message,
+        f.line,
+        f.col,
+        [ref.api_version, ref.kind, ref.namespace, ref.name, ref.generate_name],
+        f.hint,
+    ]
 
 
 def _unfinding(shown: str, data: list) -> Diagnostic:
@@ -277,7 +285,7 @@ def _unfinding(shown: str, data: list) -> Diagnostic:
 
 def _entry(result: FileResult) -> dict:
     return {
-        "refs": [[ref.api_version, ref.kind, ref.namespace, ref.name] for ref in result.refs],
+        "refs": [[ref.api_version, ref.kind, ref.namespace, ref.name, ref.generate_name] for ref in result.refs],
         "objects": result.objects,
         "findings": [[_finding(f), namespace] for f, namespace in result.findings],
         "facts": [[rule, list(fact), _finding(f) if f else None] for rule, fact, f in result.facts],

@@ -48,16 +48,37 @@ def _tighten(node, constraint: bool = False) -> None:
         elif key in ("items", "additionalProperties"):
             _tighten(value, constraint)
         elif key in ("not", "allOf", "anyOf", "oneOf"):
+            if key != "not" and not isinstance(value, list):
+                raise TypeError(f"{key} is not a list")  # reported as a malformed schema
             _tighten(value, True)
     if node.pop("x-kubernetes-int-or-string", False):
         node.pop("type", None)
         node.pop("format", None)
-        node["oneOf"] = [{"type": "integer"}, {"type": "string"}] + node.get("oneOf", [])
+        # controller-gen already writes the alternatives as anyOf; a second copy would
+        # report one bad value twice
+        if not _int_or_string(node.get("anyOf")):
+            if "anyOf" in node:
+                node.setdefault("allOf", []).append({"anyOf": list(_INT_OR_STRING)})
+            else:
+                node["anyOf"] = list(_INT_OR_STRING)
     preserve = node.get("x-kubernetes-preserve-unknown-fields") is True
     if "properties" in node and "additionalProperties" not in node and not preserve and not constraint:
         node["additionalProperties"] = False
     if node.pop("nullable", False) and isinstance(node.get("type"), str):
         node["type"] = [node["type"], "null"]
+
+
+_INT_OR_STRING = ({"type": "integer"}, {"type": "string"})
+
+
+def _int_or_string(alternatives: object) -> bool:
+    """Whether ``anyOf`` is exactly the integer-or-string pair (the CRD's own spelling of it)."""
+    return (
+        isinstance(alternatives, list)
+        and sorted((a.get("type") for a in alternatives if isinstance(a, dict) and set(a) == {"type"}), key=str)
+        == ["integer", "string"]
+        and len(alternatives) == 2
+    )
 
 
 def versions(crd: dict) -> list[tuple[str, dict]]:

@@ -4,7 +4,7 @@ extended resources, huge pages), worded as it words them; shared by the GPU and 
 from __future__ import annotations
 
 from generator import jsonpath
-from generator.lint import quantity
+from generator.lint import pods, quantity
 from generator.lint.model import Hit
 
 
@@ -13,7 +13,7 @@ def missing_limit(cpath: tuple, name: str) -> Hit:
     return Hit(
         f"{jsonpath.dotted(cpath + ('resources', 'limits'))}: Required value: "
         f"Limit must be set for non overcommitable resources ({name} is requested)",
-        cpath + ("resources", "requests", name),
+        pods.resources_path(cpath) + ("requests", name),
     )
 
 
@@ -22,9 +22,9 @@ def request_not_limit(cpath: tuple, name: str, value, limits: dict) -> Hit | Non
     req, lim = quantity.parse(value), quantity.parse(limits[name])
     if req is None or lim is None or req == lim:
         return None
-    where = jsonpath.dotted(cpath + ("resources", "requests")) + f"[{name}]"
+    where = jsonpath.dotted(pods.resources_path(cpath) + ("requests",)) + f"[{name}]"
     return Hit(
         f'{where}: Invalid value: "{value}": must be equal to {name} limit of {limits[name]}',
-        cpath + ("resources", "requests", name),
+        pods.resources_path(cpath) + ("requests", name),
         at_value=True,
     )

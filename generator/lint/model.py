@@ -59,7 +59,10 @@ class Document:
         return self._positions
 
     def position(self, path: tuple, at_value: bool = False) -> tuple[int, int]:
-        """1-based file line and column of the deepest node of ``path`` that exists."""
+        """1-based file line and column of the deepest node of ``path`` that exists; the empty
+        path is the document's first line of content, found without reading it again."""
+        if not path:
+            return self.first_line + first_content_line(self.text) + 1, 1
         _node, line, col = self._walk(path, at_value)
         return self.first_line + line + 1, col + 1
 
@@ -116,11 +119,13 @@ class Resource:
     def ref(self) -> ObjectRef:
         meta = self.obj.get("metadata")
         meta = meta if isinstance(meta, dict) else {}
-        name = meta.get("name")
-        if not name and meta.get("generateName"):
-            name = f"{meta['generateName']}{{{{ generateName }}}}"
+        name = _text(meta.get("name"))
         return ObjectRef(
-            _text(self.obj.get("apiVersion")), _text(self.obj.get("kind")), _text(meta.get("namespace")), _text(name)
+            _text(self.obj.get("apiVersion")),
+            _text(self.obj.get("kind")),
+            _text(meta.get("namespace")),
+            name,
+            "" if name else _text(meta.get("generateName")),
         )
 
     @property

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 
 # (API group, kind) → where its pod template's spec sits; "*" is every item of a list or
 # value of a map. Core workloads first, then the custom resources GPU platforms run, with
@@ -60,15 +61,51 @@ _CUSTOM_TEMPLATES = {
 # template: its spec carries the one NIM container's resources and the pod's tolerations,
 # nodeSelector and runtimeClassName, which the operator copies into the Deployment it makes.
 _SPEC_IS_POD_AND_CONTAINER = {("apps.nvidia.com", "NIMService")}
+# TrainJob (Kubeflow Trainer v2.3.0, trainer.kubeflow.org_trainjobs.yaml) names no pod: its
+# spec.trainer carries the trainer node's image and resourcesPerNode, which the runtime's
+# JobSet template receives; the pod's tolerations and the rest come from the runtime.
+_TRAINJOB = ("trainer.kubeflow.org", "TrainJob")
+# KServe v0.20.0 (serving.kserve.io_inferenceservices.yaml, _servingruntimes.yaml): each
+# InferenceService component (predictor, transformer, explainer) is a pod spec whose model
+# container may also be given under a model-format key; its workerSpec is a second pod. A
+# component with a model is served by a ServingRuntime whose pod fields it merges with, so its
+# pod-level fields are not all written here; nor are a ServingRuntime's.
+_KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
+_KSERVE_MODEL_KEYS = (
+    "model",
+    "huggingface",
+    "lightgbm",
+    "onnx",
+    "paddle",
+    "pmml",
+    "pytorch",
+    "sklearn",
+    "tensorflow",
+    "triton",
+    "xgboost",
+)
+_KSERVE_RUNTIMES = {("serving.kserve.io", "ServingRuntime"), ("serving.kserve.io", "ClusterServingRuntime")}
+_KSERVE_SERVICE = ("serving.kserve.io", "InferenceService")
+# where a container keeps its resources when it is not ``resources`` (by container path)
+_RESOURCES_FIELD = {("spec", "trainer"): "resourcesPerNode"}
 
 
 @dataclass(frozen=True)
 class PodTemplate:
-    """A pod spec inside an object: its path, the spec, and ``(path, container)`` of each container."""
+    """A pod spec inside an object: its path, the spec, and ``(path, container)`` of each container.
+
+    ``partial``: the pod-level fields (tolerations, classes) are completed elsewhere (a
+    runtime the object refers to), so rules about them leave the pod alone."""
 
     path: tuple
     spec: dict
     containers: tuple
+    partial: bool = False
+
+
+def resources_path(cpath: tuple) -> tuple:
+    """Where the container at ``cpath`` keeps its requests and limits."""
+    return cpath + (_RESOURCES_FIELD.get(cpath, "resources"),)
 
 
 _last: list = [None, (), False]  # (object, templates, core?): the rules of one object run back to back
@@ -83,9 +120,17 @@ def templates(obj: dict, custom: bool = True) -> tuple[PodTemplate, ...]:
 
 
 def _templates(obj: dict, key: tuple[str, str]) -> tuple[PodTemplate, ...]:
+    spec = obj.get("spec")
     if key in _SPEC_IS_POD_AND_CONTAINER:
-        spec = obj.get("spec")
         return (PodTemplate(("spec",), spec, ((("spec",), spec),)),) if isinstance(spec, dict) else ()
+    if key == _TRAINJOB:
+        trainer = spec.get("trainer") if isinstance(spec, dict) else None
+        if not isinstance(trainer, dict) or not isinstance(trainer.get("resourcesPerNode"), dict):
+            return ()
+        container = {"resources": trainer["resourcesPerNode"]}
+        return (PodTemplate(("spec", "trainer"), {}, ((("spec", "trainer"), container),), partial=True),)
+    if key == _KSERVE_SERVICE or key in _KSERVE_RUNTIMES:
+        return tuple(_kserve(spec, key == _KSERVE_SERVICE)) if isinstance(spec, dict) else ()
     found = []
     for path in _CORE_TEMPLATES.get(key) or _CUSTOM_TEMPLATES.get(key, ()):
         for spath, spec in _expand(obj, (), path):
@@ -112,6 +157,25 @@ def _expand(node, done: tuple, rest: tuple) -> Iterator[tuple[tuple, object]]:
             yield from _expand(child, done + (key,), rest)
     elif isinstance(node, dict) and part in node:
         yield from _expand(node[part], done + (part,), rest)
+
+
+def _kserve(spec: dict, service: bool) -> Iterator[PodTemplate]:
+    """The pods of an InferenceService's components or of a serving runtime, with their workers."""
+    components = (
+        [(("spec", c), spec[c]) for c in _KSERVE_COMPONENTS if isinstance(spec.get(c), dict)]
+        if service
+        else [(("spec",), spec)]
+    )
+    for path, component in components:
+        found = list(containers(path, component))
+        models = [
+            (path + (k,), component[k]) for k in _KSERVE_MODEL_KEYS if service and isinstance(component.get(k), dict)
+        ]
+        yield PodTemplate(path, component, tuple(models + found), partial=bool(models) or not service)
+        worker = component.get("workerSpec")
+        if isinstance(worker, dict):
+            wpath = path + ("workerSpec",)
+            yield PodTemplate(wpath, worker, tuple(containers(wpath, worker)), partial=True)
 
 
 CONTAINER_LISTS = ("initContainers", "containers")
@@ -190,11 +254,33 @@ def container_resources(obj: dict) -> Iterator[tuple[tuple, dict, dict, dict]]:
             yield (cpath, container, *resources(container))
 
 
-def pod_requests_gpu(pod: PodTemplate) -> set[str]:
-    names: set[str] = set()
-    for _, container in pod.containers:
-        names |= gpu_names(container)
-    return names
+_gpu_memo: list = [None, frozenset()]  # (pod, names): the rules of one object ask back to back
+_device_memo: list = [None, False]
+
+
+def uses_devices(pod: PodTemplate) -> bool:
+    """Whether the pod asks for anything a cluster's pools offer: GPUs, huge pages or devices
+    through resource claims (what the cluster rules judge; most pods ask for none)."""
+    if _device_memo[0] is not pod:
+        found = bool(pod_requests_gpu(pod)) or claims_devices(pod)
+        if not found:
+            for _, container in pod.containers:
+                requests, limits = resources(container)
+                if any(isinstance(n, str) and is_hugepages(n) for n in (*requests, *limits)):
+                    found = True
+                    break
+        _device_memo[:] = pod, found
+    return _device_memo[1]
+
+
+def pod_requests_gpu(pod: PodTemplate) -> frozenset[str]:
+    """The GPU resources any of the pod's containers requests or limits."""
+    if _gpu_memo[0] is not pod:
+        names: set[str] = set()
+        for _, container in pod.containers:
+            names |= gpu_names(container)
+        _gpu_memo[:] = pod, frozenset(names)
+    return _gpu_memo[1]
 
 
 def restricted_templates(res, ctx, rule_id: str) -> tuple[PodTemplate, ...]:
@@ -203,3 +289,78 @@ def restricted_templates(res, ctx, rule_id: str) -> tuple[PodTemplate, ...]:
     if ctx.namespace_allows_privileged(res.namespace, rule_id):
         return ()
     return templates(res.obj, custom=False)
+
+
+def pod_requests(pod: PodTemplate, wanted) -> dict[str, Fraction]:
+    """What the scheduler counts the pod as requesting of each resource ``wanted(name)`` selects
+    (``effective_requests``), remembered for the pod the rules of one object ask about."""
+    if _requests_memo[0] is not pod or _requests_memo[1] is not wanted:
+        _requests_memo[:] = pod, wanted, effective_requests(pod, wanted)
+    return dict(_requests_memo[2])
+
+
+_requests_memo: list = [None, None, {}]
+
+
+def effective_requests(pod: PodTemplate, wanted) -> dict[str, Fraction]:
+    """What the scheduler counts the pod as requesting of each resource ``wanted(name)`` selects:
+    the sum over app containers or the largest init container, whichever is more (the pod's
+    effective request, kubernetes.io docs "Init containers", "Resource sharing within
+    containers"); a container's limit stands for a missing request. Values are ``Fraction``s."""
+    from generator.lint import quantity
+
+    app: dict[str, Fraction] = {}
+    init: dict[str, Fraction] = {}
+    for cpath, container in pod.containers:
+        requests, limits = resources(container)
+        into = init if cpath[-2] == "initContainers" else app
+        for name in {*requests, *limits}:
+            if not isinstance(name, str) or not wanted(name):
+                continue
+            value = quantity.parse(requests.get(name, limits.get(name)))
+            if value is None:
+                continue
+            if into is app:
+                app[name] = app.get(name, Fraction(0)) + value
+            else:
+                init[name] = max(init.get(name, Fraction(0)), value)
+    return {name: max(app.get(name, Fraction(0)), init.get(name, Fraction(0))) for name in {*app, *init}}
+
+
+def claims(pod: PodTemplate) -> list[str]:
+    """The names in the pod's ``spec.resourceClaims`` (Dynamic Resource Allocation)."""
+    listed = pod.spec.get("resourceClaims")
+    return (
+        [c["name"] for c in listed if isinstance(c, dict) and isinstance(c.get("name"), str)]
+        if isinstance(listed, list)
+        else []
+    )
+
+
+def claims_devices(pod: PodTemplate) -> bool:
+    """Whether the pod gets devices through resource claims: it lists claims and a container uses one."""
+    if not claims(pod):
+        return False
+    for _, container in pod.containers:
+        res = container.get("resources")
+        if isinstance(res, dict) and isinstance(res.get("claims"), list) and res["claims"]:
+            return True
+    return False
+
+
+def tolerates_taint(spec: dict, key: str, value: str, effect: str) -> bool:
+    """Whether one of the pod's tolerations matches the taint, as the scheduler decides it
+    (k8s.io/api core/v1 toleration.go, ``Toleration.ToleratesTaint``)."""
+    tolerations = spec.get("tolerations")
+    for tol in tolerations if isinstance(tolerations, list) else []:
+        if not isinstance(tol, dict):
+            continue
+        if (tol.get("effect") or "") not in ("", effect):
+            continue
+        tol_key = tol.get("key") or ""
+        operator = tol.get("operator") or "Equal"
+        if tol_key != key and not (tol_key == "" and operator == "Exists"):
+            continue
+        if operator == "Exists" or str(tol.get("value") or "") == value:
+            return True
+    return False

@@ -4,22 +4,39 @@ defines (a claim's StorageClass, a pod's RuntimeClass).
 The defining objects' facts are ``("class", name)``; the using objects' are ``(use, name)``
 with the finding to report. A use is reported only when the linted files define objects of
 that kind at all but not that name: files that define none leave the class to the cluster,
-where lint cannot see it.
+where lint cannot see it, unless lint targets a cluster (``lint --cluster``): then the
+cluster's names count as defined, and a name in neither is reported, naming the cluster.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from generator.diagnostic import Diagnostic
 
+if TYPE_CHECKING:
+    from generator.lint.contract import Contract
 
-def undefined(facts: Iterable[tuple[tuple, Diagnostic | None]], use: str) -> Iterator[Diagnostic]:
-    """The findings of the ``use`` facts whose name no ``class`` fact defines."""
+
+def undefined(
+    facts: Iterable[tuple[tuple, Diagnostic | None]],
+    use: str,
+    cluster_names: Iterable[str] | None = None,
+    contract: Contract | None = None,
+) -> Iterator[Diagnostic]:
+    """The findings of the ``use`` facts whose name no ``class`` fact defines, nor
+    ``cluster_names`` (the target cluster's, when ``contract`` is the cluster's)."""
     facts = list(facts)
     known = {fact[1] for fact, _ in facts if fact[0] == "class"}
-    if not known:
+    if not known and contract is None:
         return
+    known |= set(cluster_names or ())
     for fact, finding in facts:
         if fact[0] == use and finding is not None and fact[1] not in known:
+            if contract is not None:
+                finding = dataclasses.replace(
+                    finding, message=f"{finding.message} (not in the linted files nor on cluster {contract.cluster})"
+                )
             yield finding

@@ -10,11 +10,15 @@ import difflib
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from generator.errors import InputError
 from generator.library import providers
 from generator.lint import options
 from generator.validate import kubernetes
+
+if TYPE_CHECKING:
+    from generator.lint.contract import Contract
 
 # Without a provider, the vendors' resource names (the project's default GPU taint keys).
 DEFAULT_TAINT_KEYS = ("nvidia.com/gpu", "amd.com/gpu")
@@ -61,6 +65,7 @@ class Settings:
     ignore_missing_schemas: bool = False
     schema_cache: Path | None = None
     strict: bool = True
+    contract: Contract | None = None  # the target cluster's (lint --cluster, lint.clusters)
 
     def __post_init__(self) -> None:
         self.kubernetes_version = self.kubernetes_version or kubernetes.newest_version()
@@ -179,12 +184,13 @@ def rule_errors(doc) -> list[InputError]:
     return errors
 
 
-def for_cluster(spec: dict, config: dict | None = None, facts: dict | None = None) -> Settings:
+def for_cluster(spec: dict, config: dict | None = None, facts: dict | None = None, **extra) -> Settings:
     """Settings for a rendered cluster: the config file's ``lint`` section (rules, ignores,
     privileged namespaces) with the cluster's version, provider (``facts``: its row of the
     library's providers.json) and GPU pool taint keys, which describe the cluster better than
     any project-wide setting."""
     overrides: dict = {
+        **extra,
         "kubernetes_version": spec["kubernetesVersion"],
         "provider": spec.get("provider", ""),
         "provider_facts": facts,

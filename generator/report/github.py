@@ -20,6 +20,11 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _hint(hint: str) -> str:
+    """The hint on the annotation's second line (an escaped LF: annotations show several lines)."""
+    return f"%0Ahint: {escape_data(shown_text(hint))}" if hint else ""
+
+
 def format(report) -> str:
     out = []
     for f in report.findings:
@@ -27,6 +32,6 @@ def format(report) -> str:
             f"{k}={escape_property(str(v))}"
             for k, v in (("file", shown_name(f.file)), ("line", f.line), ("col", f.col), ("title", f.rule))
         )
-        out.append(f"::{_LEVEL[f.severity]} {props}::{escape_data(shown_text(f.message))}\n")
+        out.append(f"::{_LEVEL[f.severity]} {props}::{escape_data(shown_text(f.message))}{_hint(f.hint)}\n")
     out.append(f"::notice title={escape_property(report.title)}::{escape_data(report.summary())}\n")
     return "".join(out)

@@ -34,6 +34,8 @@ def format(report) -> str:
 def _finding(f) -> str:
     hint = f',\n      "hint": {_scalar(shown_text(f.hint))}' if f.hint else ""
     ref = f.ref
+    # a generateName object has no name yet: its prefix, under the field's own name
+    generate = f',\n        "generateName": {_scalar(ref.generate_name)}' if ref.generate_name else ""
     return (
         "    {\n"
         f'      "rule": {_scalar(f.rule)},\n'
@@ -46,7 +48,7 @@ def _finding(f) -> str:
         f'        "apiVersion": {_scalar(ref.api_version)},\n'
         f'        "kind": {_scalar(ref.kind)},\n'
         f'        "namespace": {_scalar(ref.namespace)},\n'
-        f'        "name": {_scalar(ref.name)}\n'
+        f'        "name": {_scalar(ref.name)}{generate}\n'
         "      }\n"
         "    }"
     )

@@ -17,7 +17,7 @@ _PROCESSING = {"K8S001", "K8S002", "K8S004"}
 
 
 def _case_name(ref: ObjectRef) -> str:
-    return shown_text(f"{ref.namespace}/{ref.name}" if ref.namespace else ref.name)
+    return shown_text(f"{ref.namespace}/{ref.shown_name}" if ref.namespace else ref.shown_name)
 
 
 def format(report) -> str:

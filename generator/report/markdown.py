@@ -25,10 +25,10 @@ def format(report) -> str:
         rule = BY_ID.get(rule_id)
         severity = next(f.severity for f in report.findings if f.rule == rule_id)
         lines.append(f"| {rule_id} | {severity} | {counts[rule_id]} | {_cell(rule.SUMMARY if rule else '')} |")
-    lines += ["", "| Location | Severity | Rule | Message |", "|---|---|---|---|"]
+    lines += ["", "| Location | Severity | Rule | Message | Hint |", "|---|---|---|---|---|"]
     for f in report.findings[:MAX_ROWS]:
         where = f"{_cell(shown_name(f.file))}:{f.line}:{f.col}"
-        lines.append(f"| `{where}` | {f.severity} | {f.rule} | {_cell(f.message)} |")
+        lines.append(f"| `{where}` | {f.severity} | {f.rule} | {_cell(f.message)} | {_cell(f.hint)} |")
     if len(report.findings) > MAX_ROWS:
         lines += ["", f"... and {len(report.findings) - MAX_ROWS} more (see the text or SARIF output)."]
     return "\n".join(lines) + "\n"

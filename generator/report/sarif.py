@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from generator import __version__
 from generator.diagnostic import shown_text
-from generator.lint.rules import REGISTRY, sections
+from generator.lint.rules import REGISTRY, help_uri, sections
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 MAX_RESULTS = 25000
@@ -22,14 +22,16 @@ _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def _rule(rule) -> dict:
-    description, rationale, fix = sections(rule)
+    description, rationale, fix = sections(rule, "text")
+    _, md_rationale, md_fix = sections(rule, "markdown")
     full = " ".join(description.split())
     return {
         "id": rule.ID,
         "name": rule.NAME,
         "shortDescription": {"text": rule.SUMMARY},
         "fullDescription": {"text": (full + " " + rationale)[:1024]},
-        "help": {"text": f"{rationale}\n\nFix: {fix}", "markdown": f"{rationale}\n\n**Fix:** {fix}"},
+        "help": {"text": f"{rationale}\n\nFix: {fix}", "markdown": f"{md_rationale}\n\n**Fix:** {md_fix}"},
+        "helpUri": help_uri(rule),
         "defaultConfiguration": {"level": _LEVEL[rule.SEVERITY]},
         "properties": {"tags": [rule.ID.rstrip("0123456789").lower()]},
     }
@@ -67,10 +69,12 @@ def _result(finding, index: dict[str, int]) -> dict:
     if finding.ref.kind:
         result["locations"][0]["logicalLocations"] = [
             {
-                "name": finding.ref.name,
+                "name": finding.ref.shown_name,
                 "kind": "resource",
                 "fullyQualifiedName": "/".join(
-                    p for p in (finding.ref.api_version, finding.ref.kind, finding.ref.namespace, finding.ref.name) if p
+                    p
+                    for p in (finding.ref.api_version, finding.ref.kind, finding.ref.namespace, finding.ref.shown_name)
+                    if p
                 ),
             }
         ]

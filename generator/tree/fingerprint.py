@@ -317,14 +317,21 @@ def _is_fresh(
 
 
 def fresh(
-    project: Project, clusters: list[str], config_file: Path | None, modes: bool = False, flags: str = ""
+    project: Project,
+    clusters: list[str],
+    config_file: Path | None,
+    modes: bool = False,
+    flags: str = "",
+    validated: bool = True,
 ) -> list[str]:
     """The clusters, of ``clusters``, that need neither rendering nor checking: see
     ``_is_fresh``; a cluster with a leftover of an interrupted render, or a ``rendered/``
     that is a symlink, is never fresh (the full path recovers or refuses). With ``modes``
     (for render), file modes must be right too; with validation ``flags``
     (``validation_flags``), or a synced schema set, the tree must have been validated with
-    them on this machine."""
+    them on this machine. ``validated`` False: a tree that matches its inputs counts even
+    if this machine has not checked it yet (what ``lint --cluster`` asks: is the tree its
+    input's)"""
     rendered = project.rendered
     try:
         if os.path.islink(rendered):
@@ -337,13 +344,14 @@ def fresh(
     schema_set = _schema_set()
     hashes: dict[str, str] = {}
 
-    def validated(sum_bytes: bytes) -> bool:
+    def was_validated(sum_bytes: bytes) -> bool:
         return _still_valid(_validated_marker(sum_bytes, schema_set, flags), hashes)
 
-    needs_marker = schema_set is not None or bool(flags)
+    needs_marker = validated and (schema_set is not None or bool(flags))
     digests: dict[str, str | None] = {}  # a base's hash, taken once for every cluster that uses it
     return [
         c
         for c in clusters
-        if c not in interrupted and _is_fresh(project, c, shared, modes, validated if needs_marker else None, digests)
+        if c not in interrupted
+        and _is_fresh(project, c, shared, modes, was_validated if needs_marker else None, digests)
     ]

@@ -65,6 +65,21 @@ def _execute(program, value: object):
     return program.execute(context)
 
 
+def run(expression: str, activation: dict):
+    """Evaluate ``expression`` with ``activation``'s variables (an admission policy's
+    ``object``, ``request``, ``variables``) and the library functions; raises ``ValueError``
+    when it does not compile and whatever the evaluator raises when it fails."""
+    import cel
+
+    program = _program(expression)
+    if isinstance(program, str):
+        raise ValueError(program)
+    context = cel.Context(variables=activation)
+    for name in LIBRARY.keys() & set(program.functions()):
+        context.add_function(name, LIBRARY[name])
+    return program.execute(context)
+
+
 @functools.lru_cache(maxsize=4096)
 def _program(rule: str):
     """The compiled rule, or the reason it cannot be compiled."""

@@ -103,10 +103,52 @@ def builtin_schema(version: tuple[int, int], api_version: str, kind: str) -> Pat
     # 3 labels of 63 characters, well inside a file name
     suffix = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
     path = version_dir(version) / f"{kind.lower()}-{suffix}.json"
-    return path if path.is_file() else None
+    # the file name keeps only the group's first label, and the package writes a file for every
+    # definition, kinds or not: scheduling.incubator.k8s.io/v1alpha1 PodGroup (Volcano's) would
+    # find scheduling.k8s.io's PodGroup struct of 1.35; the schema's own group-version-kind decides
+    group, _, api = api_version.rpartition("/")
+    return path if path.is_file() and (group, api, kind) in _kinds_of(path) else None
+
+
+@functools.cache
+def _kinds_of(path: Path) -> frozenset[tuple[str, str, str]]:
+    """The ``(group, version, kind)``s a bundled schema file is the schema of (none for a
+    definition that is no kind)."""
+    listed = json.loads(path.read_text(encoding="utf-8")).get("x-kubernetes-group-version-kind") or []
+    return frozenset(
+        (g.get("group", ""), g.get("version", ""), g.get("kind", "")) for g in listed if isinstance(g, dict)
+    )
+
+
+# Fields the published OpenAPI lists as ``required`` but the API server never required: the
+# schemas follow what the API server enforces, so these are dropped from ``required``.
+# definition -> (field, source)
+NOT_ENFORCED_REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
+    "io.k8s.api.apps.v1.StatefulSetSpec": (
+        (
+            "serviceName",
+            "kubernetes#130233 (v1.33): serviceName was marked required in the OpenAPI but apps validation "
+            "(pkg/apis/apps/validation ValidateStatefulSetSpec) never rejected an empty one; optional from 1.33",
+        ),
+    ),
+}
 
 
 @functools.cache
 def definitions(version: tuple[int, int]) -> dict:
-    """The shared ``_definitions.json`` every kind schema of ``version`` refers to."""
-    return json.loads((version_dir(version) / "_definitions.json").read_text(encoding="utf-8"))
+    """The shared ``_definitions.json`` every kind schema of ``version`` refers to, less the
+    ``required`` entries the API server does not enforce (``NOT_ENFORCED_REQUIRED``)."""
+    data = json.loads((version_dir(version) / "_definitions.json").read_text(encoding="utf-8"))
+    for name, fields in NOT_ENFORCED_REQUIRED.items():
+        definition = data.get("$defs", {}).get(name)
+        if isinstance(definition, dict) and isinstance(definition.get("required"), list):
+            dropped = {field for field, _source in fields}
+            definition["required"] = [r for r in definition["required"] if r not in dropped]
+    return data
+
+
+@functools.cache
+def served_in(api_version: str, kind: str) -> tuple[tuple[int, int], ...]:
+    """The bundled minor versions whose API has ``apiVersion``/``kind`` (empty: not a built-in
+    kind of any bundled version, so a custom resource or a typo)."""
+    return tuple(v for v in bundled_versions() if builtin_schema(v, api_version, kind) is not None)

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from generator.errors import InputError
 from generator.jsonpath import dotted
-from generator.validate import fastcheck, kubernetes, re2, schemaset, structural
+from generator.validate import fastcheck, kubernetes, re2, schemaset, structural, webhooks
 from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
 
 if TYPE_CHECKING:
@@ -214,7 +214,8 @@ class SchemaValidator:
             return [SchemaProblem("missing-schema", f"could not find schema for {kind} ({api_version})")]
         crd = self._crd.get((api_version, kind))
         if crd is not None:
-            obj = cast(dict, structural.apply(crd, obj))  # the API server prunes nulls and defaults first
+            # the mutating webhooks run first, then the API server prunes nulls and defaults
+            obj = cast(dict, structural.apply(crd, webhooks.apply(obj)))
         if compiled.fast is not None and compiled.passes(obj):
             return self._rules(crd, obj, kind)  # jsonschema only runs to explain a failure
         import referencing.exceptions
@@ -463,8 +464,19 @@ def _unexpected(error: jsonschema.ValidationError) -> list[str]:
     return [k for k in error.instance if k not in known and not any(re.search(p, k) for p in patterns)]
 
 
+def _listed(value: object) -> list:
+    """A ``type`` keyword's value as a list."""
+    return list(value) if isinstance(value, list) else [value]
+
+
 def _leaves(error: jsonschema.ValidationError):
-    """The most specific errors under an ``anyOf``/``oneOf`` failure, else the error itself."""
+    """The most specific errors under an ``anyOf``/``oneOf`` failure, else the error itself.
+    Alternatives that differ only in type (``x-kubernetes-int-or-string``) are one error that
+    names every type allowed, not the first one tried."""
+    if error.context and all(e.validator == "type" and not e.relative_path for e in error.context):
+        types = [t for e in error.context for t in _listed(e.validator_value)]
+        error.message = f"{error.instance!r} is not of type {' or '.join(repr(t) for t in types)}"
+        return [error]
     if error.context:
         import jsonschema
 

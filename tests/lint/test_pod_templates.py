@@ -29,6 +29,7 @@ _FOLDERS = (
     "keda",
     "kueue",
     "nvidia-nim-operator",
+    "kserve",
 )
 pytestmark = pytest.mark.skipif(not CRDS.is_dir(), reason="upstream CRDs (../shared/upstream-crds) not present")
 
@@ -70,3 +71,51 @@ def test_nimservice_spec_carries_resources_and_tolerations():
     for key in pods._SPEC_IS_POD_AND_CONTAINER:
         for schema in _schemas()[key]:
             assert {"resources", "tolerations", "nodeSelector"} <= set(_walk(schema, ("spec",))["properties"])
+
+
+def test_trainjob_trainer_carries_resources_per_node():
+    for schema in _schemas()[pods._TRAINJOB]:
+        node = _walk(schema, ("spec", "trainer", "resourcesPerNode"))
+        assert node is not None and {"limits", "requests"} <= set(node["properties"])
+
+
+def test_kserve_components_runtimes_and_model_keys_are_in_the_crds():
+    for schema in _schemas()[pods._KSERVE_SERVICE]:
+        for component in pods._KSERVE_COMPONENTS:
+            spec = _walk(schema, ("spec", component))
+            assert {"containers", "tolerations"} <= set(spec["properties"]), component
+        assert "containers" in _walk(schema, ("spec", "predictor", "workerSpec"))["properties"]
+        predictor = _walk(schema, ("spec", "predictor"))["properties"]
+        for key in pods._KSERVE_MODEL_KEYS:
+            assert "resources" in predictor[key]["properties"], key
+    for key in pods._KSERVE_RUNTIMES:
+        for schema in _schemas()[key]:
+            assert {"containers", "tolerations", "workerSpec"} <= set(_walk(schema, ("spec",))["properties"])
+
+
+def test_trainjob_and_kserve_containers_are_read():
+    trainjob = {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "TrainJob",
+        "spec": {"trainer": {"resourcesPerNode": {"limits": {"nvidia.com/gpu": 8}}}},
+    }
+    (pod,) = pods.templates(trainjob)
+    assert pod.partial and pods.pod_requests_gpu(pod) == {"nvidia.com/gpu"}
+    assert pods.resources_path(pod.containers[0][0]) == ("spec", "trainer", "resourcesPerNode")
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "spec": {
+            "predictor": {
+                "model": {"modelFormat": {"name": "huggingface"}, "resources": {"limits": {"nvidia.com/gpu": 1}}},
+                "workerSpec": {"containers": [{"name": "w", "resources": {"limits": {"nvidia.com/gpu": 1}}}]},
+            },
+            "transformer": {"containers": [{"name": "t", "image": "x"}]},
+        },
+    }
+    found = {(p.path, p.partial): [c for c, _ in p.containers] for p in pods.templates(isvc)}
+    assert found == {
+        (("spec", "predictor"), True): [("spec", "predictor", "model")],
+        (("spec", "predictor", "workerSpec"), True): [("spec", "predictor", "workerSpec", "containers", 0)],
+        (("spec", "transformer"), False): [("spec", "transformer", "containers", 0)],
+    }

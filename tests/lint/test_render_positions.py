@@ -24,7 +24,7 @@ def _paths(node, base=()):
 def test_every_path_of_every_rendered_file_is_located_as_the_node_tree_locates_it():
     compared = 0
     for path in sorted((ROOT / "rendered").rglob("*.yaml")):
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
         obj = load(text)
         composed = Document(str(path), text, 0, obj)
         mapped = Document(str(path), text, 0, obj, where=Positions(text))

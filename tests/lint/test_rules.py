@@ -20,15 +20,16 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from generator.inputs.platform import settings_for
 from generator.lint import examples as rule_examples
 from generator.lint import lint_paths
 from generator.lint.rules import BY_ID, REGISTRY, examples
 from generator.lint.settings import Settings
+from generator.paths import Project
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-CONFIG_SCHEMA = json.loads(
-    (Path(__file__).resolve().parents[2] / "schemas" / "config.schema.json").read_text(encoding="utf-8")
-)
+REPO = Path(__file__).resolve().parents[2]
+CONFIG_SCHEMA = json.loads((REPO / "schemas" / "config.schema.json").read_text(encoding="utf-8"))
 _MARK = re.compile(r"#\s*<-\s*([A-Z][A-Z0-9]*[0-9]{3})")
 
 
@@ -37,8 +38,12 @@ def _cases(verdict: str):
 
 
 def _settings(text: str) -> Settings:
+    """The settings a fixture asks for; ``lint.cluster`` names one of this repository's example clusters."""
     config = rule_examples.config_comment(text)
     jsonschema.validate(config, CONFIG_SCHEMA)
+    cluster = config.get("lint", {}).get("cluster")
+    if cluster:
+        return settings_for(Project(REPO), config, cluster)
     return Settings.from_config(config)
 
 

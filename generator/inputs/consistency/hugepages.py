@@ -20,11 +20,9 @@ from collections.abc import Iterator
 from fractions import Fraction
 
 from generator.errors import InputError
+from generator.inputs.advertised import HUGEPAGE_SIZES as SIZES
 from generator.lint.quantity import parse
 from generator.yamlio.positions import Located
-
-# Quota key -> the page size as nodePools[].hugepages names it, and its bytes.
-SIZES = {"hugepages-2Mi": ("2Mi", 2**21), "hugepages-1Gi": ("1Gi", 2**30)}
 
 
 def capacity(spec: dict, size: str) -> Fraction | None:

@@ -5,38 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.advertised import SHARED_GPU, advertised_per_gpu, gpu_resource
 from generator.inputs.conventions import gpu_vendors
 from generator.inputs.repeats import repeats
 from generator.yamlio.positions import Located
-
-# Time-sliced NVIDIA GPUs advertised under their own name (timeSlicing.renameByDefault).
-SHARED_GPU = "nvidia.com/gpu.shared"
-
-
-def advertised_per_gpu(gpu: dict) -> int:
-    """How many units of ``gpu_resource(gpu)`` one physical GPU is advertised as.
-
-    Time-slicing multiplies; MIG ``single`` advertises each slice as a GPU; MIG ``mixed``
-    advertises slices under their own names, so none count as whole GPUs.
-    """
-    strategy = gpu.get("mig", {}).get("strategy", "none")
-    if strategy == "mixed":
-        return 0
-    if strategy == "single":
-        return sum(gpu["mig"]["profiles"].values()) or 1
-    return gpu.get("timeSlicing", {}).get("replicas", 1)
-
-
-def gpu_resource(gpu: dict) -> str:
-    """The resource a pool's GPUs (whole, MIG ``single`` or time-sliced) are advertised under.
-
-    With ``renameByDefault`` the device plugin advertises time-sliced GPUs as
-    ``nvidia.com/gpu.shared`` instead of ``nvidia.com/gpu`` (NVIDIA/k8s-device-plugin README.md,
-    "Shared Access to GPUs with CUDA Time-Slicing", v0.20.0), as gpu.advertisedPerNode renders.
-    """
-    if gpu.get("timeSlicing", {}).get("renameByDefault"):
-        return SHARED_GPU
-    return f"{gpu['vendor']}.com/gpu"
 
 
 def gpu_capacity(spec: dict, resource: str) -> int:

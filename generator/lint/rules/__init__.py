@@ -39,6 +39,7 @@ _MODULES = (
     "api001_removed_api_version",
     "api002_deprecated_api_version",
     "api003_keda_metric_name",
+    "api004_api_version_not_served",
     "gpu001_extended_limit_missing",
     "gpu002_extended_request_not_limit",
     "gpu003_extended_not_integer",
@@ -46,6 +47,7 @@ _MODULES = (
     "gpu005_mig_name_invalid",
     "gpu006_mig_mixed_with_gpu",
     "gpu007_gpu_memory_limit_missing",
+    "dra001_claim_not_listed",
     "hp001_hugepages_without_cpu_memory",
     "hp002_hugepages_request_not_limit",
     "hp003_hugepages_not_page_multiple",
@@ -63,6 +65,14 @@ _MODULES = (
     "xr004_gpu_namespace_default_deny",
     "xr005_daemonset_gpu_taint",
     "xr006_nodeclass_missing",
+    "xr007_priorityclass_missing",
+    "cl001_gpu_pool_untolerated",
+    "cl002_resource_not_offered",
+    "cl003_request_exceeds_node",
+    "cl004_namespace_not_managed",
+    "cl005_quota_allows_none",
+    "cl006_admission_denied",
+    "cl007_device_class_not_offered",
     "lint001_bad_suppression",
 )
 
@@ -78,9 +88,23 @@ def rule(rule_id: str) -> ModuleType | None:
     return BY_ID.get(rule_id.upper())
 
 
-def sections(rule_module: ModuleType) -> tuple[str, str, str]:
-    """``(description, rationale, fix)`` from a rule's docstring."""
+# Where docs/rules.md is published: the project's site, the host of the schemas' $id.
+RULES_DOC_URL = "https://gpu-gitops.dev/docs/rules.md"
+
+
+def help_uri(rule_module: ModuleType) -> str:
+    """The rule's section of the published docs/rules.md (``## GPU004`` is ``#gpu004``)."""
+    return f"{RULES_DOC_URL}#{rule_module.ID.lower()}"
+
+
+def sections(rule_module: ModuleType, markup: str = "rst") -> tuple[str, str, str]:
+    """``(description, rationale, fix)`` from a rule's docstring, with its ``code`` spans as
+    written (``rst``), as Markdown code (``markdown``) or as plain text (``text``: a terminal)."""
     text, _ = rule_examples.split(rule_module.__doc__)
+    if markup == "markdown":
+        text = text.replace("``", "`")
+    elif markup == "text":
+        text = text.replace("``", "")
     description, _, rest = text.partition("\n\nRationale:")
     rationale, _, fix = rest.partition("\n\nFix:")
     return description.strip(), " ".join(rationale.split()), " ".join(fix.split())

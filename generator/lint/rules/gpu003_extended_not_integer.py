@@ -69,7 +69,9 @@ def check(res, ctx):
                     problem = "must be an integer"
                 else:
                     continue
-                where = jsonpath.dotted(cpath + ("resources", section)) + f"[{name}]"
+                where = jsonpath.dotted(pods.resources_path(cpath) + (section,)) + f"[{name}]"
                 yield Hit(
-                    f'{where}: Invalid value: "{value}": {problem}', cpath + ("resources", section, name), at_value=True
+                    f'{where}: Invalid value: "{value}": {problem}',
+                    pods.resources_path(cpath) + (section, name),
+                    at_value=True,
                 )

@@ -11,7 +11,8 @@ by the requested resource's name (``nvidia.com/gpu``), so only other keys need o
 applies to pods requesting resources of its vendor domain; a key without one (``sku``)
 applies to every GPU pod. With neither setting the finding is a warning that says so.
 Pods of custom resources (Ray, Kubeflow, JobSet, LeaderWorkerSet, Volcano, NIMService) are
-checked as well.
+checked as well, and pods that get devices through resource claims (``spec.resourceClaims``
+used by a container), which the NVIDIA DRA driver allocates on NVIDIA pools. With a target cluster (``lint --cluster``) CL001 checks the pools' own taints instead.
 
 Fix: add ``tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]`` (the
 pool's taint key) to the pod template, or set ``lint.taintKeys``/``lint.provider`` to
@@ -88,9 +89,16 @@ UNKNOWN_TAINTS_HINT = (
 
 def check(res, ctx):
     settings = ctx.settings
+    if settings.contract is not None:
+        return  # CL001 checks the target cluster's pools, taint values and effects included
     for pod in pods.templates(res.obj):
+        if pod.partial:
+            continue  # its tolerations come from the runtime it names
         requested = pods.pod_requests_gpu(pod)
         domains = {name.split("/", 1)[0] for name in requested}
+        if pods.claims_devices(pod):  # the project's DRA pools are NVIDIA's (driver gpu.nvidia.com)
+            requested = requested | {"resource claims"}
+            domains.add("nvidia.com")
         for key in settings.gpu_taint_keys(ID):
             domain = key.split("/", 1)[0] if "/" in key else ""
             applies = domain in domains or (requested and domain not in _VENDOR_DOMAINS)

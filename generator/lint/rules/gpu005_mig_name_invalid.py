@@ -68,5 +68,5 @@ def check(res, ctx):
                     yield Hit(
                         f"{name} is not a MIG resource name: the device plugin advertises "
                         "nvidia.com/mig-<G>g.<M>gb (e.g. nvidia.com/mig-1g.10gb)",
-                        cpath + ("resources", section, name),
+                        pods.resources_path(cpath) + (section, name),
                     )

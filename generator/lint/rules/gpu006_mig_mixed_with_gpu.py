@@ -65,5 +65,5 @@ def check(res, ctx):
             yield Hit(
                 f"{jsonpath.dotted(cpath)}: requests nvidia.com/gpu together with {', '.join(migs)}; "
                 "a container gets whole GPUs or MIG slices, not both",
-                cpath + ("resources",),
+                pods.resources_path(cpath),
             )

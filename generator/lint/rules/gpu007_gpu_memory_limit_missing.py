@@ -4,7 +4,11 @@ Rationale: GPU jobs stage large batches and model weights in host memory. Withou
 limit a runaway process on an expensive GPU node pushes the node into memory pressure and
 gets other GPU pods evicted, instead of failing on its own.
 
-Fix: set ``resources.limits.memory`` on every container that requests GPUs (equal to the
+A container that uses a resource claim of its pod (Dynamic Resource Allocation:
+``resources.claims`` naming one of ``spec.resourceClaims``) gets devices too and is held to
+the same.
+
+Fix: set ``resources.limits.memory`` on every container that requests GPUs or claims devices (equal to the
 request for Guaranteed QoS).
 
 PASS:
@@ -57,8 +61,19 @@ POD_TEMPLATES = True
 
 
 def check(res, ctx):
-    for cpath, container, _requests, limits in pods.container_resources(res.obj):
-        if pods.gpu_names(container) and "memory" not in limits:
-            yield Hit(
-                f"{jsonpath.dotted(cpath)}: container requests GPUs but has no memory limit", cpath + ("resources",)
-            )
+    for pod in pods.templates(res.obj):
+        claimed = set(pods.claims(pod))
+        for cpath, container in pod.containers:
+            _requests, limits = pods.resources(container)
+            if (pods.gpu_names(container) or _uses_claim(container, claimed)) and "memory" not in limits:
+                yield Hit(
+                    f"{jsonpath.dotted(cpath)}: container requests GPUs but has no memory limit",
+                    pods.resources_path(cpath),
+                )
+
+
+def _uses_claim(container: dict, claimed: set[str]) -> bool:
+    """Whether the container uses one of the pod's resource claims (its devices, with DRA)."""
+    res = container.get("resources")
+    used = res.get("claims") if isinstance(res, dict) else None
+    return any(isinstance(c, dict) and c.get("name") in claimed for c in (used if isinstance(used, list) else []))

@@ -52,5 +52,5 @@ def check(res, ctx):
         if any(pods.is_hugepages(n) for n in names) and not names & {"cpu", "memory"}:
             yield Hit(
                 f"{jsonpath.dotted(cpath + ('resources',))}: Forbidden: HugePages require cpu or memory",
-                cpath + ("resources",),
+                pods.resources_path(cpath),
             )

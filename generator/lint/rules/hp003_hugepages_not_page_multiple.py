@@ -57,9 +57,9 @@ def check(res, ctx):
                     continue
                 ratio = amount / page
                 if ratio <= 0 or ratio.denominator != 1:
-                    where = jsonpath.dotted(cpath + ("resources", section)) + f"[{name}]"
+                    where = jsonpath.dotted(pods.resources_path(cpath) + (section,)) + f"[{name}]"
                     yield Hit(
                         f'{where}: Invalid value: "{value}": {value} is not positive integer multiple of {name}',
-                        cpath + ("resources", section, name),
+                        pods.resources_path(cpath) + (section, name),
                         at_value=True,
                     )

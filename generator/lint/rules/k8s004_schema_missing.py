@@ -6,7 +6,7 @@ is a warning (the same one render and check give); ``--require-schemas`` (or
 ``requireSchemas: true``) makes it an error, as kubeconform does, and ``--ignore-missing-schemas``
 skips it and says how many objects it skipped. Kustomize's own files (``kustomization.yaml``)
 are not cluster objects and are not checked. An apiVersion removed in the target version is
-reported by API001 instead.
+reported by API001 instead, and a built-in one the target version does not serve by API004.
 
 Fix: run ``gpu-gitops schemas sync`` (``--from DIR`` with a local mirror when offline), add a
 schema location for the kind (``--schema-location`` or ``schemaLocations`` in
@@ -30,6 +30,7 @@ FAIL:
 
 from generator.lint import deprecations
 from generator.lint.model import Hit
+from generator.lint.rules.api004_api_version_not_served import not_served
 
 ID = "K8S004"
 NAME = "schema-missing"
@@ -44,5 +45,7 @@ def check(res, ctx):
         return
     if deprecations.is_removed(obj["apiVersion"], obj["kind"], ctx.settings.target_version):
         return  # API001 says why, with the replacement
+    if not_served(obj["apiVersion"], obj["kind"], ctx.settings.target_version):
+        return  # a built-in the target version does not serve: API004 says from when
     if not ctx.validator.has_schema(obj["apiVersion"], obj["kind"]):
         yield Hit(f"could not find schema for {obj['kind']}", ("kind",), at_value=True)

@@ -1,10 +1,15 @@
-"""A PersistentVolumeClaim names a StorageClass that is not in the linted set.
+"""A PersistentVolumeClaim names a storage class that nothing in the linted set provides.
 
-Rationale: a claim whose class does not exist stays Pending, and so does every pod that
-mounts it. This rule runs only when the linted set holds StorageClasses (a workload file
-linted alone gets no finding), so it checks a whole cluster tree.
+Rationale: a claim binds to a PersistentVolume of its ``storageClassName`` (one written in the
+manifests: static provisioning needs no StorageClass object), or to one a StorageClass of that
+name provisions; with neither it stays Pending, and so does every pod that mounts it
+(kubernetes.io docs, "Persistent Volumes", Binding and Class). StorageClasses and
+PersistentVolumes both provide their class. Without a target cluster the rule runs only when
+the linted set holds StorageClasses or PersistentVolumes (a workload file linted alone gets no
+finding); with one (``lint --cluster``) the cluster's rendered StorageClasses count too, and a
+class in neither is a warning, as the provider may create classes of its own.
 
-Fix: correct ``storageClassName``, or add the StorageClass to the manifests.
+Fix: correct ``storageClassName``, or add the StorageClass (or the PersistentVolume) to the manifests.
 
 PASS:
 
@@ -43,20 +48,28 @@ FAIL:
       resources: {requests: {storage: 100Gi}}
 """
 
+import dataclasses
+
 from generator.lint import references
 from generator.lint.model import Hit
 
 ID = "XR001"
 NAME = "storageclass-missing"
 SEVERITY = "error"
-SUMMARY = "A PersistentVolumeClaim references a StorageClass not in the linted set"
+SUMMARY = "A PersistentVolumeClaim references a storage class nothing in the linted set provides"
 SCOPE = "set"
 
 
 def facts(res, ctx):
-    """The StorageClass's name; a claim's class name, with its finding should the class be missing."""
+    """The StorageClass's name, or the class a PersistentVolume provides; a claim's class
+    name, with its finding should the class be missing."""
     if res.kind == "StorageClass":
         yield ("class", res.name), None
+    elif res.kind == "PersistentVolume":
+        spec = res.obj.get("spec")
+        name = spec.get("storageClassName") if isinstance(spec, dict) else None
+        if isinstance(name, str) and name:
+            yield ("class", name), None
     elif res.kind == "PersistentVolumeClaim":
         yield from _claim(res.obj.get("spec"), ("spec",))
     elif res.kind == "StatefulSet":
@@ -68,7 +81,14 @@ def facts(res, ctx):
 
 
 def check(facts, ctx):
-    return references.undefined(facts, "claim")
+    contract = ctx.settings.contract
+    for finding in references.undefined(facts, "claim", contract.storage_classes if contract else None, contract):
+        if contract is not None and "XR001" not in ctx.settings.rules:
+            # the provider's own classes (managed-csi, gp2, standard-rwo) are not in the cluster's input
+            finding = dataclasses.replace(
+                finding, severity="warning", hint="unless the provider creates it: check `kubectl get storageclass`"
+            )
+        yield finding
 
 
 def _claim(spec, path):

@@ -68,4 +68,5 @@ def facts(res, ctx):
 
 
 def check(facts, ctx):
-    return references.undefined(facts, "pod")
+    contract = ctx.settings.contract
+    return references.undefined(facts, "pod", contract.runtime_classes if contract else None, contract)

@@ -1,0 +1,63 @@
+"""What the nodes of a pool advertise to the kubelet, by resource name: the one Python account
+of ``gpu.advertisedPerNode`` (``libsonnet/lib/gpu.libsonnet``), for the quota checks and lint's
+cluster contract.
+
+Only data and arithmetic: ``lint --cluster`` imports it without the input checks.
+"""
+
+from __future__ import annotations
+
+# Quota key -> the page size as nodePools[].hugepages names it, and its bytes.
+HUGEPAGE_SIZES = {"hugepages-2Mi": ("2Mi", 2**21), "hugepages-1Gi": ("1Gi", 2**30)}
+
+# Time-sliced NVIDIA GPUs advertised under their own name (timeSlicing.renameByDefault).
+SHARED_GPU = "nvidia.com/gpu.shared"
+
+
+def advertised_per_gpu(gpu: dict) -> int:
+    """How many units of ``gpu_resource(gpu)`` one physical GPU is advertised as.
+
+    Time-slicing multiplies; MIG ``single`` advertises each slice as a GPU; MIG ``mixed``
+    advertises slices under their own names, so none count as whole GPUs.
+    """
+    strategy = gpu.get("mig", {}).get("strategy", "none")
+    if strategy == "mixed":
+        return 0
+    if strategy == "single":
+        return sum(gpu["mig"]["profiles"].values()) or 1
+    return gpu.get("timeSlicing", {}).get("replicas", 1)
+
+
+def gpu_resource(gpu: dict) -> str:
+    """The resource a pool's GPUs (whole, MIG ``single`` or time-sliced) are advertised under.
+
+    With ``renameByDefault`` the device plugin advertises time-sliced GPUs as
+    ``nvidia.com/gpu.shared`` instead of ``nvidia.com/gpu`` (NVIDIA/k8s-device-plugin README.md,
+    "Shared Access to GPUs with CUDA Time-Slicing", v0.20.0), as gpu.advertisedPerNode renders.
+    """
+    if gpu.get("timeSlicing", {}).get("renameByDefault"):
+        return SHARED_GPU
+    return f"{gpu['vendor']}.com/gpu"
+
+
+def pool_offers(pool: dict) -> tuple[dict[str, int], str]:
+    """What one node of ``pool`` advertises (resource → units, huge pages in bytes), and the
+    vendor prefix under which it may advertise names that depend on the hardware."""
+    offers: dict[str, int] = {}
+    open_prefix = ""
+    gpu = pool.get("gpu")
+    if gpu:
+        if gpu.get("allocation") == "dra":
+            pass  # its GPUs are devices in ResourceSlices, claimed through DeviceClasses, never extended resources
+        elif gpu["vendor"] == "amd" and gpu.get("resourceNaming", "single") != "single":
+            open_prefix = "amd.com/"  # partition names depend on the mode the GPUs are set to
+        elif gpu["vendor"] == "nvidia" and gpu["mig"]["strategy"] == "mixed":
+            for profile, count in gpu["mig"]["profiles"].items():
+                offers[f"nvidia.com/mig-{profile}"] = count * gpu["perNode"]
+        else:
+            offers[gpu_resource(gpu)] = gpu["perNode"] * advertised_per_gpu(gpu)
+    for quota_name, (size, page) in HUGEPAGE_SIZES.items():
+        pages = (pool.get("hugepages") or {}).get(size, 0)
+        if pages:
+            offers[quota_name] = pages * page
+    return offers, open_prefix

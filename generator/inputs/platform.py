@@ -1,0 +1,175 @@
+"""A cluster's contract for ``lint --cluster``: built from its completed input and its rendered tree.
+
+From the input (``load_cluster``: validated, defaults and conventions filled in): the
+Kubernetes version, the provider, each pool's taints and what one of its nodes advertises,
+counted as the device plugins advertise it (``gpu.advertisedPerNode`` in
+``libsonnet/lib/gpu.libsonnet``, mirrored by ``consistency.workloads``), and huge pages.
+From the rendered tree (what Jsonnet made of the same input, kept fresh by ``gpu-gitops
+check``), the objects whose names and rules the library decides: Namespaces, ResourceQuotas,
+StorageClasses, PriorityClasses, RuntimeClasses, DeviceClasses and the admission policies
+with their bindings. Reading them, rather than computing them again, keeps one source for
+each: the admission rules lint applies are the policy's own CEL. No Jsonnet runs.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from generator.errors import InputError
+from generator.inputs.advertised import pool_offers
+from generator.inputs.load import Cluster, load_cluster
+from generator.lint import pathmatch
+from generator.lint.contract import Contract, Policy, Pool, Taint
+from generator.lint.settings import Settings, for_cluster
+from generator.paths import Project
+from generator.yamlio import read
+
+# The GPU Operator's ClusterPolicy creates RuntimeClass ``nvidia`` when it deploys the container
+# toolkit (NVIDIA/gpu-operator controllers/object_controls.go, transformRuntimeClass; the
+# default ``operator.runtimeClass: nvidia`` of deployments/gpu-operator/values.yaml, v25.3).
+_OPERATOR_RUNTIME_CLASS = "nvidia"
+# The DeviceClasses the NVIDIA DRA driver's chart installs (NVIDIA/k8s-dra-driver-gpu v25.12.0,
+# deployments/helm/nvidia-dra-driver-gpu/templates/deviceclass-*.yaml): GPUs and MIG devices,
+# and with ComputeDomains (resources.computeDomains.enabled) the daemon and channel classes.
+_DRA_CHART = "nvidia-dra-driver-gpu"
+_DRA_CLASSES = ("gpu.nvidia.com", "mig.nvidia.com")
+_COMPUTE_DOMAIN_CLASSES = ("compute-domain-daemon.nvidia.com", "compute-domain-default-channel.nvidia.com")
+_NAMED = {
+    "StorageClass": "storage_classes",
+    "PriorityClass": "priority_classes",
+    "RuntimeClass": "runtime_classes",
+    "DeviceClass": "device_classes",
+    "Namespace": "namespaces",
+}
+
+
+def build(cluster: Cluster, rendered: Path) -> Contract:
+    """The contract of ``cluster``, whose tree is at ``rendered`` (``rendered/<name>``)."""
+    spec = cluster.spec
+    if not rendered.is_dir():
+        raise InputError(
+            f"cluster {cluster.name} has no rendered tree to lint against",
+            path=str(rendered),
+            hint="run `gpu-gitops render` first (lint --cluster reads the rendered classes, quotas and policies)",
+        )
+    pools = []
+    for pool in spec["nodePools"]:
+        offers, open_prefix = pool_offers(pool)
+        pools.append(
+            Pool(
+                pool["name"],
+                tuple(Taint(t["key"], str(t.get("value", "")), t["effect"]) for t in pool.get("taints", [])),
+                tuple(sorted(offers.items())),
+                open_prefix,
+                pool.get("gpu", {}).get("nodes", 0),
+                pool.get("gpu", {}).get("allocation") == "dra",
+            )
+        )
+    named: dict[str, set[str]] = {field: set() for field in _NAMED.values()}
+    if spec["gpu"].get("nvidia", {}).get("mode") == "operator":
+        named["runtime_classes"].add(_OPERATOR_RUNTIME_CLASS)
+    quotas: dict[str, dict[str, str]] = {}
+    policies: dict[str, dict] = {}
+    bindings: list[dict] = []
+    for obj in _objects(rendered):
+        kind, meta = obj.get("kind"), obj.get("metadata") or {}
+        if kind in _NAMED:
+            named[_NAMED[kind]].add(meta.get("name", ""))
+        elif kind == "ResourceQuota":
+            hard = (obj.get("spec") or {}).get("hard") or {}
+            quotas.setdefault(meta.get("namespace", ""), {}).update({k: str(v) for k, v in hard.items()})
+        elif kind == "ValidatingAdmissionPolicy":
+            policies[meta.get("name", "")] = obj.get("spec") or {}
+        elif kind == "ValidatingAdmissionPolicyBinding":
+            bindings.append(obj.get("spec") or {})
+        elif kind in ("HelmRelease", "Application"):
+            named["device_classes"] |= set(_chart_device_classes(obj.get("spec") or {}))
+    return Contract(
+        cluster=cluster.name,
+        kubernetes_version=spec["kubernetesVersion"],
+        provider=spec.get("provider", ""),
+        pools=tuple(pools),
+        namespaces=tuple(sorted(named["namespaces"])),
+        quotas=tuple((ns, tuple(sorted(hard.items()))) for ns, hard in sorted(quotas.items())),
+        storage_classes=tuple(sorted(named["storage_classes"])),
+        priority_classes=tuple(sorted(named["priority_classes"])),
+        runtime_classes=tuple(sorted(named["runtime_classes"])),
+        device_classes=tuple(sorted(named["device_classes"])),
+        policies=tuple(_policies(policies, bindings)),
+    )
+
+
+def _chart_device_classes(spec: dict) -> tuple[str, ...]:
+    """The DeviceClasses a Flux HelmRelease or Argo CD Application of the DRA driver's chart installs."""
+    flux = ((spec.get("chart") or {}).get("spec") or {}).get("chart")
+    source = spec.get("source") or {}
+    if _DRA_CHART not in (flux, source.get("chart")):
+        return ()
+    values = spec.get("values") or (source.get("helm") or {}).get("valuesObject") or {}
+    domains = ((values.get("resources") or {}).get("computeDomains") or {}).get("enabled", True)
+    return _DRA_CLASSES + (_COMPUTE_DOMAIN_CLASSES if domains else ())
+
+
+def _policies(policies: dict[str, dict], bindings: list[dict]) -> list[Policy]:
+    """Each bound policy with the namespaces its bindings select by name (the library binds
+    by ``kubernetes.io/metadata.name In [...]``; a binding without a namespace selector binds
+    every namespace)."""
+    found = []
+    for binding in bindings:
+        name = binding.get("policyName", "")
+        if name not in policies:
+            continue
+        selector = (binding.get("matchResources") or {}).get("namespaceSelector") or {}
+        namespaces: list[str] = []
+        for expression in selector.get("matchExpressions") or []:
+            if expression.get("key") == "kubernetes.io/metadata.name" and expression.get("operator") == "In":
+                namespaces += expression.get("values") or []
+        actions = tuple(binding.get("validationActions") or ("Deny",))
+        found.append(Policy(name, policies[name], tuple(namespaces), actions))
+    return found
+
+
+def _objects(rendered: Path):
+    """The objects of a rendered tree (one per file, as ``layout`` writes them)."""
+    for path in sorted(rendered.rglob("*.yaml")):
+        if path.name == "kustomization.yaml" or "bootstrap" in path.relative_to(rendered).parts:
+            continue
+        obj = read.load(path.read_text(encoding="utf-8"))
+        if isinstance(obj, dict):
+            yield obj
+
+
+def settings_for(project: Project, config: dict, name: str, checked: bool = False, **overrides) -> Settings:
+    """Lint settings for files that will run on cluster ``name``: the config's ``lint``
+    section with the cluster's version, provider, taint keys and contract (``overrides``,
+    the command line's, win over the config but not over the cluster). ``checked``: the
+    rendered tree is fresh, so its input passed every check (``load_cluster``)."""
+    known = project.cluster_names()
+    if name not in known:
+        close = difflib.get_close_matches(name, known, n=1)
+        raise InputError(
+            f"unknown cluster {name!r}",
+            hint=(f"did you mean {close[0]!r}? " if close else "")
+            + (f"the clusters are {', '.join(known)}" if known else "no clusters/ folder with a cluster.yaml here"),
+        )
+    cluster = load_cluster(project, name, checked)
+    contract = build(cluster, project.rendered / name)
+    settings = for_cluster(cluster.spec, config, cluster.facts, **overrides)
+    settings.contract = contract
+    return settings
+
+
+def clusters_of(shown: str, mapping: dict, known: list[str]) -> list[str]:
+    """The clusters ``lint.clusters`` maps a file to (by its path shown relative to the
+    project root), in the order of the mapping; ``{cluster}`` in a pattern stands for each
+    known cluster's name."""
+    found: list[str] = []
+    for pattern, names in mapping.items():
+        listed = [names] if isinstance(names, str) else list(names)
+        if "{cluster}" in pattern:
+            listed = [n for n in known if pathmatch.matches(shown, [pattern.replace("{cluster}", n)])]
+        elif not pathmatch.matches(shown, [pattern]):
+            continue
+        found += [n for n in listed if n not in found]
+    return found

@@ -1,0 +1,151 @@
+"""A cluster's ValidatingAdmissionPolicies applied to linted objects, as the API server applies them.
+
+The policy's own CEL is evaluated (``validate.celrules.run``), so lint and admission cannot
+disagree: the resource rules of ``matchConstraints`` select the request (operation CREATE, as
+a GitOps engine's first apply), then ``matchConditions``, the ``variables`` in order and every
+validation; a validation that is false reports its ``messageExpression`` (its ``message`` when
+that fails, as the API server does). Objects of kinds the policy does not match but that
+carry pod templates (Ray, JobSet, Kubeflow, ...) are judged by the pods their controllers
+will create: each template as a Pod in the object's namespace, which the policy sees at the
+pods' CREATE, long after the GitOps engine reported the custom resource applied.
+
+Resource quantities reach admission in canonical form (``1`` and ``"1"`` and ``1000m`` are
+one value), so they are made comparable here before the CEL sees them.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from generator.lint import pods, quantity
+from generator.lint.contract import Policy
+from generator.validate import celrules
+
+
+@dataclass(frozen=True)
+class Denial:
+    policy: str
+    action: str  # Deny, Warn or Audit (the binding's validationActions)
+    message: str
+    path: tuple  # the pod template the message's paths are relative to; () for the object itself
+
+
+def judge(policy: Policy, obj: dict, namespace: str, resource_tolerations: bool = False) -> list[Denial]:
+    """What ``policy`` says about creating ``obj`` (or the pods it will make) in ``namespace``.
+
+    ``resource_tolerations``: the API server runs the ExtendedResourceToleration plugin, a
+    mutating plugin that runs before validating policies and adds to a Pod (not to a pod
+    template) a toleration for each extended resource it requests."""
+    if policy.namespaces and namespace not in policy.namespaces:
+        return []
+    group, _, _version = str(obj.get("apiVersion", "")).rpartition("/")
+    kind = str(obj.get("kind", ""))
+    if _matches(policy.spec, group, kind):
+        if kind == "Pod" and group == "" and resource_tolerations:
+            obj = _with_resource_tolerations(obj)
+        return [
+            Denial(policy.name, a, m, ())
+            for m in _failures(policy.spec, _comparable(obj), group, kind)
+            for a in _actions(policy)
+        ]
+    if not _matches(policy.spec, "", "Pod"):
+        return []
+    found = []
+    for pod in pods.templates(obj):
+        if pod.partial:
+            continue  # completed by a runtime: the pods are not all written here
+        as_pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": namespace}, "spec": pod.spec}
+        if resource_tolerations:
+            as_pod = _with_resource_tolerations(as_pod)
+        for message in _failures(policy.spec, _comparable(as_pod), "", "Pod"):
+            found += [Denial(policy.name, a, message, pod.path) for a in _actions(policy)]
+    return found
+
+
+def _with_resource_tolerations(pod: dict) -> dict:
+    """The Pod as ExtendedResourceToleration leaves it (kubernetes plugin/pkg/admission/
+    extendedresourcetoleration/admission.go: key = resource name, operator Exists, effect NoSchedule)."""
+    pod = copy.deepcopy(pod)
+    spec = pod.get("spec")
+    if not isinstance(spec, dict):
+        return pod
+    names = sorted({name for _, c in pods.containers(("spec",), spec) for name in pods.gpu_names(c) | _extended(c)})
+    tolerations = list(spec.get("tolerations") or [])
+    tolerations += [{"key": name, "operator": "Exists", "effect": "NoSchedule"} for name in names]
+    if names:
+        spec["tolerations"] = tolerations
+    return pod
+
+
+def _extended(container: dict) -> set[str]:
+    requests, limits = pods.resources(container)
+    return {n for n in (*requests, *limits) if isinstance(n, str) and pods.is_extended(n)}
+
+
+def _actions(policy: Policy) -> list[str]:
+    """Deny wins over Warn; Audit alone is only recorded in the audit log."""
+    actions: list[str] = [a for a in ("Deny", "Warn") if a in policy.actions]
+    return actions[:1]
+
+
+def _matches(spec: dict, group: str, kind: str) -> bool:
+    resource = _plural(kind)
+    for rule in (spec.get("matchConstraints") or {}).get("resourceRules") or []:
+        if (
+            group in rule.get("apiGroups", [])
+            and resource in rule.get("resources", [])
+            and any(op in ("CREATE", "*") for op in rule.get("operations", []))
+        ):
+            return True
+    return False
+
+
+def _plural(kind: str) -> str:
+    """The resource of a core workload kind (all of them plural with ``s``)."""
+    return kind.lower() + "s"
+
+
+def _failures(spec: dict, obj: dict, group: str, kind: str) -> list[str]:
+    request = {"operation": "CREATE", "kind": {"group": group, "version": "v1", "kind": kind}}
+    activation: dict = {"object": obj, "oldObject": None, "request": request}
+    try:
+        for condition in spec.get("matchConditions") or []:
+            if celrules.run(condition["expression"], activation) is not True:
+                return []
+        variables: dict = {}
+        for variable in spec.get("variables") or []:
+            variables[variable["name"]] = celrules.run(variable["expression"], {**activation, "variables": variables})
+        activation["variables"] = variables
+        failed = []
+        for validation in spec.get("validations") or []:
+            if celrules.run(validation["expression"], activation) is False:
+                failed.append(_message(validation, activation))
+        return failed
+    except Exception:  # noqa: BLE001 (an evaluation error is the policy's failurePolicy, not a lint finding)
+        return []
+
+
+def _message(validation: dict, activation: dict) -> str:
+    expression = validation.get("messageExpression")
+    if expression:
+        try:
+            text = celrules.run(expression, activation)
+            if isinstance(text, str) and text.strip():
+                return text
+        except Exception:  # noqa: BLE001 (the API server falls back to message)
+            pass
+    return validation.get("message") or "denied by the admission policy"
+
+
+def _comparable(obj: dict) -> dict:
+    """``obj`` with every container's requests and limits in one spelling per value."""
+    obj = copy.deepcopy(obj)
+    for _pod in pods.templates(obj):
+        for _path, container in _pod.containers:
+            for section in pods.resources(container):
+                for name, value in section.items():
+                    parsed = quantity.parse(value)
+                    if parsed is not None:
+                        section[name] = str(parsed.numerator) if parsed.denominator == 1 else str(parsed)
+    return obj

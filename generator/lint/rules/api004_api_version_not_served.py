@@ -1,0 +1,87 @@
+"""A built-in apiVersion and kind that the target Kubernetes version does not serve.
+
+Rationale: the API server answers ``no matches for kind "DeviceClass" in version
+"resource.k8s.io/v1"`` for a group version it does not serve yet (``resource.k8s.io/v1`` is
+served from 1.34) or no longer serves (alpha versions removed after a later one went beta),
+and the GitOps engine stops the sync. Which versions serve a kind is read from the bundled
+Kubernetes schemas of every version: a built-in kind that has no schema at the target
+version but has one at another is not served there; the hint says from or until which
+version it is. Removals the deprecation table knows are API001's, with their replacement.
+Without this rule such an object would be a K8S004 "no schema" warning. The target version
+is ``--kubernetes-version``, ``lint.kubernetesVersion`` or the target cluster's.
+
+Fix: use an apiVersion the target version serves (the hint names the range), or upgrade the
+cluster first.
+
+PASS:
+
+    # gpu-gitops-config: {lint: {kubernetesVersion: "1.34"}}
+    apiVersion: resource.k8s.io/v1
+    kind: DeviceClass
+    metadata:
+      name: gpu.example.com
+    spec:
+      selectors:
+        - cel: {expression: "device.driver == 'gpu.example.com'"}
+
+FAIL:
+
+    # gpu-gitops-config: {lint: {kubernetesVersion: "1.32"}}
+    apiVersion: resource.k8s.io/v1
+    kind: DeviceClass
+    metadata:
+      name: gpu.example.com
+    spec:
+      selectors:
+        - cel: {expression: "device.driver == 'gpu.example.com'"}
+"""
+
+import functools
+
+from generator.lint import deprecations
+from generator.lint.model import Hit
+from generator.validate import kubernetes
+
+ID = "API004"
+NAME = "api-version-not-served"
+SEVERITY = "error"
+SUMMARY = "The target Kubernetes version does not serve the object's built-in apiVersion"
+SCOPE = "object"
+
+
+@functools.cache
+def not_served(api_version: str, kind: str, target: tuple[int, int]) -> str | None:
+    """Why ``target`` does not serve a built-in ``apiVersion``/``kind`` ("served from 1.34"),
+    or None when it does, when it is no built-in, or when API001 reports it."""
+    if deprecations.is_removed(api_version, kind, target):
+        return None
+    versions = kubernetes.served_in(api_version, kind)
+    if not versions:
+        return None
+    resolved = kubernetes.resolve_version(f"{target[0]}.{target[1]}")
+    if resolved in versions:
+        return None
+    later = [v for v in versions if v > resolved]
+    earlier = [v for v in versions if v < resolved]
+    if later:
+        return f"served from {later[0][0]}.{later[0][1]}"
+    return f"served until {earlier[-1][0]}.{earlier[-1][1]}"
+
+
+def check(res, ctx):
+    api_version, kind = res.obj["apiVersion"], res.obj["kind"]
+    target = ctx.settings.target_version
+    why = not_served(api_version, kind, target)
+    if why:
+        yield Hit(
+            f'no matches for kind "{kind}" in version "{api_version}": Kubernetes {target[0]}.{target[1]} '
+            f"does not serve it ({why})",
+            ("apiVersion",),
+            at_value=True,
+            hint=f"{api_version} {kind} is {why}: "
+            + (
+                "use a version the cluster serves, or upgrade the cluster first"
+                if "from" in why
+                else "use its successor"
+            ),
+        )

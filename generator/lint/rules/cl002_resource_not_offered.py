@@ -1,0 +1,86 @@
+"""A pod asks for a GPU or huge-page resource that no pool of the target cluster offers.
+
+Rationale: the scheduler only places a pod on a node that advertises every extended resource
+it requests; a name no pool advertises (``nvidia.com/mig-1g.10gb`` on a cluster whose MIG
+pools are A100-40GB, ``nvidia.com/gpu`` where time-sliced GPUs are renamed
+``nvidia.com/gpu.shared``, ``hugepages-1Gi`` where no pool reserves 1Gi pages) keeps it
+Pending for ever. What each pool offers comes from the cluster input: whole GPUs per node,
+MIG profiles of the pool's model and layout (``mixed``: ``nvidia.com/mig-<profile>``,
+``single``: ``nvidia.com/gpu``), time-slicing replicas, ``amd.com/gpu``, huge pages. The
+hint names the offered resource closest to the one asked for.
+
+Fix: request a resource the cluster offers (``gpu-gitops lint --cluster NAME`` names the
+nearest), or add it to a pool of the cluster's input.
+
+PASS:
+
+    # gpu-gitops-config: {lint: {cluster: eks-mi300x-inference}}
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: embed
+      namespace: embeddings
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: embed
+          image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+          resources:
+            limits: {nvidia.com/mig-1g.5gb: 1, memory: 8Gi}
+
+FAIL:
+
+    # gpu-gitops-config: {lint: {cluster: eks-mi300x-inference}}
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: embed
+      namespace: embeddings
+    spec:
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: embed
+          image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+          resources:
+            limits: {nvidia.com/mig-1g.10gb: 1, memory: 8Gi}
+"""
+
+from generator import jsonpath
+from generator.lint import pods
+from generator.lint.model import Hit
+
+ID = "CL002"
+NAME = "resource-not-offered"
+SEVERITY = "error"
+SUMMARY = "A pod requests a GPU or huge-page resource no pool of the cluster offers"
+SCOPE = "object"
+POD_TEMPLATES = True
+
+
+def wanted(name: str) -> bool:
+    """The resources the cluster's contract describes: vendor GPUs and huge pages."""
+    return pods.is_gpu(name) or pods.is_hugepages(name)
+
+
+def check(res, ctx):
+    contract = ctx.settings.contract
+    if contract is None:
+        return
+    if not any(pods.uses_devices(pod) for pod in pods.templates(res.obj)):
+        return
+    for cpath, _container, requests, limits in pods.container_resources(res.obj):
+        for name in sorted({n for n in (*requests, *limits) if isinstance(n, str) and wanted(n)}):
+            if contract.offering(name):
+                continue
+            where = pods.resources_path(cpath) + ("limits" if name in limits else "requests", name)
+            nearest = contract.nearest(name)
+            offered = contract.offered()
+            yield Hit(
+                f"{jsonpath.dotted(cpath)}: no node pool of cluster {contract.cluster} offers {name}",
+                where,
+                at_value=False,
+                hint=(f"did you mean {nearest}? " if nearest else "")
+                + (f"the pools offer {', '.join(offered)}" if offered else "the cluster has no GPU or huge-page pools"),
+            )

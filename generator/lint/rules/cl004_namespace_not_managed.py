@@ -1,0 +1,87 @@
+"""An object is placed in a namespace the target cluster does not have.
+
+Rationale: the API server refuses to create an object in a namespace that does not exist
+(``namespaces "team-a" not found``), and Flux or Argo CD keep retrying the whole sync. The
+namespaces of a cluster are the ones its rendered tree creates (the workload namespaces of
+the input, the platform's own) and the API server's (``default``, ``kube-system``,
+``kube-public``, ``kube-node-lease``); a Namespace in the linted files counts too.
+
+Each file reports a missing namespace once, at its first object in it.
+
+Fix: use one of the cluster's workload namespaces (``workloads[].namespace`` in its input),
+add the namespace to the input, or add the Namespace object to the manifests.
+
+PASS:
+
+    # gpu-gitops-config: {lint: {cluster: ocp-a100-tuned}}
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: settings
+      namespace: notebooks
+    data: {mode: interactive}
+
+FAIL:
+
+    # gpu-gitops-config: {lint: {cluster: ocp-a100-tuned}}
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: settings
+      namespace: notebook
+    data: {mode: interactive}
+"""
+
+import dataclasses
+import difflib
+
+from generator.lint.model import Hit
+
+ID = "CL004"
+NAME = "namespace-not-managed"
+SEVERITY = "error"
+SUMMARY = "An object is in a namespace the cluster does not have"
+SCOPE = "set"
+
+
+def facts(res, ctx):
+    contract = ctx.settings.contract
+    if contract is None:
+        return
+    if res.kind == "Namespace":
+        yield ("class", res.name), None
+    elif res.namespace and not contract.manages(res.namespace) and _first_in_file(res):
+        # once per file and namespace, at the object's first line: a set rule's hit is located
+        # before the decision, and the object's start needs no second read of the document
+        # (most such objects are in a namespace a linted Namespace creates)
+        yield (
+            ("use", res.namespace),
+            Hit(f'namespaces "{res.namespace}" not found: cluster {contract.cluster} does not create it', ()),
+        )
+
+
+_seen: list = ["", set()]  # (file, namespaces reported in it): a file's objects are checked in a row
+
+
+def _first_in_file(res) -> bool:
+    if _seen[0] != res.document.file:
+        _seen[:] = res.document.file, set()
+    if res.namespace in _seen[1]:
+        return False
+    _seen[1].add(res.namespace)
+    return True
+
+
+def check(facts, ctx):
+    contract = ctx.settings.contract
+    if contract is None:
+        return
+    defined = {fact[1] for fact, _ in facts if fact[0] == "class"}
+    for fact, finding in facts:
+        if fact[0] == "use" and finding is not None and fact[1] not in defined:
+            close = difflib.get_close_matches(fact[1], contract.namespaces, n=1)
+            hint = (f"did you mean {close[0]}? " if close else "") + _HINT
+            yield dataclasses.replace(finding, hint=hint)
+
+
+_HINT = "the cluster's namespaces are its input's workloads[].namespace and the platform's; or add the Namespace"

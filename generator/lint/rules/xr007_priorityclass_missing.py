@@ -1,0 +1,65 @@
+"""A pod names a PriorityClass that is not in the linted set or the target cluster.
+
+Rationale: the Priority admission plugin rejects a pod whose ``priorityClassName`` names no
+PriorityClass (``no PriorityClass with name high was found``), so its controller never gets
+a pod running. ``system-cluster-critical`` and ``system-node-critical`` always exist (the API
+server creates them). Without a target cluster the rule runs only when the linted set holds
+PriorityClasses; with one (``lint --cluster``), the cluster's rendered PriorityClasses count
+and a name that is in neither is reported.
+
+Fix: correct ``priorityClassName``, or add the PriorityClass to the manifests or the cluster.
+
+PASS:
+
+    # gpu-gitops-config: {lint: {cluster: aks-h100-training}}
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: smi
+      namespace: gpu-training
+    spec:
+      priorityClassName: system-node-critical
+      containers:
+        - {name: smi, image: "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"}
+
+FAIL:
+
+    # gpu-gitops-config: {lint: {cluster: aks-h100-training}}
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: smi
+      namespace: gpu-training
+    spec:
+      priorityClassName: high-priority
+      containers:
+        - {name: smi, image: "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"}
+"""
+
+from generator.lint import pods, references
+from generator.lint.contract import BUILTIN_PRIORITY_CLASSES
+from generator.lint.model import Hit
+
+ID = "XR007"
+NAME = "priorityclass-missing"
+SEVERITY = "error"
+SUMMARY = "A pod references a PriorityClass not in the linted set or the cluster"
+SCOPE = "set"
+
+
+def facts(res, ctx):
+    """The PriorityClass's name; each pod's priority class, with its finding should the class be missing."""
+    if res.kind == "PriorityClass":
+        yield ("class", res.name), None
+    for pod in pods.templates(res.obj):
+        name = pod.spec.get("priorityClassName")
+        if isinstance(name, str) and name and name not in BUILTIN_PRIORITY_CLASSES:
+            yield (
+                ("pod", name),
+                Hit(f"no PriorityClass with name {name} was found", pod.path + ("priorityClassName",), at_value=True),
+            )
+
+
+def check(facts, ctx):
+    contract = ctx.settings.contract
+    return references.undefined(facts, "pod", contract.priority_classes if contract else None, contract)

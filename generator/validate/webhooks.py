@@ -1,0 +1,65 @@
+"""Fields that a CRD marks ``required`` but that the controller's mutating webhook fills in.
+
+The API server calls the mutating webhooks before it validates a custom resource against its
+CRD schema, so an object that leaves such a field out is accepted: the schema check must see
+the object as the webhook leaves it. Each entry names the webhook code that sets the field;
+the value filled in is the webhook's own, so later checks (patterns, CEL rules) see what the
+cluster would. A field here is never reported missing.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Default:
+    group: str
+    kind: str
+    path: tuple  # to the objects holding the field; "*" is every item of a list
+    field: str
+    value: Callable[[int], object]  # from the item's index (or 0 outside a list)
+    source: str
+
+
+TABLE: tuple[Default, ...] = (
+    Default(
+        "jobset.x-k8s.io",
+        "JobSet",
+        ("spec", "failurePolicy", "rules", "*"),
+        "name",
+        lambda index: f"failurePolicyRule{index}",
+        "kubernetes-sigs/jobset pkg/webhooks/jobset_webhook.go, Default (defaultRuleNameFmt "
+        '"failurePolicyRule%v"), v0.12.0',
+    ),
+)
+
+
+def apply(obj: dict) -> dict:
+    """``obj`` as the known webhooks leave it (a new value only when a field was filled in)."""
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    entries = [d for d in TABLE if d.group == group and d.kind == obj.get("kind")]
+    if not entries:
+        return obj
+    out = copy.deepcopy(obj)
+    changed = False
+    for entry in entries:
+        for index, holder in _holders(out, entry.path):
+            if isinstance(holder, dict) and entry.field not in holder:
+                holder[entry.field] = entry.value(index)
+                changed = True
+    return out if changed else obj
+
+
+def _holders(node, path: tuple, index: int = 0):
+    if not path:
+        yield index, node
+        return
+    part, rest = path[0], path[1:]
+    if part == "*":
+        for i, item in enumerate(node if isinstance(node, list) else []):
+            yield from _holders(item, rest, i)
+    elif isinstance(node, dict) and part in node:
+        yield from _holders(node[part], rest, index)
