@@ -31,8 +31,10 @@ from generator.yamlio.messages import TOO_DEEP_HINT
 
 # Kustomize's own files sit next to the manifests but are never applied to a cluster; its
 # file names (sigs.k8s.io/kustomize/api konfig/general.go, RecognizedKustomizationFileNames) mark them
-# even without apiVersion and kind, which kustomize does not require
-_NOT_CLUSTER_GROUPS = ("kustomize.config.k8s.io/",)
+# even without apiVersion and kind, which kustomize does not require. gpu-gitops's own inputs
+# (``inputs.contract.GROUP``: cluster.yaml and bases; lint sits below inputs, a test holds the two
+# equal) are never applied either: render and ``check`` validate them against the input schema.
+_NOT_CLUSTER_GROUPS = ("kustomize.config.k8s.io/", "gpu-gitops.io/")
 KUSTOMIZATION_FILE_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 

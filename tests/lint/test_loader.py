@@ -408,3 +408,17 @@ def test_a_local_tag_is_read_as_go_yaml_reads_it(tmp_path):
 def test_tags_go_yaml_cannot_resolve_keep_the_node_kind(text, value):
     [doc] = loader.parse_text(text, "k.yaml")
     assert doc.error is None and doc.data == value
+
+
+def test_gpu_gitops_inputs_are_not_linted_as_kubernetes_objects():
+    """A project's own inputs carry the input contract's apiVersion: lint of the whole repository
+    (clusters/ included) neither schema-checks them as Kubernetes objects nor warns they lack a schema."""
+    from conftest import REPO
+
+    from generator.inputs import contract
+    from generator.lint import engine
+
+    assert f"{contract.GROUP}/" in engine._NOT_CLUSTER_GROUPS
+    result = lint_paths([str(REPO / "clusters")], Settings())
+    assert result.findings == []
+    assert len(result.sources) >= 7 and sum(source.objects for source in result.sources) == 0
