@@ -13,6 +13,16 @@ HUGEPAGE_SIZES = {"hugepages-2Mi": ("2Mi", 2**21), "hugepages-1Gi": ("1Gi", 2**3
 # Time-sliced NVIDIA GPUs advertised under their own name (timeSlicing.renameByDefault).
 SHARED_GPU = "nvidia.com/gpu.shared"
 
+# The DeviceClasses the NVIDIA DRA driver's chart renders for GPUs (templates/deviceclass-gpu.yaml
+# and deviceclass-mig.yaml, NVIDIA/k8s-dra-driver-gpu v25.12.0): whole GPUs and MIG devices.
+GPU_CLASS = "gpu.nvidia.com"
+MIG_CLASS = "mig.nvidia.com"
+
+
+def is_dra(gpu: dict) -> bool:
+    """Whether the pool's GPUs are claimed through DRA rather than advertised by a device plugin."""
+    return gpu.get("allocation") == "dra"
+
 
 def advertised_per_gpu(gpu: dict) -> int:
     """How many units of ``gpu_resource(gpu)`` one physical GPU is advertised as.
@@ -47,7 +57,7 @@ def pool_offers(pool: dict) -> tuple[dict[str, int], str]:
     open_prefix = ""
     gpu = pool.get("gpu")
     if gpu:
-        if gpu.get("allocation") == "dra":
+        if is_dra(gpu):
             pass  # its GPUs are devices in ResourceSlices, claimed through DeviceClasses, never extended resources
         elif gpu["vendor"] == "amd" and gpu.get("resourceNaming", "single") != "single":
             open_prefix = "amd.com/"  # partition names depend on the mode the GPUs are set to

@@ -25,12 +25,6 @@ CURRENT = f"{GROUP}/v1alpha2"
 OLDER = (f"{GROUP}/v1alpha1",)
 CLUSTER = "Cluster"
 BASE = "ClusterBase"
-HEADER_KEYS = ("apiVersion", "kind")
-
-
-def header_lines(kind: str) -> str:
-    """The two lines a file of ``kind`` starts with."""
-    return f"apiVersion: {CURRENT}\nkind: {kind}"
 
 
 def check(doc: Located, kind: str, cluster: str) -> list[InputError]:

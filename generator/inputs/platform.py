@@ -17,7 +17,7 @@ import difflib
 from pathlib import Path
 
 from generator.errors import InputError
-from generator.inputs.advertised import pool_offers
+from generator.inputs.advertised import GPU_CLASS, MIG_CLASS, is_dra, pool_offers
 from generator.inputs.load import Cluster, load_cluster
 from generator.lint import pathmatch
 from generator.lint.contract import Contract, Policy, Pool, Taint
@@ -30,10 +30,10 @@ from generator.yamlio import read
 # default ``operator.runtimeClass: nvidia`` of deployments/gpu-operator/values.yaml, v25.3).
 _OPERATOR_RUNTIME_CLASS = "nvidia"
 # The DeviceClasses the NVIDIA DRA driver's chart installs (NVIDIA/k8s-dra-driver-gpu v25.12.0,
-# deployments/helm/nvidia-dra-driver-gpu/templates/deviceclass-*.yaml): GPUs and MIG devices,
-# and with ComputeDomains (resources.computeDomains.enabled) the daemon and channel classes.
+# deployments/helm/nvidia-dra-driver-gpu/templates/deviceclass-*.yaml): GPUs and MIG devices
+# (advertised.GPU_CLASS, MIG_CLASS), and with ComputeDomains (resources.computeDomains.enabled)
+# the daemon and channel classes.
 _DRA_CHART = "nvidia-dra-driver-gpu"
-_DRA_CLASSES = ("gpu.nvidia.com", "mig.nvidia.com")
 _COMPUTE_DOMAIN_CLASSES = ("compute-domain-daemon.nvidia.com", "compute-domain-default-channel.nvidia.com")
 _NAMED = {
     "StorageClass": "storage_classes",
@@ -63,7 +63,7 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
                 tuple(sorted(offers.items())),
                 open_prefix,
                 pool.get("gpu", {}).get("nodes", 0),
-                pool.get("gpu", {}).get("allocation") == "dra",
+                is_dra(pool.get("gpu", {})),
             )
         )
     named: dict[str, set[str]] = {field: set() for field in _NAMED.values()}
@@ -108,7 +108,7 @@ def _chart_device_classes(spec: dict) -> tuple[str, ...]:
         return ()
     values = spec.get("values") or (source.get("helm") or {}).get("valuesObject") or {}
     domains = ((values.get("resources") or {}).get("computeDomains") or {}).get("enabled", True)
-    return _DRA_CLASSES + (_COMPUTE_DOMAIN_CLASSES if domains else ())
+    return (GPU_CLASS, MIG_CLASS) + (_COMPUTE_DOMAIN_CLASSES if domains else ())
 
 
 def _policies(policies: dict[str, dict], bindings: list[dict]) -> list[Policy]:

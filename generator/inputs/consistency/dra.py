@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.advertised import GPU_CLASS, MIG_CLASS, is_dra
 from generator.inputs.repeats import repeats
 from generator.yamlio.positions import Located
 
@@ -14,15 +15,6 @@ from generator.yamlio.positions import Located
 # nvidia-dra-driver-gpu 25.12.0 itself has kubeVersion >=1.32.0-0 (Chart.yaml), but before 1.34 only
 # the beta versions exist, which are off unless the API server enables them.
 DRA_MIN_MINOR = 34
-
-# The DeviceClasses the chart renders for GPUs (templates/deviceclass-gpu.yaml and
-# deviceclass-mig.yaml, NVIDIA/k8s-dra-driver-gpu v25.12.0): whole GPUs and MIG devices.
-GPU_CLASS = "gpu.nvidia.com"
-MIG_CLASS = "mig.nvidia.com"
-
-
-def is_dra(gpu: dict) -> bool:
-    return gpu.get("allocation") == "dra"
 
 
 def dra_pools(spec: dict) -> dict[str, dict]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.advertised import is_dra
 from generator.yamlio.positions import Located
 
 
@@ -81,7 +82,7 @@ def _nvidia_stack_errors(spec: dict, doc: Located, facts: dict) -> Iterator[Inpu
                 "use mig.strategy: single with the one profile the node pool's gpu-partition-size names",
                 at_value=True,
             )
-        if gpu.get("allocation") == "dra":
+        if is_dra(gpu):
             yield doc.error(
                 f"pool {pool['name']} has allocation: dra, and with gpu.nvidia.mode managed {provider}'s device "
                 "plugin already advertises its GPUs: the NVIDIA DRA driver beside it would hand out the same GPUs again",
