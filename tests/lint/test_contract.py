@@ -229,3 +229,16 @@ def test_a_stale_tree_is_said_and_a_bad_input_is_an_input_error(run, rendered_pr
     )
     result = run(rendered_project, "lint", "--no-cache", "--cluster", "aks-h100-training", str(APPS / "serve.yaml"))
     assert result.exit_code == 2 and "cluster.yaml:" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_one_file_linted_for_two_clusters_reports_its_unmanaged_namespace_for_each(run, rendered_project, tmp_path):
+    """CL004 reports once per file and namespace: per cluster too, even when the same file is the
+    last one checked for one cluster and the first for the next, in one process."""
+    app = tmp_path / "app.yaml"
+    app.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: nope}\n", encoding="utf-8")
+    clusters = ["ocp-a100-tuned", "aks-h100-training"]
+    args = [a for c in clusters for a in ("--cluster", c)]
+    findings = _findings(run, rendered_project, "--jobs", "1", *args, str(app))
+    assert sorted(f["message"].split("]")[0] for f in findings if f["rule"] == "CL004") == sorted(
+        f"[{c}" for c in clusters
+    )

@@ -50,7 +50,7 @@ def facts(res, ctx):
         return
     if res.kind == "Namespace":
         yield ("class", res.name), None
-    elif res.namespace and not contract.manages(res.namespace) and _first_in_file(res):
+    elif res.namespace and not contract.manages(res.namespace) and _first_in_file(res, contract.cluster):
         # once per file and namespace, at the object's first line: a set rule's hit is located
         # before the decision, and the object's start needs no second read of the document
         # (most such objects are in a namespace a linted Namespace creates)
@@ -60,12 +60,15 @@ def facts(res, ctx):
         )
 
 
-_seen: list = ["", set()]  # (file, namespaces reported in it): a file's objects are checked in a row
+# ((cluster, file), namespaces reported in it): a file's objects are checked in a row, for one
+# cluster at a time; the cluster is part of the key, since one file is linted for each cluster it
+# maps to and may be the last file of one cluster's run and the first of the next one's
+_seen: list = [("", ""), set()]
 
 
-def _first_in_file(res) -> bool:
-    if _seen[0] != res.document.file:
-        _seen[:] = res.document.file, set()
+def _first_in_file(res, cluster: str) -> bool:
+    if _seen[0] != (cluster, res.document.file):
+        _seen[:] = (cluster, res.document.file), set()
     if res.namespace in _seen[1]:
         return False
     _seen[1].add(res.namespace)
