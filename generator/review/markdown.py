@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from generator.diagnostic import shown_text
+from generator.review.acknowledge import TRAILER
 from generator.review.danger import DANGER, NOTICE
 from generator.review.fleet import ClusterReview
 from generator.review.present import MARKS, field_summary
@@ -67,7 +68,7 @@ def markdown(reviews: list[ClusterReview], base: str) -> str:
                     out.append(f"  - acknowledged ({_text(ack.source)}): {_text(ack.reason)}")
                 else:
                     out.append(
-                        f"  - not acknowledged: if meant, add `Allow-Destroy: {r.name}: <reason>` to a commit message"
+                        f"  - not acknowledged: if meant, add `{TRAILER}: {r.name}: <reason>` to a commit message"
                     )
         out.append("")
     notices = [(r, f) for r in changed for c in r.changes for f in c.findings if f.level == NOTICE]

@@ -222,7 +222,7 @@ class Compiler:
         return lambda v: any(s(v) for s in subs)
 
     def _allOf(self, options, schema) -> Check:  # noqa: N802 (JSON Schema's name)
-        return _all([self.compile(o) for o in _subschemas(options)] or [lambda v: True])
+        return _all([self.compile(o) for o in _subschemas(options)])
 
     def _not(self, sub, schema) -> Check:
         inner = self.compile(sub)
