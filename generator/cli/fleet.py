@@ -274,11 +274,13 @@ def _untracked(ctx: Context, names: list[str]) -> bool:
     git checkout there is nothing to say."""
     from generator.review import revision
 
-    if not revision.in_git(ctx.project.root):
+    try:  # one git process on the no-op path: outside a checkout (or without git) it fails
+        listed = revision.untracked(ctx.project.root, "rendered")
+    except InputError:
         return False
     chosen = set(names)
     found: dict[str, int] = {}
-    for rel in revision.untracked(ctx.project.root, "rendered"):
+    for rel in listed:
         name = rel.split("/", 1)[0]
         if name in chosen:
             found[name] = found.get(name, 0) + 1

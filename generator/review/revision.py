@@ -31,15 +31,6 @@ def _git(root: Path, *args: str, stdin: bytes | None = None) -> bytes:
     return done.stdout
 
 
-def in_git(root: Path) -> bool:
-    """Whether ``root`` is inside a git work tree (False too when git is not installed)."""
-    try:
-        done = subprocess.run(["git", "rev-parse", "--is-inside-work-tree"], cwd=root, capture_output=True)
-    except FileNotFoundError:
-        return False
-    return done.returncode == 0 and done.stdout.strip() == b"true"
-
-
 def prefix(root: Path) -> str:
     """The project root's path inside the repository, '' or ending in ``/``."""
     return _git(root, "rev-parse", "--show-prefix").decode().strip()
