@@ -138,6 +138,8 @@ class Engine:
         self.untyped_rules = [r for r in self.object_rules if getattr(r, "UNTYPED", False)]
         # nor an object without pod templates the rules that read only those
         self.templateless_rules = [r for r in self.object_rules if not getattr(r, "POD_TEMPLATES", False)]
+        # nor an object whose pods ask for no device the rules that judge only pods that do
+        self.deviceless_rules = [r for r in self.object_rules if not getattr(r, "DEVICE_PODS", False)]
         self.set_rules = [r for r in active if r.SCOPE == "set"]
         self.fixes = {r.ID: fix_hint(r.ID) for r in active}  # every finding has a hint
         # the validator warns once per schema and process; kept per kind, each file using the
@@ -211,8 +213,10 @@ class Engine:
         try:
             if not typed:
                 rules = self.untyped_rules
+            elif not (templates := pods.templates(res.obj)):
+                rules = self.templateless_rules
             else:
-                rules = self.object_rules if pods.templates(res.obj) else self.templateless_rules
+                rules = self.object_rules if any(map(pods.uses_devices, templates)) else self.deviceless_rules
             for rule in rules:
                 self.ctx.asked = ""
                 for hit in rule.check(res, self.ctx):

@@ -311,3 +311,51 @@ def test_the_engine_does_not_run_template_rules_on_objects_without_templates(mon
     )
     findings = lint_paths([str(path)], Settings()).findings
     assert calls == ["Pod"] and "SEC002" in {f.rule for f in findings}
+
+
+def test_rules_that_judge_only_device_pods_find_nothing_in_pods_that_ask_for_none():
+    """``DEVICE_PODS`` lets the engine skip a rule for objects none of whose pods asks for a
+    device: every rule that sets it finds nothing in such an object, on every fixture and
+    example, against each example cluster's contract."""
+    from generator.lint import pods
+    from generator.lint.engine import Context
+
+    flagged = [rule for rule in REGISTRY if getattr(rule, "DEVICE_PODS", False)]
+    assert {rule.ID for rule in flagged} >= {"CL001", "CL002", "CL003", "CL005"}
+    assert all(getattr(rule, "POD_TEMPLATES", False) for rule in flagged)
+    project = Project(REPO)
+    contracts = [settings_for(project, {}, name) for name in project.cluster_names()]
+    texts = [p.read_text(encoding="utf-8") for p in FIXTURES.rglob("*.yaml")] + [
+        e.text for r in REGISTRY for e in examples(r)
+    ]
+    checked = 0
+    for text in texts:
+        for res in _resources(text):
+            templates = pods.templates(res.obj) if isinstance(res.obj.get("kind"), str) else ()
+            if not templates or any(pods.uses_devices(pod) for pod in templates):
+                continue
+            for settings in contracts:
+                ctx = Context(settings, None)
+                for rule in flagged:
+                    assert list(rule.check(res, ctx)) == [], (rule.ID, res.obj.get("kind"))
+            checked += 1
+    assert checked > 20
+
+
+def test_the_engine_does_not_run_device_rules_on_objects_whose_pods_ask_for_none(monkeypatch, tmp_path):
+    from generator.lint.rules import cl001_gpu_pool_untolerated as cl001
+
+    calls = []
+    original = cl001.check
+    monkeypatch.setattr(cl001, "check", lambda res, ctx: calls.append(res.kind) or original(res, ctx))
+    path = tmp_path / "two.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: cpu, namespace: gpu-training}\nspec:\n"
+        "  containers: [{name: c, image: busybox}]\n---\n"
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: gpu, namespace: gpu-training}\nspec:\n"
+        "  template:\n    spec:\n      restartPolicy: Never\n      containers:\n"
+        "        - {name: c, image: busybox, resources: {limits: {nvidia.com/gpu: 1, memory: 1Gi}}}\n",
+        encoding="utf-8",
+    )
+    findings = lint_paths([str(path)], settings_for(Project(REPO), {}, "aks-h100-training")).findings
+    assert calls == ["Job"] and "CL001" in {f.rule for f in findings}

@@ -16,9 +16,12 @@ finding (None when suppressed), and yields the findings that stand. Object and s
 see only objects whose apiVersion and kind are strings, unless the module sets
 ``UNTYPED = True`` (the rule that reports a missing kind). An object rule that reads nothing
 but the object's pod templates (``pods.templates``) sets ``POD_TEMPLATES = True``: the engine
-does not call it for objects without one (most objects), and a test holds every such rule to it. A rule that checkov also has names
-checkov's checks in ``CHECKOV`` and puts the one a hit corresponds to on the hit, so that
-checkov's skip annotation for it suppresses the hit too (``suppress``).
+does not call it for objects without one (most objects), and a test holds every such rule to it.
+One that judges only the pods that ask for devices (GPUs, huge pages, resource claims:
+``pods.uses_devices``) sets ``DEVICE_PODS = True`` too: the engine does not call it for an
+object none of whose pods does (most workloads), and a test holds it to that as well. A rule
+that checkov also has names checkov's checks in ``CHECKOV`` and puts the one a hit corresponds
+to on the hit, so that checkov's skip annotation for it suppresses the hit too (``suppress``).
 """
 
 from __future__ import annotations

@@ -66,6 +66,7 @@ SEVERITY = "error"
 SUMMARY = "A GPU pod tolerates none of the cluster's pools that offer its resource"
 SCOPE = "object"
 POD_TEMPLATES = True
+DEVICE_PODS = True
 
 
 def check(res, ctx):

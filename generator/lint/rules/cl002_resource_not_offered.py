@@ -57,6 +57,7 @@ SEVERITY = "error"
 SUMMARY = "A pod requests a GPU or huge-page resource no pool of the cluster offers"
 SCOPE = "object"
 POD_TEMPLATES = True
+DEVICE_PODS = True
 
 
 def wanted(name: str) -> bool:
@@ -67,8 +68,6 @@ def wanted(name: str) -> bool:
 def check(res, ctx):
     contract = ctx.settings.contract
     if contract is None:
-        return
-    if not any(pods.uses_devices(pod) for pod in pods.templates(res.obj)):
         return
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for name in sorted({n for n in (*requests, *limits) if isinstance(n, str) and wanted(n)}):

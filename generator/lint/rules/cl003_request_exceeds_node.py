@@ -57,6 +57,7 @@ SEVERITY = "error"
 SUMMARY = "A pod requests more of a resource than one node of the offering pools has"
 SCOPE = "object"
 POD_TEMPLATES = True
+DEVICE_PODS = True
 
 
 def check(res, ctx):

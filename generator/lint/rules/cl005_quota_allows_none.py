@@ -56,6 +56,7 @@ SEVERITY = "error"
 SUMMARY = "A pod requests more of a resource than its namespace's quota allows"
 SCOPE = "object"
 POD_TEMPLATES = True
+DEVICE_PODS = True
 
 
 def check(res, ctx):
