@@ -50,13 +50,15 @@ def facts(res, ctx):
         return
     if res.kind == "Namespace":
         yield ("class", res.name), None
-    elif res.namespace and not contract.manages(res.namespace) and _first_in_file(res, contract.cluster):
+        return
+    namespace = res.namespace
+    if namespace and not contract.manages(namespace) and _first_in_file(res.document.file, namespace, contract.cluster):
         # once per file and namespace, at the object's first line: a set rule's hit is located
         # before the decision, and the object's start needs no second read of the document
         # (most such objects are in a namespace a linted Namespace creates)
         yield (
-            ("use", res.namespace),
-            Hit(f'namespaces "{res.namespace}" not found: cluster {contract.cluster} does not create it', ()),
+            ("use", namespace),
+            Hit(f'namespaces "{namespace}" not found: cluster {contract.cluster} does not create it', ()),
         )
 
 
@@ -66,12 +68,12 @@ def facts(res, ctx):
 _seen: list = [("", ""), set()]
 
 
-def _first_in_file(res, cluster: str) -> bool:
-    if _seen[0] != (cluster, res.document.file):
-        _seen[:] = (cluster, res.document.file), set()
-    if res.namespace in _seen[1]:
+def _first_in_file(file: str, namespace: str, cluster: str) -> bool:
+    if _seen[0] != (cluster, file):
+        _seen[:] = (cluster, file), set()
+    if namespace in _seen[1]:
         return False
-    _seen[1].add(res.namespace)
+    _seen[1].add(namespace)
     return True
 
 
