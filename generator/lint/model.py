@@ -99,12 +99,17 @@ class Document:
 
 
 def first_content_line(text: str) -> int:
-    """The first line that is not blank, a comment or a ``---`` marker (where the object starts)."""
-    for i, line in enumerate(text.split("\n")):
-        stripped = line.strip()
+    """The first line that is not blank, a comment or a ``---`` marker (where the object starts),
+    found without splitting the rest of the document into lines."""
+    start, line = 0, 0
+    while True:
+        end = text.find("\n", start)
+        stripped = text[start : end if end >= 0 else len(text)].strip()
         if stripped and not stripped.startswith("#") and stripped != "---":
-            return i
-    return 0
+            return line
+        if end < 0:
+            return 0
+        start, line = end + 1, line + 1
 
 
 @dataclass

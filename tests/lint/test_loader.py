@@ -290,6 +290,24 @@ def test_findings_are_located_from_the_event_map_without_composing_the_document(
     assert doc.plain_scalar(("spec", "containers", 0, "image")) == "busybox"
 
 
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("kind: Pod\n", 0),
+        ("# head\n\n---\n  # indented\n\t\nkind: Pod\n# tail\n", 5),
+        ("---\r\n# c\r\nkind: Pod\r\n", 2),
+        ("# c\n----\n", 1),  # not a marker: content
+        ("#\n---\n", 0),  # no content: the document's first line
+        ("", 0),
+        ("\n\nkind: Pod", 2),  # no newline at the end
+    ],
+)
+def test_an_object_starts_at_its_first_line_that_is_not_blank_a_comment_or_a_marker(text, line):
+    from generator.lint.model import first_content_line
+
+    assert first_content_line(text) == line
+
+
 def test_only_documents_with_a_finding_are_read_again_for_positions(tmp_path, monkeypatch):
     """The first parse keeps no events; a document is parsed again for its event map only when
     a finding in it needs a position."""
