@@ -42,6 +42,18 @@ _NAMED = {
     "DeviceClass": "device_classes",
     "Namespace": "namespaces",
 }
+# The kinds ``build`` reads. A rendered file is named after its object's kind
+# (``render.layout.object_filename``: the kind in lower case, then ``_``), so only their files
+# are parsed: a fifth of a tree.
+_KINDS = (
+    *_NAMED,
+    "ResourceQuota",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding",
+    "HelmRelease",
+    "Application",
+)
+_FILE_PREFIXES = tuple(f"{kind.lower()}_" for kind in _KINDS)
 
 
 def build(cluster: Cluster, rendered: Path) -> Contract:
@@ -131,9 +143,10 @@ def _policies(policies: dict[str, dict], bindings: list[dict]) -> list[Policy]:
 
 
 def _objects(rendered: Path):
-    """The objects of a rendered tree (one per file, as ``layout`` writes them)."""
+    """The objects of the kinds the contract reads in a rendered tree (one per file, named as
+    ``layout`` names them)."""
     for path in sorted(rendered.rglob("*.yaml")):
-        if path.name == "kustomization.yaml" or "bootstrap" in path.relative_to(rendered).parts:
+        if not path.name.startswith(_FILE_PREFIXES) or "bootstrap" in path.relative_to(rendered).parts:
             continue
         obj = read.load(path.read_text(encoding="utf-8"))
         if isinstance(obj, dict):

@@ -215,6 +215,21 @@ def test_a_checked_input_completes_as_a_full_load_does():
         assert load_cluster(project, name, checked=True).spec == load_cluster(project, name).spec, name
 
 
+def test_the_contract_is_read_from_the_files_of_the_kinds_it_needs(monkeypatch):
+    """The contract parses only the rendered files its kinds are written to (the layout names a
+    file after its object's kind): it is the contract every file of the tree gives."""
+    from generator.inputs import platform
+    from generator.inputs.load import load_cluster
+
+    project = Project(REPO)
+    for name in project.cluster_names():
+        cluster = load_cluster(project, name, checked=True)
+        named = platform.build(cluster, project.rendered / name)
+        with monkeypatch.context() as patch:
+            patch.setattr(platform, "_FILE_PREFIXES", ("",))  # every file
+            assert platform.build(cluster, project.rendered / name) == named, name
+
+
 def test_a_stale_tree_is_said_and_a_bad_input_is_an_input_error(run, rendered_project):
     path = rendered_project / "clusters" / "aks-h100-training" / "cluster.yaml"
     path.write_text(path.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
@@ -242,3 +257,18 @@ def test_one_file_linted_for_two_clusters_reports_its_unmanaged_namespace_for_ea
     assert sorted(f["message"].split("]")[0] for f in findings if f["rule"] == "CL004") == sorted(
         f"[{c}" for c in clusters
     )
+
+
+def test_linting_for_several_clusters_hashes_the_library_once(run, rendered_project, monkeypatch, tmp_path):
+    """Whether each cluster's tree is fresh is found for all of them at once: the tool, the
+    library and the schemas, which every sum file records, are hashed once per run."""
+    from generator.tree import fingerprint
+
+    calls = []
+    original = fingerprint.shared_lines
+    monkeypatch.setattr(fingerprint, "shared_lines", lambda *a: calls.append(a) or original(*a))
+    app = tmp_path / "app.yaml"
+    app.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n", encoding="utf-8")
+    clusters = ["ocp-a100-tuned", "aks-h100-training", "eks-mi300x-inference"]
+    _findings(run, rendered_project, *[a for c in clusters for a in ("--cluster", c)], str(app))
+    assert len(calls) == 1
