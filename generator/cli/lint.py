@@ -183,15 +183,19 @@ def _runs(args: LintArgs, config: dict, settings, overrides: dict, targets: list
     (a file mapped to several is in several runs), plus one without a cluster for the rest."""
     from generator.inputs.platform import clusters_of, settings_for
     from generator.lint.loader import discover
+    from generator.tree import fingerprint
 
     project = args.ctx.project
     named = list(args.clusters) or ([config["lint"]["cluster"]] if config.get("lint", {}).get("cluster") else [])
 
-    def settings_of(name: str):
-        return settings_for(project, config, name, _fresh(args.ctx, name), **overrides)
+    def settings_of(names: list[str]) -> list:
+        # which trees are fresh is found for all the clusters at once: the tool, the library and
+        # the schemas are hashed once
+        fresh = set(fingerprint.fresh(project, names, args.ctx.config_file, validated=False))
+        return [settings_for(project, config, name, _fresh(args.ctx, name, fresh), **overrides) for name in names]
 
     if named:
-        return [(name, settings_of(name), targets) for name in named]
+        return [(name, found, targets) for name, found in zip(named, settings_of(named), strict=True)]
     mapping = config.get("lint", {}).get("clusters")
     if not mapping:
         return [("", settings, targets)]
@@ -202,16 +206,17 @@ def _runs(args: LintArgs, config: dict, settings, overrides: dict, targets: list
             groups.setdefault(name, []).append(path)
     if not groups:
         return [("", settings, targets)]
-    return [(name, settings_of(name) if name else settings, paths) for name, paths in sorted(groups.items())]
+    mapped = sorted(name for name in groups if name)
+    found = dict(zip(mapped, settings_of(mapped), strict=True))
+    return [(name, found[name] if name else settings, paths) for name, paths in sorted(groups.items())]
 
 
-def _fresh(ctx: Context, name: str) -> bool:
-    """Whether ``rendered/<name>`` is what its input renders to with this tool (its sum file
-    says so): then the input passed every check, and the contract read from the tree is the
-    input's. A tree that is not is said once: what lint checks against may be out of date."""
-    from generator.tree import fingerprint
-
-    if fingerprint.fresh(ctx.project, [name], ctx.config_file, validated=False):
+def _fresh(ctx: Context, name: str, fresh: set[str]) -> bool:
+    """Whether ``rendered/<name>`` is what its input renders to with this tool (``fresh``: the
+    clusters whose sum file says so): then the input passed every check, and the contract read
+    from the tree is the input's. A tree that is not is said once: what lint checks against may
+    be out of date."""
+    if name in fresh:
         return True
     if (ctx.project.rendered / name).is_dir():
         ctx.ui.diagnostic(
