@@ -4,7 +4,8 @@ The compiled path (``generator.yamlio._cread``) takes what it can and sends the 
 (``Slow``); whatever it takes, the event path (ruamel's C parser events) must build the same
 data, types included (``True`` is not ``1``), and the same position map. Where the bundled
 libyaml of the event path refuses what the compiled path's libyaml reads (a ``:`` inside a
-flow scalar), lint's full loader, which reads it too, is the reference. Checked on every
+flow scalar), the full loaders, which read it too (lint's for manifests, the round-trip loader
+for inputs), are the reference. Checked on every
 manifest and input of this repository and ../shared, and on the lint fuzzer's mutated
 manifests; and lint's reports and a render's tree are byte-identical with the compiled path
 off.
@@ -40,6 +41,8 @@ MANIFEST_FILES = sorted(
     for p in root.rglob("*")
     if p.suffix in (".yaml", ".yml")
 )
+# what the lint fuzzer mutates: well-formed manifests (the fixtures are broken on purpose)
+SEEDS = [p for p in MANIFEST_FILES if REPO / "tests" not in p.parents and SHARED / "upstream-crds" not in p.parents]
 INPUT_FILES = sorted((REPO / "clusters").rglob("*.yaml")) + sorted((REPO / "tests" / "fixtures").rglob("cluster*.yaml"))
 
 
@@ -102,8 +105,11 @@ def agree(text: str, resolution: read.Resolution, depth: int, location: str) -> 
     if isinstance(fast, Exception):  # a resolution's Fallback (a null key): the event path stops there too
         assert type(slow) is type(fast), f"{location}: compiled raised {fast!r}, event path gave {slow!r}"
         return False
-    if isinstance(slow, YAMLError) and resolution is read.GO_YAML:  # the event path's older libyaml refused it
-        slow = loader._load_full(loader._yaml(), text)
+    if isinstance(slow, YAMLError):  # the event path's older libyaml refused it: the full loaders decide
+        if resolution is read.GO_YAML:
+            slow = loader._load_full(loader._yaml(), text)
+        else:
+            slow = positions._ruamel_load(text, location).data
     assert same(fast, slow), f"{location}: the paths built different data"
     table = None if resolution is read.GO_YAML else resolution
     if len(text) <= POSITIONS_BYTES and not isinstance(event_path(text, resolution, depth), YAMLError):
@@ -183,7 +189,7 @@ def test_a_colon_in_a_flow_scalar_is_read_and_located_by_the_compiled_path():
 @fuzz_settings(default=60)
 @given(data=st.data())
 def test_both_paths_read_mutated_manifests_alike(data):
-    seed = data.draw(st.sampled_from(MANIFEST_FILES))
+    seed = data.draw(st.sampled_from(SEEDS))
     mutated = data.draw(mutated_yaml(seed.read_text(encoding="utf-8")))
     try:
         text = mutated.decode("utf-8")
@@ -191,6 +197,18 @@ def test_both_paths_read_mutated_manifests_alike(data):
         return  # lint refuses it before any parser sees it
     for first_line, chunk in loader.split_documents(text):
         agree(chunk, read.GO_YAML, read.MANIFESTS.depth, f"mutated {seed.name}, line {first_line + 1}")
+
+
+@fuzz_settings(default=30)
+@given(data=st.data())
+def test_both_paths_read_mutated_inputs_alike(data):
+    seed = data.draw(st.sampled_from(sorted((REPO / "clusters").glob("*/cluster.yaml"))))
+    mutated = data.draw(mutated_yaml(seed.read_text(encoding="utf-8")))
+    try:
+        text = mutated.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    agree(text, positions.yaml_1_2(), read.INPUTS.depth, f"mutated {seed}")
 
 
 def _lint_report(args: list[str], monkeypatch, compiled_path: bool) -> str:
