@@ -69,8 +69,8 @@ static PyObject *scalar_text(const yaml_event_t *event) {
     return text;
 }
 
-/* A scalar's value: its text, resolved when plain and hinted. */
-static PyObject *scalar_value(Run *run) {
+/* A scalar's text, passed through ``resolve`` when plain and hinted; Slow for tags and anchors. */
+static PyObject *resolved(Run *run, PyObject *resolve) {
     const yaml_event_t *event = &run->event;
     if (event->data.scalar.tag != NULL || event->data.scalar.anchor != NULL) {
         slow();
@@ -79,24 +79,22 @@ static PyObject *scalar_value(Run *run) {
     PyObject *text = scalar_text(event);
     if (text == NULL || !is_hinted(run->reader, event))
         return text;
-    PyObject *value = PyObject_CallOneArg(run->reader->resolve, text);
+    PyObject *value = PyObject_CallOneArg(resolve, text);
     Py_DECREF(text);
     return value;
 }
 
-/* A mapping key as the data holds it; NULL with Slow for keys the event path sends on. */
+static PyObject *scalar_value(Run *run) {
+    return resolved(run, run->reader->resolve);
+}
+
+/* A mapping key as the data holds it; Slow for a collection as a key (the event path's Fallback). */
 static PyObject *mapping_key(Run *run) {
-    const yaml_event_t *event = &run->event;
-    if (event->type != YAML_SCALAR_EVENT || event->data.scalar.tag != NULL || event->data.scalar.anchor != NULL) {
+    if (run->event.type != YAML_SCALAR_EVENT) {
         slow();
         return NULL;
     }
-    PyObject *text = scalar_text(event);
-    if (text == NULL || !is_hinted(run->reader, event))
-        return text;
-    PyObject *key = PyObject_CallOneArg(run->reader->plain_key, text);
-    Py_DECREF(text);
-    return key;
+    return resolved(run, run->reader->plain_key);
 }
 
 static int collection_start(Run *run, long depth, yaml_char_t *tag, yaml_char_t *anchor) {
