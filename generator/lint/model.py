@@ -14,11 +14,10 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
-from ruamel.yaml.events import ScalarEvent
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from generator.diagnostic import ObjectRef
-from generator.yamlio.read import Positions
+from generator.yamlio.read import Positions, plain_text
 
 
 @dataclass(frozen=True)
@@ -69,10 +68,12 @@ class Document:
     def plain_scalar(self, path: tuple) -> str | None:
         """The text of the unquoted scalar at ``path``, if that is what is written there."""
         node, _line, _col = self._walk(path, True)
-        return node.value if isinstance(node, (ScalarNode, ScalarEvent)) and not node.style else None
+        if isinstance(node, ScalarNode):
+            return None if node.style else node.value
+        return plain_text(node)
 
     def _walk(self, path: tuple, at_value: bool):
-        """The node at ``path`` (a scalar's event or node, None when it does not exist) and the
+        """The node at ``path`` (the position map's, or ruamel's; None when it does not exist) and the
         0-based line and column of the deepest part of it that does."""
         if self.where is not None:
             event, mark = self.where.find(path, at_value)

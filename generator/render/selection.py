@@ -9,10 +9,10 @@ the sorted cluster list into n nearly equal contiguous parts, so CI runs n jobs 
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+from generator import git
 from generator.errors import InputError
 
 # A change under these affects how every cluster renders.
@@ -22,22 +22,8 @@ PER_CLUSTER = ("clusters/", "rendered/")
 
 
 def _git(root: Path, *args: str) -> str:
-    try:
-        done = subprocess.run(
-            ["git", *args], cwd=root, capture_output=True, encoding="utf-8", errors="surrogateescape", check=False
-        )
-    except FileNotFoundError:
-        raise InputError(
-            "--changed-only needs git, which is not installed", hint="install git, or run without --changed-only"
-        ) from None
-    if done.returncode != 0:
-        message = (done.stderr.strip().splitlines() or ["git failed"])[-1]
-        raise InputError(
-            f"git {' '.join(args)}: {message}",
-            path=str(root),
-            hint="--changed-only works in a git checkout; --base must name a commit, e.g. origin/main",
-        )
-    return done.stdout
+    hint = "--changed-only works in a git checkout with git installed; --base must name a commit, e.g. origin/main"
+    return git.run(root, args, hint).decode("utf-8", errors="surrogateescape")
 
 
 def changed_files(root: Path, base: str = "HEAD") -> list[str]:

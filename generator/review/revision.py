@@ -10,25 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 from pathlib import Path
 
-from generator.errors import InputError
+from generator import git
 
 
 def _git(root: Path, *args: str, stdin: bytes | None = None) -> bytes:
-    try:
-        done = subprocess.run(["git", *args], cwd=root, input=stdin, capture_output=True, check=False)
-    except FileNotFoundError:
-        raise InputError("git is not installed", hint="--base and --staged read the repository with git") from None
-    if done.returncode != 0:
-        message = (done.stderr.decode(errors="replace").strip().splitlines() or ["git failed"])[-1]
-        raise InputError(
-            f"git {' '.join(args[:3])}: {message}",
-            path=str(root),
-            hint="run inside a git checkout; --base must name a commit, e.g. origin/main (fetch it first)",
-        )
-    return done.stdout
+    hint = "run inside a git checkout with git installed; --base must name a commit, e.g. origin/main (fetch it first)"
+    return git.run(root, args, hint, stdin)
 
 
 def prefix(root: Path) -> str:

@@ -178,7 +178,7 @@ def _tool_line() -> str:
     digest = hashlib.sha256(__version__.encode())
     for dirpath, dirs, files in os.walk(code):
         dirs[:] = sorted(d for d in dirs if d not in ("_data", "__pycache__"))
-        for name in sorted(f for f in files if f.endswith(".py")):
+        for name in sorted(f for f in files if f.endswith((".py", ".c"))):  # .c: the reader's compiled path
             path = Path(dirpath) / name
             digest.update(path.relative_to(code).as_posix().encode() + b"\0" + _sha(path.read_bytes()).encode())
     return f"tool {digest.hexdigest()}  gpu-gitops {__version__}"

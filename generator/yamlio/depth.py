@@ -12,6 +12,7 @@ JSON data loaded by the standard library is measured the same way (``nesting``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from _ruamel_yaml import CParser
@@ -25,24 +26,31 @@ from generator.yamlio.read import TooDeep
 def check(text: str, limit: int) -> None:
     """Raise ``TooDeep`` (0-based) at the first collection nested more than ``limit`` deep;
     syntax errors are left to the loader's wording."""
-    get, depth = CParser(text).get_event, 0
     try:
-        while True:
-            event = get()
-            if event is None:
-                return
-            if isinstance(event, CollectionStartEvent):
-                depth += 1
-                if depth > limit:
-                    raise TooDeep(event.start_mark.line, event.start_mark.column)
-            elif isinstance(event, CollectionEndEvent):
-                depth -= 1
+        mark = first_too_deep(iter(CParser(text).get_event, None), limit)
     except YAMLError:
         # libyaml stopped at something ruamel may read on (`[a:b]`, `: 1`, a U+2028)
         offset = flow_too_deep(text, limit)
         if offset is not None:
             line, col = line_col(text, offset)
             raise TooDeep(line - 1, col - 1) from None
+        return
+    if mark is not None:
+        raise TooDeep(mark.line, mark.column)
+
+
+def first_too_deep(events: Iterable, limit: int):
+    """The start mark of the first collection nested more than ``limit`` deep among parser
+    events (libyaml's or ruamel's Python parser's), None when there is none."""
+    depth = 0
+    for event in events:
+        if isinstance(event, CollectionStartEvent):
+            depth += 1
+            if depth > limit:
+                return event.start_mark
+        elif isinstance(event, CollectionEndEvent):
+            depth -= 1
+    return None
 
 
 def nesting(node: Any, limit: int) -> int:

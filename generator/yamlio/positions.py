@@ -289,17 +289,10 @@ def _check_depth(text: str) -> None:
 def _deepest_start(yaml, text: str) -> tuple[int, int]:
     """1-based line and column of the first collection nested deeper than the depth bound, from
     ruamel's parser events (linear in block nesting; flow nesting was bounded before)."""
-    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+    from generator.yamlio import depth
 
-    depth, limit = 0, _max_depth()
-    for event in yaml.parse(text):
-        if isinstance(event, CollectionStartEvent):
-            depth += 1
-            if depth > limit:
-                return event.start_mark.line + 1, event.start_mark.column + 1
-        elif isinstance(event, CollectionEndEvent):
-            depth -= 1
-    return 1, 1
+    mark = depth.first_too_deep(yaml.parse(text), _max_depth())
+    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
 
 
 def _check_aliases(text: str, display: str) -> None:

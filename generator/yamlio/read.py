@@ -10,12 +10,21 @@ its schema here as it does on the cluster (``GO_YAML``, lint's resolution). Clus
 the config file are read with YAML 1.2 resolution (``Resolution`` is the reader's parameter,
 ``generator.yamlio.positions`` defines theirs).
 
-ruamel's safe loader spends most of its time in Python, so this builder reads the C
-parser's events, keeping none: positions come from a second read of the few documents a
-position is asked of (``Positions``, the one path → line and column lookup). Anchors, aliases,
-explicit tags, complex keys, duplicate keys and more than one document raise ``Fallback``;
-the caller loads those with ruamel, using the same scalar resolution, and ruamel words the
-errors. The test suite checks both give the same data.
+ruamel's safe loader spends most of its time in Python, so this reader has two paths over
+libyaml, and keeps no parser event: positions come from a second read of the few documents a
+position is asked of (``Positions``, the one path → line and column lookup).
+
+- The compiled path (``generator.yamlio._cread``, built at install where libyaml's headers
+  are found, see setup.py) builds the data in C, calling the resolution's Python functions
+  only for plain scalars that may be something other than a string. It takes the documents
+  that need no more than that and raises ``Slow`` for any other, having built nothing.
+- The event path reads ruamel's C parser events (a Python object each, 4× slower) and takes
+  every document the compiled path sends on; it raises what stops it.
+
+Anchors, aliases, explicit tags, complex keys, duplicate keys and more than one document raise
+``Fallback``; the caller loads those with ruamel, using the same scalar resolution, and ruamel
+words the errors. The test suite checks all three give the same data
+(tests/test_yamlread_paths.py, a differential test on the fuzzer's mutated manifests).
 """
 
 from __future__ import annotations
@@ -77,6 +86,12 @@ MANIFESTS = Limits(
 
 class Fallback(Exception):
     """The document needs the full loader."""
+
+
+try:
+    from generator.yamlio import _cread
+except ImportError:  # built without libyaml's headers: the event path reads everything
+    _cread = None  # type: ignore[assignment]
 
 
 # go-yaml v2 resolve.go, resolveMapList
@@ -262,6 +277,12 @@ def load(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = No
 
     Only the data is built: each event is dropped as soon as it is read. Where things are
     written is found again, from the same text, when a position is asked for (``locate``)."""
+    compiled = _compiled(resolution, max_depth)
+    if compiled is not None:
+        try:
+            return compiled.load(text)
+        except _cread.Slow:
+            pass  # the event path reads it again, and raises what stops it
     parser = CParser(text)
     root = _document_root(parser)
     if root is None:
@@ -269,6 +290,15 @@ def load(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = No
     data = _builder(resolution, max_depth)(root, parser.get_event, 0)
     _document_end(parser)
     return data
+
+
+@functools.cache
+def _compiled(resolution: Resolution, max_depth: int | None):
+    """The compiled reader of one resolution and depth bound (None when it is not built)."""
+    if _cread is None:
+        return None
+    hinted = "".join(sorted(resolution.hinted))
+    return _cread.Reader(hinted, resolution.scalar, resolution.key, -1 if max_depth is None else max_depth)
 
 
 @functools.cache
@@ -342,7 +372,14 @@ def locate(text: str, resolution: Resolution = GO_YAML):
     ``where`` mirrors the data: a mapping's is ``{key: (key_event, value_event, value_where)}``,
     a sequence's ``[(item_event, item_where)]``, a scalar's None. The events carry the marks
     (line, column) and the scalar's style. Only called for text ``load`` took, so the checks
-    that send a document to the full loader are not made again."""
+    that send a document to the full loader are not made again. The compiled path's nodes are
+    ``Written`` (mark, text and style); the event path's are its events."""
+    compiled = _compiled(resolution, None)
+    if compiled is not None:
+        try:
+            return compiled.locate(text, _written)
+        except _cread.Slow:
+            pass
     parser = CParser(text)
     root = _document_root(parser)
     return root, _where(root, parser.get_event, resolution)
@@ -380,9 +417,23 @@ class Mark(NamedTuple):
 
 class Written(NamedTuple):
     """Where a node is written, in a position map built from something other than parser events
-    (ruamel's round-trip data): it stands where ``locate``'s map holds an event."""
+    (the compiled path, ruamel's round-trip data): it stands where ``locate``'s map holds an
+    event, with a scalar's ``value`` (its text) and ``style`` (``""`` plain) where the map
+    records them, as an event does."""
 
     start_mark: Mark
+    value: str | None = None
+    style: str | None = None
+
+
+def _written(line: int, column: int, value: str | None, style: str | None) -> Written:
+    return Written(Mark(line, column), value, style)
+
+
+def plain_text(node) -> str | None:
+    """The text of a scalar written unquoted, from any node a position map holds; None for
+    anything else (a quoted or block scalar, a collection, no node)."""
+    return node.value if isinstance(node, (Written, ScalarEvent)) and node.style == "" else None
 
 
 class Positions:

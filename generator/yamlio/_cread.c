@@ -1,0 +1,452 @@
+/* The reader's compiled path: plain data, and on demand the position map, straight from
+ * libyaml's parser, with no Python object per parser event.
+ *
+ * It takes exactly the documents the event path of ``generator.yamlio.read`` builds without
+ * help: one document, no tags, anchors, aliases, complex, merge or duplicate keys, nesting
+ * below the depth bound, text libyaml parses. For anything else it raises ``Slow`` and
+ * builds nothing, and the event path reads the text again, so every error, fallback and
+ * message stays the event path's. Plain scalars are resolved by the Python callables of the
+ * reader's ``Resolution`` (go-yaml v2 for manifests, YAML 1.2 for inputs), only for those
+ * whose first character the resolution hints at, as the event path does; an exception they
+ * raise (``Fallback``) passes through unchanged.
+ *
+ * Recursion is bounded: by the reader's depth bound, and by MAX_NESTING when it has none.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <yaml.h>
+
+#define MAX_NESTING 1000
+
+static PyObject *Slow;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *resolve;   /* plain scalar text -> value */
+    PyObject *plain_key; /* plain key text -> str key */
+    long max_depth;      /* -1: no bound of the caller's */
+    char hinted[128];    /* ASCII first characters that are resolved */
+} Reader;
+
+typedef struct {
+    yaml_parser_t parser;
+    yaml_event_t event;
+    int has_event;
+    Reader *reader;
+    PyObject *node; /* locate's node factory, NULL for load */
+} Run;
+
+static int slow(void) {
+    PyErr_SetNone(Slow);
+    return -1;
+}
+
+/* The next event into run->event; -1 with Slow set when libyaml stops. */
+static int next_event(Run *run) {
+    if (run->has_event) {
+        yaml_event_delete(&run->event);
+        run->has_event = 0;
+    }
+    if (!yaml_parser_parse(&run->parser, &run->event))
+        return slow();
+    run->has_event = 1;
+    return 0;
+}
+
+static int is_hinted(Reader *reader, const yaml_event_t *event) {
+    size_t length = event->data.scalar.length;
+    unsigned char first = length ? event->data.scalar.value[0] : 0;
+    return event->data.scalar.plain_implicit && (length == 0 || (first < 128 && reader->hinted[first]));
+}
+
+static PyObject *scalar_text(const yaml_event_t *event) {
+    PyObject *text = PyUnicode_DecodeUTF8((const char *)event->data.scalar.value,
+                                          (Py_ssize_t)event->data.scalar.length, "strict");
+    if (text == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+        PyErr_Clear();
+        slow();
+    }
+    return text;
+}
+
+/* A scalar's text, passed through ``resolve`` when plain and hinted; Slow for tags and anchors. */
+static PyObject *resolved(Run *run, PyObject *resolve) {
+    const yaml_event_t *event = &run->event;
+    if (event->data.scalar.tag != NULL || event->data.scalar.anchor != NULL) {
+        slow();
+        return NULL;
+    }
+    PyObject *text = scalar_text(event);
+    if (text == NULL || !is_hinted(run->reader, event))
+        return text;
+    PyObject *value = PyObject_CallOneArg(resolve, text);
+    Py_DECREF(text);
+    return value;
+}
+
+static PyObject *scalar_value(Run *run) {
+    return resolved(run, run->reader->resolve);
+}
+
+/* A mapping key as the data holds it; Slow for a collection as a key (the event path's Fallback). */
+static PyObject *mapping_key(Run *run) {
+    if (run->event.type != YAML_SCALAR_EVENT) {
+        slow();
+        return NULL;
+    }
+    return resolved(run, run->reader->plain_key);
+}
+
+static int collection_start(Run *run, long depth, yaml_char_t *tag, yaml_char_t *anchor) {
+    if (depth == run->reader->max_depth || depth >= MAX_NESTING || tag != NULL || anchor != NULL)
+        return slow();
+    return 0;
+}
+
+static PyObject *build(Run *run, long depth);
+
+static PyObject *build_mapping(Run *run, long depth) {
+    if (collection_start(run, depth, run->event.data.mapping_start.tag, run->event.data.mapping_start.anchor) < 0)
+        return NULL;
+    PyObject *out = PyDict_New();
+    if (out == NULL)
+        return NULL;
+    for (;;) {
+        if (next_event(run) < 0)
+            goto fail;
+        if (run->event.type == YAML_MAPPING_END_EVENT)
+            return out;
+        PyObject *key = mapping_key(run);
+        if (key == NULL)
+            goto fail;
+        int known = PyDict_Contains(out, key);
+        if (known != 0 || (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, "<<") == 0)) {
+            Py_DECREF(key);
+            if (known >= 0)
+                slow();
+            goto fail;
+        }
+        PyObject *value = next_event(run) < 0 ? NULL : build(run, depth + 1);
+        if (value == NULL || PyDict_SetItem(out, key, value) < 0) {
+            Py_DECREF(key);
+            Py_XDECREF(value);
+            goto fail;
+        }
+        Py_DECREF(key);
+        Py_DECREF(value);
+    }
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *build_sequence(Run *run, long depth) {
+    if (collection_start(run, depth, run->event.data.sequence_start.tag, run->event.data.sequence_start.anchor) < 0)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    for (;;) {
+        if (next_event(run) < 0)
+            goto fail;
+        if (run->event.type == YAML_SEQUENCE_END_EVENT)
+            return out;
+        PyObject *item = build(run, depth + 1);
+        if (item == NULL || PyList_Append(out, item) < 0) {
+            Py_XDECREF(item);
+            goto fail;
+        }
+        Py_DECREF(item);
+    }
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* The data of the node whose first event is run->event; ``depth`` collections enclose it. */
+static PyObject *build(Run *run, long depth) {
+    switch (run->event.type) {
+    case YAML_SCALAR_EVENT:
+        return scalar_value(run);
+    case YAML_MAPPING_START_EVENT:
+        return build_mapping(run, depth);
+    case YAML_SEQUENCE_START_EVENT:
+        return build_sequence(run, depth);
+    default: /* aliases */
+        slow();
+        return NULL;
+    }
+}
+
+/* --- positions: the event path's ``locate`` map, nodes made by the caller's factory --- */
+
+static const char *style_of(yaml_scalar_style_t style) {
+    switch (style) {
+    case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+        return "'";
+    case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+        return "\"";
+    case YAML_LITERAL_SCALAR_STYLE:
+        return "|";
+    case YAML_FOLDED_SCALAR_STYLE:
+        return ">";
+    default:
+        return "";
+    }
+}
+
+/* The node of run->event: factory(line, column, text, style); text and style None for collections. */
+static PyObject *node_of(Run *run) {
+    const yaml_event_t *event = &run->event;
+    unsigned long line = (unsigned long)event->start_mark.line, column = (unsigned long)event->start_mark.column;
+    if (event->type != YAML_SCALAR_EVENT)
+        return PyObject_CallFunction(run->node, "kkOO", line, column, Py_None, Py_None);
+    PyObject *text = scalar_text(event);
+    if (text == NULL)
+        return NULL;
+    PyObject *node = PyObject_CallFunction(run->node, "kkOs", line, column, text, style_of(event->data.scalar.style));
+    Py_DECREF(text);
+    return node;
+}
+
+static PyObject *where(Run *run, long depth);
+
+/* The (node, where) pair of run->event's node. */
+static PyObject *located(Run *run, long depth) {
+    PyObject *node = node_of(run);
+    if (node == NULL)
+        return NULL;
+    PyObject *inner = where(run, depth);
+    if (inner == NULL) {
+        Py_DECREF(node);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", node, inner);
+}
+
+/* ``where`` of the node whose first event is run->event: {key: (key_node, value_node, where)},
+ * [(item_node, where)], or None for a scalar. */
+static PyObject *where(Run *run, long depth) {
+    if (run->event.type == YAML_SCALAR_EVENT)
+        Py_RETURN_NONE;
+    if (depth >= MAX_NESTING) {
+        slow();
+        return NULL;
+    }
+    if (run->event.type == YAML_SEQUENCE_START_EVENT) {
+        PyObject *items = PyList_New(0);
+        if (items == NULL)
+            return NULL;
+        for (;;) {
+            if (next_event(run) < 0)
+                break;
+            if (run->event.type == YAML_SEQUENCE_END_EVENT)
+                return items;
+            PyObject *pair = located(run, depth + 1);
+            if (pair == NULL || PyList_Append(items, pair) < 0) {
+                Py_XDECREF(pair);
+                break;
+            }
+            Py_DECREF(pair);
+        }
+        Py_DECREF(items);
+        return NULL;
+    }
+    if (run->event.type != YAML_MAPPING_START_EVENT) {
+        slow();
+        return NULL;
+    }
+    PyObject *keys = PyDict_New();
+    if (keys == NULL)
+        return NULL;
+    for (;;) {
+        if (next_event(run) < 0)
+            break;
+        if (run->event.type == YAML_MAPPING_END_EVENT)
+            return keys;
+        PyObject *key = mapping_key(run);
+        if (key == NULL)
+            break;
+        PyObject *key_node = node_of(run);
+        PyObject *pair = key_node == NULL || next_event(run) < 0 ? NULL : located(run, depth + 1);
+        PyObject *entry = pair == NULL ? NULL : PyTuple_Pack(3, key_node, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
+        int failed = entry == NULL || PyDict_SetItem(keys, key, entry) < 0;
+        Py_DECREF(key);
+        Py_XDECREF(key_node);
+        Py_XDECREF(pair);
+        Py_XDECREF(entry);
+        if (failed)
+            break;
+    }
+    Py_DECREF(keys);
+    return NULL;
+}
+
+/* --- one read of one text --- */
+
+static int run_open(Run *run, Reader *reader, PyObject *text, PyObject *node) {
+    Py_ssize_t size;
+    const char *bytes = PyUnicode_AsUTF8AndSize(text, &size);
+    if (bytes == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) { /* lone surrogates */
+            PyErr_Clear();
+            return slow();
+        }
+        return -1;
+    }
+    if (!yaml_parser_initialize(&run->parser)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    yaml_parser_set_input_string(&run->parser, (const unsigned char *)bytes, (size_t)size);
+    run->has_event = 0;
+    run->reader = reader;
+    run->node = node;
+    return 0;
+}
+
+static void run_close(Run *run) {
+    if (run->has_event)
+        yaml_event_delete(&run->event);
+    yaml_parser_delete(&run->parser);
+}
+
+/* The root event of the text's one document: 1, 0 for an empty stream, -1 on error. */
+static int document_root(Run *run) {
+    if (next_event(run) < 0)
+        return -1;
+    if (run->event.type != YAML_STREAM_START_EVENT)
+        return slow();
+    if (next_event(run) < 0)
+        return -1;
+    if (run->event.type == YAML_STREAM_END_EVENT)
+        return 0;
+    if (run->event.type != YAML_DOCUMENT_START_EVENT)
+        return slow();
+    return next_event(run) < 0 ? -1 : 1;
+}
+
+static int document_end(Run *run) {
+    if (next_event(run) < 0)
+        return -1;
+    if (run->event.type != YAML_DOCUMENT_END_EVENT)
+        return slow();
+    if (next_event(run) < 0)
+        return -1;
+    return run->event.type == YAML_STREAM_END_EVENT ? 0 : slow();
+}
+
+static PyObject *Reader_load(Reader *self, PyObject *text) {
+    if (!PyUnicode_Check(text))
+        return PyErr_Format(PyExc_TypeError, "load() takes a str, not %.100s", Py_TYPE(text)->tp_name);
+    Run run;
+    if (run_open(&run, self, text, NULL) < 0)
+        return NULL;
+    PyObject *data = NULL;
+    int root = document_root(&run);
+    if (root == 0) {
+        data = Py_NewRef(Py_None);
+    } else if (root == 1) {
+        data = build(&run, 0);
+        if (data != NULL && document_end(&run) < 0)
+            Py_CLEAR(data);
+    }
+    run_close(&run);
+    return data;
+}
+
+static PyObject *Reader_locate(Reader *self, PyObject *args) {
+    PyObject *text, *node;
+    if (!PyArg_ParseTuple(args, "UO:locate", &text, &node))
+        return NULL;
+    Run run;
+    if (run_open(&run, self, text, node) < 0)
+        return NULL;
+    PyObject *result = NULL;
+    if (document_root(&run) == 1)
+        result = located(&run, 0);
+    else if (!PyErr_Occurred())
+        slow(); /* an empty stream: nothing to locate */
+    run_close(&run);
+    return result;
+}
+
+/* --- the type --- */
+
+static PyObject *Reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"hinted", "resolve", "plain_key", "max_depth", NULL};
+    PyObject *hinted, *resolve, *plain_key;
+    long max_depth;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "UOOl:Reader", names, &hinted, &resolve, &plain_key, &max_depth))
+        return NULL;
+    Reader *self = (Reader *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    Py_ssize_t count = PyUnicode_GetLength(hinted);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_UCS4 c = PyUnicode_READ_CHAR(hinted, i);
+        if (c >= 128) {
+            Py_DECREF(self);
+            return PyErr_Format(PyExc_ValueError, "hinted characters are ASCII, not U+%04X", (unsigned)c);
+        }
+        self->hinted[c] = 1;
+    }
+    self->resolve = Py_NewRef(resolve);
+    self->plain_key = Py_NewRef(plain_key);
+    self->max_depth = max_depth;
+    return (PyObject *)self;
+}
+
+static void Reader_dealloc(Reader *self) {
+    Py_XDECREF(self->resolve);
+    Py_XDECREF(self->plain_key);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef Reader_methods[] = {
+    {"load", (PyCFunction)Reader_load, METH_O,
+     "load(text) -> the data of the text's one document (None when empty); raises Slow."},
+    {"locate", (PyCFunction)Reader_locate, METH_VARARGS,
+     "locate(text, node) -> (root_node, where), nodes made by node(line, column, text, style); raises Slow."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ReaderType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "generator.yamlio._cread.Reader",
+    .tp_basicsize = sizeof(Reader),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Reader(hinted, resolve, plain_key, max_depth): one resolution's compiled reader.",
+    .tp_new = Reader_new,
+    .tp_dealloc = (destructor)Reader_dealloc,
+    .tp_methods = Reader_methods,
+};
+
+static PyObject *libyaml_version(PyObject *module, PyObject *unused) {
+    return PyUnicode_FromString(yaml_get_version_string());
+}
+
+static PyMethodDef module_methods[] = {
+    {"libyaml_version", libyaml_version, METH_NOARGS, "The version of the libyaml this module runs."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "generator.yamlio._cread",
+    "The YAML reader's compiled path (see generator.yamlio.read).", -1, module_methods,
+};
+
+PyMODINIT_FUNC PyInit__cread(void) {
+    if (PyType_Ready(&ReaderType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Slow = PyErr_NewExceptionWithDoc("generator.yamlio._cread.Slow",
+                                     "The text needs the event path: nothing was built.", NULL, NULL);
+    if (Slow == NULL || PyModule_AddObjectRef(m, "Slow", Slow) < 0 ||
+        PyModule_AddObjectRef(m, "Reader", (PyObject *)&ReaderType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,248 @@
+"""The reader's two paths over libyaml give the same data and the same positions.
+
+The compiled path (``generator.yamlio._cread``) takes what it can and sends the rest on
+(``Slow``); whatever it takes, the event path (ruamel's C parser events) must build the same
+data, types included (``True`` is not ``1``), and the same position map. Where the bundled
+libyaml of the event path refuses what the compiled path's libyaml reads (a ``:`` inside a
+flow scalar), the full loaders, which read it too (lint's for manifests, the round-trip loader
+for inputs), are the reference. Checked on every
+manifest and input of this repository and ../shared, and on the lint fuzzer's mutated
+manifests; and lint's reports and a render's tree are byte-identical with the compiled path
+off.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+from ruamel.yaml.error import YAMLError
+
+from generator.cli import cli
+from generator.lint import loader
+from generator.yamlio import positions, read
+from tests.conftest import CRD_SCHEMAS, REPO
+from tests.fuzz.budget import fuzz_settings
+from tests.fuzz.mutations import mutated_yaml
+
+pytestmark = pytest.mark.skipif(read._cread is None, reason="the compiled path is not built (no libyaml headers)")
+
+SHARED = CRD_SCHEMAS.parent
+MANIFEST_FILES = sorted(
+    p
+    for root in (REPO / "rendered", REPO / "tests" / "fixtures", SHARED / "upstream-examples", SHARED / "upstream-crds")
+    for p in root.rglob("*")
+    if p.suffix in (".yaml", ".yml")
+)
+# what the lint fuzzer mutates: well-formed manifests (the fixtures are broken on purpose)
+SEEDS = [p for p in MANIFEST_FILES if REPO / "tests" not in p.parents and SHARED / "upstream-crds" not in p.parents]
+INPUT_FILES = sorted((REPO / "clusters").rglob("*.yaml")) + sorted((REPO / "tests" / "fixtures").rglob("cluster*.yaml"))
+
+
+# position maps are compared for documents up to this size (CRDs run to megabytes: the suite's time)
+POSITIONS_BYTES = 32 * 1024
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal data of equal types, keys in the same order; NaN equals NaN."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return a == b
+
+
+def compiled(text: str, resolution: read.Resolution, depth: int):
+    """The compiled path's data, or the exception it raised."""
+    try:
+        return read._compiled(resolution, depth).load(text)
+    except Exception as exc:  # noqa: BLE001 - the exception is the result compared
+        return exc
+
+
+def event_path(text: str, resolution: read.Resolution, depth: int):
+    """What ``read.load`` does without the compiled path: data, or the exception."""
+    reader = read._compiled
+    read._compiled = lambda *_: None  # type: ignore[assignment]
+    try:
+        return read.load(text, resolution, depth)
+    except Exception as exc:  # noqa: BLE001
+        return exc
+    finally:
+        read._compiled = reader  # type: ignore[assignment]
+
+
+def positions_table(text: str, resolution: read.Resolution | None, compiled_path: bool) -> dict:
+    """Every path's key and value marks, and the plain text there, by one path."""
+    reader = read._compiled
+    if not compiled_path:
+        read._compiled = lambda *_: None  # type: ignore[assignment]
+    try:
+        where = read.Positions(text, resolution)
+        table = where.table()
+        return {path: (marks, read.plain_text(where.find(path, True)[0])) for path, marks in table.items()}
+    finally:
+        read._compiled = reader  # type: ignore[assignment]
+
+
+def agree(text: str, resolution: read.Resolution, depth: int, location: str) -> bool:
+    """Assert the paths agree on ``text``; True when the compiled path took it."""
+    fast = compiled(text, resolution, depth)
+    if isinstance(fast, read._cread.Slow):
+        return False
+    slow = event_path(text, resolution, depth)
+    if isinstance(fast, Exception):  # a resolution's Fallback (a null key): the event path stops there too
+        assert type(slow) is type(fast), f"{location}: compiled raised {fast!r}, event path gave {slow!r}"
+        return False
+    if isinstance(slow, YAMLError):  # the event path's older libyaml refused it: the full loaders decide
+        if resolution is read.GO_YAML:
+            slow = loader._load_full(loader._yaml(), text)
+        else:
+            slow = positions._ruamel_load(text, location).data
+    assert same(fast, slow), f"{location}: the paths built different data"
+    table = None if resolution is read.GO_YAML else resolution
+    if len(text) <= POSITIONS_BYTES and not isinstance(event_path(text, resolution, depth), YAMLError):
+        assert positions_table(text, table, True) == positions_table(text, table, False), f"{location}: positions"
+    return True
+
+
+def chunks(path: Path):
+    for first_line, chunk in loader.split_documents(path.read_text(encoding="utf-8")):
+        yield f"{path}:{first_line + 1}", chunk
+
+
+def test_both_paths_read_every_manifest_here_alike():
+    taken = sum(
+        agree(chunk, read.GO_YAML, read.MANIFESTS.depth, where)
+        for path in MANIFEST_FILES
+        for where, chunk in chunks(path)
+    )
+    assert taken > 500  # the comparison is not empty: most documents take the compiled path
+
+
+def test_both_paths_read_every_input_here_alike():
+    resolution = positions.yaml_1_2()
+    taken = sum(agree(p.read_text(encoding="utf-8"), resolution, read.INPUTS.depth, str(p)) for p in INPUT_FILES)
+    assert taken >= len(list((REPO / "clusters").glob("*/cluster.yaml")))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &x 1\nb: *x\n",  # anchors and aliases
+        "a: !!str 1\n",  # tags
+        "a: 1\na: 2\n",  # duplicate keys
+        "<<: {a: 1}\n",  # merge keys
+        "? [a]\n: 1\n",  # complex keys
+        "a: 1\n---\nb: 2\n",  # two documents
+        "a: [1\n",  # a syntax error
+        "a: '\ud800'\n",  # a lone surrogate
+        "a:\n" + "".join("  " * i + "- \n" for i in range(1, 4)),
+    ],
+)
+def test_what_the_compiled_path_sends_on_the_event_path_decides(text):
+    assert isinstance(compiled(text, read.GO_YAML, 3), read._cread.Slow)
+    fast_off, both = event_path(text, read.GO_YAML, 3), _load(text, read.GO_YAML, 3)
+    assert type(both) is type(fast_off) and (isinstance(both, Exception) or same(both, fast_off))
+
+
+def _load(text, resolution, depth):
+    try:
+        return read.load(text, resolution, depth)
+    except Exception as exc:  # noqa: BLE001
+        return exc
+
+
+def test_the_depth_bound_is_the_event_paths_error():
+    text = "a:\n  b:\n    c: 1\n"
+    assert same(read.load(text, read.GO_YAML, 3), {"a": {"b": {"c": 1}}})
+    with pytest.raises(read.TooDeep) as deep:
+        read.load(text, read.GO_YAML, 2)
+    assert (deep.value.line, deep.value.col) == (2, 4)
+
+
+def test_a_null_key_stops_both_paths_with_the_resolutions_fallback():
+    assert isinstance(compiled("~: 1\n", read.GO_YAML, 8), read.Fallback)
+    assert isinstance(event_path("~: 1\n", read.GO_YAML, 8), read.Fallback)
+
+
+def test_a_colon_in_a_flow_scalar_is_read_and_located_by_the_compiled_path():
+    """The bundled libyaml refuses it; go-yaml and the compiled path's libyaml read it."""
+    text = "metadata:\n  annotations: {url: http://prometheus:9090}\n"
+    assert isinstance(event_path(text, read.GO_YAML, 8), YAMLError)
+    assert same(read.load(text, read.GO_YAML, 8), {"metadata": {"annotations": {"url": "http://prometheus:9090"}}})
+    node, mark = read.Positions(text).find(("metadata", "annotations", "url"), at_value=True)
+    assert (read.plain_text(node), tuple(mark)) == ("http://prometheus:9090", (1, 21))
+
+
+@fuzz_settings(default=60)
+@given(data=st.data())
+def test_both_paths_read_mutated_manifests_alike(data):
+    seed = data.draw(st.sampled_from(SEEDS))
+    mutated = data.draw(mutated_yaml(seed.read_text(encoding="utf-8")))
+    try:
+        text = mutated.decode("utf-8")
+    except UnicodeDecodeError:
+        return  # lint refuses it before any parser sees it
+    for first_line, chunk in loader.split_documents(text):
+        agree(chunk, read.GO_YAML, read.MANIFESTS.depth, f"mutated {seed.name}, line {first_line + 1}")
+
+
+@fuzz_settings(default=30)
+@given(data=st.data())
+def test_both_paths_read_mutated_inputs_alike(data):
+    seed = data.draw(st.sampled_from(sorted((REPO / "clusters").glob("*/cluster.yaml"))))
+    mutated = data.draw(mutated_yaml(seed.read_text(encoding="utf-8")))
+    try:
+        text = mutated.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    agree(text, positions.yaml_1_2(), read.INPUTS.depth, f"mutated {seed}")
+
+
+def _lint_report(args: list[str], monkeypatch, compiled_path: bool) -> str:
+    with monkeypatch.context() as patch:
+        if not compiled_path:
+            patch.setattr(read, "_compiled", lambda *_: None)
+        result = CliRunner().invoke(cli, ["--root", str(REPO), "lint", "--jobs", "1", "--no-cache", *args])
+    assert result.exit_code in (0, 1), result.output
+    return result.stdout
+
+
+def test_lint_reports_are_byte_identical_without_the_compiled_path(monkeypatch):
+    targets = [str(REPO / "tests" / "fixtures"), str(SHARED / "upstream-examples")]
+    for fmt in ("json", "text"):
+        args = ["--format", fmt, *targets]
+        report = _lint_report(args, monkeypatch, True)
+        assert report == _lint_report(args, monkeypatch, False)
+    assert json.loads(_lint_report(["--format", "json", *targets], monkeypatch, True))["findings"]
+
+
+def test_a_render_is_byte_identical_without_the_compiled_path(tmp_path, monkeypatch):
+    """Inputs are read by both paths too: the committed tree comes out either way."""
+    committed = REPO / "rendered" / "aks-h100-training"
+    expected = {p.relative_to(committed): p.read_bytes() for p in sorted(committed.rglob("*")) if p.is_file()}
+    for compiled_path in (True, False):
+        root = tmp_path / str(compiled_path)
+        for name in ("clusters", "libsonnet", "schemas"):
+            shutil.copytree(REPO / name, root / name)
+        shutil.copy(REPO / ".gpu-gitops.yaml", root)
+        with monkeypatch.context() as patch:
+            if not compiled_path:
+                patch.setattr(read, "_compiled", lambda *_: None)
+            env = {"GPU_GITOPS_CACHE_DIR": str(tmp_path / f"cache-{compiled_path}")}  # nothing evaluated is reused
+            result = CliRunner().invoke(cli, ["--root", str(root), "render", "aks-h100-training"], env=env)
+        assert result.exit_code == 0, result.output
+        out = root / "rendered" / "aks-h100-training"
+        assert {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == expected
