@@ -262,15 +262,26 @@ def uses_devices(pod: PodTemplate) -> bool:
     """Whether the pod asks for anything a cluster's pools offer: GPUs, huge pages or devices
     through resource claims (what the cluster rules judge; most pods ask for none)."""
     if _device_memo[0] is not pod:
-        found = bool(pod_requests_gpu(pod)) or claims_devices(pod)
-        if not found:
-            for _, container in pod.containers:
-                requests, limits = resources(container)
-                if any(isinstance(n, str) and is_hugepages(n) for n in (*requests, *limits)):
-                    found = True
-                    break
-        _device_memo[:] = pod, found
+        _device_memo[:] = pod, _asks_gpus_or_hugepages(pod) or claims_devices(pod)
     return _device_memo[1]
+
+
+_DEVICE_PREFIXES = (*GPU_RESOURCE_PREFIXES, "hugepages-")
+
+
+def _asks_gpus_or_hugepages(pod: PodTemplate) -> bool:
+    """Whether a container requests or limits a GPU (``is_gpu``) or huge pages, in one pass
+    that looks at most names only as far as their first letters."""
+    for _, container in pod.containers:
+        for section in resources(container):
+            for name in section:
+                if (
+                    isinstance(name, str)
+                    and name.startswith(_DEVICE_PREFIXES)
+                    and (is_hugepages(name) or is_extended(name))
+                ):
+                    return True
+    return False
 
 
 def pod_requests_gpu(pod: PodTemplate) -> frozenset[str]:

@@ -119,3 +119,29 @@ def test_trainjob_and_kserve_containers_are_read():
         (("spec", "predictor", "workerSpec"), True): [("spec", "predictor", "workerSpec", "containers", 0)],
         (("spec", "transformer"), False): [("spec", "transformer", "containers", 0)],
     }
+
+
+@pytest.mark.parametrize(
+    ("resources", "claims", "expected"),
+    [
+        ({}, False, False),
+        ({"limits": {"cpu": "1", "memory": "1Gi"}}, False, False),
+        ({"limits": {"nvidia.com/gpu": 1}}, False, True),
+        ({"requests": {"nvidia.com/mig-1g.5gb": 1}}, False, True),
+        ({"limits": {"amd.com/gpu": 1}}, False, True),
+        ({"requests": {"gpu.intel.com/i915": 1}}, False, True),
+        ({"limits": {"hugepages-2Mi": "1Gi", "memory": "1Gi"}}, False, True),
+        ({"limits": {"nvidia.com/": 1}}, False, True),  # a GPU vendor's domain, as is_gpu reads it
+        ({"limits": {"nvidia.com": 1, "example.com/foo": 1}}, False, False),  # no domain; not a GPU vendor's
+        ({"limits": {"requests.nvidia.com/gpu": 1}}, False, False),  # a quota key, not a resource
+        ({"limits": {"cpu": "1"}}, True, True),  # devices through a resource claim
+    ],
+)
+def test_a_pod_uses_devices_when_it_asks_for_gpus_huge_pages_or_claimed_devices(resources, claims, expected):
+    container = {"name": "c", "image": "i", "resources": dict(resources)}
+    spec: dict = {"containers": [{"name": "init", "image": "i"}], "initContainers": [container]}
+    if claims:
+        spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "t"}]
+        container["resources"]["claims"] = [{"name": "gpu"}]
+    [pod] = pods.templates({"apiVersion": "v1", "kind": "Pod", "spec": spec})
+    assert pods.uses_devices(pod) is expected
