@@ -66,16 +66,14 @@ POD_TEMPLATES = True
 
 
 def check(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None or not res.namespace:
+    contract, namespace = ctx.settings.contract, res.namespace
+    if contract is None or not namespace:
         return
+    tolerations = ctx.settings.provider_facts is not None and ctx.settings.provider_facts["extendedResourceToleration"]
     for policy in contract.policies:
-        if policy.namespaces and res.namespace not in policy.namespaces:
+        if policy.namespaces and namespace not in policy.namespaces:
             continue  # not bound here
-        tolerations = (
-            ctx.settings.provider_facts is not None and ctx.settings.provider_facts["extendedResourceToleration"]
-        )
-        for denial in admission.judge(policy, res.obj, res.namespace, tolerations):
+        for denial in admission.judge(policy, res.obj, namespace, tolerations):
             whose = "its pods" if denial.path else "it"
             yield Hit(
                 f"admission policy {denial.policy} of cluster {contract.cluster} would "

@@ -65,15 +65,16 @@ def facts(res, ctx):
     contract = ctx.settings.contract
     if contract is None:
         return
-    if res.kind == "DeviceClass" and res.obj.get("apiVersion", "").startswith("resource.k8s.io/"):
+    kind = res.kind
+    if kind == "DeviceClass" and res.obj.get("apiVersion", "").startswith("resource.k8s.io/"):
         yield ("class", res.name), None
         return
+    if kind not in ("ResourceClaim", "ResourceClaimTemplate"):
+        return  # most objects, at the cost of one comparison
     spec = res.obj.get("spec")
     base: tuple = ("spec",)
-    if res.kind == "ResourceClaimTemplate" and isinstance(spec, dict):
+    if kind == "ResourceClaimTemplate" and isinstance(spec, dict):
         spec, base = spec.get("spec"), ("spec", "spec")
-    elif res.kind != "ResourceClaim":
-        return
     for path, name in _device_classes(spec, base):
         yield (
             ("use", name),
