@@ -166,22 +166,28 @@ def _folder_digest(folder: Path) -> str:
     for dirpath, dirs, files in os.walk(folder, followlinks=True):
         dirs.sort()
         for name in sorted(files):
-            path = Path(dirpath) / name
-            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-            digest.update(_sha(path.read_bytes()).encode())
+            _add_file(digest, folder, dirpath, name)
     return digest.hexdigest()
 
 
 @functools.cache
 def _tool_line() -> str:
-    code = Path(__file__).resolve().parent.parent  # the whole generator package
+    code = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # the whole generator package
     digest = hashlib.sha256(__version__.encode())
     for dirpath, dirs, files in os.walk(code):
         dirs[:] = sorted(d for d in dirs if d not in ("_data", "__pycache__"))
         for name in sorted(f for f in files if f.endswith((".py", ".c"))):  # .c: the reader's compiled path
-            path = Path(dirpath) / name
-            digest.update(path.relative_to(code).as_posix().encode() + b"\0" + _sha(path.read_bytes()).encode())
+            _add_file(digest, code, dirpath, name)
     return f"tool {digest.hexdigest()}  gpu-gitops {__version__}"
+
+
+def _add_file(digest, root: str | Path, folder: str, name: str) -> None:
+    """Add a file's path (relative to ``root``, with ``/``) and the hash of its content (a link
+    followed) to ``digest``: with ``os`` calls, as this runs on every file of the package and
+    the library each time ``check`` or ``lint --cluster`` asks whether a tree is fresh."""
+    relative = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
+    with open(os.path.join(folder, name), "rb") as handle:
+        digest.update(relative.encode() + b"\0" + _sha(handle.read()).encode())
 
 
 def shared_lines(project: Project, config_file: Path | None) -> tuple[str, ...]:
