@@ -272,3 +272,23 @@ def test_linting_for_several_clusters_hashes_the_library_once(run, rendered_proj
     clusters = ["ocp-a100-tuned", "aks-h100-training", "eks-mi300x-inference"]
     _findings(run, rendered_project, *[a for c in clusters for a in ("--cluster", c)], str(app))
     assert len(calls) == 1
+
+
+def test_a_namespace_a_file_creates_is_not_looked_up_for_its_later_objects(tmp_path):
+    """CL004 keeps a located finding per file for each namespace the cluster lacks, in case no
+    linted Namespace creates it; after a Namespace of that name in the same file none is kept."""
+    from generator.lint import lint_paths
+
+    path = tmp_path / "team.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n---\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: team}\n---\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, namespace: other}\n",
+        encoding="utf-8",
+    )
+    result = lint_paths([str(path)], settings_for(Project(REPO), {}, "aks-h100-training"))
+    assert [fact for rule, fact, _ in result.sources[0].facts if rule == "CL004"] == [
+        ("class", "team"),
+        ("use", "other"),
+    ]
+    assert [(f.rule, f.line) for f in result.findings if f.rule == "CL004"] == [("CL004", 9)]

@@ -49,6 +49,7 @@ def facts(res, ctx):
     if contract is None:
         return
     if res.kind == "Namespace":
+        _first_in_file(res.document.file, res.name, contract.cluster)  # the file's later objects in it need no fact
         yield ("class", res.name), None
         return
     namespace = res.namespace
@@ -62,13 +63,14 @@ def facts(res, ctx):
         )
 
 
-# ((cluster, file), namespaces reported in it): a file's objects are checked in a row, for one
-# cluster at a time; the cluster is part of the key, since one file is linted for each cluster it
-# maps to and may be the last file of one cluster's run and the first of the next one's
+# ((cluster, file), namespaces reported or created in it): a file's objects are checked in a row,
+# for one cluster at a time; the cluster is part of the key, since one file is linted for each
+# cluster it maps to and may be the last file of one cluster's run and the first of the next one's
 _seen: list = [("", ""), set()]
 
 
 def _first_in_file(file: str, namespace: str, cluster: str) -> bool:
+    """Whether ``namespace`` is met in ``file`` for the first time, remembering it."""
     if _seen[0] != (cluster, file):
         _seen[:] = (cluster, file), set()
     if namespace in _seen[1]:
