@@ -16,6 +16,8 @@ one value), so they are made comparable here before the CEL sees them.
 from __future__ import annotations
 
 import copy
+import functools
+import re
 from dataclasses import dataclass
 
 from generator.lint import pods, quantity
@@ -42,11 +44,12 @@ def judge(policy: Policy, obj: dict, namespace: str, resource_tolerations: bool 
     group, _, _version = str(obj.get("apiVersion", "")).rpartition("/")
     kind = str(obj.get("kind", ""))
     if _matches(policy.spec, group, kind):
+        containers = [c for pod in pods.templates(obj) for c in pod.containers]
         if kind == "Pod" and group == "" and resource_tolerations:
             obj = _with_resource_tolerations(obj)
         return [
             Denial(policy.name, a, m, ())
-            for m in _failures(policy.spec, _comparable(obj), group, kind)
+            for m in _failures(policy.spec, _comparable(obj, containers), group, kind)
             for a in _actions(policy)
         ]
     if not _matches(policy.spec, "", "Pod"):
@@ -58,7 +61,8 @@ def judge(policy: Policy, obj: dict, namespace: str, resource_tolerations: bool 
         as_pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": namespace}, "spec": pod.spec}
         if resource_tolerations:
             as_pod = _with_resource_tolerations(as_pod)
-        for message in _failures(policy.spec, _comparable(as_pod), "", "Pod"):
+        comparable = _comparable(as_pod, pods.containers(("spec",), pod.spec))
+        for message in _failures(policy.spec, comparable, "", "Pod"):
             found += [Denial(policy.name, a, message, pod.path) for a in _actions(policy)]
     return found
 
@@ -66,16 +70,15 @@ def judge(policy: Policy, obj: dict, namespace: str, resource_tolerations: bool 
 def _with_resource_tolerations(pod: dict) -> dict:
     """The Pod as ExtendedResourceToleration leaves it (kubernetes plugin/pkg/admission/
     extendedresourcetoleration/admission.go: key = resource name, operator Exists, effect NoSchedule)."""
-    pod = copy.deepcopy(pod)
     spec = pod.get("spec")
     if not isinstance(spec, dict):
         return pod
     names = sorted({name for _, c in pods.containers(("spec",), spec) for name in pods.gpu_names(c) | _extended(c)})
+    if not names:
+        return pod
     tolerations = list(spec.get("tolerations") or [])
     tolerations += [{"key": name, "operator": "Exists", "effect": "NoSchedule"} for name in names]
-    if names:
-        spec["tolerations"] = tolerations
-    return pod
+    return {**pod, "spec": {**spec, "tolerations": tolerations}}  # a new pod; the linted object is left as it is
 
 
 def _extended(container: dict) -> set[str]:
@@ -108,29 +111,50 @@ def _plural(kind: str) -> str:
 
 def _failures(spec: dict, obj: dict, group: str, kind: str) -> list[str]:
     request = {"operation": "CREATE", "kind": {"group": group, "version": "v1", "kind": kind}}
-    activation: dict = {"object": obj, "oldObject": None, "request": request}
+    context = celrules.context({"object": obj, "oldObject": None, "request": request})
     try:
         for condition in spec.get("matchConditions") or []:
-            if celrules.run(condition["expression"], activation) is not True:
+            if celrules.run(condition["expression"], context) is not True:
                 return []
         variables: dict = {}
         for variable in spec.get("variables") or []:
-            variables[variable["name"]] = celrules.run(variable["expression"], {**activation, "variables": variables})
-        activation["variables"] = variables
+            variables[variable["name"]] = _run(variable["expression"], context, variables)
         failed = []
         for validation in spec.get("validations") or []:
-            if celrules.run(validation["expression"], activation) is False:
-                failed.append(_message(validation, activation))
+            if _run(validation["expression"], context, variables) is False:
+                failed.append(_message(validation, context, variables))
         return failed
     except Exception:  # noqa: BLE001 (an evaluation error is the policy's failurePolicy, not a lint finding)
         return []
 
 
-def _message(validation: dict, activation: dict) -> str:
+def _run(expression: str, context, variables: dict):
+    """``expression`` run in ``context`` with the policy's ``variables`` computed so far: only
+    those it names are handed to the evaluator, which converts them on every run (a variable
+    holds the pod spec, or its containers)."""
+    named = _named_variables(expression)
+    context.add_variable(
+        "variables", variables if named is None else {n: variables[n] for n in named if n in variables}
+    )
+    return celrules.run(expression, context)
+
+
+_VARIABLE = re.compile(r"\bvariables\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@functools.cache
+def _named_variables(expression: str) -> tuple[str, ...] | None:
+    """The names an expression reads as ``variables.<name>``; None when it uses ``variables``
+    otherwise too (``variables[k]``, ``size(variables)``): then it gets all of them."""
+    named = _VARIABLE.findall(expression)
+    return tuple(named) if len(named) == expression.count("variables") else None
+
+
+def _message(validation: dict, context, variables: dict) -> str:
     expression = validation.get("messageExpression")
     if expression:
         try:
-            text = celrules.run(expression, activation)
+            text = _run(expression, context, variables)
             if isinstance(text, str) and text.strip():
                 return text
         except Exception:  # noqa: BLE001 (the API server falls back to message)
@@ -138,14 +162,29 @@ def _message(validation: dict, activation: dict) -> str:
     return validation.get("message") or "denied by the admission policy"
 
 
-def _comparable(obj: dict) -> dict:
-    """``obj`` with every container's requests and limits in one spelling per value."""
-    obj = copy.deepcopy(obj)
-    for _pod in pods.templates(obj):
-        for _path, container in _pod.containers:
-            for section in pods.resources(container):
-                for name, value in section.items():
-                    parsed = quantity.parse(value)
-                    if parsed is not None:
-                        section[name] = str(parsed.numerator) if parsed.denominator == 1 else str(parsed)
+def _comparable(obj: dict, containers) -> dict:
+    """``obj`` with the requests and limits of ``containers`` (``(path, container)`` in ``obj``)
+    in one spelling per value. Only the dicts and lists on the way to a value respelt are
+    copied; the rest is shared with ``obj``, which the evaluator only reads."""
+    for cpath, container in containers:
+        for section, values in zip(("requests", "limits"), pods.resources(container), strict=True):
+            respelt = {name: _canonical(value) for name, value in values.items()}
+            if respelt != values:
+                obj = _replaced(obj, pods.resources_path(cpath) + (section,), respelt)
     return obj
+
+
+def _canonical(value):
+    parsed = quantity.parse(value)
+    if parsed is None:
+        return value
+    return str(parsed.numerator) if parsed.denominator == 1 else str(parsed)
+
+
+def _replaced(node, path: tuple, value):
+    """``node`` with ``value`` at ``path``: a copy of each dict and list on the way, the rest shared."""
+    if not path:
+        return value
+    copied = copy.copy(node)
+    copied[path[0]] = _replaced(node[path[0]], path[1:], value)
+    return copied

@@ -65,19 +65,25 @@ def _execute(program, value: object):
     return program.execute(context)
 
 
-def run(expression: str, activation: dict):
-    """Evaluate ``expression`` with ``activation``'s variables (an admission policy's
-    ``object``, ``request``, ``variables``) and the library functions; raises ``ValueError``
-    when it does not compile and whatever the evaluator raises when it fails."""
+def context(variables: dict):
+    """An evaluation context holding ``variables`` (an admission policy's ``object``,
+    ``request``, ...) and the library functions: the values are converted for the evaluator
+    once, for every expression ``run`` in it."""
     import cel
 
+    found = cel.Context(variables=variables)
+    for name, function in LIBRARY.items():
+        found.add_function(name, function)
+    return found
+
+
+def run(expression: str, where):
+    """Evaluate ``expression`` in the context ``where`` (made by ``context``); raises
+    ``ValueError`` when it does not compile and whatever the evaluator raises when it fails."""
     program = _program(expression)
     if isinstance(program, str):
         raise ValueError(program)
-    context = cel.Context(variables=activation)
-    for name in LIBRARY.keys() & set(program.functions()):
-        context.add_function(name, LIBRARY[name])
-    return program.execute(context)
+    return program.execute(where)
 
 
 @functools.lru_cache(maxsize=4096)

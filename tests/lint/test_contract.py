@@ -104,6 +104,52 @@ def test_quantities_compare_by_value_as_after_decoding(contracts):
     assert admission.judge(policy, pod, "gpu-training") == []
 
 
+def test_judging_leaves_the_object_and_its_pod_templates_as_they_were(contracts):
+    """Quantities are respelt, and ExtendedResourceToleration's tolerations added, in copies of
+    the parts they change: the linted object is untouched, and so is what ``pods`` remembers of
+    it for the rules that run after CL006."""
+    from generator.lint import pods
+
+    policy = contracts["eks-mi300x-inference"].policies[0]
+    amd, _ = EKS_CASES["amd-with-only-nvidia-toleration"]
+    amd = copy.deepcopy(amd)
+    amd["spec"]["containers"][0]["resources"]["limits"]["amd.com/gpu"] = 1  # respelt "1" for the policy
+    for obj, denied in ((amd, False), (workload("Deployment", amd), True)):  # a template gets no toleration
+        before, templates = copy.deepcopy(obj), pods.templates(obj)
+        assert bool(admission.judge(policy, obj, "llm-serving", resource_tolerations=True)) is denied
+        assert obj == before and pods.templates(obj) is templates
+
+
+def test_the_object_is_handed_to_the_evaluator_once_per_policy(contracts, monkeypatch):
+    from generator.validate import celrules
+
+    made = []
+    original = celrules.context
+    monkeypatch.setattr(celrules, "context", lambda variables: made.append(1) or original(variables))
+    pod, _ = NVIDIA_CASES["no-toleration"]
+    policy = contracts["aks-h100-training"].policies[0]
+    assert len(policy.spec["variables"]) + len(policy.spec["validations"]) > 5
+    assert admission.judge(policy, pod, "gpu-training") != [] and len(made) == 1
+
+
+def test_an_expression_that_reads_variables_other_than_by_name_gets_them_all():
+    """Each expression is handed only the variables it names (``variables.<name>``); one that
+    reads the map otherwise sees every variable computed before it, as the API server's does."""
+    from generator.lint.contract import Policy
+
+    spec = {
+        "matchConstraints": {"resourceRules": [{"apiGroups": [""], "resources": ["pods"], "operations": ["CREATE"]}]},
+        "variables": [{"name": "a", "expression": "1"}, {"name": "b", "expression": "variables.a + 1"}],
+        "validations": [
+            {"expression": "size(variables) == 2", "message": "size"},
+            {"expression": "variables['b'] == 2", "message": "index"},
+            {"expression": "variables.b == 3", "message": "by name"},
+        ],
+    }
+    pod = {"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    assert [d.message for d in admission.judge(Policy("p", spec), pod, "n")] == ["by name"]
+
+
 def test_mapping_expands_cluster_folders():
     known = ["aks-h100-training", "eks-mi300x-inference"]
     mapping = {"apps/{cluster}/**": [], "apps/shared/**": known}
