@@ -324,7 +324,7 @@ def effective_requests(pod: PodTemplate, wanted) -> dict[str, Fraction]:
     init: dict[str, Fraction] = {}
     for cpath, container in pod.containers:
         requests, limits = resources(container)
-        into = init if cpath[-2] == "initContainers" else app
+        into = init if cpath[-2:-1] == ("initContainers",) else app  # a NIMService's container is its spec
         for name in {*requests, *limits}:
             if not isinstance(name, str) or not wanted(name):
                 continue
