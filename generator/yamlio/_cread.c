@@ -2,8 +2,9 @@
  * libyaml's parser, with no Python object per parser event.
  *
  * It takes exactly the documents the event path of ``generator.yamlio.read`` builds without
- * help: one document, no tags, anchors, aliases, complex, merge or duplicate keys, nesting
- * below the depth bound, text libyaml parses. For anything else it raises ``Slow`` and
+ * help: one document, no directives, tags, anchors, aliases, complex, merge or duplicate keys,
+ * nesting below the depth bound, text libyaml parses and no character libyaml reads otherwise
+ * than ruamel's Python scanner (``read_apart``). For anything else it raises ``Slow`` and
  * builds nothing, and the event path reads the text again, so every error, fallback and
  * message stays the event path's. Plain scalars are resolved by the Python callables of the
  * reader's ``Resolution`` (go-yaml v2 for manifests, YAML 1.2 for inputs), only for those
@@ -284,6 +285,23 @@ static PyObject *where(Run *run, long depth) {
 
 /* --- one read of one text --- */
 
+/* Whether the UTF-8 text holds a character libyaml and ruamel's Python scanner read apart: a
+ * byte order mark past the start (libyaml drops it at the start of any line), and the line
+ * breaks of YAML 1.1 beyond CR and LF (NEL, LS, PS). The event path and its fallback decide. */
+static int read_apart(const unsigned char *bytes, Py_ssize_t size) {
+    for (Py_ssize_t i = 1; i + 1 < size; i++) {
+        unsigned char c = bytes[i];
+        if (c == 0xC2 && bytes[i + 1] == 0x85)
+            return 1;
+        if (i + 2 < size && bytes[i + 1] == (c == 0xEF ? 0xBB : 0x80)) {
+            unsigned char last = bytes[i + 2];
+            if ((c == 0xEF && last == 0xBF) || (c == 0xE2 && (last == 0xA8 || last == 0xA9)))
+                return 1;
+        }
+    }
+    return size >= 2 && bytes[0] == 0xC2 && bytes[1] == 0x85;
+}
+
 static int run_open(Run *run, Reader *reader, PyObject *text, PyObject *node) {
     Py_ssize_t size;
     const char *bytes = PyUnicode_AsUTF8AndSize(text, &size);
@@ -294,6 +312,8 @@ static int run_open(Run *run, Reader *reader, PyObject *text, PyObject *node) {
         }
         return -1;
     }
+    if (!PyUnicode_IS_ASCII(text) && read_apart((const unsigned char *)bytes, size))
+        return slow();
     if (!yaml_parser_initialize(&run->parser)) {
         PyErr_NoMemory();
         return -1;
@@ -321,7 +341,9 @@ static int document_root(Run *run) {
         return -1;
     if (run->event.type == YAML_STREAM_END_EVENT)
         return 0;
-    if (run->event.type != YAML_DOCUMENT_START_EVENT)
+    /* %YAML and %TAG directives: the event path and the loaders check them (inputs refuse 1.1) */
+    if (run->event.type != YAML_DOCUMENT_START_EVENT || run->event.data.document_start.version_directive != NULL ||
+        run->event.data.document_start.tag_directives.start != NULL)
         return slow();
     return next_event(run) < 0 ? -1 : 1;
 }
