@@ -43,7 +43,7 @@ def judge(policy: Policy, obj: dict, namespace: str, resource_tolerations: bool 
         return []
     group, _, _version = str(obj.get("apiVersion", "")).rpartition("/")
     kind = str(obj.get("kind", ""))
-    if _matches(policy.spec, group, kind):
+    if _matches(policy, group, kind):
         containers = [c for pod in pods.templates(obj) for c in pod.containers]
         if kind == "Pod" and group == "" and resource_tolerations:
             obj = _with_resource_tolerations(obj)
@@ -52,7 +52,7 @@ def judge(policy: Policy, obj: dict, namespace: str, resource_tolerations: bool 
             for m in _failures(policy.spec, _comparable(obj, containers), group, kind)
             for a in _actions(policy)
         ]
-    if not _matches(policy.spec, "", "Pod"):
+    if not _matches(policy, "", "Pod"):
         return []
     found = []
     for pod in pods.templates(obj):
@@ -92,9 +92,12 @@ def _actions(policy: Policy) -> list[str]:
     return actions[:1]
 
 
-def _matches(spec: dict, group: str, kind: str) -> bool:
+@functools.lru_cache(maxsize=4096)
+def _matches(policy: Policy, group: str, kind: str) -> bool:
+    """Whether the policy's resource rules select creating ``kind`` of ``group`` (asked for each
+    linted object: remembered per policy and kind)."""
     resource = _plural(kind)
-    for rule in (spec.get("matchConstraints") or {}).get("resourceRules") or []:
+    for rule in (policy.spec.get("matchConstraints") or {}).get("resourceRules") or []:
         if (
             group in rule.get("apiGroups", [])
             and resource in rule.get("resources", [])
