@@ -89,3 +89,15 @@ def test_version_and_help_import_click_and_the_command_line_module_only(project,
     commands without importing them), nor any library but click's own imports."""
     loaded = _loaded(project, args, ("generator", "platformdirs", "dataclasses", "jsonschema", "ruamel"))
     assert loaded == ["generator", "generator.cli"]
+
+
+def test_judging_a_clusters_admission_policy_loads_the_cel_evaluator_alone():
+    """CL006 runs the policy's CEL: the evaluator's compiled module is loaded on its own, not
+    its package, which also imports a command line (typer, rich, prompt_toolkit: 0.15 s in
+    each lint worker that evaluates a rule)."""
+    from conftest import REPO
+
+    app = REPO / "tests" / "lint" / "apps" / "eval.yaml"
+    args = ["lint", "-o", "json", "--cluster", "eks-mi300x-inference", str(app)]
+    loaded, stdout = _run(REPO, args, ("cel", "typer", "rich", "prompt_toolkit"))
+    assert '"CL006"' in stdout and loaded == ["cel.cel"]
