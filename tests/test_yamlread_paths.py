@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from ruamel.yaml.error import YAMLError
 
 from generator.cli import cli
+from generator.errors import InputError
 from generator.lint import loader
 from generator.yamlio import positions, read
 from tests.conftest import CRD_SCHEMAS, REPO
@@ -110,15 +111,26 @@ def agree(text: str, resolution: read.Resolution, depth: int, location: str) -> 
         )
         return False
     if isinstance(slow, YAMLError):  # the event path's older libyaml refused it: the full loaders decide
-        if resolution is read.GO_YAML:
-            slow = loader._load_full(loader._yaml(), text)
-        else:
-            slow = positions._ruamel_load(text, location).data
+        try:
+            slow = loader._load_full(loader._yaml(), text) if resolution is read.GO_YAML else full_input(text)
+        except (YAMLError, InputError) as exc:  # and refused it too, for a reason of ruamel's own scanner
+            assert any(apart in str(exc) for apart in SCANNERS_APART), f"{location}: only the compiled path read it"
+            return True
     assert same(fast, slow), f"{location}: the paths built different data"
     table = None if resolution is read.GO_YAML else resolution
     if len(text) <= POSITIONS_BYTES and not isinstance(event_path(text, resolution, depth), YAMLError):
         assert positions_table(text, table, True) == positions_table(text, table, False), f"{location}: positions"
     return True
+
+
+def full_input(text: str):
+    return positions._ruamel_load(text, "input").data
+
+
+# What ruamel's Python scanner refuses and libyaml (go-yaml's origin) reads: a tab inside a plain
+# scalar (YAML 1.2's nb-ns-plain-in-line allows it). It decides only texts the bundled libyaml
+# also refused, for a reason of its age (a ':' in a flow scalar), where the compiled path's reads.
+SCANNERS_APART = ("found character '\\t' that cannot start any token",)
 
 
 def chunks(path: Path):
