@@ -338,3 +338,19 @@ def test_a_namespace_a_file_creates_is_not_looked_up_for_its_later_objects(tmp_p
         ("use", "other"),
     ]
     assert [(f.rule, f.line) for f in result.findings if f.rule == "CL004"] == [("CL004", 9)]
+
+
+def test_policies_of_one_name_with_other_rules_are_not_taken_for_each_other():
+    """Whether a policy selects a kind is remembered per policy: two clusters' policies of one
+    name and bindings, one selecting Pods and one Nodes, judge a Pod each by its own rules."""
+    from generator.lint.contract import Policy
+
+    def policy(resource: str) -> Policy:
+        rules = [{"apiGroups": [""], "resources": [resource], "operations": ["CREATE"]}]
+        validation = {"expression": "has(object.spec.nodeName)", "message": "pin it"}
+        return Policy("guard", {"matchConstraints": {"resourceRules": rules}, "validations": [validation]})
+
+    pod = {"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    assert [d.message for d in admission.judge(policy("pods"), pod, "n")] == ["pin it"]
+    assert admission.judge(policy("nodes"), pod, "n") == []
+    assert [d.message for d in admission.judge(policy("pods"), pod, "n")] == ["pin it"]
