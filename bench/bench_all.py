@@ -111,7 +111,9 @@ class Tool:
             self.env["PYTHONPATH"] = os.pathsep.join([str(source), os.environ.get("PYTHONPATH", "")])
 
     def cli(self, *args: str) -> list[str]:
-        return [sys.executable, "-c", "from generator.cli import main; main()", *args]
+        # -P: no current folder on sys.path, which `-c` would put before PYTHONPATH, so that a
+        # run from a checkout's root imports that checkout, not the baseline it names
+        return [sys.executable, "-P", "-c", "from generator.cli import main; main()", *args]
 
 
 def load() -> str:
