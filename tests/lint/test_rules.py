@@ -296,12 +296,18 @@ def _resources(text: str):
     return [res for doc in parse_text(text, "x.yaml") for res in resources_of(doc)]
 
 
+def _record_calls(monkeypatch, rule_module) -> list[str]:
+    """The kinds of the objects the rule's ``check`` is called on from now on (it still runs)."""
+    calls: list[str] = []
+    original = rule_module.check
+    monkeypatch.setattr(rule_module, "check", lambda res, ctx: calls.append(res.kind) or original(res, ctx))
+    return calls
+
+
 def test_the_engine_does_not_run_template_rules_on_objects_without_templates(monkeypatch, tmp_path):
     from generator.lint.rules import sec002_host_path
 
-    calls = []
-    original = sec002_host_path.check
-    monkeypatch.setattr(sec002_host_path, "check", lambda res, ctx: calls.append(res.kind) or original(res, ctx))
+    calls = _record_calls(monkeypatch, sec002_host_path)
     path = tmp_path / "two.yaml"
     path.write_text(
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: n}\n---\n"
@@ -345,9 +351,7 @@ def test_rules_that_judge_only_device_pods_find_nothing_in_pods_that_ask_for_non
 def test_the_engine_does_not_run_device_rules_on_objects_whose_pods_ask_for_none(monkeypatch, tmp_path):
     from generator.lint.rules import cl001_gpu_pool_untolerated as cl001
 
-    calls = []
-    original = cl001.check
-    monkeypatch.setattr(cl001, "check", lambda res, ctx: calls.append(res.kind) or original(res, ctx))
+    calls = _record_calls(monkeypatch, cl001)
     path = tmp_path / "two.yaml"
     path.write_text(
         "apiVersion: v1\nkind: Pod\nmetadata: {name: cpu, namespace: gpu-training}\nspec:\n"
