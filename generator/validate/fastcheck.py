@@ -13,7 +13,7 @@ the caller then treats the kind as not compiled.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from typing import Any
 
 Check = Callable[[object], bool]
@@ -63,6 +63,19 @@ def _all(checks: list[Check]) -> Check:
 
 class Unsupported(Exception):
     """The schema uses a keyword this compiler does not implement."""
+
+
+def _length(kind: type[Sized], at_least: bool) -> Callable[[Compiler, Any, dict], Check]:
+    """The handler of a length bound (minLength/maxLength, minItems/maxItems,
+    minProperties/maxProperties): it holds for values of ``kind``; values of other types pass."""
+
+    def handler(compiler: Compiler, bound: object, schema: dict) -> Check:
+        limit = _count(bound)
+        if at_least:
+            return lambda v: not isinstance(v, kind) or len(v) >= limit
+        return lambda v: not isinstance(v, kind) or len(v) <= limit
+
+    return handler
 
 
 class Compiler:
@@ -237,30 +250,6 @@ class Compiler:
             raise Unsupported(f"pattern {pattern!r}") from None
         return lambda v: not isinstance(v, str) or search(v) is not None
 
-    def _minLength(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
-        bound = _count(bound)
-        return lambda v: not isinstance(v, str) or not len(v) < bound
-
-    def _maxLength(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
-        bound = _count(bound)
-        return lambda v: not isinstance(v, str) or not len(v) > bound
-
-    def _minItems(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
-        bound = _count(bound)
-        return lambda v: not isinstance(v, list) or not len(v) < bound
-
-    def _maxItems(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
-        bound = _count(bound)
-        return lambda v: not isinstance(v, list) or not len(v) > bound
-
-    def _minProperties(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
-        bound = _count(bound)
-        return lambda v: not isinstance(v, dict) or not len(v) < bound
-
-    def _maxProperties(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
-        bound = _count(bound)
-        return lambda v: not isinstance(v, dict) or not len(v) > bound
-
     def _minimum(self, bound, schema) -> Check:
         bound = _bound(bound)
         return lambda v: not _is_number(v) or not v < bound
@@ -291,12 +280,12 @@ class Compiler:
         "allOf": _allOf,
         "not": _not,
         "pattern": _pattern,
-        "minLength": _minLength,
-        "maxLength": _maxLength,
-        "minItems": _minItems,
-        "maxItems": _maxItems,
-        "minProperties": _minProperties,
-        "maxProperties": _maxProperties,
+        "minLength": _length(str, at_least=True),
+        "maxLength": _length(str, at_least=False),
+        "minItems": _length(list, at_least=True),
+        "maxItems": _length(list, at_least=False),
+        "minProperties": _length(dict, at_least=True),
+        "maxProperties": _length(dict, at_least=False),
         "minimum": _minimum,
         "maximum": _maximum,
         "exclusiveMinimum": _exclusiveMinimum,
