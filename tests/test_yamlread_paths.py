@@ -110,7 +110,8 @@ def agree(text: str, resolution: read.Resolution, depth: int, location: str) -> 
             f"{location}: compiled raised {fast!r}, event path {slow!r}"
         )
         return False
-    if isinstance(slow, YAMLError):  # the event path's older libyaml refused it: the full loaders decide
+    refused = isinstance(slow, YAMLError)
+    if refused:  # the event path's older libyaml refused it: the full loaders decide
         try:
             slow = loader._load_full(loader._yaml(), text) if resolution is read.GO_YAML else full_input(text)
         except (YAMLError, InputError) as exc:  # and refused it too, for a reason of ruamel's own scanner
@@ -118,7 +119,7 @@ def agree(text: str, resolution: read.Resolution, depth: int, location: str) -> 
             return True
     assert same(fast, slow), f"{location}: the paths built different data"
     table = None if resolution is read.GO_YAML else resolution
-    if len(text) <= POSITIONS_BYTES and not isinstance(event_path(text, resolution, depth), YAMLError):
+    if len(text) <= POSITIONS_BYTES and not refused:
         assert positions_table(text, table, True) == positions_table(text, table, False), f"{location}: positions"
     return True
 
