@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import stat
@@ -263,9 +264,28 @@ def test_kubectl_kustomize_builds_the_committed_tree(cluster):
 
 
 def test_committed_render_is_current(run):
-    """The golden files: what is committed is exactly what render produces (no ../shared needed)."""
-    result = run(REPO, "check")
+    """The golden files: what is committed is exactly what render produces (no ../shared needed).
+    ``--full`` evaluates every cluster: the sum files record the tool's version, not its code, so
+    only a full evaluation sees a change of the generator that changes output."""
+    result = run(REPO, "check", "--full")
     assert result.exit_code == 0, result.output
+
+
+def test_full_evaluates_a_tree_whose_sum_file_matches(project, run):
+    """A tree consistent with its sum file but not what render produces (as after a change of the
+    tool's code) passes the fast path and fails ``check --full``; ``render --full`` repairs it."""
+    tree = project / "rendered" / CLUSTER
+    victim = next(p for p in sorted(tree.rglob("*.yaml")) if p.name != "kustomization.yaml")
+    old = victim.read_bytes()
+    new = old + b"# not what render writes\n"
+    victim.write_bytes(new)
+    sum_file = tree / ".gpu-gitops.sum"
+    sha = lambda data: hashlib.sha256(data).hexdigest()  # noqa: E731
+    sum_file.write_text(sum_file.read_text().replace(sha(old), sha(new)))
+    assert run(project, "check", CLUSTER).exit_code == 0
+    assert run(project, "check", "--full", CLUSTER).exit_code == 1
+    assert run(project, "render", "--full", CLUSTER).exit_code == 0
+    assert victim.read_bytes() == old
 
 
 @needs_crd_schemas()

@@ -124,11 +124,16 @@ class Context:
             flags=fingerprint.validation_flags(schema_locations, require_schemas),
         )
 
-    def fresh(self, names: list[str], schema_locations, require_schemas, for_render: bool = False) -> list[str]:
-        """Clusters whose sum file says nothing changed. Validation flags given on the command
-        line are not in it: with them, a cluster is fresh once this machine has validated its
-        tree with those flags (``fingerprint.record_validated``)."""
+    def fresh(
+        self, names: list[str], schema_locations, require_schemas, for_render: bool = False, full: bool = False
+    ) -> list[str]:
+        """Clusters whose sum file says nothing changed (none with ``full``). Validation flags
+        given on the command line are not in it: with them, a cluster is fresh once this
+        machine has validated its tree with those flags (``fingerprint.record_validated``)."""
         from generator.tree import fingerprint
+
+        if full:
+            return []
 
         flags = fingerprint.validation_flags(schema_locations, require_schemas)
         return fingerprint.fresh(self.project, names, self.config_file, modes=for_render, flags=flags)
@@ -271,12 +276,21 @@ format_option = click.option(
 )
 
 
+full_option = click.option(
+    "--full",
+    is_flag=True,
+    help="Evaluate every chosen cluster even where its sum file says nothing changed (the sum file "
+    "records the tool's version, not its code: use after changing gpu-gitops itself).",
+)
+
+
 def fleet_options(func):
     """The arguments and options render and check share: clusters, schemas, jobs, selection, format."""
     for decorate in (
         format_option,
         selection_options,
         jobs_option,
+        full_option,
         require_schemas_option,
         schema_location_option,
         clusters_argument,

@@ -42,6 +42,7 @@ class FleetArgs:
     schema_locations: tuple[str, ...] = ()
     require_schemas: bool = False
     jobs: int | None = None  # default: the CPUs this process may use
+    full: bool = False  # evaluate every chosen cluster, fresh or not
     changed_only: bool = False
     base: str | None = None  # --changed-only's base (default HEAD); check: the revision to review against
     shard: str | None = None  # "I/N"
@@ -130,7 +131,7 @@ def render(args: RenderArgs) -> int:
     from generator.render import pipeline
 
     chosen = pipeline.choose(ctx.project, args.clusters, args.changed_only, args.base or "HEAD", args.shard)
-    fresh = ctx.fresh(chosen.names, args.schema_locations, args.require_schemas, for_render=True)
+    fresh = ctx.fresh(chosen.names, args.schema_locations, args.require_schemas, for_render=True, full=args.full)
     todo = [n for n in chosen.names if n not in fresh]
     outcomes = (
         _render_all(ctx, todo, ctx.options(args.schema_locations, args.require_schemas), args.jobs) if todo else []
@@ -203,7 +204,7 @@ def check(args: CheckArgs) -> int:
     from generator.render import pipeline
 
     chosen = pipeline.choose(ctx.project, args.clusters, args.changed_only, args.base or "HEAD", args.shard)
-    fresh = ctx.fresh(chosen.names, args.schema_locations, args.require_schemas)
+    fresh = ctx.fresh(chosen.names, args.schema_locations, args.require_schemas, full=args.full)
     todo = [n for n in chosen.names if n not in fresh]
     outcomes = (
         _render_all(ctx, todo, ctx.options(args.schema_locations, args.require_schemas), args.jobs) if todo else []
