@@ -1,7 +1,7 @@
 // The objects that make a cluster's GitOps engine sync its rendered layers: rendered/<cluster>/gitops/.
 //
 // Evaluated after the components, because it depends on which layers came out non-empty (an
-// empty layer is not rendered, so nothing may depend on it). generator/gitops.py passes the
+// empty layer is not rendered, so nothing may depend on it). generator/render/gitops.py passes the
 // facts: the cluster's `gitops` block and, per rendered layer in apply order, the kinds it
 // holds and whether the cluster's Kubernetes version serves them natively (`builtin`).
 //

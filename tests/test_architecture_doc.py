@@ -50,3 +50,59 @@ def test_module_map_check_sees_a_missing_module():
 def test_readme_links_the_architecture_doc():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert "(docs/architecture.md)" in readme
+
+
+# Where a path of the project may be named in prose: comments and docstrings of the package and
+# the library, the docs and the README. A path that no longer exists sends a reader nowhere.
+_PROSE = ["README.md", "CONTRIBUTING.md", "docs", "generator", "libsonnet", "bench"]
+_PATH = re.compile(r"(?<![\w./-])((?:generator|libsonnet|bench)/[\w./-]*\w)")
+_MODULE = re.compile(r"(?<![\w.])(generator(?:\.\w+)+)")
+
+
+def _prose_files():
+    for name in _PROSE:
+        top = REPO / name
+        files = [top] if top.is_file() else sorted(top.rglob("*")) if top.is_dir() else []
+        for path in files:
+            if path.is_file() and path.suffix in (".py", ".md", ".libsonnet", ".jsonnet", ".json", ".sh", ".c"):
+                if "__pycache__" not in path.parts and "_data" not in path.parts:
+                    yield path
+
+
+def _is_module(parts: list[str]) -> bool:
+    base = REPO / "/".join(parts)
+    return base.is_dir() or base.with_suffix(".py").is_file() or base.with_suffix(".c").is_file()
+
+
+def _dangling(text: str) -> list[str]:
+    found = []
+    for path in _PATH.findall(text):
+        if "<" in path or "*" in path:
+            continue
+        if not any((REPO / candidate).exists() for candidate in (path, path + ".py")):
+            found.append(path)
+    for dotted in _MODULE.findall(text):
+        parts = dotted.split(".")
+        depth = max((n for n in range(1, len(parts) + 1) if _is_module(parts[:n])), default=0)
+        if depth < len(parts) - 1 or depth == 0:
+            found.append(dotted)  # more than one name past the deepest module: no such module
+    return found
+
+
+def test_every_path_named_in_prose_exists():
+    """Every ``generator/…``, ``libsonnet/…``, ``bench/…`` path and ``generator.x``
+    module named in comments, docstrings and docs exists (an attribute may follow the module)."""
+    dangling = {
+        path.relative_to(REPO).as_posix(): found
+        for path in _prose_files()
+        if (found := _dangling(path.read_text(encoding="utf-8", errors="replace")))
+    }
+    assert not dangling, f"name the module where it lives now: {dangling}"
+
+
+def test_dangling_path_check_sees_a_moved_module():
+    assert _dangling("see generator/consistency/gpu.py and generator.tree.nothing.here") == [
+        "generator/consistency/gpu.py",
+        "generator.tree.nothing.here",
+    ]
+    assert _dangling("see generator/inputs/consistency/gpu.py and generator.tree.write.read_tree") == []

@@ -346,7 +346,7 @@ def test_validation_checks_what_each_pool_advertises(rendered):
 
 
 def test_validation_and_quota_checks_count_capacity_alike(rendered):
-    """The quota checks (generator/consistency) and the node check (gpu.advertisedPerNode) must
+    """The quota checks (generator/inputs/consistency) and the node check (gpu.advertisedPerNode) must
     agree on what a pool advertises, or a passing node would not honour a passing quota."""
     from conftest import EXAMPLES
 

@@ -72,7 +72,7 @@
   // Resource name a vendor's whole GPUs are advertised under.
   gpuResource(vendor):: vendor + '.com/gpu',
 
-  // Text serialised by gpu-gitops after evaluation (generator/deferred.py): the engine's own
+  // Text serialised by gpu-gitops after evaluation (generator/library/deferred.py): the engine's own
   // std.manifestYamlDoc/std.manifestJsonEx take seconds on a modest config. Use these for
   // ConfigMap payloads and config-hash annotations; the result may only be used as a whole
   // field value, not concatenated inside Jsonnet.
@@ -134,7 +134,7 @@
 
   // The key of an object in its component: the name of the file it renders to without
   // `.yaml`, `<kind>_<namespace>_<name>` with the kind lower-cased and no namespace for a
-  // cluster-scoped object (generator/layout.py object_filename), so an overrides.libsonnet can
+  // cluster-scoped object (generator/render/layout.py object_filename), so an overrides.libsonnet can
   // tell it from the rendered tree (docs/overrides.md).
   fileKey(o)::
     local namespace = std.get(o.metadata, 'namespace', null);

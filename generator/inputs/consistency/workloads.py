@@ -109,7 +109,7 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
 # Namespaces of the platform itself: Kubernetes' own (kube-system, kube-public, kube-node-lease)
 # and OpenShift's (every openshift-* namespace belongs to a cluster operator). A workload
 # namespace renders default-deny, a quota and Pod Security labels onto its namespace. The
-# namespaces gpu-gitops's components render are refused after evaluation (generator/collisions.py).
+# namespaces gpu-gitops's components render are refused after evaluation (generator/render/collisions.py).
 _RESERVED_PREFIXES = ("kube-", "openshift-")
 _RESERVED_NAMES = frozenset({"openshift"})  # OpenShift's shared templates and image streams
 
