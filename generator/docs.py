@@ -25,8 +25,8 @@ import json
 from pathlib import Path
 
 from generator.inputs import contract
-from generator.inputs.load import resolve_ref
 from generator.inputs.merge import MERGE_KEY
+from generator.inputs.schemaref import resolve_ref
 from generator.library import versions
 from generator.paths import Project
 

@@ -28,6 +28,9 @@ def _bundled(name: str) -> Path:
     return Path(str(resources.files("generator").joinpath("_data", name)))
 
 
+CLUSTER_FILE = "cluster.yaml"  # a cluster's input: clusters/<name>/cluster.yaml
+
+
 def cache_root() -> Path:
     """``$GPU_GITOPS_CACHE_DIR``, else the platform's user cache folder for gpu-gitops
     (``$XDG_CACHE_HOME/gpu-gitops`` or ``~/.cache/gpu-gitops`` on Linux)."""

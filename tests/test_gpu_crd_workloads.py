@@ -35,7 +35,7 @@ def _template(spec: dict) -> dict:
 
 
 def objects(spec: dict) -> dict[str, dict]:
-    """One object per kind, its pod template(s) at the CRD's path (generator/lint/pods.py)."""
+    """One object per kind, its pod template(s) at the CRD's path (generator/kube/pods.py)."""
     ray = {"headGroupSpec": _template(spec), "workerGroupSpecs": [{"groupName": "w"} | _template(spec)]}
     meta = {"name": "gpu", "namespace": "gpu-training"}
     return {

@@ -96,7 +96,7 @@ def test_the_aks_example_states_its_nodes_memory_and_fits():
     from ruamel.yaml import YAML
 
     from generator.inputs.consistency.hugepages import per_node
-    from generator.lint.quantity import parse
+    from generator.kube.quantity import parse
 
     pools = YAML(typ="safe").load((REPO / "clusters" / AKS / "cluster.yaml").read_text(encoding="utf-8"))["nodePools"]
     (h100,) = [p for p in pools if p["name"] == "h100"]

@@ -75,7 +75,7 @@ def test_a_no_op_check_loads_no_render_machinery(project, run):
     render_side = (
         "generator.render.cluster",
         "generator.library.jsonnet",
-        "generator.inputs.config",
+        "generator.config",
         "generator.lint.schemasync",
         "generator.render.selection",
         "urllib.request",

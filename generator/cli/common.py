@@ -111,7 +111,7 @@ class Context:
         return self.config_path or self.project.root / ".gpu-gitops.yaml"
 
     def options(self, schema_locations: tuple[str, ...], require_schemas: bool) -> pipeline.Options:
-        from generator.inputs.config import load_config
+        from generator.config import load_config
         from generator.render import pipeline
         from generator.tree import fingerprint
 

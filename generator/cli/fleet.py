@@ -182,7 +182,7 @@ def _orphans(ctx: Context, prune: bool) -> None:
 
 
 def _config_prunes(ctx: Context) -> bool:
-    from generator.inputs.config import load_config
+    from generator.config import load_config
 
     return load_config(ctx.project, ctx.config_path).prune
 

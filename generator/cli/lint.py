@@ -84,7 +84,7 @@ def _display(ctx: Context):
 def lint(args: LintArgs) -> int:
     """Lint the paths and print the report; 1 when a finding is at ``fail_on`` or above."""
     from generator import cpus
-    from generator.inputs.config import load_config
+    from generator.config import load_config
     from generator.library import providers
     from generator.lint import kubeconform, lint_paths, make_validator
     from generator.lint.loader import discover, read
@@ -181,7 +181,7 @@ def _runs(args: LintArgs, config: dict, settings, overrides: dict, targets: list
     """``(cluster, settings, paths)`` per lint run: one per cluster named by ``--cluster`` or
     ``lint.cluster`` over every target; else one per cluster ``lint.clusters`` maps files to
     (a file mapped to several is in several runs), plus one without a cluster for the rest."""
-    from generator.inputs.platform import clusters_of, settings_for
+    from generator.lint.clusters import clusters_of, settings_for
     from generator.lint.loader import discover
     from generator.tree import fingerprint
 

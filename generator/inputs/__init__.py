@@ -3,5 +3,5 @@ defaults and conventions, cross-checked (``consistency``); every problem a locat
 
 May import: generator.diagnostic, generator.errors, generator.paths, generator.jsonpath,
 generator.yamlio, generator.library, generator.validate (the versions it has schemas for),
-generator.lint (the rule names ``.gpu-gitops.yaml`` may name).
+generator.kube.
 """

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from generator.errors import InputError
-from generator.paths import Project
+from generator.paths import CLUSTER_FILE, Project
 
 if TYPE_CHECKING:
     from generator.diagnostic import Diagnostic
@@ -127,7 +127,6 @@ def _read_base(project: Project, referrer: Located, index: int, name: str) -> La
 def users(project: Project, clusters: list[str]) -> dict[str, set[str]]:
     """For each cluster, the base files (as shown, ``clusters/_bases/x.yaml``) it uses; a cluster whose
     bases cannot be read uses every base (its render reports why)."""
-    from generator.inputs.load import CLUSTER_FILE
 
     everything = {project.display(p) for p in (project.root / FOLDER).rglob("*.yaml")}
     found = {}

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from generator.errors import InputError, InputErrors, InputWarning
+from generator.inputs.schemaref import resolve_ref
 from generator.jsonpath import dotted
-from generator.paths import Project
+from generator.paths import CLUSTER_FILE, Project
 
 if TYPE_CHECKING:
     import jsonschema
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 # jsonschema, the YAML reader and the consistency rules load when a cluster is read, not when
 # the module is imported: `gpu-gitops list` and `init` need only the names and paths below.
 
-CLUSTER_FILE = "cluster.yaml"
 OVERRIDES_FILE = "overrides.libsonnet"
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$")
 _MINOR = re.compile(r"^[0-9]+\.[0-9]+$")
@@ -384,19 +384,6 @@ def _type_hint(value: Any, expected: str, written: str | None = None) -> str:
     if expected == "boolean" and isinstance(value, str):
         return "use true or false without quotes"
     return ""
-
-
-def resolve_ref(root: dict, node: dict) -> dict:
-    """Follow a local ``$ref`` (``#/$defs/name``), keeping the referring node's description."""
-    ref = node.get("$ref")
-    if not ref or not ref.startswith("#/"):
-        return node
-    target = root
-    for part in ref.removeprefix("#/").split("/"):
-        target = target[part]
-    if "description" not in node:
-        return target
-    return {**target, "description": node["description"]}
 
 
 # --- defaults ------------------------------------------------------------------------------

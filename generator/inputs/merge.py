@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.errors import InputError, InputWarning
-from generator.inputs.load import resolve_ref
+from generator.inputs.schemaref import resolve_ref
 from generator.yamlio.positions import Located
 
 MERGE_KEY = "x-gpu-gitops-merge-key"

@@ -22,7 +22,7 @@ from pathlib import Path
 from generator.errors import InputError, InputErrors
 from generator.inputs import contract
 from generator.inputs.migrations import MIGRATIONS, Context, Stuck, mappings
-from generator.paths import Project
+from generator.paths import CLUSTER_FILE, Project
 
 
 @dataclass
@@ -106,7 +106,6 @@ def plan(project: Project, clusters: list[str]) -> list[FileMigration]:
     """What ``migrate`` would do to the files of ``clusters`` (each file once, bases first);
     every problem found is raised together, before anything is written."""
     from generator.inputs import bases
-    from generator.inputs.load import CLUSTER_FILE
     from generator.library import providers
 
     used_by: dict[Path, set[str]] = {}  # a file → the providers of the clusters that read it

@@ -4,7 +4,8 @@
 rules over objects that render produced, so render, check and lint agree.
 
 May import: generator.diagnostic, generator.errors, generator.paths, generator.jsonpath,
-generator.yamlio, generator.library, generator.validate.
+generator.yamlio, generator.library, generator.validate, generator.kube, generator.pathmatch,
+generator.inputs and generator.contract (a cluster's settings and contract, ``clusters``).
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-from generator.lint import pods, quantity
-from generator.lint.contract import Policy
+from generator.contract.model import Policy
+from generator.kube import pods, quantity
 from generator.validate import celrules
 
 

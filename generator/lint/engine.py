@@ -21,7 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
-from generator.lint import pods, suppress
+from generator.kube import pods
+from generator.lint import suppress
 from generator.lint.loader import Source, resources_of
 from generator.lint.model import Document, Hit, Resource
 from generator.lint.rules import REGISTRY, fix_hint

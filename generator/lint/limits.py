@@ -4,7 +4,7 @@ extended resources, huge pages), worded as it words them; shared by the GPU and 
 from __future__ import annotations
 
 from generator import jsonpath
-from generator.lint import pods, quantity
+from generator.kube import pods, quantity
 from generator.lint.model import Hit
 
 

@@ -38,9 +38,9 @@ from ruamel.yaml.resolver import VersionedResolver
 from ruamel.yaml.scanner import ScannerError
 from ruamel.yaml.tag import Tag
 
+from generator import pathmatch
 from generator.diagnostic import line_col
 from generator.errors import InputError
-from generator.lint import pathmatch
 from generator.lint.model import Document, Hit, Resource, first_content_line
 from generator.yamlio import aliases as yamlaliases
 from generator.yamlio import depth as yamldepth

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from generator.diagnostic import Diagnostic
 
 if TYPE_CHECKING:
-    from generator.lint.contract import Contract
+    from generator.contract.model import Contract
 
 
 def undefined(

@@ -18,7 +18,7 @@ from generator.lint import options
 from generator.validate import kubernetes
 
 if TYPE_CHECKING:
-    from generator.lint.contract import Contract
+    from generator.contract.model import Contract
 
 # Without a provider, the vendors' resource names (the project's default GPU taint keys).
 DEFAULT_TAINT_KEYS = ("nvidia.com/gpu", "amd.com/gpu")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import fnmatch
 
-from generator.lint import pathmatch
+from generator import pathmatch
 
 ANNOTATION = "gpu-gitops.io/ignore"
 # checkov reads every annotation whose key contains this, and splits its value on "=" into

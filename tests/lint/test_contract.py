@@ -13,8 +13,8 @@ import pytest
 from test_gpu_admission_cel import EKS_CASES, KINDS, NVIDIA_CASES, evaluate, workload
 
 from generator.errors import InputError
-from generator.inputs.platform import clusters_of, settings_for
 from generator.lint import admission
+from generator.lint.clusters import clusters_of, settings_for
 from generator.paths import Project
 
 REPO = Path(__file__).resolve().parents[2]
@@ -108,7 +108,7 @@ def test_judging_leaves_the_object_and_its_pod_templates_as_they_were(contracts)
     """Quantities are respelt, and ExtendedResourceToleration's tolerations added, in copies of
     the parts they change: the linted object is untouched, and so is what ``pods`` remembers of
     it for the rules that run after CL006."""
-    from generator.lint import pods
+    from generator.kube import pods
 
     policy = contracts["eks-mi300x-inference"].policies[0]
     amd, _ = EKS_CASES["amd-with-only-nvidia-toleration"]
@@ -135,7 +135,7 @@ def test_the_object_is_handed_to_the_evaluator_once_per_policy(contracts, monkey
 def test_an_expression_that_reads_variables_other_than_by_name_gets_them_all():
     """Each expression is handed only the variables it names (``variables.<name>``); one that
     reads the map otherwise sees every variable computed before it, as the API server's does."""
-    from generator.lint.contract import Policy
+    from generator.contract.model import Policy
 
     spec = {
         "matchConstraints": {"resourceRules": [{"apiGroups": [""], "resources": ["pods"], "operations": ["CREATE"]}]},
@@ -264,7 +264,7 @@ def test_a_checked_input_completes_as_a_full_load_does():
 def test_the_contract_is_read_from_the_files_of_the_kinds_it_needs(monkeypatch):
     """The contract parses only the rendered files its kinds are written to (the layout names a
     file after its object's kind): it is the contract every file of the tree gives."""
-    from generator.inputs import platform
+    from generator.contract import build as platform
     from generator.inputs.load import load_cluster
 
     project = Project(REPO)
@@ -343,7 +343,7 @@ def test_a_namespace_a_file_creates_is_not_looked_up_for_its_later_objects(tmp_p
 def test_policies_of_one_name_with_other_rules_are_not_taken_for_each_other():
     """Whether a policy selects a kind is remembered per policy: two clusters' policies of one
     name and bindings, one selecting Pods and one Nodes, judge a Pod each by its own rules."""
-    from generator.lint.contract import Policy
+    from generator.contract.model import Policy
 
     def policy(resource: str) -> Policy:
         rules = [{"apiGroups": [""], "resources": [resource], "operations": ["CREATE"]}]

@@ -7,8 +7,8 @@ import os
 import pytest
 
 from generator.lint import lint_paths
-from generator.lint.pathmatch import matches
 from generator.lint.settings import Settings
+from generator.pathmatch import matches
 
 GPU_POD = (
     "apiVersion: v1\nkind: Pod\nmetadata: {name: train, namespace: gpu-training}\nspec:\n  containers:\n"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from generator.lint import pods
+from generator.kube import pods
 
 _SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[3] / "shared"))
 CRDS = _SHARED / "upstream-crds"

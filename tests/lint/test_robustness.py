@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from generator.lint import lint_paths, quantity
+from generator.kube import quantity
+from generator.lint import lint_paths
 from generator.lint.settings import Settings
 from generator.yamlio import read as yamlread
 

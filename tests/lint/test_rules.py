@@ -20,9 +20,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from generator.inputs.platform import settings_for
 from generator.lint import examples as rule_examples
 from generator.lint import lint_paths
+from generator.lint.clusters import settings_for
 from generator.lint.rules import BY_ID, REGISTRY, examples
 from generator.lint.settings import Settings
 from generator.paths import Project
@@ -211,8 +211,8 @@ def test_a_rule_option_changes_only_that_rule(tmp_path):
 
 
 def _config_errors(tmp_path, text: str) -> list[str]:
+    from generator.config import load_config
     from generator.errors import InputErrors
-    from generator.inputs.config import load_config
     from generator.paths import Project
 
     (tmp_path / ".gpu-gitops.yaml").write_text(text, encoding="utf-8")
@@ -269,7 +269,7 @@ def test_rules_that_read_only_pod_templates_find_nothing_where_there_is_none():
     """``POD_TEMPLATES`` lets the engine skip a rule for objects without pod templates: every
     rule that sets it finds nothing in such an object, on every fixture and example, with
     the most permissive settings and with none."""
-    from generator.lint import pods
+    from generator.kube import pods
     from generator.lint.engine import Context
 
     flagged = [rule for rule in REGISTRY if getattr(rule, "POD_TEMPLATES", False)]
@@ -323,7 +323,7 @@ def test_rules_that_judge_only_device_pods_find_nothing_in_pods_that_ask_for_non
     """``DEVICE_PODS`` lets the engine skip a rule for objects none of whose pods asks for a
     device: every rule that sets it finds nothing in such an object, on every fixture and
     example, against each example cluster's contract."""
-    from generator.lint import pods
+    from generator.kube import pods
     from generator.lint.engine import Context
 
     flagged = [rule for rule in REGISTRY if getattr(rule, "DEVICE_PODS", False)]

@@ -21,7 +21,7 @@ from fractions import Fraction
 
 from generator.errors import InputError
 from generator.inputs.advertised import HUGEPAGE_SIZES as SIZES
-from generator.lint.quantity import parse
+from generator.kube.quantity import parse
 from generator.yamlio.positions import Located
 
 

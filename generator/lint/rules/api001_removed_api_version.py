@@ -39,7 +39,7 @@ FAIL:
               containers: [{name: main, image: "busybox:1.36"}]
 """
 
-from generator.lint import deprecations
+from generator.kube import deprecations
 from generator.lint.model import Hit
 
 ID = "API001"

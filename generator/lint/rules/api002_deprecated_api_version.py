@@ -28,7 +28,7 @@ FAIL:
       matchingPrecedence: 1000
 """
 
-from generator.lint import deprecations
+from generator.kube import deprecations
 from generator.lint.model import Hit
 
 ID = "API002"

@@ -38,7 +38,7 @@ FAIL:
 
 import functools
 
-from generator.lint import deprecations
+from generator.kube import deprecations
 from generator.lint.model import Hit
 from generator.validate import kubernetes
 

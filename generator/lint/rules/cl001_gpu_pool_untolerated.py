@@ -57,7 +57,7 @@ FAIL:
 """
 
 from generator import jsonpath
-from generator.lint import pods
+from generator.kube import pods
 from generator.lint.model import Hit
 
 ID = "CL001"

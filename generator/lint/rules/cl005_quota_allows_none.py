@@ -46,7 +46,7 @@ FAIL:
 """
 
 from generator import jsonpath
-from generator.lint import pods
+from generator.kube import pods
 from generator.lint.model import Hit
 from generator.lint.rules.cl002_resource_not_offered import wanted
 

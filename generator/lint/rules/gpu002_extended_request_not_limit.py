@@ -48,8 +48,8 @@ FAIL:
               memory: 8Gi
 """
 
+from generator.kube import pods
 from generator.lint import limits as limits_rules
-from generator.lint import pods
 
 ID = "GPU002"
 NAME = "extended-request-not-limit"

@@ -47,7 +47,7 @@ FAIL:
 
 import re
 
-from generator.lint import pods
+from generator.kube import pods
 from generator.lint.model import Hit
 
 ID = "GPU005"

@@ -37,8 +37,8 @@ FAIL:
             limits: {hugepages-1Gi: 1Gi, memory: 1Gi}
 """
 
+from generator.kube import pods
 from generator.lint import limits as limits_rules
-from generator.lint import pods
 
 ID = "HP002"
 NAME = "hugepages-request-not-limit"

@@ -35,7 +35,7 @@ FAIL:
 """
 
 from generator import jsonpath
-from generator.lint import pods, quantity
+from generator.kube import pods, quantity
 from generator.lint.model import Hit
 
 ID = "HP003"

@@ -28,7 +28,7 @@ FAIL:
     spec: {}
 """
 
-from generator.lint import deprecations
+from generator.kube import deprecations
 from generator.lint.model import Hit
 from generator.lint.rules.api004_api_version_not_served import not_served
 

@@ -33,7 +33,7 @@ FAIL:
 """
 
 from generator import jsonpath
-from generator.lint import pods
+from generator.kube import pods
 from generator.lint.model import Hit
 from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 

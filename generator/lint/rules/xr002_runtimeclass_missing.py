@@ -44,7 +44,8 @@ FAIL:
         - {name: smi, image: "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"}
 """
 
-from generator.lint import pods, references
+from generator.kube import pods
+from generator.lint import references
 from generator.lint.model import Hit
 
 ID = "XR002"

@@ -63,7 +63,7 @@ FAIL:
             limits: {nvidia.com/gpu: 1, memory: 8Gi}
 """
 
-from generator.lint import pods
+from generator.kube import pods
 from generator.lint.model import Hit
 
 ID = "XR004"

@@ -49,7 +49,7 @@ FAIL:
             - {name: exporter, image: "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.1-ubuntu22.04"}
 """
 
-from generator.lint import pods
+from generator.kube import pods
 from generator.lint.model import Hit
 from generator.lint.rules.gpu004_gpu_toleration_missing import UNKNOWN_TAINTS_HINT
 from generator.lint.settings import TAINT_KEYS

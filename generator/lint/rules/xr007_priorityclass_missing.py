@@ -36,8 +36,9 @@ FAIL:
         - {name: smi, image: "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"}
 """
 
-from generator.lint import pods, references
-from generator.lint.contract import BUILTIN_PRIORITY_CLASSES
+from generator.contract.model import BUILTIN_PRIORITY_CLASSES
+from generator.kube import pods
+from generator.lint import references
 from generator.lint.model import Hit
 
 ID = "XR007"

@@ -13,16 +13,12 @@ each: the admission rules lint applies are the policy's own CEL. No Jsonnet runs
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
+from generator.contract.model import Contract, Policy, Pool, Taint
 from generator.errors import InputError
 from generator.inputs.advertised import GPU_CLASS, MIG_CLASS, is_dra, pool_offers
-from generator.inputs.load import Cluster, load_cluster
-from generator.lint import pathmatch
-from generator.lint.contract import Contract, Policy, Pool, Taint
-from generator.lint.settings import Settings, for_cluster
-from generator.paths import Project
+from generator.inputs.load import Cluster
 from generator.yamlio import read
 
 # The GPU Operator's ClusterPolicy creates RuntimeClass ``nvidia`` when it deploys the container
@@ -151,38 +147,3 @@ def _objects(rendered: Path):
         obj = read.load(path.read_text(encoding="utf-8"))
         if isinstance(obj, dict):
             yield obj
-
-
-def settings_for(project: Project, config: dict, name: str, checked: bool = False, **overrides) -> Settings:
-    """Lint settings for files that will run on cluster ``name``: the config's ``lint``
-    section with the cluster's version, provider, taint keys and contract (``overrides``,
-    the command line's, win over the config but not over the cluster). ``checked``: the
-    rendered tree is fresh, so its input passed every check (``load_cluster``)."""
-    known = project.cluster_names()
-    if name not in known:
-        close = difflib.get_close_matches(name, known, n=1)
-        raise InputError(
-            f"unknown cluster {name!r}",
-            hint=(f"did you mean {close[0]!r}? " if close else "")
-            + (f"the clusters are {', '.join(known)}" if known else "no clusters/ folder with a cluster.yaml here"),
-        )
-    cluster = load_cluster(project, name, checked)
-    contract = build(cluster, project.rendered / name)
-    settings = for_cluster(cluster.spec, config, cluster.facts, **overrides)
-    settings.contract = contract
-    return settings
-
-
-def clusters_of(shown: str, mapping: dict, known: list[str]) -> list[str]:
-    """The clusters ``lint.clusters`` maps a file to (by its path shown relative to the
-    project root), in the order of the mapping; ``{cluster}`` in a pattern stands for each
-    known cluster's name."""
-    found: list[str] = []
-    for pattern, names in mapping.items():
-        listed = [names] if isinstance(names, str) else list(names)
-        if "{cluster}" in pattern:
-            listed = [n for n in known if pathmatch.matches(shown, [pattern.replace("{cluster}", n)])]
-        elif not pathmatch.matches(shown, [pattern]):
-            continue
-        found += [n for n in listed if n not in found]
-    return found

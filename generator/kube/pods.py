@@ -318,7 +318,7 @@ def effective_requests(pod: PodTemplate, wanted) -> dict[str, Fraction]:
     the sum over app containers or the largest init container, whichever is more (the pod's
     effective request, kubernetes.io docs "Init containers", "Resource sharing within
     containers"); a container's limit stands for a missing request. Values are ``Fraction``s."""
-    from generator.lint import quantity
+    from generator.kube import quantity
 
     app: dict[str, Fraction] = {}
     init: dict[str, Fraction] = {}

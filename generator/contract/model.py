@@ -3,7 +3,7 @@
 A ``Contract`` is plain data (it is part of the lint cache key): the cluster's Kubernetes
 version, per node pool its taints and the extended resources one node advertises, the
 namespaces and their quotas, the StorageClass, PriorityClass, RuntimeClass and DeviceClass
-names the cluster has, and its admission policies. ``generator.inputs.platform`` builds it
+names the cluster has, and its admission policies. ``generator.contract.build`` builds it
 from the cluster's completed input and its rendered tree; the ``CL`` rules and XR001, XR002,
 XR007 read it through ``Settings.contract``.
 """
@@ -14,7 +14,7 @@ import difflib
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from generator.lint import quantity
+from generator.kube import quantity
 
 # Objects the API server creates in every cluster (kube-apiserver bootstrap data:
 # pkg/registry/scheduling/rest/storage_scheduling.go and the system namespaces of

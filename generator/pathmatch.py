@@ -6,6 +6,8 @@ at the start or in the middle is anchored at the root (``/vendor``, ``deploy/tes
 ``vendor/`` is a folder and everything in it, ``**`` any number of folders, and ``!pattern``
 takes back what an earlier pattern matched (not inside a matched folder, as in git).
 ``pathspec`` loads with the first pattern: a run without any does not pay for its import.
+
+May import: nothing of generator.
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
 """The project configuration file, ``.gpu-gitops.yaml`` at the project root.
 
 Validated against ``schemas/config.schema.json`` (unknown keys are errors, with their line);
-absent file = all defaults. Command-line flags take precedence over the file.
+absent file = all defaults. Command-line flags take precedence over the file. Above inputs and
+lint: the file holds settings of both (its ``lint`` section is checked against the rule registry).
+
+May import: generator.errors, generator.paths, generator.yamlio, generator.inputs, generator.lint.
 """
 
 from __future__ import annotations
