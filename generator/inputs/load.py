@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 from generator.errors import InputError, InputErrors, InputWarning
 from generator.jsonpath import dotted
 from generator.paths import Project
+from generator.yamlio import lines as yamllines
 
 if TYPE_CHECKING:
     import jsonschema
@@ -197,7 +198,7 @@ def schema_errors(doc: Located, schema: dict, source: Path | None = None) -> lis
 
     validator = jsonschema.Draft202012Validator(schema)
     found = list(validator.iter_errors(doc.data))
-    lines = source.read_text(encoding="utf-8", errors="replace").splitlines() if found and source else []
+    lines = yamllines.split(source.read_text(encoding="utf-8", errors="replace")) if found and source else []
     explained = [_hinted(_explain(doc, schema, error, lines), schema, error) for error in found]
     return sorted(explained, key=lambda e: (e.location.path, e.location.line, e.location.col))
 
@@ -212,7 +213,7 @@ def _written(doc: Located, path: tuple, lines: list[str]) -> str | None:
 
     if isinstance(doc, Merged):
         index, layer_path = doc.owner(path)
-        lines = doc.sources[index].read_text(errors="replace", encoding="utf-8").splitlines()
+        lines = yamllines.split(doc.sources[index].read_text(errors="replace", encoding="utf-8"))
         line, col = doc.layers[index].value_position(layer_path)
     else:
         line, col = doc.value_position(path)

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from generator.diagnostic import line_col
 from generator.errors import InputError, InputWarning
+from generator.yamlio import lines
 from generator.yamlio.messages import (
     ALIAS_HINT,
     BAD_CHARACTER_HINT,
@@ -160,7 +160,7 @@ _NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U0001
 def load_text(text: str, display: str) -> Located:
     bad = _NOT_PRINTABLE.search(text)
     if bad:
-        line, col = line_col(text, bad.start())
+        line, col = lines.line_col(text, bad.start())
         raise InputError(
             f"{bad_character(bad.group())} is not allowed in YAML",
             path=display,
@@ -313,14 +313,14 @@ def _check_aliases(text: str, display: str) -> None:
         ) from None
 
 
-_VERSION_DIRECTIVE = re.compile(r"^%YAML[ \t]+(\S*)", re.M)
+_VERSION_DIRECTIVE = re.compile(r"(?:(?<=[\r\n])|\A)%YAML[ \t]+(\S*)")
 
 
 def _check_version(text: str, display: str) -> None:
     """A ``%YAML`` directive names 1.1 or 1.2: ruamel's parser asserts on other 1.x versions."""
     directive = _VERSION_DIRECTIVE.search(text)
     if directive and directive.group(1) not in ("1.1", "1.2"):
-        line, col = line_col(text, directive.start())
+        line, col = lines.line_col(text, directive.start())
         raise InputError(
             f"YAML version {directive.group(1)!r} is not supported",
             path=display,
@@ -390,9 +390,7 @@ def _ruamel_load(text: str, display: str) -> Located:
             path=display,
             line=(mark.line + 1) if mark else 0,
             col=(mark.column + 1) if mark else 0,
-            hint=syntax_hint(
-                str(exc.problem or exc.context), "\n".join(text.split("\n")[mark.line : mark.line + 1]) if mark else ""
-            ),
+            hint=syntax_hint(str(exc.problem or exc.context), lines.line(text, mark.line) if mark else ""),
         ) from None
     except YAMLError as exc:
         raise InputError(f"YAML error: {exc}".splitlines()[0], path=display) from None
