@@ -394,9 +394,9 @@ def _ruamel_load(text: str, display: str) -> Located:
         ) from None
     except YAMLError as exc:
         raise InputError(f"YAML error: {exc}".splitlines()[0], path=display) from None
-    except (ValueError, TypeError) as exc:
-        # a value its tag cannot build (`!!float abc`, an integer of 5,000 digits): ruamel's
-        # constructor says so without a position, its composer's node has one
+    except _UNBUILT as exc:
+        # a value its tag cannot build (`!!float abc`, `!!bool "1.32"`, an integer of 5,000
+        # digits): ruamel's constructor says so without a position, its composer's node has one
         misfit = _misfit(text)
         if misfit is None:
             raise InputError(
@@ -411,8 +411,9 @@ def _ruamel_load(text: str, display: str) -> Located:
         if node.tag.endswith(":int") and sum(c.isdigit() for c in node.value) > sys.get_int_max_str_digits():
             raise _too_large_integer(node.value, node.start_mark, display) from None
         tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
+        why = f": {problem}" if isinstance(problem, ValueError) else ""
         raise InputError(
-            f"YAML value {node.value[:40]!r} does not match its tag {tag}: {problem}",
+            f"YAML value {node.value[:40]!r} does not match its tag {tag}{why}",
             path=display,
             line=node.start_mark.line + 1,
             col=node.start_mark.column + 1,
@@ -439,6 +440,11 @@ def _ruamel_load(text: str, display: str) -> Located:
             hint=ALIAS_HINT,
         ) from None
     return Located(display, data, Positions.of((None, _ruamel_where(node, display))))
+
+
+# what ruamel's constructors raise for a scalar its tag cannot build: ValueError (`!!int abc`),
+# KeyError (`!!bool "1.32"`), IndexError (`!!int ''`), TypeError
+_UNBUILT = (ValueError, TypeError, LookupError)
 
 
 def _complex_key(kind: str, line: int, col: int, display: str) -> InputError:
@@ -468,7 +474,7 @@ def _misfit(text: str):
         if isinstance(node, ScalarNode):
             try:
                 yaml.constructor.construct_object(node, deep=True)
-            except (ValueError, TypeError) as exc:
+            except _UNBUILT as exc:
                 return node, exc
         elif isinstance(node, MappingNode):
             for key, _value in node.value:
