@@ -126,6 +126,22 @@ CASES = [
         "replace it with `diskIdPattern`",
     ),
     ("minimum", "perNode: 8, nodes: 4}", "perNode: 0, nodes: 4}", "perNode: 0", "less than the minimum", ""),
+    (
+        "url-unclosed-bracket",
+        "prometheusUrl: http://prometheus-operated.monitoring.svc:9090",
+        "prometheusUrl: http://[x",
+        "prometheusUrl",
+        "monitoring.prometheusUrl 'http://[x' is not a valid URL: an unclosed '[' in the host",
+        "scheme://host[:port]",
+    ),
+    (
+        "url-port",
+        "repository: https://git.example.com/platform/gitops.git",
+        "repository: https://git.example.com:99999/platform/gitops.git",
+        "repository:",
+        "is not a valid URL: the port is not a number from 1 to 65535",
+        "scheme://host[:port]",
+    ),
 ]
 
 
@@ -638,3 +654,21 @@ def test_a_boolean_tag_on_a_version_is_located_by_every_command(project, run, in
 
 def _line_in(path: Path, needle: str) -> int:
     return next(i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if needle in line)
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("http://[x", "an unclosed '[' in the host"),
+        ("http://h:99999", "the port is not a number from 1 to 65535"),
+        ("http://h:abc", "the port is not a number from 1 to 65535"),
+        ("http://h:0", "the port is not a number from 1 to 65535"),
+        ("http://:9090", "it names no host"),
+        ("http://[fd00::1]:9090/x", ""),
+        ("ssh://git@git.example.com/org/repo.git", ""),
+    ],
+)
+def test_what_makes_a_url_unusable(url, why):
+    from generator.inputs.consistency import urls
+
+    assert urls.problem(url) == why
