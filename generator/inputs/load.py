@@ -11,6 +11,7 @@ import copy
 import difflib
 import functools
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,8 +94,22 @@ def load_cluster(project: Project, name: str, checked: bool = False) -> Cluster:
 
     ``checked``: the caller knows these exact bytes passed every check (its rendered tree's sum
     file records them and the tool that checked them): the input is completed without the
-    schema and the cross-field checks, which ``lint --cluster`` would otherwise pay for."""
+    schema and the cross-field checks, which ``lint --cluster`` would otherwise pay for.
+
+    A file or folder this user cannot read is an ``InputError`` naming it."""
     check_cluster_name(name)
+    try:
+        return _load_cluster(project, name, checked)
+    except OSError as exc:
+        where = Path(exc.filename) if exc.filename else project.clusters / name
+        raise InputError(
+            f"cannot read {'folder' if os.path.isdir(where) else 'file'}: {exc.strerror or exc}",
+            path=project.display(where),
+            hint=f"check that this user may read clusters/{name}/ and the files it names (`ls -l clusters/{name}`)",
+        ) from None
+
+
+def _load_cluster(project: Project, name: str, checked: bool) -> Cluster:
     folder = project.clusters / name
     path = folder / CLUSTER_FILE
     display = project.display(path)
