@@ -126,6 +126,22 @@ CASES = [
         "replace it with `diskIdPattern`",
     ),
     ("minimum", "perNode: 8, nodes: 4}", "perNode: 0, nodes: 4}", "perNode: 0", "less than the minimum", ""),
+    (
+        "url-unclosed-bracket",
+        "prometheusUrl: http://prometheus-operated.monitoring.svc:9090",
+        "prometheusUrl: http://[x",
+        "prometheusUrl",
+        "monitoring.prometheusUrl 'http://[x' is not a valid URL: an unclosed '[' in the host",
+        "scheme://host[:port]",
+    ),
+    (
+        "url-port",
+        "repository: https://git.example.com/platform/gitops.git",
+        "repository: https://git.example.com:99999/platform/gitops.git",
+        "repository:",
+        "is not a valid URL: the port is not a number from 1 to 65535",
+        "scheme://host[:port]",
+    ),
 ]
 
 
@@ -586,3 +602,73 @@ def test_every_schema_error_has_a_hint_that_points_at_the_docs(project, run, old
     assert found.group(1).startswith(hint), found.group(1)
     assert found.group(1).endswith(f"; see docs/inputs.md#{section}")
     assert section in _anchors((REPO / "docs" / "inputs.md").read_text(encoding="utf-8"))
+
+
+# every core tag (and some of YAML 1.1's), on every kind of value, where a value may stand
+TAGS = ["!!str", "!!int", "!!float", "!!bool", "!!null", "!!map", "!!seq", "!!binary", "!!timestamp", "!!omap"]
+TAGS += ["!!set", "!", "!<tag:yaml.org,2002:bool>"]
+VALUES = ['"1.32"', "1.32", "abc", "''", "12", "-0x1F", "1e400", "true", "yes", "null", "~", "", "[1, 2]", "{a: 1}"]
+VALUES += ["\n  a: 1", "\n  - 1", "2024-01-01", "|\n  text", ".nan", "'x'", "99999999999999999999999"]
+
+
+@pytest.mark.parametrize("tag", TAGS)
+def test_an_explicit_tag_on_any_value_is_read_or_one_located_error(tag):
+    """ruamel's constructors raise KeyError (`!!bool "1.32"`) or IndexError (`!!int ''`) besides
+    ValueError: each is the error at the value, never a traceback."""
+    from generator.errors import InputError
+    from generator.yamlio import positions
+
+    refused = 0
+    for value in VALUES:
+        texts = [f"x: 1\na: {tag} {value}\n", f"x:\n- 1\n- {tag} {value}\n", f"{tag} {value}\n"]
+        if "\n" not in value:
+            texts.append(f"x: 1\n? {tag} {value}\n: 1\n")
+        for text in texts:
+            try:
+                positions.load_text(text, "in")
+            except InputError as exc:
+                refused += 1
+                assert exc.diagnostic.location.line >= 1 or "top level" in str(exc), (text, str(exc))
+    assert refused
+
+
+@pytest.mark.parametrize("in_base", [False, True], ids=["cluster", "base"])
+def test_a_boolean_tag_on_a_version_is_located_by_every_command(project, run, in_base):
+    """The fuzzer's case, `kubernetesVersion: !!bool "1.32"`, in a cluster input and in a base."""
+    cluster, path = ("eks-mi300x-inference", "clusters/_bases/argocd-platform.yaml") if in_base else (CLUSTER, "")
+    if in_base:
+        base = project / path
+        base.write_text(base.read_text(encoding="utf-8").replace("  branch: main", '  branch: !!bool "main"'))
+        line = _line_in(base, "branch:")
+    else:
+        text = (project / "clusters" / CLUSTER / "cluster.yaml").read_text(encoding="utf-8")
+        version = re.search(r"^kubernetesVersion: (.*)$", text, re.M).group(1)
+        _edit(project, f"kubernetesVersion: {version}", f"kubernetesVersion: !!bool {version}")
+        path, line = f"clusters/{CLUSTER}/cluster.yaml", _line_of(project, "kubernetesVersion")
+    for command in (["render"], ["check"], ["diff"], ["explain-input", cluster, "gitops"], ["migrate"]):
+        args = [*command, cluster] if len(command) == 1 else command
+        result = run(project, *args)
+        assert result.exit_code == 2, (command, result.output)
+        assert f"{path}:{line}:" in result.stderr and "does not match its tag !!bool" in result.stderr, command
+
+
+def _line_in(path: Path, needle: str) -> int:
+    return next(i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if needle in line)
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("http://[x", "an unclosed '[' in the host"),
+        ("http://h:99999", "the port is not a number from 1 to 65535"),
+        ("http://h:abc", "the port is not a number from 1 to 65535"),
+        ("http://h:0", "the port is not a number from 1 to 65535"),
+        ("http://:9090", "it names no host"),
+        ("http://[fd00::1]:9090/x", ""),
+        ("ssh://git@git.example.com/org/repo.git", ""),
+    ],
+)
+def test_what_makes_a_url_unusable(url, why):
+    from generator.inputs.consistency import urls
+
+    assert urls.problem(url) == why

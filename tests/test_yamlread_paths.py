@@ -267,3 +267,95 @@ def test_a_render_is_byte_identical_without_the_compiled_path(tmp_path, monkeypa
         assert result.exit_code == 0, result.output
         out = root / "rendered" / "aks-h100-training"
         assert {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == expected
+
+
+# Line endings: libyaml (go-yaml's origin) breaks lines at CR LF and at a lone CR as at LF, so a
+# file saved with either reads as its LF text: the same documents, data, errors and marks.
+LINE_ENDINGS = pytest.mark.parametrize("end", ["\r\n", "\r"], ids=["crlf", "cr"])
+SMALL_MANIFESTS = [
+    p for p in MANIFEST_FILES if p.stat().st_size <= POSITIONS_BYTES and SHARED / "upstream-crds" not in p.parents
+]
+
+
+def _documents(text: str) -> list:
+    """What lint reads of a file: per document its first line, data, error and every path's marks."""
+    return [
+        (doc.first_line, doc.data, doc.error and doc.error.message, doc.error_line, doc.error_col, _marks(doc))
+        for doc in loader.parse_text(text, "f.yaml")
+    ]
+
+
+def _marks(doc) -> dict:
+    if doc.where is not None:
+        return doc.where.table()
+    return {path: doc.position(path) for path in _paths(doc.data)}
+
+
+def _paths(data, path: tuple = ()):
+    yield path
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in items:
+        yield from _paths(value, (*path, key))
+
+
+@LINE_ENDINGS
+@pytest.mark.parametrize("compiled_path", [True, False], ids=["compiled", "event"])
+def test_crlf_and_cr_only_manifests_read_as_their_lf_text(end, compiled_path, monkeypatch):
+    if not compiled_path:
+        monkeypatch.setattr(read, "_compiled", lambda *_: None)
+    assert len(SMALL_MANIFESTS) > 50
+    for path in SMALL_MANIFESTS:
+        text = path.read_text(encoding="utf-8")
+        if "\r" in text:
+            continue
+        expected = _documents(text)
+        assert _documents(text.replace("\n", end)) == _documents(text) == expected, path
+
+
+@LINE_ENDINGS
+def test_a_multi_document_file_with_other_line_endings_is_every_object(end):
+    """The reported case: a CRLF file of two objects was one document ("found another document")."""
+    text = "# two\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---   # b\napiVersion: v1\n"
+    text += "kind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: !!int 1\n"
+    docs = _documents(text.replace("\n", end))
+    assert [(first, data["metadata"]["name"]) for first, data, *_ in docs] == [(1, "a"), (6, "b")]
+    assert docs == _documents(text)
+    broken = text + "y: [\n"
+    assert _documents(broken.replace("\n", end)) == _documents(broken)
+    assert [d.error_line for d in loader.parse_text(broken.replace("\n", end), "f")] == [0, 14]
+
+
+@LINE_ENDINGS
+def test_crlf_and_cr_only_inputs_read_as_their_lf_text(end):
+    for path in INPUT_FILES:
+        text = path.read_text(encoding="utf-8")
+        lf, other = _input(text), _input(text.replace("\n", end))
+        assert same(other, lf), path
+
+
+def _input(text: str):
+    """An input's data and marks, or its located error."""
+    try:
+        located = positions.load_text(text, "in")
+    except InputError as exc:
+        return str(exc)
+    return [located.data, located.positions]
+
+
+@LINE_ENDINGS
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("a: 1\nb: [1\n", (3, 1)),  # a syntax error at the end of the stream
+        ("a: 1\nb: \x01\n", (2, 4)),  # a character YAML refuses
+        ("a: 1\n\n%YAML 1.3\n---\nb: 1\n", (3, 1)),  # a directive of an unknown version
+        ("a: 1\nb:\n  c: 1\n  c: 2\n", (4, 3)),  # a duplicate key
+    ],
+)
+def test_input_errors_are_located_alike_whatever_the_line_endings(end, text, where):
+    errors = []
+    for written in (text, text.replace("\n", end)):
+        with pytest.raises(InputError) as raised:
+            positions.load_text(written, "in")
+        errors.append((raised.value.diagnostic.location.line, raised.value.diagnostic.location.col))
+    assert errors == [where, where]

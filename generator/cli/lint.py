@@ -25,6 +25,7 @@ from generator.cli.common import (
 )
 from generator.diagnostic import Diagnostic, Location
 from generator.errors import InputError
+from generator.replace import replace_file
 from generator.report import FORMATS
 
 # Each command imports the linter, YAML, JSON Schema and rule modules it uses when it runs:
@@ -162,12 +163,13 @@ def lint(args: LintArgs) -> int:
     text = render(fmt, report)
     if args.output_file:
         try:
-            args.output_file.write_text(text, encoding="utf-8")
+            replace_file(args.output_file, text)
         except OSError as exc:
             raise InputError(
                 f"cannot write the report: {exc.strerror or exc}",
                 path=str(args.output_file),
-                hint="--output-file needs a writable path in an existing folder",
+                hint="--output-file needs a writable path in an existing folder, with room for the report; "
+                "the previous report is unchanged",
             ) from None
     else:
         click.echo(text, nl=False, color=report.color)

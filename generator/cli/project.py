@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import click
 
-from generator.cli.common import EXIT_FINDINGS, EXIT_OK, Context, finish, reports_input_errors
+from generator.cli.common import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, Context, finish, reports_input_errors
+from generator.diagnostic import shown_name
+from generator.errors import InputError
 
 
 @dataclass
@@ -70,7 +73,8 @@ def docs(args: DocsArgs) -> int:
 
 @reports_input_errors
 def list_clusters(args: ListArgs) -> int:
-    """Print the clusters under ``clusters/`` and where they render."""
+    """Print the clusters under ``clusters/`` and where they render; a cluster whose input this
+    user cannot read is listed, and named on stderr (exit 2), never left out."""
     ctx = args.ctx
     ctx.require_project()
     names = ctx.project.cluster_names()
@@ -78,9 +82,29 @@ def list_clusters(args: ListArgs) -> int:
     if args.as_json:
         click.echo(json.dumps(rows, indent=2))
     else:
-        for row in rows:
-            click.echo(f"{row['name']}\t{row['input']}\t{row['rendered']}")
-    return EXIT_OK
+        for row in rows:  # a folder name may hold a tab or a newline: one line per cluster all the same
+            click.echo("\t".join(shown_name(row[key]) for key in ("name", "input", "rendered")))
+    unreadable = [e for e in (_unreadable(ctx, ctx.project.clusters / n) for n in names) if e is not None]
+    for error in unreadable:
+        ctx.ui.error(error)
+    return EXIT_INPUT if unreadable else EXIT_OK
+
+
+def _unreadable(ctx: Context, folder: Path) -> InputError | None:
+    """The error of a cluster whose ``cluster.yaml`` exists and cannot be read (a missing one
+    is the cluster's input error when it renders)."""
+    path = folder / "cluster.yaml"
+    try:
+        with open(path, "rb"):
+            return None
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return InputError(
+            f"cannot read file: {exc.strerror or exc}",
+            path=shown_name(ctx.project.display(path)),
+            hint=f"check that this user may read {shown_name(ctx.project.display(folder))}/ and its files",
+        )
 
 
 # --- parsing ---------------------------------------------------------------------------------

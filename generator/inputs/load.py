@@ -11,6 +11,7 @@ import copy
 import difflib
 import functools
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from generator.errors import InputError, InputErrors, InputWarning
 from generator.inputs.schemaref import resolve_ref
 from generator.jsonpath import dotted
 from generator.paths import CLUSTER_FILE, Project
+from generator.yamlio import lines as yamllines
 
 if TYPE_CHECKING:
     import jsonschema
@@ -92,8 +94,22 @@ def load_cluster(project: Project, name: str, checked: bool = False) -> Cluster:
 
     ``checked``: the caller knows these exact bytes passed every check (its rendered tree's sum
     file records them and the tool that checked them): the input is completed without the
-    schema and the cross-field checks, which ``lint --cluster`` would otherwise pay for."""
+    schema and the cross-field checks, which ``lint --cluster`` would otherwise pay for.
+
+    A file or folder this user cannot read is an ``InputError`` naming it."""
     check_cluster_name(name)
+    try:
+        return _load_cluster(project, name, checked)
+    except OSError as exc:
+        where = Path(exc.filename) if exc.filename else project.clusters / name
+        raise InputError(
+            f"cannot read {'folder' if os.path.isdir(where) else 'file'}: {exc.strerror or exc}",
+            path=project.display(where),
+            hint=f"check that this user may read clusters/{name}/ and the files it names (`ls -l clusters/{name}`)",
+        ) from None
+
+
+def _load_cluster(project: Project, name: str, checked: bool) -> Cluster:
     folder = project.clusters / name
     path = folder / CLUSTER_FILE
     display = project.display(path)
@@ -197,7 +213,7 @@ def schema_errors(doc: Located, schema: dict, source: Path | None = None) -> lis
 
     validator = jsonschema.Draft202012Validator(schema)
     found = list(validator.iter_errors(doc.data))
-    lines = source.read_text(encoding="utf-8", errors="replace").splitlines() if found and source else []
+    lines = yamllines.split(source.read_text(encoding="utf-8", errors="replace")) if found and source else []
     explained = [_hinted(_explain(doc, schema, error, lines), schema, error) for error in found]
     return sorted(explained, key=lambda e: (e.location.path, e.location.line, e.location.col))
 
@@ -212,7 +228,7 @@ def _written(doc: Located, path: tuple, lines: list[str]) -> str | None:
 
     if isinstance(doc, Merged):
         index, layer_path = doc.owner(path)
-        lines = doc.sources[index].read_text(errors="replace", encoding="utf-8").splitlines()
+        lines = yamllines.split(doc.sources[index].read_text(errors="replace", encoding="utf-8"))
         line, col = doc.layers[index].value_position(layer_path)
     else:
         line, col = doc.value_position(path)

@@ -14,7 +14,6 @@ May import: generator.errors, generator.paths, generator.yamlio, generator.libra
 from __future__ import annotations
 
 import io
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from generator.errors import InputError, InputErrors
 from generator.inputs import contract
 from generator.inputs.migrations import MIGRATIONS, Context, Stuck, mappings
 from generator.paths import CLUSTER_FILE, Project
+from generator.replace import replace_file
 
 
 @dataclass
@@ -143,11 +143,7 @@ def _get(data: object, key: str) -> object:
 def write(plans: list[FileMigration]) -> None:
     """Replace each file by its migrated text (a rename: a reader sees the old file or the new)."""
     for one in plans:
-        temporary = one.path.with_name(f".{one.path.name}.migrate.{os.getpid()}")
         try:
-            temporary.write_text(one.text, encoding="utf-8")
-            os.chmod(temporary, one.path.stat().st_mode & 0o7777)
-            os.replace(temporary, one.path)
+            replace_file(one.path, one.text)
         except OSError as exc:
-            temporary.unlink(missing_ok=True)
             raise InputError(f"cannot write the migrated file: {exc.strerror or exc}", path=one.shown) from None

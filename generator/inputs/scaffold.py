@@ -8,6 +8,7 @@ from pathlib import Path
 from generator.errors import InputError
 from generator.inputs.load import CLUSTER_FILE, check_cluster_name
 from generator.paths import Project
+from generator.replace import replace_file
 
 TEMPLATE = """\
 # yaml-language-server: $schema={schema}
@@ -79,7 +80,7 @@ def init_cluster(project: Project, name: str, force: bool = False) -> Path:
         if copy:
             write_editor_schema(project)
         folder.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        replace_file(path, text)
     except OSError as exc:
         raise InputError(
             f"cannot create the cluster input: {exc.strerror or exc}",
@@ -97,7 +98,7 @@ def editor_schema(project: Project) -> Path | None:
 def write_editor_schema(project: Project) -> Path:
     target = project.root / EDITOR_SCHEMA
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(project.schema_file.read_bytes())
+    replace_file(target, project.schema_file.read_bytes())
     return target
 
 

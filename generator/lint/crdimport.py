@@ -17,6 +17,7 @@ from pathlib import Path
 from generator.errors import InputError
 from generator.lint.loader import parse_text, resources_of
 from generator.lint.model import Resource
+from generator.replace import replace_file
 
 # the API server's rules: a DNS-1123 subdomain with at least one dot; DNS-1035 labels for
 # the lower-cased kind and for version names
@@ -148,7 +149,7 @@ def import_files(paths: list[Path], output: Path, display) -> list[Path]:
                             "properties must map names to schemas, oneOf/anyOf/allOf must be lists of schemas",
                         )
                     body = json.dumps(converted, indent=2, sort_keys=True) + "\n"
-                    target.write_text(body, encoding="utf-8")
+                    replace_file(target, body)
                     written.append(target)
         if not crds:
             raise InputError(

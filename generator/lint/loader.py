@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 import sys
 from collections.abc import Iterator
@@ -39,13 +38,14 @@ from ruamel.yaml.scanner import ScannerError
 from ruamel.yaml.tag import Tag
 
 from generator import pathmatch
-from generator.diagnostic import line_col
 from generator.errors import InputError
 from generator.lint.model import Document, Hit, Resource, first_content_line
 from generator.yamlio import aliases as yamlaliases
 from generator.yamlio import depth as yamldepth
+from generator.yamlio import lines as yamllines
 from generator.yamlio import messages as yamlmessages
 from generator.yamlio import read as yamlread
+from generator.yamlio.lines import split_documents
 
 SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -325,10 +325,10 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
                 f"error unmarshalling resource: YAML syntax error: {problem}",
                 line,
                 col,
-                yamlmessages.syntax_hint(problem, _line_text(chunk, line)),
+                yamlmessages.syntax_hint(problem, yamllines.line(chunk, line)),
             )
         except ReaderError as exc:
-            line, col = line_col(chunk, exc.position)
+            line, col = yamllines.line_col(chunk, exc.position)
             _fail(
                 doc,
                 f"error unmarshalling resource: {yamlmessages.bad_character(exc.character)} is not allowed in YAML",
@@ -409,14 +409,9 @@ def _load_full(yaml: YAML, chunk: str):
         return data
 
 
-def _line_text(text: str, line: int) -> str:
-    lines = text.split("\n")
-    return lines[line] if 0 <= line < len(lines) else ""
-
-
 def _within(text: str, line: int, col: int) -> tuple[int, int]:
     """An end-of-stream mark (the line after the last) moved to the end of the last line."""
-    lines = text.rstrip("\n").split("\n")
+    lines = yamllines.split(text.rstrip("\r\n"))
     if line < len(lines):
         return line, col
     return len(lines) - 1, len(lines[-1])
@@ -431,23 +426,6 @@ def _failed(display: str, text: str, first_line: int, message: str, line: int, c
     doc = Document(display, text, first_line)
     _fail(doc, message, line, col, hint)
     return doc
-
-
-_SEPARATOR_LINE = re.compile(r"^---(?:[ \t].*)?$", re.MULTILINE)
-
-
-def split_documents(text: str) -> Iterator[tuple[int, str]]:
-    """``(first_line, text)`` per document, split on lines that start with ``---``; the text is
-    never split into lines as a whole."""
-    start, line = 0, 0
-    for match in _SEPARATOR_LINE.finditer(text):
-        at = match.start()
-        if at == 0:
-            continue
-        yield line, text[start : at - 1]
-        line += text.count("\n", start, at)
-        start = at
-    yield line, text[start:]
 
 
 def resources_of(doc: Document) -> list[Resource]:

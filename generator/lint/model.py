@@ -17,6 +17,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from generator.diagnostic import ObjectRef
+from generator.yamlio import lines as yamllines
 from generator.yamlio.read import Positions, plain_text
 
 
@@ -104,13 +105,13 @@ def first_content_line(text: str) -> int:
     found without splitting the rest of the document into lines."""
     start, line = 0, 0
     while True:
-        end = text.find("\n", start)
-        stripped = text[start : end if end >= 0 else len(text)].strip()
+        found = yamllines.BREAK.search(text, start)
+        stripped = text[start : found.start() if found else len(text)].strip()
         if stripped and not stripped.startswith("#") and stripped != "---":
             return line
-        if end < 0:
+        if found is None:
             return 0
-        start, line = end + 1, line + 1
+        start, line = found.end(), line + 1
 
 
 @dataclass

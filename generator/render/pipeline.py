@@ -344,7 +344,8 @@ def _committed(project: Project, name: str) -> dict[str, bytes]:
         )
     target = project.rendered / name
     tree.require_owned(target, project.display(target))
-    return tree.read_tree(tree.current(project.rendered, name))
+    current = tree.current(project.rendered, name)
+    return tree.read_tree(current, project.display(current))
 
 
 def sources(project: Project, outcome: Outcome) -> list[str]:

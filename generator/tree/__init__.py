@@ -1,5 +1,5 @@
 """``rendered/<cluster>/`` on disk: the lock, the atomic swap, comparison and diffs, the sum file.
 It knows files and bytes only, nothing of inputs or Jsonnet.
 
-May import: generator.diagnostic, generator.errors, generator.paths.
+May import: generator.replace, generator.diagnostic, generator.errors, generator.paths.
 """

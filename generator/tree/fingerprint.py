@@ -93,9 +93,9 @@ def record_validated(sum_bytes: bytes, flags: str = "", consulted: list[tuple[st
     marker = _validated_marker(sum_bytes, schema_set, flags)
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)
-        partial = marker.with_name(f"{marker.name}.{os.getpid()}.part")
-        partial.write_text("".join(lines), encoding="utf-8")
-        partial.replace(marker)
+        from generator.replace import replace_file
+
+        replace_file(marker, "".join(lines))
     except (OSError, ValueError):
         pass
 

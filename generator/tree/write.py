@@ -109,26 +109,49 @@ def _refuse_links(paths: list[Path], shown: str) -> None:
 NOT_A_REGULAR_FILE = b"\0not a regular file\0"
 
 
-def read_tree(folder: Path) -> dict[str, bytes]:
+def read_tree(folder: Path, shown: str = "") -> dict[str, bytes]:
     """Every file under ``folder`` (relative POSIX path → bytes); {} if absent.
 
     Symlinks and special files are not followed or read (a link to /dev/zero must not hang
-    check); they map to ``NOT_A_REGULAR_FILE``.
+    check); they map to ``NOT_A_REGULAR_FILE``. A file or folder this user cannot read is an
+    ``InputError`` naming it (``shown``: how ``folder`` is shown), never a tree that reads as
+    stale or a traceback.
     """
     if not folder.is_dir() or folder.is_symlink():
         return {}
     found = {}
     top = str(folder)
-    for dirpath, dirs, files in os.walk(top):
-        prefix = os.path.relpath(dirpath, top).replace(os.sep, "/") + "/" if dirpath != top else ""
-        for name in files + [d for d in dirs if os.path.islink(os.path.join(dirpath, d))]:
-            path = os.path.join(dirpath, name)
-            if stat.S_ISREG(os.lstat(path).st_mode):
-                with open(path, "rb") as fh:
-                    found[prefix + name] = fh.read()
-            else:
-                found[prefix + name] = NOT_A_REGULAR_FILE
+
+    def refused(exc: OSError):
+        raise exc
+
+    try:
+        for dirpath, dirs, files in os.walk(top, onerror=refused):
+            prefix = os.path.relpath(dirpath, top).replace(os.sep, "/") + "/" if dirpath != top else ""
+            for name in files + [d for d in dirs if os.path.islink(os.path.join(dirpath, d))]:
+                path = os.path.join(dirpath, name)
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    with open(path, "rb") as fh:
+                        found[prefix + name] = fh.read()
+                else:
+                    found[prefix + name] = NOT_A_REGULAR_FILE
+    except OSError as exc:
+        raise unreadable(exc, folder, shown) from None
     return found
+
+
+def unreadable(exc: OSError, folder: Path, shown: str) -> InputError:
+    """The error for a file or folder of a rendered tree that cannot be read."""
+    where = os.fspath(exc.filename or folder)
+    if shown:
+        rel = os.path.relpath(where, folder)
+        where = shown if rel == "." else f"{shown}/{rel.replace(os.sep, '/')}"
+    kind = "folder" if os.path.isdir(exc.filename or folder) else "file"
+    return InputError(
+        f"cannot read {kind}: {exc.strerror or exc}",
+        path=where,
+        hint="check that this user may read the rendered tree (and list its folders)",
+    )
 
 
 @dataclass
@@ -163,24 +186,27 @@ def unified_diff(prefix: str, current: dict[str, bytes], desired: dict[str, byte
     return "".join(out)
 
 
-def is_owned(folder: Path) -> bool:
+def is_owned(folder: Path, shown: str = "") -> bool:
     """A folder we may replace: absent, or a real folder with our marker on its kustomization."""
     if not folder.exists() and not folder.is_symlink():
         return True
     kustomization = folder / "kustomization.yaml"
-    if (
-        folder.is_symlink()
-        or not folder.is_dir()
-        or not stat.S_ISREG(kustomization.lstat().st_mode if kustomization.exists() else 0)
-    ):
-        return False
-    with kustomization.open("rb") as fh:
-        return fh.readline().startswith(b"# Rendered by gpu-gitops")
+    try:
+        if (
+            folder.is_symlink()
+            or not folder.is_dir()
+            or not stat.S_ISREG(kustomization.lstat().st_mode if kustomization.exists() else 0)
+        ):
+            return False
+        with kustomization.open("rb") as fh:
+            return fh.readline().startswith(b"# Rendered by gpu-gitops")
+    except OSError as exc:
+        raise unreadable(exc, folder, shown) from None
 
 
 def require_owned(folder: Path, shown: str) -> None:
     """Refuse a ``rendered/<cluster>`` render may not replace (``is_owned``), saying what it is."""
-    if is_owned(folder):
+    if is_owned(folder, shown):
         return
     if folder.is_symlink():
         raise InputError(
@@ -360,7 +386,7 @@ def write_tree(rendered: Path, cluster: str, files: dict[str, bytes], shown: str
     target = rendered / cluster
     removed = recover(rendered, cluster, shown)
     require_owned(target, shown)
-    current_files = read_tree(target)
+    current_files = read_tree(target, shown)
     changes = compare(current_files, files)
     if changes.empty and (not target.exists() or _modes_ok(target)):
         return changes, removed

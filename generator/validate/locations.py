@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.errors import InputError
+from generator.replace import replace_file
 
 DEFAULT_LOCATION = (
     "https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/"
@@ -140,9 +141,7 @@ def fetch(url: str, cache: Path) -> Path | None:
             hint="check the --schema-location URL in a browser; it must serve JSON Schema files",
         ) from None
     cache.mkdir(parents=True, exist_ok=True)
-    partial = cached.with_name(cached.name + f".{os.getpid()}.part")
-    partial.write_bytes(body)
-    partial.replace(cached)
+    replace_file(cached, body)
     return cached
 
 

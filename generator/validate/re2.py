@@ -13,9 +13,10 @@ RE2 syntax: https://github.com/google/re2/wiki/Syntax
 from __future__ import annotations
 
 import functools
-import os
 import re
 import unicodedata
+
+from generator.replace import replace_file
 
 # RE2's ASCII classes (https://github.com/google/re2/wiki/Syntax, "ASCII character classes")
 _POSIX = {
@@ -84,9 +85,7 @@ def _category_runs() -> list[tuple[int, int, str]]:
     runs = _walk_categories()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f"{path.name}.{os.getpid()}.part")
-        partial.write_text(json.dumps(runs), encoding="utf-8")
-        partial.replace(path)
+        replace_file(path, json.dumps(runs))
     except OSError:
         pass
     return runs

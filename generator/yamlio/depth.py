@@ -19,7 +19,7 @@ from _ruamel_yaml import CParser
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
 
-from generator.diagnostic import line_col
+from generator.yamlio.lines import line_col
 from generator.yamlio.read import TooDeep
 
 

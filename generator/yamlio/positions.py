@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from generator.diagnostic import line_col
 from generator.errors import InputError, InputWarning
+from generator.yamlio import lines
 from generator.yamlio.messages import (
     ALIAS_HINT,
     BAD_CHARACTER_HINT,
@@ -160,7 +160,7 @@ _NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U0001
 def load_text(text: str, display: str) -> Located:
     bad = _NOT_PRINTABLE.search(text)
     if bad:
-        line, col = line_col(text, bad.start())
+        line, col = lines.line_col(text, bad.start())
         raise InputError(
             f"{bad_character(bad.group())} is not allowed in YAML",
             path=display,
@@ -313,14 +313,14 @@ def _check_aliases(text: str, display: str) -> None:
         ) from None
 
 
-_VERSION_DIRECTIVE = re.compile(r"^%YAML[ \t]+(\S*)", re.M)
+_VERSION_DIRECTIVE = re.compile(r"(?:(?<=[\r\n])|\A)%YAML[ \t]+(\S*)")
 
 
 def _check_version(text: str, display: str) -> None:
     """A ``%YAML`` directive names 1.1 or 1.2: ruamel's parser asserts on other 1.x versions."""
     directive = _VERSION_DIRECTIVE.search(text)
     if directive and directive.group(1) not in ("1.1", "1.2"):
-        line, col = line_col(text, directive.start())
+        line, col = lines.line_col(text, directive.start())
         raise InputError(
             f"YAML version {directive.group(1)!r} is not supported",
             path=display,
@@ -390,15 +390,13 @@ def _ruamel_load(text: str, display: str) -> Located:
             path=display,
             line=(mark.line + 1) if mark else 0,
             col=(mark.column + 1) if mark else 0,
-            hint=syntax_hint(
-                str(exc.problem or exc.context), "\n".join(text.split("\n")[mark.line : mark.line + 1]) if mark else ""
-            ),
+            hint=syntax_hint(str(exc.problem or exc.context), lines.line(text, mark.line) if mark else ""),
         ) from None
     except YAMLError as exc:
         raise InputError(f"YAML error: {exc}".splitlines()[0], path=display) from None
-    except (ValueError, TypeError) as exc:
-        # a value its tag cannot build (`!!float abc`, an integer of 5,000 digits): ruamel's
-        # constructor says so without a position, its composer's node has one
+    except _UNBUILT as exc:
+        # a value its tag cannot build (`!!float abc`, `!!bool "1.32"`, an integer of 5,000
+        # digits): ruamel's constructor says so without a position, its composer's node has one
         misfit = _misfit(text)
         if misfit is None:
             raise InputError(
@@ -413,8 +411,9 @@ def _ruamel_load(text: str, display: str) -> Located:
         if node.tag.endswith(":int") and sum(c.isdigit() for c in node.value) > sys.get_int_max_str_digits():
             raise _too_large_integer(node.value, node.start_mark, display) from None
         tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
+        why = f": {problem}" if isinstance(problem, ValueError) else ""
         raise InputError(
-            f"YAML value {node.value[:40]!r} does not match its tag {tag}: {problem}",
+            f"YAML value {node.value[:40]!r} does not match its tag {tag}{why}",
             path=display,
             line=node.start_mark.line + 1,
             col=node.start_mark.column + 1,
@@ -441,6 +440,11 @@ def _ruamel_load(text: str, display: str) -> Located:
             hint=ALIAS_HINT,
         ) from None
     return Located(display, data, Positions.of((None, _ruamel_where(node, display))))
+
+
+# what ruamel's constructors raise for a scalar its tag cannot build: ValueError (`!!int abc`),
+# KeyError (`!!bool "1.32"`), IndexError (`!!int ''`), TypeError
+_UNBUILT = (ValueError, TypeError, LookupError)
 
 
 def _complex_key(kind: str, line: int, col: int, display: str) -> InputError:
@@ -470,7 +474,7 @@ def _misfit(text: str):
         if isinstance(node, ScalarNode):
             try:
                 yaml.constructor.construct_object(node, deep=True)
-            except (ValueError, TypeError) as exc:
+            except _UNBUILT as exc:
                 return node, exc
         elif isinstance(node, MappingNode):
             for key, _value in node.value:

@@ -22,11 +22,26 @@ from generator.inputs.consistency import (
     provisioning,
     storage,
     tuning,
+    urls,
     workloads,
 )
 from generator.yamlio.positions import Located
 
-MODULES = (pools, workloads, hugepages, gpu, dra, autoscaling, network, tuning, storage, gitops, provider, provisioning)
+MODULES = (
+    pools,
+    workloads,
+    hugepages,
+    gpu,
+    dra,
+    autoscaling,
+    network,
+    tuning,
+    storage,
+    gitops,
+    provider,
+    provisioning,
+    urls,
+)
 
 
 def run(spec: dict, doc: Located, facts: dict) -> list[InputError]:

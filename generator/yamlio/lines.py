@@ -1,0 +1,59 @@
+"""Lines as YAML counts them: every line, column and document boundary the project reports in
+a YAML text is found here, so a file saved with CRLF or CR-only line endings reads as it does
+with LF ones.
+
+libyaml, which go-yaml ports (``yaml_private.go`` ``is_break``, ``scannerc.go`` ``skip_line``),
+breaks lines at LF, at CR and at CR LF (one break). Its marks count lines that way; a count of
+``\\n`` alone puts every mark of a CR-only file on line 1, and a ``---`` after a CR is not seen
+as a document boundary. NEL, LS and PS are breaks to libyaml as well, but ruamel's scanner reads
+them otherwise (yamlio.read sends such texts to the event path); they are left out here, as
+the splitter and the event path agree on them as text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+BREAK = re.compile(r"\r\n|[\r\n]")
+
+# a line that starts with `---` followed by nothing, or by a space or tab and anything
+_SEPARATOR = re.compile(r"(?:(?<=[\r\n])|\A)---(?:[ \t][^\r\n]*)?(?=[\r\n]|\Z)")
+
+
+def count(text: str, start: int = 0, end: int | None = None) -> int:
+    """The number of line breaks in ``text[start:end]``."""
+    return len(BREAK.findall(text, start, len(text) if end is None else end))
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based line and column (in characters) of ``text[offset]``."""
+    breaks = list(BREAK.finditer(text, 0, offset))
+    return len(breaks) + 1, offset - (breaks[-1].end() if breaks else 0) + 1
+
+
+def split(text: str) -> list[str]:
+    """The lines of ``text``, without their breaks (a last empty one after a final break)."""
+    return BREAK.split(text)
+
+
+def line(text: str, number: int) -> str:
+    """Line ``number`` (0-based) of ``text``; empty past the end."""
+    lines = split(text)
+    return lines[number] if 0 <= number < len(lines) else ""
+
+
+def split_documents(text: str) -> Iterator[tuple[int, str]]:
+    """``(first_line, text)`` per document, split on lines that start with ``---`` (0-based
+    first line; each text without the break before the next separator). The text is never split
+    into lines as a whole."""
+    start, first = 0, 0
+    for match in _SEPARATOR.finditer(text):
+        at = match.start()
+        if at == 0:
+            continue
+        end = at - 2 if text.startswith("\r\n", at - 2) else at - 1
+        yield first, text[start:end]
+        first += count(text, start, at)
+        start = at
+    yield first, text[start:]
