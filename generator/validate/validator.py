@@ -162,7 +162,7 @@ class SchemaValidator:
             return None
         core = source.parent == kubernetes.version_dir(self.version)
         if core:
-            schema = json.loads(source.read_text(encoding="utf-8"))
+            schema = kubernetes.kind_schema(source)
         else:
             # the synced set's files were checked against their metaschema when they were installed
             synced = self.schema_set is not None and source.is_relative_to(self.schema_set.folder)
