@@ -40,7 +40,7 @@ from ruamel.yaml.tag import Tag
 
 from generator.diagnostic import line_col
 from generator.errors import InputError
-from generator.lint import pathmatch
+from generator.lint import nonmanifests, pathmatch
 from generator.lint.model import Document, Hit, Resource, first_content_line
 from generator.yamlio import aliases as yamlaliases
 from generator.yamlio import depth as yamldepth
@@ -186,7 +186,9 @@ def discover(paths: list[str], excludes: list[str], display) -> list[str]:
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 for name in sorted(filenames):
                     if name.lower().endswith(SUFFIXES):
-                        found.append(os.path.join(dirpath, name))
+                        file = os.path.join(dirpath, name)
+                        if not nonmanifests.skipped(Path(os.path.relpath(file, path)).as_posix()):
+                            found.append(file)
         elif path.is_file():
             found.append(raw)
         elif path.exists():
