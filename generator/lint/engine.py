@@ -183,7 +183,7 @@ class Engine:
                 result.findings.append(
                     (
                         Diagnostic(
-                            Location(doc.file, doc.error_line or 1, doc.error_col or 1),
+                            Location(doc.file, *(hit.at or (doc.error_line or 1, doc.error_col or 1))),
                             self.severity[rule.ID],
                             hit.message,
                             hit.hint or self.fixes[rule.ID],
