@@ -160,6 +160,8 @@ def lint(args: LintArgs) -> int:
         color=bool(ctx.ui.color if ctx.ui.color is not None else sys.stdout.isatty()) and not args.output_file,
         folded=folded,  # one warning for the run, naming the kinds, as render and check give it; still counted
     )
+    if not ctx.ui.quiet:
+        click.echo(report.coverage(), err=True)
     text = render(fmt, report)
     if args.output_file:
         try:

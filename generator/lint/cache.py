@@ -36,7 +36,7 @@ from generator.lint.settings import Settings
 from generator.validate import SchemaValidator, kubernetes
 from generator.validate.locations import template_variables
 
-FORMAT = 3  # of a pack; part of every key
+FORMAT = 4  # of a pack; part of every key
 MAX_ENTRIES = 50_000  # per run key, ~1 KB each: the files of several large trees
 MAX_PACKS = 8  # per run key, before they are folded into one
 MAX_RUNS = 8  # run keys kept
@@ -287,6 +287,7 @@ def _entry(result: FileResult) -> dict:
     return {
         "refs": [[ref.api_version, ref.kind, ref.namespace, ref.name, ref.generate_name] for ref in result.refs],
         "objects": result.objects,
+        "checked": result.checked,
         "findings": [[_finding(f), namespace] for f, namespace in result.findings],
         "facts": [[rule, list(fact), _finding(f) if f else None] for rule, fact, f in result.facts],
         "namespaces": [list(n) for n in result.namespaces],
@@ -299,6 +300,7 @@ def _result(shown: str, entry: dict) -> FileResult:
         shown,
         refs=[ObjectRef(*ref) for ref in entry["refs"]],
         objects=int(entry["objects"]),
+        checked=int(entry["checked"]),
         findings=[(_unfinding(shown, f), str(namespace)) for f, namespace in entry["findings"]],
         facts=[(rule, tuple(fact), _unfinding(shown, f) if f else None) for rule, fact, f in entry["facts"]],
         namespaces=[(name, level) for name, level in entry["namespaces"]],

@@ -78,6 +78,7 @@ class FileResult:
     display: str
     refs: list[ObjectRef] = field(default_factory=list)
     objects: int = 0  # cluster objects (Kustomize's own files are not)
+    checked: int = 0  # of them, those validated against a schema (the run's coverage)
     findings: list[tuple[Diagnostic, str]] = field(default_factory=list)
     facts: list[tuple[str, tuple, Diagnostic | None]] = field(default_factory=list)
     namespaces: list[tuple[str, str | None]] = field(default_factory=list)
@@ -183,7 +184,7 @@ class Engine:
                 result.findings.append(
                     (
                         Diagnostic(
-                            Location(doc.file, doc.error_line or 1, doc.error_col or 1),
+                            Location(doc.file, *(hit.at or (doc.error_line or 1, doc.error_col or 1))),
                             self.severity[rule.ID],
                             hit.message,
                             hit.hint or self.fixes[rule.ID],
@@ -207,6 +208,8 @@ class Engine:
             if typed and self.ctx.validator is not None:
                 with self._warnings_into(result, (res.obj["apiVersion"], res.obj["kind"])):
                     self._check_object(res, typed, result)
+                    if self.ctx.validator.has_schema(res.obj["apiVersion"], res.obj["kind"]):
+                        result.checked += 1
             else:
                 self._check_object(res, typed, result)
 

@@ -7,8 +7,10 @@ limits), falling back to ruamel's C-backed safe loader for the YAML features man
 rarely use (anchors, tags, duplicate keys, errors to word), and to its Python parser for
 what the bundled libyaml is too old to read. Either way scalars and keys come out as the
 API server's reader makes them (go-yaml v2, YAML 1.1: ``yamlread.resolve_plain``);
-timestamps stay strings, as they are in the JSON the API server receives. Duplicate keys
-are errors (kubeconform ``-strict``).
+timestamps stay strings, as they are in the JSON the API server receives. A repeated key
+takes the later value, as kubectl's YAML to JSON conversion (go-yaml v2) does; with ``--strict``
+each repeat is a K8S001 error (kubeconform ``-strict`` refuses the document), and the rest of
+the document is still checked.
 
 The fallback is ruamel's safe loader, not the round-trip loader cluster inputs fall back to
 (``yamlpos``): it takes go-yaml's resolution and tag rules (``_Resolver``, ``_Constructor``),
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ruamel.yaml import YAML
-from ruamel.yaml.constructor import ConstructorError, DuplicateKeyError, SafeConstructor
+from ruamel.yaml.constructor import ConstructorError, SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from ruamel.yaml.reader import ReaderError
@@ -39,6 +41,7 @@ from ruamel.yaml.tag import Tag
 
 from generator import pathmatch
 from generator.errors import InputError
+from generator.lint import nonmanifests
 from generator.lint.model import Document, Hit, Resource, first_content_line
 from generator.yamlio import aliases as yamlaliases
 from generator.yamlio import depth as yamldepth
@@ -55,7 +58,16 @@ _MERGE = "tag:yaml.org,2002:merge"
 
 
 class _Constructor(SafeConstructor):
-    """The safe constructor with plain scalars resolved the Kubernetes way (``yamlread``)."""
+    """The safe constructor with plain scalars resolved the Kubernetes way (``yamlread``), and
+    repeated keys read as go-yaml v2 reads them: the later value wins. The repeats of the document
+    being loaded are kept in ``repeated`` (key, mark of the later one)."""
+
+    repeated: list = []
+
+    def check_mapping_key(self, node, key_node, mapping, key, value) -> bool:
+        if key in mapping:
+            _Constructor.repeated.append((key, key_node.start_mark))
+        return True  # ruamel keeps the first value of a repeated key; kubectl keeps the last
 
     def construct_go_plain(self, node):
         return yamlread.resolve_plain(node.value)
@@ -145,12 +157,21 @@ class _Resolver(VersionedResolver):
         return super().resolve(kind, value, (False, False))
 
 
-def _yaml(strict: bool = True, pure: bool = False) -> YAML:
+def _yaml(pure: bool = False) -> YAML:
     yaml = YAML(typ="safe", pure=pure)
     yaml.Constructor = _Constructor
     yaml.Resolver = _Resolver
-    yaml.allow_duplicate_keys = not strict
     return yaml
+
+
+# kubectl apply (default --validate=strict, server-side field validation) converts YAML to JSON
+# on the client with go-yaml v2, which keeps a repeated key's last value: the API server never
+# sees the repeat (kubernetes/kubernetes#125885). kubeconform -strict refuses it.
+def _repeated_key(key: object) -> str:
+    return (
+        f"duplicate key {str(key)!r}: kubectl apply keeps the last value and drops the earlier without a "
+        "word (the API server never sees it); kubeconform -strict rejects the document"
+    )
 
 
 @dataclass
@@ -186,7 +207,9 @@ def discover(paths: list[str], excludes: list[str], display) -> list[str]:
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 for name in sorted(filenames):
                     if name.lower().endswith(SUFFIXES):
-                        found.append(os.path.join(dirpath, name))
+                        file = os.path.join(dirpath, name)
+                        if not nonmanifests.skipped(Path(os.path.relpath(file, path)).as_posix()):
+                            found.append(file)
         elif path.is_file():
             found.append(raw)
         elif path.exists():
@@ -296,17 +319,18 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
                 doc.data = yamlread.load(chunk, yamlread.GO_YAML, limits.depth)
                 doc.where = yamlread.Positions(chunk)
             except (yamlread.Fallback, YAMLError):
-                yaml = yaml or _yaml(strict)
+                yaml = yaml or _yaml()
+                _Constructor.repeated = []
                 doc.data = _load_full(yaml, chunk)
-        except DuplicateKeyError as exc:
-            mark = exc.problem_mark
-            _fail(
-                doc,
-                f"error unmarshalling resource: {yamlmessages.duplicate_key(exc.problem)}",
-                mark.line,
-                mark.column,
-                yamlmessages.DUPLICATE_KEY_HINT,
-            )
+                if strict:
+                    doc.notes = [
+                        Hit(
+                            _repeated_key(key),
+                            hint=yamlmessages.DUPLICATE_KEY_HINT,
+                            at=(first_line + mark.line + 1, mark.column + 1),
+                        )
+                        for key, mark in _Constructor.repeated
+                    ]
         except ConstructorError as exc:  # a value that is no JSON: a tag on the wrong text, a null or complex key
             mark = exc.problem_mark
             _fail(
@@ -404,7 +428,7 @@ def _load_full(yaml: YAML, chunk: str):
         # scalar (`{value: http://prometheus:9090}`). ruamel's Python scanner follows it too.
         if exc.problem != "found unexpected ':'":
             raise
-        data = _yaml(not yaml.allow_duplicate_keys, pure=True).load(chunk)
+        data = _yaml(pure=True).load(chunk)
         yamlaliases.check_data(data, yamlread.MANIFESTS.alias_nodes)
         return data
 

@@ -31,6 +31,7 @@ class Hit:
     hint: str = ""
     severity: str = ""  # lower than the rule's when the rule lacks context (a config override wins)
     checkov: str = ""  # the checkov check that flags the same thing: its skip annotation suppresses the hit
+    at: tuple[int, int] | None = None  # a document's hit the reader located: 1-based file line and column
 
 
 @dataclass
@@ -44,6 +45,7 @@ class Document:
     error: Hit | None = None
     error_line: int = 0
     error_col: int = 0
+    notes: list[Hit] = field(default_factory=list)  # what the reader reports but read past (repeated keys)
     where: Positions | None = field(default=None, repr=False)  # when the reader read the document
     _positions: Any = field(default=None, repr=False)
 

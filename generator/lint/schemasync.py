@@ -136,6 +136,7 @@ def sync(
         files: list[Path] = []
         urls: dict[Path, str] = {}
         absent: list[str] = []
+        origins: dict[str, str] = {}
         for i, source in enumerate(listed.sources):
             body = reader(source)
             if body is None:
@@ -153,6 +154,7 @@ def sync(
             target.write_bytes(body)
             files.append(target)
             urls[target] = source.url
+            origins.update(dict.fromkeys(source.kinds, f"{source.repo} {source.ref[:12]}"))
         schemas = work / "schemas"
         written = import_files(files, schemas, lambda p: urls.get(p, str(p)))
         for path in written:
@@ -160,10 +162,11 @@ def sync(
         shutil.rmtree(downloaded)
         schemas.mkdir(exist_ok=True)
         (schemas / SET_FILE).write_text(
-            json.dumps({"version": listed.version, "kinds": len(written), "absent": absent}) + "\n", encoding="utf-8"
+            json.dumps({"version": listed.version, "kinds": len(written), "absent": absent, "origins": origins}) + "\n",
+            encoding="utf-8",
         )
         final = root / "crd-schemas"
-        result = SchemaSet(listed.version, final, len(written), tuple(absent))
+        result = SchemaSet(listed.version, final, len(written), tuple(absent), origins)
         old = root / f"crd-schemas.{os.getpid()}.old"
         if final.exists():
             final.rename(old)

@@ -50,6 +50,10 @@ class Report:
         """Cluster objects linted (Kustomize's own files are not counted)."""
         return sum(s.objects for s in self.sources)
 
+    def coverage(self) -> str:
+        """How many of the linted objects a schema checked: the rest got the rules only."""
+        return f"{sum(s.checked for s in self.sources)} of {self.resource_count} objects schema-checked"
+
     def summary(self) -> str:
         if not self.sources:  # render's and check's input errors: no files were linted
             return f"{self.count('error')} error(s), {self.count('warning')} warning(s), {self.count('info')} info"

@@ -120,10 +120,31 @@ def _kinds_of(path: Path) -> frozenset[tuple[str, str, str]]:
     )
 
 
-# Fields the published OpenAPI lists as ``required`` but the API server never required: the
-# schemas follow what the API server enforces, so these are dropped from ``required``.
+# Fields the published OpenAPI lists as ``required`` but the API server never requires: its
+# validation accepts them empty, or its defaulting (``SetDefaults_*`` in each group's
+# ``pkg/apis/<group>/<version>/defaults.go``, run before validation) fills them in. The schemas
+# follow what the API server enforces, so these are dropped from ``required``. The defaulting
+# functions of every group with a kind bundled here were read against the ``required`` lists
+# of 1.25 to 1.37; those not named below default only fields the OpenAPI leaves optional
+# (admissionregistration/v1 has no default for ``sideEffects`` or ``admissionReviewVersions``,
+# networking/v1 none for ``pathType``, apiextensions/v1 none for ``scope``).
 # definition -> (field, source)
 NOT_ENFORCED_REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
+    "io.k8s.api.rbac.v1.RoleRef": (
+        (
+            "apiGroup",
+            "kubernetes pkg/apis/rbac/v1/defaults.go, SetDefaults_RoleBinding and SetDefaults_ClusterRoleBinding: "
+            "an empty roleRef.apiGroup becomes rbac.authorization.k8s.io; the OpenAPI lists it required up to 1.35",
+        ),
+    ),
+    "io.k8s.api.storage.v1.CSIDriver": (
+        (
+            "spec",
+            "kubernetes pkg/apis/storage/v1/defaults.go, SetDefaults_CSIDriver: every field of an absent spec "
+            "(attachRequired, podInfoOnMount, storageCapacity, requiresRepublish, fsGroupPolicy, "
+            "volumeLifecycleModes) is defaulted, so a CSIDriver without spec is valid",
+        ),
+    ),
     "io.k8s.api.apps.v1.StatefulSetSpec": (
         (
             "serviceName",
@@ -145,6 +166,20 @@ def definitions(version: tuple[int, int]) -> dict:
             dropped = {field for field, _source in fields}
             definition["required"] = [r for r in definition["required"] if r not in dropped]
     return data
+
+
+def kind_schema(path: Path) -> dict:
+    """A bundled kind's schema, less the ``required`` entries the API server does not enforce
+    on the kind itself (``NOT_ENFORCED_REQUIRED``; nested definitions are ``definitions``')."""
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    for g in schema.get("x-kubernetes-group-version-kind") or []:
+        label = (g.get("group") or "core").split(".")[0]
+        dropped = {
+            f for f, _source in NOT_ENFORCED_REQUIRED.get(f"io.k8s.api.{label}.{g.get('version')}.{g.get('kind')}", ())
+        }
+        if dropped and isinstance(schema.get("required"), list):
+            schema["required"] = [r for r in schema["required"] if r not in dropped]
+    return schema
 
 
 @functools.cache

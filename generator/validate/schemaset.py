@@ -8,7 +8,7 @@ up-to-date check can ask for the set without loading the sync.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.paths import cache_root
@@ -24,13 +24,15 @@ MISSING_HINT = (
 
 @dataclass(frozen=True)
 class SchemaSet:
-    """An installed set: the source list version it was made from, its schema location, and
-    the sources a local mirror did not have (their kinds stay unchecked)."""
+    """An installed set: the source list version it was made from, its schema location, the
+    sources a local mirror did not have (their kinds stay unchecked), and per kind
+    (``group/version Kind``) the upstream repository and release its CRD came from."""
 
     version: str
     folder: Path
     kinds: int
     absent: tuple[str, ...] = ()
+    origins: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def location(self) -> str:
@@ -42,6 +44,13 @@ def installed(root: Path | None = None) -> SchemaSet | None:
     folder = (root or cache_root()) / "crd-schemas"
     try:
         meta = json.loads((folder / SET_FILE).read_text(encoding="utf-8"))
-        return SchemaSet(str(meta["version"]), folder, int(meta["kinds"]), tuple(meta.get("absent", ())))
+        origins = meta.get("origins", {})
+        return SchemaSet(
+            str(meta["version"]),
+            folder,
+            int(meta["kinds"]),
+            tuple(meta.get("absent", ())),
+            {str(k): str(v) for k, v in origins.items()} if isinstance(origins, dict) else {},
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -143,6 +143,16 @@ class SchemaValidator:
         self._lookups[(api_version, kind)] = trail
         return found
 
+    def crd_origin(self, api_version: str, kind: str) -> str:
+        """Where the synced schema this kind is checked against came from (``ROCm/gpu-operator
+        v1.4.0``), or '' for a built-in kind, a schema of the user's locations, or none."""
+        if self.schema_set is None:
+            return ""
+        source = self.schema_source(api_version, kind)
+        if source is None or not source.is_relative_to(self.schema_set.folder):
+            return ""
+        return self.schema_set.origins.get(f"{api_version} {kind}", f"schema set {self.schema_set.version}")
+
     def consulted(self, kinds: set[tuple[str, str]]) -> list[tuple[str, bool]] | None:
         """The schema paths the validation of these kinds looked at, and whether a file was
         there, for ``fingerprint.record_validated``; None when one was a download that found
@@ -162,7 +172,7 @@ class SchemaValidator:
             return None
         core = source.parent == kubernetes.version_dir(self.version)
         if core:
-            schema = json.loads(source.read_text(encoding="utf-8"))
+            schema = kubernetes.kind_schema(source)
         else:
             # the synced set's files were checked against their metaschema when they were installed
             synced = self.schema_set is not None and source.is_relative_to(self.schema_set.folder)

@@ -127,3 +127,27 @@ def test_a_custom_group_sharing_a_builtin_groups_first_label_is_not_builtin():
     assert kubernetes.builtin_schema((1, 35), "scheduling.k8s.io/v1alpha1", "PodGroup") is None  # a struct, no kind
     assert kubernetes.builtin_schema((1, 35), "apps/v1", "Deployment") is not None
     assert kubernetes.served_in("resource.k8s.io/v1", "DeviceClass")[0] == (1, 34)
+
+
+def test_role_ref_api_group_is_defaulted_by_rbac():
+    """pkg/apis/rbac/v1/defaults.go fills roleRef.apiGroup; the OpenAPI of 1.25-1.35 lists it required."""
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": "view"},
+        "roleRef": {"kind": "ClusterRole", "name": "view"},
+        "subjects": [{"kind": "ServiceAccount", "name": "app", "namespace": "apps"}],
+    }
+    for version in ("1.25", "1.30", "1.35", "1.37"):
+        assert SchemaValidator(version).check(binding) == [], version
+        namespaced = {**binding, "kind": "RoleBinding", "metadata": {"name": "view", "namespace": "apps"}}
+        assert SchemaValidator(version).check(namespaced) == [], version
+    no_kind = {**binding, "roleRef": {"name": "view"}}
+    assert [p.path for p in SchemaValidator("1.32").check(no_kind)] == [("roleRef",)]
+    assert "apiGroup" not in kubernetes.definitions((1, 32))["$defs"]["io.k8s.api.rbac.v1.RoleRef"]["required"]
+
+
+def test_csidriver_without_spec_is_defaulted():
+    """pkg/apis/storage/v1/defaults.go fills every field of an absent CSIDriver spec."""
+    driver = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "nvme.example.com"}}
+    assert SchemaValidator("1.32").check(driver) == []

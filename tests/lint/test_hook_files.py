@@ -51,7 +51,42 @@ def test_manifests_are_linted(path):
         ".pre-commit-config.yaml",
         "mkdocs.yml",
         "docker-compose.yaml",
+        ".gpu-gitops.yaml",
+        "renovate.json",
+        "web/package.json",
+        ".golangci.yml",
+        "ct.yaml",
     ],
 )
 def test_charts_kustomizations_and_tool_configuration_are_not(path):
     assert not _linted(path)
+
+
+def test_the_hook_excludes_what_lint_passes_by_in_a_folder():
+    from generator.lint import nonmanifests
+
+    assert re.sub(r"\s+", "", HOOK["exclude"]) == re.sub(r"\s+", "", nonmanifests.PATTERN)
+
+
+def test_lint_of_a_repository_skips_its_charts_and_tool_configuration(tmp_path):
+    """`gpu-gitops lint .` in a repository: no "missing kind" on the files that are no manifests;
+    a file named on the command line is linted whatever its name."""
+    from generator.lint import lint_paths
+    from generator.lint.settings import Settings
+
+    files = {
+        ".gpu-gitops.yaml": "lint:\n  kubernetesVersion: '1.32'\n",
+        ".pre-commit-config.yaml": "repos: []\n",
+        "chart/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+        "chart/values.yaml": "replicaCount: 1\n",
+        "chart/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n",
+        "deploy/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    result = lint_paths([str(tmp_path)], Settings())
+    assert [s.display for s in result.sources] == [str(tmp_path / "deploy" / "cm.yaml")]
+    assert result.findings == []
+    named = lint_paths([str(tmp_path / "chart" / "values.yaml")], Settings())
+    assert [f.rule for f in named.findings] == ["K8S002"]

@@ -225,12 +225,15 @@ def test_lint_uses_the_synced_set_with_no_flag(tmp_path, run, served):
     (tmp_path / "run.yaml").write_text(RUN, encoding="utf-8")
     before = run(tmp_path, "lint", str(tmp_path / "run.yaml"))
     assert before.exit_code == 0 and "no schema found, not schema-checked: Run (example.com/v1)" in before.stderr
-    assert "schemas sync" in before.stderr
+    assert "schemas sync" in before.stderr and "0 of 1 objects schema-checked" in before.stderr
     assert run(tmp_path, "lint", "--require-schemas", str(tmp_path / "run.yaml")).exit_code == 1
     schemasync.sync(sources=_one_source(base + "/runs.yaml", CRD.encode()))
     after = run(tmp_path, "lint", str(tmp_path / "run.yaml"))
     assert after.exit_code == 1 and "[K8S003]" in after.stdout and "not schema-checked" not in after.stderr
-    assert "checked against schema set test-1" in after.stderr
+    assert "checked against schema set test-1" in after.stderr and "1 of 1 objects schema-checked" in after.stderr
+    # the error names the CRD release it was checked against, and how to check against another
+    assert "(checked against the CRD of example/runs v1.0.0) [K8S003]" in after.stdout
+    assert "gpu-gitops schemas import crd.yaml" in after.stdout
 
 
 def test_ignore_missing_schemas_says_what_it_skipped(tmp_path, run):

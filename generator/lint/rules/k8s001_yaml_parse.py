@@ -1,12 +1,19 @@
 """A file or document that cannot be parsed as YAML (or JSON).
 
 Rationale: nothing in a document that does not parse reaches the cluster, and a CI job
-must not pass it (kubeconform once exited 0 on malformed YAML). Duplicate keys are parse
-errors too: the API server's strict decoding refuses them, and which value wins is
-otherwise up to the tool. The other documents of the same file are still linted.
+must not pass it (kubeconform once exited 0 on malformed YAML). The other documents of the
+same file are still linted.
+
+A key repeated in a mapping is reported too, with ``--strict`` (the default), and the rest
+of the document is still checked, with the later value. ``kubectl apply``, even with its
+default ``--validate=strict``, converts YAML to JSON on the client with go-yaml v2, which keeps
+the last value and drops the earlier without a word, so the API server's duplicate-field check
+never sees it (kubernetes/kubernetes#125885); kubeconform ``-strict`` rejects the document. The
+earlier value is lost either way, which is seldom what was meant. ``--no-strict`` lets it pass,
+as kubeconform without ``-strict`` and kubectl do.
 
 Fix: correct the syntax at the reported line (indentation, quoting, a stray tab) or
-remove the repeated key.
+remove the repeated key (merge what both meant into one).
 
 PASS:
 
@@ -36,3 +43,4 @@ SCOPE = "document"
 def check(doc, ctx):
     if doc.error is not None:
         yield doc.error
+    yield from doc.notes

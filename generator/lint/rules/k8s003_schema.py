@@ -6,6 +6,9 @@ checked against the strict schemas of the target Kubernetes version; custom reso
 against the schema locations configured (``gpu-gitops schemas import`` makes them from
 CRDs). The finding points at the offending key or value, in every document of the file.
 ``--no-strict`` lets unknown fields and duplicate keys pass, like kubeconform without ``-strict``.
+A custom resource checked against the synced set names the CRD's repository and release: a
+field a later release of the operator added is unknown to an earlier one's schema, so the
+hint says how to check against the release the cluster runs.
 
 Values are read as the API server reads them: YAML 1.1 plain scalars, so an unquoted
 ``yes``, ``on`` or ``y`` is a boolean and ``0644`` an octal number; where a string is
@@ -40,6 +43,11 @@ from generator.yamlio import read as yamlread
 _YAML12_BOOLS = {"true", "True", "TRUE", "false", "False", "FALSE"}
 _UNKNOWN_HINT = "remove the field or correct its spelling: `kubectl explain {}` lists the fields the API server knows"
 _INVALID_HINT = "give the field the type and value its schema asks for: see `kubectl explain {}.{}`"
+_OTHER_RELEASE_HINT = (
+    "; for the release the cluster runs: `kubectl get crd <name> -o yaml > crd.yaml && gpu-gitops schemas "
+    "import crd.yaml`, then lint with --schema-location 'schemas/crds/{{.Group}}/{{.ResourceKind}}_"
+    "{{.ResourceAPIVersion}}.json' (your locations come before the synced set)"
+)
 
 ID = "K8S003"
 NAME = "schema"
@@ -51,18 +59,25 @@ SCOPE = "object"
 def check(res, ctx):
     if not _typed(res.obj) or ctx.validator is None:
         return
-    for problem in ctx.validator.check(res.obj):
+    problems = ctx.validator.check(res.obj)
+    # a custom resource's schema is that of one operator release: say which, and how to use another
+    origin = ctx.validator.crd_origin(res.obj["apiVersion"], res.obj["kind"]) if problems else ""
+    checked = f" (checked against the CRD of {origin})" if origin else ""
+    other = _OTHER_RELEASE_HINT if origin else ""
+    for problem in problems:
         if problem.kind == "invalid":
             if problem.message.startswith("unknown field"):
                 if not ctx.settings.strict:
                     continue  # --no-strict: unknown fields pass, as without kubeconform -strict
                 yield Hit(
-                    f"strict decoding error: {problem.message}", problem.path, hint=_UNKNOWN_HINT.format(res.kind)
+                    f"strict decoding error: {problem.message}{checked}",
+                    problem.path,
+                    hint=_UNKNOWN_HINT.format(res.kind) + other,
                 )
             else:
                 where = jsonpath.dotted(problem.path)
-                message = _shortened(problem.message, _at(res.obj, problem.path))
-                hint = _scalar_hint(res, problem.path) or _INVALID_HINT.format(res.kind, where or "")
+                message = _shortened(problem.message, _at(res.obj, problem.path)) + checked
+                hint = (_scalar_hint(res, problem.path) or _INVALID_HINT.format(res.kind, where or "")) + other
                 yield Hit(f"{where}: {message}" if where else message, problem.path, hint=hint)
 
 
