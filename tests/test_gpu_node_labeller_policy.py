@@ -182,20 +182,28 @@ def test_the_labels_are_reasserted(rendered, tmp_path: Path):
     pod = ds["spec"]["template"]["spec"]
     (init,) = pod["initContainers"]
     (main,) = pod["containers"]
-    assert main["args"] == init["args"] and main["args"][:2] == ["label", "node"]
+    assert init["command"] == main["command"] and init["args"][1:] == main["args"][1:]
+    assert (init["args"][0], main["args"][0]) == ("once", "loop")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     calls = tmp_path / "calls"
-    # kubectl succeeds twice, then is denied; sleep returns at once
+    # The Node never keeps its labels (each pass labels it again); the third label is denied;
+    # sleep returns at once.
     (bin_dir / "kubectl").write_text(
-        f'#!/bin/sh\necho "$*" >> {calls}\n[ "$(wc -l < {calls})" -lt 3 ]\n', encoding="utf-8"
+        f"""#!/bin/sh
+echo "$*" >> {calls}
+case "$*" in
+  *" get node "*) echo 1 ;;
+  *" label node "*) [ "$(grep -c ' label node ' {calls})" -lt 3 ] || {{ echo denied >&2; exit 1; }} ;;
+esac
+""",
+        encoding="utf-8",
     )
     (bin_dir / "sleep").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
     for tool in bin_dir.iterdir():
         tool.chmod(0o755)
-    args = [a.replace("$(NODE_NAME)", "aks-h100-0") for a in main["args"]]
-    done = subprocess.run(
-        [*main["command"], *args], env={"PATH": f"{bin_dir}:/usr/bin:/bin"}, capture_output=True, timeout=30
-    )
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "NODE_NAME": "aks-h100-0", "TMPDIR": str(tmp_path)}
+    done = subprocess.run([*main["command"], *main["args"]], env=env, capture_output=True, timeout=30)
     assert done.returncode != 0
-    assert calls.read_text(encoding="utf-8").splitlines() == [" ".join(args)] * 3
+    labels = [c for c in calls.read_text(encoding="utf-8").splitlines() if " label node " in c]
+    assert len(labels) == 3 and all(c.endswith(" ".join(main["args"][1:])) for c in labels)

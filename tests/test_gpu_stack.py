@@ -351,8 +351,8 @@ def node_config_labels(objects: list[dict], pool: dict) -> dict[str, str]:
     pod = ds["spec"]["template"]["spec"]
     assert pod["nodeSelector"] == pool["nodeSelector"]
     (init,) = pod["initContainers"]
-    assert init["args"][:3] == ["label", "node", "$(NODE_NAME)"] and "--overwrite" in init["args"]
-    return dict(a.split("=", 1) for a in init["args"] if "=" in a and not a.startswith("--"))
+    assert init["args"][0] == "once" and init["command"][:2] == ["sh", "-c"]
+    return dict(a.split("=", 1) for a in init["args"][1:])
 
 
 def test_operator_mode_labels_each_pool_with_its_configs(rendered):

@@ -32,6 +32,7 @@ local defaults = {
   // uses only the stable core/v1 API.
   kubectlImage: versions.images.kubectl.image,
   imageDigests: {},
+  script: importstr '../scripts/label-gpu-node.sh',
   // spec.admission: where ValidatingAdmissionPolicy is served (enabled), the labeller's
   // ServiceAccount is held to the two labels it sets.
   admission: { enabled: false },
@@ -58,10 +59,13 @@ function(params)
     seccompProfile: { type: 'RuntimeDefault' },
   };
   // `kubectl label` reads the Node and patches its labels: nodes are cluster-scoped.
+  // A DRA pool with MIG: the labeller reads the node's ResourceSlices (gpu.migGatesDraPlugin).
+  local readsSlices = std.length([x for x in pools if gpu.migGatesDraPlugin(x)]) > 0;
   local labellerRbac = [
     k.object('v1', 'ServiceAccount', labeller, p.namespace, labellerLabels),
     k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', labeller, labels=labellerLabels) + {
-      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] }],
+      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] }]
+             + (if readsSlices then [{ apiGroups: ['resource.k8s.io'], resources: ['resourceslices'], verbs: ['list'] }] else []),
     },
     k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', labeller, labels=labellerLabels) + {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: labeller },
@@ -155,13 +159,25 @@ function(params)
   local nodeConfig(pool) =
     local name = labeller + '-' + pool.name;
     local labels = gpu.operatorNodeLabels(pools, pool);
-    // The discovery cache goes to /tmp: the image's HOME (/root) is not writable for the
-    // non-root UID. `kubectl label` patches only when a value differs ("not labeled"
-    // otherwise: kubernetes/kubectl pkg/cmd/label/label.go, v1.32), so a re-assertion of
-    // labels in place is one GET.
-    local labelArgs = ['label', 'node', '$(NODE_NAME)', '--overwrite', '--cache-dir=/tmp/kubectl-cache']
-                      + [key + '=' + labels[key] for key in std.objectFields(labels)];
-    local nodeName = [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }];
+    // scripts/label-gpu-node.sh: one read of the Node, then a patch of the labels that differ,
+    // conditional on the Node's resourceVersion; `paused-*` values are left to the driver manager
+    // and mig-manager that set them. The discovery cache goes to /tmp: the image's HOME (/root)
+    // is not writable for the non-root UID.
+    local labelArgs = [key + '=' + labels[key] for key in std.objectFields(labels)];
+    local env = [
+      { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+      { name: 'REASSERT_SECONDS', value: std.toString(reassertSeconds) },
+    ] + (if gpu.migGatesDraPlugin(pool) then [
+           // The DRA kubelet plugin starts only once mig-manager applied the pool's layout, and
+           // is restarted when its ResourceSlices do not publish that layout (the script's header).
+           { name: 'MIG_GATED_LABEL', value: gpu.draPluginLabel },
+           {
+             name: 'MIG_GATED_DEVICES',
+             local devices = gpu.draDevicesPerNode(pool),
+             value: std.join(' ', [d + '=' + devices[d] for d in std.objectFields(devices)]),
+           },
+         ] else []);
+    local command = ['sh', '-c', p.script, 'label-gpu-node'];
     local mounts = [{ name: 'tmp', mountPath: '/tmp' }, k.apiTokenMount];
     // Why the DaemonSet is an exception to each hardening check it keeps (k.exceptions).
     local exceptions = {
@@ -189,21 +205,22 @@ function(params)
             initContainers: [{
               name: 'label',
               image: k.image(p.kubectlImage, p.imageDigests),
-              args: labelArgs,
-              env: nodeName,
+              command: command,
+              args: ['once'] + labelArgs,
+              env: env,
               securityContext: restricted,
               resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '500m', memory: '128Mi' } },
               volumeMounts: mounts,
             }],
-            // Then the same labels again every reassertSeconds; a failure exits (the pod
-            // restarts and shows it). The kubectl image has sh and sleep (debian-base with
-            // coreutils: kubernetes/kubernetes build/server-image/kubectl/Dockerfile).
+            // Then the same pass every reassertSeconds; a failure exits (the pod restarts and
+            // shows it). The kubectl image has sh, awk, sort, uniq, paste and sleep (debian-base
+            // with coreutils and mawk: kubernetes/kubernetes build/server-image/kubectl/Dockerfile).
             containers: [{
               name: 'reassert',
               image: k.image(p.kubectlImage, p.imageDigests),
-              command: ['sh', '-c', 'while kubectl "$@"; do sleep %d; done; exit 1' % reassertSeconds, 'reassert'],
-              args: labelArgs,
-              env: nodeName,
+              command: command,
+              args: ['loop'] + labelArgs,
+              env: env,
               securityContext: restricted,
               resources: { requests: { cpu: '1m', memory: '32Mi' }, limits: { cpu: '200m', memory: '128Mi' } },
               volumeMounts: mounts,

@@ -42,6 +42,12 @@ local k = import 'k.libsonnet';
   // (k8s-dra-driver-gpu docs, with `kubeletPlugin.nodeSelector` on the same label).
   draPluginLabel:: 'nvidia.com/dra-kubelet-plugin',
 
+  // A DRA pool with MIG under the GPU Operator: its kubelet plugin lists devices once, when it
+  // starts (cmd/gpu-kubelet-plugin/device_state.go NewDeviceState, v25.12.0), so gpu-node-config
+  // labels it onto a node only once mig-manager reports the layout applied
+  // (nvidia.com/mig.config.state=success) and restarts it when its ResourceSlices differ.
+  migGatesDraPlugin(pool):: $.isDra(pool) && $.usesMig(pool),
+
   // Tolerations for the union of the pools' taints (one per key and effect, operator Exists).
   tolerationsForPools(pools)::
     local taints = std.flattenArrays([p.taints for p in pools]);
