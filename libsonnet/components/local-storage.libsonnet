@@ -240,6 +240,10 @@ function(params)
              'pod-security.kubernetes.io/audit': 'privileged',
              'pod-security.kubernetes.io/warn': 'privileged',
            }),
+         ]
+         // The provisioner and disk preparation run system-node-critical.
+         + k.criticalPodsQuota(p.providerFacts, ns, labelsAll)
+         + [
            k.object('v1', 'ServiceAccount', p.serviceAccount, ns, labelsAll),
            k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'local-volume-provisioner-pv', labels=labelsAll) + {
              subjects: saRef,

@@ -267,6 +267,8 @@ function(params)
            }),
            k.object('v1', 'ConfigMap', scriptName, ns, k.labels(component)) + { data: { 'tune-node.sh': p.script } },
          ]
+         // The tuning DaemonSets run system-node-critical.
+         + k.criticalPodsQuota(p.providerFacts, ns, k.labels(component))
          // OpenShift: the tuning pods are privileged on the host network, which only the
          // privileged SCC admits (pools that restart the kubelet run as its account).
          + k.privilegedSccAccess(p.providerFacts,

@@ -29,6 +29,7 @@ local k = import '../lib/k.libsonnet';
 
 local defaults = {
   cluster: error 'must provide cluster',
+  providerFacts: error 'must provide providerFacts',
   kubernetesVersion: error 'must provide kubernetesVersion',
   gitops: error 'must provide gitops',
   pools: [],
@@ -77,18 +78,22 @@ function(params)
   k.keyed(
     if std.length(pools) == 0 then []
     else [
-      // The kubelet plugin's containers are privileged host agents (values.yaml
-      // kubeletPlugin.containers.*.securityContext.privileged: true).
-      k.namespace(p.namespace, k.labels('nvidia-dra-driver') + k.podSecurityLabels('privileged', p.kubernetesVersion)),
-    ] + helm.release(p,
-                     p.release,
-                     p.namespace,
-                     p.repoURL,
-                     p.chart,
-                     p.nvidia.draDriverVersion,
-                     values,
-                     createNamespace=false,
-                     // After the GPU Operator, whose driver and toolkit the plugin needs.
-                     syncWave=if operator then 1 else null,
-                     dependsOn=if operator then ['gpu-operator'] else [])
+           // The kubelet plugin's containers are privileged host agents (values.yaml
+           // kubeletPlugin.containers.*.securityContext.privileged: true).
+           k.namespace(p.namespace, k.labels('nvidia-dra-driver') + k.podSecurityLabels('privileged', p.kubernetesVersion)),
+         ]
+         // The chart's kubelet plugin and controller run system-node-critical, its webhook
+         // system-cluster-critical (values.yaml *.priorityClassName).
+         + k.criticalPodsQuota(p.providerFacts, p.namespace, k.labels('nvidia-dra-driver'))
+         + helm.release(p,
+                        p.release,
+                        p.namespace,
+                        p.repoURL,
+                        p.chart,
+                        p.nvidia.draDriverVersion,
+                        values,
+                        createNamespace=false,
+                        // After the GPU Operator, whose driver and toolkit the plugin needs.
+                        syncWave=if operator then 1 else null,
+                        dependsOn=if operator then ['gpu-operator'] else [])
   )

@@ -38,6 +38,27 @@
       subjects: [{ kind: 'ServiceAccount', name: a, namespace: namespace } for a in accounts],
     }],
 
+  // The PriorityClasses of node agents (system-node-critical) and cluster services
+  // (system-cluster-critical) that some providers hold to kube-system.
+  criticalPriorityClasses:: ['system-node-critical', 'system-cluster-critical'],
+
+  // Where the provider limits those classes (providers.json criticalPriorityQuota: GKE's
+  // ResourceQuota admission lists them as limitedResources), a pod of theirs is admitted only in a
+  // namespace with a ResourceQuota scoped to them ("insufficient quota to match these scopes"
+  // otherwise): the quota the namespace that runs such pods renders beside itself. It admits,
+  // never limits: `pods: 1G`, as GKE's own gcp-critical-pods quota in kube-system
+  // (kubernetes.io/docs/concepts/policy/resource-quotas/#limit-priority-class-consumption-by-default).
+  criticalPodsQuota(facts, namespace, labels={})::
+    if !facts.criticalPriorityQuota || namespace == 'kube-system' then []
+    else [$.object('v1', 'ResourceQuota', 'critical-pods', namespace, labels) + {
+      spec: {
+        hard: { pods: '1G' },
+        scopeSelector: { matchExpressions: [
+          { scopeName: 'PriorityClass', operator: 'In', values: $.criticalPriorityClasses },
+        ] },
+      },
+    }],
+
   // Annotations that keep an object in the cluster when it leaves Git (a rename, a flag turned
   // off, a move to another layer): the engine neither prunes it nor deletes it with its owner.
   // For the CNI's release (its uninstall cuts every pod off the network), releases that bear
