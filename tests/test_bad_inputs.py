@@ -126,6 +126,15 @@ CASES = [
         "replace it with `diskIdPattern`",
     ),
     ("minimum", "perNode: 8, nodes: 4}", "perNode: 0, nodes: 4}", "perNode: 0", "less than the minimum", ""),
+    (
+        # AKS images ship the driver with their own container toolkit (nodeImageNvidiaToolkit)
+        "aks-image-driver-under-the-operator",
+        "driver: {managed: true}",
+        "driver: {managed: false}",
+        "driver: {managed: false}",
+        "the GPU Operator would install its toolkit over the image's",
+        "--gpu-driver none and set gpu.nvidia.driver.managed: true",
+    ),
 ]
 
 

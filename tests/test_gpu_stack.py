@@ -101,7 +101,8 @@ def test_operator_operands_tolerate_every_nvidia_pool(rendered, cluster):
 def test_operator_values_follow_the_input(rendered):
     yaml = YAML(typ="safe")
     aks = helm_values(load_objects(rendered / "aks-h100-training"), "gpu-operator")
-    assert aks["driver"] == {"enabled": False}  # AKS node images ship the driver
+    # AKS node pools without AKS's driver (--gpu-driver none): the operator installs it and the toolkit
+    assert aks["driver"]["enabled"] is True and aks["toolkit"] == {"enabled": True}
     assert aks["dcgmExporter"]["serviceMonitor"] == {"enabled": True, "honorLabels": True}
     configs = aks["devicePlugin"]["config"]
     assert set(configs["data"]) == {"default", "h100", "l40s"}
