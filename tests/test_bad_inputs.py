@@ -595,3 +595,19 @@ def test_every_schema_error_has_a_hint_that_points_at_the_docs(project, run, old
     assert found.group(1).startswith(hint), found.group(1)
     assert found.group(1).endswith(f"; see docs/inputs.md#{section}")
     assert section in _anchors((REPO / "docs" / "inputs.md").read_text(encoding="utf-8"))
+
+
+def test_the_provider_disk_pattern_is_no_default_for_nodes_it_does_not_offer(project, run):
+    """EC2 has no MI300X instance type: the MI300X pool's nodes are not EC2 instances, so EC2's
+    instance-store pattern cannot name their disks, and disk preparation needs the pool's own."""
+    cluster = "eks-mi300x-inference"
+    _edit(project, "      diskIdPattern: nvme-SAMSUNG_MZQL27T6HBLA-00A07_*\n", "", cluster)
+    result = run(project, "render", cluster)
+    assert result.exit_code == 2, result.output
+    match = LOCATED.search(result.stderr)
+    assert match and int(match.group("line")) == _line_of(project, "prepare: {enabled: true}", cluster)
+    assert (
+        "eks's instance-store pattern (nvme-Amazon_EC2_NVMe_Instance_Storage_*) does not apply, since none of its "
+        "instance types has MI300X GPUs"
+    ) in result.stderr
+    assert "hint: set diskIdPattern to the glob" in result.stderr
