@@ -64,7 +64,13 @@ def test_operator_mode_keeps_the_device_plugin_off_the_dra_pools(rendered):
     pools = [t["matchExpressions"][0]["values"] for t in terms["nodeSelectorTerms"]]
     assert pools == [["b200"], ["gb200"]]
     # the claims share by MPS and by time-slicing; a gb200 pool is one NVLink domain
-    assert driver["featureGates"] == {"MPSSupport": True, "TimeSlicingSettings": True}
+    # the kubelet plugin (compute-domains container included) runs on b200 too: no crash there on a
+    # missing NVLink fabric
+    assert driver["featureGates"] == {
+        "MPSSupport": True,
+        "TimeSlicingSettings": True,
+        "CrashOnNVLinkFabricErrors": False,
+    }
     assert driver["resources"] == {"gpus": {"enabled": True}, "computeDomains": {"enabled": True}}
     (release,) = find(objects, "HelmRelease", "nvidia-dra-driver-gpu")
     assert release["spec"]["chart"]["spec"]["version"] == "25.12.0"

@@ -53,9 +53,18 @@ function(params)
     for c in w.claims
     if std.objectHas(c, 'sharing')
   ]);
+  // The chart runs one kubelet plugin DaemonSet, whose pod has the compute-domains container on
+  // every DRA node as soon as resources.computeDomains.enabled (templates/kubeletplugin.yaml), and
+  // one FEATURE_GATES for all of them. CrashOnNVLinkFabricErrors (beta, on by default:
+  // pkg/featuregates) makes that container crash, taking the node's plugin pod with it, where it
+  // reads no healthy NVLink fabric (cmd/compute-domain-kubelet-plugin nvlib.go getCliqueIDStrict)
+  // instead of falling back to non-fabric mode: right on a Multi-Node NVLink pool, not on the
+  // other DRA pools the same DaemonSet runs on. So it stays on only when every DRA pool is one.
+  local strictFabric = std.length(nvlink) == 0 || std.length(nvlink) == std.length(pools);
   local featureGates = {
     [if std.member(strategies, 'MPS') then 'MPSSupport']: true,
     [if std.member(strategies, 'TimeSlicing') then 'TimeSlicingSettings']: true,
+    [if !strictFabric then 'CrashOnNVLinkFabricErrors']: false,
   };
 
   local values = {
