@@ -9,8 +9,8 @@ local k = import 'k.libsonnet';
   // memory limit (rendered where admission is on and the cluster has GPU pools). The
   // LimitRanger mutating plugin runs before validating admission, so a LimitRange default
   // memory limit would fill it in on a bare Pod and the policy would admit it, while the same
-  // pod spec in a Deployment (templates are not defaulted) is denied: where this holds, the
-  // workload namespaces' LimitRange defaults the memory request only
+  // pod spec in a Deployment (templates are not defaulted) is denied: the workload namespaces'
+  // LimitRange defaults requests only
   // (https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/, "LimitRanger"
   // mutating, "ValidatingAdmissionPolicy" validating; admission runs mutating then validating).
   requiresMemoryLimit(admission, pools)::
