@@ -72,84 +72,17 @@ function(params)
       subjects: [{ kind: 'ServiceAccount', name: labeller, namespace: p.namespace }],
     },
   ];
-  // `patch` on nodes lets the ServiceAccount change any field of any Node, and RBAC cannot
-  // narrow a patch to fields or to one Node. This policy denies any Node UPDATE by that
-  // ServiceAccount unless (1) the Node is the one its caller's pod runs on, and (2) nothing but
-  // the two labels changed: spec (taints included), the other labels, the annotations,
-  // metadata.ownerReferences (an owner that does not exist makes the garbage collector delete
-  // the Node) and metadata.finalizers (a finalizer nobody removes hangs the Node's deletion)
-  // stay as they were. `oldObject` is null only on CREATE, which the role does not grant.
-  // The server itself rewrites managedFields and resourceVersion on every write; name and uid
-  // are immutable (core validation).
-  // (1): a pod-bound token (the projected token of k.apiTokenVolume) carries the pod's node in
-  // userInfo.extra['authentication.kubernetes.io/node-name'] (ServiceAccountTokenPodNodeInfo,
-  // beta and on by default from 1.30, GA in 1.32: kubernetes/kubernetes
-  // pkg/serviceaccount/claims.go and pkg/features/kube_features.go, v1.32; KEP-4193). The
-  // policy is rendered only from 1.30 (admission.enabled), and a token without the claim (a
-  // legacy Secret token, which carries no node) is denied.
-  // Upstream: https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/
-  // (matchConditions and validations see `request`, whose userInfo.username names the caller and
-  // userInfo.extra its token's claims, and `object`/`oldObject`), and a ServiceAccount
-  // authenticates as system:serviceaccount:<namespace>:<name>
-  // (https://kubernetes.io/docs/reference/access-authn-authz/authentication/#service-account-tokens).
-  local nodeNameKey = 'authentication.kubernetes.io/node-name';
-  local labelsOf(o) = 'has(%s.metadata.labels) ? %s.metadata.labels : {}' % [o, o];
-  local unchanged(field, empty) =
-    '(has(object.metadata.%s) ? object.metadata.%s : %s) == (has(oldObject.metadata.%s) ? oldObject.metadata.%s : %s)'
-    % [field, field, empty, field, field, empty];
-  local labellerPolicy = [
-    k.object('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy', labeller, labels=labellerLabels) + {
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: { resourceRules: [
-          { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['nodes'] },
-        ] },
-        matchConditions: [{
-          name: 'node-labeller',
-          expression: "request.userInfo.username == 'system:serviceaccount:%s:%s'" % [p.namespace, labeller],
-        }],
-        variables: [
-          { name: 'managed', expression: '[%s]' % std.join(', ', ["'%s'" % l for l in managedLabels]) },
-          { name: 'oldLabels', expression: labelsOf('oldObject') },
-          { name: 'newLabels', expression: labelsOf('object') },
-          {
-            name: 'callerNode',
-            // extra is left out of the request when the token carries no extra claim.
-            expression: "has(request.userInfo.extra) && '%s' in request.userInfo.extra ? request.userInfo.extra['%s'] : []" % [nodeNameKey, nodeNameKey],
-          },
-        ],
-        validations: [
-          {
-            expression: 'variables.callerNode == [object.metadata.name]',
-            message: 'the %s ServiceAccount may only change the Node its own pod runs on (the pod-bound token names it in %s)' % [labeller, nodeNameKey],
-          },
-          {
-            expression: 'object.spec == oldObject.spec',
-            message: "the %s ServiceAccount may not change a Node's spec (taints, podCIDR, unschedulable, providerID)" % labeller,
-          },
-          {
-            expression: 'variables.newLabels.all(l, l in variables.managed || (l in variables.oldLabels && variables.oldLabels[l] == variables.newLabels[l])) && variables.oldLabels.all(l, l in variables.managed || l in variables.newLabels)',
-            message: 'the %s ServiceAccount may only set the labels %s on a Node' % [labeller, std.join(' and ', managedLabels)],
-          },
-          {
-            expression: unchanged('annotations', '{}'),
-            message: "the %s ServiceAccount may not change a Node's annotations" % labeller,
-          },
-          {
-            expression: unchanged('ownerReferences', '[]'),
-            message: "the %s ServiceAccount may not change a Node's ownerReferences (the garbage collector deletes a Node whose owner is gone)" % labeller,
-          },
-          {
-            expression: unchanged('finalizers', '[]'),
-            message: "the %s ServiceAccount may not change a Node's finalizers (a finalizer nobody removes hangs its deletion)" % labeller,
-          },
-        ],
-      },
-    },
-    k.object('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicyBinding', labeller, labels=labellerLabels) + {
-      spec: { policyName: labeller, validationActions: ['Deny'] },
-    },
-  ];
+  // RBAC cannot narrow `patch` on nodes to fields or to one Node: k.ownNodeLabelsPolicy holds
+  // the ServiceAccount to the managed labels of the Node its own pod runs on (docs/gpu.md).
+  local labellerPolicy = k.ownNodeLabelsPolicy(
+    labeller,
+    p.namespace,
+    labeller,
+    labellerLabels,
+    variables=[{ name: 'managed', expression: '[%s]' % std.join(', ', ["'%s'" % l for l in managedLabels]) }],
+    mayChange='l in variables.managed',
+    labelsText=std.join(' and ', managedLabels),
+  );
 
   // How often the labeller re-asserts its labels: a label stripped by hand, by a node image or
   // by a Node re-registered under its name would otherwise leave the device plugin on its
