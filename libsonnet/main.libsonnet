@@ -41,7 +41,7 @@ local components(spec) = {
     nvidiaDraDriver: common { nvidia: spec.gpu.nvidia, workloads: spec.workloads },
     gpuClaims: common { workloads: spec.workloads },
     gpuNodeConfig: common { nvidia: spec.gpu.nvidia, admission: spec.admission },
-    amdDevicePlugin: common { amd: spec.gpu.amd },
+    amdDevicePlugin: common { amd: spec.gpu.amd, admission: spec.admission },
     dcgmExporter: common { nvidia: spec.gpu.nvidia },
     // With a platform-managed NVIDIA stack (gpu.nvidia.mode managed: GKE) a pod sees GPUs only
     // by requesting them from the platform's device plugin (no `nvidia` runtime to inject

@@ -142,6 +142,15 @@ CASES = [
         "is not a valid URL: the port is not a number from 1 to 65535",
         "scheme://host[:port]",
     ),
+    (
+        # AKS images ship the driver with their own container toolkit (nodeImageNvidiaToolkit)
+        "aks-image-driver-under-the-operator",
+        "driver: {managed: true}",
+        "driver: {managed: false}",
+        "driver: {managed: false}",
+        "the GPU Operator would install its toolkit over the image's",
+        "--gpu-driver none and set gpu.nvidia.driver.managed: true",
+    ),
 ]
 
 
@@ -672,3 +681,19 @@ def test_what_makes_a_url_unusable(url, why):
     from generator.inputs.consistency import urls
 
     assert urls.problem(url) == why
+
+
+def test_the_provider_disk_pattern_is_no_default_for_nodes_it_does_not_offer(project, run):
+    """EC2 has no MI300X instance type: the MI300X pool's nodes are not EC2 instances, so EC2's
+    instance-store pattern cannot name their disks, and disk preparation needs the pool's own."""
+    cluster = "eks-mi300x-inference"
+    _edit(project, "      diskIdPattern: nvme-SAMSUNG_MZQL27T6HBLA-00A07_*\n", "", cluster)
+    result = run(project, "render", cluster)
+    assert result.exit_code == 2, result.output
+    match = LOCATED.search(result.stderr)
+    assert match and int(match.group("line")) == _line_of(project, "prepare: {enabled: true}", cluster)
+    assert (
+        "eks's instance-store pattern (nvme-Amazon_EC2_NVMe_Instance_Storage_*) does not apply, since none of its "
+        "instance types has MI300X GPUs"
+    ) in result.stderr
+    assert "hint: set diskIdPattern to the glob" in result.stderr

@@ -64,7 +64,13 @@ def test_operator_mode_keeps_the_device_plugin_off_the_dra_pools(rendered):
     pools = [t["matchExpressions"][0]["values"] for t in terms["nodeSelectorTerms"]]
     assert pools == [["b200"], ["gb200"]]
     # the claims share by MPS and by time-slicing; a gb200 pool is one NVLink domain
-    assert driver["featureGates"] == {"MPSSupport": True, "TimeSlicingSettings": True}
+    # the kubelet plugin (compute-domains container included) runs on b200 too: no crash there on a
+    # missing NVLink fabric
+    assert driver["featureGates"] == {
+        "MPSSupport": True,
+        "TimeSlicingSettings": True,
+        "CrashOnNVLinkFabricErrors": False,
+    }
     assert driver["resources"] == {"gpus": {"enabled": True}, "computeDomains": {"enabled": True}}
     (release,) = find(objects, "HelmRelease", "nvidia-dra-driver-gpu")
     assert release["spec"]["chart"]["spec"]["version"] == "25.12.0"
@@ -287,3 +293,21 @@ def test_argocd_installs_the_driver_after_the_operator(project, run):
     # the Namespace (Pod Security privileged) is rendered, not created by Argo CD
     assert "CreateNamespace=true" not in app["spec"]["syncPolicy"]["syncOptions"]
     assert app["spec"]["destination"]["namespace"] == "nvidia-dra-driver-gpu"
+
+
+def test_automatic_driver_upgrades_with_dra_and_device_plugin_pools_are_refused(project, run):
+    """The operator's upgrade waits for its validator on each node (k8s-operator-libs
+    validation_manager.go: 600 s, then upgrade-failed), whose plugin check never passes on a DRA
+    node while another pool keeps the operator's device plugin on."""
+    edit(project, "    driver: {upgradePolicy: {autoUpgrade: false}}\n", "")
+    result = run(project, "render", DRA)
+    assert result.exit_code == 2
+    (line,) = [x for x in result.output.splitlines() if ": error: " in x]
+    assert line.startswith(f"clusters/{DRA}/cluster.yaml:") and "upgrade-failed" in line
+    assert "the DRA pools (b200, gb200) while l40s keep" in line
+    assert "hint: set gpu.nvidia.driver.upgradePolicy.autoUpgrade: false" in result.output
+    # with every NVIDIA pool on DRA the operator's device plugin is off: upgrades validate
+    edit(project, "  - name: l40s\n    nodeSelector: {node.example.com/pool: l40s}\n", "")
+    edit(project, "    gpu: {vendor: nvidia, model: L40S, perNode: 4, nodes: 2}\n", "")
+    edit(project, "{devices: {mig.nvidia.com: 48}, gpus: 4}", "{devices: {mig.nvidia.com: 48}}")
+    assert run(project, "render", DRA).exit_code == 0

@@ -182,20 +182,67 @@ def test_the_labels_are_reasserted(rendered, tmp_path: Path):
     pod = ds["spec"]["template"]["spec"]
     (init,) = pod["initContainers"]
     (main,) = pod["containers"]
-    assert main["args"] == init["args"] and main["args"][:2] == ["label", "node"]
+    assert init["command"] == main["command"] and init["args"][1:] == main["args"][1:]
+    assert (init["args"][0], main["args"][0]) == ("once", "loop")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     calls = tmp_path / "calls"
-    # kubectl succeeds twice, then is denied; sleep returns at once
+    # The Node never keeps its labels (each pass labels it again); the third label is denied;
+    # sleep returns at once.
     (bin_dir / "kubectl").write_text(
-        f'#!/bin/sh\necho "$*" >> {calls}\n[ "$(wc -l < {calls})" -lt 3 ]\n', encoding="utf-8"
+        f"""#!/bin/sh
+echo "$*" >> {calls}
+case "$*" in
+  *" get node "*) echo 1 ;;
+  *" label node "*) [ "$(grep -c ' label node ' {calls})" -lt 3 ] || {{ echo denied >&2; exit 1; }} ;;
+esac
+""",
+        encoding="utf-8",
     )
     (bin_dir / "sleep").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
     for tool in bin_dir.iterdir():
         tool.chmod(0o755)
-    args = [a.replace("$(NODE_NAME)", "aks-h100-0") for a in main["args"]]
-    done = subprocess.run(
-        [*main["command"], *args], env={"PATH": f"{bin_dir}:/usr/bin:/bin"}, capture_output=True, timeout=30
-    )
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "NODE_NAME": "aks-h100-0", "TMPDIR": str(tmp_path)}
+    done = subprocess.run([*main["command"], *main["args"]], env=env, capture_output=True, timeout=30)
     assert done.returncode != 0
-    assert calls.read_text(encoding="utf-8").splitlines() == [" ".join(args)] * 3
+    labels = [c for c in calls.read_text(encoding="utf-8").splitlines() if " label node " in c]
+    assert len(labels) == 3 and all(c.endswith(" ".join(main["args"][1:])) for c in labels)
+
+
+AMD_LABELLER = "system:serviceaccount:kube-system:amdgpu-node-labeller"
+
+
+def test_the_amd_labeller_may_change_only_its_own_nodes_amd_labels(rendered):
+    """The ROCm node labeller is privileged with the host's /dev and /sys, and `update` on nodes
+    would let its token rewrite any Node: the same own-node policy holds it to the amd.com/gpu.*
+    and beta.amd.com/gpu.* labels it writes and removes (cmd/k8s-node-labeller)."""
+    objects = load_objects(rendered / "eks-mi300x-inference")
+    (amd,) = find(objects, "ValidatingAdmissionPolicy", "amdgpu-node-labeller")
+    (binding,) = find(objects, "ValidatingAdmissionPolicyBinding", "amdgpu-node-labeller")
+    assert binding["spec"] == {"policyName": "amdgpu-node-labeller", "validationActions": ["Deny"]}
+    # upstream's verbs: the labeller writes with Update, never Patch
+    (role,) = find(objects, "ClusterRole", "amdgpu-node-labeller")
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch", "update"]}]
+
+    old = copy.deepcopy(NODE)
+    old["metadata"]["labels"]["beta.amd.com/gpu.vram.16G"] = "1"
+    new = copy.deepcopy(old)
+    new["metadata"]["labels"]["amd.com/gpu.vram"] = "192G"
+    new["metadata"]["labels"]["beta.amd.com/gpu.vram.192G"] = "1"
+    del new["metadata"]["labels"]["beta.amd.com/gpu.vram.16G"]
+    assert evaluate(amd, new, old, AMD_LABELLER) == []
+    # another Node
+    other = {"authentication.kubernetes.io/node-name": ["aks-h100-1"]}
+    assert any("Node its own pod runs on" in m for m in evaluate(amd, new, old, AMD_LABELLER, other))
+    # a label it does not own, a taint, an annotation
+    for change in (
+        lambda n: n["metadata"]["labels"].update({"node-role.kubernetes.io/control-plane": ""}),
+        lambda n: n["metadata"]["labels"].update({"amd.com/gpu": "1"}),
+        lambda n: n["spec"]["taints"].clear(),
+        lambda n: n["metadata"]["annotations"].update({"x": "y"}),
+    ):
+        bad = copy.deepcopy(old)
+        change(bad)
+        assert evaluate(amd, bad, old, AMD_LABELLER), change
+    # gpu-node-config's account is not judged by this policy
+    assert evaluate(amd, new, old, LABELLER) == []

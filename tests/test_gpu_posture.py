@@ -43,7 +43,7 @@ def test_every_exception_has_a_reason(rendered, cluster):
 
 def test_a_kube_system_agent_without_its_annotations_is_reported(rendered, tmp_path):
     """The suppressions are what silences lint, not an exemption of kube-system."""
-    path = rendered / "eks-mi300x-inference" / "10-platform" / "nvidia-device-plugin"
+    path = rendered / "eks-mi300x-inference" / "40-per-node" / "nvidia-device-plugin"
     ds_file = path / "daemonset_kube-system_nvidia-device-plugin-a100-mig.yaml"
     text = ds_file.read_text(encoding="utf-8")
     stripped = re.sub(r"\n  annotations:\n(    .*\n)+", "\n", text, count=1)

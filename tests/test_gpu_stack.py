@@ -58,8 +58,13 @@ def targeted_pools(pod_spec: dict, pools: list[dict]) -> list[dict]:
 
 @pytest.mark.parametrize("cluster", EXAMPLES)
 def test_every_daemonset_tolerates_the_pools_it_runs_on(rendered, cluster):
-    pools = spec_of(cluster)["nodePools"]
-    gpu_pool_daemonsets: dict[str, list[str]] = {p["name"]: [] for p in pools if "gpu" in p}
+    spec = spec_of(cluster)
+    pools = spec["nodePools"]
+    # gpu.nvidia.mode managed (GKE): the platform's stack, no validation DaemonSet (main.libsonnet)
+    managed = spec["gpu"]["nvidia"]["mode"] == "managed"
+    gpu_pool_daemonsets: dict[str, list[str]] = {
+        p["name"]: [] for p in pools if "gpu" in p and not (managed and p["gpu"]["vendor"] == "nvidia")
+    }
     for ds in find(load_objects(rendered / cluster), "DaemonSet"):
         spec = ds["spec"]["template"]["spec"]
         tolerations = spec.get("tolerations", [])
@@ -96,7 +101,8 @@ def test_operator_operands_tolerate_every_nvidia_pool(rendered, cluster):
 def test_operator_values_follow_the_input(rendered):
     yaml = YAML(typ="safe")
     aks = helm_values(load_objects(rendered / "aks-h100-training"), "gpu-operator")
-    assert aks["driver"] == {"enabled": False}  # AKS node images ship the driver
+    # AKS node pools without AKS's driver (--gpu-driver none): the operator installs it and the toolkit
+    assert aks["driver"]["enabled"] is True and aks["toolkit"] == {"enabled": True}
     assert aks["dcgmExporter"]["serviceMonitor"] == {"enabled": True, "honorLabels": True}
     configs = aks["devicePlugin"]["config"]
     assert set(configs["data"]) == {"default", "h100", "l40s"}
@@ -351,8 +357,8 @@ def node_config_labels(objects: list[dict], pool: dict) -> dict[str, str]:
     pod = ds["spec"]["template"]["spec"]
     assert pod["nodeSelector"] == pool["nodeSelector"]
     (init,) = pod["initContainers"]
-    assert init["args"][:3] == ["label", "node", "$(NODE_NAME)"] and "--overwrite" in init["args"]
-    return dict(a.split("=", 1) for a in init["args"] if "=" in a and not a.startswith("--"))
+    assert init["args"][0] == "once" and init["command"][:2] == ["sh", "-c"]
+    return dict(a.split("=", 1) for a in init["args"][1:])
 
 
 def test_operator_mode_labels_each_pool_with_its_configs(rendered):

@@ -411,6 +411,9 @@ def test_slices_with_whole_gpus_where_mig_is_declared_fail(bin_dir):
     result = run_script(bin_dir, "slices", "mig/3g.90gb=8")
     assert result.returncode == 1
     assert "the node's ResourceSlices publish gpu=8, the pool declares mig/3g.90gb=8" in result.stdout
+    # what to do: the plugin listed the GPUs before the layout was applied
+    assert "check nvidia.com/mig.config.state on the node" in result.stdout
+    assert "gpu-node-config restarts the DRA kubelet plugin" in result.stdout
 
 
 def test_no_slices_fail(bin_dir):
@@ -419,6 +422,7 @@ def test_no_slices_fail(bin_dir):
     result = run_script(bin_dir, "slices", "gpu=4")
     assert result.returncode == 1
     assert "publish no devices, the pool declares gpu=4" in result.stdout
+    assert "mig.config.state" not in result.stdout
 
 
 def test_dra_pools_are_validated_by_their_resource_slices(rendered):

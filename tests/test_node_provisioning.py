@@ -121,8 +121,8 @@ def test_node_classes_follow_the_image_policy(rendered):
         {"key": "node.cilium.io/agent-not-ready", "value": "true", "effect": "NoExecute"}
     ]
     (aks,) = find(load_objects(rendered / NAP), "AKSNodeClass", "h100")
-    # AKS installs the driver (driver.managed: false), so the node class asks for it
-    assert aks["spec"] == {"imageFamily": "Ubuntu2404", "gpu": {"mode": "Driver"}, "osDiskSizeGB": 256}
+    # the GPU Operator installs driver and toolkit (driver.managed: true), so AKS installs neither
+    assert aks["spec"] == {"imageFamily": "Ubuntu2404", "gpu": {"mode": "None"}, "osDiskSizeGB": 256}
     (nodepool,) = find(load_objects(rendered / NAP), "NodePool", "h100")
     assert "startupTaints" not in nodepool["spec"]["template"]["spec"]
 

@@ -144,3 +144,19 @@ def test_the_mig_check_pod_names_a_non_root_uid_for_its_non_root_containers(tmp_
     assert admitting_scc(pod, {"restricted-v2", "privileged"}) == "privileged"
     users = {c["name"]: c["securityContext"].get("runAsUser") for c in pod["initContainers"] + pod["containers"]}
     assert users == {"validate": None, "advertised": 65534, "validated": 65534}
+
+
+def test_no_default_service_account_gets_the_privileged_scc(variant):
+    """A namespace's `default` account is every pod's that names none: granting it the privileged
+    SCC would admit any such pod there as privileged. The node agents run as accounts of their
+    own (disk preparation, tuning, the provisioner, the kubelet restart)."""
+    _name, objects = variant
+    for binding in [o for o in objects if o["kind"] in ("RoleBinding", "ClusterRoleBinding")]:
+        if binding["roleRef"]["name"] == "system:openshift:scc:privileged":
+            assert "default" not in {s["name"] for s in binding["subjects"]}, binding["metadata"]
+    for ds in [o for o in objects if o["kind"] == "DaemonSet"]:
+        pod = ds["spec"]["template"]["spec"]
+        if any(
+            c.get("securityContext", {}).get("privileged") for c in pod.get("initContainers", []) + pod["containers"]
+        ):
+            assert pod.get("serviceAccountName", "default") != "default", ds["metadata"]["name"]

@@ -80,3 +80,25 @@ def test_a_layer_depending_on_a_later_or_unwaited_layer_is_an_input_error(tmp_pa
         (tmp_path / "registry.json").write_text(json.dumps(data), encoding="utf-8")
         with pytest.raises(InputError, match="dependsOn must list earlier waited-on layers"):
             registry.load(tmp_path)
+
+
+def test_no_daemonset_is_rendered_into_a_waited_layer():
+    """A DaemonSet is available only once its pod runs on every node it selects: one node with a bad
+    driver (a device plugin with failOnInitError, an exporter without NVML) keeps a waited layer
+    from becoming Ready, and with it every layer after it. So every DaemonSet of every example is
+    in a layer with `"wait": false`, where a bad node shows in its pods' status only."""
+    import json
+
+    data = json.loads((REPO / "libsonnet" / "registry.json").read_text(encoding="utf-8"))
+    unwaited = {layer["name"] for layer in data["layers"] if layer.get("wait", True) is False}
+    waited_daemonsets = [
+        str(path.relative_to(REPO / "rendered"))
+        for path in sorted((REPO / "rendered").glob("*/*/*/daemonset_*.yaml"))
+        if path.parent.parent.name not in unwaited
+    ]
+    assert waited_daemonsets == []
+    assert {
+        c.layer
+        for c in registry.load(REPO / "libsonnet").components
+        if c.name in ("nvidia-device-plugin", "amd-device-plugin", "dcgm-exporter")
+    } <= unwaited

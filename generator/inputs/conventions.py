@@ -66,6 +66,17 @@ def _complete_provisioning(provisioning: dict, facts: dict, cluster: str) -> Non
         provisioning["nodeClass"].setdefault("securityGroupTags", {DISCOVERY_TAG: cluster})
 
 
+def provider_instance(pool: dict, facts: dict) -> bool:
+    """Whether the pool's nodes can be the provider's own instances, whose local disks the
+    provider's ``localDiskIdPattern`` names: not a GPU pool whose model none of the provider's
+    GPU instance types has (``nodeProvisioning.instanceTypes``; an MI300X pool on EKS runs on
+    nodes EC2 does not offer, such as hybrid nodes, whose disks are someone else's model)."""
+    types = (facts["nodeProvisioning"] or {}).get("instanceTypes", {})
+    if "gpu" not in pool or not types:
+        return True
+    return pool["gpu"].get("model") in {t["gpuModel"] for t in types.values()}
+
+
 def complete(spec: dict, facts: dict, library: Path, written: dict) -> dict:
     """Fill the version defaults (``library``'s ``versions.json``) and the derived defaults
     (``facts``: the provider's row of its ``providers.json``; ``written``: the input as written,
@@ -83,7 +94,7 @@ def complete(spec: dict, facts: dict, library: Path, written: dict) -> dict:
         nvme = pool.get("localNvme")
         if nvme is not None:
             nvme.setdefault("hostDir", f"/mnt/disks/{nvme['storageClass']}")
-            if facts["localDiskIdPattern"] is not None:
+            if facts["localDiskIdPattern"] is not None and provider_instance(pool, facts):
                 nvme.setdefault("diskIdPattern", facts["localDiskIdPattern"])
     vendors = gpu_vendors(spec)
     for workload in spec["workloads"]:

@@ -16,6 +16,9 @@ local defaults = {
   operatorNamespace: 'kube-amd-gpu',
   image: versions.repositories.amdDevicePlugin.repository,
   imageDigests: {},
+  // spec.admission: where ValidatingAdmissionPolicy is served (enabled), the labeller's
+  // ServiceAccount is held to the AMD GPU labels of its own Node.
+  admission: { enabled: false },
 };
 
 function(params)
@@ -110,17 +113,33 @@ function(params)
     CKV_K8S_38: 'patches its own Node labels through the API',
   }, labellerName);
 
-  // The labeller patches its own Node: nodes are cluster-scoped, so a ClusterRole.
+  // The labeller updates its own Node: nodes are cluster-scoped, so a ClusterRole, with the verbs
+  // upstream grants (watch, get, list, update: cmd/k8s-node-labeller/README.md and
+  // k8s-ds-amdgpu-labeller.yaml; it writes with Update, never Patch).
   local labellerRbac = [
     k.object('v1', 'ServiceAccount', labellerName, p.namespace, labellerLabels),
     k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', labellerName, labels=labellerLabels) + {
-      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch', 'update', 'patch'] }],
+      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch', 'update'] }],
     },
     k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', labellerName, labels=labellerLabels) + {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: labellerName },
       subjects: [{ kind: 'ServiceAccount', name: labellerName, namespace: p.namespace }],
     },
   ];
+
+  // The labeller is privileged with the host's /dev and /sys, and `update` on nodes lets its
+  // ServiceAccount rewrite any Node: held, as gpu-node-config's, to the labels it owns
+  // (amd.com/gpu.* and beta.amd.com/gpu.*: cmd/k8s-node-labeller, which also removes the stale
+  // ones) on the Node its own pod runs on (k.ownNodeLabelsPolicy; its automounted token is
+  // pod-bound and names the node).
+  local labellerPolicy = k.ownNodeLabelsPolicy(
+    labellerName,
+    p.namespace,
+    labellerName,
+    labellerLabels,
+    mayChange="l.startsWith('amd.com/gpu.') || l.startsWith('beta.amd.com/gpu.')",
+    labelsText='amd.com/gpu.* and beta.amd.com/gpu.*',
+  );
 
   local deviceConfig(pool) =
     local tolerations = k.tolerationsFor(pool.taints);
@@ -171,5 +190,6 @@ function(params)
   k.keyed(
     if std.length(pools) == 0 then []
     else if p.amd.mode == 'operator' then [deviceConfig(x) for x in pools]
-    else labellerRbac + std.flattenArrays([[devicePlugin(x), labeller(x)] for x in pools])
+    else labellerRbac + (if p.admission.enabled then labellerPolicy else [])
+         + std.flattenArrays([[devicePlugin(x), labeller(x)] for x in pools])
   )

@@ -32,6 +32,7 @@ local defaults = {
   // uses only the stable core/v1 API.
   kubectlImage: versions.images.kubectl.image,
   imageDigests: {},
+  script: importstr '../scripts/label-gpu-node.sh',
   // spec.admission: where ValidatingAdmissionPolicy is served (enabled), the labeller's
   // ServiceAccount is held to the two labels it sets.
   admission: { enabled: false },
@@ -58,94 +59,30 @@ function(params)
     seccompProfile: { type: 'RuntimeDefault' },
   };
   // `kubectl label` reads the Node and patches its labels: nodes are cluster-scoped.
+  // A DRA pool with MIG: the labeller reads the node's ResourceSlices (gpu.migGatesDraPlugin).
+  local readsSlices = std.length([x for x in pools if gpu.migGatesDraPlugin(x)]) > 0;
   local labellerRbac = [
     k.object('v1', 'ServiceAccount', labeller, p.namespace, labellerLabels),
     k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', labeller, labels=labellerLabels) + {
-      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] }],
+      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] }]
+             + (if readsSlices then [{ apiGroups: ['resource.k8s.io'], resources: ['resourceslices'], verbs: ['list'] }] else []),
     },
     k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', labeller, labels=labellerLabels) + {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: labeller },
       subjects: [{ kind: 'ServiceAccount', name: labeller, namespace: p.namespace }],
     },
   ];
-  // `patch` on nodes lets the ServiceAccount change any field of any Node, and RBAC cannot
-  // narrow a patch to fields or to one Node. This policy denies any Node UPDATE by that
-  // ServiceAccount unless (1) the Node is the one its caller's pod runs on, and (2) nothing but
-  // the two labels changed: spec (taints included), the other labels, the annotations,
-  // metadata.ownerReferences (an owner that does not exist makes the garbage collector delete
-  // the Node) and metadata.finalizers (a finalizer nobody removes hangs the Node's deletion)
-  // stay as they were. `oldObject` is null only on CREATE, which the role does not grant.
-  // The server itself rewrites managedFields and resourceVersion on every write; name and uid
-  // are immutable (core validation).
-  // (1): a pod-bound token (the projected token of k.apiTokenVolume) carries the pod's node in
-  // userInfo.extra['authentication.kubernetes.io/node-name'] (ServiceAccountTokenPodNodeInfo,
-  // beta and on by default from 1.30, GA in 1.32: kubernetes/kubernetes
-  // pkg/serviceaccount/claims.go and pkg/features/kube_features.go, v1.32; KEP-4193). The
-  // policy is rendered only from 1.30 (admission.enabled), and a token without the claim (a
-  // legacy Secret token, which carries no node) is denied.
-  // Upstream: https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/
-  // (matchConditions and validations see `request`, whose userInfo.username names the caller and
-  // userInfo.extra its token's claims, and `object`/`oldObject`), and a ServiceAccount
-  // authenticates as system:serviceaccount:<namespace>:<name>
-  // (https://kubernetes.io/docs/reference/access-authn-authz/authentication/#service-account-tokens).
-  local nodeNameKey = 'authentication.kubernetes.io/node-name';
-  local labelsOf(o) = 'has(%s.metadata.labels) ? %s.metadata.labels : {}' % [o, o];
-  local unchanged(field, empty) =
-    '(has(object.metadata.%s) ? object.metadata.%s : %s) == (has(oldObject.metadata.%s) ? oldObject.metadata.%s : %s)'
-    % [field, field, empty, field, field, empty];
-  local labellerPolicy = [
-    k.object('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy', labeller, labels=labellerLabels) + {
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: { resourceRules: [
-          { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['nodes'] },
-        ] },
-        matchConditions: [{
-          name: 'node-labeller',
-          expression: "request.userInfo.username == 'system:serviceaccount:%s:%s'" % [p.namespace, labeller],
-        }],
-        variables: [
-          { name: 'managed', expression: '[%s]' % std.join(', ', ["'%s'" % l for l in managedLabels]) },
-          { name: 'oldLabels', expression: labelsOf('oldObject') },
-          { name: 'newLabels', expression: labelsOf('object') },
-          {
-            name: 'callerNode',
-            // extra is left out of the request when the token carries no extra claim.
-            expression: "has(request.userInfo.extra) && '%s' in request.userInfo.extra ? request.userInfo.extra['%s'] : []" % [nodeNameKey, nodeNameKey],
-          },
-        ],
-        validations: [
-          {
-            expression: 'variables.callerNode == [object.metadata.name]',
-            message: 'the %s ServiceAccount may only change the Node its own pod runs on (the pod-bound token names it in %s)' % [labeller, nodeNameKey],
-          },
-          {
-            expression: 'object.spec == oldObject.spec',
-            message: "the %s ServiceAccount may not change a Node's spec (taints, podCIDR, unschedulable, providerID)" % labeller,
-          },
-          {
-            expression: 'variables.newLabels.all(l, l in variables.managed || (l in variables.oldLabels && variables.oldLabels[l] == variables.newLabels[l])) && variables.oldLabels.all(l, l in variables.managed || l in variables.newLabels)',
-            message: 'the %s ServiceAccount may only set the labels %s on a Node' % [labeller, std.join(' and ', managedLabels)],
-          },
-          {
-            expression: unchanged('annotations', '{}'),
-            message: "the %s ServiceAccount may not change a Node's annotations" % labeller,
-          },
-          {
-            expression: unchanged('ownerReferences', '[]'),
-            message: "the %s ServiceAccount may not change a Node's ownerReferences (the garbage collector deletes a Node whose owner is gone)" % labeller,
-          },
-          {
-            expression: unchanged('finalizers', '[]'),
-            message: "the %s ServiceAccount may not change a Node's finalizers (a finalizer nobody removes hangs its deletion)" % labeller,
-          },
-        ],
-      },
-    },
-    k.object('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicyBinding', labeller, labels=labellerLabels) + {
-      spec: { policyName: labeller, validationActions: ['Deny'] },
-    },
-  ];
+  // RBAC cannot narrow `patch` on nodes to fields or to one Node: k.ownNodeLabelsPolicy holds
+  // the ServiceAccount to the managed labels of the Node its own pod runs on (docs/gpu.md).
+  local labellerPolicy = k.ownNodeLabelsPolicy(
+    labeller,
+    p.namespace,
+    labeller,
+    labellerLabels,
+    variables=[{ name: 'managed', expression: '[%s]' % std.join(', ', ["'%s'" % l for l in managedLabels]) }],
+    mayChange='l in variables.managed',
+    labelsText=std.join(' and ', managedLabels),
+  );
 
   // How often the labeller re-asserts its labels: a label stripped by hand, by a node image or
   // by a Node re-registered under its name would otherwise leave the device plugin on its
@@ -155,13 +92,25 @@ function(params)
   local nodeConfig(pool) =
     local name = labeller + '-' + pool.name;
     local labels = gpu.operatorNodeLabels(pools, pool);
-    // The discovery cache goes to /tmp: the image's HOME (/root) is not writable for the
-    // non-root UID. `kubectl label` patches only when a value differs ("not labeled"
-    // otherwise: kubernetes/kubectl pkg/cmd/label/label.go, v1.32), so a re-assertion of
-    // labels in place is one GET.
-    local labelArgs = ['label', 'node', '$(NODE_NAME)', '--overwrite', '--cache-dir=/tmp/kubectl-cache']
-                      + [key + '=' + labels[key] for key in std.objectFields(labels)];
-    local nodeName = [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }];
+    // scripts/label-gpu-node.sh: one read of the Node, then a patch of the labels that differ,
+    // conditional on the Node's resourceVersion; `paused-*` values are left to the driver manager
+    // and mig-manager that set them. The discovery cache goes to /tmp: the image's HOME (/root)
+    // is not writable for the non-root UID.
+    local labelArgs = [key + '=' + labels[key] for key in std.objectFields(labels)];
+    local env = [
+      { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+      { name: 'REASSERT_SECONDS', value: std.toString(reassertSeconds) },
+    ] + (if gpu.migGatesDraPlugin(pool) then [
+           // The DRA kubelet plugin starts only once mig-manager applied the pool's layout, and
+           // is restarted when its ResourceSlices do not publish that layout (the script's header).
+           { name: 'MIG_GATED_LABEL', value: gpu.draPluginLabel },
+           {
+             name: 'MIG_GATED_DEVICES',
+             local devices = gpu.draDevicesPerNode(pool),
+             value: std.join(' ', [d + '=' + devices[d] for d in std.objectFields(devices)]),
+           },
+         ] else []);
+    local command = ['sh', '-c', p.script, 'label-gpu-node'];
     local mounts = [{ name: 'tmp', mountPath: '/tmp' }, k.apiTokenMount];
     // Why the DaemonSet is an exception to each hardening check it keeps (k.exceptions).
     local exceptions = {
@@ -189,21 +138,22 @@ function(params)
             initContainers: [{
               name: 'label',
               image: k.image(p.kubectlImage, p.imageDigests),
-              args: labelArgs,
-              env: nodeName,
+              command: command,
+              args: ['once'] + labelArgs,
+              env: env,
               securityContext: restricted,
               resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '500m', memory: '128Mi' } },
               volumeMounts: mounts,
             }],
-            // Then the same labels again every reassertSeconds; a failure exits (the pod
-            // restarts and shows it). The kubectl image has sh and sleep (debian-base with
-            // coreutils: kubernetes/kubernetes build/server-image/kubectl/Dockerfile).
+            // Then the same pass every reassertSeconds; a failure exits (the pod restarts and
+            // shows it). The kubectl image has sh, awk, sort, uniq, paste and sleep (debian-base
+            // with coreutils and mawk: kubernetes/kubernetes build/server-image/kubectl/Dockerfile).
             containers: [{
               name: 'reassert',
               image: k.image(p.kubectlImage, p.imageDigests),
-              command: ['sh', '-c', 'while kubectl "$@"; do sleep %d; done; exit 1' % reassertSeconds, 'reassert'],
-              args: labelArgs,
-              env: nodeName,
+              command: command,
+              args: ['loop'] + labelArgs,
+              env: env,
               securityContext: restricted,
               resources: { requests: { cpu: '1m', memory: '32Mi' }, limits: { cpu: '200m', memory: '128Mi' } },
               volumeMounts: mounts,

@@ -42,6 +42,9 @@ local defaults = {
   featuresDir: '/etc/kubernetes/node-feature-discovery/features.d',
   prepareScript: importstr '../files/prepare-disks.sh',
   serviceAccount: 'local-volume-provisioner',
+  // Disk preparation's own account, without a token: on OpenShift the privileged SCC is granted
+  // to it, never to the namespace's `default` account.
+  prepareAccount: 'prepare-disks',
   imageDigests: {},
 };
 
@@ -124,6 +127,7 @@ function(params)
           },
           spec: podBase(pool, needsNvme=false) + {
             hostPID: true,
+            serviceAccountName: p.prepareAccount,
             automountServiceAccountToken: false,
             initContainers: [{
               name: 'prepare',
@@ -240,6 +244,10 @@ function(params)
              'pod-security.kubernetes.io/audit': 'privileged',
              'pod-security.kubernetes.io/warn': 'privileged',
            }),
+         ]
+         // The provisioner and disk preparation run system-node-critical.
+         + k.criticalPodsQuota(p.providerFacts, ns, labelsAll)
+         + [
            k.object('v1', 'ServiceAccount', p.serviceAccount, ns, labelsAll),
            k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'local-volume-provisioner-pv', labels=labelsAll) + {
              subjects: saRef,
@@ -258,9 +266,10 @@ function(params)
          + k.privilegedSccAccess(p.providerFacts,
                                  'local-storage-privileged',
                                  ns,
-                                 [p.serviceAccount] + (if anyPrepare then ['default'] else []),
+                                 [p.serviceAccount] + (if anyPrepare then [p.prepareAccount] else []),
                                  labelsAll)
          + (if anyPrepare then [
+              k.object('v1', 'ServiceAccount', p.prepareAccount, ns, labelsAll) + { automountServiceAccountToken: false },
               k.object('v1', 'ConfigMap', prepareScriptName, ns, labelsAll) + { data: { 'prepare-disks.sh': p.prepareScript } },
             ] else [])
          + std.flattenArrays([perPool(pool) for pool in pools])

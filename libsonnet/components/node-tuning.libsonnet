@@ -46,6 +46,9 @@ local defaults = {
   },
   stateDir: '/var/lib/gpu-gitops',
   serviceAccount: 'kubelet-restart',
+  // The account of the other tuning pods: their own, without a token, so that on OpenShift the
+  // privileged SCC is granted to it and never to the namespace's `default` account.
+  tuningAccount: 'node-tuning',
   lockSeconds: 600,
   tunedNamespace: 'openshift-cluster-node-tuning-operator',
   tunedPriority: 20,
@@ -140,7 +143,7 @@ function(params)
               hostNetwork: true,
               // the kubelet restart enters the host's namespaces through PID 1
               [if restarts then 'hostPID']: true,
-              [if restarts then 'serviceAccountName']: p.serviceAccount,
+              serviceAccountName: if restarts then p.serviceAccount else p.tuningAccount,
               automountServiceAccountToken: false,
               // A no-op for the privileged init container (the runtime runs privileged
               // containers unconfined); the others run under the runtime's default profile.
@@ -267,14 +270,19 @@ function(params)
            }),
            k.object('v1', 'ConfigMap', scriptName, ns, k.labels(component)) + { data: { 'tune-node.sh': p.script } },
          ]
+         // The tuning DaemonSets run system-node-critical.
+         + k.criticalPodsQuota(p.providerFacts, ns, k.labels(component))
          // OpenShift: the tuning pods are privileged on the host network, which only the
          // privileged SCC admits (pools that restart the kubelet run as its account).
          + k.privilegedSccAccess(p.providerFacts,
                                  'node-tuning-privileged',
                                  ns,
-                                 std.set((if std.length(restartPools) < std.length(pools) then ['default'] else [])
+                                 std.set((if std.length(restartPools) < std.length(pools) then [p.tuningAccount] else [])
                                          + (if std.length(restartPools) > 0 then [p.serviceAccount] else [])),
                                  k.labels(component))
+         + (if std.length(restartPools) < std.length(pools) then [
+              k.object('v1', 'ServiceAccount', p.tuningAccount, ns, k.labels(component)) + { automountServiceAccountToken: false },
+            ] else [])
          + (if std.length(restartPools) > 0 then [
               k.object('v1', 'ServiceAccount', p.serviceAccount, ns, k.labels(component)),
               // create cannot be limited by name (the name is not known at authorization time)

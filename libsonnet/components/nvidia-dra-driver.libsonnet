@@ -29,6 +29,7 @@ local k = import '../lib/k.libsonnet';
 
 local defaults = {
   cluster: error 'must provide cluster',
+  providerFacts: error 'must provide providerFacts',
   kubernetesVersion: error 'must provide kubernetesVersion',
   gitops: error 'must provide gitops',
   pools: [],
@@ -52,9 +53,18 @@ function(params)
     for c in w.claims
     if std.objectHas(c, 'sharing')
   ]);
+  // The chart runs one kubelet plugin DaemonSet, whose pod has the compute-domains container on
+  // every DRA node as soon as resources.computeDomains.enabled (templates/kubeletplugin.yaml), and
+  // one FEATURE_GATES for all of them. CrashOnNVLinkFabricErrors (beta, on by default:
+  // pkg/featuregates) makes that container crash, taking the node's plugin pod with it, where it
+  // reads no healthy NVLink fabric (cmd/compute-domain-kubelet-plugin nvlib.go getCliqueIDStrict)
+  // instead of falling back to non-fabric mode: right on a Multi-Node NVLink pool, not on the
+  // other DRA pools the same DaemonSet runs on. So it stays on only when every DRA pool is one.
+  local strictFabric = std.length(nvlink) == 0 || std.length(nvlink) == std.length(pools);
   local featureGates = {
     [if std.member(strategies, 'MPS') then 'MPSSupport']: true,
     [if std.member(strategies, 'TimeSlicing') then 'TimeSlicingSettings']: true,
+    [if !strictFabric then 'CrashOnNVLinkFabricErrors']: false,
   };
 
   local values = {
@@ -77,18 +87,22 @@ function(params)
   k.keyed(
     if std.length(pools) == 0 then []
     else [
-      // The kubelet plugin's containers are privileged host agents (values.yaml
-      // kubeletPlugin.containers.*.securityContext.privileged: true).
-      k.namespace(p.namespace, k.labels('nvidia-dra-driver') + k.podSecurityLabels('privileged', p.kubernetesVersion)),
-    ] + helm.release(p,
-                     p.release,
-                     p.namespace,
-                     p.repoURL,
-                     p.chart,
-                     p.nvidia.draDriverVersion,
-                     values,
-                     createNamespace=false,
-                     // After the GPU Operator, whose driver and toolkit the plugin needs.
-                     syncWave=if operator then 1 else null,
-                     dependsOn=if operator then ['gpu-operator'] else [])
+           // The kubelet plugin's containers are privileged host agents (values.yaml
+           // kubeletPlugin.containers.*.securityContext.privileged: true).
+           k.namespace(p.namespace, k.labels('nvidia-dra-driver') + k.podSecurityLabels('privileged', p.kubernetesVersion)),
+         ]
+         // The chart's kubelet plugin and controller run system-node-critical, its webhook
+         // system-cluster-critical (values.yaml *.priorityClassName).
+         + k.criticalPodsQuota(p.providerFacts, p.namespace, k.labels('nvidia-dra-driver'))
+         + helm.release(p,
+                        p.release,
+                        p.namespace,
+                        p.repoURL,
+                        p.chart,
+                        p.nvidia.draDriverVersion,
+                        values,
+                        createNamespace=false,
+                        // After the GPU Operator, whose driver and toolkit the plugin needs.
+                        syncWave=if operator then 1 else null,
+                        dependsOn=if operator then ['gpu-operator'] else [])
   )

@@ -143,6 +143,10 @@ function(params)
              // Operands (driver, toolkit, MIG manager) are privileged host agents.
              'pod-security.kubernetes.io/enforce': 'privileged',
            }, k.keepOnRemoval(p.gitops.engine)),
-         ] + helm.release(p, 'gpu-operator', p.namespace, p.repoURL, p.chart, p.nvidia.operatorVersion, values)
+         ]
+         // The operator and its operands run system-node-critical (values operator and
+         // daemonsets.priorityClassName), and so does gpu-node-config in this namespace.
+         + k.criticalPodsQuota(p.providerFacts, p.namespace, k.labels('nvidia-gpu-operator'))
+         + helm.release(p, 'gpu-operator', p.namespace, p.repoURL, p.chart, p.nvidia.operatorVersion, values)
          + (if draMetrics then draExporterAccess else [])
   )

@@ -27,7 +27,6 @@ function(params)
   local p = defaults + params;
   local component = 'workload-isolation';
   local labels = k.labels(component);
-  local memoryLimitRequired = gpu.requiresMemoryLimit(p.admission, p.pools);
   // The MIG profiles the device plugin advertises as their own resources (strategy mixed; DRA
   // pools advertise none).
   local mixedProfiles = std.set(std.flattenArrays([
@@ -208,12 +207,17 @@ function(params)
          k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels) + { spec: { hard: gpuQuota + sharedQuota + migQuota + deviceQuota + otherQuota } },
        ] else [])
     + [
-      // No default memory limit where the GPU policy requires an explicit one (gpu.requiresMemoryLimit):
-      // a defaulted limit would pass a bare GPU Pod that the same spec in a Deployment fails.
+      // Default requests only, never limits. The LimitRanger admission plugin gives a container
+      // without a limit the `default` limit whatever its request (plugin/pkg/admission/limitranger
+      // admission.go mergeContainerResources), and the API server then refuses a request above
+      // its limit (core validation): a container asking for 32 CPUs or 64Gi without a limit would
+      // get 1 CPU or 2Gi and be rejected. Core defaulting already copies a limit into an unset
+      // request, so `defaultRequest` reaches only containers that set neither. (No default memory
+      // limit also keeps a bare GPU Pod and a Deployment's template judged alike where the GPU
+      // policy requires one: gpu.requiresMemoryLimit.)
       k.object('v1', 'LimitRange', 'container-defaults', ns, labels) + {
         spec: { limits: [{
           type: 'Container',
-          default: { cpu: w.limits.defaultCpu } + (if memoryLimitRequired then {} else { memory: w.limits.defaultMemory }),
           defaultRequest: { cpu: w.limits.defaultCpu, memory: w.limits.defaultMemory },
         }] },
       },

@@ -9,8 +9,8 @@ local k = import 'k.libsonnet';
   // memory limit (rendered where admission is on and the cluster has GPU pools). The
   // LimitRanger mutating plugin runs before validating admission, so a LimitRange default
   // memory limit would fill it in on a bare Pod and the policy would admit it, while the same
-  // pod spec in a Deployment (templates are not defaulted) is denied: where this holds, the
-  // workload namespaces' LimitRange defaults the memory request only
+  // pod spec in a Deployment (templates are not defaulted) is denied: the workload namespaces'
+  // LimitRange defaults requests only
   // (https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/, "LimitRanger"
   // mutating, "ValidatingAdmissionPolicy" validating; admission runs mutating then validating).
   requiresMemoryLimit(admission, pools)::
@@ -41,6 +41,12 @@ local k = import 'k.libsonnet';
   // plugin before reloading the driver: NVIDIA's "Install the NVIDIA GPU Operator (for DRA)"
   // (k8s-dra-driver-gpu docs, with `kubeletPlugin.nodeSelector` on the same label).
   draPluginLabel:: 'nvidia.com/dra-kubelet-plugin',
+
+  // A DRA pool with MIG under the GPU Operator: its kubelet plugin lists devices once, when it
+  // starts (cmd/gpu-kubelet-plugin/device_state.go NewDeviceState, v25.12.0), so gpu-node-config
+  // labels it onto a node only once mig-manager reports the layout applied
+  // (nvidia.com/mig.config.state=success) and restarts it when its ResourceSlices differ.
+  migGatesDraPlugin(pool):: $.isDra(pool) && $.usesMig(pool),
 
   // Tolerations for the union of the pools' taints (one per key and effect, operator Exists).
   tolerationsForPools(pools)::

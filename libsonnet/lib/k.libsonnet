@@ -38,6 +38,107 @@
       subjects: [{ kind: 'ServiceAccount', name: a, namespace: namespace } for a in accounts],
     }],
 
+  // A ValidatingAdmissionPolicy (and its Deny binding) for a node agent whose ServiceAccount
+  // may update Nodes to label its own: RBAC cannot narrow `update`/`patch` on nodes to fields or
+  // to one Node. Every Node UPDATE by system:serviceaccount:<namespace>:<account> is denied
+  // unless (1) the Node is the one its caller's pod runs on, and (2) nothing but labels for which
+  // `mayChange` (CEL over the label key `l`) holds changed: spec (taints included), the other
+  // labels, the annotations, metadata.ownerReferences (an owner that does not exist makes the
+  // garbage collector delete the Node) and metadata.finalizers (a finalizer nobody removes hangs
+  // the Node's deletion) stay as they were. `oldObject` is null only on CREATE, which the roles
+  // do not grant. The server itself rewrites managedFields and resourceVersion on every write;
+  // name and uid are immutable (core validation).
+  // (1): a pod-bound token (a projected or automounted ServiceAccount token) carries the pod's
+  // node in userInfo.extra['authentication.kubernetes.io/node-name'] (ServiceAccountTokenPodNodeInfo,
+  // beta and on by default from 1.30, GA in 1.32: kubernetes/kubernetes
+  // pkg/serviceaccount/claims.go and pkg/features/kube_features.go, v1.32; KEP-4193). Rendered
+  // only from 1.30 (admission.enabled); a token without the claim (a legacy Secret token, which
+  // carries no node) is denied.
+  // Upstream: https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/
+  // (matchConditions and validations see `request`, whose userInfo.username names the caller and
+  // userInfo.extra its token's claims, and `object`/`oldObject`), and a ServiceAccount
+  // authenticates as system:serviceaccount:<namespace>:<name>
+  // (https://kubernetes.io/docs/reference/access-authn-authz/authentication/#service-account-tokens).
+  ownNodeLabelsPolicy(name, namespace, account, labels, variables=[], mayChange, labelsText)::
+    local nodeNameKey = 'authentication.kubernetes.io/node-name';
+    local labelsOf(o) = 'has(%s.metadata.labels) ? %s.metadata.labels : {}' % [o, o];
+    local unchanged(field, empty) =
+      '(has(object.metadata.%s) ? object.metadata.%s : %s) == (has(oldObject.metadata.%s) ? oldObject.metadata.%s : %s)'
+      % [field, field, empty, field, field, empty];
+    [
+      $.object('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy', name, labels=labels) + {
+        spec: {
+          failurePolicy: 'Fail',
+          matchConstraints: { resourceRules: [
+            { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['nodes'] },
+          ] },
+          matchConditions: [{
+            name: 'node-labeller',
+            expression: "request.userInfo.username == 'system:serviceaccount:%s:%s'" % [namespace, account],
+          }],
+          variables: variables + [
+            { name: 'oldLabels', expression: labelsOf('oldObject') },
+            { name: 'newLabels', expression: labelsOf('object') },
+            {
+              name: 'callerNode',
+              // extra is left out of the request when the token carries no extra claim.
+              expression: "has(request.userInfo.extra) && '%s' in request.userInfo.extra ? request.userInfo.extra['%s'] : []" % [nodeNameKey, nodeNameKey],
+            },
+          ],
+          validations: [
+            {
+              expression: 'variables.callerNode == [object.metadata.name]',
+              message: 'the %s ServiceAccount may only change the Node its own pod runs on (the pod-bound token names it in %s)' % [account, nodeNameKey],
+            },
+            {
+              expression: 'object.spec == oldObject.spec',
+              message: "the %s ServiceAccount may not change a Node's spec (taints, podCIDR, unschedulable, providerID)" % account,
+            },
+            {
+              expression: 'variables.newLabels.all(l, %s || (l in variables.oldLabels && variables.oldLabels[l] == variables.newLabels[l])) && variables.oldLabels.all(l, %s || l in variables.newLabels)' % [mayChange, mayChange],
+              message: 'the %s ServiceAccount may only set the labels %s on a Node' % [account, labelsText],
+            },
+            {
+              expression: unchanged('annotations', '{}'),
+              message: "the %s ServiceAccount may not change a Node's annotations" % account,
+            },
+            {
+              expression: unchanged('ownerReferences', '[]'),
+              message: "the %s ServiceAccount may not change a Node's ownerReferences (the garbage collector deletes a Node whose owner is gone)" % account,
+            },
+            {
+              expression: unchanged('finalizers', '[]'),
+              message: "the %s ServiceAccount may not change a Node's finalizers (a finalizer nobody removes hangs its deletion)" % account,
+            },
+          ],
+        },
+      },
+      $.object('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicyBinding', name, labels=labels) + {
+        spec: { policyName: name, validationActions: ['Deny'] },
+      },
+    ],
+
+  // The PriorityClasses of node agents (system-node-critical) and cluster services
+  // (system-cluster-critical) that some providers hold to kube-system.
+  criticalPriorityClasses:: ['system-node-critical', 'system-cluster-critical'],
+
+  // Where the provider limits those classes (providers.json criticalPriorityQuota: GKE's
+  // ResourceQuota admission lists them as limitedResources), a pod of theirs is admitted only in a
+  // namespace with a ResourceQuota scoped to them ("insufficient quota to match these scopes"
+  // otherwise): the quota the namespace that runs such pods renders beside itself. It admits,
+  // never limits: `pods: 1G`, as GKE's own gcp-critical-pods quota in kube-system
+  // (kubernetes.io/docs/concepts/policy/resource-quotas/#limit-priority-class-consumption-by-default).
+  criticalPodsQuota(facts, namespace, labels={})::
+    if !facts.criticalPriorityQuota || namespace == 'kube-system' then []
+    else [$.object('v1', 'ResourceQuota', 'critical-pods', namespace, labels) + {
+      spec: {
+        hard: { pods: '1G' },
+        scopeSelector: { matchExpressions: [
+          { scopeName: 'PriorityClass', operator: 'In', values: $.criticalPriorityClasses },
+        ] },
+      },
+    }],
+
   // Annotations that keep an object in the cluster when it leaves Git (a rename, a flag turned
   // off, a move to another layer): the engine neither prunes it nor deletes it with its owner.
   // For the CNI's release (its uninstall cuts every pod off the network), releases that bear

@@ -56,7 +56,17 @@ if [ "$vendor" = slices ]; then
     have=$(printf '%s\n' "$listing" | awk 'NF { if ($1 == "mig") print "mig/" $2; else print $1 }' |
         sort | uniq -c | awk '{ print $2 "=" $1 }' | sort | paste -s -d' ' -)
     want=$(printf '%s\n' "$@" | sort | paste -s -d' ' -)
-    [ "$have" = "$want" ] || fail "the node's ResourceSlices publish ${have:-no devices}, the pool declares $want"
+    if [ "$have" != "$want" ]; then
+        case $want in
+            # The kubelet plugin lists devices once, when it starts: one that started before the
+            # MIG layout was applied publishes what the GPUs held then.
+            *mig/*) fail "the node's ResourceSlices publish ${have:-no devices}, the pool declares $want;" \
+                "check nvidia.com/mig.config.state on the node: until it is success mig-manager is still applying" \
+                "the layout (or failed: its logs say why); once it is, gpu-node-config restarts the DRA kubelet plugin" \
+                "within two minutes, or delete the plugin's pod on this node" ;;
+            *) fail "the node's ResourceSlices publish ${have:-no devices}, the pool declares $want" ;;
+        esac
+    fi
     echo "gpu-validation: PASS node=$node vendor=$vendor $have"
     exit 0
 fi

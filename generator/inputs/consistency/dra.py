@@ -50,10 +50,44 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
         if "gpu" in pool:
             yield from _check_pool(pool["gpu"], ("nodePools", i, "gpu"), minor, spec["kubernetesVersion"], doc)
     pools = dra_pools(spec)
+    yield from _check_driver_upgrades(spec, pools, doc)
     for i, workload in enumerate(spec["workloads"]):
         yield from _check_claims(workload, ("workloads", i), pools, doc)
         yield from _check_compute_domains(workload, ("workloads", i), pools, doc)
         yield from _check_device_quota(spec, workload, ("workloads", i), doc)
+
+
+def _check_driver_upgrades(spec: dict, pools: dict[str, dict], doc: Located) -> Iterator[InputError]:
+    """The GPU Operator's automatic driver upgrade, with DRA pools beside device-plugin pools.
+
+    Each node's upgrade waits in `validation-required` for the operator's validator pod on the
+    node to be Ready, 600 s, then marks the node `upgrade-failed` and leaves it cordoned
+    (NVIDIA/k8s-operator-libs pkg/upgrade/validation_manager.go; no validator pod counts as not
+    validated). While any pool keeps the operator's device plugin (devicePlugin.enabled), the
+    validator's plugin check waits for nvidia.com/gpu in the node's allocatable
+    (gpu-operator cmd/nvidia-validator validateGPUResource, v26.7.0), which a DRA node never
+    advertises: every driver upgrade would fail on every DRA node."""
+    nvidia = spec["gpu"]["nvidia"]
+    driver = nvidia["driver"]
+    if nvidia["mode"] != "operator" or not driver["managed"] or not driver["upgradePolicy"]["autoUpgrade"]:
+        return
+    plugin_pools = [
+        p["name"] for p in spec["nodePools"] if "gpu" in p and p["gpu"]["vendor"] == "nvidia" and p["name"] not in pools
+    ]
+    if not pools or not plugin_pools:
+        return
+    yield doc.error(
+        f"the GPU Operator's automatic driver upgrade waits on each node for its validator, whose device plugin "
+        f"check never passes on the DRA pools ({', '.join(sorted(pools))}) while {', '.join(plugin_pools)} keep "
+        "the operator's device plugin on: each upgrade would hold every DRA node cordoned 600 s and mark it "
+        "upgrade-failed",
+        ("gpu", "nvidia", "driver", "upgradePolicy", "autoUpgrade"),
+        "set gpu.nvidia.driver.upgradePolicy.autoUpgrade: false and roll a new driver version node by node by "
+        "deleting the node's driver pod (the driver DaemonSet is OnDelete); or move every NVIDIA pool to "
+        "allocation: dra (the validator then has no plugin check); or keep the two kinds of pools in separate "
+        "clusters",
+        at_value=True,
+    )
 
 
 def _check_pool(gpu: dict, at: tuple, minor: int, version: str, doc: Located) -> Iterator[InputError]:

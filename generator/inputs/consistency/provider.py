@@ -15,6 +15,7 @@ from generator.yamlio.positions import Located
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     yield from _nvidia_stack_errors(spec, doc, facts)
+    yield from _image_toolkit_errors(spec, doc, facts)
     provider = spec["provider"]
     if spec["tuning"]["backend"] == "tuned" and not facts["nodeTuningOperator"]:
         yield doc.error(
@@ -24,6 +25,28 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             "Node Tuning Operator installed)",
             at_value=True,
         )
+
+
+def _image_toolkit_errors(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
+    """The GPU Operator on node images that ship the driver with its container toolkit
+    (``nodeImageNvidiaToolkit``, AKS): the operator's toolkit would be installed over the image's
+    and rewrite its containerd configuration. Microsoft's and NVIDIA's AKS guides skip the
+    image's driver (node pools with ``--gpu-driver none``) and let the operator install both."""
+    nvidia = spec["gpu"]["nvidia"]
+    if not facts["nodeImageNvidiaToolkit"] or nvidia["mode"] != "operator" or nvidia["driver"]["managed"]:
+        return
+    if not [p for p in spec["nodePools"] if p.get("gpu", {}).get("vendor") == "nvidia"]:
+        return
+    provider = spec["provider"]
+    yield doc.error(
+        f"gpu.nvidia.driver.managed is false, so {provider}'s node image brings the driver, and with it its own "
+        "NVIDIA Container Toolkit: the GPU Operator would install its toolkit over the image's",
+        ("gpu", "nvidia", "driver", "managed"),
+        "create the GPU node pools with --gpu-driver none and set gpu.nvidia.driver.managed: true (the operator "
+        f"installs driver and toolkit; provisioned pools get gpu.mode: None), or use gpu.nvidia.mode: device-plugin "
+        f"with {provider}'s driver and toolkit",
+        at_value=True,
+    )
 
 
 MANAGED = (

@@ -9,8 +9,10 @@
 - ``prepare.force`` without ``prepare.enabled``: asks to erase disks but nothing would run.
 - ``hostDir`` that is a system directory (``/``, ``/mnt``, ``/var/lib/kubelet``...): the
   preparation step would mount disks over it.
-- Disk preparation without ``diskIdPattern`` where the provider has no default: nothing says
-  which disks are instance storage, and kernel names (``nvmeXnY``) would take remote disks too.
+- Disk preparation without ``diskIdPattern`` where the provider has no default, or where its
+  default cannot apply (a GPU pool whose model none of the provider's instance types has:
+  ``conventions.provider_instance``): nothing says which disks are local, and kernel names
+  (``nvmeXnY``) would take remote disks too.
 - A ``diskIdPattern`` that matches an EBS volume's name (``nvme-Amazon_Elastic_Block_Store_vol...``):
   on Nitro instances EBS volumes are NVMe disks, and CSI volumes would be formatted, then wiped
   on release.
@@ -22,6 +24,7 @@ from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
 from generator.errors import InputError
+from generator.inputs.conventions import provider_instance
 from generator.yamlio.positions import Located
 
 SYSTEM_DIRS = frozenset(
@@ -53,13 +56,18 @@ SYSTEM_DIRS = frozenset(
 EBS_DISK_ID = "nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0"
 
 
-def _check_disk_selection(nvme: dict, raw: dict, base: tuple, doc: Located) -> Iterator[InputError]:
+def _check_disk_selection(
+    nvme: dict,
+    raw: dict,
+    base: tuple,
+    doc: Located,
+    why: str = "this provider has no default for its instance-store disks",
+) -> Iterator[InputError]:
     pattern = nvme.get("diskIdPattern")
     if pattern is None:
         if nvme["prepare"]["enabled"]:
             yield doc.error(
-                "disk preparation needs localNvme.diskIdPattern: this provider has no default for "
-                "its instance-store disks",
+                f"disk preparation needs localNvme.diskIdPattern: {why}",
                 base + ("prepare", "enabled"),
                 "set diskIdPattern to the glob of the disks' names under /dev/disk/by-id, which name the "
                 "model (e.g. nvme-SAMSUNG_MZWLR3T8HBLS-00007_*; `ls -l /dev/disk/by-id` on a node shows them)",
@@ -83,7 +91,13 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             continue
         raw = doc.data["nodePools"][i]["localNvme"]
         base = ("nodePools", i, "localNvme")
-        yield from _check_disk_selection(nvme, raw, base, doc)
+        why = "this provider has no default for its instance-store disks"
+        if facts["localDiskIdPattern"] is not None and not provider_instance(pool, facts):
+            why = (
+                f"{spec['provider']}'s instance-store pattern ({facts['localDiskIdPattern']}) does not apply, since "
+                f"none of its instance types has {pool['gpu'].get('model')} GPUs: the pool's nodes are not its instances"
+            )
+        yield from _check_disk_selection(nvme, raw, base, doc, why)
         if nvme["mode"] == "Block" and "fsType" in raw:
             yield doc.error(
                 "fsType has no effect in Block mode: pods get the raw device",
