@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 from conftest import EXAMPLES, REPO
-from generator.lint.quantity import parse as parse_quantity
 from gpu_support import find, load_objects
+
+from generator.kube.quantity import parse as parse_quantity
 
 
 def limit_ranger(container: dict, limit_range: dict) -> dict:

@@ -13,7 +13,7 @@ from conftest import EXAMPLES, REPO
 
 from generator import docs
 from generator.errors import InputError
-from generator.inputs.load import resolve_ref
+from generator.inputs.schemaref import resolve_ref
 from generator.library import versions
 
 SCHEMA = json.loads((REPO / "schemas" / "cluster.schema.json").read_text(encoding="utf-8"))

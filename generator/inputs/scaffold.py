@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 from generator.errors import InputError
-from generator.inputs.load import CLUSTER_FILE, check_cluster_name
-from generator.paths import Project
+from generator.inputs.load import check_cluster_name
+from generator.paths import CLUSTER_FILE, Project
 from generator.replace import replace_file
 
 TEMPLATE = """\
