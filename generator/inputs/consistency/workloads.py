@@ -133,7 +133,9 @@ _RESERVED_NAMES = {
 def _reserved_namespace(spec: dict, doc: Located, i: int, ns: str) -> Iterator[InputError]:
     """A workload namespace must be the team's: not the platform's, its prerequisites' or Prometheus's."""
     at = ("workloads", i, "namespace")
-    hint = "give the workload a namespace of its own (not default, kube-*, openshift-*, an engine's or a prerequisite's)"
+    hint = (
+        "give the workload a namespace of its own (not default, kube-*, openshift-*, an engine's or a prerequisite's)"
+    )
     if ns.startswith(_RESERVED_PREFIXES):
         yield doc.error(
             f"workloads[{i}] namespace {ns!r} belongs to the platform: its default-deny policies, quota and "
