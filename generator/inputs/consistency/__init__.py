@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from generator.errors import InputError
 from generator.inputs.consistency import (
+    addresses,
     autoscaling,
     dra,
     gitops,
@@ -26,7 +27,21 @@ from generator.inputs.consistency import (
 )
 from generator.yamlio.positions import Located
 
-MODULES = (pools, workloads, hugepages, gpu, dra, autoscaling, network, tuning, storage, gitops, provider, provisioning)
+MODULES = (
+    addresses,
+    pools,
+    workloads,
+    hugepages,
+    gpu,
+    dra,
+    autoscaling,
+    network,
+    tuning,
+    storage,
+    gitops,
+    provider,
+    provisioning,
+)
 
 
 def run(spec: dict, doc: Located, facts: dict) -> list[InputError]:
