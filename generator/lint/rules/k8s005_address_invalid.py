@@ -82,7 +82,7 @@ def check(res, ctx):
     elif res.kind == "Service" and api == "v1" and isinstance(spec, dict):
         yield from _service(spec)
     elif res.kind in _CILIUM and api.startswith("cilium.io/"):
-        rules = [("spec",)] if isinstance(spec, dict) else []
+        rules: list[tuple] = [("spec",)] if isinstance(spec, dict) else []
         specs = obj.get("specs")
         rules += [("specs", i) for i in range(len(specs))] if isinstance(specs, list) else []
         for at in rules:
@@ -160,7 +160,7 @@ def _service(spec: dict) -> Iterator[Hit]:
             yield from _hits(
                 addresses.port_number_problems(port["nodePort"]), (*at, "nodePort"), "nodePort", port["nodePort"]
             )
-    ips = [("clusterIP", spec.get("clusterIP"))] if "clusterIP" in spec else []
+    ips: list[tuple] = [("clusterIP", spec.get("clusterIP"))] if "clusterIP" in spec else []
     ips += [(("clusterIPs", i), ip) for i, ip in enumerate(_items(spec.get("clusterIPs")))]
     for key, ip in ips:
         if ip not in ("", "None"):  # unset, or a headless Service
