@@ -209,7 +209,8 @@ def dns_name_problems(value: object, *, wildcard: bool = False) -> list[Problem]
 
 
 def host_problems(value: object) -> list[Problem]:
-    """A host: an IP address or a DNS name."""
+    """A host a client connects to (Cilium's ``k8sServiceHost``): an IP address, or a DNS name in
+    any case (resolvers compare names case-insensitively, RFC 4343)."""
     if isinstance(value, str) and (":" in value or re.fullmatch(r"[0-9.]+", value)):
         return ip_problems(value)
-    return dns_name_problems(value)
+    return dns_name_problems(value.lower() if isinstance(value, str) else value)
