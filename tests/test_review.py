@@ -516,3 +516,28 @@ def test_a_changed_gitops_path_is_gated(repo, run):
     code, doc = _review(run, repo)
     rules = {f["rule"] for c in _cluster(doc, AKS)["changes"] for f in c["findings"] if f["level"] == "danger"}
     assert rules == {"sync"} and code == 1
+
+
+def test_the_danger_table_is_the_classifiers_and_every_danger_names_its_row():
+    """docs/gitops.md's table is generated from ``danger.RULES``; every danger the review makes
+    names a row, and every row is made somewhere."""
+    import ast
+
+    from generator import docs
+    from generator.review import danger
+
+    page = (REPO / "docs" / "gitops.md").read_text(encoding="utf-8")
+    assert docs.DANGER_BEGIN + docs.danger_table_markdown() + docs.DANGER_END in page
+    named = set()
+    for module in ("danger.py", "fleet.py"):
+        tree = ast.parse((REPO / "generator" / "review" / module).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Finding":
+                level = node.args[0]
+                if isinstance(level, ast.Name) and level.id == "DANGER":
+                    assert len(node.args) == 3, ast.unparse(node)  # level, reason, rule
+                    rule = node.args[2]
+                    named |= {rule.value} if isinstance(rule, ast.Constant) else {"(computed)"}
+            if isinstance(node, ast.Constant) and node.value in danger.RULES:
+                named.add(node.value)
+    assert set(danger.RULES) <= named
