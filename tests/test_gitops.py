@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 from conftest import needs_crd_schemas
 from ruamel.yaml import YAML
+from test_gpu_consistency import AKS
+from test_gpu_consistency import edit as edit_input
+from test_gpu_consistency import line_of as input_line_of
+from test_gpu_consistency import render_fails as input_render_fails
 
 from generator.inputs import load as inputs
 from generator.library import registry
@@ -340,3 +344,21 @@ def test_argocd_releases_leave_injected_ca_bundles_alone(project, run):
         assert rules["CustomResourceDefinition"]["jsonPointers"] == ["/spec/conversion/webhook/clientConfig/caBundle"]
         assert rules["APIService"]["jsonPointers"] == ["/spec/caBundle"]
         assert "RespectIgnoreDifferences=true" in app["spec"]["syncPolicy"]["syncOptions"]
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("rendered/aks-nap-h100", "points the engine at cluster aks-nap-h100's tree"),
+        ("rendered/nothing-here/x", "points the engine at no tree gpu-gitops renders"),
+        ("deploy/aks-h100-training", "points the engine at no tree gpu-gitops renders"),
+    ],
+)
+def test_a_gitops_path_that_is_not_the_clusters_own_tree_is_located(project, run, path, message):
+    text = edit_input(project, AKS, "  branch: main\n", f"  branch: main\n  path: {path}\n")
+    input_render_fails(run, project, AKS, input_line_of(text, f"  path: {path}"), message, f"write rendered/{AKS}")
+
+
+def test_a_gitops_path_under_the_projects_folder_renders(project, run):
+    edit_input(project, AKS, "  branch: main\n", f"  branch: main\n  path: platform/rendered/{AKS}\n")
+    assert run(project, "render", AKS).exit_code == 0

@@ -225,3 +225,39 @@ def test_migrate_removes_enforce_gpu_limits_and_the_input_renders(tmp_path: Path
     assert "clusters/old/cluster.yaml: admission: removed enforceGpuLimits true" in result.stdout
     assert path.read_text(encoding="utf-8").endswith("admission:\n  action: Warn\n")
     assert run(tmp_path, "render").exit_code == 0
+
+
+def test_migrate_rewrites_a_removed_key_whatever_the_header_says_keeping_every_comment(tmp_path: Path, run):
+    """A file that already carries the current apiVersion but still holds a removed key (written by
+    hand after an upgrade) is migrated as render's hint says, and no comment is lost: neither the
+    inline ones around the removed key nor those of the keys after it."""
+    path = _write(tmp_path, "old", header=f"apiVersion: {CURRENT}   # the contract\nkind: Cluster\n")
+    path.write_text(
+        path.read_text(encoding="utf-8")
+        + "admission:\n"
+        + "  enabled: true   # guardrails on\n"
+        + "  enforceGpuLimits: true   # one of the first release's rules\n"
+        + "  # Warn first, Deny once the teams are ready\n"
+        + "  action: Warn   # for now\n",
+        encoding="utf-8",
+    )
+    before = path.read_text(encoding="utf-8")
+    result = run(tmp_path, "migrate")
+    assert result.exit_code == 0, result.output
+    assert "admission: removed enforceGpuLimits true" in result.stdout
+    after = path.read_text(encoding="utf-8")
+    assert after == before.replace("  enforceGpuLimits: true   # one of the first release's rules\n", "").replace(
+        '      devicePattern: "/dev/nvme[1-8]n1"\n', ""
+    )
+    assert run(tmp_path, "render").exit_code == 0
+
+
+def test_migrate_keeps_the_comment_below_a_removed_first_key(tmp_path: Path, run):
+    path = _write(tmp_path, "old")
+    path.write_text(
+        path.read_text(encoding="utf-8")
+        + "admission:\n  enforceGpuLimits: true   # removed\n  # Warn first\n  action: Warn   # for now\n",
+        encoding="utf-8",
+    )
+    assert run(tmp_path, "migrate").exit_code == 0
+    assert path.read_text(encoding="utf-8").endswith("admission:\n  # Warn first\n  action: Warn   # for now\n")

@@ -21,7 +21,12 @@ WORKLOAD = "  - namespace: gpu-training\n"
         ("gpu-operator", "namespace 'gpu-operator' is also used by the 'nvidia-gpu-operator' component"),
         ("keda", "namespace 'keda' is also used by the 'keda' component"),
         ("gpu-validation", "namespace 'gpu-validation' is also used by the 'gpu-validation' component"),
-        ("flux-system", "namespace 'flux-system' is also used by the"),
+        # not a team's to isolate: the default namespace, the engines', the documented prerequisites'
+        ("default", "namespace 'default' is not a team's to isolate: it is where every object"),
+        ("flux-system", "namespace 'flux-system' is not a team's to isolate: it is Flux's own"),
+        ("argocd", "namespace 'argocd' is not a team's to isolate: it is Argo CD's own"),
+        ("cert-manager", "namespace 'cert-manager' is not a team's to isolate: it is cert-manager's"),
+        ("karpenter", "namespace 'karpenter' is not a team's to isolate: it is Karpenter's"),
     ],
 )
 def test_a_workload_namespace_of_the_platform_is_located(project, run, namespace, message):
@@ -37,7 +42,7 @@ def test_the_engine_namespace_of_argocd_is_located(project, run):
         project,
         "eks-mi300x-inference",
         line_of(text, "  - namespace: argocd\n"),
-        "namespace 'argocd' is also used by the",
+        "namespace 'argocd' is not a team's to isolate",
         "a namespace of its own",
     )
 

@@ -134,16 +134,16 @@ def _strip_prune_protection(path: Path) -> None:
     _rewrite(path, strip)
 
 
-def test_cilium_disabled_leaves_the_prune_protected_cni_running(repo, run):
+def test_cilium_disabled_leaves_the_prune_protected_cni_running_unmanaged_a_danger(repo, run):
     _edit(_input(repo), "  cilium:\n", "  cilium:\n    enabled: false\n")
     _edit(_input(repo), "network:\n", "network:\n  apiServerCIDRs: [10.0.0.1/32]\n")  # policies without Cilium
     _edit(_input(repo), '    allowEgressToFQDNs: [huggingface.co, "*.huggingface.co", "*.hf.co"]\n', "")
     assert run(repo, "-q", "render", AKS).exit_code == 0
     code, doc = _review(run, repo)
     cluster = _cluster(doc, AKS)
-    assert ("notice", "removed", "HelmRelease", "cilium") in _findings(cluster)
+    assert ("danger", "removed", "HelmRelease", "cilium") in _findings(cluster)
     reason = next(f["reason"] for c in cluster["changes"] for f in c["findings"] if c["object"]["name"] == "cilium")
-    assert "prune is disabled on it: the engine leaves it on the cluster" in reason
+    assert "prune is disabled on it: the engine leaves the CNI running unmanaged" in reason
     assert cluster["input"]["line"] == _line(repo, "  apiServerCIDRs: [10.0.0.1/32]")  # the first changed key
 
 
@@ -163,8 +163,8 @@ def test_cilium_removed_from_argo_cd_is_kept_or_left_running_unmanaged(repo, run
     assert run(repo, "-q", "render", ARGO).exit_code == 0
     code, doc = _review(run, repo)
     cluster = _cluster(doc, ARGO)
-    assert _findings(cluster) == [("notice", "removed", "Application", "cilium")]
-    assert cluster["blocking"] is False
+    assert _findings(cluster) == [("danger", "removed", "Application", "cilium")]
+    assert cluster["blocking"] is True
     application = _tree(repo, ARGO) / "00-crds-operators" / "cilium" / "application_argocd_cilium.yaml"
     subprocess.run(["git", "checkout", "HEAD", "--", str(application)], cwd=repo, check=True)
     _strip_prune_protection(application)
@@ -238,8 +238,9 @@ def test_a_pure_reorder_of_keys_changes_no_object(repo, run):
     api, kind = lines.index("apiVersion: v1\n"), lines.index("kind: Namespace\n")
     lines[api], lines[kind] = lines[kind], lines[api]
     path.write_text("".join(lines), encoding="utf-8")
-    result = run(repo, "diff", "--base", "HEAD")
-    assert result.exit_code == 0 and "no object changes" in result.stdout
+    code, doc = _review(run, repo)
+    (cluster,) = doc["clusters"]  # the hand-edited tree is no longer what render writes: stale, with no change
+    assert cluster["changes"] == [] and cluster["stale"] is True
 
 
 def test_a_comment_only_input_edit_changes_no_object(repo, run):
@@ -453,3 +454,90 @@ def test_a_node_pool_removed_without_its_prune_protection_is_dangerous(repo, run
         change["findings"][0]["level"] == "danger"
         and "terminates every node it launched" in change["findings"][0]["reason"]
     )
+
+
+def test_an_input_changed_but_not_rendered_is_a_stale_tree_and_fails_the_review(repo, run):
+    _edit(_input(repo), "  - namespace: gpu-training\n", "  - namespace: gpu-train\n")
+    result = run(repo, "diff", "--base", "HEAD")
+    assert result.exit_code == 1, result.output
+    assert f"STALE rendered/{AKS} is stale or broken" in result.stdout
+    markdown = run(repo, "diff", "--base", "HEAD", "--format", "markdown").stdout
+    assert "tree(s) stale or broken" in markdown and "the gate fails" in markdown
+    check = run(repo, "check", "--base", "HEAD")
+    assert check.exit_code == 1 and f"{AKS}: rendered/{AKS} is stale or broken" in check.stderr
+
+
+def test_an_input_that_does_not_render_is_a_broken_tree_and_fails_the_review(repo, run):
+    _edit(_input(repo), "  - namespace: gpu-training\n", "  - namespace: kube-system\n")
+    assert run(repo, "-q", "render", AKS).exit_code == 2
+    code, doc = _review(run, repo)
+    assert code == 1 and _cluster(doc, AKS)["stale"] and doc["summary"]["stale"] == 1
+
+
+def test_a_lowered_kubernetes_version_is_one_danger_per_cluster(repo, run):
+    text = _input(repo).read_text(encoding="utf-8")
+    version = next(line for line in text.splitlines() if line.startswith("kubernetesVersion:"))
+    minor = int(version.split(".")[1].strip("\"' "))
+    _edit(_input(repo), version, f'kubernetesVersion: "1.{minor - 1}"')
+    assert run(repo, "-q", "render", AKS).exit_code == 0
+    code, doc = _review(run, repo)
+    cluster = _cluster(doc, AKS)
+    versions = [f for c in cluster["changes"] for f in c["findings"] if f["rule"] == "version"]
+    assert len(versions) == 1 and versions[0]["level"] == "danger"
+    assert f"lowers kubernetesVersion (1.{minor} → 1.{minor - 1})" in versions[0]["reason"]
+    assert cluster["blocking"] and code == 1
+    markdown = run(repo, "diff", "--base", "HEAD", "--format", "markdown").stdout
+    assert f'`"v1.{minor}"` → `"v1.{minor - 1}"`' in markdown  # before → after values
+
+
+def test_a_renamed_cluster_is_a_danger_even_while_its_old_tree_stays(repo, run):
+    old, new = "aks-nap-h100", "aks-nap-h100b"
+    (repo / "clusters" / old).rename(repo / "clusters" / new)
+    _edit(_input(repo, new), f"name: {old}\n", f"name: {new}\n")
+    assert run(repo, "-q", "render", new).exit_code == 0
+    code, doc = _review(run, repo)
+    (finding,) = _cluster(doc, old)["findings"]
+    assert finding["rule"] == "retired" and finding["level"] == "danger" and code == 1
+    assert run(repo, "check", "--base", "HEAD", "--allow-destroy", f"{old}: renamed").exit_code == 1  # orphan tree
+
+
+def test_a_prune_protected_node_pool_removed_from_git_is_a_danger(repo, run):
+    pool = _tree(repo, "eks-mi300x-inference") / "10-platform" / "node-provisioning" / "nodepool_h100.yaml"
+    pool.unlink()
+    code, doc = _review(run, repo)
+    findings = [f for c in _cluster(doc, "eks-mi300x-inference")["changes"] for f in c["findings"]]
+    assert [(f["level"], f["rule"]) for f in findings] == [("danger", "nodepool")]
+    assert "goes on launching nodes that nothing in Git describes" in findings[0]["reason"]
+
+
+def test_a_changed_gitops_path_is_gated(repo, run):
+    _edit(_input(repo), "gitops:\n", f"gitops:\n  path: platform/rendered/{AKS}\n")
+    assert run(repo, "-q", "render", AKS).exit_code == 0
+    code, doc = _review(run, repo)
+    rules = {f["rule"] for c in _cluster(doc, AKS)["changes"] for f in c["findings"] if f["level"] == "danger"}
+    assert rules == {"sync"} and code == 1
+
+
+def test_the_danger_table_is_the_classifiers_and_every_danger_names_its_row():
+    """docs/gitops.md's table is generated from ``danger.RULES``; every danger the review makes
+    names a row, and every row is made somewhere."""
+    import ast
+
+    from generator import docs
+    from generator.review import danger
+
+    page = (REPO / "docs" / "gitops.md").read_text(encoding="utf-8")
+    assert docs.DANGER_BEGIN + docs.danger_table_markdown() + docs.DANGER_END in page
+    named = set()
+    for module in ("danger.py", "fleet.py"):
+        tree = ast.parse((REPO / "generator" / "review" / module).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Finding":
+                level = node.args[0]
+                if isinstance(level, ast.Name) and level.id == "DANGER":
+                    assert len(node.args) == 3, ast.unparse(node)  # level, reason, rule
+                    rule = node.args[2]
+                    named |= {rule.value} if isinstance(rule, ast.Constant) else {"(computed)"}
+            if isinstance(node, ast.Constant) and node.value in danger.RULES:
+                named.add(node.value)
+    assert set(danger.RULES) <= named

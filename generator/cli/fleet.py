@@ -303,7 +303,7 @@ def _review_gate(ctx: Context, base: str, allow_destroy: tuple[str, ...], chosen
     chosen_names, existing = set(chosen.names), set(ctx.project.cluster_names())
     reviews = [
         r
-        for r in review(ctx.project, base, acknowledge.from_flags(allow_destroy))
+        for r in review(ctx.project, base, acknowledge.from_flags(allow_destroy), config_file=ctx.config_file)
         if r.name in chosen_names or (chosen.covers_orphans and r.name not in existing)
     ]
     for diagnostic in present.diagnostics(reviews, ctx.project.display(ctx.project.rendered)):
@@ -382,7 +382,7 @@ def diff(args: DiffArgs) -> int:
 
 def _review(args: DiffArgs) -> int:
     """``diff --base REV``: the committed trees at REV against the work tree's, object by object;
-    1 when any object changes."""
+    1 when any object changes, or a tree is stale or broken (then the review is not of the change)."""
     from generator.review import acknowledge, present
     from generator.review.fleet import review
     from generator.review.markdown import markdown
@@ -394,13 +394,13 @@ def _review(args: DiffArgs) -> int:
         if reviews is None:
             return EXIT_INPUT
     else:
-        reviews = review(args.ctx.project, base, acks)
+        reviews = review(args.ctx.project, base, acks, config_file=args.ctx.config_file)
     if args.clusters:
         wanted = set(args.clusters)
         reviews = [r for r in reviews if r.name in wanted]
     writers = {"text": present.text, "markdown": markdown, "json": present.as_json, "github": present.github}
     click.echo(writers[args.fmt](reviews, base), nl=False)
-    return EXIT_FINDINGS if any(r.changes for r in reviews) else EXIT_OK
+    return EXIT_FINDINGS if any(r.reviewed for r in reviews) else EXIT_OK
 
 
 def _review_rendered_base(args: DiffArgs, base: str, acks) -> list | None:
@@ -424,7 +424,7 @@ def _review_rendered_base(args: DiffArgs, base: str, acks) -> list | None:
             click.echo(f"the inputs at {base} do not render with this gpu-gitops (above)", err=True)
             return None
         pipeline.write(at_base.project, outcomes)
-        return review(ctx.project, base, acks, rendered_base=at_base.project.rendered)
+        return review(ctx.project, base, acks, rendered_base=at_base.project.rendered, config_file=ctx.config_file)
 
 
 # --- parsing ---------------------------------------------------------------------------------

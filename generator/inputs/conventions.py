@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator.library import versions
+from generator.library import providers, versions
 
 # Node-level sysctls every GPU pool gets unless the pool sets them: large socket buffers for
 # 25-400 GbE data loading and collective traffic, file handles and PIDs for data-loader
@@ -36,16 +36,6 @@ def may_get_mig_slices(spec: dict, workload: dict) -> bool:
         return True
     single = any(p.get("gpu", {}).get("mig", {}).get("strategy") == "single" for p in spec["nodePools"])
     return single and quota.get("gpus") != 0
-
-
-def default_gpu_taint(facts: dict, vendor: str) -> dict:
-    """The GPU taint of a pool that lists none: keyed by the vendor's resource name, with the
-    provider's value (GKE adds ``present`` itself)."""
-    taint = {"key": f"{vendor}.com/gpu", "effect": "NoSchedule"}
-    value = facts["gpuTaintValue"]
-    if value:
-        taint["value"] = value
-    return taint
 
 
 # The tag the Karpenter getting-started guide puts on the subnets and security groups its nodes
@@ -86,7 +76,7 @@ def complete(spec: dict, facts: dict, library: Path, written: dict) -> dict:
     spec["gitops"].setdefault("path", f"rendered/{spec['name']}")
     for pool in spec["nodePools"]:
         if "taints" not in pool:
-            pool["taints"] = [default_gpu_taint(facts, pool["gpu"]["vendor"])] if "gpu" in pool else []
+            pool["taints"] = [providers.default_gpu_taint(facts, pool["gpu"]["vendor"])] if "gpu" in pool else []
         if "gpu" in pool:
             pool["sysctls"] = {**GPU_POOL_SYSCTLS, **pool["sysctls"]}
         if "provisioning" in pool:

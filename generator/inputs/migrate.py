@@ -2,10 +2,11 @@
 
 Each file a cluster reads (its ``cluster.yaml`` and every base it uses) is read with ruamel's
 round-trip loader, so comments, key order, quoting and flow style stay as written; the header
-(``apiVersion``, ``kind``) is set to the current version, then every migration of
-``migrations.MIGRATIONS`` newer than the file's version runs on it. A file without a header
-was written before the contract was versioned, so every migration runs (each acts only where
-its old key is). Nothing is written when one file cannot be migrated (a ``Stuck``): all
+(``apiVersion``, ``kind``) is set to the current version, and every migration of
+``migrations.MIGRATIONS`` runs on it whatever its header says: each acts only where its old
+key, which the current contract no longer has, still is (a file given the current header by
+hand may keep one, and render's hint for it says ``migrate`` rewrites it). Comments around a
+removed key stay with the keys they describe (``_keep_comments``). Nothing is written when one file cannot be migrated (a ``Stuck``): all
 files, or none, and each one replaced by rename.
 
 May import: generator.errors, generator.paths, generator.yamlio, generator.library.
@@ -69,37 +70,73 @@ def _plan(project: Project, path: Path, kind: str, context: Context) -> FileMigr
     if not hasattr(data, "insert"):
         raise InputError("cannot migrate: not a YAML mapping", path=shown)
     version = data.get("apiVersion")
-    if version == contract.CURRENT:
-        return plan
-    if version is not None and version not in contract.OLDER:
+    if version is not None and version != contract.CURRENT and version not in contract.OLDER:
         raise InputError(
             f"cannot migrate from apiVersion {version!r}: not a version this gpu-gitops knows",
             path=shown,
             hint=f"versions known: {', '.join((*contract.OLDER, contract.CURRENT))}",
         )
-    order = [*contract.OLDER, contract.CURRENT]
-    since = order.index(version) if version else 0  # no header: written before versions existed
+    # Every migration runs, whatever the header says: each acts only where its key, removed from
+    # the current contract, still is (a file given the current header by hand can keep one).
     for migration in MIGRATIONS:
-        if order.index(migration.to) <= since:
-            continue
         for where, node in mappings(data, migration.where):
             if migration.key in node:
                 try:
-                    plan.changes.append(f"{where}: {migration.apply(node, context)}")
+                    plan.changes.append(f"{where}: {_keep_comments(node, migration.key, migration.apply, context)}")
                 except Stuck as stuck:
                     line = node.lc.key(migration.key)[0] + 1 if hasattr(node, "lc") else 0
                     raise InputError(f"{where}: {stuck}", path=shown, line=line, col=1, hint=stuck.hint) from None
+    if version == contract.CURRENT and not plan.changes:
+        return plan
     if version is None:
         data.insert(0, "kind", kind)
         data.insert(0, "apiVersion", contract.CURRENT)
         plan.changes.insert(0, f"added apiVersion: {contract.CURRENT} and kind: {kind}")
-    else:
+    elif version != contract.CURRENT:
         data["apiVersion"] = contract.CURRENT
         plan.changes.insert(0, f"apiVersion: {version} → {contract.CURRENT}")
     out = io.StringIO()
     yaml.dump(data, out)
     plan.text = out.getvalue()
     return plan
+
+
+def _keep_comments(node, key: str, apply, context: Context) -> str:
+    """``apply`` on ``node`` without losing comments. ruamel keeps the comment after a key's value
+    with that key: its inline comment, and the full-line comments below it, which describe the
+    next key. A key replaced in place passes them to its successor; a key removed passes the
+    lines below it to the key before it (or to the mapping's start), and its own inline comment
+    goes with it."""
+    items = getattr(getattr(node, "ca", None), "items", None)
+    entry = items.get(key) if items is not None else None
+    token = entry[2] if entry and len(entry) > 2 else None
+    keys = list(node)
+    position = keys.index(key)
+    done = apply(node, context)
+    if token is None or key in node or items is None:
+        return done
+    now = list(node)
+    if position < len(now) and now[position] not in keys:  # replaced in place by a new key
+        items.setdefault(now[position], [None, None, None, None])[2] = token
+        return done
+    below = token.value.partition("\n")[2]
+    if not below.strip():
+        return done
+    from ruamel.yaml.tokens import CommentToken
+
+    if position > 0:
+        previous = items.setdefault(now[position - 1], [None, None, None, None])
+        if previous[2] is None:
+            previous[2] = CommentToken("\n" + below, token.start_mark, None)
+        else:
+            previous[2].value += below
+    else:
+        column = node.lc.key(now[0])[1] if now and hasattr(node, "lc") else 0  # the keys' indentation
+        text = "\n".join(
+            line.strip().removeprefix("#").removeprefix(" ") for line in below.splitlines() if line.strip()
+        )
+        node.yaml_set_start_comment(text, indent=column)
+    return done
 
 
 def plan(project: Project, clusters: list[str]) -> list[FileMigration]:

@@ -50,3 +50,18 @@ def facts(provider: str, library: Path | None = None) -> dict:
             hint=f"add {provider} with every fact to providers.json, or use one of: {', '.join(sorted(table))}",
         )
     return table[provider]
+
+
+GPU_VENDORS = ("nvidia", "amd")
+
+
+def default_gpu_taint(facts: dict, vendor: str) -> dict:
+    """The GPU taint of a pool that lists none: keyed by the vendor's resource name, with the
+    provider's value (GKE adds ``present`` itself). The one answer to "which taint do a
+    provider's GPU nodes carry": inputs default their pools to it and lint without a target
+    cluster expects its keys."""
+    taint = {"key": f"{vendor}.com/gpu", "effect": "NoSchedule"}
+    value = facts["gpuTaintValue"]
+    if value:
+        taint["value"] = value
+    return taint

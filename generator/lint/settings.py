@@ -86,14 +86,15 @@ class Settings:
         return namespace in self.option(rule_id, "allowedPrivilegedNamespaces")
 
     def gpu_taint_keys(self, rule_id: str) -> tuple[str, ...]:
-        """The GPU pools' taint keys: configured, else the provider's documented ones
-        (``lintGpuTaintKeys`` in ``libsonnet/providers.json``)."""
+        """The GPU pools' taint keys: configured, else the keys of the taint the provider's GPU
+        pools get by default (``providers.default_gpu_taint``, what render gives a pool listing
+        none), so lint with ``lint.provider`` and lint against a cluster agree."""
         configured = self.option(rule_id, "taintKeys")
         if configured is not None:
             return tuple(configured)
         if self.provider_facts is None:
             return DEFAULT_TAINT_KEYS
-        return tuple(self.provider_facts["lintGpuTaintKeys"])
+        return tuple(providers.default_gpu_taint(self.provider_facts, v)["key"] for v in providers.GPU_VENDORS)
 
     def knows_gpu_taints(self, rule_id: str) -> bool:
         """Whether taint keys or a provider were given: without either, the GPU taint rules

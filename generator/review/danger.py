@@ -40,16 +40,37 @@ _ADMISSION = (
 )
 # what deleting an object of the kind does, for the kinds whose deletion is a danger
 _DELETES = {
-    ("apiextensions.k8s.io", "CustomResourceDefinition"): "deleting a CRD deletes every custom resource of its kind",
-    ("", "Namespace"): "deleting a Namespace deletes every object in it (workloads, secrets, claims)",
-    ("", "PersistentVolume"): "deleting a PersistentVolume releases its data (reclaimPolicy Delete erases it)",
-    ("", "PersistentVolumeClaim"): "deleting a claim releases its volume (reclaimPolicy Delete erases it)",
-    ("storage.k8s.io", "StorageClass"): "claims of a deleted StorageClass are no longer provisioned or bound",
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): (
+        "crd",
+        "deleting a CRD deletes every custom resource of its kind",
+    ),
+    ("", "Namespace"): ("namespace", "deleting a Namespace deletes every object in it (workloads, secrets, claims)"),
+    ("", "PersistentVolume"): (
+        "storage",
+        "deleting a PersistentVolume releases its data (reclaimPolicy Delete erases it)",
+    ),
+    ("", "PersistentVolumeClaim"): ("storage", "deleting a claim releases its volume (reclaimPolicy Delete erases it)"),
+    ("storage.k8s.io", "StorageClass"): (
+        "storage",
+        "claims of a deleted StorageClass are no longer provisioned or bound",
+    ),
     # Karpenter v1: a deleted NodePool's NodeClaims are deleted, which drains and terminates their nodes
-    ("karpenter.sh", "NodePool"): "deleting a NodePool terminates every node it launched, with the pods on them",
-    ("karpenter.k8s.aws", "EC2NodeClass"): "the NodePools that launch with this node class launch no more nodes",
-    ("karpenter.azure.com", "AKSNodeClass"): "the NodePools that launch with this node class launch no more nodes",
-    **{("admissionregistration.k8s.io", kind): "the admission guardrail stops being enforced" for kind in _ADMISSION},
+    ("karpenter.sh", "NodePool"): (
+        "nodepool",
+        "deleting a NodePool terminates every node it launched, with the pods on them",
+    ),
+    ("karpenter.k8s.aws", "EC2NodeClass"): (
+        "nodepool",
+        "the NodePools that launch with this node class launch no more nodes",
+    ),
+    ("karpenter.azure.com", "AKSNodeClass"): (
+        "nodepool",
+        "the NodePools that launch with this node class launch no more nodes",
+    ),
+    **{
+        ("admissionregistration.k8s.io", kind): ("admission", "the admission guardrail stops being enforced")
+        for kind in _ADMISSION
+    },
 }
 # spec fields the API server lets a StatefulSet update change (ValidateStatefulSetUpdate, v1.32)
 _STATEFULSET_MUTABLE = (
@@ -86,20 +107,94 @@ _SYNC_TARGET = (
 
 
 @dataclass(frozen=True)
+class Rule:
+    """One row of docs/gitops.md's danger table: what changes, and why it is dangerous."""
+
+    change: str
+    why: str
+
+
+# Every kind of danger the classifier reports, in the order docs/gitops.md's table lists them:
+# the table is generated from this (``gpu-gitops docs``), and a danger always names its row.
+RULES = {
+    "crd": Rule(
+        "a CustomResourceDefinition removed or moved, or a served version dropped",
+        "the API server deletes every custom resource of the kind; objects stored in a dropped version can no "
+        "longer be read",
+    ),
+    "cni": Rule(
+        "the CNI's release (Cilium) removed, prune-protected or not, or moved",
+        "helm-controller (or Argo CD with the resources finalizer) uninstalls it: every pod loses its network; "
+        "kept by prune protection, it runs on unmanaged: never upgraded or reconfigured, and removing it by hand "
+        "later cuts every pod off",
+    ),
+    "release": Rule(
+        "any other Helm release removed or moved", "the release and everything it installed are uninstalled"
+    ),
+    "namespace": Rule("a Namespace removed or moved", "every object in it is deleted"),
+    "storage": Rule(
+        "a PersistentVolume, PersistentVolumeClaim or StorageClass removed or moved",
+        "data released (erased with reclaim policy `Delete`); claims of the class no longer bind",
+    ),
+    "nodepool": Rule(
+        "a Karpenter NodePool removed, prune-protected or not, or moved; its node class removed or moved",
+        "the NodePool's nodes are terminated, with their pods; a NodePool without its class launches nothing; "
+        "kept by prune protection, it goes on launching (GPU) nodes that nothing in Git describes",
+    ),
+    "sync": Rule(
+        "the engine's own objects (`gitops/`) removed, or pointed at another path or source (a changed `gitops.path`)",
+        "a Flux Kustomization with `prune` (an Argo CD Application with the finalizer) deletes everything it applied",
+    ),
+    "admission": Rule(
+        "an admission policy, binding or webhook configuration removed or moved", "the guardrail stops being enforced"
+    ),
+    "immutable": Rule(
+        "an immutable field changed: a StatefulSet's spec other than replicas, template, update strategy, ordinals, "
+        "retention and `minReadySeconds`; the selector of a Deployment, DaemonSet, ReplicaSet or Job; a "
+        "StorageClass's provisioner, parameters, reclaim policy or binding mode; a PersistentVolume's source, volume "
+        "mode or node affinity, or its class; a claim's spec other than its storage request",
+        "the API server refuses the update (kubernetes `pkg/apis/*/validation`, v1.32); the sync stalls until "
+        "someone deletes and recreates the object, with its pods",
+    ),
+    "toleration": Rule(
+        "a toleration removed from a node component (a DaemonSet, or a release's values), a taint removed",
+        "its pods leave the GPU nodes (NoExecute evicts them); pods without a GPU land on GPU nodes",
+    ),
+    "version": Rule(
+        "`kubernetesVersion` lowered",
+        "a control plane is never downgraded (Kubernetes version skew policy): the tree is then rendered for another "
+        "cluster than the one it is synced to (its APIs, admission features, Pod Security version)",
+    ),
+    "retired": Rule(
+        "a cluster's input removed or renamed while its tree is committed",
+        "the cluster's engine is bootstrapped on `rendered/<name>/gitops`: renamed, it stops receiving changes (the "
+        "new tree is synced by nobody), and once the old tree is gone it prunes everything it applied",
+    ),
+    "stale": Rule(
+        "an input changed but its tree was not rendered again, or it does not render",
+        "the review would show the old tree, not what the change does, and the engine would sync the old tree",
+    ),
+}
+
+
+@dataclass(frozen=True)
 class Finding:
     level: str  # DANGER or NOTICE
     reason: str
+    rule: str = ""  # a danger's row of RULES
 
 
 def classify(change: Change) -> list[Finding]:
     """What is dangerous about one change (empty: nothing)."""
     if change.action == "removed":
         assert change.before is not None
-        return _removal(change.before, f"removes {change.identity}")
+        return _removal(change.before, f"removes {change.identity}", moved=False)
     if change.action == "moved":
         assert change.before and change.after
         units = f"{change.before.unit} → {change.after.unit}"
-        moved = _removal(change.before, f"moves {change.identity} ({units}), a delete and a create for the engine")
+        moved = _removal(
+            change.before, f"moves {change.identity} ({units}), a delete and a create for the engine", moved=True
+        )
         if not moved:
             moved = [
                 Finding(
@@ -123,13 +218,17 @@ def protected(obj: dict) -> bool:
     return "Prune=false" in (o.strip() for o in options.split(","))
 
 
-def _removal(placed: Placed, what: str) -> list[Finding]:
+def _removal(placed: Placed, what: str, moved: bool) -> list[Finding]:
     """``what`` (``removes Namespace x``) with its consequence, when it has one."""
-    reason = _deletes(placed)
-    if reason is None:
+    found = _deletes(placed)
+    if found is None:
         left = _orphans(placed)
         return [Finding(NOTICE, f"{what}: {left}")] if left else []
+    rule, reason = found
     if protected(placed.obj):
+        kept = None if moved else _kept(placed, rule)
+        if kept:
+            return [Finding(DANGER, f"{what}, but prune is disabled on it: {kept}", rule)]
         return [
             Finding(
                 NOTICE,
@@ -137,20 +236,38 @@ def _removal(placed: Placed, what: str) -> list[Finding]:
                 "in Git (delete it by hand when that is meant)",
             )
         ]
-    return [Finding(DANGER, f"{what}: {reason}")]
+    return [Finding(DANGER, f"{what}: {reason}", rule)]
 
 
-def _deletes(placed: Placed) -> str | None:
+def _kept(placed: Placed, rule: str) -> str | None:
+    """What a prune-protected object kept on the cluster does once Git no longer has it, where that
+    is itself a danger: the CNI runs on unmanaged, a NodePool keeps launching nodes."""
+    if rule == "cni":
+        return (
+            "the engine leaves the CNI running unmanaged: it is never upgraded or reconfigured again, and "
+            "uninstalling it by hand cuts every pod off its network"
+        )
+    if placed.identity.kind == "NodePool":
+        return "the engine leaves it on the cluster, where it goes on launching nodes that nothing in Git describes"
+    return None
+
+
+def _deletes(placed: Placed) -> tuple[str, str] | None:
+    """(row of RULES, what deleting the object does), for the objects whose deletion is a danger."""
     ident, obj = placed.identity, placed.obj
     found = _DELETES.get((ident.group, ident.kind))
     if found:
         return found
     if placed.layer == GITOPS:
-        return _sync_object(ident, obj)
+        reason = _sync_object(ident, obj)
+        return ("sync", reason) if reason else None
     if ident.group == "helm.toolkit.fluxcd.io" and ident.kind == "HelmRelease":
         return _release(placed, "helm-controller uninstalls the release")
-    if ident.group == "argoproj.io" and ident.kind == "Application" and _argo_cascades(obj):
-        return _release(placed, "Argo CD deletes the release's objects")
+    if ident.group == "argoproj.io" and ident.kind == "Application":
+        if _argo_cascades(obj):
+            return _release(placed, "Argo CD deletes the release's objects")
+        if _cni(placed) and protected(obj):
+            return "cni", "Argo CD leaves it"
     return None
 
 
@@ -159,15 +276,19 @@ def _orphans(placed: Placed) -> str | None:
     finalizer is deleted alone (its objects stay, and nothing updates them any more)."""
     ident = placed.identity
     if ident.group == "argoproj.io" and ident.kind == "Application" and not _argo_cascades(placed.obj):
-        what = "the CNI (Cilium)" if placed.component in CNI_COMPONENTS else "its objects"
+        what = "the CNI (Cilium)" if _cni(placed) else "its objects"
         return f"Argo CD deletes the Application alone (no resources finalizer): {what} keep running, unmanaged"
     return None
 
 
-def _release(placed: Placed, what: str) -> str:
-    if placed.component in CNI_COMPONENTS or placed.identity.name in CNI_COMPONENTS:
-        return f"{what}: it is the CNI, every pod loses its network and new pods get no address"
-    return f"{what} and everything it installed"
+def _cni(placed: Placed) -> bool:
+    return placed.component in CNI_COMPONENTS or placed.identity.name in CNI_COMPONENTS
+
+
+def _release(placed: Placed, what: str) -> tuple[str, str]:
+    if _cni(placed):
+        return "cni", f"{what}: it is the CNI, every pod loses its network and new pods get no address"
+    return "release", f"{what} and everything it installed"
 
 
 def _sync_object(ident: Identity, obj: dict) -> str | None:
@@ -198,10 +319,13 @@ def _updates(change: Change) -> list[Finding]:
                 DANGER,
                 f"changes {ident}'s immutable {names}: the API server refuses the update, "
                 "so the sync fails until the object is deleted and recreated",
+                "immutable",
             )
         )
     if change.before.layer == GITOPS and any(_under(f.path, p) for f in fields for p in _SYNC_TARGET):
-        out.append(Finding(DANGER, f"points {ident} elsewhere: the engine prunes what the old source or path applied"))
+        out.append(
+            Finding(DANGER, f"points {ident} elsewhere: the engine prunes what the old source or path applied", "sync")
+        )
     if ident.group == "apiextensions.k8s.io" and ident.kind == "CustomResourceDefinition":
         gone = _served(change.before.obj) - _served(change.after.obj)
         if gone:
@@ -210,6 +334,7 @@ def _updates(change: Change) -> list[Finding]:
                     DANGER,
                     f"drops version(s) {', '.join(sorted(gone))} of {ident}: objects stored in "
                     "them can no longer be read",
+                    "crd",
                 )
             )
     if (
@@ -222,9 +347,11 @@ def _updates(change: Change) -> list[Finding]:
                 DANGER,
                 f"changes {ident}'s storageClassName: a claim of the old class no longer "
                 "binds it, and the claim bound now is no longer of the volume's class",
+                "immutable",
             )
         )
     out += _tolerations(change)
+    out += _version(change)
     if ident.kind == "ResourceQuota" and any(_under(f.path, ("spec", "hard")) for f in fields):
         out.append(
             Finding(
@@ -279,6 +406,7 @@ def _tolerations(change: Change) -> list[Finding]:
                         level,
                         f"removes the toleration {taint} from {change.identity}: its pods no "
                         "longer run on nodes with that taint (GPU nodes), and NoExecute evicts them",
+                        "toleration" if level == DANGER else "",
                     )
                 )
             else:
@@ -287,9 +415,39 @@ def _tolerations(change: Change) -> list[Finding]:
                         DANGER,
                         f"removes the taint {taint} from {change.identity}: pods that do not "
                         "tolerate it, GPU or not, can be scheduled on those nodes",
+                        "toleration",
                     )
                 )
     return out
+
+
+# The library stamps the cluster's Kubernetes version on every Namespace it renders (the Pod
+# Security version label, libsonnet/lib/k.libsonnet): its change is the version's.
+VERSION_LABEL = ("metadata", "labels", "pod-security.kubernetes.io/enforce-version")
+
+
+def _version(change: Change) -> list[Finding]:
+    """A lowered ``kubernetesVersion``, as the Namespaces' Pod Security version label shows it."""
+    if change.identity.kind != "Namespace" or change.identity.group != "":
+        return []
+    for f in change.fields:
+        if f.path == VERSION_LABEL and _minor(f.after) < _minor(f.before):
+            return [
+                Finding(
+                    DANGER,
+                    f"lowers kubernetesVersion ({str(f.before).lstrip('v')} → {str(f.after).lstrip('v')}): a control "
+                    "plane is never downgraded, so the tree no longer matches the cluster it is synced to",
+                    "version",
+                )
+            ]
+    return []
+
+
+def _minor(value: object) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in str(value).lstrip("v").split("."))
+    except ValueError:
+        return ()
 
 
 def _node_component(placed: Placed) -> bool:

@@ -15,6 +15,7 @@ from generator.review import acknowledge, revision
 from generator.review.acknowledge import Acknowledgement
 from generator.review.compare import Change, Side, compare
 from generator.review.danger import DANGER, Finding, classify
+from generator.tree import fingerprint
 
 INPUT = "cluster.yaml"
 
@@ -37,15 +38,31 @@ class ClusterReview:
     input_file: str = ""  # clusters/<name>/cluster.yaml as shown
     input_line: int = 0  # the first line of cluster.yaml that changed, 0 when the input did not change
     state: str = ""  # "new" (no tree at the base), "deleted" (no tree now), "" otherwise
+    findings: list[Finding] = field(default_factory=list)  # about the cluster, not one object (stale, retired)
 
     @property
     def dangers(self) -> list[tuple[Reviewed, Finding]]:
         return [(r, f) for r in self.changes for f in r.findings if f.level == DANGER]
 
     @property
+    def stale(self) -> bool:
+        """The tree is not what the inputs render: no acknowledgement makes that pass."""
+        return any(f.rule == "stale" for f in self.findings)
+
+    @property
     def blocking(self) -> bool:
-        """Dangerous and not acknowledged: ``check --base`` fails."""
-        return bool(self.dangers) and self.acknowledged is None
+        """Stale, or dangerous and not acknowledged: ``check --base`` fails."""
+        dangerous = bool(self.dangers) or any(f.level == DANGER for f in self.findings if f.rule != "stale")
+        return self.stale or (dangerous and self.acknowledged is None)
+
+    @property
+    def danger_count(self) -> int:
+        return len(self.dangers) + sum(1 for f in self.findings if f.level == DANGER)
+
+    @property
+    def reviewed(self) -> bool:
+        """Anything to show: object changes, or a finding about the cluster."""
+        return bool(self.changes or self.findings)
 
     def count(self, action: str) -> int:
         return sum(1 for r in self.changes if r.change.action == action)
@@ -56,6 +73,7 @@ def review(
     base: str,
     flags: list[Acknowledgement] | None = None,
     rendered_base: Path | None = None,
+    config_file: Path | None = None,
 ) -> list[ClusterReview]:
     """The review of every cluster with a tree at ``base`` or now, in name order.
 
@@ -63,7 +81,8 @@ def review(
     unchanged ones without reading them); only those are read, from disk and, all clusters in
     one batch, from git's objects. ``rendered_base``: the base's inputs rendered anew (by
     today's tool, ``diff --render-base``) in this folder, compared instead of what ``base``
-    committed."""
+    committed. ``config_file``: the settings render reads (default ``.gpu-gitops.yaml``), for
+    whether each tree is what its inputs render now."""
     root = project.root
     rev = revision.commit(root, base)
     inputs = revision.blobs(root, rev, "clusters")
@@ -81,7 +100,9 @@ def review(
     wanted += [inputs[f"{n}/{INPUT}"] for n in changed if f"{n}/{INPUT}" in inputs]
     stored.update(revision.contents(root, wanted))
     reviews = []
-    for name in sorted(set(at_base) | set(_current_names(project))):
+    inputs_now = project.cluster_names()
+    fresh = set(fingerprint.fresh(project, inputs_now, config_file or root / ".gpu-gitops.yaml", validated=False))
+    for name in sorted(set(at_base) | set(_current_names(project)) | set(inputs_now)):
         paths = changed.get(name, {})
         old = {p: at_base[name][p] for p in paths if p in at_base.get(name, {})}
         new = now.get(name, {})
@@ -90,15 +111,57 @@ def review(
             Side(old, functools.partial(_pick, stored), shown),
             Side({p: i for p, (i, _) in new.items()}, functools.partial(_by_id, new), shown),
         )
-        found = ClusterReview(name, [Reviewed(c, classify(c)) for c in changes])
+        found = ClusterReview(name, _once_per_cluster([Reviewed(c, classify(c)) for c in changes]))
         found.state = "new" if name not in at_base else "deleted" if not (project.rendered / name).is_dir() else ""
         found.input_file = project.display(project.clusters / name / INPUT)
-        if found.changes:
+        found.findings = _cluster_findings(project, name, name in inputs_now, name in fresh, name in at_base)
+        if found.reviewed:
             base_input = inputs.get(f"{name}/{INPUT}")
             found.input_line = _changed_line(project, name, stored.get(base_input) if base_input else None)
             found.acknowledged = acknowledge.covering(acks, name)
         reviews.append(found)
     return reviews
+
+
+def _once_per_cluster(reviewed: list[Reviewed]) -> list[Reviewed]:
+    """The version a tree is rendered for shows on every Namespace: say it once."""
+    said: set[str] = set()
+    for r in reviewed:
+        kept = []
+        for f in r.findings:
+            if f.rule == "version" and f.reason in said:
+                continue
+            said.add(f.reason)
+            kept.append(f)
+        r.findings = kept
+    return reviewed
+
+
+def _cluster_findings(project: Project, name: str, has_input: bool, fresh: bool, committed: bool) -> list[Finding]:
+    """What is wrong with the cluster as a whole: a tree that is not what its inputs render (not
+    rendered again after a change, or they do not render), or a tree whose input is gone
+    (the cluster retired or renamed)."""
+    if has_input and not fresh:
+        return [
+            Finding(
+                DANGER,
+                f"rendered/{name} is stale or broken: its inputs (or the library, schemas, settings or tool) "
+                "changed and it was not rendered again, or they do not render; the review shows the old tree, "
+                f"not what the change does (`gpu-gitops render {name}`, then commit)",
+                "stale",
+            )
+        ]
+    if not has_input and committed:
+        return [
+            Finding(
+                DANGER,
+                f"clusters/{name} is gone (retired or renamed): the engine of that cluster is bootstrapped on "
+                f"rendered/{name}/gitops, so it stops receiving changes, and once that tree is gone it prunes "
+                "everything it applied",
+                "retired",
+            )
+        ]
+    return []
 
 
 def _against_folder(base: Path, rendered: Path) -> tuple[dict[str, str], dict[str, bytes], dict[str, dict[str, str]]]:

@@ -41,15 +41,17 @@ def _line(reviewed: Reviewed) -> str:
 
 
 def text(reviews: list[ClusterReview], base: str) -> str:
-    changed = [r for r in reviews if r.changes]
+    changed = [r for r in reviews if r.reviewed]
     if not changed:
         return f"no object changes against {base} in {len(reviews)} cluster(s)\n"
     out = []
     for review in changed:
         out.append(f"{review.name}: {counts(review)}" + (f" ({review.state} tree)" if review.state else ""))
+        for finding in review.findings:
+            out.append(f"  {'STALE' if finding.rule == 'stale' else 'DANGER'} {shown_text(finding.reason)}")
         for _reviewed, finding in review.dangers:
             out.append(f"  DANGER {shown_text(finding.reason)}")
-        if review.dangers and review.acknowledged:
+        if review.danger_count and review.acknowledged:
             ack = review.acknowledged
             out.append(f"  acknowledged ({ack.source}): {shown_text(ack.reason)}")
         for reviewed in review.changes:
@@ -63,23 +65,26 @@ def text(reviews: list[ClusterReview], base: str) -> str:
 
 def summary(reviews: list[ClusterReview]) -> str:
     changed = [r for r in reviews if r.changes]
-    dangers = sum(len(r.dangers) for r in reviews)
+    dangers = sum(r.danger_count for r in reviews if not r.stale) + sum(len(r.dangers) for r in reviews if r.stale)
     blocking = sum(1 for r in reviews if r.blocking)
+    stale = sum(1 for r in reviews if r.stale)
     return (
         f"{len(changed)} of {len(reviews)} cluster(s) change; {dangers} dangerous change(s), "
         f"{blocking} cluster(s) with dangers not acknowledged"
+        + (f"; {stale} tree(s) stale or broken: the review is not of what the inputs render" if stale else "")
     )
 
 
 def document(reviews: list[ClusterReview], base: str) -> dict:
     return {
         "base": base,
-        "clusters": [_cluster(r) for r in reviews if r.changes],
+        "clusters": [_cluster(r) for r in reviews if r.reviewed],
         "summary": {
             "clusters": len(reviews),
             "changed": sum(1 for r in reviews if r.changes),
-            "dangers": sum(len(r.dangers) for r in reviews),
+            "dangers": sum(r.danger_count for r in reviews),
             "blocking": sum(1 for r in reviews if r.blocking),
+            "stale": sum(1 for r in reviews if r.stale),
         },
     }
 
@@ -96,7 +101,9 @@ def _cluster(review: ClusterReview) -> dict:
         "input": {"file": review.input_file, "line": review.input_line},
         "counts": {a: review.count(a) for a in _COUNTED},
         "blocking": review.blocking,
-        "acknowledged": {"reason": ack.reason, "source": ack.source} if ack and review.dangers else None,
+        "stale": review.stale,
+        "findings": [{"level": f.level, "reason": f.reason, "rule": f.rule} for f in review.findings],
+        "acknowledged": {"reason": ack.reason, "source": ack.source} if ack and review.danger_count else None,
         "changes": [_change(r) for r in review.changes],
     }
 
@@ -109,7 +116,7 @@ def _change(reviewed: Reviewed) -> dict:
         "before": c.before.path if c.before else None,
         "after": c.after.path if c.after else None,
         "fields": [{"path": f.dotted, "before": f.before, "after": f.after} for f in c.fields],
-        "findings": [{"level": f.level, "reason": f.reason} for f in reviewed.findings],
+        "findings": [{"level": f.level, "reason": f.reason, "rule": f.rule} for f in reviewed.findings],
     }
 
 
@@ -117,23 +124,27 @@ def diagnostics(reviews: list[ClusterReview], rendered: str) -> list[Diagnostic]
     """Each danger as an error (a warning once acknowledged), each notice as info."""
     out = []
     for review in reviews:
+        for finding in review.findings:
+            out.append(_diagnostic(review, None, finding, rendered))
         for reviewed in review.changes:
             for finding in reviewed.findings:
                 out.append(_diagnostic(review, reviewed, finding, rendered))
     return out
 
 
-def _diagnostic(review: ClusterReview, reviewed: Reviewed, finding, rendered: str) -> Diagnostic:
-    change = reviewed.change
-    placed = change.after or change.before
-    assert placed is not None
+def _diagnostic(review: ClusterReview, reviewed: Reviewed | None, finding, rendered: str) -> Diagnostic:
+    placed = reviewed.change.after or reviewed.change.before if reviewed else None
     if review.input_line:
         where = Location(review.input_file, review.input_line, 1)
-    else:
+    elif placed is not None:
         where = Location(f"{rendered}/{review.name}/{placed.path}")
+    else:
+        where = Location(f"{rendered}/{review.name}")
     message = f"{review.name}: {finding.reason}"
     if finding.level != DANGER:
         return Diagnostic(where, "info", message)
+    if finding.rule == "stale":
+        return Diagnostic(where, "error", message, hint=f"run `gpu-gitops render {review.name}` and commit the tree")
     ack = review.acknowledged
     if ack:
         return Diagnostic(where, "warning", f"{message} (acknowledged, {ack.source}: {ack.reason})")

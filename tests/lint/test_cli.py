@@ -156,11 +156,10 @@ def test_lint_provider_reads_the_projects_own_provider_table(tmp_path, run):
     assert _json(run(tmp_path, "lint", "--format", "json", "pod.yaml")) == []
     table = tmp_path / "libsonnet" / "providers.json"
     data = json.loads(table.read_text(encoding="utf-8"))
-    data["providers"]["gke"]["facts"]["lintGpuTaintKeys"] = ["example.com/gpu"]
     data["providers"]["gke"]["facts"]["extendedResourceToleration"] = False
     table.write_text(json.dumps(data), encoding="utf-8")
     findings = _json(run(tmp_path, "lint", "--format", "json", "pod.yaml"))
-    assert [f["rule"] for f in findings] == ["GPU004"] and "example.com/gpu" in findings[0]["message"]
+    assert [f["rule"] for f in findings] == ["GPU004"] and "nvidia.com/gpu" in findings[0]["message"]
 
 
 def test_unknown_config_key_is_an_error_with_its_line(tmp_path, run):

@@ -194,7 +194,7 @@ def test_rule_options_come_from_the_rule_then_the_shared_setting_then_the_defaul
     assert settings.privileged_allowed("gpu-operator", "SEC001")
     assert not settings.privileged_allowed("gpu-operator", "SEC002")
     assert Settings().option("SEC002", "allowedPrivilegedNamespaces") == []
-    assert Settings(provider="aks").gpu_taint_keys("XR005") == ("sku",)
+    assert Settings(provider="aks").gpu_taint_keys("XR005") == ("nvidia.com/gpu", "amd.com/gpu")
 
 
 def test_a_rule_option_changes_only_that_rule(tmp_path):
@@ -363,3 +363,21 @@ def test_the_engine_does_not_run_device_rules_on_objects_whose_pods_ask_for_none
     )
     findings = lint_paths([str(path)], settings_for(Project(REPO), {}, "aks-h100-training")).findings
     assert calls == ["Job"] and "CL001" in {f.rule for f in findings}
+
+
+def test_plain_lint_with_the_provider_and_lint_against_its_cluster_agree_on_the_gpu_taint(tmp_path):
+    """One provider fact, one answer: on AKS a GPU pod tolerating the taint a defaulted pool
+    carries passes both paths, and one tolerating only AKS's guide's ``sku`` fails both."""
+    verdicts = []
+    for toleration in ("{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}", "{key: sku, operator: Exists}"):
+        pod = tmp_path / "pod.yaml"
+        pod.write_text(
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: smi, namespace: llm-training}\nspec:\n"
+            f"  tolerations: [{toleration}]\n  containers:\n    - name: smi\n      image: nvcr.io/nvidia/cuda:12.4.1\n"
+            "      resources: {limits: {nvidia.com/gpu: 1, memory: 1Gi}}\n",
+            encoding="utf-8",
+        )
+        plain = lint_paths([str(pod)], Settings.from_config({"lint": {"provider": "aks"}})).findings
+        against = lint_paths([str(pod)], settings_for(Project(REPO), {}, "aks-nap-h100")).findings
+        verdicts.append(({f.rule for f in plain} & {"GPU004"}, {f.rule for f in against} & {"CL001"}))
+    assert verdicts == [(set(), set()), ({"GPU004"}, {"CL001"})]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from generator.errors import InputError
 from generator.inputs.consistency import (
+    addresses,
     autoscaling,
     dra,
     gitops,
@@ -28,6 +29,7 @@ from generator.inputs.consistency import (
 from generator.yamlio.positions import Located
 
 MODULES = (
+    addresses,
     pools,
     workloads,
     hugepages,

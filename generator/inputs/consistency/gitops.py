@@ -1,4 +1,13 @@
-"""The ``gitops`` block: settings of one engine used with the other, and unusable paths."""
+"""The ``gitops`` block: settings of one engine used with the other, and paths that are not the
+cluster's own tree.
+
+``gitops.path`` is where the engine reads this cluster's tree in the repository. Render writes
+it to ``rendered/<name>`` of the project, so the path is that, or that under the folder the
+project sits in within the repository (``platform/rendered/<name>``): any other path points
+the engine at another cluster's tree (it would apply that cluster's NodePools, quotas and
+policies here) or at nothing. Each cluster's path then ends in its own unique name, so no two
+clusters of the fleet share one; a change of path is a danger of the review (``sync``).
+"""
 
 from __future__ import annotations
 
@@ -30,3 +39,15 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             "e.g. rendered/my-cluster",
             at_value=True,
         )
+    elif isinstance(path, str):
+        own = f"rendered/{spec['name']}"
+        if path != own and not path.endswith("/" + own):
+            parts = path.split("/")
+            other = parts[-1] if len(parts) >= 2 and parts[-2] == "rendered" else None
+            where = f"cluster {other}'s tree" if other else "no tree gpu-gitops renders"
+            yield doc.error(
+                f"gitops.path {path!r} points the engine at {where}, not at this cluster's {own}",
+                ("gitops", "path"),
+                f"write {own} (or <the project's folder in the repository>/{own}), or remove gitops.path",
+                at_value=True,
+            )

@@ -111,18 +111,44 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
 # namespace renders default-deny, a quota and Pod Security labels onto its namespace. The
 # namespaces gpu-gitops's components render are refused after evaluation (generator/render/collisions.py).
 _RESERVED_PREFIXES = ("kube-", "openshift-")
-_RESERVED_NAMES = frozenset({"openshift"})  # OpenShift's shared templates and image streams
+# Namespaces that are not a team's to isolate, each with the reason: ``default`` (where every
+# object without a namespace lands, the ``kubernetes`` Service's EndpointSlices included), the
+# GitOps engines' own whichever engine this cluster uses (Flux's ``flux-system``, Argo CD's
+# ``argocd``: docs/gitops.md), and the documented prerequisites' (README "What the cluster must
+# already run": cert-manager's chart installs into ``cert-manager``; Karpenter's getting-started
+# guide installs into ``karpenter`` or ``kube-system``).
+_RESERVED_NAMES = {
+    "default": "is where every object without a namespace lands, the API server's own `kubernetes` Service "
+    "included: default-deny there cuts off whatever else runs in it",
+    "openshift": "holds OpenShift's shared templates and image streams",
+    "flux-system": "is Flux's own: default-deny there cuts the GitOps engine off from the repository and the API",
+    "argocd": "is Argo CD's own: default-deny there cuts the GitOps engine off from the repository and the API",
+    "cert-manager": "is cert-manager's, a documented prerequisite (the AMD GPU Operator's webhooks take their "
+    "certificates from it)",
+    "karpenter": "is Karpenter's, a documented prerequisite of provisioned pools: default-deny there stops "
+    "node provisioning",
+}
 
 
 def _reserved_namespace(spec: dict, doc: Located, i: int, ns: str) -> Iterator[InputError]:
-    """A workload namespace must not be the platform's, nor the one Prometheus runs in."""
+    """A workload namespace must be the team's: not the platform's, its prerequisites' or Prometheus's."""
     at = ("workloads", i, "namespace")
-    if ns.startswith(_RESERVED_PREFIXES) or ns in _RESERVED_NAMES:
+    hint = (
+        "give the workload a namespace of its own (not default, kube-*, openshift-*, an engine's or a prerequisite's)"
+    )
+    if ns.startswith(_RESERVED_PREFIXES):
         yield doc.error(
             f"workloads[{i}] namespace {ns!r} belongs to the platform: its default-deny policies, quota and "
             "Pod Security labels would land on the cluster's own components",
             at,
-            "give the workload a namespace of its own (not kube-* or openshift-*)",
+            hint,
+            at_value=True,
+        )
+    elif ns in _RESERVED_NAMES:
+        yield doc.error(
+            f"workloads[{i}] namespace {ns!r} is not a team's to isolate: it {_RESERVED_NAMES[ns]}",
+            at,
+            hint,
             at_value=True,
         )
     elif ns == spec["monitoring"]["namespace"]:

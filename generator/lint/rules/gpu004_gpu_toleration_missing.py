@@ -4,8 +4,10 @@ Rationale: GPU node pools are often tainted so that other pods stay off them. A 
 without the matching toleration can never be scheduled: the only nodes with the resource
 repel it. Whether it is needed depends on the cluster, so the provider and the taint keys
 decide: ``lint.taintKeys`` lists the GPU pools' taint keys (``[]`` when they are not
-tainted); without it, ``lint.provider`` gives the documented default (AKS: ``sku``, from
-``--node-taints sku=gpu:NoSchedule``; others: ``nvidia.com/gpu`` and ``amd.com/gpu``). On EKS
+tainted); without it, ``lint.provider`` gives the keys of the taint that provider's GPU pools
+get when they list none (``nvidia.com/gpu`` and ``amd.com/gpu``, the one provider fact
+``lint --cluster`` reads too, so both paths give one answer; a pool tainted as AKS's guide
+shows, ``sku=gpu:NoSchedule``, is ``lint.taintKeys: [sku]``). On EKS
 and GKE the ExtendedResourceToleration admission plugin adds the toleration for a taint keyed
 by the requested resource's name (``nvidia.com/gpu``), so only other keys need one. A key
 applies to pods requesting resources of its vendor domain; a key without one (``sku``)
@@ -28,7 +30,7 @@ PASS:
       namespace: gpu-training
     spec:
       tolerations:
-        - {key: sku, operator: Equal, value: gpu, effect: NoSchedule}
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
       containers:
         - name: smi
           image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
@@ -60,7 +62,7 @@ FAIL:
       namespace: gpu-training
     spec:
       tolerations:
-        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+        - {key: sku, operator: Equal, value: gpu, effect: NoSchedule}
       containers:
         - name: smi
           image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04

@@ -7,7 +7,7 @@ toleration never gets a pod on those nodes: device plugins, exporters and node t
 silently do nothing. The taint keys are decided as for GPU004 (``lint.taintKeys``, else the
 ``lint.provider`` default, else ``nvidia.com/gpu`` and ``amd.com/gpu`` as a warning); no
 admission plugin helps here, as a DaemonSet requests no GPU. A key without a vendor domain
-(AKS's ``sku``) applies to DaemonSets selecting any GPU vendor's nodes.
+(``sku``, as AKS's guide taints pools) applies to DaemonSets selecting any GPU vendor's nodes.
 
 Fix: add ``tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]`` (the
 pool's taint key) to the DaemonSet's pod template.

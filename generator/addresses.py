@@ -1,0 +1,216 @@
+"""IP addresses, CIDRs, ports and DNS names judged as the Kubernetes API server judges them.
+
+One implementation for the input checks (``inputs.consistency.addresses``) and the lint rule
+that reads rendered NetworkPolicies, CiliumNetworkPolicies and Services (K8S005), so an
+address render accepts is one the cluster accepts, and lint says the same of it.
+
+What the API server does (k8s.io/apimachinery pkg/util/validation/ip.go, v1.33 and later;
+earlier releases behave as its non-strict path):
+
+- An IP or CIDR is parsed by ``netutils.ParseIPSloppy``/``ParseCIDRSloppy`` (Go 1.16's
+  ``net.ParseIP``/``ParseCIDR``): four decimal octets up to 255, or IPv6 without a zone, and a
+  prefix length up to 32 or 128. What fails this is refused: ``must be a valid CIDR value``.
+- Leading zeros (``010.0.0.0/8``, ``/08``), IPv4-mapped IPv6 (``::ffff:10.0.0.0/104``) and,
+  for a CIDR, bits set beyond the prefix length (``10.0.0.1/8``) are accepted with a warning
+  by the legacy fields (NetworkPolicy ``ipBlock``, Service ``loadBalancerSourceRanges``,
+  ``externalIPs``, ``clusterIP``) and refused once the ``StrictIPCIDRValidation`` feature gate
+  is on (alpha, off by default, since 1.33: pkg/features/kube_features.go). They are
+  ambiguous either way: ``010`` is octal to libc (CVE-2021-29923), ``10.0.0.1/8`` may mean the
+  network or the address. Here they are ``AMBIGUOUS``: a warning in lint, an error in inputs.
+- ``ipBlock.except[i]`` must be a strict subset of ``cidr`` (networking validation
+  ``ValidateIPBlock``: inside it and with a longer prefix).
+- A port number is 1-65535 (``IsValidPortNum``); a port name is an IANA service name
+  (``IsValidPortName``: at most 15 characters of ``a-z0-9-``, a letter among them, no leading,
+  trailing or doubled ``-``). A NetworkPolicy ``endPort`` needs a numeric ``port`` no larger.
+- A DNS name is an RFC 1123 subdomain (``IsDNS1123Subdomain``): at most 253 characters,
+  lowercase labels of ``a-z0-9-`` not starting or ending with ``-``, each at most 63.
+
+May import: nothing of generator.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+
+REFUSED = "refused"
+AMBIGUOUS = "ambiguous"
+
+INVALID_IP = "must be a valid IP address (e.g. 10.9.8.7 or 2001:db8::ffff)"
+INVALID_CIDR = "must be a valid CIDR value (e.g. 10.9.8.0/24 or 2001:db8::/64)"
+
+_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS_SUBDOMAIN = re.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
+_PORT_NAME = re.compile(r"[-a-z0-9]+")
+_DECIMAL = re.compile(r"[0-9]+")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What is wrong with a value; ``kind`` REFUSED (the API server refuses it) or AMBIGUOUS
+    (accepted with a warning, refused under strict validation); ``canonical`` the value to
+    write instead, where there is one."""
+
+    message: str
+    kind: str = REFUSED
+    canonical: str | None = None
+
+
+def _sloppy_ipv4(text: str) -> tuple[ipaddress.IPv4Address, bool] | None:
+    """Four decimal octets up to 255, leading zeros allowed (Go 1.16 ``parseIPv4``); whether
+    there were leading zeros."""
+    parts = text.split(".")
+    if len(parts) != 4 or not all(_DECIMAL.fullmatch(p) for p in parts):
+        return None
+    values = [int(p) for p in parts]
+    if any(v > 255 for v in values):
+        return None
+    leading = any(len(p) > 1 and p.startswith("0") for p in parts)
+    return ipaddress.IPv4Address(".".join(map(str, values))), leading
+
+
+def _sloppy_ip(text: str) -> tuple[ipaddress.IPv4Address | ipaddress.IPv6Address, bool] | None:
+    """The address and whether it had leading zeros (only IPv4 octets may have them); None
+    when ``ParseIPSloppy`` refuses it (zones included: it never took them)."""
+    if ":" not in text:
+        return _sloppy_ipv4(text)
+    if "%" in text or not text.isascii():
+        return None
+    head, _, tail = text.rpartition(":")
+    leading = False
+    if "." in tail:  # an embedded IPv4 in its last 32 bits
+        embedded = _sloppy_ipv4(tail)
+        if embedded is None:
+            return None
+        leading = embedded[1]
+        text = f"{head}:{embedded[0]}"
+    try:
+        return ipaddress.IPv6Address(text), leading
+    except ValueError:
+        return None
+
+
+def _mapped(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    return isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None
+
+
+def ip_problems(value: object, *, ipv4_only: bool = False) -> list[Problem]:
+    """An IP address field (``clusterIP``, ``externalIPs``, ``hostAliases[].ip``, an input's address)."""
+    if not isinstance(value, str) or (parsed := _sloppy_ip(value)) is None:
+        return [Problem(INVALID_IP)]
+    address, leading = parsed
+    if ipv4_only and address.version != 4:
+        return [Problem("must be an IPv4 address")]
+    if leading:
+        return [Problem("must not have leading 0s", AMBIGUOUS, str(address))]
+    if _mapped(address):
+        return [Problem("must not be an IPv4-mapped IPv6 address", AMBIGUOUS, str(address.ipv4_mapped))]  # type: ignore[union-attr]
+    return []
+
+
+def parse_cidr(value: object) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    """The network a CIDR value means to the API server (host bits dropped), None when refused."""
+    if not isinstance(value, str):
+        return None
+    address_text, slash, length_text = value.rpartition("/")
+    if not slash or not _DECIMAL.fullmatch(length_text) or (parsed := _sloppy_ip(address_text)) is None:
+        return None
+    address, _ = parsed
+    length = int(length_text)
+    if length > address.max_prefixlen:
+        return None
+    return ipaddress.ip_network(f"{address}/{length}", strict=False)
+
+
+def cidr_problems(value: object, *, ipv4_only: bool = False) -> list[Problem]:
+    """A CIDR field (``ipBlock.cidr``, ``loadBalancerSourceRanges``, an input's CIDR)."""
+    network = parse_cidr(value)
+    if network is None:
+        return [Problem(INVALID_CIDR)]
+    assert isinstance(value, str)
+    if ipv4_only and network.version != 4:
+        return [Problem("must be an IPv4 CIDR")]
+    address_text, _, length_text = value.rpartition("/")
+    address, leading = _sloppy_ip(address_text)  # type: ignore[misc]
+    if leading or (len(length_text) > 1 and length_text.startswith("0")):
+        return [Problem("must not have leading 0s in IP or prefix length", AMBIGUOUS, str(network))]
+    if _mapped(address):
+        return [Problem("must not have an IPv4-mapped IPv6 address", AMBIGUOUS)]
+    if address != network.network_address:
+        single = f"{address}/{address.max_prefixlen}"
+        return [
+            Problem(
+                f"must not have bits set beyond the prefix length (is it {network} or {single}?)",
+                AMBIGUOUS,
+                str(network),
+            )
+        ]
+    return []
+
+
+def except_problems(cidr: object, excepted: object) -> list[Problem]:
+    """An ``ipBlock.except`` entry against its ``cidr``: a valid CIDR strictly inside it."""
+    problems = cidr_problems(excepted)
+    outer, inner = parse_cidr(cidr), parse_cidr(excepted)
+    if outer is None or inner is None:
+        return problems
+    if outer.version != inner.version or not (inner.subnet_of(outer) and inner.prefixlen > outer.prefixlen):  # type: ignore[arg-type]
+        problems.append(Problem(f"must be a strict subset of `cidr` ({outer})"))
+    return problems
+
+
+def port_number_problems(value: object) -> list[Problem]:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
+        return [Problem("must be between 1 and 65535, inclusive")]
+    return []
+
+
+def port_name_problems(value: str) -> list[Problem]:
+    """``IsValidPortName``: an IANA service name."""
+    if len(value) > 15:
+        return [Problem("must be no more than 15 characters")]
+    if not _PORT_NAME.fullmatch(value):
+        return [Problem("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")]
+    if not re.search(r"[a-z]", value):
+        return [Problem("must contain at least one letter (a-z)")]
+    if "--" in value:
+        return [Problem("must not contain consecutive hyphens")]
+    if value.startswith("-") or value.endswith("-"):
+        return [Problem("must not begin or end with a hyphen")]
+    return []
+
+
+def port_problems(value: object) -> list[Problem]:
+    """A port that is a number or a name (``targetPort``, a NetworkPolicy ``port``)."""
+    if isinstance(value, str):
+        return port_name_problems(value)
+    return port_number_problems(value)
+
+
+def dns_name_problems(value: object, *, wildcard: bool = False) -> list[Problem]:
+    """An RFC 1123 subdomain (``IsDNS1123Subdomain``); ``wildcard`` allows a leading ``*.``
+    (a Cilium ``toFQDNs`` pattern, an input's FQDN egress)."""
+    if not isinstance(value, str):
+        return [Problem("must be a string")]
+    name = value[2:] if wildcard and value.startswith("*.") else value
+    if len(value) > 253:
+        return [Problem("must be no more than 253 characters")]
+    if not _DNS_SUBDOMAIN.fullmatch(name):
+        return [
+            Problem(
+                "must be a lowercase RFC 1123 subdomain: alphanumeric characters, '-' or '.', "
+                "starting and ending with an alphanumeric character"
+            )
+        ]
+    if any(len(label) > 63 for label in name.split(".")):
+        return [Problem("must have no label longer than 63 characters")]
+    return []
+
+
+def host_problems(value: object) -> list[Problem]:
+    """A host a client connects to (Cilium's ``k8sServiceHost``): an IP address, or a DNS name in
+    any case (resolvers compare names case-insensitively, RFC 4343)."""
+    if isinstance(value, str) and (":" in value or re.fullmatch(r"[0-9.]+", value)):
+        return ip_problems(value)
+    return dns_name_problems(value.lower() if isinstance(value, str) else value)
