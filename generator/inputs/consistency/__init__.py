@@ -20,13 +20,28 @@ from generator.inputs.consistency import (
     pools,
     provider,
     provisioning,
+    queues,
     storage,
     tuning,
     workloads,
 )
 from generator.yamlio.positions import Located
 
-MODULES = (pools, workloads, hugepages, gpu, dra, autoscaling, network, tuning, storage, gitops, provider, provisioning)
+MODULES = (
+    pools,
+    workloads,
+    hugepages,
+    gpu,
+    dra,
+    autoscaling,
+    network,
+    tuning,
+    storage,
+    gitops,
+    provider,
+    provisioning,
+    queues,
+)
 
 
 def run(spec: dict, doc: Located, facts: dict) -> list[InputError]:
