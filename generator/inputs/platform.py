@@ -19,6 +19,7 @@ from pathlib import Path
 from generator.errors import InputError
 from generator.inputs.advertised import GPU_CLASS, MIG_CLASS, is_dra, pool_offers
 from generator.inputs.load import Cluster, load_cluster
+from generator.inputs.queuecontract import QUEUE_KINDS, queue_contract
 from generator.lint import pathmatch
 from generator.lint.contract import Contract, Policy, Pool, Taint
 from generator.lint.settings import Settings, for_cluster
@@ -52,6 +53,7 @@ _KINDS = (
     "ValidatingAdmissionPolicyBinding",
     "HelmRelease",
     "Application",
+    *QUEUE_KINDS,
 )
 _FILE_PREFIXES = tuple(f"{kind.lower()}_" for kind in _KINDS)
 
@@ -82,6 +84,7 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
     if spec["gpu"].get("nvidia", {}).get("mode") == "operator":
         named["runtime_classes"].add(_OPERATOR_RUNTIME_CLASS)
     quotas: dict[str, dict[str, str]] = {}
+    queue_objects: list[dict] = []
     policies: dict[str, dict] = {}
     bindings: list[dict] = []
     for obj in _objects(rendered):
@@ -95,6 +98,8 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
             policies[meta.get("name", "")] = obj.get("spec") or {}
         elif kind == "ValidatingAdmissionPolicyBinding":
             bindings.append(obj.get("spec") or {})
+        elif kind in QUEUE_KINDS:
+            queue_objects.append(obj)
         elif kind in ("HelmRelease", "Application"):
             named["device_classes"] |= set(_chart_device_classes(obj.get("spec") or {}))
     return Contract(
@@ -109,6 +114,7 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
         runtime_classes=tuple(sorted(named["runtime_classes"])),
         device_classes=tuple(sorted(named["device_classes"])),
         policies=tuple(_policies(policies, bindings)),
+        queues=queue_contract(queue_objects),
     )
 
 

@@ -93,8 +93,8 @@ def default_flavors(spec: dict, workload: dict) -> list[dict] | None:
         parts = value.items() if isinstance(value, dict) else [(None, value)]
         for sub, count in parts:
             amounts = {key: {sub: count}} if sub is not None else {key: count}
-            (resource,) = resources(amounts, vendor) or {None: 0}
-            pools = suppliers(spec, resource) if resource else []
+            names = list(resources(amounts, vendor))
+            pools = suppliers(spec, names[0]) if names else []
             if len(pools) != 1:
                 return None
             merged = by_pool.setdefault(pools[0], {})
