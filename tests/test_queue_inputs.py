@@ -86,6 +86,32 @@ CASES = {
         "quota.gpus is supplied by several pools (h100, l40s)",
         "list workloads[].queue.flavors",
     ),
+    "topology-level-of-another-provider": (
+        "eks-mi300x-inference",
+        "    nodeSelector: {karpenter.sh/nodepool: h100}\n",
+        "    nodeSelector: {karpenter.sh/nodepool: h100}\n    topologyLevels: [cloud.google.com/gce-topology-block]\n",
+        "topologyLevels: [cloud",
+        "cloud.google.com/gce-topology-block is unknown to provider eks, whose nodes carry "
+        "topology.k8s.aws/network-node-layer-1",
+        "or write [] for no topology",
+    ),
+    "clique-without-nvlink": (
+        DRA,
+        "    nodeSelector: {node.example.com/pool: b200}\n",
+        "    nodeSelector: {node.example.com/pool: b200}\n    topologyLevels: [nvidia.com/gpu.clique]\n",
+        "topologyLevels: [nvidia",
+        "nvidia.com/gpu.clique is only set on multi-node NVLink nodes, and pool b200 has no gpu.multiNodeNVLink",
+        "remove the level",
+    ),
+    "hostname-not-last": (
+        DRA,
+        "    nodeSelector: {node.example.com/pool: gb200}\n",
+        "    nodeSelector: {node.example.com/pool: gb200}\n"
+        "    topologyLevels: [kubernetes.io/hostname, nvidia.com/gpu.clique]\n",
+        "topologyLevels: [kubernetes",
+        "kubernetes.io/hostname must be the last level",
+        "move kubernetes.io/hostname to the end",
+    ),
 }
 
 
@@ -108,6 +134,20 @@ def test_a_queue_without_flavors_takes_its_quota_on_the_one_pool_that_supplies_i
     assert queues.default_flavors(spec, workload) == [{"pool": "gb200", "quota": {"devices": {"gpu.nvidia.com": 72}}}]
     workload["quota"] = {"devices": {"mig.nvidia.com": 1}}
     assert queues.default_flavors(spec, workload) is None
+
+
+def test_a_pool_without_topology_renders_a_flavor_without_one(project, run):
+    edit(
+        project,
+        DRA,
+        "    nodeSelector: {node.example.com/pool: gb200}\n",
+        "    nodeSelector: {node.example.com/pool: gb200}\n    topologyLevels: []\n",
+    )
+    result = run(project, "render", DRA)
+    assert result.exit_code == 0, result.output
+    queues_dir = project / "rendered" / DRA / "20-workloads" / "queues"
+    assert not (queues_dir / "topology_gb200.yaml").exists()
+    assert "topologyName" not in (queues_dir / "resourceflavor_gb200.yaml").read_text(encoding="utf-8")
 
 
 def test_topology_levels_come_from_the_provider_and_the_nvlink_domain():

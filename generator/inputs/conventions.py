@@ -79,6 +79,7 @@ def complete(spec: dict, facts: dict, library: Path, written: dict) -> dict:
             pool["taints"] = [default_gpu_taint(facts, pool["gpu"]["vendor"])] if "gpu" in pool else []
         if "gpu" in pool:
             pool["sysctls"] = {**GPU_POOL_SYSCTLS, **pool["sysctls"]}
+            pool.setdefault("topologyLevels", queues.topology_levels(pool, facts))
         if "provisioning" in pool:
             _complete_provisioning(pool["provisioning"], facts, spec["name"])
         nvme = pool.get("localNvme")

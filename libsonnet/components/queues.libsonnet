@@ -7,9 +7,9 @@
 //                   Topology. Kueue forbids changing nodeLabels, tolerations or topologyName of
 //                   a flavor with a topology (CRD x-kubernetes-validations): a change to a
 //                   pool's nodeSelector or taints there is a replacement, shown by review.
-//   Topology        per pool with provider or NVLink levels (providers.json topologyLevels,
-//                   nvidia.com/gpu.clique on multiNodeNVLink pools), kubernetes.io/hostname last
-//                   as the CRD requires. Its levels are immutable.
+//   Topology        per pool with topologyLevels (by default the provider's network levels of
+//                   providers.json, nvidia.com/gpu.clique on multiNodeNVLink pools, then
+//                   kubernetes.io/hostname, last as the CRD requires). Its levels are immutable.
 //   ClusterQueue    one per queued namespace, named after it, admitting only that namespace's
 //                   LocalQueues: one resource group with the accelerator resources of its
 //                   flavors (the same names generator/inputs/queues.py counts), nominal quota,
@@ -22,7 +22,6 @@ local k = import '../lib/k.libsonnet';
 local component = 'queues';
 
 local defaults = {
-  providerFacts: error 'must provide providerFacts',
   monitoring: error 'must provide monitoring',
   workloads: [],
   gpuPools: [],
@@ -40,10 +39,8 @@ function(params)
   local queued = [w for w in p.workloads if std.objectHas(w, 'queue')];
   local used = std.set([f.pool for w in queued for f in w.queue.flavors]);
   local pools = [x for x in p.gpuPools if std.member(used, x.name)];
-  local levels(pool) =
-    local l = p.providerFacts.topologyLevels
-              + (if std.get(pool.gpu, 'multiNodeNVLink', false) then ['nvidia.com/gpu.clique'] else []);
-    if l == [] then [] else l + ['kubernetes.io/hostname'];
+  // nodePools[].topologyLevels, defaulted from the provider's levels (generator/inputs/queues.py)
+  local levels(pool) = std.get(pool, 'topologyLevels', []);
 
   local flavor(pool) = k.object('kueue.x-k8s.io/v1beta2', 'ResourceFlavor', pool.name, labels=k.labels(component, pool.name)) + {
     spec: {

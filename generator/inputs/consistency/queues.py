@@ -1,4 +1,5 @@
-"""Queues the pools can serve and the ResourceQuota agrees with (docs/queues.md).
+"""Queues the pools can serve and the ResourceQuota agrees with, and topology levels the nodes
+carry (docs/queues.md).
 
 Kueue accepts a ClusterQueue whose quota no node can supply, and then admits jobs that stay
 Pending; two flavors that match the same nodes count one node's GPUs twice; a borrowing limit
@@ -198,7 +199,44 @@ def _control_plane_errors(spec: dict, doc: Located, facts: dict) -> Iterator[Inp
         )
 
 
+def _topology_errors(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
+    """Levels no node of the pool carries. A provider that labels its network topology owns
+    its nodes' labels, so only its levels are known there; NVIDIA's clique label exists only
+    on multi-node NVLink systems; the CRD wants the hostname level last."""
+    known = facts["topologyLevels"]
+    for i, pool in enumerate(spec["nodePools"]):
+        levels = pool.get("topologyLevels") or []
+        nvlink = pool.get("gpu", {}).get("multiNodeNVLink", False)
+        for j, level in enumerate(levels):
+            at = ("nodePools", i, "topologyLevels", j)
+            if level == queues.HOSTNAME and j != len(levels) - 1:
+                yield doc.error(
+                    f"nodePools[{i}].topologyLevels: {level} must be the last level (the Topology CRD refuses it "
+                    "elsewhere)",
+                    at,
+                    f"move {level} to the end",
+                    at_value=True,
+                )
+            elif level == queues.CLIQUE and not nvlink:
+                yield doc.error(
+                    f"nodePools[{i}].topologyLevels: {level} is only set on multi-node NVLink nodes, and pool "
+                    f"{pool['name']} has no gpu.multiNodeNVLink",
+                    at,
+                    "remove the level, or set gpu.multiNodeNVLink on a pool of NVL72-class nodes",
+                    at_value=True,
+                )
+            elif known and level not in (*known, queues.CLIQUE, queues.HOSTNAME):
+                yield doc.error(
+                    f"nodePools[{i}].topologyLevels: {level} is unknown to provider {spec['provider']}, whose "
+                    "nodes carry " + ", ".join(known),
+                    at,
+                    f"use the provider's levels ({', '.join(known)}), {queues.HOSTNAME}, or write [] for no topology",
+                    at_value=True,
+                )
+
+
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
+    yield from _topology_errors(spec, doc, facts)
     queued = [(i, w) for i, w in enumerate(spec["workloads"]) if "queue" in w]
     if not queued:
         return
