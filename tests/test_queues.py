@@ -150,3 +150,17 @@ def test_clusters_without_queues_render_no_kueue():
             continue
         assert not (REPO / "rendered" / cluster / "00-crds-operators" / "kueue").exists(), cluster
         assert _queue_objects(cluster) == [], cluster
+
+
+def test_lint_knows_the_namespace_a_release_has_its_engine_create():
+    """Kueue's ServiceMonitor lives in kueue-system, which helm-controller creates for the release."""
+    from generator.inputs.load import load_cluster
+    from generator.inputs.platform import build
+    from generator.paths import Project
+
+    project = Project(REPO)
+    contract = build(load_cluster(project, AKS), project.rendered / AKS)
+    assert contract.manages("kueue-system")
+    [training] = [q for q in contract.queues if q.namespace == "gpu-training"]
+    assert (training.name, training.cluster_queue) == ("default", "gpu-training")
+    assert [(f.name, dict(f.most)) for f in training.flavors] == [("h100", {"nvidia.com/gpu": 32})]

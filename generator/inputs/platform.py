@@ -102,6 +102,7 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
             queue_objects.append(obj)
         elif kind in ("HelmRelease", "Application"):
             named["device_classes"] |= set(_chart_device_classes(obj.get("spec") or {}))
+            named["namespaces"] |= set(_release_namespace(obj.get("spec") or {}))
     return Contract(
         cluster=cluster.name,
         kubernetes_version=spec["kubernetesVersion"],
@@ -116,6 +117,19 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
         policies=tuple(_policies(policies, bindings)),
         queues=queue_contract(queue_objects),
     )
+
+
+def _release_namespace(spec: dict) -> tuple[str, ...]:
+    """The namespace a chart release has its engine create (Flux ``install.createNamespace``,
+    Argo CD ``CreateNamespace=true``), where other components render objects too (Kueue's
+    ServiceMonitor in kueue-system)."""
+    if (spec.get("install") or {}).get("createNamespace") and spec.get("targetNamespace"):
+        return (str(spec["targetNamespace"]),)
+    options = (spec.get("syncPolicy") or {}).get("syncOptions") or []
+    target = (spec.get("destination") or {}).get("namespace")
+    if "CreateNamespace=true" in options and target:
+        return (str(target),)
+    return ()
 
 
 def _chart_device_classes(spec: dict) -> tuple[str, ...]:
