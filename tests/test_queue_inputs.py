@@ -86,6 +86,22 @@ CASES = {
         "quota.gpus is supplied by several pools (h100, l40s)",
         "list workloads[].queue.flavors",
     ),
+    "queue-without-accelerator-quota": (
+        DRA,
+        "    quota: {devices: {gpu.nvidia.com: 72}}\n",
+        "    quota: {}\n",
+        "    queue: {}",
+        "has a queue but its quota names no GPUs, MIG slices or devices",
+        "give workloads[].quota the GPUs",
+    ),
+    "webhook-unreachable-from-the-control-plane": (
+        "eks-mi300x-inference",
+        "    quota: {gpus: 8, pods: 64}\n",
+        "    quota: {gpus: 8, pods: 64}\n    queue: {}\n",
+        "    queue: {}",
+        "Kueue's webhooks run in a pod the managed control plane cannot reach with Cilium's cluster-pool IPAM",
+        "use Cilium's ENI IPAM",
+    ),
     "topology-level-of-another-provider": (
         "eks-mi300x-inference",
         "    nodeSelector: {karpenter.sh/nodepool: h100}\n",
