@@ -43,7 +43,7 @@ CASES = {
         "nodeSelector: {agentpool: l40s}",
         "nodeSelector: {gpu: any}",
         "- {pool: l40s",
-        "overlap: a node can match both pools' nodeSelectors",
+        "the flavors of pools h100 and l40s overlap: a node can match both pools' nodeSelectors",
         "tell their nodes apart",
     ),
     "borrowing-beyond-the-cohort": (
@@ -137,6 +137,18 @@ def test_bad_queue_input_is_a_located_error(project, run, case):
     text = edit(project, cluster, old, new)
     line = line_of(text, needle)
     render_fails(run, project, cluster, line, message, hint)
+
+
+def test_flavors_of_two_queues_that_overlap_are_one_error(project, run):
+    """Each queue on its own pool, but one node can match both pools: counted twice."""
+    edit(project, AKS, "nodeSelector: {agentpool: l40s}", "nodeSelector: {gpu: any}")
+    text = edit(project, AKS, "- {pool: h100, quota: {gpus: 8}}\n        " + INFERENCE_L40S, INFERENCE_L40S)
+    text = edit(project, AKS, "borrowingLimit: {gpus: 8}}", "borrowingLimit: {gpus: 0}}")
+    render_fails(
+        run, project, AKS, line_of(text, "- {pool: l40s"), "the flavors of pools h100 and l40s overlap", "apart"
+    )
+    result = run(project, "render", AKS)
+    assert result.stderr.count("overlap") == 1, result.stderr
 
 
 def test_a_queue_without_flavors_takes_its_quota_on_the_one_pool_that_supplies_it():

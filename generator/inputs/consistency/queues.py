@@ -92,15 +92,6 @@ def _flavor_errors(spec: dict, doc: Located, i: int, workload: dict) -> Iterator
                 at_value=True,
             )
             continue
-        for other, k in seen.items():
-            if _overlap(pool.get("nodeSelector", {}), pools[other].get("nodeSelector", {})):
-                yield doc.error(
-                    f"workloads[{i}].queue.flavors[{j}] ({name}) and flavors[{k}] ({other}) overlap: a node can "
-                    "match both pools' nodeSelectors, so Kueue would count its GPUs under two flavors",
-                    (*at, "pool"),
-                    "give the pools nodeSelectors that tell their nodes apart (a label with one value per pool)",
-                    at_value=True,
-                )
         seen[name] = j
         supplied = queues.supply(pool)
         nominal = flavor["quota"]
@@ -132,6 +123,28 @@ def _flavor_errors(spec: dict, doc: Located, i: int, workload: dict) -> Iterator
                     f"{mine.get(resource, 0)} (Kueue refuses a lendingLimit above nominalQuota)",
                     (*at, "lendingLimit"),
                     "lower lendingLimit to at most quota",
+                )
+
+
+def _overlap_errors(spec: dict, doc: Located, queued: list[tuple[int, dict]]) -> Iterator[InputError]:
+    """Two flavors, of one queue or of two, whose pools' nodeSelectors one node can match: Kueue
+    counts that node's GPUs under both. Reported once per pair, at the first flavor of the later pool."""
+    pools = {p["name"]: p for p in spec["nodePools"] if "gpu" in p}
+    first: dict[str, tuple] = {}
+    for i, workload in queued:
+        for j, flavor in enumerate(workload["queue"].get("flavors") or []):
+            if flavor["pool"] in pools:
+                first.setdefault(flavor["pool"], ("workloads", i, "queue", "flavors", j, "pool"))
+    names = list(first)
+    for b, later in enumerate(names):
+        for earlier in names[:b]:
+            if _overlap(pools[earlier]["nodeSelector"], pools[later]["nodeSelector"]):
+                yield doc.error(
+                    f"the flavors of pools {earlier} and {later} overlap: a node can match both pools' "
+                    "nodeSelectors, so Kueue would count its GPUs under two flavors",
+                    first[later],
+                    "give the pools nodeSelectors that tell their nodes apart (a label with one value per pool)",
+                    at_value=True,
                 )
 
 
@@ -241,6 +254,7 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     if not queued:
         return
     yield from _control_plane_errors(spec, doc, facts)
+    yield from _overlap_errors(spec, doc, queued)
     for i, workload in queued:
         if not workload["queue"].get("flavors"):
             yield from _missing_flavors(spec, doc, i, workload)
