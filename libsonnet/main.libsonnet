@@ -32,6 +32,7 @@ local components(spec) = {
     cilium: common { cilium: spec.network.cilium },
     nodeFeatureDiscovery: common { nfd: spec.nodeFeatureDiscovery },
     keda: common { autoscaling: spec.autoscaling, workloads: spec.workloads, cilium: spec.network.cilium },
+    kueue: common { queues: spec.queues, workloads: spec.workloads },
     nvidiaGpuOperator: common { nvidia: spec.gpu.nvidia, nfd: spec.nodeFeatureDiscovery },
     amdGpuOperator: common { amd: spec.gpu.amd, nfd: spec.nodeFeatureDiscovery },
     nodeFeatureRules: common { nfd: spec.nodeFeatureDiscovery },
@@ -61,12 +62,14 @@ local components(spec) = {
       apiServerCIDRs: spec.network.apiServerCIDRs,
     },
     autoscaling: common { autoscaling: spec.autoscaling, workloads: spec.workloads },
+    queues: common { workloads: spec.workloads },
     nodeProvisioning: common { workloads: spec.workloads, cilium: spec.network.cilium, nvidia: spec.gpu.nvidia },
   },
 
   cilium: (import 'components/cilium.libsonnet')(self.values.cilium),
   'node-feature-discovery': (import 'components/node-feature-discovery.libsonnet')(self.values.nodeFeatureDiscovery),
   keda: (import 'components/keda.libsonnet')(self.values.keda),
+  kueue: (import 'components/kueue.libsonnet')(self.values.kueue),
   'nvidia-gpu-operator': (import 'components/nvidia-gpu-operator.libsonnet')(self.values.nvidiaGpuOperator),
   'amd-gpu-operator': (import 'components/amd-gpu-operator.libsonnet')(self.values.amdGpuOperator),
   'node-feature-rules': (import 'components/node-feature-rules.libsonnet')(self.values.nodeFeatureRules),
@@ -82,6 +85,7 @@ local components(spec) = {
   admission: (import 'components/admission.libsonnet')(self.values.admission),
   'workload-isolation': (import 'components/workload-isolation.libsonnet')(self.values.workloadIsolation),
   autoscaling: (import 'components/autoscaling.libsonnet')(self.values.autoscaling),
+  queues: (import 'components/queues.libsonnet')(self.values.queues),
   'node-provisioning': (import 'components/node-provisioning.libsonnet')(self.values.nodeProvisioning),
 
   // An overrides.libsonnet may add components of its own (laid out in registry.ownLayer);

@@ -181,7 +181,11 @@ def test_a_renamed_namespace_keeps_the_prune_protected_old_one(repo, run):
     code, doc = _review(run, repo)
     cluster = _cluster(doc, AKS)
     assert ("notice", "removed", "Namespace", "gpu-training") in _findings(cluster)
-    assert not cluster["blocking"]
+    # the namespace's queues go with it: jobs queued there would wait for ever
+    dangers = {
+        (c["object"]["kind"], f["rule"]) for c in cluster["changes"] for f in c["findings"] if f["level"] == "danger"
+    }
+    assert dangers == {("ClusterQueue", "queue"), ("LocalQueue", "queue")}
     added = {(c["object"]["kind"], c["object"]["name"]) for c in cluster["changes"] if c["action"] == "added"}
     assert ("Namespace", "gpu-train") in added
     assert (

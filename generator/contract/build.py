@@ -19,6 +19,7 @@ from generator.contract.model import Contract, Policy, Pool, Taint
 from generator.errors import InputError
 from generator.inputs.advertised import GPU_CLASS, MIG_CLASS, is_dra, pool_offers
 from generator.inputs.load import Cluster
+from generator.inputs.queuecontract import QUEUE_KINDS, queue_contract
 from generator.yamlio import read
 
 # The GPU Operator's ClusterPolicy creates RuntimeClass ``nvidia`` when it deploys the container
@@ -48,6 +49,7 @@ _KINDS = (
     "ValidatingAdmissionPolicyBinding",
     "HelmRelease",
     "Application",
+    *QUEUE_KINDS,
 )
 _FILE_PREFIXES = tuple(f"{kind.lower()}_" for kind in _KINDS)
 
@@ -78,6 +80,7 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
     if spec["gpu"].get("nvidia", {}).get("mode") == "operator":
         named["runtime_classes"].add(_OPERATOR_RUNTIME_CLASS)
     quotas: dict[str, dict[str, str]] = {}
+    queue_objects: list[dict] = []
     policies: dict[str, dict] = {}
     bindings: list[dict] = []
     for obj in _objects(rendered):
@@ -91,8 +94,11 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
             policies[meta.get("name", "")] = obj.get("spec") or {}
         elif kind == "ValidatingAdmissionPolicyBinding":
             bindings.append(obj.get("spec") or {})
+        elif kind in QUEUE_KINDS:
+            queue_objects.append(obj)
         elif kind in ("HelmRelease", "Application"):
             named["device_classes"] |= set(_chart_device_classes(obj.get("spec") or {}))
+            named["namespaces"] |= set(_release_namespace(obj.get("spec") or {}))
     return Contract(
         cluster=cluster.name,
         kubernetes_version=spec["kubernetesVersion"],
@@ -105,7 +111,21 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
         runtime_classes=tuple(sorted(named["runtime_classes"])),
         device_classes=tuple(sorted(named["device_classes"])),
         policies=tuple(_policies(policies, bindings)),
+        queues=queue_contract(queue_objects),
     )
+
+
+def _release_namespace(spec: dict) -> tuple[str, ...]:
+    """The namespace a chart release has its engine create (Flux ``install.createNamespace``,
+    Argo CD ``CreateNamespace=true``), where other components render objects too (Kueue's
+    ServiceMonitor in kueue-system)."""
+    if (spec.get("install") or {}).get("createNamespace") and spec.get("targetNamespace"):
+        return (str(spec["targetNamespace"]),)
+    options = (spec.get("syncPolicy") or {}).get("syncOptions") or []
+    target = (spec.get("destination") or {}).get("namespace")
+    if "CreateNamespace=true" in options and target:
+        return (str(target),)
+    return ()
 
 
 def _chart_device_classes(spec: dict) -> tuple[str, ...]:

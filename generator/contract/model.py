@@ -64,6 +64,27 @@ class Policy:
 
 
 @dataclass(frozen=True)
+class Flavor:
+    """One flavor of a ClusterQueue: the most the queue can hold on it per resource (nominal
+    quota plus borrowing limit; Kueue reads a missing borrowing limit as none) and the levels
+    of its Topology (empty: no topology-aware placement)."""
+
+    name: str
+    most: tuple[tuple[str, Fraction], ...] = ()
+    levels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Queue:
+    """A LocalQueue and the flavors of the ClusterQueue it points at (docs/queues.md)."""
+
+    namespace: str
+    name: str
+    cluster_queue: str
+    flavors: tuple[Flavor, ...] = ()
+
+
+@dataclass(frozen=True)
 class Contract:
     cluster: str
     kubernetes_version: str
@@ -76,6 +97,7 @@ class Contract:
     runtime_classes: tuple[str, ...] = ()
     device_classes: tuple[str, ...] = ()
     policies: tuple[Policy, ...] = ()
+    queues: tuple[Queue, ...] = ()
 
     def offering(self, resource: str) -> list[Pool]:
         """The pools whose nodes advertise ``resource``."""
@@ -107,3 +129,7 @@ class Contract:
             if key in hard:
                 return quantity.parse(hard[key])
         return None
+
+    def queues_in(self, namespace: str) -> list[Queue]:
+        """The LocalQueues of ``namespace``: jobs there are queued by Kueue."""
+        return [q for q in self.queues if q.namespace == namespace]

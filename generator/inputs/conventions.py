@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from generator.inputs import queues
 from generator.library import providers, versions
 
 # Node-level sysctls every GPU pool gets unless the pool sets them: large socket buffers for
@@ -79,6 +80,7 @@ def complete(spec: dict, facts: dict, library: Path, written: dict) -> dict:
             pool["taints"] = [providers.default_gpu_taint(facts, pool["gpu"]["vendor"])] if "gpu" in pool else []
         if "gpu" in pool:
             pool["sysctls"] = {**GPU_POOL_SYSCTLS, **pool["sysctls"]}
+            pool.setdefault("topologyLevels", queues.topology_levels(pool, facts))
         if "provisioning" in pool:
             _complete_provisioning(pool["provisioning"], facts, spec["name"])
         nvme = pool.get("localNvme")
@@ -95,6 +97,11 @@ def complete(spec: dict, facts: dict, library: Path, written: dict) -> dict:
         metric = "DCGM_FI_PROF_GR_ENGINE_ACTIVE" if may_get_mig_slices(spec, workload) else "DCGM_FI_DEV_GPU_UTIL"
         for entry in workload["autoscaling"]:
             entry.setdefault("metric", metric)
+        queue = workload.get("queue")
+        if queue is not None and "flavors" not in queue:
+            flavors = queues.default_flavors(spec, workload)
+            if flavors:
+                queue["flavors"] = flavors  # otherwise consistency/queues.py says what is missing
     # ValidatingAdmissionPolicy admissionregistration.k8s.io/v1 is served from Kubernetes 1.30 (GA).
     spec["admission"].setdefault("enabled", int(spec["kubernetesVersion"].split(".")[1]) >= 30)
     spec["admission"].setdefault("enforceGpuTolerations", facts["enforceGpuTolerations"])

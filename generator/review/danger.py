@@ -20,7 +20,9 @@ a deleted Argo CD Application deletes its resources only with the
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
+from generator.kube import quantity
 from generator.review.compare import Change, FieldChange
 from generator.review.objects import GITOPS, Identity, Placed
 
@@ -71,6 +73,25 @@ _DELETES = {
         ("admissionregistration.k8s.io", kind): ("admission", "the admission guardrail stops being enforced")
         for kind in _ADMISSION
     },
+    # Kueue v0.19.2: a flavor, queue or topology in use is held by the kueue.x-k8s.io/resource-in-use
+    # finalizer until nothing refers to it; what refers to a missing one turns inactive
+    # (pkg/controller/core clusterqueue_controller, resourceflavor_controller)
+    ("kueue.x-k8s.io", "ResourceFlavor"): (
+        "queue",
+        "ClusterQueues that still name the flavor turn inactive and admit no job; jobs admitted on its pool keep running",
+    ),
+    ("kueue.x-k8s.io", "ClusterQueue"): (
+        "queue",
+        "its queued jobs are never admitted (its LocalQueues turn inactive); jobs it admitted keep running",
+    ),
+    ("kueue.x-k8s.io", "LocalQueue"): (
+        "queue",
+        "jobs that name it, or land in it as the namespace's default, stay suspended",
+    ),
+    ("kueue.x-k8s.io", "Topology"): (
+        "queue",
+        "flavors with this topology turn inactive: their queues admit no job there",
+    ),
 }
 # spec fields the API server lets a StatefulSet update change (ValidateStatefulSetUpdate, v1.32)
 _STATEFULSET_MUTABLE = (
@@ -169,6 +190,12 @@ RULES = {
         "a cluster's input removed or renamed while its tree is committed",
         "the cluster's engine is bootstrapped on `rendered/<name>/gitops`: renamed, it stops receiving changes (the "
         "new tree is synced by nobody), and once the old tree is gone it prunes everything it applied",
+    ),
+    "queue": Rule(
+        "a Kueue ResourceFlavor, ClusterQueue, LocalQueue or Topology removed or moved; a ClusterQueue's flavor "
+        "removed or its nominal quota lowered",
+        "queued jobs are no longer admitted there (a queue without its flavor or topology turns inactive); a job "
+        "larger than the new quota waits for ever; admitted jobs keep running (Kueue v0.19.2)",
     ),
     "stale": Rule(
         "an input changed but its tree was not rendered again, or it does not render",
@@ -352,6 +379,8 @@ def _updates(change: Change) -> list[Finding]:
         )
     out += _tolerations(change)
     out += _version(change)
+    if ident.group == "kueue.x-k8s.io" and ident.kind == "ClusterQueue":
+        out += _queue_quota(change)
     if ident.kind == "ResourceQuota" and any(_under(f.path, ("spec", "hard")) for f in fields):
         out.append(
             Finding(
@@ -469,3 +498,48 @@ def _lists(a, b, keys: tuple[str, ...]):
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for x, y in zip(a, b, strict=True):
             yield from _lists(x, y, keys)
+
+
+def _nominal(cq: dict) -> dict[str, dict[str, Fraction]]:
+    """flavor → resource → nominal quota of a ClusterQueue."""
+    out: dict[str, dict[str, Fraction]] = {}
+    for group in (cq.get("spec") or {}).get("resourceGroups") or []:
+        for flavor in group.get("flavors") or []:
+            out[str(flavor.get("name"))] = {
+                str(r.get("name")): quantity.parse(str(r.get("nominalQuota", 0))) or Fraction(0)
+                for r in flavor.get("resources") or []
+            }
+    return out
+
+
+def _queue_quota(change: Change) -> list[Finding]:
+    """A ClusterQueue that loses a flavor or nominal quota. Kueue evicts no admitted job for a
+    quota change (the scheduler only checks quota when it admits), so the effect falls on the
+    queued jobs: none is admitted until usage is below the new quota, and a pod set larger
+    than the new ceiling never is (docs/queues.md)."""
+    assert change.before and change.after
+    before, after = _nominal(change.before.obj), _nominal(change.after.obj)
+    out = []
+    for flavor in sorted(before.keys() - after.keys()):
+        out.append(
+            Finding(
+                DANGER,
+                f"removes flavor {flavor} from {change.identity}: jobs admitted on it keep running, queued jobs "
+                "are no longer admitted on that pool, and one that fits only there waits for ever",
+                "queue",
+            )
+        )
+    for flavor in sorted(before.keys() & after.keys()):
+        for resource, was in sorted(before[flavor].items()):
+            now = after[flavor].get(resource, Fraction(0))
+            if now < was:
+                out.append(
+                    Finding(
+                        DANGER,
+                        f"shrinks {change.identity}'s nominal quota of {resource} on {flavor} from {was} to {now}: "
+                        "admitted jobs keep running above it, queued jobs wait until usage falls below it, "
+                        "and the cohort lends less",
+                        "queue",
+                    )
+                )
+    return out

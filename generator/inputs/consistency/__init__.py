@@ -21,6 +21,7 @@ from generator.inputs.consistency import (
     pools,
     provider,
     provisioning,
+    queues,
     storage,
     tuning,
     urls,
@@ -43,6 +44,7 @@ MODULES = (
     provider,
     provisioning,
     urls,
+    queues,
 )
 
 

@@ -77,6 +77,9 @@ _MODULES = (
     "cl005_quota_allows_none",
     "cl006_admission_denied",
     "cl007_device_class_not_offered",
+    "cl008_queue_not_found",
+    "cl009_queue_never_admits",
+    "cl010_topology_level_unknown",
     "lint001_bad_suppression",
 )
 
