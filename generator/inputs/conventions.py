@@ -38,6 +38,13 @@ def may_get_mig_slices(spec: dict, workload: dict) -> bool:
     return single and quota.get("gpus") != 0
 
 
+# The resource a pool's fabric is advertised under when the input names none. The RDMA shared
+# device plugin prefixes each configList entry's resourceName with its resourcePrefix (default
+# `rdma`: Mellanox/k8s-rdma-shared-dev-plugin README.md, "Configuration"); the EFA device plugin
+# advertises only `vpc.amazonaws.com/efa` (aws-samples/aws-efa-eks, pkg/plugin/efa.go).
+FABRIC_RESOURCES = {"infiniband": "rdma/ib", "roce": "rdma/roce", "efa": "vpc.amazonaws.com/efa"}
+
+
 def default_gpu_taint(facts: dict, vendor: str) -> dict:
     """The GPU taint of a pool that lists none: keyed by the vendor's resource name, with the
     provider's value (GKE adds ``present`` itself)."""
@@ -80,6 +87,9 @@ def complete(spec: dict, facts: dict, library: Path, written: dict) -> dict:
             pool["sysctls"] = {**GPU_POOL_SYSCTLS, **pool["sysctls"]}
         if "provisioning" in pool:
             _complete_provisioning(pool["provisioning"], facts, spec["name"])
+        fabric = pool["fabric"]
+        if fabric["type"] in FABRIC_RESOURCES:
+            fabric.setdefault("resourceName", FABRIC_RESOURCES[fabric["type"]])
         nvme = pool.get("localNvme")
         if nvme is not None:
             nvme.setdefault("hostDir", f"/mnt/disks/{nvme['storageClass']}")
