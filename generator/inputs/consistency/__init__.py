@@ -13,6 +13,7 @@ from generator.errors import InputError
 from generator.inputs.consistency import (
     autoscaling,
     dra,
+    fabric,
     gitops,
     gpu,
     hugepages,
@@ -26,7 +27,21 @@ from generator.inputs.consistency import (
 )
 from generator.yamlio.positions import Located
 
-MODULES = (pools, workloads, hugepages, gpu, dra, autoscaling, network, tuning, storage, gitops, provider, provisioning)
+MODULES = (
+    pools,
+    workloads,
+    hugepages,
+    gpu,
+    dra,
+    autoscaling,
+    network,
+    tuning,
+    storage,
+    gitops,
+    provider,
+    provisioning,
+    fabric,
+)
 
 
 def run(spec: dict, doc: Located, facts: dict) -> list[InputError]:

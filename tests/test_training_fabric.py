@@ -1,0 +1,158 @@
+"""The training fabric rendered from the pool definition (``nodePools[].fabric``): the Network
+Operator with a NicNodePolicy per InfiniBand/RoCE pool, the EFA device plugin per EFA pool, and
+the input checks that refuse a fabric the provider or instance type cannot offer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from gpu_support import find, load_objects
+from test_gpu_stack import blocking, spec_of, tolerates
+
+AKS = "aks-h100-training"
+EKS = "eks-mi300x-inference"
+ONPREM = "onprem-gb200-dra"
+
+
+def _values(objects: list[dict], name: str) -> dict:
+    for obj in objects:
+        if obj["kind"] == "HelmRelease" and obj["metadata"]["name"] == name:
+            return obj["spec"]["values"]
+        if obj["kind"] == "Application" and obj["metadata"]["name"] == name:
+            return obj["spec"]["source"]["helm"]["valuesObject"]
+    raise AssertionError(f"no release {name}")
+
+
+@pytest.mark.parametrize("cluster", [AKS, ONPREM])
+def test_rdma_pools_get_a_nic_node_policy_bound_to_the_pool(rendered, cluster):
+    objects = load_objects(rendered / cluster)
+    pools = [p for p in spec_of(cluster)["nodePools"] if p["fabric"]["type"] in ("infiniband", "roce")]
+    assert pools
+    policies = find(objects, "NicNodePolicy")
+    assert sorted(p["metadata"]["name"] for p in policies) == sorted(f"rdma-{p['name']}" for p in pools)
+    for pool in pools:
+        (policy,) = find(objects, "NicNodePolicy", f"rdma-{pool['name']}")
+        spec = policy["spec"]
+        # on the pool's nodes, and only where NFD found an NVIDIA NIC
+        assert spec["nodeSelector"] == {**pool["nodeSelector"], "feature.node.kubernetes.io/pci-15b3.present": "true"}
+        # the operator's plugin DaemonSet tolerates every taint of the pool (the closure)
+        for taint in blocking(pool):
+            assert any(tolerates(t, taint) for t in spec["tolerations"]), (pool["name"], taint)
+        config = json.loads(spec["rdmaSharedDevicePlugin"]["config"])
+        (entry,) = config["configList"]
+        assert "rdma/" + entry["resourceName"] == pool["fabric"]["resourceName"] == "rdma/ib"
+        assert entry["selectors"] == {"vendors": ["15b3"], "linkTypes": ["infiniband"]}
+        assert spec["rdmaSharedDevicePlugin"]["version"] == "network-operator-v26.4.1"
+    values = _values(objects, "network-operator")
+    # one NFD per cluster: the project's, which also renders the NIC rule
+    assert values["nfd"] == {"enabled": False, "deployNodeFeatureRules": False}
+    (rule,) = find(objects, "NodeFeatureRule", "gpu-gitops-hardware")
+    (nic,) = [r for r in rule["spec"]["rules"] if r["name"] == "nic-nvidia"]
+    assert nic["matchFeatures"][0]["matchExpressions"]["vendor"] == {"op": "In", "value": ["15b3"]}
+    (namespace,) = find(objects, "Namespace", "nvidia-network-operator")
+    assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
+
+
+def test_efa_pool_gets_the_efa_device_plugin_bound_to_the_pool(rendered):
+    objects = load_objects(rendered / EKS)
+    (pool,) = [p for p in spec_of(EKS)["nodePools"] if p["fabric"]["type"] == "efa"]
+    assert pool["fabric"]["resourceName"] == "vpc.amazonaws.com/efa"
+    values = _values(objects, f"aws-efa-k8s-device-plugin-{pool['name']}")
+    assert values["nodeSelector"] == pool["nodeSelector"]
+    for taint in blocking(pool):
+        assert any(tolerates(t, taint) for t in values["tolerations"]), taint
+    assert not find(objects, "NicNodePolicy")
+    assert not [o for o in objects if o["metadata"]["name"] == "network-operator"]
+
+
+def test_clusters_without_a_fabric_render_none_of_it(rendered):
+    objects = load_objects(rendered / "onprem-mi300x-operator")
+    assert not find(objects, "NicNodePolicy")
+    assert not [o for o in objects if o["metadata"]["name"].startswith(("aws-efa", "network-operator"))]
+
+
+def _render_fails(project, run, cluster, old, new, needle, message, hint):
+    path = project / "clusters" / cluster / "cluster.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    text = text.replace(old, new, 1)
+    path.write_text(text, encoding="utf-8")
+    line = text[: text.index(needle)].count("\n") + 1
+    result = run(project, "render", cluster)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    at = [
+        n for n, ln in enumerate(lines) if ln.startswith(f"clusters/{cluster}/cluster.yaml:{line}:") and message in ln
+    ]
+    assert at, result.stderr
+    assert lines[at[0] + 1].startswith("  hint: ") and hint in lines[at[0] + 1], result.stderr
+
+
+AKS_FABRIC = "fabric: {type: infiniband, nics: 8, nicModel: ConnectX-7}"
+EKS_FABRIC = "fabric: {type: efa, nics: 32, nicModel: EFA}"
+
+CASES = {
+    "fabric-the-provider-lacks": (
+        AKS,
+        AKS_FABRIC,
+        "fabric: {type: roce, nics: 8}",
+        "type: roce",
+        "provider aks offers no roce fabric",
+        "fabrics",
+    ),
+    "nics-not-one-per-gpu": (
+        AKS,
+        AKS_FABRIC,
+        "fabric: {type: infiniband, nics: 4}",
+        "nics: 4",
+        "aks pairs 1 fabric NIC with each GPU: 8 GPUs per node have 8",
+        "set fabric.nics: 8",
+    ),
+    "rdma-resource-without-its-prefix": (
+        AKS,
+        AKS_FABRIC,
+        "fabric: {type: infiniband, nics: 8, resourceName: nvidia.com/ib}",
+        "resourceName: nvidia.com/ib",
+        "the RDMA shared device plugin advertises its resources under rdma/",
+        "rdma/ib",
+    ),
+    "efa-without-huge-pages": (
+        EKS,
+        EKS_FABRIC + "\n    hugepages: {2Mi: 5120}",
+        EKS_FABRIC,
+        "type: efa",
+        "has an efa fabric but reserves no 2Mi huge pages",
+        ".hugepages.2Mi",
+    ),
+    "efa-interfaces-of-the-instance-type": (
+        EKS,
+        EKS_FABRIC,
+        "fabric: {type: efa, nics: 8}",
+        "nics: 8",
+        "p5.48xlarge has 32 EFA interfaces",
+        "set fabric.nics: 32",
+    ),
+    "efa-on-an-instance-type-without-it": (
+        EKS,
+        "nodeSelector: {karpenter.sh/nodepool: a100-mig}",
+        "nodeSelector: {karpenter.sh/nodepool: a100-mig, node.kubernetes.io/instance-type: g5.2xlarge}\n"
+        "    fabric: {type: efa}\n    hugepages: {2Mi: 1024}",
+        "g5.2xlarge",
+        "instance type 'g5.2xlarge' has no Elastic Fabric Adapter",
+        "p5.48xlarge",
+    ),
+    "efa-under-another-name": (
+        EKS,
+        EKS_FABRIC,
+        "fabric: {type: efa, resourceName: aws.com/efa}",
+        "resourceName: aws.com/efa",
+        "the EFA device plugin advertises only vpc.amazonaws.com/efa",
+        "remove fabric.resourceName",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_fabric_the_pool_cannot_have_is_a_located_error(project, run, case):
+    _render_fails(project, run, *CASES[case])
