@@ -10,6 +10,8 @@ import pytest
 from gpu_support import find, load_objects
 from test_gpu_stack import blocking, spec_of, tolerates
 
+from generator.inputs.advertised import RDMA_SHARED_UNITS, pool_offers
+
 AKS = "aks-h100-training"
 EKS = "eks-mi300x-inference"
 ONPREM = "onprem-gb200-dra"
@@ -43,6 +45,8 @@ def test_rdma_pools_get_a_nic_node_policy_bound_to_the_pool(rendered, cluster):
         (entry,) = config["configList"]
         assert "rdma/" + entry["resourceName"] == pool["fabric"]["resourceName"] == "rdma/ib"
         assert entry["selectors"] == {"vendors": ["15b3"], "linkTypes": ["infiniband"]}
+        # what lint's cluster contract says a node offers is what the plugin advertises
+        assert entry["rdmaHcaMax"] == RDMA_SHARED_UNITS == pool_offers(pool)[0]["rdma/ib"]
         assert spec["rdmaSharedDevicePlugin"]["version"] == "network-operator-v26.4.1"
     values = _values(objects, "network-operator")
     # one NFD per cluster: the project's, which also renders the NIC rule
@@ -58,6 +62,7 @@ def test_efa_pool_gets_the_efa_device_plugin_bound_to_the_pool(rendered):
     objects = load_objects(rendered / EKS)
     (pool,) = [p for p in spec_of(EKS)["nodePools"] if p["fabric"]["type"] == "efa"]
     assert pool["fabric"]["resourceName"] == "vpc.amazonaws.com/efa"
+    assert pool_offers(pool)[0]["vpc.amazonaws.com/efa"] == 32  # the p5.48xlarge's interfaces
     values = _values(objects, f"aws-efa-k8s-device-plugin-{pool['name']}")
     assert values["nodeSelector"] == pool["nodeSelector"]
     for taint in blocking(pool):
