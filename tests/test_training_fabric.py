@@ -161,3 +161,96 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_fabric_the_pool_cannot_have_is_a_located_error(project, run, case):
     _render_fails(project, run, *CASES[case])
+
+
+# ---- Workload side: baseline with IPC_LOCK (podSecurity: baseline-ipc-lock) ----
+
+
+def _fabric_policy(rendered):
+    from generator.lint.contract import Policy
+
+    objects = load_objects(rendered / AKS)
+    (policy,) = find(objects, "ValidatingAdmissionPolicy", "fabric-pod-security")
+    (binding,) = find(objects, "ValidatingAdmissionPolicyBinding", "fabric-pod-security")
+    assert binding["spec"]["validationActions"] == ["Deny"]
+    namespaces = tuple(binding["spec"]["matchResources"]["namespaceSelector"]["matchExpressions"][0]["values"])
+    return Policy("fabric-pod-security", policy["spec"], namespaces, ("Deny",)), objects
+
+
+def _training_job(**container_security) -> dict:
+    container = {
+        "name": "train",
+        "image": "nvcr.io/nvidia/pytorch:25.01-py3",
+        "resources": {"limits": {"nvidia.com/gpu": 8, "rdma/ib": 1, "memory": "512Gi"}},
+        "securityContext": {"capabilities": {"add": ["IPC_LOCK"]}, **container_security},
+    }
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "train", "namespace": "gpu-training"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [container]}}},
+    }
+
+
+def test_ipc_lock_namespace_is_privileged_for_pod_security_and_guarded_by_the_policy(rendered):
+    from generator.lint.admission import judge
+
+    policy, objects = _fabric_policy(rendered)
+    assert policy.namespaces == ("gpu-training",)
+    (namespace,) = find(objects, "Namespace", "gpu-training")
+    assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
+    # a namespace that keeps plain baseline is not bound
+    (other,) = find(objects, "Namespace", "gpu-inference")
+    assert other["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "baseline"
+    assert judge(policy, _training_job(), "gpu-training") == []
+    assert judge(policy, _training_job(), "gpu-inference") == []
+
+
+BASELINE_BREACHES = {
+    "capability": ({"capabilities": {"add": ["IPC_LOCK", "SYS_ADMIN"]}}, "capabilities.add may only name IPC_LOCK"),
+    "privileged": ({"privileged": True}, "privileged containers are not allowed"),
+    "seccomp": ({"seccompProfile": {"type": "Unconfined"}}, "seccompProfile.type Unconfined"),
+    "proc-mount": ({"procMount": "Unmasked"}, "procMount must be Default"),
+    "selinux-user": ({"seLinuxOptions": {"user": "system_u"}}, "seLinuxOptions may only set"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BASELINE_BREACHES))
+def test_the_policy_denies_what_baseline_denies_beyond_ipc_lock(rendered, case):
+    from generator.lint.admission import judge
+
+    policy, _ = _fabric_policy(rendered)
+    security, message = BASELINE_BREACHES[case]
+    denials = judge(policy, _training_job(**security), "gpu-training")
+    assert [d.action for d in denials] == ["Deny"] and message in denials[0].message, denials
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ({"hostNetwork": True}, "hostNetwork, hostPID and hostIPC are not allowed"),
+        ({"volumes": [{"name": "root", "hostPath": {"path": "/"}}]}, "hostPath volumes are not allowed"),
+        ({"securityContext": {"sysctls": [{"name": "kernel.msgmax", "value": "1"}]}}, "only the sysctls"),
+    ],
+)
+def test_the_policy_denies_host_access_and_unsafe_sysctls(rendered, spec, message):
+    from generator.lint.admission import judge
+
+    policy, _ = _fabric_policy(rendered)
+    job = _training_job()
+    job["spec"]["template"]["spec"].update(spec)
+    denials = judge(policy, job, "gpu-training")
+    assert len(denials) == 1 and message in denials[0].message, denials
+
+
+def test_baseline_ipc_lock_without_admission_is_a_located_error(project, run):
+    _render_fails(
+        project,
+        run,
+        AKS,
+        "admission: {enforceGpuTolerations: true}",
+        "admission: {enforceGpuTolerations: true, enabled: false}",
+        "podSecurity: baseline-ipc-lock",
+        "has podSecurity baseline-ipc-lock, but admission is off",
+        "admission.enabled: true",
+    )

@@ -17,7 +17,9 @@ pods that request its resource stay Pending for ever; so these are errors, at th
 - where the provider pairs a NIC with each GPU (AKS ND-series: ``fabrics.nicsPerGpu``), ``nics``
   is the pool's GPUs per node times that;
 - the resource name is one the fabric's device plugin advertises: ``rdma/<name>`` for the RDMA
-  shared device plugin (its default prefix), ``vpc.amazonaws.com/efa`` for EFA.
+  shared device plugin (its default prefix), ``vpc.amazonaws.com/efa`` for EFA;
+- a workload namespace with ``podSecurity: baseline-ipc-lock`` only with the admission policies
+  on: Pod Security admits everything there, and the ``fabric-pod-security`` policy is its guard.
 """
 
 from __future__ import annotations
@@ -92,7 +94,23 @@ def _check_resource(pool: dict, base: tuple, doc: Located) -> Iterator[InputErro
         )
 
 
+def _check_ipc_lock(spec: dict, doc: Located) -> Iterator[InputError]:
+    if spec["admission"]["enabled"]:
+        return
+    for i, workload in enumerate(spec["workloads"]):
+        if workload["podSecurity"] == "baseline-ipc-lock":
+            yield doc.error(
+                f"workloads[{i}] ({workload['namespace']}) has podSecurity baseline-ipc-lock, but admission is off: "
+                "the namespace would be privileged for Pod Security with no policy enforcing baseline in its place",
+                ("workloads", i, "podSecurity"),
+                "set admission.enabled: true (ValidatingAdmissionPolicy is served from Kubernetes 1.30), or use "
+                "podSecurity: baseline",
+                at_value=True,
+            )
+
+
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
+    yield from _check_ipc_lock(spec, doc)
     offered = facts["fabrics"]
     for i, pool in enumerate(spec["nodePools"]):
         fabric = pool["fabric"]
