@@ -5,8 +5,10 @@ the input checks that refuse a fabric the provider or instance type cannot offer
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
+from conftest import REPO
 from gpu_support import find, load_objects
 from test_gpu_stack import blocking, spec_of, tolerates
 
@@ -254,3 +256,82 @@ def test_baseline_ipc_lock_without_admission_is_a_located_error(project, run):
         "has podSecurity baseline-ipc-lock, but admission is off",
         "admission.enabled: true",
     )
+
+
+# ---- Validation: the fabric's RDMA devices on each node ----
+
+SCRIPT = REPO / "libsonnet" / "scripts" / "validate-gpu-node.sh"
+
+
+def _hca(sysfs, name: str, *, vendor="0x15b3", layer="InfiniBand", states=("4: ACTIVE",), driver="mlx5_core"):
+    """A device under <sysfs>/class/infiniband as the kernel lays it out (ports/<n>/state,
+    link_layer; device/vendor; device/driver a link to the driver)."""
+    dev = sysfs / "class" / "infiniband" / name
+    (dev / "device").mkdir(parents=True)
+    (dev / "device" / "vendor").write_text(vendor + "\n", encoding="utf-8")
+    drivers = sysfs / "bus" / "drivers" / driver
+    drivers.mkdir(parents=True, exist_ok=True)
+    (dev / "device" / "driver").symlink_to(drivers)
+    for n, state in enumerate(states, 1):
+        port = dev / "ports" / str(n)
+        port.mkdir(parents=True)
+        (port / "state").write_text(state + "\n", encoding="utf-8")
+        (port / "link_layer").write_text(layer + "\n", encoding="utf-8")
+
+
+def _fabric_check(sysfs, *args):
+    env = {"PATH": "/usr/bin:/bin", "NODE_NAME": "gpu-node-1", "SYSFS": str(sysfs)}
+    return subprocess.run(
+        ["sh", str(SCRIPT), "fabric", *args], capture_output=True, encoding="utf-8", env=env, timeout=30
+    )
+
+
+def test_fabric_check_counts_active_nvidia_hcas_of_the_link_layer(tmp_path):
+    for i in range(4):
+        _hca(tmp_path, f"mlx5_{i}")
+    _hca(tmp_path, "mlx5_4", layer="Ethernet")  # the front-end NIC: not the InfiniBand fabric
+    result = _fabric_check(tmp_path, "infiniband", "4")
+    assert result.returncode == 0 and "PASS" in result.stdout and "devices=4" in result.stdout, result
+    result = _fabric_check(tmp_path, "infiniband", "5")
+    assert result.returncode == 1 and "found 4 infiniband devices with an active port" in result.stdout, result
+    assert _fabric_check(tmp_path, "roce", "1").returncode == 0  # mlx5_4
+
+
+def test_fabric_check_names_the_devices_whose_ports_are_down(tmp_path):
+    _hca(tmp_path, "mlx5_0")
+    _hca(tmp_path, "mlx5_1", states=("1: DOWN",))
+    _hca(tmp_path, "irdma0", vendor="0x8086")  # another vendor's RDMA NIC is not the fabric
+    result = _fabric_check(tmp_path, "infiniband", "2")
+    assert result.returncode == 1, result
+    assert "found 1 infiniband devices with an active port, the pool declares 2" in result.stdout
+    assert "(no active port: mlx5_1)" in result.stdout
+
+
+def test_fabric_check_counts_efa_devices_by_their_driver(tmp_path):
+    for i in range(2):
+        _hca(tmp_path, f"rdmap{i}s0", vendor="0x1d0f", layer="Unspecified", driver="efa")
+    _hca(tmp_path, "mlx5_0")
+    assert _fabric_check(tmp_path, "efa", "2").returncode == 0
+    result = _fabric_check(tmp_path, "efa", "32")
+    assert result.returncode == 1 and "found 2 efa devices" in result.stdout, result
+
+
+def test_fabric_check_without_rdma_devices_fails_with_the_reason(tmp_path):
+    result = _fabric_check(tmp_path, "infiniband", "8")
+    assert result.returncode == 1 and "does not exist (is the NIC's RDMA driver loaded?)" in result.stdout
+
+
+@pytest.mark.parametrize("cluster", [AKS, EKS, ONPREM])
+def test_fabric_pools_validate_their_fabric_and_its_allocatable(rendered, cluster):
+    objects = load_objects(rendered / cluster)
+    for pool in spec_of(cluster)["nodePools"]:
+        fabric = pool["fabric"]
+        if fabric["type"] == "none":
+            continue
+        (ds,) = find(objects, "DaemonSet", f"gpu-validation-{pool['name']}")
+        inits = {c["name"]: c for c in ds["spec"]["template"]["spec"]["initContainers"]}
+        assert inits["fabric"]["command"][2:] == ["fabric", fabric["type"], str(fabric["nics"])]
+        assert inits["fabric"]["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+        if inits["advertised"]["command"][2] == "advertised":  # a DRA pool checks ResourceSlices instead
+            offered = pool_offers(pool)[0][fabric["resourceName"]]
+            assert f"{fabric['resourceName']}={offered}" in inits["advertised"]["command"]
