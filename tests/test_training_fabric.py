@@ -335,3 +335,60 @@ def test_fabric_pools_validate_their_fabric_and_its_allocatable(rendered, cluste
         if inits["advertised"]["command"][2] == "advertised":  # a DRA pool checks ResourceSlices instead
             offered = pool_offers(pool)[0][fabric["resourceName"]]
             assert f"{fabric['resourceName']}={offered}" in inits["advertised"]["command"]
+
+
+# ---- The on-demand two-node NCCL test ----
+
+
+def test_nccl_test_is_a_suspended_bounded_two_node_template_the_namespace_admits(rendered):
+    from generator.lint.admission import judge
+    from generator.lint.contract import Policy
+
+    objects = load_objects(rendered / AKS)
+    (pool,) = [p for p in spec_of(AKS)["nodePools"] if p["name"] == "h100"]
+    (cron,) = find(objects, "CronJob", "nccl-test-h100")
+    assert cron["metadata"]["namespace"] == "gpu-training" and cron["spec"]["suspend"] is True
+    job = cron["spec"]["jobTemplate"]["spec"]
+    assert (job["completionMode"], job["completions"], job["parallelism"], job["backoffLimit"]) == ("Indexed", 2, 2, 0)
+    assert job["activeDeadlineSeconds"] == 900 and job["ttlSecondsAfterFinished"] == 3600
+    pod = job["template"]["spec"]
+    (service,) = find(objects, "Service", "nccl-test-h100")
+    assert service["spec"]["clusterIP"] == "None" and pod["subdomain"] == "nccl-test-h100"
+    assert service["spec"]["selector"].items() <= job["template"]["metadata"]["labels"].items()
+    anti = pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+    assert anti["topologyKey"] == "kubernetes.io/hostname"
+    assert pod["nodeSelector"] == pool["nodeSelector"]
+    (container,) = pod["containers"]
+    assert "--master-addr=$(JOB_NAME)-0.nccl-test-h100" in container["command"]
+    assert container["resources"]["limits"] == {"memory": "64Gi", "nvidia.com/gpu": 8, "rdma/ib": 1}
+    assert container["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": ["IPC_LOCK"]}
+    assert {"name": "NCCL_NET", "value": "IB"} in container["env"]
+    # both admission policies bound to the namespace admit the Jobs made from it
+    for name in ("gpu-pod-guardrails", "fabric-pod-security"):
+        (policy,) = find(objects, "ValidatingAdmissionPolicy", name)
+        (binding,) = find(objects, "ValidatingAdmissionPolicyBinding", name)
+        namespaces = tuple(binding["spec"]["matchResources"]["namespaceSelector"]["matchExpressions"][0]["values"])
+        assert judge(Policy(name, policy["spec"], namespaces), cron, "gpu-training") == [], name
+
+
+NCCL_CASES = {
+    "namespace-without-ipc-lock": (
+        "fabric: {ncclTestNamespace: gpu-training}",
+        "fabric: {ncclTestNamespace: gpu-inference}",
+        "ncclTestNamespace: gpu-inference",
+        "'gpu-inference' is not a workload namespace with podSecurity baseline-ipc-lock",
+        "baseline-ipc-lock",
+    ),
+    "nothing-to-test": (
+        AKS_FABRIC,
+        "fabric: {type: none}",
+        "ncclTestNamespace: gpu-training",
+        "no pool has NVIDIA whole GPUs",
+        "remove fabric.ncclTestNamespace",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NCCL_CASES))
+def test_an_nccl_test_that_cannot_run_is_a_located_error(project, run, case):
+    _render_fails(project, run, AKS, *NCCL_CASES[case])

@@ -19,7 +19,9 @@ pods that request its resource stay Pending for ever; so these are errors, at th
 - the resource name is one the fabric's device plugin advertises: ``rdma/<name>`` for the RDMA
   shared device plugin (its default prefix), ``vpc.amazonaws.com/efa`` for EFA;
 - a workload namespace with ``podSecurity: baseline-ipc-lock`` only with the admission policies
-  on: Pod Security admits everything there, and the ``fabric-pod-security`` policy is its guard.
+  on: Pod Security admits everything there, and the ``fabric-pod-security`` policy is its guard;
+- ``fabric.ncclTestNamespace`` names such a workload namespace (the test's pods add IPC_LOCK),
+  and some NVIDIA InfiniBand/RoCE pool with whole GPUs exists to test.
 """
 
 from __future__ import annotations
@@ -109,8 +111,46 @@ def _check_ipc_lock(spec: dict, doc: Located) -> Iterator[InputError]:
             )
 
 
+def _testable(pool: dict) -> bool:
+    """Whether the NCCL test runs on ``pool`` (components/nccl-test.libsonnet): NVIDIA whole GPUs
+    from the device plugin, an InfiniBand or RoCE fabric."""
+    gpu = pool.get("gpu") or {}
+    return (
+        pool["fabric"]["type"] in ("infiniband", "roce")
+        and gpu.get("vendor") == "nvidia"
+        and gpu.get("allocation", "device-plugin") != "dra"
+        and gpu.get("mig", {}).get("strategy", "none") == "none"
+        and "timeSlicing" not in gpu
+    )
+
+
+def _check_nccl_test(spec: dict, doc: Located) -> Iterator[InputError]:
+    namespace = spec["fabric"].get("ncclTestNamespace")
+    if namespace is None:
+        return
+    where = ("fabric", "ncclTestNamespace")
+    workload = next((w for w in spec["workloads"] if w["namespace"] == namespace), None)
+    if workload is None or workload["podSecurity"] != "baseline-ipc-lock":
+        yield doc.error(
+            f"fabric.ncclTestNamespace {namespace!r} is not a workload namespace with podSecurity baseline-ipc-lock: "
+            "the test's pods add IPC_LOCK, which only such a namespace admits",
+            where,
+            "name a workloads[].namespace and set its podSecurity: baseline-ipc-lock",
+            at_value=True,
+        )
+    elif not any(_testable(pool) for pool in spec["nodePools"]):
+        yield doc.error(
+            "fabric.ncclTestNamespace is set, but no pool has NVIDIA whole GPUs (device plugin, no MIG or "
+            "time-slicing) on an infiniband or roce fabric: there is nothing to test",
+            where,
+            "remove fabric.ncclTestNamespace",
+            at_value=True,
+        )
+
+
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     yield from _check_ipc_lock(spec, doc)
+    yield from _check_nccl_test(spec, doc)
     offered = facts["fabrics"]
     for i, pool in enumerate(spec["nodePools"]):
         fabric = pool["fabric"]
