@@ -348,8 +348,12 @@ def test_admission_enabled_before_1_30_is_located(project, run):
 
 
 def test_older_cluster_renders_with_admission_off(project, run):
-    """Before 1.30 admission defaults to off: the example renders on 1.29 without touching it."""
+    """Before 1.30 admission defaults to off: the example renders on 1.29 once its training
+    namespace no longer relies on the fabric-pod-security policy (baseline-ipc-lock and the
+    NCCL test in it need admission)."""
     edit(project, AKS, 'kubernetesVersion: "1.32"', 'kubernetesVersion: "1.29"')
+    edit(project, AKS, "podSecurity: baseline-ipc-lock", "podSecurity: baseline")
+    edit(project, AKS, "fabric: {ncclTestNamespace: gpu-training}\n", "")
     result = run(project, "render", AKS)
     assert result.exit_code == 0, result.output
     assert not (project / "rendered" / AKS / "10-platform" / "admission").exists()

@@ -337,7 +337,8 @@ def test_validation_checks_what_each_pool_advertises(rendered):
     assert advertised == {
         "gpu-validation-a100-mig": ["nvidia.com/mig-1g.5gb=16", "nvidia.com/mig-2g.10gb=8", "nvidia.com/mig-3g.20gb=8"],
         "gpu-validation-mi300x": ["amd.com/gpu=8"],
-        "gpu-validation-h100": ["nvidia.com/gpu=8"],
+        # aks-h100-training's (read last): 8 GPUs and the InfiniBand fabric's shared RDMA resource
+        "gpu-validation-h100": ["nvidia.com/gpu=8", "rdma/ib=63"],
         "gpu-validation-l40s": ["nvidia.com/gpu=8"],  # 2 GPUs time-sliced 4 ways
         "gpu-validation-a100": ["nvidia.com/gpu=56"],  # 8 GPUs x 7 single-strategy slices
     }

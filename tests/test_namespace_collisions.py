@@ -30,6 +30,8 @@ WORKLOAD = "  - namespace: gpu-training\n"
     ],
 )
 def test_a_workload_namespace_of_the_platform_is_located(project, run, namespace, message):
+    # the NCCL test follows the namespace it runs in (fabric.ncclTestNamespace)
+    edit(project, AKS, "ncclTestNamespace: gpu-training", f"ncclTestNamespace: {namespace}")
     text = edit(project, AKS, WORKLOAD, f"  - namespace: {namespace}\n")
     render_fails(run, project, AKS, line_of(text, f"  - namespace: {namespace}\n"), message, "a namespace of its own")
     assert not (project / "rendered" / AKS).exists() or not any((project / "rendered" / AKS).iterdir())

@@ -39,7 +39,7 @@ def test_an_input_change_rewrites_only_the_files_it_affects(project, run):
     stamps = _mtimes(tree)
     path = project / "clusters" / CLUSTER / "cluster.yaml"
     path.write_text(
-        path.read_text(encoding="utf-8").replace("quota: {gpus: 24}", "quota: {gpus: 20}"), encoding="utf-8"
+        path.read_text(encoding="utf-8").replace("    quota: {gpus: 24}\n", "    quota: {gpus: 30}\n"), encoding="utf-8"
     )
     result = run(project, "render", CLUSTER)
     assert "0 added, 2 changed, 0 removed" in result.stdout  # the object and the sum file
@@ -47,7 +47,7 @@ def test_an_input_change_rewrites_only_the_files_it_affects(project, run):
     changed = {p for p in after if after[p] != stamps.get(p)}
     quota = "20-workloads/workload-isolation/resourcequota_gpu-inference_gpu-quota.yaml"
     assert changed == {quota, SUM_FILE}
-    assert "requests.nvidia.com/gpu: '20'" in (tree / quota).read_text(encoding="utf-8")
+    assert "requests.nvidia.com/gpu: '30'" in (tree / quota).read_text(encoding="utf-8")
 
 
 def _inodes(folder: Path) -> dict[str, int]:
@@ -64,7 +64,7 @@ def test_a_re_render_links_unchanged_files_instead_of_writing_them(project, run)
     before = _inodes(tree)
     path = project / "clusters" / CLUSTER / "cluster.yaml"
     path.write_text(
-        path.read_text(encoding="utf-8").replace("quota: {gpus: 24}", "quota: {gpus: 20}"), encoding="utf-8"
+        path.read_text(encoding="utf-8").replace("    quota: {gpus: 24}\n", "    quota: {gpus: 30}\n"), encoding="utf-8"
     )
     assert run(project, "render", CLUSTER).exit_code == 0
     after = _inodes(tree)
@@ -95,11 +95,11 @@ def test_a_file_edited_while_render_runs_is_written_not_linked(tmp_path, monkeyp
 def test_check_detects_an_edit_and_render_repairs_it(project, run):
     assert run(project, "render", CLUSTER).exit_code == 0
     assert run(project, "check", CLUSTER).exit_code == 0
-    victim = project / "rendered" / CLUSTER / "20-workloads" / "workload-isolation" / "namespace_gpu-training.yaml"
+    victim = project / "rendered" / CLUSTER / "20-workloads" / "workload-isolation" / "namespace_gpu-inference.yaml"
     victim.write_text(victim.read_text(encoding="utf-8").replace("baseline", "privileged"), encoding="utf-8")
     result = run(project, "check", CLUSTER)
     assert result.exit_code == 1
-    assert f"rendered/{CLUSTER}/20-workloads/workload-isolation/namespace_gpu-training.yaml: stale" in result.stderr
+    assert f"rendered/{CLUSTER}/20-workloads/workload-isolation/namespace_gpu-inference.yaml: stale" in result.stderr
     diff = run(project, "diff", CLUSTER)
     assert diff.exit_code == 1
     assert "-  labels:" not in diff.stdout and "+    pod-security.kubernetes.io/enforce: baseline" in diff.stdout
@@ -162,7 +162,7 @@ def test_failed_write_leaves_the_previous_tree(project, run, monkeypatch):
     before = read_tree(project / "rendered" / CLUSTER)
     path = project / "clusters" / CLUSTER / "cluster.yaml"
     path.write_text(
-        path.read_text(encoding="utf-8").replace("quota: {gpus: 24}", "quota: {gpus: 20}"), encoding="utf-8"
+        path.read_text(encoding="utf-8").replace("    quota: {gpus: 24}\n", "    quota: {gpus: 30}\n"), encoding="utf-8"
     )
     real_write = tree_io._write_file
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from generator.contract.model import Contract, Policy, Pool, Taint
+from generator.contract.queues import QUEUE_KINDS, queue_contract
 from generator.errors import InputError
 from generator.inputs.advertised import GPU_CLASS, MIG_CLASS, is_dra, pool_offers
 from generator.inputs.load import Cluster
-from generator.inputs.queuecontract import QUEUE_KINDS, queue_contract
 from generator.yamlio import read
 
 # The GPU Operator's ClusterPolicy creates RuntimeClass ``nvidia`` when it deploys the container

@@ -19,6 +19,23 @@ GPU_CLASS = "gpu.nvidia.com"
 MIG_CLASS = "mig.nvidia.com"
 
 
+# Units of its resource the RDMA shared device plugin advertises per node: `rdmaHcaMax` of
+# components/training-fabric.libsonnet (NVIDIA's guides' value), one per pod sharing the HCAs.
+RDMA_SHARED_UNITS = 63
+
+
+def fabric_offer(pool: dict) -> tuple[str, int] | None:
+    """The fabric resource one node of ``pool`` advertises and its units (-1: a count the input
+    does not give), or None without a fabric."""
+    fabric = pool.get("fabric") or {}
+    kind = fabric.get("type", "none")
+    if kind == "none":
+        return None
+    if kind == "efa":
+        return fabric["resourceName"], fabric.get("nics", -1)
+    return fabric["resourceName"], RDMA_SHARED_UNITS
+
+
 def is_dra(gpu: dict) -> bool:
     """Whether the pool's GPUs are claimed through DRA rather than advertised by a device plugin."""
     return gpu.get("allocation") == "dra"
@@ -66,6 +83,9 @@ def pool_offers(pool: dict) -> tuple[dict[str, int], str]:
                 offers[f"nvidia.com/mig-{profile}"] = count * gpu["perNode"]
         else:
             offers[gpu_resource(gpu)] = gpu["perNode"] * advertised_per_gpu(gpu)
+    fabric = fabric_offer(pool)
+    if fabric is not None:
+        offers[fabric[0]] = fabric[1]
     for quota_name, (size, page) in HUGEPAGE_SIZES.items():
         pages = (pool.get("hugepages") or {}).get(size, 0)
         if pages:

@@ -39,6 +39,13 @@ def may_get_mig_slices(spec: dict, workload: dict) -> bool:
     return single and quota.get("gpus") != 0
 
 
+# The resource a pool's fabric is advertised under when the input names none. The RDMA shared
+# device plugin prefixes each configList entry's resourceName with its resourcePrefix (default
+# `rdma`: Mellanox/k8s-rdma-shared-dev-plugin README.md, "Configuration"); the EFA device plugin
+# advertises only `vpc.amazonaws.com/efa` (aws-samples/aws-efa-eks, pkg/plugin/efa.go).
+FABRIC_RESOURCES = {"infiniband": "rdma/ib", "roce": "rdma/roce", "efa": "vpc.amazonaws.com/efa"}
+
+
 # The tag the Karpenter getting-started guide puts on the subnets and security groups its nodes
 # use (aws/karpenter-provider-aws v1.14.1 website docs/getting-started, EC2NodeClass
 # subnetSelectorTerms and securityGroupSelectorTerms `karpenter.sh/discovery: <cluster>`).
@@ -83,6 +90,9 @@ def complete(spec: dict, facts: dict, library: Path, written: dict) -> dict:
             pool.setdefault("topologyLevels", queues.topology_levels(pool, facts))
         if "provisioning" in pool:
             _complete_provisioning(pool["provisioning"], facts, spec["name"])
+        fabric = pool["fabric"]
+        if fabric["type"] in FABRIC_RESOURCES:
+            fabric.setdefault("resourceName", FABRIC_RESOURCES[fabric["type"]])
         nvme = pool.get("localNvme")
         if nvme is not None:
             nvme.setdefault("hostDir", f"/mnt/disks/{nvme['storageClass']}")

@@ -180,6 +180,9 @@ def _kserve(spec: dict, service: bool) -> Iterator[PodTemplate]:
 
 CONTAINER_LISTS = ("initContainers", "containers")
 GPU_RESOURCE_PREFIXES = ("nvidia.com/", "amd.com/", "gpu.intel.com/")
+# The training fabric's resources: the RDMA shared device plugin's `rdma/<name>` (its default
+# prefix, the only one gpu-gitops renders) and the EFA device plugin's one name.
+FABRIC_RESOURCE_PREFIXES = ("rdma/", "vpc.amazonaws.com/efa")
 
 
 def containers(spec_path: tuple, spec: dict) -> Iterator[tuple[tuple, dict]]:
@@ -214,6 +217,10 @@ def is_extended(name: str) -> bool:
 
 def is_gpu(name: str) -> bool:
     return name.startswith(GPU_RESOURCE_PREFIXES) and is_extended(name)
+
+
+def is_fabric(name: str) -> bool:
+    return name.startswith("rdma/") or name == "vpc.amazonaws.com/efa"
 
 
 def gpu_names(container: dict) -> set[str]:
@@ -259,18 +266,18 @@ _device_memo: list = [None, False]
 
 
 def uses_devices(pod: PodTemplate) -> bool:
-    """Whether the pod asks for anything a cluster's pools offer: GPUs, huge pages or devices
-    through resource claims (what the cluster rules judge; most pods ask for none)."""
+    """Whether the pod asks for anything a cluster's pools offer: GPUs, huge pages, the training
+    fabric or devices through resource claims (what the cluster rules judge; most pods ask for none)."""
     if _device_memo[0] is not pod:
         _device_memo[:] = pod, _asks_gpus_or_hugepages(pod) or claims_devices(pod)
     return _device_memo[1]
 
 
-_DEVICE_PREFIXES = (*GPU_RESOURCE_PREFIXES, "hugepages-")
+_DEVICE_PREFIXES = (*GPU_RESOURCE_PREFIXES, *FABRIC_RESOURCE_PREFIXES, "hugepages-")
 
 
 def _asks_gpus_or_hugepages(pod: PodTemplate) -> bool:
-    """Whether a container requests or limits a GPU (``is_gpu``) or huge pages, in one pass
+    """Whether a container requests or limits a GPU (``is_gpu``), the fabric or huge pages, in one pass
     that looks at most names only as far as their first letters."""
     for _, container in pod.containers:
         for section in resources(container):

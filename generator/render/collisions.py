@@ -18,7 +18,7 @@ from generator.paths import Project
 
 # The library's components that render into the workload namespaces by design (a cluster's own
 # components, from its overrides.libsonnet, may too: docs/overrides.md).
-WORKLOAD_COMPONENTS = frozenset({"workload-isolation", "autoscaling", "gpu-claims", "queues"})
+WORKLOAD_COMPONENTS = frozenset({"workload-isolation", "autoscaling", "gpu-claims", "queues", "nccl-test"})
 
 
 def _group(obj: dict) -> str:

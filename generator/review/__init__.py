@@ -5,6 +5,6 @@ Flux and Argo CD apply and prune what ``rendered/`` holds, so the review reads `
 the engines will see it (from git at the base, from disk now) and never re-renders the base.
 
 May import: generator.diagnostic, generator.errors, generator.git, generator.paths, generator.jsonpath,
-generator.yamlio, generator.tree, generator.report (text made safe to print, GitHub's escaping), generator.lint
+generator.yamlio, generator.tree, generator.report (text made safe to print, GitHub's escaping), generator.kube
 (quantities, as the API server reads them).
 """

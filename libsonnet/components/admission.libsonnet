@@ -31,8 +31,100 @@ local defaults = {
   pools: [],
   workloads: [],
   admission: error 'must provide admission',
+  kubernetesVersion: error 'must provide kubernetesVersion',
   name: 'gpu-pod-guardrails',
+  fabricName: 'fabric-pod-security',
 };
+
+// `workloads[].podSecurity: baseline-ipc-lock`: multi-node training over RDMA pins memory, so
+// NCCL's processes need the IPC_LOCK capability, which Pod Security `baseline` refuses (it allows
+// adding only the capabilities listed below). Pod Security cannot allow one more capability, so
+// such a namespace is `privileged` for Pod Security (workload-isolation) and this policy enforces
+// the baseline level in its place, with IPC_LOCK allowed: every control of the baseline profile
+// (kubernetes.io/docs/concepts/security/pod-security-standards, "Baseline"; the checks of
+// k8s.io/pod-security-admission policy/check_*.go) on the pod and its containers. AppArmor is
+// checked on the securityContext field (GA in 1.30), not the deprecated annotations.
+local podSecurityIpcLock = 'baseline-ipc-lock';
+local baselineCapabilities = [
+  'AUDIT_WRITE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'MKNOD',
+  'NET_BIND_SERVICE',
+  'SETFCAP',
+  'SETGID',
+  'SETPCAP',
+  'SETUID',
+  'SYS_CHROOT',
+];
+// Safe sysctls of the baseline profile by the Kubernetes minor that allows them
+// (pod-security-admission policy/check_sysctls.go: 1.27 ip_local_reserved_ports, 1.29 the TCP
+// keepalive and fin timeout ones, 1.32 tcp_rmem/tcp_wmem).
+local safeSysctls(version) =
+  local minor = std.parseInt(std.split(version, '.')[1]);
+  [
+    'kernel.shm_rmid_forced',
+    'net.ipv4.ip_local_port_range',
+    'net.ipv4.ip_unprivileged_port_start',
+    'net.ipv4.tcp_syncookies',
+    'net.ipv4.ping_group_range',
+    'net.ipv4.ip_local_reserved_ports',
+  ]
+  + (if minor >= 29 then ['net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes'] else [])
+  + (if minor >= 32 then ['net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem'] else []);
+local seLinuxTypes = ['', 'container_t', 'container_init_t', 'container_kvm_t', 'container_engine_t'];
+local celList(xs) = '[' + std.join(', ', ["'%s'" % x for x in xs]) + ']';
+
+// `ok` (CEL over `x`) holds for the pod's securityContext.<field> and every container's.
+local bothLevels(field, ok) =
+  '(!has(variables.podSpec.securityContext) || !has(variables.podSpec.securityContext.%(f)s) || %(pod)s) && variables.containers.all(c, !has(c.securityContext) || !has(c.securityContext.%(f)s) || %(ctr)s)' % {
+    f: field,
+    pod: ok('variables.podSpec.securityContext.' + field),
+    ctr: ok('c.securityContext.' + field),
+  };
+local baselineCheck(expression, field, message) = {
+  expression: expression,
+  message: 'spec%s: %s' % [field, message],
+  messageExpression: "variables.podPath + '%s: %s'" % [field, message],
+};
+local baselineChecks(version) = [
+  baselineCheck('!(has(variables.podSpec.hostNetwork) && variables.podSpec.hostNetwork) && !(has(variables.podSpec.hostPID) && variables.podSpec.hostPID) && !(has(variables.podSpec.hostIPC) && variables.podSpec.hostIPC)',
+                '',
+                'hostNetwork, hostPID and hostIPC are not allowed (Pod Security baseline)'),
+  baselineCheck('variables.containers.all(c, !has(c.securityContext) || !has(c.securityContext.privileged) || !c.securityContext.privileged)',
+                '.containers',
+                'privileged containers are not allowed (Pod Security baseline): remove securityContext.privileged'),
+  baselineCheck('variables.containers.all(c, !has(c.securityContext) || !has(c.securityContext.capabilities) || !has(c.securityContext.capabilities.add) || c.securityContext.capabilities.add.all(x, x in %s))' % celList(baselineCapabilities + ['IPC_LOCK']),
+                '.containers',
+                'securityContext.capabilities.add may only name IPC_LOCK and the capabilities Pod Security baseline allows'),
+  baselineCheck('!has(variables.podSpec.volumes) || variables.podSpec.volumes.all(v, !has(v.hostPath))',
+                '.volumes',
+                'hostPath volumes are not allowed (Pod Security baseline)'),
+  baselineCheck('variables.containers.all(c, !has(c.ports) || c.ports.all(port, !has(port.hostPort) || port.hostPort == 0))',
+                '.containers',
+                'hostPort is not allowed (Pod Security baseline)'),
+  baselineCheck(bothLevels('windowsOptions', function(x) '!has(%(x)s.hostProcess) || !%(x)s.hostProcess' % { x: x }),
+                '.securityContext',
+                'windowsOptions.hostProcess is not allowed (Pod Security baseline)'),
+  baselineCheck(bothLevels('appArmorProfile', function(x) "%s.type != 'Unconfined'" % x),
+                '.securityContext',
+                'appArmorProfile.type Unconfined is not allowed (Pod Security baseline)'),
+  baselineCheck(bothLevels('seLinuxOptions', function(x) '(!has(%(x)s.type) || %(x)s.type in %(types)s) && !has(%(x)s.user) && !has(%(x)s.role)' % { x: x, types: celList(seLinuxTypes) }),
+                '.securityContext',
+                'seLinuxOptions may only set a container type and level (Pod Security baseline)'),
+  baselineCheck("variables.containers.all(c, !has(c.securityContext) || !has(c.securityContext.procMount) || c.securityContext.procMount == 'Default')",
+                '.containers',
+                'securityContext.procMount must be Default (Pod Security baseline)'),
+  baselineCheck(bothLevels('seccompProfile', function(x) "%s.type != 'Unconfined'" % x),
+                '.securityContext',
+                'seccompProfile.type Unconfined is not allowed (Pod Security baseline)'),
+  baselineCheck('!has(variables.podSpec.securityContext) || !has(variables.podSpec.securityContext.sysctls) || variables.podSpec.securityContext.sysctls.all(s, s.name in %s)' % celList(safeSysctls(version)),
+                '.securityContext.sysctls',
+                'only the sysctls Pod Security baseline calls safe are allowed'),
+];
 
 // The kinds whose objects carry a pod spec, where it is, and which operations are judged. A Pod's
 // spec only changes by adding tolerations after creation, so Pods are judged on CREATE.
@@ -201,7 +293,36 @@ function(params)
     },
   };
 
+  local fabricNamespaces = [w.namespace for w in p.workloads if w.podSecurity == podSecurityIpcLock];
+  local fabricPolicy = k.object('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy', p.fabricName, labels=k.labels(component, p.fabricName)) + {
+    spec: {
+      failurePolicy: 'Fail',
+      matchConstraints: { resourceRules: resourceRules },
+      matchConditions: [{ name: 'pod-spec-created-or-changed', expression: templateChanged }],
+      variables: [
+        { name: 'podSpec', expression: byKind(podKinds, function(path) 'object.' + path) },
+        { name: 'podPath', expression: byKind(podKinds, str) },
+        // Ephemeral containers are added through the pods/ephemeralcontainers subresource, which
+        // no policy here matches (kubectl debug needs the privileges of a cluster operator).
+        { name: 'containers', expression: 'variables.podSpec.containers + (has(variables.podSpec.initContainers) ? variables.podSpec.initContainers : [])' },
+      ],
+      validations: baselineChecks(p.kubernetesVersion),
+    },
+  };
+  local fabricBinding = k.object('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicyBinding', p.fabricName, labels=k.labels(component, p.fabricName)) + {
+    spec: {
+      policyName: p.fabricName,
+      // Always Deny: Pod Security admits everything in these namespaces, so this policy is
+      // their only guard (a Warn or Audit binding would leave them privileged).
+      validationActions: ['Deny'],
+      matchResources: { namespaceSelector: { matchExpressions: [
+        { key: 'kubernetes.io/metadata.name', operator: 'In', values: fabricNamespaces },
+      ] } },
+    },
+  };
+
   k.keyed(
-    if !a.enabled || std.length(namespaces) == 0 || std.length(vendors) == 0 || std.length(validations) == 0 then []
-    else [policy, binding]
+    (if !a.enabled || std.length(namespaces) == 0 || std.length(vendors) == 0 || std.length(validations) == 0 then []
+     else [policy, binding])
+    + (if !a.enabled || std.length(fabricNamespaces) == 0 then [] else [fabricPolicy, fabricBinding])
   )

@@ -8,7 +8,11 @@
 // such a node advertises no GPU in its allocatable. The check (scripts/validate-gpu-node.sh) runs
 // as the init container, so a failing node shows Init:Error / Init:CrashLoopBackOff in the pod
 // status and one "gpu-validation: FAIL ..." line in its log; a passing node keeps a Running pod
-// whose init log says "gpu-validation: PASS ...".
+// whose init log says "gpu-validation: PASS ...". On a pool with a training fabric
+// (`nodePools[].fabric`) a third init container checks the fabric's RDMA devices in sysfs and their
+// link state (`fabric` mode of the script; sysfs is readable unprivileged), and the Node's
+// allocatable includes the fabric resource (what the RDMA shared device plugin or the EFA device
+// plugin registers: advertised.fabric_offer in the generator says the same).
 local gpu = import '../lib/gpu.libsonnet';
 local k = import '../lib/k.libsonnet';
 // Images and their sources: versions.json (docs/versions.md).
@@ -145,7 +149,13 @@ function(params)
     // restricted-v2 assigns the pod's UID; the privileged SCC does not.
     local assignsUid = openshift && !v.privileged;
     local dra = pool.gpu.vendor == 'nvidia' && gpu.isDra(pool);
-    local advertised = std.mapWithKey(function(_, n) std.toString(n), if dra then gpu.draDevicesPerNode(pool) else gpu.advertisedPerNode(pool));
+    local fabricType = pool.fabric.type;
+    local hasFabric = fabricType != 'none';
+    // Units of the fabric resource one node registers (training-fabric.libsonnet: rdmaHcaMax 63;
+    // EFA: one per interface, known when the input gives `nics`).
+    local fabricUnits = if fabricType == 'efa' then std.get(pool.fabric, 'nics', null) else 63;
+    local fabricAdvertised = if hasFabric && !dra && fabricUnits != null then { [pool.fabric.resourceName]: fabricUnits } else {};
+    local advertised = std.mapWithKey(function(_, n) std.toString(n), if dra then gpu.draDevicesPerNode(pool) else gpu.advertisedPerNode(pool) + fabricAdvertised);
     // Why the pool's DaemonSet is an exception to each hardening check it keeps (k.exceptions).
     local exceptions = {
       CKV_K8S_8: 'the long-running container is pause: the checks run once as init containers; nothing to probe',
@@ -180,7 +190,16 @@ function(params)
               securityContext: v.securityContext,
               resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
               volumeMounts: [{ name: 'script', mountPath: '/scripts', readOnly: true }, tmp] + v.mounts,
-            }, {
+            }] + (if hasFabric then [{
+                    // The fabric's RDMA devices, each with an active port.
+                    name: 'fabric',
+                    image: k.image(v.image, p.imageDigests),
+                    command: ['sh', '/scripts/validate-gpu-node.sh', 'fabric', fabricType, std.toString(std.get(pool.fabric, 'nics', 1))],
+                    env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+                    securityContext: restricted(assignsUid),
+                    resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '100m', memory: '64Mi' } },
+                    volumeMounts: [{ name: 'script', mountPath: '/scripts', readOnly: true }],
+                  }] else []) + [{
               // Then what the device plugin registered: the Node's allocatable per resource.
               name: 'advertised',
               image: k.image(p.kubectlImage, p.imageDigests),

@@ -9,7 +9,11 @@
 // source/local/local.go). NFD's own storage.block feature cannot tell instance storage from EBS:
 // it has name, dax, rotational, nr_zones and zoned only (source/storage/storage.go queueAttrs),
 // and on Nitro instances EBS volumes are non-rotational nvme devices too. Only rendered when
-// some pool prepares its local NVMe disks (nothing else writes the feature).
+// some pool prepares its local NVMe disks (nothing else writes the feature). NIC: nodes with an
+// NVIDIA (Mellanox) NIC, when a pool has an infiniband or roce fabric: the rule the Network
+// Operator chart would render with its own NFD (network-operator.libsonnet), which the
+// training fabric's NicNodePolicies select on.
+local fabric = import '../lib/fabric.libsonnet';
 local k = import '../lib/k.libsonnet';
 local labels = import '../lib/labels.libsonnet';
 
@@ -47,7 +51,19 @@ function(params)
       matchExpressions: { [labels.localNvmeDisks]: { op: 'Gt', value: ['0'] } },
     }],
   };
-  local rules = [gpuRule(v) for v in vendors] + (if nvme then [nvmeRule] else []);
+  local nicRule = {
+    name: 'nic-nvidia',
+    labels: { [labels.nvidiaNic]: labels.present },
+    matchFeatures: [{
+      feature: 'pci.device',
+      matchExpressions: {
+        vendor: { op: 'In', value: [labels.pciVendor.mellanox] },
+        class: { op: 'In', value: labels.pciClasses.mellanox },
+      },
+    }],
+  };
+  local nics = std.length(fabric.rdmaPools(p.pools)) > 0;
+  local rules = [gpuRule(v) for v in vendors] + (if nvme then [nvmeRule] else []) + (if nics then [nicRule] else []);
   k.keyed(
     if !p.nfd.enabled || std.length(rules) == 0 then []
     else [

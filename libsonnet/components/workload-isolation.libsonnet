@@ -153,7 +153,9 @@ function(params)
     };
     [
       // The applications' own objects and volumes live here: kept when the entry leaves Git.
-      k.namespace(ns, labels + k.podSecurityLabels(w.podSecurity, p.kubernetesVersion) + {
+      // baseline-ipc-lock: Pod Security admits all, the admission component's
+      // fabric-pod-security policy enforces baseline with IPC_LOCK.
+      k.namespace(ns, labels + k.podSecurityLabels(if w.podSecurity == 'baseline-ipc-lock' then 'privileged' else w.podSecurity, p.kubernetesVersion) + {
         'gpu-gitops.io/workload-type': w.type,
       }, k.keepOnRemoval(p.gitops.engine)),
       policy(ns, 'default-deny-all', { podSelector: {}, policyTypes: ['Ingress', 'Egress'] }),

@@ -15,6 +15,10 @@
   localNvme:: $.nfdPrefix + 'local-nvme',
   localNvmeDisks:: 'local-nvme-disks',
   localNvmeFeatureFile:: 'gpu-gitops-local-nvme',
+  // Set by NFD on nodes with an NVIDIA (Mellanox) Ethernet or InfiniBand NIC: the label of the
+  // Network Operator chart's own rule (templates/nodefeaturerules.yaml, v26.4.1), so the
+  // operator's documented node selection holds with the project's NFD too.
+  nvidiaNic:: $.nfdPrefix + 'pci-15b3.present',
   present:: 'true',
 
   // Put on every pool-bound DaemonSet (and its pods): the pool it is meant for. Tests and the
@@ -26,8 +30,9 @@
   // a display controller: MI300X/MI300A/MI325X are 1200 (processing accelerator), MI100/MI200
   // 0380 (display controller, other), Radeon Pro 0300; AMD's own NFD setup whitelists classes
   // 03 and 12 for the same reason.
-  pciVendor:: { nvidia: '10de', amd: '1002' },
-  pciClasses:: { nvidia: ['0300', '0302'], amd: ['0300', '0380', '1200'] },
+  // NVIDIA NICs keep Mellanox's vendor id 15b3 and are 0200 (Ethernet) or 0207 (InfiniBand).
+  pciVendor:: { nvidia: '10de', amd: '1002', mellanox: '15b3' },
+  pciClasses:: { nvidia: ['0300', '0302'], amd: ['0300', '0380', '1200'], mellanox: ['0200', '0207'] },
 
   // nodeSelector of a DaemonSet for `pool`: the pool's own labels, plus the NFD labels that
   // prove the hardware the DaemonSet needs is there (only when NFD runs and sets them).

@@ -15,6 +15,12 @@
 #   A DRA pool's node: the NVIDIA DRA driver's ResourceSlices for it (kubectl, in-cluster) publish
 #   exactly COUNT devices of each DEVICE and nothing else, where DEVICE is "gpu" (a whole GPU) or
 #   "mig/<profile>" (a MIG device), from each device's `type` and `profile` attributes.
+# usage: validate-gpu-node.sh fabric infiniband|roce|efa NICS
+#   The node's training fabric: at least NICS RDMA devices of the fabric with a port in state
+#   ACTIVE, from sysfs (/sys/class/infiniband: every HCA, whatever the pod's network namespace in
+#   the kernel's default shared RDMA mode). infiniband/roce: NVIDIA (Mellanox, PCI vendor 0x15b3)
+#   devices whose port link layer is InfiniBand or Ethernet; efa: devices of the `efa` driver.
+#   $SYSFS (default /sys) is where sysfs is mounted.
 set -u
 export LC_ALL=C
 
@@ -68,6 +74,43 @@ if [ "$vendor" = slices ]; then
         esac
     fi
     echo "gpu-validation: PASS node=$node vendor=$vendor $have"
+    exit 0
+fi
+
+if [ "$vendor" = fabric ]; then
+    kind=${2:?fabric type}
+    want=${3:?NICs per node}
+    root=${SYSFS:-/sys}/class/infiniband
+    case "$kind" in
+    infiniband) layer=InfiniBand ;;
+    roce) layer=Ethernet ;;
+    efa) layer="" ;;
+    *) fail "unknown fabric $kind (expected infiniband, roce or efa)" ;;
+    esac
+    [ -d "$root" ] || fail "no RDMA devices: $root does not exist (is the NIC's RDMA driver loaded?)"
+    found=0
+    down=""
+    for dev in "$root"/*; do
+        [ -e "$dev" ] || continue
+        if [ "$kind" = efa ]; then
+            driver=$(readlink "$dev/device/driver" 2>/dev/null || true)
+            [ "${driver##*/}" = efa ] || continue
+        else
+            [ "$(cat "$dev/device/vendor" 2>/dev/null)" = 0x15b3 ] || continue
+            [ "$(cat "$dev/ports/1/link_layer" 2>/dev/null)" = "$layer" ] || continue
+        fi
+        active=no
+        for state in "$dev"/ports/*/state; do
+            case "$(cat "$state" 2>/dev/null)" in *ACTIVE*) active=yes ;; esac
+        done
+        if [ "$active" = yes ]; then
+            found=$((found + 1))
+        else
+            down="$down ${dev##*/}"
+        fi
+    done
+    [ "$found" -ge "$want" ] || fail "found $found $kind devices with an active port, the pool declares $want per node${down:+ (no active port:$down)}"
+    echo "gpu-validation: PASS node=$node vendor=$vendor $kind devices=$found (expected at least $want)"
     exit 0
 fi
 

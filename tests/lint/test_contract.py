@@ -31,7 +31,8 @@ def test_contract_reads_pools_namespaces_classes_and_policy(contracts):
     aks = contracts["aks-h100-training"]
     assert aks.kubernetes_version == "1.32"
     h100 = next(p for p in aks.pools if p.name == "h100")
-    assert dict(h100.offers) == {"nvidia.com/gpu": 8, "hugepages-2Mi": 4096 * 2**21}
+    # the InfiniBand fabric: rdmaHcaMax units of rdma/ib per node (training-fabric.libsonnet)
+    assert dict(h100.offers) == {"nvidia.com/gpu": 8, "hugepages-2Mi": 4096 * 2**21, "rdma/ib": 63}
     assert [(t.key, t.value, t.effect) for t in h100.taints] == [("nvidia.com/gpu", "present", "NoSchedule")]
     assert dict(next(p for p in aks.pools if p.name == "l40s").offers) == {"nvidia.com/gpu": 8}  # 2 GPUs x 4 replicas
     assert {"gpu-training", "gpu-inference"} <= set(aks.namespaces)

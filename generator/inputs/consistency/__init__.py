@@ -14,6 +14,7 @@ from generator.inputs.consistency import (
     addresses,
     autoscaling,
     dra,
+    fabric,
     gitops,
     gpu,
     hugepages,
@@ -45,6 +46,7 @@ MODULES = (
     provisioning,
     urls,
     queues,
+    fabric,
 )
 
 
