@@ -453,3 +453,37 @@ def test_a_node_pool_removed_without_its_prune_protection_is_dangerous(repo, run
         change["findings"][0]["level"] == "danger"
         and "terminates every node it launched" in change["findings"][0]["reason"]
     )
+
+
+def test_a_binding_that_drops_a_namespace_is_a_danger():
+    """Removing a workload keeps its Namespace (never pruned) and its pods, and drops it from the
+    GPU admission binding: those pods are no longer judged, which the review makes a danger."""
+    from generator.review.compare import Change, FieldChange
+    from generator.review.danger import DANGER, classify
+    from generator.review.objects import Identity, Placed
+
+    def binding(namespaces: list[str]) -> dict:
+        selector = {
+            "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": namespaces}]
+        }
+        return {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": {"name": "gpu-pod-guardrails"},
+            "spec": {"policyName": "gpu-pod-guardrails", "matchResources": {"namespaceSelector": selector}},
+        }
+
+    ident = Identity("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", "", "gpu-pod-guardrails")
+    path = "10-platform/admission/validatingadmissionpolicybinding_gpu-pod-guardrails.yaml"
+    values = ("spec", "matchResources", "namespaceSelector", "matchExpressions", 0, "values")
+    dropped = Change(
+        "changed",
+        ident,
+        Placed(ident, path, binding(["llm", "batch"])),
+        Placed(ident, path, binding(["llm"])),
+        [FieldChange(values, ["llm", "batch"], ["llm"])],
+    )
+    (finding,) = classify(dropped)
+    assert finding.level == DANGER and "no longer selects batch" in finding.reason
+    added = Change("changed", ident, dropped.after, dropped.before, [FieldChange(values, ["llm"], ["llm", "batch"])])
+    assert classify(added) == []

@@ -225,6 +225,7 @@ def _updates(change: Change) -> list[Finding]:
             )
         )
     out += _tolerations(change)
+    out += _unbound_namespaces(change)
     if ident.kind == "ResourceQuota" and any(_under(f.path, ("spec", "hard")) for f in fields):
         out.append(
             Finding(
@@ -234,6 +235,38 @@ def _updates(change: Change) -> list[Finding]:
             )
         )
     return out
+
+
+def _bound_namespaces(binding: dict) -> set[str]:
+    """The namespaces an admission binding selects by name (the library binds by
+    ``kubernetes.io/metadata.name In [...]``)."""
+    selector = ((binding.get("spec") or {}).get("matchResources") or {}).get("namespaceSelector") or {}
+    return {
+        ns
+        for expression in selector.get("matchExpressions") or []
+        if expression.get("key") == "kubernetes.io/metadata.name" and expression.get("operator") == "In"
+        for ns in expression.get("values") or []
+    }
+
+
+def _unbound_namespaces(change: Change) -> list[Finding]:
+    """A namespace an admission binding no longer selects. A workload's Namespace is never
+    pruned (k.keepOnRemoval), so removing the workload leaves its pods running, no longer judged
+    by the guardrail: a danger the reviewer acknowledges, or deletes the namespace for."""
+    assert change.before and change.after
+    ident = change.identity
+    if ident.group != "admissionregistration.k8s.io" or not ident.kind.endswith("PolicyBinding"):
+        return []
+    dropped = sorted(_bound_namespaces(change.before.obj) - _bound_namespaces(change.after.obj))
+    if not dropped:
+        return []
+    return [
+        Finding(
+            DANGER,
+            f"{ident} no longer selects {', '.join(dropped)}: a removed workload's Namespace is kept with its "
+            "pods, which the guardrail then no longer judges; delete the namespace, or acknowledge",
+        )
+    ]
 
 
 def _immutable(ident: Identity, fields: list[FieldChange]) -> list[FieldChange]:
