@@ -181,7 +181,10 @@ def test_a_renamed_namespace_keeps_the_prune_protected_old_one(repo, run):
     code, doc = _review(run, repo)
     cluster = _cluster(doc, AKS)
     assert ("notice", "removed", "Namespace", "gpu-training") in _findings(cluster)
-    assert not cluster["blocking"]
+    # the kept namespace's pods leave the GPU admission binding: the one danger of the rename
+    dangers = [f for f in _findings(cluster) if f[0] == "danger"]
+    assert dangers == [("danger", "changed", "ValidatingAdmissionPolicyBinding", "gpu-pod-guardrails")]
+    assert cluster["blocking"]
     added = {(c["object"]["kind"], c["object"]["name"]) for c in cluster["changes"] if c["action"] == "added"}
     assert ("Namespace", "gpu-train") in added
     assert (
