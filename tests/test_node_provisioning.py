@@ -115,6 +115,9 @@ def test_node_classes_follow_the_image_policy(rendered):
     assert ec2["spec"]["amiSelectorTerms"] == [{"alias": "al2023@v20260724"}]
     assert ec2["spec"]["role"] == "KarpenterNodeRole-eks-mi300x-inference"
     assert ec2["spec"]["subnetSelectorTerms"] == [{"tags": {"karpenter.sh/discovery": EKS}}]
+    # p5.48xlarge's instance-store NVMe: one RAID0 array for the node's ephemeral storage (the
+    # pool has no localNvme that would take the disks as persistent volumes)
+    assert ec2["spec"]["instanceStorePolicy"] == "RAID0"
     (nodepool,) = find(load_objects(rendered / EKS), "NodePool", "h100")
     # Cilium runs on the EKS example: its agent removes the startup taint
     assert nodepool["spec"]["template"]["spec"]["startupTaints"] == [

@@ -62,6 +62,16 @@ def test_releases_and_data_namespaces_are_kept_when_they_leave_git(rendered, clu
         }
         | {(kind, pool) for pool in provisioned for kind in ("NodePool", "EC2NodeClass", "AKSNodeClass")}
         & {(o["kind"], o["metadata"]["name"]) for o in objects}
+        # a kept workload namespace keeps its isolation: default deny, quota, LimitRange
+        | {
+            (kind, name)
+            for kind, name in (
+                ("NetworkPolicy", "default-deny-all"),
+                ("ResourceQuota", "gpu-quota"),
+                ("LimitRange", "container-defaults"),
+            )
+        }
+        & {(o["kind"], o["metadata"]["name"]) for o in objects}
     )
     assert {("Namespace", ns) for ns in workload_namespaces} <= expected
     assert {("NodePool", pool) for pool in provisioned} <= expected

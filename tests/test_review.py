@@ -177,21 +177,27 @@ def test_cilium_removed_from_argo_cd_is_kept_or_left_running_unmanaged(repo, run
 
 def test_a_renamed_namespace_keeps_the_prune_protected_old_one(repo, run):
     _edit(_input(repo), "  - namespace: gpu-training\n", "  - namespace: gpu-train\n")
+    _edit(_input(repo), "ncclTestNamespace: gpu-training", "ncclTestNamespace: gpu-train")
     assert run(repo, "-q", "render", AKS).exit_code == 0
     code, doc = _review(run, repo)
     cluster = _cluster(doc, AKS)
     assert ("notice", "removed", "Namespace", "gpu-training") in _findings(cluster)
-    # the namespace's queues go with it: jobs queued there would wait for ever
+    # the namespace's queues go with it (jobs queued there would wait for ever), and the kept
+    # namespace's pods leave the GPU admission binding
     dangers = {
         (c["object"]["kind"], f["rule"]) for c in cluster["changes"] for f in c["findings"] if f["level"] == "danger"
     }
-    assert dangers == {("ClusterQueue", "queue"), ("LocalQueue", "queue")}
+    assert dangers == {
+        ("ClusterQueue", "queue"),
+        ("LocalQueue", "queue"),
+        ("ValidatingAdmissionPolicyBinding", "admission"),
+    }
+    assert cluster["blocking"]
     added = {(c["object"]["kind"], c["object"]["name"]) for c in cluster["changes"] if c["action"] == "added"}
     assert ("Namespace", "gpu-train") in added
-    assert (
-        cluster["input"]["line"]
-        == _input(repo).read_text(encoding="utf-8").splitlines().index("  - namespace: gpu-train") + 1
-    )
+    lines = _input(repo).read_text(encoding="utf-8").splitlines()
+    edited = {lines.index("  - namespace: gpu-train") + 1, lines.index("fabric: {ncclTestNamespace: gpu-train}") + 1}
+    assert cluster["input"]["line"] in edited
 
 
 def test_a_changed_storage_class_of_local_volumes_is_dangerous(repo, run):
@@ -462,6 +468,7 @@ def test_a_node_pool_removed_without_its_prune_protection_is_dangerous(repo, run
 
 def test_an_input_changed_but_not_rendered_is_a_stale_tree_and_fails_the_review(repo, run):
     _edit(_input(repo), "  - namespace: gpu-training\n", "  - namespace: gpu-train\n")
+    _edit(_input(repo), "ncclTestNamespace: gpu-training", "ncclTestNamespace: gpu-train")
     result = run(repo, "diff", "--base", "HEAD")
     assert result.exit_code == 1, result.output
     assert f"STALE rendered/{AKS} is stale or broken" in result.stdout
@@ -545,3 +552,37 @@ def test_the_danger_table_is_the_classifiers_and_every_danger_names_its_row():
             if isinstance(node, ast.Constant) and node.value in danger.RULES:
                 named.add(node.value)
     assert set(danger.RULES) <= named
+
+
+def test_a_binding_that_drops_a_namespace_is_a_danger():
+    """Removing a workload keeps its Namespace (never pruned) and its pods, and drops it from the
+    GPU admission binding: those pods are no longer judged, which the review makes a danger."""
+    from generator.review.compare import Change, FieldChange
+    from generator.review.danger import DANGER, classify
+    from generator.review.objects import Identity, Placed
+
+    def binding(namespaces: list[str]) -> dict:
+        selector = {
+            "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": namespaces}]
+        }
+        return {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": {"name": "gpu-pod-guardrails"},
+            "spec": {"policyName": "gpu-pod-guardrails", "matchResources": {"namespaceSelector": selector}},
+        }
+
+    ident = Identity("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", "", "gpu-pod-guardrails")
+    path = "10-platform/admission/validatingadmissionpolicybinding_gpu-pod-guardrails.yaml"
+    values = ("spec", "matchResources", "namespaceSelector", "matchExpressions", 0, "values")
+    dropped = Change(
+        "changed",
+        ident,
+        Placed(ident, path, binding(["llm", "batch"])),
+        Placed(ident, path, binding(["llm"])),
+        [FieldChange(values, ["llm", "batch"], ["llm"])],
+    )
+    (finding,) = classify(dropped)
+    assert finding.level == DANGER and "no longer selects batch" in finding.reason
+    added = Change("changed", ident, dropped.after, dropped.before, [FieldChange(values, ["llm"], ["llm", "batch"])])
+    assert classify(added) == []

@@ -115,12 +115,35 @@ def test_every_image_and_repository_reaches_the_rendered_examples():
 
 def test_no_image_is_pinned_at_two_tags():
     """One tool, one version: two entries of one repository at different tags drift apart
-    (node tuning once ran kubectl v1.32.0 while the rest ran v1.32.8)."""
+    (node tuning once ran kubectl v1.32.0 while the rest ran v1.32.8). The one exception is a
+    series by Kubernetes minor, `<tool>-<minor>` at a tag of that minor (kubectl, which must be
+    within one minor of the API server): one entry per minor, so again one version each."""
     by_repository: dict[str, set[str]] = {}
     for image in TABLE.images:
         repository, _, tag = image.image.rpartition(":")
+        series = re.fullmatch(r"([a-z]+)-(1\.\d+)", image.name)
+        if series:
+            assert tag.startswith(f"v{series.group(2)}."), image.name
+            continue
         by_repository.setdefault(repository, set()).add(tag)
     assert {r: t for r, t in by_repository.items() if len(t) > 1} == {}
+
+
+def test_kubectl_is_within_one_minor_of_every_supported_api_server():
+    """kubectl is supported within one minor version of kube-apiserver
+    (kubernetes.io/releases/version-skew-policy); registry.k8s.io/kubectl has images from 1.28,
+    so the clusters below 1.29 are the only ones outside."""
+    import rjsonnet
+
+    minors = list(range(25, 38))
+    snippet = (
+        "local k = import 'lib/k.libsonnet'; local v = import 'versions.json'; "
+        f"[k.kubectlImage(v, '1.%d' % m) for m in {minors}]"
+    )
+    images = json.loads(rjsonnet.evaluate_snippet("kubectl", snippet, jpathdir=[str(REPO / "libsonnet")]))
+    for minor, image in zip(minors, images, strict=True):
+        kubectl = int(image.rpartition(":v1.")[2].split(".")[0])
+        assert abs(kubectl - minor) <= 1 or (minor < 29 and kubectl == 30), (minor, image)
 
 
 def test_no_component_names_an_image_of_its_own():

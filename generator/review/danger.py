@@ -167,7 +167,9 @@ RULES = {
         "a Flux Kustomization with `prune` (an Argo CD Application with the finalizer) deletes everything it applied",
     ),
     "admission": Rule(
-        "an admission policy, binding or webhook configuration removed or moved", "the guardrail stops being enforced"
+        "an admission policy, binding or webhook configuration removed or moved; a binding that stops selecting a "
+        "namespace kept on the cluster",
+        "the guardrail stops being enforced (on the kept namespace's pods)",
     ),
     "immutable": Rule(
         "an immutable field changed: a StatefulSet's spec other than replicas, template, update strategy, ordinals, "
@@ -381,6 +383,7 @@ def _updates(change: Change) -> list[Finding]:
     out += _version(change)
     if ident.group == "kueue.x-k8s.io" and ident.kind == "ClusterQueue":
         out += _queue_quota(change)
+    out += _unbound_namespaces(change)
     if ident.kind == "ResourceQuota" and any(_under(f.path, ("spec", "hard")) for f in fields):
         out.append(
             Finding(
@@ -390,6 +393,39 @@ def _updates(change: Change) -> list[Finding]:
             )
         )
     return out
+
+
+def _bound_namespaces(binding: dict) -> set[str]:
+    """The namespaces an admission binding selects by name (the library binds by
+    ``kubernetes.io/metadata.name In [...]``)."""
+    selector = ((binding.get("spec") or {}).get("matchResources") or {}).get("namespaceSelector") or {}
+    return {
+        ns
+        for expression in selector.get("matchExpressions") or []
+        if expression.get("key") == "kubernetes.io/metadata.name" and expression.get("operator") == "In"
+        for ns in expression.get("values") or []
+    }
+
+
+def _unbound_namespaces(change: Change) -> list[Finding]:
+    """A namespace an admission binding no longer selects. A workload's Namespace is never
+    pruned (k.keepOnRemoval), so removing the workload leaves its pods running, no longer judged
+    by the guardrail: a danger the reviewer acknowledges, or deletes the namespace for."""
+    assert change.before and change.after
+    ident = change.identity
+    if ident.group != "admissionregistration.k8s.io" or not ident.kind.endswith("PolicyBinding"):
+        return []
+    dropped = sorted(_bound_namespaces(change.before.obj) - _bound_namespaces(change.after.obj))
+    if not dropped:
+        return []
+    return [
+        Finding(
+            DANGER,
+            f"{ident} no longer selects {', '.join(dropped)}: a removed workload's Namespace is kept with its "
+            "pods, which the guardrail then no longer judges; delete the namespace, or acknowledge",
+            "admission",
+        )
+    ]
 
 
 def _immutable(ident: Identity, fields: list[FieldChange]) -> list[FieldChange]:

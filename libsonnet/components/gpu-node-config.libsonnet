@@ -23,6 +23,7 @@ local versions = import '../versions.json';
 
 local defaults = {
   providerFacts: error 'must provide providerFacts',
+  kubernetesVersion: error 'must provide kubernetesVersion',
   pools: [],
   nvidia: error 'must provide nvidia',
   // The operator's namespace (nvidia-gpu-operator renders it, privileged).
@@ -30,7 +31,7 @@ local defaults = {
   // The official kubectl image (ENTRYPOINT ["/bin/kubectl"]: kubernetes/kubernetes
   // build/server-image/kubectl/Dockerfile, published from v1.28); `kubectl label` on a Node
   // uses only the stable core/v1 API.
-  kubectlImage: versions.images.kubectl.image,
+  kubectlImage: k.kubectlImage(versions, self.kubernetesVersion),
   imageDigests: {},
   script: importstr '../scripts/label-gpu-node.sh',
   // spec.admission: where ValidatingAdmissionPolicy is served (enabled), the labeller's

@@ -29,7 +29,7 @@ local defaults = {
   pauseImage: versions.images.pause.image,
   // The official kubectl image (ENTRYPOINT /bin/kubectl on a Debian base with sh and sed:
   // kubernetes/kubernetes build/server-image/kubectl/Dockerfile, published from v1.28).
-  kubectlImage: versions.images.kubectl.image,
+  kubectlImage: k.kubectlImage(versions, self.kubernetesVersion),
   script: importstr '../scripts/validate-gpu-node.sh',
   imageDigests: {},
 };

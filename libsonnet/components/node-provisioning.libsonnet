@@ -143,6 +143,13 @@ function(params) {
         [if size != null then 'blockDeviceMappings']:
           if prov.image.family == 'bottlerocket' then [volume('/dev/xvda', 4), volume('/dev/xvdb', size)]
           else [volume('/dev/xvda', size)],
+        // The GPU instance types' instance-store NVMe (p5.48xlarge: 8 x 3.84 TB) sits unused
+        // unless the node class asks for it: RAID0 makes one array of them for the kubelet's and
+        // containerd's ephemeral storage (images, emptyDirs) instead of the root EBS volume
+        // (karpenter.k8s.aws_ec2nodeclasses.yaml spec.instanceStorePolicy, enum RAID0;
+        // karpenter.sh docs concepts/nodeclasses "spec.instanceStorePolicy"). A pool with
+        // localNvme leaves the disks to local-storage's persistent volumes.
+        [if !std.objectHas(pool, 'localNvme') then 'instanceStorePolicy']: 'RAID0',
       },
     },
 

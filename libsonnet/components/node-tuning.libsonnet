@@ -41,7 +41,7 @@ local defaults = {
   images: {
     tune: versions.images.busybox.image,
     // Lease create/get/replace/delete: coordination.k8s.io/v1, unchanged since 1.14
-    kubectl: versions.images.kubectl.image,
+    kubectl: k.kubectlImage(versions, $.kubernetesVersion),
     pause: versions.images.pause.image,
   },
   stateDir: '/var/lib/gpu-gitops',

@@ -61,6 +61,7 @@ function(params)
 
   local priorityName(type) = 'gpu-' + type;
 
+  local keep = { metadata+: { annotations+: k.keepOnRemoval(p.gitops.engine) } };
   local policy(ns, name, spec) =
     k.object('networking.k8s.io/v1', 'NetworkPolicy', name, ns, labels) + { spec: spec };
 
@@ -158,7 +159,10 @@ function(params)
       k.namespace(ns, labels + k.podSecurityLabels(if w.podSecurity == 'baseline-ipc-lock' then 'privileged' else w.podSecurity, p.kubernetesVersion) + {
         'gpu-gitops.io/workload-type': w.type,
       }, k.keepOnRemoval(p.gitops.engine)),
-      policy(ns, 'default-deny-all', { podSelector: {}, policyTypes: ['Ingress', 'Egress'] }),
+      // The default deny, the quota and the LimitRange stay with the kept Namespace when the
+      // entry leaves Git (k.keepOnRemoval): its pods keep running, and stay isolated and bounded
+      // until someone deletes the namespace (docs/gitops.md, "Removing a workload").
+      policy(ns, 'default-deny-all', { podSelector: {}, policyTypes: ['Ingress', 'Egress'] }) + keep,
       policy(ns, 'allow-dns', {
         podSelector: {},
         policyTypes: ['Egress'],
@@ -206,7 +210,7 @@ function(params)
     + (if std.length(w.allowEgressToFQDNs) > 0 then [fqdnPolicy(ns, w.allowEgressToFQDNs)] else [])
     + (if w.allowEgressToApiServer then [apiServerPolicy(ns)] else [])
     + (if std.length(gpuQuota + sharedQuota + migQuota + deviceQuota + otherQuota) > 0 then [
-         k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels) + { spec: { hard: gpuQuota + sharedQuota + migQuota + deviceQuota + otherQuota } },
+         k.object('v1', 'ResourceQuota', 'gpu-quota', ns, labels, k.keepOnRemoval(p.gitops.engine)) + { spec: { hard: gpuQuota + sharedQuota + migQuota + deviceQuota + otherQuota } },
        ] else [])
     + [
       // Default requests only, never limits. The LimitRanger admission plugin gives a container
@@ -217,7 +221,7 @@ function(params)
       // request, so `defaultRequest` reaches only containers that set neither. (No default memory
       // limit also keeps a bare GPU Pod and a Deployment's template judged alike where the GPU
       // policy requires one: gpu.requiresMemoryLimit.)
-      k.object('v1', 'LimitRange', 'container-defaults', ns, labels) + {
+      k.object('v1', 'LimitRange', 'container-defaults', ns, labels, k.keepOnRemoval(p.gitops.engine)) + {
         spec: { limits: [{
           type: 'Container',
           defaultRequest: { cpu: w.limits.defaultCpu, memory: w.limits.defaultMemory },

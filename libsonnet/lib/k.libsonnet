@@ -118,6 +118,14 @@
       },
     ],
 
+  // The kubectl image for a cluster of Kubernetes `kubernetesVersion` (versions.json
+  // `kubectl-<minor>`): kubectl is supported within one minor version of the API server
+  // (kubernetes.io/releases/version-skew-policy), so each image serves the minors around its own.
+  kubectlImage(versions, kubernetesVersion)::
+    local minor = std.parseInt(std.split(kubernetesVersion, '.')[1]);
+    local key = if minor <= 31 then 'kubectl-1.30' else if minor <= 33 then 'kubectl-1.32' else if minor <= 35 then 'kubectl-1.35' else 'kubectl-1.36';
+    versions.images[key].image,
+
   // The PriorityClasses of node agents (system-node-critical) and cluster services
   // (system-cluster-critical) that some providers hold to kube-system.
   criticalPriorityClasses:: ['system-node-critical', 'system-cluster-critical'],
