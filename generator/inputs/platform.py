@@ -52,6 +52,8 @@ _KINDS = (
     "ValidatingAdmissionPolicyBinding",
     "HelmRelease",
     "Application",
+    "ResourceClaimTemplate",
+    "ComputeDomain",
 )
 _FILE_PREFIXES = tuple(f"{kind.lower()}_" for kind in _KINDS)
 
@@ -84,8 +86,15 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
     quotas: dict[str, dict[str, str]] = {}
     policies: dict[str, dict] = {}
     bindings: list[dict] = []
+    templates: set[str] = set()
     for obj in _objects(rendered):
         kind, meta = obj.get("kind"), obj.get("metadata") or {}
+        if kind == "ResourceClaimTemplate":
+            templates.add(f"{meta.get('namespace', '')}/{meta.get('name', '')}")
+        elif kind == "ComputeDomain":  # the DRA driver generates the domain's channel template
+            channel = ((obj.get("spec") or {}).get("channel") or {}).get("resourceClaimTemplate") or {}
+            if channel.get("name"):
+                templates.add(f"{meta.get('namespace', '')}/{channel['name']}")
         if kind in _NAMED:
             named[_NAMED[kind]].add(meta.get("name", ""))
         elif kind == "ResourceQuota":
@@ -108,6 +117,7 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
         priority_classes=tuple(sorted(named["priority_classes"])),
         runtime_classes=tuple(sorted(named["runtime_classes"])),
         device_classes=tuple(sorted(named["device_classes"])),
+        claim_templates=tuple(sorted(templates)),
         policies=tuple(_policies(policies, bindings)),
     )
 

@@ -75,6 +75,7 @@ class Contract:
     priority_classes: tuple[str, ...] = ()
     runtime_classes: tuple[str, ...] = ()
     device_classes: tuple[str, ...] = ()
+    claim_templates: tuple[str, ...] = ()  # "namespace/name" of the ResourceClaimTemplates it renders or has generated
     policies: tuple[Policy, ...] = ()
 
     def offering(self, resource: str) -> list[Pool]:

@@ -77,6 +77,7 @@ _MODULES = (
     "cl005_quota_allows_none",
     "cl006_admission_denied",
     "cl007_device_class_not_offered",
+    "cl008_claim_template_missing",
     "lint001_bad_suppression",
 )
 
