@@ -40,6 +40,7 @@ _MODULES = (
     "k8s003_schema",
     "k8s004_schema_missing",
     "k8s005_address_invalid",
+    "k8s006_selector_mismatch",
     "api001_removed_api_version",
     "api002_deprecated_api_version",
     "api003_keda_metric_name",
