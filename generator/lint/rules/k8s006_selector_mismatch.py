@@ -102,7 +102,7 @@ def _unmatched(match_labels: dict, expressions: list, labels: dict) -> str:
         if str(labels.get(key)) != str(value) or key not in labels:
             return f"{key}={value}"
     for expr in expressions:
-        if not isinstance(expr, dict):
+        if not isinstance(expr, dict) or not isinstance(expr.get("key"), str):
             continue
         key, op, values = expr.get("key"), expr.get("operator"), expr.get("values") or []
         present = key in labels
@@ -112,7 +112,7 @@ def _unmatched(match_labels: dict, expressions: list, labels: dict) -> str:
             "NotIn": not present or value not in [str(v) for v in values],
             "Exists": present,
             "DoesNotExist": not present,
-        }.get(op, True)  # an unknown operator: the schema or the API server's selector check reports it
+        }.get(str(op), True)  # an unknown operator: the schema or the API server's selector check reports it
         if not ok:
             return f"{key} {op} {values}" if values else f"{key} {op}"
     return ""
