@@ -79,6 +79,7 @@ _MODULES = (
     "cl006_admission_denied",
     "cl007_device_class_not_offered",
     "cl008_claim_template_missing",
+    "cl009_replicas_exceed_quota",
     "lint001_bad_suppression",
 )
 
