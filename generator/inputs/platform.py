@@ -78,6 +78,7 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
                 open_prefix,
                 pool.get("gpu", {}).get("nodes", 0),
                 is_dra(pool.get("gpu", {})),
+                tuple(sorted((k, str(v)) for k, v in pool.get("nodeSelector", {}).items())),
             )
         )
     named: dict[str, set[str]] = {field: set() for field in _NAMED.values()}

@@ -42,6 +42,7 @@ class Pool:
     open_prefix: str = ""
     nodes: int = 0
     dra: bool = False  # GPUs allocated through resource claims (the DRA driver), not extended resources
+    labels: tuple[tuple[str, str], ...] = ()  # the node labels that select the pool's nodes (its nodeSelector)
 
     def per_node(self, resource: str) -> int | None:
         """Units of ``resource`` one node has (None: the pool does not offer it)."""

@@ -80,6 +80,7 @@ _MODULES = (
     "cl007_device_class_not_offered",
     "cl008_claim_template_missing",
     "cl009_replicas_exceed_quota",
+    "cl010_no_pool_matches",
     "lint001_bad_suppression",
 )
 
