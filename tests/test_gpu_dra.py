@@ -287,3 +287,19 @@ def test_argocd_installs_the_driver_after_the_operator(project, run):
     # the Namespace (Pod Security privileged) is rendered, not created by Argo CD
     assert "CreateNamespace=true" not in app["spec"]["syncPolicy"]["syncOptions"]
     assert app["spec"]["destination"]["namespace"] == "nvidia-dra-driver-gpu"
+
+
+def test_dra_pod_metrics_need_the_api_version_the_exporter_reads_in_the_runtime_config(project, run):
+    """draPodMetrics reads resource.k8s.io/v1beta1, off by default on 1.34: the input must say the
+    API server serves it (apiServer.runtimeConfig), else the exporter serves no metrics."""
+    from test_gpu_consistency import edit, line_of, render_fails
+
+    text = edit(project, "onprem-gb200-dra", "apiServer: {runtimeConfig: [resource.k8s.io/v1beta1]}\n", "")
+    render_fails(
+        run,
+        project,
+        "onprem-gb200-dra",
+        line_of(text, "    draPodMetrics: true"),
+        "gpu.nvidia.draPodMetrics needs the API server to serve resource.k8s.io/v1beta1",
+        "apiServer: {runtimeConfig: [resource.k8s.io/v1beta1]}",
+    )
