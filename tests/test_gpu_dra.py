@@ -311,3 +311,19 @@ def test_automatic_driver_upgrades_with_dra_and_device_plugin_pools_are_refused(
     edit(project, "    gpu: {vendor: nvidia, model: L40S, perNode: 4, nodes: 2}\n", "")
     edit(project, "{devices: {mig.nvidia.com: 48}, gpus: 4}", "{devices: {mig.nvidia.com: 48}}")
     assert run(project, "render", DRA).exit_code == 0
+
+
+def test_dra_pod_metrics_need_the_api_version_the_exporter_reads_in_the_runtime_config(project, run):
+    """draPodMetrics reads resource.k8s.io/v1beta1, off by default on 1.34: the input must say the
+    API server serves it (apiServer.runtimeConfig), else the exporter serves no metrics."""
+    from test_gpu_consistency import edit, line_of, render_fails
+
+    text = edit(project, "onprem-gb200-dra", "apiServer: {runtimeConfig: [resource.k8s.io/v1beta1]}\n", "")
+    render_fails(
+        run,
+        project,
+        "onprem-gb200-dra",
+        line_of(text, "    draPodMetrics: true"),
+        "gpu.nvidia.draPodMetrics needs the API server to serve resource.k8s.io/v1beta1",
+        "apiServer: {runtimeConfig: [resource.k8s.io/v1beta1]}",
+    )

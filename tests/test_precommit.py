@@ -75,7 +75,7 @@ def test_hooks_file_declares_the_two_hooks():
     assert check["entry"] == "gpu-gitops check --staged" and check["pass_filenames"] is False
     for folder in ("clusters", "libsonnet", "schemas", "rendered"):
         assert folder in check["files"]
-    assert lint["entry"] == "gpu-gitops lint" and lint["types"] == ["yaml"]
+    assert lint["entry"] == "gpu-gitops lint --context ." and lint["types"] == ["yaml"]
 
 
 def _local_hooks() -> dict:

@@ -49,6 +49,7 @@ class LintArgs:
     kubeconform_bin: str | None = None
     jobs: int | None = None
     no_cache: bool = False
+    context: tuple[str, ...] = ()  # files or folders the cross-file rules see too, not reported
 
 
 @dataclass
@@ -131,6 +132,7 @@ def lint(args: LintArgs) -> int:
             jobs=args.jobs or cpus.available(),
             cached=not args.no_cache,
             refs=fmt == "junit",
+            context=list(args.context),
         )
         if validator is None:
             validator = run_validator
@@ -372,6 +374,13 @@ def explain(args: ExplainArgs) -> int:
     help="Worker processes checking files (default: the CPUs this process may use).",
 )
 @click.option("--no-cache", is_flag=True, help="Check every file again, ignoring and not storing cached results.")
+@click.option(
+    "--context",
+    multiple=True,
+    help="Files or folders whose objects the cross-file rules (XR, CL) see as well, their own findings not "
+    "reported; the pre-commit hook passes the project, so a batch of files is judged against the same set "
+    "whatever the batch. Repeatable.",
+)
 @click.pass_obj
 def lint_command(ctx: Context, **options):
     """Lint manifests: strict schemas, GPU, huge pages, API-version and security rules.

@@ -50,6 +50,8 @@ _KINDS = (
     "HelmRelease",
     "Application",
     *QUEUE_KINDS,
+    "ResourceClaimTemplate",
+    "ComputeDomain",
 )
 _FILE_PREFIXES = tuple(f"{kind.lower()}_" for kind in _KINDS)
 
@@ -74,6 +76,7 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
                 open_prefix,
                 pool.get("gpu", {}).get("nodes", 0),
                 is_dra(pool.get("gpu", {})),
+                tuple(sorted((k, str(v)) for k, v in pool.get("nodeSelector", {}).items())),
             )
         )
     named: dict[str, set[str]] = {field: set() for field in _NAMED.values()}
@@ -83,8 +86,15 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
     queue_objects: list[dict] = []
     policies: dict[str, dict] = {}
     bindings: list[dict] = []
+    templates: set[str] = set()
     for obj in _objects(rendered):
         kind, meta = obj.get("kind"), obj.get("metadata") or {}
+        if kind == "ResourceClaimTemplate":
+            templates.add(f"{meta.get('namespace', '')}/{meta.get('name', '')}")
+        elif kind == "ComputeDomain":  # the DRA driver generates the domain's channel template
+            channel = ((obj.get("spec") or {}).get("channel") or {}).get("resourceClaimTemplate") or {}
+            if channel.get("name"):
+                templates.add(f"{meta.get('namespace', '')}/{channel['name']}")
         if kind in _NAMED:
             named[_NAMED[kind]].add(meta.get("name", ""))
         elif kind == "ResourceQuota":
@@ -110,6 +120,7 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
         priority_classes=tuple(sorted(named["priority_classes"])),
         runtime_classes=tuple(sorted(named["runtime_classes"])),
         device_classes=tuple(sorted(named["device_classes"])),
+        claim_templates=tuple(sorted(templates)),
         policies=tuple(_policies(policies, bindings)),
         queues=queue_contract(queue_objects),
     )

@@ -42,6 +42,7 @@ class Pool:
     open_prefix: str = ""
     nodes: int = 0
     dra: bool = False  # GPUs allocated through resource claims (the DRA driver), not extended resources
+    labels: tuple[tuple[str, str], ...] = ()  # the node labels that select the pool's nodes (its nodeSelector)
 
     def per_node(self, resource: str) -> int | None:
         """Units of ``resource`` one node has (None: the pool does not offer it)."""
@@ -96,6 +97,7 @@ class Contract:
     priority_classes: tuple[str, ...] = ()
     runtime_classes: tuple[str, ...] = ()
     device_classes: tuple[str, ...] = ()
+    claim_templates: tuple[str, ...] = ()  # "namespace/name" of the ResourceClaimTemplates it renders or has generated
     policies: tuple[Policy, ...] = ()
     queues: tuple[Queue, ...] = ()
 

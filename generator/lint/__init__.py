@@ -10,6 +10,7 @@ generator.inputs and generator.contract (a cluster's settings and contract, ``cl
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -50,12 +51,16 @@ def lint_paths(
     jobs: int = 1,
     cached: bool = False,
     refs: bool = True,
+    context: list[str] | None = None,
 ) -> Result:
     """Lint files and folders (``-`` is stdin); ``display`` turns a path into what is shown;
     ``validator`` is one the caller keeps to read its warnings afterwards; ``jobs`` worker
     processes check the files; ``cached`` reuses and stores per-file results in the user cache;
     ``refs`` keeps every object's reference in the result (memory that grows with the objects:
-    only the JUnit report, which lists passing objects, needs them)."""
+    only the JUnit report, which lists passing objects, needs them). ``context``: files and
+    folders whose objects the cross-file rules see too, none of their own findings reported (the
+    pre-commit hook's, so what a batch of files is judged against does not depend on how the
+    files were split into batches)."""
     from generator.lint.batch import check_files
     from generator.lint.cache import ResultCache, run_key
     from generator.lint.engine import Engine
@@ -63,10 +68,13 @@ def lint_paths(
     from generator.paths import cache_root
 
     files = discover(paths, settings.excludes, display)
+    linted = {os.path.realpath(f) for f in files if f != "-"}
+    seen = [f for f in discover(context or [], settings.excludes, display) if os.path.realpath(f) not in linted]
     validator = validator or make_validator(settings)
     engine = Engine(settings, validator, refs=refs)
     store = ResultCache(cache_root() / "lint", run_key(settings, validator, refs)) if cached else None
-    return engine.finish(check_files(engine, files, display, store, jobs))
+    results = check_files(engine, files + seen, display, store, jobs)
+    return engine.finish(results[: len(files)], results[len(files) :])
 
 
 def lint_objects(objects: list[tuple[str, str, dict]], settings: Settings) -> list[Diagnostic]:

@@ -159,19 +159,24 @@ class Engine:
             self._check_document(doc, result)
         return result
 
-    def finish(self, results: list[FileResult]) -> Result:
+    def finish(self, results: list[FileResult], context: list[FileResult] | None = None) -> Result:
         """The run's findings: each file's, less those a privileged Namespace drops, plus the
-        cross-resource rules' over all facts, in report order."""
+        cross-resource rules' over all facts, in report order. ``context``: files whose objects
+        the cross-resource rules and the privileged Namespaces count, never reported."""
+        context = context or []
         if self.ctx.validator is not None:
             for result in results:
                 self.ctx.validator.warnings.update(result.warnings)
-        privileged = privileged_namespaces(results)
+        privileged = privileged_namespaces(results + context)
         findings = [
             f for result in results for f, namespace in result.findings if not namespace or namespace not in privileged
         ]
         for rule in self.set_rules:
             facts = [
                 (fact, finding) for result in results for rule_id, fact, finding in result.facts if rule_id == rule.ID
+            ]
+            facts += [
+                (fact, None) for result in context for rule_id, fact, _finding in result.facts if rule_id == rule.ID
             ]
             findings.extend(rule.check(facts, self.ctx))
         findings = [f if f.hint else replace(f, hint=self.fixes[f.rule]) for f in findings]

@@ -1,4 +1,4 @@
-"""Jobs Kueue queues, as the ``lint --cluster`` queue rules (CL008-CL010) read them.
+"""Jobs Kueue queues, as the ``lint --cluster`` queue rules (CL011-CL013) read them.
 
 A job kind Kueue can manage, in a namespace with LocalQueues (the cluster's rendered queues,
 ``Contract.queues``), names its queue with the ``kueue.x-k8s.io/queue-name`` label, or is put

@@ -53,6 +53,7 @@ def _declared_default(rule_id: str, name: str):
 @dataclass
 class Settings:
     kubernetes_version: str = ""
+    runtime_config: tuple[str, ...] | None = None  # API versions --runtime-config enables; None: unknown
     taint_keys: list[str] | None = None  # lint.taintKeys; None: not configured
     allowed_privileged_namespaces: list[str] | None = None  # lint.allowedPrivilegedNamespaces
     provider: str = ""
@@ -126,6 +127,7 @@ class Settings:
             rule_options[rule_id] = {k: v for k, v in entry.items() if k != options.LEVEL}
         values = {
             "kubernetes_version": lint.get("kubernetesVersion", ""),
+            "runtime_config": tuple(lint["runtimeConfig"]) if "runtimeConfig" in lint else None,
             "taint_keys": list(lint["taintKeys"]) if "taintKeys" in lint else None,
             "allowed_privileged_namespaces": (
                 list(lint["allowedPrivilegedNamespaces"]) if "allowedPrivilegedNamespaces" in lint else None
@@ -193,6 +195,7 @@ def for_cluster(spec: dict, config: dict | None = None, facts: dict | None = Non
     overrides: dict = {
         **extra,
         "kubernetes_version": spec["kubernetesVersion"],
+        "runtime_config": tuple(spec.get("apiServer", {}).get("runtimeConfig", [])),
         "provider": spec.get("provider", ""),
         "provider_facts": facts,
     }

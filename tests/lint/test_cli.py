@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES, crd_args, needs_crd_schemas
+from tests.conftest import EXAMPLES, REPO, crd_args, needs_crd_schemas
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -253,3 +253,32 @@ def test_the_exit_code_and_the_count_are_the_same_in_every_format(tmp_path, run,
         assert result.exit_code == code, (fmt, result.output)
     text = run(project, "lint", str(path))
     assert "0 error(s), 1 warning(s)" in text.stderr
+
+
+def test_cross_file_findings_do_not_depend_on_how_the_files_are_batched(tmp_path, run):
+    """The pre-commit hook lints the files of a batch with the project as ``--context``: a claim's
+    StorageClass defined in a file of another batch is found, as when both are linted at once."""
+    claim = (
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: slow}\nprovisioner: example.com/slow\n"
+        "---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data, namespace: team}\n"
+        "spec:\n  storageClassName: fast\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n"
+    )
+    _write(tmp_path, "a/claim.yaml", claim)
+    _write(
+        tmp_path,
+        "b/class.yaml",
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: fast}\nprovisioner: example.com/fast\n",
+    )
+
+    def rules(*args: str) -> list[str]:
+        return sorted(f["rule"] for f in _json(run(tmp_path, "lint", "--format", "json", *args)))
+
+    together = rules("a/claim.yaml", "b/class.yaml")
+    assert "XR001" in rules("a/claim.yaml")  # alone, the batch does not see the class
+    assert rules("a/claim.yaml", "--context", ".") + rules("b/class.yaml", "--context", ".") == together
+    assert "XR001" not in together
+
+
+def test_the_lint_hook_gives_the_project_as_context():
+    hooks = (REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert "entry: gpu-gitops lint --context .\n" in hooks

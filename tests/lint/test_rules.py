@@ -381,3 +381,19 @@ def test_plain_lint_with_the_provider_and_lint_against_its_cluster_agree_on_the_
         against = lint_paths([str(pod)], settings_for(Project(REPO), {}, "aks-nap-h100")).findings
         verdicts.append(({f.rule for f in plain} & {"GPU004"}, {f.rule for f in against} & {"CL001"}))
     assert verdicts == [(set(), set()), ({"GPU004"}, {"CL001"})]
+
+
+def test_api_versions_off_by_default_follow_the_clusters_runtime_config(tmp_path):
+    """resource.k8s.io/v1beta1 on 1.34: an error where the cluster's flags are known and lack it,
+    nothing where its input lists it, a warning where the flags are unknown."""
+    from generator.lint.settings import for_cluster
+
+    path = FIXTURES / "API004" / "pass" / "beta-enabled-by-runtime-config.yaml"
+
+    def found(settings):
+        return [(f.rule, f.severity) for f in lint_paths([str(path)], settings).findings if f.rule == "API004"]
+
+    spec = {"kubernetesVersion": "1.34", "nodePools": []}
+    assert found(for_cluster(spec)) == [("API004", "error")]
+    assert found(for_cluster({**spec, "apiServer": {"runtimeConfig": ["resource.k8s.io/v1beta1"]}})) == []
+    assert found(Settings.from_config({"lint": {"kubernetesVersion": "1.34"}})) == [("API004", "warning")]

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from generator.errors import InputError
 from generator.inputs.advertised import GPU_CLASS, MIG_CLASS, is_dra
 from generator.inputs.repeats import repeats
+from generator.lint import runtimeconfig
 from generator.yamlio.positions import Located
 
 # resource.k8s.io/v1 is GA and served by default from Kubernetes 1.34 (KEP-4381); the chart
@@ -51,6 +52,7 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             yield from _check_pool(pool["gpu"], ("nodePools", i, "gpu"), minor, spec["kubernetesVersion"], doc)
     pools = dra_pools(spec)
     yield from _check_driver_upgrades(spec, pools, doc)
+    yield from _check_pod_metrics(spec, pools, minor, doc)
     for i, workload in enumerate(spec["workloads"]):
         yield from _check_claims(workload, ("workloads", i), pools, doc)
         yield from _check_compute_domains(workload, ("workloads", i), pools, doc)
@@ -246,3 +248,28 @@ def _check_device_quota(spec: dict, workload: dict, at: tuple, doc: Located) -> 
                 "pools without MIG, mig.nvidia.com the MIG devices of the others)",
                 at_value=True,
             )
+
+
+# The pinned dcgm-exporter reads ResourceSlices at resource.k8s.io/v1beta1 to label DRA GPUs'
+# metrics with their pods (the key's description in schemas/cluster.schema.json); that version
+# is off by default (runtimeconfig), so the API server must turn it on.
+_EXPORTER_API = "resource.k8s.io/v1beta1"
+
+
+def _check_pod_metrics(spec: dict, pools: dict, minor: int, doc: Located) -> Iterator[InputError]:
+    """``draPodMetrics`` on a cluster whose API server, as its input says, does not serve the
+    version the exporter reads: the exporter waits for it for ever and serves no metrics."""
+    nvidia = spec["gpu"].get("nvidia", {})
+    served = spec.get("apiServer", {}).get("runtimeConfig", [])
+    if not nvidia.get("draPodMetrics") or not pools or _EXPORTER_API in served:
+        return
+    if not runtimeconfig.off_by_default(_EXPORTER_API, "ResourceSlice", (1, minor)):
+        return
+    yield doc.error(
+        f"gpu.nvidia.draPodMetrics needs the API server to serve {_EXPORTER_API}, which Kubernetes "
+        f"{spec['kubernetesVersion']} serves only with {runtimeconfig.flag(_EXPORTER_API)}, and apiServer.runtimeConfig "
+        "does not list it: the exporter would wait for that API and serve no metrics at all",
+        ("gpu", "nvidia", "draPodMetrics"),
+        f"once the API server runs with the flag, add `apiServer: {{runtimeConfig: [{_EXPORTER_API}]}}`; "
+        "else remove draPodMetrics",
+    )

@@ -40,6 +40,7 @@ _MODULES = (
     "k8s003_schema",
     "k8s004_schema_missing",
     "k8s005_address_invalid",
+    "k8s006_selector_mismatch",
     "api001_removed_api_version",
     "api002_deprecated_api_version",
     "api003_keda_metric_name",
@@ -77,9 +78,12 @@ _MODULES = (
     "cl005_quota_allows_none",
     "cl006_admission_denied",
     "cl007_device_class_not_offered",
-    "cl008_queue_not_found",
-    "cl009_queue_never_admits",
-    "cl010_topology_level_unknown",
+    "cl008_claim_template_missing",
+    "cl009_replicas_exceed_quota",
+    "cl010_no_pool_matches",
+    "cl011_queue_not_found",
+    "cl012_queue_never_admits",
+    "cl013_topology_level_unknown",
     "lint001_bad_suppression",
 )
 

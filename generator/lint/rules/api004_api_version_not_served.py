@@ -6,12 +6,19 @@ served from 1.34) or no longer serves (alpha versions removed after a later one 
 and the GitOps engine stops the sync. Which versions serve a kind is read from the bundled
 Kubernetes schemas of every version: a built-in kind that has no schema at the target
 version but has one at another is not served there; the hint says from or until which
-version it is. Removals the deprecation table knows are API001's, with their replacement.
+version it is. A version the target has but serves only when the API server's
+``--runtime-config`` turns it on (alpha versions, and beta versions added since 1.24:
+``resource.k8s.io/v1beta1`` on 1.34) is not served either, unless the cluster says its API
+server runs with that flag (``apiServer.runtimeConfig`` of its input with a target cluster,
+``lint.runtimeConfig`` otherwise); without a target cluster or ``lint.runtimeConfig`` that is
+a warning, the flags being unknown. Removals the deprecation table knows are API001's, with
+their replacement.
 Without this rule such an object would be a K8S004 "no schema" warning. The target version
 is ``--kubernetes-version``, ``lint.kubernetesVersion`` or the target cluster's.
 
 Fix: use an apiVersion the target version serves (the hint names the range), or upgrade the
-cluster first.
+cluster first; for a version off by default, use the served one or list it in the cluster's
+``apiServer.runtimeConfig`` once its API server runs with the flag.
 
 PASS:
 
@@ -39,6 +46,7 @@ FAIL:
 import functools
 
 from generator.kube import deprecations
+from generator.lint import runtimeconfig
 from generator.lint.model import Hit
 from generator.validate import kubernetes
 
@@ -72,6 +80,8 @@ def check(res, ctx):
     api_version, kind = res.obj["apiVersion"], res.obj["kind"]
     target = ctx.settings.target_version
     why = not_served(api_version, kind, target)
+    if why is None:
+        yield from _off_by_default(api_version, kind, target, ctx.settings.runtime_config)
     if why:
         yield Hit(
             f'no matches for kind "{kind}" in version "{api_version}": Kubernetes {target[0]}.{target[1]} '
@@ -85,3 +95,23 @@ def check(res, ctx):
                 else "use its successor"
             ),
         )
+
+
+def _off_by_default(api_version: str, kind: str, target: tuple[int, int], enabled: tuple[str, ...] | None):
+    """A built-in version the target has but serves only with ``--runtime-config``."""
+    if not kubernetes.served_in(api_version, kind) or not runtimeconfig.off_by_default(api_version, kind, target):
+        return
+    if enabled is not None and api_version in enabled:
+        return
+    flag = runtimeconfig.flag(api_version)
+    message = f"Kubernetes {target[0]}.{target[1]} serves {api_version} only when its API server runs with {flag}" + (
+        "" if enabled is not None else " (the cluster's flags are unknown here)"
+    )
+    yield Hit(
+        message,
+        ("apiVersion",),
+        at_value=True,
+        hint=f"use the version the cluster serves by default, or list {api_version} in the cluster's "
+        "apiServer.runtimeConfig (lint.runtimeConfig) once the API server runs with the flag",
+        severity="" if enabled is not None else "warning",
+    )

@@ -63,7 +63,7 @@ from generator.kube import pods
 from generator.lint import queued
 from generator.lint.model import Hit
 
-ID = "CL009"
+ID = "CL012"
 NAME = "queue-never-admits"
 SEVERITY = "error"
 SUMMARY = "A queued job asks for more than its ClusterQueue can ever admit on one flavor"

@@ -50,7 +50,7 @@ FAIL:
 from generator.lint import queued
 from generator.lint.model import Hit
 
-ID = "CL008"
+ID = "CL011"
 NAME = "queue-not-found"
 SEVERITY = "error"
 SUMMARY = "A job in a queued namespace names a LocalQueue that does not exist there"

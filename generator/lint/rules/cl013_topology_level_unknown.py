@@ -53,7 +53,7 @@ from generator.kube import pods
 from generator.lint import queued
 from generator.lint.model import Hit
 
-ID = "CL010"
+ID = "CL013"
 NAME = "topology-level-unknown"
 SEVERITY = "error"
 SUMMARY = "A queued job asks for a topology level its queue's flavors do not have"

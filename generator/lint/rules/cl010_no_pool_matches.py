@@ -1,0 +1,118 @@
+"""A pod's node selector, required node affinity or tolerations fit none of the target cluster's node pools.
+
+Rationale: the scheduler places a pod only on a node that carries every label of its
+``nodeSelector``, satisfies one term of its required node affinity, and whose
+``NoSchedule``/``NoExecute`` taints it tolerates; otherwise the pod stays Pending
+(``0/12 nodes are available: 12 node(s) didn't match Pod's node affinity/selector``). With
+``lint --cluster`` lint knows each pool's identifying labels (``nodePools[].nodeSelector``)
+and taints. Only what can be decided is judged: a pool is ruled out by a label key its
+``nodeSelector`` sets to another value (its nodes carry more labels, which lint does not
+know), or by a taint the pod does not tolerate. A warning: nodes outside the input's pools
+may still match. GPU pods against the pools offering their devices are CL001's.
+
+Fix: select a label value one of the pools has (``gpu-gitops lint --cluster NAME`` names
+them), tolerate the pool's taints, or add the pool to the cluster's input.
+
+PASS:
+
+    # gpu-gitops-config: {lint: {cluster: aks-h100-training}}
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: tools, namespace: gpu-training}
+    spec:
+      nodeSelector: {agentpool: system}
+      containers:
+        - {name: tools, image: "busybox:1.36", resources: {limits: {memory: 64Mi}}}
+
+FAIL:
+
+    # gpu-gitops-config: {lint: {cluster: aks-h100-training}}
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: tools, namespace: gpu-training}
+    spec:
+      nodeSelector: {agentpool: h200}
+      containers:
+        - {name: tools, image: "busybox:1.36", resources: {limits: {memory: 64Mi}}}
+"""
+
+from generator.kube import pods
+from generator.lint.model import Hit
+
+ID = "CL010"
+NAME = "no-pool-matches"
+SEVERITY = "warning"
+SUMMARY = "A pod's node selector, required node affinity or tolerations fit none of the cluster's pools"
+SCOPE = "object"
+POD_TEMPLATES = True
+
+
+def check(res, ctx):
+    contract = ctx.settings.contract
+    if contract is None or not contract.pools:
+        return
+    for pod in pods.templates(res.obj):
+        if pod.partial or pods.uses_devices(pod):
+            continue  # a runtime completes its pods; device pods are CL001's
+        spec = pod.spec
+        by_labels = [p for p in contract.pools if _may_match(spec, dict(p.labels))]
+        if not by_labels:
+            yield Hit(
+                f"no node pool of cluster {contract.cluster} carries the labels the pod selects "
+                f"(pools: {', '.join(_describe(p) for p in contract.pools)})",
+                pod.path + (("nodeSelector",) if spec.get("nodeSelector") else ("affinity",)),
+                hint="select the labels of one of the pools, or add the pool to the cluster's input",
+            )
+            continue
+        if not any(_tolerated(spec, p) for p in by_labels):
+            taints = sorted(
+                {f"{t.key}{'=' + t.value if t.value else ''}:{t.effect}" for p in by_labels for t in p.taints}
+            )
+            yield Hit(
+                f"the pod tolerates none of the taints of the pools it selects on cluster {contract.cluster} "
+                f"({', '.join(p.name for p in by_labels)}: {', '.join(taints)}), so it stays Pending",
+                pod.path + ("tolerations",),
+                hint="tolerate the taints of the pool it should run on",
+            )
+
+
+def _describe(pool) -> str:
+    return f"{pool.name} " + ",".join(f"{k}={v}" for k, v in pool.labels) if pool.labels else pool.name
+
+
+def _tolerated(spec: dict, pool) -> bool:
+    return all(
+        pods.tolerates_taint(spec, t.key, t.value, t.effect)
+        for t in pool.taints
+        if t.effect in ("NoSchedule", "NoExecute")
+    )
+
+
+def _may_match(spec: dict, labels: dict) -> bool:
+    """Whether nodes with ``labels`` (and others lint does not know) may satisfy the pod's
+    node selector and required node affinity: False only where a known label decides it."""
+    selector = spec.get("nodeSelector")
+    if isinstance(selector, dict):
+        for key, value in selector.items():
+            if key in labels and labels[key] != str(value):
+                return False
+    affinity = spec.get("affinity")
+    node = affinity.get("nodeAffinity") if isinstance(affinity, dict) else None
+    required = node.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(node, dict) else None
+    terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
+    if not isinstance(terms, list) or not terms:
+        return True
+    return any(_term_may_match(term, labels) for term in terms)
+
+
+def _term_may_match(term: object, labels: dict) -> bool:
+    if not isinstance(term, dict):
+        return True
+    for expr in term.get("matchExpressions") or []:
+        if not isinstance(expr, dict) or expr.get("key") not in labels:
+            continue  # a label lint does not know: it may be there
+        value, values = labels[expr["key"]], [str(v) for v in expr.get("values") or []]
+        op = expr.get("operator")
+        if (op == "In" and value not in values) or (op == "NotIn" and value in values) or op == "DoesNotExist":
+            return False
+    return True
