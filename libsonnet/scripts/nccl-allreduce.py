@@ -32,5 +32,7 @@ torch.cuda.synchronize()
 seconds = (time.perf_counter() - start) / iterations
 bus = elements * 4 / seconds * 2 * (world - 1) / world / 1e9
 if rank == 0:
-    print(f"nccl-test: PASS ranks={world} size={elements * 4 // 2**20}MiB busbw={bus:.1f}GB/s time={seconds * 1e3:.2f}ms")
+    print(
+        f"nccl-test: PASS ranks={world} size={elements * 4 // 2**20}MiB busbw={bus:.1f}GB/s time={seconds * 1e3:.2f}ms"
+    )
 dist.destroy_process_group()

@@ -38,7 +38,7 @@ RDMA_PREFIX = "rdma/"
 
 def _instance_types(pool: dict) -> list[tuple[str, tuple]]:
     """The instance types the pool names, each with the input path that names it."""
-    found = [
+    found: list[tuple[str, tuple]] = [
         (name, ("provisioning", "instanceTypes", j))
         for j, name in enumerate(pool.get("provisioning", {}).get("instanceTypes", []))
     ]
