@@ -95,6 +95,7 @@ def test_a_file_edited_while_render_runs_is_written_not_linked(tmp_path, monkeyp
 def test_check_detects_an_edit_and_render_repairs_it(project, run):
     assert run(project, "render", CLUSTER).exit_code == 0
     assert run(project, "check", CLUSTER).exit_code == 0
+    # gpu-inference: Pod Security baseline (gpu-training is privileged for it, baseline-ipc-lock)
     victim = project / "rendered" / CLUSTER / "20-workloads" / "workload-isolation" / "namespace_gpu-inference.yaml"
     victim.write_text(victim.read_text(encoding="utf-8").replace("baseline", "privileged"), encoding="utf-8")
     result = run(project, "check", CLUSTER)

@@ -379,16 +379,20 @@ NCCL_CASES = {
         "'gpu-inference' is not a workload namespace with podSecurity baseline-ipc-lock",
         "baseline-ipc-lock",
     ),
-    "nothing-to-test": (
-        AKS_FABRIC,
-        "fabric: {type: none}",
-        "ncclTestNamespace: gpu-training",
-        "no pool has NVIDIA whole GPUs",
-        "remove fabric.ncclTestNamespace",
-    ),
 }
 
 
 @pytest.mark.parametrize("case", sorted(NCCL_CASES))
 def test_an_nccl_test_that_cannot_run_is_a_located_error(project, run, case):
     _render_fails(project, run, AKS, *NCCL_CASES[case])
+
+
+def test_an_nccl_test_with_nothing_to_test_renders_none_with_a_warning(project, run):
+    path = project / "clusters" / AKS / "cluster.yaml"
+    text = path.read_text(encoding="utf-8").replace(AKS_FABRIC, "fabric: {type: none}", 1)
+    path.write_text(text, encoding="utf-8")
+    line = text[: text.index("ncclTestNamespace: gpu-training")].count("\n") + 1
+    result = run(project, "render", AKS)
+    assert result.exit_code == 0, result.output
+    assert f"clusters/{AKS}/cluster.yaml:{line}:" in result.stderr and "no pool has NVIDIA whole GPUs" in result.stderr
+    assert not (project / "rendered" / AKS / "20-workloads" / "nccl-test").exists()

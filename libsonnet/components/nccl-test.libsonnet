@@ -71,7 +71,10 @@ function(params)
                 restartPolicy: 'Never',
                 subdomain: name,
                 nodeSelector: pool.nodeSelector,
-                tolerations: k.tolerationsFor(pool.taints),
+                // The taints of every GPU pool, not only this pool's: the nodeSelector binds the
+                // pods to the pool, and a GPU pod that tolerates the cluster's GPU taint keys is
+                // what lint's GPU004 (and the guardrail policy) expect of one.
+                tolerations: gpu.tolerationsForPools(p.gpuPools),
                 affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{
                   labelSelector: { matchLabels: k.selectorLabels(name) },
                   topologyKey: 'kubernetes.io/hostname',

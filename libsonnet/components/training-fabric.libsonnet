@@ -5,7 +5,9 @@
 // Mellanox/network-operator v26.4.1 api/v1alpha1/nicnodepolicy_types.go: nodeSelector,
 // tolerations, rdmaSharedDevicePlugin), which the Network Operator turns into the RDMA shared
 // device plugin on the pool's nodes only. A NicClusterPolicy would run one plugin config on every
-// node it selects; a NicNodePolicy per pool keeps each pool's resource name on its own nodes. The
+// node it selects; a NicNodePolicy per pool keeps each pool's resource name on its own nodes, and is
+// NVIDIA's recommendation for the per-node components of new deployments
+// (docs.nvidia.com/networking/display/kubernetes2640, "Heterogeneous Clusters with NicNodePolicy"). The
 // plugin (Mellanox/k8s-rdma-shared-dev-plugin README.md, "RDMA Shared Device Plugin
 // Configurations") advertises `rdma/<resourceName>`, `rdmaHcaMax` units per node, one per pod
 // that shares the node's HCAs; the selectors take the pool's NVIDIA NICs (vendor 15b3) of the

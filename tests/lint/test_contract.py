@@ -21,6 +21,12 @@ REPO = Path(__file__).resolve().parents[2]
 APPS = Path(__file__).resolve().parent / "apps"
 
 
+def guardrails(contract):
+    """The cluster's gpu-pod-guardrails policy (a cluster may have the fabric's policy too)."""
+    (policy,) = [p for p in contract.policies if p.name == "gpu-pod-guardrails"]
+    return policy
+
+
 @pytest.fixture(scope="module")
 def contracts():
     project = Project(REPO)
@@ -38,7 +44,10 @@ def test_contract_reads_pools_namespaces_classes_and_policy(contracts):
     assert {"gpu-training", "gpu-inference"} <= set(aks.namespaces)
     assert aks.quota_limit("gpu-training", "nvidia.com/gpu") == 32
     assert aks.storage_classes == ("local-nvme",) and "nvidia" in aks.runtime_classes  # the GPU Operator's
-    assert aks.policies[0].namespaces == ("gpu-training", "gpu-inference")
+    assert guardrails(aks).namespaces == ("gpu-training", "gpu-inference")
+    # the namespace that trains over the fabric is guarded by baseline with IPC_LOCK as well
+    (fabric,) = [p for p in aks.policies if p.name == "fabric-pod-security"]
+    assert fabric.namespaces == ("gpu-training",) and fabric.actions == ("Deny",)
     eks = contracts["eks-mi300x-inference"]
     mig = dict(next(p for p in eks.pools if p.name == "a100-mig").offers)
     assert mig == {"nvidia.com/mig-1g.5gb": 16, "nvidia.com/mig-2g.10gb": 8, "nvidia.com/mig-3g.20gb": 8}
@@ -62,7 +71,7 @@ def test_lint_and_admission_agree(contracts, cluster, namespace, case, body, kin
     """The policy lint applies (Rust CEL) denies exactly what cel-python's evaluation of it denies."""
     pod, _expected = body
     obj = workload(kind, pod) if kind != "Pod" else copy.deepcopy(pod)
-    policy = contracts[cluster].policies[0]
+    policy = guardrails(contracts[cluster])
     by_cel_python = evaluate({"spec": policy.spec}, obj)
     by_lint = [d.message for d in admission.judge(policy, obj, namespace)]
     assert by_lint == by_cel_python
@@ -70,7 +79,7 @@ def test_lint_and_admission_agree(contracts, cluster, namespace, case, body, kin
 
 def test_pods_get_the_tolerations_extended_resource_toleration_adds(contracts):
     """Keyed by the resource's name: amd.com/gpu for an AMD pod, none for nvidia.com/gpu on MIG slices."""
-    policy = contracts["eks-mi300x-inference"].policies[0]
+    policy = guardrails(contracts["eks-mi300x-inference"])
     amd, _ = EKS_CASES["amd-with-only-nvidia-toleration"]
     assert admission.judge(policy, amd, "llm-serving") != []
     assert admission.judge(policy, amd, "llm-serving", resource_tolerations=True) == []
@@ -86,7 +95,7 @@ def test_custom_resources_are_judged_by_their_pods(contracts):
         "kind": "JobSet",
         "spec": {"replicatedJobs": [{"name": "w", "template": {"spec": {"template": {"spec": pod["spec"]}}}}]},
     }
-    policy = contracts["aks-h100-training"].policies[0]
+    policy = guardrails(contracts["aks-h100-training"])
     denials = admission.judge(policy, jobset, "gpu-training")
     assert [d.message for d in denials] == evaluate({"spec": policy.spec}, pod)
     assert denials[0].path == ("spec", "replicatedJobs", 0, "template", "spec", "template", "spec")
@@ -95,7 +104,7 @@ def test_custom_resources_are_judged_by_their_pods(contracts):
 
 def test_quantities_compare_by_value_as_after_decoding(contracts):
     """``1`` and ``"1"`` and ``1000m`` are one quantity to the API server: no "differs" denial."""
-    policy = contracts["aks-h100-training"].policies[0]
+    policy = guardrails(contracts["aks-h100-training"])
     pod, _ = NVIDIA_CASES["limit-and-toleration"]
     pod = copy.deepcopy(pod)
     pod["spec"]["containers"][0]["resources"] = {
@@ -111,7 +120,7 @@ def test_judging_leaves_the_object_and_its_pod_templates_as_they_were(contracts)
     it for the rules that run after CL006."""
     from generator.kube import pods
 
-    policy = contracts["eks-mi300x-inference"].policies[0]
+    policy = guardrails(contracts["eks-mi300x-inference"])
     amd, _ = EKS_CASES["amd-with-only-nvidia-toleration"]
     amd = copy.deepcopy(amd)
     amd["spec"]["containers"][0]["resources"]["limits"]["amd.com/gpu"] = 1  # respelt "1" for the policy
@@ -128,7 +137,7 @@ def test_the_object_is_handed_to_the_evaluator_once_per_policy(contracts, monkey
     original = celrules.context
     monkeypatch.setattr(celrules, "context", lambda variables: made.append(1) or original(variables))
     pod, _ = NVIDIA_CASES["no-toleration"]
-    policy = contracts["aks-h100-training"].policies[0]
+    policy = guardrails(contracts["aks-h100-training"])
     assert len(policy.spec["variables"]) + len(policy.spec["validations"]) > 5
     assert admission.judge(policy, pod, "gpu-training") != [] and len(made) == 1
 

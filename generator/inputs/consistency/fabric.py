@@ -20,8 +20,8 @@ pods that request its resource stay Pending for ever; so these are errors, at th
   shared device plugin (its default prefix), ``vpc.amazonaws.com/efa`` for EFA;
 - a workload namespace with ``podSecurity: baseline-ipc-lock`` only with the admission policies
   on: Pod Security admits everything there, and the ``fabric-pod-security`` policy is its guard;
-- ``fabric.ncclTestNamespace`` names such a workload namespace (the test's pods add IPC_LOCK),
-  and some NVIDIA InfiniBand/RoCE pool with whole GPUs exists to test.
+- ``fabric.ncclTestNamespace`` names such a workload namespace (the test's pods add IPC_LOCK);
+  a warning when no NVIDIA InfiniBand/RoCE pool with whole GPUs exists to test (nothing renders).
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def _check_nccl_test(spec: dict, doc: Located) -> Iterator[InputError]:
             at_value=True,
         )
     elif not any(_testable(pool) for pool in spec["nodePools"]):
-        yield doc.error(
+        yield doc.warning(
             "fabric.ncclTestNamespace is set, but no pool has NVIDIA whole GPUs (device plugin, no MIG or "
             "time-slicing) on an infiniband or roce fabric: there is nothing to test",
             where,

@@ -52,6 +52,7 @@ _MODULES = (
     "gpu005_mig_name_invalid",
     "gpu006_mig_mixed_with_gpu",
     "gpu007_gpu_memory_limit_missing",
+    "gpu008_rdma_without_ipc_lock",
     "dra001_claim_not_listed",
     "hp001_hugepages_without_cpu_memory",
     "hp002_hugepages_request_not_limit",
