@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
-from generator.lint import pods, suppress
+from generator.lint import options, pods, references, suppress
 from generator.lint.loader import Source, resources_of
 from generator.lint.model import Document, Hit, Resource
 from generator.lint.rules import REGISTRY, fix_hint
@@ -172,7 +172,10 @@ class Engine:
             facts = [
                 (fact, finding) for result in results for rule_id, fact, finding in result.facts if rule_id == rule.ID
             ]
-            findings.extend(rule.check(facts, self.ctx))
+            found = rule.check(facts, self.ctx)
+            if "completeSet" in options.declared(rule) and not self.settings.complete(rule.ID):
+                found = map(references.as_note, found)
+            findings.extend(found)
         findings = [f if f.hint else replace(f, hint=self.fixes[f.rule]) for f in findings]
         findings.sort(key=Diagnostic.sort_key)
         return Result(findings, results)
