@@ -166,6 +166,25 @@ def bench(n: int, runs: int, version: str, binary: str | None, cluster: str = ""
                 print(f"  no kubeconform on PATH; reference (../shared/bench/README.md): {shown}")
 
 
+def cel_rules() -> None:
+    """How many x-kubernetes-validations rules the installed schema set holds, and how many of
+    them the evaluator cannot run (each is skipped with a warning where an object reaches it)."""
+    import json
+
+    from generator.validate import celrules, schemaset
+
+    installed = schemaset.installed()
+    if installed is None:
+        print("CEL rules: no schema set installed (gpu-gitops schemas sync)")
+        return
+    rules = left = 0
+    for path in sorted(installed.folder.rglob("*.json")):
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        rules += json.dumps(schema).count('"rule":')
+        left += len(celrules.unevaluated(schema))
+    print(f"CEL rules of schema set {installed.version}: {rules}, not evaluated: {left}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="5000,20000", help="corpus sizes in documents, comma-separated")
@@ -175,6 +194,7 @@ def main() -> int:
     args = parser.parse_args()
     binary = shutil.which("kubeconform")
     compile_package()
+    cel_rules()
     for n in (int(x) for x in args.sizes.split(",")):
         bench(n, args.runs, args.kubernetes_version, binary, args.cluster)
     print(TARGETS)

@@ -104,7 +104,6 @@ def lint(args: LintArgs) -> int:
         "schema_cache": args.schema_cache,
         "strict": args.strict,
     }
-    settings = Settings.from_config(config.data, **overrides)
     targets = list(args.paths)
     if not targets:
         ctx.require_project()
@@ -114,6 +113,9 @@ def lint(args: LintArgs) -> int:
                 hint="pass files or folders, or run `gpu-gitops render` first",
             )
         targets = [str(ctx.project.rendered)]
+    if all(_rendered_trees(Path(t)) for t in targets):
+        overrides["complete_set"] = True  # every object of the clusters: a missing name is missing
+    settings = Settings.from_config(config.data, **overrides)
     display = _display(ctx)
     findings: list[Diagnostic] = []
     sources = []
@@ -181,6 +183,19 @@ def lint(args: LintArgs) -> int:
         click.echo(report.summary(), err=True)
     failing = {"error"} if args.fail_on == "error" else {"error", "warning"}
     return EXIT_FINDINGS if any(f.severity in failing for f in findings) else EXIT_OK
+
+
+def _rendered_trees(path: Path) -> bool:
+    """Whether ``path`` is one rendered tree (it holds the sum file render writes) or a folder of
+    them (``rendered/``): a set of objects known to be a cluster's whole."""
+    from generator.tree.fingerprint import SUM_FILE
+
+    if not path.is_dir():
+        return False
+    if (path / SUM_FILE).is_file():
+        return True
+    trees = [p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    return bool(trees) and all((p / SUM_FILE).is_file() for p in trees)
 
 
 def _runs(args: LintArgs, config: dict, settings, overrides: dict, targets: list[str], display):

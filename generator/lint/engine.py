@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.kube import pods
-from generator.lint import suppress
+from generator.lint import options, references, suppress
 from generator.lint.loader import Source, resources_of
 from generator.lint.model import Document, Hit, Resource
 from generator.lint.rules import REGISTRY, fix_hint
@@ -178,7 +178,10 @@ class Engine:
             facts += [
                 (fact, None) for result in context for rule_id, fact, _finding in result.facts if rule_id == rule.ID
             ]
-            findings.extend(rule.check(facts, self.ctx))
+            found = rule.check(facts, self.ctx)
+            if "completeSet" in options.declared(rule) and not self.settings.complete(rule.ID):
+                found = map(references.as_note, found)
+            findings.extend(found)
         findings = [f if f.hint else replace(f, hint=self.fixes[f.rule]) for f in findings]
         findings.sort(key=Diagnostic.sort_key)
         return Result(findings, results)

@@ -2,7 +2,7 @@
 
 Helm charts (``Chart.yaml``, values files, ``templates/`` that are YAML only once rendered),
 Kustomize's files, cluster inputs, and CI and tool configuration (``.pre-commit-config.yaml``,
-``.gpu-gitops.yaml``, GitHub and GitLab CI, compose files) sit beside manifests in most
+``.gpu-gitops.yaml``, GitHub and GitLab CI, compose files, Grafana dashboards) sit beside manifests in most
 repositories. ``lint`` passes them by when it walks a folder, and the published pre-commit hook
 (``.pre-commit-hooks.yaml``, ``gpu-gitops-lint``) excludes the same paths: a test holds its
 ``exclude`` equal to ``PATTERN``. A file named on the command line is always linted.
@@ -20,7 +20,8 @@ PATTERN = r"""(?x)^(
   clusters/[^/]+/cluster\.yaml|clusters/_bases/.*\.ya?ml|
   \.pre-commit-(config|hooks)\.yaml|\.gpu-gitops\.yaml|\.gitlab-ci\.yml|\.github/.*|docs/ci/.*|
   (.*/)?(\.yamllint|\.readthedocs|mkdocs|docker-compose|compose|codecov|\.codecov|\.golangci|\.goreleaser|
-    \.markdownlint|\.prettierrc|\.mergify|\.kube-linter|ct|renovate|package|package-lock|tsconfig)(\.ya?ml|\.json)?
+    \.markdownlint|\.prettierrc|\.mergify|\.kube-linter|ct|renovate|package|package-lock|tsconfig)(\.ya?ml|\.json)?|
+  (.*/)?[^/]*dashboard[^/]*\.json
 )$"""
 
 _COMPILED = re.compile(PATTERN)

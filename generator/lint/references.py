@@ -6,6 +6,8 @@ with the finding to report. A use is reported only when the linted files define 
 that kind at all but not that name: files that define none leave the class to the cluster,
 where lint cannot see it, unless lint targets a cluster (``lint --cluster``): then the
 cluster's names count as defined, and a name in neither is reported, naming the cluster.
+Where the linted files are not known to be the whole set (``Settings.complete``), the engine
+makes such a finding a note (``as_note``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,18 @@ from generator.diagnostic import Diagnostic
 
 if TYPE_CHECKING:
     from generator.contract.model import Contract
+
+
+def as_note(finding: Diagnostic) -> Diagnostic:
+    """A finding of a rule whose set may be incomplete (files of a repository, not a rendered tree or
+    a cluster): what it names may be defined elsewhere, so it is a note (info), saying so."""
+    return dataclasses.replace(
+        finding,
+        severity="info",
+        message=f"{finding.message} (in the linted files; they may not be all the cluster has)",
+        hint="lint the whole rendered tree or with --cluster, or set lint.completeSet: true when these files "
+        "are every object of the cluster; then a missing name is an error",
+    )
 
 
 def undefined(

@@ -26,7 +26,11 @@ DEFAULT_TAINT_KEYS = ("nvidia.com/gpu", "amd.com/gpu")
 
 # The options several rules declare under one name, also settable once for all of them at the
 # top of the ``lint`` section (``lint.taintKeys``): they describe the cluster, not one rule.
-SHARED_OPTIONS = {"taintKeys": "taint_keys", "allowedPrivilegedNamespaces": "allowed_privileged_namespaces"}
+SHARED_OPTIONS = {
+    "taintKeys": "taint_keys",
+    "allowedPrivilegedNamespaces": "allowed_privileged_namespaces",
+    "completeSet": "complete_set",
+}
 
 TAINT_KEYS = options.Option(
     {"type": "array", "items": {"type": "string", "minLength": 1}},
@@ -39,6 +43,16 @@ ALLOWED_PRIVILEGED_NAMESPACES = options.Option(
     [],
     "Namespaces where the rule is silent (drivers, device plugins, node tuning), besides those whose linted "
     "Namespace enforces the privileged Pod Security level. Default: `lint.allowedPrivilegedNamespaces`, else none.",
+)
+
+
+COMPLETE_SET = options.Option(
+    {"type": "boolean"},
+    False,
+    "The linted files are every object of the cluster, so a name no linted object defines is missing: an error. "
+    "Otherwise (files of a repository, a chart's output) the defining object may come from elsewhere and the "
+    "finding is a note (info). A rendered tree (`gpu-gitops lint` with no path, or `rendered/<cluster>`) and "
+    "`--cluster` are complete without it. Default: `lint.completeSet`, else false.",
 )
 
 
@@ -67,6 +81,7 @@ class Settings:
     schema_cache: Path | None = None
     strict: bool = True
     contract: Contract | None = None  # the target cluster's (lint --cluster, lint.clusters)
+    complete_set: bool | None = None  # lint.completeSet; a rendered tree is complete
 
     def __post_init__(self) -> None:
         self.kubernetes_version = self.kubernetes_version or kubernetes.newest_version()
@@ -82,6 +97,12 @@ class Settings:
             return configured[name]
         shared = getattr(self, SHARED_OPTIONS[name]) if name in SHARED_OPTIONS else None
         return shared if shared is not None else _declared_default(rule_id, name)
+
+    def complete(self, rule_id: str) -> bool:
+        """Whether the linted objects are all the cluster has, for a rule that decides whether a
+        name is defined: with a target cluster (its contract lists its names), a rendered tree,
+        or ``completeSet`` set. Elsewhere a missing name may be defined where lint cannot see it."""
+        return self.contract is not None or bool(self.option(rule_id, "completeSet"))
 
     def privileged_allowed(self, namespace: str, rule_id: str) -> bool:
         return namespace in self.option(rule_id, "allowedPrivilegedNamespaces")
@@ -133,6 +154,7 @@ class Settings:
                 list(lint["allowedPrivilegedNamespaces"]) if "allowedPrivilegedNamespaces" in lint else None
             ),
             "provider": lint.get("provider", ""),
+            "complete_set": lint.get("completeSet"),
             "rules": levels,
             "rule_options": rule_options,
             "ignores": list(lint.get("ignore", [])),

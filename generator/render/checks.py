@@ -81,7 +81,7 @@ def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = 
     from generator.lint.rules import REGISTRY
     from generator.lint.settings import for_cluster
 
-    settings = for_cluster(cluster.spec, config, cluster.facts)
+    settings = for_cluster(cluster.spec, config, cluster.facts, complete_set=True)  # the whole tree
     # error-level rules keep their entry or its absence: a rule may lower a hit it is unsure of
     settings.rules.update({r.ID: "off" for r in REGISTRY if settings.rules.get(r.ID, r.SEVERITY) != "error"})
     objects = [(f"{prefix}/{p.relpath}", tree.files[p.relpath].decode(), p.obj) for p in tree.placed]

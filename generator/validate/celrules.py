@@ -6,9 +6,10 @@ its ``messageExpression``, or "failed rule: <rule>" (the API server's wording). 
 https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#validation-rules
 Transition rules (those that read ``oldSelf``) only run on updates and are skipped. Of the
 Kubernetes CEL libraries (https://kubernetes.io/docs/reference/using-api/cel/#cel-options-language-features-and-libraries)
-the string extensions and list functions below are provided; a rule this evaluator cannot run
-(another library function such as ``quantity`` or ``isURL``, a type it reads differently) is
-skipped with one warning per rule, never reported as a failure.
+all those the API server offers CRD rules are provided (``cellib``: strings, lists, sets,
+regex, quantity, URLs, IP and CIDR, semver, format); a rule this evaluator still cannot run (a
+type it reads differently, the ``.?`` optional field syntax) is skipped with one warning per
+rule, never reported as a failure; ``unevaluated`` lists them for a schema.
 
 The evaluator is the Rust-backed ``common-expression-language`` package: a compiled rule of the
 shape the shipped CRDs use (``has``, ``size``, ``all``, ternaries) evaluates in about 8 µs,
@@ -18,41 +19,13 @@ against about 2.6 ms with the pure-Python cel-python, on this project's 2-core m
 from __future__ import annotations
 
 import functools
-import itertools
 import os
 import sys
 from collections.abc import Callable
 
+from generator.validate.cellib import LIBRARY, NAMESPACES
+
 Path = tuple[str | int, ...]
-
-
-def _index_of(value, item):
-    if isinstance(value, str):
-        return value.find(item)
-    return value.index(item) if item in value else -1
-
-
-def _last_index_of(value, item):
-    if isinstance(value, str):
-        return value.rfind(item)
-    return len(value) - 1 - value[::-1].index(item) if item in value else -1
-
-
-# Kubernetes' string extensions (cel-go ext.Strings) and list library, called as methods
-LIBRARY: dict[str, Callable] = {
-    "lowerAscii": lambda s: "".join(c.lower() if c.isascii() else c for c in s),
-    "upperAscii": lambda s: "".join(c.upper() if c.isascii() else c for c in s),
-    "trim": lambda s: s.strip(),  # Go strings.TrimSpace: Unicode white space
-    "split": lambda s, sep: s.split(sep) if sep else list(s),
-    "join": lambda items, sep="": sep.join(items),
-    "replace": lambda s, old, new: s.replace(old, new),
-    "indexOf": _index_of,
-    "lastIndexOf": _last_index_of,
-    "isSorted": lambda items: all(a <= b for a, b in itertools.pairwise(items)),
-    "sum": lambda items: sum(items),
-    "min": lambda items: min(items),
-    "max": lambda items: max(items),
-}
 
 
 @functools.cache
@@ -84,11 +57,13 @@ def _cel():
 
 
 def _execute(program, value: object):
-    """Run a program with ``self`` bound; the library functions only when it calls them."""
-    if not LIBRARY.keys() & set(program.functions()):
+    """Run a program with ``self`` bound; the library functions and namespaces only when it uses them."""
+    functions = LIBRARY.keys() & set(program.functions())
+    namespaces = {name: NAMESPACES[name] for name in NAMESPACES.keys() & set(program.variables())}
+    if not functions and not namespaces:
         return program.execute({"self": value})
-    context = _cel().Context(variables={"self": value})
-    for name in LIBRARY.keys() & set(program.functions()):
+    context = _cel().Context(variables={"self": value, **namespaces})
+    for name in functions:
         context.add_function(name, LIBRARY[name])
     return program.execute(context)
 
@@ -97,7 +72,7 @@ def context(variables: dict):
     """An evaluation context holding ``variables`` (an admission policy's ``object``,
     ``request``, ...) and the library functions: the values are converted for the evaluator
     once, for every expression ``run`` in it."""
-    found = _cel().Context(variables=variables)
+    found = _cel().Context(variables={**NAMESPACES, **variables})
     for name, function in LIBRARY.items():
         found.add_function(name, function)
     return found
@@ -172,4 +147,38 @@ def check(
     elif isinstance(value, list) and isinstance(schema.get("items"), dict):
         for i, item in enumerate(value):
             out += check(schema["items"], item, skipped, path + (i,))
+    return out
+
+
+# what the evaluator itself provides: standard CEL's functions and the optional type's
+STANDARD = frozenset(
+    "size contains startsWith endsWith matches int uint double string bytes bool timestamp duration dyn type "
+    "getFullYear getMonth getDayOfYear getDayOfMonth getDate getDayOfWeek getHours getMinutes getSeconds "
+    "getMilliseconds of none hasValue value orValue or ofNonZeroValue".split()
+)
+
+
+def unevaluated(schema: object) -> list[tuple[str, str]]:
+    """``(rule, why)`` for every ``x-kubernetes-validations`` rule of ``schema`` that cannot run
+    here: it does not compile, or calls a function neither standard CEL nor ``cellib`` has."""
+    out: list[tuple[str, str]] = []
+    if isinstance(schema, dict):
+        for rule in schema.get("x-kubernetes-validations") or []:
+            text = rule.get("rule") if isinstance(rule, dict) else None
+            if not isinstance(text, str):
+                continue
+            program = _program(text)
+            if isinstance(program, str):
+                out.append((text, program))
+                continue
+            unknown = sorted(
+                f for f in program.functions() if f[:1] not in "_!@" and f not in STANDARD and f not in LIBRARY
+            )
+            if unknown:
+                out.append((text, f"no function {', '.join(unknown)}"))
+        for value in schema.values():
+            out += unevaluated(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            out += unevaluated(item)
     return out

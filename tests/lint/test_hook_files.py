@@ -56,6 +56,7 @@ def test_manifests_are_linted(path):
         "web/package.json",
         ".golangci.yml",
         "ct.yaml",
+        "site/static/examples/visibility/pending-workloads-dashboard.json",
     ],
 )
 def test_charts_kustomizations_and_tool_configuration_are_not(path):

@@ -52,12 +52,14 @@ import dataclasses
 
 from generator.lint import references
 from generator.lint.model import Hit
+from generator.lint.settings import COMPLETE_SET
 
 ID = "XR001"
 NAME = "storageclass-missing"
 SEVERITY = "error"
 SUMMARY = "A PersistentVolumeClaim references a storage class nothing in the linted set provides"
 SCOPE = "set"
+OPTIONS = {"completeSet": COMPLETE_SET}
 
 
 def facts(res, ctx):

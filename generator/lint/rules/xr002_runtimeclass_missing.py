@@ -47,12 +47,14 @@ FAIL:
 from generator.kube import pods
 from generator.lint import references
 from generator.lint.model import Hit
+from generator.lint.settings import COMPLETE_SET
 
 ID = "XR002"
 NAME = "runtimeclass-missing"
 SEVERITY = "error"
 SUMMARY = "A pod references a RuntimeClass not in the linted set"
 SCOPE = "set"
+OPTIONS = {"completeSet": COMPLETE_SET}
 
 
 def facts(res, ctx):

@@ -67,12 +67,14 @@ import sys
 from dataclasses import replace
 
 from generator.lint.model import Hit
+from generator.lint.settings import COMPLETE_SET
 
 ID = "XR003"
 NAME = "scaledobject-target-missing"
 SEVERITY = "error"
 SUMMARY = "A ScaledObject's scaleTargetRef names a workload not in the linted set"
 SCOPE = "set"
+OPTIONS = {"completeSet": COMPLETE_SET}
 
 
 _SCALABLE_BUILT_IN = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})

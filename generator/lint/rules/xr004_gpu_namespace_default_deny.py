@@ -65,12 +65,14 @@ FAIL:
 
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.settings import COMPLETE_SET
 
 ID = "XR004"
 NAME = "gpu-namespace-default-deny"
 SEVERITY = "warning"
 SUMMARY = "A namespace with GPU pods has no default-deny NetworkPolicy"
 SCOPE = "set"
+OPTIONS = {"completeSet": COMPLETE_SET}
 
 
 def facts(res, ctx):

@@ -59,12 +59,14 @@ FAIL:
 
 from generator.lint import references
 from generator.lint.model import Hit
+from generator.lint.settings import COMPLETE_SET
 
 ID = "XR006"
 NAME = "nodeclass-missing"
 SEVERITY = "error"
 SUMMARY = "A Karpenter NodePool references a node class not in the linted set"
 SCOPE = "set"
+OPTIONS = {"completeSet": COMPLETE_SET}
 
 # The node class kinds of the Karpenter providers gpu-gitops renders for, by API group.
 NODE_CLASSES = {"karpenter.k8s.aws": "EC2NodeClass", "karpenter.azure.com": "AKSNodeClass"}

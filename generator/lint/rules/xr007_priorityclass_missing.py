@@ -40,12 +40,14 @@ from generator.contract.model import BUILTIN_PRIORITY_CLASSES
 from generator.kube import pods
 from generator.lint import references
 from generator.lint.model import Hit
+from generator.lint.settings import COMPLETE_SET
 
 ID = "XR007"
 NAME = "priorityclass-missing"
 SEVERITY = "error"
 SUMMARY = "A pod references a PriorityClass not in the linted set or the cluster"
 SCOPE = "set"
+OPTIONS = {"completeSet": COMPLETE_SET}
 
 
 def facts(res, ctx):
