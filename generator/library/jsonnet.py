@@ -96,11 +96,15 @@ class Sandbox:
                     "and the cluster's folder; refused"
                 )
             if real.is_file():
-                if real.stat().st_size > MAX_IMPORT_BYTES:
+                # measured before it is read, and read no further than the bound (it may grow meanwhile)
+                with real.open("rb") as handle:
+                    size = os.fstat(handle.fileno()).st_size
+                    data = handle.read(MAX_IMPORT_BYTES + 1) if size <= MAX_IMPORT_BYTES else b""
+                if size > MAX_IMPORT_BYTES or len(data) > MAX_IMPORT_BYTES:
                     raise RuntimeError(f"import {rel!r} is larger than {MAX_IMPORT_BYTES} bytes")
                 # report the path the user wrote against, not the symlink target
                 try:
-                    return tried + [str(candidate)], (str(real), real.read_bytes().decode("utf-8"))
+                    return tried + [str(candidate)], (str(real), data.decode("utf-8"))
                 except UnicodeDecodeError as exc:
                     raise RuntimeError(f"import {rel!r} is not UTF-8 text (byte {exc.start})") from None
         raise RuntimeError(f"import {rel!r} not found in libsonnet/ or the cluster's folder")
