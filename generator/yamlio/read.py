@@ -69,6 +69,11 @@ class Limits:
     - ``nodes``: all nodes of an input once aliases are expanded (ruamel's round-trip data is
       copied into plain data, ``yamlpos.to_plain``); manifests have no such bound (None): each
       document is dropped once checked, and its size and aliases are bounded already.
+    - ``values``: nodes as written (keys, items, scalars, collections). The example clusters
+      hold 120 to 270; an input that needs ruamel's round-trip loader (a tag, a duplicate key,
+      a syntax error to word) is scanned in Python at ~0.3 ms a node, so 3,000 keeps any input
+      under a second where 50,000 keys in 780 KB took 30 s. Manifests: None (the reader builds
+      them in C, and ruamel reads only the documents that need it, each bounded in bytes).
     """
 
     file_bytes: int
@@ -76,9 +81,12 @@ class Limits:
     depth: int
     alias_nodes: int
     nodes: int | None
+    values: int | None = None
 
 
-INPUTS = Limits(file_bytes=1024 * 1024, document_bytes=1024 * 1024, depth=64, alias_nodes=100_000, nodes=200_000)
+INPUTS = Limits(
+    file_bytes=1024 * 1024, document_bytes=1024 * 1024, depth=64, alias_nodes=100_000, nodes=200_000, values=3_000
+)
 MANIFESTS = Limits(
     file_bytes=64 * 1024 * 1024, document_bytes=4 * 1024 * 1024, depth=256, alias_nodes=100_000, nodes=None
 )
