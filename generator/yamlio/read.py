@@ -49,6 +49,7 @@ from ruamel.yaml.events import (
     StreamEndEvent,
     StreamStartEvent,
 )
+from ruamel.yaml.scanner import ScannerError
 
 
 @dataclass(frozen=True)
@@ -260,9 +261,8 @@ class TooDeep(Exception):
         self.line, self.col = line, col
 
 
-def _document_root(parser: CParser):
-    """The root event of the one document the parser reads (None when there is none)."""
-    get = parser.get_event
+def _document_root(get: Callable[[], Any]):
+    """The root event of the one document ``get`` reads (None when there is none)."""
     if not isinstance(get(), StreamStartEvent):
         raise Fallback
     event = get()
@@ -273,8 +273,7 @@ def _document_root(parser: CParser):
     return get()
 
 
-def _document_end(parser: CParser) -> None:
-    get = parser.get_event
+def _document_end(get: Callable[[], Any]) -> None:
     if not isinstance(get(), DocumentEndEvent) or not isinstance(get(), StreamEndEvent):
         raise Fallback
 
@@ -291,13 +290,48 @@ def load(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = No
             return compiled.load(text)
         except _cread.Slow:
             pass  # the event path reads it again, and raises what stops it
-    parser = CParser(text)
-    root = _document_root(parser)
+    try:
+        return _load_events(_events(text), resolution, max_depth)
+    except ScannerError as exc:
+        if not _flow_colon(exc):
+            raise
+    return _load_events(_pure_events(text), resolution, max_depth)
+
+
+def _load_events(get: Callable[[], Any], resolution: Resolution, max_depth: int | None):
+    root = _document_root(get)
     if root is None:
         return None
-    data = _builder(resolution, max_depth)(root, parser.get_event, 0)
-    _document_end(parser)
+    data = _builder(resolution, max_depth)(root, get, 0)
+    _document_end(get)
     return data
+
+
+def _events(text: str) -> Callable[[], Any]:
+    """The next-event function of ruamel's C parser (the libyaml bundled with ruamel.yaml.clib)."""
+    return CParser(text).get_event
+
+
+def _flow_colon(exc: ScannerError) -> bool:
+    """The bundled libyaml (0.1.7) refuses a ':' inside a plain scalar of a flow collection
+    (`[12:30]`, `{url: http://h:9090}`); libyaml 0.2.5, which the compiled path links, go-yaml
+    and ruamel's Python scanner read it as part of the scalar."""
+    return exc.problem == "found unexpected ':'"
+
+
+def _pure_events(text: str) -> Callable[[], Any]:
+    """The next-event function of ruamel's Python parser, for the texts the bundled libyaml
+    refuses (``_flow_colon``): the same events, so both paths read such a text alike, data and
+    positions (a plain scalar's style is None there, ``""`` from libyaml: made the same)."""
+    from ruamel.yaml import YAML
+
+    def marked(events):
+        for event in events:
+            if type(event) is ScalarEvent and event.style is None:
+                event.style = ""
+            yield event
+
+    return marked(YAML(typ="safe", pure=True).parse(text)).__next__
 
 
 @functools.cache
@@ -388,9 +422,16 @@ def locate(text: str, resolution: Resolution = GO_YAML):
             return compiled.locate(text, _written)
         except _cread.Slow:
             pass
-    parser = CParser(text)
-    root = _document_root(parser)
-    return root, _where(root, parser.get_event, resolution)
+    try:
+        get = _events(text)
+        root = _document_root(get)
+        return root, _where(root, get, resolution)
+    except ScannerError as exc:
+        if not _flow_colon(exc):
+            raise
+    get = _pure_events(text)
+    root = _document_root(get)
+    return root, _where(root, get, resolution)
 
 
 def _where(event, get, resolution: Resolution):
