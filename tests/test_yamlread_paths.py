@@ -210,6 +210,10 @@ FLOW_COLONS = [
     "a: [http://h:1/x, 'q']\n",
     "y: [12:30]\nn: {on: 1:1}\n",  # keys YAML 1.1 resolves (`true`, `false`) located alike
     "a:\n  - {u: http://h:9090}\n  - b: [0:0]\n    c: |\n      text\n",
+    # empty values, which ruamel's parser marks at the next token and libyaml just past the ':'
+    "a: {x: 1:2}\nb:\nc: 1\n",
+    "a: {x: 1:2}\nb :   # note\nc:",
+    "- {x: 1:2}\n- a:\n  b:\n    -\n    - c:\n",
 ]
 
 

@@ -42,6 +42,7 @@ from ruamel.yaml.events import (
     AliasEvent,
     DocumentEndEvent,
     DocumentStartEvent,
+    MappingEndEvent,
     MappingStartEvent,
     ScalarEvent,
     SequenceEndEvent,
@@ -326,12 +327,38 @@ def _pure_events(text: str) -> Callable[[], Any]:
     from ruamel.yaml import YAML
 
     def marked(events):
+        stack: list[list] = []  # per open collection: [is a block mapping, a value comes next]
+        key = None
         for event in events:
-            if type(event) is ScalarEvent and event.style is None:
-                event.style = ""
+            kind = type(event)
+            if stack and stack[-1][0] and stack[-1][1] and kind is ScalarEvent and event.value == "":
+                event.start_mark = _after_colon(text, key) or event.start_mark
+            if stack and kind not in (MappingEndEvent, SequenceEndEvent):
+                stack[-1][1] = not stack[-1][1]  # a node fills the slot: a key, then its value
+            if kind is ScalarEvent:
+                key = event
+                if event.style is None:
+                    event.style = ""
+            elif kind in (MappingStartEvent, SequenceStartEvent):
+                stack.append([kind is MappingStartEvent and not event.flow_style, False])
+            elif kind in (MappingEndEvent, SequenceEndEvent):
+                stack.pop()
             yield event
 
     return marked(YAML(typ="safe", pure=True).parse(text)).__next__
+
+
+def _after_colon(text: str, key) -> Mark | None:
+    """Where libyaml marks the empty value of a block mapping key: just past its ':' (ruamel's
+    parser marks it at the next token)."""
+    if key is None or key.end_mark is None:
+        return None
+    at = key.end_mark.index
+    while at < len(text) and text[at] in " \t":
+        at += 1
+    if text[at : at + 1] != ":":
+        return None
+    return Mark(key.end_mark.line, key.end_mark.column + at - key.end_mark.index + 1)
 
 
 @functools.cache
