@@ -214,6 +214,7 @@ FLOW_COLONS = [
     "a: {x: 1:2}\nb:\nc: 1\n",
     "a: {x: 1:2}\nb :   # note\nc:",
     "- {x: 1:2}\n- a:\n  b:\n    -\n    - c:\n",
+    "a: {x: 1:2}\nb: ''\nc: \"\"\n",  # empty quoted values: marked at their quote by both
 ]
 
 

@@ -331,7 +331,14 @@ def _pure_events(text: str) -> Callable[[], Any]:
         key = None
         for event in events:
             kind = type(event)
-            if stack and stack[-1][0] and stack[-1][1] and kind is ScalarEvent and event.value == "":
+            if (
+                stack
+                and stack[-1][0]
+                and stack[-1][1]
+                and kind is ScalarEvent
+                and event.value == ""
+                and event.style is None
+            ):
                 event.start_mark = _after_colon(text, key) or event.start_mark
             if stack and kind not in (MappingEndEvent, SequenceEndEvent):
                 stack[-1][1] = not stack[-1][1]  # a node fills the slot: a key, then its value
