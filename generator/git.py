@@ -2,6 +2,16 @@
 one located error (``InputError``, exit 2) when git is missing or refuses, with the caller's
 hint for what the command it serves needs (a checkout, a commit to compare with).
 
+The repository may not be the user's own (a pull request's checkout in CI), and its local
+config can name programs git runs while it reads: ``core.fsmonitor`` (a hook run by every
+command that reads the index), ``filter.<driver>.clean/smudge/process`` (run on files by
+``diff`` against the work tree, ``checkout-index`` and ``archive``), ``diff.<driver>.textconv``
+and ``diff.external``. The tool only reads, so every command runs with them off, as tools that
+read untrusted checkouts do: the config is overridden on the command line (``-c``, which wins
+over every config file), each filter driver the config names is emptied (an empty command is
+no filter; ``required`` off, or git refuses the file), and ``diff`` runs with
+``--no-ext-diff --no-textconv``. Files come out as the repository stores them.
+
 May import: generator.errors.
 """
 
@@ -12,14 +22,54 @@ from pathlib import Path
 
 from generator.errors import InputError
 
+# off whatever the repository's config says: hooks and the fsmonitor hook run programs
+_OFF = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
+
 
 def run(root: Path, args: tuple[str, ...], hint: str, stdin: bytes | None = None) -> bytes:
     """git's standard output; its last line of complaint, or its absence, as an InputError."""
-    try:
-        done = subprocess.run(["git", *args], cwd=root, input=stdin, capture_output=True, check=False)
-    except FileNotFoundError:
-        raise InputError("git is not installed", hint=hint) from None
+    if args[:1] == ("diff",):
+        args = ("diff", "--no-ext-diff", "--no-textconv", *args[1:])
+    done = _git(root, (*_OFF, *_no_filters(root), *args), hint, stdin)
     if done.returncode != 0:
         message = (done.stderr.decode(errors="replace").strip().splitlines() or ["git failed"])[-1]
         raise InputError(f"git {' '.join(args[:3])}: {message}", path=str(root), hint=hint)
     return done.stdout
+
+
+def _git(root: Path, args: tuple[str, ...], hint: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(["git", *args], cwd=root, input=stdin, capture_output=True, check=False)
+    except FileNotFoundError:
+        raise InputError("git is not installed", hint=hint) from None
+
+
+def _no_filters(root: Path) -> tuple[str, ...]:
+    """``-c`` options that empty every filter driver the repository's config names (reading
+    the config runs nothing)."""
+    done = _git(root, (*_OFF, "config", "--null", "--name-only", "--get-regexp", r"^filter\."), "")
+    drivers = {name.rsplit(".", 1)[0] for name in done.stdout.decode(errors="surrogateescape").split("\0") if name}
+    return tuple(
+        option
+        for driver in sorted(drivers)
+        for setting in ("clean=", "smudge=", "process=", "required=false")
+        for option in ("-c", f"{driver}.{setting}")
+    )
+
+
+def commit(root: Path, rev: str, hint: str) -> str:
+    """The full id of the commit ``rev`` (a ``--base``) names; one that names none is an error
+    that says so, naming it."""
+    if rev.startswith("-"):
+        raise InputError(f"--base {rev}: not a revision (it reads as an option)", hint=hint)
+    done = _git(root, (*_OFF, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"), hint)
+    if done.returncode != 0:
+        complaint = done.stderr.decode(errors="replace").strip().splitlines()
+        if complaint:  # not a repository, or git cannot read it
+            raise InputError(f"--base {rev}: {complaint[-1]}", path=str(root), hint=hint)
+        raise InputError(
+            f"--base {rev}: no commit of that name in this repository",
+            path=str(root),
+            hint="fetch it first (`git fetch origin main` for origin/main), or name a branch, tag or commit id",
+        )
+    return done.stdout.decode().strip()

@@ -519,6 +519,21 @@ def test_overrides_loop_is_stopped_at_the_cpu_bound(project, run):
     assert read_tree(project / "rendered") == before
 
 
+def test_overrides_loop_is_stopped_at_the_wall_clock_bound_with_its_own_message(project, run):
+    _overrides(
+        project,
+        "{ values+:: { spin:: std.foldl(function(a, x) a + x, std.range(1, 2147483647), 0) },\n"
+        "  'workload-isolation'+: {} + (if $.values.spin > 0 then {} else {}) }\n",
+    )
+    env = {"GPU_GITOPS_JSONNET_CPU_SECONDS": "3600", "GPU_GITOPS_JSONNET_WALL_SECONDS": "1"}
+    result = run(project, "render", CLUSTER, env=env)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        f"clusters/{CLUSTER}/overrides.libsonnet: error: Jsonnet evaluation took more than 1 s of wall-clock time"
+    ), result.stderr
+    assert "GPU_GITOPS_JSONNET_WALL_SECONDS=<seconds>" in result.stderr
+
+
 def test_overrides_huge_string_is_stopped_at_the_memory_bound(project, run):
     _overrides(project, "{ 'workload-isolation'+: {} + (if std.length(std.repeat('ab', 1e10)) > 0 then {} else {}) }\n")
     result = run(project, "render", CLUSTER, env={"GPU_GITOPS_JSONNET_MEMORY_MIB": "256"})

@@ -186,6 +186,17 @@ def test_a_missing_base_is_located_at_its_name(fleet: Path):
     assert "clusters/_bases/missing.yaml" in caught.value.message
 
 
+@pytest.mark.parametrize(("make", "what"), [("folder", "is a folder, not a file"), ("fifo", "is a FIFO, not a file")])
+def test_a_base_that_is_no_file_is_named_for_what_it_is(fleet: Path, make: str, what: str):
+    path = fleet / "clusters" / "_bases" / "odd.yaml"
+    path.mkdir() if make == "folder" else os.mkfifo(path)
+    _cluster(fleet, "c1", CLUSTER.replace("bases: [pools]", "bases:\n  - pools\n  - odd"))
+    with pytest.raises(InputError) as caught:
+        load_cluster(Project(fleet), "c1")
+    assert (caught.value.location.line, caught.value.location.col) == (5, 5)
+    assert caught.value.message == f"base 'odd' {what}: clusters/_bases/odd.yaml"
+
+
 def test_a_base_cannot_set_the_name(fleet: Path):
     _base(fleet, "fleet", "name: shared\n" + FLEET)
     with pytest.raises(InputError, match="a base cannot set the cluster's name"):

@@ -30,6 +30,12 @@ def spin():
         pass
 
 
+def sleep(seconds):
+    import time
+
+    time.sleep(seconds)
+
+
 def die(sig):
     os.kill(os.getpid(), sig)
 
@@ -128,3 +134,12 @@ def test_a_helper_that_grew_retires_after_its_reply_and_a_new_one_takes_over():
     grown = bounded.run(f"{HERE}:hold", (bounded.RETIRE_MIB + 16,), bounded.Limits(5, bounded.RETIRE_MIB + 64))
     assert bounded.run(f"{HERE}:pid", (), LIMITS) != grown
     assert bounded.run(f"{HERE}:echo", ("still served",), LIMITS) == "still served"
+
+
+def test_a_call_that_uses_no_cpu_is_stopped_at_the_wall_clock_bound():
+    """Sleeping uses no CPU time: only the wall-clock bound can stop it."""
+    before = bounded.run(f"{HERE}:pid", (), LIMITS)
+    with pytest.raises(bounded.Bound) as caught:
+        bounded.run(f"{HERE}:sleep", (3600,), bounded.Limits(cpu_seconds=60, memory_mib=256, wall_seconds=1))
+    assert caught.value.which == "wall"
+    assert bounded.run(f"{HERE}:pid", (), LIMITS) != before

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -212,3 +214,44 @@ def test_a_synced_schema_set_is_validated_once_before_the_fast_path_trusts_a_tre
     schema_set.write_text('{"version": "test-2", "kinds": 0, "absent": []}', encoding="utf-8")
     assert run(rendered_project, "check", CLUSTER).exit_code == 0
     assert evaluations == [CLUSTER] * 2  # a new set is validated again
+
+
+def test_a_file_no_render_can_read_is_recorded_by_size_and_never_read(project, monkeypatch):
+    """A 300 MB file in a cluster's folder (or a 300 MB cluster.yaml) is not hashed: no input or
+    import that large reaches a render, so its bytes cannot change a tree."""
+    from generator.library.jsonnet import MAX_IMPORT_BYTES
+    from generator.paths import Project
+    from generator.tree import fingerprint
+    from generator.yamlio.read import INPUTS
+
+    assert fingerprint.UNREAD_BYTES >= max(MAX_IMPORT_BYTES, INPUTS.file_bytes)
+    folder = project / "clusters" / "aks-nap-h100"
+    with open(folder / "big.bin", "wb") as handle:
+        handle.truncate(300 * 1024 * 1024)  # sparse: nothing is written
+    opened: list[str] = []
+    original = os.open
+    monkeypatch.setattr(os, "open", lambda path, *a, **k: (opened.append(os.fspath(path)), original(path, *a, **k))[1])
+    lines = fingerprint.input_lines(Project(project), "aks-nap-h100", ())
+    assert f"input too-large-{300 * 1024 * 1024}-bytes  big.bin" in lines
+    assert str(folder / "big.bin") not in opened and str(folder / "cluster.yaml") in opened
+
+
+def test_hashing_reads_a_file_in_bounded_chunks(tmp_path, monkeypatch):
+    from generator.tree import fingerprint
+
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * (3 << 20))
+    asked: list[int] = []
+    original = os.read
+    monkeypatch.setattr(os, "read", lambda fd, n: (asked.append(n), original(fd, n))[1])
+    assert fingerprint._digest(str(path)) == hashlib.sha256(b"x" * (3 << 20)).hexdigest()
+    assert max(asked) <= 1 << 20
+
+
+def test_an_import_past_its_bound_is_refused(tmp_path):
+    from generator.library import jsonnet
+
+    (tmp_path / "big.txt").write_bytes(b"x" * (jsonnet.MAX_IMPORT_BYTES + 1))
+    sandbox = jsonnet.Sandbox(tmp_path, tmp_path, tmp_path)
+    with pytest.raises(RuntimeError, match="is larger than"):
+        sandbox._resolve(str(tmp_path), "big.txt")

@@ -5,6 +5,7 @@ fails the gate unless a commit of the change (or a flag) acknowledges it."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -390,9 +391,12 @@ def test_a_deleted_cluster_is_reviewed_as_every_object_removed(repo, run):
     assert {"Namespace", "HelmRelease"} <= kept  # prune-protected: left on the cluster
 
 
-def test_an_unknown_base_is_an_input_error(repo, run):
-    result = run(repo, "diff", "--base", "no-such-rev")
-    assert result.exit_code == 2 and "--base must name a commit" in result.stderr
+def test_an_unknown_base_is_an_input_error_naming_it(repo, run):
+    for command in (("check",), ("diff",), ("check", "--changed-only")):
+        result = run(repo, *command, "--base", "origin/nope")
+        assert result.exit_code == 2
+        assert "--base origin/nope: no commit of that name in this repository" in result.stderr, result.stderr
+        assert "git fetch" in result.stderr
 
 
 def test_the_comment_stays_under_githubs_limit_for_a_huge_change():
@@ -586,3 +590,49 @@ def test_a_binding_that_drops_a_namespace_is_a_danger():
     assert finding.level == DANGER and "no longer selects batch" in finding.reason
     added = Change("changed", ident, dropped.after, dropped.before, [FieldChange(values, ["llm"], ["llm", "batch"])])
     assert classify(added) == []
+
+
+# --- a repository whose config names programs: git runs none of them for the tool ---------
+
+
+def _hostile(root: Path) -> Path:
+    """Local config naming an fsmonitor hook, a filter driver (required), a textconv and an
+    external diff, each a script that leaves a marker; every file is under the filter."""
+    marker = root.parent / "ran"
+    script = root.parent / "evil.sh"
+    script.write_text(f'#!/bin/sh\necho "$0 $*" >> {marker}\ncat\n', encoding="utf-8")
+    script.chmod(0o755)
+    for key, value in (
+        ("core.fsmonitor", str(script)),
+        ("filter.evil.clean", str(script)),
+        ("filter.evil.smudge", str(script)),
+        ("filter.evil.process", str(script)),
+        ("filter.evil.required", "true"),
+        ("diff.evil.textconv", str(script)),
+        ("diff.external", str(script)),
+    ):
+        _git(root, "config", key, value)
+    (root / ".gitattributes").write_text("* filter=evil diff=evil\n", encoding="utf-8")
+    return marker
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check", "--base", "HEAD"),
+        ("check", "--changed-only", "--base", "HEAD"),
+        ("diff", "--base", "HEAD"),
+        ("diff", "--base", "HEAD", "--render-base"),
+        ("check", "--staged"),
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_git_runs_no_program_the_repository_config_names(repo, run, args):
+    path = _input(repo)
+    path.write_text(path.read_text(encoding="utf-8") + "# reviewed\n", encoding="utf-8")
+    _git(repo, "add", path.relative_to(repo).as_posix())
+    marker = _hostile(repo)
+    os.utime(path, ns=(path.stat().st_mtime_ns + 10**9,) * 2)  # stale in the index: git reads the file again
+    result = run(repo, *args)
+    assert result.exit_code in (0, 1), result.output
+    assert not marker.exists(), marker.read_text(encoding="utf-8")

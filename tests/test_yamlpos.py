@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.errors import InputError
 from generator.yamlio import depth as yamldepth
 from generator.yamlio import positions as yamlpos
 from generator.yamlio import read as yamlread
@@ -248,3 +249,36 @@ def test_a_tag_that_builds_no_json_value_is_refused_where_it_is(text, where, tag
     with pytest.raises(yamlpos.InputError) as caught:
         yamlpos.load_text(text, "x.yaml")
     assert str(caught.value).startswith(f"x.yaml:{where}: error: YAML tag {tag} is not supported in inputs\n  hint: ")
+
+
+def _keys(count: int, first: str = "") -> str:
+    return first + "".join(f"k{i:06d}: {i}\n" for i in range(count))
+
+
+@pytest.mark.parametrize("last", ["", "k000001: dup\n", "x: [\n", "y: !!str z\n"])
+def test_an_input_past_the_value_bound_is_refused_before_any_loader_reads_it(monkeypatch, last):
+    """50,000 keys in 780 KB: ruamel's round-trip loader, which words a duplicate key, a
+    syntax error or reads a tag, would scan them in Python for half a minute."""
+    monkeypatch.setattr(yamlpos, "_ruamel_load", lambda *_: pytest.fail("the round-trip loader ran"))
+    monkeypatch.setattr(yamlpos, "_fast_load", lambda *_: pytest.fail("the reader ran"))
+    with pytest.raises(InputError) as raised:
+        yamlpos.load_text(_keys(50_000) + last, "in")
+    bound = yamlread.INPUTS.values
+    assert f"more than {bound} values" in str(raised.value)
+    # the first node past the bound (the root mapping, then a key and a value per line): the
+    # value on line bound / 2
+    where = raised.value.diagnostic.location
+    assert (where.line, where.col) == (bound // 2, 10)
+
+
+def test_the_value_bound_counts_what_the_bundled_libyaml_stops_before():
+    """libyaml 0.1.7 stops at `{u: http://h:1}`; ruamel would read the 50,000 keys after it."""
+    with pytest.raises(InputError, match="more than 3000 values"):
+        yamlpos.load_text(_keys(50_000, "a: {u: http://h:1}\n"), "in")
+
+
+def test_inputs_up_to_the_value_bound_are_read_by_any_loader():
+    keys = yamlread.INPUTS.values // 2 - 2  # with the root and `a`: just under the bound
+    assert yamlpos.load_text(_keys(keys, "a: !!str x\n"), "in").data["a"] == "x"  # the round-trip loader
+    examples = [p.read_text(encoding="utf-8") for p in (REPO / "clusters").rglob("*.yaml")]
+    assert max(len(yamlpos.load_text(t, "in").positions) for t in examples) * 5 < yamlread.INPUTS.values

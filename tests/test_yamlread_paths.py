@@ -198,13 +198,54 @@ def test_a_null_key_stops_both_paths_with_the_resolutions_fallback():
     assert isinstance(event_path("~: 1\n", read.GO_YAML, 8), read.Fallback)
 
 
-def test_a_colon_in_a_flow_scalar_is_read_and_located_by_the_compiled_path():
-    """The bundled libyaml refuses it; go-yaml and the compiled path's libyaml read it."""
+# plain scalars with ':' in flow collections: libyaml 0.2.5 (the compiled path's), go-yaml and
+# ruamel's Python scanner read the ':' as part of the scalar; the bundled libyaml 0.1.7 refuses
+# it, and the event path reads such a text from ruamel's Python parser's events instead
+FLOW_COLONS = [
+    "metadata:\n  annotations: {url: http://prometheus:9090}\n",
+    "a: [12:30]\n",
+    "a: {b: 12:30, c: [1:2:3, x]}\n",
+    "a: [a:b, c]\n",
+    "a: {x:1}\n",
+    "a: [http://h:1/x, 'q']\n",
+    "y: [12:30]\nn: {on: 1:1}\n",  # keys YAML 1.1 resolves (`true`, `false`) located alike
+    "a:\n  - {u: http://h:9090}\n  - b: [0:0]\n    c: |\n      text\n",
+    # empty values, which ruamel's parser marks at the next token and libyaml just past the ':'
+    "a: {x: 1:2}\nb:\nc: 1\n",
+    "a: {x: 1:2}\nb :   # note\nc:",
+    "- {x: 1:2}\n- a:\n  b:\n    -\n    - c:\n",
+    "a: {x: 1:2}\nb: ''\nc: \"\"\n",  # empty quoted values: marked at their quote by both
+]
+
+
+@pytest.mark.parametrize("text", FLOW_COLONS)
+@pytest.mark.parametrize("resolution", ["go-yaml", "yaml-1.2"])
+def test_a_colon_in_a_flow_scalar_is_read_alike_by_both_paths(text, resolution):
+    chosen = read.GO_YAML if resolution == "go-yaml" else positions.yaml_1_2()
+    fast = compiled(text, chosen, 64)
+    assert not isinstance(fast, Exception), fast
+    assert same(event_path(text, chosen, 64), fast)
+    table = None if chosen is read.GO_YAML else chosen
+    assert positions_table(text, table, False) == positions_table(text, table, True)
+
+
+def test_a_colon_in_a_flow_scalar_is_located_by_either_path(monkeypatch):
     text = "metadata:\n  annotations: {url: http://prometheus:9090}\n"
-    assert isinstance(event_path(text, read.GO_YAML, 8), YAMLError)
-    assert same(read.load(text, read.GO_YAML, 8), {"metadata": {"annotations": {"url": "http://prometheus:9090"}}})
-    node, mark = read.Positions(text).find(("metadata", "annotations", "url"), at_value=True)
-    assert (read.plain_text(node), tuple(mark)) == ("http://prometheus:9090", (1, 21))
+    for compiled_path in (True, False):
+        if not compiled_path:
+            monkeypatch.setattr(read, "_compiled", lambda *_: None)
+        assert same(read.load(text, read.GO_YAML, 8), {"metadata": {"annotations": {"url": "http://prometheus:9090"}}})
+        node, mark = read.Positions(text).find(("metadata", "annotations", "url"), at_value=True)
+        assert (read.plain_text(node), mark.line, mark.column) == ("http://prometheus:9090", 1, 21)
+
+
+def test_lint_reports_on_flow_colons_are_byte_identical_without_the_compiled_path(tmp_path, monkeypatch):
+    for i, text in enumerate(FLOW_COLONS):
+        (tmp_path / f"{i}.yaml").write_text(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  " + text.replace("\n", "\n  ")
+        )
+    args = ["--format", "json", str(tmp_path)]
+    assert _lint_report(args, monkeypatch, True) == _lint_report(args, monkeypatch, False)
 
 
 @fuzz_settings(default=60)

@@ -18,7 +18,9 @@ May import: generator.diagnostic, generator.errors, generator.paths, generator.y
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -55,11 +57,12 @@ def path_of(project: Project, name: str) -> Path:
 def read(project: Project, path: Path) -> Layer:
     """One input file, hashed before it is parsed (an edit meanwhile reads as a change next time)."""
     from generator.yamlio.positions import load_file
+    from generator.yamlio.read import INPUTS
 
     display = project.display(path)
-    digest = ""  # load_file words why a file cannot be read (a FIFO is never opened)
+    digest = ""  # load_file words why a file cannot be read (a FIFO is never opened, a huge file never read)
     try:
-        if path.is_file():
+        if path.is_file() and path.stat().st_size <= INPUTS.file_bytes:
             digest = hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
         pass
@@ -107,11 +110,12 @@ def _expand(project: Project, layer: Layer, stack: list[str], applied: dict[str,
 def _read_base(project: Project, referrer: Located, index: int, name: str) -> Layer:
     folder = project.root / FOLDER
     path = path_of(project, name)
-    if not path.is_file():
+    what = _not_a_file(path)
+    if what:
         raise referrer.error(
-            f"base {name!r} not found: {project.display(path)}",
+            f"base {name!r} {what}: {project.display(path)}",
             (KEY, index),
-            f"create {project.display(path)}, or fix the name (bases are files under {FOLDER}/)",
+            f"create {project.display(path)} as a YAML file, or fix the name (bases are files under {FOLDER}/)",
             at_value=True,
         )
     if not path.resolve().is_relative_to(folder.resolve()):
@@ -122,6 +126,22 @@ def _read_base(project: Project, referrer: Located, index: int, name: str) -> La
             at_value=True,
         )
     return read(project, path)
+
+
+_KINDS = {stat.S_IFDIR: "a folder", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket"}
+
+
+def _not_a_file(path: Path) -> str:
+    """What stands at ``path`` when it is not a regular file ('' when it is one)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "not found"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if stat.S_ISREG(mode):
+        return ""
+    return f"is {_KINDS.get(stat.S_IFMT(mode), 'a device')}, not a file"
 
 
 def users(project: Project, clusters: list[str]) -> dict[str, set[str]]:

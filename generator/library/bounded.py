@@ -4,7 +4,8 @@ Native code (the Jsonnet engine) cannot be interrupted from Python: a loop never
 allocation failure aborts the whole process. A helper process takes that risk instead: before
 each call it sets ``RLIMIT_CPU`` to the CPU it has used plus the call's bound and ``RLIMIT_AS``
 to its size now plus the call's memory bound. A helper that ran out of time or memory
-dies, and ``run`` raises ``Bound`` naming the bound; the next call starts a new helper. A
+dies, one that has not replied within the call's wall-clock bound is killed, and ``run``
+raises ``Bound`` naming the bound; the next call starts a new helper. A
 helper that has grown by ``RETIRE_MIB`` since it started (memory a caller chose not to
 collect) exits after its reply, and the next call starts a new one.
 
@@ -21,10 +22,12 @@ import math
 import os
 import pickle
 import resource
+import select
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,12 +38,17 @@ RETIRE_MIB = 512  # growth after which a helper exits once it has replied (~100 
 
 @dataclass(frozen=True)
 class Limits:
+    """``wall_seconds``: the call's bound in elapsed time. CPU time alone is not enough: on a
+    busy machine (CI runners, many ``--jobs``) 60 s of CPU can take many minutes, and a helper
+    blocked on something that uses no CPU would never reach it."""
+
     cpu_seconds: int
     memory_mib: int
+    wall_seconds: int = 600
 
 
 class Bound(Exception):
-    """The helper exceeded ``which`` ("cpu" or "memory") of ``limits``, or died some other way."""
+    """The helper exceeded ``which`` ("cpu", "memory" or "wall") of ``limits``, or died some other way."""
 
     def __init__(self, which: str, limits: Limits, detail: str = ""):
         super().__init__(which, limits, detail)
@@ -106,10 +114,14 @@ def run(target: str, args: tuple, limits: Limits) -> Any:
     try:
         helper.stdin.write(len(request).to_bytes(8, "big") + request)
         helper.stdin.flush()
-        header = helper.stdout.read(8)
-        reply = helper.stdout.read(int.from_bytes(header, "big")) if len(header) == 8 else b""
+        deadline = time.monotonic() + limits.wall_seconds
+        header = _read(helper, 8, deadline)
+        reply = _read(helper, int.from_bytes(header, "big"), deadline) if len(header) == 8 else b""
     except BrokenPipeError:
         reply = b""
+    except TimeoutError:
+        _kill(helper)
+        raise Bound("wall", limits) from None
     if not reply:
         raise _died(helper, limits)
     outcome, value, stderr, retiring = pickle.loads(reply)
@@ -121,6 +133,29 @@ def run(target: str, args: tuple, limits: Limits) -> Any:
     if outcome == "memory":
         raise Bound("memory", limits)
     raise value
+
+
+def _kill(helper: subprocess.Popen) -> None:
+    """Stop a helper past its wall-clock bound; the next call starts a new one."""
+    global _helper
+    _helper = None
+    helper.kill()
+    helper.wait()
+
+
+def _read(helper: subprocess.Popen, size: int, deadline: float) -> bytes:
+    """``size`` bytes of the helper's reply (fewer at its end); TimeoutError past ``deadline``."""
+    assert helper.stdout is not None
+    fd, data = helper.stdout.fileno(), bytearray()
+    while len(data) < size:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise TimeoutError
+        chunk = os.read(fd, size - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return bytes(data)
 
 
 # --- the helper's side --------------------------------------------------------------------------

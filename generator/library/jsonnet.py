@@ -35,7 +35,9 @@ MAX_STACK = 500  # Jsonnet call depth; deeper recursion is an error, not a nativ
 # Bounds of one evaluation (an example cluster needs ~0.02 s of CPU). Raised through the
 # environment, so render workers inherit them.
 CPU_ENV, MEMORY_ENV = "GPU_GITOPS_JSONNET_CPU_SECONDS", "GPU_GITOPS_JSONNET_MEMORY_MIB"
-DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_MIB = 60, 2048
+WALL_ENV = "GPU_GITOPS_JSONNET_WALL_SECONDS"
+# the wall-clock bound leaves the CPU bound room on a machine shared by a few processes per core
+DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_MIB, DEFAULT_WALL_SECONDS = 60, 2048, 300
 
 
 class Sandbox:
@@ -94,11 +96,15 @@ class Sandbox:
                     "and the cluster's folder; refused"
                 )
             if real.is_file():
-                if real.stat().st_size > MAX_IMPORT_BYTES:
+                # measured before it is read, and read no further than the bound (it may grow meanwhile)
+                with real.open("rb") as handle:
+                    size = os.fstat(handle.fileno()).st_size
+                    data = handle.read(MAX_IMPORT_BYTES + 1) if size <= MAX_IMPORT_BYTES else b""
+                if size > MAX_IMPORT_BYTES or len(data) > MAX_IMPORT_BYTES:
                     raise RuntimeError(f"import {rel!r} is larger than {MAX_IMPORT_BYTES} bytes")
                 # report the path the user wrote against, not the symlink target
                 try:
-                    return tried + [str(candidate)], (str(real), real.read_bytes().decode("utf-8"))
+                    return tried + [str(candidate)], (str(real), data.decode("utf-8"))
                 except UnicodeDecodeError as exc:
                     raise RuntimeError(f"import {rel!r} is not UTF-8 text (byte {exc.start})") from None
         raise RuntimeError(f"import {rel!r} not found in libsonnet/ or the cluster's folder")
@@ -137,7 +143,11 @@ class EngineError(Exception):
 def limits() -> bounded.Limits:
     """The evaluation bounds: the defaults, or what the environment raises them to."""
     values = []
-    for name, default in ((CPU_ENV, DEFAULT_CPU_SECONDS), (MEMORY_ENV, DEFAULT_MEMORY_MIB)):
+    for name, default in (
+        (CPU_ENV, DEFAULT_CPU_SECONDS),
+        (MEMORY_ENV, DEFAULT_MEMORY_MIB),
+        (WALL_ENV, DEFAULT_WALL_SECONDS),
+    ):
         text = os.environ.get(name, "")
         if text and not (text.isdigit() and int(text) > 0):
             raise InputError(
@@ -211,6 +221,13 @@ def _bound_error(exc: bounded.Bound, blame: str) -> InputError:
             f"Jsonnet evaluation took more than {exc.limits.cpu_seconds} s of CPU time; stopped",
             path=blame,
             hint=f"look for a loop or runaway recursion; if the work is real, raise the bound with {CPU_ENV}=<seconds>",
+        )
+    if exc.which == "wall":
+        return InputError(
+            f"Jsonnet evaluation took more than {exc.limits.wall_seconds} s of wall-clock time; stopped",
+            path=blame,
+            hint="on a busy machine, render with fewer --jobs or raise the bound with "
+            f"{WALL_ENV}=<seconds>; else look for a loop or runaway recursion",
         )
     if exc.which == "memory":
         return InputError(

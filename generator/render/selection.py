@@ -21,15 +21,17 @@ AFFECTS_ALL = ("libsonnet/", "schemas/", "generator/", ".gpu-gitops.yaml")
 PER_CLUSTER = ("clusters/", "rendered/")
 
 
+_HINT = "--changed-only works in a git checkout with git installed; --base must name a commit, e.g. origin/main"
+
+
 def _git(root: Path, *args: str) -> str:
-    hint = "--changed-only works in a git checkout with git installed; --base must name a commit, e.g. origin/main"
-    return git.run(root, args, hint).decode("utf-8", errors="surrogateescape")
+    return git.run(root, args, _HINT).decode("utf-8", errors="surrogateescape")
 
 
 def changed_files(root: Path, base: str = "HEAD") -> list[str]:
     """Files that differ from ``base`` (committed since the merge base, staged, unstaged or
     untracked), relative to ``root``; paths outside ``root`` are left out."""
-    since = _git(root, "merge-base", base, "HEAD").strip() if base != "HEAD" else "HEAD"
+    since = _git(root, "merge-base", git.commit(root, base, _HINT), "HEAD").strip() if base != "HEAD" else "HEAD"
     # -z: paths verbatim, never quoted or escaped
     tracked = _git(root, "diff", "-z", "--name-only", "--relative", "--no-renames", since, "--").split("\0")
     untracked = _git(root, "ls-files", "-z", "--others", "--exclude-standard").split("\0")

@@ -27,7 +27,7 @@ def prefix(root: Path) -> str:
 
 def commit(root: Path, rev: str) -> str:
     """The full id of the commit ``rev`` names."""
-    return _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").decode().strip()
+    return git.commit(root, rev, "--base must name a commit, e.g. origin/main")
 
 
 def blobs(root: Path, rev: str, folder: str) -> dict[str, str]:

@@ -87,7 +87,7 @@ def record_validated(sum_bytes: bytes, flags: str = "", consulted: list[tuple[st
     lines = []
     try:
         for path, found in sorted(set(consulted)):
-            lines.append(f"{_sha(_read(path)) if found else 'absent'}  {path}\n")
+            lines.append(f"{_digest(path) if found else 'absent'}  {path}\n")
     except OSError:
         return  # changed meanwhile: validate again next time
     marker = _validated_marker(sum_bytes, schema_set, flags)
@@ -111,7 +111,7 @@ def _still_valid(marker: Path, hashes: dict[str, str]) -> bool:
         recorded, _, path = line.partition("  ")
         if path not in hashes:
             try:
-                hashes[path] = _sha(_read(path)) if os.path.isfile(path) else "absent"
+                hashes[path] = _digest(path) if os.path.isfile(path) else "absent"
             except OSError:
                 hashes[path] = "unreadable"
         if hashes[path] != recorded:
@@ -138,6 +138,29 @@ def _entries(folder: str) -> tuple[list[str], list[str], list[str]]:
                 else:
                     others.append(rel)
     return sorted(files), dirs, sorted(others)
+
+
+# No file larger than this reaches a render: a cluster input is refused past 1 MiB
+# (yamlio.read.INPUTS) and Jsonnet imports past 4 MiB (library.jsonnet.MAX_IMPORT_BYTES); such a
+# file of a cluster's folder is recorded by its size, never read (a 300 MB file is not hashed).
+UNREAD_BYTES = 4 * 1024 * 1024
+
+
+def _digest(path: str, follow: bool = False) -> str:
+    """The sha256 of a file's bytes, read in 1 MiB chunks: memory stays bounded whatever its size."""
+    digest = hashlib.sha256()
+    fd = os.open(path, os.O_RDONLY | (0 if follow else getattr(os, "O_NOFOLLOW", 0)))
+    try:
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+    finally:
+        os.close(fd)
+    return digest.hexdigest()
+
+
+def _input_digest(path: str) -> str:
+    size = os.lstat(path).st_size
+    return f"too-large-{size}-bytes" if size > UNREAD_BYTES else _digest(path)
 
 
 def _read(path: str) -> bytes:
@@ -182,14 +205,13 @@ def _add_file(digest, root: str | Path, folder: str, name: str) -> None:
     followed) to ``digest``: with ``os`` calls, as this runs on every file of the package and
     the library each time ``check`` or ``lint --cluster`` asks whether a tree is fresh."""
     relative = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
-    with open(os.path.join(folder, name), "rb") as handle:
-        digest.update(relative.encode() + b"\0" + _sha(handle.read()).encode())
+    digest.update(relative.encode() + b"\0" + _digest(os.path.join(folder, name), follow=True).encode())
 
 
 def shared_lines(project: Project, config_file: Path | None) -> tuple[str, ...]:
     """The lines every cluster shares: hash them once per run and pass them on."""
     settings = (
-        f"settings {_sha(config_file.read_bytes())}  .gpu-gitops.yaml"
+        f"settings {_digest(str(config_file), follow=True)}  .gpu-gitops.yaml"
         if config_file and config_file.is_file()
         else "settings none"
     )
@@ -208,7 +230,7 @@ def input_lines(project: Project, cluster: str, shared: tuple[str, ...]) -> list
     folder = os.path.join(project.clusters, cluster)
     try:
         files, _dirs, others = _entries(folder)
-        own = {rel: f"input {_sha(_read(os.path.join(folder, rel)))}  {rel}" for rel in files}
+        own = {rel: f"input {_input_digest(os.path.join(folder, rel))}  {rel}" for rel in files}
     except OSError:
         files, others, own = [], [], {}
     own.update({rel: f"input {NOT_A_FILE}  {rel}" for rel in others})
@@ -227,7 +249,7 @@ def _base_ok(project: Project, line: str, digests: dict[str, str | None]) -> boo
         return False
     if rel not in digests:
         try:
-            digests[rel] = _sha(_read(os.path.join(project.root, rel)))
+            digests[rel] = _digest(os.path.join(project.root, rel))
         except OSError:
             digests[rel] = None
     return digests[rel] == sha
@@ -313,7 +335,7 @@ def _is_fresh(
     if on_disk != sorted(outputs) or (modes and not _modes_ok(target, files, dirs)):
         return False
     try:
-        return all(_sha(_read(os.path.join(target, rel))) == outputs[rel] for rel in on_disk)
+        return all(_digest(os.path.join(target, rel)) == outputs[rel] for rel in on_disk)
     except OSError:
         return False
 

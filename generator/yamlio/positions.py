@@ -172,6 +172,7 @@ def load_text(text: str, display: str) -> Located:
 
     from generator.yamlio.read import Fallback
 
+    _check_values(text, display)
     try:
         return _fast_load(text, display)
     except _TooDeep as deep:
@@ -293,6 +294,50 @@ def _deepest_start(yaml, text: str) -> tuple[int, int]:
 
     mark = depth.first_too_deep(yaml.parse(text), _max_depth())
     return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+
+
+def _check_values(text: str, display: str) -> None:
+    """At most ``INPUTS.values`` nodes as written, counted from libyaml's events (in C, and
+    stopped at the bound) before any loader builds them; located at the first node past it.
+    Where the bundled libyaml stops early on what ruamel reads on (a ':' in a flow scalar), the
+    rest is bounded by its lines and commas, each of which a node needs."""
+    from _ruamel_yaml import CParser
+    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
+
+    from generator.yamlio.read import INPUTS
+
+    bound = INPUTS.values
+    if bound is None:
+        return
+    nodes, parser, mark = 0, CParser(text), None
+    try:
+        while True:
+            event = parser.get_event()
+            if event is None or type(event).__name__ == "StreamEndEvent":
+                return
+            if isinstance(event, (ScalarEvent, MappingStartEvent, SequenceStartEvent, AliasEvent)):
+                nodes += 1
+                if nodes > bound:
+                    mark = event.start_mark
+                    break
+    except YAMLError as exc:
+        stop = getattr(exc, "problem_mark", None)
+        rest = text[stop.index :] if stop is not None else text
+        if nodes + lines.count(rest) + rest.count(",") <= bound:
+            return
+        mark = stop
+    try:
+        _check_depth(text)  # nesting past its bound is the more telling error (`[[[[...`)
+    except _TooDeep as deep:
+        raise deep.error(display) from None
+    raise InputError(
+        f"the input holds more than {bound} values (keys, list items and scalars); a cluster input holds a few hundred",
+        path=display,
+        line=mark.line + 1 if mark else 0,
+        col=mark.column + 1 if mark else 0,
+        hint="check that this is the right file; what clusters share goes in bases (clusters/_bases/)",
+    )
 
 
 def _check_aliases(text: str, display: str) -> None:

@@ -42,6 +42,7 @@ from ruamel.yaml.events import (
     AliasEvent,
     DocumentEndEvent,
     DocumentStartEvent,
+    MappingEndEvent,
     MappingStartEvent,
     ScalarEvent,
     SequenceEndEvent,
@@ -49,6 +50,7 @@ from ruamel.yaml.events import (
     StreamEndEvent,
     StreamStartEvent,
 )
+from ruamel.yaml.scanner import ScannerError
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,11 @@ class Limits:
     - ``nodes``: all nodes of an input once aliases are expanded (ruamel's round-trip data is
       copied into plain data, ``yamlpos.to_plain``); manifests have no such bound (None): each
       document is dropped once checked, and its size and aliases are bounded already.
+    - ``values``: nodes as written (keys, items, scalars, collections). The example clusters
+      hold 120 to 270; an input that needs ruamel's round-trip loader (a tag, a duplicate key,
+      a syntax error to word) is scanned in Python at ~0.3 ms a node, so 3,000 keeps any input
+      under a second where 50,000 keys in 780 KB took 30 s. Manifests: None (the reader builds
+      them in C, and ruamel reads only the documents that need it, each bounded in bytes).
     """
 
     file_bytes: int
@@ -76,9 +83,12 @@ class Limits:
     depth: int
     alias_nodes: int
     nodes: int | None
+    values: int | None = None
 
 
-INPUTS = Limits(file_bytes=1024 * 1024, document_bytes=1024 * 1024, depth=64, alias_nodes=100_000, nodes=200_000)
+INPUTS = Limits(
+    file_bytes=1024 * 1024, document_bytes=1024 * 1024, depth=64, alias_nodes=100_000, nodes=200_000, values=3_000
+)
 MANIFESTS = Limits(
     file_bytes=64 * 1024 * 1024, document_bytes=4 * 1024 * 1024, depth=256, alias_nodes=100_000, nodes=None
 )
@@ -252,9 +262,8 @@ class TooDeep(Exception):
         self.line, self.col = line, col
 
 
-def _document_root(parser: CParser):
-    """The root event of the one document the parser reads (None when there is none)."""
-    get = parser.get_event
+def _document_root(get: Callable[[], Any]):
+    """The root event of the one document ``get`` reads (None when there is none)."""
     if not isinstance(get(), StreamStartEvent):
         raise Fallback
     event = get()
@@ -265,8 +274,7 @@ def _document_root(parser: CParser):
     return get()
 
 
-def _document_end(parser: CParser) -> None:
-    get = parser.get_event
+def _document_end(get: Callable[[], Any]) -> None:
     if not isinstance(get(), DocumentEndEvent) or not isinstance(get(), StreamEndEvent):
         raise Fallback
 
@@ -283,13 +291,81 @@ def load(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = No
             return compiled.load(text)
         except _cread.Slow:
             pass  # the event path reads it again, and raises what stops it
-    parser = CParser(text)
-    root = _document_root(parser)
+    try:
+        return _load_events(_events(text), resolution, max_depth)
+    except ScannerError as exc:
+        if not _flow_colon(exc):
+            raise
+    return _load_events(_pure_events(text), resolution, max_depth)
+
+
+def _load_events(get: Callable[[], Any], resolution: Resolution, max_depth: int | None):
+    root = _document_root(get)
     if root is None:
         return None
-    data = _builder(resolution, max_depth)(root, parser.get_event, 0)
-    _document_end(parser)
+    data = _builder(resolution, max_depth)(root, get, 0)
+    _document_end(get)
     return data
+
+
+def _events(text: str) -> Callable[[], Any]:
+    """The next-event function of ruamel's C parser (the libyaml bundled with ruamel.yaml.clib)."""
+    return CParser(text).get_event
+
+
+def _flow_colon(exc: ScannerError) -> bool:
+    """The bundled libyaml (0.1.7) refuses a ':' inside a plain scalar of a flow collection
+    (`[12:30]`, `{url: http://h:9090}`); libyaml 0.2.5, which the compiled path links, go-yaml
+    and ruamel's Python scanner read it as part of the scalar."""
+    return exc.problem == "found unexpected ':'"
+
+
+def _pure_events(text: str) -> Callable[[], Any]:
+    """The next-event function of ruamel's Python parser, for the texts the bundled libyaml
+    refuses (``_flow_colon``): the same events, so both paths read such a text alike, data and
+    positions (a plain scalar's style is None there, ``""`` from libyaml: made the same)."""
+    from ruamel.yaml import YAML
+
+    def marked(events):
+        stack: list[list] = []  # per open collection: [is a block mapping, a value comes next]
+        key = None
+        for event in events:
+            kind = type(event)
+            if (
+                stack
+                and stack[-1][0]
+                and stack[-1][1]
+                and kind is ScalarEvent
+                and event.value == ""
+                and event.style is None
+            ):
+                event.start_mark = _after_colon(text, key) or event.start_mark
+            if stack and kind not in (MappingEndEvent, SequenceEndEvent):
+                stack[-1][1] = not stack[-1][1]  # a node fills the slot: a key, then its value
+            if kind is ScalarEvent:
+                key = event
+                if event.style is None:
+                    event.style = ""
+            elif kind in (MappingStartEvent, SequenceStartEvent):
+                stack.append([kind is MappingStartEvent and not event.flow_style, False])
+            elif kind in (MappingEndEvent, SequenceEndEvent):
+                stack.pop()
+            yield event
+
+    return marked(YAML(typ="safe", pure=True).parse(text)).__next__
+
+
+def _after_colon(text: str, key) -> Mark | None:
+    """Where libyaml marks the empty value of a block mapping key: just past its ':' (ruamel's
+    parser marks it at the next token)."""
+    if key is None or key.end_mark is None:
+        return None
+    at = key.end_mark.index
+    while at < len(text) and text[at] in " \t":
+        at += 1
+    if text[at : at + 1] != ":":
+        return None
+    return Mark(key.end_mark.line, key.end_mark.column + at - key.end_mark.index + 1)
 
 
 @functools.cache
@@ -380,9 +456,16 @@ def locate(text: str, resolution: Resolution = GO_YAML):
             return compiled.locate(text, _written)
         except _cread.Slow:
             pass
-    parser = CParser(text)
-    root = _document_root(parser)
-    return root, _where(root, parser.get_event, resolution)
+    try:
+        get = _events(text)
+        root = _document_root(get)
+        return root, _where(root, get, resolution)
+    except ScannerError as exc:
+        if not _flow_colon(exc):
+            raise
+    get = _pure_events(text)
+    root = _document_root(get)
+    return root, _where(root, get, resolution)
 
 
 def _where(event, get, resolution: Resolution):

@@ -495,3 +495,20 @@ def test_a_document_over_the_size_limit_has_a_hint(tmp_path, monkeypatch):
     path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", encoding="utf-8")
     (finding,) = lint_paths([str(path)], Settings()).findings
     assert "byte limit" in finding.message and finding.hint
+
+
+def test_a_long_address_value_is_shortened_and_a_mistyped_port_is_the_schemas(tmp_path):
+    """K8S005 names a long value by its start and length, and leaves a Service port that is not
+    an integer to the schema check (one finding, not two)."""
+    path = tmp_path / "long.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: a}\nspec:\n  ports:\n"
+        f"    - port: {'1' * 5001}\n---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+        f"metadata: {{name: b, namespace: x}}\nspec:\n  podSelector: {{}}\n  ingress:\n    - ports:\n"
+        f"        - port: {'a' * 500}\n",
+        encoding="utf-8",
+    )
+    findings = lint_paths([str(path)], Settings()).findings
+    assert [(f.rule, f.line) for f in findings if f.rule in ("K8S003", "K8S005")] == [("K8S003", 6), ("K8S005", 15)]
+    (named,) = [f for f in findings if f.rule == "K8S005"]
+    assert "(500 characters)" in named.message and len(named.message) < 120

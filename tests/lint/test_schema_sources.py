@@ -326,7 +326,7 @@ def test_a_report_that_cannot_be_written_is_a_usage_error(project, run):
     (project / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", encoding="utf-8")
     result = run(project, "lint", "--output-file", "/nonexistent/dir/out.txt", str(project / "cm.yaml"))
     assert result.exit_code == 2
-    assert result.stderr.startswith("/nonexistent/dir/out.txt: error: cannot write the report: No such file")
+    assert "\n/nonexistent/dir/out.txt: error: cannot write the report: No such file" in "\n" + result.stderr
 
 
 @pytest.mark.parametrize(

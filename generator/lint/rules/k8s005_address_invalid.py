@@ -91,18 +91,30 @@ def check(res, ctx):
                 yield from _cilium_rule(rule, at)
 
 
+def _shown(value: object) -> str:
+    """The value for a message, shortened when long (a 5,000-digit port is the schema's to report)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:21]}…' ({len(str(value))} characters)"
+
+
+def _integer(value: object) -> bool:
+    """A value of a field the schema types ``integer``: anything else is the schema's finding."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _hits(problems: list[addresses.Problem], path: tuple, what: str, value: object) -> Iterator[Hit]:
+    value = _shown(value)
     for p in problems:
         if p.kind == addresses.AMBIGUOUS:
             yield Hit(
-                f"{what} {value!r} {p.message}: accepted with a warning, refused under strict IP validation",
+                f"{what} {value} {p.message}: accepted with a warning, refused under strict IP validation",
                 path,
                 at_value=True,
                 hint=f"write {p.canonical}" if p.canonical else "",
                 severity="warning",
             )
         else:
-            yield Hit(f"{what} {value!r} {p.message}", path, at_value=True)
+            yield Hit(f"{what} {value} {p.message}", path, at_value=True)
 
 
 def _items(value: object) -> list:
@@ -150,13 +162,13 @@ def _service(spec: dict) -> Iterator[Hit]:
         if not isinstance(port, dict):
             continue
         at = ("spec", "ports", i)
-        if "port" in port:
+        if _integer(port.get("port")):
             yield from _hits(addresses.port_number_problems(port["port"]), (*at, "port"), "port", port["port"])
         if "targetPort" in port and port["targetPort"] != 0:  # 0 (or absent): the API server sets it to port
             yield from _hits(
                 addresses.port_problems(port["targetPort"]), (*at, "targetPort"), "targetPort", port["targetPort"]
             )
-        if port.get("nodePort"):  # 0: allocated by the API server
+        if _integer(port.get("nodePort")) and port["nodePort"]:  # 0: allocated by the API server
             yield from _hits(
                 addresses.port_number_problems(port["nodePort"]), (*at, "nodePort"), "nodePort", port["nodePort"]
             )
