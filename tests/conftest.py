@@ -43,8 +43,8 @@ def _imported_locations(projects: tuple[str, ...]) -> list[str]:
 
 
 # ComputeDomain (the DRA driver's CRD) of the onprem-gb200-dra example; NodePool, EC2NodeClass and
-# AKSNodeClass (Karpenter) of the provisioned pools.
-CRD_LOCATIONS += _imported_locations(("nvidia-dra-driver-gpu", "karpenter"))
+# AKSNodeClass (Karpenter) of the provisioned pools; Kueue's Topology of the queued examples.
+CRD_LOCATIONS += _imported_locations(("nvidia-dra-driver-gpu", "karpenter", "kueue"))
 
 
 def needs_crd_schemas():
