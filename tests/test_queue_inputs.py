@@ -9,7 +9,9 @@ from test_gpu_consistency import edit, line_of, render_fails
 from generator.inputs import queues
 
 AKS, DRA = "aks-h100-training", "onprem-gb200-dra"
-TRAINING_FLAVOR = "- pool: h100\n          quota:\n            gpus: 24\n          borrowingLimit:\n            gpus: 8\n"
+TRAINING_FLAVOR = (
+    "- pool: h100\n          quota:\n            gpus: 24\n          borrowingLimit:\n            gpus: 8\n"
+)
 INFERENCE_L40S = "- {pool: l40s, quota: {gpus: 12}}"
 
 CASES = {
