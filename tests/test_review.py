@@ -181,7 +181,9 @@ def test_a_renamed_namespace_keeps_the_prune_protected_old_one(repo, run):
     code, doc = _review(run, repo)
     cluster = _cluster(doc, AKS)
     assert ("notice", "removed", "Namespace", "gpu-training") in _findings(cluster)
-    assert not cluster["blocking"]
+    # the namespace itself stays; only its queue goes, which strands the jobs queued there
+    dangers = {(action, kind, name) for level, action, kind, name in _findings(cluster) if level == "danger"}
+    assert dangers == {("removed", "ClusterQueue", "gpu-training"), ("removed", "LocalQueue", "default")}
     added = {(c["object"]["kind"], c["object"]["name"]) for c in cluster["changes"] if c["action"] == "added"}
     assert ("Namespace", "gpu-train") in added
     assert (
