@@ -44,7 +44,7 @@ def _imported_locations(projects: tuple[str, ...]) -> list[str]:
 
 # ComputeDomain (the DRA driver's CRD) of the onprem-gb200-dra example; NodePool, EC2NodeClass and
 # AKSNodeClass (Karpenter) of the provisioned pools; NicNodePolicy (Network Operator) of the
-# training fabric.
+# training fabric; Kueue's Topology of the queued examples.
 CRD_LOCATIONS += _imported_locations(("nvidia-dra-driver-gpu", "karpenter", "network-operator", "kueue"))
 
 

@@ -418,6 +418,7 @@ def test_longest_gpu_pool_name_renders_valid_label_values(project, run):
     edit(project, EKS, "  - name: mi300x\n", f"  - name: {'a' * 40}\n")
     edit(project, EKS, "  - name: a100-mig\n", f"  - name: {'b' * 40}\n")
     edit(project, AKS, "  - name: l40s\n", f"  - name: {'c' * 40}\n")
+    edit(project, AKS, "{pool: l40s,", f"{{pool: {'c' * 40},")  # the inference queue's flavor
     result = run(project, "render", EKS, AKS)
     assert result.exit_code == 0, result.output
     for cluster in (EKS, AKS):

@@ -22,6 +22,7 @@ def _quota(project, namespace: str) -> dict:
 def test_shared_gpus_render_the_shared_resource_quota(project, run):
     edit(project, AKS, *RENAMED)
     edit(project, AKS, "quota: {gpus: 24}", "quota: {sharedGpus: 32}")
+    edit(project, AKS, "{pool: l40s, quota: {gpus: 12}}", "{pool: l40s, quota: {sharedGpus: 12}}")  # its queue
     result = run(project, "render", AKS)
     assert result.exit_code == 0, result.output
     assert _quota(project, "gpu-inference") == {"requests.nvidia.com/gpu.shared": "32"}

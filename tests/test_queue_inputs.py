@@ -9,8 +9,10 @@ from test_gpu_consistency import edit, line_of, render_fails
 from generator.inputs import queues
 
 AKS, DRA = "aks-h100-training", "onprem-gb200-dra"
-TRAINING_FLAVOR = "- {pool: h100, quota: {gpus: 24}, borrowingLimit: {gpus: 8}}"
-INFERENCE_L40S = "- {pool: l40s, quota: {gpus: 16}}"
+TRAINING_FLAVOR = (
+    "- pool: h100\n          quota:\n            gpus: 24\n          borrowingLimit:\n            gpus: 8\n"
+)
+INFERENCE_L40S = "- {pool: l40s, quota: {gpus: 12}}"
 
 CASES = {
     # id: (cluster, old, new, needle for the line, message, hint)
@@ -49,7 +51,7 @@ CASES = {
     "borrowing-beyond-the-cohort": (
         AKS,
         TRAINING_FLAVOR,
-        "- {pool: h100, quota: {gpus: 24}, borrowingLimit: {gpus: 9}}",
+        "- {pool: h100, quota: {gpus: 24}, borrowingLimit: {gpus: 9}}\n",
         "borrowingLimit: {gpus: 9}",
         "may borrow 9 nvidia.com/gpu on h100; the other queues of cohort gpu lend 8 there",
         "lower borrowingLimit to 8",
@@ -58,7 +60,7 @@ CASES = {
         AKS,
         "    queue:\n      cohort: gpu\n      flavors:\n        " + TRAINING_FLAVOR,
         "    queue:\n      flavors:\n        " + TRAINING_FLAVOR,
-        TRAINING_FLAVOR,
+        "          borrowingLimit:\n",
         "has a borrowingLimit but the queue is in no cohort",
         "set workloads[].queue.cohort",
     ),
@@ -74,7 +76,7 @@ CASES = {
         AKS,
         "quota: {gpus: 32, hugepages-2Mi: 8Gi, memory: 6Ti}",
         "quota: {gpus: 30, hugepages-2Mi: 8Gi, memory: 6Ti}",
-        "      flavors:\n        - {pool: h100, quota: {gpus: 24}",
+        "      flavors:\n        - pool: h100",
         "queue can admit 32 nvidia.com/gpu (nominal quota plus borrowing limit); the namespace's ResourceQuota allows 30",
         "raise workloads[].quota",
     ),
@@ -143,7 +145,7 @@ def test_flavors_of_two_queues_that_overlap_are_one_error(project, run):
     """Each queue on its own pool, but one node can match both pools: counted twice."""
     edit(project, AKS, "nodeSelector: {agentpool: l40s}", "nodeSelector: {gpu: any}")
     text = edit(project, AKS, "- {pool: h100, quota: {gpus: 8}}\n        " + INFERENCE_L40S, INFERENCE_L40S)
-    text = edit(project, AKS, "borrowingLimit: {gpus: 8}}", "borrowingLimit: {gpus: 0}}")
+    text = edit(project, AKS, "borrowingLimit:\n            gpus: 8", "borrowingLimit:\n            gpus: 0")
     render_fails(
         run, project, AKS, line_of(text, "- {pool: l40s"), "the flavors of pools h100 and l40s overlap", "apart"
     )

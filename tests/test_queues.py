@@ -54,8 +54,14 @@ def test_kueue_manages_only_the_queued_namespaces_and_only_accelerators():
     assert config["waitForPodsReady"] == {"timeout": "30m", "blockAdmission": False}
     assert config["fairSharing"]["preemptionStrategies"] == ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
     dra = _manager_config(DRA)
+    # every class nvl-training's claims use, its ComputeDomain's channel too: Kueue refuses a
+    # workload whose claim names an unmapped class
     assert dra["resources"]["deviceClassMappings"] == [
-        {"name": "gpu.nvidia.com/devices", "deviceClassNames": ["gpu.nvidia.com"]}
+        {
+            "name": "compute-domain-default-channel.nvidia.com/devices",
+            "deviceClassNames": ["compute-domain-default-channel.nvidia.com"],
+        },
+        {"name": "gpu.nvidia.com/devices", "deviceClassNames": ["gpu.nvidia.com"]},
     ]
     assert "fairSharing" not in dra  # no queue of it is in a cohort
 

@@ -34,11 +34,21 @@ local defaults = {
 
 local queued(p) = [w for w in p.workloads if std.objectHas(w, 'queue')];
 
-// The DeviceClasses the queues count, as queues.libsonnet names their resources.
+// Every DeviceClass a queued namespace's ResourceClaimTemplates use: Kueue makes a workload
+// whose claim names an unmapped class inadmissible (pkg/dra/claims.go
+// GetResourceRequestsForResourceClaimTemplates, "DeviceClass ... is not mapped"). The claims'
+// classes (gpu-claims.libsonnet), the ComputeDomain channel class of the templates the DRA
+// driver generates (its chart's deviceclass-compute-domain-default-channel.yaml, v25.12.0), and
+// the classes the queues count, as queues.libsonnet names them. A mapped class no ClusterQueue
+// covers is not counted (quotaCheckStrategy IgnoreUndeclared).
 local deviceClasses(p) = std.set(std.flattenArrays([
   std.objectFields(std.get(f.quota, 'devices', {}))
   for w in queued(p)
   for f in w.queue.flavors
+] + [
+  [if std.objectHas(c, 'mig') then 'mig.nvidia.com' else 'gpu.nvidia.com' for c in std.get(w, 'claims', [])]
+  + (if std.get(w, 'computeDomains', []) != [] then ['compute-domain-default-channel.nvidia.com'] else [])
+  for w in queued(p)
 ]));
 
 local managerConfig(p) = {
