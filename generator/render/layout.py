@@ -11,6 +11,8 @@ its ``ownLayer``), the GitOps engine's objects to a side folder, the CNI's one-t
     rendered/<cluster>/<layer>/<component>/<kind>_<namespace>_<name>.yaml namespaced
     rendered/<cluster>/gitops/kustomization.yaml     the engine's sync objects (not in the root)
     rendered/<cluster>/gitops/<kind>_<namespace>_<name>.yaml
+    rendered/<cluster>/charts/<release>/kustomization.yaml  a release's inflated objects (preview,
+    rendered/<cluster>/charts/<release>/<kind>_...yaml       not in the root: nothing applies them)
 
 ``_`` cannot occur in a kind, namespace or name, so the scheme is unambiguous; two objects
 that would still share a file name are an error, never a silent overwrite.
@@ -116,9 +118,13 @@ def _add_folder(tree: Tree, header: str, folder: str, component: str, objects: l
     tree.files[f"{folder}/{KUSTOMIZATION}"] = _kustomization(header, sorted(names))
 
 
-def lay_out(project: Project, cluster: Cluster, components: dict[str, list[dict]]) -> Tree:
+def lay_out(
+    project: Project, cluster: Cluster, components: dict[str, list[dict]], charts: dict[str, list[dict]] | None = None
+) -> Tree:
     """The cluster's tree: components in their layers, the GitOps engine's objects over the
-    non-empty layers, and the bootstrap files."""
+    non-empty layers, the bootstrap files, and the inflated charts (``charts/<release>/``,
+    folders of their own, like ``gitops/`` listed by no other kustomization; not part of the
+    collision check, as no engine applies them)."""
     reg = registry.load(project.libsonnet)
     own = sorted(set(components) - {c.name for c in reg.components})
     for name in own:  # added by the cluster's overrides.libsonnet; the name becomes a folder
@@ -142,6 +148,6 @@ def lay_out(project: Project, cluster: Cluster, components: dict[str, list[dict]
     ]
     sync = gitops.objects(project, cluster, layers)
     collisions.check(project, cluster, [pair for _, pairs in layers for pair in pairs] + [(gitops.FOLDER, sync)], own)
-    tree = build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync})
+    tree = build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync, **(charts or {})})
     tree.files.update(bootstrap.files(cluster.name, cluster.facts, components.get("cilium", [])))
     return tree
