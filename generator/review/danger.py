@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from generator.review import workloads
 from generator.review.compare import Change, FieldChange
 from generator.review.objects import GITOPS, Identity, Placed
 
@@ -91,8 +92,12 @@ class Finding:
     reason: str
 
 
-def classify(change: Change) -> list[Finding]:
-    """What is dangerous about one change (empty: nothing)."""
+def classify(change: Change, pools: tuple[workloads.Pool, ...] = ()) -> list[Finding]:
+    """What is dangerous about one change (empty: nothing); ``pools`` name the nodes a rollout reaches."""
+    return _classify(change) + [Finding(level, reason) for level, reason in workloads.findings(change, pools)]
+
+
+def _classify(change: Change) -> list[Finding]:
     if change.action == "removed":
         assert change.before is not None
         return _removal(change.before, f"removes {change.identity}")
