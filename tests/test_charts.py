@@ -365,3 +365,20 @@ def test_a_cilium_bump_lists_config_and_agent_changes_with_the_pools_they_roll(c
     assert "rolls DaemonSet kube-system/cilium's pods on pools system, h100, l40s" in text
     checked = run(committed, "check", "--base", "HEAD")
     assert checked.exit_code == 1  # a rollout of every node is a danger to acknowledge
+
+
+@needs_helm()
+def test_lint_cluster_reads_the_device_classes_the_driver_chart_creates(tmp_path):
+    """From the inflated chart, not the library's copy of its list: what the preview does not
+    create is not offered (the driver also installs vfio.gpu.nvidia.com, which the copy lacks)."""
+    from generator.inputs.load import load_cluster
+    from generator.inputs.platform import build
+    from generator.paths import Project
+
+    tree = shutil.copytree(REPO / "rendered" / "onprem-gb200-dra", tmp_path / "tree")
+    for path in (tree / "charts" / "nvidia-dra-driver-gpu").glob("deviceclass_compute-domain-*.yaml"):
+        path.unlink()
+    contract = build(load_cluster(Project(REPO), "onprem-gb200-dra"), tree)
+    assert "vfio.gpu.nvidia.com" in contract.device_classes
+    assert "gpu.nvidia.com" in contract.device_classes
+    assert not [c for c in contract.device_classes if c.startswith("compute-domain")]
