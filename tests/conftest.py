@@ -111,6 +111,17 @@ def empty_cache(tmp_path_factory, name: str, schema_checks: Path, charts: Path |
     return cache
 
 
+def cache_with_charts(folder: Path) -> Path:
+    """A new cache folder at ``folder`` holding only the test's chart packages and inflations
+    (linked from the cache the test runs with): for tests whose subject is another cache."""
+    folder.mkdir(parents=True, exist_ok=True)
+    current = Path(os.environ["GPU_GITOPS_CACHE_DIR"])
+    for name in ("charts", "inflated"):
+        if (current / name).exists():
+            (folder / name).symlink_to((current / name).resolve(), target_is_directory=True)
+    return folder
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _module_cache(tmp_path_factory, schema_checks, chart_store):
     """A module's own fixtures are set up before any test's cache is: they get an empty cache of
