@@ -175,13 +175,23 @@ def _key(entry: lock.Entry, release: Release, facts: Facts, version: str) -> str
     return hashlib.sha256(material.encode()).hexdigest()
 
 
+# Inflations already read in this process, by key: a fleet's clusters that share a release share
+# its objects (never changed once inflated), so each is read, emitted and validated once.
+_SEEN: dict[str, list[dict]] = {}
+
+
 def inflate(release: Release, entry: lock.Entry, facts: Facts) -> list[dict]:
-    """The release's objects, sorted; from the cache when this exact inflation was done before."""
-    data = package(entry)
+    """The release's objects, sorted; from the cache when this exact inflation was done before.
+    The objects are shared with every caller that asks for the same inflation: never change them."""
     found = helm.find()
-    cached = cache_root() / "inflated" / f"{_key(entry, release, facts, found.version)}.json"
+    key = _key(entry, release, facts, found.version)
+    if key in _SEEN:
+        return _SEEN[key]
+    data = package(entry)
+    cached = cache_root() / "inflated" / f"{key}.json"
     try:
-        return json.loads(cached.read_bytes())
+        _SEEN[key] = json.loads(cached.read_bytes())
+        return _SEEN[key]
     except (OSError, ValueError):
         pass
     invocation = helm.Invocation(
@@ -211,6 +221,7 @@ def inflate(release: Release, entry: lock.Entry, facts: Facts) -> list[dict]:
             "a CronJob, fixed names), as docs/charts.md describes",
         )
     _store(cached, objects)
+    _SEEN[key] = objects
     return objects
 
 

@@ -45,6 +45,18 @@ def oversized(tree: Tree, prefix: str, overrides: str, written: Path | None) -> 
     return problems
 
 
+# Schema problems of inflated chart objects, which clusters that share a release share: checked
+# once per validator and object in a process (the object and validator kept, so no id is reused).
+_SHARED_CHECKS: dict[tuple[int, int], tuple[SchemaValidator, dict, list]] = {}
+
+
+def _checked(validator: SchemaValidator, obj: dict) -> list:
+    known = _SHARED_CHECKS.get((id(validator), id(obj)))
+    if known is None or known[0] is not validator or known[1] is not obj:
+        known = _SHARED_CHECKS[(id(validator), id(obj))] = (validator, obj, validator.check(obj))
+    return known[2]
+
+
 def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, prefix: str) -> list[Diagnostic]:
     """Schema problems of every placed object (one missing-schema warning per kind, which
     carries lint's rule for it, K8S004, so the command line can sum them up as lint does).
@@ -58,7 +70,7 @@ def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, pref
     for placed in tree.placed:
         shown = Location(f"{prefix}/{placed.relpath}")
         preview = placed.relpath.startswith(CHARTS)
-        for problem in validator.check(placed.obj):
+        for problem in _checked(validator, placed.obj) if preview else validator.check(placed.obj):
             if problem.kind == "missing-schema" and preview:
                 continue
             if problem.kind == "missing-schema":

@@ -72,6 +72,7 @@ def build_tree(
     cluster: str,
     layers: list[tuple[str, list[tuple[str, list[dict]]]]],
     side_folders: dict[str, list[dict]] | None = None,
+    shared_folders: dict[str, list[dict]] | None = None,
 ) -> Tree:
     """Files for ``layers`` = [(layer, [(component, objects)])], in apply order.
 
@@ -96,12 +97,32 @@ def build_tree(
     for folder, objects in (side_folders or {}).items():
         if objects:
             _add_folder(tree, header, folder, folder, objects)
+    for folder, objects in (shared_folders or {}).items():
+        if objects:
+            _add_folder(tree, header, folder, folder, objects, shared=True)
     tree.files[KUSTOMIZATION] = _kustomization(header, layer_names)
     return tree
 
 
-def _add_folder(tree: Tree, header: str, folder: str, component: str, objects: list[dict]) -> None:
-    """One file per object plus the folder's kustomization.yaml; a file-name clash is an error."""
+# The YAML of inflated chart objects, which clusters that share a release share (charts.inflate):
+# emitted once per process. Keyed by the object's id, the object kept, so an id is never reused.
+_SHARED_YAML: dict[int, tuple[dict, str]] = {}
+
+
+def _emit(obj: dict, shared: bool) -> str:
+    if not shared:
+        return to_yaml(obj)
+    known = _SHARED_YAML.get(id(obj))
+    if known is None or known[0] is not obj:
+        known = _SHARED_YAML[id(obj)] = (obj, to_yaml(obj))
+    return known[1]
+
+
+def _add_folder(
+    tree: Tree, header: str, folder: str, component: str, objects: list[dict], shared: bool = False
+) -> None:
+    """One file per object plus the folder's kustomization.yaml; a file-name clash is an error.
+    ``shared``: the objects are shared between clusters (inflated charts), their YAML too."""
     names: dict[str, dict] = {}
     for obj in objects:
         name = object_filename(obj)
@@ -113,7 +134,7 @@ def _add_folder(tree: Tree, header: str, folder: str, component: str, objects: l
                 "check overrides.libsonnet for a duplicated object",
             )
         names[name] = obj
-        tree.files[f"{folder}/{name}"] = (header + to_yaml(obj)).encode()
+        tree.files[f"{folder}/{name}"] = (header + _emit(obj, shared)).encode()
         tree.placed.append(Placed(f"{folder}/{name}", obj, component))
     tree.files[f"{folder}/{KUSTOMIZATION}"] = _kustomization(header, sorted(names))
 
@@ -148,6 +169,6 @@ def lay_out(
     ]
     sync = gitops.objects(project, cluster, layers)
     collisions.check(project, cluster, [pair for _, pairs in layers for pair in pairs] + [(gitops.FOLDER, sync)], own)
-    tree = build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync, **(charts or {})})
+    tree = build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync}, shared_folders=charts)
     tree.files.update(bootstrap.files(cluster.name, cluster.facts, components.get("cilium", [])))
     return tree
