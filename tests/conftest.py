@@ -43,8 +43,9 @@ def _imported_locations(projects: tuple[str, ...]) -> list[str]:
 
 
 # ComputeDomain (the DRA driver's CRD) of the onprem-gb200-dra example; NodePool, EC2NodeClass and
-# AKSNodeClass (Karpenter) of the provisioned pools.
-CRD_LOCATIONS += _imported_locations(("nvidia-dra-driver-gpu", "karpenter"))
+# AKSNodeClass (Karpenter) of the provisioned pools; Certificate and Issuer (cert-manager) of the AMD GPU
+# Operator chart, inflated.
+CRD_LOCATIONS += _imported_locations(("nvidia-dra-driver-gpu", "karpenter", "cert-manager"))
 
 
 # Helm chart packages the library pins (../shared/charts) and a real Helm (`.ci/run` installs one
@@ -210,7 +211,9 @@ def crd_args() -> list[str]:
 def write_config(root: Path) -> None:
     """A project config that points at the upstream CRD schemas, as a real repository's would."""
     lines = ["schemaLocations:"] + [f"  - {json.dumps(loc)}" for loc in CRD_LOCATIONS]
-    (root / ".gpu-gitops.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    own = (REPO / ".gpu-gitops.yaml").read_text(encoding="utf-8")
+    lint = own[own.index("\nlint:\n") + 1 :]  # the repository's lint settings (an OpenShift kind without a schema)
+    (root / ".gpu-gitops.yaml").write_text("\n".join(lines) + "\n" + lint, encoding="utf-8")
 
 
 @pytest.fixture(scope="session")
