@@ -61,6 +61,11 @@ class Project:
         return self.root / "rendered"
 
     @property
+    def chart_lock(self) -> Path:
+        """The committed record of every chart the clusters deploy, with its digest."""
+        return self.root / "clusters" / "charts.lock"
+
+    @property
     def libsonnet(self) -> Path:
         own = self.root / "libsonnet"
         return own if (own / "main.libsonnet").is_file() else _bundled("libsonnet")

@@ -44,8 +44,34 @@ def _imported_locations(projects: tuple[str, ...]) -> list[str]:
 
 # ComputeDomain (the DRA driver's CRD) of the onprem-gb200-dra example; NodePool, EC2NodeClass and
 # AKSNodeClass (Karpenter) of the provisioned pools; NicNodePolicy (Network Operator) of the
-# training fabric; Kueue's Topology of the queued examples.
-CRD_LOCATIONS += _imported_locations(("nvidia-dra-driver-gpu", "karpenter", "network-operator", "kueue"))
+# training fabric; Kueue's Topology of the queued examples; Certificate and Issuer (cert-manager)
+# of the AMD GPU Operator chart, inflated.
+CRD_LOCATIONS += _imported_locations(
+    ("nvidia-dra-driver-gpu", "karpenter", "network-operator", "kueue", "cert-manager")
+)
+
+
+# Helm chart packages the library pins (../shared/charts) and a real Helm (`.ci/run` installs one
+# under .venv/tools/helm; GPU_GITOPS_HELM or PATH otherwise): the example clusters inflate their
+# charts (clusters/charts.lock), so rendering them needs both.
+CHARTS = _SHARED / "charts"
+_VENV_HELM = REPO / ".venv" / "tools" / "helm" / "helm"
+if not os.environ.get("GPU_GITOPS_HELM") and not shutil.which("helm") and _VENV_HELM.is_file():
+    os.environ["GPU_GITOPS_HELM"] = str(_VENV_HELM)
+
+
+def helm_missing() -> str:
+    """Why charts cannot be inflated here ("" when they can)."""
+    if not CHARTS.is_dir():
+        return "Helm chart packages (../shared/charts) not present"
+    if not (os.environ.get("GPU_GITOPS_HELM") or shutil.which("helm")):
+        return "no helm on PATH or in GPU_GITOPS_HELM (.ci/run installs one)"
+    return ""
+
+
+def needs_helm():
+    reason = helm_missing()
+    return pytest.mark.skipif(bool(reason), reason=reason)
 
 
 def needs_crd_schemas():
@@ -61,43 +87,78 @@ def schema_checks(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("schema-checks")
 
 
-def empty_cache(tmp_path_factory, name: str, schema_checks: Path) -> Path:
-    """A new gpu-gitops cache folder, empty but for the session's metaschema-check memo."""
+@pytest.fixture(scope="session")
+def chart_store(tmp_path_factory) -> Path:
+    """The session's chart cache: every package of ../shared/charts stored under its digest (as
+    `charts pull --from` stores them), and the inflations made from them. Content-addressed, so
+    sharing them between tests changes no result; a test of the cache itself uses its own."""
+    from generator.charts import store
+
+    root = tmp_path_factory.mktemp("chart-store")
+    folder = root / "charts" / "sha256"
+    folder.mkdir(parents=True)
+    (root / "inflated").mkdir()
+    for package in sorted(CHARTS.glob("*.tgz")) if CHARTS.is_dir() else []:
+        data = package.read_bytes()
+        (folder / f"{store.digest(data).removeprefix('sha256:')}.tgz").write_bytes(data)
+    return root
+
+
+def empty_cache(tmp_path_factory, name: str, schema_checks: Path, charts: Path | None = None) -> Path:
+    """A new gpu-gitops cache folder, empty but for the session's metaschema-check memo and, given
+    ``charts`` (``chart_store``), its chart packages and inflations."""
     cache = tmp_path_factory.mktemp(name)
     (cache / "schema-checks").symlink_to(schema_checks, target_is_directory=True)
+    if charts is not None:
+        (cache / "charts").symlink_to(charts / "charts", target_is_directory=True)
+        (cache / "inflated").symlink_to(charts / "inflated", target_is_directory=True)
     return cache
 
 
+def cache_with_charts(folder: Path) -> Path:
+    """A new cache folder at ``folder`` holding only the test's chart packages and inflations
+    (linked from the cache the test runs with): for tests whose subject is another cache."""
+    folder.mkdir(parents=True, exist_ok=True)
+    current = Path(os.environ["GPU_GITOPS_CACHE_DIR"])
+    for name in ("charts", "inflated"):
+        if (current / name).exists():
+            (folder / name).symlink_to((current / name).resolve(), target_is_directory=True)
+    return folder
+
+
 @pytest.fixture(scope="module", autouse=True)
-def _module_cache(tmp_path_factory, schema_checks):
+def _module_cache(tmp_path_factory, schema_checks, chart_store):
     """A module's own fixtures are set up before any test's cache is: they get an empty cache of
     the module's (never the user's, nor one another module's fixtures wrote to)."""
     from generator.render import pipeline
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("GPU_GITOPS_CACHE_DIR", str(empty_cache(tmp_path_factory, "module-cache", schema_checks)))
+        patch.setenv(
+            "GPU_GITOPS_CACHE_DIR", str(empty_cache(tmp_path_factory, "module-cache", schema_checks, chart_store))
+        )
         pipeline.validator.cache_clear()
         yield
 
 
 @pytest.fixture(autouse=True)
-def _own_cache(tmp_path_factory, monkeypatch, schema_checks):
+def _own_cache(tmp_path_factory, monkeypatch, schema_checks, chart_store):
     """Every test gets an empty gpu-gitops cache: a schema set synced on this machine never leaks in,
-    nor does one an earlier test synced (validators built on it are cached per process)."""
+    nor does one an earlier test synced (validators built on it are cached per process). The
+    session's chart packages are linked in: the example clusters inflate their charts."""
     from generator.render import pipeline
 
-    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(empty_cache(tmp_path_factory, "cache", schema_checks)))
+    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(empty_cache(tmp_path_factory, "cache", schema_checks, chart_store)))
     pipeline.validator.cache_clear()
 
 
 @pytest.fixture(scope="session")
-def mirror_sync(tmp_path_factory, schema_checks):
+def mirror_sync(tmp_path_factory, schema_checks, chart_store):
     """``gpu-gitops schemas sync --from ../shared/upstream-crds`` run once, into a cache folder of
     its own: (cache folder, the command's click Result). Tests only read the installed set."""
     mirror = _SHARED / "upstream-crds"
     if not mirror.is_dir():
         pytest.skip("upstream CRD mirror (../shared) not present")
-    root = empty_cache(tmp_path_factory, "synced", schema_checks)
+    root = empty_cache(tmp_path_factory, "synced", schema_checks, chart_store)
     project = tmp_path_factory.mktemp("sync-project")
     result = CliRunner().invoke(
         cli,
@@ -153,11 +214,13 @@ def crd_args() -> list[str]:
 def write_config(root: Path) -> None:
     """A project config that points at the upstream CRD schemas, as a real repository's would."""
     lines = ["schemaLocations:"] + [f"  - {json.dumps(loc)}" for loc in CRD_LOCATIONS]
-    (root / ".gpu-gitops.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    own = (REPO / ".gpu-gitops.yaml").read_text(encoding="utf-8")
+    lint = own[own.index("\nlint:\n") + 1 :]  # the repository's lint settings (an OpenShift kind without a schema)
+    (root / ".gpu-gitops.yaml").write_text("\n".join(lines) + "\n" + lint, encoding="utf-8")
 
 
 @pytest.fixture(scope="session")
-def strict_render(tmp_path_factory, schema_checks):
+def strict_render(tmp_path_factory, schema_checks, chart_store):
     """A copy of the project rendered once with the upstream CRD schemas required (when ../shared
     is here), in a cache folder of its own: (project root, the click Result). Read-only."""
     root = tmp_path_factory.mktemp("gpu") / "proj"
@@ -165,7 +228,7 @@ def strict_render(tmp_path_factory, schema_checks):
     for name in ("clusters", "libsonnet", "schemas"):
         shutil.copytree(REPO / name, root / name)
     # a cache folder of its own: the per-test one does not exist yet, and the user's must not leak in
-    cache = empty_cache(tmp_path_factory, "rendered-cache", schema_checks)
+    cache = empty_cache(tmp_path_factory, "rendered-cache", schema_checks, chart_store)
     result = CliRunner().invoke(
         cli,
         ["--root", str(root), "--color", "never", "render", *strict_args()],

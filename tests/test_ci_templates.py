@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import _SHARED, CRD_SCHEMAS, REPO, write_config
+from conftest import _SHARED, CHARTS, CRD_SCHEMAS, REPO, cache_with_charts, helm_missing, write_config
 from ruamel.yaml import YAML
 
 from generator.cli import cli
@@ -136,7 +136,10 @@ def test_every_job_syncs_the_schema_set_once_per_pin_and_requires_schemas():
                     assert "--require-schemas" in command, (name, command)
     pipeline = YAML_SAFE.load(GITLAB.read_text(encoding="utf-8"))
     assert any("gpu-gitops schemas sync" in line for line in pipeline["default"]["before_script"])
-    assert pipeline["default"]["cache"]["paths"] == [".gpu-gitops-cache/crd-schemas"]
+    caches = pipeline["default"]["cache"]
+    assert caches[0]["paths"] == [".gpu-gitops-cache/crd-schemas"]
+    # the chart packages are cached per chart lock (they change with it, not with the tool)
+    assert caches[1] == {"key": {"files": ["clusters/charts.lock"]}, "paths": [".gpu-gitops-cache/charts"]}
     for _where, command, _env in _gitlab_commands():
         if _subcommand(command) in ("check", "lint"):
             assert "--require-schemas" in command, command
@@ -181,11 +184,15 @@ def test_template_command_runs_clean(rendered_project, tmp_path, request, where,
         pytest.skip(f"`gpu-gitops {subcommand}` is not in this build yet ({where})")
     if subcommand == "lint" and not CRD_SCHEMAS.is_dir():
         pytest.skip("lint needs the upstream CRD schemas (../shared) for the rendered custom resources")
-    cache = request.getfixturevalue("ci_cache") if _needs_schemas(command) else tmp_path / "cache"
+    cache = request.getfixturevalue("ci_cache") if _needs_schemas(command) else cache_with_charts(tmp_path / "cache")
     if command.startswith("gpu-gitops schemas sync"):
         # nothing reaches the network in tests: the same pinned files, from the local mirror
         command += f" --from {shlex.quote(str(CRD_MIRROR))}"
         cache = tmp_path / "cache"
+    if command.startswith("gpu-gitops charts pull"):
+        if helm_missing():
+            pytest.skip(helm_missing())
+        command += f" --from {shlex.quote(str(CHARTS))}"  # the locked packages, from the local folder
     summary = tmp_path / "summary.md"
     full_env = dict(os.environ, **env, GITHUB_STEP_SUMMARY=str(summary))
     full_env.update(GPU_GITOPS_CACHE_DIR=str(cache), GITHUB_BASE_REF="main", CI_MERGE_REQUEST_TARGET_BRANCH_NAME="main")

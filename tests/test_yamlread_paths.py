@@ -29,7 +29,7 @@ from generator.cli import cli
 from generator.errors import InputError
 from generator.lint import loader
 from generator.yamlio import positions, read
-from tests.conftest import CRD_SCHEMAS, REPO
+from tests.conftest import CRD_SCHEMAS, REPO, cache_with_charts
 from tests.fuzz.budget import fuzz_settings
 from tests.fuzz.mutations import mutated_yaml
 
@@ -303,7 +303,8 @@ def test_a_render_is_byte_identical_without_the_compiled_path(tmp_path, monkeypa
         with monkeypatch.context() as patch:
             if not compiled_path:
                 patch.setattr(read, "_compiled", lambda *_: None)
-            env = {"GPU_GITOPS_CACHE_DIR": str(tmp_path / f"cache-{compiled_path}")}  # nothing evaluated is reused
+            # nothing evaluated is reused (the chart packages and inflations are the test's)
+            env = {"GPU_GITOPS_CACHE_DIR": str(cache_with_charts(tmp_path / f"cache-{compiled_path}"))}
             result = CliRunner().invoke(cli, ["--root", str(root), "render", "aks-h100-training"], env=env)
         assert result.exit_code == 0, result.output
         out = root / "rendered" / "aks-h100-training"

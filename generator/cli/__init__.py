@@ -1,7 +1,7 @@
 """The ``gpu-gitops`` command line: the root group, and ``add_command`` for every command.
 
 Each command lives in the module of its family (``fleet``: render, check, diff; ``lint``:
-lint, rules, explain; ``schemas``: import, sync; ``project``: init, schema, docs, list;
+lint, rules, explain; ``schemas``: import, sync; ``charts``: pull; ``project``: init, schema, docs, list;
 ``inputs``: explain-input, migrate), split
 into a click function that parses and an execute function that runs (``common``,
 ``docs/api.md``). Exit codes: 0 clean; 1 drift or findings; 2 bad input or usage. A
@@ -34,6 +34,7 @@ FAMILIES = {
     "rules": "lint",
     "explain": "lint",
     "schemas": "schemas",
+    "charts": "charts",
     "init": "project",
     "schema": "project",
     "docs": "project",
@@ -44,6 +45,7 @@ FAMILIES = {
 # The first paragraph of each command's help, which `gpu-gitops --help` shortens as click
 # does (tests/test_cli_help.py holds it to the commands' own).
 SUMMARIES = {
+    "charts": "Manage the Helm charts the clusters deploy.",
     "check": "Fail (exit 1) if rendered/ is stale or invalid; for CI and pre-commit.",
     "diff": "Show what render would change, without writing. Exit 1 when there are changes.",
     "docs": "Regenerate the reference docs under docs/.",

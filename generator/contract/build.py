@@ -30,7 +30,11 @@ _OPERATOR_RUNTIME_CLASS = "nvidia"
 # deployments/helm/nvidia-dra-driver-gpu/templates/deviceclass-*.yaml): GPUs and MIG devices
 # (advertised.GPU_CLASS, MIG_CLASS), and with ComputeDomains (resources.computeDomains.enabled)
 # the daemon and channel classes.
+# Where the tree has the charts inflated (``charts/``, render.charts), the DeviceClass objects
+# there are read like the rest, and this copy is not used (it is for a project without a chart
+# lock; the inflated driver also installs ``vfio.gpu.nvidia.com``).
 _DRA_CHART = "nvidia-dra-driver-gpu"
+_PREVIEWS = "charts"
 _COMPUTE_DOMAIN_CLASSES = ("compute-domain-daemon.nvidia.com", "compute-domain-default-channel.nvidia.com")
 _NAMED = {
     "StorageClass": "storage_classes",
@@ -106,7 +110,7 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
             bindings.append(obj.get("spec") or {})
         elif kind in QUEUE_KINDS:
             queue_objects.append(obj)
-        elif kind in ("HelmRelease", "Application"):
+        elif kind in ("HelmRelease", "Application") and not (rendered / _PREVIEWS).is_dir():
             named["device_classes"] |= set(_chart_device_classes(obj.get("spec") or {}))
             named["namespaces"] |= set(_release_namespace(obj.get("spec") or {}))
     return Contract(

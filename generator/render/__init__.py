@@ -2,5 +2,6 @@
 (``pipeline``: select, run in processes, hand each tree to ``generator.tree`` to compare or write).
 
 May import: generator.diagnostic, generator.errors, generator.git, generator.paths, generator.cpus, generator.progress,
-generator.yamlio, generator.library, generator.inputs, generator.validate, generator.lint, generator.tree.
+generator.yamlio, generator.library, generator.inputs, generator.validate, generator.lint, generator.tree,
+generator.charts.
 """

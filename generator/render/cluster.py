@@ -1,4 +1,4 @@
-"""Cluster spec → checked file tree of ``rendered/<cluster>/``: evaluate → lay out → check.
+"""Cluster spec → checked file tree of ``rendered/<cluster>/``: evaluate → inflate the charts → lay out → check.
 
 Each step is its own module (``evaluation``, ``layout``, ``checks``); this one composes them
 for one cluster. Nothing is written here (``tree`` does that).
@@ -12,6 +12,7 @@ from generator.diagnostic import Diagnostic
 from generator.inputs.load import Cluster
 from generator.library import digests
 from generator.paths import Project
+from generator.render.charts import Previews, previews
 from generator.render.checks import check
 from generator.render.evaluation import Components, evaluate
 from generator.render.layout import Tree, lay_out
@@ -23,6 +24,7 @@ class Rendered:
     cluster: Cluster
     components: Components
     tree: Tree
+    charts: Previews = field(default_factory=Previews)  # the releases inflated into charts/
     problems: list[Diagnostic] = field(default_factory=list)  # an error stops the render, a warning does not
 
     @property
@@ -52,9 +54,10 @@ def render_evaluated(
 ) -> Rendered:
     """``render`` for components already evaluated (``evaluation.evaluate_many``)."""
     digests.check(cluster.spec, cluster.source, components)
-    tree = lay_out(project, cluster, components)
+    charts = previews(project, cluster, components)
+    tree = lay_out(project, cluster, components, charts.folders)
     prefix = project.display(project.rendered / cluster.name)
     problems = [d for w in cluster.warnings for d in w.diagnostics]
     overrides = project.display(cluster.overrides) if cluster.overrides else ""
     problems += check(tree, cluster, validator, require_schemas, prefix, config, overrides)
-    return Rendered(cluster, components, tree, problems)
+    return Rendered(cluster, components, tree, charts, problems)

@@ -11,6 +11,8 @@ its ``ownLayer``), the GitOps engine's objects to a side folder, the CNI's one-t
     rendered/<cluster>/<layer>/<component>/<kind>_<namespace>_<name>.yaml namespaced
     rendered/<cluster>/gitops/kustomization.yaml     the engine's sync objects (not in the root)
     rendered/<cluster>/gitops/<kind>_<namespace>_<name>.yaml
+    rendered/<cluster>/charts/<release>/kustomization.yaml  a release's inflated objects (preview,
+    rendered/<cluster>/charts/<release>/<kind>_...yaml       not in the root: nothing applies them)
 
 ``_`` cannot occur in a kind, namespace or name, so the scheme is unambiguous; two objects
 that would still share a file name are an error, never a silent overwrite.
@@ -70,6 +72,7 @@ def build_tree(
     cluster: str,
     layers: list[tuple[str, list[tuple[str, list[dict]]]]],
     side_folders: dict[str, list[dict]] | None = None,
+    shared_folders: dict[str, list[dict]] | None = None,
 ) -> Tree:
     """Files for ``layers`` = [(layer, [(component, objects)])], in apply order.
 
@@ -94,12 +97,32 @@ def build_tree(
     for folder, objects in (side_folders or {}).items():
         if objects:
             _add_folder(tree, header, folder, folder, objects)
+    for folder, objects in (shared_folders or {}).items():
+        if objects:
+            _add_folder(tree, header, folder, folder, objects, shared=True)
     tree.files[KUSTOMIZATION] = _kustomization(header, layer_names)
     return tree
 
 
-def _add_folder(tree: Tree, header: str, folder: str, component: str, objects: list[dict]) -> None:
-    """One file per object plus the folder's kustomization.yaml; a file-name clash is an error."""
+# The YAML of inflated chart objects, which clusters that share a release share (charts.inflate):
+# emitted once per process. Keyed by the object's id, the object kept, so an id is never reused.
+_SHARED_YAML: dict[int, tuple[dict, str]] = {}
+
+
+def _emit(obj: dict, shared: bool) -> str:
+    if not shared:
+        return to_yaml(obj)
+    known = _SHARED_YAML.get(id(obj))
+    if known is None or known[0] is not obj:
+        known = _SHARED_YAML[id(obj)] = (obj, to_yaml(obj))
+    return known[1]
+
+
+def _add_folder(
+    tree: Tree, header: str, folder: str, component: str, objects: list[dict], shared: bool = False
+) -> None:
+    """One file per object plus the folder's kustomization.yaml; a file-name clash is an error.
+    ``shared``: the objects are shared between clusters (inflated charts), their YAML too."""
     names: dict[str, dict] = {}
     for obj in objects:
         name = object_filename(obj)
@@ -111,14 +134,18 @@ def _add_folder(tree: Tree, header: str, folder: str, component: str, objects: l
                 "check overrides.libsonnet for a duplicated object",
             )
         names[name] = obj
-        tree.files[f"{folder}/{name}"] = (header + to_yaml(obj)).encode()
+        tree.files[f"{folder}/{name}"] = (header + _emit(obj, shared)).encode()
         tree.placed.append(Placed(f"{folder}/{name}", obj, component))
     tree.files[f"{folder}/{KUSTOMIZATION}"] = _kustomization(header, sorted(names))
 
 
-def lay_out(project: Project, cluster: Cluster, components: dict[str, list[dict]]) -> Tree:
+def lay_out(
+    project: Project, cluster: Cluster, components: dict[str, list[dict]], charts: dict[str, list[dict]] | None = None
+) -> Tree:
     """The cluster's tree: components in their layers, the GitOps engine's objects over the
-    non-empty layers, and the bootstrap files."""
+    non-empty layers, the bootstrap files, and the inflated charts (``charts/<release>/``,
+    folders of their own, like ``gitops/`` listed by no other kustomization; not part of the
+    collision check, as no engine applies them)."""
     reg = registry.load(project.libsonnet)
     own = sorted(set(components) - {c.name for c in reg.components})
     for name in own:  # added by the cluster's overrides.libsonnet; the name becomes a folder
@@ -142,6 +169,6 @@ def lay_out(project: Project, cluster: Cluster, components: dict[str, list[dict]
     ]
     sync = gitops.objects(project, cluster, layers)
     collisions.check(project, cluster, [pair for _, pairs in layers for pair in pairs] + [(gitops.FOLDER, sync)], own)
-    tree = build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync})
+    tree = build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync}, shared_folders=charts)
     tree.files.update(bootstrap.files(cluster.name, cluster.facts, components.get("cilium", [])))
     return tree

@@ -165,7 +165,11 @@ def render_some(
         except InputError as exc:
             outcomes.append(Outcome(name, error=exc))
             continue
-        inputs_used = hashes + fingerprint.base_lines(cluster.bases)
+        inputs_used = (
+            hashes
+            + fingerprint.base_lines(cluster.bases)
+            + fingerprint.chart_lines([(e.digest, e.repository, e.chart, e.version) for e in rendered.charts.entries])
+        )
         rendered.tree.files[fingerprint.SUM_FILE] = fingerprint.sum_file(inputs_used, rendered.tree.files)
         if not rendered.problems:  # a warning is printed again by every run, so never skipped
             kinds = {(str(p.obj.get("apiVersion")), str(p.obj.get("kind"))) for p in rendered.tree.placed}

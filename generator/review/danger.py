@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from generator.kube import quantity
+from generator.review import workloads
 from generator.review.compare import Change, FieldChange
 from generator.review.objects import GITOPS, Identity, Placed
 
@@ -213,8 +214,12 @@ class Finding:
     rule: str = ""  # a danger's row of RULES
 
 
-def classify(change: Change) -> list[Finding]:
-    """What is dangerous about one change (empty: nothing)."""
+def classify(change: Change, pools: tuple[workloads.Pool, ...] = ()) -> list[Finding]:
+    """What is dangerous about one change (empty: nothing); ``pools`` name the nodes a rollout reaches."""
+    return _classify(change) + [Finding(level, reason) for level, reason in workloads.findings(change, pools)]
+
+
+def _classify(change: Change) -> list[Finding]:
     if change.action == "removed":
         assert change.before is not None
         return _removal(change.before, f"removes {change.identity}", moved=False)

@@ -15,6 +15,7 @@ from generator.review import acknowledge, revision
 from generator.review.acknowledge import Acknowledgement
 from generator.review.compare import Change, Side, compare
 from generator.review.danger import DANGER, Finding, classify
+from generator.review.workloads import Pool
 from generator.tree import fingerprint
 
 INPUT = "cluster.yaml"
@@ -111,7 +112,8 @@ def review(
             Side(old, functools.partial(_pick, stored), shown),
             Side({p: i for p, (i, _) in new.items()}, functools.partial(_by_id, new), shown),
         )
-        found = ClusterReview(name, _once_per_cluster([Reviewed(c, classify(c)) for c in changes]))
+        pools = _pools(project, name) if changes else ()
+        found = ClusterReview(name, _once_per_cluster([Reviewed(c, classify(c, pools)) for c in changes]))
         found.state = "new" if name not in at_base else "deleted" if not (project.rendered / name).is_dir() else ""
         found.input_file = project.display(project.clusters / name / INPUT)
         found.findings = _cluster_findings(project, name, name in inputs_now, name in fresh, name in at_base)
@@ -162,6 +164,31 @@ def _cluster_findings(project: Project, name: str, has_input: bool, fresh: bool,
             )
         ]
     return []
+
+
+def _pools(project: Project, name: str) -> tuple[Pool, ...]:
+    """The node pools ``clusters/<name>/cluster.yaml`` declares (name, nodeSelector, taints, GPU
+    nodes), for the nodes a rollout reaches; none when it cannot be read (the review goes on)."""
+    from generator.errors import InputError
+    from generator.yamlio.positions import load_file
+
+    try:
+        data = load_file(project.clusters / name / INPUT).data
+    except (InputError, OSError):
+        return ()
+    pools = []
+    for pool in (data.get("nodePools") if isinstance(data, dict) else None) or []:
+        if isinstance(pool, dict) and pool.get("name"):
+            gpu = pool["gpu"] if isinstance(pool.get("gpu"), dict) else {}
+            pools.append(
+                Pool(
+                    str(pool["name"]),
+                    dict(pool.get("nodeSelector") or {}),
+                    tuple(t for t in pool.get("taints") or [] if isinstance(t, dict)),
+                    int(gpu.get("nodes") or 0) if str(gpu.get("nodes") or 0).isdigit() else 0,
+                )
+            )
+    return tuple(pools)
 
 
 def _against_folder(base: Path, rendered: Path) -> tuple[dict[str, str], dict[str, bytes], dict[str, dict[str, str]]]:

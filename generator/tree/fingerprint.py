@@ -12,11 +12,18 @@ sends the cluster down the full path. One line per hash, sorted, in this form::
     settings  <sha256>  .gpu-gitops.yaml       the config file, or "none" when there is none
     input     <sha256>  cluster.yaml           each file of clusters/<cluster>/
     base      <sha256>  clusters/_bases/<b>.yaml  each base the cluster's input used, sorted by path
+    chart     <sha256>  <chart> <version> <repository>  each chart inflated into the tree, its
+                                             digest as clusters/charts.lock records it
     output    <sha256>  <path>                 each file of rendered/<cluster>/ but this one
 
 Which bases a cluster uses is known only once its input is read, so the fast path takes the
 ``base`` lines as recorded and hashes the files they name: a cluster that starts or stops using a
 base changed its own file or a base it used, so it is not fresh either way.
+
+The ``chart`` lines name the locked digest, never the chart cache: the fast path compares them
+with ``clusters/charts.lock``, so a clone with no chart cache (and no Helm) finds its committed
+trees up to date, and a lock whose digest for a chart changed makes the trees that inflated it
+stale. A chart's version is in the input or the library, which are hashed already.
 
 The file is deterministic and machine-independent, so it is committed and reviewed with the
 tree. What it cannot record is what changes validation verdicts, not bytes, and differs
@@ -242,6 +249,31 @@ def base_lines(bases: list[tuple[str, str]]) -> list[str]:
     return [f"base {sha}  {shown}" for shown, sha in sorted(set(bases))]
 
 
+def chart_lines(charts: list[tuple[str, str, str, str]]) -> list[str]:
+    """The ``chart`` lines of the charts a tree inflated: (digest, repository, chart, version)."""
+    return [
+        f"chart {digest.removeprefix('sha256:')}  {chart} {version} {repository}"
+        for digest, repository, chart, version in sorted(set(charts), key=lambda c: (c[2], c[3], c[1], c[0]))
+    ]
+
+
+def _chart_ok(project: Project, line: str, locked: dict) -> bool:
+    """A recorded ``chart`` line names a chart the lock holds with that digest (the lock read
+    once per run into ``locked``)."""
+    if "entries" not in locked:
+        from generator.charts import lock
+
+        try:
+            locked["entries"] = lock.read(project.chart_lock) or {}
+        except lock.LockError:
+            locked["entries"] = {}
+    sha, _, rest = line[len("chart ") :].partition("  ")
+    chart, _, rest = rest.partition(" ")
+    version, _, repository = rest.partition(" ")
+    entry = locked["entries"].get((repository, chart, version))
+    return entry is not None and entry.digest == f"sha256:{sha}"
+
+
 def _base_ok(project: Project, line: str, digests: dict[str, str | None]) -> bool:
     """A recorded ``base`` line still names a base file under ``clusters/_bases/`` with those bytes."""
     sha, _, rel = line[len("base ") :].partition("  ")
@@ -298,6 +330,7 @@ def _is_fresh(
     modes: bool,
     validated: Callable[[bytes], bool] | None,
     digests: dict[str, str | None],
+    locked: dict,
 ) -> bool:
     """True when ``rendered/<cluster>`` is exactly what render would write: recorded input hashes
     equal today's, every file matches its recorded hash, nothing missing or extra (and, with
@@ -324,8 +357,11 @@ def _is_fresh(
     used = [line for line in after if line.startswith("base ")]
     if not all(_base_ok(project, line, digests) for line in used):
         return False
+    charts = [line for line in after[len(used) :] if line.startswith("chart ")]
+    if not all(_chart_ok(project, line, locked) for line in charts):
+        return False
     outputs = {}
-    for line in after[len(used) :]:
+    for line in after[len(used) + len(charts) :]:
         kind, _, rest = line.partition(" ")
         sha, _, rel = rest.partition("  ")
         if kind != "output":
@@ -373,9 +409,10 @@ def fresh(
 
     needs_marker = validated and (schema_set is not None or bool(flags))
     digests: dict[str, str | None] = {}  # a base's hash, taken once for every cluster that uses it
+    locked: dict = {}  # the chart lock, read once for every cluster that inflated a chart
     return [
         c
         for c in clusters
         if c not in interrupted
-        and _is_fresh(project, c, shared, modes, was_validated if needs_marker else None, digests)
+        and _is_fresh(project, c, shared, modes, was_validated if needs_marker else None, digests, locked)
     ]

@@ -187,3 +187,26 @@ def served_in(api_version: str, kind: str) -> tuple[tuple[int, int], ...]:
     """The bundled minor versions whose API has ``apiVersion``/``kind`` (empty: not a built-in
     kind of any bundled version, so a custom resource or a typo)."""
     return tuple(v for v in bundled_versions() if builtin_schema(v, api_version, kind) is not None)
+
+
+_GA = re.compile(r"^v\d+$")
+
+
+@functools.cache
+def served_apis(version: tuple[int, int]) -> tuple[str, ...]:
+    """The generally available APIs a cluster of ``version`` serves by default, as Helm's
+    ``.Capabilities.APIVersions`` lists them (``group/version`` and ``group/version/Kind``),
+    from the kinds of the bundled definitions (their ``x-kubernetes-group-version-kind``).
+    Alpha APIs are never on by default, and beta APIs added since 1.24 are off by default
+    (KEP-3136), so only GA versions are counted."""
+    with open(version_dir(version) / "_definitions.json", encoding="utf-8") as handle:
+        definitions = json.load(handle).get("$defs", {})
+    found = set()
+    for name, definition in definitions.items():
+        if name.endswith("List") or ".apimachinery." in name:
+            continue
+        for gvk in definition.get("x-kubernetes-group-version-kind", []):
+            if _GA.match(gvk.get("version", "")):
+                prefix = f"{gvk['group']}/{gvk['version']}" if gvk.get("group") else gvk["version"]
+                found |= {prefix, f"{prefix}/{gvk['kind']}"}
+    return tuple(sorted(found))

@@ -1,0 +1,91 @@
+"""The cluster's Helm releases inflated for preview: ``charts/<release>/`` in its tree.
+
+Where the project has a chart lock (``clusters/charts.lock``), every release the tree renders
+(``charts.releases``: Flux HelmReleases and Argo CD Applications with a chart source) is
+inflated from the locked package (``charts.inflate``) with the cluster's facts: its
+Kubernetes version, the GA APIs that version serves (``validate.kubernetes.served_apis``) and
+the APIs of every CRD the tree and its charts install. The objects go to ``charts/<release>/``,
+a folder no kustomization lists, so no engine applies them: the HelmRelease or Application
+still installs the chart, and the preview is what review, schemas and rules read.
+
+A project without a lock inflates nothing (``gpu-gitops charts pull`` writes the lock).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from generator.charts import inflate, lock
+from generator.charts.releases import Release, find
+from generator.errors import InputError
+from generator.inputs.load import Cluster
+from generator.paths import Project
+from generator.validate.kubernetes import resolve_version, served_apis
+
+FOLDER = "charts"
+
+
+@dataclass
+class Previews:
+    """The preview folders (``charts/<release>`` → objects) and the lock entries they used."""
+
+    folders: dict[str, list[dict]] = field(default_factory=dict)
+    entries: list[lock.Entry] = field(default_factory=list)
+    releases: dict[str, Release] = field(default_factory=dict)  # by folder
+
+
+@functools.lru_cache(maxsize=64)
+def _package_crds(entry: lock.Entry) -> tuple[tuple[str, ...], frozenset[tuple[str, str]]]:
+    """The APIs and cluster-scoped kinds of a locked package's ``crds/``, once per process."""
+    apis, cluster = inflate.crd_apis(inflate.package_crds(inflate.package(entry)))
+    return tuple(sorted(apis)), frozenset(cluster)
+
+
+def read_lock(project: Project) -> dict | None:
+    try:
+        return lock.read(project.chart_lock)
+    except lock.LockError as exc:
+        raise InputError(
+            str(exc),
+            path=project.display(project.chart_lock),
+            hint="restore it from git, or write it again with `gpu-gitops charts pull`",
+        ) from None
+
+
+def previews(project: Project, cluster: Cluster, components: dict[str, list[dict]]) -> Previews:
+    """Every release of the cluster inflated; nothing where the project has no chart lock."""
+    entries = read_lock(project)
+    found = find(components)
+    result = Previews()
+    if entries is None or not found:
+        return result
+    shown = project.display(project.chart_lock)
+    used = [(release, inflate.lock_entry(release, entries, shown)) for release in found]
+    tree_crds = [
+        o
+        for objs in components.values()
+        for o in objs
+        if o.get("kind") == "CustomResourceDefinition"
+        and str(o.get("apiVersion", "")).startswith("apiextensions.k8s.io/")
+    ]
+    apis, cluster_scoped = inflate.crd_apis(tree_crds)
+    for _, entry in used:
+        chart_apis, chart_scoped = _package_crds(entry)
+        apis |= set(chart_apis)
+        cluster_scoped |= chart_scoped
+    version = cluster.spec["kubernetesVersion"]
+    apis |= set(served_apis(resolve_version(version)))
+    facts = inflate.Facts(str(version), tuple(sorted(apis)), frozenset(cluster_scoped))
+    for release, entry in used:
+        folder = f"{FOLDER}/{release.name}"
+        if folder in result.folders:
+            raise InputError(
+                f"two Helm releases are named {release.name!r} ({result.releases[folder].source}, {release.source})",
+                path=project.display(cluster.folder / "cluster.yaml"),
+                hint="give each release its own name",
+            )
+        result.folders[folder] = inflate.inflate(release, entry, facts)
+        result.releases[folder] = release
+        result.entries.append(entry)
+    return result

@@ -1,0 +1,404 @@
+"""Charts as locked inputs, inflated offline: `charts pull`, the lock, the cache, `helm template`
+as the engines run it, the preview in the tree, and what the review says of a chart bump."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import CHARTS, REPO, helm_missing, needs_helm
+
+from generator.charts import helm, inflate, lock, releases, store
+from generator.cli import cli
+
+CLUSTER = "aks-h100-training"
+CILIUM_CONFIG = "charts/cilium/configmap_kube-system_cilium-config.yaml"
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.email=ci@example.com", "-c", "user.name=ci", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def locked(tmp_path_factory) -> Path:
+    """A copy of the project whose charts are locked from ../shared/charts (`charts pull --from`)
+    and inflated into its trees, committed in git. The repository itself keeps no lock: its
+    examples' trees would then hold the charts' own objects, which are upstream's to publish."""
+    reason = helm_missing()
+    if reason:
+        pytest.skip(reason)
+    root = tmp_path_factory.mktemp("locked") / "proj"
+    root.mkdir()
+    for name in ("clusters", "libsonnet", "schemas"):
+        shutil.copytree(REPO / name, root / name)
+    shutil.copy(REPO / ".gpu-gitops.yaml", root / ".gpu-gitops.yaml")
+    runner = CliRunner()
+    for args in (["charts", "pull", "--from", str(CHARTS)], ["-q", "render"]):
+        result = runner.invoke(cli, ["--root", str(root), "--color", "never", *args], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "base")
+    return root
+
+
+@pytest.fixture
+def committed(locked: Path, tmp_path: Path) -> Path:
+    """A clone of ``locked``, as a fresh clone has it: lock, trees with their charts, in git."""
+    root = tmp_path / "proj"
+    shutil.copytree(locked, root, symlinks=True)
+    return root
+
+
+@pytest.fixture
+def own_cache(tmp_path: Path, monkeypatch) -> Path:
+    """An empty cache with no chart in it (not the session's chart store)."""
+    cache = tmp_path / "own-cache"
+    cache.mkdir()
+    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(cache))
+    return cache
+
+
+# --- Helm ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("version", "ok"),
+    [("v3.13.3", False), ("v3.14.0", True), ("v3.19.2", True), ("v4.0.0", True), ("v4.1.4", True), ("v5.0.0", False)],
+)
+def test_supported_helm_versions(version, ok):
+    assert helm.supported(version) is ok
+
+
+def test_no_helm_is_one_error_naming_the_variable(monkeypatch, tmp_path):
+    monkeypatch.setenv(helm.ENV, str(tmp_path / "no-such-helm"))
+    helm.find.cache_clear()
+    try:
+        with pytest.raises(Exception) as raised:
+            helm.find()
+        assert helm.ENV in raised.value.hint  # type: ignore[attr-defined]
+    finally:
+        helm.find.cache_clear()
+
+
+@needs_helm()
+def test_the_helm_found_says_its_version():
+    found = helm.find()
+    assert helm.supported(found.version), found
+
+
+# --- releases as the engines derive them ---------------------------------------------------------
+
+
+def _repo(name="r", url="https://charts.example.com"):
+    return {
+        "apiVersion": "source.toolkit.fluxcd.io/v1",
+        "kind": "HelmRepository",
+        "metadata": {"name": name, "namespace": "flux-system"},
+        "spec": {"url": url},
+    }
+
+
+def test_flux_release_name_and_namespace_follow_helm_controller():
+    release = {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": "app", "namespace": "flux-system"},
+        "spec": {
+            "targetNamespace": "team",
+            "install": {"crds": "Skip"},
+            "chart": {
+                "spec": {"chart": "app", "version": "1.0.0", "sourceRef": {"kind": "HelmRepository", "name": "r"}}
+            },
+            "values": {"a": {"b": 1}},
+        },
+    }
+    (found,) = releases.find({"c": [_repo(), release]})
+    # no releaseName: helm-controller names it <targetNamespace>-<name>
+    assert (found.name, found.namespace, found.include_crds) == ("team-app", "team", False)
+    assert found.repository == "https://charts.example.com"
+
+
+def test_argocd_release_takes_the_application_name_and_oci_scheme():
+    app = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "app", "namespace": "argocd"},
+        "spec": {
+            "source": {"repoURL": "registry.example.com/charts", "chart": "app", "targetRevision": "2.0.0", "helm": {}},
+            "destination": {"namespace": "team"},
+        },
+    }
+    (found,) = releases.find({"c": [app]})
+    assert (found.name, found.namespace, found.repository) == ("app", "team", "oci://registry.example.com/charts")
+    assert found.include_crds  # Argo CD passes --include-crds unless skipCrds
+
+
+def test_values_merge_like_helm():
+    assert releases.merge({"a": {"x": 1, "y": 2}, "l": [1]}, {"a": {"y": 3}, "l": [2]}) == {
+        "a": {"x": 1, "y": 3},
+        "l": [2],
+    }
+
+
+# --- the lock and the cache ----------------------------------------------------------------------
+
+
+def test_the_lock_pull_writes_holds_the_packages_digests(locked):
+    """Each locked chart's digest is the sha256 of the package it was pulled from, and every
+    release the examples render is locked."""
+    entries = lock.read(locked / "clusters" / "charts.lock")
+    assert {"cilium", "gpu-operator", "nvidia-dra-driver-gpu", "keda", "kueue"} <= {e.chart for e in entries.values()}
+    for entry in entries.values():
+        data = (CHARTS / f"{entry.chart}-{entry.version}.tgz").read_bytes()
+        assert store.digest(data) == entry.digest, entry
+
+
+@needs_helm()
+def test_pull_from_a_folder_fills_the_cache_and_keeps_the_lock(committed, run, own_cache):
+    before = (committed / "clusters" / "charts.lock").read_bytes()
+    result = run(committed, "charts", "pull", "--from", str(CHARTS))
+    assert result.exit_code == 0, result.output
+    assert "unchanged" in result.output
+    assert (committed / "clusters" / "charts.lock").read_bytes() == before
+    for entry in lock.read(committed / "clusters" / "charts.lock").values():
+        assert store.read(entry.hex) is not None
+
+
+@needs_helm()
+def test_a_digest_that_differs_from_the_lock_is_refused_naming_both(committed, run, own_cache):
+    path = committed / "clusters" / "charts.lock"
+    data = json.loads(path.read_text())
+    cilium = next(c for c in data["charts"] if c["chart"] == "cilium")
+    real, cilium["digest"] = cilium["digest"], "sha256:" + "0" * 64
+    path.write_text(json.dumps(data))
+    before = path.read_bytes()
+    result = run(committed, "charts", "pull", "--from", str(CHARTS))
+    assert result.exit_code == 2
+    assert real in result.output and "sha256:" + "0" * 64 in result.output
+    assert path.read_bytes() == before  # nothing written
+    assert not (own_cache / "charts").exists()  # nothing stored
+
+
+# --- render, check, diff offline -----------------------------------------------------------------
+
+
+def test_a_fresh_clone_without_charts_or_helm_is_up_to_date(committed, run, own_cache, monkeypatch):
+    """The sum file records the lock's digests, not the cache: no chart, no Helm, no network."""
+    monkeypatch.setenv(helm.ENV, str(committed / "no-helm-here"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    helm.find.cache_clear()
+    result = run(committed, "render")
+    assert result.exit_code == 0, result.output
+    assert "up to date" in result.output
+    assert run(committed, "check").exit_code == 0
+
+
+def test_an_empty_chart_cache_stops_render_naming_charts_pull(committed, run, own_cache):
+    config = committed / "clusters" / CLUSTER / "cluster.yaml"
+    config.write_text(
+        config.read_text().replace("hubble: {enabled: true, relay: true", "hubble: {enabled: true, relay: false")
+    )
+    tree = {p: p.read_bytes() for p in (committed / "rendered" / CLUSTER).rglob("*") if p.is_file()}
+    result = run(committed, "render", CLUSTER)
+    assert result.exit_code == 2, result.output
+    assert "gpu-gitops charts pull" in result.output and "not in the chart cache" in result.output
+    assert {p: p.read_bytes() for p in (committed / "rendered" / CLUSTER).rglob("*") if p.is_file()} == tree
+
+
+@needs_helm()
+def test_a_hand_edit_to_an_inflated_file_fails_check(committed, run):
+    path = committed / "rendered" / CLUSTER / CILIUM_CONFIG
+    path.write_text(path.read_text().replace("enable-hubble: 'true'", "enable-hubble: 'false'"))
+    result = run(committed, "check", CLUSTER)
+    assert result.exit_code == 1
+    assert CILIUM_CONFIG in result.output
+
+
+@needs_helm()
+def test_the_tree_holds_ciliums_agent_and_config_not_applied_by_any_kustomization(locked):
+    tree = locked / "rendered" / CLUSTER
+    assert (tree / CILIUM_CONFIG).is_file()
+    assert (tree / "charts/cilium/daemonset_kube-system_cilium.yaml").is_file()
+    root = (tree / "kustomization.yaml").read_text()
+    assert "charts" not in root
+    secret = (tree / "charts/cilium/secret_kube-system_cilium-ca.yaml").read_text()
+    assert "BEGIN" not in secret and "ca.key:" in secret  # keys shown, values never committed
+
+
+@needs_helm()
+@pytest.mark.skipif(not shutil.which("unshare"), reason="no unshare to run render without a network")
+def test_render_makes_no_network_connection(locked, committed, tmp_path):
+    """Render in a new network namespace (no interface but a down loopback): a connection would fail."""
+    probe = subprocess.run(["unshare", "-rn", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("unshare -rn is not permitted here")
+    cache = tmp_path / "cache"
+    shutil.copytree(os.environ["GPU_GITOPS_CACHE_DIR"], cache, symlinks=False)
+    shutil.rmtree(committed / "rendered" / CLUSTER)
+    env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(cache)}
+    done = subprocess.run(
+        [
+            "unshare",
+            "-rn",
+            sys.executable,
+            "-c",
+            "from generator.cli import main; main()",
+            "--root",
+            str(committed),
+            "render",
+            CLUSTER,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert (committed / "rendered" / CLUSTER / CILIUM_CONFIG).read_bytes() == (
+        locked / "rendered" / CLUSTER / CILIUM_CONFIG
+    ).read_bytes()
+
+
+@needs_helm()
+def test_render_opens_no_socket_in_process(committed, run, monkeypatch):
+    """The same, for the Python process itself: any socket it opened would raise here."""
+    shutil.rmtree(committed / "rendered" / CLUSTER)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("render opened a socket")
+
+    monkeypatch.setattr(socket, "socket", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    result = run(committed, "render", CLUSTER)
+    assert result.exit_code == 0, result.output
+    assert (committed / "rendered" / CLUSTER / CILIUM_CONFIG).is_file()
+
+
+# --- inflation -----------------------------------------------------------------------------------
+
+
+def _chart(tmp_path: Path, template: str) -> bytes:
+    """A one-template chart package."""
+    folder = tmp_path / "pkg" / "demo"
+    (folder / "templates").mkdir(parents=True)
+    (folder / "Chart.yaml").write_text("apiVersion: v2\nname: demo\nversion: 1.0.0\n")
+    (folder / "templates" / "t.yaml").write_text(template)
+    target = tmp_path / "demo-1.0.0.tgz"
+    with tarfile.open(target, "w:gz") as archive:
+        archive.add(folder, arcname="demo")
+    return target.read_bytes()
+
+
+def _release(**values) -> releases.Release:
+    return releases.Release(
+        "demo", "team", "https://charts.example.com", "demo", "1.0.0", values, True, "flux", "c", "x"
+    )
+
+
+FACTS = inflate.Facts("1.32", (), frozenset())
+
+
+@needs_helm()
+def test_inflation_is_cached_by_its_inputs(tmp_path, own_cache, monkeypatch):
+    data = _chart(
+        tmp_path, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  v: {{ .Values.v | quote }}\n"
+    )
+    store.add(data)
+    entry = lock.Entry("https://charts.example.com", "demo", "1.0.0", store.digest(data))
+    first = inflate.inflate(_release(v="1"), entry, FACTS)
+    assert first == [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "team"}, "data": {"v": "1"}}
+    ]
+    calls = []
+    monkeypatch.setattr(helm, "template", lambda *a: calls.append(a) or "")
+    assert inflate.inflate(_release(v="1"), entry, FACTS) == first
+    assert not calls  # the same inputs: from the cache
+    inflate.inflate(_release(v="2"), entry, FACTS)
+    assert calls  # other values: Helm again
+
+
+@needs_helm()
+def test_a_chart_that_renders_differently_each_time_is_refused(tmp_path, own_cache):
+    data = _chart(
+        tmp_path, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  v: {{ randAlphaNum 8 | quote }}\n"
+    )
+    store.add(data)
+    entry = lock.Entry("https://charts.example.com", "demo", "1.0.0", store.digest(data))
+    with pytest.raises(Exception, match="renders differently each time"):
+        inflate.inflate(_release(), entry, FACTS)
+
+
+@needs_helm()
+def test_secret_values_are_never_kept(tmp_path, own_cache):
+    data = _chart(
+        tmp_path, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  key: {{ randAlphaNum 8 | b64enc }}\n"
+    )
+    store.add(data)
+    entry = lock.Entry("https://charts.example.com", "demo", "1.0.0", store.digest(data))
+    (secret,) = inflate.inflate(_release(), entry, FACTS)
+    assert secret["data"] == {"key": inflate._REDACTED_B64}
+
+
+@needs_helm()
+def test_capabilities_are_the_clusters(tmp_path, own_cache):
+    """--kube-version and --api-versions: what the chart sees is the cluster's version and APIs."""
+    data = _chart(
+        tmp_path,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n"
+        "  minor: {{ .Capabilities.KubeVersion.Minor | quote }}\n"
+        '  dra: {{ .Capabilities.APIVersions.Has "resource.k8s.io/v1/DeviceClass" | quote }}\n',
+    )
+    store.add(data)
+    entry = lock.Entry("https://charts.example.com", "demo", "1.0.0", store.digest(data))
+    old = inflate.inflate(_release(), entry, inflate.Facts("1.32", (), frozenset()))
+    new = inflate.inflate(_release(), entry, inflate.Facts("1.34", ("resource.k8s.io/v1/DeviceClass",), frozenset()))
+    assert old[0]["data"] == {"minor": "32", "dra": "false"}
+    assert new[0]["data"] == {"minor": "34", "dra": "true"}
+
+
+# --- review of a chart bump ----------------------------------------------------------------------
+
+
+@needs_helm()
+def test_a_cilium_bump_lists_config_and_agent_changes_with_the_pools_they_roll(committed, run):
+    config = committed / "clusters" / CLUSTER / "cluster.yaml"
+    config.write_text(config.read_text().replace("  cilium:\n", "  cilium:\n    version: 1.19.5\n", 1))
+    assert run(committed, "charts", "pull", "--from", str(CHARTS)).exit_code == 0
+    assert run(committed, "render", CLUSTER).exit_code == 0
+    result = run(committed, "diff", "--base", "HEAD", "--format", "markdown")
+    assert result.exit_code == 1
+    text = result.output
+    assert "ConfigMap kube-system/cilium-config" in text
+    assert "rolls DaemonSet kube-system/cilium's pods on pools system, h100, l40s" in text
+    checked = run(committed, "check", "--base", "HEAD")
+    assert checked.exit_code == 1  # a rollout of every node is a danger to acknowledge
+
+
+@needs_helm()
+def test_lint_cluster_reads_the_device_classes_the_driver_chart_creates(locked, tmp_path):
+    """From the inflated chart, not the library's copy of its list: what the preview does not
+    create is not offered (the driver also installs vfio.gpu.nvidia.com, which the copy lacks)."""
+    from generator.contract.build import build
+    from generator.inputs.load import load_cluster
+    from generator.paths import Project
+
+    tree = shutil.copytree(locked / "rendered" / "onprem-gb200-dra", tmp_path / "tree")
+    for path in (tree / "charts" / "nvidia-dra-driver-gpu").glob("deviceclass_compute-domain-*.yaml"):
+        path.unlink()
+    contract = build(load_cluster(Project(locked), "onprem-gb200-dra"), tree)
+    assert "vfio.gpu.nvidia.com" in contract.device_classes
+    assert "gpu.nvidia.com" in contract.device_classes
+    assert not [c for c in contract.device_classes if c.startswith("compute-domain")]
