@@ -244,3 +244,12 @@ def rendered(strict_render) -> Path:
     root, result = strict_render
     assert result.exit_code == 0, result.output
     return root / "rendered"
+
+
+def cilium_enabled(name: str) -> bool:
+    """Whether example ``name`` runs Cilium, as its completed input says: a provider whose
+    clusters come with their own CNI (GKE) defaults it off where the input is silent."""
+    from generator.inputs.load import load_cluster
+    from generator.paths import Project
+
+    return bool(load_cluster(Project(REPO), name).spec["network"]["cilium"]["enabled"])

@@ -662,7 +662,9 @@ def test_a_boolean_tag_on_a_version_is_located_by_every_command(project, run, in
     cluster, path = ("eks-mi300x-inference", "clusters/_bases/argocd-platform.yaml") if in_base else (CLUSTER, "")
     if in_base:
         base = project / path
-        base.write_text(base.read_text(encoding="utf-8").replace("  branch: main", '  branch: !!bool "main"'))
+        base.write_text(
+            base.read_text(encoding="utf-8").replace("  branch: main", '  branch: !!bool "main"'), encoding="utf-8"
+        )
         line = _line_in(base, "branch:")
     else:
         text = (project / "clusters" / CLUSTER / "cluster.yaml").read_text(encoding="utf-8")

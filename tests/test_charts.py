@@ -181,10 +181,10 @@ def test_pull_from_a_folder_fills_the_cache_and_keeps_the_lock(committed, run, o
 @needs_helm()
 def test_a_digest_that_differs_from_the_lock_is_refused_naming_both(committed, run, own_cache):
     path = committed / "clusters" / "charts.lock"
-    data = json.loads(path.read_text())
+    data = json.loads(path.read_text(encoding="utf-8"))
     cilium = next(c for c in data["charts"] if c["chart"] == "cilium")
     real, cilium["digest"] = cilium["digest"], "sha256:" + "0" * 64
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps(data), encoding="utf-8")
     before = path.read_bytes()
     result = run(committed, "charts", "pull", "--from", str(CHARTS))
     assert result.exit_code == 2
@@ -210,7 +210,10 @@ def test_a_fresh_clone_without_charts_or_helm_is_up_to_date(committed, run, own_
 def test_an_empty_chart_cache_stops_render_naming_charts_pull(committed, run, own_cache):
     config = committed / "clusters" / CLUSTER / "cluster.yaml"
     config.write_text(
-        config.read_text().replace("hubble: {enabled: true, relay: true", "hubble: {enabled: true, relay: false")
+        config.read_text(encoding="utf-8").replace(
+            "hubble: {enabled: true, relay: true", "hubble: {enabled: true, relay: false"
+        ),
+        encoding="utf-8",
     )
     tree = {p: p.read_bytes() for p in (committed / "rendered" / CLUSTER).rglob("*") if p.is_file()}
     result = run(committed, "render", CLUSTER)
@@ -222,7 +225,9 @@ def test_an_empty_chart_cache_stops_render_naming_charts_pull(committed, run, ow
 @needs_helm()
 def test_a_hand_edit_to_an_inflated_file_fails_check(committed, run):
     path = committed / "rendered" / CLUSTER / CILIUM_CONFIG
-    path.write_text(path.read_text().replace("enable-hubble: 'true'", "enable-hubble: 'false'"))
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("enable-hubble: 'true'", "enable-hubble: 'false'"), encoding="utf-8"
+    )
     result = run(committed, "check", CLUSTER)
     assert result.exit_code == 1
     assert CILIUM_CONFIG in result.output
@@ -233,9 +238,9 @@ def test_the_tree_holds_ciliums_agent_and_config_not_applied_by_any_kustomizatio
     tree = locked / "rendered" / CLUSTER
     assert (tree / CILIUM_CONFIG).is_file()
     assert (tree / "charts/cilium/daemonset_kube-system_cilium.yaml").is_file()
-    root = (tree / "kustomization.yaml").read_text()
+    root = (tree / "kustomization.yaml").read_text(encoding="utf-8")
     assert "charts" not in root
-    secret = (tree / "charts/cilium/secret_kube-system_cilium-ca.yaml").read_text()
+    secret = (tree / "charts/cilium/secret_kube-system_cilium-ca.yaml").read_text(encoding="utf-8")
     assert "BEGIN" not in secret and "ca.key:" in secret  # keys shown, values never committed
 
 
@@ -294,8 +299,8 @@ def _chart(tmp_path: Path, template: str) -> bytes:
     """A one-template chart package."""
     folder = tmp_path / "pkg" / "demo"
     (folder / "templates").mkdir(parents=True)
-    (folder / "Chart.yaml").write_text("apiVersion: v2\nname: demo\nversion: 1.0.0\n")
-    (folder / "templates" / "t.yaml").write_text(template)
+    (folder / "Chart.yaml").write_text("apiVersion: v2\nname: demo\nversion: 1.0.0\n", encoding="utf-8")
+    (folder / "templates" / "t.yaml").write_text(template, encoding="utf-8")
     target = tmp_path / "demo-1.0.0.tgz"
     with tarfile.open(target, "w:gz") as archive:
         archive.add(folder, arcname="demo")
@@ -375,7 +380,10 @@ def test_capabilities_are_the_clusters(tmp_path, own_cache):
 @needs_helm()
 def test_a_cilium_bump_lists_config_and_agent_changes_with_the_pools_they_roll(committed, run):
     config = committed / "clusters" / CLUSTER / "cluster.yaml"
-    config.write_text(config.read_text().replace("  cilium:\n", "  cilium:\n    version: 1.19.5\n", 1))
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("  cilium:\n", "  cilium:\n    version: 1.19.5\n", 1),
+        encoding="utf-8",
+    )
     assert run(committed, "charts", "pull", "--from", str(CHARTS)).exit_code == 0
     assert run(committed, "render", CLUSTER).exit_code == 0
     result = run(committed, "diff", "--base", "HEAD", "--format", "markdown")

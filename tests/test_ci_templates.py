@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import _SHARED, CHARTS, CRD_SCHEMAS, REPO, cache_with_charts, helm_missing, write_config
+from conftest import _SHARED, CHARTS, CRD_SCHEMAS, REPO, cache_with_charts, empty_cache, helm_missing, write_config
 from ruamel.yaml import YAML
 
 from generator.cli import cli
@@ -188,7 +188,13 @@ def test_template_command_runs_clean(rendered_project, tmp_path, request, where,
     if command.startswith("gpu-gitops schemas sync"):
         # nothing reaches the network in tests: the same pinned files, from the local mirror
         command += f" --from {shlex.quote(str(CRD_MIRROR))}"
-        cache = tmp_path / "cache"
+        # a cache of its own, with the session's memo of schema documents that passed their
+        # metaschema check (only passes are kept: every refusal is still checked), filled by the
+        # session's own sync of the same mirror
+        request.getfixturevalue("mirror_sync")
+        cache = empty_cache(
+            request.getfixturevalue("tmp_path_factory"), "sync", request.getfixturevalue("schema_checks")
+        )
     if command.startswith("gpu-gitops charts pull"):
         if helm_missing():
             pytest.skip(helm_missing())

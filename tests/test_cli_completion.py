@@ -19,6 +19,7 @@ def test_cluster_names_complete(project, command):
         "aks-h100-training",
         "aks-nap-h100",
         "eks-mi300x-inference",
+        "gke-l4-inference",
         "ocp-a100-tuned",
         "onprem-gb200-dra",
         "onprem-mi300x-operator",

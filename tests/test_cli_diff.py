@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO
+from conftest import EXAMPLES, REPO
 
 from generator.cli import cli
 from generator.tree.diffsummary import ClusterDiff, markdown
@@ -33,14 +33,14 @@ def rendered_project(rendered_once, tmp_path) -> Path:
 def test_diff_without_changes_says_so(rendered_project, run):
     result = run(rendered_project, "diff")
     assert result.exit_code == 0
-    assert result.stdout == "no changes: rendered/ matches the inputs of 6 cluster(s)\n"
+    assert result.stdout == f"no changes: rendered/ matches the inputs of {len(EXAMPLES)} cluster(s)\n"
     assert run(rendered_project, "diff", "-q").stdout == ""
 
 
 def test_markdown_without_changes_says_so(rendered_project, run):
     result = run(rendered_project, "diff", "--format", "markdown")
     assert result.exit_code == 0
-    assert "No changes: `rendered/` matches the inputs of 6 cluster(s)." in result.stdout
+    assert f"No changes: `rendered/` matches the inputs of {len(EXAMPLES)} cluster(s)." in result.stdout
 
 
 def test_markdown_summarises_per_cluster_and_layer(rendered_project, run):
@@ -52,7 +52,7 @@ def test_markdown_summarises_per_cluster_and_layer(rendered_project, run):
     result = run(rendered_project, "diff", "--format", "markdown")
     assert result.exit_code == 1
     text = result.stdout
-    assert "2 of 6 cluster(s) would change" in text
+    assert f"2 of {len(EXAMPLES)} cluster(s) would change" in text
     assert "### aks-h100-training" in text and "### ocp-a100-tuned" in text
     assert "### eks-mi300x-inference" not in text
     assert "| `gitops` | 0 | 1 | 0 |" in text

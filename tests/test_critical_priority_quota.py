@@ -100,6 +100,7 @@ def test_the_gpu_operator_and_dra_driver_namespaces_get_the_quota_on_gke(project
     text = path.read_text(encoding="utf-8").replace("provider: generic", "provider: gke", 1)
     text = re.sub(r"(?ms)^network:.*?^(?=nodePools:)", "", text)  # GKE's own dataplane
     text = re.sub(r"(?m)^    allowEgressToFQDNs: .*\n", "", text)  # a Cilium policy
+    text = re.sub(r"(?m)^    fabric: .*\n", "", text)  # no training fabric gpu-gitops renders on GKE
     path.write_text(text, encoding="utf-8")
     result = run(project, "render", "onprem-gb200-dra")
     assert result.exit_code == 0, result.output

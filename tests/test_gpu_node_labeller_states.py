@@ -88,7 +88,9 @@ class Node:
         bin_dir = tmp_path / "bin"
         bin_dir.mkdir()
         kubectl = bin_dir / "kubectl"
-        kubectl.write_text(f'#!/bin/sh\nexec {sys.executable} {tmp_path / "fake.py"} {self.state_file} "$@"\n')
+        kubectl.write_text(
+            f'#!/bin/sh\nexec {sys.executable} {tmp_path / "fake.py"} {self.state_file} "$@"\n', encoding="utf-8"
+        )
         kubectl.chmod(0o755)
         (tmp_path / "fake.py").write_text(FAKE_KUBECTL, encoding="utf-8")
         (tmp_path / "tmp").mkdir()
@@ -98,10 +100,10 @@ class Node:
                 self.env[var["name"]] = var["value"]
 
     def read(self) -> dict:
-        return json.loads(self.state_file.read_text())
+        return json.loads(self.state_file.read_text(encoding="utf-8"))
 
     def write(self, node: dict) -> None:
-        self.state_file.write_text(json.dumps(node))
+        self.state_file.write_text(json.dumps(node), encoding="utf-8")
 
     @property
     def labels(self) -> dict:

@@ -283,7 +283,7 @@ def test_full_evaluates_a_tree_whose_sum_file_matches(project, run):
     victim.write_bytes(new)
     sum_file = tree / ".gpu-gitops.sum"
     sha = lambda data: hashlib.sha256(data).hexdigest()  # noqa: E731
-    sum_file.write_text(sum_file.read_text().replace(sha(old), sha(new)))
+    sum_file.write_text(sum_file.read_text(encoding="utf-8").replace(sha(old), sha(new)), encoding="utf-8")
     assert run(project, "check", CLUSTER).exit_code == 0
     assert run(project, "check", "--full", CLUSTER).exit_code == 1
     assert run(project, "render", "--full", CLUSTER).exit_code == 0

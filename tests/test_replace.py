@@ -72,7 +72,9 @@ def test_a_lint_report_on_a_full_disk_leaves_the_previous_one(project, run, monk
 def test_migrate_on_a_full_disk_leaves_the_input(project, run, monkeypatch):
     path = project / "clusters" / "aks-h100-training" / "cluster.yaml"
     old = path.read_text(encoding="utf-8")
-    path.write_text(old.replace("apiVersion: gpu-gitops.io/v1alpha2\n", "apiVersion: gpu-gitops.io/v1alpha1\n"))
+    path.write_text(
+        old.replace("apiVersion: gpu-gitops.io/v1alpha2\n", "apiVersion: gpu-gitops.io/v1alpha1\n"), encoding="utf-8"
+    )
     before = path.read_bytes()
     _full_disk(monkeypatch, after=10)
     result = run(project, "migrate", "aks-h100-training")

@@ -242,7 +242,8 @@ def test_a_colon_in_a_flow_scalar_is_located_by_either_path(monkeypatch):
 def test_lint_reports_on_flow_colons_are_byte_identical_without_the_compiled_path(tmp_path, monkeypatch):
     for i, text in enumerate(FLOW_COLONS):
         (tmp_path / f"{i}.yaml").write_text(
-            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  " + text.replace("\n", "\n  ")
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  " + text.replace("\n", "\n  "),
+            encoding="utf-8",
         )
     args = ["--format", "json", str(tmp_path)]
     assert _lint_report(args, monkeypatch, True) == _lint_report(args, monkeypatch, False)

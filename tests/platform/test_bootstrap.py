@@ -8,21 +8,14 @@ import shlex
 import pytest
 import yaml
 from clusterinput import BASE, replace, write
-from conftest import EXAMPLES, REPO
+from conftest import EXAMPLES, REPO, cilium_enabled
 
 from generator.inputs.load import load_cluster
 from generator.library import providers
 from generator.paths import Project
 from generator.render import bootstrap, evaluation, layout
 
-WITH_CILIUM = [
-    name
-    for name in EXAMPLES
-    if yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text(encoding="utf-8"))
-    .get("network", {})
-    .get("cilium", {})
-    .get("enabled", True)
-]
+WITH_CILIUM = [name for name in EXAMPLES if cilium_enabled(name)]
 
 
 def tree_of(root, name):

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 import yaml
 from clusterinput import BASE, objects, replace, write
-from conftest import _SHARED, EXAMPLES, REPO
+from conftest import _SHARED, EXAMPLES, REPO, cilium_enabled
 
 from generator.library import versions
 
@@ -53,14 +53,7 @@ def key_paths(values: dict, prefix: tuple = ()) -> list[tuple]:
 
 def inputs() -> list[tuple[str, object]]:
     """Every example with Cilium, plus the all-features base input on both engines."""
-    cases = [
-        (name, None)
-        for name in EXAMPLES
-        if yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text(encoding="utf-8"))
-        .get("network", {})
-        .get("cilium", {})
-        .get("enabled", True)
-    ]
+    cases = [(name, None) for name in EXAMPLES if cilium_enabled(name)]
     cases.append(("t", BASE))
     cases.append(("t", replace("engine: flux", "engine: argocd")))
     cases.append(("t", GKE))
@@ -110,12 +103,7 @@ def test_xdp_attaches_only_to_the_pinned_devices(project):
 
 def test_examples_with_xdp_pin_their_devices():
     for name in EXAMPLES:
-        if (
-            not yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text(encoding="utf-8"))
-            .get("network", {})
-            .get("cilium", {})
-            .get("enabled", True)
-        ):
+        if not cilium_enabled(name):
             continue
         _, values = release_values(objects(REPO, name))
         if values["loadBalancer"]["acceleration"] != "disabled":
@@ -295,12 +283,7 @@ def test_aks_example_is_bring_your_own_cni_over_vxlan():
 def test_an_example_exercises_kube_proxy_free_native_routing():
     native = []
     for name in EXAMPLES:
-        if (
-            not yaml.safe_load((REPO / "clusters" / name / "cluster.yaml").read_text(encoding="utf-8"))
-            .get("network", {})
-            .get("cilium", {})
-            .get("enabled", True)
-        ):
+        if not cilium_enabled(name):
             continue
         _, values = release_values(objects(REPO, name))
         if values["routingMode"] == "native" and values["kubeProxyReplacement"] is True:

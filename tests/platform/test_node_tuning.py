@@ -135,7 +135,9 @@ def test_kubelet_restarts_take_the_pools_lease_with_api_access_for_that_only(pro
         assert ds["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"] == 1  # a new config: one node at a time
     # the cpu pool has no runtime huge pages: no restart, no lock, no API access
     cpu = daemonsets["tune-cpu"]["spec"]["template"]["spec"]
-    assert [c["name"] for c in cpu["initContainers"]] == ["tune"] and "serviceAccountName" not in cpu
+    # a pool that never restarts the kubelet runs as the tuning's own account, with no token
+    assert [c["name"] for c in cpu["initContainers"]] == ["tune"] and cpu["serviceAccountName"] == "node-tuning"
+    assert cpu["automountServiceAccountToken"] is False
     for pool, ds in (("gpu", daemonsets["tune-gpu"]),):
         pod = ds["spec"]["template"]["spec"]
         copier, tune = pod["initContainers"]
@@ -174,9 +176,14 @@ def test_kubelet_restarts_take_the_pools_lease_with_api_access_for_that_only(pro
 def test_without_kubelet_restarts_no_api_access(project):
     write(project, BASE)
     rendered = tuning(project)
-    assert not [o for o in rendered if o["kind"] in ("ServiceAccount", "Role", "RoleBinding")]
+    # its own account (never the namespace's default, which an SCC binding would widen), with no
+    # token and no Role
+    assert not [o for o in rendered if o["kind"] in ("Role", "RoleBinding")]
+    (account,) = [o for o in rendered if o["kind"] == "ServiceAccount"]
+    assert account["automountServiceAccountToken"] is False
     (ds,) = [o for o in rendered if o["kind"] == "DaemonSet"]
-    assert [c["name"] for c in ds["spec"]["template"]["spec"]["initContainers"]] == ["tune"]
+    pod = ds["spec"]["template"]["spec"]
+    assert [c["name"] for c in pod["initContainers"]] == ["tune"] and pod["automountServiceAccountToken"] is False
 
 
 def test_a_machine_config_pool_not_known_to_exist_is_an_input_error(project, run):

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from generator.errors import InputError
 from generator.inputs.advertised import GPU_CLASS, MIG_CLASS, is_dra
 from generator.inputs.repeats import repeats
-from generator.lint import runtimeconfig
+from generator.kube import runtimeconfig
 from generator.yamlio.positions import Located
 
 # resource.k8s.io/v1 is GA and served by default from Kubernetes 1.34 (KEP-4381); the chart

@@ -46,7 +46,7 @@ FAIL:
 import functools
 
 from generator.kube import deprecations
-from generator.lint import runtimeconfig
+from generator.kube import runtimeconfig
 from generator.lint.model import Hit
 from generator.validate import kubernetes
 
