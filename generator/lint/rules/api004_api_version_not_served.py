@@ -45,8 +45,7 @@ FAIL:
 
 import functools
 
-from generator.kube import deprecations
-from generator.kube import runtimeconfig
+from generator.kube import deprecations, runtimeconfig
 from generator.lint.model import Hit
 from generator.validate import kubernetes
 
