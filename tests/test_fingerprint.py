@@ -195,25 +195,29 @@ def test_the_fast_path_imports_only_the_standard_library():
 def test_a_synced_schema_set_is_validated_once_before_the_fast_path_trusts_a_tree(rendered_project, run, evaluations):
     """The sum file is machine-independent, the synced CRD schemas are not: a tree rendered
     before (or elsewhere than) a sync has never been validated against that set. (The set
-    here: the upstream schemas, the newer overlay on top, as a sync lays them out.)"""
+    here: the upstream schemas, the newer overlay on top, as a sync lays them out; the cluster is
+    one whose every custom resource has a schema there: a tree with an unchecked kind is never
+    trusted.)"""
     import os
     import shutil
     from pathlib import Path
 
     from conftest import CRD_SCHEMAS
 
+    TRUSTED = "onprem-mi300x-operator"  # noqa: N806
+
     folder = Path(os.environ["GPU_GITOPS_CACHE_DIR"]) / "crd-schemas"
     shutil.copytree(CRD_SCHEMAS, folder, ignore=shutil.ignore_patterns("_*", "*.md"))
     shutil.copytree(CRD_SCHEMAS / "_upstream-latest", folder, dirs_exist_ok=True)
     schema_set = folder / "SET.json"
     schema_set.write_text('{"version": "test", "kinds": 0, "absent": []}', encoding="utf-8")
-    assert run(rendered_project, "check", CLUSTER).exit_code == 0
-    assert evaluations == [CLUSTER]  # the full path: validated against the set
-    assert run(rendered_project, "check", CLUSTER).exit_code == 0
-    assert evaluations == [CLUSTER]  # this machine has validated this tree against this set
+    assert run(rendered_project, "check", TRUSTED).exit_code == 0
+    assert evaluations == [TRUSTED]  # the full path: validated against the set
+    assert run(rendered_project, "check", TRUSTED).exit_code == 0
+    assert evaluations == [TRUSTED]  # this machine has validated this tree against this set
     schema_set.write_text('{"version": "test-2", "kinds": 0, "absent": []}', encoding="utf-8")
-    assert run(rendered_project, "check", CLUSTER).exit_code == 0
-    assert evaluations == [CLUSTER] * 2  # a new set is validated again
+    assert run(rendered_project, "check", TRUSTED).exit_code == 0
+    assert evaluations == [TRUSTED] * 2  # a new set is validated again
 
 
 def test_a_file_no_render_can_read_is_recorded_by_size_and_never_read(project, monkeypatch):
