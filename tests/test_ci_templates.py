@@ -199,6 +199,8 @@ def test_template_command_runs_clean(rendered_project, tmp_path, request, where,
         if helm_missing():
             pytest.skip(helm_missing())
         command += f" --from {shlex.quote(str(CHARTS))}"  # the locked packages, from the local folder
+        # it writes clusters/charts.lock: in a copy, so the other commands see the shared project as it was
+        rendered_project = Path(shutil.copytree(rendered_project, tmp_path / "proj", symlinks=True))
     summary = tmp_path / "summary.md"
     full_env = dict(os.environ, **env, GITHUB_STEP_SUMMARY=str(summary))
     full_env.update(GPU_GITOPS_CACHE_DIR=str(cache), GITHUB_BASE_REF="main", CI_MERGE_REQUEST_TARGET_BRANCH_NAME="main")
