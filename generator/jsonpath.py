@@ -20,3 +20,16 @@ def dotted(path: tuple | list) -> str:
         else:
             text += f".{part}" if text else str(part)
     return text
+
+
+def value_at(obj: object, path: tuple | list) -> object:
+    """The value at ``path`` (mapping keys and list indexes) in ``obj``, None where the path
+    leads nowhere."""
+    for part in path:
+        if isinstance(obj, dict):
+            obj = obj.get(part)
+        elif isinstance(obj, list) and isinstance(part, int) and -len(obj) <= part < len(obj):
+            obj = obj[part]
+        else:
+            return None
+    return obj

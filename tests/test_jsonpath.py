@@ -11,3 +11,14 @@ def test_keys_are_dotted_and_indexes_bracketed():
 
 def test_booleans_and_numbers_as_keys_are_keys():
     assert dotted(("data", True, "x")) == "data.True.x"
+
+
+def test_value_at_follows_keys_and_indexes_and_stops_where_the_path_leads_nowhere():
+    from generator.jsonpath import value_at
+
+    obj = {"spec": {"ports": [{"port": 80}]}}
+    assert value_at(obj, ("spec", "ports", 0, "port")) == 80
+    assert value_at(obj, ("spec", "ports", 1, "port")) is None
+    assert value_at(obj, ("spec", "ports", "x")) is None
+    assert value_at(obj, ("spec", "ports", 0, "port", "deeper")) is None
+    assert value_at(obj, ()) is obj

@@ -62,15 +62,9 @@ POD_TEMPLATES = True
 
 
 def _annotations(obj: dict, spec_path: tuple) -> dict:
-    node: object = obj
-    for part in (*spec_path[:-1], "metadata", "annotations"):
-        if isinstance(node, dict):
-            node = node.get(part)
-        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
-            node = node[part]
-        else:
-            return {}
-    return node if isinstance(node, dict) else {}
+    """The annotations of the pod template whose spec is at ``spec_path``."""
+    found = jsonpath.value_at(obj, (*spec_path[:-1], "metadata", "annotations"))
+    return found if isinstance(found, dict) else {}
 
 
 def check(res, ctx):

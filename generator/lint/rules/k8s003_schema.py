@@ -76,7 +76,7 @@ def check(res, ctx):
                 )
             else:
                 where = jsonpath.dotted(problem.path)
-                message = _shortened(problem.message, _at(res.obj, problem.path)) + checked
+                message = _shortened(problem.message, jsonpath.value_at(res.obj, problem.path)) + checked
                 hint = (_scalar_hint(res, problem.path) or _INVALID_HINT.format(res.kind, where or "")) + other
                 yield Hit(f"{where}: {message}" if where else message, problem.path, hint=hint)
 
@@ -94,7 +94,7 @@ def _shortened(message: str, value) -> str:
 
 def _scalar_hint(res, path: tuple) -> str:
     """Why an unquoted value is not what it looks like: Kubernetes reads YAML 1.1."""
-    value = _at(res.obj, path)
+    value = jsonpath.value_at(res.obj, path)
     text = res.document.plain_scalar(res.base + tuple(path)) if isinstance(value, (bool, int, float, str)) else None
     if text is None:
         return ""
@@ -107,12 +107,3 @@ def _scalar_hint(res, path: tuple) -> str:
         f"Kubernetes reads YAML 1.1, where the unquoted {text} is {shown}, not a string; "
         f'quote it ("{text}") if the text is meant'
     )
-
-
-def _at(obj, path: tuple):
-    for part in path:
-        try:
-            obj = obj[part]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return obj
