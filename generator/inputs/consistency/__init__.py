@@ -1,58 +1,77 @@
-"""Cross-field rules the input schema cannot express, one module per area.
+"""The input checks: cross-field rules the input schema cannot express, one module per check.
 
-Each module has ``check(spec, doc, facts)`` yielding ``InputError``s located in the input (an
-``InputWarning`` for what renders but is probably not meant). ``spec`` is the defaulted input;
+A check module has ``ID``, ``NAME``, ``SEVERITY`` (error|warning), ``SUMMARY`` and
+``check(spec, doc, facts)``, yielding ``InputError``s located in the input (``InputWarning``s
+for a warning check: what renders but is probably not meant). ``spec`` is the defaulted input;
 ``doc`` gives positions; ``facts`` is the provider's row of the library's ``providers.json``.
-The list below is the registry: a module that
-is not listed does not run, and a test checks that every module on disk is listed.
+Its docstring says what it finds, why (``Rationale:``, with the upstream source that makes it
+right) and how to fix it (``Fix:``), then gives ``PASS:`` and ``FAIL:`` ``cluster.yaml``
+examples (``generator.ruledoc``): ``explain`` prints them, docs/input-checks.md publishes them
+and a test loads each one. ``run`` puts the check's ID on every diagnostic it yields, so a
+message reads ``... [IN101]`` and ``gpu-gitops explain IN101`` tells the rest.
+
+IDs are ``IN`` and three digits, the hundreds the area: 1 the cluster's own fields (addresses,
+URLs, gitops, names), 2 GPUs and their quotas, 3 the network, 4 the nodes (tuning, storage,
+provisioning, provider), 5 queues and autoscaling. An ID, once published, keeps its meaning.
+
+``_MODULES`` is the registry, in the order ``explain``'s docs list them: a module that is not
+listed does not run, and a test checks the list against the modules on disk. ``_AREAS`` are
+the older per-area modules whose checks have no ID yet; they run the same way.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+from importlib import import_module
+from types import ModuleType
+
 from generator.errors import InputError
-from generator.inputs.consistency import (
-    addresses,
-    autoscaling,
-    dra,
-    fabric,
-    gitops,
-    gpu,
-    hugepages,
-    network,
-    pools,
-    provider,
-    provisioning,
-    queues,
-    storage,
-    tuning,
-    urls,
-    workloads,
-)
 from generator.yamlio.positions import Located
 
-MODULES = (
-    addresses,
-    pools,
-    workloads,
-    hugepages,
-    gpu,
-    dra,
-    autoscaling,
-    network,
-    tuning,
-    storage,
-    gitops,
-    provider,
-    provisioning,
-    urls,
-    queues,
-    fabric,
+_MODULES = (
+    "in101_address_invalid",
+    "in102_url_invalid",
+    "in103_gitops_setting_of_other_engine",
+    "in104_gitops_path_not_plain",
+    "in105_gitops_path_not_own_tree",
+    "in106_pool_name_repeated",
+    "in107_storage_class_repeated",
 )
+
+_AREAS = (
+    "workloads",
+    "hugepages",
+    "gpu",
+    "dra",
+    "autoscaling",
+    "network",
+    "tuning",
+    "storage",
+    "provider",
+    "provisioning",
+    "queues",
+    "fabric",
+)
+
+REGISTRY: tuple[ModuleType, ...] = tuple(import_module(f"{__name__}.{name}") for name in _MODULES)
+BY_ID: dict[str, ModuleType] = {check.ID: check for check in REGISTRY}
+MODULES: tuple[ModuleType, ...] = REGISTRY + tuple(import_module(f"{__name__}.{name}") for name in _AREAS)
+
+
+def check(check_id: str) -> ModuleType | None:
+    """The input check with this ID (any case), None when there is none."""
+    return BY_ID.get(check_id.upper())
+
+
+def _stamped(error: InputError, check_id: str) -> InputError:
+    error.diagnostics = [replace(d, rule=check_id) for d in error.diagnostics]
+    return error
 
 
 def run(spec: dict, doc: Located, facts: dict) -> list[InputError]:
     errors: list[InputError] = []
     for module in MODULES:
-        errors.extend(module.check(spec, doc, facts))
+        check_id = getattr(module, "ID", "")
+        errors.extend(_stamped(e, check_id) if check_id else e for e in module.check(spec, doc, facts))
     errors.sort(key=lambda e: (e.location.path, e.location.line, e.location.col))  # by file, then line
     return errors

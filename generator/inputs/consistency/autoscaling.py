@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from generator.addresses import url_host
 from generator.errors import InputError
-from generator.inputs.consistency import urls
 from generator.inputs.conventions import may_get_mig_slices
 from generator.inputs.repeats import repeats
 from generator.yamlio.positions import Located
@@ -36,7 +36,7 @@ _KUBE_PROMETHEUS_STACK = re.compile(r"^(?P<release>kube-prometheus-stack|.+?)(-k
 
 def _kube_prometheus_stack_release(url: str) -> str | None:
     """The Helm release of a kube-prometheus-stack Prometheus at ``url``, or None if it is not one."""
-    service = urls.hostname(url).split(".")[0]
+    service = url_host(url).split(".")[0]
     match = _KUBE_PROMETHEUS_STACK.match(service)
     if "kube-prom" not in service or match is None:
         return None

@@ -1,13 +1,51 @@
-"""Addresses, CIDRs and DNS names in the input, judged as the API server judges them
-(``generator.addresses``), each at its line.
+"""A CIDR, IP address, host or DNS name of the input that the API server (or Cilium) refuses.
 
-The schema's patterns only say what a value looks like: ``10.0.0.300/33`` matches them, renders,
-and lands in a NetworkPolicy the API server refuses, which stalls its layer and every layer after
-it. What the API server would only warn about (leading zeros, an IPv4-mapped IPv6 address, bits
-beyond the prefix length) is an error here too: it is refused under strict validation, and it is
-ambiguous (``10.0.0.1/8``: the network or the address?), so the hint gives the value to write.
-The Cilium values (native routing CIDR, pod CIDRs, the API server host) are read by the agent
-with Go's parser, which refuses the same values.
+Rationale: the schema's patterns only say what a value looks like: ``10.0.0.300/33`` matches
+them, renders, and lands in a NetworkPolicy the API server refuses, which stalls its layer and
+every layer after it. Values are judged as the API server judges them (``generator.addresses``,
+after k8s.io/apimachinery ``pkg/util/validation/ip.go``). What the API server would only warn
+about (leading zeros, an IPv4-mapped IPv6 address, bits beyond the prefix length) is an error
+here too: it is refused under strict IP validation (the ``StrictIPCIDRValidation`` gate), and it
+is ambiguous (``10.0.0.1/8``: the network or the address?). The Cilium values (native routing
+CIDR, pod CIDRs, the API server host) are read by the agent with Go's parser, which refuses the
+same values. Checked: ``network.apiServerCIDRs``, ``network.nodeLocalDNS.address``, Cilium's
+``routing.ipv4NativeRoutingCIDR``, ``ipam.podCIDRs`` and ``k8sServiceHost``, and each
+workload's ``allowEgressTo`` and ``allowEgressToFQDNs``.
+
+Fix: write the value the hint gives (the network of a CIDR, the address without leading
+zeros), or correct it.
+
+PASS:
+
+    apiVersion: gpu-gitops.io/v1alpha2
+    kind: Cluster
+    name: x
+    kubernetesVersion: "1.33"
+    provider: aks
+    gitops: {engine: flux, repository: https://git.example.com/fleet.git}
+    nodePools:
+      - name: system
+        nodeSelector: {agentpool: system}
+    workloads:
+      - namespace: training
+        type: training
+        allowEgressTo: [10.20.0.0/16]
+
+FAIL:
+
+    apiVersion: gpu-gitops.io/v1alpha2
+    kind: Cluster
+    name: x
+    kubernetesVersion: "1.33"
+    provider: aks
+    gitops: {engine: flux, repository: https://git.example.com/fleet.git}
+    nodePools:
+      - name: system
+        nodeSelector: {agentpool: system}
+    workloads:
+      - namespace: training
+        type: training
+        allowEgressTo: [10.20.0.1/16]
 """
 
 from __future__ import annotations
@@ -17,6 +55,11 @@ from collections.abc import Callable, Iterator
 from generator import addresses, jsonpath
 from generator.errors import InputError
 from generator.yamlio.positions import Located
+
+ID = "IN101"
+NAME = "address-invalid"
+SEVERITY = "error"
+SUMMARY = "A CIDR, IP address, host or DNS name the API server (or Cilium) refuses"
 
 
 def _fields(spec: dict) -> Iterator[tuple[tuple, object, Callable[[object], list[addresses.Problem]], str]]:
