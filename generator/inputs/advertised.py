@@ -7,6 +7,8 @@ Only data and arithmetic: ``lint --cluster`` imports it without the input checks
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 # Quota key -> the page size as nodePools[].hugepages names it, and its bytes.
 HUGEPAGE_SIZES = {"hugepages-2Mi": ("2Mi", 2**21), "hugepages-1Gi": ("1Gi", 2**30)}
 
@@ -91,3 +93,20 @@ def pool_offers(pool: dict) -> tuple[dict[str, int], str]:
         if pages:
             offers[quota_name] = pages * page
     return offers, open_prefix
+
+
+def gpu_capacity(spec: dict, resource: str) -> int:
+    """Schedulable units of the extended resource ``resource`` over the pools at their largest size."""
+    total = 0
+    for pool in spec["nodePools"]:
+        gpu = pool.get("gpu")
+        # a dra pool's GPUs are devices in ResourceSlices, never extended resources
+        if gpu and gpu.get("allocation") != "dra" and gpu_resource(gpu) == resource:
+            total += gpu["perNode"] * gpu["nodes"] * advertised_per_gpu(gpu)
+    return total
+
+
+def hugepages_per_node(pool: dict) -> Fraction:
+    """Bytes of huge pages one node of the pool reserves, every size together."""
+    pages = pool.get("hugepages") or {}
+    return Fraction(sum(pages.get(name, 0) * page for name, page in HUGEPAGE_SIZES.values()))

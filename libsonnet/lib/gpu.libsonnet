@@ -88,7 +88,7 @@ local k = import 'k.libsonnet';
   // `replicas` per GPU (nvidia.com/gpu.shared with renameByDefault: k8s-device-plugin
   // api/config/v1 sharing, v0.20.0); AMD `single` naming amd.com/gpu per GPU (ROCm
   // k8s-device-plugin). Empty where the names depend on the hardware (AMD `mixed` partitions).
-  // generator/inputs/consistency/workloads.py counts quota capacity the same way.
+  // generator/inputs/advertised.py counts quota capacity the same way.
   // A dra pool advertises no extended resource: its devices are in ResourceSlices
   // (draDevicesPerNode).
   advertisedPerNode(pool)::
