@@ -110,3 +110,16 @@ def hugepages_per_node(pool: dict) -> Fraction:
     """Bytes of huge pages one node of the pool reserves, every size together."""
     pages = pool.get("hugepages") or {}
     return Fraction(sum(pages.get(name, 0) * page for name, page in HUGEPAGE_SIZES.values()))
+
+
+def nvidia_pools(spec: dict) -> list[tuple[int, dict]]:
+    """``(index, pool)`` of the pools of NVIDIA GPUs."""
+    return [(i, p) for i, p in enumerate(spec["nodePools"]) if p.get("gpu", {}).get("vendor") == "nvidia"]
+
+
+def platform_nvidia_pools(spec: dict, facts: dict) -> list[tuple[int, dict]]:
+    """The NVIDIA pools whose driver and device plugin the platform runs and advertises
+    (``gpu.nvidia.mode: managed`` on a provider with a ``managedNvidiaStack``), else none."""
+    if spec["gpu"]["nvidia"]["mode"] != "managed" or not facts["managedNvidiaStack"]:
+        return []
+    return nvidia_pools(spec)
