@@ -108,4 +108,7 @@ def test_dangling_path_check_sees_a_moved_module():
         "generator/consistency/gpu.py",
         "generator.tree.nothing.here",
     ]
-    assert _dangling("see generator/inputs/consistency/gpu.py and generator.tree.write.read_tree") == []
+    assert (
+        _dangling("see generator/inputs/consistency/in212_mig_layout_invalid.py and generator.tree.write.read_tree")
+        == []
+    )
