@@ -59,6 +59,15 @@ _MODULES = (
     "in301_api_server_egress_without_cidrs",
     "in302_fqdn_egress_without_cilium",
     "in303_inference_without_egress",
+    "in304_fabric_not_offered",
+    "in305_fabric_resource_name",
+    "in306_efa_without_hugepages",
+    "in307_efa_instance_type",
+    "in308_efa_nics_mismatch",
+    "in309_fabric_nics_per_gpu",
+    "in310_ipc_lock_without_admission",
+    "in311_nccl_test_namespace_invalid",
+    "in312_nccl_test_nothing_to_test",
     "in401_hugepages_exceed_node_memory",
     "in402_hugepage_quota_exceeds_pools",
     "in403_nvme_disk_pattern_missing",
@@ -87,7 +96,6 @@ _AREAS = (
     "network",
     "provisioning",
     "queues",
-    "fabric",
 )
 
 REGISTRY: tuple[ModuleType, ...] = tuple(import_module(f"{__name__}.{name}") for name in _MODULES)
