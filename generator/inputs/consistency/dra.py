@@ -1,6 +1,6 @@
-"""Dynamic Resource Allocation pools: the Kubernetes version that serves ``resource.k8s.io/v1``,
-pools the DRA driver can run on, claims that name a device their pool publishes, device quotas
-the pools can honour, and ComputeDomains on Multi-Node NVLink pools."""
+"""Dynamic Resource Allocation: claims that name a device their pool publishes, device quotas the
+pools can honour, ComputeDomains on Multi-Node NVLink pools, the pod metrics of DRA pools. (The
+pools' own checks are IN218-IN222.)"""
 
 from __future__ import annotations
 
@@ -11,11 +11,6 @@ from generator.inputs.advertised import GPU_CLASS, MIG_CLASS, is_dra
 from generator.inputs.repeats import repeats
 from generator.kube import runtimeconfig
 from generator.yamlio.positions import Located
-
-# resource.k8s.io/v1 is GA and served by default from Kubernetes 1.34 (KEP-4381); the chart
-# nvidia-dra-driver-gpu 25.12.0 itself has kubeVersion >=1.32.0-0 (Chart.yaml), but before 1.34 only
-# the beta versions exist, which are off unless the API server enables them.
-DRA_MIN_MINOR = 34
 
 
 def dra_pools(spec: dict) -> dict[str, dict]:
@@ -47,83 +42,12 @@ def device_capacity(spec: dict) -> dict[str, int]:
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     minor = int(spec["kubernetesVersion"].split(".")[1])
-    for i, pool in enumerate(spec["nodePools"]):
-        if "gpu" in pool:
-            yield from _check_pool(pool["gpu"], ("nodePools", i, "gpu"), minor, spec["kubernetesVersion"], doc)
     pools = dra_pools(spec)
-    yield from _check_driver_upgrades(spec, pools, doc)
     yield from _check_pod_metrics(spec, pools, minor, doc)
     for i, workload in enumerate(spec["workloads"]):
         yield from _check_claims(workload, ("workloads", i), pools, doc)
         yield from _check_compute_domains(workload, ("workloads", i), pools, doc)
         yield from _check_device_quota(spec, workload, ("workloads", i), doc)
-
-
-def _check_driver_upgrades(spec: dict, pools: dict[str, dict], doc: Located) -> Iterator[InputError]:
-    """The GPU Operator's automatic driver upgrade, with DRA pools beside device-plugin pools.
-
-    Each node's upgrade waits in `validation-required` for the operator's validator pod on the
-    node to be Ready, 600 s, then marks the node `upgrade-failed` and leaves it cordoned
-    (NVIDIA/k8s-operator-libs pkg/upgrade/validation_manager.go; no validator pod counts as not
-    validated). While any pool keeps the operator's device plugin (devicePlugin.enabled), the
-    validator's plugin check waits for nvidia.com/gpu in the node's allocatable
-    (gpu-operator cmd/nvidia-validator validateGPUResource, v26.7.0), which a DRA node never
-    advertises: every driver upgrade would fail on every DRA node."""
-    nvidia = spec["gpu"]["nvidia"]
-    driver = nvidia["driver"]
-    if nvidia["mode"] != "operator" or not driver["managed"] or not driver["upgradePolicy"]["autoUpgrade"]:
-        return
-    plugin_pools = [
-        p["name"] for p in spec["nodePools"] if "gpu" in p and p["gpu"]["vendor"] == "nvidia" and p["name"] not in pools
-    ]
-    if not pools or not plugin_pools:
-        return
-    yield doc.error(
-        f"the GPU Operator's automatic driver upgrade waits on each node for its validator, whose device plugin "
-        f"check never passes on the DRA pools ({', '.join(sorted(pools))}) while {', '.join(plugin_pools)} keep "
-        "the operator's device plugin on: each upgrade would hold every DRA node cordoned 600 s and mark it "
-        "upgrade-failed",
-        ("gpu", "nvidia", "driver", "upgradePolicy", "autoUpgrade"),
-        "set gpu.nvidia.driver.upgradePolicy.autoUpgrade: false and roll a new driver version node by node by "
-        "deleting the node's driver pod (the driver DaemonSet is OnDelete); or move every NVIDIA pool to "
-        "allocation: dra (the validator then has no plugin check); or keep the two kinds of pools in separate "
-        "clusters",
-        at_value=True,
-    )
-
-
-def _check_pool(gpu: dict, at: tuple, minor: int, version: str, doc: Located) -> Iterator[InputError]:
-    if gpu.get("multiNodeNVLink") and not is_dra(gpu):
-        yield doc.error(
-            "multiNodeNVLink needs allocation: dra: ComputeDomains are a feature of the NVIDIA DRA driver",
-            at + ("multiNodeNVLink",),
-            "set allocation: dra on the pool, or remove multiNodeNVLink",
-        )
-    if not is_dra(gpu):
-        return
-    if gpu["vendor"] != "nvidia":
-        yield doc.error(
-            "allocation: dra is rendered for NVIDIA pools (the NVIDIA DRA Driver for GPUs)",
-            at + ("allocation",),
-            "remove allocation: AMD pools use the ROCm device plugin or the AMD GPU Operator",
-            at_value=True,
-        )
-        return
-    if minor < DRA_MIN_MINOR:
-        yield doc.error(
-            f"allocation: dra needs Kubernetes 1.{DRA_MIN_MINOR} or newer (resource.k8s.io/v1, served by default "
-            f"from 1.{DRA_MIN_MINOR}); this cluster is {version}",
-            at + ("allocation",),
-            f'upgrade the cluster and set kubernetesVersion: "1.{DRA_MIN_MINOR}", or keep allocation: device-plugin '
-            "(the chart itself installs from 1.32, where only the beta APIs exist and are off by default)",
-            at_value=True,
-        )
-    if "timeSlicing" in gpu:
-        yield doc.error(
-            "timeSlicing is the device plugin's node-wide sharing; a dra pool shares per claim",
-            at + ("timeSlicing",),
-            "remove timeSlicing and offer a claim with sharing: {strategy: TimeSlicing} in workloads[].claims",
-        )
 
 
 def _check_claims(workload: dict, at: tuple, pools: dict[str, dict], doc: Located) -> Iterator[InputError]:
