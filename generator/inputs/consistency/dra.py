@@ -1,6 +1,5 @@
-"""Dynamic Resource Allocation: claims that name a device their pool publishes, device quotas the
-pools can honour, ComputeDomains on Multi-Node NVLink pools, the pod metrics of DRA pools. (The
-pools' own checks are IN218-IN222.)"""
+"""Dynamic Resource Allocation: claims that name a device their pool publishes; the DRA pools
+and the devices they publish, which the DRA checks (IN218-IN226) share."""
 
 from __future__ import annotations
 
@@ -9,7 +8,6 @@ from collections.abc import Iterator
 from generator.errors import InputError
 from generator.inputs.advertised import GPU_CLASS, MIG_CLASS, is_dra
 from generator.inputs.repeats import repeats
-from generator.kube import runtimeconfig
 from generator.yamlio.positions import Located
 
 
@@ -41,13 +39,9 @@ def device_capacity(spec: dict) -> dict[str, int]:
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
-    minor = int(spec["kubernetesVersion"].split(".")[1])
     pools = dra_pools(spec)
-    yield from _check_pod_metrics(spec, pools, minor, doc)
     for i, workload in enumerate(spec["workloads"]):
         yield from _check_claims(workload, ("workloads", i), pools, doc)
-        yield from _check_compute_domains(workload, ("workloads", i), pools, doc)
-        yield from _check_device_quota(spec, workload, ("workloads", i), doc)
 
 
 def _check_claims(workload: dict, at: tuple, pools: dict[str, dict], doc: Located) -> Iterator[InputError]:
@@ -132,68 +126,3 @@ def _check_sharing(claim: dict, where: tuple, doc: Located) -> Iterator[InputErr
             where + ("sharing", "interval"),
             "remove interval",
         )
-
-
-def _check_compute_domains(workload: dict, at: tuple, pools: dict[str, dict], doc: Located) -> Iterator[InputError]:
-    domains = workload["computeDomains"]
-    for j, first, name in repeats((j, d["name"]) for j, d in enumerate(domains)):
-        yield doc.error(
-            f"ComputeDomain {name!r} is declared twice in {workload['namespace']} (first at computeDomains[{first}])",
-            at + ("computeDomains", j, "name"),
-            "give each ComputeDomain its own name",
-            at_value=True,
-        )
-    nvlink = sorted(n for n, p in pools.items() if p["gpu"]["multiNodeNVLink"])
-    for j, domain in enumerate(domains):
-        if domain["pool"] not in nvlink:
-            yield doc.error(
-                f"ComputeDomain {domain['name']!r} names pool {domain['pool']!r}, which is not a dra pool with "
-                "multiNodeNVLink: true",
-                at + ("computeDomains", j, "pool"),
-                f"Multi-Node NVLink pools: {', '.join(nvlink)}"
-                if nvlink
-                else "set multiNodeNVLink: true (and allocation: dra) on the NVLink pool",
-                at_value=True,
-            )
-
-
-def _check_device_quota(spec: dict, workload: dict, at: tuple, doc: Located) -> Iterator[InputError]:
-    quota = workload["quota"].get("devices", {})
-    if not quota:
-        return
-    capacity = device_capacity(spec)
-    for cls, count in quota.items():
-        if count > capacity[cls]:
-            yield doc.error(
-                f"workloads[{at[1]}] ({workload['namespace']}) quota asks for {count} {cls} devices; "
-                f"the dra pools publish {capacity[cls]}",
-                at + ("quota", "devices", cls),
-                "lower the quota, or raise the dra pools' nodes / perNode (gpu.nvidia.com counts the GPUs of "
-                "pools without MIG, mig.nvidia.com the MIG devices of the others)",
-                at_value=True,
-            )
-
-
-# The pinned dcgm-exporter reads ResourceSlices at resource.k8s.io/v1beta1 to label DRA GPUs'
-# metrics with their pods (the key's description in schemas/cluster.schema.json); that version
-# is off by default (runtimeconfig), so the API server must turn it on.
-_EXPORTER_API = "resource.k8s.io/v1beta1"
-
-
-def _check_pod_metrics(spec: dict, pools: dict, minor: int, doc: Located) -> Iterator[InputError]:
-    """``draPodMetrics`` on a cluster whose API server, as its input says, does not serve the
-    version the exporter reads: the exporter waits for it for ever and serves no metrics."""
-    nvidia = spec["gpu"].get("nvidia", {})
-    served = spec.get("apiServer", {}).get("runtimeConfig", [])
-    if not nvidia.get("draPodMetrics") or not pools or _EXPORTER_API in served:
-        return
-    if not runtimeconfig.off_by_default(_EXPORTER_API, "ResourceSlice", (1, minor)):
-        return
-    yield doc.error(
-        f"gpu.nvidia.draPodMetrics needs the API server to serve {_EXPORTER_API}, which Kubernetes "
-        f"{spec['kubernetesVersion']} serves only with {runtimeconfig.flag(_EXPORTER_API)}, and apiServer.runtimeConfig "
-        "does not list it: the exporter would wait for that API and serve no metrics at all",
-        ("gpu", "nvidia", "draPodMetrics"),
-        f"once the API server runs with the flag, add `apiServer: {{runtimeConfig: [{_EXPORTER_API}]}}`; "
-        "else remove draPodMetrics",
-    )
