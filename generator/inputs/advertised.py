@@ -123,3 +123,31 @@ def platform_nvidia_pools(spec: dict, facts: dict) -> list[tuple[int, dict]]:
     if spec["gpu"]["nvidia"]["mode"] != "managed" or not facts["managedNvidiaStack"]:
         return []
     return nvidia_pools(spec)
+
+
+def dra_pools(spec: dict) -> dict[str, dict]:
+    """The ``allocation: dra`` NVIDIA pools by name."""
+    return {
+        p["name"]: p for p in spec["nodePools"] if "gpu" in p and p["gpu"]["vendor"] == "nvidia" and is_dra(p["gpu"])
+    }
+
+
+def dra_mig_layout(gpu: dict) -> dict[str, int]:
+    """The MIG profiles per GPU a ``dra`` pool's nodes publish ({} with MIG off: whole GPUs)."""
+    return gpu["mig"]["profiles"] if gpu["mig"]["strategy"] != "none" else {}
+
+
+def device_capacity(spec: dict) -> dict[str, int]:
+    """Devices each DeviceClass finds at the ``dra`` pools' largest size.
+
+    The kubelet plugin publishes a GPU whole when MIG is off and only its MIG devices when MIG
+    is on (cmd/gpu-kubelet-plugin/nvlib.go enumerateGpusAndMigDevices, v25.12.0, static MIG).
+    """
+    capacity = {GPU_CLASS: 0, MIG_CLASS: 0}
+    for pool in dra_pools(spec).values():
+        gpu = pool["gpu"]
+        if dra_mig_layout(gpu):
+            capacity[MIG_CLASS] += sum(gpu["mig"]["profiles"].values()) * gpu["perNode"] * gpu["nodes"]
+        else:
+            capacity[GPU_CLASS] += gpu["perNode"] * gpu["nodes"]
+    return capacity

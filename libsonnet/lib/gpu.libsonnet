@@ -103,7 +103,7 @@ local k = import 'k.libsonnet';
   // What the DRA kubelet plugin publishes in one node's ResourceSlices, by device `type`
   // attribute and MIG profile: "gpu" per GPU with MIG off, else "mig/<profile>" per MIG device and
   // no whole GPU (cmd/gpu-kubelet-plugin/nvlib.go enumerateGpusAndMigDevices and deviceinfo.go,
-  // NVIDIA/k8s-dra-driver-gpu v25.12.0, static MIG). generator/inputs/consistency/dra.py counts the same.
+  // NVIDIA/k8s-dra-driver-gpu v25.12.0, static MIG). generator/inputs/advertised.py counts the same.
   draDevicesPerNode(pool)::
     local g = pool.gpu;
     if $.usesMig(pool) then { ['mig/' + name]: g.mig.profiles[name] * g.perNode for name in std.objectFields(g.mig.profiles) }

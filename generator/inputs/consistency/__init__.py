@@ -65,6 +65,11 @@ _MODULES = (
     "in224_compute_domain_pool_not_nvlink",
     "in225_device_quota_exceeds_pools",
     "in226_dra_pod_metrics_api_off",
+    "in227_claim_repeated",
+    "in228_claim_named_like_channel",
+    "in229_claim_pool_not_dra",
+    "in230_claim_devices_not_published",
+    "in231_claim_sharing_setting_of_other_strategy",
     "in301_api_server_egress_without_cidrs",
     "in302_fqdn_egress_without_cilium",
     "in303_inference_without_egress",
@@ -101,7 +106,6 @@ _MODULES = (
 )
 
 _AREAS = (
-    "dra",
     "network",
     "provisioning",
     "queues",

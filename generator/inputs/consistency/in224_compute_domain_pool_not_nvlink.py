@@ -51,7 +51,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
-from generator.inputs.consistency.dra import dra_pools
+from generator.inputs.advertised import dra_pools
 from generator.yamlio.positions import Located
 
 ID = "IN224"

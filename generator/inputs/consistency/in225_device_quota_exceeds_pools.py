@@ -45,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
-from generator.inputs.consistency.dra import device_capacity
+from generator.inputs.advertised import device_capacity
 from generator.yamlio.positions import Located
 
 ID = "IN225"
