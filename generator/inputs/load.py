@@ -151,7 +151,6 @@ def _load_cluster(project: Project, name: str, checked: bool) -> Cluster:
     conventions.complete(spec, facts, project.libsonnet, doc.data)
     if not checked:
         from generator.inputs import consistency
-
         from generator.inputs.consistency import gitops
 
         found += consistency.run(spec, doc, facts)

@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from generator import git
-
 from generator.errors import InputError
 from generator.yamlio.positions import Located
 
