@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from generator.lint import lint_paths
 from generator.lint.crdimport import strict
@@ -151,3 +154,60 @@ def test_csidriver_without_spec_is_defaulted():
     """pkg/apis/storage/v1/defaults.go fills every field of an absent CSIDriver spec."""
     driver = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "nvme.example.com"}}
     assert SchemaValidator("1.32").check(driver) == []
+
+
+CONFIGS = {
+    # a netplan file, a Helm values file under a name of its own, a JSON request sample, a Kustomize JSON patch
+    "net/01-netcfg.yaml": "network:\n  version: 2\n  ethernets:\n    ens2f0: {dhcp4: true}\n",
+    "deploy/overrides.yaml": "replicaCount: 1\nimage:\n  repository: example.com/server\n",
+    "samples/request.json": '{"prompt": "hello", "max_tokens": 8}\n',
+    "patches/webhook.yaml": "- op: replace\n  path: /webhooks/0/name\n  value: validate.example.com\n",
+}
+CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags, namespace: apps}\ndata: {a: b}\n"
+
+
+def test_files_with_no_object_are_passed_by_not_reported(tmp_path):
+    """Configuration files with names of their own sit beside manifests: no document has
+    apiVersion, kind or metadata, so none is a Kubernetes object, and the run says it passed them by."""
+    for name, text in {**CONFIGS, "deploy/flags.yaml": CONFIGMAP}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    result = lint_paths([str(tmp_path)], Settings(), lambda p: str(Path(p).relative_to(tmp_path)))
+    assert [f for f in result.findings if f.severity == "error"] == []
+    assert sorted(result.passed_by) == sorted(CONFIGS)
+    assert [s.display for s in result.sources] == ["deploy/flags.yaml"]
+
+
+def test_a_manifest_missing_its_kind_is_still_reported(tmp_path):
+    """One object-like document makes a file a manifest: every document of it is checked,
+    the kind-less ones before it included; a list of objects and unreadable YAML are reported too."""
+    files = {
+        "no-kind.yaml": "apiVersion: v1\nmetadata: {name: flags}\ndata: {a: b}\n",
+        "only-metadata.yaml": "metadata: {name: flags}\ndata: {a: b}\n",
+        "mixed.yaml": "replicaCount: 1\n---\n" + CONFIGMAP,
+        "listed.yaml": "- " + CONFIGMAP.replace("\n", "\n  ").rstrip() + "\n",
+        "broken.yaml": "network: [\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    result = lint_paths([str(tmp_path)], Settings(), lambda p: Path(p).name)
+    errors = sorted((f.file, f.line, f.rule) for f in result.findings if f.severity == "error")
+    assert errors == [
+        ("broken.yaml", 1, "K8S001"),
+        ("listed.yaml", 1, "K8S001"),
+        ("mixed.yaml", 1, "K8S002"),
+        ("no-kind.yaml", 1, "K8S002"),
+        ("only-metadata.yaml", 1, "K8S002"),
+    ]
+    assert result.passed_by == []
+
+
+def test_upstream_config_beside_examples_is_passed_by():
+    """mig-parted's own config.yaml (`version: v1`, `mig-configs:`) is no manifest."""
+    from conftest import _SHARED
+
+    config = _SHARED / "upstream-examples" / "mig-parted" / "config.yaml"
+    if not config.is_file():
+        pytest.skip("upstream examples (../shared) not present")
+    result = lint_paths([str(config)], Settings(kubernetes_version="1.34"))
+    assert (result.findings, result.passed_by) == ([], [str(config)])
