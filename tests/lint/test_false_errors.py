@@ -211,3 +211,62 @@ def test_upstream_config_beside_examples_is_passed_by():
         pytest.skip("upstream examples (../shared) not present")
     result = lint_paths([str(config)], Settings(kubernetes_version="1.34"))
     assert (result.findings, result.passed_by) == ([], [str(config)])
+
+
+# Real projects' files, read from clones kept outside the repository: GPU_GITOPS_CORPUS names a
+# folder of git clones as <owner>/<name>; each file is taken at the commit it was linted at.
+FETCHED_CONFIGS = {
+    ("Mellanox/network-operator", "b06827e085c5"): ["example/network-init/netplan/01-netcfg.yaml"],
+    ("awslabs/ai-on-eks", "41a979ee7614"): ["infra/base/terraform/helm-values/jupyterhub-values.yaml"],
+    ("NVIDIA/nim-deploy", "3c6bcbd05f0c"): [
+        "cloud-service-providers/aws/eks/storage/custom-values-ebs-sc.yaml",
+        "cloud-service-providers/google-cloud/vertexai/python/samples/request.json",
+    ],
+    ("kubernetes/examples", "279e8e4fe314"): ["databases/cassandra/image/files/cassandra.yaml"],
+    ("kubeflow/training-operator", "a55f03a8ccb7"): ["manifests/base/webhook/patch.yaml"],
+    ("NVIDIA/k8s-dra-driver-gpu", "22407113785e"): ["demo/specs/quickstart/mig-parted-config.yaml"],
+}
+
+
+def _fetched(folder: Path, repo: str, commit: str, paths: list[str]) -> list[str]:
+    """The files of ``repo`` at ``commit``, written under ``folder``; skips the test without the clone."""
+    import os
+    import subprocess
+
+    corpus = os.environ.get("GPU_GITOPS_CORPUS")
+    clone = Path(corpus) / repo if corpus else None
+    if clone is None or not clone.exists():
+        pytest.skip(f"no clone of {repo} (GPU_GITOPS_CORPUS)")
+    written = []
+    for path in paths:
+        shown = subprocess.run(["git", "-C", str(clone), "show", f"{commit}:{path}"], capture_output=True)
+        if shown.returncode != 0:
+            pytest.skip(f"{repo} has no {path} at {commit}")
+        target = folder / repo / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(shown.stdout)
+        written.append(f"{repo}/{path}")
+    return written
+
+
+def test_real_configuration_files_are_passed_by(tmp_path):
+    """Netplan, Helm values under names of their own, a request sample, Cassandra's config, a
+    Kustomize JSON patch and a mig-parted config, as their projects hold them."""
+    expected = [
+        name for (repo, commit), paths in FETCHED_CONFIGS.items() for name in _fetched(tmp_path, repo, commit, paths)
+    ]
+    result = lint_paths([str(tmp_path)], Settings(), lambda p: Path(p).relative_to(tmp_path).as_posix())
+    assert (result.findings, sorted(result.passed_by)) == ([], sorted(expected))
+
+
+def test_a_real_sriov_policy_without_node_selector_is_still_an_error(tmp_path, synced_cache, monkeypatch):
+    """The SR-IOV operator's mutating webhook defaults priority and isRdma only
+    (k8snetworkplumbingwg/sriov-network-operator pkg/webhook/mutate.go), so the API server
+    refuses a SriovNetworkNodePolicy without the nodeSelector its CRD requires."""
+    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(synced_cache))
+    path = "example/sriov-network/infiniband/sriov-network-node-policy.yaml"
+    _fetched(tmp_path, "Mellanox/network-operator", "b06827e085c5", [path])
+    found = lint_paths([str(tmp_path)], Settings(kubernetes_version="1.32")).findings
+    assert [(f.rule, f.message.split(" (checked")[0]) for f in found if f.severity == "error"] == [
+        ("K8S003", "spec: 'nodeSelector' is a required property")
+    ]
