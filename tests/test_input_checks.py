@@ -6,12 +6,14 @@ one marks each line where its check must report with ``# <- IN123``; the test co
 of (line, ID) pairs, so a finding on the wrong line fails as much as a missing one. A passing
 fixture, and a PASS example, must load with no error at all (a schema error would stop the
 load before any check ran and pass for the wrong reason); a FAIL example gives exactly one
-finding of its check and no error of another.
+finding of its check and no error of another. An input whose first line is
+``# gpu-gitops-project: git`` is loaded in a project at the top of a git work tree (IN111).
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -29,18 +31,33 @@ _MARK = re.compile(r"#\s*<-\s*([A-Z][A-Z0-9]*[0-9]{3})")
 _NAME = re.compile(r"^name:\s*(\S+)\s*$", re.M)
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory) -> Path:
+_IN_GIT = "# gpu-gitops-project: git\n"
+
+
+def _new_project(root: Path) -> Path:
     """A project of the repository's library and schemas, and no clusters yet."""
-    root = tmp_path_factory.mktemp("project")
     for part in ("libsonnet", "schemas"):
         (root / part).symlink_to(REPO / part)
     (root / "clusters").mkdir()
     return root
 
 
-def _load(project: Path, text: str) -> list[Diagnostic]:
+@pytest.fixture(scope="module")
+def projects(tmp_path_factory) -> dict[bool, Path]:
+    """Two projects: outside any git work tree (False) and at the top of one (True)."""
+    in_git = _new_project(tmp_path_factory.mktemp("in-git"))
+    subprocess.run(["git", "init", "-q", str(in_git)], check=True, capture_output=True)
+    return {False: _new_project(tmp_path_factory.mktemp("project")), True: in_git}
+
+
+@pytest.fixture(scope="module")
+def project(projects) -> Path:
+    return projects[False]
+
+
+def _load(projects: dict[bool, Path], text: str) -> list[Diagnostic]:
     """Every diagnostic (errors and warnings) of loading ``text`` as a cluster's input."""
+    project = projects[text.startswith(_IN_GIT)]
     name = _NAME.search(text)
     assert name, "the input names its cluster"
     folder = project / "clusters" / name[1]
@@ -63,11 +80,11 @@ def _cases(verdict: str):
 
 
 @pytest.mark.parametrize(("check_id", "path"), _cases("fail"), ids=lambda v: getattr(v, "name", v))
-def test_failing_fixture_reports_marked_lines(project, check_id, path):
+def test_failing_fixture_reports_marked_lines(projects, check_id, path):
     text = path.read_text(encoding="utf-8")
     expected = {(n, m[1]) for n, line in enumerate(text.splitlines(), 1) for m in _MARK.finditer(line)}
     assert expected, f"{path} marks no line"
-    found = _load(project, text)
+    found = _load(projects, text)
     assert {(d.line, d.rule) for d in found if d.rule == check_id} == expected, [
         f"{d.location}: {d.message}" for d in found
     ]
@@ -75,8 +92,8 @@ def test_failing_fixture_reports_marked_lines(project, check_id, path):
 
 
 @pytest.mark.parametrize(("check_id", "path"), _cases("pass"), ids=lambda v: getattr(v, "name", v))
-def test_passing_fixture_loads_clean(project, check_id, path):
-    assert [d.message for d in _load(project, path.read_text(encoding="utf-8"))] == []
+def test_passing_fixture_loads_clean(projects, check_id, path):
+    assert [d.message for d in _load(projects, path.read_text(encoding="utf-8"))] == []
 
 
 def _examples():
@@ -88,8 +105,8 @@ def _examples():
 
 
 @pytest.mark.parametrize(("check", "example"), _examples())
-def test_docstring_examples_do_what_they_say(project, check, example):
-    found = _load(project, example.text)
+def test_docstring_examples_do_what_they_say(projects, check, example):
+    found = _load(projects, example.text)
     if example.verdict == "PASS":
         assert [d.message for d in found] == []
     else:

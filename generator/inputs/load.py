@@ -152,7 +152,7 @@ def _load_cluster(project: Project, name: str, checked: bool) -> Cluster:
     if not checked:
         from generator.inputs import consistency
 
-        found += consistency.run(spec, doc, facts)
+        found += consistency.run(spec, doc, facts, project.root)
     errors = [e for e in found if not isinstance(e, InputWarning)]
     if errors:
         raise InputErrors(errors)

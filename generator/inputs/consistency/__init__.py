@@ -14,8 +14,10 @@ IDs are ``IN`` and three digits, the hundreds the area: 1 the cluster's own fiel
 URLs, gitops, names), 2 GPUs and their quotas, 3 the network, 4 the nodes (tuning, storage,
 provisioning, provider), 5 queues and autoscaling. An ID, once published, keeps its meaning.
 
-``_MODULES`` is the registry, in the order ``explain``'s docs list them: a module that is not
-listed does not run, and a test checks the list against the modules on disk. ``_AREAS`` are
+``_MODULES`` is the registry, in the order the docs list them, and ``_PROJECT_MODULES`` the
+checks that also read where the project sits (``check(spec, doc, facts, root)``, ``root`` the
+project's folder): a module that is not listed does not run, and a test checks the lists
+against the modules on disk. ``_AREAS`` are
 the older per-area modules whose checks have no ID yet; they run the same way.
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from importlib import import_module
+from pathlib import Path
 from types import ModuleType
 
 from generator.errors import InputError
@@ -111,9 +114,14 @@ _AREAS = (
     "queues",
 )
 
-REGISTRY: tuple[ModuleType, ...] = tuple(import_module(f"{__name__}.{name}") for name in _MODULES)
+_PROJECT_MODULES = ("in111_gitops_path_not_in_repository",)
+
+_CHECKS = tuple(import_module(f"{__name__}.{name}") for name in _MODULES)
+_PROJECT_CHECKS = tuple(import_module(f"{__name__}.{name}") for name in _PROJECT_MODULES)
+REGISTRY: tuple[ModuleType, ...] = tuple(sorted(_CHECKS + _PROJECT_CHECKS, key=lambda check: check.ID))
 BY_ID: dict[str, ModuleType] = {check.ID: check for check in REGISTRY}
-MODULES: tuple[ModuleType, ...] = REGISTRY + tuple(import_module(f"{__name__}.{name}") for name in _AREAS)
+_AREA_MODULES = tuple(import_module(f"{__name__}.{name}") for name in _AREAS)
+MODULES: tuple[ModuleType, ...] = REGISTRY + _AREA_MODULES
 
 
 def check(check_id: str) -> ModuleType | None:
@@ -126,10 +134,13 @@ def _stamped(error: InputError, check_id: str) -> InputError:
     return error
 
 
-def run(spec: dict, doc: Located, facts: dict) -> list[InputError]:
+def run(spec: dict, doc: Located, facts: dict, root: Path) -> list[InputError]:
     errors: list[InputError] = []
-    for module in MODULES:
-        check_id = getattr(module, "ID", "")
-        errors.extend(_stamped(e, check_id) if check_id else e for e in module.check(spec, doc, facts))
+    for module in _CHECKS:
+        errors.extend(_stamped(e, module.ID) for e in module.check(spec, doc, facts))
+    for module in _PROJECT_CHECKS:
+        errors.extend(_stamped(e, module.ID) for e in module.check(spec, doc, facts, root))
+    for module in _AREA_MODULES:
+        errors.extend(module.check(spec, doc, facts))
     errors.sort(key=lambda e: (e.location.path, e.location.line, e.location.col))  # by file, then line
     return errors
