@@ -360,6 +360,9 @@ def test_nccl_test_is_a_suspended_bounded_two_node_template_the_namespace_admits
     assert pod["nodeSelector"] == pool["nodeSelector"]
     (container,) = pod["containers"]
     assert "--master-addr=$(JOB_NAME)-0.nccl-test-h100" in container["command"]
+    # the pool's secondary network, which lint's CL014 expects of a pod with the fabric
+    assert job["template"]["metadata"]["annotations"] == {"k8s.v1.cni.cncf.io/networks": "fabric-h100"}
+    assert find(objects, "NetworkAttachmentDefinition", "fabric-h100")[0]["metadata"]["namespace"] == "gpu-training"
     assert container["resources"]["limits"] == {"memory": "64Gi", "nvidia.com/gpu": 8, "rdma/ib": 1}
     assert container["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": ["IPC_LOCK"]}
     assert {"name": "NCCL_NET", "value": "IB"} in container["env"]

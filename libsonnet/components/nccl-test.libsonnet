@@ -66,7 +66,14 @@ function(params)
             activeDeadlineSeconds: p.deadlineSeconds,
             ttlSecondsAfterFinished: 3600,
             template: {
-              metadata: { labels: podLabels },
+              metadata: {
+                labels: podLabels,
+                // The pool's secondary network (components/fabric-networks.libsonnet), rendered in
+                // every namespace with baseline-ipc-lock, which the test's namespace is.
+                [if std.objectHas(pool.fabric, 'network') then 'annotations']: {
+                  'k8s.v1.cni.cncf.io/networks': fabric.attachmentName(pool),
+                },
+              },
               spec: {
                 restartPolicy: 'Never',
                 subdomain: name,
