@@ -96,7 +96,10 @@ def _render_fails(project, run, cluster, old, new, needle, message, hint):
     assert lines[at[0] + 1].startswith("  hint: ") and hint in lines[at[0] + 1], result.stderr
 
 
-AKS_FABRIC = "fabric: {type: infiniband, nics: 8, nicModel: ConnectX-7}"
+AKS_FABRIC = (
+    "fabric:\n      type: infiniband\n      nics: 8\n      nicModel: ConnectX-7\n"
+    "      network: {master: ib0, range: 192.168.64.0/18}"
+)
 EKS_FABRIC = "fabric: {type: efa, nics: 32, nicModel: EFA}"
 
 CASES = {
@@ -547,6 +550,7 @@ def _render_fails_text(project, run, cluster, text, needle, message):
 def test_a_fabric_network_no_namespace_uses_renders_nowhere_with_a_warning(project, run):
     path = project / "clusters" / ONPREM / "cluster.yaml"
     text = path.read_text(encoding="utf-8").replace("    podSecurity: baseline-ipc-lock\n", "", 1)
+    text = text.replace("fabric: {ncclTestNamespace: nvl-training}\n", "", 1)
     path.write_text(text, encoding="utf-8")
     result = run(project, "render", ONPREM)
     assert result.exit_code == 0, result.output
@@ -556,3 +560,91 @@ def test_a_fabric_network_no_namespace_uses_renders_nowhere_with_a_warning(proje
         and "no workload namespace uses the fabric" in result.stderr
     )
     assert not (project / "rendered" / ONPREM / "20-workloads" / "fabric-networks").exists()
+
+
+def _admitted(objects: list[dict], job: dict, namespace: str) -> None:
+    """Every admission policy bound to ``namespace`` admits ``job``."""
+    from generator.contract.model import Policy
+    from generator.lint.admission import judge
+
+    for policy in find(objects, "ValidatingAdmissionPolicy"):
+        name = policy["metadata"]["name"]
+        for binding in find(objects, "ValidatingAdmissionPolicyBinding", name):
+            selector = binding["spec"].get("matchResources", {}).get("namespaceSelector", {})
+            namespaces = tuple(v for e in selector.get("matchExpressions", []) for v in e["values"])
+            if namespaces and namespace not in namespaces:
+                continue
+            assert judge(Policy(name, policy["spec"], namespaces), job, namespace) == [], name
+
+
+def test_nccl_test_on_a_dra_pool_claims_the_gpus_and_keeps_off_nvlink(rendered):
+    objects = load_objects(rendered / ONPREM)
+    (pool,) = [p for p in spec_of(ONPREM)["nodePools"] if p["name"] == "gb200"]
+    (cron,) = find(objects, "CronJob", "nccl-test-gb200")
+    assert cron["metadata"]["namespace"] == "nvl-training" and cron["spec"]["suspend"] is True
+    job = cron["spec"]["jobTemplate"]["spec"]
+    assert (job["completions"], job["backoffLimit"], job["activeDeadlineSeconds"]) == (2, 0, 900)
+    pod = job["template"]["spec"]
+    assert pod["resourceClaims"] == [{"name": "gpus", "resourceClaimTemplateName": "nccl-test-gb200"}]
+    (container,) = pod["containers"]
+    resources = container["resources"]
+    # GPUs from the claim, none from the device plugin a DRA node does not run
+    assert resources["claims"] == [{"name": "gpus"}]
+    assert resources["limits"] == {"memory": "64Gi", "rdma/ib": 1}
+    assert "--nproc-per-node=4" in container["command"]
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    assert (env["NCCL_NET"], env["NCCL_MNNVL_ENABLE"]) == ("IB", "0")
+    (template,) = find(objects, "ResourceClaimTemplate", "nccl-test-gb200")
+    (request,) = template["spec"]["spec"]["devices"]["requests"]
+    exactly = request["exactly"]
+    assert (exactly["deviceClassName"], exactly["allocationMode"], exactly["count"]) == (
+        "gpu.nvidia.com",
+        "ExactCount",
+        4,
+    )
+    # the pool's own GPUs (as gpu-claims selects them): GB200, never B200
+    assert "gb200" in exactly["selectors"][0]["cel"]["expression"]
+    assert job["template"]["metadata"]["annotations"] == {"k8s.v1.cni.cncf.io/networks": "fabric-gb200"}
+    assert pool["gpu"]["allocation"] == "dra"
+    _admitted(objects, cron, "nvl-training")
+
+
+EKS_TRAINING = """  - namespace: batch-eval
+    type: batch
+    gpuVendor: amd
+    quota: {gpus: 8, pods: 64}
+"""
+
+
+def test_nccl_test_on_an_efa_pool_uses_aws_ofi_nccl_over_all_interfaces(project, run):
+    path = project / "clusters" / EKS / "cluster.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert EKS_TRAINING in text
+    text = text.replace(
+        EKS_TRAINING,
+        EKS_TRAINING
+        + "  - {namespace: llm-training, type: training, gpuVendor: nvidia, podSecurity: baseline-ipc-lock}\n",
+    )
+    path.write_text(text + "fabric: {ncclTestNamespace: llm-training}\n", encoding="utf-8")
+    result = run(project, "render", EKS)
+    assert result.exit_code == 0, result.output
+    objects = load_objects(project / "rendered" / EKS)
+    (cron,) = find(objects, "CronJob", "nccl-test-h100")
+    (container,) = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]
+    assert (
+        container["image"]
+        == "public.ecr.aws/deep-learning-containers/pytorch-training:2.8.0-gpu-py312-cu129-ubuntu22.04-ec2"
+    )
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    assert (env["NCCL_NET"], env["FI_PROVIDER"], env["FI_EFA_USE_DEVICE_RDMA"]) == ("AWS Libfabric", "efa", "1")
+    # every EFA interface of the p5.48xlarge, the EKS guide's huge pages (the pool reserves 10Gi)
+    assert container["resources"]["limits"] == {
+        "memory": "64Gi",
+        "nvidia.com/gpu": 8,
+        "vpc.amazonaws.com/efa": 32,
+        "hugepages-2Mi": "5120Mi",
+    }
+    assert container["resources"]["requests"] == {"cpu": "8", **container["resources"]["limits"]}
+    assert container["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": ["IPC_LOCK"]}
+    _admitted(objects, cron, "llm-training")
+    assert not find(objects, "CronJob", "nccl-test-a100-mig")  # MIG slices: no whole GPUs to test

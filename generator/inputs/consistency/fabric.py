@@ -21,7 +21,7 @@ pods that request its resource stay Pending for ever; so these are errors, at th
 - a workload namespace with ``podSecurity: baseline-ipc-lock`` only with the admission policies
   on: Pod Security admits everything there, and the ``fabric-pod-security`` policy is its guard;
 - ``fabric.ncclTestNamespace`` names such a workload namespace (the test's pods add IPC_LOCK);
-  a warning when no NVIDIA InfiniBand/RoCE pool with whole GPUs exists to test (nothing renders);
+  a warning when no NVIDIA pool with whole GPUs on a fabric exists to test (nothing renders);
 - a pool's secondary network (``fabric.network``) only on InfiniBand or RoCE (an EFA device has
   no netdev to attach), with a ``range`` and ``exclude`` the API server's parser accepts, each
   ``exclude`` inside the range, and the range overlapping no pod CIDR, the native routing CIDR,
@@ -121,12 +121,11 @@ def _check_ipc_lock(spec: dict, doc: Located) -> Iterator[InputError]:
 
 def _testable(pool: dict) -> bool:
     """Whether the NCCL test runs on ``pool`` (components/nccl-test.libsonnet): NVIDIA whole GPUs
-    from the device plugin, an InfiniBand or RoCE fabric."""
+    (from the device plugin or claimed through DRA), on a fabric."""
     gpu = pool.get("gpu") or {}
     return (
-        pool["fabric"]["type"] in ("infiniband", "roce")
+        pool["fabric"]["type"] != "none"
         and gpu.get("vendor") == "nvidia"
-        and gpu.get("allocation", "device-plugin") != "dra"
         and gpu.get("mig", {}).get("strategy", "none") == "none"
         and "timeSlicing" not in gpu
     )
@@ -148,8 +147,8 @@ def _check_nccl_test(spec: dict, doc: Located) -> Iterator[InputError]:
         )
     elif not any(_testable(pool) for pool in spec["nodePools"]):
         yield doc.warning(
-            "fabric.ncclTestNamespace is set, but no pool has NVIDIA whole GPUs (device plugin, no MIG or "
-            "time-slicing) on an infiniband or roce fabric: there is nothing to test",
+            "fabric.ncclTestNamespace is set, but no pool has NVIDIA whole GPUs (no MIG or time-slicing) on a "
+            "fabric: there is nothing to test",
             where,
             "remove fabric.ncclTestNamespace",
             at_value=True,
