@@ -1,4 +1,5 @@
-"""Cluster spec → checked file tree of ``rendered/<cluster>/``: evaluate → inflate the charts → lay out → check.
+"""Cluster spec → checked file tree of ``rendered/<cluster>/``: evaluate → inflate the charts → hydrate
+those the input asks for → lay out → check.
 
 Each step is its own module (``evaluation``, ``layout``, ``checks``); this one composes them
 for one cluster. Nothing is written here (``tree`` does that).
@@ -12,6 +13,7 @@ from generator.diagnostic import Diagnostic
 from generator.inputs.load import Cluster
 from generator.library import digests
 from generator.paths import Project
+from generator.render import hydrate
 from generator.render.charts import Previews, previews
 from generator.render.checks import check
 from generator.render.evaluation import Components, evaluate
@@ -55,7 +57,8 @@ def render_evaluated(
     """``render`` for components already evaluated (``evaluation.evaluate_many``)."""
     digests.check(cluster.spec, cluster.source, components)
     charts = previews(project, cluster, components)
-    tree = lay_out(project, cluster, components, charts.folders)
+    hydrated = hydrate.apply(project, cluster, components, charts)
+    tree = lay_out(project, cluster, components, charts.folders, hydrated)
     prefix = project.display(project.rendered / cluster.name)
     problems = [d for w in cluster.warnings for d in w.diagnostics]
     overrides = project.display(cluster.overrides) if cluster.overrides else ""
