@@ -40,7 +40,6 @@ import copy
 
 from generator.charts.inflate import REDACTED, REDACTED_B64
 from generator.charts.releases import ARGO_APPLICATION, FLUX_RELEASE, FLUX_REPOSITORY, Release
-from generator.errors import InputError
 from generator.inputs.load import Cluster
 from generator.paths import Project
 from generator.render.charts import Previews
