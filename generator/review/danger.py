@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from generator.kube import quantity
-from generator.review import workloads
+from generator.review import handover, workloads
 from generator.review.compare import Change, FieldChange
 from generator.review.objects import GITOPS, Identity, Placed
 
@@ -153,6 +153,12 @@ RULES = {
     "release": Rule(
         "any other Helm release removed or moved", "the release and everything it installed are uninstalled"
     ),
+    "hydrate": Rule(
+        "a Helm release switched between `preview` and `hydrated` (`gitops.charts`) without the `handover` step",
+        "to hydrated: the HelmRelease, kept on the cluster and not suspended, goes on reconciling and reverts the "
+        "objects the layer applies (an Argo CD Application goes on syncing them); back to preview: the layer prunes "
+        "the release's objects, pods and CRDs with their custom resources, before Helm installs them again",
+    ),
     "namespace": Rule("a Namespace removed or moved", "every object in it is deleted"),
     "storage": Rule(
         "a PersistentVolume, PersistentVolumeClaim or StorageClass removed or moved",
@@ -219,7 +225,22 @@ def classify(change: Change, pools: tuple[workloads.Pool, ...] = ()) -> list[Fin
     return _classify(change) + [Finding(level, reason) for level, reason in workloads.findings(change, pools)]
 
 
+def classify_all(changes: list[Change], pools: tuple[workloads.Pool, ...] = ()) -> list[list[Finding]]:
+    """``classify`` of each change, where a release switched between preview and hydrated
+    (``handover``) says so on its engine object's change, in place of what its removal or
+    addition would say alone."""
+    found = [classify(c, pools) for c in changes]
+    for i, switch in handover.findings(changes).items():
+        found[i] = [Finding(level, reason, rule) for level, reason, rule in switch]
+    return found
+
+
 def _classify(change: Change) -> list[Finding]:
+    if change.action == "moved" and change.before and change.before.layer == handover.PREVIEW_FOLDER:
+        return _updates(change)  # a preview object now applied by the layer: nothing was applied before
+    if change.action == "moved" and change.after and change.after.layer == handover.PREVIEW_FOLDER:
+        assert change.before is not None  # applied by the layer, now only previewed
+        return _removal(change.before, f"stops applying {change.identity} (its release's preview keeps it)", False)
     if change.action == "removed":
         assert change.before is not None
         return _removal(change.before, f"removes {change.identity}", moved=False)
