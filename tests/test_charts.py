@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -410,3 +411,120 @@ def test_lint_cluster_reads_the_device_classes_the_driver_chart_creates(locked, 
     assert "vfio.gpu.nvidia.com" in contract.device_classes
     assert "gpu.nvidia.com" in contract.device_classes
     assert not [c for c in contract.device_classes if c.startswith("compute-domain")]
+
+
+# --- hydrated mode and the hand-over ---------------------------------------------------------------
+
+
+def _modes(root: Path, cluster: str, **modes: str) -> None:
+    """Set ``gitops.charts`` of a cluster's input (its own file, under ``gitops:``)."""
+    config = root / "clusters" / cluster / "cluster.yaml"
+    text = config.read_text(encoding="utf-8")
+    block = "".join(f"\n    {release}: {mode}" for release, mode in modes.items())
+    text = re.sub(r"\n  charts:(\n    [^\n]*)*", "", text)
+    if "\ngitops:\n" in text:
+        text = text.replace("\ngitops:\n", f"\ngitops:\n  charts:{block}\n", 1)
+    else:  # the engine is set in a base: the cluster's own gitops block merges over it
+        text += f"gitops:\n  charts:{block}\n"
+    config.write_text(text, encoding="utf-8")
+
+
+def _commit(root: Path, message: str) -> None:
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", message)
+
+
+@needs_helm()
+def test_a_hydrated_release_replaces_its_engine_object_with_the_charts_objects_in_its_layer(committed, run):
+    tree = committed / "rendered" / CLUSTER
+    preview = {p.name: p.read_bytes() for p in (tree / "charts" / "keda").glob("*.yaml") if p.name != "kustomization.yaml"}
+    _modes(committed, CLUSTER, keda="hydrated")
+    assert run(committed, "render", CLUSTER).exit_code == 0
+    folder = tree / "00-crds-operators" / "keda"
+    assert not (tree / "charts" / "keda").exists()
+    assert not (folder / "helmrelease_flux-system_keda.yaml").exists()
+    assert not (folder / "helmrepository_flux-system_keda.yaml").exists()
+    for name, data in preview.items():  # byte for byte the reviewed objects, CRDs in the CRD layer
+        assert (folder / name).read_bytes() == data, name
+    assert "customresourcedefinition_scaledobjects.keda.sh.yaml" in preview
+    assert "deployment_keda_keda-operator.yaml" in preview  # namespaced, in the release's namespace
+    namespace = (folder / "namespace_keda.yaml").read_text(encoding="utf-8")
+    assert "kustomize.toolkit.fluxcd.io/prune: disabled" in namespace  # the engine created it; never pruned
+    assert "keda" in (tree / "00-crds-operators" / "kustomization.yaml").read_text(encoding="utf-8")
+    if shutil.which("kubectl"):
+        built = subprocess.run(["kubectl", "kustomize", str(tree)], capture_output=True, encoding="utf-8")
+        assert built.returncode == 0, built.stderr
+        assert "name: keda-operator\n" in built.stdout
+    _commit(committed, "keda: hydrated")
+    assert run(committed, "check", CLUSTER).exit_code == 0
+
+
+@needs_helm()
+def test_switching_to_hydrated_without_the_hand_over_is_a_danger_and_through_it_is_not(committed, run):
+    _modes(committed, CLUSTER, keda="hydrated")
+    assert run(committed, "render", CLUSTER).exit_code == 0
+    direct = run(committed, "diff", "--base", "HEAD", "--format", "markdown").output
+    assert "switches HelmRelease flux-system/keda's release to hydrated without the hand-over" in direct
+    assert "moves CustomResourceDefinition scaledobjects.keda.sh" not in direct  # never applied from the preview
+
+    _modes(committed, CLUSTER, keda="handover")
+    assert run(committed, "render", CLUSTER).exit_code == 0
+    release = committed / "rendered" / CLUSTER / "00-crds-operators" / "keda" / "helmrelease_flux-system_keda.yaml"
+    assert "suspend: true" in release.read_text(encoding="utf-8")
+    operator = committed / "rendered" / CLUSTER / "00-crds-operators" / "keda" / "deployment_keda_keda-operator.yaml"
+    text = operator.read_text(encoding="utf-8")
+    assert "meta.helm.sh/release-name: keda" in text and "kustomize.toolkit.fluxcd.io/prune: disabled" in text
+    step = run(committed, "diff", "--base", "HEAD", "--format", "markdown").output
+    assert "hands HelmRelease flux-system/keda's release over" in step
+    assert "without the hand-over" not in step
+    _commit(committed, "keda: hand-over")
+
+    _modes(committed, CLUSTER, keda="hydrated")
+    assert run(committed, "render", CLUSTER).exit_code == 0
+    done = run(committed, "diff", "--base", "HEAD", "--format", "markdown").output
+    assert "hydrates HelmRelease flux-system/keda's release" in done and "delete helmrelease keda" in done
+    assert "without the hand-over" not in done
+    _commit(committed, "keda: hydrated")
+
+    _modes(committed, CLUSTER, keda="preview")
+    assert run(committed, "render", CLUSTER).exit_code == 0
+    back = run(committed, "diff", "--base", "HEAD", "--format", "markdown")
+    assert "switches HelmRelease flux-system/keda's release back to preview without the hand-over" in back.output
+    assert run(committed, "check", "--base", "HEAD").exit_code == 1  # a danger to acknowledge
+
+
+@needs_helm()
+def test_the_argocd_hand_over_stops_automated_sync_and_a_hydrated_cilium_bootstraps_from_its_folder(committed, run):
+    cluster = "eks-mi300x-inference"
+    _modes(committed, cluster, keda="handover", cilium="hydrated")
+    assert run(committed, "render", cluster).exit_code == 0
+    tree = committed / "rendered" / cluster
+    keda = (tree / "00-crds-operators" / "keda" / "application_argocd_keda.yaml").read_text(encoding="utf-8")
+    assert "automated" not in keda and "selfHeal" not in keda
+    assert "argocd.argoproj.io/sync-options: Prune=false,Delete=false" in (
+        tree / "00-crds-operators" / "keda" / "deployment_keda_keda-operator.yaml"
+    ).read_text(encoding="utf-8")
+    assert not (tree / "bootstrap" / "cilium-values").exists()
+    install = (tree / "bootstrap" / "cilium-install").read_text(encoding="utf-8")
+    assert f"kubectl apply --server-side -k rendered/{cluster}/00-crds-operators/cilium" in install
+    assert (tree / "00-crds-operators" / "cilium" / "daemonset_kube-system_cilium.yaml").is_file()
+    review = run(committed, "diff", "--base", "HEAD", "--format", "markdown").output
+    assert "switches Application argocd/cilium's release to hydrated without the hand-over" in review
+
+
+@needs_helm()
+def test_hydrating_a_release_whose_chart_renders_secret_values_is_refused(committed, run):
+    _modes(committed, CLUSTER, cilium="hydrated")  # Hubble's certificates, generated by the chart
+    result = run(committed, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert f"clusters/{CLUSTER}/cluster.yaml:" in result.output
+    assert "renders Secret" in result.output and "never written to the tree" in result.output
+
+
+@needs_helm()
+def test_a_mode_for_a_release_the_cluster_does_not_inflate_is_one_input_error(committed, run):
+    _modes(committed, CLUSTER, nosuch="hydrated")
+    result = run(committed, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert f"clusters/{CLUSTER}/cluster.yaml:" in result.output and "'nosuch'" in result.output
+    assert "keda" in result.output  # the releases it could name
