@@ -38,6 +38,7 @@ class _Unit:
     engine: Change | None = None
     entering: list[Placed] = field(default_factory=list)  # chart objects now applied by the layer
     leaving: list[Placed] = field(default_factory=list)  # chart objects the layer no longer applies
+    staying: list[Placed] = field(default_factory=list)  # changed objects the layer goes on applying
 
 
 def _engine(placed: Placed | None) -> bool:
@@ -78,6 +79,8 @@ def _units(changes: list[Change]) -> dict[str, _Unit]:
             units.setdefault(now, _Unit()).entering.append(after)
         if before is not None and was is not None and was != now:
             units.setdefault(was, _Unit()).leaving.append(before)
+        if after is not None and now is not None and now == was:
+            units.setdefault(now, _Unit()).staying.append(after)
     return units
 
 
@@ -90,7 +93,7 @@ def findings(changes: list[Change]) -> dict[int, list[tuple[str, str, str]]]:
     index = {id(c): i for i, c in enumerate(changes)}
     for unit, found in sorted(_units(changes).items()):
         change = found.engine
-        if change is None or not (found.entering or found.leaving or _activity_changed(change)):
+        if change is None or not (found.entering or found.leaving or found.staying or _activity_changed(change)):
             continue
         before = change.before.obj if change.before else None
         after = change.after.obj if change.after else None
@@ -130,7 +133,7 @@ def findings(changes: list[Change]) -> dict[int, list[tuple[str, str, str]]]:
                     "",
                 )
             ]
-        elif after is None and before is not None and not active(before):
+        elif after is None and before is not None and not active(before) and (found.staying or found.entering):
             out[index[id(change)]] = [
                 (
                     NOTICE,
