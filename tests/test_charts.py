@@ -528,3 +528,24 @@ def test_a_mode_for_a_release_the_cluster_does_not_inflate_is_one_input_error(co
     assert result.exit_code == 2
     assert f"clusters/{CLUSTER}/cluster.yaml:" in result.output and "'nosuch'" in result.output
     assert "keda" in result.output  # the releases it could name
+
+
+def test_a_tree_rendered_before_the_lock_is_stale_once_the_lock_exists(tmp_path, run, own_cache):
+    """Its releases were not inflated for want of a lock: the sum file says so, and the lock
+    `charts pull` writes then makes the tree stale (it must hold the charts' objects now)."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    for name in ("clusters", "libsonnet", "schemas"):
+        shutil.copytree(REPO / name, root / name)
+    shutil.copy(REPO / ".gpu-gitops.yaml", root / ".gpu-gitops.yaml")
+    cluster = "gke-l4-inference"
+    assert run(root, "-q", "render", cluster).exit_code == 0
+    assert "chart none  clusters/charts.lock" in (root / "rendered" / cluster / ".gpu-gitops.sum").read_text()
+    _git(root, "init", "-q")
+    _commit(root, "no lock")
+    assert run(root, "check", cluster).exit_code == 0
+    assert run(root, "charts", "pull", "--from", str(CHARTS)).exit_code == 0
+    _commit(root, "lock")
+    checked = run(root, "check", cluster)
+    assert checked.exit_code == 1, checked.output
+    assert cluster in checked.output

@@ -33,6 +33,7 @@ class Previews:
     folders: dict[str, list[dict]] = field(default_factory=dict)
     entries: list[lock.Entry] = field(default_factory=list)
     releases: dict[str, Release] = field(default_factory=dict)  # by folder
+    unlocked: bool = False  # the tree renders releases, but the project has no lock: none inflated
 
 
 @functools.lru_cache(maxsize=64)
@@ -59,6 +60,7 @@ def previews(project: Project, cluster: Cluster, components: dict[str, list[dict
     found = find(components)
     result = Previews()
     if entries is None or not found:
+        result.unlocked = bool(found)
         return result
     shown = project.display(project.chart_lock)
     used = [(release, inflate.lock_entry(release, entries, shown)) for release in found]
