@@ -636,3 +636,45 @@ def test_git_runs_no_program_the_repository_config_names(repo, run, args):
     result = run(repo, *args)
     assert result.exit_code in (0, 1), result.output
     assert not marker.exists(), marker.read_text(encoding="utf-8")
+
+
+# --- a CRD whose schema accepts less -------------------------------------------------------
+
+
+def _crd(spec_properties: dict) -> dict:
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": spec_properties}}}
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"kind": "Widget", "plural": "widgets"},
+            "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}],
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "said"),
+    [
+        ({"size": {"type": "integer"}, "mode": {"type": "string"}}, {"mode": {"type": "string"}}, ".spec.size removed"),
+        ({"mode": {"type": "string", "enum": ["a", "b"]}}, {"mode": {"type": "string", "enum": ["a"]}}, "enum loses b"),
+        ({"size": {"type": "integer"}}, {"size": {"type": "string"}}, "type integer → string"),
+        ({"mode": {"type": "string"}}, {"mode": {"type": "string", "enum": ["a"]}}, ".spec.mode now one of a"),
+    ],
+)
+def test_a_crd_schema_narrowed_in_a_bump_is_a_danger(before, after, said):
+    from generator.review.compare import Change, diff
+    from generator.review.danger import DANGER, classify
+    from generator.review.objects import Identity, Placed
+
+    ident = Identity("apiextensions.k8s.io", "CustomResourceDefinition", "", "widgets.example.com")
+    path = "charts/widgets/customresourcedefinition_widgets.example.com.yaml"
+    old, new = _crd(before), _crd(after)
+    narrowed = Change("changed", ident, Placed(ident, path, old), Placed(ident, path, new), diff(old, new))
+    (finding,) = classify(narrowed)
+    assert finding.level == DANGER and finding.rule == "crd" and said in finding.reason, finding.reason
+    widened = Change("changed", ident, narrowed.after, narrowed.before, diff(new, old))
+    assert (classify(widened) == []) is ("type" not in said)  # a type changed back is changed again

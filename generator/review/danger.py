@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from generator.kube import quantity
-from generator.review import handover, workloads
+from generator.review import crdschema, handover, workloads
 from generator.review.compare import Change, FieldChange
 from generator.review.objects import GITOPS, Identity, Placed
 
@@ -140,9 +140,11 @@ class Rule:
 # the table is generated from this (``gpu-gitops docs``), and a danger always names its row.
 RULES = {
     "crd": Rule(
-        "a CustomResourceDefinition removed or moved, or a served version dropped",
+        "a CustomResourceDefinition removed or moved, a served version dropped, or its schema narrowed (a field "
+        "removed, an enum shrunk, a type changed)",
         "the API server deletes every custom resource of the kind; objects stored in a dropped version can no "
-        "longer be read",
+        "longer be read; a removed field is pruned from stored objects, a value the new schema refuses fails every "
+        "create and change of it",
     ),
     "cni": Rule(
         "the CNI's release (Cilium) removed, prune-protected or not, or moved",
@@ -389,6 +391,19 @@ def _updates(change: Change) -> list[Finding]:
                     DANGER,
                     f"drops version(s) {', '.join(sorted(gone))} of {ident}: objects stored in "
                     "them can no longer be read",
+                    "crd",
+                )
+            )
+        narrower = crdschema.narrowed(change.before.obj, change.after.obj)
+        if narrower:
+            more = len(narrower) - crdschema.SHOWN
+            out.append(
+                Finding(
+                    DANGER,
+                    f"narrows {ident}'s schema ({'; '.join(narrower[: crdschema.SHOWN])}"
+                    + (f"; {more} more" if more > 0 else "")
+                    + "): a removed field is pruned from the stored objects as they are read, and a value the "
+                    "new schema refuses fails every create and every change of it",
                     "crd",
                 )
             )
