@@ -437,7 +437,9 @@ def _commit(root: Path, message: str) -> None:
 @needs_helm()
 def test_a_hydrated_release_replaces_its_engine_object_with_the_charts_objects_in_its_layer(committed, run):
     tree = committed / "rendered" / CLUSTER
-    preview = {p.name: p.read_bytes() for p in (tree / "charts" / "keda").glob("*.yaml") if p.name != "kustomization.yaml"}
+    preview = {
+        p.name: p.read_bytes() for p in (tree / "charts" / "keda").glob("*.yaml") if p.name != "kustomization.yaml"
+    }
     _modes(committed, CLUSTER, keda="hydrated")
     assert run(committed, "render", CLUSTER).exit_code == 0
     folder = tree / "00-crds-operators" / "keda"
@@ -549,3 +551,46 @@ def test_a_tree_rendered_before_the_lock_is_stale_once_the_lock_exists(tmp_path,
     checked = run(root, "check", cluster)
     assert checked.exit_code == 1, checked.output
     assert cluster in checked.output
+
+
+# --- chart CRDs as schemas --------------------------------------------------------------------------
+
+
+def test_the_crds_a_chart_installs_are_the_schemas_of_the_custom_resources_at_that_version():
+    from generator.render.charts import Previews, crd_schemas
+    from generator.validate.validator import SchemaValidator
+
+    def crd(modes: list[str]) -> dict:
+        spec = {"type": "object", "properties": {"mode": {"type": "string", "enum": modes}}}
+        return {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.charted.example.com"},
+            "spec": {
+                "group": "charted.example.com",
+                "names": {"kind": "Widget", "plural": "widgets"},
+                "scope": "Namespaced",
+                "versions": [
+                    {
+                        "name": "v1",
+                        "served": True,
+                        "storage": True,
+                        "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec}}},
+                    }
+                ],
+            },
+        }
+
+    def widget(mode: str) -> dict:
+        meta = {"name": "w", "namespace": "default"}
+        return {"apiVersion": "charted.example.com/v1", "kind": "Widget", "metadata": meta, "spec": {"mode": mode}}
+
+    base = SchemaValidator("1.32")
+    assert [p.kind for p in base.check(widget("fast"))] == ["missing-schema"]
+    old = base.with_schemas(crd_schemas(Previews(folders={"charts/widgets": [crd(["fast", "slow"])]})))
+    assert old.check(widget("fast")) == []
+    new = old.with_schemas(crd_schemas(Previews(folders={"charts/widgets": [crd(["slow"])]})))
+    (problem,) = new.check(widget("fast"))  # exactly the installed version's schema
+    assert problem.kind == "invalid" and problem.path == ("spec", "mode")
+    assert old.check(widget("fast")) == [] and [p.kind for p in base.check(widget("fast"))] == ["missing-schema"]
+    assert [p.kind for p in old.check({**widget("fast"), "extra": 1})] == ["invalid"]  # strict, as imported

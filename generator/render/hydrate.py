@@ -70,7 +70,11 @@ def apply(project: Project, cluster: Cluster, components: dict[str, list[dict]],
         if mode != PREVIEW and name not in by_name:
             raise cluster.source.error(
                 f"gitops.charts names release {name!r}, which this cluster does not inflate"
-                + ("" if project.chart_lock.is_file() else f" (the project has no {project.display(project.chart_lock)})"),
+                + (
+                    ""
+                    if project.chart_lock.is_file()
+                    else f" (the project has no {project.display(project.chart_lock)})"
+                ),
                 ("gitops", "charts", name),
                 hint="name a Helm release the cluster renders ("
                 + (", ".join(sorted(by_name)) or "none")
@@ -141,7 +145,10 @@ def _unused_repository(obj: dict, engine: dict, components: dict[str, list[dict]
         return False
     ref = engine["spec"]["chart"]["spec"]["sourceRef"]
     meta = obj["metadata"]
-    if (meta.get("name"), meta.get("namespace")) != (ref.get("name"), ref.get("namespace", engine["metadata"]["namespace"])):
+    if (meta.get("name"), meta.get("namespace")) != (
+        ref.get("name"),
+        ref.get("namespace", engine["metadata"]["namespace"]),
+    ):
         return False
     return not any(
         _identity(o) == FLUX_RELEASE
@@ -195,6 +202,7 @@ def _no_secret_values(cluster: Cluster, release: Release, objects: list[dict]) -
 
 def _no_clash(cluster: Cluster, release: Release, own: list[dict], objects: list[dict]) -> None:
     """A chart object that the component renders itself too would be applied twice."""
+
     def key(o: dict) -> tuple:
         return (*_identity(o), o["metadata"].get("namespace", ""), o["metadata"].get("name"))
 
