@@ -355,7 +355,7 @@ def test_secret_values_are_never_kept(tmp_path, own_cache):
     store.add(data)
     entry = lock.Entry("https://charts.example.com", "demo", "1.0.0", store.digest(data))
     (secret,) = inflate.inflate(_release(), entry, FACTS)
-    assert secret["data"] == {"key": inflate._REDACTED_B64}
+    assert secret["data"] == {"key": inflate.REDACTED_B64}
 
 
 @needs_helm()
