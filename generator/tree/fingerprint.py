@@ -383,9 +383,37 @@ def _is_fresh(
     if on_disk != sorted(outputs) or (modes and not _modes_ok(target, files, dirs)):
         return False
     try:
-        return all(_digest(os.path.join(target, rel)) == outputs[rel] for rel in on_disk)
+        if os.open not in os.supports_dir_fd:
+            return all(_digest(os.path.join(target, rel)) == outputs[rel] for rel in on_disk)
+        return _all_match(target, on_disk, outputs)
     except OSError:
         return False
+
+
+def _all_match(folder: str, rels: list[str], expected: dict[str, str]) -> bool:
+    """Whether every file's sha256 is the expected one. The files are opened relative to the
+    folder's descriptor (no path joined or walked again for each) and a file shorter than the
+    read size is read in one call (a regular file's read is short only at its end): a no-op
+    check reads every file of a fleet, tens of thousands with the charts' previews."""
+    size = 1 << 20
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    top = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        for rel in rels:
+            fd = os.open(rel, flags, dir_fd=top)
+            try:
+                chunk = os.read(fd, size)
+                digest = hashlib.sha256(chunk)
+                while len(chunk) == size:
+                    chunk = os.read(fd, size)
+                    digest.update(chunk)
+            finally:
+                os.close(fd)
+            if digest.hexdigest() != expected[rel]:
+                return False
+        return True
+    finally:
+        os.close(top)
 
 
 def fresh(
