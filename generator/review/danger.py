@@ -232,7 +232,7 @@ def classify_all(changes: list[Change], pools: tuple[workloads.Pool, ...] = ()) 
     (``handover``) says so on its engine object's change, in place of what its removal or
     addition would say alone."""
     found = [classify(c, pools) for c in changes]
-    for i, switch in handover.findings(changes).items():
+    for i, switch in handover.findings(changes, protected).items():
         found[i] = [Finding(level, reason, rule) for level, reason, rule in switch]
     return found
 

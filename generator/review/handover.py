@@ -21,11 +21,13 @@ say alone (a removed prune-protected HelmRelease left "unmanaged" is, here, mana
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from generator.review.compare import Change
 from generator.review.objects import Placed
 
+DANGER, NOTICE = "danger", "notice"  # as danger.py names them
 PREVIEW_FOLDER = "charts"  # render.charts.FOLDER: inflated objects no engine applies
 _ENGINE = {("helm.toolkit.fluxcd.io", "HelmRelease"), ("argoproj.io", "Application")}
 _REPOSITORY = ("source.toolkit.fluxcd.io", "HelmRepository")
@@ -84,11 +86,10 @@ def _units(changes: list[Change]) -> dict[str, _Unit]:
     return units
 
 
-def findings(changes: list[Change]) -> dict[int, list[tuple[str, str, str]]]:
+def findings(changes: list[Change], protected: Callable[[dict], bool]) -> dict[int, list[tuple[str, str, str]]]:
     """Per index of an engine object's change that is part of a switch: (level, reason, rule)
-    findings that replace its own."""
-    from generator.review.danger import DANGER, NOTICE, protected
-
+    findings that replace its own; ``protected`` says whether the engine keeps an object that
+    leaves Git (``danger.protected``)."""
     out: dict[int, list[tuple[str, str, str]]] = {}
     index = {id(c): i for i, c in enumerate(changes)}
     for unit, found in sorted(_units(changes).items()):
