@@ -594,3 +594,27 @@ def test_the_crds_a_chart_installs_are_the_schemas_of_the_custom_resources_at_th
     assert problem.kind == "invalid" and problem.path == ("spec", "mode")
     assert old.check(widget("fast")) == [] and [p.kind for p in base.check(widget("fast"))] == ["missing-schema"]
     assert [p.kind for p in old.check({**widget("fast"), "extra": 1})] == ["invalid"]  # strict, as imported
+
+
+@needs_helm()
+def test_every_privileged_chart_container_is_listed_with_why(locked):
+    """docs/charts.md lists each release's privileged containers (of the examples) with the reason:
+    a chart bump that brings one, or drops one, fails here until the table says so."""
+    from generator.yamlio.read import load
+
+    found = set()
+    for path in (locked / "rendered").glob("*/charts/*/*.yaml"):
+        obj = load(path.read_text(encoding="utf-8"))
+        spec = ((obj.get("spec") or {}).get("template") or {}).get("spec") or {}
+        for container in (spec.get("initContainers") or []) + (spec.get("containers") or []):
+            if (container.get("securityContext") or {}).get("privileged") is True:
+                workload = f"{obj['kind']} {obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}"
+                found.add((path.parent.name, workload, container["name"]))
+    text = (REPO / "docs" / "charts.md").read_text(encoding="utf-8")
+    section = text.split("## Privileged chart pods", 1)[1].split("\n## ", 1)[0]
+    listed = set()
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 4 and cells[0] != "release" and not set(cells[0]) <= {"-"}:
+            listed |= {(cells[0], cells[1], c.strip()) for c in cells[2].split(",")}
+    assert found == listed
