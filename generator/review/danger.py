@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from generator.kube import quantity
-from generator.review import workloads
+from generator.review import crdschema, handover, workloads
 from generator.review.compare import Change, FieldChange
 from generator.review.objects import GITOPS, Identity, Placed
 
@@ -147,9 +147,11 @@ class Rule:
 # the table is generated from this (``gpu-gitops docs``), and a danger always names its row.
 RULES = {
     "crd": Rule(
-        "a CustomResourceDefinition removed or moved, or a served version dropped",
+        "a CustomResourceDefinition removed or moved, a served version dropped, or its schema narrowed (a field "
+        "removed, an enum shrunk, a type changed)",
         "the API server deletes every custom resource of the kind; objects stored in a dropped version can no "
-        "longer be read",
+        "longer be read; a removed field is pruned from stored objects, a value the new schema refuses fails every "
+        "create and change of it",
     ),
     "cni": Rule(
         "the CNI's release (Cilium) removed, prune-protected or not, or moved",
@@ -159,6 +161,12 @@ RULES = {
     ),
     "release": Rule(
         "any other Helm release removed or moved", "the release and everything it installed are uninstalled"
+    ),
+    "hydrate": Rule(
+        "a Helm release switched between `preview` and `hydrated` (`gitops.charts`) without the `handover` step",
+        "to hydrated: the HelmRelease, kept on the cluster and not suspended, goes on reconciling and reverts the "
+        "objects the layer applies (an Argo CD Application goes on syncing them); back to preview: the layer prunes "
+        "the release's objects, pods and CRDs with their custom resources, before Helm installs them again",
     ),
     "namespace": Rule("a Namespace removed or moved", "every object in it is deleted"),
     "storage": Rule(
@@ -229,7 +237,22 @@ def classify(change: Change, pools: tuple[workloads.Pool, ...] = ()) -> list[Fin
     return _classify(change) + [Finding(level, reason) for level, reason in workloads.findings(change, pools)]
 
 
+def classify_all(changes: list[Change], pools: tuple[workloads.Pool, ...] = ()) -> list[list[Finding]]:
+    """``classify`` of each change, where a release switched between preview and hydrated
+    (``handover``) says so on its engine object's change, in place of what its removal or
+    addition would say alone."""
+    found = [classify(c, pools) for c in changes]
+    for i, switch in handover.findings(changes, protected).items():
+        found[i] = [Finding(level, reason, rule) for level, reason, rule in switch]
+    return found
+
+
 def _classify(change: Change) -> list[Finding]:
+    if change.action == "moved" and change.before and change.before.layer == handover.PREVIEW_FOLDER:
+        return _updates(change)  # a preview object now applied by the layer: nothing was applied before
+    if change.action == "moved" and change.after and change.after.layer == handover.PREVIEW_FOLDER:
+        assert change.before is not None  # applied by the layer, now only previewed
+        return _removal(change.before, f"stops applying {change.identity} (its release's preview keeps it)", False)
     if change.action == "removed":
         assert change.before is not None
         return _removal(change.before, f"removes {change.identity}", moved=False)
@@ -378,6 +401,19 @@ def _updates(change: Change) -> list[Finding]:
                     DANGER,
                     f"drops version(s) {', '.join(sorted(gone))} of {ident}: objects stored in "
                     "them can no longer be read",
+                    "crd",
+                )
+            )
+        narrower = crdschema.narrowed(change.before.obj, change.after.obj)
+        if narrower:
+            more = len(narrower) - crdschema.SHOWN
+            out.append(
+                Finding(
+                    DANGER,
+                    f"narrows {ident}'s schema ({'; '.join(narrower[: crdschema.SHOWN])}"
+                    + (f"; {more} more" if more > 0 else "")
+                    + "): a removed field is pruned from the stored objects as they are read, and a value the "
+                    "new schema refuses fails every create and every change of it",
                     "crd",
                 )
             )

@@ -109,6 +109,7 @@ _MODULES = (
 )
 
 _AREAS = (
+    "fabric",
     "network",
     "provisioning",
     "queues",

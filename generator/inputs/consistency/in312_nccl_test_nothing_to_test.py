@@ -1,7 +1,7 @@
 """``fabric.ncclTestNamespace`` is set, but no pool is one the NCCL test runs on.
 
 Rationale: the NCCL test (``libsonnet/components/nccl-test.libsonnet``) runs on NVIDIA whole
-GPUs from the device plugin (no DRA, no MIG, no time-slicing) on an InfiniBand or RoCE fabric;
+GPUs (from the device plugin or claimed through DRA; no MIG, no time-slicing) on a fabric;
 with no such pool nothing renders, and the setting promises a test that does not exist.
 
 Fix: remove ``fabric.ncclTestNamespace``.
@@ -55,12 +55,11 @@ SUMMARY = "fabric.ncclTestNamespace without a pool the NCCL test runs on"
 
 def _testable(pool: dict) -> bool:
     """Whether the NCCL test runs on ``pool`` (components/nccl-test.libsonnet): NVIDIA whole GPUs
-    from the device plugin, an InfiniBand or RoCE fabric."""
+    (from the device plugin or claimed through DRA), on a fabric."""
     gpu = pool.get("gpu") or {}
     return (
-        pool["fabric"]["type"] in ("infiniband", "roce")
+        pool["fabric"]["type"] != "none"
         and gpu.get("vendor") == "nvidia"
-        and gpu.get("allocation", "device-plugin") != "dra"
         and gpu.get("mig", {}).get("strategy", "none") == "none"
         and "timeSlicing" not in gpu
     )
@@ -75,8 +74,8 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
         return  # IN311's
     if not any(_testable(pool) for pool in spec["nodePools"]):
         yield doc.warning(
-            "fabric.ncclTestNamespace is set, but no pool has NVIDIA whole GPUs (device plugin, no MIG or "
-            "time-slicing) on an infiniband or roce fabric: there is nothing to test",
+            "fabric.ncclTestNamespace is set, but no pool has NVIDIA whole GPUs (no MIG or time-slicing) on a "
+            "fabric: there is nothing to test",
             ("fabric", "ncclTestNamespace"),
             "remove fabric.ncclTestNamespace",
             at_value=True,

@@ -90,6 +90,8 @@ _MODULES = (
     "cl011_queue_not_found",
     "cl012_queue_never_admits",
     "cl013_topology_level_unknown",
+    "cl014_network_attachment_missing",
+    "cl015_fabric_on_wrong_pool",
     "lint001_bad_suppression",
 )
 
