@@ -1,6 +1,6 @@
 """IP addresses, CIDRs, ports and DNS names judged as the Kubernetes API server judges them.
 
-One implementation for the input checks (``inputs.consistency.addresses``) and the lint rule
+One implementation for the input checks (IN101, IN102) and the lint rule
 that reads rendered NetworkPolicies, CiliumNetworkPolicies and Services (K8S005), so an
 address render accepts is one the cluster accepts, and lint says the same of it.
 
@@ -24,6 +24,8 @@ earlier releases behave as its non-strict path):
   trailing or doubled ``-``). A NetworkPolicy ``endPort`` needs a numeric ``port`` no larger.
 - A DNS name is an RFC 1123 subdomain (``IsDNS1123Subdomain``): at most 253 characters,
   lowercase labels of ``a-z0-9-`` not starting or ending with ``-``, each at most 63.
+- A URL (KEDA's Prometheus address, a Git repository) is one Go's ``net/url.Parse`` takes, with
+  a host: it refuses an unclosed ``[`` and a port that is no number in range (``url_problem``).
 
 May import: nothing of generator.
 """
@@ -33,6 +35,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 REFUSED = "refused"
 AMBIGUOUS = "ambiguous"
@@ -214,3 +217,23 @@ def host_problems(value: object) -> list[Problem]:
     if isinstance(value, str) and (":" in value or re.fullmatch(r"[0-9.]+", value)):
         return ip_problems(value)
     return dns_name_problems(value.lower() if isinstance(value, str) else value)
+
+
+_BAD_PORT = "the port is not a number from 1 to 65535"
+
+
+def url_problem(url: str) -> str:
+    """Why ``url`` cannot be parsed into a scheme, a host and a port ('' when it can)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # a port that is no number, or out of range, raises here
+    except ValueError as exc:
+        return "an unclosed '[' in the host" if "IPv6" in str(exc) else _BAD_PORT
+    if not parts.hostname:
+        return "it names no host"
+    return _BAD_PORT if port == 0 else ""
+
+
+def url_host(url: str) -> str:
+    """The host of ``url`` ('' for one ``url_problem`` refuses)."""
+    return "" if url_problem(url) else urlsplit(url).hostname or ""

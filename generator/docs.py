@@ -11,7 +11,9 @@
   ``generator.lint.rules.REGISTRY``, the rule modules in order, each with ``ID``, ``SEVERITY``,
   ``SUMMARY``, its ``OPTIONS`` and a docstring (what it finds, rationale, fix) published as
   written, its PASS/FAIL examples as YAML blocks.
-
+- ``docs/input-checks.md`` from the input check registry, ``generator.inputs.consistency.REGISTRY``,
+  the same way: ``ID``, ``SEVERITY``, ``SUMMARY``, the docstring, its PASS/FAIL ``cluster.yaml``
+  examples.
 - the danger table of ``docs/gitops.md`` (between its ``danger-table`` markers, the rest of
   that page written by hand) from ``generator.review.danger.RULES``, the rows the review's
   classifier names in each danger it reports.
@@ -19,7 +21,7 @@
 ``gpu-gitops docs`` writes them; ``gpu-gitops docs --check`` (and a test) fails when a
 committed copy differs from what the sources give.
 
-May import: generator.paths, generator.replace, generator.inputs, generator.library, generator.lint, generator.review.
+May import: generator.paths, generator.replace, generator.ruledoc, generator.inputs, generator.library, generator.lint, generator.review.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ import importlib
 import json
 from pathlib import Path
 
-from generator.inputs import contract
+from generator import ruledoc
+from generator.inputs import consistency, contract
 from generator.inputs.merge import MERGE_KEY
 from generator.inputs.schemaref import resolve_ref
 from generator.library import versions
@@ -249,17 +252,25 @@ def rule_registry() -> list | None:
     return list(module.REGISTRY)
 
 
+def _rule_index(rules: list) -> list[str]:
+    lines = ["| ID | Severity | Summary |", "|---|---|---|"]
+    return lines + [
+        f"| [`{rule.ID}`](#{rule.ID.lower()}) | {rule.SEVERITY} | {_cell(rule.SUMMARY)} |" for rule in rules
+    ]
+
+
+def _examples_markdown(found: list[ruledoc.Example]) -> list[str]:
+    return [f"{'Passes' if e.verdict == 'PASS' else 'Fails'}:\n\n```yaml\n{e.text}```\n" for e in found]
+
+
 def rules_markdown(rules: list) -> str:
-    from generator.lint import examples, options  # only in a build with a linter
+    from generator.lint import options  # only in a build with a linter
 
     lines = [HEADER.format(source="the rule modules in `generator/lint/rules/`"), "# Lint rules\n"]
-    lines.append("| ID | Severity | Summary |")
-    lines.append("|---|---|---|")
-    for rule in rules:
-        lines.append(f"| [`{rule.ID}`](#{rule.ID.lower()}) | {rule.SEVERITY} | {_cell(rule.SUMMARY)} |")
+    lines += _rule_index(rules)
     for rule in rules:
         lines.append(f"\n## {rule.ID}\n\n**{rule.SEVERITY}**: {rule.SUMMARY}\n")
-        prose, found = examples.split(rule.__doc__)
+        prose, found = ruledoc.split(rule.__doc__)
         if prose:
             lines.append(prose + "\n")
         declared = options.declared(rule)
@@ -271,9 +282,29 @@ def rules_markdown(rules: list) -> str:
                 default = "" if option.default is None else f"`{json.dumps(option.default)}`"
                 lines.append(f"| `{name}` | {_cell(_type(option.schema))} | {default} | {_cell(option.description)} |")
             lines.append("")
-        for example in found:
-            verdict = "Passes" if example.verdict == "PASS" else "Fails"
-            lines.append(f"{verdict}:\n\n```yaml\n{example.text}```\n")
+        lines += _examples_markdown(found)
+    return "\n".join(lines) + "\n"
+
+
+INPUT_CHECKS_INTRO = """\
+`render`, `check` and `diff` run these checks on each cluster's input after its schema and its
+defaults: what no single field can say. A problem is reported at the line of the input
+(cluster or base) that set the value, with the check's ID, e.g.
+`clusters/x/cluster.yaml:12:5: error: ... [IN101]`; `gpu-gitops explain IN101` prints the
+check's page below. An error stops the cluster's render (exit 2); a warning is printed and the
+cluster renders.
+"""
+
+
+def input_checks_markdown(checks: list) -> str:
+    lines = [HEADER.format(source="the check modules in `generator/inputs/consistency/`"), "# Input checks\n"]
+    lines += [INPUT_CHECKS_INTRO]
+    lines += _rule_index(checks)
+    for check in checks:
+        lines.append(f"\n## {check.ID}\n\n**{check.SEVERITY}**: {check.SUMMARY}\n")
+        prose, found = ruledoc.split(check.__doc__)
+        lines.append(prose + "\n")
+        lines += _examples_markdown(found)
     return "\n".join(lines) + "\n"
 
 
@@ -318,6 +349,7 @@ def generated(project: Project) -> dict[Path, str]:
             json.loads((project.libsonnet / "providers.json").read_text(encoding="utf-8"))
         ),
     }
+    docs[project.root / "docs" / "input-checks.md"] = input_checks_markdown(list(consistency.REGISTRY))
     rules = rule_registry()
     if rules is not None:
         docs[project.root / "docs" / "rules.md"] = rules_markdown(rules)

@@ -9,6 +9,8 @@ from conftest import REPO
 DOC = REPO / "docs" / "architecture.md"
 RULES = "generator/lint/rules"
 RULE_ROW = f"{RULES}/<id>_<name>.py"  # the one row that stands for every rule module (docs/rules.md lists them)
+CHECKS = "generator/inputs/consistency"
+CHECK_ROW = f"{CHECKS}/<id>_<name>.py"  # the same for the input checks (docs/input-checks.md)
 
 
 def _map_rows(text: str) -> set[str]:
@@ -25,7 +27,8 @@ def _expected_rows() -> set[str]:
         if "__pycache__" in rel or "/_data/" in rel or path.is_dir() or path.name == "py.typed" or built:
             continue
         in_rules = rel.startswith(RULES + "/") and path.name != "__init__.py"
-        expected.add(RULE_ROW if in_rules else rel)
+        is_check = rel.startswith(CHECKS + "/in") and path.suffix == ".py"
+        expected.add(RULE_ROW if in_rules else CHECK_ROW if is_check else rel)
     expected.add("generator/_data/")
     for path in sorted((REPO / "libsonnet").rglob("*")):
         if path.is_file():
@@ -44,7 +47,7 @@ def test_module_map_check_sees_a_missing_module():
     assert "| `generator/tree/write.py` |" in text
     rows = _map_rows(text.replace("| `generator/tree/write.py` |", "| tree |"))
     assert "generator/tree/write.py" in _expected_rows() - rows
-    assert RULE_ROW in _expected_rows()
+    assert RULE_ROW in _expected_rows() and CHECK_ROW in _expected_rows()
 
 
 def test_readme_links_the_architecture_doc():
@@ -105,4 +108,7 @@ def test_dangling_path_check_sees_a_moved_module():
         "generator/consistency/gpu.py",
         "generator.tree.nothing.here",
     ]
-    assert _dangling("see generator/inputs/consistency/gpu.py and generator.tree.write.read_tree") == []
+    assert (
+        _dangling("see generator/inputs/consistency/in212_mig_layout_invalid.py and generator.tree.write.read_tree")
+        == []
+    )

@@ -695,9 +695,9 @@ def _line_in(path: Path, needle: str) -> int:
     ],
 )
 def test_what_makes_a_url_unusable(url, why):
-    from generator.inputs.consistency import urls
+    from generator.addresses import url_problem
 
-    assert urls.problem(url) == why
+    assert url_problem(url) == why
 
 
 def test_the_provider_disk_pattern_is_no_default_for_nodes_it_does_not_offer(project, run):

@@ -351,8 +351,7 @@ def test_validation_and_quota_checks_count_capacity_alike(rendered):
     agree on what a pool advertises, or a passing node would not honour a passing quota."""
     from conftest import EXAMPLES
 
-    from generator.inputs.consistency.dra import device_capacity
-    from generator.inputs.consistency.workloads import advertised_per_gpu, gpu_resource
+    from generator.inputs.advertised import advertised_per_gpu, device_capacity, gpu_resource
     from generator.inputs.load import load_cluster
     from generator.paths import Project
 

@@ -95,7 +95,7 @@ def test_the_aks_example_states_its_nodes_memory_and_fits():
     from conftest import REPO
     from ruamel.yaml import YAML
 
-    from generator.inputs.consistency.hugepages import per_node
+    from generator.inputs.advertised import hugepages_per_node as per_node
     from generator.kube.quantity import parse
 
     pools = YAML(typ="safe").load((REPO / "clusters" / AKS / "cluster.yaml").read_text(encoding="utf-8"))["nodePools"]

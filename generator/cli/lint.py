@@ -296,41 +296,47 @@ def _passed_by_note(ctx: Context, files: list[str]) -> None:
 
 
 def rules(args: RulesArgs) -> int:
-    """Print the lint rules: ID, default severity, name and summary."""
+    """Print the lint rules, then the input checks: ID, default severity, name and summary."""
+    from generator.inputs import consistency
     from generator.lint.rules import REGISTRY
 
+    listed = REGISTRY + consistency.REGISTRY
     if args.as_json:
         import json
 
         click.echo(
             json.dumps(
-                [{"id": r.ID, "name": r.NAME, "severity": r.SEVERITY, "summary": r.SUMMARY} for r in REGISTRY], indent=2
+                [{"id": r.ID, "name": r.NAME, "severity": r.SEVERITY, "summary": r.SUMMARY} for r in listed], indent=2
             )
         )
         return EXIT_OK
-    for r in REGISTRY:
+    for r in listed:
         click.echo(f"{r.ID:<8} {r.SEVERITY:<8} {r.NAME:<32} {r.SUMMARY}")
     return EXIT_OK
 
 
 @reports_input_errors
 def explain(args: ExplainArgs) -> int:
-    """Print what a rule finds, why, how to fix it, its options and examples."""
+    """Print what a lint rule or an input check finds, why, how to fix it, its options and examples."""
+    from generator import ruledoc
+    from generator.inputs import consistency
     from generator.lint.options import declared
-    from generator.lint.rules import REGISTRY, examples, rule, sections
+    from generator.lint.rules import REGISTRY, rule
 
-    found = rule(args.rule_id)
+    found = rule(args.rule_id) or consistency.check(args.rule_id)
     if found is None:
-        close = difflib.get_close_matches(args.rule_id.upper(), [r.ID for r in REGISTRY], n=1, cutoff=0.8)
+        known = [r.ID for r in REGISTRY] + list(consistency.BY_ID)
+        close = difflib.get_close_matches(args.rule_id.upper(), known, n=1, cutoff=0.8)
         raise InputError(
             f"unknown rule {args.rule_id!r}",
             hint=(f"did you mean {close[0]}? " if close else "") + "`gpu-gitops rules` lists them",
         )
-    description, rationale, fix = sections(found, "text")
-    click.echo(f"{found.ID} {found.NAME} ({found.SEVERITY})\n\n{description}\n\nWhy: {rationale}\n\nFix: {fix}")
+    description, rationale, fix = ruledoc.sections(found.__doc__, "text")
+    kind = ", input check" if found.ID in consistency.BY_ID else ""
+    click.echo(f"{found.ID} {found.NAME} ({found.SEVERITY}{kind})\n\n{description}\n\nWhy: {rationale}\n\nFix: {fix}")
     for name, option in declared(found).items():
         click.echo(f"\nOption {name} (lint.rules.{found.ID}.{name}): {option.description.replace('`', '')}")
-    for example in examples(found):
+    for example in ruledoc.split(found.__doc__)[1]:
         click.echo(f"\n--- {example.verdict.lower()}\n{example.text.rstrip()}")
     return EXIT_OK
 
@@ -431,7 +437,7 @@ def lint_command(ctx: Context, **options):
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_obj
 def rules_command(ctx: Context, as_json):
-    """List the lint rules: ID, default severity, name and summary.
+    """List the lint rules and the input checks: ID, default severity, name and summary.
 
     Example: gpu-gitops rules
     """
@@ -439,19 +445,23 @@ def rules_command(ctx: Context, as_json):
 
 
 def complete_rule_ids(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:
-    """Shell completion: the lint rule IDs (``gpu001`` completes as ``GPU001``)."""
+    """Shell completion: the lint rule and input check IDs (``gpu001`` completes as ``GPU001``)."""
+    from generator.inputs import consistency
     from generator.lint.rules import REGISTRY
 
-    return [r.ID for r in REGISTRY if r.ID.startswith(incomplete.upper())]
+    return [r.ID for r in REGISTRY + consistency.REGISTRY if r.ID.startswith(incomplete.upper())]
 
 
 @click.command(name="explain")
 @click.argument("rule_id", shell_complete=complete_rule_ids)
 @click.pass_obj
 def explain_command(ctx: Context, rule_id):
-    """Explain a rule: what it finds, why, how to fix it, with failing and passing examples.
+    """Explain a lint rule or an input check: what it finds, why, how to fix it, with examples.
 
-    Example: gpu-gitops explain GPU001
+    \b
+    Examples:
+      gpu-gitops explain GPU001
+      gpu-gitops explain IN101
     """
     finish(explain(ExplainArgs(ctx, rule_id)))
 

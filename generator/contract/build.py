@@ -3,7 +3,7 @@
 From the input (``load_cluster``: validated, defaults and conventions filled in): the
 Kubernetes version, the provider, each pool's taints and what one of its nodes advertises,
 counted as the device plugins advertise it (``gpu.advertisedPerNode`` in
-``libsonnet/lib/gpu.libsonnet``, mirrored by ``consistency.workloads``), and huge pages.
+``libsonnet/lib/gpu.libsonnet``, mirrored by ``inputs.advertised``), and huge pages.
 From the rendered tree (what Jsonnet made of the same input, kept fresh by ``gpu-gitops
 check``), the objects whose names and rules the library decides: Namespaces, ResourceQuotas,
 StorageClasses, PriorityClasses, RuntimeClasses, DeviceClasses, NetworkAttachmentDefinitions

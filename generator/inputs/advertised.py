@@ -7,6 +7,8 @@ Only data and arithmetic: ``lint --cluster`` imports it without the input checks
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 # Quota key -> the page size as nodePools[].hugepages names it, and its bytes.
 HUGEPAGE_SIZES = {"hugepages-2Mi": ("2Mi", 2**21), "hugepages-1Gi": ("1Gi", 2**30)}
 
@@ -91,3 +93,61 @@ def pool_offers(pool: dict) -> tuple[dict[str, int], str]:
         if pages:
             offers[quota_name] = pages * page
     return offers, open_prefix
+
+
+def gpu_capacity(spec: dict, resource: str) -> int:
+    """Schedulable units of the extended resource ``resource`` over the pools at their largest size."""
+    total = 0
+    for pool in spec["nodePools"]:
+        gpu = pool.get("gpu")
+        # a dra pool's GPUs are devices in ResourceSlices, never extended resources
+        if gpu and gpu.get("allocation") != "dra" and gpu_resource(gpu) == resource:
+            total += gpu["perNode"] * gpu["nodes"] * advertised_per_gpu(gpu)
+    return total
+
+
+def hugepages_per_node(pool: dict) -> Fraction:
+    """Bytes of huge pages one node of the pool reserves, every size together."""
+    pages = pool.get("hugepages") or {}
+    return Fraction(sum(pages.get(name, 0) * page for name, page in HUGEPAGE_SIZES.values()))
+
+
+def nvidia_pools(spec: dict) -> list[tuple[int, dict]]:
+    """``(index, pool)`` of the pools of NVIDIA GPUs."""
+    return [(i, p) for i, p in enumerate(spec["nodePools"]) if p.get("gpu", {}).get("vendor") == "nvidia"]
+
+
+def platform_nvidia_pools(spec: dict, facts: dict) -> list[tuple[int, dict]]:
+    """The NVIDIA pools whose driver and device plugin the platform runs and advertises
+    (``gpu.nvidia.mode: managed`` on a provider with a ``managedNvidiaStack``), else none."""
+    if spec["gpu"]["nvidia"]["mode"] != "managed" or not facts["managedNvidiaStack"]:
+        return []
+    return nvidia_pools(spec)
+
+
+def dra_pools(spec: dict) -> dict[str, dict]:
+    """The ``allocation: dra`` NVIDIA pools by name."""
+    return {
+        p["name"]: p for p in spec["nodePools"] if "gpu" in p and p["gpu"]["vendor"] == "nvidia" and is_dra(p["gpu"])
+    }
+
+
+def dra_mig_layout(gpu: dict) -> dict[str, int]:
+    """The MIG profiles per GPU a ``dra`` pool's nodes publish ({} with MIG off: whole GPUs)."""
+    return gpu["mig"]["profiles"] if gpu["mig"]["strategy"] != "none" else {}
+
+
+def device_capacity(spec: dict) -> dict[str, int]:
+    """Devices each DeviceClass finds at the ``dra`` pools' largest size.
+
+    The kubelet plugin publishes a GPU whole when MIG is off and only its MIG devices when MIG
+    is on (cmd/gpu-kubelet-plugin/nvlib.go enumerateGpusAndMigDevices, v25.12.0, static MIG).
+    """
+    capacity = {GPU_CLASS: 0, MIG_CLASS: 0}
+    for pool in dra_pools(spec).values():
+        gpu = pool["gpu"]
+        if dra_mig_layout(gpu):
+            capacity[MIG_CLASS] += sum(gpu["mig"]["profiles"].values()) * gpu["perNode"] * gpu["nodes"]
+        else:
+            capacity[GPU_CLASS] += gpu["perNode"] * gpu["nodes"]
+    return capacity

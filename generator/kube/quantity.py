@@ -52,3 +52,11 @@ def parse(value: object) -> Fraction | None:
     if len(exponent) > 3 or int(exponent or 0) > MAX_EXPONENT:
         return None
     return number * Fraction(10) ** int(suffix[1:])
+
+
+def show_binary(value: Fraction) -> str:
+    """Bytes in the largest binary unit that keeps them whole (``64Gi``, ``3072Mi``)."""
+    for unit, factor in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+        if value and value % factor == 0:
+            return f"{value // factor}{unit}"
+    return str(value)

@@ -7,8 +7,8 @@
 // container is `pause`, unprivileged, so the pod stays Running as proof the node is tuned. The
 // pod template carries a hash of the config and script: a change rolls the DaemonSet and
 // re-applies. 2Mi pages are set at runtime; 1Gi pages are only checked (`bootReserved`), since
-// runtime allocation of 1Gi pages fails on fragmented memory (input error otherwise, see
-// generator/inputs/consistency/tuning.py). The kubelet reads huge pages at start only: with
+// runtime allocation of 1Gi pages fails on fragmented memory (input error IN411 otherwise,
+// docs/input-checks.md). The kubelet reads huge pages at start only: with
 // `tuning.restartKubelet` the script restarts it whenever its record on the host
 // (/var/lib/gpu-gitops/kubelet-hugepages: the pages and the boot it restarted for) is missing or
 // stale, so a failed restart is retried and a reboot (pages set again after the kubelet started)
@@ -24,7 +24,7 @@
 // the DaemonSet one node at a time (maxUnavailable: 1).
 //
 // backend `tuned`: one Node Tuning Operator `Tuned` per pool: [sysctl] and [bootloader] for the
-// huge pages (2Mi and 1Gi) on the kernel command line, applied through the pool's MachineConfigPool (a reboot; generator/inputs/consistency/tuning.py checks
+// huge pages (2Mi and 1Gi) on the kernel command line, applied through the pool's MachineConfigPool (a reboot; IN412 and IN413 check
 // the pool is one the input says exists). Transparent huge pages are left as the node image
 // sets them: nothing in the input asks to change them.
 local k = import '../lib/k.libsonnet';

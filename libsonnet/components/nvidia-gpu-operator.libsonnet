@@ -28,7 +28,7 @@ function(params)
   local p = defaults + params;
   local pools = gpu.poolsOf(p.pools, 'nvidia');
   local migPools = [x for x in pools if gpu.usesMig(x)];
-  // One strategy for the cluster (checked in generator/inputs/consistency/gpu.py).
+  // One strategy for the cluster (input check IN213, docs/input-checks.md).
   local strategy = if std.length(migPools) > 0 then gpu.migStrategy(migPools[0]) else 'none';
   // The device plugin config of a node that has no label yet (config-manager DEFAULT_CONFIG):
   // the pools' config when they all share one, so their nodes are right from the start.

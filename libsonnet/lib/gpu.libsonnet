@@ -102,7 +102,7 @@ local k = import 'k.libsonnet';
   // `replicas` per GPU (nvidia.com/gpu.shared with renameByDefault: k8s-device-plugin
   // api/config/v1 sharing, v0.20.0); AMD `single` naming amd.com/gpu per GPU (ROCm
   // k8s-device-plugin). Empty where the names depend on the hardware (AMD `mixed` partitions).
-  // generator/inputs/consistency/workloads.py counts quota capacity the same way.
+  // generator/inputs/advertised.py counts quota capacity the same way.
   // A dra pool advertises no extended resource: its devices are in ResourceSlices
   // (draDevicesPerNode).
   advertisedPerNode(pool)::
@@ -117,7 +117,7 @@ local k = import 'k.libsonnet';
   // What the DRA kubelet plugin publishes in one node's ResourceSlices, by device `type`
   // attribute and MIG profile: "gpu" per GPU with MIG off, else "mig/<profile>" per MIG device and
   // no whole GPU (cmd/gpu-kubelet-plugin/nvlib.go enumerateGpusAndMigDevices and deviceinfo.go,
-  // NVIDIA/k8s-dra-driver-gpu v25.12.0, static MIG). generator/inputs/consistency/dra.py counts the same.
+  // NVIDIA/k8s-dra-driver-gpu v25.12.0, static MIG). generator/inputs/advertised.py counts the same.
   draDevicesPerNode(pool)::
     local g = pool.gpu;
     if $.usesMig(pool) then { ['mig/' + name]: g.mig.profiles[name] * g.perNode for name in std.objectFields(g.mig.profiles) }

@@ -1,58 +1,147 @@
-"""Cross-field rules the input schema cannot express, one module per area.
+"""The input checks: cross-field rules the input schema cannot express, one module per check.
 
-Each module has ``check(spec, doc, facts)`` yielding ``InputError``s located in the input (an
-``InputWarning`` for what renders but is probably not meant). ``spec`` is the defaulted input;
+A check module has ``ID``, ``NAME``, ``SEVERITY`` (error|warning), ``SUMMARY`` and
+``check(spec, doc, facts)``, yielding ``InputError``s located in the input (``InputWarning``s
+for a warning check: what renders but is probably not meant). ``spec`` is the defaulted input;
 ``doc`` gives positions; ``facts`` is the provider's row of the library's ``providers.json``.
-The list below is the registry: a module that
-is not listed does not run, and a test checks that every module on disk is listed.
+Its docstring says what it finds, why (``Rationale:``, with the upstream source that makes it
+right) and how to fix it (``Fix:``), then gives ``PASS:`` and ``FAIL:`` ``cluster.yaml``
+examples (``generator.ruledoc``): ``explain`` prints them, docs/input-checks.md publishes them
+and a test loads each one. ``run`` puts the check's ID on every diagnostic it yields, so a
+message reads ``... [IN101]`` and ``gpu-gitops explain IN101`` tells the rest.
+
+IDs are ``IN`` and three digits, the hundreds the area: 1 the cluster's own fields (addresses,
+URLs, gitops, names), 2 GPUs and their quotas, 3 the network, 4 the nodes (tuning, storage,
+provisioning, provider), 5 queues and autoscaling. An ID, once published, keeps its meaning.
+
+``_MODULES`` is the registry, in the order the docs list them, and ``_PROJECT_MODULES`` the
+checks that also read where the project sits (``check(spec, doc, facts, root)``, ``root`` the
+project's folder): a module that is not listed does not run, and a test checks the lists
+against the modules on disk. ``_AREAS`` are
+the older per-area modules whose checks have no ID yet; they run the same way.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+from importlib import import_module
+from pathlib import Path
+from types import ModuleType
+
 from generator.errors import InputError
-from generator.inputs.consistency import (
-    addresses,
-    autoscaling,
-    dra,
-    fabric,
-    gitops,
-    gpu,
-    hugepages,
-    network,
-    pools,
-    provider,
-    provisioning,
-    queues,
-    storage,
-    tuning,
-    urls,
-    workloads,
-)
 from generator.yamlio.positions import Located
 
-MODULES = (
-    addresses,
-    pools,
-    workloads,
-    hugepages,
-    gpu,
-    dra,
-    autoscaling,
-    network,
-    tuning,
-    storage,
-    gitops,
-    provider,
-    provisioning,
-    urls,
-    queues,
-    fabric,
+_MODULES = (
+    "in101_address_invalid",
+    "in102_url_invalid",
+    "in103_gitops_setting_of_other_engine",
+    "in104_gitops_path_not_plain",
+    "in105_gitops_path_not_own_tree",
+    "in106_pool_name_repeated",
+    "in107_storage_class_repeated",
+    "in108_namespace_repeated",
+    "in109_namespace_reserved",
+    "in110_admission_before_1_30",
+    "in201_gpu_quota_vendor_unknown",
+    "in202_gpu_quota_exceeds_pools",
+    "in203_shared_gpu_quota_exceeds_pools",
+    "in204_operator_toolkit_over_node_image",
+    "in205_device_plugin_on_managed_stack",
+    "in206_managed_mode_without_managed_stack",
+    "in207_managed_mode_dcgm_exporter",
+    "in208_managed_mode_mixed_mig",
+    "in209_managed_mode_dra",
+    "in210_managed_mode_renamed_time_slicing",
+    "in211_time_slicing_unavailable",
+    "in212_mig_layout_invalid",
+    "in213_operator_mig_strategies_differ",
+    "in214_operator_pool_name_reserved",
+    "in215_amd_driver_image_missing",
+    "in216_mig_quota_not_nvidia",
+    "in217_mig_quota_exceeds_pools",
+    "in218_dra_driver_auto_upgrade",
+    "in219_nvlink_without_dra",
+    "in220_dra_not_nvidia",
+    "in221_dra_before_1_34",
+    "in222_dra_time_slicing",
+    "in223_compute_domain_repeated",
+    "in224_compute_domain_pool_not_nvlink",
+    "in225_device_quota_exceeds_pools",
+    "in226_dra_pod_metrics_api_off",
+    "in227_claim_repeated",
+    "in228_claim_named_like_channel",
+    "in229_claim_pool_not_dra",
+    "in230_claim_devices_not_published",
+    "in231_claim_sharing_setting_of_other_strategy",
+    "in301_api_server_egress_without_cidrs",
+    "in302_fqdn_egress_without_cilium",
+    "in303_inference_without_egress",
+    "in304_fabric_not_offered",
+    "in305_fabric_resource_name",
+    "in306_efa_without_hugepages",
+    "in307_efa_instance_type",
+    "in308_efa_nics_mismatch",
+    "in309_fabric_nics_per_gpu",
+    "in310_ipc_lock_without_admission",
+    "in311_nccl_test_namespace_invalid",
+    "in312_nccl_test_nothing_to_test",
+    "in401_hugepages_exceed_node_memory",
+    "in402_hugepage_quota_exceeds_pools",
+    "in403_nvme_disk_pattern_missing",
+    "in404_nvme_pattern_matches_ebs",
+    "in405_nvme_setting_of_other_mode",
+    "in406_nvme_force_without_prepare",
+    "in407_nvme_host_dir_system",
+    "in408_sysctl_namespaced",
+    "in409_sysctl_hugepages",
+    "in410_sysctl_out_of_range",
+    "in411_runtime_1gi_hugepages",
+    "in412_tuned_pool_without_role",
+    "in413_tuned_machine_config_pool_unknown",
+    "in414_tuned_without_operator",
+    "in501_service_monitor_not_selected",
+    "in502_autoscaling_without_gpus",
+    "in503_deployment_autoscaled_twice",
+    "in504_replicas_above_max",
+    "in505_metric_not_for_mig",
+    "in506_metric_maybe_not_for_mig",
+    "in507_percent_target_above_100",
 )
 
+_AREAS = (
+    "fabric",
+    "network",
+    "provisioning",
+    "queues",
+)
 
-def run(spec: dict, doc: Located, facts: dict) -> list[InputError]:
+_PROJECT_MODULES = ("in111_gitops_path_not_in_repository",)
+
+_CHECKS = tuple(import_module(f"{__name__}.{name}") for name in _MODULES)
+_PROJECT_CHECKS = tuple(import_module(f"{__name__}.{name}") for name in _PROJECT_MODULES)
+REGISTRY: tuple[ModuleType, ...] = tuple(sorted(_CHECKS + _PROJECT_CHECKS, key=lambda check: check.ID))
+BY_ID: dict[str, ModuleType] = {check.ID: check for check in REGISTRY}
+_AREA_MODULES = tuple(import_module(f"{__name__}.{name}") for name in _AREAS)
+MODULES: tuple[ModuleType, ...] = REGISTRY + _AREA_MODULES
+
+
+def check(check_id: str) -> ModuleType | None:
+    """The input check with this ID (any case), None when there is none."""
+    return BY_ID.get(check_id.upper())
+
+
+def _stamped(error: InputError, check_id: str) -> InputError:
+    error.diagnostics = [replace(d, rule=check_id) for d in error.diagnostics]
+    return error
+
+
+def run(spec: dict, doc: Located, facts: dict, root: Path) -> list[InputError]:
     errors: list[InputError] = []
-    for module in MODULES:
+    for module in _CHECKS:
+        errors.extend(_stamped(e, module.ID) for e in module.check(spec, doc, facts))
+    for module in _PROJECT_CHECKS:
+        errors.extend(_stamped(e, module.ID) for e in module.check(spec, doc, facts, root))
+    for module in _AREA_MODULES:
         errors.extend(module.check(spec, doc, facts))
     errors.sort(key=lambda e: (e.location.path, e.location.line, e.location.col))  # by file, then line
     return errors

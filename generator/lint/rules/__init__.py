@@ -30,6 +30,7 @@ import functools
 from importlib import import_module
 from types import ModuleType
 
+from generator import ruledoc
 from generator.lint import examples as rule_examples
 
 # The order ``rules`` prints them in; a module not listed here does not run (a test checks the
@@ -116,16 +117,8 @@ def help_uri(rule_module: ModuleType) -> str:
 
 
 def sections(rule_module: ModuleType, markup: str = "rst") -> tuple[str, str, str]:
-    """``(description, rationale, fix)`` from a rule's docstring, with its ``code`` spans as
-    written (``rst``), as Markdown code (``markdown``) or as plain text (``text``: a terminal)."""
-    text, _ = rule_examples.split(rule_module.__doc__)
-    if markup == "markdown":
-        text = text.replace("``", "`")
-    elif markup == "text":
-        text = text.replace("``", "")
-    description, _, rest = text.partition("\n\nRationale:")
-    rationale, _, fix = rest.partition("\n\nFix:")
-    return description.strip(), " ".join(rationale.split()), " ".join(fix.split())
+    """``(description, rationale, fix)`` from a rule's docstring (``generator.ruledoc.sections``)."""
+    return ruledoc.sections(rule_module.__doc__, markup)
 
 
 @functools.cache

@@ -1,0 +1,59 @@
+"""A rule's docstring, read one way for the lint rules and the input checks.
+
+The docstring is the one source of a rule's documentation, as in yamllint: its paragraphs
+say what the rule finds, why (``Rationale:``) and how to fix it (``Fix:``), then come its
+``PASS:`` and ``FAIL:`` examples, each the indented YAML block under a line of its own::
+
+    PASS:
+
+        apiVersion: v1
+        kind: Pod
+
+``explain`` prints them from the installed package, the generated docs publish them, and the
+tests run each example (a PASS example gives no finding of its rule, a FAIL example exactly
+one), so the documentation cannot show what the rule does not do.
+
+May import: nothing of generator.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import textwrap
+from dataclasses import dataclass
+
+VERDICTS = ("PASS", "FAIL")
+_HEADER = re.compile(r"^(PASS|FAIL):\s*$", re.M)
+
+
+@dataclass(frozen=True)
+class Example:
+    verdict: str  # "PASS" or "FAIL"
+    text: str  # the YAML, dedented, ending in a newline
+
+
+def split(docstring: str | None) -> tuple[str, list[Example]]:
+    """``(prose, examples)``: the docstring before its first example, and the examples in order."""
+    text = inspect.cleandoc(docstring or "")
+    found = list(_HEADER.finditer(text))
+    if not found:
+        return text, []
+    examples = []
+    for match, following in zip(found, found[1:] + [None], strict=True):
+        block = text[match.end() : following.start() if following else len(text)]
+        examples.append(Example(match[1], textwrap.dedent(block).strip("\n") + "\n"))
+    return text[: found[0].start()].rstrip(), examples
+
+
+def sections(docstring: str | None, markup: str = "rst") -> tuple[str, str, str]:
+    """``(description, rationale, fix)`` of a rule's docstring, with its ``code`` spans as
+    written (``rst``), as Markdown code (``markdown``) or as plain text (``text``: a terminal)."""
+    text, _ = split(docstring)
+    if markup == "markdown":
+        text = text.replace("``", "`")
+    elif markup == "text":
+        text = text.replace("``", "")
+    description, _, rest = text.partition("\n\nRationale:")
+    rationale, _, fix = rest.partition("\n\nFix:")
+    return description.strip(), " ".join(rationale.split()), " ".join(fix.split())
