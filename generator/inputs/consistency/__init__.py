@@ -85,6 +85,11 @@ _MODULES = (
     "in310_ipc_lock_without_admission",
     "in311_nccl_test_namespace_invalid",
     "in312_nccl_test_nothing_to_test",
+    "in313_fabric_network_without_netdev",
+    "in314_fabric_range_invalid",
+    "in315_fabric_exclude_outside_range",
+    "in316_fabric_range_overlaps",
+    "in317_fabric_network_unused",
     "in401_hugepages_exceed_node_memory",
     "in402_hugepage_quota_exceeds_pools",
     "in403_nvme_disk_pattern_missing",
@@ -109,7 +114,6 @@ _MODULES = (
 )
 
 _AREAS = (
-    "fabric",
     "network",
     "provisioning",
     "queues",
