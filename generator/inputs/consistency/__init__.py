@@ -111,12 +111,25 @@ _MODULES = (
     "in505_metric_not_for_mig",
     "in506_metric_maybe_not_for_mig",
     "in507_percent_target_above_100",
+    "in508_queue_quota_without_accelerators",
+    "in509_queue_quota_supplier_ambiguous",
+    "in510_queue_flavor_pool_unknown",
+    "in511_queue_flavor_pool_repeated",
+    "in512_queue_flavor_quota_exceeds_pool",
+    "in513_queue_limit_without_cohort",
+    "in514_queue_lends_above_quota",
+    "in515_queue_flavors_overlap",
+    "in516_queue_borrows_beyond_cohort",
+    "in517_queue_exceeds_resource_quota",
+    "in518_queue_webhooks_unreachable",
+    "in519_topology_hostname_not_last",
+    "in520_topology_clique_without_nvlink",
+    "in521_topology_level_unknown",
 )
 
 _AREAS = (
     "network",
     "provisioning",
-    "queues",
 )
 
 _PROJECT_MODULES = ("in111_gitops_path_not_in_repository",)
