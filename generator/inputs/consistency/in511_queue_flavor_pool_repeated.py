@@ -1,8 +1,8 @@
 """A ``workloads[].queue.flavors`` that names a pool twice.
 
-Rationale: a ClusterQueue lists each ResourceFlavor once in a resource group (Kueue's
-validation refuses a flavor named twice): the queue's whole quota on a pool belongs in one
-flavor.
+Rationale: a ClusterQueue lists each ResourceFlavor once: its CRD keys a resource group's
+``flavors`` by name (a list map), so the API server refuses a flavor named twice and the
+ClusterQueue would not apply. The queue's whole quota on a pool belongs in one flavor.
 
 Fix: give each pool once, with the queue's whole quota on it.
 

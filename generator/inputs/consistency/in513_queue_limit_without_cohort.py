@@ -1,8 +1,9 @@
 """A ``borrowingLimit`` or ``lendingLimit`` on a flavor of a queue without ``cohort``.
 
-Rationale: queues borrow and lend only inside a cohort, and Kueue's validation refuses a
-ClusterQueue with a borrowing or lending limit and no cohort: the ClusterQueue would not
-apply.
+Rationale: queues borrow and lend only inside a cohort. The ClusterQueue CRD refuses a
+``borrowingLimit`` without a cohort ("borrowingLimit must be nil when cohort is empty"), and
+Kueue's ClusterQueue webhook (``pkg/webhooks/clusterqueue_webhook.go``) a ``lendingLimit``
+without one: the ClusterQueue would not apply.
 
 Fix: set ``workloads[].queue.cohort``, or remove the limit.
 

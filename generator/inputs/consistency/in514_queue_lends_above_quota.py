@@ -1,7 +1,8 @@
 """A ``lendingLimit`` above the flavor's nominal quota.
 
-Rationale: a queue can lend only what it has, and Kueue's validation refuses a ``lendingLimit``
-above ``nominalQuota``: the ClusterQueue would not apply.
+Rationale: a queue can lend only what it has, and Kueue's ClusterQueue webhook
+(``pkg/webhooks/clusterqueue_webhook.go``) refuses a ``lendingLimit`` above ``nominalQuota``
+("must be less than or equal to the nominalQuota"): the ClusterQueue would not apply.
 
 Fix: lower ``lendingLimit`` to at most the flavor's quota.
 

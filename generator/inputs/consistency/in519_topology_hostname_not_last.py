@@ -1,8 +1,9 @@
 """A pool's ``topologyLevels`` with ``kubernetes.io/hostname`` before another level.
 
 Rationale: the levels of a Kueue Topology go from the outermost to the innermost, and the
-Topology CRD accepts ``kubernetes.io/hostname`` only as the last level (its validation rule):
-the Topology would not apply, and no queue of the pool could place a job by topology.
+Topology CRD accepts ``kubernetes.io/hostname`` only as the last level (its validation rule,
+"the kubernetes.io/hostname label can only be used at the lowest level of
+topology"): the Topology would not apply, and no queue of the pool could place a job by topology.
 
 Fix: move ``kubernetes.io/hostname`` to the end.
 
