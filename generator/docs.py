@@ -8,9 +8,9 @@
 - ``docs/providers.md`` from ``libsonnet/providers.json``: per provider convention its meaning,
   then each provider's value with the upstream source that makes it right.
 - ``docs/rules.md`` from the lint rule registry, when the build has a linter:
-  ``generator.lint.rules.REGISTRY``, the rule modules in order, each with ``ID``, ``SEVERITY``,
-  ``SUMMARY``, its ``OPTIONS`` and a docstring (what it finds, rationale, fix) published as
-  written, its PASS/FAIL examples as YAML blocks.
+  ``generator.lint.rules.REGISTRY``, the rules in order, each with its ``RuleMeta`` (ID,
+  severity, summary and a docstring (what it finds, rationale, fix) published as written, its
+  PASS/FAIL examples as YAML blocks) and its ``options``.
 
 - the danger table of ``docs/gitops.md`` (between its ``danger-table`` markers, the rest of
   that page written by hand) from ``generator.review.danger.RULES``, the rows the review's
@@ -239,7 +239,7 @@ REGISTRY_MODULE = "generator.lint.rules"
 
 
 def rule_registry() -> list | None:
-    """The lint rule modules (``REGISTRY``, in their published order); None without a linter."""
+    """The lint rules (``REGISTRY``, in their published order); None without a linter."""
     try:
         module = importlib.import_module(REGISTRY_MODULE)
     except ModuleNotFoundError as exc:
@@ -250,24 +250,24 @@ def rule_registry() -> list | None:
 
 
 def rules_markdown(rules: list) -> str:
-    from generator.lint import examples, options  # only in a build with a linter
+    from generator.lint import examples  # only in a build with a linter
 
     lines = [HEADER.format(source="the rule modules in `generator/lint/rules/`"), "# Lint rules\n"]
     lines.append("| ID | Severity | Summary |")
     lines.append("|---|---|---|")
+    for meta in (rule.meta for rule in rules):
+        lines.append(f"| [`{meta.id}`](#{meta.id.lower()}) | {meta.severity} | {_cell(meta.summary)} |")
     for rule in rules:
-        lines.append(f"| [`{rule.ID}`](#{rule.ID.lower()}) | {rule.SEVERITY} | {_cell(rule.SUMMARY)} |")
-    for rule in rules:
-        lines.append(f"\n## {rule.ID}\n\n**{rule.SEVERITY}**: {rule.SUMMARY}\n")
-        prose, found = examples.split(rule.__doc__)
+        meta = rule.meta
+        lines.append(f"\n## {meta.id}\n\n**{meta.severity}**: {meta.summary}\n")
+        prose, found = examples.split(meta.doc)
         if prose:
             lines.append(prose + "\n")
-        declared = options.declared(rule)
-        if declared:
-            lines.append(f"Options (`lint.rules.{rule.ID}`):\n")
+        if rule.options:
+            lines.append(f"Options (`lint.rules.{meta.id}`):\n")
             lines.append("| Option | Type | Default | Description |")
             lines.append("|---|---|---|---|")
-            for name, option in declared.items():
+            for name, option in rule.options.items():
                 default = "" if option.default is None else f"`{json.dumps(option.default)}`"
                 lines.append(f"| `{name}` | {_cell(_type(option.schema))} | {default} | {_cell(option.description)} |")
             lines.append("")

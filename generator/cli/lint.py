@@ -284,38 +284,39 @@ def rules(args: RulesArgs) -> int:
     """Print the lint rules: ID, default severity, name and summary."""
     from generator.lint.rules import REGISTRY
 
+    metas = [r.meta for r in REGISTRY]
     if args.as_json:
         import json
 
         click.echo(
             json.dumps(
-                [{"id": r.ID, "name": r.NAME, "severity": r.SEVERITY, "summary": r.SUMMARY} for r in REGISTRY], indent=2
+                [{"id": m.id, "name": m.name, "severity": m.severity, "summary": m.summary} for m in metas], indent=2
             )
         )
         return EXIT_OK
-    for r in REGISTRY:
-        click.echo(f"{r.ID:<8} {r.SEVERITY:<8} {r.NAME:<32} {r.SUMMARY}")
+    for m in metas:
+        click.echo(f"{m.id:<8} {m.severity:<8} {m.name:<32} {m.summary}")
     return EXIT_OK
 
 
 @reports_input_errors
 def explain(args: ExplainArgs) -> int:
     """Print what a rule finds, why, how to fix it, its options and examples."""
-    from generator.lint.options import declared
     from generator.lint.rules import REGISTRY, examples, rule, sections
 
     found = rule(args.rule_id)
     if found is None:
-        close = difflib.get_close_matches(args.rule_id.upper(), [r.ID for r in REGISTRY], n=1, cutoff=0.8)
+        close = difflib.get_close_matches(args.rule_id.upper(), [r.meta.id for r in REGISTRY], n=1, cutoff=0.8)
         raise InputError(
             f"unknown rule {args.rule_id!r}",
             hint=(f"did you mean {close[0]}? " if close else "") + "`gpu-gitops rules` lists them",
         )
-    description, rationale, fix = sections(found, "text")
-    click.echo(f"{found.ID} {found.NAME} ({found.SEVERITY})\n\n{description}\n\nWhy: {rationale}\n\nFix: {fix}")
-    for name, option in declared(found).items():
-        click.echo(f"\nOption {name} (lint.rules.{found.ID}.{name}): {option.description.replace('`', '')}")
-    for example in examples(found):
+    meta = found.meta
+    description, rationale, fix = sections(meta, "text")
+    click.echo(f"{meta.id} {meta.name} ({meta.severity})\n\n{description}\n\nWhy: {rationale}\n\nFix: {fix}")
+    for name, option in found.options.items():
+        click.echo(f"\nOption {name} (lint.rules.{meta.id}.{name}): {option.description.replace('`', '')}")
+    for example in examples(meta):
         click.echo(f"\n--- {example.verdict.lower()}\n{example.text.rstrip()}")
     return EXIT_OK
 
@@ -427,7 +428,7 @@ def complete_rule_ids(_ctx: click.Context, _param: click.Parameter, incomplete: 
     """Shell completion: the lint rule IDs (``gpu001`` completes as ``GPU001``)."""
     from generator.lint.rules import REGISTRY
 
-    return [r.ID for r in REGISTRY if r.ID.startswith(incomplete.upper())]
+    return [r.meta.id for r in REGISTRY if r.meta.id.startswith(incomplete.upper())]
 
 
 @click.command(name="explain")

@@ -3,7 +3,7 @@ rules checkov also has, and the config file's ignores.
 
 All need a reason. The annotation is ``"RULE-ID[,RULE-ID]: reason"`` on the object; a
 ``checkov.io/skip<N>: "CKV_K8S_<n>=reason"`` annotation suppresses the findings of the rule
-whose check is the same as that checkov check (a rule module's ``CHECKOV``), so one
+whose check is the same as that checkov check (a rule's ``checkov``), so one
 annotation explains an exception to both tools. The config file's ``lint.ignore`` entries
 match objects by kind, namespace, name and file glob, for vendored manifests that cannot be
 annotated.

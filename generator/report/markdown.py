@@ -24,7 +24,7 @@ def format(report) -> str:
     for rule_id in sorted(counts):
         rule = BY_ID.get(rule_id)
         severity = next(f.severity for f in report.findings if f.rule == rule_id)
-        lines.append(f"| {rule_id} | {severity} | {counts[rule_id]} | {_cell(rule.SUMMARY if rule else '')} |")
+        lines.append(f"| {rule_id} | {severity} | {counts[rule_id]} | {_cell(rule.meta.summary if rule else '')} |")
     lines += ["", "| Location | Severity | Rule | Message | Hint |", "|---|---|---|---|---|"]
     for f in report.findings[:MAX_ROWS]:
         where = f"{_cell(shown_name(f.file))}:{f.line}:{f.col}"

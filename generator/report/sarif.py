@@ -22,18 +22,19 @@ _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def _rule(rule) -> dict:
-    description, rationale, fix = sections(rule, "text")
-    _, md_rationale, md_fix = sections(rule, "markdown")
+    meta = rule.meta
+    description, rationale, fix = sections(meta, "text")
+    _, md_rationale, md_fix = sections(meta, "markdown")
     full = " ".join(description.split())
     return {
-        "id": rule.ID,
-        "name": rule.NAME,
-        "shortDescription": {"text": rule.SUMMARY},
+        "id": meta.id,
+        "name": meta.name,
+        "shortDescription": {"text": meta.summary},
         "fullDescription": {"text": (full + " " + rationale)[:1024]},
         "help": {"text": f"{rationale}\n\nFix: {fix}", "markdown": f"{md_rationale}\n\n**Fix:** {md_fix}"},
-        "helpUri": help_uri(rule),
-        "defaultConfiguration": {"level": _LEVEL[rule.SEVERITY]},
-        "properties": {"tags": [rule.ID.rstrip("0123456789").lower()]},
+        "helpUri": help_uri(meta),
+        "defaultConfiguration": {"level": _LEVEL[meta.severity]},
+        "properties": {"tags": [meta.id.rstrip("0123456789").lower()]},
     }
 
 
@@ -82,7 +83,7 @@ def _result(finding, index: dict[str, int]) -> dict:
 
 
 def format(report) -> str:
-    index = {rule.ID: i for i, rule in enumerate(REGISTRY)}
+    index = {rule.meta.id: i for i, rule in enumerate(REGISTRY)}
     results = [_result(f, index) for f in report.findings[:MAX_RESULTS]]
     log = {
         "$schema": SCHEMA,

@@ -41,12 +41,16 @@ FAIL:
 
 from generator.kube import deprecations
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "API001"
-NAME = "removed-api-version"
-SEVERITY = "error"
-SUMMARY = "The apiVersion of the object was removed in the target Kubernetes version"
-SCOPE = "object"
+META = RuleMeta(
+    "API001",
+    "removed-api-version",
+    "error",
+    "The apiVersion of the object was removed in the target Kubernetes version",
+    __doc__,
+)
 
 
 def check(res, ctx):
@@ -60,3 +64,6 @@ def check(res, ctx):
             ("apiVersion",),
             at_value=True,
         )
+
+
+RULE = ObjectRule(meta=META, check=check)

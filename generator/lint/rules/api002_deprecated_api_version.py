@@ -30,12 +30,16 @@ FAIL:
 
 from generator.kube import deprecations
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "API002"
-NAME = "deprecated-api-version"
-SEVERITY = "warning"
-SUMMARY = "The apiVersion of the object is deprecated in the target Kubernetes version"
-SCOPE = "object"
+META = RuleMeta(
+    "API002",
+    "deprecated-api-version",
+    "warning",
+    "The apiVersion of the object is deprecated in the target Kubernetes version",
+    __doc__,
+)
 
 
 def check(res, ctx):
@@ -49,3 +53,6 @@ def check(res, ctx):
             ("apiVersion",),
             at_value=True,
         )
+
+
+RULE = ObjectRule(meta=META, check=check)

@@ -43,12 +43,16 @@ FAIL:
 """
 
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "API003"
-NAME = "keda-metric-name"
-SEVERITY = "warning"
-SUMMARY = "A KEDA ScaledObject/ScaledJob trigger uses the removed metricName field"
-SCOPE = "object"
+META = RuleMeta(
+    "API003",
+    "keda-metric-name",
+    "warning",
+    "A KEDA ScaledObject/ScaledJob trigger uses the removed metricName field",
+    __doc__,
+)
 
 _KINDS = {"ScaledObject", "ScaledJob"}
 
@@ -66,3 +70,6 @@ def check(res, ctx):
                 f"spec.triggers[{i}].metadata.metricName was removed in KEDA 2.12 and is ignored; delete it",
                 ("spec", "triggers", i, "metadata", "metricName"),
             )
+
+
+RULE = ObjectRule(meta=META, check=check)

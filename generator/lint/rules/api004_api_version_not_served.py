@@ -47,13 +47,17 @@ import functools
 
 from generator.kube import deprecations, runtimeconfig
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 from generator.validate import kubernetes
 
-ID = "API004"
-NAME = "api-version-not-served"
-SEVERITY = "error"
-SUMMARY = "The target Kubernetes version does not serve the object's built-in apiVersion"
-SCOPE = "object"
+META = RuleMeta(
+    "API004",
+    "api-version-not-served",
+    "error",
+    "The target Kubernetes version does not serve the object's built-in apiVersion",
+    __doc__,
+)
 
 
 @functools.cache
@@ -114,3 +118,6 @@ def _off_by_default(api_version: str, kind: str, target: tuple[int, int], enable
         "apiServer.runtimeConfig (lint.runtimeConfig) once the API server runs with the flag",
         severity="" if enabled is not None else "warning",
     )
+
+
+RULE = ObjectRule(meta=META, check=check)

@@ -59,20 +59,20 @@ FAIL:
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "CL001"
-NAME = "gpu-pool-untolerated"
-SEVERITY = "error"
-SUMMARY = "A GPU pod tolerates none of the cluster's pools that offer its resource"
-SCOPE = "object"
-POD_TEMPLATES = True
-DEVICE_PODS = True
+META = RuleMeta(
+    "CL001",
+    "gpu-pool-untolerated",
+    "error",
+    "A GPU pod tolerates none of the cluster's pools that offer its resource",
+    __doc__,
+)
 
 
 def check(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None:
-        return
+    contract = ctx.contract
     for pod in pods.templates(res.obj):
         if pod.partial or not pods.uses_devices(pod):
             continue  # its tolerations come from the runtime it names; or it needs no GPU pool
@@ -113,3 +113,6 @@ def _toleration(taint) -> str:
     if taint.value:
         return f"{{key: {taint.key}, operator: Equal, value: {taint.value}, effect: {taint.effect}}}"
     return f"{{key: {taint.key}, operator: Exists, effect: {taint.effect}}}"
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check, pod_templates=True, device_pods=True)

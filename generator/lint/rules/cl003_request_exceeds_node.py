@@ -49,21 +49,21 @@ FAIL:
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
 from generator.lint.rules.cl002_resource_not_offered import wanted
+from generator.rulemeta import RuleMeta
 
-ID = "CL003"
-NAME = "request-exceeds-node"
-SEVERITY = "error"
-SUMMARY = "A pod requests more of a resource than one node of the offering pools has"
-SCOPE = "object"
-POD_TEMPLATES = True
-DEVICE_PODS = True
+META = RuleMeta(
+    "CL003",
+    "request-exceeds-node",
+    "error",
+    "A pod requests more of a resource than one node of the offering pools has",
+    __doc__,
+)
 
 
 def check(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None:
-        return
+    contract = ctx.contract
     for pod in pods.templates(res.obj):
         if not pods.uses_devices(pod):
             continue
@@ -84,3 +84,6 @@ def _shown(name, value) -> str:
     if pods.is_hugepages(name) and value % 2**20 == 0:
         return f"{int(value) // 2**20}Mi"
     return str(int(value)) if value == int(value) else str(float(value))
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check, pod_templates=True, device_pods=True)

@@ -53,18 +53,20 @@ FAIL:
 """
 
 from generator.lint.model import Hit
+from generator.lint.protocol import SetRule
+from generator.rulemeta import RuleMeta
 
-ID = "CL007"
-NAME = "device-class-not-offered"
-SEVERITY = "error"
-SUMMARY = "A resource claim asks for a DeviceClass the cluster does not have"
-SCOPE = "set"
+META = RuleMeta(
+    "CL007",
+    "device-class-not-offered",
+    "error",
+    "A resource claim asks for a DeviceClass the cluster does not have",
+    __doc__,
+)
 
 
 def facts(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None:
-        return
+    contract = ctx.contract
     kind = res.kind
     if kind == "DeviceClass" and res.obj.get("apiVersion", "").startswith("resource.k8s.io/"):
         yield ("class", res.name), None
@@ -107,10 +109,11 @@ def _device_classes(spec, base):
 
 
 def check(facts, ctx):
-    contract = ctx.settings.contract
-    if contract is None:
-        return
+    contract = ctx.contract
     known = {fact[1] for fact, _ in facts if fact[0] == "class"} | set(contract.device_classes)
     for fact, finding in facts:
         if fact[0] == "use" and finding is not None and fact[1] not in known:
             yield finding
+
+
+RULE = SetRule(meta=META, cluster=True, facts=facts, check=check)

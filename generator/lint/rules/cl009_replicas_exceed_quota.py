@@ -53,22 +53,24 @@ FAIL:
 
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
 from generator.lint.rules.cl002_resource_not_offered import wanted
+from generator.rulemeta import RuleMeta
 
-ID = "CL009"
-NAME = "replicas-exceed-quota"
-SEVERITY = "warning"
-SUMMARY = "A workload's replicas together ask for more of a resource than its namespace's quota allows"
-SCOPE = "object"
-POD_TEMPLATES = True
-DEVICE_PODS = True
+META = RuleMeta(
+    "CL009",
+    "replicas-exceed-quota",
+    "warning",
+    "A workload's replicas together ask for more of a resource than its namespace's quota allows",
+    __doc__,
+)
 
 _REPLICATED = {("apps/v1", "Deployment"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet")}
 
 
 def check(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None or not res.namespace:
+    contract = ctx.contract
+    if not res.namespace:
         return
     found = _replicas(res)
     if found is None:
@@ -108,3 +110,6 @@ def _replicas(res) -> tuple[int, tuple] | None:
     if field == "parallelism" and isinstance(completions, int) and not isinstance(completions, bool):
         value = min(value, completions)
     return value, ("spec", field) if field in spec else ("spec",)
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check, pod_templates=True, device_pods=True)

@@ -38,18 +38,21 @@ FAIL:
 
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "CL010"
-NAME = "no-pool-matches"
-SEVERITY = "warning"
-SUMMARY = "A pod's node selector, required node affinity or tolerations fit none of the cluster's pools"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "CL010",
+    "no-pool-matches",
+    "warning",
+    "A pod's node selector, required node affinity or tolerations fit none of the cluster's pools",
+    __doc__,
+)
 
 
 def check(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None or not contract.pools:
+    contract = ctx.contract
+    if not contract.pools:
         return
     for pod in pods.templates(res.obj):
         if pod.partial or pods.uses_devices(pod):
@@ -116,3 +119,6 @@ def _term_may_match(term: object, labels: dict) -> bool:
         if (op == "In" and value not in values) or (op == "NotIn" and value in values) or op == "DoesNotExist":
             return False
     return True
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check, pod_templates=True)

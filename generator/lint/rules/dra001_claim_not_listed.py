@@ -45,13 +45,16 @@ FAIL:
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "DRA001"
-NAME = "claim-not-listed"
-SEVERITY = "error"
-SUMMARY = "A container uses a resource claim the pod does not list in spec.resourceClaims"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "DRA001",
+    "claim-not-listed",
+    "error",
+    "A container uses a resource claim the pod does not list in spec.resourceClaims",
+    __doc__,
+)
 
 
 def check(res, ctx):
@@ -70,3 +73,6 @@ def check(res, ctx):
                         at_value=True,
                         hint=f"list it in the pod's resourceClaims ({', '.join(sorted(listed)) or 'none listed'})",
                     )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -47,13 +47,12 @@ FAIL:
 
 from generator.kube import pods
 from generator.lint import limits as limits_rules
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "GPU001"
-NAME = "extended-limit-missing"
-SEVERITY = "error"
-SUMMARY = "A GPU or extended resource is requested without a limit"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "GPU001", "extended-limit-missing", "error", "A GPU or extended resource is requested without a limit", __doc__
+)
 
 
 def check(res, ctx):
@@ -61,3 +60,6 @@ def check(res, ctx):
         for name in requests:
             if pods.is_extended(name) and name not in limits:
                 yield limits_rules.missing_limit(cpath, name)
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

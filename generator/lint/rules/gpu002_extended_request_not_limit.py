@@ -50,13 +50,16 @@ FAIL:
 
 from generator.kube import pods
 from generator.lint import limits as limits_rules
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "GPU002"
-NAME = "extended-request-not-limit"
-SEVERITY = "error"
-SUMMARY = "A GPU or extended resource request differs from its limit"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "GPU002",
+    "extended-request-not-limit",
+    "error",
+    "A GPU or extended resource request differs from its limit",
+    __doc__,
+)
 
 
 def check(res, ctx):
@@ -66,3 +69,6 @@ def check(res, ctx):
                 hit = limits_rules.request_not_limit(cpath, name, value, limits)
                 if hit:
                     yield hit
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -47,13 +47,12 @@ FAIL:
 from generator import jsonpath
 from generator.kube import pods, quantity
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "GPU003"
-NAME = "extended-not-integer"
-SEVERITY = "error"
-SUMMARY = "A GPU or extended resource quantity is not a whole number"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "GPU003", "extended-not-integer", "error", "A GPU or extended resource quantity is not a whole number", __doc__
+)
 
 
 def check(res, ctx):
@@ -75,3 +74,6 @@ def check(res, ctx):
                     pods.resources_path(cpath) + (section, name),
                     at_value=True,
                 )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

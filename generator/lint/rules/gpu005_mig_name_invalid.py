@@ -49,13 +49,12 @@ import re
 
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "GPU005"
-NAME = "mig-name-invalid"
-SEVERITY = "error"
-SUMMARY = "A nvidia.com/mig-* resource name is not a valid MIG profile name"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "GPU005", "mig-name-invalid", "error", "A nvidia.com/mig-* resource name is not a valid MIG profile name", __doc__
+)
 
 _MIG = re.compile(r"^nvidia\.com/mig-\d+g\.\d+gb$")
 
@@ -70,3 +69,6 @@ def check(res, ctx):
                         "nvidia.com/mig-<G>g.<M>gb (e.g. nvidia.com/mig-1g.10gb)",
                         pods.resources_path(cpath) + (section, name),
                     )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

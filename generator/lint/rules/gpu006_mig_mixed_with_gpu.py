@@ -48,13 +48,16 @@ FAIL:
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "GPU006"
-NAME = "mig-mixed-with-gpu"
-SEVERITY = "error"
-SUMMARY = "A container requests both nvidia.com/gpu and nvidia.com/mig-* resources"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "GPU006",
+    "mig-mixed-with-gpu",
+    "error",
+    "A container requests both nvidia.com/gpu and nvidia.com/mig-* resources",
+    __doc__,
+)
 
 
 def check(res, ctx):
@@ -67,3 +70,6 @@ def check(res, ctx):
                 "a container gets whole GPUs or MIG slices, not both",
                 pods.resources_path(cpath),
             )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

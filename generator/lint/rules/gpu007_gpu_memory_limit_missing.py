@@ -51,13 +51,10 @@ FAIL:
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "GPU007"
-NAME = "gpu-memory-limit-missing"
-SEVERITY = "warning"
-SUMMARY = "A GPU container has no memory limit"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta("GPU007", "gpu-memory-limit-missing", "warning", "A GPU container has no memory limit", __doc__)
 
 
 def check(res, ctx):
@@ -77,3 +74,6 @@ def _uses_claim(container: dict, claimed: set[str]) -> bool:
     res = container.get("resources")
     used = res.get("claims") if isinstance(res, dict) else None
     return any(isinstance(c, dict) and c.get("name") in claimed for c in (used if isinstance(used, list) else []))
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

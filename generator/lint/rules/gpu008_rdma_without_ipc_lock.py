@@ -58,14 +58,16 @@ FAIL:
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "GPU008"
-NAME = "rdma-without-ipc-lock"
-SEVERITY = "warning"
-SUMMARY = "A container requests an RDMA resource without the IPC_LOCK capability"
-SCOPE = "object"
-POD_TEMPLATES = True
-DEVICE_PODS = True
+META = RuleMeta(
+    "GPU008",
+    "rdma-without-ipc-lock",
+    "warning",
+    "A container requests an RDMA resource without the IPC_LOCK capability",
+    __doc__,
+)
 
 
 def _locks_memory(container: dict) -> bool:
@@ -91,3 +93,6 @@ def check(res, ctx):
                     cpath,
                     hint="add IPC_LOCK to securityContext.capabilities.add",
                 )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True, device_pods=True)

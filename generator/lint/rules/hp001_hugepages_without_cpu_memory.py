@@ -37,13 +37,12 @@ FAIL:
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "HP001"
-NAME = "hugepages-without-cpu-memory"
-SEVERITY = "error"
-SUMMARY = "Huge pages are requested without cpu or memory"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "HP001", "hugepages-without-cpu-memory", "error", "Huge pages are requested without cpu or memory", __doc__
+)
 
 
 def check(res, ctx):
@@ -54,3 +53,6 @@ def check(res, ctx):
                 f"{jsonpath.dotted(cpath + ('resources',))}: Forbidden: HugePages require cpu or memory",
                 pods.resources_path(cpath),
             )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -39,13 +39,12 @@ FAIL:
 
 from generator.kube import pods
 from generator.lint import limits as limits_rules
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "HP002"
-NAME = "hugepages-request-not-limit"
-SEVERITY = "error"
-SUMMARY = "A huge pages request has no limit or differs from it"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "HP002", "hugepages-request-not-limit", "error", "A huge pages request has no limit or differs from it", __doc__
+)
 
 
 def check(res, ctx):
@@ -60,3 +59,6 @@ def check(res, ctx):
             )
             if hit:
                 yield hit
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -37,13 +37,16 @@ FAIL:
 from generator import jsonpath
 from generator.kube import pods, quantity
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "HP003"
-NAME = "hugepages-not-page-multiple"
-SEVERITY = "error"
-SUMMARY = "A huge pages quantity is not a positive multiple of its page size"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "HP003",
+    "hugepages-not-page-multiple",
+    "error",
+    "A huge pages quantity is not a positive multiple of its page size",
+    __doc__,
+)
 
 
 def check(res, ctx):
@@ -63,3 +66,6 @@ def check(res, ctx):
                         pods.resources_path(cpath) + (section, name),
                         at_value=True,
                     )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -45,13 +45,16 @@ FAIL:
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "HP004"
-NAME = "hugepages-medium-mismatch"
-SEVERITY = "error"
-SUMMARY = "An emptyDir huge pages medium does not match the huge page sizes requested"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "HP004",
+    "hugepages-medium-mismatch",
+    "error",
+    "An emptyDir huge pages medium does not match the huge page sizes requested",
+    __doc__,
+)
 
 
 def check(res, ctx):
@@ -88,3 +91,6 @@ def _check_pod(pod):
                 path,
                 at_value=True,
             )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

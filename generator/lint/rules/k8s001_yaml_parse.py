@@ -33,14 +33,22 @@ FAIL:
       name: feature-flags
 """
 
-ID = "K8S001"
-NAME = "yaml-parse"
-SEVERITY = "error"
-SUMMARY = "YAML syntax error, duplicate key, or a document over the size or nesting limits"
-SCOPE = "document"
+from generator.lint.protocol import DocumentRule
+from generator.rulemeta import RuleMeta
+
+META = RuleMeta(
+    "K8S001",
+    "yaml-parse",
+    "error",
+    "YAML syntax error, duplicate key, or a document over the size or nesting limits",
+    __doc__,
+)
 
 
 def check(doc, ctx):
     if doc.error is not None:
         yield doc.error
     yield from doc.notes
+
+
+RULE = DocumentRule(meta=META, check=check)

@@ -23,13 +23,10 @@ FAIL:
 """
 
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "K8S002"
-NAME = "missing-kind"
-SEVERITY = "error"
-SUMMARY = "A document has no apiVersion or no kind"
-SCOPE = "object"
-UNTYPED = True  # the one object rule that runs on objects without a string apiVersion and kind
+META = RuleMeta("K8S002", "missing-kind", "error", "A document has no apiVersion or no kind", __doc__)
 
 
 def check(res, ctx):
@@ -41,3 +38,6 @@ def check(res, ctx):
 
 
 _HINT = "give the object `apiVersion` and `kind` as strings (e.g. `apiVersion: v1`, `kind: ConfigMap`), or remove the document"
+
+
+RULE = ObjectRule(meta=META, check=check, untyped=True)

@@ -38,6 +38,8 @@ FAIL:
 
 from generator import jsonpath
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 from generator.yamlio import read as yamlread
 
 _YAML12_BOOLS = {"true", "True", "TRUE", "false", "False", "FALSE"}
@@ -49,11 +51,9 @@ _OTHER_RELEASE_HINT = (
     "{{.ResourceAPIVersion}}.json' (your locations come before the synced set)"
 )
 
-ID = "K8S003"
-NAME = "schema"
-SEVERITY = "error"
-SUMMARY = "The object does not validate against the strict schema of its kind"
-SCOPE = "object"
+META = RuleMeta(
+    "K8S003", "schema", "error", "The object does not validate against the strict schema of its kind", __doc__
+)
 
 
 def check(res, ctx):
@@ -107,3 +107,6 @@ def _scalar_hint(res, path: tuple) -> str:
         f"Kubernetes reads YAML 1.1, where the unquoted {text} is {shown}, not a string; "
         f'quote it ("{text}") if the text is meant'
     )
+
+
+RULE = ObjectRule(meta=META, check=check)

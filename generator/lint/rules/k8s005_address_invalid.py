@@ -60,12 +60,16 @@ from collections.abc import Iterator
 
 from generator import addresses
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "K8S005"
-NAME = "address-invalid"
-SEVERITY = "error"
-SUMMARY = "An address, CIDR, port or DNS name the API server refuses (NetworkPolicy, CiliumNetworkPolicy, Service)"
-SCOPE = "object"
+META = RuleMeta(
+    "K8S005",
+    "address-invalid",
+    "error",
+    "An address, CIDR, port or DNS name the API server refuses (NetworkPolicy, CiliumNetworkPolicy, Service)",
+    __doc__,
+)
 
 _CILIUM = ("CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy")
 # The CRD's patterns of toFQDNs (cilium.io_ciliumnetworkpolicies.yaml, v1.19).
@@ -247,3 +251,6 @@ def _cilium_fqdn(fqdn: dict, at: tuple) -> Iterator[Hit]:
                 (*at, key),
                 at_value=True,
             )
+
+
+RULE = ObjectRule(meta=META, check=check)

@@ -50,12 +50,16 @@ FAIL:
 """
 
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "K8S006"
-NAME = "selector-mismatch"
-SEVERITY = "error"
-SUMMARY = "A workload's selector is empty or does not match its pod template's labels"
-SCOPE = "object"
+META = RuleMeta(
+    "K8S006",
+    "selector-mismatch",
+    "error",
+    "A workload's selector is empty or does not match its pod template's labels",
+    __doc__,
+)
 
 _KINDS = {
     ("apps/v1", "Deployment"),
@@ -116,3 +120,6 @@ def _unmatched(match_labels: dict, expressions: list, labels: dict) -> str:
         if not ok:
             return f"{key} {op} {values}" if values else f"{key} {op}"
     return ""
+
+
+RULE = ObjectRule(meta=META, check=check)

@@ -45,20 +45,16 @@ FAIL:
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
 from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
+from generator.rulemeta import RuleMeta
 
-ID = "SEC001"
-NAME = "privileged"
-SEVERITY = "warning"
-SUMMARY = "A container is privileged outside the allowed namespaces"
-OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta("SEC001", "privileged", "warning", "A container is privileged outside the allowed namespaces", __doc__)
 CHECKOV = ("CKV_K8S_16",)
 
 
 def check(res, ctx):
-    for cpath, container in (c for pod in pods.restricted_templates(res, ctx, ID) for c in pod.containers):
+    for cpath, container in (c for pod in pods.restricted_templates(res, ctx, META.id) for c in pod.containers):
         sc = container.get("securityContext")
         if isinstance(sc, dict) and sc.get("privileged") is True:
             yield Hit(
@@ -67,3 +63,12 @@ def check(res, ctx):
                 at_value=True,
                 checkov=CHECKOV[0],
             )
+
+
+RULE = ObjectRule(
+    meta=META,
+    check=check,
+    options={"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES},
+    checkov=CHECKOV,
+    pod_templates=True,
+)

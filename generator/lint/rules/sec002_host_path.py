@@ -39,19 +39,17 @@ FAIL:
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
 from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
+from generator.rulemeta import RuleMeta
 
-ID = "SEC002"
-NAME = "host-path"
-SEVERITY = "warning"
-SUMMARY = "A pod mounts a hostPath volume outside the allowed namespaces"
-OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "SEC002", "host-path", "warning", "A pod mounts a hostPath volume outside the allowed namespaces", __doc__
+)
 
 
 def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx, ID):
+    for pod in pods.restricted_templates(res, ctx, META.id):
         volumes = pod.spec.get("volumes")
         for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
             if isinstance(volume, dict) and "hostPath" in volume:
@@ -61,3 +59,8 @@ def check(res, ctx):
                     f"{res.namespace or '(none)'}",
                     pod.path + ("volumes", i, "hostPath"),
                 )
+
+
+RULE = ObjectRule(
+    meta=META, check=check, options={"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}, pod_templates=True
+)

@@ -37,22 +37,24 @@ FAIL:
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
 from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
+from generator.rulemeta import RuleMeta
 
-ID = "SEC003"
-NAME = "host-namespaces"
-SEVERITY = "warning"
-SUMMARY = "A pod uses hostNetwork, hostPID or hostIPC outside the allowed namespaces"
-OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "SEC003",
+    "host-namespaces",
+    "warning",
+    "A pod uses hostNetwork, hostPID or hostIPC outside the allowed namespaces",
+    __doc__,
+)
 # checkov has one check per namespace
 CHECKOV_BY_KEY = {"hostPID": "CKV_K8S_17", "hostIPC": "CKV_K8S_18", "hostNetwork": "CKV_K8S_19"}
 CHECKOV = tuple(sorted(CHECKOV_BY_KEY.values()))
 
 
 def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx, ID):
+    for pod in pods.restricted_templates(res, ctx, META.id):
         for key in ("hostNetwork", "hostPID", "hostIPC"):
             if pod.spec.get(key) is True:
                 yield Hit(
@@ -61,3 +63,12 @@ def check(res, ctx):
                     at_value=True,
                     checkov=CHECKOV_BY_KEY[key],
                 )
+
+
+RULE = ObjectRule(
+    meta=META,
+    check=check,
+    options={"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES},
+    checkov=CHECKOV,
+    pod_templates=True,
+)

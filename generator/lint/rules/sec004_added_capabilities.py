@@ -41,20 +41,22 @@ FAIL:
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
 from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
+from generator.rulemeta import RuleMeta
 
-ID = "SEC004"
-NAME = "added-capabilities"
-SEVERITY = "warning"
-SUMMARY = "A container adds Linux capabilities outside the allowed namespaces"
-OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "SEC004",
+    "added-capabilities",
+    "warning",
+    "A container adds Linux capabilities outside the allowed namespaces",
+    __doc__,
+)
 CHECKOV = ("CKV_K8S_25",)
 
 
 def check(res, ctx):
-    for cpath, container in (c for pod in pods.restricted_templates(res, ctx, ID) for c in pod.containers):
+    for cpath, container in (c for pod in pods.restricted_templates(res, ctx, META.id) for c in pod.containers):
         sc = container.get("securityContext")
         caps = sc.get("capabilities") if isinstance(sc, dict) else None
         added = caps.get("add") if isinstance(caps, dict) else None
@@ -65,3 +67,12 @@ def check(res, ctx):
                 cpath + ("securityContext", "capabilities", "add"),
                 checkov=CHECKOV[0],
             )
+
+
+RULE = ObjectRule(
+    meta=META,
+    check=check,
+    options={"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES},
+    checkov=CHECKOV,
+    pod_templates=True,
+)

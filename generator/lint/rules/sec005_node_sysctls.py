@@ -40,15 +40,17 @@ FAIL:
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import ObjectRule
 from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
+from generator.rulemeta import RuleMeta
 
-ID = "SEC005"
-NAME = "node-sysctls"
-SEVERITY = "warning"
-SUMMARY = "A pod sets unsafe or node-level sysctls outside the allowed namespaces"
-OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "SEC005",
+    "node-sysctls",
+    "warning",
+    "A pod sets unsafe or node-level sysctls outside the allowed namespaces",
+    __doc__,
+)
 
 # The kubelet's safe set (Kubernetes 1.29+)
 SAFE = frozenset(
@@ -68,7 +70,7 @@ SAFE = frozenset(
 
 
 def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx, ID):
+    for pod in pods.restricted_templates(res, ctx, META.id):
         sc = pod.spec.get("securityContext")
         sysctls = sc.get("sysctls") if isinstance(sc, dict) else None
         for i, item in enumerate(sysctls if isinstance(sysctls, list) else []):
@@ -81,3 +83,8 @@ def check(res, ctx):
                     path + ("name",),
                     at_value=True,
                 )
+
+
+RULE = ObjectRule(
+    meta=META, check=check, options={"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}, pod_templates=True
+)

@@ -52,14 +52,17 @@ import dataclasses
 
 from generator.lint import references
 from generator.lint.model import Hit
+from generator.lint.protocol import SetRule
 from generator.lint.settings import COMPLETE_SET
+from generator.rulemeta import RuleMeta
 
-ID = "XR001"
-NAME = "storageclass-missing"
-SEVERITY = "error"
-SUMMARY = "A PersistentVolumeClaim references a storage class nothing in the linted set provides"
-SCOPE = "set"
-OPTIONS = {"completeSet": COMPLETE_SET}
+META = RuleMeta(
+    "XR001",
+    "storageclass-missing",
+    "error",
+    "A PersistentVolumeClaim references a storage class nothing in the linted set provides",
+    __doc__,
+)
 
 
 def facts(res, ctx):
@@ -100,3 +103,6 @@ def _claim(spec, path):
             ("claim", name),
             Hit(f'storageclass.storage.k8s.io "{name}" not found', path + ("storageClassName",), at_value=True),
         )
+
+
+RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})

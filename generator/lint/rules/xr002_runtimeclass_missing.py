@@ -47,14 +47,13 @@ FAIL:
 from generator.kube import pods
 from generator.lint import references
 from generator.lint.model import Hit
+from generator.lint.protocol import SetRule
 from generator.lint.settings import COMPLETE_SET
+from generator.rulemeta import RuleMeta
 
-ID = "XR002"
-NAME = "runtimeclass-missing"
-SEVERITY = "error"
-SUMMARY = "A pod references a RuntimeClass not in the linted set"
-SCOPE = "set"
-OPTIONS = {"completeSet": COMPLETE_SET}
+META = RuleMeta(
+    "XR002", "runtimeclass-missing", "error", "A pod references a RuntimeClass not in the linted set", __doc__
+)
 
 
 def facts(res, ctx):
@@ -73,3 +72,6 @@ def facts(res, ctx):
 def check(facts, ctx):
     contract = ctx.settings.contract
     return references.undefined(facts, "pod", contract.runtime_classes if contract else None, contract)
+
+
+RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})

@@ -67,14 +67,17 @@ import sys
 from dataclasses import replace
 
 from generator.lint.model import Hit
+from generator.lint.protocol import SetRule
 from generator.lint.settings import COMPLETE_SET
+from generator.rulemeta import RuleMeta
 
-ID = "XR003"
-NAME = "scaledobject-target-missing"
-SEVERITY = "error"
-SUMMARY = "A ScaledObject's scaleTargetRef names a workload not in the linted set"
-SCOPE = "set"
-OPTIONS = {"completeSet": COMPLETE_SET}
+META = RuleMeta(
+    "XR003",
+    "scaledobject-target-missing",
+    "error",
+    "A ScaledObject's scaleTargetRef names a workload not in the linted set",
+    __doc__,
+)
 
 
 _SCALABLE_BUILT_IN = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
@@ -117,3 +120,6 @@ def check(facts, ctx):
             continue
         found = f" (there is one in namespace {', '.join(elsewhere)})" if elsewhere else ""
         yield replace(finding, message=f"scaleTargetRef: {kind} {namespace or '(none)'}/{name} not found{found}")
+
+
+RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})

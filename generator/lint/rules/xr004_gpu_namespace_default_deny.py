@@ -65,14 +65,17 @@ FAIL:
 
 from generator.kube import pods
 from generator.lint.model import Hit
+from generator.lint.protocol import SetRule
 from generator.lint.settings import COMPLETE_SET
+from generator.rulemeta import RuleMeta
 
-ID = "XR004"
-NAME = "gpu-namespace-default-deny"
-SEVERITY = "warning"
-SUMMARY = "A namespace with GPU pods has no default-deny NetworkPolicy"
-SCOPE = "set"
-OPTIONS = {"completeSet": COMPLETE_SET}
+META = RuleMeta(
+    "XR004",
+    "gpu-namespace-default-deny",
+    "warning",
+    "A namespace with GPU pods has no default-deny NetworkPolicy",
+    __doc__,
+)
 
 
 def facts(res, ctx):
@@ -111,3 +114,6 @@ def _is_default_deny(obj: dict) -> bool:
         return False
     types = spec.get("policyTypes") or ["Ingress"]
     return spec.get("podSelector") == {} and isinstance(types, list) and "Ingress" in types and not spec.get("ingress")
+
+
+RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})

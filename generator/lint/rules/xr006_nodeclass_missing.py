@@ -59,14 +59,13 @@ FAIL:
 
 from generator.lint import references
 from generator.lint.model import Hit
+from generator.lint.protocol import SetRule
 from generator.lint.settings import COMPLETE_SET
+from generator.rulemeta import RuleMeta
 
-ID = "XR006"
-NAME = "nodeclass-missing"
-SEVERITY = "error"
-SUMMARY = "A Karpenter NodePool references a node class not in the linted set"
-SCOPE = "set"
-OPTIONS = {"completeSet": COMPLETE_SET}
+META = RuleMeta(
+    "XR006", "nodeclass-missing", "error", "A Karpenter NodePool references a node class not in the linted set", __doc__
+)
 
 # The node class kinds of the Karpenter providers gpu-gitops renders for, by API group.
 NODE_CLASSES = {"karpenter.k8s.aws": "EC2NodeClass", "karpenter.azure.com": "AKSNodeClass"}
@@ -96,3 +95,6 @@ def facts(res, ctx):
 
 def check(facts, ctx):
     return references.undefined(facts, "nodepool")
+
+
+RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})

@@ -40,14 +40,17 @@ from generator.contract.model import BUILTIN_PRIORITY_CLASSES
 from generator.kube import pods
 from generator.lint import references
 from generator.lint.model import Hit
+from generator.lint.protocol import SetRule
 from generator.lint.settings import COMPLETE_SET
+from generator.rulemeta import RuleMeta
 
-ID = "XR007"
-NAME = "priorityclass-missing"
-SEVERITY = "error"
-SUMMARY = "A pod references a PriorityClass not in the linted set or the cluster"
-SCOPE = "set"
-OPTIONS = {"completeSet": COMPLETE_SET}
+META = RuleMeta(
+    "XR007",
+    "priorityclass-missing",
+    "error",
+    "A pod references a PriorityClass not in the linted set or the cluster",
+    __doc__,
+)
 
 
 def facts(res, ctx):
@@ -66,3 +69,6 @@ def facts(res, ctx):
 def check(facts, ctx):
     contract = ctx.settings.contract
     return references.undefined(facts, "pod", contract.priority_classes if contract else None, contract)
+
+
+RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})
