@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from generator.diagnostic import Diagnostic
+from generator.kube import pods
 from generator.lint.model import Document, Hit, Resource
 from generator.lint.options import Option
 from generator.lint.settings import Settings
@@ -61,6 +62,13 @@ class Context:
         contract = self.settings.contract
         assert contract is not None, "only a rule marked cluster=True reads ctx.contract"
         return contract
+
+    def restricted_templates(self, res: Resource, rule_id: str) -> tuple[pods.PodTemplate, ...]:
+        """The pod templates a Pod Security rule checks: core workloads outside the namespaces
+        that rule allows host access (custom resources' pods get their security context from operators)."""
+        if self.namespace_allows_privileged(res.namespace, rule_id):
+            return ()
+        return pods.templates(res.obj, custom=False)
 
     def namespace_allows_privileged(self, namespace: str, rule_id: str) -> bool:
         """Host access is expected where the configuration says so or where Pod Security

@@ -39,9 +39,11 @@ FAIL:
               containers: [{name: main, image: "busybox:1.36"}]
 """
 
+from collections.abc import Iterator
+
 from generator.kube import deprecations
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -53,7 +55,7 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     api_version, kind = res.obj.get("apiVersion"), res.obj.get("kind")
     entry = deprecations.lookup(api_version, kind)
     target = ctx.settings.target_version

@@ -28,9 +28,11 @@ FAIL:
       matchingPrecedence: 1000
 """
 
+from collections.abc import Iterator
+
 from generator.kube import deprecations
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -42,7 +44,7 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     api_version, kind = res.obj.get("apiVersion"), res.obj.get("kind")
     entry = deprecations.lookup(api_version, kind)
     target = ctx.settings.target_version

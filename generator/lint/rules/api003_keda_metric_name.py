@@ -42,8 +42,10 @@ FAIL:
             threshold: "80"
 """
 
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from collections.abc import Iterator
+
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -57,7 +59,7 @@ META = RuleMeta(
 _KINDS = {"ScaledObject", "ScaledJob"}
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     api_version = res.obj.get("apiVersion")
     if res.kind not in _KINDS or not isinstance(api_version, str) or not api_version.startswith("keda.sh/"):
         return

@@ -56,10 +56,13 @@ FAIL:
                 limits: {nvidia.com/gpu: 8, memory: 64Gi}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
+from generator.contract.model import Pool, Taint
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -71,7 +74,7 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     contract = ctx.contract
     for pod in pods.templates(res.obj):
         if pod.partial or not pods.uses_devices(pod):
@@ -94,22 +97,22 @@ def check(res, ctx):
             )
 
 
-def _blocking(pool):
+def _blocking(pool: Pool) -> list[Taint]:
     return [t for t in pool.taints if t.effect in ("NoSchedule", "NoExecute")]
 
 
-def _schedulable(pod, pool, resource, ctx) -> bool:
+def _schedulable(pod: pods.PodTemplate, pool: Pool, resource: str, ctx: Context) -> bool:
     return all(
         pods.tolerates_taint(pod.spec, t.key, t.value, t.effect) or ctx.settings.admission_tolerates(resource, t.key)
         for t in _blocking(pool)
     )
 
 
-def _taint_text(taint) -> str:
+def _taint_text(taint: Taint) -> str:
     return f"{taint.key}{'=' + taint.value if taint.value else ''}:{taint.effect}"
 
 
-def _toleration(taint) -> str:
+def _toleration(taint: Taint) -> str:
     if taint.value:
         return f"{{key: {taint.key}, operator: Equal, value: {taint.value}, effect: {taint.effect}}}"
     return f"{{key: {taint.key}, operator: Exists, effect: {taint.effect}}}"

@@ -84,10 +84,12 @@ FAIL:
             limits: {nvidia.com/gpu: 8, rdma/ib: 1, memory: 512Gi}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -104,7 +106,7 @@ def wanted(name: str) -> bool:
     return pods.is_gpu(name) or pods.is_hugepages(name) or pods.is_fabric(name)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     contract = ctx.contract
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for name in sorted({n for n in (*requests, *limits) if isinstance(n, str) and wanted(n)}):

@@ -34,9 +34,12 @@ FAIL:
 
 import dataclasses
 import difflib
+from collections.abc import Iterator, Sequence
 
-from generator.lint.model import Hit
-from generator.lint.protocol import SetRule
+from generator.diagnostic import Diagnostic
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, SetRule
+from generator.lint.references import NameFact
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -44,7 +47,7 @@ META = RuleMeta(
 )
 
 
-def facts(res, ctx):
+def facts(res: Resource, ctx: Context) -> Iterator[tuple[NameFact, Hit | None]]:
     contract = ctx.contract
     if res.kind == "Namespace":
         _first_in_file(res.document.file, res.name, contract.cluster)  # the file's later objects in it need no fact
@@ -77,7 +80,7 @@ def _first_in_file(file: str, namespace: str, cluster: str) -> bool:
     return True
 
 
-def check(facts, ctx):
+def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> Iterator[Diagnostic]:
     contract = ctx.contract
     defined = {fact[1] for fact, _ in facts if fact[0] == "class"}
     for fact, finding in facts:

@@ -45,10 +45,12 @@ FAIL:
             limits: {amd.com/gpu: 16, memory: 64Gi}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.rules.cl002_resource_not_offered import wanted
 from generator.rulemeta import RuleMeta
 
@@ -61,7 +63,7 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     contract = ctx.contract
     if not res.namespace:
         return

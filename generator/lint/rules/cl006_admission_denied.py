@@ -54,9 +54,11 @@ FAIL:
                 limits: {nvidia.com/mig-1g.5gb: 1}
 """
 
+from collections.abc import Iterator
+
 from generator.lint import admission
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -64,7 +66,7 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     contract, namespace = ctx.contract, res.namespace
     if not namespace:
         return

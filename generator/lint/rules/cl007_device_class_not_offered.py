@@ -52,8 +52,12 @@ FAIL:
               exactly: {deviceClassName: gpu.nvidia.com}
 """
 
-from generator.lint.model import Hit
-from generator.lint.protocol import SetRule
+from collections.abc import Iterator, Sequence
+
+from generator.diagnostic import Diagnostic
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, SetRule
+from generator.lint.references import NameFact
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -65,7 +69,7 @@ META = RuleMeta(
 )
 
 
-def facts(res, ctx):
+def facts(res: Resource, ctx: Context) -> Iterator[tuple[NameFact, Hit | None]]:
     contract = ctx.contract
     kind = res.kind
     if kind == "DeviceClass" and res.obj.get("apiVersion", "").startswith("resource.k8s.io/"):
@@ -89,7 +93,7 @@ def facts(res, ctx):
         )
 
 
-def _device_classes(spec, base):
+def _device_classes(spec: object, base: tuple) -> Iterator[tuple[tuple, str]]:
     devices = spec.get("devices") if isinstance(spec, dict) else None
     requests = devices.get("requests") if isinstance(devices, dict) else None
     for i, request in enumerate(requests if isinstance(requests, list) else []):
@@ -108,7 +112,7 @@ def _device_classes(spec, base):
                 yield path + ("deviceClassName",), name
 
 
-def check(facts, ctx):
+def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> Iterator[Diagnostic]:
     contract = ctx.contract
     known = {fact[1] for fact, _ in facts if fact[0] == "class"} | set(contract.device_classes)
     for fact, finding in facts:

@@ -48,9 +48,13 @@ FAIL:
             limits: {memory: 1Gi}
 """
 
+from collections.abc import Iterator, Sequence
+
+from generator.diagnostic import Diagnostic
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import SetRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, SetRule
+from generator.lint.references import NameFact
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -62,7 +66,7 @@ META = RuleMeta(
 )
 
 
-def facts(res, ctx):
+def facts(res: Resource, ctx: Context) -> Iterator[tuple[NameFact, Hit | None]]:
     """A template's ``namespace/name``; each pod's claim template, with its finding."""
     if res.kind == "ResourceClaimTemplate" and res.obj["apiVersion"].startswith("resource.k8s.io/"):
         yield ("class", f"{res.namespace}/{res.name}"), None
@@ -87,7 +91,7 @@ def facts(res, ctx):
                 )
 
 
-def check(facts, ctx):
+def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> Iterator[Diagnostic]:
     contract = ctx.contract
     known = {fact[1] for fact, _ in facts if fact[0] == "class"} | set(contract.claim_templates)
     for fact, finding in facts:

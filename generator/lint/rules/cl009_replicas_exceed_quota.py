@@ -51,9 +51,11 @@ FAIL:
                 limits: {nvidia.com/gpu: 8, memory: 32Gi}
 """
 
+from collections.abc import Iterator
+
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.rules.cl002_resource_not_offered import wanted
 from generator.rulemeta import RuleMeta
 
@@ -68,7 +70,7 @@ META = RuleMeta(
 _REPLICATED = {("apps/v1", "Deployment"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet")}
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     contract = ctx.contract
     if not res.namespace:
         return
@@ -91,7 +93,7 @@ def check(res, ctx):
             )
 
 
-def _replicas(res) -> tuple[int, tuple] | None:
+def _replicas(res: Resource) -> tuple[int, tuple] | None:
     """How many of the workload's pods run at once, and where that is said."""
     spec = res.obj.get("spec")
     if not isinstance(spec, dict):

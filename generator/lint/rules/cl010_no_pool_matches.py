@@ -36,9 +36,12 @@ FAIL:
         - {name: tools, image: "busybox:1.36", resources: {limits: {memory: 64Mi}}}
 """
 
+from collections.abc import Iterator
+
+from generator.contract.model import Pool
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -50,7 +53,7 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     contract = ctx.contract
     if not contract.pools:
         return
@@ -79,11 +82,11 @@ def check(res, ctx):
             )
 
 
-def _describe(pool) -> str:
+def _describe(pool: Pool) -> str:
     return f"{pool.name} " + ",".join(f"{k}={v}" for k, v in pool.labels) if pool.labels else pool.name
 
 
-def _tolerated(spec: dict, pool) -> bool:
+def _tolerated(spec: dict, pool: Pool) -> bool:
     return all(
         pods.tolerates_taint(spec, t.key, t.value, t.effect)
         for t in pool.taints

@@ -47,9 +47,11 @@ FAIL:
               image: nvcr.io/nvidia/pytorch:25.01-py3
 """
 
+from collections.abc import Iterator
+
 from generator.lint import queued
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -61,7 +63,7 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     contract = ctx.contract
     local = queued.queued_job(res.obj, res.namespace, contract)
     if local is None or queued.its_queue(res.obj, local) is not None:

@@ -58,11 +58,13 @@ FAIL:
                 limits: {nvidia.com/gpu: 8, memory: 512Gi}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint import queued
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -74,7 +76,7 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     contract = ctx.contract
     local = queued.queued_job(res.obj, res.namespace, contract)
     queue = queued.its_queue(res.obj, local) if local else None

@@ -48,11 +48,13 @@ FAIL:
               image: nvcr.io/nvidia/pytorch:25.01-py3
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint import queued
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -70,7 +72,7 @@ def _annotations(obj: dict, spec_path: tuple) -> dict:
     return found if isinstance(found, dict) else {}
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     contract = ctx.contract
     local = queued.queued_job(res.obj, res.namespace, contract)
     queue = queued.its_queue(res.obj, local) if local else None

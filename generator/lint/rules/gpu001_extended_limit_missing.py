@@ -45,9 +45,12 @@ FAIL:
               memory: 8Gi
 """
 
+from collections.abc import Iterator
+
 from generator.kube import pods
 from generator.lint import limits as limits_rules
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -55,7 +58,7 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for name in requests:
             if pods.is_extended(name) and name not in limits:

@@ -44,10 +44,12 @@ FAIL:
               memory: 8Gi
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods, quantity
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -55,7 +57,7 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for section, values in (("requests", requests), ("limits", limits)):
             for name, value in values.items():

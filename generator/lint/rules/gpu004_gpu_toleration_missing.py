@@ -70,10 +70,12 @@ FAIL:
             limits: {nvidia.com/gpu: 1, memory: 1Gi}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.settings import TAINT_KEYS
 from generator.rulemeta import RuleMeta
 
@@ -87,7 +89,7 @@ UNKNOWN_TAINTS_HINT = (
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     settings = ctx.settings
     if settings.contract is not None:
         return  # CL001 checks the target cluster's pools, taint values and effects included

@@ -46,10 +46,11 @@ FAIL:
 """
 
 import re
+from collections.abc import Iterator
 
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -59,7 +60,7 @@ META = RuleMeta(
 _MIG = re.compile(r"^nvidia\.com/mig-\d+g\.\d+gb$")
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for section, values in (("limits", limits), ("requests", requests)):
             for name in values:

@@ -45,10 +45,12 @@ FAIL:
               memory: 4Gi
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -60,7 +62,7 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for cpath, container, _requests, _limits in pods.container_resources(res.obj):
         names = pods.gpu_names(container)
         migs = sorted(n for n in names if n.startswith("nvidia.com/mig-"))

@@ -48,16 +48,18 @@ FAIL:
               cpu: "8"
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta("GPU007", "gpu-memory-limit-missing", "warning", "A GPU container has no memory limit", __doc__)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for pod in pods.templates(res.obj):
         claimed = set(pods.claims(pod))
         for cpath, container in pod.containers:

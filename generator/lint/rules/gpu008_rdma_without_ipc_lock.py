@@ -55,10 +55,12 @@ FAIL:
                 limits: {nvidia.com/gpu: 8, rdma/ib: 1, memory: 512Gi}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -81,7 +83,7 @@ def _locks_memory(container: dict) -> bool:
     return isinstance(added, list) and any(c in ("IPC_LOCK", "CAP_IPC_LOCK") for c in added)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for pod in pods.templates(res.obj):
         for cpath, container in pod.containers:
             requests, limits = pods.resources(container)

@@ -37,9 +37,12 @@ FAIL:
             limits: {hugepages-1Gi: 1Gi, memory: 1Gi}
 """
 
+from collections.abc import Iterator
+
 from generator.kube import pods
 from generator.lint import limits as limits_rules
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -47,7 +50,7 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for name, value in requests.items():
             if not pods.is_hugepages(name):

@@ -42,10 +42,12 @@ FAIL:
           emptyDir: {medium: HugePages}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -57,12 +59,12 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for pod in pods.templates(res.obj):
         yield from _check_pod(pod)
 
 
-def _check_pod(pod):
+def _check_pod(pod: pods.PodTemplate) -> Iterator[Hit]:
     spath, spec = pod.path, pod.spec
     sizes = set()
     for _, container in pod.containers:

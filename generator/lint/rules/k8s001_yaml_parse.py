@@ -33,7 +33,10 @@ FAIL:
       name: feature-flags
 """
 
-from generator.lint.protocol import DocumentRule
+from collections.abc import Iterator
+
+from generator.lint.model import Document, Hit
+from generator.lint.protocol import Context, DocumentRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -45,7 +48,7 @@ META = RuleMeta(
 )
 
 
-def check(doc, ctx):
+def check(doc: Document, ctx: Context) -> Iterator[Hit]:
     if doc.error is not None:
         yield doc.error
     yield from doc.notes

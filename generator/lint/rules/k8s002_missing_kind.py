@@ -22,14 +22,16 @@ FAIL:
       name: flags
 """
 
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from collections.abc import Iterator
+
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta("K8S002", "missing-kind", "error", "A document has no apiVersion or no kind", __doc__)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     # kubeconform checks kind first
     if not isinstance(res.obj.get("kind"), str) or not res.obj.get("kind"):
         yield Hit("missing 'kind' key", ("kind",) if "kind" in res.obj else (), hint=_HINT)

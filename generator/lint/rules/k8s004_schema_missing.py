@@ -28,9 +28,11 @@ FAIL:
     spec: {}
 """
 
+from collections.abc import Iterator
+
 from generator.kube import deprecations
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.rules.api004_api_version_not_served import not_served
 from generator.rulemeta import RuleMeta
 
@@ -39,7 +41,7 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     obj = res.obj
     if ctx.validator is None or not all(isinstance(obj.get(k), str) and obj.get(k) for k in ("apiVersion", "kind")):
         return

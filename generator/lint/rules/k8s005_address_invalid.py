@@ -59,8 +59,8 @@ import re
 from collections.abc import Iterator
 
 from generator import addresses
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -77,7 +77,7 @@ _MATCH_NAME = re.compile(r"([-a-zA-Z0-9_]+[.]?)+")
 _MATCH_PATTERN = re.compile(r"([-a-zA-Z0-9_*]+[.]?)+")
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     obj = res.obj
     spec = obj.get("spec")
     api = obj["apiVersion"]

@@ -49,8 +49,10 @@ FAIL:
             - {name: server, image: "vllm/vllm-openai:v0.6.3"}
 """
 
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from collections.abc import Iterator
+
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -70,7 +72,7 @@ _KINDS = {
 }
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     if (res.obj["apiVersion"], res.kind) not in _KINDS:
         return
     spec = res.obj.get("spec")

@@ -79,9 +79,11 @@ FAIL:
               securityContext: {privileged: true}
 """
 
+from collections.abc import Iterator
+
 from generator.lint import suppress
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta(
@@ -93,7 +95,7 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     value = res.annotations.get(suppress.ANNOTATION)
     if value is not None:
         _, problem = suppress.parse(value, ctx.rule_ids)

@@ -42,10 +42,11 @@ FAIL:
           securityContext: {privileged: true}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
-from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 from generator.rulemeta import RuleMeta
 
@@ -53,8 +54,8 @@ META = RuleMeta("SEC001", "privileged", "warning", "A container is privileged ou
 CHECKOV = ("CKV_K8S_16",)
 
 
-def check(res, ctx):
-    for cpath, container in (c for pod in pods.restricted_templates(res, ctx, META.id) for c in pod.containers):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    for cpath, container in (c for pod in ctx.restricted_templates(res, META.id) for c in pod.containers):
         sc = container.get("securityContext")
         if isinstance(sc, dict) and sc.get("privileged") is True:
             yield Hit(

@@ -36,10 +36,11 @@ FAIL:
           hostPath: {path: /var/lib/kubelet}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
-from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 from generator.rulemeta import RuleMeta
 
@@ -48,8 +49,8 @@ META = RuleMeta(
 )
 
 
-def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx, META.id):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    for pod in ctx.restricted_templates(res, META.id):
         volumes = pod.spec.get("volumes")
         for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
             if isinstance(volume, dict) and "hostPath" in volume:

@@ -34,10 +34,11 @@ FAIL:
         - {name: main, image: "busybox:1.36"}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
-from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 from generator.rulemeta import RuleMeta
 
@@ -53,8 +54,8 @@ CHECKOV_BY_KEY = {"hostPID": "CKV_K8S_17", "hostIPC": "CKV_K8S_18", "hostNetwork
 CHECKOV = tuple(sorted(CHECKOV_BY_KEY.values()))
 
 
-def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx, META.id):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    for pod in ctx.restricted_templates(res, META.id):
         for key in ("hostNetwork", "hostPID", "hostIPC"):
             if pod.spec.get(key) is True:
                 yield Hit(

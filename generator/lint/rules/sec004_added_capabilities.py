@@ -38,10 +38,11 @@ FAIL:
             capabilities: {add: [SYS_ADMIN]}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
-from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 from generator.rulemeta import RuleMeta
 
@@ -55,8 +56,8 @@ META = RuleMeta(
 CHECKOV = ("CKV_K8S_25",)
 
 
-def check(res, ctx):
-    for cpath, container in (c for pod in pods.restricted_templates(res, ctx, META.id) for c in pod.containers):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    for cpath, container in (c for pod in ctx.restricted_templates(res, META.id) for c in pod.containers):
         sc = container.get("securityContext")
         caps = sc.get("capabilities") if isinstance(sc, dict) else None
         added = caps.get("add") if isinstance(caps, dict) else None

@@ -37,10 +37,11 @@ FAIL:
         - {name: main, image: "busybox:1.36"}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
-from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 from generator.rulemeta import RuleMeta
 
@@ -69,8 +70,8 @@ SAFE = frozenset(
 )
 
 
-def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx, META.id):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    for pod in ctx.restricted_templates(res, META.id):
         sc = pod.spec.get("securityContext")
         sysctls = sc.get("sysctls") if isinstance(sc, dict) else None
         for i, item in enumerate(sysctls if isinstance(sysctls, list) else []):

@@ -32,10 +32,12 @@ FAIL:
         - {name: main, image: "busybox:1.36"}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
 from generator.rulemeta import RuleMeta
 
@@ -43,8 +45,8 @@ META = RuleMeta("SEC006", "seccomp-missing", "warning", "A pod has no seccomp pr
 CHECKOV = ("CKV_K8S_31",)
 
 
-def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx, META.id):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    for pod in ctx.restricted_templates(res, META.id):
         if not pods.secured(pod, lambda sc: isinstance(sc, dict) and isinstance(sc.get("seccompProfile"), dict)):
             yield Hit(
                 f"{jsonpath.dotted(pod.path + ('securityContext',))}: no seccompProfile; set type RuntimeDefault",

@@ -63,9 +63,12 @@ FAIL:
             limits: {nvidia.com/gpu: 1, memory: 8Gi}
 """
 
+from collections.abc import Iterator, Sequence
+
+from generator.diagnostic import Diagnostic
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import SetRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, SetRule
 from generator.lint.settings import COMPLETE_SET
 from generator.rulemeta import RuleMeta
 
@@ -78,7 +81,11 @@ META = RuleMeta(
 )
 
 
-def facts(res, ctx):
+# ("policy", namespace, is a default deny) of a NetworkPolicy; ("gpu", namespace) of an object with GPU pods
+_Fact = tuple[str, str, bool] | tuple[str, str]
+
+
+def facts(res: Resource, ctx: Context) -> Iterator[tuple[_Fact, Hit | None]]:
     """Whether a NetworkPolicy is a default deny; the namespace of an object with GPU pods,
     located for a finding."""
     if res.kind == "NetworkPolicy":
@@ -94,12 +101,12 @@ def facts(res, ctx):
         )
 
 
-def check(facts, ctx):
+def check(facts: Sequence[tuple[_Fact, Diagnostic | None]], ctx: Context) -> Iterator[Diagnostic]:
     """One finding per namespace, on its first object with GPU pods (in file order)."""
     policies = [fact for fact, _ in facts if fact[0] == "policy"]
     if not policies:
         return
-    denied = {namespace for _, namespace, deny in policies if deny}
+    denied = {fact[1] for fact in policies if len(fact) == 3 and fact[2]}
     reported = set()
     for fact, finding in facts:
         if fact[0] == "gpu" and fact[1] not in denied and fact[1] not in reported:

@@ -49,9 +49,11 @@ FAIL:
             - {name: exporter, image: "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.1-ubuntu22.04"}
 """
 
+from collections.abc import Iterator
+
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.protocol import ObjectRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.rules.gpu004_gpu_toleration_missing import UNKNOWN_TAINTS_HINT
 from generator.lint.settings import TAINT_KEYS
 from generator.rulemeta import RuleMeta
@@ -70,7 +72,7 @@ _VENDOR_LABELS = {
 }
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     if res.kind != "DaemonSet":
         return
     settings = ctx.settings

@@ -57,9 +57,13 @@ FAIL:
             - {key: node.kubernetes.io/instance-type, operator: In, values: [p5.48xlarge]}
 """
 
+from collections.abc import Iterable, Iterator, Sequence
+
+from generator.diagnostic import Diagnostic
 from generator.lint import references
-from generator.lint.model import Hit
-from generator.lint.protocol import SetRule
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, SetRule
+from generator.lint.references import NameFact
 from generator.lint.settings import COMPLETE_SET
 from generator.rulemeta import RuleMeta
 
@@ -71,7 +75,7 @@ META = RuleMeta(
 NODE_CLASSES = {"karpenter.k8s.aws": "EC2NodeClass", "karpenter.azure.com": "AKSNodeClass"}
 
 
-def facts(res, ctx):
+def facts(res: Resource, ctx: Context) -> Iterator[tuple[NameFact, Hit | None]]:
     """A node class's group/kind/name; a NodePool's reference, with its finding should it be missing."""
     group = res.ref.api_version.split("/")[0]
     if NODE_CLASSES.get(group) == res.kind:
@@ -93,7 +97,7 @@ def facts(res, ctx):
         )
 
 
-def check(facts, ctx):
+def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> Iterable[Diagnostic]:
     return references.undefined(facts, "nodepool")
 
 
