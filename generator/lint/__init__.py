@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 _LAZY = {"Engine": "engine", "Result": "engine", "Resource": "model", "Settings": "settings"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         from importlib import import_module
 

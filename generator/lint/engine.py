@@ -16,7 +16,7 @@ findings are kept with the namespace they depend on and dropped at the end if it
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
@@ -213,9 +213,11 @@ class Engine:
                     if finding is not None:
                         result.findings.append((finding, self.ctx.asked))
             if typed:
-                for rule in self.set_rules:
-                    for fact, hit in rule.facts(res, self.ctx):
-                        result.facts.append((rule.meta.id, fact, self._locate(rule.meta.id, res, hit) if hit else None))
+                for set_rule in self.set_rules:
+                    rule_id = set_rule.meta.id
+                    for fact, fact_hit in set_rule.facts(res, self.ctx):
+                        finding = self._locate(rule_id, res, fact_hit) if fact_hit else None
+                        result.facts.append((rule_id, fact, finding))
         except RecursionError:
             # the C parser copes with any depth; validators and rules recurse
             if "K8S001" in self.severity:
@@ -234,7 +236,7 @@ class Engine:
                 )
 
     @contextmanager
-    def _warnings_into(self, result: FileResult, kind: tuple[str, str]):
+    def _warnings_into(self, result: FileResult, kind: tuple[str, str]) -> Iterator[None]:
         """Add to ``result`` the validator's warnings about ``kind``: those it gives now and
         those it gave when it first compiled the kind (it warns once per process)."""
         validator = self.ctx.validator

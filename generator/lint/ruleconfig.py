@@ -13,9 +13,10 @@ import difflib
 from generator.errors import InputError
 from generator.lint import options
 from generator.lint.rules import BY_ID
+from generator.yamlio.positions import Located
 
 
-def rule_errors(doc) -> list[InputError]:
+def rule_errors(doc: Located) -> list[InputError]:
     """Rule IDs in a config document (``yamlpos.Located``) that no rule has, and rule options
     (``lint.rules.<ID>.<option>``) the rule does not declare or whose value does not fit."""
     known = sorted(BY_ID)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from generator.library import providers
 from generator.lint import options
@@ -86,7 +86,7 @@ class Settings:
         if self.provider and self.provider_facts is None:
             self.provider_facts = providers.facts(self.provider)
 
-    def option(self, rule_id: str, name: str):
+    def option(self, rule_id: str, name: str) -> Any:
         """A rule's option: ``lint.rules.<ID>.<name>``, else the shared ``lint.<name>``, else the
         option's default (the rules that read one declare the shared declaration)."""
         configured = self.rule_options.get(rule_id, {})
@@ -131,7 +131,7 @@ class Settings:
         )
 
     @classmethod
-    def from_config(cls, data: dict, **overrides) -> Settings:
+    def from_config(cls, data: dict, **overrides: object) -> Settings:
         """Settings from a loaded config (``Config.data``); ``None`` overrides are ignored."""
         lint = data.get("lint", {})
         levels: dict[str, str] = {}
@@ -161,7 +161,7 @@ class Settings:
         return cls(**values)
 
 
-def for_cluster(spec: dict, config: dict | None = None, facts: dict | None = None, **extra) -> Settings:
+def for_cluster(spec: dict, config: dict | None = None, facts: dict | None = None, **extra: object) -> Settings:
     """Settings for a rendered cluster: the config file's ``lint`` section (rules, ignores,
     privileged namespaces) with the cluster's version, provider (``facts``: its row of the
     library's providers.json) and GPU pool taint keys, which describe the cluster better than
