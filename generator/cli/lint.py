@@ -6,12 +6,20 @@ Exit codes of ``lint``: 0 no errors, 1 errors (or warnings with ``--fail-on warn
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from generator.lint.settings import Settings
+    from generator.validate import SchemaValidator
+
 import dataclasses
 import difflib
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -64,7 +72,7 @@ class ExplainArgs:
     rule_id: str
 
 
-def _display(ctx: Context):
+def _display(ctx: Context) -> Callable[[str], str]:
     """Paths inside the project root are shown relative to it (stable, repo-relative URIs)."""
     root = ctx.project.root
     folders: dict[str, str | None] = {}  # a folder's path relative to the root (None: outside), resolved once
@@ -198,7 +206,9 @@ def _rendered_trees(path: Path) -> bool:
     return bool(trees) and all((p / SUM_FILE).is_file() for p in trees)
 
 
-def _runs(args: LintArgs, config: dict, settings, overrides: dict, targets: list[str], display):
+def _runs(
+    args: LintArgs, config: dict, settings: Settings, overrides: dict, targets: list[str], display: Callable[[str], str]
+) -> list[tuple[str, Settings, list[str]]]:
     """``(cluster, settings, paths)`` per lint run: one per cluster named by ``--cluster`` or
     ``lint.cluster`` over every target; else one per cluster ``lint.clusters`` maps files to
     (a file mapped to several is in several runs), plus one without a cluster for the rest."""
@@ -260,7 +270,9 @@ def _on_cluster(finding: Diagnostic, cluster: str) -> Diagnostic:
     return dataclasses.replace(finding, message=f"[{cluster}] {finding.message}")
 
 
-def _schema_notes(ctx: Context, validator, unchecked: list[Diagnostic], ignored: bool, folded: bool) -> None:
+def _schema_notes(
+    ctx: Context, validator: SchemaValidator, unchecked: list[Diagnostic], ignored: bool, folded: bool
+) -> None:
     """On standard error: the schema set used, what was not schema-checked, what could not be checked."""
     kinds = sorted({f"{f.ref.kind} ({f.ref.api_version})" for f in unchecked})
     if ignored and unchecked:
@@ -398,7 +410,7 @@ def explain(args: ExplainArgs) -> int:
     "whatever the batch. Repeatable.",
 )
 @click.pass_obj
-def lint_command(ctx: Context, **options):
+def lint_command(ctx: Context, **options: Any) -> None:
     """Lint manifests: strict schemas, GPU, huge pages, API-version and security rules.
 
     PATHS are files, folders (searched for .yaml/.yml/.json) or - for stdin; default:
@@ -416,7 +428,7 @@ def lint_command(ctx: Context, **options):
 @click.command(name="rules")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_obj
-def rules_command(ctx: Context, as_json):
+def rules_command(ctx: Context, as_json: bool) -> None:
     """List the lint rules: ID, default severity, name and summary.
 
     Example: gpu-gitops rules
@@ -434,7 +446,7 @@ def complete_rule_ids(_ctx: click.Context, _param: click.Parameter, incomplete: 
 @click.command(name="explain")
 @click.argument("rule_id", shell_complete=complete_rule_ids)
 @click.pass_obj
-def explain_command(ctx: Context, rule_id):
+def explain_command(ctx: Context, rule_id: str) -> None:
     """Explain a rule: what it finds, why, how to fix it, with failing and passing examples.
 
     Example: gpu-gitops explain GPU001
