@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from generator.inputs import contract
@@ -165,7 +166,7 @@ in a note; an error in a base is reported once, naming the clusters that use it.
 """
 
 
-def _arrays(path: str, node: dict, root: dict):
+def _arrays(path: str, node: dict, root: dict) -> Iterator[tuple[str, dict]]:
     """(path, schema) of every list in the input, depth first."""
     node = resolve_ref(root, node)
     if node.get("type") == "array":
@@ -209,7 +210,7 @@ def versions_markdown(table: versions.Versions) -> str:
 # --- providers.md ----------------------------------------------------------------------------
 
 
-def _value(value) -> str:
+def _value(value: object) -> str:
     return f"`{json.dumps(value, sort_keys=True)}`"
 
 

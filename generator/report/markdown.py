@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from generator.report import Report
+
 from generator.diagnostic import shown_name, shown_text
 from generator.lint.rules import BY_ID
 
@@ -13,7 +18,7 @@ def _cell(text: str) -> str:
     return shown_text(text).replace("\\", "\\\\").replace("|", "\\|")
 
 
-def format(report) -> str:
+def format(report: Report) -> str:
     lines = ["## gpu-gitops lint", "", report.summary(), ""]
     if not report.findings:
         return "\n".join(lines + ["No findings.", ""])
