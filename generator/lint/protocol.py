@@ -86,18 +86,26 @@ F_contra = TypeVar("F_contra", bound=tuple, contravariant=True)
 
 
 class DocumentCheck(Protocol):
+    """A document rule's check: the hits in one parsed document."""
+
     def __call__(self, doc: Document, ctx: Context, /) -> Iterable[Hit]: ...
 
 
 class ObjectCheck(Protocol):
+    """An object rule's check: the hits in one resource."""
+
     def __call__(self, res: Resource, ctx: Context, /) -> Iterable[Hit]: ...
 
 
 class FactsCheck(Protocol[F_co]):
+    """A set rule's view of one resource: its facts, each with the hit to report should the decision go against it."""
+
     def __call__(self, res: Resource, ctx: Context, /) -> Iterable[tuple[F_co, Hit | None]]: ...
 
 
 class SetCheck(Protocol[F_contra]):
+    """A set rule's decision over every object's facts, each hit located (None when suppressed)."""
+
     def __call__(
         self, facts: Sequence[tuple[F_contra, Diagnostic | None]], ctx: Context, /
     ) -> Iterable[Diagnostic]: ...
@@ -105,6 +113,8 @@ class SetCheck(Protocol[F_contra]):
 
 @dataclass(frozen=True, kw_only=True)
 class _Rule:
+    """What every kind of rule has besides its checks."""
+
     meta: RuleMeta
     options: Mapping[str, Option] = field(default_factory=dict)
     checkov: tuple[str, ...] = ()
