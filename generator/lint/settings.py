@@ -41,6 +41,8 @@ ALLOWED_PRIVILEGED_NAMESPACES = options.Option(
     "Namespaces where the rule is silent (drivers, device plugins, node tuning), besides those whose linted "
     "Namespace enforces the privileged Pod Security level. Default: `lint.allowedPrivilegedNamespaces`, else none.",
 )
+# the options of every Pod Security rule (SEC001-SEC007)
+POD_SECURITY_OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 
 
 COMPLETE_SET = options.Option(

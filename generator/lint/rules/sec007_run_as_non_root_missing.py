@@ -38,7 +38,7 @@ from generator import jsonpath
 from generator.kube import pods
 from generator.lint.model import Hit, Resource
 from generator.lint.protocol import Context, ObjectRule
-from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
+from generator.lint.settings import POD_SECURITY_OPTIONS
 from generator.rulemeta import RuleMeta
 
 META = RuleMeta("SEC007", "run-as-non-root-missing", "warning", "A pod does not set runAsNonRoot", __doc__)
@@ -55,10 +55,4 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
             )
 
 
-RULE = ObjectRule(
-    meta=META,
-    check=check,
-    options={"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES},
-    checkov=CHECKOV,
-    pod_templates=True,
-)
+RULE = ObjectRule(meta=META, check=check, options=POD_SECURITY_OPTIONS, checkov=CHECKOV, pod_templates=True)
