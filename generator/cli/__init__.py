@@ -114,7 +114,9 @@ class _Commands(click.Group):
 @click.option("-v", "--verbose", is_flag=True, help="Print what is being done.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 @click.pass_context
-def cli(ctx, root, config_path, quiet, verbose, color):
+def cli(
+    ctx: click.Context, root: Path | None, config_path: Path | None, quiet: bool, verbose: bool, color: str
+) -> None:
     """Render and lint GitOps manifests for GPU / AI Kubernetes clusters.
 
     \b
@@ -131,7 +133,7 @@ def main() -> None:
     cli(prog_name="gpu-gitops")
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     """``Context`` and ``Ui``, the Python API's entry points (docs/api.md), from ``common`` on
     first use."""
     if name in ("Context", "Ui"):

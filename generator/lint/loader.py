@@ -25,7 +25,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -33,7 +33,7 @@ from typing import Any, cast
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import ConstructorError, SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.resolver import VersionedResolver
 from ruamel.yaml.scanner import ScannerError
@@ -64,15 +64,15 @@ class _Constructor(SafeConstructor):
 
     repeated: list = []
 
-    def check_mapping_key(self, node, key_node, mapping, key, value) -> bool:
+    def check_mapping_key(self, node: Node, key_node: Node, mapping: dict, key: Any, value: Any) -> bool:
         if key in mapping:
             _Constructor.repeated.append((key, key_node.start_mark))
         return True  # ruamel keeps the first value of a repeated key; kubectl keeps the last
 
-    def construct_go_plain(self, node):
+    def construct_go_plain(self, node: ScalarNode) -> Any:
         return yamlread.resolve_plain(node.value)
 
-    def construct_mapping(self, node, deep=False):
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict:
         """Keys as JSON object keys: sigs.k8s.io/yaml turns ``1`` and ``yes`` into strings and
         refuses null, mapping and sequence keys."""
         for key_node, _ in node.value:
@@ -93,7 +93,7 @@ class _Constructor(SafeConstructor):
         mapping = super().construct_mapping(node, deep)
         return {yamlread.json_key(key): value for key, value in mapping.items()}
 
-    def construct_non_recursive_object(self, node, tag=None):
+    def construct_non_recursive_object(self, node: Node, tag: str | None = None) -> Any:
         """go-yaml v2 decodes by node kind, not by tag: a mapping or sequence is one whatever it is
         tagged, and a scalar whose tag it cannot resolve (a local ``!foo bar``, ``!!python/name``)
         is its text (resolve.go: ``resolvableTag`` fails, ``resolve`` returns the input unchanged)."""
@@ -109,7 +109,7 @@ _SCALAR_TAGS = frozenset(
 )
 
 
-def _go_tag(node) -> str:
+def _go_tag(node: Node) -> str:
     """The tag ``node`` is built with, as go-yaml v2's decoder treats it."""
     if isinstance(node, MappingNode):
         return _YAML_TAG + "map"
@@ -122,11 +122,11 @@ def _go_tag(node) -> str:
 _TAGGED_TYPES = {"int": (int,), "float": (float, int), "bool": (bool,), "null": (type(None),)}
 
 
-def _construct_tagged(kind: str):
+def _construct_tagged(kind: str) -> Callable[[SafeConstructor, ScalarNode], Any]:
     """``!!int 7``, ``!!bool yes``...: the text resolved as a plain scalar must be of the tag's
     type (go-yaml's "cannot decode !!str `abc` as a !!int"); a located error otherwise."""
 
-    def construct(self, node):
+    def construct(self: SafeConstructor, node: ScalarNode) -> Any:
         value: Any = yamlread.resolve_plain(node.value)
         if isinstance(value, _TAGGED_TYPES[kind]) and not (kind != "bool" and isinstance(value, bool)):
             return float(cast(float, value)) if kind == "float" else value
@@ -151,7 +151,7 @@ class _Resolver(VersionedResolver):
     Skipping ruamel's YAML 1.2 regular expressions also skips its per-scalar version lookup.
     """
 
-    def resolve(self, kind, value, implicit):
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> Tag:
         if kind is ScalarNode and implicit[0]:
             return Tag(suffix=_MERGE if value == "<<" else _GO_PLAIN)
         return super().resolve(kind, value, (False, False))
@@ -189,7 +189,7 @@ class Source:
         return out
 
 
-def discover(paths: list[str], excludes: list[str], display) -> list[str]:
+def discover(paths: list[str], excludes: list[str], display: Callable[[str], str]) -> list[str]:
     """Every file to lint, in a stable order; a missing or special path given by name is a usage error.
 
     Inside folders, manifests that are not regular files (FIFOs, devices, symlinks to them)
@@ -413,7 +413,7 @@ def _unread_hint(message: str) -> str:
     return "split the manifests over several files"  # larger than the file limit
 
 
-def _load_full(yaml: YAML, chunk: str):
+def _load_full(yaml: YAML, chunk: str) -> Any:
     """Plain data of a document the fast path does not take (anchors, tags, errors to word)."""
     # ruamel's C composer recurses in C: the depth bound first, or deep nesting kills the
     # interpreter (and libyaml takes quadratic time in flow nesting: stop at the bound)

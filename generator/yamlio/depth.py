@@ -39,7 +39,7 @@ def check(text: str, limit: int) -> None:
         raise TooDeep(mark.line, mark.column)
 
 
-def first_too_deep(events: Iterable, limit: int):
+def first_too_deep(events: Iterable, limit: int) -> Any:
     """The start mark of the first collection nested more than ``limit`` deep among parser
     events (libyaml's or ruamel's Python parser's), None when there is none."""
     depth = 0

@@ -33,14 +33,25 @@ FAIL:
       name: feature-flags
 """
 
-ID = "K8S001"
-NAME = "yaml-parse"
-SEVERITY = "error"
-SUMMARY = "YAML syntax error, duplicate key, or a document over the size or nesting limits"
-SCOPE = "document"
+from collections.abc import Iterator
+
+from generator.lint.model import Document, Hit
+from generator.lint.protocol import Context, DocumentRule
+from generator.rulemeta import RuleMeta
+
+META = RuleMeta(
+    "K8S001",
+    "yaml-parse",
+    "error",
+    "YAML syntax error, duplicate key, or a document over the size or nesting limits",
+    __doc__,
+)
 
 
-def check(doc, ctx):
+def check(doc: Document, ctx: Context) -> Iterator[Hit]:
     if doc.error is not None:
         yield doc.error
     yield from doc.notes
+
+
+RULE = DocumentRule(meta=META, check=check)
