@@ -216,8 +216,10 @@ def main() -> int:
             subprocess.run(
                 [sys.executable, str(gen), str(corpus), str(args.docs)], check=True, stdout=subprocess.DEVNULL
             )
-        fleet = make_project(tmp / "fleet", args.copies, library=False)
-        import_crds(tools[0], tmp / "imported")
+        fleet = tmp / "fleet"
+        if {"render", "check-flags"} & set(rows):  # the fleet, only for the rows that use it
+            make_project(fleet, args.copies, library=False)
+            import_crds(tools[0], tmp / "imported")
         rendered: dict[str, Path] = {}
         if "check-flags" in rows or ("render" in rows and binary):
             for tool in tools:  # one rendered fleet per tool, validated once with the flags (untimed)
