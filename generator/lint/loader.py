@@ -308,8 +308,13 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
                 return
     yaml = None
     limits = yamlread.MANIFESTS
+    unseen = set(yamllines.unseen_by_kubectl(text)) if "\r" in text else None
     for first_line, chunk in split_documents(text):
         doc = Document(display, chunk, first_line)
+        if unseen and first_line in unseen:
+            doc.notes.append(_unseen_separator(first_line))
+        elif first_line == 0 and unseen is not None and yamllines.refused_by_kubectl(text):
+            doc.notes.append(_REFUSED_FILE)
         if len(chunk) > limits.document_bytes:
             message = yamlmessages.too_large("document", limits.document_bytes)
             yield _failed(display, chunk, first_line, message, 0, 0, _DOCUMENT_TOO_LARGE_HINT)
@@ -323,7 +328,7 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
                 _Constructor.repeated = []
                 doc.data = _load_full(yaml, chunk)
                 if strict:
-                    doc.notes = [
+                    doc.notes += [
                         Hit(
                             _repeated_key(key),
                             hint=yamlmessages.DUPLICATE_KEY_HINT,
@@ -386,6 +391,27 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
         _check_object(doc)
         if doc.error is not None or doc.data is not None:
             yield doc
+
+
+def _unseen_separator(first_line: int) -> Hit:
+    """A warning at a ``---`` kubectl does not split on (``yamllines.unseen_by_kubectl``)."""
+    return Hit(
+        "kubectl applies nothing from this document: its `---` follows a line that ends in a CR alone, "
+        "and kubectl splits documents at LF line ends only, then decodes only the first document of what "
+        "it read as one",
+        hint="save the file with LF (or CR LF) line endings",
+        severity="warning",
+        at=(first_line + 1, 1),
+    )
+
+
+_REFUSED_FILE = Hit(
+    'kubectl refuses this file ("invalid Yaml document separator"): its first line is a `---` ended by a CR '
+    "alone, and kubectl reads lines up to LF, so the rest of the file is on that line",
+    hint="save the file with LF (or CR LF) line endings",
+    severity="warning",
+    at=(1, 1),
+)
 
 
 def _check_object(doc: Document) -> None:

@@ -440,3 +440,33 @@ def test_gpu_gitops_inputs_are_not_linted_as_kubernetes_objects():
     result = lint_paths([str(REPO / "clusters")], Settings())
     assert result.findings == []
     assert len(result.sources) >= 7 and sum(source.objects for source in result.sources) == 0
+
+
+CR_ONLY = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: two\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (CR_ONLY, []),
+        (CR_ONLY.replace("\n", "\r\n"), []),  # kubectl trims a CR before the LF
+        # kubectl reads the whole file as one document and applies `one` alone
+        # (`kubectl label --local -f` prints configmap/one)
+        (CR_ONLY.replace("\n", "\r"), [(5, "kubectl applies nothing from this document")]),
+        # one CR-only line end is enough: the separator after it is unseen
+        (CR_ONLY.replace("one\n", "one\r"), [(5, "kubectl applies nothing from this document")]),
+        # kubectl's first line is all of the file: "invalid Yaml document separator"
+        ("---\r" + CR_ONLY.replace("\n", "\r"), [(1, "kubectl refuses this file"), (6, "kubectl applies nothing")]),
+        ("--- # c\r\n" + CR_ONLY, []),
+    ],
+)
+def test_a_separator_kubectl_does_not_split_on_is_a_warning(tmp_path, text, expected):
+    """kubectl splits documents at LF line ends only; both documents are still linted here."""
+    path = tmp_path / "cr.yaml"
+    path.write_bytes(text.encode("utf-8"))
+    assert [r.name for r in loader.read(str(path), "cr.yaml").resources] == ["one", "two"]
+    findings = lint_paths([str(path)], Settings()).findings
+    got = [(f.rule, f.severity, f.line, f.message) for f in findings]
+    assert len(got) == len(expected), got
+    for (rule, severity, line, message), (want_line, want) in zip(got, expected, strict=True):
+        assert (rule, severity, line) == ("K8S001", "warning", want_line) and message.startswith(want), got
