@@ -12,6 +12,7 @@ May import: any part of generator: the commands are the top of the import graph.
 
 from __future__ import annotations
 
+import os
 from importlib import import_module
 from pathlib import Path
 
@@ -97,7 +98,14 @@ class _Commands(click.Group):
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, prog_name="gpu-gitops")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=lambda ctx, _param, value: _print_version(ctx) if value and not ctx.resilient_parsing else None,
+    help="Show the version and the YAML reader's backend, and exit.",
+)
 @click.option(
     "--root",
     type=click.Path(file_okay=False, path_type=Path),
@@ -125,6 +133,25 @@ def cli(ctx, root, config_path, quiet, verbose, color):
     from generator.cli.common import Context, Ui
 
     ctx.obj = Context(root, Ui(quiet, verbose, color), config_path)
+    if os.environ.get("GPU_GITOPS_YAML_BACKEND"):  # a backend forced by name: checked once, before any read
+        from generator.errors import InputError
+        from generator.yamlio import backend
+
+        try:
+            backend.chosen()
+        except InputError as err:
+            ctx.obj.ui.error(err)
+            ctx.exit(2)
+
+
+def _print_version(ctx: click.Context) -> None:
+    """The version, and the YAML reader's backend in use (``yamlio.backend``: the compiled one or
+    the pure-Python event one give the same results at different speeds)."""
+    from generator.yamlio import backend
+
+    reader = backend.describe()
+    click.echo(f"gpu-gitops, version {__version__}\nYAML reader: {reader}")
+    ctx.exit()
 
 
 def main() -> None:
