@@ -23,7 +23,7 @@ def forced(monkeypatch):
         read._compiled.cache_clear()
 
     yield force
-    monkeypatch.delenv(backend.ENV, raising=False)
+    monkeypatch.undo()
     backend.chosen.cache_clear()
     read._compiled.cache_clear()
 
