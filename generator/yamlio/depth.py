@@ -33,12 +33,17 @@ def check(text: str, limit: int) -> None:
         offset = flow_too_deep(text, limit)
         if offset is None:
             return
-        mark = _counted(text[: offset + 1], limit)
+        mark = _counted(text[: offset + 1], limit) if offset < _RECOUNTED_BYTES else None
         if mark is None:
             line, col = line_col(text, offset)
             raise TooDeep(line - 1, col - 1) from None
     if mark is not None:
         raise TooDeep(mark.line, mark.column)
+
+
+# ruamel's Python parser reads ~1 MB/s: past this, the flow scan's bracket is the answer (it
+# counts flow levels only, so it may name a bracket one or more levels later)
+_RECOUNTED_BYTES = 256 * 1024
 
 
 def _counted(prefix: str, limit: int):
