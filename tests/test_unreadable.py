@@ -25,7 +25,9 @@ def test_an_unreadable_cluster_input_is_named_by_every_command(project, run, mon
     ):
         result = run(project, *args)
         assert result.exit_code == 2, (args, result.output)
-        assert f"clusters/{CLUSTER}/cluster.yaml: error: cannot read file: Permission denied" in result.stderr, args
+        assert (
+            f"clusters/{CLUSTER}/cluster.yaml: error: cannot read file: Permission denied\n  hint: " in result.stderr
+        ), args
 
 
 def test_list_keeps_an_unreadable_cluster_and_names_it(project, run, monkeypatch):
