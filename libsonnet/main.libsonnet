@@ -30,7 +30,7 @@ local components(spec) = {
 
   values:: {
     cilium: common { cilium: spec.network.cilium },
-    nodeFeatureDiscovery: common { nfd: spec.nodeFeatureDiscovery },
+    nodeFeatureDiscovery: common { nfd: spec.nodeFeatureDiscovery, tuning: spec.tuning },
     keda: common { autoscaling: spec.autoscaling, workloads: spec.workloads, cilium: spec.network.cilium },
     kueue: common { queues: spec.queues, workloads: spec.workloads },
     nvidiaGpuOperator: common { nvidia: spec.gpu.nvidia, nfd: spec.nodeFeatureDiscovery },
@@ -39,7 +39,7 @@ local components(spec) = {
     trainingFabric: common { fabric: spec.fabric, nfd: spec.nodeFeatureDiscovery },
     ncclTest: common { fabric: spec.fabric },
     nodeFeatureRules: common { nfd: spec.nodeFeatureDiscovery },
-    nodeTuning: common { tuning: spec.tuning, nfd: spec.nodeFeatureDiscovery },
+    nodeTuning: common { tuning: spec.tuning, nfd: spec.nodeFeatureDiscovery, admission: spec.admission },
     localStorage: common { storage: spec.storage, nfd: spec.nodeFeatureDiscovery },
     nvidiaDevicePlugin: common { nvidia: spec.gpu.nvidia },
     nvidiaDraDriver: common { nvidia: spec.gpu.nvidia, workloads: spec.workloads },
@@ -66,7 +66,7 @@ local components(spec) = {
     },
     autoscaling: common { autoscaling: spec.autoscaling, workloads: spec.workloads },
     queues: common { workloads: spec.workloads },
-    nodeProvisioning: common { workloads: spec.workloads, cilium: spec.network.cilium, nvidia: spec.gpu.nvidia },
+    nodeProvisioning: common { workloads: spec.workloads, cilium: spec.network.cilium, nvidia: spec.gpu.nvidia, tuning: spec.tuning },
   },
 
   cilium: (import 'components/cilium.libsonnet')(self.values.cilium),

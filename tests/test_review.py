@@ -526,9 +526,17 @@ def test_a_prune_protected_node_pool_removed_from_git_is_a_danger(repo, run):
 
 
 def test_a_changed_gitops_path_is_gated(repo, run):
-    _edit(_input(repo), "gitops:\n", f"gitops:\n  path: platform/rendered/{AKS}\n")
-    assert run(repo, "-q", "render", AKS).exit_code == 0
-    code, doc = _review(run, repo)
+    """The project moves into platform/ of its repository, and the cluster's path with it."""
+    project = repo / "platform"
+    project.mkdir()
+    for entry in sorted(repo.iterdir()):
+        if entry.name not in (".git", "platform"):
+            entry.rename(project / entry.name)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "moved")
+    _edit(_input(project), "gitops:\n", f"gitops:\n  path: platform/rendered/{AKS}\n")
+    assert run(project, "-q", "render", AKS).exit_code == 0
+    code, doc = _review(run, project)
     rules = {f["rule"] for c in _cluster(doc, AKS)["changes"] for f in c["findings"] if f["level"] == "danger"}
     assert rules == {"sync"} and code == 1
 
