@@ -60,11 +60,19 @@ SUMMARIES = {
 }
 
 
+def version_text() -> str:
+    """The version, and the YAML reader's backend in use (``yamlio.backend``: the compiled one or
+    the pure-Python event one give the same results at different speeds)."""
+    from generator.yamlio import backend
+
+    return f"gpu-gitops, version {__version__}\nYAML reader: {backend.describe()}"
+
+
 def main() -> None:
     if sys.argv[1:] == ["--version"]:
-        # what click.version_option prints, without loading click: the commonest call of a
-        # tool's start-up cost (CI logs, bug reports, scripts checking the installed version)
-        sys.stdout.write(f"gpu-gitops, version {__version__}\n")
+        # answered without loading click: the commonest call of a tool's start-up cost (CI
+        # logs, bug reports, scripts checking the installed version)
+        sys.stdout.write(version_text() + "\n")
         raise SystemExit(0)
     from generator.cli.root import cli
 

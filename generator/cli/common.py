@@ -222,7 +222,11 @@ def complete_clusters(ctx: click.Context, _param: click.Parameter, incomplete: s
     if root is None:
         return []
     taken = set(ctx.params.get("clusters") or ())
-    return [n for n in Project(root).cluster_names() if n.startswith(incomplete) and n not in taken]
+    try:
+        names = Project(root).cluster_names()
+    except InputError:  # an unreadable clusters/: the command itself says so
+        return []
+    return [n for n in names if n.startswith(incomplete) and n not in taken]
 
 
 clusters_argument = click.argument("clusters", nargs=-1, shell_complete=complete_clusters)

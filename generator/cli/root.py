@@ -11,8 +11,7 @@ from pathlib import Path
 
 import click
 
-from generator import __version__
-from generator.cli import FAMILIES, SUMMARIES
+from generator.cli import FAMILIES, SUMMARIES, version_text
 
 
 class _Commands(click.Group):
@@ -50,7 +49,14 @@ class _Commands(click.Group):
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, prog_name="gpu-gitops")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=lambda ctx, _param, value: _print_version(ctx) if value and not ctx.resilient_parsing else None,
+    help="Show the version and the YAML reader's backend, and exit.",
+)
 @click.option(
     "--root",
     type=click.Path(file_okay=False, path_type=Path),
@@ -80,3 +86,8 @@ def cli(
     from generator.cli.common import Context, Ui
 
     ctx.obj = Context(root, Ui(quiet, verbose, color), config_path)
+
+
+def _print_version(ctx: click.Context) -> None:
+    click.echo(version_text())
+    ctx.exit()

@@ -175,7 +175,7 @@ class Engine:
                     (
                         Diagnostic(
                             Location(doc.file, *(hit.at or (doc.error_line or 1, doc.error_col or 1))),
-                            self.severity[rule.meta.id],
+                            self._severity(rule.meta.id, hit),
                             hit.message,
                             hit.hint or self.fixes[rule.meta.id],
                             rule.meta.id,
@@ -266,8 +266,11 @@ class Engine:
         if any(suppress.config_ignores(entry, rule_id, res, file) for entry in self.settings.ignores):
             return None
         line, col = res.position(hit)
-        severity = self.severity[rule_id]
-        if hit.severity and rule_id not in self.settings.rules:  # the rule lowered it; the config decides
-            severity = hit.severity
         hint = hit.hint or self.fixes[rule_id]
-        return Diagnostic(Location(file, line, col), severity, hit.message, hint, rule_id, res.ref)
+        return Diagnostic(Location(file, line, col), self._severity(rule_id, hit), hit.message, hint, rule_id, res.ref)
+
+    def _severity(self, rule_id: str, hit: Hit) -> str:
+        """The rule's severity, or the lower one a hit asks for unless the config sets the rule's."""
+        if hit.severity and rule_id not in self.settings.rules:
+            return hit.severity
+        return self.severity[rule_id]

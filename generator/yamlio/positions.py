@@ -129,6 +129,9 @@ def to_plain(node: Any, nodes: int) -> Any:
     return plain(node)
 
 
+_UNREADABLE_HINT = "check that the file exists and that this user may read it and the folders above it (`ls -l`)"
+
+
 def load_file(path: Path, display: str | None = None) -> Located:
     """Parse one single-document YAML file; every failure is an ``InputError`` at its line."""
     from generator.yamlio.read import INPUTS
@@ -137,7 +140,7 @@ def load_file(path: Path, display: str | None = None) -> Located:
     try:
         info = path.stat()
     except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", path=shown) from None
+        raise InputError(f"cannot read file: {exc.strerror or exc}", path=shown, hint=_UNREADABLE_HINT) from None
     if not stat.S_ISREG(info.st_mode):
         raise InputError("not a regular file", path=shown, hint="give the path of a YAML file")
     size = info.st_size
@@ -150,7 +153,7 @@ def load_file(path: Path, display: str | None = None) -> Located:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", path=shown) from None
+        raise InputError(f"cannot read file: {exc.strerror or exc}", path=shown, hint=_UNREADABLE_HINT) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

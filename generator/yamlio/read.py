@@ -52,6 +52,9 @@ from ruamel.yaml.events import (
 )
 from ruamel.yaml.scanner import ScannerError
 
+from generator.yamlio import backend
+from generator.yamlio.backend import _cread
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -96,12 +99,6 @@ MANIFESTS = Limits(
 
 class Fallback(Exception):
     """The document needs the full loader."""
-
-
-try:
-    from generator.yamlio import _cread
-except ImportError:  # built without libyaml's headers: the event path reads everything
-    _cread = None  # type: ignore[assignment]
 
 
 # go-yaml v2 resolve.go, resolveMapList
@@ -370,8 +367,9 @@ def _after_colon(text: str, key: Any) -> Mark | None:
 
 @functools.cache
 def _compiled(resolution: Resolution, max_depth: int | None) -> _cread.Reader | None:
-    """The compiled reader of one resolution and depth bound (None when it is not built)."""
-    if _cread is None:
+    """The compiled reader of one resolution and depth bound (None when the event backend is
+    the one in use, ``yamlio.backend``)."""
+    if backend.compiled() is None:
         return None
     hinted = "".join(sorted(resolution.hinted))
     return _cread.Reader(hinted, resolution.scalar, resolution.key, -1 if max_depth is None else max_depth)
@@ -457,28 +455,44 @@ def locate(text: str, resolution: Resolution = GO_YAML) -> tuple[Any, Any]:
         except _cread.Slow:
             pass
     try:
-        get = _events(text)
-        root = _document_root(get)
-        return root, _where(root, get, resolution)
+        return _located(_events(text), resolution)
     except ScannerError as exc:
         if not _flow_colon(exc):
             raise
-    get = _pure_events(text)
+    return _located(_pure_events(text), resolution)
+
+
+def _located(get: Callable[[], Any], resolution: Resolution) -> tuple[Any, Any]:
     root = _document_root(get)
-    return root, _where(root, get, resolution)
+    if root is None:
+        return None, None  # an empty text, which ``load`` reads as None
+    where = _where(root, get, resolution)
+    _document_end(get)
+    return root, where
 
 
 def _where(event: Any, get: Callable[[], Any], resolution: Resolution) -> Any:
+    """The position map of the node ``event`` starts; ``Fallback`` where ``load`` raises it (a
+    tag, an anchor, an alias, a complex, merge or repeated key): locate refuses what load
+    refuses."""
     kind = type(event)
+    if kind is AliasEvent or event.ctag is not None or event.anchor is not None:
+        raise Fallback
     if kind is MappingStartEvent:
         where: dict[Any, tuple[Any, Any, Any]] = {}
         while True:
             key_event = get()
             if type(key_event) is not ScalarEvent:
+                if type(key_event) in _NODE_STARTS:
+                    raise Fallback
                 return where
+            if key_event.ctag is not None or key_event.anchor is not None:
+                raise Fallback
             key = key_event.value
             if key_event.implicit[0] and (not key or key[0] in resolution.hinted):
                 key = resolution.key(key)
+            if key == "<<" or key in where:
+                raise Fallback
             value_event = get()
             where[key] = (key_event, value_event, _where(value_event, get, resolution))
     if kind is SequenceStartEvent:
