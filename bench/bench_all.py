@@ -2,6 +2,7 @@
 and kubeconform when it is on PATH, in interleaved rounds.
 
 usage: python bench/bench_all.py [--runs 5] [--copies 100] [--docs 5000] [--baseline DIR] [--rows ...]
+                                  [--instructions]
 
 Rows (the table of docs/performance.md):
 
@@ -23,13 +24,19 @@ helpers, adopted as orphans and waited for), wall seconds and peak RSS (MB, the 
 process); the load average before and after. ``--baseline DIR`` times another checkout of
 gpu-gitops (e.g. ``git worktree add /tmp/base main``) with the same Python, its ``generator``
 first on PYTHONPATH. kubeconform's core schemas come from ``KUBECONFORM_SCHEMAS`` (a location
-template) when it is set, else its default location.
+template) when it is set, else its default location (bench/build_kubeconform.sh builds it).
+
+``--instructions`` also runs each row once per tool under valgrind (cachegrind, children traced,
+no output file) and prints the instructions executed, summed over every process: a figure that
+does not depend on the load, beside the CPU seconds. The interpreter's own start-up
+(``python -c pass`` with site) is printed as the floor of every Python row.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -55,8 +62,8 @@ GOALS = {  # the issue's goals: kubeconform ÷ ours, or CPU seconds of ours
     "lint-edit": "ratio >= 20",
     "render": "ratio >= 1.0",
     "check-flags": "<= 0.3 s CPU",
-    "version": "<= 0.05 s",
-    "help": "<= 0.05 s",
+    "version": "<= 0.04 s",
+    "help": "<= 0.04 s",
 }
 
 
@@ -65,11 +72,14 @@ class Sample:
     cpu: float
     wall: float
     rss_mb: float
+    instructions: int = 0
 
 
 @dataclass
 class Series:
     samples: list[Sample] = field(default_factory=list)
+
+    instructions: int = 0  # under valgrind, once; 0: not counted
 
     def median(self, attribute: str) -> float:
         return statistics.median(getattr(s, attribute) for s in self.samples)
@@ -89,6 +99,23 @@ def timed(cmd: list[str], env: dict | None = None, ok=(0,)) -> Sample:
         raise SystemExit(f"exit {proc.returncode}: {' '.join(cmd)}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return Sample(cpu, wall, 0.0)  # peak RSS: ``peak_rss``, in a process of its own
+
+
+def instructions(cmd: list[str], env: dict | None = None, ok=(0,)) -> int:
+    """Instructions executed by ``cmd`` and every process it starts, summed over the processes'
+    "I refs" lines: valgrind's cachegrind without its cache simulation (hardware counters may be
+    absent; callgrind aborts on the signals of Go's scheduler)."""
+    valgrind = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    valgrind.append("--trace-children=yes")
+    proc = subprocess.run(valgrind + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    err = proc.stderr.decode(errors="replace")
+    if proc.returncode not in ok:
+        sys.stderr.write(err)
+        raise SystemExit(f"exit {proc.returncode} under valgrind: {' '.join(cmd)}")
+    counts = [int(n.replace(",", "")) for n in re.findall(r"^==\d+== I +refs: +([\d,]+)$", err, re.M)]
+    if not counts:
+        raise SystemExit(f"valgrind counted nothing: {' '.join(cmd)}")
+    return sum(counts)
 
 
 def peak_rss(cmd: list[str], env: dict | None) -> float:
@@ -150,6 +177,7 @@ def main() -> int:
     parser.add_argument("--docs", type=int, default=5000)
     parser.add_argument("--baseline", type=Path, help="another gpu-gitops checkout to time alongside")
     parser.add_argument("--rows", default=",".join(ROWS), help=f"comma-separated, of {', '.join(ROWS)}")
+    parser.add_argument("--instructions", action="store_true", help="count instructions too (valgrind)")
     args = parser.parse_args()
     rows = [r for r in args.rows.split(",") if r]
     unknown = sorted(set(rows) - set(ROWS))
@@ -157,7 +185,12 @@ def main() -> int:
         parser.error(f"unknown rows: {', '.join(unknown)}")
     _adopt_orphans()
     binary = shutil.which("kubeconform")
+    if args.instructions and not shutil.which("valgrind"):
+        parser.error("--instructions needs valgrind on PATH")
     print(f"load average (1, 5, 15 min) before: {load()}")
+    if args.instructions:
+        floor = instructions([sys.executable, "-c", "pass"])
+        print(f"python -c pass (with site): {floor / 1e6:.1f} M instructions")
     with tempfile.TemporaryDirectory(prefix="bench-all-") as tmp_name:
         tmp = Path(tmp_name)
         tools = [Tool("ours", REPO, tmp / "cache-ours")]
@@ -168,14 +201,25 @@ def main() -> int:
         def add(row: str, who: str, sample: Sample) -> None:
             results.setdefault((row, who), Series()).samples.append(sample)
 
+        def count(row: str, who: str, cmd: list[str], env: dict | None = None, ok=(0,), prepare=None) -> None:
+            """With --instructions, once per row and tool: ``cmd`` again under valgrind, after
+            ``prepare`` puts back the state the timed run started from."""
+            series = results[(row, who)]
+            if args.instructions and not series.instructions:
+                if prepare:
+                    prepare()
+                series.instructions = instructions(cmd, env, ok)
+
         corpus = tmp / "corpus"
         if {"lint-cold", "lint-edit"} & set(rows):
             gen = SHARED / "bench" / "gen_corpus.py"
             subprocess.run(
                 [sys.executable, str(gen), str(corpus), str(args.docs)], check=True, stdout=subprocess.DEVNULL
             )
-        fleet = make_project(tmp / "fleet", args.copies, library=False)
-        import_crds(tools[0], tmp / "imported")
+        fleet = tmp / "fleet"
+        if {"render", "check-flags"} & set(rows):  # the fleet, only for the rows that use it
+            make_project(fleet, args.copies, library=False)
+            import_crds(tools[0], tmp / "imported")
         rendered: dict[str, Path] = {}
         if "check-flags" in rows or ("render" in rows and binary):
             for tool in tools:  # one rendered fleet per tool, validated once with the flags (untimed)
@@ -191,34 +235,48 @@ def main() -> int:
                     if row == "lint-cold":
                         lint = tool.cli("--root", str(tmp), "lint", "--no-cache", "--format", "json", str(corpus))
                         add(row, tool.name, timed(lint, tool.env, ok=(0, 1)))
+                        count(row, tool.name, lint, tool.env, ok=(0, 1))
                     elif row == "lint-edit":
                         env = {**tool.env, "GPU_GITOPS_CACHE_DIR": str(tmp / f"lint-{tool.name}-{i}")}
                         lint = tool.cli("--root", str(tmp), "lint", "--format", "json", str(corpus))
                         timed(lint, env, ok=(0, 1))
-                        with files[len(files) // 2].open("a") as handle:
-                            handle.write(f"# edit {tool.name} {i}\n")
+
+                        def edit(tool=tool, i=i, again="") -> None:
+                            with files[len(files) // 2].open("a") as handle:
+                                handle.write(f"# edit {tool.name} {i}{again}\n")
+
+                        edit()
                         add(row, tool.name, timed(lint, env, ok=(0, 1)))
+                        count(row, tool.name, lint, env, ok=(0, 1), prepare=lambda: edit(again=" again"))
                         shutil.rmtree(env["GPU_GITOPS_CACHE_DIR"], ignore_errors=True)
                     elif row == "render":
                         project = tmp / f"render-{tool.name}-{i}"  # never reused: see bench_render.py
                         shutil.copytree(fleet, project)
-                        add(
-                            row,
-                            tool.name,
-                            timed(tool.cli("--root", str(project), "-q", "render", "--jobs", "1", *flags()), tool.env),
-                        )
+                        render = tool.cli("--root", str(project), "-q", "render", "--jobs", "1", *flags())
+                        add(row, tool.name, timed(render, tool.env))
+
+                        def fresh(project=project) -> None:
+                            shutil.rmtree(project)
+                            shutil.copytree(fleet, project)
+
+                        count(row, tool.name, render, tool.env, prepare=fresh)
                     elif row == "check-flags":
                         check = tool.cli("--root", str(rendered[tool.name]), "-q", "check", *flags())
                         add(row, tool.name, timed(check, tool.env))
+                        count(row, tool.name, check, tool.env)
                     elif row in ("version", "help"):
                         add(row, tool.name, timed(tool.cli(f"--{row}"), tool.env))
-                if binary and row == "lint-cold":
-                    add(row, "kubeconform", timed(kubeconform(binary, [str(corpus)], False), ok=(0, 1)))
-                if binary and row == "lint-edit":
-                    add(row, "kubeconform", timed(kubeconform(binary, [str(corpus)], False), ok=(0, 1)))
-                if binary and row == "render":
-                    out = str(rendered["ours"] / "rendered")
-                    add(row, "kubeconform", timed(kubeconform(binary, [out], True), ok=(0, 1)))
+                        count(row, tool.name, tool.cli(f"--{row}"), tool.env)
+                theirs = None
+                if binary and row in ("lint-cold", "lint-edit"):
+                    theirs = kubeconform(binary, [str(corpus)], False)
+                elif binary and row == "render":
+                    theirs = kubeconform(binary, [str(rendered["ours"] / "rendered")], True)
+                elif binary and row in ("version", "help"):
+                    theirs = [binary, "-v" if row == "version" else "-h"]
+                if theirs:
+                    add(row, "kubeconform", timed(theirs, ok=(0, 1)))
+                    count(row, "kubeconform", theirs, ok=(0, 1))
             print(f"round {i + 1}/{args.runs} done, load average {load()}", flush=True)
         for (row, who), series in results.items():  # peak memory in a child of its own, once per row
             if row not in ("lint-cold", "render"):
@@ -240,20 +298,22 @@ def main() -> int:
             for sample in series.samples:
                 sample.rss_mb = rss
         print(f"\n{args.runs} interleaved rounds; {args.copies} clusters; {args.docs} documents; medians")
-        print(f"{'row':12s} {'tool':12s} {'CPU s':>8s} {'wall s':>8s} {'RSS MB':>7s}  kubeconform ÷ this  goal")
+        print(
+            f"{'row':12s} {'tool':12s} {'CPU s':>8s} {'wall s':>8s} {'RSS MB':>7s} {'M instr':>9s}"
+            "  kubeconform ÷ this (CPU; instr)  goal"
+        )
         for row in rows:
             theirs = results.get((row, "kubeconform"))
             for who in [t.name for t in tools] + (["kubeconform"] if theirs else []):
                 series = results[(row, who)]
                 cpu = series.median("cpu")
                 ratio = f"{theirs.median('cpu') / cpu:6.2f}" if theirs and who != "kubeconform" else "      "
-                rss = (
-                    f"{series.median('rss_mb'):7.0f}"
-                    if row in ("lint-cold", "render") or who == "kubeconform"
-                    else "      -"
-                )
+                if theirs and who != "kubeconform" and theirs.instructions and series.instructions:
+                    ratio += f"; {theirs.instructions / series.instructions:6.2f}"
+                instr = f"{series.instructions / 1e6:9.1f}" if series.instructions else "        -"
+                rss = f"{series.median('rss_mb'):7.0f}" if row in ("lint-cold", "render") else "      -"
                 goal = GOALS[row] if who == "ours" else ""
-                print(f"{row:12s} {who:12s} {cpu:8.3f} {series.median('wall'):8.3f} {rss}  {ratio:18s}  {goal}")
+                print(f"{row:12s} {who:12s} {cpu:8.3f} {series.median('wall'):8.3f} {rss} {instr}  {ratio:32s}  {goal}")
         if not binary:
             print("kubeconform is not on PATH: its rows are left out (figures of ../shared/bench/README.md)")
     print(f"load average (1, 5, 15 min) after: {load()}")

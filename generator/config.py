@@ -57,7 +57,7 @@ def load_config(project: Project, explicit: Path | None = None) -> Config:
     # the YAML reader and JSON Schema load only for a file to read: a project without one
     # (and a lint answered from its cache) does without them
     from generator.inputs.load import apply_defaults, load_schema, schema_errors
-    from generator.lint.settings import rule_errors
+    from generator.lint.ruleconfig import rule_errors
     from generator.yamlio.positions import load_file
 
     doc = load_file(path, project.display(path))

@@ -18,12 +18,13 @@ May import: nothing of generator.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 SEVERITIES = ("error", "warning", "info")
 _COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
 
 
-def _by_fields(self):
+def _by_fields(self: Any) -> tuple[type, tuple]:
     """Pickle as a call of the class with the fields in order. A frozen slotted dataclass
     otherwise pickles its state field by field, which takes several times as long to load, and
     lint's worker processes send findings back by the thousand."""

@@ -10,6 +10,7 @@ May import: generator.diagnostic.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from generator.diagnostic import Diagnostic, Location, format_text
@@ -63,7 +64,7 @@ class InputError(Exception):
     def __str__(self) -> str:
         return self.format()
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable, tuple]:
         # rebuilt from its diagnostics, so it survives the trip back from a render worker process
         return (_rebuild, (type(self), self.diagnostics, self.__dict__))
 

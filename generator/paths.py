@@ -1,6 +1,6 @@
 """Where a project's folders are, and how paths are shown to the user.
 
-May import: nothing of generator.
+May import: generator.diagnostic, generator.errors.
 """
 
 from __future__ import annotations
@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from generator.errors import InputError
 
 
 def is_project_root(folder: Path) -> bool:
@@ -90,9 +92,30 @@ class Project:
         folder = str(self.clusters)  # plain strings: a no-op check lists a whole fleet here
         if not os.path.isdir(folder):
             return []
-        return sorted(
-            n for n in os.listdir(folder) if not n.startswith((".", "_")) and os.path.isdir(os.path.join(folder, n))
+        try:
+            names = os.listdir(folder)
+        except OSError as exc:
+            raise self.unreadable_clusters(exc) from None
+        return sorted(n for n in names if not n.startswith((".", "_")) and os.path.isdir(os.path.join(folder, n)))
+
+    def unreadable_clusters(self, exc: OSError) -> InputError:
+        """``clusters/`` itself cannot be listed: one error that names it, never "no clusters"
+        (a render would have nothing to do, a check nothing to compare, and exit 0)."""
+        return InputError(
+            f"cannot read folder: {exc.strerror or exc}",
+            path=self.display(self.clusters),
+            hint="check that this user may list clusters/ and read what it holds (`ls -ld clusters`)",
         )
+
+    def clusters_readable(self) -> None:
+        """Raise ``unreadable_clusters`` when ``clusters/`` exists but cannot be listed (before a
+        command names one cluster's input, whose read would fail inside it)."""
+        folder = str(self.clusters)
+        if os.path.isdir(folder):
+            try:
+                os.listdir(folder)
+            except OSError as exc:
+                raise self.unreadable_clusters(exc) from None
 
     def display(self, path: Path) -> str:
         """A path relative to the root when it is inside it (stable in messages and SARIF)."""

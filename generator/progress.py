@@ -10,8 +10,16 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any, Protocol
 
 import click
+
+
+class Named(Protocol):
+    """What the bar shows of a finished item (a cluster's outcome): its name."""
+
+    name: str
+
 
 # Fewer clusters than this render too fast for a bar to help.
 MIN_CLUSTERS = 2
@@ -38,10 +46,10 @@ class Progress:
             self._bar.__enter__()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: Any) -> None:
         if self._bar:
             self._bar.__exit__(*exc)
 
-    def __call__(self, outcome) -> None:
+    def __call__(self, outcome: Named) -> None:
         if self._bar:
             self._bar.update(1, outcome.name)

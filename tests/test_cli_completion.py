@@ -53,7 +53,7 @@ def test_rule_ids_complete():
 
     gpu = complete(["explain"], "gpu")
     assert gpu and all(r.startswith("GPU") for r in gpu)
-    assert gpu == [r.ID for r in REGISTRY if r.ID.startswith("GPU")]
+    assert gpu == [r.meta.id for r in REGISTRY if r.meta.id.startswith("GPU")]
     assert complete(["explain"], "GPU001") == ["GPU001"]
 
 

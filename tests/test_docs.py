@@ -64,14 +64,12 @@ def test_docs_check_fails_on_a_stale_copy_and_docs_fixes_it(project, run):
 
 def test_rules_md_comes_from_the_rule_registry(project, monkeypatch):
     from generator.lint.options import Option
+    from generator.lint.protocol import ObjectRule
+    from generator.rulemeta import RuleMeta
 
     def rule(rule_id, severity, summary, doc, options=None):
-        module = types.ModuleType(f"generator.lint.rules.{rule_id.lower()}")
-        module.__doc__ = doc
-        module.ID, module.SEVERITY, module.SUMMARY = rule_id, severity, summary
-        if options:
-            module.OPTIONS = options
-        return module
+        meta = RuleMeta(rule_id, rule_id.lower(), severity, summary, doc)
+        return ObjectRule(meta=meta, check=lambda res, ctx: (), options=options or {})
 
     registry = types.ModuleType("generator.lint.rules")
     registry.REGISTRY = (

@@ -83,12 +83,37 @@ def test_a_no_op_check_loads_no_render_machinery(project, run):
     assert _loaded(project, ["check"], tuple(m for m in HEAVY if m != "generator.render.pipeline") + render_side) == []
 
 
-@pytest.mark.parametrize("args", [["--version"], ["--help"]])
-def test_version_and_help_import_click_and_the_command_line_module_only(project, args):
-    """No module of gpu-gitops but the package and ``generator.cli`` (`--help` lists the
-    commands without importing them), nor any library but click's own imports."""
-    loaded = _loaded(project, args, ("generator", "platformdirs", "dataclasses", "jsonschema", "ruamel"))
-    assert loaded == ["generator", "generator.cli"]
+def test_help_imports_click_the_root_group_and_the_command_table_only(project):
+    """No module of gpu-gitops but the package, ``generator.cli`` and its root group (`--help`
+    lists the commands without importing them), nor any library but click's own imports."""
+    loaded = _loaded(project, ["--help"], ("generator", "platformdirs", "dataclasses", "jsonschema", "ruamel"))
+    assert loaded == ["generator", "generator.cli", "generator.cli.root"]
+
+
+def test_version_alone_imports_neither_click_nor_any_other_module_of_the_tool(project):
+    """`gpu-gitops --version` is answered by the entry point itself: click's import is most of
+    the start-up it would cost; it loads the YAML reader's backend only, to name it."""
+    probe = [sys.executable, "-c", PROBE, json.dumps(["--version"])]
+    result = subprocess.run(probe, capture_output=True, encoding="utf-8", check=True)
+    loaded = json.loads(result.stderr.strip().splitlines()[-1])
+    ours = [m for m in loaded if m.startswith(("generator", "click", "jsonschema", "ruamel", "rjsonnet"))]
+    backend = ["generator.yamlio", "generator.yamlio._cread", "generator.yamlio.backend"]
+    assert sorted(ours) == ["generator", "generator.cli", *backend]
+
+
+def test_version_prints_what_clicks_version_option_prints():
+    """The entry point's answer to `--version` (the version and the YAML reader's backend) is byte
+    for byte the root group's, exit 0."""
+    from click.testing import CliRunner
+
+    from generator.cli import cli
+
+    fast = subprocess.run(
+        [sys.executable, "-c", "from generator.cli import main; main()", "--version"], capture_output=True
+    )
+    clicks = CliRunner().invoke(cli, ["--version"], prog_name="gpu-gitops")
+    assert fast.returncode == clicks.exit_code == 0
+    assert fast.stdout == clicks.stdout_bytes and fast.stderr == b""
 
 
 def test_judging_a_clusters_admission_policy_loads_the_cel_evaluator_alone():

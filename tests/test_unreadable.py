@@ -25,7 +25,9 @@ def test_an_unreadable_cluster_input_is_named_by_every_command(project, run, mon
     ):
         result = run(project, *args)
         assert result.exit_code == 2, (args, result.output)
-        assert f"clusters/{CLUSTER}/cluster.yaml: error: cannot read file: Permission denied" in result.stderr, args
+        assert (
+            f"clusters/{CLUSTER}/cluster.yaml: error: cannot read file: Permission denied\n  hint: " in result.stderr
+        ), args
 
 
 def test_list_keeps_an_unreadable_cluster_and_names_it(project, run, monkeypatch):
@@ -59,3 +61,28 @@ def test_an_unreadable_rendered_file_or_folder_is_named_not_stale(project, run, 
         assert f"rendered/{CLUSTER}/{refused}: error: cannot read {kind}: Permission denied" in result.stderr
     monkeypatch.undo()
     assert {p: p.read_bytes() for p in tree.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["render", "--jobs", "1"],
+        ["render", CLUSTER],
+        ["check", "--jobs", "1"],
+        ["check", CLUSTER],
+        ["diff", "--jobs", "1"],
+        ["explain-input", CLUSTER, "gitops"],
+        ["lint", "--cluster", CLUSTER, f"rendered/{CLUSTER}"],
+        ["list"],
+        ["list", "--json"],
+        ["migrate"],
+        ["init", "new-cluster"],
+    ],
+)
+def test_an_unreadable_clusters_folder_is_named_by_every_command(project, run, monkeypatch, args):
+    """Not "no clusters" (a render with nothing to do, exit 0), nor one cluster's input named
+    in its stead: the folder that cannot be listed."""
+    deny(monkeypatch, project / "clusters")
+    result = run(project, *[str(project / a) if a.startswith("rendered/") else a for a in args])
+    assert result.exit_code == 2, (args, result.output)
+    assert result.stderr.startswith("clusters: error: cannot read folder: Permission denied\n  hint: "), result.stderr

@@ -35,6 +35,8 @@ import re
 import tarfile
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from generator.charts import helm, lock, store
 from generator.charts.releases import Release
@@ -225,7 +227,7 @@ def inflate(release: Release, entry: lock.Entry, facts: Facts) -> list[dict]:
     return objects
 
 
-def _store(cached, objects: list[dict]) -> None:
+def _store(cached: Path, objects: list[dict]) -> None:
     """Keep an inflation; a cache that cannot be written only costs time."""
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
@@ -246,7 +248,7 @@ def _group(obj: dict) -> str:
     return str(obj.get("apiVersion", "")).rpartition("/")[0]
 
 
-def _load(text: str):
+def _load(text: str) -> Any:
     """One YAML document as the API server reads it (YAML 1.1, ``yamlio.read``); ruamel for what
     that reader leaves to it (anchors, complex keys)."""
     from generator.yamlio.read import Fallback, load

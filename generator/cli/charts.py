@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
 from generator.cli.common import EXIT_OK, Context, OutputOptionsGroup, finish, reports_input_errors
+from generator.paths import Project
 
 
 @dataclass
@@ -16,7 +18,7 @@ class PullArgs:
     mirror: Path | None = None  # a local folder of chart packages instead of the repositories
 
 
-def deployed(project) -> list:
+def deployed(project: Project) -> list:
     """Every chart a cluster deploys (``charts.pull.Wanted``), read from the releases its tree
     renders; the first cluster whose input is bad stops the pull with its error."""
     from generator.charts.pull import Wanted
@@ -63,7 +65,7 @@ def pull(args: PullArgs) -> int:
 
 
 @click.group(name="charts", cls=OutputOptionsGroup)
-def charts_group():
+def charts_group() -> None:
     """Manage the Helm charts the clusters deploy.
 
     pull fetches every chart the rendered releases install, at the pinned versions, into the
@@ -85,7 +87,7 @@ def charts_group():
     help="Take the chart packages (<chart>-<version>.tgz) from this local folder instead of downloading them.",
 )
 @click.pass_obj
-def pull_command(ctx: Context, **options):
+def pull_command(ctx: Context, **options: Any) -> None:
     """Fetch the charts the clusters deploy into the cache, verified against clusters/charts.lock.
 
     A package whose digest differs from the lock is refused, naming both digests, and nothing

@@ -42,7 +42,7 @@ class Ui:
         # None: auto, colour only on a terminal; NO_COLOR (no-color.org) turns auto off
         self.color = {"always": True, "never": False}.get(color, False if os.environ.get("NO_COLOR") else None)
 
-    def out(self, text: str = "", **style) -> None:
+    def out(self, text: str = "", **style: Any) -> None:
         if not self.quiet:
             click.secho(text, color=self.color, **style)
 
@@ -125,7 +125,12 @@ class Context:
         )
 
     def fresh(
-        self, names: list[str], schema_locations, require_schemas, for_render: bool = False, full: bool = False
+        self,
+        names: list[str],
+        schema_locations: tuple[str, ...],
+        require_schemas: bool,
+        for_render: bool = False,
+        full: bool = False,
     ) -> list[str]:
         """Clusters whose sum file says nothing changed (none with ``full``). Validation flags
         given on the command line are not in it: with them, a cluster is fresh once this
@@ -155,6 +160,8 @@ def unchecked_summary(kinds: list[str], rule: str = "") -> Diagnostic:
 # --- the two halves of a command -------------------------------------------------------------
 
 Args = TypeVar("Args")
+# a click command function, before or after the decorators that add its options
+Command = TypeVar("Command", bound=Callable[..., Any])
 
 
 def reports_input_errors(execute: Callable[[Args], int]) -> Callable[[Args], int]:
@@ -215,7 +222,11 @@ def complete_clusters(ctx: click.Context, _param: click.Parameter, incomplete: s
     if root is None:
         return []
     taken = set(ctx.params.get("clusters") or ())
-    return [n for n in Project(root).cluster_names() if n.startswith(incomplete) and n not in taken]
+    try:
+        names = Project(root).cluster_names()
+    except InputError:  # an unreadable clusters/: the command itself says so
+        return []
+    return [n for n in names if n.startswith(incomplete) and n not in taken]
 
 
 clusters_argument = click.argument("clusters", nargs=-1, shell_complete=complete_clusters)
@@ -241,7 +252,7 @@ jobs_option = click.option(
 )
 
 
-def selection_options(func):
+def selection_options(func: Command) -> Command:
     """--changed-only, --base and --shard: narrow a fleet-wide run (hooks, CI jobs)."""
     func = click.option(
         "--shard",
@@ -284,7 +295,7 @@ full_option = click.option(
 )
 
 
-def fleet_options(func):
+def fleet_options(func: Command) -> Command:
     """The arguments and options render and check share: clusters, schemas, jobs, selection, format."""
     for decorate in (
         format_option,
@@ -299,8 +310,8 @@ def fleet_options(func):
     return func
 
 
-def _set_on_ui(attribute: str):
-    def callback(ctx: click.Context, _param: click.Parameter, value) -> None:
+def _set_on_ui(attribute: str) -> Callable[[click.Context, click.Parameter, Any], None]:
+    def callback(ctx: click.Context, _param: click.Parameter, value: Any) -> None:
         found = ctx.find_object(Context)
         assert found is not None  # the group's callback made it before any option callback
         ui = found.ui

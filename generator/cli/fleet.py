@@ -7,7 +7,7 @@ when ``rendered/`` is stale or invalid; ``diff`` 1 when render would change some
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
@@ -31,6 +31,7 @@ from generator.errors import InputError
 
 if TYPE_CHECKING:
     from generator.render import pipeline
+    from generator.review.acknowledge import Acknowledgement
 
 
 @dataclass
@@ -403,7 +404,7 @@ def _review(args: DiffArgs) -> int:
     return EXIT_FINDINGS if any(r.reviewed for r in reviews) else EXIT_OK
 
 
-def _review_rendered_base(args: DiffArgs, base: str, acks) -> list | None:
+def _review_rendered_base(args: DiffArgs, base: str, acks: list[Acknowledgement]) -> list | None:
     """The review against the base's inputs rendered now, by this gpu-gitops (the base's
     committed rendered/ is not read): what the change of inputs does, without the tool's own
     changes. None when an input of the base does not render."""
@@ -450,7 +451,7 @@ allow_destroy_option = click.option(
     ".gpu-gitops.yaml makes it the default.",
 )
 @click.pass_obj
-def render_command(ctx: Context, **options):
+def render_command(ctx: Context, **options: Any) -> None:
     """Render clusters (default: all) into rendered/<cluster>/.
 
     Every object is schema-validated before anything is written; a cluster with errors keeps
@@ -474,7 +475,7 @@ def render_command(ctx: Context, **options):
 )
 @allow_destroy_option
 @click.pass_obj
-def check_command(ctx: Context, **options):
+def check_command(ctx: Context, **options: Any) -> None:
     """Fail (exit 1) if rendered/ is stale or invalid; for CI and pre-commit.
 
     \b
@@ -515,7 +516,7 @@ def check_command(ctx: Context, **options):
     "of reading the rendered/ REV committed (what the inputs' change does, without a tool upgrade's).",
 )
 @click.pass_obj
-def diff_command(ctx: Context, **options):
+def diff_command(ctx: Context, **options: Any) -> None:
     """Show what render would change, without writing. Exit 1 when there are changes.
 
     \b

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 import click
 
@@ -78,7 +79,7 @@ def migrate(args: MigrateArgs) -> int:
     "--json", "as_json", is_flag=True, help="One JSON document: the value, the files that set it, the layers."
 )
 @click.pass_obj
-def explain_input_command(ctx: Context, **options):
+def explain_input_command(ctx: Context, **options: Any) -> None:
     """Show KEY's value in CLUSTER's input and every file (base or cluster) that set it.
 
     \b
@@ -95,7 +96,7 @@ def explain_input_command(ctx: Context, **options):
     "--dry-run", is_flag=True, help="Print what would change and write nothing (exit 1 when something would)."
 )
 @click.pass_obj
-def migrate_command(ctx: Context, **options):
+def migrate_command(ctx: Context, **options: Any) -> None:
     """Rewrite cluster inputs and their bases from an older input version to the current one.
 
     Comments, key order and quoting are kept; each change is printed.

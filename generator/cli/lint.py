@@ -6,12 +6,20 @@ Exit codes of ``lint``: 0 no errors, 1 errors (or warnings with ``--fail-on warn
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from generator.lint.settings import Settings
+    from generator.validate import SchemaValidator
+
 import dataclasses
 import difflib
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -64,7 +72,7 @@ class ExplainArgs:
     rule_id: str
 
 
-def _display(ctx: Context):
+def _display(ctx: Context) -> Callable[[str], str]:
     """Paths inside the project root are shown relative to it (stable, repo-relative URIs)."""
     root = ctx.project.root
     folders: dict[str, str | None] = {}  # a folder's path relative to the root (None: outside), resolved once
@@ -205,7 +213,9 @@ def _rendered_trees(path: Path) -> bool:
     return bool(trees) and all((p / SUM_FILE).is_file() for p in trees)
 
 
-def _runs(args: LintArgs, config: dict, settings, overrides: dict, targets: list[str], display):
+def _runs(
+    args: LintArgs, config: dict, settings: Settings, overrides: dict, targets: list[str], display: Callable[[str], str]
+) -> list[tuple[str, Settings, list[str]]]:
     """``(cluster, settings, paths)`` per lint run: one per cluster named by ``--cluster`` or
     ``lint.cluster`` over every target; else one per cluster ``lint.clusters`` maps files to
     (a file mapped to several is in several runs), plus one without a cluster for the rest."""
@@ -267,7 +277,9 @@ def _on_cluster(finding: Diagnostic, cluster: str) -> Diagnostic:
     return dataclasses.replace(finding, message=f"[{cluster}] {finding.message}")
 
 
-def _schema_notes(ctx: Context, validator, unchecked: list[Diagnostic], ignored: bool, folded: bool) -> None:
+def _schema_notes(
+    ctx: Context, validator: SchemaValidator, unchecked: list[Diagnostic], ignored: bool, folded: bool
+) -> None:
     """On standard error: the schema set used, what was not schema-checked, what could not be checked."""
     kinds = sorted({f"{f.ref.kind} ({f.ref.api_version})" for f in unchecked})
     if ignored and unchecked:
@@ -300,18 +312,18 @@ def rules(args: RulesArgs) -> int:
     from generator.inputs import consistency
     from generator.lint.rules import REGISTRY
 
-    listed = REGISTRY + consistency.REGISTRY
+    metas = [r.meta for r in REGISTRY] + [consistency.meta(c) for c in consistency.REGISTRY]
     if args.as_json:
         import json
 
         click.echo(
             json.dumps(
-                [{"id": r.ID, "name": r.NAME, "severity": r.SEVERITY, "summary": r.SUMMARY} for r in listed], indent=2
+                [{"id": m.id, "name": m.name, "severity": m.severity, "summary": m.summary} for m in metas], indent=2
             )
         )
         return EXIT_OK
-    for r in listed:
-        click.echo(f"{r.ID:<8} {r.SEVERITY:<8} {r.NAME:<32} {r.SUMMARY}")
+    for m in metas:
+        click.echo(f"{m.id:<8} {m.severity:<8} {m.name:<32} {m.summary}")
     return EXIT_OK
 
 
@@ -320,23 +332,27 @@ def explain(args: ExplainArgs) -> int:
     """Print what a lint rule or an input check finds, why, how to fix it, its options and examples."""
     from generator import ruledoc
     from generator.inputs import consistency
-    from generator.lint.options import declared
     from generator.lint.rules import REGISTRY, rule
 
-    found = rule(args.rule_id) or consistency.check(args.rule_id)
-    if found is None:
-        known = [r.ID for r in REGISTRY] + list(consistency.BY_ID)
+    lint_rule = rule(args.rule_id)
+    check = consistency.check(args.rule_id)
+    if lint_rule is not None:
+        meta, options = lint_rule.meta, lint_rule.options
+    elif check is not None:
+        meta, options = consistency.meta(check), {}
+    else:
+        known = [r.meta.id for r in REGISTRY] + list(consistency.BY_ID)
         close = difflib.get_close_matches(args.rule_id.upper(), known, n=1, cutoff=0.8)
         raise InputError(
             f"unknown rule {args.rule_id!r}",
             hint=(f"did you mean {close[0]}? " if close else "") + "`gpu-gitops rules` lists them",
         )
-    description, rationale, fix = ruledoc.sections(found.__doc__, "text")
-    kind = ", input check" if found.ID in consistency.BY_ID else ""
-    click.echo(f"{found.ID} {found.NAME} ({found.SEVERITY}{kind})\n\n{description}\n\nWhy: {rationale}\n\nFix: {fix}")
-    for name, option in declared(found).items():
-        click.echo(f"\nOption {name} (lint.rules.{found.ID}.{name}): {option.description.replace('`', '')}")
-    for example in ruledoc.split(found.__doc__)[1]:
+    description, rationale, fix = ruledoc.sections(meta.doc, "text")
+    kind = "" if lint_rule else ", input check"
+    click.echo(f"{meta.id} {meta.name} ({meta.severity}{kind})\n\n{description}\n\nWhy: {rationale}\n\nFix: {fix}")
+    for name, option in options.items():
+        click.echo(f"\nOption {name} (lint.rules.{meta.id}.{name}): {option.description.replace('`', '')}")
+    for example in ruledoc.split(meta.doc)[1]:
         click.echo(f"\n--- {example.verdict.lower()}\n{example.text.rstrip()}")
     return EXIT_OK
 
@@ -418,7 +434,7 @@ def explain(args: ExplainArgs) -> int:
     "whatever the batch. Repeatable.",
 )
 @click.pass_obj
-def lint_command(ctx: Context, **options):
+def lint_command(ctx: Context, **options: Any) -> None:
     """Lint manifests: strict schemas, GPU, huge pages, API-version and security rules.
 
     PATHS are files, folders (searched for .yaml/.yml/.json) or - for stdin; default:
@@ -436,7 +452,7 @@ def lint_command(ctx: Context, **options):
 @click.command(name="rules")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_obj
-def rules_command(ctx: Context, as_json):
+def rules_command(ctx: Context, as_json: bool) -> None:
     """List the lint rules and the input checks: ID, default severity, name and summary.
 
     Example: gpu-gitops rules
@@ -449,13 +465,15 @@ def complete_rule_ids(_ctx: click.Context, _param: click.Parameter, incomplete: 
     from generator.inputs import consistency
     from generator.lint.rules import REGISTRY
 
-    return [r.ID for r in REGISTRY + consistency.REGISTRY if r.ID.startswith(incomplete.upper())]
+    return [m.id for m in (r.meta for r in REGISTRY) if m.id.startswith(incomplete.upper())] + [
+        c.ID for c in consistency.REGISTRY if c.ID.startswith(incomplete.upper())
+    ]
 
 
 @click.command(name="explain")
 @click.argument("rule_id", shell_complete=complete_rule_ids)
 @click.pass_obj
-def explain_command(ctx: Context, rule_id):
+def explain_command(ctx: Context, rule_id: str) -> None:
     """Explain a lint rule or an input check: what it finds, why, how to fix it, with examples.
 
     \b

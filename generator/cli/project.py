@@ -114,7 +114,7 @@ def _unreadable(ctx: Context, folder: Path) -> InputError | None:
 @click.argument("name")
 @click.option("--force", is_flag=True, help="Overwrite an existing cluster input.")
 @click.pass_obj
-def init_command(ctx: Context, name, force):
+def init_command(ctx: Context, name: str, force: bool) -> None:
     """Scaffold clusters/NAME/cluster.yaml, commented and valid.
 
     Example: gpu-gitops init aks-h100-training
@@ -124,7 +124,7 @@ def init_command(ctx: Context, name, force):
 
 @click.command(name="schema")
 @click.pass_obj
-def schema_command(ctx: Context):
+def schema_command(ctx: Context) -> None:
     """Print the JSON Schema of cluster inputs.
 
     Example: gpu-gitops schema > cluster.schema.json
@@ -135,7 +135,7 @@ def schema_command(ctx: Context):
 @click.command(name="docs")
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 when a generated doc is stale.")
 @click.pass_obj
-def docs_command(ctx: Context, check_only):
+def docs_command(ctx: Context, check_only: bool) -> None:
     """Regenerate the reference docs under docs/.
 
     docs/inputs.md from the input schema, docs/versions.md and docs/providers.md from
@@ -152,7 +152,7 @@ def docs_command(ctx: Context, check_only):
 @click.command(name="list")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_obj
-def list_command(ctx: Context, as_json):
+def list_command(ctx: Context, as_json: bool) -> None:
     """List the clusters under clusters/ and where they render.
 
     Example: gpu-gitops list --json

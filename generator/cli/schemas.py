@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -56,7 +57,7 @@ def sync(args: SyncArgs) -> int:
 
 
 @click.group(name="schemas", cls=OutputOptionsGroup)
-def schemas_group():
+def schemas_group() -> None:
     """Manage JSON Schemas for custom resources.
 
     sync installs the schemas of the custom resources gpu-gitops renders (pinned upstream
@@ -80,7 +81,7 @@ def schemas_group():
     help="Where to write <group>/<kind>_<version>.json (relative to the root).",
 )
 @click.pass_obj
-def import_command(ctx: Context, **options):
+def import_command(ctx: Context, **options: Any) -> None:
     """Convert CustomResourceDefinitions into strict JSON Schemas for lint.
 
     Use the result with --schema-location 'DIR/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json'.
@@ -100,7 +101,7 @@ def import_command(ctx: Context, **options):
     help="Take the CRD files from this local mirror (matched by file name or checksum) instead of downloading them.",
 )
 @click.pass_obj
-def sync_command(ctx: Context, **options):
+def sync_command(ctx: Context, **options: Any) -> None:
     """Download the pinned upstream CRDs, verify their checksums and install their schemas.
 
     The package lists, for every custom resource the generator renders and the kinds GPU

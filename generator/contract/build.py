@@ -13,6 +13,7 @@ each: the admission rules lint applies are the policy's own CEL. No Jsonnet runs
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from generator.contract.model import Contract, Policy, Pool, Taint
@@ -178,7 +179,7 @@ def _policies(policies: dict[str, dict], bindings: list[dict]) -> list[Policy]:
     return found
 
 
-def _objects(rendered: Path):
+def _objects(rendered: Path) -> Iterator[dict]:
     """The objects of the kinds the contract reads in a rendered tree (one per file, named as
     ``layout`` names them)."""
     for path in sorted(rendered.rglob("*.yaml")):

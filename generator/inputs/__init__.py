@@ -3,5 +3,5 @@ defaults and conventions, cross-checked (``consistency``); every problem a locat
 
 May import: generator.replace, generator.ruledoc, generator.addresses, generator.diagnostic, generator.errors, generator.paths,
 generator.jsonpath, generator.yamlio, generator.library, generator.validate (the versions it has schemas for),
-generator.kube, generator.git (where the project sits in its repository, IN111).
+generator.kube, generator.rulemeta, generator.git (where the project sits in its repository, IN111).
 """

@@ -54,6 +54,7 @@ class Explanation:
 def explain(project: Project, cluster: str, key: str) -> Explanation:
     """What ``key`` is in ``cluster``'s complete input and who set it; ``InputError`` for a
     key that is in neither the input nor its defaults."""
+    project.clusters_readable()
     try:
         loaded = load_cluster(project, cluster)
         doc, spec = loaded.source, loaded.spec

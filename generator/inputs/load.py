@@ -101,6 +101,7 @@ def load_cluster(project: Project, name: str, checked: bool = False) -> Cluster:
     try:
         return _load_cluster(project, name, checked)
     except OSError as exc:
+        project.clusters_readable()  # clusters/ itself, when that is what is refused
         where = Path(exc.filename) if exc.filename else project.clusters / name
         raise InputError(
             f"cannot read {'folder' if os.path.isdir(where) else 'file'}: {exc.strerror or exc}",

@@ -69,7 +69,9 @@ class Merged(Located):
         index, layer_path = self.owner(json_path)
         return self.layers[index]._at(layer_path, at_value)
 
-    def _problem(self, cls: type[InputError], message: str, json_path, hint: str, at_value: bool) -> InputError:
+    def _problem(
+        self, cls: type[InputError], message: str, json_path: tuple | list, hint: str, at_value: bool
+    ) -> InputError:
         index, layer_path = self.owner(json_path)
         layer = self.layers[index]
         line, col = layer.value_position(layer_path) if at_value else layer.position(layer_path)
@@ -86,10 +88,14 @@ class Merged(Located):
         chain = " → ".join(layer.path for layer in self.layers)
         return (f"set by {', then '.join(setters)}; " if setters else "") + f"layers: {chain}"
 
-    def error(self, message: str, json_path=(), hint: str = "", *, at_value: bool = False) -> InputError:
+    def error(
+        self, message: str, json_path: tuple | list = (), hint: str = "", *, at_value: bool = False
+    ) -> InputError:
         return self._problem(InputError, message, json_path, hint, at_value)
 
-    def warning(self, message: str, json_path=(), hint: str = "", *, at_value: bool = False) -> InputWarning:
+    def warning(
+        self, message: str, json_path: tuple | list = (), hint: str = "", *, at_value: bool = False
+    ) -> InputWarning:
         found = self._problem(InputWarning, message, json_path, hint, at_value)
         assert isinstance(found, InputWarning)
         return found

@@ -14,6 +14,13 @@ May import: generator.errors, generator.paths, generator.yamlio, generator.libra
 
 from __future__ import annotations
 
+from collections.abc import Callable, MutableMapping
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap
+
 import io
 import re
 from dataclasses import dataclass, field
@@ -36,7 +43,7 @@ class FileMigration:
     text: str = ""
 
 
-def _yaml(text: str):
+def _yaml(text: str) -> YAML:
     """A round-trip YAML that writes ``text``'s indentation back: ruamel guesses the lists' (the
     dash's offset and the item's indent); a nested mapping's is the first indented key's."""
     from ruamel.yaml import YAML
@@ -82,7 +89,9 @@ def _plan(project: Project, path: Path, kind: str, context: Context) -> FileMigr
         for where, node in mappings(data, migration.where):
             if migration.key in node:
                 try:
-                    plan.changes.append(f"{where}: {_keep_comments(node, migration.key, migration.apply, context)}")
+                    plan.changes.append(
+                        f"{where}: {_keep_comments(cast('CommentedMap', node), migration.key, migration.apply, context)}"
+                    )
                 except Stuck as stuck:
                     line = node.lc.key(migration.key)[0] + 1 if hasattr(node, "lc") else 0
                     raise InputError(f"{where}: {stuck}", path=shown, line=line, col=1, hint=stuck.hint) from None
@@ -101,7 +110,9 @@ def _plan(project: Project, path: Path, kind: str, context: Context) -> FileMigr
     return plan
 
 
-def _keep_comments(node, key: str, apply, context: Context) -> str:
+def _keep_comments(
+    node: CommentedMap, key: str, apply: Callable[[MutableMapping, Context], str], context: Context
+) -> str:
     """``apply`` on ``node`` without losing comments. ruamel keeps the comment after a key's value
     with that key: its inline comment, and the full-line comments below it, which describe the
     next key. A key replaced in place passes them to its successor; a key removed passes the

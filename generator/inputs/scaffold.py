@@ -65,6 +65,7 @@ EDITOR_SCHEMA = Path("schemas") / "gpu-gitops" / "cluster.schema.json"
 def init_cluster(project: Project, name: str, force: bool = False) -> Path:
     """Write ``clusters/NAME/cluster.yaml`` with a modeline that resolves in this project."""
     check_cluster_name(name)
+    project.clusters_readable()
     folder = project.clusters / name
     path = folder / CLUSTER_FILE
     if path.exists() and not force:

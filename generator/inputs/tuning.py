@@ -63,7 +63,7 @@ def is_namespaced(key: str) -> bool:
     return key in NAMESPACED_KEYS or key.startswith(NAMESPACED_PREFIXES)
 
 
-def as_int(value) -> int | None:
+def as_int(value: object) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):

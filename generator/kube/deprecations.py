@@ -16,7 +16,13 @@ class Removal(NamedTuple):
     replacement: str
 
 
-def _all(group_version: str, kinds: str, deprecated, removed, replacement: str) -> dict:
+def _all(
+    group_version: str,
+    kinds: str,
+    deprecated: tuple[int, int],
+    removed: tuple[int, int],
+    replacement: str,
+) -> dict:
     return {(group_version, k): Removal(deprecated, removed, replacement) for k in kinds.split()}
 
 

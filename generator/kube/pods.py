@@ -7,7 +7,7 @@ jobs); ``generator.jsonpath`` names the fields they report the way the API serve
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -146,7 +146,7 @@ def _group_kind(obj: dict) -> tuple[str, str]:
     return (api_version.rpartition("/")[0], kind)
 
 
-def _expand(node, done: tuple, rest: tuple) -> Iterator[tuple[tuple, object]]:
+def _expand(node: object, done: tuple, rest: tuple) -> Iterator[tuple[tuple, object]]:
     if not rest:
         yield done, node
         return
@@ -246,7 +246,7 @@ def tolerates(spec: dict, key: str, effect: str = "NoSchedule") -> bool:
     return False
 
 
-def secured(pod: PodTemplate, test) -> bool:
+def secured(pod: PodTemplate, test: Callable[[object], bool]) -> bool:
     """Whether ``test`` holds for the pod's securityContext, or for every container's (a
     pod-level setting is the default each container may override)."""
     if test(pod.spec.get("securityContext")):
@@ -301,15 +301,7 @@ def pod_requests_gpu(pod: PodTemplate) -> frozenset[str]:
     return _gpu_memo[1]
 
 
-def restricted_templates(res, ctx, rule_id: str) -> tuple[PodTemplate, ...]:
-    """The pod templates a Pod Security rule checks: core workloads outside the namespaces
-    that rule allows host access (custom resources' pods get their security context from operators)."""
-    if ctx.namespace_allows_privileged(res.namespace, rule_id):
-        return ()
-    return templates(res.obj, custom=False)
-
-
-def pod_requests(pod: PodTemplate, wanted) -> dict[str, Fraction]:
+def pod_requests(pod: PodTemplate, wanted: Callable[[str], bool]) -> dict[str, Fraction]:
     """What the scheduler counts the pod as requesting of each resource ``wanted(name)`` selects
     (``effective_requests``), remembered for the pod the rules of one object ask about."""
     if _requests_memo[0] is not pod or _requests_memo[1] is not wanted:
@@ -320,7 +312,7 @@ def pod_requests(pod: PodTemplate, wanted) -> dict[str, Fraction]:
 _requests_memo: list = [None, None, {}]
 
 
-def effective_requests(pod: PodTemplate, wanted) -> dict[str, Fraction]:
+def effective_requests(pod: PodTemplate, wanted: Callable[[str], bool]) -> dict[str, Fraction]:
     """What the scheduler counts the pod as requesting of each resource ``wanted(name)`` selects:
     the sum over app containers or the largest init container, whichever is more (the pod's
     effective request, kubernetes.io docs "Init containers", "Resource sharing within

@@ -3,7 +3,7 @@
 ``lint_paths`` is the library entry point the CLI wraps; ``lint_objects`` runs the same
 rules over objects that render produced, so render, check and lint agree.
 
-May import: generator.replace, generator.ruledoc, generator.addresses, generator.diagnostic, generator.errors, generator.paths,
+May import: generator.replace, generator.ruledoc, generator.rulemeta, generator.addresses, generator.diagnostic, generator.errors, generator.paths,
 generator.jsonpath, generator.yamlio, generator.library, generator.validate, generator.kube, generator.pathmatch,
 generator.inputs and generator.contract (a cluster's settings and contract, ``clusters``).
 """
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 _LAZY = {"Engine": "engine", "Result": "engine", "Resource": "model", "Settings": "settings"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         from importlib import import_module
 

@@ -18,11 +18,16 @@ from __future__ import annotations
 import copy
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from generator.contract.model import Policy
 from generator.kube import pods, quantity
 from generator.validate import celrules
+
+if TYPE_CHECKING:
+    from cel import Context
 
 
 @dataclass(frozen=True)
@@ -131,7 +136,7 @@ def _failures(spec: dict, obj: dict, group: str, kind: str) -> list[str]:
         return []
 
 
-def _run(expression: str, context, variables: dict):
+def _run(expression: str, context: Context, variables: dict) -> object:
     """``expression`` run in ``context`` with the policy's ``variables`` computed so far: only
     those it names are handed to the evaluator, which converts them on every run (a variable
     holds the pod spec, or its containers)."""
@@ -153,7 +158,7 @@ def _named_variables(expression: str) -> tuple[str, ...] | None:
     return tuple(named) if len(named) == expression.count("variables") else None
 
 
-def _message(validation: dict, context, variables: dict) -> str:
+def _message(validation: dict, context: Context, variables: dict) -> str:
     expression = validation.get("messageExpression")
     if expression:
         try:
@@ -165,7 +170,7 @@ def _message(validation: dict, context, variables: dict) -> str:
     return validation.get("message") or "denied by the admission policy"
 
 
-def _comparable(obj: dict, containers) -> dict:
+def _comparable(obj: dict, containers: Iterable[tuple[tuple, dict]]) -> dict:
     """``obj`` with the requests and limits of ``containers`` (``(path, container)`` in ``obj``)
     in one spelling per value. Only the dicts and lists on the way to a value respelt are
     copied; the rest is shared with ``obj``, which the evaluator only reads."""
@@ -177,14 +182,14 @@ def _comparable(obj: dict, containers) -> dict:
     return obj
 
 
-def _canonical(value):
+def _canonical(value: object) -> object:
     parsed = quantity.parse(value)
     if parsed is None:
         return value
     return str(parsed.numerator) if parsed.denominator == 1 else str(parsed)
 
 
-def _replaced(node, path: tuple, value):
+def _replaced(node: Any, path: tuple, value: object) -> Any:
     """``node`` with ``value`` at ``path``: a copy of each dict and list on the way, the rest shared."""
     if not path:
         return value

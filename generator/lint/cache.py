@@ -26,7 +26,9 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import generator
 from generator.diagnostic import Diagnostic, Location, ObjectRef
@@ -92,7 +94,7 @@ def _schema_fingerprint(validator: SchemaValidator) -> list:
     return found
 
 
-def _stat_tree(path: Path):
+def _stat_tree(path: Path) -> Iterator[tuple[str, int, int]]:
     if path.is_file():
         info = path.stat()
         yield (str(path), info.st_size, info.st_mtime_ns)
@@ -258,7 +260,7 @@ def _remove(path: Path) -> None:
         pass
 
 
-def _decoded(entry: bytes):
+def _decoded(entry: bytes) -> Any:
     try:
         return json.loads(entry)
     except ValueError:

@@ -14,7 +14,7 @@ from generator.lint.settings import Settings, for_cluster
 from generator.paths import Project
 
 
-def settings_for(project: Project, config: dict, name: str, checked: bool = False, **overrides) -> Settings:
+def settings_for(project: Project, config: dict, name: str, checked: bool = False, **overrides: object) -> Settings:
     """Lint settings for files that will run on cluster ``name``: the config's ``lint``
     section with the cluster's version, provider, taint keys and contract (``overrides``,
     the command line's, win over the config but not over the cluster). ``checked``: the

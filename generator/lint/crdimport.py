@@ -12,7 +12,9 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from generator.errors import InputError
 from generator.lint.loader import parse_text, resources_of
@@ -32,7 +34,7 @@ def strict(schema: dict) -> dict:
     return out
 
 
-def _tighten(node, constraint: bool = False) -> None:
+def _tighten(node: object, constraint: bool = False) -> None:
     """``constraint``: inside allOf/anyOf/oneOf/not, whose ``properties`` only constrain values
     the structural schema already declares (Cilium's ``anyOf: [{properties: {egress: {}},
     required: [egress]}, …]``): they must not reject the object's other fields."""
@@ -117,7 +119,7 @@ def document_schema(crd: dict, version: str, schema: dict) -> dict:
     return out
 
 
-def import_files(paths: list[Path], output: Path, display) -> list[Path]:
+def import_files(paths: list[Path], output: Path, display: Callable[[Path], str]) -> list[Path]:
     """Write one schema per CRD and served version; return the files written, sorted."""
     written = []
     for path in paths:
@@ -217,6 +219,6 @@ def _version_path(res: Resource, version: object) -> tuple:
     return ("spec", "version")
 
 
-def _bad(res: Resource, shown: str, path: tuple, message: str, hint: str):
+def _bad(res: Resource, shown: str, path: tuple, message: str, hint: str) -> NoReturn:
     line, col = res.document.position(res.base + path, at_value=True)
     raise InputError(message, path=shown, line=line, col=col, hint=hint)

@@ -7,7 +7,7 @@ its objects, and the few facts the cross-resource rules need), small enough to k
 every file and to cache. Severity overrides, disabled rules and suppressions are applied
 here, in one place, for every rule alike.
 
-Two things depend on other files. The cross-resource rules (``SCOPE = "set"``) give per
+Two things depend on other files. The cross-resource rules (``SetRule``) give per
 object ``facts`` with their would-be findings already located, and decide over all facts at
 the end. The Pod Security rules skip namespaces a linted Namespace marks privileged: their
 findings are kept with the namespace they depend on and dropped at the end if it is one.
@@ -16,16 +16,17 @@ findings are kept with the namespace they depend on and dropped at the end if it
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.kube import pods
-from generator.lint import nonmanifests, options, references, suppress
+from generator.lint import nonmanifests, references, suppress
 from generator.lint.loader import Source, resources_of
 from generator.lint.model import Document, Hit, Resource
-from generator.lint.rules import REGISTRY, fix_hint
+from generator.lint.protocol import Context, DocumentRule, ObjectRule, SetRule
+from generator.lint.rules import CHECKOV_EQUIVALENTS, REGISTRY, fix_hint
 from generator.lint.settings import Settings
 from generator.validate import SchemaValidator
 from generator.yamlio.messages import TOO_DEEP_HINT
@@ -37,29 +38,6 @@ from generator.yamlio.messages import TOO_DEEP_HINT
 # equal) are never applied either: render and ``check`` validate them against the input schema.
 _NOT_CLUSTER_GROUPS = ("kustomize.config.k8s.io/", "gpu-gitops.io/")
 KUSTOMIZATION_FILE_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-
-
-@dataclass
-class Context:
-    """What rules may consult besides the object: settings, schemas and the known rule IDs.
-
-    ``namespace_allows_privileged`` answers from the configuration; a namespace it says no
-    for is remembered (``asked``), as a Namespace in another file may still allow it.
-    """
-
-    settings: Settings
-    validator: SchemaValidator | None
-    rule_ids: set[str] = field(default_factory=lambda: {r.ID for r in REGISTRY})
-    asked: str = ""
-
-    def namespace_allows_privileged(self, namespace: str, rule_id: str) -> bool:
-        """Host access is expected where the configuration says so or where Pod Security
-        admission lets privileged pods in (``pod-security.kubernetes.io/enforce: privileged``
-        on a linted Namespace, settled in ``Engine.finish``)."""
-        if self.settings.privileged_allowed(namespace, rule_id):
-            return True
-        self.asked = namespace
-        return False
 
 
 _ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
@@ -125,27 +103,29 @@ class Engine:
     ):
         self.settings = settings
         self.refs = refs  # keep every object's reference: memory that grows with the objects
-        self.ctx = Context(settings, validator)
+        self.ctx = Context(settings, validator, {r.meta.id for r in REGISTRY}, CHECKOV_EQUIVALENTS)
         self.severity: dict[str, str] = {}
         for rule in REGISTRY:
-            level = settings.rules.get(rule.ID, rule.SEVERITY)
-            if rule.ID == "K8S004" and settings.ignore_missing_schemas:
+            level = settings.rules.get(rule.meta.id, rule.meta.severity)
+            if rule.meta.id == "K8S004" and settings.ignore_missing_schemas:
                 level = "off"
-            if only is not None and rule.ID not in only:
+            if only is not None and rule.meta.id not in only:
                 level = "off"
+            if rule.cluster and settings.contract is None:
+                level = "off"  # it judges against the target cluster, and there is none
             if level != "off":
-                self.severity[rule.ID] = level
-        active = [r for r in REGISTRY if r.ID in self.severity]
-        self.document_rules = [r for r in active if r.SCOPE == "document"]
-        self.object_rules = [r for r in active if r.SCOPE == "object"]
+                self.severity[rule.meta.id] = level
+        active = [r for r in REGISTRY if r.meta.id in self.severity]
+        self.document_rules = [r for r in active if isinstance(r, DocumentRule)]
+        self.object_rules = [r for r in active if isinstance(r, ObjectRule)]
         # an object without a string apiVersion and kind only gets the rule that says so
-        self.untyped_rules = [r for r in self.object_rules if getattr(r, "UNTYPED", False)]
+        self.untyped_rules = [r for r in self.object_rules if r.untyped]
         # nor an object without pod templates the rules that read only those
-        self.templateless_rules = [r for r in self.object_rules if not getattr(r, "POD_TEMPLATES", False)]
+        self.templateless_rules = [r for r in self.object_rules if not r.pod_templates]
         # nor an object whose pods ask for no device the rules that judge only pods that do
-        self.deviceless_rules = [r for r in self.object_rules if not getattr(r, "DEVICE_PODS", False)]
-        self.set_rules = [r for r in active if r.SCOPE == "set"]
-        self.fixes = {r.ID: fix_hint(r.ID) for r in active}  # every finding has a hint
+        self.deviceless_rules = [r for r in self.object_rules if not r.device_pods]
+        self.set_rules = [r for r in active if isinstance(r, SetRule)]
+        self.fixes = {r.meta.id: fix_hint(r.meta.id) for r in active}  # every finding has a hint
         # the validator warns once per schema and process; kept per kind, each file using the
         # kind carries them (into the cache and out of worker processes)
         self._kind_warnings: dict[tuple, dict[str, None]] = {}
@@ -177,14 +157,11 @@ class Engine:
             f for result in results for f, namespace in result.findings if not namespace or namespace not in privileged
         ]
         for rule in self.set_rules:
-            facts = [
-                (fact, finding) for result in results for rule_id, fact, finding in result.facts if rule_id == rule.ID
-            ]
-            facts += [
-                (fact, None) for result in context for rule_id, fact, _finding in result.facts if rule_id == rule.ID
-            ]
+            rule_id = rule.meta.id
+            facts = [(fact, finding) for result in results for of, fact, finding in result.facts if of == rule_id]
+            facts += [(fact, None) for result in context for of, fact, _finding in result.facts if of == rule_id]
             found = rule.check(facts, self.ctx)
-            if "completeSet" in options.declared(rule) and not self.settings.complete(rule.ID):
+            if "completeSet" in rule.options and not self.settings.complete(rule_id):
                 found = map(references.as_note, found)
             findings.extend(found)
         findings = [f if f.hint else replace(f, hint=self.fixes[f.rule]) for f in findings]
@@ -198,10 +175,10 @@ class Engine:
                     (
                         Diagnostic(
                             Location(doc.file, *(hit.at or (doc.error_line or 1, doc.error_col or 1))),
-                            self.severity[rule.ID],
+                            self._severity(rule.meta.id, hit),
                             hit.message,
-                            hit.hint or self.fixes[rule.ID],
-                            rule.ID,
+                            hit.hint or self.fixes[rule.meta.id],
+                            rule.meta.id,
                         ),
                         "",
                     )
@@ -237,13 +214,15 @@ class Engine:
             for rule in rules:
                 self.ctx.asked = ""
                 for hit in rule.check(res, self.ctx):
-                    finding = self._locate(rule.ID, res, hit)
+                    finding = self._locate(rule.meta.id, res, hit)
                     if finding is not None:
                         result.findings.append((finding, self.ctx.asked))
             if typed:
-                for rule in self.set_rules:
-                    for fact, hit in rule.facts(res, self.ctx):
-                        result.facts.append((rule.ID, fact, self._locate(rule.ID, res, hit) if hit else None))
+                for set_rule in self.set_rules:
+                    rule_id = set_rule.meta.id
+                    for fact, fact_hit in set_rule.facts(res, self.ctx):
+                        finding = self._locate(rule_id, res, fact_hit) if fact_hit else None
+                        result.facts.append((rule_id, fact, finding))
         except RecursionError:
             # the C parser copes with any depth; validators and rules recurse
             if "K8S001" in self.severity:
@@ -262,7 +241,7 @@ class Engine:
                 )
 
     @contextmanager
-    def _warnings_into(self, result: FileResult, kind: tuple[str, str]):
+    def _warnings_into(self, result: FileResult, kind: tuple[str, str]) -> Iterator[None]:
         """Add to ``result`` the validator's warnings about ``kind``: those it gives now and
         those it gave when it first compiled the kind (it warns once per process)."""
         validator = self.ctx.validator
@@ -287,8 +266,11 @@ class Engine:
         if any(suppress.config_ignores(entry, rule_id, res, file) for entry in self.settings.ignores):
             return None
         line, col = res.position(hit)
-        severity = self.severity[rule_id]
-        if hit.severity and rule_id not in self.settings.rules:  # the rule lowered it; the config decides
-            severity = hit.severity
         hint = hit.hint or self.fixes[rule_id]
-        return Diagnostic(Location(file, line, col), severity, hit.message, hint, rule_id, res.ref)
+        return Diagnostic(Location(file, line, col), self._severity(rule_id, hit), hit.message, hint, rule_id, res.ref)
+
+    def _severity(self, rule_id: str, hit: Hit) -> str:
+        """The rule's severity, or the lower one a hit asks for unless the config sets the rule's."""
+        if hit.severity and rule_id not in self.settings.rules:
+            return hit.severity
+        return self.severity[rule_id]

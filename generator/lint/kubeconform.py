@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from generator import jsonpath
 from generator.diagnostic import Diagnostic, Location, ObjectRef
@@ -148,7 +148,7 @@ def _dotted_pointers(msg: str, obj: object) -> str:
     return _QUOTED_POINTER.sub(lambda m: f"{m[1]}'{jsonpath.dotted(_pointer(m[2], obj)) or '(top level)'}'", msg)
 
 
-def findings(output: dict, sources: list[Source], display) -> list[Diagnostic]:
+def findings(output: dict, sources: list[Source], display: Callable[[str], str]) -> list[Diagnostic]:
     """kubeconform's invalid and error results as findings located in our documents."""
     by_file = {s.display: s.resources for s in sources}
     out = []

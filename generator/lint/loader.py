@@ -13,8 +13,8 @@ each repeat is a K8S001 error (kubeconform ``-strict`` refuses the document), an
 the document is still checked.
 
 The fallback is ruamel's safe loader, not the round-trip loader cluster inputs fall back to
-(``yamlpos``): it takes go-yaml's resolution and tag rules (``_Resolver``, ``_Constructor``),
-which decide what a manifest means on the cluster, and keeps no positions, which only the
+(``yamlpos``): it takes go-yaml's resolution and tag rules (``yamlio.goyaml``, beside the
+reader's other backends), which decide what a manifest means on the cluster, and keeps no positions, which only the
 few documents with a finding need (``model.Document`` composes those again). Inputs keep
 YAML 1.2 and the round-trip loader's positions and wording, so the two differ by purpose.
 """
@@ -25,19 +25,13 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
 
-from ruamel.yaml import YAML
-from ruamel.yaml.constructor import ConstructorError, SafeConstructor
+from ruamel.yaml.constructor import ConstructorError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from ruamel.yaml.reader import ReaderError
-from ruamel.yaml.resolver import VersionedResolver
-from ruamel.yaml.scanner import ScannerError
-from ruamel.yaml.tag import Tag
 
 from generator import pathmatch
 from generator.errors import InputError
@@ -45,123 +39,13 @@ from generator.lint import nonmanifests
 from generator.lint.model import Document, Hit, Resource, first_content_line
 from generator.yamlio import aliases as yamlaliases
 from generator.yamlio import depth as yamldepth
+from generator.yamlio import goyaml
 from generator.yamlio import lines as yamllines
 from generator.yamlio import messages as yamlmessages
 from generator.yamlio import read as yamlread
 from generator.yamlio.lines import split_documents
 
 SUFFIXES = (".yaml", ".yml", ".json")
-
-
-_GO_PLAIN = "tag:gpu-gitops,2026:go-plain"  # a plain scalar, resolved as go-yaml v2 does
-_MERGE = "tag:yaml.org,2002:merge"
-
-
-class _Constructor(SafeConstructor):
-    """The safe constructor with plain scalars resolved the Kubernetes way (``yamlread``), and
-    repeated keys read as go-yaml v2 reads them: the later value wins. The repeats of the document
-    being loaded are kept in ``repeated`` (key, mark of the later one)."""
-
-    repeated: list = []
-
-    def check_mapping_key(self, node, key_node, mapping, key, value) -> bool:
-        if key in mapping:
-            _Constructor.repeated.append((key, key_node.start_mark))
-        return True  # ruamel keeps the first value of a repeated key; kubectl keeps the last
-
-    def construct_go_plain(self, node):
-        return yamlread.resolve_plain(node.value)
-
-    def construct_mapping(self, node, deep=False):
-        """Keys as JSON object keys: sigs.k8s.io/yaml turns ``1`` and ``yes`` into strings and
-        refuses null, mapping and sequence keys."""
-        for key_node, _ in node.value:
-            if not isinstance(key_node, ScalarNode):
-                raise ConstructorError(
-                    None,
-                    None,
-                    "a mapping or sequence cannot be a map key (Kubernetes objects are JSON: keys are strings)",
-                    key_node.start_mark,
-                )
-            if key_node.tag == _GO_PLAIN and yamlread.resolve_plain(key_node.value) is None:
-                raise ConstructorError(
-                    None,
-                    None,
-                    f"a null map key ({key_node.value or 'empty'!s}) has no JSON form; quote it if it is text",
-                    key_node.start_mark,
-                )
-        mapping = super().construct_mapping(node, deep)
-        return {yamlread.json_key(key): value for key, value in mapping.items()}
-
-    def construct_non_recursive_object(self, node, tag=None):
-        """go-yaml v2 decodes by node kind, not by tag: a mapping or sequence is one whatever it is
-        tagged, and a scalar whose tag it cannot resolve (a local ``!foo bar``, ``!!python/name``)
-        is its text (resolve.go: ``resolvableTag`` fails, ``resolve`` returns the input unchanged)."""
-        if tag is None:
-            tag = _go_tag(node)
-        return super().construct_non_recursive_object(node, tag)
-
-
-_YAML_TAG = "tag:yaml.org,2002:"
-# tags go-yaml v2 resolves a scalar with (resolve.go resolvableTag, plus !!binary in decode.go)
-_SCALAR_TAGS = frozenset(
-    {_GO_PLAIN, _MERGE, *(_YAML_TAG + kind for kind in ("str", "bool", "int", "float", "null", "timestamp", "binary"))}
-)
-
-
-def _go_tag(node) -> str:
-    """The tag ``node`` is built with, as go-yaml v2's decoder treats it."""
-    if isinstance(node, MappingNode):
-        return _YAML_TAG + "map"
-    if isinstance(node, SequenceNode):
-        return _YAML_TAG + "seq"
-    tag = str(node.tag)
-    return tag if tag in _SCALAR_TAGS else _YAML_TAG + "str"
-
-
-_TAGGED_TYPES = {"int": (int,), "float": (float, int), "bool": (bool,), "null": (type(None),)}
-
-
-def _construct_tagged(kind: str):
-    """``!!int 7``, ``!!bool yes``...: the text resolved as a plain scalar must be of the tag's
-    type (go-yaml's "cannot decode !!str `abc` as a !!int"); a located error otherwise."""
-
-    def construct(self, node):
-        value: Any = yamlread.resolve_plain(node.value)
-        if isinstance(value, _TAGGED_TYPES[kind]) and not (kind != "bool" and isinstance(value, bool)):
-            return float(cast(float, value)) if kind == "float" else value
-        raise ConstructorError(
-            None, None, f"cannot decode {yamlread.describe(node.value)} as a !!{kind}", node.start_mark
-        )
-
-    return construct
-
-
-_Constructor.add_constructor(_GO_PLAIN, _Constructor.construct_go_plain)
-for _kind in _TAGGED_TYPES:
-    _Constructor.add_constructor(f"tag:yaml.org,2002:{_kind}", _construct_tagged(_kind))
-_Constructor.add_constructor(_MERGE, SafeConstructor.construct_yaml_str)  # ``<<`` as a value is text
-_Constructor.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str)
-_Constructor.add_constructor("tag:yaml.org,2002:binary", SafeConstructor.construct_yaml_str)
-
-
-class _Resolver(VersionedResolver):
-    """Every plain scalar gets one tag, built by ``yamlread.resolve_plain``; ``<<`` merges.
-
-    Skipping ruamel's YAML 1.2 regular expressions also skips its per-scalar version lookup.
-    """
-
-    def resolve(self, kind, value, implicit):
-        if kind is ScalarNode and implicit[0]:
-            return Tag(suffix=_MERGE if value == "<<" else _GO_PLAIN)
-        return super().resolve(kind, value, (False, False))
-
-
-def _yaml(pure: bool = False) -> YAML:
-    yaml = YAML(typ="safe", pure=pure)
-    yaml.Constructor = _Constructor
-    yaml.Resolver = _Resolver
-    return yaml
 
 
 # kubectl apply (default --validate=strict, server-side field validation) converts YAML to JSON
@@ -189,7 +73,7 @@ class Source:
         return out
 
 
-def discover(paths: list[str], excludes: list[str], display) -> list[str]:
+def discover(paths: list[str], excludes: list[str], display: Callable[[str], str]) -> list[str]:
     """Every file to lint, in a stable order; a missing or special path given by name is a usage error.
 
     Inside folders, manifests that are not regular files (FIFOs, devices, symlinks to them)
@@ -308,8 +192,13 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
                 return
     yaml = None
     limits = yamlread.MANIFESTS
+    unseen = set(yamllines.unseen_by_kubectl(text)) if "\r" in text else None
     for first_line, chunk in split_documents(text):
         doc = Document(display, chunk, first_line)
+        if unseen and first_line in unseen:
+            doc.notes.append(_unseen_separator(first_line))
+        elif first_line == 0 and unseen is not None and yamllines.refused_by_kubectl(text):
+            doc.notes.append(_REFUSED_FILE)
         if len(chunk) > limits.document_bytes:
             message = yamlmessages.too_large("document", limits.document_bytes)
             yield _failed(display, chunk, first_line, message, 0, 0, _DOCUMENT_TOO_LARGE_HINT)
@@ -319,17 +208,17 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
                 doc.data = yamlread.load(chunk, yamlread.GO_YAML, limits.depth)
                 doc.where = yamlread.Positions(chunk)
             except (yamlread.Fallback, YAMLError):
-                yaml = yaml or _yaml()
-                _Constructor.repeated = []
-                doc.data = _load_full(yaml, chunk)
+                yaml = yaml or goyaml.safe_loader()
+                goyaml.Constructor.repeated = []
+                doc.data = goyaml.load_full(yaml, chunk)
                 if strict:
-                    doc.notes = [
+                    doc.notes += [
                         Hit(
                             _repeated_key(key),
                             hint=yamlmessages.DUPLICATE_KEY_HINT,
                             at=(first_line + mark.line + 1, mark.column + 1),
                         )
-                        for key, mark in _Constructor.repeated
+                        for key, mark in goyaml.Constructor.repeated
                     ]
         except ConstructorError as exc:  # a value that is no JSON: a tag on the wrong text, a null or complex key
             mark = exc.problem_mark
@@ -388,6 +277,27 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
             yield doc
 
 
+def _unseen_separator(first_line: int) -> Hit:
+    """A warning at a ``---`` kubectl does not split on (``yamllines.unseen_by_kubectl``)."""
+    return Hit(
+        "kubectl applies nothing from this document: its `---` follows a line that ends in a CR alone, "
+        "and kubectl splits documents at LF line ends only, then decodes only the first document of what "
+        "it read as one",
+        hint="save the file with LF (or CR LF) line endings",
+        severity="warning",
+        at=(first_line + 1, 1),
+    )
+
+
+_REFUSED_FILE = Hit(
+    'kubectl refuses this file ("invalid Yaml document separator"): its first line is a `---` ended by a CR '
+    "alone, and kubectl reads lines up to LF, so the rest of the file is on that line",
+    hint="save the file with LF (or CR LF) line endings",
+    severity="warning",
+    at=(1, 1),
+)
+
+
 def _check_object(doc: Document) -> None:
     if doc.error is None and doc.data is not None and not isinstance(doc.data, dict):
         _fail(
@@ -411,26 +321,6 @@ def _unread_hint(message: str) -> str:
     if message == "not a regular file":
         return "lint reads regular files: pass the manifest itself, or exclude this path"
     return "split the manifests over several files"  # larger than the file limit
-
-
-def _load_full(yaml: YAML, chunk: str):
-    """Plain data of a document the fast path does not take (anchors, tags, errors to word)."""
-    # ruamel's C composer recurses in C: the depth bound first, or deep nesting kills the
-    # interpreter (and libyaml takes quadratic time in flow nesting: stop at the bound)
-    yamldepth.check(chunk, yamlread.MANIFESTS.depth)
-    # the fast path takes no aliases; ruamel would share, not copy, them
-    yamlaliases.check(chunk, yamlread.MANIFESTS.alias_nodes)
-    try:
-        return yaml.load(chunk)
-    except ScannerError as exc:
-        # ruamel.yaml.clib bundles a libyaml older than the rule go-yaml (and so kubectl)
-        # follows: in a flow collection, ':' not followed by a space is part of a plain
-        # scalar (`{value: http://prometheus:9090}`). ruamel's Python scanner follows it too.
-        if exc.problem != "found unexpected ':'":
-            raise
-        data = _yaml(pure=True).load(chunk)
-        yamlaliases.check_data(data, yamlread.MANIFESTS.alias_nodes)
-        return data
 
 
 def _within(text: str, line: int, col: int) -> tuple[int, int]:

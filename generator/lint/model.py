@@ -10,11 +10,11 @@ tags, what the bundled libyaml refuses) are composed by ruamel instead, and only
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
-from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from generator.diagnostic import ObjectRef
 from generator.yamlio import lines as yamllines
@@ -49,7 +49,7 @@ class Document:
     where: Positions | None = field(default=None, repr=False)  # when the reader read the document
     _positions: Any = field(default=None, repr=False)
 
-    def _tree(self):
+    def _tree(self) -> Node | Literal[False] | None:
         if self._positions is None:
             self._positions = False
             for pure in (False, True):  # the Python parser reads what old libyaml refuses ({url: http://a:1})
@@ -75,7 +75,7 @@ class Document:
             return None if node.style else node.value
         return plain_text(node)
 
-    def _walk(self, path: tuple, at_value: bool):
+    def _walk(self, path: tuple, at_value: bool) -> tuple[Any, int, int]:
         """The node at ``path`` (the position map's, or ruamel's; None when it does not exist) and the
         0-based line and column of the deepest part of it that does."""
         if self.where is not None:

@@ -1,4 +1,4 @@
-"""Rule options: declared by the rule module (``OPTIONS``), set under ``lint.rules.<ID>``.
+"""Rule options: declared by the rule (its ``options``), set under ``lint.rules.<ID>``.
 
 As in yamllint (``CONF``/``DEFAULT`` in the rule module), a rule says which settings it
 reads, their type and default; the config file can set them per rule and is checked
@@ -15,8 +15,8 @@ against the declaration, so a misspelt option or a wrong type is an error at its
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from types import ModuleType
 
 LEVEL = "level"
 
@@ -30,14 +30,9 @@ class Option:
     description: str
 
 
-def declared(rule: ModuleType) -> dict[str, Option]:
-    return getattr(rule, "OPTIONS", {})
-
-
-def problems(rule: ModuleType, section: dict) -> list[tuple[str, str, str]]:
+def problems(rule_id: str, options: Mapping[str, Option], section: dict) -> list[tuple[str, str, str]]:
     """``(option, message, hint)`` for each key of a ``lint.rules.<ID>`` mapping the rule does not
-    declare, or whose value does not fit the declaration."""
-    options = declared(rule)
+    declare (``options``), or whose value does not fit the declaration."""
     found = []
     for name, value in section.items():
         if name == LEVEL:
@@ -47,13 +42,13 @@ def problems(rule: ModuleType, section: dict) -> list[tuple[str, str, str]]:
             known = sorted(options)
             close = difflib.get_close_matches(str(name), known, n=1)
             hint = (f"did you mean {close[0]!r}? " if close else "") + (
-                f"{rule.ID} has {', '.join(known)}" if known else f"{rule.ID} has no options, only `level`"
+                f"{rule_id} has {', '.join(known)}" if known else f"{rule_id} has no options, only `level`"
             )
-            found.append((name, f"unknown option {name!r} for rule {rule.ID}", hint))
+            found.append((name, f"unknown option {name!r} for rule {rule_id}", hint))
             continue
         import jsonschema  # only a config that sets rule options needs it
 
         error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(option.schema).iter_errors(value))
         if error is not None:
-            found.append((name, f"{rule.ID} option {name}: {error.message}", option.description))
+            found.append((name, f"{rule_id} option {name}: {error.message}", option.description))
     return found

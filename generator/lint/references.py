@@ -21,6 +21,9 @@ from generator.diagnostic import Diagnostic
 if TYPE_CHECKING:
     from generator.contract.model import Contract
 
+# ("class", name) for a defining object, (use, name) for a using one
+NameFact = tuple[str, str]
+
 
 def as_note(finding: Diagnostic) -> Diagnostic:
     """A finding of a rule whose set may be incomplete (files of a repository, not a rendered tree or
@@ -35,7 +38,7 @@ def as_note(finding: Diagnostic) -> Diagnostic:
 
 
 def undefined(
-    facts: Iterable[tuple[tuple, Diagnostic | None]],
+    facts: Iterable[tuple[NameFact, Diagnostic | None]],
     use: str,
     cluster_names: Iterable[str] | None = None,
     contract: Contract | None = None,

@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,7 +119,10 @@ def _sha256(body: bytes) -> str:
 
 
 def sync(
-    mirror: Path | None = None, root: Path | None = None, sources: SourceList | None = None, fetch=_download
+    mirror: Path | None = None,
+    root: Path | None = None,
+    sources: SourceList | None = None,
+    fetch: Callable[[Source], bytes] = _download,
 ) -> SchemaSet:
     """Fetch, verify, convert and install every source; the previous set stays until all succeeded."""
     from generator.lint.crdimport import import_files

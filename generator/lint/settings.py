@@ -1,18 +1,15 @@
 """Lint settings: the ``lint`` section of ``.gpu-gitops.yaml`` merged with command-line flags.
 
-A rule's options are declared in its module (``OPTIONS``); ``Settings.option`` answers them from
+A rule declares its options (its ``options``); ``Settings.option`` answers them from
 ``lint.rules.<ID>``, the shared ``lint.<option>`` or the declared default.
 """
 
 from __future__ import annotations
 
-import difflib
-import functools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from generator.errors import InputError
 from generator.library import providers
 from generator.lint import options
 from generator.validate import kubernetes
@@ -44,6 +41,8 @@ ALLOWED_PRIVILEGED_NAMESPACES = options.Option(
     "Namespaces where the rule is silent (drivers, device plugins, node tuning), besides those whose linted "
     "Namespace enforces the privileged Pod Security level. Default: `lint.allowedPrivilegedNamespaces`, else none.",
 )
+# the options of every Pod Security rule (SEC001-SEC007)
+POD_SECURITY_OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
 
 
 COMPLETE_SET = options.Option(
@@ -56,12 +55,12 @@ COMPLETE_SET = options.Option(
 )
 
 
-@functools.cache
-def _declared_default(rule_id: str, name: str):
-    """A rule's default for an option (looked up once: rules ask per object)."""
-    from generator.lint.rules import BY_ID  # the rules import this module
-
-    return options.declared(BY_ID[rule_id])[name].default
+# The declarations of the shared options, the only ones rules read through ``Settings.option``.
+_DECLARED = {
+    "taintKeys": TAINT_KEYS,
+    "allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES,
+    "completeSet": COMPLETE_SET,
+}
 
 
 @dataclass
@@ -89,14 +88,14 @@ class Settings:
         if self.provider and self.provider_facts is None:
             self.provider_facts = providers.facts(self.provider)
 
-    def option(self, rule_id: str, name: str):
+    def option(self, rule_id: str, name: str) -> Any:
         """A rule's option: ``lint.rules.<ID>.<name>``, else the shared ``lint.<name>``, else the
-        default the rule declares."""
+        option's default (the rules that read one declare the shared declaration)."""
         configured = self.rule_options.get(rule_id, {})
         if name in configured:
             return configured[name]
         shared = getattr(self, SHARED_OPTIONS[name]) if name in SHARED_OPTIONS else None
-        return shared if shared is not None else _declared_default(rule_id, name)
+        return shared if shared is not None else _DECLARED[name].default
 
     def complete(self, rule_id: str) -> bool:
         """Whether the linted objects are all the cluster has, for a rule that decides whether a
@@ -134,7 +133,7 @@ class Settings:
         )
 
     @classmethod
-    def from_config(cls, data: dict, **overrides) -> Settings:
+    def from_config(cls, data: dict, **overrides: object) -> Settings:
         """Settings from a loaded config (``Config.data``); ``None`` overrides are ignored."""
         lint = data.get("lint", {})
         levels: dict[str, str] = {}
@@ -164,52 +163,7 @@ class Settings:
         return cls(**values)
 
 
-def rule_errors(doc) -> list[InputError]:
-    """Rule IDs in a config document (``yamlpos.Located``) that no rule has, and rule options
-    (``lint.rules.<ID>.<option>``) the rule does not declare or whose value does not fit.
-
-    The schema only checks their shape; a misspelt ID (``GPU0004``) or option would otherwise
-    turn nothing off and set nothing, without a word.
-    """
-    from generator.lint.rules import BY_ID  # the rules import the lint modules that import settings
-
-    known = sorted(BY_ID)
-    lint = doc.data.get("lint") if isinstance(doc.data, dict) else None
-    if not isinstance(lint, dict):
-        return []
-    found: list[tuple[str, tuple, bool]] = []
-    rules = lint.get("rules")
-    for rule_id in rules if isinstance(rules, dict) else {}:
-        found.append((rule_id, ("lint", "rules", rule_id), False))
-    ignores = lint.get("ignore")
-    for i, entry in enumerate(ignores if isinstance(ignores, list) else []):
-        listed = entry.get("rules") if isinstance(entry, dict) else None
-        for j, rule_id in enumerate(listed if isinstance(listed, list) else []):
-            found.append((rule_id, ("lint", "ignore", i, "rules", j), True))
-    errors = []
-    for rule_id, path, at_value in found:
-        if rule_id == "*" or rule_id in known:
-            continue
-        close = difflib.get_close_matches(str(rule_id), known, n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
-        errors.append(
-            doc.error(f"unknown lint rule {rule_id!r}", path, hint + "`gpu-gitops rules` lists them", at_value=at_value)
-        )
-    for rule_id, section in (rules if isinstance(rules, dict) else {}).items():
-        if rule_id in BY_ID and isinstance(section, dict):
-            for name, message, hint in options.problems(BY_ID[rule_id], section):
-                errors.append(
-                    doc.error(
-                        message,
-                        ("lint", "rules", rule_id, name),
-                        hint,
-                        at_value=name in options.declared(BY_ID[rule_id]),
-                    )
-                )
-    return errors
-
-
-def for_cluster(spec: dict, config: dict | None = None, facts: dict | None = None, **extra) -> Settings:
+def for_cluster(spec: dict, config: dict | None = None, facts: dict | None = None, **extra: object) -> Settings:
     """Settings for a rendered cluster: the config file's ``lint`` section (rules, ignores,
     privileged namespaces) with the cluster's version, provider (``facts``: its row of the
     library's providers.json) and GPU pool taint keys, which describe the cluster better than

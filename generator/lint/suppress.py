@@ -3,7 +3,7 @@ rules checkov also has, and the config file's ignores.
 
 All need a reason. The annotation is ``"RULE-ID[,RULE-ID]: reason"`` on the object; a
 ``checkov.io/skip<N>: "CKV_K8S_<n>=reason"`` annotation suppresses the findings of the rule
-whose check is the same as that checkov check (a rule module's ``CHECKOV``), so one
+whose check is the same as that checkov check (a rule's ``checkov``), so one
 annotation explains an exception to both tools. The config file's ``lint.ignore`` entries
 match objects by kind, namespace, name and file glob, for vendored manifests that cannot be
 annotated.
@@ -14,6 +14,7 @@ from __future__ import annotations
 import fnmatch
 
 from generator import pathmatch
+from generator.lint.model import Resource
 
 ANNOTATION = "gpu-gitops.io/ignore"
 # checkov reads every annotation whose key contains this, and splits its value on "=" into
@@ -38,7 +39,7 @@ def parse(value: object, known: set[str]) -> tuple[set[str], str]:
     return ids, ""
 
 
-def annotated(res, known: set[str]) -> set[str]:
+def annotated(res: Resource, known: set[str]) -> set[str]:
     value = res.annotations.get(ANNOTATION)
     return parse(value, known)[0] if value is not None else set()
 
@@ -55,7 +56,7 @@ def parse_checkov(value: object) -> tuple[str, str]:
     return parts[0].strip(), ""
 
 
-def checkov_annotations(res) -> list[tuple[str, str, str]]:
+def checkov_annotations(res: Resource) -> list[tuple[str, str, str]]:
     """``(annotation key, check ID, problem)`` for each checkov skip annotation of the object."""
     found = []
     for key, value in res.annotations.items():
@@ -64,12 +65,12 @@ def checkov_annotations(res) -> list[tuple[str, str, str]]:
     return found
 
 
-def checkov_skips(res) -> set[str]:
+def checkov_skips(res: Resource) -> set[str]:
     """The checkov checks the object skips with a reason."""
     return {check for _, check, problem in checkov_annotations(res) if check and not problem}
 
 
-def config_ignores(entry: dict, rule: str, res, file: str) -> bool:
+def config_ignores(entry: dict, rule: str, res: Resource, file: str) -> bool:
     """Whether one ``lint.ignore`` entry of the config file covers this finding (its ``path`` is
     a gitignore pattern, ``pathmatch``)."""
     if rule not in entry.get("rules", []) and "*" not in entry.get("rules", []):

@@ -106,7 +106,9 @@ def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = 
 
     settings = for_cluster(cluster.spec, config, cluster.facts, complete_set=True)  # the whole tree
     # error-level rules keep their entry or its absence: a rule may lower a hit it is unsure of
-    settings.rules.update({r.ID: "off" for r in REGISTRY if settings.rules.get(r.ID, r.SEVERITY) != "error"})
+    settings.rules.update(
+        {r.meta.id: "off" for r in REGISTRY if settings.rules.get(r.meta.id, r.meta.severity) != "error"}
+    )
     objects = [(f"{prefix}/{p.relpath}", tree.files[p.relpath].decode(), p.obj) for p in tree.placed]
     return [f for f in lint_objects(objects, settings) if f.severity == "error"]
 

@@ -117,7 +117,7 @@ def validator(version: str, locations: tuple[str, ...]) -> SchemaValidator:
     return SchemaValidator(version, [SchemaLocation(t) for t in locations])
 
 
-def _validators(options: Options):
+def _validators(options: Options) -> Callable[[str], SchemaValidator]:
     from generator.validate.locations import SchemaLocation
 
     locations = tuple(options.schema_locations)
@@ -127,7 +127,11 @@ def _validators(options: Options):
 
 
 def render_some(
-    project: Project, names: list[str], validator_for, options: Options, shared: tuple[str, ...]
+    project: Project,
+    names: list[str],
+    validator_for: Callable[[str], SchemaValidator],
+    options: Options,
+    shared: tuple[str, ...],
 ) -> list[Outcome]:
     """Render ``names``, evaluated together where the library allows (``evaluation.evaluate_many``).
 
@@ -216,7 +220,7 @@ def render_many(
 def _render_here(
     project: Project,
     names: list[str],
-    validator_for,
+    validator_for: Callable[[str], SchemaValidator],
     options: Options,
     shared: tuple[str, ...],
     on_done: Callable[[Outcome], None] | None,

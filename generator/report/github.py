@@ -7,6 +7,11 @@ the output. Escaping follows actions/toolkit: ``%``, CR and LF in messages, plus
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from generator.report import Report
+
 from generator.diagnostic import shown_name, shown_text
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
@@ -25,7 +30,7 @@ def _hint(hint: str) -> str:
     return f"%0Ahint: {escape_data(shown_text(hint))}" if hint else ""
 
 
-def format(report) -> str:
+def format(report: Report) -> str:
     out = []
     for f in report.findings:
         props = ",".join(

@@ -11,13 +11,19 @@ escaped as in every format (``shown_text``); file names and object names are exa
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from generator.diagnostic import Diagnostic
+    from generator.report import Report
+
 import json
 from json.encoder import encode_basestring_ascii
 
 from generator.diagnostic import shown_text
 
 
-def format(report) -> str:
+def format(report: Report) -> str:
     findings = ",\n".join(_finding(f) for f in report.findings)
     summary = {
         "files": len(report.sources),
@@ -31,7 +37,7 @@ def format(report) -> str:
     return f'{{\n  "findings": {listed},\n  "summary": {{\n{counts}\n  }}\n}}\n'
 
 
-def _finding(f) -> str:
+def _finding(f: Diagnostic) -> str:
     hint = f',\n      "hint": {_scalar(shown_text(f.hint))}' if f.hint else ""
     ref = f.ref
     # a generateName object has no name yet: its prefix, under the field's own name
@@ -54,7 +60,7 @@ def _finding(f) -> str:
     )
 
 
-def _scalar(value) -> str:
+def _scalar(value: Any) -> str:
     kind = type(value)
     if kind is str:
         return encode_basestring_ascii(value)

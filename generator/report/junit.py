@@ -9,6 +9,11 @@ control characters, even as character references.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from generator.report import Report
+
 from xml.etree import ElementTree as ET
 
 from generator.diagnostic import ObjectRef, shown_name, shown_text
@@ -20,7 +25,7 @@ def _case_name(ref: ObjectRef) -> str:
     return shown_text(f"{ref.namespace}/{ref.shown_name}" if ref.namespace else ref.shown_name)
 
 
-def format(report) -> str:
+def format(report: Report) -> str:
     root = ET.Element("testsuites", name="gpu-gitops")
     by_file: dict[str, dict[tuple, list]] = {}
     for source in report.sources:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from generator.report import Report
+
 from generator.diagnostic import shown_name, shown_text
 from generator.lint.rules import BY_ID
 
@@ -13,7 +18,7 @@ def _cell(text: str) -> str:
     return shown_text(text).replace("\\", "\\\\").replace("|", "\\|")
 
 
-def format(report) -> str:
+def format(report: Report) -> str:
     lines = ["## gpu-gitops lint", "", report.summary(), ""]
     if not report.findings:
         return "\n".join(lines + ["No findings.", ""])
@@ -24,7 +29,7 @@ def format(report) -> str:
     for rule_id in sorted(counts):
         rule = BY_ID.get(rule_id)
         severity = next(f.severity for f in report.findings if f.rule == rule_id)
-        lines.append(f"| {rule_id} | {severity} | {counts[rule_id]} | {_cell(rule.SUMMARY if rule else '')} |")
+        lines.append(f"| {rule_id} | {severity} | {counts[rule_id]} | {_cell(rule.meta.summary if rule else '')} |")
     lines += ["", "| Location | Severity | Rule | Message | Hint |", "|---|---|---|---|---|"]
     for f in report.findings[:MAX_ROWS]:
         where = f"{_cell(shown_name(f.file))}:{f.line}:{f.col}"

@@ -8,6 +8,13 @@ identity when lines move.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from generator.diagnostic import Diagnostic
+    from generator.lint.protocol import Rule
+    from generator.report import Report
+
 import hashlib
 import json
 from urllib.parse import quote
@@ -21,23 +28,24 @@ MAX_RESULTS = 25000
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
-def _rule(rule) -> dict:
-    description, rationale, fix = sections(rule, "text")
-    _, md_rationale, md_fix = sections(rule, "markdown")
+def _rule(rule: Rule) -> dict:
+    meta = rule.meta
+    description, rationale, fix = sections(meta, "text")
+    _, md_rationale, md_fix = sections(meta, "markdown")
     full = " ".join(description.split())
     return {
-        "id": rule.ID,
-        "name": rule.NAME,
-        "shortDescription": {"text": rule.SUMMARY},
+        "id": meta.id,
+        "name": meta.name,
+        "shortDescription": {"text": meta.summary},
         "fullDescription": {"text": (full + " " + rationale)[:1024]},
         "help": {"text": f"{rationale}\n\nFix: {fix}", "markdown": f"{md_rationale}\n\n**Fix:** {md_fix}"},
-        "helpUri": help_uri(rule),
-        "defaultConfiguration": {"level": _LEVEL[rule.SEVERITY]},
-        "properties": {"tags": [rule.ID.rstrip("0123456789").lower()]},
+        "helpUri": help_uri(meta),
+        "defaultConfiguration": {"level": _LEVEL[meta.severity]},
+        "properties": {"tags": [meta.id.rstrip("0123456789").lower()]},
     }
 
 
-def _fingerprint(finding) -> str:
+def _fingerprint(finding: Diagnostic) -> str:
     key = "\0".join((finding.rule, finding.file, str(finding.ref), finding.message))
     # surrogatepass: a message may quote a lone surrogate from a JSON manifest (``"\\udc80"``)
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
@@ -49,7 +57,7 @@ def _uri(file: str) -> str:
     return quote(file.replace("\\", "/").encode("utf-8", "surrogateescape"), safe="/")
 
 
-def _result(finding, index: dict[str, int]) -> dict:
+def _result(finding: Diagnostic, index: dict[str, int]) -> dict:
     result: dict = {
         "ruleId": finding.rule or "input",  # an input error or a review finding: no lint rule
         "level": _LEVEL[finding.severity],
@@ -81,8 +89,8 @@ def _result(finding, index: dict[str, int]) -> dict:
     return result
 
 
-def format(report) -> str:
-    index = {rule.ID: i for i, rule in enumerate(REGISTRY)}
+def format(report: Report) -> str:
+    index = {rule.meta.id: i for i, rule in enumerate(REGISTRY)}
     results = [_result(f, index) for f in report.findings[:MAX_RESULTS]]
     log = {
         "$schema": SCHEMA,

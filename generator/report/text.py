@@ -7,8 +7,13 @@ came from the linted files (names, quoted keys) is escaped there, so it cannot f
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from generator.report import Report
+
 from generator.diagnostic import format_text
 
 
-def format(report) -> str:
+def format(report: Report) -> str:
     return "".join(format_text(f, report.color) + "\n" for f in report.listed)

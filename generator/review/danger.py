@@ -20,6 +20,7 @@ a deleted Argo CD Application deletes its resources only with the
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -599,7 +600,7 @@ def _node_component(placed: Placed) -> bool:
     return placed.identity.kind in ("DaemonSet", "HelmRelease", "Application") or placed.layer == "40-per-node"
 
 
-def _lists(a, b, keys: tuple[str, ...]):
+def _lists(a: object, b: object, keys: tuple[str, ...]) -> Iterator[tuple[str, list, list]]:
     """(key, list before, list after) for every list under one of ``keys`` at the same place in both."""
     if isinstance(a, dict) and isinstance(b, dict):
         for key in a.keys() & b.keys():

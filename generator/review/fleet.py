@@ -269,7 +269,7 @@ def _changed_line(project: Project, name: str, base_input: bytes | None) -> int:
     return after.position(_indexed(fields[0].path, after.data))[0]
 
 
-def _indexed(path: tuple, data) -> tuple:
+def _indexed(path: tuple, data: object) -> tuple:
     """A diff path with ``[name=x]`` items turned back into list indexes, as far as ``data`` has them."""
     out: list = []
     for part in path:

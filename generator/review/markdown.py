@@ -97,7 +97,7 @@ MAX_VALUES = 4  # a dangerous change's fields shown with their values
 MAX_VALUE_CHARS = 80
 
 
-def _value(value) -> str:
+def _value(value: object) -> str:
     return _code(_plain(value))
 
 
@@ -106,7 +106,7 @@ def _values(f: FieldChange) -> str:
     return f"{_code(f.dotted or '(whole object)')}: {_value(f.before)} → {_value(f.after)}"
 
 
-def _plain(value) -> str:
+def _plain(value: object) -> str:
     text = "(none)" if value is None else json.dumps(value, sort_keys=True, default=str)
     return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
 

@@ -14,7 +14,7 @@ from generator.diagnostic import Diagnostic, Location, shown_text
 from generator.report.github import escape_data, escape_property
 from generator.review.acknowledge import TRAILER
 from generator.review.compare import Change
-from generator.review.danger import DANGER, NOTICE
+from generator.review.danger import DANGER, NOTICE, Finding
 from generator.review.fleet import ClusterReview, Reviewed
 
 MARKS = {"added": "+", "removed": "-", "changed": "~", "moved": ">", "renamed": "="}
@@ -132,7 +132,7 @@ def diagnostics(reviews: list[ClusterReview], rendered: str) -> list[Diagnostic]
     return out
 
 
-def _diagnostic(review: ClusterReview, reviewed: Reviewed | None, finding, rendered: str) -> Diagnostic:
+def _diagnostic(review: ClusterReview, reviewed: Reviewed | None, finding: Finding, rendered: str) -> Diagnostic:
     placed = reviewed.change.after or reviewed.change.before if reviewed else None
     if review.input_line:
         where = Location(review.input_file, review.input_line, 1)

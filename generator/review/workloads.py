@@ -22,6 +22,7 @@ matching, since offline nothing says it does not.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from generator.review.compare import Change
 
@@ -54,7 +55,7 @@ class Pool:
     nodes: int = 0
 
 
-def _get(obj, path: tuple):
+def _get(obj: object, path: tuple) -> object:
     for key in path:
         if not isinstance(obj, dict):
             return None
@@ -70,7 +71,7 @@ def _pod_spec(obj: dict) -> dict | None:
     return spec if isinstance(spec, dict) else None
 
 
-def _tolerates(tolerations, taint: dict) -> bool:
+def _tolerates(tolerations: Any, taint: dict) -> bool:
     for t in tolerations or []:
         if not isinstance(t, dict):
             continue

@@ -211,7 +211,7 @@ def _tool_line() -> str:
     return f"tool {_sha(__version__.encode())}  gpu-gitops {__version__}"
 
 
-def _add_file(digest, root: str | Path, folder: str, name: str) -> None:
+def _add_file(digest: hashlib._Hash, root: str | Path, folder: str, name: str) -> None:
     """Add a file's path (relative to ``root``, with ``/``) and the hash of its content (a link
     followed) to ``digest``: with ``os`` calls, as this runs on every file of the package and
     the library each time ``check`` or ``lint --cluster`` asks whether a tree is fresh."""

@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 
 from generator.errors import InputError
 
@@ -56,7 +57,7 @@ def project_lock(
         os.close(fd)  # releases the lock
 
 
-def _acquire(fd: int, fcntl, shown: str, timeout: float, say: Callable[[str], None]) -> None:
+def _acquire(fd: int, fcntl: ModuleType, shown: str, timeout: float, say: Callable[[str], None]) -> None:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return

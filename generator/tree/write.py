@@ -23,6 +23,7 @@ import shutil
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NoReturn
 
 from generator.errors import InputError
 
@@ -32,7 +33,7 @@ FILE_MODE, DIR_MODE = 0o644, 0o755
 class LeftoverError(InputError):
     """The new tree is in place, but the previous one could not be removed: ``changes`` were made."""
 
-    def __init__(self, message: str, changes: Changes, **kwargs):
+    def __init__(self, message: str, changes: Changes, **kwargs: Any):
         super().__init__(message, **kwargs)
         self.changes = changes
 
@@ -122,7 +123,7 @@ def read_tree(folder: Path, shown: str = "") -> dict[str, bytes]:
     found = {}
     top = str(folder)
 
-    def refused(exc: OSError):
+    def refused(exc: OSError) -> NoReturn:
         raise exc
 
     try:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["SchemaProblem", "SchemaValidator"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name in __all__:
         from generator.validate import validator
 

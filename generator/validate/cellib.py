@@ -23,6 +23,7 @@ import re
 import urllib.parse
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any, NoReturn
 
 from generator.validate import re2
 
@@ -76,7 +77,7 @@ def _find_all(s: str, pattern: str, limit: int = -1) -> list[str]:
 # --- strings (cel-go ext.Strings, the version Kubernetes enables)
 
 
-def _index_of(value, item, offset: int = 0):
+def _index_of(value: str | list, item: Any, offset: int = 0) -> int:
     if isinstance(value, str):
         if not 0 <= offset <= len(value):
             raise IndexError("index out of range")
@@ -84,7 +85,7 @@ def _index_of(value, item, offset: int = 0):
     return value.index(item) if item in value else -1
 
 
-def _last_index_of(value, item, offset: int | None = None):
+def _last_index_of(value: str | list, item: Any, offset: int | None = None) -> int:
     if isinstance(value, str):
         end = len(value) if offset is None else offset + len(item)
         return value.rfind(item, 0, end)
@@ -155,7 +156,7 @@ def _sets(namespace: dict, a: list, b: list, test: Callable[[list, list], bool])
     return test(a, b)
 
 
-def _contains(*args) -> bool:
+def _contains(*args: Any) -> bool:
     if len(args) == 3:  # sets.contains(a, b): every element of b is in a
         return _sets(args[0], args[1], args[2], lambda a, b: all(x in a for x in b))
     raise TypeError("no such overload: contains")
@@ -332,7 +333,7 @@ def _ip_canonical(namespace: dict, text: str) -> bool:
     return str(_parse_ip(text)) == text
 
 
-def _address(value: object):
+def _address(value: object) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
     return _parse_ip(_of("ip", value))
 
 
@@ -341,7 +342,7 @@ def _cidr(text: str) -> dict:
     return _wrap("cidr", text)
 
 
-def _network(value: object):
+def _network(value: object) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
     return _parse_cidr(_of("cidr", value)).network
 
 
@@ -353,7 +354,11 @@ def _contains_ip(value: object, other: object) -> bool:
 def _contains_cidr(value: object, other: object) -> bool:
     inner = _network(other) if isinstance(other, dict) else _parse_cidr(str(other)).network
     outer = _network(value)
-    return inner.version == outer.version and inner.subnet_of(outer)
+    if isinstance(inner, ipaddress.IPv4Network) and isinstance(outer, ipaddress.IPv4Network):
+        return inner.subnet_of(outer)
+    if isinstance(inner, ipaddress.IPv6Network) and isinstance(outer, ipaddress.IPv6Network):
+        return inner.subnet_of(outer)
+    return False  # an address family contains none of the other's
 
 
 def _family(value: object) -> int:
@@ -415,12 +420,12 @@ def _named(value: object) -> dict:
     return _wrap("format", value) if value in _FORMATS else _unsupported("format.named")
 
 
-def _unsupported(name: str):
+def _unsupported(name: str) -> NoReturn:
     raise TypeError(f"no such overload: {name}")
 
 
 def _math(pick: Callable) -> Callable:
-    def apply(namespace: dict, *args):
+    def apply(namespace: dict, *args: object) -> object:
         _of("namespace", namespace)
         values = args[0] if len(args) == 1 and isinstance(args[0], list) else list(args)
         return pick(values)

@@ -22,14 +22,19 @@ import functools
 import os
 import sys
 from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from generator.validate.cellib import LIBRARY, NAMESPACES
+
+if TYPE_CHECKING:
+    from cel import Context, Program
 
 Path = tuple[str | int, ...]
 
 
 @functools.cache
-def _cel():
+def _cel() -> ModuleType:
     """The evaluator, loaded when a rule first runs: the compiled module of the
     ``common-expression-language`` package (``cel/cel.<abi>.so``) on its own. Importing the
     package also imports its command line (typer, rich, prompt_toolkit): 0.15 s in every lint
@@ -56,7 +61,7 @@ def _cel():
     return cel
 
 
-def _execute(program, value: object):
+def _execute(program: Program, value: object) -> Any:
     """Run a program with ``self`` bound; the library functions and namespaces only when it uses them."""
     functions = LIBRARY.keys() & set(program.functions())
     namespaces = {name: NAMESPACES[name] for name in NAMESPACES.keys() & set(program.variables())}
@@ -68,7 +73,7 @@ def _execute(program, value: object):
     return program.execute(context)
 
 
-def context(variables: dict):
+def context(variables: dict) -> Context:
     """An evaluation context holding ``variables`` (an admission policy's ``object``,
     ``request``, ...) and the library functions: the values are converted for the evaluator
     once, for every expression ``run`` in it."""
@@ -78,7 +83,7 @@ def context(variables: dict):
     return found
 
 
-def run(expression: str, where):
+def run(expression: str, where: Context) -> Any:
     """Evaluate ``expression`` in the context ``where`` (made by ``context``); raises
     ``ValueError`` when it does not compile and whatever the evaluator raises when it fails."""
     program = _program(expression)
@@ -88,7 +93,7 @@ def run(expression: str, where):
 
 
 @functools.lru_cache(maxsize=4096)
-def _program(rule: str):
+def _program(rule: str) -> Program | str:
     """The compiled rule, or the reason it cannot be compiled."""
     try:
         return _cel().compile(rule)

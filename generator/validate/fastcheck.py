@@ -129,7 +129,7 @@ class Compiler:
         closed = extra is False
         other = None if extra is True or closed else self.compile(extra)
 
-        def check(v):
+        def check(v: Any) -> bool:
             if v.__class__ is not dict and not isinstance(v, dict):
                 return nullable and v is None
             for key, value in v.items():
@@ -158,7 +158,7 @@ class Compiler:
             if target is None:
                 raise Unsupported(ref)
 
-            def first(v):
+            def first(v: object) -> bool:
                 """Compile the definition when an object first reaches it: a kind's schema
                 reaches hundreds of definitions, an object a few dozen."""
                 cell[0] = self.compile(target)
@@ -168,7 +168,7 @@ class Compiler:
             self._refs[name] = lambda v: cell[0](v)  # recursive definitions refer to themselves
         return self._refs[name]
 
-    def _type(self, value, schema) -> Check:
+    def _type(self, value: Any, schema: dict) -> Check:
         names = [value] if isinstance(value, str) else list(value)
         if any(n not in _TYPES for n in names):
             raise Unsupported(f"type {value}")
@@ -179,7 +179,7 @@ class Compiler:
         test = tests[0] if len(tests) == 1 else (lambda v: any(t(v) for t in tests))
         return (lambda v: v is None or test(v)) if nullable else test
 
-    def _enum(self, values, schema) -> Check:
+    def _enum(self, values: Any, schema: dict) -> Check:
         if all(isinstance(x, str) for x in values):
             allowed = frozenset(values)
             return lambda v: isinstance(v, str) and v in allowed
@@ -188,14 +188,14 @@ class Compiler:
             return lambda v: (v is None or isinstance(v, str)) and v in allowed
         raise Unsupported("enum of mixed types")
 
-    def _required(self, names, schema) -> Check:
+    def _required(self, names: Any, schema: dict) -> Check:
         names = tuple(names)
         return lambda v: not isinstance(v, dict) or all(n in v for n in names)
 
-    def _properties(self, props, schema) -> Check:
+    def _properties(self, props: Any, schema: dict) -> Check:
         compiled = {name: self.compile(sub) for name, sub in props.items()}
 
-        def check(v):
+        def check(v: Any) -> bool:
             if not isinstance(v, dict):
                 return True
             for key, value in v.items():
@@ -206,7 +206,7 @@ class Compiler:
 
         return check
 
-    def _additionalProperties(self, extra, schema) -> Check | None:  # noqa: N802 (JSON Schema's name)
+    def _additionalProperties(self, extra: Any, schema: dict) -> Check | None:  # noqa: N802 (JSON Schema's name)
         if "patternProperties" in schema:
             raise Unsupported("patternProperties")
         known = frozenset(schema.get("properties", {}))
@@ -215,13 +215,13 @@ class Compiler:
         sub = self.compile(extra)
         return lambda v: not isinstance(v, dict) or all(sub(x) for k, x in v.items() if k not in known)
 
-    def _items(self, items, schema) -> Check:
+    def _items(self, items: Any, schema: dict) -> Check:
         if not isinstance(items, dict):
             raise Unsupported("items as a list")
         sub = self.compile(items)
         return lambda v: not isinstance(v, list) or all(sub(x) for x in v)
 
-    def _oneOf(self, options, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+    def _oneOf(self, options: Any, schema: dict) -> Check:  # noqa: N802 (JSON Schema's name)
         subs = [self.compile(o) for o in options]
         return lambda v: sum(1 for s in subs if s(v)) == 1
 
@@ -230,18 +230,18 @@ class Compiler:
     # type and passes any other value; comparisons are written as jsonschema's failure test
     # negated, so a NaN is judged alike.
 
-    def _anyOf(self, options, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+    def _anyOf(self, options: Any, schema: dict) -> Check:  # noqa: N802 (JSON Schema's name)
         subs = [self.compile(o) for o in _subschemas(options)]
         return lambda v: any(s(v) for s in subs)
 
-    def _allOf(self, options, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+    def _allOf(self, options: Any, schema: dict) -> Check:  # noqa: N802 (JSON Schema's name)
         return _all([self.compile(o) for o in _subschemas(options)])
 
-    def _not(self, sub, schema) -> Check:
+    def _not(self, sub: Any, schema: dict) -> Check:
         inner = self.compile(sub)
         return lambda v: not inner(v)
 
-    def _pattern(self, pattern, schema) -> Check:
+    def _pattern(self, pattern: Any, schema: dict) -> Check:
         if not isinstance(pattern, str):
             raise Unsupported("pattern that is not a string")
         try:
@@ -250,19 +250,19 @@ class Compiler:
             raise Unsupported(f"pattern {pattern!r}") from None
         return lambda v: not isinstance(v, str) or search(v) is not None
 
-    def _minimum(self, bound, schema) -> Check:
+    def _minimum(self, bound: Any, schema: dict) -> Check:
         bound = _bound(bound)
         return lambda v: not _is_number(v) or not v < bound
 
-    def _maximum(self, bound, schema) -> Check:
+    def _maximum(self, bound: Any, schema: dict) -> Check:
         bound = _bound(bound)
         return lambda v: not _is_number(v) or not v > bound
 
-    def _exclusiveMinimum(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+    def _exclusiveMinimum(self, bound: Any, schema: dict) -> Check:  # noqa: N802 (JSON Schema's name)
         bound = _bound(bound)
         return lambda v: not _is_number(v) or not v <= bound
 
-    def _exclusiveMaximum(self, bound, schema) -> Check:  # noqa: N802 (JSON Schema's name)
+    def _exclusiveMaximum(self, bound: Any, schema: dict) -> Check:  # noqa: N802 (JSON Schema's name)
         bound = _bound(bound)
         return lambda v: not _is_number(v) or not v >= bound
 

@@ -90,7 +90,7 @@ class _Kind:
             self.fast = None
             return False
 
-    def full(self):
+    def full(self) -> jsonschema.protocols.Validator:
         if self._full is None:
             self._full = _draft(self.schema)(self.schema, registry=self.registry(), format_checker=None)
         return self._full
@@ -174,13 +174,13 @@ class SchemaValidator:
         paths = [entry for key in sorted(kinds) for entry in self._lookups.get(key, ())]
         return None if ("", False) in paths else paths
 
-    def _validator_for(self, api_version: str, kind: str):
+    def _validator_for(self, api_version: str, kind: str) -> _Kind | None:
         key = (api_version, kind)
         if key not in self._compiled:
             self._compiled[key] = self._compile(api_version, kind)
         return self._compiled[key]
 
-    def _compile(self, api_version: str, kind: str):
+    def _compile(self, api_version: str, kind: str) -> _Kind | None:
         given = self._given.get((api_version, kind))
         if given is not None:
             schema, fast = _given_schema(
@@ -212,7 +212,7 @@ class SchemaValidator:
             return _Kind(schema, _empty_registry, fast)
         return _Kind(schema, self._core, self._core_check(schema))
 
-    def _core_check(self, schema: dict):
+    def _core_check(self, schema: dict) -> fastcheck.Check | None:
         """A core kind's compiled yes/no check (``$ref``s into the version's definitions), or None."""
         if self._core_compiler is None:
             self._core_compiler = fastcheck.Compiler(kubernetes.definitions(self.version)["$defs"], _CORE_REF_PREFIXES)
@@ -310,8 +310,11 @@ def _compiled(schema: dict, compiler: fastcheck.Compiler) -> fastcheck.Check | N
 # untranslatable are kept to be reported again by each validator that uses the file.
 _CUSTOM: dict[tuple[str, bool], tuple[dict, tuple[str, ...], fastcheck.Check | None]] = {}
 
+# what a schema's loader does with a pattern it cannot translate to Python (warns, by default nothing)
+Untranslatable = Callable[[str], None]
 
-def _custom_schema(source: Path, untranslatable, check: bool) -> tuple[dict, fastcheck.Check | None]:
+
+def _custom_schema(source: Path, untranslatable: Untranslatable, check: bool) -> tuple[dict, fastcheck.Check | None]:
     """A schema file at a schema location (``load_schema``) and its compiled check, once per content."""
     import hashlib
 
@@ -332,7 +335,7 @@ def _custom_schema(source: Path, untranslatable, check: bool) -> tuple[dict, fas
 _GIVEN: dict[int, tuple[dict, dict, tuple[str, ...], fastcheck.Check | None]] = {}
 
 
-def _given_schema(document: dict, untranslatable) -> tuple[dict, fastcheck.Check | None]:
+def _given_schema(document: dict, untranslatable: Untranslatable) -> tuple[dict, fastcheck.Check | None]:
     """A schema given in memory (``with_schemas``), its patterns made Python's, and its compiled check."""
     known = _GIVEN.get(id(document))
     if known is None or known[0] is not document:
@@ -357,7 +360,7 @@ def _read_schema_file(source: Path) -> bytes:
         raise InputError(f"schema file is not readable JSON: {exc}", path=str(source), hint=_SCHEMA_FILE_HINT) from None
 
 
-def load_schema(source: Path, untranslatable=lambda pattern: None, check: bool = True) -> dict:
+def load_schema(source: Path, untranslatable: Untranslatable = lambda pattern: None, check: bool = True) -> dict:
     """A user-supplied schema file, parsed, its RE2 patterns made Python's, checked against its metaschema.
 
     A file at a schema location is configuration, not a linted manifest: one that is not a
@@ -370,7 +373,7 @@ def load_schema(source: Path, untranslatable=lambda pattern: None, check: bool =
     return _parse_schema(_read_schema_file(source), source, untranslatable, check)
 
 
-def _parse_schema(raw: bytes, source: Path, untranslatable, check: bool) -> dict:
+def _parse_schema(raw: bytes, source: Path, untranslatable: Untranslatable, check: bool) -> dict:
     """``load_schema`` of bytes read from ``source``."""
     hint = _SCHEMA_FILE_HINT
     try:
@@ -458,7 +461,7 @@ _SUBSCHEMAS = (
 )
 
 
-def _python_patterns(node: object, untranslatable) -> None:
+def _python_patterns(node: object, untranslatable: Untranslatable) -> None:
     """Rewrite every ``pattern`` and ``patternProperties`` key from RE2 to Python syntax, in place."""
     if isinstance(node, list):
         for item in node:
@@ -521,7 +524,7 @@ def _listed(value: object) -> list:
     return list(value) if isinstance(value, list) else [value]
 
 
-def _leaves(error: jsonschema.ValidationError):
+def _leaves(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
     """The most specific errors under an ``anyOf``/``oneOf`` failure, else the error itself.
     Alternatives that differ only in type (``x-kubernetes-int-or-string``) are one error that
     names every type allowed, not the first one tried."""

@@ -10,7 +10,7 @@ cluster would. A field here is never reported missing.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 
@@ -53,7 +53,7 @@ def apply(obj: dict) -> dict:
     return out if changed else obj
 
 
-def _holders(node, path: tuple, index: int = 0):
+def _holders(node: object, path: tuple, index: int = 0) -> Iterator[tuple[int, object]]:
     if not path:
         yield index, node
         return

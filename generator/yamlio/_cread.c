@@ -104,6 +104,17 @@ static int collection_start(Run *run, long depth, yaml_char_t *tag, yaml_char_t 
     return 0;
 }
 
+/* -1 with Slow set for a key the mapping holds already or a merge key (the event path's
+ * Fallback: ruamel reports the one, builds the other), -1 on error, else 0. */
+static int refused_key(PyObject *mapping, PyObject *key) {
+    int known = PyDict_Contains(mapping, key);
+    if (known < 0)
+        return -1;
+    if (known || (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, "<<") == 0))
+        return slow();
+    return 0;
+}
+
 static PyObject *build(Run *run, long depth);
 
 static PyObject *build_mapping(Run *run, long depth) {
@@ -120,11 +131,8 @@ static PyObject *build_mapping(Run *run, long depth) {
         PyObject *key = mapping_key(run);
         if (key == NULL)
             goto fail;
-        int known = PyDict_Contains(out, key);
-        if (known != 0 || (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, "<<") == 0)) {
+        if (refused_key(out, key) < 0) {
             Py_DECREF(key);
-            if (known >= 0)
-                slow();
             goto fail;
         }
         PyObject *value = next_event(run) < 0 ? NULL : build(run, depth + 1);
@@ -228,13 +236,16 @@ static PyObject *located(Run *run, long depth) {
 /* ``where`` of the node whose first event is run->event: {key: (key_node, value_node, where)},
  * [(item_node, where)], or None for a scalar. */
 static PyObject *where(Run *run, long depth) {
-    if (run->event.type == YAML_SCALAR_EVENT)
+    if (run->event.type == YAML_SCALAR_EVENT) {
+        if (run->event.data.scalar.tag != NULL || run->event.data.scalar.anchor != NULL) {
+            slow();
+            return NULL;
+        }
         Py_RETURN_NONE;
-    if (depth >= MAX_NESTING) {
-        slow();
-        return NULL;
     }
     if (run->event.type == YAML_SEQUENCE_START_EVENT) {
+        if (collection_start(run, depth, run->event.data.sequence_start.tag, run->event.data.sequence_start.anchor) < 0)
+            return NULL;
         PyObject *items = PyList_New(0);
         if (items == NULL)
             return NULL;
@@ -253,8 +264,10 @@ static PyObject *where(Run *run, long depth) {
         Py_DECREF(items);
         return NULL;
     }
-    if (run->event.type != YAML_MAPPING_START_EVENT) {
-        slow();
+    if (run->event.type != YAML_MAPPING_START_EVENT ||
+        collection_start(run, depth, run->event.data.mapping_start.tag, run->event.data.mapping_start.anchor) < 0) {
+        if (!PyErr_Occurred())
+            slow();
         return NULL;
     }
     PyObject *keys = PyDict_New();
@@ -268,6 +281,10 @@ static PyObject *where(Run *run, long depth) {
         PyObject *key = mapping_key(run);
         if (key == NULL)
             break;
+        if (refused_key(keys, key) < 0) {
+            Py_DECREF(key);
+            break;
+        }
         PyObject *key_node = node_of(run);
         PyObject *pair = key_node == NULL || next_event(run) < 0 ? NULL : located(run, depth + 1);
         PyObject *entry = pair == NULL ? NULL : PyTuple_Pack(3, key_node, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
@@ -385,10 +402,13 @@ static PyObject *Reader_locate(Reader *self, PyObject *args) {
     if (run_open(&run, self, text, node) < 0)
         return NULL;
     PyObject *result = NULL;
-    if (document_root(&run) == 1)
+    if (document_root(&run) == 1) {
         result = located(&run, 0);
-    else if (!PyErr_Occurred())
+        if (result != NULL && document_end(&run) < 0) /* what load refuses, locate refuses */
+            Py_CLEAR(result);
+    } else if (!PyErr_Occurred()) {
         slow(); /* an empty stream: nothing to locate */
+    }
     run_close(&run);
     return result;
 }
@@ -419,9 +439,24 @@ static PyObject *Reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     return (PyObject *)self;
 }
 
+/* The reader holds the resolution's callables, which may reach it again (a resolution whose
+ * functions close over its reader): the cycle collector sees those references and can break
+ * them. */
+static int Reader_traverse(Reader *self, visitproc visit, void *arg) {
+    Py_VISIT(self->resolve);
+    Py_VISIT(self->plain_key);
+    return 0;
+}
+
+static int Reader_clear(Reader *self) {
+    Py_CLEAR(self->resolve);
+    Py_CLEAR(self->plain_key);
+    return 0;
+}
+
 static void Reader_dealloc(Reader *self) {
-    Py_XDECREF(self->resolve);
-    Py_XDECREF(self->plain_key);
+    PyObject_GC_UnTrack(self);
+    Reader_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -436,10 +471,12 @@ static PyMethodDef Reader_methods[] = {
 static PyTypeObject ReaderType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "generator.yamlio._cread.Reader",
     .tp_basicsize = sizeof(Reader),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_doc = "Reader(hinted, resolve, plain_key, max_depth): one resolution's compiled reader.",
     .tp_new = Reader_new,
     .tp_dealloc = (destructor)Reader_dealloc,
+    .tp_traverse = (traverseproc)Reader_traverse,
+    .tp_clear = (inquiry)Reader_clear,
     .tp_methods = Reader_methods,
 };
 

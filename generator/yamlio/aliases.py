@@ -60,14 +60,14 @@ def check(text: str, budget: int) -> None:
             stack[-1][1] += size
 
 
-def check_data(data, budget: int) -> None:
+def check_data(data: object, budget: int) -> None:
     """``check`` for data already loaded, where an alias is a shared object: the tree as
     rules walk it against the nodes written out (for the documents only ruamel's Python
     parser reads)."""
     sizes: dict[int, int] = {}
     written = 1
 
-    def size(node) -> int:
+    def size(node: object) -> int:
         nonlocal written
         if not isinstance(node, (dict, list)):
             return 1

@@ -31,15 +31,36 @@ def check(text: str, limit: int) -> None:
     except YAMLError:
         # libyaml stopped at something ruamel may read on (`[a:b]`, `: 1`, a U+2028)
         offset = flow_too_deep(text, limit)
-        if offset is not None:
+        if offset is None:
+            return
+        mark = _counted(text[: offset + 1], limit) if offset < _RECOUNTED_BYTES else None
+        if mark is None:
             line, col = line_col(text, offset)
             raise TooDeep(line - 1, col - 1) from None
-        return
     if mark is not None:
         raise TooDeep(mark.line, mark.column)
 
 
-def first_too_deep(events: Iterable, limit: int):
+# ruamel's Python parser reads ~1 MB/s: past this, the flow scan's bracket is the answer (it
+# counts flow levels only, so it may name a bracket one or more levels later)
+_RECOUNTED_BYTES = 256 * 1024
+
+
+def _counted(prefix: str, limit: int) -> Any:
+    """The first collection too deep in ``prefix`` as parser events count it (the block
+    collections around a flow one too), from ruamel's Python parser, which reads on where
+    libyaml stopped; None when it stops too. ``prefix`` ends at the first bracket the flow scan
+    found past the bound, so the scanner sees at most ``limit`` + 1 nested flow levels (its
+    cost grows with their square): one count of depth, whichever path measures."""
+    from ruamel.yaml import YAML
+
+    try:
+        return first_too_deep(YAML(typ="safe", pure=True).parse(prefix), limit)
+    except YAMLError:
+        return None
+
+
+def first_too_deep(events: Iterable, limit: int) -> Any:
     """The start mark of the first collection nested more than ``limit`` deep among parser
     events (libyaml's or ruamel's Python parser's), None when there is none."""
     depth = 0

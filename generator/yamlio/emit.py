@@ -18,7 +18,12 @@ from __future__ import annotations
 import functools
 import io
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.representer import SafeRepresenter
 
 _TOP = ("apiVersion", "kind", "metadata", "spec", "data", "stringData")
 _METADATA = ("name", "generateName", "namespace", "labels", "annotations")
@@ -45,7 +50,7 @@ _YAML11_NOT_STRING = re.compile(
 )
 
 
-def _represent_str(representer, data: str):
+def _represent_str(representer: SafeRepresenter, data: str) -> ScalarNode:
     if _YAML11_NOT_STRING.match(data):
         return representer.represent_scalar("tag:yaml.org,2002:str", data, style="'")
     if "\n" in data:
@@ -55,7 +60,7 @@ def _represent_str(representer, data: str):
     return representer.represent_str(data)
 
 
-def _make_yaml():
+def _make_yaml() -> YAML:
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="safe", pure=False)
@@ -69,7 +74,7 @@ def _make_yaml():
 
 
 @functools.cache
-def _ruamel():
+def _ruamel() -> YAML:
     """The reference dumper, built on first use (importing ruamel costs startup time)."""
     return _make_yaml()
 

@@ -57,3 +57,33 @@ def split_documents(text: str) -> Iterator[tuple[int, str]]:
         first += count(text, start, at)
         start = at
     yield first, text[start:]
+
+
+def unseen_by_kubectl(text: str) -> Iterator[int]:
+    """The 0-based lines of the ``---`` separators (those ``split_documents`` splits on) that
+    follow a CR-only line end, which kubectl does not see.
+
+    kubectl splits a file into documents by lines read up to LF alone (apimachinery's
+    ``util/yaml`` ``YAMLReader`` over ``bufio.Reader.ReadLine``; a CR LF end is trimmed, a lone
+    CR is not), then decodes each with go-yaml v2's ``Unmarshal``, which reads only the first
+    YAML document of its input: the objects after such a separator, up to the next one after an
+    LF, are never applied (``kubectl label --local -f`` on a CR-only file of two objects prints
+    one)."""
+    line, counted = 0, 0
+    for match in _SEPARATOR.finditer(text):
+        at = match.start()
+        if at and text[at - 1] == "\r":
+            line += count(text, counted, at)
+            counted = at
+            yield line
+
+
+def refused_by_kubectl(text: str) -> bool:
+    """Whether kubectl refuses the whole file ("invalid Yaml document separator"): its first line,
+    read up to LF, starts with ``---`` and holds more than a comment after it, which a ``---``
+    line ended by a CR alone does (the same reader as ``unseen_by_kubectl``)."""
+    if not text.startswith("---"):
+        return False
+    end = text.find("\n")
+    rest = text[3 : end if end >= 0 else len(text)].strip()
+    return "\r" in text[3 : end if end >= 0 else len(text)] and bool(rest) and not rest.startswith("#")

@@ -26,7 +26,7 @@ import functools
 import re
 import stat
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,7 +47,9 @@ from generator.yamlio.messages import (
 )
 
 if TYPE_CHECKING:
-    from generator.yamlio.read import Positions
+    from ruamel.yaml import YAML
+
+    from generator.yamlio.read import Positions, Resolution
 
 
 def _no_positions() -> Positions:
@@ -86,11 +88,15 @@ class Located:
         _node, mark = self.where.find(json_path, at_value)
         return (mark.line + 1, mark.column + 1) if mark else (1, 1)
 
-    def error(self, message: str, json_path=(), hint: str = "", *, at_value: bool = False) -> InputError:
+    def error(
+        self, message: str, json_path: tuple | list = (), hint: str = "", *, at_value: bool = False
+    ) -> InputError:
         line, col = self.value_position(json_path) if at_value else self.position(json_path)
         return InputError(message, path=self.path, line=line, col=col, hint=hint)
 
-    def warning(self, message: str, json_path=(), hint: str = "", *, at_value: bool = False) -> InputWarning:
+    def warning(
+        self, message: str, json_path: tuple | list = (), hint: str = "", *, at_value: bool = False
+    ) -> InputWarning:
         line, col = self.value_position(json_path) if at_value else self.position(json_path)
         return InputWarning(message, path=self.path, line=line, col=col, hint=hint)
 
@@ -123,6 +129,9 @@ def to_plain(node: Any, nodes: int) -> Any:
     return plain(node)
 
 
+_UNREADABLE_HINT = "check that the file exists and that this user may read it and the folders above it (`ls -l`)"
+
+
 def load_file(path: Path, display: str | None = None) -> Located:
     """Parse one single-document YAML file; every failure is an ``InputError`` at its line."""
     from generator.yamlio.read import INPUTS
@@ -131,7 +140,7 @@ def load_file(path: Path, display: str | None = None) -> Located:
     try:
         info = path.stat()
     except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", path=shown) from None
+        raise InputError(f"cannot read file: {exc.strerror or exc}", path=shown, hint=_UNREADABLE_HINT) from None
     if not stat.S_ISREG(info.st_mode):
         raise InputError("not a regular file", path=shown, hint="give the path of a YAML file")
     size = info.st_size
@@ -144,7 +153,7 @@ def load_file(path: Path, display: str | None = None) -> Located:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", path=shown) from None
+        raise InputError(f"cannot read file: {exc.strerror or exc}", path=shown, hint=_UNREADABLE_HINT) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -204,7 +213,7 @@ _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 _TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?")
 
 
-def _too_large_integer(value: str, mark, display: str) -> InputError:
+def _too_large_integer(value: str, mark: Any, display: str) -> InputError:
     """An integer with more digits than Python converts (``sys.get_int_max_str_digits``)."""
     digits = sum(c.isdigit() for c in value)
     return InputError(
@@ -216,7 +225,7 @@ def _too_large_integer(value: str, mark, display: str) -> InputError:
     )
 
 
-def _plain_1_2(value: str):
+def _plain_1_2(value: str) -> str | int | bool | None:
     """A plain scalar resolved as the YAML 1.2 core schema does, as the round-trip loader reads
     cluster inputs (lint reads manifests as the API server's YAML 1.1 reader instead); anything
     beyond null, booleans, decimal integers and plain strings raises ``Fallback``."""
@@ -257,7 +266,7 @@ def _is_plain_string(value: str) -> bool:
 
 
 @functools.cache
-def yaml_1_2():
+def yaml_1_2() -> Resolution:
     """The reader's resolution for our inputs: YAML 1.2's core schema, as far as the fast path
     builds it (null, booleans, decimal integers, strings)."""
     from generator.yamlio.read import Resolution
@@ -287,7 +296,7 @@ def _check_depth(text: str) -> None:
         raise _TooDeep(deep.line + 1, deep.col + 1) from None
 
 
-def _deepest_start(yaml, text: str) -> tuple[int, int]:
+def _deepest_start(yaml: YAML, text: str) -> tuple[int, int]:
     """1-based line and column of the first collection nested deeper than the depth bound, from
     ruamel's parser events (linear in block nesting; flow nesting was bounded before)."""
     from generator.yamlio import depth
@@ -381,7 +390,7 @@ _PLAIN_TAGS = frozenset(
 )
 
 
-def _check_tags(yaml, text: str, display: str) -> None:
+def _check_tags(yaml: YAML, text: str, display: str) -> None:
     """Inputs are JSON data: a tag that builds anything else (``!!omap``, ``!!set``,
     ``!!binary``, ``!!python/...``, one of the writer's own) is an error at the tag, before
     the round-trip loader builds what no input contract reads. Syntax errors are left to it."""
@@ -503,7 +512,7 @@ def _complex_key(kind: str, line: int, col: int, display: str) -> InputError:
     )
 
 
-def _misfit(text: str):
+def _misfit(text: str) -> tuple[Any, Exception | None] | None:
     """(node, error) of the first scalar its tag cannot build, or of a mapping or sequence
     used as a key (error None: the loader cannot hash it), or None."""
     from ruamel.yaml import YAML
@@ -531,7 +540,7 @@ def _misfit(text: str):
     return None
 
 
-def _ruamel_where(root: Any, display: str):
+def _ruamel_where(root: Any, display: str) -> Any:
     """The positions ruamel's round-trip containers recorded, as the reader's position map
     (``yamlread.Positions``: ``{key: (key, value, inner)}`` and ``[(item, inner)]``), keyed as
     ``Located`` keys them.
@@ -546,14 +555,14 @@ def _ruamel_where(root: Any, display: str):
 
     from generator.yamlio.read import Mark, Written
 
-    def at(line_col) -> Written:
+    def at(line_col: Sequence[int]) -> Written:
         return Written(Mark(*line_col))
 
-    def start(node, parent: Written) -> Written:
+    def start(node: Any, parent: Written) -> Written:
         line, col = getattr(node.lc, "line", None), getattr(node.lc, "col", None)
         return parent if line is None or col is None else at((line, col))
 
-    def key_marks(node, key, own: Written) -> tuple[Written, Written]:
+    def key_marks(node: Any, key: object, own: Written) -> tuple[Written, Written]:
         sources = [node]
         while sources:
             source = sources.pop(0)

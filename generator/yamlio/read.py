@@ -33,7 +33,7 @@ import functools
 import math
 import re
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -51,6 +51,9 @@ from ruamel.yaml.events import (
     StreamStartEvent,
 )
 from ruamel.yaml.scanner import ScannerError
+
+from generator.yamlio import backend
+from generator.yamlio.backend import _cread
 
 
 @dataclass(frozen=True)
@@ -98,14 +101,8 @@ class Fallback(Exception):
     """The document needs the full loader."""
 
 
-try:
-    from generator.yamlio import _cread
-except ImportError:  # built without libyaml's headers: the event path reads everything
-    _cread = None  # type: ignore[assignment]
-
-
 # go-yaml v2 resolve.go, resolveMapList
-_MAP: dict[str, object] = {
+_MAP: dict[str, bool | float | None] = {
     **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
     **dict.fromkeys(("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
     **dict.fromkeys(("", "~", "null", "Null", "NULL"), None),
@@ -125,7 +122,7 @@ _UINT64_MAX = (1 << 64) - 1
 MAX_NUMBER_DIGITS = 400  # past float64's range: go-yaml leaves such a number a string
 
 
-def resolve_plain(value: str):
+def resolve_plain(value: str) -> str | int | float | bool | None:
     """The value go-yaml v2 gives a plain (unquoted, untagged) scalar."""
     if not value:
         return None
@@ -135,7 +132,7 @@ def resolve_plain(value: str):
 
 
 @functools.lru_cache(maxsize=65536)
-def _resolve_hinted(value: str):
+def _resolve_hinted(value: str) -> str | int | float | bool | None:
     if value in _MAP:
         return _MAP[value]
     first = value[0]
@@ -170,7 +167,7 @@ def _go_int(plain: str) -> int | None:
     return None
 
 
-def _finite(text: str):
+def _finite(text: str) -> float | str:
     """ParseFloat(text, 64): a float, or ``text`` itself when out of range (Go's ErrRange)."""
     number = float(text)
     return text if math.isinf(number) else number
@@ -197,7 +194,7 @@ def describe(text: str) -> str:
     return f"{shown} ({kind})"
 
 
-def json_key(key) -> str:
+def json_key(key: object) -> str:
     """A decoded map key as sigs.k8s.io/yaml writes it into JSON; ValueError for null keys."""
     if isinstance(key, str):
         return key
@@ -262,7 +259,7 @@ class TooDeep(Exception):
         self.line, self.col = line, col
 
 
-def _document_root(get: Callable[[], Any]):
+def _document_root(get: Callable[[], Any]) -> Any:
     """The root event of the one document ``get`` reads (None when there is none)."""
     if not isinstance(get(), StreamStartEvent):
         raise Fallback
@@ -279,7 +276,7 @@ def _document_end(get: Callable[[], Any]) -> None:
         raise Fallback
 
 
-def load(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = None):
+def load(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = None) -> Any:
     """The one document in ``text`` (None when empty); raises Fallback, the parser's YAMLError, or
     ``TooDeep`` for a collection more than ``max_depth`` collections deep.
 
@@ -299,7 +296,7 @@ def load(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = No
     return _load_events(_pure_events(text), resolution, max_depth)
 
 
-def _load_events(get: Callable[[], Any], resolution: Resolution, max_depth: int | None):
+def _load_events(get: Callable[[], Any], resolution: Resolution, max_depth: int | None) -> Any:
     root = _document_root(get)
     if root is None:
         return None
@@ -326,7 +323,7 @@ def _pure_events(text: str) -> Callable[[], Any]:
     positions (a plain scalar's style is None there, ``""`` from libyaml: made the same)."""
     from ruamel.yaml import YAML
 
-    def marked(events):
+    def marked(events: Iterable[Any]) -> Iterator[Any]:
         stack: list[list] = []  # per open collection: [is a block mapping, a value comes next]
         key = None
         for event in events:
@@ -355,7 +352,7 @@ def _pure_events(text: str) -> Callable[[], Any]:
     return marked(YAML(typ="safe", pure=True).parse(text)).__next__
 
 
-def _after_colon(text: str, key) -> Mark | None:
+def _after_colon(text: str, key: Any) -> Mark | None:
     """Where libyaml marks the empty value of a block mapping key: just past its ':' (ruamel's
     parser marks it at the next token)."""
     if key is None or key.end_mark is None:
@@ -369,23 +366,24 @@ def _after_colon(text: str, key) -> Mark | None:
 
 
 @functools.cache
-def _compiled(resolution: Resolution, max_depth: int | None):
-    """The compiled reader of one resolution and depth bound (None when it is not built)."""
-    if _cread is None:
+def _compiled(resolution: Resolution, max_depth: int | None) -> _cread.Reader | None:
+    """The compiled reader of one resolution and depth bound (None when the event backend is
+    the one in use, ``yamlio.backend``)."""
+    if backend.compiled() is None:
         return None
     hinted = "".join(sorted(resolution.hinted))
     return _cread.Reader(hinted, resolution.scalar, resolution.key, -1 if max_depth is None else max_depth)
 
 
 @functools.cache
-def _builder(resolution: Resolution, max_depth: int | None):
+def _builder(resolution: Resolution, max_depth: int | None) -> Callable[[Any, Callable[[], Any], int], Any]:
     """The data builder for one resolution and depth bound: the hot loop of lint, so the
     resolution's parts are bound once and scalars resolved inline; tags are read from ``ctag``
     (``tag`` is a property)."""
     hinted, resolve, plain_key = resolution.hinted, resolution.scalar, resolution.key
     deepest = -1 if max_depth is None else max_depth
 
-    def scalar(event):
+    def scalar(event: Any) -> Any:
         if event.ctag is not None or event.anchor is not None:
             raise Fallback
         value = event.value
@@ -393,7 +391,7 @@ def _builder(resolution: Resolution, max_depth: int | None):
             return resolve(value)
         return value
 
-    def data(event, get, depth: int):
+    def data(event: Any, get: Callable[[], Any], depth: int) -> Any:
         kind = type(event)
         if kind is ScalarEvent:
             return scalar(event)
@@ -442,7 +440,7 @@ def _builder(resolution: Resolution, max_depth: int | None):
     return data
 
 
-def locate(text: str, resolution: Resolution = GO_YAML):
+def locate(text: str, resolution: Resolution = GO_YAML) -> tuple[Any, Any]:
     """Where each part of a document ``load`` read is written: ``(root_event, where)``.
 
     ``where`` mirrors the data: a mapping's is ``{key: (key_event, value_event, value_where)}``,
@@ -457,28 +455,44 @@ def locate(text: str, resolution: Resolution = GO_YAML):
         except _cread.Slow:
             pass
     try:
-        get = _events(text)
-        root = _document_root(get)
-        return root, _where(root, get, resolution)
+        return _located(_events(text), resolution)
     except ScannerError as exc:
         if not _flow_colon(exc):
             raise
-    get = _pure_events(text)
+    return _located(_pure_events(text), resolution)
+
+
+def _located(get: Callable[[], Any], resolution: Resolution) -> tuple[Any, Any]:
     root = _document_root(get)
-    return root, _where(root, get, resolution)
+    if root is None:
+        return None, None  # an empty text, which ``load`` reads as None
+    where = _where(root, get, resolution)
+    _document_end(get)
+    return root, where
 
 
-def _where(event, get, resolution: Resolution):
+def _where(event: Any, get: Callable[[], Any], resolution: Resolution) -> Any:
+    """The position map of the node ``event`` starts; ``Fallback`` where ``load`` raises it (a
+    tag, an anchor, an alias, a complex, merge or repeated key): locate refuses what load
+    refuses."""
     kind = type(event)
+    if kind is AliasEvent or event.ctag is not None or event.anchor is not None:
+        raise Fallback
     if kind is MappingStartEvent:
         where: dict[Any, tuple[Any, Any, Any]] = {}
         while True:
             key_event = get()
             if type(key_event) is not ScalarEvent:
+                if type(key_event) in _NODE_STARTS:
+                    raise Fallback
                 return where
+            if key_event.ctag is not None or key_event.anchor is not None:
+                raise Fallback
             key = key_event.value
             if key_event.implicit[0] and (not key or key[0] in resolution.hinted):
                 key = resolution.key(key)
+            if key == "<<" or key in where:
+                raise Fallback
             value_event = get()
             where[key] = (key_event, value_event, _where(value_event, get, resolution))
     if kind is SequenceStartEvent:
@@ -513,7 +527,7 @@ def _written(line: int, column: int, value: str | None, style: str | None) -> Wr
     return Written(Mark(line, column), value, style)
 
 
-def plain_text(node) -> str | None:
+def plain_text(node: object) -> str | None:
     """The text of a scalar written unquoted, from any node a position map holds; None for
     anything else (a quoted or block scalar, a collection, no node)."""
     return node.value if isinstance(node, (Written, ScalarEvent)) and node.style == "" else None
@@ -549,13 +563,13 @@ class Positions:
             self._located = locate(text) if self._resolution is None else locate(text, self._resolution)
         return self._located
 
-    def __getstate__(self):
+    def __getstate__(self) -> tuple:
         return self._text, self._resolution, self._located if self._text is None else None
 
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: tuple) -> None:
         self._text, self._resolution, self._located = state
 
-    def find(self, path: tuple | list, at_value: bool = False):
+    def find(self, path: tuple | list, at_value: bool = False) -> tuple[Any, Any]:
         """``(node, mark)``: what is written at ``path`` (None when the path does not exist) and
         the 0-based start mark of the deepest part of ``path`` that does: a key's, an item's,
         or, with ``at_value``, the value's of a last part that is a key (None when not even the
@@ -591,7 +605,7 @@ class Positions:
         return table
 
 
-def _mark(node) -> Mark:
+def _mark(node: Any) -> Mark:
     return Mark(node.start_mark.line, node.start_mark.column)
 
 

@@ -23,12 +23,16 @@ def lint(root: Path, *args: str, stdin: bytes | None = None):
 
 
 def test_lint_json_top_level_array(tmp_path):
+    """An array of objects is a mistake in a manifest; an empty one is no manifest, passed by."""
     path = tmp_path / "list.json"
-    path.write_text("[]", encoding="utf-8")
+    path.write_text('[{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}]', encoding="utf-8")
     result = lint(tmp_path, "-o", "json", str(path))
     assert result.exit_code == 1
     (finding,) = json.loads(result.stdout)["findings"]
     assert "must be a mapping" in finding["message"] and finding["line"] == 1
+    path.write_text("[]", encoding="utf-8")
+    result = lint(tmp_path, "-o", "json", str(path))
+    assert result.exit_code == 0 and json.loads(result.stdout)["findings"] == []
 
 
 def test_lint_very_long_kind(tmp_path):

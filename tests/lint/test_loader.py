@@ -8,6 +8,7 @@ import pytest
 
 from generator.lint import lint_paths, loader
 from generator.lint.settings import Settings
+from generator.yamlio import goyaml
 from generator.yamlio import read as yamlread
 
 
@@ -73,7 +74,7 @@ def test_event_builder_gives_the_same_data_as_ruamel():
     """Every fixture document and a set of tricky scalars load alike through both paths."""
     from pathlib import Path
 
-    yaml = loader._yaml()
+    yaml = goyaml.safe_loader()
     chunks = [
         chunk
         for path in sorted((Path(__file__).parent.parent / "fixtures").rglob("*.yaml"))
@@ -138,7 +139,7 @@ def test_event_builder_gives_the_same_data_as_ruamel():
 def test_plain_scalars_resolve_as_kubernetes_reads_them(text, value):
     resolved = yamlread.resolve_plain(text)
     assert resolved == value and type(resolved) is type(value)
-    assert loader._yaml().load(f"a: !!str x\nb: {text}\n")["b"] == resolved  # the ruamel path agrees
+    assert goyaml.safe_loader().load(f"a: !!str x\nb: {text}\n")["b"] == resolved  # the ruamel path agrees
 
 
 def test_map_keys_become_json_strings_and_null_or_complex_keys_are_located():
@@ -440,3 +441,33 @@ def test_gpu_gitops_inputs_are_not_linted_as_kubernetes_objects():
     result = lint_paths([str(REPO / "clusters")], Settings())
     assert result.findings == []
     assert len(result.sources) >= 7 and sum(source.objects for source in result.sources) == 0
+
+
+CR_ONLY = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: two\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (CR_ONLY, []),
+        (CR_ONLY.replace("\n", "\r\n"), []),  # kubectl trims a CR before the LF
+        # kubectl reads the whole file as one document and applies `one` alone
+        # (`kubectl label --local -f` prints configmap/one)
+        (CR_ONLY.replace("\n", "\r"), [(5, "kubectl applies nothing from this document")]),
+        # one CR-only line end is enough: the separator after it is unseen
+        (CR_ONLY.replace("one\n", "one\r"), [(5, "kubectl applies nothing from this document")]),
+        # kubectl's first line is all of the file: "invalid Yaml document separator"
+        ("---\r" + CR_ONLY.replace("\n", "\r"), [(1, "kubectl refuses this file"), (6, "kubectl applies nothing")]),
+        ("--- # c\r\n" + CR_ONLY, []),
+    ],
+)
+def test_a_separator_kubectl_does_not_split_on_is_a_warning(tmp_path, text, expected):
+    """kubectl splits documents at LF line ends only; both documents are still linted here."""
+    path = tmp_path / "cr.yaml"
+    path.write_bytes(text.encode("utf-8"))
+    assert [r.name for r in loader.read(str(path), "cr.yaml").resources] == ["one", "two"]
+    findings = lint_paths([str(path)], Settings()).findings
+    got = [(f.rule, f.severity, f.line, f.message) for f in findings]
+    assert len(got) == len(expected), got
+    for (rule, severity, line, message), (want_line, want) in zip(got, expected, strict=True):
+        assert (rule, severity, line) == ("K8S001", "warning", want_line) and message.startswith(want), got

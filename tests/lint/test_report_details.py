@@ -33,7 +33,7 @@ def test_markdown_and_github_keep_the_hint():
 def test_sarif_rules_link_their_docs_without_rest_markup():
     sarif = json.loads(render("sarif", Report([FINDING])))
     rules = sarif["runs"][0]["tool"]["driver"]["rules"]
-    assert all(r["helpUri"] == help_uri(BY_ID[r["id"]]) for r in rules) and len(rules) == len(REGISTRY)
+    assert all(r["helpUri"] == help_uri(BY_ID[r["id"]].meta) for r in rules) and len(rules) == len(REGISTRY)
     gpu004 = next(r for r in rules if r["id"] == "GPU004")
     assert gpu004["helpUri"].endswith("/docs/rules.md#gpu004")
     assert "``" not in gpu004["help"]["text"] and "``" not in gpu004["help"]["markdown"]

@@ -52,7 +52,7 @@ def test_sarif_validates_against_the_sarif_2_1_0_schema(report):
     log = json.loads(render("sarif", report))
     jsonschema.Draft4Validator(schema).validate(log)
     run = log["runs"][0]
-    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [r.ID for r in REGISTRY]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [r.meta.id for r in REGISTRY]
     for rule in run["tool"]["driver"]["rules"]:
         assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"] and rule["help"]["text"]
     assert len(run["results"]) == len(report.findings)

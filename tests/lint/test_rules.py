@@ -9,6 +9,7 @@ that needs settings carries them in a leading ``# gpu-gitops-config: {...}`` com
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -24,6 +25,7 @@ from generator.inputs import consistency
 from generator.lint import examples as rule_examples
 from generator.lint import lint_paths
 from generator.lint.clusters import settings_for
+from generator.lint.protocol import ObjectRule
 from generator.lint.rules import BY_ID, REGISTRY, examples
 from generator.lint.settings import Settings
 from generator.paths import Project
@@ -76,9 +78,9 @@ def test_passing_fixture_is_clean(rule_id, path):
 
 def _examples():
     return [
-        pytest.param(rule, example, id=f"{rule.ID}-{example.verdict}-{n}")
+        pytest.param(rule, example, id=f"{rule.meta.id}-{example.verdict}-{n}")
         for rule in REGISTRY
-        for n, example in enumerate(examples(rule), 1)
+        for n, example in enumerate(examples(rule.meta), 1)
     ]
 
 
@@ -87,15 +89,15 @@ def test_docstring_examples_do_what_they_say(rule, example, tmp_path):
     """A PASS example gives no finding of its rule, a FAIL example exactly one."""
     path = tmp_path / "example.yaml"
     path.write_text(example.text, encoding="utf-8")
-    found = [f for f in lint_paths([str(path)], _settings(example.text)).findings if f.rule == rule.ID]
+    found = [f for f in lint_paths([str(path)], _settings(example.text)).findings if f.rule == rule.meta.id]
     assert len(found) == (1 if example.verdict == "FAIL" else 0), [f.message for f in found]
 
 
 def test_every_rule_has_pass_and_fail_examples_after_its_fix():
     for rule in REGISTRY:
-        assert {e.verdict for e in examples(rule)} == {"PASS", "FAIL"}, rule.ID
-        prose, _ = rule_examples.split(rule.__doc__)
-        assert "PASS" not in prose.split("\n\nFix:")[-1].split() and "\n\nFix:" in prose, rule.ID
+        assert {e.verdict for e in examples(rule.meta)} == {"PASS", "FAIL"}, rule.meta.id
+        prose, _ = rule_examples.split(rule.meta.doc)
+        assert "PASS" not in prose.split("\n\nFix:")[-1].split() and "\n\nFix:" in prose, rule.meta.id
 
 
 def test_examples_are_split_from_the_docstring():
@@ -125,8 +127,8 @@ def test_config_comment_counts_only_before_the_yaml():
 def test_every_rule_has_passing_and_failing_fixtures():
     assert not list(FIXTURES.glob("*/*/*.yml")), "fixtures end in .yaml"
     for rule in REGISTRY:
-        assert list((FIXTURES / rule.ID / "fail").glob("*.yaml")), rule.ID
-        assert list((FIXTURES / rule.ID / "pass").glob("*.yaml")), rule.ID
+        assert list((FIXTURES / rule.meta.id / "fail").glob("*.yaml")), rule.meta.id
+        assert list((FIXTURES / rule.meta.id / "pass").glob("*.yaml")), rule.meta.id
     assert {p.name for p in FIXTURES.iterdir() if p.is_dir()} == set(BY_ID) | set(consistency.BY_ID)
 
 
@@ -271,16 +273,16 @@ def test_a_rendered_clusters_gpu_pool_taints_win_over_a_rules_taint_keys():
 
 
 def test_rules_that_read_only_pod_templates_find_nothing_where_there_is_none():
-    """``POD_TEMPLATES`` lets the engine skip a rule for objects without pod templates: every
+    """``pod_templates`` lets the engine skip a rule for objects without pod templates: every
     rule that sets it finds nothing in such an object, on every fixture and example, with
-    the most permissive settings and with none."""
+    the most permissive settings and with none (a ``cluster`` rule only where there is a cluster)."""
     from generator.kube import pods
     from generator.lint.engine import Context
 
-    flagged = [rule for rule in REGISTRY if getattr(rule, "POD_TEMPLATES", False)]
+    flagged = [rule for rule in REGISTRY if isinstance(rule, ObjectRule) and rule.pod_templates]
     assert len(flagged) >= 18
     texts = [p.read_text(encoding="utf-8") for p in FIXTURES.rglob("*.yaml")] + [
-        e.text for r in REGISTRY for e in examples(r)
+        e.text for r in REGISTRY for e in examples(r.meta)
     ]
     checked = 0
     for text in texts:
@@ -288,9 +290,10 @@ def test_rules_that_read_only_pod_templates_find_nothing_where_there_is_none():
             if not isinstance(res.obj.get("kind"), str) or pods.templates(res.obj):
                 continue
             for settings in (Settings(), _settings(text)):
-                ctx = Context(settings, None)
+                ctx = Context(settings, None, set(BY_ID), {})
                 for rule in flagged:
-                    assert list(rule.check(res, ctx)) == [], (rule.ID, res.obj.get("kind"))
+                    if settings.contract is not None or not rule.cluster:
+                        assert list(rule.check(res, ctx)) == [], (rule.meta.id, res.obj.get("kind"))
             checked += 1
     assert checked > 20
 
@@ -301,18 +304,21 @@ def _resources(text: str):
     return [res for doc in parse_text(text, "x.yaml") for res in resources_of(doc)]
 
 
-def _record_calls(monkeypatch, rule_module) -> list[str]:
+def _record_calls(monkeypatch, rule_id: str) -> list[str]:
     """The kinds of the objects the rule's ``check`` is called on from now on (it still runs)."""
+    from generator.lint import engine
+
     calls: list[str] = []
-    original = rule_module.check
-    monkeypatch.setattr(rule_module, "check", lambda res, ctx: calls.append(res.kind) or original(res, ctx))
+    rule = BY_ID[rule_id]
+    assert isinstance(rule, ObjectRule)
+    original = rule.check
+    recording = dataclasses.replace(rule, check=lambda res, ctx: calls.append(res.kind) or original(res, ctx))
+    monkeypatch.setattr(engine, "REGISTRY", tuple(recording if r is rule else r for r in engine.REGISTRY))
     return calls
 
 
 def test_the_engine_does_not_run_template_rules_on_objects_without_templates(monkeypatch, tmp_path):
-    from generator.lint.rules import sec002_host_path
-
-    calls = _record_calls(monkeypatch, sec002_host_path)
+    calls = _record_calls(monkeypatch, "SEC002")
     path = tmp_path / "two.yaml"
     path.write_text(
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: n}\n---\n"
@@ -325,19 +331,19 @@ def test_the_engine_does_not_run_template_rules_on_objects_without_templates(mon
 
 
 def test_rules_that_judge_only_device_pods_find_nothing_in_pods_that_ask_for_none():
-    """``DEVICE_PODS`` lets the engine skip a rule for objects none of whose pods asks for a
+    """``device_pods`` lets the engine skip a rule for objects none of whose pods asks for a
     device: every rule that sets it finds nothing in such an object, on every fixture and
     example, against each example cluster's contract."""
     from generator.kube import pods
     from generator.lint.engine import Context
 
-    flagged = [rule for rule in REGISTRY if getattr(rule, "DEVICE_PODS", False)]
-    assert {rule.ID for rule in flagged} >= {"CL001", "CL002", "CL003", "CL005"}
-    assert all(getattr(rule, "POD_TEMPLATES", False) for rule in flagged)
+    flagged = [rule for rule in REGISTRY if isinstance(rule, ObjectRule) and rule.device_pods]
+    assert {rule.meta.id for rule in flagged} >= {"CL001", "CL002", "CL003", "CL005"}
+    assert all(rule.pod_templates for rule in flagged)
     project = Project(REPO)
     contracts = [settings_for(project, {}, name) for name in project.cluster_names()]
     texts = [p.read_text(encoding="utf-8") for p in FIXTURES.rglob("*.yaml")] + [
-        e.text for r in REGISTRY for e in examples(r)
+        e.text for r in REGISTRY for e in examples(r.meta)
     ]
     checked = 0
     for text in texts:
@@ -346,17 +352,15 @@ def test_rules_that_judge_only_device_pods_find_nothing_in_pods_that_ask_for_non
             if not templates or any(pods.uses_devices(pod) for pod in templates):
                 continue
             for settings in contracts:
-                ctx = Context(settings, None)
+                ctx = Context(settings, None, set(BY_ID), {})
                 for rule in flagged:
-                    assert list(rule.check(res, ctx)) == [], (rule.ID, res.obj.get("kind"))
+                    assert list(rule.check(res, ctx)) == [], (rule.meta.id, res.obj.get("kind"))
             checked += 1
     assert checked > 20
 
 
 def test_the_engine_does_not_run_device_rules_on_objects_whose_pods_ask_for_none(monkeypatch, tmp_path):
-    from generator.lint.rules import cl001_gpu_pool_untolerated as cl001
-
-    calls = _record_calls(monkeypatch, cl001)
+    calls = _record_calls(monkeypatch, "CL001")
     path = tmp_path / "two.yaml"
     path.write_text(
         "apiVersion: v1\nkind: Pod\nmetadata: {name: cpu, namespace: gpu-training}\nspec:\n"
@@ -402,3 +406,13 @@ def test_api_versions_off_by_default_follow_the_clusters_runtime_config(tmp_path
     assert found(for_cluster(spec)) == [("API004", "error")]
     assert found(for_cluster({**spec, "apiServer": {"runtimeConfig": ["resource.k8s.io/v1beta1"]}})) == []
     assert found(Settings.from_config({"lint": {"kubernetesVersion": "1.34"}})) == [("API004", "warning")]
+
+
+def test_the_engine_runs_cluster_rules_only_against_a_cluster(monkeypatch):
+    """A rule marked ``cluster`` is not called at all when lint has no target cluster."""
+    calls = _record_calls(monkeypatch, "CL001")
+    path = FIXTURES / "CL001" / "fail"
+    lint_paths([str(path)], Settings())
+    assert calls == []
+    lint_paths([str(path)], settings_for(Project(REPO), {}, "aks-h100-training"))
+    assert calls

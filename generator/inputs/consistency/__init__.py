@@ -29,6 +29,7 @@ from pathlib import Path
 from types import ModuleType
 
 from generator.errors import InputError
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
 _MODULES = (
@@ -140,6 +141,11 @@ REGISTRY: tuple[ModuleType, ...] = tuple(sorted(_CHECKS + _PROJECT_CHECKS, key=l
 BY_ID: dict[str, ModuleType] = {check.ID: check for check in REGISTRY}
 _AREA_MODULES = tuple(import_module(f"{__name__}.{name}") for name in _AREAS)
 MODULES: tuple[ModuleType, ...] = REGISTRY + _AREA_MODULES
+
+
+def meta(check: ModuleType) -> RuleMeta:
+    """The check's record, as a lint rule's: for ``explain``, ``rules`` and the docs."""
+    return RuleMeta(check.ID, check.NAME, check.SEVERITY, check.SUMMARY, check.__doc__ or "")
 
 
 def check(check_id: str) -> ModuleType | None:

@@ -39,17 +39,23 @@ FAIL:
               containers: [{name: main, image: "busybox:1.36"}]
 """
 
+from collections.abc import Iterator
+
 from generator.kube import deprecations
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "API001"
-NAME = "removed-api-version"
-SEVERITY = "error"
-SUMMARY = "The apiVersion of the object was removed in the target Kubernetes version"
-SCOPE = "object"
+META = RuleMeta(
+    "API001",
+    "removed-api-version",
+    "error",
+    "The apiVersion of the object was removed in the target Kubernetes version",
+    __doc__,
+)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     api_version, kind = res.obj.get("apiVersion"), res.obj.get("kind")
     entry = deprecations.lookup(api_version, kind)
     target = ctx.settings.target_version
@@ -60,3 +66,6 @@ def check(res, ctx):
             ("apiVersion",),
             at_value=True,
         )
+
+
+RULE = ObjectRule(meta=META, check=check)

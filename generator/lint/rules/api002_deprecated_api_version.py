@@ -28,17 +28,23 @@ FAIL:
       matchingPrecedence: 1000
 """
 
+from collections.abc import Iterator
+
 from generator.kube import deprecations
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "API002"
-NAME = "deprecated-api-version"
-SEVERITY = "warning"
-SUMMARY = "The apiVersion of the object is deprecated in the target Kubernetes version"
-SCOPE = "object"
+META = RuleMeta(
+    "API002",
+    "deprecated-api-version",
+    "warning",
+    "The apiVersion of the object is deprecated in the target Kubernetes version",
+    __doc__,
+)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     api_version, kind = res.obj.get("apiVersion"), res.obj.get("kind")
     entry = deprecations.lookup(api_version, kind)
     target = ctx.settings.target_version
@@ -49,3 +55,6 @@ def check(res, ctx):
             ("apiVersion",),
             at_value=True,
         )
+
+
+RULE = ObjectRule(meta=META, check=check)

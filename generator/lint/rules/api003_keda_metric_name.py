@@ -42,18 +42,24 @@ FAIL:
             threshold: "80"
 """
 
-from generator.lint.model import Hit
+from collections.abc import Iterator
 
-ID = "API003"
-NAME = "keda-metric-name"
-SEVERITY = "warning"
-SUMMARY = "A KEDA ScaledObject/ScaledJob trigger uses the removed metricName field"
-SCOPE = "object"
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
+
+META = RuleMeta(
+    "API003",
+    "keda-metric-name",
+    "warning",
+    "A KEDA ScaledObject/ScaledJob trigger uses the removed metricName field",
+    __doc__,
+)
 
 _KINDS = {"ScaledObject", "ScaledJob"}
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     api_version = res.obj.get("apiVersion")
     if res.kind not in _KINDS or not isinstance(api_version, str) or not api_version.startswith("keda.sh/"):
         return
@@ -66,3 +72,6 @@ def check(res, ctx):
                 f"spec.triggers[{i}].metadata.metricName was removed in KEDA 2.12 and is ignored; delete it",
                 ("spec", "triggers", i, "metadata", "metricName"),
             )
+
+
+RULE = ObjectRule(meta=META, check=check)

@@ -44,16 +44,21 @@ FAIL:
 """
 
 import functools
+from collections.abc import Iterator
 
 from generator.kube import deprecations, runtimeconfig
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 from generator.validate import kubernetes
 
-ID = "API004"
-NAME = "api-version-not-served"
-SEVERITY = "error"
-SUMMARY = "The target Kubernetes version does not serve the object's built-in apiVersion"
-SCOPE = "object"
+META = RuleMeta(
+    "API004",
+    "api-version-not-served",
+    "error",
+    "The target Kubernetes version does not serve the object's built-in apiVersion",
+    __doc__,
+)
 
 
 @functools.cache
@@ -75,7 +80,7 @@ def not_served(api_version: str, kind: str, target: tuple[int, int]) -> str | No
     return f"served until {earlier[-1][0]}.{earlier[-1][1]}"
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     api_version, kind = res.obj["apiVersion"], res.obj["kind"]
     target = ctx.settings.target_version
     why = not_served(api_version, kind, target)
@@ -96,7 +101,9 @@ def check(res, ctx):
         )
 
 
-def _off_by_default(api_version: str, kind: str, target: tuple[int, int], enabled: tuple[str, ...] | None):
+def _off_by_default(
+    api_version: str, kind: str, target: tuple[int, int], enabled: tuple[str, ...] | None
+) -> Iterator[Hit]:
     """A built-in version the target has but serves only with ``--runtime-config``."""
     if not kubernetes.served_in(api_version, kind) or not runtimeconfig.off_by_default(api_version, kind, target):
         return
@@ -114,3 +121,6 @@ def _off_by_default(api_version: str, kind: str, target: tuple[int, int], enable
         "apiServer.runtimeConfig (lint.runtimeConfig) once the API server runs with the flag",
         severity="" if enabled is not None else "warning",
     )
+
+
+RULE = ObjectRule(meta=META, check=check)

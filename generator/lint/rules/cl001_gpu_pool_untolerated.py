@@ -56,23 +56,26 @@ FAIL:
                 limits: {nvidia.com/gpu: 8, memory: 64Gi}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
+from generator.contract.model import Pool, Taint
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "CL001"
-NAME = "gpu-pool-untolerated"
-SEVERITY = "error"
-SUMMARY = "A GPU pod tolerates none of the cluster's pools that offer its resource"
-SCOPE = "object"
-POD_TEMPLATES = True
-DEVICE_PODS = True
+META = RuleMeta(
+    "CL001",
+    "gpu-pool-untolerated",
+    "error",
+    "A GPU pod tolerates none of the cluster's pools that offer its resource",
+    __doc__,
+)
 
 
-def check(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None:
-        return
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    contract = ctx.contract
     for pod in pods.templates(res.obj):
         if pod.partial or not pods.uses_devices(pod):
             continue  # its tolerations come from the runtime it names; or it needs no GPU pool
@@ -94,22 +97,25 @@ def check(res, ctx):
             )
 
 
-def _blocking(pool):
+def _blocking(pool: Pool) -> list[Taint]:
     return [t for t in pool.taints if t.effect in ("NoSchedule", "NoExecute")]
 
 
-def _schedulable(pod, pool, resource, ctx) -> bool:
+def _schedulable(pod: pods.PodTemplate, pool: Pool, resource: str, ctx: Context) -> bool:
     return all(
         pods.tolerates_taint(pod.spec, t.key, t.value, t.effect) or ctx.settings.admission_tolerates(resource, t.key)
         for t in _blocking(pool)
     )
 
 
-def _taint_text(taint) -> str:
+def _taint_text(taint: Taint) -> str:
     return f"{taint.key}{'=' + taint.value if taint.value else ''}:{taint.effect}"
 
 
-def _toleration(taint) -> str:
+def _toleration(taint: Taint) -> str:
     if taint.value:
         return f"{{key: {taint.key}, operator: Equal, value: {taint.value}, effect: {taint.effect}}}"
     return f"{{key: {taint.key}, operator: Exists, effect: {taint.effect}}}"
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check, pod_templates=True, device_pods=True)

@@ -84,17 +84,21 @@ FAIL:
             limits: {nvidia.com/gpu: 8, rdma/ib: 1, memory: 512Gi}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "CL002"
-NAME = "resource-not-offered"
-SEVERITY = "error"
-SUMMARY = "A pod requests a GPU, huge-page or fabric resource no pool of the cluster offers"
-SCOPE = "object"
-POD_TEMPLATES = True
-DEVICE_PODS = True
+META = RuleMeta(
+    "CL002",
+    "resource-not-offered",
+    "error",
+    "A pod requests a GPU, huge-page or fabric resource no pool of the cluster offers",
+    __doc__,
+)
 
 
 def wanted(name: str) -> bool:
@@ -102,10 +106,8 @@ def wanted(name: str) -> bool:
     return pods.is_gpu(name) or pods.is_hugepages(name) or pods.is_fabric(name)
 
 
-def check(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None:
-        return
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    contract = ctx.contract
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for name in sorted({n for n in (*requests, *limits) if isinstance(n, str) and wanted(n)}):
             if contract.offering(name):
@@ -124,3 +126,6 @@ def check(res, ctx):
                     else "the cluster has no GPU, huge-page or fabric pools"
                 ),
             )
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check, pod_templates=True, device_pods=True)

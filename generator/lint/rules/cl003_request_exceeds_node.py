@@ -46,32 +46,36 @@ FAIL:
             limits: {nvidia.com/gpu: 16, memory: 64Gi}
 """
 
+from collections.abc import Iterator
+from fractions import Fraction
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.rules.cl002_resource_not_offered import wanted
+from generator.rulemeta import RuleMeta
 
-ID = "CL003"
-NAME = "request-exceeds-node"
-SEVERITY = "error"
-SUMMARY = "A pod requests more of a resource than one node of the offering pools has"
-SCOPE = "object"
-POD_TEMPLATES = True
-DEVICE_PODS = True
+META = RuleMeta(
+    "CL003",
+    "request-exceeds-node",
+    "error",
+    "A pod requests more of a resource than one node of the offering pools has",
+    __doc__,
+)
 
 
-def check(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None:
-        return
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    contract = ctx.contract
     for pod in pods.templates(res.obj):
         if not pods.uses_devices(pod):
             continue
         for name, value in sorted(pods.pod_requests(pod, wanted).items()):
             sizes = [p.per_node(name) for p in contract.offering(name)]
-            if not sizes or any(s is None or s < 0 for s in sizes) or value <= max(sizes):
+            known = [s for s in sizes if s is not None and s >= 0]
+            if not sizes or len(known) < len(sizes) or value <= max(known):
                 continue
-            largest = max(sizes)
+            largest = max(known)
             yield Hit(
                 f"{jsonpath.dotted(pod.path)}: pod requests {_shown(name, value)} of {name}, more than any node "
                 f"of cluster {contract.cluster} has ({_shown(name, largest)}), so it is never scheduled",
@@ -80,7 +84,10 @@ def check(res, ctx):
             )
 
 
-def _shown(name, value) -> str:
+def _shown(name: str, value: Fraction | int) -> str:
     if pods.is_hugepages(name) and value % 2**20 == 0:
         return f"{int(value) // 2**20}Mi"
     return str(int(value)) if value == int(value) else str(float(value))
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check, pod_templates=True, device_pods=True)

@@ -34,20 +34,21 @@ FAIL:
 
 import dataclasses
 import difflib
+from collections.abc import Iterator, Sequence
 
-from generator.lint.model import Hit
+from generator.diagnostic import Diagnostic
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, SetRule
+from generator.lint.references import NameFact
+from generator.rulemeta import RuleMeta
 
-ID = "CL004"
-NAME = "namespace-not-managed"
-SEVERITY = "error"
-SUMMARY = "An object is in a namespace the cluster does not have"
-SCOPE = "set"
+META = RuleMeta(
+    "CL004", "namespace-not-managed", "error", "An object is in a namespace the cluster does not have", __doc__
+)
 
 
-def facts(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None:
-        return
+def facts(res: Resource, ctx: Context) -> Iterator[tuple[NameFact, Hit | None]]:
+    contract = ctx.contract
     if res.kind == "Namespace":
         _first_in_file(res.document.file, res.name, contract.cluster)  # the file's later objects in it need no fact
         yield ("class", res.name), None
@@ -79,10 +80,8 @@ def _first_in_file(file: str, namespace: str, cluster: str) -> bool:
     return True
 
 
-def check(facts, ctx):
-    contract = ctx.settings.contract
-    if contract is None:
-        return
+def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> Iterator[Diagnostic]:
+    contract = ctx.contract
     defined = {fact[1] for fact, _ in facts if fact[0] == "class"}
     for fact, finding in facts:
         if fact[0] == "use" and finding is not None and fact[1] not in defined:
@@ -92,3 +91,6 @@ def check(facts, ctx):
 
 
 _HINT = "the cluster's namespaces are its input's workloads[].namespace and the platform's; or add the Namespace"
+
+
+RULE = SetRule(meta=META, cluster=True, facts=facts, check=check)

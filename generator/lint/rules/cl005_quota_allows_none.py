@@ -45,23 +45,27 @@ FAIL:
             limits: {amd.com/gpu: 16, memory: 64Gi}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.rules.cl002_resource_not_offered import wanted
+from generator.rulemeta import RuleMeta
 
-ID = "CL005"
-NAME = "quota-allows-none"
-SEVERITY = "error"
-SUMMARY = "A pod requests more of a resource than its namespace's quota allows"
-SCOPE = "object"
-POD_TEMPLATES = True
-DEVICE_PODS = True
+META = RuleMeta(
+    "CL005",
+    "quota-allows-none",
+    "error",
+    "A pod requests more of a resource than its namespace's quota allows",
+    __doc__,
+)
 
 
-def check(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None or not res.namespace:
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    contract = ctx.contract
+    if not res.namespace:
         return
     for pod in pods.templates(res.obj):
         if not pods.uses_devices(pod):
@@ -77,3 +81,6 @@ def check(res, ctx):
                 pod.path,
                 hint="run it in a namespace whose quota has the resource, or raise workloads[].quota in the input",
             )
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check, pod_templates=True, device_pods=True)

@@ -54,20 +54,21 @@ FAIL:
                 limits: {nvidia.com/mig-1g.5gb: 1}
 """
 
+from collections.abc import Iterator
+
 from generator.lint import admission
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "CL006"
-NAME = "admission-denied"
-SEVERITY = "error"
-SUMMARY = "The cluster's admission policy would deny the object or its pods"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "CL006", "admission-denied", "error", "The cluster's admission policy would deny the object or its pods", __doc__
+)
 
 
-def check(res, ctx):
-    contract, namespace = ctx.settings.contract, res.namespace
-    if contract is None or not namespace:
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    contract, namespace = ctx.contract, res.namespace
+    if not namespace:
         return
     tolerations = ctx.settings.provider_facts is not None and ctx.settings.provider_facts["extendedResourceToleration"]
     for policy in contract.policies:
@@ -81,3 +82,6 @@ def check(res, ctx):
                 denial.path or ("spec",),
                 severity="" if denial.action == "Deny" else "warning",
             )
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check, pod_templates=True)

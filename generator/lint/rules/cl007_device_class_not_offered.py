@@ -52,19 +52,25 @@ FAIL:
               exactly: {deviceClassName: gpu.nvidia.com}
 """
 
-from generator.lint.model import Hit
+from collections.abc import Iterator, Sequence
 
-ID = "CL007"
-NAME = "device-class-not-offered"
-SEVERITY = "error"
-SUMMARY = "A resource claim asks for a DeviceClass the cluster does not have"
-SCOPE = "set"
+from generator.diagnostic import Diagnostic
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, SetRule
+from generator.lint.references import NameFact
+from generator.rulemeta import RuleMeta
+
+META = RuleMeta(
+    "CL007",
+    "device-class-not-offered",
+    "error",
+    "A resource claim asks for a DeviceClass the cluster does not have",
+    __doc__,
+)
 
 
-def facts(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None:
-        return
+def facts(res: Resource, ctx: Context) -> Iterator[tuple[NameFact, Hit | None]]:
+    contract = ctx.contract
     kind = res.kind
     if kind == "DeviceClass" and res.obj.get("apiVersion", "").startswith("resource.k8s.io/"):
         yield ("class", res.name), None
@@ -87,7 +93,7 @@ def facts(res, ctx):
         )
 
 
-def _device_classes(spec, base):
+def _device_classes(spec: object, base: tuple) -> Iterator[tuple[tuple, str]]:
     devices = spec.get("devices") if isinstance(spec, dict) else None
     requests = devices.get("requests") if isinstance(devices, dict) else None
     for i, request in enumerate(requests if isinstance(requests, list) else []):
@@ -106,11 +112,12 @@ def _device_classes(spec, base):
                 yield path + ("deviceClassName",), name
 
 
-def check(facts, ctx):
-    contract = ctx.settings.contract
-    if contract is None:
-        return
+def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> Iterator[Diagnostic]:
+    contract = ctx.contract
     known = {fact[1] for fact, _ in facts if fact[0] == "class"} | set(contract.device_classes)
     for fact, finding in facts:
         if fact[0] == "use" and finding is not None and fact[1] not in known:
             yield finding
+
+
+RULE = SetRule(meta=META, cluster=True, facts=facts, check=check)

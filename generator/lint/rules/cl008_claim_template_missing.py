@@ -48,22 +48,30 @@ FAIL:
             limits: {memory: 1Gi}
 """
 
+from collections.abc import Iterator, Sequence
+
+from generator.diagnostic import Diagnostic
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, SetRule
+from generator.lint.references import NameFact
+from generator.rulemeta import RuleMeta
 
-ID = "CL008"
-NAME = "claim-template-missing"
-SEVERITY = "error"
-SUMMARY = "A pod's claim names a ResourceClaimTemplate its namespace lacks on the target cluster"
-SCOPE = "set"
+META = RuleMeta(
+    "CL008",
+    "claim-template-missing",
+    "error",
+    "A pod's claim names a ResourceClaimTemplate its namespace lacks on the target cluster",
+    __doc__,
+)
 
 
-def facts(res, ctx):
+def facts(res: Resource, ctx: Context) -> Iterator[tuple[NameFact, Hit | None]]:
     """A template's ``namespace/name``; each pod's claim template, with its finding."""
     if res.kind == "ResourceClaimTemplate" and res.obj["apiVersion"].startswith("resource.k8s.io/"):
         yield ("class", f"{res.namespace}/{res.name}"), None
-    contract = ctx.settings.contract
-    if contract is None or not contract.manages(res.namespace):
+    contract = ctx.contract
+    if not contract.manages(res.namespace):
         return
     for pod in pods.templates(res.obj):
         for i, claim in enumerate(pod.spec.get("resourceClaims") or []):
@@ -83,11 +91,12 @@ def facts(res, ctx):
                 )
 
 
-def check(facts, ctx):
-    contract = ctx.settings.contract
-    if contract is None:
-        return
+def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> Iterator[Diagnostic]:
+    contract = ctx.contract
     known = {fact[1] for fact, _ in facts if fact[0] == "class"} | set(contract.claim_templates)
     for fact, finding in facts:
         if fact[0] == "pod" and finding is not None and fact[1] not in known:
             yield finding
+
+
+RULE = SetRule(meta=META, cluster=True, facts=facts, check=check)

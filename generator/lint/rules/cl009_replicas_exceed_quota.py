@@ -51,24 +51,28 @@ FAIL:
                 limits: {nvidia.com/gpu: 8, memory: 32Gi}
 """
 
-from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.rules.cl002_resource_not_offered import wanted
+from collections.abc import Iterator
 
-ID = "CL009"
-NAME = "replicas-exceed-quota"
-SEVERITY = "warning"
-SUMMARY = "A workload's replicas together ask for more of a resource than its namespace's quota allows"
-SCOPE = "object"
-POD_TEMPLATES = True
-DEVICE_PODS = True
+from generator.kube import pods
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.lint.rules.cl002_resource_not_offered import wanted
+from generator.rulemeta import RuleMeta
+
+META = RuleMeta(
+    "CL009",
+    "replicas-exceed-quota",
+    "warning",
+    "A workload's replicas together ask for more of a resource than its namespace's quota allows",
+    __doc__,
+)
 
 _REPLICATED = {("apps/v1", "Deployment"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet")}
 
 
-def check(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None or not res.namespace:
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    contract = ctx.contract
+    if not res.namespace:
         return
     found = _replicas(res)
     if found is None:
@@ -89,7 +93,7 @@ def check(res, ctx):
             )
 
 
-def _replicas(res) -> tuple[int, tuple] | None:
+def _replicas(res: Resource) -> tuple[int, tuple] | None:
     """How many of the workload's pods run at once, and where that is said."""
     spec = res.obj.get("spec")
     if not isinstance(spec, dict):
@@ -108,3 +112,6 @@ def _replicas(res) -> tuple[int, tuple] | None:
     if field == "parallelism" and isinstance(completions, int) and not isinstance(completions, bool):
         value = min(value, completions)
     return value, ("spec", field) if field in spec else ("spec",)
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check, pod_templates=True, device_pods=True)

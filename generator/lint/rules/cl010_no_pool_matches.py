@@ -36,20 +36,26 @@ FAIL:
         - {name: tools, image: "busybox:1.36", resources: {limits: {memory: 64Mi}}}
 """
 
+from collections.abc import Iterator
+
+from generator.contract.model import Pool
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "CL010"
-NAME = "no-pool-matches"
-SEVERITY = "warning"
-SUMMARY = "A pod's node selector, required node affinity or tolerations fit none of the cluster's pools"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "CL010",
+    "no-pool-matches",
+    "warning",
+    "A pod's node selector, required node affinity or tolerations fit none of the cluster's pools",
+    __doc__,
+)
 
 
-def check(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None or not contract.pools:
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    contract = ctx.contract
+    if not contract.pools:
         return
     for pod in pods.templates(res.obj):
         if pod.partial or pods.uses_devices(pod):
@@ -76,13 +82,16 @@ def check(res, ctx):
             )
 
 
-def _describe(pool) -> str:
+def _describe(pool: Pool) -> str:
     return f"{pool.name} " + ",".join(f"{k}={v}" for k, v in pool.labels) if pool.labels else pool.name
 
 
-def _tolerated(spec: dict, pool) -> bool:
+def _tolerated(spec: dict, pool: Pool) -> bool:
     return all(
         pods.tolerates_taint(spec, t.key, t.value, t.effect)
         for t in pool.taints
         if t.effect in ("NoSchedule", "NoExecute")
     )
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check, pod_templates=True)

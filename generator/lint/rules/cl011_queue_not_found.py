@@ -47,18 +47,24 @@ FAIL:
               image: nvcr.io/nvidia/pytorch:25.01-py3
 """
 
+from collections.abc import Iterator
+
 from generator.lint import queued
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "CL011"
-NAME = "queue-not-found"
-SEVERITY = "error"
-SUMMARY = "A job in a queued namespace names a LocalQueue that does not exist there"
-SCOPE = "object"
+META = RuleMeta(
+    "CL011",
+    "queue-not-found",
+    "error",
+    "A job in a queued namespace names a LocalQueue that does not exist there",
+    __doc__,
+)
 
 
-def check(res, ctx):
-    contract = ctx.settings.contract
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    contract = ctx.contract
     local = queued.queued_job(res.obj, res.namespace, contract)
     if local is None or queued.its_queue(res.obj, local) is not None:
         return
@@ -78,3 +84,6 @@ def check(res, ctx):
             ("metadata",),
             hint=f"label it {queued.QUEUE_LABEL} with one of: {names}",
         )
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check)

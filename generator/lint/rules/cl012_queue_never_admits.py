@@ -58,22 +58,26 @@ FAIL:
                 limits: {nvidia.com/gpu: 8, memory: 512Gi}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint import queued
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "CL012"
-NAME = "queue-never-admits"
-SEVERITY = "error"
-SUMMARY = "A queued job asks for more than its ClusterQueue can ever admit on one flavor"
-SCOPE = "object"
-POD_TEMPLATES = True
-DEVICE_PODS = True
+META = RuleMeta(
+    "CL012",
+    "queue-never-admits",
+    "error",
+    "A queued job asks for more than its ClusterQueue can ever admit on one flavor",
+    __doc__,
+)
 
 
-def check(res, ctx):
-    contract = ctx.settings.contract
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    contract = ctx.contract
     local = queued.queued_job(res.obj, res.namespace, contract)
     queue = queued.its_queue(res.obj, local) if local else None
     if queue is None or not queue.flavors:
@@ -96,3 +100,6 @@ def check(res, ctx):
                 hint="run fewer pods or fewer GPUs per pod, or raise workloads[].queue.flavors[] quota or "
                 "borrowingLimit in the cluster input",
             )
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check, pod_templates=True, device_pods=True)

@@ -48,17 +48,22 @@ FAIL:
               image: nvcr.io/nvidia/pytorch:25.01-py3
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
 from generator.lint import queued
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "CL013"
-NAME = "topology-level-unknown"
-SEVERITY = "error"
-SUMMARY = "A queued job asks for a topology level its queue's flavors do not have"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "CL013",
+    "topology-level-unknown",
+    "error",
+    "A queued job asks for a topology level its queue's flavors do not have",
+    __doc__,
+)
 
 
 def _annotations(obj: dict, spec_path: tuple) -> dict:
@@ -67,8 +72,8 @@ def _annotations(obj: dict, spec_path: tuple) -> dict:
     return found if isinstance(found, dict) else {}
 
 
-def check(res, ctx):
-    contract = ctx.settings.contract
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    contract = ctx.contract
     local = queued.queued_job(res.obj, res.namespace, contract)
     queue = queued.its_queue(res.obj, local) if local else None
     if queue is None:
@@ -86,3 +91,6 @@ def check(res, ctx):
                 (*pod.path[:-1], "metadata", "annotations", key),
                 hint=f"ask for one of: {', '.join(levels)}" if levels else "the queue's pools have no topology",
             )
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check, pod_templates=True)

@@ -61,17 +61,21 @@ FAIL:
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "CL014"
-NAME = "network-attachment-missing"
-SEVERITY = "warning"
-SUMMARY = "A training pod on the fabric joins none of the secondary networks the cluster renders for its namespace"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "CL014",
+    "network-attachment-missing",
+    "warning",
+    "A training pod on the fabric joins none of the secondary networks the cluster renders for its namespace",
+    __doc__,
+)
 
 NETWORKS = "k8s.v1.cni.cncf.io/networks"
 RDMA_PREFIX = "rdma/"
@@ -151,9 +155,9 @@ def _named(value: object, namespace: str) -> list[tuple[str, str]] | None:
     return found
 
 
-def check(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None or not res.namespace:
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    contract = ctx.contract
+    if not res.namespace:
         return
     have = contract.attachments_in(res.namespace)
     if not have:
@@ -191,3 +195,6 @@ def check(res, ctx):
             at_value=True,
             hint=hint,
         )
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check, pod_templates=True)

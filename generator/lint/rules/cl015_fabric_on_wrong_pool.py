@@ -56,22 +56,26 @@ FAIL:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "CL015"
-NAME = "fabric-on-wrong-pool"
-SEVERITY = "error"
-SUMMARY = "A pod requests a fabric resource but selects only pools that do not offer it"
-SCOPE = "object"
-POD_TEMPLATES = True
-DEVICE_PODS = True
+META = RuleMeta(
+    "CL015",
+    "fabric-on-wrong-pool",
+    "error",
+    "A pod requests a fabric resource but selects only pools that do not offer it",
+    __doc__,
+)
 
 
-def check(res, ctx):
-    contract = ctx.settings.contract
-    if contract is None or not contract.pools:
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    contract = ctx.contract
+    if not contract.pools:
         return
     for pod in pods.templates(res.obj):
         if pod.partial:
@@ -91,3 +95,6 @@ def check(res, ctx):
                 hint=f"select a pool that offers {name}: "
                 + "; ".join(f"{p.name} ({', '.join(f'{k}={v}' for k, v in p.labels)})" for p in offering),
             )
+
+
+RULE = ObjectRule(meta=META, cluster=True, check=check, pod_templates=True, device_pods=True)

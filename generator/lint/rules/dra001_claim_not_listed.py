@@ -42,19 +42,24 @@ FAIL:
             claims: [{name: gpu}]
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "DRA001"
-NAME = "claim-not-listed"
-SEVERITY = "error"
-SUMMARY = "A container uses a resource claim the pod does not list in spec.resourceClaims"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "DRA001",
+    "claim-not-listed",
+    "error",
+    "A container uses a resource claim the pod does not list in spec.resourceClaims",
+    __doc__,
+)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for pod in pods.templates(res.obj):
         listed = set(pods.claims(pod))
         for cpath, container in pod.containers:
@@ -70,3 +75,6 @@ def check(res, ctx):
                         at_value=True,
                         hint=f"list it in the pod's resourceClaims ({', '.join(sorted(listed)) or 'none listed'})",
                     )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -45,19 +45,24 @@ FAIL:
               memory: 8Gi
 """
 
+from collections.abc import Iterator
+
 from generator.kube import pods
 from generator.lint import limits as limits_rules
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "GPU001"
-NAME = "extended-limit-missing"
-SEVERITY = "error"
-SUMMARY = "A GPU or extended resource is requested without a limit"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "GPU001", "extended-limit-missing", "error", "A GPU or extended resource is requested without a limit", __doc__
+)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for name in requests:
             if pods.is_extended(name) and name not in limits:
                 yield limits_rules.missing_limit(cpath, name)
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

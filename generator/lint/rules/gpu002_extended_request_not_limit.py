@@ -48,21 +48,30 @@ FAIL:
               memory: 8Gi
 """
 
+from collections.abc import Iterator
+
 from generator.kube import pods
 from generator.lint import limits as limits_rules
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "GPU002"
-NAME = "extended-request-not-limit"
-SEVERITY = "error"
-SUMMARY = "A GPU or extended resource request differs from its limit"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "GPU002",
+    "extended-request-not-limit",
+    "error",
+    "A GPU or extended resource request differs from its limit",
+    __doc__,
+)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for name, value in requests.items():
             if pods.is_extended(name) and name in limits:
                 hit = limits_rules.request_not_limit(cpath, name, value, limits)
                 if hit:
                     yield hit
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -44,19 +44,20 @@ FAIL:
               memory: 8Gi
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods, quantity
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "GPU003"
-NAME = "extended-not-integer"
-SEVERITY = "error"
-SUMMARY = "A GPU or extended resource quantity is not a whole number"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "GPU003", "extended-not-integer", "error", "A GPU or extended resource quantity is not a whole number", __doc__
+)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for section, values in (("requests", requests), ("limits", limits)):
             for name, value in values.items():
@@ -75,3 +76,6 @@ def check(res, ctx):
                     pods.resources_path(cpath) + (section, name),
                     at_value=True,
                 )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -70,18 +70,18 @@ FAIL:
             limits: {nvidia.com/gpu: 1, memory: 1Gi}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.settings import TAINT_KEYS
+from generator.rulemeta import RuleMeta
 
-ID = "GPU004"
-NAME = "gpu-toleration-missing"
-SEVERITY = "error"
-SUMMARY = "A GPU pod has no toleration for the GPU node taint"
-OPTIONS = {"taintKeys": TAINT_KEYS}
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "GPU004", "gpu-toleration-missing", "error", "A GPU pod has no toleration for the GPU node taint", __doc__
+)
 
 _VENDOR_DOMAINS = {p.rstrip("/") for p in pods.GPU_RESOURCE_PREFIXES}
 UNKNOWN_TAINTS_HINT = (
@@ -89,7 +89,7 @@ UNKNOWN_TAINTS_HINT = (
 )
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     settings = ctx.settings
     if settings.contract is not None:
         return  # CL001 checks the target cluster's pools, taint values and effects included
@@ -101,7 +101,7 @@ def check(res, ctx):
         if pods.claims_devices(pod):  # the project's DRA pools are NVIDIA's (driver gpu.nvidia.com)
             requested = requested | {"resource claims"}
             domains.add("nvidia.com")
-        for key in settings.gpu_taint_keys(ID):
+        for key in settings.gpu_taint_keys(META.id):
             domain = key.split("/", 1)[0] if "/" in key else ""
             applies = domain in domains or (requested and domain not in _VENDOR_DOMAINS)
             if (
@@ -115,7 +115,7 @@ def check(res, ctx):
                 f"{jsonpath.dotted(where)}: pod requests {', '.join(sorted(requested))} but does not "
                 f"tolerate the GPU node taint {key}:NoSchedule, so it can never be scheduled"
             )
-            if settings.knows_gpu_taints(ID):
+            if settings.knows_gpu_taints(META.id):
                 yield Hit(
                     message,
                     where,
@@ -125,3 +125,6 @@ def check(res, ctx):
                 yield Hit(
                     message + " if the GPU nodes carry that taint", where, hint=UNKNOWN_TAINTS_HINT, severity="warning"
                 )
+
+
+RULE = ObjectRule(meta=META, check=check, options={"taintKeys": TAINT_KEYS}, pod_templates=True)

@@ -46,21 +46,21 @@ FAIL:
 """
 
 import re
+from collections.abc import Iterator
 
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "GPU005"
-NAME = "mig-name-invalid"
-SEVERITY = "error"
-SUMMARY = "A nvidia.com/mig-* resource name is not a valid MIG profile name"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "GPU005", "mig-name-invalid", "error", "A nvidia.com/mig-* resource name is not a valid MIG profile name", __doc__
+)
 
 _MIG = re.compile(r"^nvidia\.com/mig-\d+g\.\d+gb$")
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for section, values in (("limits", limits), ("requests", requests)):
             for name in values:
@@ -70,3 +70,6 @@ def check(res, ctx):
                         "nvidia.com/mig-<G>g.<M>gb (e.g. nvidia.com/mig-1g.10gb)",
                         pods.resources_path(cpath) + (section, name),
                     )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

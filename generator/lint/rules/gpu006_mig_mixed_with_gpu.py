@@ -45,19 +45,24 @@ FAIL:
               memory: 4Gi
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "GPU006"
-NAME = "mig-mixed-with-gpu"
-SEVERITY = "error"
-SUMMARY = "A container requests both nvidia.com/gpu and nvidia.com/mig-* resources"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "GPU006",
+    "mig-mixed-with-gpu",
+    "error",
+    "A container requests both nvidia.com/gpu and nvidia.com/mig-* resources",
+    __doc__,
+)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for cpath, container, _requests, _limits in pods.container_resources(res.obj):
         names = pods.gpu_names(container)
         migs = sorted(n for n in names if n.startswith("nvidia.com/mig-"))
@@ -67,3 +72,6 @@ def check(res, ctx):
                 "a container gets whole GPUs or MIG slices, not both",
                 pods.resources_path(cpath),
             )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -48,19 +48,18 @@ FAIL:
               cpu: "8"
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "GPU007"
-NAME = "gpu-memory-limit-missing"
-SEVERITY = "warning"
-SUMMARY = "A GPU container has no memory limit"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta("GPU007", "gpu-memory-limit-missing", "warning", "A GPU container has no memory limit", __doc__)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for pod in pods.templates(res.obj):
         claimed = set(pods.claims(pod))
         for cpath, container in pod.containers:
@@ -77,3 +76,6 @@ def _uses_claim(container: dict, claimed: set[str]) -> bool:
     res = container.get("resources")
     used = res.get("claims") if isinstance(res, dict) else None
     return any(isinstance(c, dict) and c.get("name") in claimed for c in (used if isinstance(used, list) else []))
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

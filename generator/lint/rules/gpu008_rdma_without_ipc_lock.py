@@ -55,17 +55,21 @@ FAIL:
                 limits: {nvidia.com/gpu: 8, rdma/ib: 1, memory: 512Gi}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "GPU008"
-NAME = "rdma-without-ipc-lock"
-SEVERITY = "warning"
-SUMMARY = "A container requests an RDMA resource without the IPC_LOCK capability"
-SCOPE = "object"
-POD_TEMPLATES = True
-DEVICE_PODS = True
+META = RuleMeta(
+    "GPU008",
+    "rdma-without-ipc-lock",
+    "warning",
+    "A container requests an RDMA resource without the IPC_LOCK capability",
+    __doc__,
+)
 
 
 def _locks_memory(container: dict) -> bool:
@@ -79,7 +83,7 @@ def _locks_memory(container: dict) -> bool:
     return isinstance(added, list) and any(c in ("IPC_LOCK", "CAP_IPC_LOCK") for c in added)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for pod in pods.templates(res.obj):
         for cpath, container in pod.containers:
             requests, limits = pods.resources(container)
@@ -91,3 +95,6 @@ def check(res, ctx):
                     cpath,
                     hint="add IPC_LOCK to securityContext.capabilities.add",
                 )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True, device_pods=True)

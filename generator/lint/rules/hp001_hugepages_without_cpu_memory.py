@@ -34,19 +34,20 @@ FAIL:
             limits: {hugepages-2Mi: 100Mi}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "HP001"
-NAME = "hugepages-without-cpu-memory"
-SEVERITY = "error"
-SUMMARY = "Huge pages are requested without cpu or memory"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "HP001", "hugepages-without-cpu-memory", "error", "Huge pages are requested without cpu or memory", __doc__
+)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         names = set(requests) | set(limits)
         if any(pods.is_hugepages(n) for n in names) and not names & {"cpu", "memory"}:
@@ -54,3 +55,6 @@ def check(res, ctx):
                 f"{jsonpath.dotted(cpath + ('resources',))}: Forbidden: HugePages require cpu or memory",
                 pods.resources_path(cpath),
             )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -37,18 +37,20 @@ FAIL:
             limits: {hugepages-1Gi: 1Gi, memory: 1Gi}
 """
 
+from collections.abc import Iterator
+
 from generator.kube import pods
 from generator.lint import limits as limits_rules
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "HP002"
-NAME = "hugepages-request-not-limit"
-SEVERITY = "error"
-SUMMARY = "A huge pages request has no limit or differs from it"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "HP002", "hugepages-request-not-limit", "error", "A huge pages request has no limit or differs from it", __doc__
+)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for name, value in requests.items():
             if not pods.is_hugepages(name):
@@ -60,3 +62,6 @@ def check(res, ctx):
             )
             if hit:
                 yield hit
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -34,19 +34,24 @@ FAIL:
             limits: {hugepages-2Mi: 3Mi, memory: 1Gi}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods, quantity
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "HP003"
-NAME = "hugepages-not-page-multiple"
-SEVERITY = "error"
-SUMMARY = "A huge pages quantity is not a positive multiple of its page size"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "HP003",
+    "hugepages-not-page-multiple",
+    "error",
+    "A huge pages quantity is not a positive multiple of its page size",
+    __doc__,
+)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for cpath, _container, requests, limits in pods.container_resources(res.obj):
         for section, values in (("requests", requests), ("limits", limits)):
             for name, value in values.items():
@@ -63,3 +68,6 @@ def check(res, ctx):
                         pods.resources_path(cpath) + (section, name),
                         at_value=True,
                     )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

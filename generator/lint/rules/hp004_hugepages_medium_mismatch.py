@@ -42,24 +42,29 @@ FAIL:
           emptyDir: {medium: HugePages}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "HP004"
-NAME = "hugepages-medium-mismatch"
-SEVERITY = "error"
-SUMMARY = "An emptyDir huge pages medium does not match the huge page sizes requested"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "HP004",
+    "hugepages-medium-mismatch",
+    "error",
+    "An emptyDir huge pages medium does not match the huge page sizes requested",
+    __doc__,
+)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for pod in pods.templates(res.obj):
         yield from _check_pod(pod)
 
 
-def _check_pod(pod):
+def _check_pod(pod: pods.PodTemplate) -> Iterator[Hit]:
     spath, spec = pod.path, pod.spec
     sizes = set()
     for _, container in pod.containers:
@@ -88,3 +93,6 @@ def _check_pod(pod):
                 path,
                 at_value=True,
             )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -12,8 +12,15 @@ never sees it (kubernetes/kubernetes#125885); kubeconform ``-strict`` rejects th
 earlier value is lost either way, which is seldom what was meant. ``--no-strict`` lets it pass,
 as kubeconform without ``-strict`` and kubectl do.
 
+A ``---`` after a line that ends in a CR alone (a file saved with classic Mac line endings,
+or a CR-only part pasted into one) is a warning at that separator: kubectl reads documents
+up to LF line ends only, and decodes only the first document of what it reads as one
+(apimachinery ``util/yaml`` ``YAMLReader``, go-yaml v2 ``Unmarshal``), so the objects that
+follow are never applied; a file whose first line is such a ``---`` is refused whole
+("invalid Yaml document separator").
+
 Fix: correct the syntax at the reported line (indentation, quoting, a stray tab) or
-remove the repeated key (merge what both meant into one).
+remove the repeated key (merge what both meant into one); save a CR-only file with LF line endings.
 
 PASS:
 
@@ -33,14 +40,25 @@ FAIL:
       name: feature-flags
 """
 
-ID = "K8S001"
-NAME = "yaml-parse"
-SEVERITY = "error"
-SUMMARY = "YAML syntax error, duplicate key, or a document over the size or nesting limits"
-SCOPE = "document"
+from collections.abc import Iterator
+
+from generator.lint.model import Document, Hit
+from generator.lint.protocol import Context, DocumentRule
+from generator.rulemeta import RuleMeta
+
+META = RuleMeta(
+    "K8S001",
+    "yaml-parse",
+    "error",
+    "YAML syntax error, duplicate key, or a document over the size or nesting limits",
+    __doc__,
+)
 
 
-def check(doc, ctx):
+def check(doc: Document, ctx: Context) -> Iterator[Hit]:
     if doc.error is not None:
         yield doc.error
     yield from doc.notes
+
+
+RULE = DocumentRule(meta=META, check=check)

@@ -22,17 +22,16 @@ FAIL:
       name: flags
 """
 
-from generator.lint.model import Hit
+from collections.abc import Iterator
 
-ID = "K8S002"
-NAME = "missing-kind"
-SEVERITY = "error"
-SUMMARY = "A document has no apiVersion or no kind"
-SCOPE = "object"
-UNTYPED = True  # the one object rule that runs on objects without a string apiVersion and kind
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
+
+META = RuleMeta("K8S002", "missing-kind", "error", "A document has no apiVersion or no kind", __doc__)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     # kubeconform checks kind first
     if not isinstance(res.obj.get("kind"), str) or not res.obj.get("kind"):
         yield Hit("missing 'kind' key", ("kind",) if "kind" in res.obj else (), hint=_HINT)
@@ -41,3 +40,6 @@ def check(res, ctx):
 
 
 _HINT = "give the object `apiVersion` and `kind` as strings (e.g. `apiVersion: v1`, `kind: ConfigMap`), or remove the document"
+
+
+RULE = ObjectRule(meta=META, check=check, untyped=True)

@@ -36,8 +36,12 @@ FAIL:
       profiling: yes
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 from generator.yamlio import read as yamlread
 
 _YAML12_BOOLS = {"true", "True", "TRUE", "false", "False", "FALSE"}
@@ -49,14 +53,12 @@ _OTHER_RELEASE_HINT = (
     "{{.ResourceAPIVersion}}.json' (your locations come before the synced set)"
 )
 
-ID = "K8S003"
-NAME = "schema"
-SEVERITY = "error"
-SUMMARY = "The object does not validate against the strict schema of its kind"
-SCOPE = "object"
+META = RuleMeta(
+    "K8S003", "schema", "error", "The object does not validate against the strict schema of its kind", __doc__
+)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     if not _typed(res.obj) or ctx.validator is None:
         return
     problems = ctx.validator.check(res.obj)
@@ -85,14 +87,14 @@ def _typed(obj: dict) -> bool:
     return all(isinstance(obj.get(k), str) and obj.get(k) for k in ("apiVersion", "kind"))
 
 
-def _shortened(message: str, value) -> str:
+def _shortened(message: str, value: object) -> str:
     """The message with a long string value cut to its start and length."""
     if isinstance(value, str) and len(value) > 60:
         return message.replace(repr(value), f"'{value[:20]}…' ({len(value)} characters)")
     return message
 
 
-def _scalar_hint(res, path: tuple) -> str:
+def _scalar_hint(res: Resource, path: tuple) -> str:
     """Why an unquoted value is not what it looks like: Kubernetes reads YAML 1.1."""
     value = jsonpath.value_at(res.obj, path)
     text = res.document.plain_scalar(res.base + tuple(path)) if isinstance(value, (bool, int, float, str)) else None
@@ -107,3 +109,6 @@ def _scalar_hint(res, path: tuple) -> str:
         f"Kubernetes reads YAML 1.1, where the unquoted {text} is {shown}, not a string; "
         f'quote it ("{text}") if the text is meant'
     )
+
+
+RULE = ObjectRule(meta=META, check=check)

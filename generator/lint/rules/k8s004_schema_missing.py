@@ -28,18 +28,20 @@ FAIL:
     spec: {}
 """
 
+from collections.abc import Iterator
+
 from generator.kube import deprecations
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.rules.api004_api_version_not_served import not_served
+from generator.rulemeta import RuleMeta
 
-ID = "K8S004"
-NAME = "schema-missing"
-SEVERITY = "warning"
-SUMMARY = "No schema was found for the object's apiVersion and kind"
-SCOPE = "object"
+META = RuleMeta(
+    "K8S004", "schema-missing", "warning", "No schema was found for the object's apiVersion and kind", __doc__
+)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     obj = res.obj
     if ctx.validator is None or not all(isinstance(obj.get(k), str) and obj.get(k) for k in ("apiVersion", "kind")):
         return
@@ -49,3 +51,6 @@ def check(res, ctx):
         return  # a built-in the target version does not serve: API004 says from when
     if not ctx.validator.has_schema(obj["apiVersion"], obj["kind"]):
         yield Hit(f"could not find schema for {obj['kind']}", ("kind",), at_value=True)
+
+
+RULE = ObjectRule(meta=META, check=check)

@@ -59,13 +59,17 @@ import re
 from collections.abc import Iterator
 
 from generator import addresses
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "K8S005"
-NAME = "address-invalid"
-SEVERITY = "error"
-SUMMARY = "An address, CIDR, port or DNS name the API server refuses (NetworkPolicy, CiliumNetworkPolicy, Service)"
-SCOPE = "object"
+META = RuleMeta(
+    "K8S005",
+    "address-invalid",
+    "error",
+    "An address, CIDR, port or DNS name the API server refuses (NetworkPolicy, CiliumNetworkPolicy, Service)",
+    __doc__,
+)
 
 _CILIUM = ("CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy")
 # The CRD's patterns of toFQDNs (cilium.io_ciliumnetworkpolicies.yaml, v1.19).
@@ -73,7 +77,7 @@ _MATCH_NAME = re.compile(r"([-a-zA-Z0-9_]+[.]?)+")
 _MATCH_PATTERN = re.compile(r"([-a-zA-Z0-9_*]+[.]?)+")
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     obj = res.obj
     spec = obj.get("spec")
     api = obj["apiVersion"]
@@ -247,3 +251,6 @@ def _cilium_fqdn(fqdn: dict, at: tuple) -> Iterator[Hit]:
                 (*at, key),
                 at_value=True,
             )
+
+
+RULE = ObjectRule(meta=META, check=check)

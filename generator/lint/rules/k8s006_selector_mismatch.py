@@ -49,13 +49,19 @@ FAIL:
             - {name: server, image: "vllm/vllm-openai:v0.6.3"}
 """
 
-from generator.lint.model import Hit
+from collections.abc import Iterator
 
-ID = "K8S006"
-NAME = "selector-mismatch"
-SEVERITY = "error"
-SUMMARY = "A workload's selector is empty or does not match its pod template's labels"
-SCOPE = "object"
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
+
+META = RuleMeta(
+    "K8S006",
+    "selector-mismatch",
+    "error",
+    "A workload's selector is empty or does not match its pod template's labels",
+    __doc__,
+)
 
 _KINDS = {
     ("apps/v1", "Deployment"),
@@ -66,7 +72,7 @@ _KINDS = {
 }
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     if (res.obj["apiVersion"], res.kind) not in _KINDS:
         return
     spec = res.obj.get("spec")
@@ -116,3 +122,6 @@ def _unmatched(match_labels: dict, expressions: list, labels: dict) -> str:
         if not ok:
             return f"{key} {op} {values}" if values else f"{key} {op}"
     return ""
+
+
+RULE = ObjectRule(meta=META, check=check)

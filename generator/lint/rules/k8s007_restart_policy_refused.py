@@ -44,15 +44,20 @@ FAIL:
             - {name: train, image: "nvcr.io/nvidia/pytorch:25.01-py3"}
 """
 
-from generator import jsonpath
-from generator.lint.model import Hit
+from collections.abc import Iterator
 
-ID = "K8S007"
-NAME = "restart-policy-refused"
-SEVERITY = "error"
-SUMMARY = "A pod template's restart policy or deadline is one its workload kind refuses"
-SCOPE = "object"
-POD_TEMPLATES = True
+from generator import jsonpath
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
+
+META = RuleMeta(
+    "K8S007",
+    "restart-policy-refused",
+    "error",
+    "A pod template's restart policy or deadline is one its workload kind refuses",
+    __doc__,
+)
 
 # kind → the name its validation gives it in the deadline message
 _ALWAYS = {
@@ -65,7 +70,7 @@ _ALWAYS = {
 _JOBS = {("batch/v1", "Job"): ("spec",), ("batch/v1", "CronJob"): ("spec", "jobTemplate", "spec")}
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     key = (res.obj.get("apiVersion"), res.kind)
     if key in _ALWAYS:
         yield from _long_running(res.obj, _ALWAYS[key])
@@ -73,7 +78,7 @@ def check(res, ctx):
         yield from _job(res.obj, _JOBS[key])
 
 
-def _long_running(obj: dict, kind: str):
+def _long_running(obj: dict, kind: str) -> Iterator[Hit]:
     path = ("spec", "template", "spec")
     spec = jsonpath.value_at(obj, path)
     if not isinstance(spec, dict):
@@ -95,7 +100,7 @@ def _long_running(obj: dict, kind: str):
         )
 
 
-def _job(obj: dict, job_path: tuple):
+def _job(obj: dict, job_path: tuple) -> Iterator[Hit]:
     job = jsonpath.value_at(obj, job_path)
     path = job_path + ("template", "spec")
     spec = jsonpath.value_at(obj, path)
@@ -119,3 +124,6 @@ def _job(obj: dict, job_path: tuple):
             at_value=True,
             hint="set restartPolicy: Never, or remove the podFailurePolicy",
         )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -61,27 +61,31 @@ FAIL:
 """
 
 import re
+from collections.abc import Iterator
 
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "K8S008"
-NAME = "pod-names-invalid"
-SEVERITY = "error"
-SUMMARY = "A pod's container, volume, mount or port names are duplicated, dangling or invalid"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "K8S008",
+    "pod-names-invalid",
+    "error",
+    "A pod's container, volume, mount or port names are duplicated, dangling or invalid",
+    __doc__,
+)
 
 _PORT_NAME = re.compile(r"^[-a-z0-9]+$")  # k8s.io/apimachinery validation IsValidPortName
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for pod in pods.templates(res.obj, custom=False):  # custom resources' templates are not pods yet
         yield from _pod(pod)
 
 
-def _pod(pod: pods.PodTemplate):
+def _pod(pod: pods.PodTemplate) -> Iterator[Hit]:
     volumes = pod.spec.get("volumes")
     names: set = set()
     for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
@@ -107,7 +111,7 @@ def _duplicate(path: tuple, name: str) -> Hit:
     )
 
 
-def _mounts(cpath: tuple, container: dict, volumes: set):
+def _mounts(cpath: tuple, container: dict, volumes: set) -> Iterator[Hit]:
     for key, field in (("volumeMounts", "mountPath"), ("volumeDevices", "devicePath")):
         paths: set = set()
         items = container.get(key)
@@ -133,7 +137,7 @@ def _mounts(cpath: tuple, container: dict, volumes: set):
                 paths.add(target)
 
 
-def _ports(cpath: tuple, container: dict):
+def _ports(cpath: tuple, container: dict) -> Iterator[Hit]:
     ports = container.get("ports")
     seen: set = set()
     for i, port in enumerate(ports if isinstance(ports, list) else []):
@@ -167,3 +171,6 @@ def _port_name_problem(name: str) -> str:
     if name.startswith("-") or name.endswith("-"):
         return "must not begin or end with a hyphen"
     return ""
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -40,19 +40,20 @@ FAIL:
             limits: {cpu: "1", memory: 1Gi}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods, quantity
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "K8S009"
-NAME = "request-exceeds-limit"
-SEVERITY = "error"
-SUMMARY = "A container's request of a resource is above its limit"
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "K8S009", "request-exceeds-limit", "error", "A container's request of a resource is above its limit", __doc__
+)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     for pod in pods.templates(res.obj, custom=False):  # custom resources' templates are not pods yet
         for cpath, container in pod.containers:
             requests, limits = pods.resources(container)
@@ -72,3 +73,6 @@ def check(res, ctx):
                     at_value=True,
                     hint=f"raise the {name} limit to at least {value}, or lower the request",
                 )
+
+
+RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -35,16 +35,22 @@ FAIL:
         matchLabels: {app: llm-server}
 """
 
-from generator.lint.model import Hit
+from collections.abc import Iterator
 
-ID = "K8S010"
-NAME = "disruption-budget-both-bounds"
-SEVERITY = "error"
-SUMMARY = "A PodDisruptionBudget sets both minAvailable and maxUnavailable"
-SCOPE = "object"
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
+
+META = RuleMeta(
+    "K8S010",
+    "disruption-budget-both-bounds",
+    "error",
+    "A PodDisruptionBudget sets both minAvailable and maxUnavailable",
+    __doc__,
+)
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     if res.kind != "PodDisruptionBudget" or not str(res.obj.get("apiVersion")).startswith("policy/"):
         return
     spec = res.obj.get("spec")
@@ -54,3 +60,6 @@ def check(res, ctx):
             ("spec", "maxUnavailable"),
             hint="keep one of the two",
         )
+
+
+RULE = ObjectRule(meta=META, check=check)

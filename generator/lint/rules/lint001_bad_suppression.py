@@ -79,19 +79,23 @@ FAIL:
               securityContext: {privileged: true}
 """
 
+from collections.abc import Iterator
+
 from generator.lint import suppress
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.rulemeta import RuleMeta
 
-ID = "LINT001"
-NAME = "bad-suppression"
-SEVERITY = "error"
-SUMMARY = "A suppression annotation is malformed, names unknown rules or has no reason"
-SCOPE = "object"
+META = RuleMeta(
+    "LINT001",
+    "bad-suppression",
+    "error",
+    "A suppression annotation is malformed, names unknown rules or has no reason",
+    __doc__,
+)
 
 
-def check(res, ctx):
-    from generator.lint.rules import CHECKOV_EQUIVALENTS  # the registry imports this module
-
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     value = res.annotations.get(suppress.ANNOTATION)
     if value is not None:
         _, problem = suppress.parse(value, ctx.rule_ids)
@@ -100,9 +104,12 @@ def check(res, ctx):
                 f"{suppress.ANNOTATION}: {problem}", ("metadata", "annotations", suppress.ANNOTATION), at_value=True
             )
     for key, check_id, problem in suppress.checkov_annotations(res):
-        if problem and check_id in CHECKOV_EQUIVALENTS:
+        if problem and check_id in ctx.checkov:
             yield Hit(
-                f"{key}: {problem}; it does not suppress {CHECKOV_EQUIVALENTS[check_id]}",
+                f"{key}: {problem}; it does not suppress {ctx.checkov[check_id]}",
                 ("metadata", "annotations", key),
                 at_value=True,
             )
+
+
+RULE = ObjectRule(meta=META, check=check)

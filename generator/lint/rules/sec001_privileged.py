@@ -42,23 +42,20 @@ FAIL:
           securityContext: {privileged: true}
 """
 
-from generator import jsonpath
-from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
+from collections.abc import Iterator
 
-ID = "SEC001"
-NAME = "privileged"
-SEVERITY = "warning"
-SUMMARY = "A container is privileged outside the allowed namespaces"
-OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
-SCOPE = "object"
-POD_TEMPLATES = True
+from generator import jsonpath
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.lint.settings import POD_SECURITY_OPTIONS
+from generator.rulemeta import RuleMeta
+
+META = RuleMeta("SEC001", "privileged", "warning", "A container is privileged outside the allowed namespaces", __doc__)
 CHECKOV = ("CKV_K8S_16",)
 
 
-def check(res, ctx):
-    for cpath, container in (c for pod in pods.restricted_templates(res, ctx, ID) for c in pod.containers):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    for cpath, container in (c for pod in ctx.restricted_templates(res, META.id) for c in pod.containers):
         sc = container.get("securityContext")
         if isinstance(sc, dict) and sc.get("privileged") is True:
             yield Hit(
@@ -67,3 +64,6 @@ def check(res, ctx):
                 at_value=True,
                 checkov=CHECKOV[0],
             )
+
+
+RULE = ObjectRule(meta=META, check=check, options=POD_SECURITY_OPTIONS, checkov=CHECKOV, pod_templates=True)

@@ -36,22 +36,21 @@ FAIL:
           hostPath: {path: /var/lib/kubelet}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
-from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.lint.settings import POD_SECURITY_OPTIONS
+from generator.rulemeta import RuleMeta
 
-ID = "SEC002"
-NAME = "host-path"
-SEVERITY = "warning"
-SUMMARY = "A pod mounts a hostPath volume outside the allowed namespaces"
-OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta(
+    "SEC002", "host-path", "warning", "A pod mounts a hostPath volume outside the allowed namespaces", __doc__
+)
 
 
-def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx, ID):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    for pod in ctx.restricted_templates(res, META.id):
         volumes = pod.spec.get("volumes")
         for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
             if isinstance(volume, dict) and "hostPath" in volume:
@@ -61,3 +60,6 @@ def check(res, ctx):
                     f"{res.namespace or '(none)'}",
                     pod.path + ("volumes", i, "hostPath"),
                 )
+
+
+RULE = ObjectRule(meta=META, check=check, options=POD_SECURITY_OPTIONS, pod_templates=True)

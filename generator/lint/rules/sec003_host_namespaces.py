@@ -34,25 +34,28 @@ FAIL:
         - {name: main, image: "busybox:1.36"}
 """
 
-from generator import jsonpath
-from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
+from collections.abc import Iterator
 
-ID = "SEC003"
-NAME = "host-namespaces"
-SEVERITY = "warning"
-SUMMARY = "A pod uses hostNetwork, hostPID or hostIPC outside the allowed namespaces"
-OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
-SCOPE = "object"
-POD_TEMPLATES = True
+from generator import jsonpath
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.lint.settings import POD_SECURITY_OPTIONS
+from generator.rulemeta import RuleMeta
+
+META = RuleMeta(
+    "SEC003",
+    "host-namespaces",
+    "warning",
+    "A pod uses hostNetwork, hostPID or hostIPC outside the allowed namespaces",
+    __doc__,
+)
 # checkov has one check per namespace
 CHECKOV_BY_KEY = {"hostPID": "CKV_K8S_17", "hostIPC": "CKV_K8S_18", "hostNetwork": "CKV_K8S_19"}
 CHECKOV = tuple(sorted(CHECKOV_BY_KEY.values()))
 
 
-def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx, ID):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    for pod in ctx.restricted_templates(res, META.id):
         for key in ("hostNetwork", "hostPID", "hostIPC"):
             if pod.spec.get(key) is True:
                 yield Hit(
@@ -61,3 +64,6 @@ def check(res, ctx):
                     at_value=True,
                     checkov=CHECKOV_BY_KEY[key],
                 )
+
+
+RULE = ObjectRule(meta=META, check=check, options=POD_SECURITY_OPTIONS, checkov=CHECKOV, pod_templates=True)

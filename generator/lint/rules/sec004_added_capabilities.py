@@ -38,23 +38,26 @@ FAIL:
             capabilities: {add: [SYS_ADMIN]}
 """
 
-from generator import jsonpath
-from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
+from collections.abc import Iterator
 
-ID = "SEC004"
-NAME = "added-capabilities"
-SEVERITY = "warning"
-SUMMARY = "A container adds Linux capabilities outside the allowed namespaces"
-OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
-SCOPE = "object"
-POD_TEMPLATES = True
+from generator import jsonpath
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.lint.settings import POD_SECURITY_OPTIONS
+from generator.rulemeta import RuleMeta
+
+META = RuleMeta(
+    "SEC004",
+    "added-capabilities",
+    "warning",
+    "A container adds Linux capabilities outside the allowed namespaces",
+    __doc__,
+)
 CHECKOV = ("CKV_K8S_25",)
 
 
-def check(res, ctx):
-    for cpath, container in (c for pod in pods.restricted_templates(res, ctx, ID) for c in pod.containers):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    for cpath, container in (c for pod in ctx.restricted_templates(res, META.id) for c in pod.containers):
         sc = container.get("securityContext")
         caps = sc.get("capabilities") if isinstance(sc, dict) else None
         added = caps.get("add") if isinstance(caps, dict) else None
@@ -65,3 +68,6 @@ def check(res, ctx):
                 cpath + ("securityContext", "capabilities", "add"),
                 checkov=CHECKOV[0],
             )
+
+
+RULE = ObjectRule(meta=META, check=check, options=POD_SECURITY_OPTIONS, checkov=CHECKOV, pod_templates=True)

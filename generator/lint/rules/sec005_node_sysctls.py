@@ -37,18 +37,21 @@ FAIL:
         - {name: main, image: "busybox:1.36"}
 """
 
-from generator import jsonpath
-from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
+from collections.abc import Iterator
 
-ID = "SEC005"
-NAME = "node-sysctls"
-SEVERITY = "warning"
-SUMMARY = "A pod sets unsafe or node-level sysctls outside the allowed namespaces"
-OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
-SCOPE = "object"
-POD_TEMPLATES = True
+from generator import jsonpath
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.lint.settings import POD_SECURITY_OPTIONS
+from generator.rulemeta import RuleMeta
+
+META = RuleMeta(
+    "SEC005",
+    "node-sysctls",
+    "warning",
+    "A pod sets unsafe or node-level sysctls outside the allowed namespaces",
+    __doc__,
+)
 
 # The kubelet's safe set (Kubernetes 1.29+)
 SAFE = frozenset(
@@ -67,8 +70,8 @@ SAFE = frozenset(
 )
 
 
-def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx, ID):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    for pod in ctx.restricted_templates(res, META.id):
         sc = pod.spec.get("securityContext")
         sysctls = sc.get("sysctls") if isinstance(sc, dict) else None
         for i, item in enumerate(sysctls if isinstance(sysctls, list) else []):
@@ -81,3 +84,6 @@ def check(res, ctx):
                     path + ("name",),
                     at_value=True,
                 )
+
+
+RULE = ObjectRule(meta=META, check=check, options=POD_SECURITY_OPTIONS, pod_templates=True)

@@ -32,26 +32,27 @@ FAIL:
         - {name: main, image: "busybox:1.36"}
 """
 
+from collections.abc import Iterator
+
 from generator import jsonpath
 from generator.kube import pods
-from generator.lint.model import Hit
-from generator.lint.settings import ALLOWED_PRIVILEGED_NAMESPACES
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
+from generator.lint.settings import POD_SECURITY_OPTIONS
+from generator.rulemeta import RuleMeta
 
-ID = "SEC006"
-NAME = "seccomp-missing"
-SEVERITY = "warning"
-SUMMARY = "A pod has no seccomp profile"
-OPTIONS = {"allowedPrivilegedNamespaces": ALLOWED_PRIVILEGED_NAMESPACES}
-SCOPE = "object"
-POD_TEMPLATES = True
+META = RuleMeta("SEC006", "seccomp-missing", "warning", "A pod has no seccomp profile", __doc__)
 CHECKOV = ("CKV_K8S_31",)
 
 
-def check(res, ctx):
-    for pod in pods.restricted_templates(res, ctx, ID):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
+    for pod in ctx.restricted_templates(res, META.id):
         if not pods.secured(pod, lambda sc: isinstance(sc, dict) and isinstance(sc.get("seccompProfile"), dict)):
             yield Hit(
                 f"{jsonpath.dotted(pod.path + ('securityContext',))}: no seccompProfile; set type RuntimeDefault",
                 pod.path + ("securityContext",),
                 checkov=CHECKOV[0],
             )
+
+
+RULE = ObjectRule(meta=META, check=check, options=POD_SECURITY_OPTIONS, checkov=CHECKOV, pod_templates=True)

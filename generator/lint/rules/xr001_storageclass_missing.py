@@ -49,20 +49,26 @@ FAIL:
 """
 
 import dataclasses
+from collections.abc import Iterator, Sequence
 
+from generator.diagnostic import Diagnostic
 from generator.lint import references
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, SetRule
+from generator.lint.references import NameFact
 from generator.lint.settings import COMPLETE_SET
+from generator.rulemeta import RuleMeta
 
-ID = "XR001"
-NAME = "storageclass-missing"
-SEVERITY = "error"
-SUMMARY = "A PersistentVolumeClaim references a storage class nothing in the linted set provides"
-SCOPE = "set"
-OPTIONS = {"completeSet": COMPLETE_SET}
+META = RuleMeta(
+    "XR001",
+    "storageclass-missing",
+    "error",
+    "A PersistentVolumeClaim references a storage class nothing in the linted set provides",
+    __doc__,
+)
 
 
-def facts(res, ctx):
+def facts(res: Resource, ctx: Context) -> Iterator[tuple[NameFact, Hit | None]]:
     """The StorageClass's name, or the class a PersistentVolume provides; a claim's class
     name, with its finding should the class be missing."""
     if res.kind == "StorageClass":
@@ -82,7 +88,7 @@ def facts(res, ctx):
                 yield from _claim(template.get("spec"), ("spec", "volumeClaimTemplates", i, "spec"))
 
 
-def check(facts, ctx):
+def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> Iterator[Diagnostic]:
     contract = ctx.settings.contract
     for finding in references.undefined(facts, "claim", contract.storage_classes if contract else None, contract):
         if contract is not None and "XR001" not in ctx.settings.rules:
@@ -93,10 +99,13 @@ def check(facts, ctx):
         yield finding
 
 
-def _claim(spec, path):
+def _claim(spec: object, path: tuple) -> Iterator[tuple[NameFact, Hit]]:
     name = spec.get("storageClassName") if isinstance(spec, dict) else None
     if isinstance(name, str) and name:
         yield (
             ("claim", name),
             Hit(f'storageclass.storage.k8s.io "{name}" not found', path + ("storageClassName",), at_value=True),
         )
+
+
+RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})

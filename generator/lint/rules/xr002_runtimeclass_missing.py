@@ -44,20 +44,23 @@ FAIL:
         - {name: smi, image: "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"}
 """
 
+from collections.abc import Iterable, Iterator, Sequence
+
+from generator.diagnostic import Diagnostic
 from generator.kube import pods
 from generator.lint import references
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, SetRule
+from generator.lint.references import NameFact
 from generator.lint.settings import COMPLETE_SET
+from generator.rulemeta import RuleMeta
 
-ID = "XR002"
-NAME = "runtimeclass-missing"
-SEVERITY = "error"
-SUMMARY = "A pod references a RuntimeClass not in the linted set"
-SCOPE = "set"
-OPTIONS = {"completeSet": COMPLETE_SET}
+META = RuleMeta(
+    "XR002", "runtimeclass-missing", "error", "A pod references a RuntimeClass not in the linted set", __doc__
+)
 
 
-def facts(res, ctx):
+def facts(res: Resource, ctx: Context) -> Iterator[tuple[NameFact, Hit | None]]:
     """The RuntimeClass's name; each pod's runtime class, with its finding should the class be missing."""
     if res.kind == "RuntimeClass":
         yield ("class", res.name), None
@@ -70,6 +73,9 @@ def facts(res, ctx):
             )
 
 
-def check(facts, ctx):
+def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> Iterable[Diagnostic]:
     contract = ctx.settings.contract
     return references.undefined(facts, "pod", contract.runtime_classes if contract else None, contract)
+
+
+RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})

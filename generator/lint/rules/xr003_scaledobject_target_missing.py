@@ -64,23 +64,32 @@ FAIL:
 """
 
 import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from generator.lint.model import Hit
+from generator.diagnostic import Diagnostic
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, SetRule
 from generator.lint.settings import COMPLETE_SET
+from generator.rulemeta import RuleMeta
 
-ID = "XR003"
-NAME = "scaledobject-target-missing"
-SEVERITY = "error"
-SUMMARY = "A ScaledObject's scaleTargetRef names a workload not in the linted set"
-SCOPE = "set"
-OPTIONS = {"completeSet": COMPLETE_SET}
+META = RuleMeta(
+    "XR003",
+    "scaledobject-target-missing",
+    "error",
+    "A ScaledObject's scaleTargetRef names a workload not in the linted set",
+    __doc__,
+)
 
 
 _SCALABLE_BUILT_IN = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
 
 
-def facts(res, ctx):
+# ("object", kind, namespace, name) of every object; ("target", kind, namespace, name) of a scale target
+_Fact = tuple[str, str, str, str]
+
+
+def facts(res: Resource, ctx: Context) -> Iterator[tuple[_Fact, Hit | None]]:
     """A scalable object's kind, namespace and name; a ScaledObject's target, located for a finding."""
     if _scalable(res.kind, res.obj["apiVersion"]):
         yield ("object", sys.intern(res.kind), sys.intern(res.namespace), res.name), None
@@ -101,7 +110,7 @@ def _scalable(kind: str, api_version: str) -> bool:
     return kind in _SCALABLE_BUILT_IN or not built_in
 
 
-def check(facts, ctx):
+def check(facts: Sequence[tuple[_Fact, Diagnostic | None]], ctx: Context) -> Iterator[Diagnostic]:
     objects: dict[str, list[tuple[str, str]]] = {}
     for fact, _ in facts:
         if fact[0] == "object":
@@ -117,3 +126,6 @@ def check(facts, ctx):
             continue
         found = f" (there is one in namespace {', '.join(elsewhere)})" if elsewhere else ""
         yield replace(finding, message=f"scaleTargetRef: {kind} {namespace or '(none)'}/{name} not found{found}")
+
+
+RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})

@@ -63,19 +63,29 @@ FAIL:
             limits: {nvidia.com/gpu: 1, memory: 8Gi}
 """
 
+from collections.abc import Iterator, Sequence
+
+from generator.diagnostic import Diagnostic
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, SetRule
 from generator.lint.settings import COMPLETE_SET
+from generator.rulemeta import RuleMeta
 
-ID = "XR004"
-NAME = "gpu-namespace-default-deny"
-SEVERITY = "warning"
-SUMMARY = "A namespace with GPU pods has no default-deny NetworkPolicy"
-SCOPE = "set"
-OPTIONS = {"completeSet": COMPLETE_SET}
+META = RuleMeta(
+    "XR004",
+    "gpu-namespace-default-deny",
+    "warning",
+    "A namespace with GPU pods has no default-deny NetworkPolicy",
+    __doc__,
+)
 
 
-def facts(res, ctx):
+# ("policy", namespace, is a default deny) of a NetworkPolicy; ("gpu", namespace) of an object with GPU pods
+_Fact = tuple[str, str, bool] | tuple[str, str]
+
+
+def facts(res: Resource, ctx: Context) -> Iterator[tuple[_Fact, Hit | None]]:
     """Whether a NetworkPolicy is a default deny; the namespace of an object with GPU pods,
     located for a finding."""
     if res.kind == "NetworkPolicy":
@@ -91,12 +101,12 @@ def facts(res, ctx):
         )
 
 
-def check(facts, ctx):
+def check(facts: Sequence[tuple[_Fact, Diagnostic | None]], ctx: Context) -> Iterator[Diagnostic]:
     """One finding per namespace, on its first object with GPU pods (in file order)."""
     policies = [fact for fact, _ in facts if fact[0] == "policy"]
     if not policies:
         return
-    denied = {namespace for _, namespace, deny in policies if deny}
+    denied = {fact[1] for fact in policies if len(fact) == 3 and fact[2]}
     reported = set()
     for fact, finding in facts:
         if fact[0] == "gpu" and fact[1] not in denied and fact[1] not in reported:
@@ -111,3 +121,6 @@ def _is_default_deny(obj: dict) -> bool:
         return False
     types = spec.get("policyTypes") or ["Ingress"]
     return spec.get("podSelector") == {} and isinstance(types, list) and "Ingress" in types and not spec.get("ingress")
+
+
+RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})

@@ -49,17 +49,22 @@ FAIL:
             - {name: exporter, image: "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.1-ubuntu22.04"}
 """
 
+from collections.abc import Iterator
+
 from generator.kube import pods
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, ObjectRule
 from generator.lint.rules.gpu004_gpu_toleration_missing import UNKNOWN_TAINTS_HINT
 from generator.lint.settings import TAINT_KEYS
+from generator.rulemeta import RuleMeta
 
-ID = "XR005"
-NAME = "daemonset-gpu-taint"
-SEVERITY = "error"
-SUMMARY = "A DaemonSet selecting GPU nodes does not tolerate the GPU pool taint"
-OPTIONS = {"taintKeys": TAINT_KEYS}
-SCOPE = "object"
+META = RuleMeta(
+    "XR005",
+    "daemonset-gpu-taint",
+    "error",
+    "A DaemonSet selecting GPU nodes does not tolerate the GPU pool taint",
+    __doc__,
+)
 
 _VENDOR_LABELS = {
     "nvidia.com": ("nvidia.com/", "feature.node.kubernetes.io/pci-10de", "cloud.google.com/gke-accelerator"),
@@ -67,7 +72,7 @@ _VENDOR_LABELS = {
 }
 
 
-def check(res, ctx):
+def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     if res.kind != "DaemonSet":
         return
     settings = ctx.settings
@@ -78,7 +83,7 @@ def check(res, ctx):
             for v, prefixes in _VENDOR_LABELS.items()
             if key.startswith(prefixes)
         }
-        for key in settings.gpu_taint_keys(ID):
+        for key in settings.gpu_taint_keys(META.id):
             domain = key.split("/", 1)[0] if "/" in key else ""
             applies = domain in vendors or (vendors and domain not in _VENDOR_LABELS)
             if not applies or pods.tolerates(pod.spec, key):
@@ -87,7 +92,7 @@ def check(res, ctx):
                 f"DaemonSet selects {', '.join(sorted(vendors))} GPU nodes but does not tolerate their "
                 f"taint {key}:NoSchedule, so it runs no pod there"
             )
-            if settings.knows_gpu_taints(ID):
+            if settings.knows_gpu_taints(META.id):
                 hint = f"add `{{key: {key}, operator: Exists, effect: NoSchedule}}` to the tolerations"
                 yield Hit(message, pod.path + ("tolerations",), hint=hint)
             else:
@@ -113,3 +118,6 @@ def _selected_label_keys(spec: dict) -> set[str]:
             if isinstance(expr, dict) and isinstance(expr.get("key"), str) and expr.get("operator") != "DoesNotExist":
                 keys.add(expr["key"])
     return keys
+
+
+RULE = ObjectRule(meta=META, check=check, options={"taintKeys": TAINT_KEYS})

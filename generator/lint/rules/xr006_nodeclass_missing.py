@@ -57,22 +57,25 @@ FAIL:
             - {key: node.kubernetes.io/instance-type, operator: In, values: [p5.48xlarge]}
 """
 
-from generator.lint import references
-from generator.lint.model import Hit
-from generator.lint.settings import COMPLETE_SET
+from collections.abc import Iterable, Iterator, Sequence
 
-ID = "XR006"
-NAME = "nodeclass-missing"
-SEVERITY = "error"
-SUMMARY = "A Karpenter NodePool references a node class not in the linted set"
-SCOPE = "set"
-OPTIONS = {"completeSet": COMPLETE_SET}
+from generator.diagnostic import Diagnostic
+from generator.lint import references
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, SetRule
+from generator.lint.references import NameFact
+from generator.lint.settings import COMPLETE_SET
+from generator.rulemeta import RuleMeta
+
+META = RuleMeta(
+    "XR006", "nodeclass-missing", "error", "A Karpenter NodePool references a node class not in the linted set", __doc__
+)
 
 # The node class kinds of the Karpenter providers gpu-gitops renders for, by API group.
 NODE_CLASSES = {"karpenter.k8s.aws": "EC2NodeClass", "karpenter.azure.com": "AKSNodeClass"}
 
 
-def facts(res, ctx):
+def facts(res: Resource, ctx: Context) -> Iterator[tuple[NameFact, Hit | None]]:
     """A node class's group/kind/name; a NodePool's reference, with its finding should it be missing."""
     group = res.ref.api_version.split("/")[0]
     if NODE_CLASSES.get(group) == res.kind:
@@ -94,5 +97,8 @@ def facts(res, ctx):
         )
 
 
-def check(facts, ctx):
+def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> Iterable[Diagnostic]:
     return references.undefined(facts, "nodepool")
+
+
+RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})

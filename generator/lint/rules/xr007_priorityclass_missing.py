@@ -36,21 +36,28 @@ FAIL:
         - {name: smi, image: "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"}
 """
 
+from collections.abc import Iterable, Iterator, Sequence
+
 from generator.contract.model import BUILTIN_PRIORITY_CLASSES
+from generator.diagnostic import Diagnostic
 from generator.kube import pods
 from generator.lint import references
-from generator.lint.model import Hit
+from generator.lint.model import Hit, Resource
+from generator.lint.protocol import Context, SetRule
+from generator.lint.references import NameFact
 from generator.lint.settings import COMPLETE_SET
+from generator.rulemeta import RuleMeta
 
-ID = "XR007"
-NAME = "priorityclass-missing"
-SEVERITY = "error"
-SUMMARY = "A pod references a PriorityClass not in the linted set or the cluster"
-SCOPE = "set"
-OPTIONS = {"completeSet": COMPLETE_SET}
+META = RuleMeta(
+    "XR007",
+    "priorityclass-missing",
+    "error",
+    "A pod references a PriorityClass not in the linted set or the cluster",
+    __doc__,
+)
 
 
-def facts(res, ctx):
+def facts(res: Resource, ctx: Context) -> Iterator[tuple[NameFact, Hit | None]]:
     """The PriorityClass's name; each pod's priority class, with its finding should the class be missing."""
     if res.kind == "PriorityClass":
         yield ("class", res.name), None
@@ -63,6 +70,9 @@ def facts(res, ctx):
             )
 
 
-def check(facts, ctx):
+def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> Iterable[Diagnostic]:
     contract = ctx.settings.contract
     return references.undefined(facts, "pod", contract.priority_classes if contract else None, contract)
+
+
+RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})

@@ -1,0 +1,143 @@
+"""What a lint rule is to the engine: its metadata, its typed checks, what it is run on.
+
+A rule module defines its checks and one frozen rule object, ``RULE``: a ``DocumentRule``,
+``ObjectRule`` or ``SetRule`` holding the rule's ``RuleMeta`` (``generator.rulemeta``: ID,
+name, default severity, summary, docstring), its checks, and what lets the engine skip it.
+The class says what the check receives:
+
+- ``DocumentRule``: one parsed document (``DocumentCheck``);
+- ``ObjectRule``: one resource (``ObjectCheck``). It sees only objects whose apiVersion and
+  kind are strings unless ``untyped`` (the rule that reports a missing kind); with
+  ``pod_templates`` the engine calls it only for objects with pod templates (it reads nothing
+  else), with ``device_pods`` only for those with a pod asking for a device (GPUs, huge
+  pages, resource claims: ``pods.uses_devices``); tests hold every such rule to its flags;
+- ``SetRule``: cross-resource. ``facts(resource, ctx)`` yields ``(fact, hit or None)`` per
+  object: a small tuple of what the decision needs and the hit to report should the decision
+  go against it; ``check(facts, ctx)`` receives every object's facts, each hit located as a
+  finding (None when suppressed), and yields the findings that stand.
+
+Every rule may declare ``options`` (name → ``options.Option``, set under ``lint.rules.<ID>``)
+and ``checkov``, the checkov checks it matches (it puts the one a hit corresponds to on the
+hit, so checkov's skip annotation suppresses the hit too). A rule with ``cluster`` judges
+against the target cluster (``lint --cluster``): the engine runs it only with a contract,
+which it reads as ``ctx.contract``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from generator.diagnostic import Diagnostic
+from generator.kube import pods
+from generator.lint.model import Document, Hit, Resource
+from generator.lint.options import Option
+from generator.lint.settings import Settings
+from generator.rulemeta import RuleMeta
+
+if TYPE_CHECKING:
+    from generator.contract.model import Contract
+    from generator.validate import SchemaValidator
+
+
+@dataclass
+class Context:
+    """What rules may consult besides the object: settings, schemas, and from the registry the
+    known rule IDs and ``checkov`` (a checkov check → the rule that finds the same thing).
+
+    ``namespace_allows_privileged`` answers from the configuration; a namespace it says no
+    for is remembered (``asked``), as a Namespace in another file may still allow it.
+    """
+
+    settings: Settings
+    validator: SchemaValidator | None
+    rule_ids: set[str]
+    checkov: dict[str, str]
+    asked: str = ""
+
+    @property
+    def contract(self) -> Contract:
+        """The target cluster's contract, for the rules marked ``cluster`` (run only when there is one)."""
+        contract = self.settings.contract
+        assert contract is not None, "only a rule marked cluster=True reads ctx.contract"
+        return contract
+
+    def restricted_templates(self, res: Resource, rule_id: str) -> tuple[pods.PodTemplate, ...]:
+        """The pod templates a Pod Security rule checks: core workloads outside the namespaces
+        that rule allows host access (custom resources' pods get their security context from operators)."""
+        if self.namespace_allows_privileged(res.namespace, rule_id):
+            return ()
+        return pods.templates(res.obj, custom=False)
+
+    def namespace_allows_privileged(self, namespace: str, rule_id: str) -> bool:
+        """Host access is expected where the configuration says so or where Pod Security
+        admission lets privileged pods in (``pod-security.kubernetes.io/enforce: privileged``
+        on a linted Namespace, settled in ``Engine.finish``)."""
+        if self.settings.privileged_allowed(namespace, rule_id):
+            return True
+        self.asked = namespace
+        return False
+
+
+F = TypeVar("F", bound=tuple)
+F_co = TypeVar("F_co", bound=tuple, covariant=True)
+F_contra = TypeVar("F_contra", bound=tuple, contravariant=True)
+
+
+class DocumentCheck(Protocol):
+    """A document rule's check: the hits in one parsed document."""
+
+    def __call__(self, doc: Document, ctx: Context, /) -> Iterable[Hit]: ...
+
+
+class ObjectCheck(Protocol):
+    """An object rule's check: the hits in one resource."""
+
+    def __call__(self, res: Resource, ctx: Context, /) -> Iterable[Hit]: ...
+
+
+class FactsCheck(Protocol[F_co]):
+    """A set rule's view of one resource: its facts, each with the hit to report should the decision go against it."""
+
+    def __call__(self, res: Resource, ctx: Context, /) -> Iterable[tuple[F_co, Hit | None]]: ...
+
+
+class SetCheck(Protocol[F_contra]):
+    """A set rule's decision over every object's facts, each hit located (None when suppressed)."""
+
+    def __call__(
+        self, facts: Sequence[tuple[F_contra, Diagnostic | None]], ctx: Context, /
+    ) -> Iterable[Diagnostic]: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Rule:
+    """What every kind of rule has besides its checks."""
+
+    meta: RuleMeta
+    options: Mapping[str, Option] = field(default_factory=dict)
+    checkov: tuple[str, ...] = ()
+    cluster: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class DocumentRule(_Rule):
+    check: DocumentCheck
+
+
+@dataclass(frozen=True, kw_only=True)
+class ObjectRule(_Rule):
+    check: ObjectCheck
+    untyped: bool = False
+    pod_templates: bool = False
+    device_pods: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class SetRule(_Rule, Generic[F]):
+    facts: FactsCheck[F]
+    check: SetCheck[F]
+
+
+Rule = DocumentRule | ObjectRule | SetRule[Any]  # a registry holds set rules of every kind of fact
