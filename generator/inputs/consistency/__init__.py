@@ -105,6 +105,7 @@ _MODULES = (
     "in412_tuned_pool_without_role",
     "in413_tuned_machine_config_pool_unknown",
     "in414_tuned_without_operator",
+    "in415_do_not_disrupt_before_1_36",
     "in501_service_monitor_not_selected",
     "in502_autoscaling_without_gpus",
     "in503_deployment_autoscaled_twice",

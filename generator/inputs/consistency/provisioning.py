@@ -22,8 +22,9 @@ these checks keep the pool definition one that Karpenter launches as written:
   ``kubernetes.io/hostname`` (the NodePool CRD's rules, ``IsRestrictedLabel`` in
   kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/labels.go); taints unique by key and effect (the API server's rule for a Node), none in the
   ``karpenter.sh`` domain and not Cilium's startup taint;
-- a maintenance window that closes before it opens again;
-- ``workloads[].doNotDisrupt`` only where MutatingAdmissionPolicy v1 is served (1.36).
+- a maintenance window that closes before it opens again.
+
+``workloads[].doNotDisrupt`` before Kubernetes 1.36 is IN415.
 """
 
 from __future__ import annotations
@@ -44,8 +45,6 @@ DAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
 WEEK = 7 * 24 * 60
 # AKSNodeClass spec.osDiskSizeGB bounds (Azure/karpenter-provider-azure v1.14.2 CRD: 30 to 2048).
 AKS_OS_DISK_GB = (30, 2048)
-# MutatingAdmissionPolicy admissionregistration.k8s.io/v1 is served (GA) from Kubernetes 1.36.
-MUTATING_POLICY_MINOR = 36
 
 
 def _minutes(duration: str) -> int:
@@ -367,13 +366,3 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     for i, pool in enumerate(spec["nodePools"]):
         if "provisioning" in pool:
             yield from _check_pool(spec, i, pool, doc, facts)
-    minor = int(spec["kubernetesVersion"].split(".")[1])
-    for i, workload in enumerate(spec["workloads"]):
-        if workload["doNotDisrupt"] and minor < MUTATING_POLICY_MINOR:
-            yield doc.error(
-                f"doNotDisrupt needs MutatingAdmissionPolicy admissionregistration.k8s.io/v1, served from Kubernetes "
-                f"1.36; the cluster runs {spec['kubernetesVersion']}",
-                ("workloads", i, "doNotDisrupt"),
-                'set the annotation karpenter.sh/do-not-disrupt: "true" in the jobs\' pod templates instead, or '
-                "upgrade the cluster",
-            )
