@@ -57,7 +57,7 @@ def _complete_provisioning(provisioning: dict, facts: dict, cluster: str) -> Non
     knows, and on EKS the discovery tag that selects subnets and security groups."""
     karpenter = facts["nodeProvisioning"]
     if karpenter is None:
-        return  # refused in consistency/provisioning.py
+        return  # refused by IN416
     provisioning["image"].setdefault("family", karpenter["imageFamilies"][0])
     if karpenter["nodeClass"]["kind"] == "EC2NodeClass":
         provisioning["nodeClass"].setdefault("subnetTags", {DISCOVERY_TAG: cluster})

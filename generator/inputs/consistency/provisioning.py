@@ -4,7 +4,6 @@ launch for the pool, and labels and taints the NodePool can carry.
 The NodePool is rendered from the pool itself (``components/node-provisioning.libsonnet``), so
 these checks keep the pool definition one that Karpenter launches as written:
 
-- the provider runs Karpenter (``nodeProvisioning`` in ``providers.json``), and the pool has GPUs;
 - every instance type and family is in the provider table, with the pool's ``gpu.model`` and
   ``gpu.perNode`` (a family must have a size that carries them);
 - capacity types, image families and pinned versions the provider's node class takes;
@@ -22,9 +21,9 @@ these checks keep the pool definition one that Karpenter launches as written:
   ``kubernetes.io/hostname`` (the NodePool CRD's rules, ``IsRestrictedLabel`` in
   kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/labels.go); taints unique by key and effect (the API server's rule for a Node), none in the
   ``karpenter.sh`` domain and not Cilium's startup taint;
-- a maintenance window that closes before it opens again.
-
-``workloads[].doNotDisrupt`` before Kubernetes 1.36 is IN415.
+Checks with IDs: provisioning on a provider without Karpenter (IN416) or on a pool without
+GPUs (IN417), a maintenance window that never closes (IN418), ``workloads[].doNotDisrupt``
+before Kubernetes 1.36 (IN415).
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
 from generator.yamlio.positions import Located
 
 # Cilium's agent-not-ready taint, rendered as a startup taint on Cilium clusters (cilium chart
@@ -41,38 +41,8 @@ CILIUM_STARTUP_TAINT = "node.cilium.io/agent-not-ready"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
-DAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
-WEEK = 7 * 24 * 60
 # AKSNodeClass spec.osDiskSizeGB bounds (Azure/karpenter-provider-azure v1.14.2 CRD: 30 to 2048).
 AKS_OS_DISK_GB = (30, 2048)
-
-
-def _minutes(duration: str) -> int:
-    hours, _, rest = duration.partition("h") if "h" in duration else ("0", "", duration)
-    return int(hours) * 60 + int(rest.rstrip("m") or 0)
-
-
-def window_openings(window: dict) -> list[tuple[int, int]]:
-    """The window's (opening, closing) minutes of the week (Sunday 00:00 UTC is 0), sorted."""
-    hour, minute = (int(x) for x in window["start"].split(":"))
-    days = [DAYS.index(d) for d in window.get("days", DAYS)]
-    length = _minutes(window["duration"])
-    return sorted((d * 24 * 60 + hour * 60 + minute, d * 24 * 60 + hour * 60 + minute + length) for d in days)
-
-
-def _check_window(window: dict, where: tuple, doc: Located) -> Iterator[InputError]:
-    openings = window_openings(window)
-    for i, (_, closing) in enumerate(openings):
-        following = openings[(i + 1) % len(openings)][0] + (WEEK if i + 1 == len(openings) else 0)
-        if closing >= following:
-            yield doc.error(
-                f"the maintenance window is open for {window['duration']} but opens again "
-                f"{(following - openings[i][0]) // 60}h after it opened: it would never close",
-                where + ("duration",),
-                "make the window shorter than the time between two openings (24h when it opens every day)",
-                at_value=True,
-            )
-            return
 
 
 def _types_of(karpenter: dict, family: str) -> dict[str, dict]:
@@ -325,44 +295,20 @@ def _check_selector_and_taints(spec: dict, i: int, pool: dict, karpenter: dict, 
             )
 
 
-def _check_pool(spec: dict, i: int, pool: dict, doc: Located, facts: dict) -> Iterator[InputError]:
-    base = ("nodePools", i, "provisioning")
-    karpenter = facts["nodeProvisioning"]
-    if karpenter is None:
-        yield doc.error(
-            f"provider {spec['provider']} has no Karpenter node provisioning that gpu-gitops renders",
-            base,
-            "remove provisioning: its nodes are provisioned outside the cluster (eks and aks render a NodePool)",
-        )
-        return
-    if "gpu" not in pool:
-        yield doc.error(
-            "provisioning is for GPU pools: its instance types are checked against the pool's gpu",
-            base,
-            "add the pool's gpu, or remove provisioning",
-        )
-        return
-    prov = pool["provisioning"]
-    raw = doc.data["nodePools"][i]["provisioning"]
-    yield from _check_instances(pool["gpu"], prov, karpenter, base, doc)
-    for j, capacity in enumerate(prov["capacityTypes"]):
-        if capacity not in karpenter["capacityTypes"]:
-            yield doc.error(
-                f"capacity type {capacity!r} is not one the provider's Karpenter launches",
-                base + ("capacityTypes", j),
-                "use one of: " + ", ".join(karpenter["capacityTypes"]),
-                at_value=True,
-            )
-    yield from _check_image(spec, pool, karpenter, base, doc)
-    yield from _check_stack(spec, pool, karpenter, base, doc)
-    yield from _check_node_class(pool, raw, karpenter, base, doc)
-    yield from _check_selector_and_taints(spec, i, pool, karpenter, doc)
-    window = prov["disruption"].get("window")
-    if window is not None:
-        yield from _check_window(window, base + ("disruption", "window"), doc)
-
-
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
-    for i, pool in enumerate(spec["nodePools"]):
-        if "provisioning" in pool:
-            yield from _check_pool(spec, i, pool, doc, facts)
+    for i, pool, karpenter, base in provisioned(spec, facts):
+        prov = pool["provisioning"]
+        raw = doc.data["nodePools"][i]["provisioning"]
+        yield from _check_instances(pool["gpu"], prov, karpenter, base, doc)
+        for j, capacity in enumerate(prov["capacityTypes"]):
+            if capacity not in karpenter["capacityTypes"]:
+                yield doc.error(
+                    f"capacity type {capacity!r} is not one the provider's Karpenter launches",
+                    base + ("capacityTypes", j),
+                    "use one of: " + ", ".join(karpenter["capacityTypes"]),
+                    at_value=True,
+                )
+        yield from _check_image(spec, pool, karpenter, base, doc)
+        yield from _check_stack(spec, pool, karpenter, base, doc)
+        yield from _check_node_class(pool, raw, karpenter, base, doc)
+        yield from _check_selector_and_taints(spec, i, pool, karpenter, doc)
