@@ -109,6 +109,8 @@ _MODULES = (
     "in416_provisioning_without_karpenter",
     "in417_provisioning_without_gpu",
     "in418_maintenance_window_never_closes",
+    "in419_provisioning_mig_mixed",
+    "in420_provisioning_operator_driver_on_eks",
     "in501_service_monitor_not_selected",
     "in502_autoscaling_without_gpus",
     "in503_deployment_autoscaled_twice",

@@ -10,9 +10,6 @@ these checks keep the pool definition one that Karpenter launches as written:
 - the NVIDIA driver branch a pinned EKS AMI ships (the table's ``imageDrivers``) against
   ``gpu.nvidia.driver.minVersion``: an older branch is an error, the same branch a warning
   (the patch release is the one the AMI build found); other images are not known;
-- no MIG ``mixed`` layout: Karpenter launches for a pending pod by the instance type's
-  resources (``nvidia.com/gpu``), and a pod that asks for ``nvidia.com/mig-*`` matches none;
-- no GPU Operator driver on EKS: the AMI alias picks the NVIDIA variant, which ships the driver;
 - the node class's EKS settings (the nodes' IAM role is required) only on EKS, an AKS OS disk
   size the AKSNodeClass takes;
 - a ``nodeSelector`` the NodePool's nodes carry: ``karpenter.sh/nodepool`` is the pool's name,
@@ -22,8 +19,9 @@ these checks keep the pool definition one that Karpenter launches as written:
   kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/labels.go); taints unique by key and effect (the API server's rule for a Node), none in the
   ``karpenter.sh`` domain and not Cilium's startup taint;
 Checks with IDs: provisioning on a provider without Karpenter (IN416) or on a pool without
-GPUs (IN417), a maintenance window that never closes (IN418), ``workloads[].doNotDisrupt``
-before Kubernetes 1.36 (IN415).
+GPUs (IN417), a maintenance window that never closes (IN418), a MIG ``mixed`` pool (IN419),
+the GPU Operator's driver on EKS (IN420), ``workloads[].doNotDisrupt`` before Kubernetes 1.36
+(IN415).
 """
 
 from __future__ import annotations
@@ -178,30 +176,6 @@ def _check_driver(spec: dict, image: dict, karpenter: dict, where: tuple, doc: L
         )
 
 
-def _check_stack(spec: dict, pool: dict, karpenter: dict, base: tuple, doc: Located) -> Iterator[InputError]:
-    gpu = pool["gpu"]
-    if gpu["vendor"] == "nvidia" and gpu["mig"]["strategy"] == "mixed":
-        yield doc.error(
-            "Karpenter cannot provision a MIG `mixed` pool: it launches for a pending pod by the instance type's "
-            "resources (nvidia.com/gpu), and pods that request nvidia.com/mig-* match no instance type",
-            base,
-            "use mig.strategy: single (slices are advertised as nvidia.com/gpu), or leave this pool to a node group",
-        )
-    nvidia = spec["gpu"]["nvidia"]
-    if (
-        karpenter["nodeClass"]["kind"] == "EC2NodeClass"
-        and gpu["vendor"] == "nvidia"
-        and nvidia["mode"] == "operator"
-        and nvidia["driver"]["managed"]
-    ):
-        yield doc.error(
-            "the EKS-optimized AMI Karpenter picks for NVIDIA instance types ships the driver, so the GPU Operator "
-            "must not install one",
-            base + ("image",),
-            "set gpu.nvidia.driver.managed: false",
-        )
-
-
 def _check_node_class(pool: dict, raw: dict, karpenter: dict, base: tuple, doc: Located) -> Iterator[InputError]:
     eks = karpenter["nodeClass"]["kind"] == "EC2NodeClass"
     node_class = raw.get("nodeClass", {})
@@ -309,6 +283,5 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     at_value=True,
                 )
         yield from _check_image(spec, pool, karpenter, base, doc)
-        yield from _check_stack(spec, pool, karpenter, base, doc)
         yield from _check_node_class(pool, raw, karpenter, base, doc)
         yield from _check_selector_and_taints(spec, i, pool, karpenter, doc)
