@@ -10,8 +10,6 @@ these checks keep the pool definition one that Karpenter launches as written:
 - the NVIDIA driver branch a pinned EKS AMI ships (the table's ``imageDrivers``) against
   ``gpu.nvidia.driver.minVersion``: an older branch is an error, the same branch a warning
   (the patch release is the one the AMI build found); other images are not known;
-- the node class's EKS settings (the nodes' IAM role is required) only on EKS, an AKS OS disk
-  size the AKSNodeClass takes;
 - a ``nodeSelector`` the NodePool's nodes carry: ``karpenter.sh/nodepool`` is the pool's name,
   ``karpenter.sh/capacity-type`` and ``node.kubernetes.io/instance-type`` among the requested
   values, no other label of the ``karpenter.sh`` or the provider's domain nor
@@ -20,8 +18,8 @@ these checks keep the pool definition one that Karpenter launches as written:
   ``karpenter.sh`` domain and not Cilium's startup taint;
 Checks with IDs: provisioning on a provider without Karpenter (IN416) or on a pool without
 GPUs (IN417), a maintenance window that never closes (IN418), a MIG ``mixed`` pool (IN419),
-the GPU Operator's driver on EKS (IN420), ``workloads[].doNotDisrupt`` before Kubernetes 1.36
-(IN415).
+the GPU Operator's driver on EKS (IN420), the node class's settings (IN421-IN423),
+``workloads[].doNotDisrupt`` before Kubernetes 1.36 (IN415).
 """
 
 from __future__ import annotations
@@ -39,8 +37,6 @@ CILIUM_STARTUP_TAINT = "node.cilium.io/agent-not-ready"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
-# AKSNodeClass spec.osDiskSizeGB bounds (Azure/karpenter-provider-azure v1.14.2 CRD: 30 to 2048).
-AKS_OS_DISK_GB = (30, 2048)
 
 
 def _types_of(karpenter: dict, family: str) -> dict[str, dict]:
@@ -176,34 +172,6 @@ def _check_driver(spec: dict, image: dict, karpenter: dict, where: tuple, doc: L
         )
 
 
-def _check_node_class(pool: dict, raw: dict, karpenter: dict, base: tuple, doc: Located) -> Iterator[InputError]:
-    eks = karpenter["nodeClass"]["kind"] == "EC2NodeClass"
-    node_class = raw.get("nodeClass", {})
-    if eks and "role" not in node_class:
-        yield doc.error(
-            "an EC2NodeClass needs the IAM role of its nodes: provisioning.nodeClass.role",
-            base + (("nodeClass",) if "nodeClass" in raw else ()),
-            "set nodeClass.role to the node role Karpenter's install created (KarpenterNodeRole-<cluster> in the "
-            "getting-started guide), with an EKS access entry of type EC2_LINUX",
-        )
-    size = node_class.get("rootVolumeGiB")
-    if not eks and size is not None and not AKS_OS_DISK_GB[0] <= size <= AKS_OS_DISK_GB[1]:
-        yield doc.error(
-            f"an AKSNodeClass OS disk is {AKS_OS_DISK_GB[0]} to {AKS_OS_DISK_GB[1]} GB, not {size}",
-            base + ("nodeClass", "rootVolumeGiB"),
-            "pick a size in that range (the default is 128)",
-            at_value=True,
-        )
-    if not eks:
-        for key in ("role", "subnetTags", "securityGroupTags"):
-            if key in node_class:
-                yield doc.error(
-                    f"nodeClass.{key} is an EC2NodeClass setting; {karpenter['nodeClass']['kind']} has none",
-                    base + ("nodeClass", key),
-                    f"remove nodeClass.{key}",
-                )
-
-
 def _check_selector_and_taints(spec: dict, i: int, pool: dict, karpenter: dict, doc: Located) -> Iterator[InputError]:
     prov = pool["provisioning"]
     # the provider's Karpenter restricts its own label domain too (karpenter.k8s.aws, karpenter.azure.com)
@@ -272,7 +240,6 @@ def _check_selector_and_taints(spec: dict, i: int, pool: dict, karpenter: dict, 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     for i, pool, karpenter, base in provisioned(spec, facts):
         prov = pool["provisioning"]
-        raw = doc.data["nodePools"][i]["provisioning"]
         yield from _check_instances(pool["gpu"], prov, karpenter, base, doc)
         for j, capacity in enumerate(prov["capacityTypes"]):
             if capacity not in karpenter["capacityTypes"]:
@@ -283,5 +250,4 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     at_value=True,
                 )
         yield from _check_image(spec, pool, karpenter, base, doc)
-        yield from _check_node_class(pool, raw, karpenter, base, doc)
         yield from _check_selector_and_taints(spec, i, pool, karpenter, doc)
