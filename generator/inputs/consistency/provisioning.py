@@ -14,11 +14,10 @@ these checks keep the pool definition one that Karpenter launches as written:
   ``karpenter.sh/capacity-type`` and ``node.kubernetes.io/instance-type`` among the requested
   values, no other label of the ``karpenter.sh`` or the provider's domain nor
   ``kubernetes.io/hostname`` (the NodePool CRD's rules, ``IsRestrictedLabel`` in
-  kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/labels.go); taints unique by key and effect (the API server's rule for a Node), none in the
-  ``karpenter.sh`` domain and not Cilium's startup taint;
+  kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/labels.go).
 Checks with IDs: provisioning on a provider without Karpenter (IN416) or on a pool without
 GPUs (IN417), a maintenance window that never closes (IN418), a MIG ``mixed`` pool (IN419),
-the GPU Operator's driver on EKS (IN420), the node class's settings (IN421-IN423),
+the GPU Operator's driver on EKS (IN420), the node class's settings (IN421-IN423), the pool's taints (IN424-IN426),
 ``workloads[].doNotDisrupt`` before Kubernetes 1.36 (IN415).
 """
 
@@ -30,10 +29,6 @@ from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
 from generator.yamlio.positions import Located
 
-# Cilium's agent-not-ready taint, rendered as a startup taint on Cilium clusters (cilium chart
-# 1.19.6 values.yaml `agentNotReadyTaintKey`; Karpenter v1.14.1 docs concepts/nodepools.md,
-# "Cilium Startup Taint").
-CILIUM_STARTUP_TAINT = "node.cilium.io/agent-not-ready"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
@@ -172,7 +167,7 @@ def _check_driver(spec: dict, image: dict, karpenter: dict, where: tuple, doc: L
         )
 
 
-def _check_selector_and_taints(spec: dict, i: int, pool: dict, karpenter: dict, doc: Located) -> Iterator[InputError]:
+def _check_selector(spec: dict, i: int, pool: dict, karpenter: dict, doc: Located) -> Iterator[InputError]:
     prov = pool["provisioning"]
     # the provider's Karpenter restricts its own label domain too (karpenter.k8s.aws, karpenter.azure.com)
     provider_domain = karpenter["nodeClass"]["apiVersion"].split("/")[0]
@@ -208,33 +203,6 @@ def _check_selector_and_taints(spec: dict, i: int, pool: dict, karpenter: dict, 
                 ("nodePools", i, "nodeSelector"),
                 f"select the pool by {NODEPOOL_LABEL}: {pool['name']} or a label of its own",
             )
-    seen: set[tuple[str, str]] = set()
-    for j, taint in enumerate(pool["taints"]):
-        where = ("nodePools", i, "taints", j)
-        pair = (taint["key"], taint["effect"])
-        if pair in seen:
-            yield doc.error(
-                f"taint {taint['key']}:{taint['effect']} is listed twice: the API server refuses a Node whose taints "
-                "repeat a key and effect",
-                where,
-                "keep one of them",
-            )
-        seen.add(pair)
-        if taint["key"].split("/")[0].endswith("karpenter.sh"):
-            yield doc.error(
-                f"taint {taint['key']} is in the karpenter.sh domain, which Karpenter sets and removes itself",
-                where + ("key",),
-                "use a key of your own",
-                at_value=True,
-            )
-        if taint["key"] == CILIUM_STARTUP_TAINT and spec["network"]["cilium"]["enabled"]:
-            yield doc.error(
-                f"{CILIUM_STARTUP_TAINT} is the startup taint Cilium removes when its agent is ready: as a pool taint "
-                "Karpenter would put it back",
-                where + ("key",),
-                "remove it: the NodePool renders it as a startup taint",
-                at_value=True,
-            )
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -250,4 +218,4 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     at_value=True,
                 )
         yield from _check_image(spec, pool, karpenter, base, doc)
-        yield from _check_selector_and_taints(spec, i, pool, karpenter, doc)
+        yield from _check_selector(spec, i, pool, karpenter, doc)
