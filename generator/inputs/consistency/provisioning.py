@@ -1,5 +1,5 @@
 """Karpenter-provisioned pools (``nodePools[].provisioning``): what the provider's Karpenter can
-launch for the pool, and labels and taints the NodePool can carry.
+launch for the pool. These checks have no ID yet.
 
 The NodePool is rendered from the pool itself (``components/node-provisioning.libsonnet``), so
 these checks keep the pool definition one that Karpenter launches as written:
@@ -9,16 +9,13 @@ these checks keep the pool definition one that Karpenter launches as written:
 - capacity types, image families and pinned versions the provider's node class takes;
 - the NVIDIA driver branch a pinned EKS AMI ships (the table's ``imageDrivers``) against
   ``gpu.nvidia.driver.minVersion``: an older branch is an error, the same branch a warning
-  (the patch release is the one the AMI build found); other images are not known;
-- a ``nodeSelector`` the NodePool's nodes carry: ``karpenter.sh/nodepool`` is the pool's name,
-  ``karpenter.sh/capacity-type`` and ``node.kubernetes.io/instance-type`` among the requested
-  values, no other label of the ``karpenter.sh`` or the provider's domain nor
-  ``kubernetes.io/hostname`` (the NodePool CRD's rules, ``IsRestrictedLabel`` in
-  kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/labels.go).
-Checks with IDs: provisioning on a provider without Karpenter (IN416) or on a pool without
-GPUs (IN417), a maintenance window that never closes (IN418), a MIG ``mixed`` pool (IN419),
-the GPU Operator's driver on EKS (IN420), the node class's settings (IN421-IN423), the pool's taints (IN424-IN426),
-``workloads[].doNotDisrupt`` before Kubernetes 1.36 (IN415).
+  (the patch release is the one the AMI build found); other images are not known.
+
+They judge the pools IN416 and IN417 pass (``provisioned``). The other provisioning checks
+have IDs: a maintenance window that never closes (IN418), a MIG ``mixed`` pool (IN419), the
+GPU Operator's driver on EKS (IN420), the node class (IN421-IN423), the pool's taints
+(IN424-IN426) and ``nodeSelector`` (IN427-IN429), ``workloads[].doNotDisrupt`` before
+Kubernetes 1.36 (IN415).
 """
 
 from __future__ import annotations
@@ -28,10 +25,6 @@ from collections.abc import Iterator
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
 from generator.yamlio.positions import Located
-
-NODEPOOL_LABEL = "karpenter.sh/nodepool"
-CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
-INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 
 
 def _types_of(karpenter: dict, family: str) -> dict[str, dict]:
@@ -167,46 +160,8 @@ def _check_driver(spec: dict, image: dict, karpenter: dict, where: tuple, doc: L
         )
 
 
-def _check_selector(spec: dict, i: int, pool: dict, karpenter: dict, doc: Located) -> Iterator[InputError]:
-    prov = pool["provisioning"]
-    # the provider's Karpenter restricts its own label domain too (karpenter.k8s.aws, karpenter.azure.com)
-    provider_domain = karpenter["nodeClass"]["apiVersion"].split("/")[0]
-    for key, value in pool["nodeSelector"].items():
-        where = ("nodePools", i, "nodeSelector", key)
-        if key == NODEPOOL_LABEL and value != pool["name"]:
-            yield doc.error(
-                f"{key}={value} selects no node of this pool: Karpenter labels its nodes {key}={pool['name']}",
-                where,
-                f"set {key}: {pool['name']} (the NodePool is named after the pool)",
-                at_value=True,
-            )
-        elif key == CAPACITY_TYPE_LABEL and value not in prov["capacityTypes"]:
-            yield doc.error(
-                f"{key}={value} is not among provisioning.capacityTypes {prov['capacityTypes']}",
-                where,
-                "add it to capacityTypes, or drop the selector",
-                at_value=True,
-            )
-        elif key == INSTANCE_TYPE_LABEL and value not in prov.get("instanceTypes", [value]):
-            yield doc.error(
-                f"{key}={value} is not among provisioning.instanceTypes",
-                where,
-                "select the pool by a label of its own",
-                at_value=True,
-            )
-        elif key == "kubernetes.io/hostname" or (
-            key.split("/")[0].endswith(("karpenter.sh", provider_domain))
-            and key not in (NODEPOOL_LABEL, CAPACITY_TYPE_LABEL)
-        ):
-            yield doc.error(
-                f"label {key} is restricted in a NodePool (Karpenter sets it itself)",
-                ("nodePools", i, "nodeSelector"),
-                f"select the pool by {NODEPOOL_LABEL}: {pool['name']} or a label of its own",
-            )
-
-
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
-    for i, pool, karpenter, base in provisioned(spec, facts):
+    for _, pool, karpenter, base in provisioned(spec, facts):
         prov = pool["provisioning"]
         yield from _check_instances(pool["gpu"], prov, karpenter, base, doc)
         for j, capacity in enumerate(prov["capacityTypes"]):
@@ -218,4 +173,3 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     at_value=True,
                 )
         yield from _check_image(spec, pool, karpenter, base, doc)
-        yield from _check_selector(spec, i, pool, karpenter, doc)
