@@ -6,16 +6,13 @@ these checks keep the pool definition one that Karpenter launches as written:
 
 - every instance type and family is in the provider table, with the pool's ``gpu.model`` and
   ``gpu.perNode`` (a family must have a size that carries them);
-- capacity types, image families and pinned versions the provider's node class takes;
-- the NVIDIA driver branch a pinned EKS AMI ships (the table's ``imageDrivers``) against
-  ``gpu.nvidia.driver.minVersion``: an older branch is an error, the same branch a warning
-  (the patch release is the one the AMI build found); other images are not known.
+- capacity types the provider's Karpenter launches.
 
 They judge the pools IN416 and IN417 pass (``provisioned``). The other provisioning checks
 have IDs: a maintenance window that never closes (IN418), a MIG ``mixed`` pool (IN419), the
 GPU Operator's driver on EKS (IN420), the node class (IN421-IN423), the pool's taints
-(IN424-IN426) and ``nodeSelector`` (IN427-IN429), ``workloads[].doNotDisrupt`` before
-Kubernetes 1.36 (IN415).
+(IN424-IN426) and ``nodeSelector`` (IN427-IN429), the node image and its NVIDIA driver
+(IN430-IN434), ``workloads[].doNotDisrupt`` before Kubernetes 1.36 (IN415).
 """
 
 from __future__ import annotations
@@ -97,69 +94,6 @@ def _check_instances(gpu: dict, prov: dict, karpenter: dict, base: tuple, doc: L
             )
 
 
-def _check_image(spec: dict, pool: dict, karpenter: dict, base: tuple, doc: Located) -> Iterator[InputError]:
-    image = pool["provisioning"]["image"]
-    where = base + ("image",)
-    if image["family"] not in karpenter["imageFamilies"]:
-        yield doc.error(
-            f"image family {image['family']!r} is not one the provider's node class takes",
-            where + ("family",),
-            "use one of: " + ", ".join(karpenter["imageFamilies"]),
-            at_value=True,
-        )
-        return
-    version = image["version"]
-    if version == "latest":
-        return
-    if not karpenter["imagePinning"]:
-        yield doc.error(
-            f"{karpenter['nodeClass']['kind']} cannot pin an image version: nodes always get the newest image of the family",
-            where + ("version",),
-            "set image.version: latest, and pace image rolls with disruption.maxNodes and disruption.window",
-            at_value=True,
-        )
-        return
-    semantic = version.count(".") == 2
-    if semantic != (image["family"] == "bottlerocket"):
-        yield doc.error(
-            f"image version {version!r} is not a {image['family']} release",
-            where + ("version",),
-            "al2023 releases are vYYYYMMDD (awslabs/amazon-eks-ami tags), bottlerocket releases vX.Y.Z",
-            at_value=True,
-        )
-        return
-    if pool["gpu"]["vendor"] == "nvidia":
-        yield from _check_driver(spec, image, karpenter, where, doc)
-
-
-def _check_driver(spec: dict, image: dict, karpenter: dict, where: tuple, doc: Located) -> Iterator[InputError]:
-    releases = karpenter["imageDrivers"].get(image["family"], [])
-    entry = next((r for r in releases if r["since"] <= image["version"]), None)
-    if entry is None:
-        return  # a release the table does not know: docs/node-platform.md says how to check it
-    branch = entry["nvidia"].get(spec["kubernetesVersion"], entry["nvidia"]["default"])
-    wanted = spec["gpu"]["nvidia"]["driver"]["minVersion"]
-    major = wanted.split(".")[0]
-    alias = f"{image['family']}@{image['version']}"
-    if int(major) > int(branch):
-        yield doc.error(
-            f"{alias} ships the NVIDIA {branch} driver branch on Kubernetes {spec['kubernetesVersion']}, "
-            f"older than gpu.nvidia.driver.minVersion {wanted}: the validation DaemonSet would fail every node",
-            where + ("version",),
-            "pin a newer release (`aws ssm get-parameters-by-path` lists them, docs/node-platform.md), or lower minVersion",
-            at_value=True,
-        )
-    elif major == branch:
-        yield doc.warning(
-            f"{alias} ships an NVIDIA {branch}.x driver; whether it is at least gpu.nvidia.driver.minVersion {wanted} "
-            "depends on the patch release the AMI was built with",
-            where + ("version",),
-            "check the release's notes (awslabs/amazon-eks-ami releases) or a node's nvidia-smi; the validation "
-            "DaemonSet fails a node with an older driver",
-            at_value=True,
-        )
-
-
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     for _, pool, karpenter, base in provisioned(spec, facts):
         prov = pool["provisioning"]
@@ -172,4 +106,3 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     "use one of: " + ", ".join(karpenter["capacityTypes"]),
                     at_value=True,
                 )
-        yield from _check_image(spec, pool, karpenter, base, doc)
