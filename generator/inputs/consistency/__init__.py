@@ -125,6 +125,12 @@ _MODULES = (
     "in432_image_version_not_release",
     "in433_image_driver_too_old",
     "in434_image_driver_maybe_old",
+    "in435_instance_types_missing",
+    "in436_instance_type_unknown",
+    "in437_instance_type_gpu_mismatch",
+    "in438_instance_families_unsupported",
+    "in439_instance_family_unknown",
+    "in440_instance_family_gpu_mismatch",
     "in501_service_monitor_not_selected",
     "in502_autoscaling_without_gpus",
     "in503_deployment_autoscaled_twice",
@@ -148,10 +154,7 @@ _MODULES = (
     "in521_topology_level_unknown",
 )
 
-_AREAS = (
-    "network",
-    "provisioning",
-)
+_AREAS = ("network",)
 
 _PROJECT_MODULES = ("in111_gitops_path_not_in_repository",)
 
