@@ -39,11 +39,11 @@ def test_pinned_references_match_the_crd_pattern():
 
     import pytest
     import yaml
-    from conftest import _SHARED
+    from conftest import SHARED, shared_missing
 
-    crd = _SHARED / "upstream-crds" / "amd-gpu-operator" / "amd.com_deviceconfigs.yaml"
+    crd = SHARED / "upstream-crds" / "amd-gpu-operator" / "amd.com_deviceconfigs.yaml"
     if not crd.is_file():
-        pytest.skip("upstream CRDs (../shared) not present")
+        pytest.skip(shared_missing(crd, "the AMD GPU Operator's DeviceConfig CRD"))
     schema = yaml.safe_load(crd.read_text(encoding="utf-8"))["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
     plugin = schema["properties"]["spec"]["properties"]["devicePlugin"]["properties"]
     for field in ("devicePluginImage", "nodeLabellerImage"):

@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 from generator.paths import Project
 from generator.tree.write import read_tree
-from tests.conftest import REPO
 
 CLUSTER = "aks-h100-training"
 LOCATED = re.compile(r"^(?P<path>[^\s:]+):(?P<line>\d+):(?P<col>\d+): error: ", re.M)

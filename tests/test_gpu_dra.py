@@ -235,11 +235,11 @@ def test_no_dra_objects_without_dra_pools(rendered):
 
 
 def test_upstream_dra_examples_lint_clean_at_1_34(run, project):
-    from conftest import _SHARED
+    from conftest import SHARED, shared_missing
 
-    examples = _SHARED / "upstream-examples" / "k8s-dra-driver-gpu"
+    examples = SHARED / "upstream-examples" / "k8s-dra-driver-gpu"
     if not examples.is_dir():
-        pytest.skip("upstream DRA examples (../shared) not present")
+        pytest.skip(shared_missing(examples, "the DRA driver's upstream examples"))
     result = run(project, "lint", "--kubernetes-version", "1.34", str(examples))
     assert result.exit_code == 0, result.output
     assert " 0 error(s)" in result.output

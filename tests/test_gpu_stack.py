@@ -286,11 +286,11 @@ def unknown_keys(ours: dict, upstream: dict, prefix: str = "") -> list[str]:
     ],
 )
 def test_helm_values_exist_upstream(rendered, release, values_file):
-    from conftest import _SHARED
+    from conftest import SHARED, shared_missing
 
-    path = _SHARED / "helm-values" / values_file
+    path = SHARED / "helm-values" / values_file
     if not path.is_file():
-        pytest.skip("upstream chart values (../shared) not present")
+        pytest.skip(shared_missing(path, "upstream chart values"))
     upstream = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
     for cluster in EXAMPLES:
         objects = load_objects(rendered / cluster)

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CRD_SCHEMAS, REPO, write_config
+from conftest import CRD_SCHEMAS, REPO, shared_missing, write_config
 from ruamel.yaml import YAML
 
 YAML_SAFE = YAML(typ="safe")
@@ -156,7 +156,9 @@ def test_lint_hook_fails_on_a_bad_manifest_and_passes_when_clean(project, run, t
     if not _lint_exists():
         pytest.skip("`gpu-gitops lint` is not in this build yet; the lint hook cannot run")
     if not CRD_SCHEMAS.is_dir():
-        pytest.skip("lint needs the upstream CRD schemas (../shared) for the rendered custom resources")
+        pytest.skip(
+            shared_missing(CRD_SCHEMAS, "the upstream CRD schemas lint needs for the rendered custom resources")
+        )
     write_config(project)
     _git_repo(project, run, ["gpu-gitops-lint"])
     clean = _pre_commit(project, tmp_path)

@@ -8,7 +8,7 @@ import tarfile
 from fractions import Fraction
 
 import pytest
-from conftest import _SHARED, EXAMPLES, REPO
+from conftest import EXAMPLES, REPO, SHARED, shared_missing
 from ruamel.yaml import YAML
 
 from generator.kube import quantity
@@ -68,9 +68,9 @@ def test_kueue_manages_only_the_queued_namespaces_and_only_accelerators():
 
 def test_the_chart_settings_the_configuration_replaces_are_kept():
     """The configuration replaces the chart's whole; what it copies must be the chart's."""
-    chart = _SHARED / "charts" / "kueue-0.19.2.tgz"
+    chart = SHARED / "charts" / "kueue-0.19.2.tgz"
     if not chart.is_file():
-        pytest.skip("chart packages (../shared) not present")
+        pytest.skip(shared_missing(chart, "the Kueue chart package"))
     with tarfile.open(chart) as tar:
         member = tar.extractfile("kueue/values.yaml")
         assert member is not None

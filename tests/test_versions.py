@@ -174,12 +174,12 @@ def test_versions_md_lists_every_entry_with_its_source():
 
 
 def _chart_values(relative: str) -> dict:
-    from conftest import _SHARED
+    from conftest import SHARED, shared_missing
     from ruamel.yaml import YAML
 
-    path = _SHARED / "helm-values" / relative
+    path = SHARED / "helm-values" / relative
     if not path.is_file():
-        pytest.skip("upstream chart values (../shared) not present")
+        pytest.skip(shared_missing(path, "upstream chart values"))
     return YAML(typ="safe").load(path.read_text(encoding="utf-8"))
 
 

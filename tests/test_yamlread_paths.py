@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from conftest import REPO, SHARED, cache_with_charts
 from hypothesis import given
 from hypothesis import strategies as st
 from ruamel.yaml.error import YAMLError
@@ -29,13 +30,11 @@ from generator.cli import cli
 from generator.errors import InputError
 from generator.lint import loader
 from generator.yamlio import positions, read
-from tests.conftest import CRD_SCHEMAS, REPO, cache_with_charts
 from tests.fuzz.budget import fuzz_settings
 from tests.fuzz.mutations import mutated_yaml
 
 pytestmark = pytest.mark.skipif(read._cread is None, reason="the compiled path is not built (no libyaml headers)")
 
-SHARED = CRD_SCHEMAS.parent
 MANIFEST_FILES = sorted(
     p
     for root in (REPO / "rendered", REPO / "tests" / "fixtures", SHARED / "upstream-examples", SHARED / "upstream-crds")

@@ -106,10 +106,10 @@ def test_a_bad_quantity_is_one_finding_naming_both_types(tmp_path):
 def test_upstream_examples_and_rendered_trees_have_no_errors(synced_cache, monkeypatch):
     """The vendors' own manifests (device plugin, DRA driver quickstarts at 1.34, where
     resource.k8s.io/v1 is served) and every rendered tree lint without an error."""
-    from conftest import _SHARED, REPO
+    from conftest import REPO, SHARED
 
     monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(synced_cache))
-    examples = _SHARED / "upstream-examples"
+    examples = SHARED / "upstream-examples"
     paths = [str(examples / "k8s-device-plugin"), str(examples / "k8s-dra-driver-gpu")]
     found = lint_paths(paths, Settings(kubernetes_version="1.34")).findings
     assert [f for f in found if f.severity == "error"] == []

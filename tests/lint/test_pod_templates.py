@@ -8,16 +8,14 @@ PodSpec), or for NIMService at a spec with ``resources`` and ``tolerations``.
 from __future__ import annotations
 
 import functools
-import os
-from pathlib import Path
 
 import pytest
+from conftest import SHARED, needs_shared
 from ruamel.yaml import YAML
 
 from generator.kube import pods
 
-_SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[3] / "shared"))
-CRDS = _SHARED / "upstream-crds"
+CRDS = SHARED / "upstream-crds"
 
 _FOLDERS = (
     "kuberay",
@@ -31,7 +29,7 @@ _FOLDERS = (
     "nvidia-nim-operator",
     "kserve",
 )
-pytestmark = pytest.mark.skipif(not CRDS.is_dir(), reason="upstream CRDs (../shared/upstream-crds) not present")
+pytestmark = needs_shared(CRDS, "the upstream CRD mirror")
 
 
 @functools.cache

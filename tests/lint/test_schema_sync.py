@@ -9,21 +9,20 @@ from __future__ import annotations
 import hashlib
 import http.server
 import json
-import os
 import shutil
 import threading
 from pathlib import Path
 
 import pytest
+from conftest import SHARED, needs_shared
 
 from generator.errors import InputError
 from generator.lint import schemasync
 from generator.validate import schemaset
 
-SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[3] / "shared"))
 MIRROR = SHARED / "upstream-crds"
 REPO = Path(__file__).resolve().parents[2]
-needs_mirror = pytest.mark.skipif(not MIRROR.is_dir(), reason="upstream CRD mirror (../shared) not present")
+needs_mirror = needs_shared(MIRROR, "the upstream CRD mirror")
 
 # what the generator renders (every example cluster) plus the kinds GPU platforms run beside it
 COMPANIONS = {
