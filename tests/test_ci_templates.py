@@ -223,7 +223,6 @@ def test_template_command_runs_clean(rendered_project, tmp_path, request, where,
         env=full_env,
         capture_output=True,
         encoding="utf-8",
-        timeout=300,
     )
     assert done.returncode == 0, f"{where}: {command}\n{done.stdout}\n{done.stderr}"
 

@@ -129,7 +129,7 @@ class Node:
     def label_pass(self, mode: str = "once") -> subprocess.CompletedProcess:
         """One pass of the labeller: the rendered command with the rendered arguments."""
         command = [*self.container["command"], mode if mode != "once" else "once", *self.container["args"][1:]]
-        done = subprocess.run(command, env=self.env, capture_output=True, encoding="utf-8", timeout=30)
+        done = subprocess.run(command, env=self.env, capture_output=True, encoding="utf-8")
         assert done.returncode == 0, done.stderr
         self.reconcile_daemonset()
         return done

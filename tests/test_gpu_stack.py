@@ -228,9 +228,7 @@ def test_argocd_release_shape(project, run):
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not installed")
 @pytest.mark.parametrize("cluster", EXAMPLES)
 def test_kustomize_builds(rendered, cluster):
-    result = subprocess.run(
-        ["kubectl", "kustomize", str(rendered / cluster)], capture_output=True, encoding="utf-8", timeout=120
-    )
+    result = subprocess.run(["kubectl", "kustomize", str(rendered / cluster)], capture_output=True, encoding="utf-8")
     assert result.returncode == 0, result.stderr
     assert "kind: ValidatingAdmissionPolicy\n" in result.stdout
 

@@ -23,7 +23,7 @@ def fake_tool(bin_dir: Path, name: str, output: str, status: int = 0) -> None:
 def run_script(bin_dir: Path, *args: str) -> subprocess.CompletedProcess:
     # Only the fake tools and the basic utilities the script needs are on PATH.
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "NODE_NAME": "gpu-node-1"}
-    return subprocess.run(["sh", str(SCRIPT), *args], capture_output=True, encoding="utf-8", env=env, timeout=30)
+    return subprocess.run(["sh", str(SCRIPT), *args], capture_output=True, encoding="utf-8", env=env)
 
 
 @pytest.fixture

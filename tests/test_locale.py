@@ -19,7 +19,7 @@ C_LOCALE = {"PYTHONUTF8": "0", "LC_ALL": "C", "LANG": "C", "PYTHONIOENCODING": "
 def gpu_gitops(root: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, **C_LOCALE}
     command = [sys.executable, "-c", "from generator.cli import main; main()", "--root", str(root), "--color", "never"]
-    return subprocess.run([*command, *args], capture_output=True, env=env, timeout=600, check=False)
+    return subprocess.run([*command, *args], capture_output=True, env=env, check=False)
 
 
 @pytest.fixture

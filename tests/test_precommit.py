@@ -66,7 +66,6 @@ def _pre_commit(project: Path, tmp_path: Path) -> subprocess.CompletedProcess:
         env=_env(tmp_path),
         capture_output=True,
         encoding="utf-8",
-        timeout=300,
     )
 
 
