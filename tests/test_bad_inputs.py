@@ -502,6 +502,7 @@ def test_explicit_tag_with_a_wrong_value(project, run, text, tag):
 # --- bounded Jsonnet: time, memory and depth ----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_overrides_loop_is_stopped_at_the_cpu_bound(project, run):
     assert run(project, "render", CLUSTER).exit_code == 0
     before = read_tree(project / "rendered")

@@ -97,6 +97,7 @@ def test_a_rule_calling_find_is_evaluated_and_can_fail():
     assert celrules.check(schema, "Pool-1", lambda *a: pytest.fail(str(a))) == [((), "lower-case letters only")]
 
 
+@pytest.mark.slow
 def test_no_rule_of_the_synced_crds_is_left_unevaluated(synced_cache):
     """Every x-kubernetes-validations rule of every synced schema compiles and calls only
     functions standard CEL or the Kubernetes libraries have."""

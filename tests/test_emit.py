@@ -112,6 +112,7 @@ def _committed_objects():
         yield path.relative_to(REPO).as_posix(), _SAFE.load(path.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_fast_emitter_writes_every_committed_file_itself_byte_for_byte():
     checked = 0
     for name, data in _committed_objects():
@@ -174,6 +175,7 @@ _tricky_data = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=int(os.environ.get("EMIT_EXAMPLES", "400")), deadline=None)
 @given(st.one_of(st.lists(_tricky_data, max_size=4), st.dictionaries(_tricky_text, _tricky_data, max_size=4)))
 def test_fast_emitter_matches_the_reference_dumper(value):

@@ -22,6 +22,7 @@ def fleets(tmp_path_factory) -> tuple[Project, Project, list[str]]:
     return Project(layered), Project(full), names
 
 
+@pytest.mark.slow
 def test_every_cluster_has_the_input_written_out_in_full(fleets):
     layered, full, names = fleets
     assert len(names) == COUNT

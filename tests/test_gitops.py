@@ -248,6 +248,7 @@ def test_examples_render_valid_gitops_objects_upstream(strict_render):
     assert engine_kinds["eks-mi300x-inference"] == {"Application"}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not installed")
 def test_kubectl_kustomize_builds_every_layer_and_gitops(project, run):
     assert run(project, "render").exit_code == 0

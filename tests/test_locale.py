@@ -42,6 +42,7 @@ def test_the_python_under_test_has_an_ascii_locale():
     assert done.stdout.split() == [b"ANSI_X3.4-1968", b"0"]
 
 
+@pytest.mark.slow
 def test_render_check_and_lint_under_the_c_locale(c_project):
     rendered = gpu_gitops(c_project, "render")
     assert rendered.returncode == 0, rendered.stderr.decode("utf-8", "replace")

@@ -32,6 +32,7 @@ def _add_clusters(root: Path, count: int) -> None:
         )
 
 
+@pytest.mark.slow
 def test_parallel_render_is_byte_identical_to_serial(project, run, tmp_path):
     _add_clusters(project, 1)
     twin = tmp_path / "twin"
@@ -106,6 +107,7 @@ def test_cluster_names_and_selection_flags_exclude_each_other(project, run):
     assert result.exit_code == 2 and "not both" in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 def test_changed_only_follows_git(project, run):
     assert run(project, "render").exit_code == 0

@@ -119,6 +119,7 @@ def test_lint_passes_on_every_file_the_repository_hook_selects(run):
     assert result.exit_code == 0, result.stdout
 
 
+@pytest.mark.slow
 def test_check_hook_fails_on_a_stale_render_and_passes_when_clean(project, run, tmp_path):
     _git_repo(project, run, ["gpu-gitops-check"])
     clean = _pre_commit(project, tmp_path)
@@ -134,6 +135,7 @@ def test_check_hook_fails_on_a_stale_render_and_passes_when_clean(project, run, 
     assert "rendered/aks-h100-training/gitops/" in stale.stdout and "stale" in stale.stdout
 
 
+@pytest.mark.slow
 def test_check_hook_fails_on_a_new_cluster_committed_without_its_tree(project, run, tmp_path):
     _git_repo(project, run, ["gpu-gitops-check"])
     shutil.copytree(project / "clusters" / "aks-h100-training", project / "clusters" / "new-one")
@@ -151,6 +153,7 @@ def test_check_hook_fails_on_a_new_cluster_committed_without_its_tree(project, r
     assert passed.returncode == 0, passed.stdout
 
 
+@pytest.mark.slow
 def test_lint_hook_fails_on_a_bad_manifest_and_passes_when_clean(project, run, tmp_path):
     if not _lint_exists():
         pytest.skip("`gpu-gitops lint` is not in this build yet; the lint hook cannot run")

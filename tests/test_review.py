@@ -399,6 +399,7 @@ def test_an_unknown_base_is_an_input_error_naming_it(repo, run):
         assert "git fetch" in result.stderr
 
 
+@pytest.mark.slow
 def test_the_comment_stays_under_githubs_limit_for_a_huge_change():
     from generator.review.compare import Change
     from generator.review.fleet import ClusterReview, Reviewed
@@ -431,6 +432,7 @@ def test_a_check_of_one_shard_reviews_only_its_clusters(repo, run):
     assert run(repo, "-q", "check", "--base", "HEAD", "--shard", f"1/{len(names)}").exit_code == 1
 
 
+@pytest.mark.slow
 def test_the_base_is_read_from_git_unless_it_is_asked_to_be_rendered(repo, run):
     """The committed tree at the base, as the engine applied it (here: what an older tool wrote),
     is the default; --render-base renders the base's inputs with this tool instead."""

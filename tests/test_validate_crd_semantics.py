@@ -243,6 +243,7 @@ def test_cel_rule_failure_is_a_k8s003_finding_with_its_line(tmp_path):
     assert [(f.rule, f.line, f.message) for f in findings] == [("K8S003", 4, "spec: min must not exceed max")]
 
 
+@pytest.mark.slow
 def test_nvidia_driver_sample_validates_against_the_real_crd(synced_cache, monkeypatch):
     """NVIDIA's own NVIDIADriver sample shape (no driverType, image or default) is valid."""
     monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(synced_cache))
@@ -259,6 +260,7 @@ def test_nvidia_driver_sample_validates_against_the_real_crd(synced_cache, monke
     ]
 
 
+@pytest.mark.slow
 def test_kueue_cluster_queue_cel_rules_on_the_real_crd(synced_cache, monkeypatch):
     """Kueue's single-ClusterQueue example passes; a flavor missing a covered resource fails
     with the CRD's own message (its rule: ``self.flavors.all(x, size(x.resources) == size(self.coveredResources))``)."""
@@ -346,6 +348,7 @@ def _category_by_walk(name: str) -> str:
     return "".join(f"\\U{a:08x}" + (f"-\\U{b:08x}" if b != a else "") for a, b in ranges)
 
 
+@pytest.mark.slow
 def test_unicode_category_tables_come_from_one_walk_kept_in_the_cache(monkeypatch, tmp_path):
     """Every category's table is the code-point-by-code-point one; the walk runs once, later
     processes read it from the cache, and a damaged cache file is walked again."""

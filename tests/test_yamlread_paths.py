@@ -138,6 +138,7 @@ def chunks(path: Path):
         yield f"{path}:{first_line + 1}", chunk
 
 
+@pytest.mark.slow
 def test_both_paths_read_every_manifest_here_alike():
     taken = sum(
         agree(chunk, read.GO_YAML, read.MANIFESTS.depth, where)

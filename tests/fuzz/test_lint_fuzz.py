@@ -106,6 +106,7 @@ def lint_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("lintfuzz")
 
 
+@pytest.mark.slow
 @fuzz_settings(default=100)
 @given(case=manifest(), fmt=st.sampled_from(FORMATS), stdin=st.booleans())
 def test_lint_survives_mutated_manifests(lint_dir, case, fmt, stdin):

@@ -98,6 +98,7 @@ def mutated_cluster(draw) -> tuple[str, bytes]:
     return cluster, draw(mutated_yaml(text))
 
 
+@pytest.mark.slow
 @fuzz_settings()
 @given(case=mutated_cluster())
 def test_render_survives_mutated_inputs(fuzz_project, case):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from generator.lint import lint_paths
 from generator.lint.crdimport import strict
 from generator.lint.settings import Settings
@@ -34,6 +36,7 @@ JOBSET = {
 }
 
 
+@pytest.mark.slow
 def test_jobset_rule_names_are_the_webhooks(synced_cache, monkeypatch):
     """The CRD requires failurePolicy.rules[].name; JobSet's webhook fills it (failurePolicyRule<i>)."""
     monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(synced_cache))
@@ -103,6 +106,7 @@ def test_a_bad_quantity_is_one_finding_naming_both_types(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_upstream_examples_and_rendered_trees_have_no_errors(synced_cache, monkeypatch):
     """The vendors' own manifests (device plugin, DRA driver quickstarts at 1.34, where
     resource.k8s.io/v1 is served) and every rendered tree lint without an error."""

@@ -230,6 +230,7 @@ def _crd_locations():
     return [SchemaLocation(t) for t in CRD_LOCATIONS]
 
 
+@pytest.mark.slow
 @needs_crd_schemas()
 def test_every_upstream_crd_schema_compiles_and_agrees_with_jsonschema():
     """Custom resources take the compiled check too: every schema of ../shared/crd-schemas

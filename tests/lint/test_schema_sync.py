@@ -245,6 +245,7 @@ def test_ignore_missing_schemas_says_what_it_skipped(tmp_path, run):
     assert "skipped 2 object(s) of 1 kind(s) without a schema: Run (example.com/v1)" in verbose.stderr
 
 
+@pytest.mark.slow
 @needs_mirror
 def test_fresh_repository_lints_clean_before_and_after_sync(tmp_path, run, mirror_sync):
     """init + render + lint: one warning naming the unchecked kinds, then every object checked.
