@@ -119,6 +119,7 @@ def lint(args: LintArgs) -> int:
     display = _display(ctx)
     findings: list[Diagnostic] = []
     sources = []
+    passed_by: dict[str, None] = {}
     validator = None
     runs = _runs(args, config.data, settings, overrides, targets, display)
     several = len({cluster for cluster, _, _ in runs}) > 1
@@ -142,11 +143,16 @@ def lint(args: LintArgs) -> int:
             validator.warnings.update(run_validator.warnings)
         findings += [_on_cluster(f, cluster) if several else f for f in result.findings]
         sources += result.sources
+        passed_by.update(dict.fromkeys(result.passed_by))
     assert validator is not None  # there is always one run
     if args.kubeconform_bin:
         if args.require_schemas or config.require_schemas:
             settings.rules["K8S004"] = "error"
-        files = [p for p in discover(targets, settings.excludes, display) if p != "-" and os.path.isfile(p)]
+        files = [
+            p
+            for p in discover(targets, settings.excludes, display)
+            if p != "-" and os.path.isfile(p) and display(p) not in passed_by
+        ]
         output = kubeconform.run(args.kubeconform_bin, files, settings, args.ignore_missing_schemas)
         read_sources = [
             read(path, display(path), settings.strict) for path in files
@@ -157,6 +163,7 @@ def lint(args: LintArgs) -> int:
     if args.ignore_missing_schemas:
         findings = [f for f in findings if f.rule != "K8S004"]
     _schema_notes(ctx, validator, unchecked, args.ignore_missing_schemas, folded)
+    _passed_by_note(ctx, list(passed_by))
     report = Report(
         findings,
         sources,
@@ -278,6 +285,14 @@ def _schema_notes(ctx: Context, validator, unchecked: list[Diagnostic], ignored:
             f"({validator.schema_set.folder})",
             err=True,
         )
+
+
+def _passed_by_note(ctx: Context, files: list[str]) -> None:
+    """On standard error: the files passed by as no manifests (``nonmanifests.Objects``)."""
+    if not files or ctx.ui.quiet:
+        return
+    text = f"passed by {len(files)} file(s) that are no manifests (no document has apiVersion, kind or metadata)"
+    click.echo(text + (f": {', '.join(files)}" if ctx.ui.verbose else " (-v names them)"), err=True)
 
 
 def rules(args: RulesArgs) -> int:

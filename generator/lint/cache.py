@@ -36,7 +36,7 @@ from generator.lint.settings import Settings
 from generator.validate import SchemaValidator, kubernetes
 from generator.validate.locations import template_variables
 
-FORMAT = 4  # of a pack; part of every key
+FORMAT = 5  # of a pack; part of every key
 MAX_ENTRIES = 50_000  # per run key, ~1 KB each: the files of several large trees
 MAX_PACKS = 8  # per run key, before they are folded into one
 MAX_RUNS = 8  # run keys kept
@@ -292,6 +292,7 @@ def _entry(result: FileResult) -> dict:
         "facts": [[rule, list(fact), _finding(f) if f else None] for rule, fact, f in result.facts],
         "namespaces": [list(n) for n in result.namespaces],
         "warnings": list(result.warnings),
+        "passed_by": result.passed_by,
     }
 
 
@@ -305,4 +306,5 @@ def _result(shown: str, entry: dict) -> FileResult:
         facts=[(rule, tuple(fact), _unfinding(shown, f) if f else None) for rule, fact, f in entry["facts"]],
         namespaces=[(name, level) for name, level in entry["namespaces"]],
         warnings=dict.fromkeys(entry["warnings"]),
+        passed_by=bool(entry["passed_by"]),
     )

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.kube import pods
-from generator.lint import options, references, suppress
+from generator.lint import nonmanifests, options, references, suppress
 from generator.lint.loader import Source, resources_of
 from generator.lint.model import Document, Hit, Resource
 from generator.lint.rules import REGISTRY, fix_hint
@@ -83,6 +83,7 @@ class FileResult:
     facts: list[tuple[str, tuple, Diagnostic | None]] = field(default_factory=list)
     namespaces: list[tuple[str, str | None]] = field(default_factory=list)
     warnings: dict[str, None] = field(default_factory=dict)  # the validator's, about the kinds checked here
+    passed_by: bool = False  # no document is object-like: not a manifest, not checked
 
 
 @dataclass
@@ -91,6 +92,7 @@ class Result:
 
     findings: list[Diagnostic]
     sources: list[FileResult]
+    passed_by: list[str] = field(default_factory=list)  # files that are no manifests, by their contents
 
 
 def is_typed(res: Resource) -> bool:
@@ -153,10 +155,13 @@ class Engine:
         return self.finish([self.check_file(source.display, source.documents) for source in sources])
 
     def check_file(self, display: str, documents: Iterable[Document]) -> FileResult:
-        """Check one file's documents as they come; none is kept."""
+        """Check one file's documents as they come; none is kept. A file with no object-like
+        document is no manifest (``nonmanifests.Objects``): it is passed by, not checked."""
         result = FileResult(display)
-        for doc in documents:
+        objects = nonmanifests.Objects(documents)
+        for doc in objects:
             self._check_document(doc, result)
+        result.passed_by = objects.passed_by
         return result
 
     def finish(self, results: list[FileResult], context: list[FileResult] | None = None) -> Result:
@@ -184,7 +189,7 @@ class Engine:
             findings.extend(found)
         findings = [f if f.hint else replace(f, hint=self.fixes[f.rule]) for f in findings]
         findings.sort(key=Diagnostic.sort_key)
-        return Result(findings, results)
+        return Result(findings, [r for r in results if not r.passed_by], [r.display for r in results if r.passed_by])
 
     def _check_document(self, doc: Document, result: FileResult) -> None:
         for rule in self.document_rules:

@@ -6,11 +6,21 @@ Kustomize's files, cluster inputs, and CI and tool configuration (``.pre-commit-
 repositories. ``lint`` passes them by when it walks a folder, and the published pre-commit hook
 (``.pre-commit-hooks.yaml``, ``gpu-gitops-lint``) excludes the same paths: a test holds its
 ``exclude`` equal to ``PATTERN``. A file named on the command line is always linted.
+
+Many more configuration files have names of their own (a values file called ``overrides.yaml``,
+a netplan or mig-parted config, Cassandra's ``cassandra.yaml``, a JSON request sample), so
+their contents decide too (``Objects``): a file none of whose documents is even the start of a
+Kubernetes object (no ``apiVersion``, ``kind`` or ``metadata``; a Kustomize JSON patch, a list
+of operations) is passed by, wherever it came from, and the run says how many were. One
+document that is an object makes the file a manifest, and every document of it is checked:
+a manifest missing its ``kind`` still gets K8S002, as ``kubectl apply`` would refuse it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 # a verbose regular expression over the path relative to the folder walked (pre-commit: to the
 # repository root), matched as pre-commit matches ``exclude`` (``re.search``)
@@ -30,3 +40,37 @@ _COMPILED = re.compile(PATTERN)
 def skipped(relative: str) -> bool:
     """Whether the file at ``relative`` (``/``-separated, from the folder walked) is not a manifest."""
     return _COMPILED.search(relative) is not None
+
+
+_OBJECT_KEYS = ("apiVersion", "kind", "metadata")
+
+
+def object_like(data: Any) -> bool:
+    """Whether a document's data is, or holds, the start of a Kubernetes object (a list of
+    objects written without ``kind: List`` counts, so its error is still reported)."""
+    if isinstance(data, dict):
+        return any(key in data for key in _OBJECT_KEYS)
+    return isinstance(data, list) and any(isinstance(item, dict) and object_like(item) for item in data)
+
+
+class Objects:
+    """The documents of one file, held back while none is object-like, so a file that never
+    has one yields nothing (``passed_by`` is then true). A document that could not be read
+    counts as an object: what it was meant to be is unknown, and its error is reported."""
+
+    def __init__(self, documents: Iterable) -> None:
+        self._documents = documents
+        self.passed_by = False
+
+    def __iter__(self) -> Iterator:
+        held: list = []
+        found = False
+        for doc in self._documents:
+            found = found or doc.data is None or object_like(doc.data)
+            if not found:
+                held.append(doc)
+                continue
+            yield from held
+            held.clear()
+            yield doc
+        self.passed_by = bool(held)

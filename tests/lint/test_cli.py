@@ -283,3 +283,19 @@ def test_cross_file_findings_do_not_depend_on_how_the_files_are_batched(tmp_path
 def test_the_lint_hook_gives_the_project_as_context():
     hooks = (REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
     assert "entry: gpu-gitops lint --context .\n" in hooks
+
+
+def test_files_that_are_no_manifests_are_passed_by_and_said(tmp_path, run):
+    """A values file under a name of its own is no manifest: no error, one line on standard
+    error (naming the file with -v), the same from the cache."""
+    _write(tmp_path, "deploy/overrides.yaml", "replicaCount: 1\nimage: {repository: example.com/server}\n")
+    _write(tmp_path, "deploy/flags.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags}\n")
+    for _ in range(2):  # the second run reads the cache
+        result = run(tmp_path, "lint", "deploy")
+        assert result.exit_code == 0, result.output
+        assert "passed by 1 file(s) that are no manifests" in result.stderr
+        assert "1 resource(s) in 1 file(s): 0 error(s)" in result.stderr
+    verbose = run(tmp_path, "-v", "lint", "deploy")
+    assert (
+        "that are no manifests (no document has apiVersion, kind or metadata): deploy/overrides.yaml" in verbose.stderr
+    )

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 import pytest
 
@@ -155,3 +158,119 @@ def test_csidriver_without_spec_is_defaulted():
     """pkg/apis/storage/v1/defaults.go fills every field of an absent CSIDriver spec."""
     driver = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "nvme.example.com"}}
     assert SchemaValidator("1.32").check(driver) == []
+
+
+CONFIGS = {
+    # a netplan file, a Helm values file under a name of its own, a JSON request sample, a Kustomize JSON patch
+    "net/01-netcfg.yaml": "network:\n  version: 2\n  ethernets:\n    ens2f0: {dhcp4: true}\n",
+    "deploy/overrides.yaml": "replicaCount: 1\nimage:\n  repository: example.com/server\n",
+    "samples/request.json": '{"prompt": "hello", "max_tokens": 8}\n',
+    "patches/webhook.yaml": "- op: replace\n  path: /webhooks/0/name\n  value: validate.example.com\n",
+}
+CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags, namespace: apps}\ndata: {a: b}\n"
+
+
+def test_files_with_no_object_are_passed_by_not_reported(tmp_path):
+    """Configuration files with names of their own sit beside manifests: no document has
+    apiVersion, kind or metadata, so none is a Kubernetes object, and the run says it passed them by."""
+    for name, text in {**CONFIGS, "deploy/flags.yaml": CONFIGMAP}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    result = lint_paths([str(tmp_path)], Settings(), lambda p: str(Path(p).relative_to(tmp_path)))
+    assert [f for f in result.findings if f.severity == "error"] == []
+    assert sorted(result.passed_by) == sorted(CONFIGS)
+    assert [s.display for s in result.sources] == ["deploy/flags.yaml"]
+
+
+def test_a_manifest_missing_its_kind_is_still_reported(tmp_path):
+    """One object-like document makes a file a manifest: every document of it is checked,
+    the kind-less ones before it included; a list of objects and unreadable YAML are reported too."""
+    files = {
+        "no-kind.yaml": "apiVersion: v1\nmetadata: {name: flags}\ndata: {a: b}\n",
+        "only-metadata.yaml": "metadata: {name: flags}\ndata: {a: b}\n",
+        "mixed.yaml": "replicaCount: 1\n---\n" + CONFIGMAP,
+        "listed.yaml": "- " + CONFIGMAP.replace("\n", "\n  ").rstrip() + "\n",
+        "broken.yaml": "network: [\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    result = lint_paths([str(tmp_path)], Settings(), lambda p: Path(p).name)
+    errors = sorted((f.file, f.line, f.rule) for f in result.findings if f.severity == "error")
+    assert errors == [
+        ("broken.yaml", 1, "K8S001"),
+        ("listed.yaml", 1, "K8S001"),
+        ("mixed.yaml", 1, "K8S002"),
+        ("no-kind.yaml", 1, "K8S002"),
+        ("only-metadata.yaml", 1, "K8S002"),
+    ]
+    assert result.passed_by == []
+
+
+def test_upstream_config_beside_examples_is_passed_by():
+    """mig-parted's own config.yaml (`version: v1`, `mig-configs:`) is no manifest."""
+    from conftest import _SHARED
+
+    config = _SHARED / "upstream-examples" / "mig-parted" / "config.yaml"
+    if not config.is_file():
+        pytest.skip("upstream examples (../shared) not present")
+    result = lint_paths([str(config)], Settings(kubernetes_version="1.34"))
+    assert (result.findings, result.passed_by) == ([], [str(config)])
+
+
+# Real projects' files, read from clones kept outside the repository: GPU_GITOPS_CORPUS names a
+# folder of git clones as <owner>/<name>; each file is taken at the commit it was linted at.
+FETCHED_CONFIGS = {
+    ("Mellanox/network-operator", "b06827e085c5"): ["example/network-init/netplan/01-netcfg.yaml"],
+    ("awslabs/ai-on-eks", "41a979ee7614"): ["infra/base/terraform/helm-values/jupyterhub-values.yaml"],
+    ("NVIDIA/nim-deploy", "3c6bcbd05f0c"): [
+        "cloud-service-providers/aws/eks/storage/custom-values-ebs-sc.yaml",
+        "cloud-service-providers/google-cloud/vertexai/python/samples/request.json",
+    ],
+    ("kubernetes/examples", "279e8e4fe314"): ["databases/cassandra/image/files/cassandra.yaml"],
+    ("kubeflow/training-operator", "a55f03a8ccb7"): ["manifests/base/webhook/patch.yaml"],
+    ("NVIDIA/k8s-dra-driver-gpu", "22407113785e"): ["demo/specs/quickstart/mig-parted-config.yaml"],
+}
+
+
+def _fetched(folder: Path, repo: str, commit: str, paths: list[str]) -> list[str]:
+    """The files of ``repo`` at ``commit``, written under ``folder``; skips the test without the clone."""
+    import os
+    import subprocess
+
+    corpus = os.environ.get("GPU_GITOPS_CORPUS")
+    clone = Path(corpus) / repo if corpus else None
+    if clone is None or not clone.exists():
+        pytest.skip(f"no clone of {repo} (GPU_GITOPS_CORPUS)")
+    written = []
+    for path in paths:
+        shown = subprocess.run(["git", "-C", str(clone), "show", f"{commit}:{path}"], capture_output=True)
+        if shown.returncode != 0:
+            pytest.skip(f"{repo} has no {path} at {commit}")
+        target = folder / repo / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(shown.stdout)
+        written.append(f"{repo}/{path}")
+    return written
+
+
+def test_real_configuration_files_are_passed_by(tmp_path):
+    """Netplan, Helm values under names of their own, a request sample, Cassandra's config, a
+    Kustomize JSON patch and a mig-parted config, as their projects hold them."""
+    expected = [
+        name for (repo, commit), paths in FETCHED_CONFIGS.items() for name in _fetched(tmp_path, repo, commit, paths)
+    ]
+    result = lint_paths([str(tmp_path)], Settings(), lambda p: Path(p).relative_to(tmp_path).as_posix())
+    assert (result.findings, sorted(result.passed_by)) == ([], sorted(expected))
+
+
+def test_a_real_sriov_policy_without_node_selector_is_still_an_error(tmp_path, synced_cache, monkeypatch):
+    """The SR-IOV operator's mutating webhook defaults priority and isRdma only
+    (k8snetworkplumbingwg/sriov-network-operator pkg/webhook/mutate.go), so the API server
+    refuses a SriovNetworkNodePolicy without the nodeSelector its CRD requires."""
+    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(synced_cache))
+    path = "example/sriov-network/infiniband/sriov-network-node-policy.yaml"
+    _fetched(tmp_path, "Mellanox/network-operator", "b06827e085c5", [path])
+    found = lint_paths([str(tmp_path)], Settings(kubernetes_version="1.32")).findings
+    assert [(f.rule, f.message.split(" (checked")[0]) for f in found if f.severity == "error"] == [
+        ("K8S003", "spec: 'nodeSelector' is a required property")
+    ]

@@ -71,7 +71,7 @@ def test_the_hook_excludes_what_lint_passes_by_in_a_folder():
 
 def test_lint_of_a_repository_skips_its_charts_and_tool_configuration(tmp_path):
     """`gpu-gitops lint .` in a repository: no "missing kind" on the files that are no manifests;
-    a file named on the command line is linted whatever its name."""
+    a file named on the command line is linted whatever its name, passed by only for its contents."""
     from generator.lint import lint_paths
     from generator.lint.settings import Settings
 
@@ -89,5 +89,9 @@ def test_lint_of_a_repository_skips_its_charts_and_tool_configuration(tmp_path):
     result = lint_paths([str(tmp_path)], Settings())
     assert [s.display for s in result.sources] == [str(tmp_path / "deploy" / "cm.yaml")]
     assert result.findings == []
-    named = lint_paths([str(tmp_path / "chart" / "values.yaml")], Settings())
-    assert [f.rule for f in named.findings] == ["K8S002"]
+    named = lint_paths([str(tmp_path / "chart" / "Chart.yaml")], Settings())
+    assert [f.rule for f in named.findings] == ["K8S002"]  # apiVersion and no kind: the start of an object
+    # by its contents (no apiVersion, kind or metadata) a values file is no manifest, however named
+    assert lint_paths([str(tmp_path / "chart" / "values.yaml")], Settings()).passed_by == [
+        str(tmp_path / "chart" / "values.yaml")
+    ]

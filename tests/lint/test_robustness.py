@@ -475,7 +475,7 @@ def test_an_unreadable_file_is_an_error_with_its_path_and_a_hint(project, run, m
         ("kind: ConfigMap\nmetadata: {name: a}\n", "K8S002"),
         ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndat: {}\n", "K8S003"),
         ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: []\n", "K8S003"),
-        ("- 1\n", "K8S001"),
+        ("- {apiVersion: v1, kind: ConfigMap}\n", "K8S001"),  # a list of objects, not a list (no manifest)
         ("a: [\n", "K8S001"),
         ("a: {? [b]: c}\n", "K8S001"),
         (_alias_bomb(7), "K8S001"),
