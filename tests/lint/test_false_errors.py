@@ -208,11 +208,11 @@ def test_a_manifest_missing_its_kind_is_still_reported(tmp_path):
 
 def test_upstream_config_beside_examples_is_passed_by():
     """mig-parted's own config.yaml (`version: v1`, `mig-configs:`) is no manifest."""
-    from conftest import _SHARED
+    from conftest import SHARED, shared_missing
 
-    config = _SHARED / "upstream-examples" / "mig-parted" / "config.yaml"
+    config = SHARED / "upstream-examples" / "mig-parted" / "config.yaml"
     if not config.is_file():
-        pytest.skip("upstream examples (../shared) not present")
+        pytest.skip(shared_missing(config, "the mig-parted example configuration"))
     result = lint_paths([str(config)], Settings(kubernetes_version="1.34"))
     assert (result.findings, result.passed_by) == ([], [str(config)])
 
