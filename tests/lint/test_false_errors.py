@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-import pytest
-
 from generator.lint import lint_paths
 from generator.lint.crdimport import strict
 from generator.lint.settings import Settings
