@@ -57,7 +57,6 @@ def main() -> None:
         env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(work / "cache")}
         plain = make_project(work / "plain", copies)
         charted = make_project(work / "charted", copies)
-        shutil.copy(REPO / "clusters" / "charts.lock", charted / "clusters" / "charts.lock")
         subprocess.run(
             [*CLI, "--root", str(charted), "charts", "pull", "--from", str(SHARED_CHARTS)], env=env, check=True
         )

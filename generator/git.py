@@ -73,3 +73,17 @@ def commit(root: Path, rev: str, hint: str) -> str:
             hint="fetch it first (`git fetch origin main` for origin/main), or name a branch, tag or commit id",
         )
     return done.stdout.decode().strip()
+
+
+def prefix(root: Path) -> str | None:
+    """Where ``root`` sits in its git work tree (``platform/``, or empty at the top), as git
+    spells it; None where ``root`` is in no work tree or git cannot say (not installed, a
+    repository it refuses to read): there is then nothing to check a path against."""
+    try:
+        done = _git(root, (*_OFF, "rev-parse", "--is-inside-work-tree", "--show-prefix"), "")
+    except InputError:
+        return None
+    lines = done.stdout.decode(errors="surrogateescape").splitlines()
+    if done.returncode != 0 or not lines or lines[0] != "true":
+        return None
+    return lines[1] if len(lines) > 1 else ""

@@ -30,7 +30,7 @@ local components(spec) = {
 
   values:: {
     cilium: common { cilium: spec.network.cilium },
-    nodeFeatureDiscovery: common { nfd: spec.nodeFeatureDiscovery },
+    nodeFeatureDiscovery: common { nfd: spec.nodeFeatureDiscovery, tuning: spec.tuning },
     keda: common { autoscaling: spec.autoscaling, workloads: spec.workloads, cilium: spec.network.cilium },
     kueue: common { queues: spec.queues, workloads: spec.workloads },
     nvidiaGpuOperator: common { nvidia: spec.gpu.nvidia, nfd: spec.nodeFeatureDiscovery },
@@ -38,8 +38,9 @@ local components(spec) = {
     networkOperator: common { fabric: spec.fabric, nfd: spec.nodeFeatureDiscovery },
     trainingFabric: common { fabric: spec.fabric, nfd: spec.nodeFeatureDiscovery },
     ncclTest: common { fabric: spec.fabric },
+    fabricNetworks: common { workloads: spec.workloads },
     nodeFeatureRules: common { nfd: spec.nodeFeatureDiscovery },
-    nodeTuning: common { tuning: spec.tuning, nfd: spec.nodeFeatureDiscovery },
+    nodeTuning: common { tuning: spec.tuning, nfd: spec.nodeFeatureDiscovery, admission: spec.admission },
     localStorage: common { storage: spec.storage, nfd: spec.nodeFeatureDiscovery },
     nvidiaDevicePlugin: common { nvidia: spec.gpu.nvidia },
     nvidiaDraDriver: common { nvidia: spec.gpu.nvidia, workloads: spec.workloads },
@@ -66,7 +67,7 @@ local components(spec) = {
     },
     autoscaling: common { autoscaling: spec.autoscaling, workloads: spec.workloads },
     queues: common { workloads: spec.workloads },
-    nodeProvisioning: common { workloads: spec.workloads, cilium: spec.network.cilium, nvidia: spec.gpu.nvidia },
+    nodeProvisioning: common { workloads: spec.workloads, cilium: spec.network.cilium, nvidia: spec.gpu.nvidia, tuning: spec.tuning },
   },
 
   cilium: (import 'components/cilium.libsonnet')(self.values.cilium),
@@ -78,6 +79,7 @@ local components(spec) = {
   'network-operator': (import 'components/network-operator.libsonnet')(self.values.networkOperator),
   'training-fabric': (import 'components/training-fabric.libsonnet')(self.values.trainingFabric),
   'nccl-test': (import 'components/nccl-test.libsonnet')(self.values.ncclTest),
+  'fabric-networks': (import 'components/fabric-networks.libsonnet')(self.values.fabricNetworks),
   'node-feature-rules': (import 'components/node-feature-rules.libsonnet')(self.values.nodeFeatureRules),
   'node-tuning': (import 'components/node-tuning.libsonnet')(self.values.nodeTuning),
   'local-storage': (import 'components/local-storage.libsonnet')(self.values.localStorage),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -354,7 +355,7 @@ def test_secret_values_are_never_kept(tmp_path, own_cache):
     store.add(data)
     entry = lock.Entry("https://charts.example.com", "demo", "1.0.0", store.digest(data))
     (secret,) = inflate.inflate(_release(), entry, FACTS)
-    assert secret["data"] == {"key": inflate._REDACTED_B64}
+    assert secret["data"] == {"key": inflate.REDACTED_B64}
 
 
 @needs_helm()
@@ -410,3 +411,210 @@ def test_lint_cluster_reads_the_device_classes_the_driver_chart_creates(locked, 
     assert "vfio.gpu.nvidia.com" in contract.device_classes
     assert "gpu.nvidia.com" in contract.device_classes
     assert not [c for c in contract.device_classes if c.startswith("compute-domain")]
+
+
+# --- hydrated mode and the hand-over ---------------------------------------------------------------
+
+
+def _modes(root: Path, cluster: str, **modes: str) -> None:
+    """Set ``gitops.charts`` of a cluster's input (its own file, under ``gitops:``)."""
+    config = root / "clusters" / cluster / "cluster.yaml"
+    text = config.read_text(encoding="utf-8")
+    block = "".join(f"\n    {release}: {mode}" for release, mode in modes.items())
+    text = re.sub(r"\n  charts:(\n    [^\n]*)*", "", text)
+    if "\ngitops:\n" in text:
+        text = text.replace("\ngitops:\n", f"\ngitops:\n  charts:{block}\n", 1)
+    else:  # the engine is set in a base: the cluster's own gitops block merges over it
+        text += f"gitops:\n  charts:{block}\n"
+    config.write_text(text, encoding="utf-8")
+
+
+def _commit(root: Path, message: str) -> None:
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", message)
+
+
+@needs_helm()
+def test_a_hydrated_release_replaces_its_engine_object_with_the_charts_objects_in_its_layer(committed, run):
+    tree = committed / "rendered" / CLUSTER
+    preview = {
+        p.name: p.read_bytes() for p in (tree / "charts" / "keda").glob("*.yaml") if p.name != "kustomization.yaml"
+    }
+    _modes(committed, CLUSTER, keda="hydrated")
+    assert run(committed, "render", CLUSTER).exit_code == 0
+    folder = tree / "00-crds-operators" / "keda"
+    assert not (tree / "charts" / "keda").exists()
+    assert not (folder / "helmrelease_flux-system_keda.yaml").exists()
+    assert not (folder / "helmrepository_flux-system_keda.yaml").exists()
+    for name, data in preview.items():  # byte for byte the reviewed objects, CRDs in the CRD layer
+        assert (folder / name).read_bytes() == data, name
+    assert "customresourcedefinition_scaledobjects.keda.sh.yaml" in preview
+    assert "deployment_keda_keda-operator.yaml" in preview  # namespaced, in the release's namespace
+    namespace = (folder / "namespace_keda.yaml").read_text(encoding="utf-8")
+    assert "kustomize.toolkit.fluxcd.io/prune: disabled" in namespace  # the engine created it; never pruned
+    assert "keda" in (tree / "00-crds-operators" / "kustomization.yaml").read_text(encoding="utf-8")
+    if shutil.which("kubectl"):
+        built = subprocess.run(["kubectl", "kustomize", str(tree)], capture_output=True, encoding="utf-8")
+        assert built.returncode == 0, built.stderr
+        assert "name: keda-operator\n" in built.stdout
+    _commit(committed, "keda: hydrated")
+    assert run(committed, "check", CLUSTER).exit_code == 0
+
+
+@needs_helm()
+def test_switching_to_hydrated_without_the_hand_over_is_a_danger_and_through_it_is_not(committed, run):
+    _modes(committed, CLUSTER, keda="hydrated")
+    assert run(committed, "render", CLUSTER).exit_code == 0
+    direct = run(committed, "diff", "--base", "HEAD", "--format", "markdown").output
+    assert "switches HelmRelease flux-system/keda's release to hydrated without the hand-over" in direct
+    assert "moves CustomResourceDefinition scaledobjects.keda.sh" not in direct  # never applied from the preview
+
+    _modes(committed, CLUSTER, keda="handover")
+    assert run(committed, "render", CLUSTER).exit_code == 0
+    release = committed / "rendered" / CLUSTER / "00-crds-operators" / "keda" / "helmrelease_flux-system_keda.yaml"
+    assert "suspend: true" in release.read_text(encoding="utf-8")
+    operator = committed / "rendered" / CLUSTER / "00-crds-operators" / "keda" / "deployment_keda_keda-operator.yaml"
+    text = operator.read_text(encoding="utf-8")
+    assert "meta.helm.sh/release-name: keda" in text and "kustomize.toolkit.fluxcd.io/prune: disabled" in text
+    step = run(committed, "diff", "--base", "HEAD", "--format", "markdown").output
+    assert "hands HelmRelease flux-system/keda's release over" in step
+    assert "without the hand-over" not in step
+    _commit(committed, "keda: hand-over")
+
+    _modes(committed, CLUSTER, keda="hydrated")
+    assert run(committed, "render", CLUSTER).exit_code == 0
+    done = run(committed, "diff", "--base", "HEAD", "--format", "markdown").output
+    assert "hydrates HelmRelease flux-system/keda's release" in done and "delete helmrelease keda" in done
+    assert "without the hand-over" not in done
+    _commit(committed, "keda: hydrated")
+
+    _modes(committed, CLUSTER, keda="preview")
+    assert run(committed, "render", CLUSTER).exit_code == 0
+    back = run(committed, "diff", "--base", "HEAD", "--format", "markdown")
+    assert "switches HelmRelease flux-system/keda's release back to preview without the hand-over" in back.output
+    assert run(committed, "check", "--base", "HEAD").exit_code == 1  # a danger to acknowledge
+
+
+@needs_helm()
+def test_the_argocd_hand_over_stops_automated_sync_and_a_hydrated_cilium_bootstraps_from_its_folder(committed, run):
+    cluster = "eks-mi300x-inference"
+    _modes(committed, cluster, keda="handover", cilium="hydrated")
+    assert run(committed, "render", cluster).exit_code == 0
+    tree = committed / "rendered" / cluster
+    keda = (tree / "00-crds-operators" / "keda" / "application_argocd_keda.yaml").read_text(encoding="utf-8")
+    assert "automated" not in keda and "selfHeal" not in keda
+    assert "argocd.argoproj.io/sync-options: Prune=false,Delete=false" in (
+        tree / "00-crds-operators" / "keda" / "deployment_keda_keda-operator.yaml"
+    ).read_text(encoding="utf-8")
+    assert not (tree / "bootstrap" / "cilium-values").exists()
+    install = (tree / "bootstrap" / "cilium-install").read_text(encoding="utf-8")
+    assert f"kubectl apply --server-side -k rendered/{cluster}/00-crds-operators/cilium" in install
+    assert (tree / "00-crds-operators" / "cilium" / "daemonset_kube-system_cilium.yaml").is_file()
+    review = run(committed, "diff", "--base", "HEAD", "--format", "markdown").output
+    assert "switches Application argocd/cilium's release to hydrated without the hand-over" in review
+
+
+@needs_helm()
+def test_hydrating_a_release_whose_chart_renders_secret_values_is_refused(committed, run):
+    _modes(committed, CLUSTER, cilium="hydrated")  # Hubble's certificates, generated by the chart
+    result = run(committed, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert f"clusters/{CLUSTER}/cluster.yaml:" in result.output
+    assert "renders Secret" in result.output and "never written to the tree" in result.output
+
+
+@needs_helm()
+def test_a_mode_for_a_release_the_cluster_does_not_inflate_is_one_input_error(committed, run):
+    _modes(committed, CLUSTER, nosuch="hydrated")
+    result = run(committed, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert f"clusters/{CLUSTER}/cluster.yaml:" in result.output and "'nosuch'" in result.output
+    assert "keda" in result.output  # the releases it could name
+
+
+def test_a_tree_rendered_before_the_lock_is_stale_once_the_lock_exists(tmp_path, run, own_cache):
+    """Its releases were not inflated for want of a lock: the sum file says so, and the lock
+    `charts pull` writes then makes the tree stale (it must hold the charts' objects now)."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    for name in ("clusters", "libsonnet", "schemas"):
+        shutil.copytree(REPO / name, root / name)
+    shutil.copy(REPO / ".gpu-gitops.yaml", root / ".gpu-gitops.yaml")
+    cluster = "gke-l4-inference"
+    assert run(root, "-q", "render", cluster).exit_code == 0
+    assert "chart none  clusters/charts.lock" in (root / "rendered" / cluster / ".gpu-gitops.sum").read_text()
+    _git(root, "init", "-q")
+    _commit(root, "no lock")
+    assert run(root, "check", cluster).exit_code == 0
+    assert run(root, "charts", "pull", "--from", str(CHARTS)).exit_code == 0
+    _commit(root, "lock")
+    checked = run(root, "check", cluster)
+    assert checked.exit_code == 1, checked.output
+    assert cluster in checked.output
+
+
+# --- chart CRDs as schemas --------------------------------------------------------------------------
+
+
+def test_the_crds_a_chart_installs_are_the_schemas_of_the_custom_resources_at_that_version():
+    from generator.render.charts import Previews, crd_schemas
+    from generator.validate.validator import SchemaValidator
+
+    def crd(modes: list[str]) -> dict:
+        spec = {"type": "object", "properties": {"mode": {"type": "string", "enum": modes}}}
+        return {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.charted.example.com"},
+            "spec": {
+                "group": "charted.example.com",
+                "names": {"kind": "Widget", "plural": "widgets"},
+                "scope": "Namespaced",
+                "versions": [
+                    {
+                        "name": "v1",
+                        "served": True,
+                        "storage": True,
+                        "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec}}},
+                    }
+                ],
+            },
+        }
+
+    def widget(mode: str) -> dict:
+        meta = {"name": "w", "namespace": "default"}
+        return {"apiVersion": "charted.example.com/v1", "kind": "Widget", "metadata": meta, "spec": {"mode": mode}}
+
+    base = SchemaValidator("1.32")
+    assert [p.kind for p in base.check(widget("fast"))] == ["missing-schema"]
+    old = base.with_schemas(crd_schemas(Previews(folders={"charts/widgets": [crd(["fast", "slow"])]})))
+    assert old.check(widget("fast")) == []
+    new = old.with_schemas(crd_schemas(Previews(folders={"charts/widgets": [crd(["slow"])]})))
+    (problem,) = new.check(widget("fast"))  # exactly the installed version's schema
+    assert problem.kind == "invalid" and problem.path == ("spec", "mode")
+    assert old.check(widget("fast")) == [] and [p.kind for p in base.check(widget("fast"))] == ["missing-schema"]
+    assert [p.kind for p in old.check({**widget("fast"), "extra": 1})] == ["invalid"]  # strict, as imported
+
+
+@needs_helm()
+def test_every_privileged_chart_container_is_listed_with_why(locked):
+    """docs/charts.md lists each release's privileged containers (of the examples) with the reason:
+    a chart bump that brings one, or drops one, fails here until the table says so."""
+    from generator.yamlio.read import load
+
+    found = set()
+    for path in (locked / "rendered").glob("*/charts/*/*.yaml"):
+        obj = load(path.read_text(encoding="utf-8"))
+        spec = ((obj.get("spec") or {}).get("template") or {}).get("spec") or {}
+        for container in (spec.get("initContainers") or []) + (spec.get("containers") or []):
+            if (container.get("securityContext") or {}).get("privileged") is True:
+                workload = f"{obj['kind']} {obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}"
+                found.add((path.parent.name, workload, container["name"]))
+    text = (REPO / "docs" / "charts.md").read_text(encoding="utf-8")
+    section = text.split("## Privileged chart pods", 1)[1].split("\n## ", 1)[0]
+    listed = set()
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 4 and cells[0] != "release" and not set(cells[0]) <= {"-"}:
+            listed |= {(cells[0], cells[1], c.strip()) for c in cells[2].split(",")}
+    assert found == listed

@@ -363,3 +363,38 @@ def test_a_gitops_path_that_is_not_the_clusters_own_tree_is_located(project, run
 def test_a_gitops_path_under_the_projects_folder_renders(project, run):
     edit_input(project, AKS, "  branch: main\n", f"  branch: main\n  path: platform/rendered/{AKS}\n")
     assert run(project, "render", AKS).exit_code == 0
+
+
+def _git_init(folder: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(folder)], check=True, capture_output=True)
+
+
+def test_in_a_repositorys_subfolder_the_path_starts_with_the_projects_folder(project, run):
+    """The project is proj/ of its repository: the default rendered/<name> names a tree the
+    engine does not find there; proj/rendered/<name> renders."""
+    _git_init(project.parent)
+    text = (project / "clusters" / AKS / "cluster.yaml").read_text(encoding="utf-8")
+    input_render_fails(
+        run,
+        project,
+        AKS,
+        input_line_of(text, "gitops:"),
+        f"gitops.path 'rendered/{AKS}' (the default) is not where the engine finds this cluster's tree: "
+        f"the project is at the repository's proj/ folder, so its tree is proj/rendered/{AKS}",
+        f"set gitops.path: proj/rendered/{AKS}",
+    )
+    edit_input(project, AKS, "  branch: main\n", f"  branch: main\n  path: proj/rendered/{AKS}\n")
+    assert run(project, "render", AKS).exit_code == 0
+
+
+def test_at_the_top_of_a_repository_the_path_has_no_folder(project, run):
+    _git_init(project)
+    text = edit_input(project, AKS, "  branch: main\n", f"  branch: main\n  path: platform/rendered/{AKS}\n")
+    input_render_fails(
+        run,
+        project,
+        AKS,
+        input_line_of(text, f"  path: platform/rendered/{AKS}"),
+        f"the project is at the top of its repository, so its tree is rendered/{AKS}",
+        f"set gitops.path: rendered/{AKS}",
+    )

@@ -327,3 +327,26 @@ def test_dra_pod_metrics_need_the_api_version_the_exporter_reads_in_the_runtime_
         "gpu.nvidia.draPodMetrics needs the API server to serve resource.k8s.io/v1beta1",
         "apiServer: {runtimeConfig: [resource.k8s.io/v1beta1]}",
     )
+
+
+def test_fabric_errors_crash_the_plugin_where_every_dra_pool_is_multi_node_nvlink(project, run):
+    """The chart's one kubelet plugin DaemonSet carries the compute-domains container to every DRA
+    node (templates/kubeletplugin.yaml); the plugin reads no node label that could scope it
+    (cmd/compute-domain-kubelet-plugin main.go: flags and environment only). Where every DRA pool
+    is Multi-Node NVLink, CrashOnNVLinkFabricErrors keeps its upstream default (on: a GB200 node
+    whose fabric is not registered crashes its plugin instead of publishing a ComputeDomain
+    channel without a clique); where a single-node NVLink pool shares the DaemonSet, it is off."""
+    driver = release_values(render(project, run), "nvidia-dra-driver-gpu")
+    assert driver["featureGates"]["CrashOnNVLinkFabricErrors"] is False
+    edit(project, "      allocation: dra\n", "      allocation: dra\n      multiNodeNVLink: true\n")
+    driver = release_values(render(project, run), "nvidia-dra-driver-gpu")
+    assert "CrashOnNVLinkFabricErrors" not in driver["featureGates"]
+    assert driver["resources"]["computeDomains"] == {"enabled": True}
+
+
+def test_no_compute_domains_without_a_multi_node_nvlink_pool(project, run):
+    edit(project, "allocation: dra, multiNodeNVLink: true}", "allocation: dra}")
+    edit(project, "    computeDomains:\n      - {name: nvl72, pool: gb200}\n", "")
+    driver = release_values(render(project, run), "nvidia-dra-driver-gpu")
+    assert driver["resources"]["computeDomains"] == {"enabled": False}
+    assert "CrashOnNVLinkFabricErrors" not in driver["featureGates"]

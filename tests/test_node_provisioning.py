@@ -119,9 +119,11 @@ def test_node_classes_follow_the_image_policy(rendered):
     # pool has no localNvme that would take the disks as persistent volumes)
     assert ec2["spec"]["instanceStorePolicy"] == "RAID0"
     (nodepool,) = find(load_objects(rendered / EKS), "NodePool", "h100")
-    # Cilium runs on the EKS example: its agent removes the startup taint
+    # Cilium runs on the EKS example: its agent removes the startup taint; the pool's kubelet
+    # restarts for its 2Mi pages: the node tuning removes the other
     assert nodepool["spec"]["template"]["spec"]["startupTaints"] == [
-        {"key": "node.cilium.io/agent-not-ready", "value": "true", "effect": "NoExecute"}
+        {"key": "node.cilium.io/agent-not-ready", "value": "true", "effect": "NoExecute"},
+        {"key": "gpu-gitops.io/node-tuning", "value": "pending", "effect": "NoSchedule"},
     ]
     (aks,) = find(load_objects(rendered / NAP), "AKSNodeClass", "h100")
     # the GPU Operator installs driver and toolkit (driver.managed: true), so AKS installs neither

@@ -528,9 +528,17 @@ def test_a_prune_protected_node_pool_removed_from_git_is_a_danger(repo, run):
 
 
 def test_a_changed_gitops_path_is_gated(repo, run):
-    _edit(_input(repo), "gitops:\n", f"gitops:\n  path: platform/rendered/{AKS}\n")
-    assert run(repo, "-q", "render", AKS).exit_code == 0
-    code, doc = _review(run, repo)
+    """The project moves into platform/ of its repository, and the cluster's path with it."""
+    project = repo / "platform"
+    project.mkdir()
+    for entry in sorted(repo.iterdir()):
+        if entry.name not in (".git", "platform"):
+            entry.rename(project / entry.name)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "moved")
+    _edit(_input(project), "gitops:\n", f"gitops:\n  path: platform/rendered/{AKS}\n")
+    assert run(project, "-q", "render", AKS).exit_code == 0
+    code, doc = _review(run, project)
     rules = {f["rule"] for c in _cluster(doc, AKS)["changes"] for f in c["findings"] if f["level"] == "danger"}
     assert rules == {"sync"} and code == 1
 
@@ -638,3 +646,72 @@ def test_git_runs_no_program_the_repository_config_names(repo, run, args):
     result = run(repo, *args)
     assert result.exit_code in (0, 1), result.output
     assert not marker.exists(), marker.read_text(encoding="utf-8")
+
+
+# --- a CRD whose schema accepts less -------------------------------------------------------
+
+
+def _crd(spec_properties: dict) -> dict:
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": spec_properties}}}
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"kind": "Widget", "plural": "widgets"},
+            "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}],
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "said"),
+    [
+        ({"size": {"type": "integer"}, "mode": {"type": "string"}}, {"mode": {"type": "string"}}, ".spec.size removed"),
+        ({"mode": {"type": "string", "enum": ["a", "b"]}}, {"mode": {"type": "string", "enum": ["a"]}}, "enum loses b"),
+        ({"size": {"type": "integer"}}, {"size": {"type": "string"}}, "type integer → string"),
+        ({"mode": {"type": "string"}}, {"mode": {"type": "string", "enum": ["a"]}}, ".spec.mode now one of a"),
+    ],
+)
+def test_a_crd_schema_narrowed_in_a_bump_is_a_danger(before, after, said):
+    from generator.review.compare import Change, diff
+    from generator.review.danger import DANGER, classify
+    from generator.review.objects import Identity, Placed
+
+    ident = Identity("apiextensions.k8s.io", "CustomResourceDefinition", "", "widgets.example.com")
+    path = "charts/widgets/customresourcedefinition_widgets.example.com.yaml"
+    old, new = _crd(before), _crd(after)
+    narrowed = Change("changed", ident, Placed(ident, path, old), Placed(ident, path, new), diff(old, new))
+    (finding,) = classify(narrowed)
+    assert finding.level == DANGER and finding.rule == "crd" and said in finding.reason, finding.reason
+    widened = Change("changed", ident, narrowed.after, narrowed.before, diff(new, old))
+    assert (classify(widened) == []) is ("type" not in said)  # a type changed back is changed again
+
+
+def test_a_hydrated_chart_daemonset_rolled_is_named_as_a_previewed_one_is():
+    """A hydrated release's objects sit in its layer, not under charts/: the chart's own labels
+    say where they come from, and a pod-template change still names the rollout."""
+    from generator.review.compare import Change, diff
+    from generator.review.danger import classify
+    from generator.review.objects import Identity, Placed
+
+    def agent(image: str, labels: dict) -> dict:
+        return {
+            "apiVersion": "apps/v1",
+            "kind": "DaemonSet",
+            "metadata": {"name": "agent", "namespace": "kube-system", "labels": labels},
+            "spec": {"template": {"spec": {"containers": [{"name": "agent", "image": image}]}}},
+        }
+
+    ident = Identity("apps", "DaemonSet", "kube-system", "agent")
+    path = "00-crds-operators/cilium/daemonset_kube-system_agent.yaml"
+    for labels, rolls in (
+        ({"helm.sh/chart": "agent-1.0.0"}, True),
+        ({"app.kubernetes.io/managed-by": "gpu-gitops"}, False),
+    ):
+        old, new = agent("agent:1", labels), agent("agent:2", labels)
+        change = Change("changed", ident, Placed(ident, path, old), Placed(ident, path, new), diff(old, new))
+        said = [f.reason for f in classify(change)]
+        assert any("rolls DaemonSet kube-system/agent's pods" in r for r in said) is rolls, said

@@ -96,7 +96,7 @@ def _render_fails(project, run, cluster, old, new, needle, message, hint):
     assert lines[at[0] + 1].startswith("  hint: ") and hint in lines[at[0] + 1], result.stderr
 
 
-AKS_FABRIC = "fabric: {type: infiniband, nics: 8, nicModel: ConnectX-7}"
+AKS_FABRIC = "fabric: {type: infiniband, nics: 8, nicModel: ConnectX-7, network: {master: ib0, range: 192.168.64.0/18}}"
 EKS_FABRIC = "fabric: {type: efa, nics: 32, nicModel: EFA}"
 
 CASES = {
@@ -358,6 +358,9 @@ def test_nccl_test_is_a_suspended_bounded_two_node_template_the_namespace_admits
     assert pod["nodeSelector"] == pool["nodeSelector"]
     (container,) = pod["containers"]
     assert "--master-addr=$(JOB_NAME)-0.nccl-test-h100" in container["command"]
+    # the pool's secondary network, which lint's CL014 expects of a pod with the fabric
+    assert job["template"]["metadata"]["annotations"] == {"k8s.v1.cni.cncf.io/networks": "fabric-h100"}
+    assert find(objects, "NetworkAttachmentDefinition", "fabric-h100")[0]["metadata"]["namespace"] == "gpu-training"
     assert container["resources"]["limits"] == {"memory": "64Gi", "nvidia.com/gpu": 8, "rdma/ib": 1}
     assert container["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": ["IPC_LOCK"]}
     assert {"name": "NCCL_NET", "value": "IB"} in container["env"]
@@ -394,3 +397,231 @@ def test_an_nccl_test_with_nothing_to_test_renders_none_with_a_warning(project, 
     assert result.exit_code == 0, result.output
     assert f"clusters/{AKS}/cluster.yaml:{line}:" in result.stderr and "no pool has NVIDIA whole GPUs" in result.stderr
     assert not (project / "rendered" / AKS / "20-workloads" / "nccl-test").exists()
+
+
+# ---- The secondary network on the fabric: Multus, IPoIB/Macvlan, whereabouts ----
+
+
+@pytest.mark.parametrize("cluster", [AKS, ONPREM])
+def test_fabric_network_is_an_attachment_in_each_namespace_that_uses_the_fabric(rendered, cluster):
+    objects = load_objects(rendered / cluster)
+    spec = spec_of(cluster)
+    pools = [p for p in spec["nodePools"] if "network" in p["fabric"]]
+    namespaces = [w["namespace"] for w in spec["workloads"] if w["podSecurity"] == "baseline-ipc-lock"]
+    assert pools and namespaces
+    attachments = find(objects, "NetworkAttachmentDefinition")
+    assert sorted((a["metadata"]["namespace"], a["metadata"]["name"]) for a in attachments) == sorted(
+        (ns, f"fabric-{p['name']}") for p in pools for ns in namespaces
+    )
+    for attachment in attachments:
+        (pool,) = [p for p in pools if f"fabric-{p['name']}" == attachment["metadata"]["name"]]
+        network = pool["fabric"]["network"]
+        config = json.loads(attachment["spec"]["config"])
+        assert config["name"] == attachment["metadata"]["name"] and config["cniVersion"] == "0.3.1"
+        assert (config["type"], config["master"]) == ("ipoib", network["master"])
+        ipam = {"type": "whereabouts", "range": network["range"]}
+        if "exclude" in network:
+            ipam["exclude"] = network["exclude"]
+        assert config["ipam"] == ipam
+
+
+@pytest.mark.parametrize("cluster", [AKS, ONPREM])
+def test_multus_and_the_cni_plugins_run_on_the_fabric_pools_and_cilium_keeps_their_config(rendered, cluster):
+    objects = load_objects(rendered / cluster)
+    pools = [p for p in spec_of(cluster)["nodePools"] if "network" in p["fabric"]]
+    (policy,) = find(objects, "NicClusterPolicy", "nic-cluster-policy")  # the operator's singleton
+    spec = policy["spec"]
+    assert set(spec["secondaryNetwork"]) == {"multus", "cniPlugins", "ipoib"}
+    assert spec["secondaryNetwork"]["multus"] == {
+        "image": "multus-cni",
+        "repository": "nvcr.io/nvidia/mellanox",
+        "version": "network-operator-v26.4.1",
+    }
+    # the per-node sections stay in the NicNodePolicies (the operator's webhook refuses both)
+    assert not {"rdmaSharedDevicePlugin", "ofedDriver", "sriovDevicePlugin"} & set(spec)
+    terms = spec["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    for pool, term in zip(pools, terms, strict=True):
+        wanted = {**pool["nodeSelector"], "feature.node.kubernetes.io/pci-15b3.present": "true"}
+        assert {e["key"]: e["values"] for e in term["matchExpressions"]} == {k: [v] for k, v in wanted.items()}
+        for taint in blocking(pool):
+            assert any(tolerates(t, taint) for t in spec["tolerations"]), (pool["name"], taint)
+    # Cilium's exclusive mode would rename Multus's 00-multus.conf to *.cilium_bak
+    assert _values(objects, "cilium")["cni"]["exclusive"] is False
+
+
+def test_clusters_without_a_fabric_network_render_no_multus(rendered):
+    objects = load_objects(rendered / EKS)
+    assert not find(objects, "NicClusterPolicy") and not find(objects, "NetworkAttachmentDefinition")
+    assert "exclusive" not in _values(objects, "cilium").get("cni", {})
+
+
+def test_a_roce_network_is_a_macvlan_of_the_nic_without_ipoib(project, run):
+    path = project / "clusters" / ONPREM / "cluster.yaml"
+    text = path.read_text(encoding="utf-8").replace("type: infiniband, nics: 4", "type: roce, nics: 4", 1)
+    path.write_text(text.replace("master: ib0", "master: ens1f0np0", 1), encoding="utf-8")
+    result = run(project, "render", ONPREM)
+    assert result.exit_code == 0, result.output
+    objects = load_objects(project / "rendered" / ONPREM)
+    (attachment,) = find(objects, "NetworkAttachmentDefinition", "fabric-gb200")
+    config = json.loads(attachment["spec"]["config"])
+    assert (config["type"], config["master"], config["mode"]) == ("macvlan", "ens1f0np0", "bridge")
+    (policy,) = find(objects, "NicClusterPolicy")
+    assert set(policy["spec"]["secondaryNetwork"]) == {"multus", "cniPlugins"}
+
+
+ONPREM_NETWORK = "network: {master: ib0, range: 172.30.0.0/16, exclude: [172.30.0.0/24]}"
+
+NETWORK_CASES = {
+    "range-overlaps-the-pod-cidr": (
+        ONPREM,
+        ONPREM_NETWORK,
+        "network: {master: ib0, range: 10.56.0.0/16}",
+        "range: 10.56.0.0/16",
+        "fabric range 10.56.0.0/16 overlaps network.cilium.ipam.podCIDRs[0] (10.48.0.0/12)",
+        "outside the pod network",
+    ),
+    "range-not-a-cidr": (
+        ONPREM,
+        ONPREM_NETWORK,
+        "network: {master: ib0, range: 172.30.0.0/33}",
+        "range: 172.30.0.0/33",
+        "CIDR '172.30.0.0/33' must be a valid CIDR value",
+        "write a CIDR",
+    ),
+    "range-with-host-bits": (
+        ONPREM,
+        ONPREM_NETWORK,
+        "network: {master: ib0, range: 172.30.0.1/16}",
+        "range: 172.30.0.1/16",
+        "must not have bits set beyond the prefix length",
+        "write 172.30.0.0/16",
+    ),
+    "exclude-outside-the-range": (
+        ONPREM,
+        ONPREM_NETWORK,
+        "network: {master: ib0, range: 172.30.0.0/16, exclude: [172.31.0.0/24]}",
+        "172.31.0.0/24]",
+        "exclude '172.31.0.0/24' is not inside the range 172.30.0.0/16",
+        "exclude only addresses of 172.30.0.0/16",
+    ),
+    "network-on-efa": (
+        EKS,
+        EKS_FABRIC,
+        "fabric: {type: efa, nics: 32, nicModel: EFA, network: {master: eth1, range: 172.30.0.0/16}}",
+        "network: {master",
+        "has a fabric.network on a efa fabric",
+        "remove fabric.network",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NETWORK_CASES))
+def test_a_fabric_network_that_cannot_work_is_a_located_error(project, run, case):
+    _render_fails(project, run, *NETWORK_CASES[case])
+
+
+def test_two_pools_with_overlapping_fabric_ranges_is_a_located_error(project, run):
+    cluster = ONPREM
+    path = project / "clusters" / cluster / "cluster.yaml"
+    text = path.read_text(encoding="utf-8")
+    old = "  - name: l40s\n    nodeSelector: {node.example.com/pool: l40s}\n"
+    assert old in text
+    text = text.replace(
+        old, old + "    fabric: {type: roce, nics: 4, network: {master: ens1f0np0, range: 172.30.128.0/17}}\n", 1
+    )
+    _render_fails_text(project, run, cluster, text, "range: 172.30.128.0/17", "overlaps node pool gb200's fabric range")
+
+
+def _render_fails_text(project, run, cluster, text, needle, message):
+    (project / "clusters" / cluster / "cluster.yaml").write_text(text, encoding="utf-8")
+    line = text[: text.index(needle)].count("\n") + 1
+    result = run(project, "render", cluster)
+    assert result.exit_code == 2, result.output
+    assert any(
+        ln.startswith(f"clusters/{cluster}/cluster.yaml:{line}:") and message in ln for ln in result.stderr.splitlines()
+    ), result.stderr
+
+
+def test_a_fabric_network_no_namespace_uses_renders_nowhere_with_a_warning(project, run):
+    path = project / "clusters" / ONPREM / "cluster.yaml"
+    text = path.read_text(encoding="utf-8").replace("    podSecurity: baseline-ipc-lock\n", "", 1)
+    text = text.replace("fabric: {ncclTestNamespace: nvl-training}\n", "", 1)
+    path.write_text(text, encoding="utf-8")
+    result = run(project, "render", ONPREM)
+    assert result.exit_code == 0, result.output
+    line = text[: text.index("network: {master: ib0")].count("\n") + 1
+    assert (
+        f"clusters/{ONPREM}/cluster.yaml:{line}:" in result.stderr
+        and "no workload namespace uses the fabric" in result.stderr
+    )
+    assert not (project / "rendered" / ONPREM / "20-workloads" / "fabric-networks").exists()
+
+
+def _admitted(objects: list[dict], job: dict, namespace: str) -> None:
+    """Every admission policy bound to ``namespace`` admits ``job``."""
+    from generator.contract.model import Policy
+    from generator.lint.admission import judge
+
+    for policy in find(objects, "ValidatingAdmissionPolicy"):
+        name = policy["metadata"]["name"]
+        for binding in find(objects, "ValidatingAdmissionPolicyBinding", name):
+            selector = binding["spec"].get("matchResources", {}).get("namespaceSelector", {})
+            namespaces = tuple(v for e in selector.get("matchExpressions", []) for v in e["values"])
+            if namespaces and namespace not in namespaces:
+                continue
+            assert judge(Policy(name, policy["spec"], namespaces), job, namespace) == [], name
+
+
+def test_nccl_test_on_a_dra_pool_claims_the_gpus_and_keeps_off_nvlink(rendered):
+    objects = load_objects(rendered / ONPREM)
+    (pool,) = [p for p in spec_of(ONPREM)["nodePools"] if p["name"] == "gb200"]
+    (cron,) = find(objects, "CronJob", "nccl-test-gb200")
+    assert cron["metadata"]["namespace"] == "nvl-training" and cron["spec"]["suspend"] is True
+    job = cron["spec"]["jobTemplate"]["spec"]
+    assert (job["completions"], job["backoffLimit"], job["activeDeadlineSeconds"]) == (2, 0, 900)
+    pod = job["template"]["spec"]
+    assert pod["resourceClaims"] == [{"name": "gpus", "resourceClaimTemplateName": "nccl-test-gb200"}]
+    (container,) = pod["containers"]
+    resources = container["resources"]
+    # GPUs from the claim, none from the device plugin a DRA node does not run
+    assert resources["claims"] == [{"name": "gpus"}]
+    assert resources["limits"] == {"memory": "64Gi", "rdma/ib": 1}
+    assert "--nproc-per-node=4" in container["command"]
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    assert (env["NCCL_NET"], env["NCCL_MNNVL_ENABLE"]) == ("IB", "0")
+    (template,) = find(objects, "ResourceClaimTemplate", "nccl-test-gb200")
+    (request,) = template["spec"]["spec"]["devices"]["requests"]
+    exactly = request["exactly"]
+    assert (exactly["deviceClassName"], exactly["allocationMode"], exactly["count"]) == (
+        "gpu.nvidia.com",
+        "ExactCount",
+        4,
+    )
+    # the pool's own GPUs (as gpu-claims selects them): GB200, never B200
+    assert "gb200" in exactly["selectors"][0]["cel"]["expression"]
+    assert job["template"]["metadata"]["annotations"] == {"k8s.v1.cni.cncf.io/networks": "fabric-gb200"}
+    assert pool["gpu"]["allocation"] == "dra"
+    _admitted(objects, cron, "nvl-training")
+
+
+def test_nccl_test_on_an_efa_pool_uses_aws_ofi_nccl_over_all_interfaces(rendered):
+    objects = load_objects(rendered / EKS)
+    (cron,) = find(objects, "CronJob", "nccl-test-h100")
+    (container,) = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]
+    assert (
+        container["image"]
+        == "public.ecr.aws/deep-learning-containers/pytorch-training:2.8.0-gpu-py312-cu129-ubuntu22.04-ec2"
+    )
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    assert (env["NCCL_NET"], env["FI_PROVIDER"], env["FI_EFA_USE_DEVICE_RDMA"]) == ("AWS Libfabric", "efa", "1")
+    # every EFA interface of the p5.48xlarge, the EKS guide's huge pages (the pool reserves 10Gi)
+    assert container["resources"]["limits"] == {
+        "memory": "64Gi",
+        "nvidia.com/gpu": 8,
+        "vpc.amazonaws.com/efa": 32,
+        "hugepages-2Mi": "5120Mi",
+    }
+    assert container["resources"]["requests"] == {"cpu": "8", **container["resources"]["limits"]}
+    assert container["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": ["IPC_LOCK"]}
+    _admitted(objects, cron, "llm-training")
+    assert not find(objects, "CronJob", "nccl-test-a100-mig")  # MIG slices: no whole GPUs to test

@@ -80,7 +80,7 @@ CLUSTER_SCOPED = frozenset(
 )
 HOOK = "helm.sh/hook"
 REDACTED = "value not shown: a Secret's values are never committed (gpu-gitops)"
-_REDACTED_B64 = base64.b64encode(REDACTED.encode()).decode()
+REDACTED_B64 = base64.b64encode(REDACTED.encode()).decode()
 _SEPARATOR = re.compile(r"^---[ \t]*$", re.M)
 
 
@@ -260,7 +260,7 @@ def _load(text: str):
 
 
 def _redact(secret: dict) -> None:
-    for field, notice in (("data", _REDACTED_B64), ("stringData", REDACTED)):
+    for field, notice in (("data", REDACTED_B64), ("stringData", REDACTED)):
         if isinstance(secret.get(field), dict):
             secret[field] = {key: notice for key in secret[field]}
 

@@ -6,8 +6,8 @@ counted as the device plugins advertise it (``gpu.advertisedPerNode`` in
 ``libsonnet/lib/gpu.libsonnet``, mirrored by ``consistency.workloads``), and huge pages.
 From the rendered tree (what Jsonnet made of the same input, kept fresh by ``gpu-gitops
 check``), the objects whose names and rules the library decides: Namespaces, ResourceQuotas,
-StorageClasses, PriorityClasses, RuntimeClasses, DeviceClasses and the admission policies
-with their bindings. Reading them, rather than computing them again, keeps one source for
+StorageClasses, PriorityClasses, RuntimeClasses, DeviceClasses, NetworkAttachmentDefinitions
+and the admission policies with their bindings. Reading them, rather than computing them again, keeps one source for
 each: the admission rules lint applies are the policy's own CEL. No Jsonnet runs.
 """
 
@@ -56,6 +56,7 @@ _KINDS = (
     *QUEUE_KINDS,
     "ResourceClaimTemplate",
     "ComputeDomain",
+    "NetworkAttachmentDefinition",
 )
 _FILE_PREFIXES = tuple(f"{kind.lower()}_" for kind in _KINDS)
 
@@ -91,9 +92,12 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
     policies: dict[str, dict] = {}
     bindings: list[dict] = []
     templates: set[str] = set()
+    attachments: set[str] = set()
     for obj in _objects(rendered):
         kind, meta = obj.get("kind"), obj.get("metadata") or {}
-        if kind == "ResourceClaimTemplate":
+        if kind == "NetworkAttachmentDefinition":
+            attachments.add(f"{meta.get('namespace', '')}/{meta.get('name', '')}")
+        elif kind == "ResourceClaimTemplate":
             templates.add(f"{meta.get('namespace', '')}/{meta.get('name', '')}")
         elif kind == "ComputeDomain":  # the DRA driver generates the domain's channel template
             channel = ((obj.get("spec") or {}).get("channel") or {}).get("resourceClaimTemplate") or {}
@@ -125,6 +129,7 @@ def build(cluster: Cluster, rendered: Path) -> Contract:
         runtime_classes=tuple(sorted(named["runtime_classes"])),
         device_classes=tuple(sorted(named["device_classes"])),
         claim_templates=tuple(sorted(templates)),
+        attachments=tuple(sorted(attachments)),
         policies=tuple(_policies(policies, bindings)),
         queues=queue_contract(queue_objects),
     )

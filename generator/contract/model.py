@@ -3,7 +3,7 @@
 A ``Contract`` is plain data (it is part of the lint cache key): the cluster's Kubernetes
 version, per node pool its taints and the extended resources one node advertises, the
 namespaces and their quotas, the StorageClass, PriorityClass, RuntimeClass and DeviceClass
-names the cluster has, and its admission policies. ``generator.contract.build`` builds it
+names the cluster has, the network attachments (Multus) of its fabric, and its admission policies. ``generator.contract.build`` builds it
 from the cluster's completed input and its rendered tree; the ``CL`` rules and XR001, XR002,
 XR007 read it through ``Settings.contract``.
 """
@@ -98,6 +98,7 @@ class Contract:
     runtime_classes: tuple[str, ...] = ()
     device_classes: tuple[str, ...] = ()
     claim_templates: tuple[str, ...] = ()  # "namespace/name" of the ResourceClaimTemplates it renders or has generated
+    attachments: tuple[str, ...] = ()  # "namespace/name" of the NetworkAttachmentDefinitions it renders (Multus)
     policies: tuple[Policy, ...] = ()
     queues: tuple[Queue, ...] = ()
 
@@ -131,6 +132,10 @@ class Contract:
             if key in hard:
                 return quantity.parse(hard[key])
         return None
+
+    def attachments_in(self, namespace: str) -> list[str]:
+        """The names of the network attachments the cluster renders in ``namespace``."""
+        return [a.partition("/")[2] for a in self.attachments if a.partition("/")[0] == namespace]
 
     def queues_in(self, namespace: str) -> list[Queue]:
         """The LocalQueues of ``namespace``: jobs there are queued by Kueue."""

@@ -151,8 +151,10 @@ def _load_cluster(project: Project, name: str, checked: bool) -> Cluster:
     conventions.complete(spec, facts, project.libsonnet, doc.data)
     if not checked:
         from generator.inputs import consistency
+        from generator.inputs.consistency import gitops
 
         found += consistency.run(spec, doc, facts)
+        found += gitops.repository(spec, doc, project.root)
     errors = [e for e in found if not isinstance(e, InputWarning)]
     if errors:
         raise InputErrors(errors)

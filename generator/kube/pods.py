@@ -382,3 +382,33 @@ def tolerates_taint(spec: dict, key: str, value: str, effect: str) -> bool:
         if operator == "Exists" or str(tol.get("value") or "") == value:
             return True
     return False
+
+
+def may_select(spec: dict, labels: dict) -> bool:
+    """Whether nodes with ``labels`` (and others lint does not know) may satisfy the pod's
+    node selector and required node affinity: False only where a known label decides it."""
+    selector = spec.get("nodeSelector")
+    if isinstance(selector, dict):
+        for key, value in selector.items():
+            if key in labels and labels[key] != str(value):
+                return False
+    affinity = spec.get("affinity")
+    node = affinity.get("nodeAffinity") if isinstance(affinity, dict) else None
+    required = node.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(node, dict) else None
+    terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
+    if not isinstance(terms, list) or not terms:
+        return True
+    return any(_term_may_select(term, labels) for term in terms)
+
+
+def _term_may_select(term: object, labels: dict) -> bool:
+    if not isinstance(term, dict):
+        return True
+    for expr in term.get("matchExpressions") or []:
+        if not isinstance(expr, dict) or expr.get("key") not in labels:
+            continue  # a label lint does not know: it may be there
+        value, values = labels[expr["key"]], [str(v) for v in expr.get("values") or []]
+        op = expr.get("operator")
+        if (op == "In" and value not in values) or (op == "NotIn" and value in values) or op == "DoesNotExist":
+            return False
+    return True

@@ -9,6 +9,12 @@ The file is derived from the rendered release object, so the two cannot drift ap
 no ``.yaml`` suffix on purpose: every ``*.yaml`` under ``rendered/`` is a Kubernetes object to
 linters and schema checkers (``gpu-gitops lint rendered/``, kubeconform), and Helm reads
 ``--values`` by content, not by name.
+
+A hydrated Cilium (``gitops.charts.cilium: hydrated``, ``render.hydrate``) has no release: its
+objects are in its component's folder, and the first install applies exactly them,
+``kubectl apply --server-side -k`` of that folder (``bootstrap/cilium-install`` says how); the
+engine's layer then applies the same objects, and its server-side apply takes the fields over
+(kustomize-controller and Argo CD's server-side sync force conflicts with other managers).
 """
 
 from __future__ import annotations
@@ -18,8 +24,10 @@ from dataclasses import dataclass
 
 from generator.yamlio.emit import to_yaml_plain
 
+COMPONENT = "cilium"
 FOLDER = "bootstrap"
 VALUES_FILE = f"{FOLDER}/cilium-values"
+INSTALL_FILE = f"{FOLDER}/cilium-install"
 
 
 @dataclass(frozen=True)
@@ -89,9 +97,12 @@ _EKS_NODES = (
 )
 
 
-def files(cluster: str, facts: dict, objects: list[dict]) -> dict[str, bytes]:
+def files(cluster: str, facts: dict, objects: list[dict], applied: str | None = None) -> dict[str, bytes]:
     """``{relative path: bytes}`` of the bootstrap folder; empty when Cilium is not rendered.
-    ``facts`` is the provider's row of ``providers.json``."""
+    ``facts`` is the provider's row of ``providers.json``; ``applied``: the folder of a hydrated
+    Cilium's objects in the tree."""
+    if applied is not None:
+        return {INSTALL_FILE: _apply_text(cluster, facts, objects, applied)}
     release = cilium_release(objects)
     if release is None:
         return {}
@@ -112,3 +123,26 @@ def files(cluster: str, facts: dict, objects: list[dict]) -> dict[str, bytes]:
     values = json.loads(json.dumps(release.values, sort_keys=True))  # the same bytes for the same values
     text = "".join(f"# {line}\n" for line in header) + to_yaml_plain(values)
     return {VALUES_FILE: text.encode()}
+
+
+def _apply_text(cluster: str, facts: dict, objects: list[dict], applied: str) -> bytes:
+    """The first install of a hydrated Cilium: the objects its folder holds, applied once."""
+    header = [
+        f"Rendered by gpu-gitops from clusters/{cluster}/cluster.yaml. Do not edit: run `gpu-gitops render`.",
+        "The first install of Cilium, before the GitOps engine: without a CNI no pod (the engine's included)",
+        f"starts. Cilium is shipped hydrated: its objects are rendered/{cluster}/{applied}, which the engine",
+        "then applies and keeps. Order and details: docs/network.md, docs/charts.md.",
+    ]
+    if facts["vpcCniDaemonSet"]:
+        header += [*_EKS_AWS_NODE, *(_EKS_KUBE_PROXY if _kube_proxy_free(objects) else ()), *_EKS_NODES]
+    header += [
+        "Then, from the repository root:",
+        f"  kubectl apply --server-side -k rendered/{cluster}/{applied}",
+    ]
+    return "".join(f"# {line}\n" for line in header).encode()
+
+
+def _kube_proxy_free(objects: list[dict]) -> bool:
+    """Whether the chart's ``cilium-config`` turns kube-proxy replacement on."""
+    config = next((o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "cilium-config"), None)
+    return config is not None and str((config.get("data") or {}).get("kube-proxy-replacement")) == "true"

@@ -33,6 +33,7 @@ class Previews:
     folders: dict[str, list[dict]] = field(default_factory=dict)
     entries: list[lock.Entry] = field(default_factory=list)
     releases: dict[str, Release] = field(default_factory=dict)  # by folder
+    unlocked: bool = False  # the tree renders releases, but the project has no lock: none inflated
 
 
 @functools.lru_cache(maxsize=64)
@@ -59,6 +60,7 @@ def previews(project: Project, cluster: Cluster, components: dict[str, list[dict
     found = find(components)
     result = Previews()
     if entries is None or not found:
+        result.unlocked = bool(found)
         return result
     shown = project.display(project.chart_lock)
     used = [(release, inflate.lock_entry(release, entries, shown)) for release in found]
@@ -89,3 +91,34 @@ def previews(project: Project, cluster: Cluster, components: dict[str, list[dict
         result.releases[folder] = release
         result.entries.append(entry)
     return result
+
+
+# Document schemas of chart CRDs, by the CRD object (shared by the clusters that inflate the
+# same release, ``inflate``): converted once per process; the CRD is kept so its id is never reused.
+_SCHEMAS: dict[int, tuple[dict, dict[tuple[str, str], dict]]] = {}
+
+
+def crd_schemas(charts: Previews) -> dict[tuple[str, str], dict]:
+    """(apiVersion, kind) → document schema of every served version of every CRD the cluster's
+    charts install (from ``crds/`` or ``templates/``), as ``schemas import`` converts a CRD: the
+    custom resources the tree renders are checked against exactly the version installed."""
+    from generator.lint.crdimport import document_schema, versions
+
+    out: dict[tuple[str, str], dict] = {}
+    for objects in charts.folders.values():
+        for crd in objects:
+            if crd.get("kind") != "CustomResourceDefinition" or not str(crd.get("apiVersion")).startswith(
+                "apiextensions.k8s.io/"
+            ):
+                continue
+            known = _SCHEMAS.get(id(crd))
+            if known is None or known[0] is not crd:
+                spec = crd.get("spec") or {}
+                group, kind = spec.get("group"), (spec.get("names") or {}).get("kind")
+                converted = {
+                    (f"{group}/{version}", str(kind)): document_schema(crd, version, schema)
+                    for version, schema in versions(crd)
+                }
+                known = _SCHEMAS[id(crd)] = (crd, converted)
+            out.update(known[1])
+    return out

@@ -1,4 +1,5 @@
-"""Cluster spec → checked file tree of ``rendered/<cluster>/``: evaluate → inflate the charts → lay out → check.
+"""Cluster spec → checked file tree of ``rendered/<cluster>/``: evaluate → inflate the charts → hydrate
+those the input asks for → lay out → check.
 
 Each step is its own module (``evaluation``, ``layout``, ``checks``); this one composes them
 for one cluster. Nothing is written here (``tree`` does that).
@@ -12,7 +13,8 @@ from generator.diagnostic import Diagnostic
 from generator.inputs.load import Cluster
 from generator.library import digests
 from generator.paths import Project
-from generator.render.charts import Previews, previews
+from generator.render import hydrate
+from generator.render.charts import Previews, crd_schemas, previews
 from generator.render.checks import check
 from generator.render.evaluation import Components, evaluate
 from generator.render.layout import Tree, lay_out
@@ -55,9 +57,28 @@ def render_evaluated(
     """``render`` for components already evaluated (``evaluation.evaluate_many``)."""
     digests.check(cluster.spec, cluster.source, components)
     charts = previews(project, cluster, components)
-    tree = lay_out(project, cluster, components, charts.folders)
+    validator = _with_chart_crds(validator, crd_schemas(charts))
+    hydrated = hydrate.apply(project, cluster, components, charts)
+    tree = lay_out(project, cluster, components, charts.folders, hydrated)
     prefix = project.display(project.rendered / cluster.name)
     problems = [d for w in cluster.warnings for d in w.diagnostics]
     overrides = project.display(cluster.overrides) if cluster.overrides else ""
     problems += check(tree, cluster, validator, require_schemas, prefix, config, overrides)
     return Rendered(cluster, components, tree, charts, problems)
+
+
+# Validators with a fleet's chart CRDs: the clusters that install the same charts share one (and
+# with it the checks of their shared chart objects, ``checks._checked``). Keyed by the base
+# validator and the schema documents, all kept so no id is reused.
+_OVERLAYS: dict[tuple, tuple[SchemaValidator, list[dict], SchemaValidator]] = {}
+
+
+def _with_chart_crds(validator: SchemaValidator, schemas: dict[tuple[str, str], dict]) -> SchemaValidator:
+    if not schemas:
+        return validator
+    documents = [schemas[k] for k in sorted(schemas)]
+    key = (id(validator), *(id(d) for d in documents))
+    known = _OVERLAYS.get(key)
+    if known is None or known[0] is not validator or any(a is not b for a, b in zip(known[1], documents, strict=True)):
+        known = _OVERLAYS[key] = (validator, documents, validator.with_schemas(schemas))
+    return known[2]

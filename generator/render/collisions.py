@@ -18,7 +18,9 @@ from generator.paths import Project
 
 # The library's components that render into the workload namespaces by design (a cluster's own
 # components, from its overrides.libsonnet, may too: docs/overrides.md).
-WORKLOAD_COMPONENTS = frozenset({"workload-isolation", "autoscaling", "gpu-claims", "queues", "nccl-test"})
+WORKLOAD_COMPONENTS = frozenset(
+    {"workload-isolation", "autoscaling", "gpu-claims", "queues", "nccl-test", "fabric-networks"}
+)
 
 
 def _group(obj: dict) -> str:

@@ -140,12 +140,17 @@ def _add_folder(
 
 
 def lay_out(
-    project: Project, cluster: Cluster, components: dict[str, list[dict]], charts: dict[str, list[dict]] | None = None
+    project: Project,
+    cluster: Cluster,
+    components: dict[str, list[dict]],
+    charts: dict[str, list[dict]] | None = None,
+    hydrated: set[str] | None = None,
 ) -> Tree:
     """The cluster's tree: components in their layers, the GitOps engine's objects over the
     non-empty layers, the bootstrap files, and the inflated charts (``charts/<release>/``,
     folders of their own, like ``gitops/`` listed by no other kustomization; not part of the
-    collision check, as no engine applies them)."""
+    collision check, as no engine applies them). ``hydrated``: the components whose release is
+    shipped as its chart's objects (``render.hydrate``), for the CNI's first install."""
     reg = registry.load(project.libsonnet)
     own = sorted(set(components) - {c.name for c in reg.components})
     for name in own:  # added by the cluster's overrides.libsonnet; the name becomes a folder
@@ -170,5 +175,7 @@ def lay_out(
     sync = gitops.objects(project, cluster, layers)
     collisions.check(project, cluster, [pair for _, pairs in layers for pair in pairs] + [(gitops.FOLDER, sync)], own)
     tree = build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync}, shared_folders=charts)
-    tree.files.update(bootstrap.files(cluster.name, cluster.facts, components.get("cilium", [])))
+    cni = next((c for c in reg.components if c.name == bootstrap.COMPONENT), None)
+    applied = f"{cni.layer}/{cni.name}" if cni and cni.name in (hydrated or set()) else None
+    tree.files.update(bootstrap.files(cluster.name, cluster.facts, components.get(bootstrap.COMPONENT, []), applied))
     return tree

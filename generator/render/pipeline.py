@@ -168,7 +168,10 @@ def render_some(
         inputs_used = (
             hashes
             + fingerprint.base_lines(cluster.bases)
-            + fingerprint.chart_lines([(e.digest, e.repository, e.chart, e.version) for e in rendered.charts.entries])
+            + fingerprint.chart_lines(
+                [(e.digest, e.repository, e.chart, e.version) for e in rendered.charts.entries],
+                rendered.charts.unlocked,
+            )
         )
         rendered.tree.files[fingerprint.SUM_FILE] = fingerprint.sum_file(inputs_used, rendered.tree.files)
         if not rendered.problems:  # a warning is printed again by every run, so never skipped

@@ -9,8 +9,9 @@ quota whose usage cannot be known offline).
 Sources: immutable fields as the API server validates them (kubernetes
 pkg/apis/apps/validation/validation.go ``ValidateStatefulSetUpdate``, ``ValidateDeploymentUpdate``,
 ``ValidateDaemonSetUpdate``; pkg/apis/core/validation ``ValidatePersistentVolumeUpdate``,
-``ValidatePersistentVolumeClaimUpdate``; pkg/apis/storage/validation
-``ValidateStorageClassUpdate``, v1.32); pruning as the engines do it (kustomize-controller v1.x
+``ValidatePersistentVolumeClaimUpdate``, ``ValidateServiceUpdate``; pkg/apis/batch/validation
+``ValidateJobSpecUpdate``; pkg/apis/storage/validation ``ValidateStorageClassUpdate``,
+``ValidateCSIDriverUpdate``; pkg/apis/rbac/validation ``ValidateRoleBindingUpdate``, v1.32); pruning as the engines do it (kustomize-controller v1.x
 garbage collection of its inventory, skipped for ``kustomize.toolkit.fluxcd.io/prune: disabled``;
 Argo CD sync option ``Prune=false``); a deleted HelmRelease is uninstalled by helm-controller;
 a deleted Argo CD Application deletes its resources only with the
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from generator.kube import quantity
-from generator.review import workloads
+from generator.review import crdschema, handover, workloads
 from generator.review.compare import Change, FieldChange
 from generator.review.objects import GITOPS, Identity, Placed
 
@@ -104,7 +105,7 @@ _STATEFULSET_MUTABLE = (
     "persistentVolumeClaimRetentionPolicy",
     "minReadySeconds",
 )
-_SELECTOR_KINDS = ("Deployment", "DaemonSet", "ReplicaSet", "Job")  # spec.selector is immutable
+_SELECTOR_KINDS = ("Deployment", "DaemonSet", "ReplicaSet")  # spec.selector is immutable
 _STORAGECLASS_IMMUTABLE = ("provisioner", "parameters", "reclaimPolicy", "volumeBindingMode")
 # spec fields a PersistentVolume update may change: the volume source, volumeMode and a set
 # nodeAffinity are immutable (ValidatePersistentVolumeUpdate, v1.32)
@@ -118,6 +119,12 @@ _PV_MUTABLE = (
     "volumeAttributesClassName",
 )
 _PVC_MUTABLE = (("resources", "requests"), ("volumeAttributesClassName",))
+# a Job's spec fields an update may not change besides its selector (ValidateJobSpecUpdate: the
+# template, but for the scheduling directives of a suspended Job, completionMode,
+# podFailurePolicy, backoffLimitPerIndex)
+_JOB_IMMUTABLE = ("template", "completionMode", "podFailurePolicy", "backoffLimitPerIndex")
+# ValidateCSIDriverUpdate: the rest of a CSIDriver's spec may change
+_CSIDRIVER_IMMUTABLE = ("attachRequired", "volumeLifecycleModes")
 # where a sync object's path or source is: pointed elsewhere, the engine prunes what it applied
 _SYNC_TARGET = (
     ("spec", "path"),
@@ -140,9 +147,11 @@ class Rule:
 # the table is generated from this (``gpu-gitops docs``), and a danger always names its row.
 RULES = {
     "crd": Rule(
-        "a CustomResourceDefinition removed or moved, or a served version dropped",
+        "a CustomResourceDefinition removed or moved, a served version dropped, or its schema narrowed (a field "
+        "removed, an enum shrunk, a type changed)",
         "the API server deletes every custom resource of the kind; objects stored in a dropped version can no "
-        "longer be read",
+        "longer be read; a removed field is pruned from stored objects, a value the new schema refuses fails every "
+        "create and change of it",
     ),
     "cni": Rule(
         "the CNI's release (Cilium) removed, prune-protected or not, or moved",
@@ -152,6 +161,12 @@ RULES = {
     ),
     "release": Rule(
         "any other Helm release removed or moved", "the release and everything it installed are uninstalled"
+    ),
+    "hydrate": Rule(
+        "a Helm release switched between `preview` and `hydrated` (`gitops.charts`) without the `handover` step",
+        "to hydrated: the HelmRelease, kept on the cluster and not suspended, goes on reconciling and reverts the "
+        "objects the layer applies (an Argo CD Application goes on syncing them); back to preview: the layer prunes "
+        "the release's objects, pods and CRDs with their custom resources, before Helm installs them again",
     ),
     "namespace": Rule("a Namespace removed or moved", "every object in it is deleted"),
     "storage": Rule(
@@ -174,9 +189,12 @@ RULES = {
     ),
     "immutable": Rule(
         "an immutable field changed: a StatefulSet's spec other than replicas, template, update strategy, ordinals, "
-        "retention and `minReadySeconds`; the selector of a Deployment, DaemonSet, ReplicaSet or Job; a "
-        "StorageClass's provisioner, parameters, reclaim policy or binding mode; a PersistentVolume's source, volume "
-        "mode or node affinity, or its class; a claim's spec other than its storage request",
+        "retention and `minReadySeconds`; the selector of a Deployment, DaemonSet, ReplicaSet or Job; a Job's pod "
+        "template (but for a suspended Job's scheduling directives), completion mode, pod failure policy or "
+        "per-index backoff limit; a StorageClass's provisioner, parameters, reclaim policy or binding mode; a "
+        "PersistentVolume's source, volume mode or node affinity, or its class; a claim's spec other than its "
+        "storage request; a Service's cluster IP or primary IP family; a CSIDriver's `attachRequired` or volume "
+        "lifecycle modes; a role binding's `roleRef`",
         "the API server refuses the update (kubernetes `pkg/apis/*/validation`, v1.32); the sync stalls until "
         "someone deletes and recreates the object, with its pods",
     ),
@@ -219,7 +237,22 @@ def classify(change: Change, pools: tuple[workloads.Pool, ...] = ()) -> list[Fin
     return _classify(change) + [Finding(level, reason) for level, reason in workloads.findings(change, pools)]
 
 
+def classify_all(changes: list[Change], pools: tuple[workloads.Pool, ...] = ()) -> list[list[Finding]]:
+    """``classify`` of each change, where a release switched between preview and hydrated
+    (``handover``) says so on its engine object's change, in place of what its removal or
+    addition would say alone."""
+    found = [classify(c, pools) for c in changes]
+    for i, switch in handover.findings(changes, protected).items():
+        found[i] = [Finding(level, reason, rule) for level, reason, rule in switch]
+    return found
+
+
 def _classify(change: Change) -> list[Finding]:
+    if change.action == "moved" and change.before and change.before.layer == handover.PREVIEW_FOLDER:
+        return _updates(change)  # a preview object now applied by the layer: nothing was applied before
+    if change.action == "moved" and change.after and change.after.layer == handover.PREVIEW_FOLDER:
+        assert change.before is not None  # applied by the layer, now only previewed
+        return _removal(change.before, f"stops applying {change.identity} (its release's preview keeps it)", False)
     if change.action == "removed":
         assert change.before is not None
         return _removal(change.before, f"removes {change.identity}", moved=False)
@@ -345,7 +378,7 @@ def _updates(change: Change) -> list[Finding]:
     assert change.before and change.after
     ident, fields = change.identity, change.fields
     out = []
-    immutable = _immutable(ident, fields)
+    immutable = _immutable(ident, fields) + _service_addresses(change)
     if immutable:
         names = ", ".join(sorted({f.dotted for f in immutable})[:4])
         out.append(
@@ -368,6 +401,19 @@ def _updates(change: Change) -> list[Finding]:
                     DANGER,
                     f"drops version(s) {', '.join(sorted(gone))} of {ident}: objects stored in "
                     "them can no longer be read",
+                    "crd",
+                )
+            )
+        narrower = crdschema.narrowed(change.before.obj, change.after.obj)
+        if narrower:
+            more = len(narrower) - crdschema.SHOWN
+            out.append(
+                Finding(
+                    DANGER,
+                    f"narrows {ident}'s schema ({'; '.join(narrower[: crdschema.SHOWN])}"
+                    + (f"; {more} more" if more > 0 else "")
+                    + "): a removed field is pruned from the stored objects as they are read, and a value the "
+                    "new schema refuses fails every create and every change of it",
                     "crd",
                 )
             )
@@ -439,8 +485,14 @@ def _immutable(ident: Identity, fields: list[FieldChange]) -> list[FieldChange]:
 
     if ident.group == "apps" and ident.kind == "StatefulSet":
         return [f for f in fields if spec_field(f) and spec_field(f) not in _STATEFULSET_MUTABLE]
-    if ident.kind in _SELECTOR_KINDS and ident.group in ("apps", "batch"):
+    if ident.group == "batch" and ident.kind == "Job":
+        return [f for f in fields if spec_field(f) in ("selector", *_JOB_IMMUTABLE)]
+    if ident.kind in _SELECTOR_KINDS and ident.group == "apps":
         return [f for f in fields if spec_field(f) == "selector"]
+    if ident.group == "storage.k8s.io" and ident.kind == "CSIDriver":
+        return [f for f in fields if spec_field(f) in _CSIDRIVER_IMMUTABLE]
+    if ident.group == "rbac.authorization.k8s.io" and ident.kind in ("RoleBinding", "ClusterRoleBinding"):
+        return [f for f in fields if f.path[:1] == ("roleRef",)]  # ValidateRoleBindingUpdate: cannot change roleRef
     if ident.group == "storage.k8s.io" and ident.kind == "StorageClass":
         return [f for f in fields if f.path and f.path[0] in _STORAGECLASS_IMMUTABLE]
     if ident.group == "" and ident.kind == "PersistentVolume":
@@ -450,6 +502,28 @@ def _immutable(ident: Identity, fields: list[FieldChange]) -> list[FieldChange]:
     if ident.group == "" and ident.kind == "PersistentVolumeClaim":
         return [f for f in fields if spec_field(f) and not any(_under(f.path[1:], m) for m in _PVC_MUTABLE)]
     return []
+
+
+def _service_addresses(change: Change) -> list[FieldChange]:
+    """A Service's cluster IP or primary IP family, changed where both sides set one: the API
+    server keeps the allocated address and family (ValidateServiceUpdate: ``may not change once
+    set``, ``primary ipFamily can not be changed``), but for a change to or from ExternalName."""
+    assert change.before and change.after
+    if change.identity.group != "" or change.identity.kind != "Service":
+        return []
+    before, after = change.before.obj.get("spec") or {}, change.after.obj.get("spec") or {}
+    if "ExternalName" in (before.get("type"), after.get("type")):
+        return []
+    out = []
+    for key, first in (("clusterIP", None), ("clusterIPs", 0), ("ipFamilies", 0)):
+        old, new = before.get(key), after.get(key)
+        if first is not None:
+            old = old[first] if isinstance(old, list) and old else None
+            new = new[first] if isinstance(new, list) and new else None
+        if old not in (None, "") and new not in (None, "") and old != new:
+            path = ("spec", key) if first is None else ("spec", key, first)
+            out.append(FieldChange(path, old, new))
+    return out
 
 
 def _under(path: tuple, prefix: tuple) -> bool:

@@ -14,7 +14,7 @@ from generator.paths import Project
 from generator.review import acknowledge, revision
 from generator.review.acknowledge import Acknowledgement
 from generator.review.compare import Change, Side, compare
-from generator.review.danger import DANGER, Finding, classify
+from generator.review.danger import DANGER, Finding, classify_all
 from generator.review.workloads import Pool
 from generator.tree import fingerprint
 
@@ -113,7 +113,10 @@ def review(
             Side({p: i for p, (i, _) in new.items()}, functools.partial(_by_id, new), shown),
         )
         pools = _pools(project, name) if changes else ()
-        found = ClusterReview(name, _once_per_cluster([Reviewed(c, classify(c, pools)) for c in changes]))
+        found = ClusterReview(
+            name,
+            _once_per_cluster([Reviewed(c, f) for c, f in zip(changes, classify_all(changes, pools), strict=True)]),
+        )
         found.state = "new" if name not in at_base else "deleted" if not (project.rendered / name).is_dir() else ""
         found.input_file = project.display(project.clusters / name / INPUT)
         found.findings = _cluster_findings(project, name, name in inputs_now, name in fresh, name in at_base)

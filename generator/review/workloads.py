@@ -136,7 +136,7 @@ def findings(change: Change, pools: tuple[Pool, ...]) -> list[tuple[str, str]]:
     if after is None:
         return out
     ident, obj = change.identity, after.obj
-    chart = after.path.startswith(CHARTS)
+    chart = after.path.startswith(CHARTS) or from_chart(obj)
     if change.action in ("changed", "moved", "renamed") and chart:
         template = _POD_TEMPLATE.get(ident.kind)
         if ident.kind == "DaemonSet" and template and any(f.path[: len(template)] == template for f in change.fields):
@@ -196,6 +196,15 @@ def findings(change: Change, pools: tuple[Pool, ...]) -> list[tuple[str, str]]:
                 )
             )
     return out
+
+
+def from_chart(obj: dict) -> bool:
+    """An object a Helm chart rendered, wherever it sits (a hydrated release's objects are in
+    its layer): charts label what they render with ``helm.sh/chart`` or
+    ``app.kubernetes.io/managed-by: Helm`` (Helm's chart best practices, "Labels and
+    Annotations"), the library never does."""
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    return "helm.sh/chart" in labels or labels.get("app.kubernetes.io/managed-by") == "Helm"
 
 
 def _grants(role: dict) -> set[tuple[str, str]]:

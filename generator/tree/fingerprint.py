@@ -14,6 +14,8 @@ sends the cluster down the full path. One line per hash, sorted, in this form::
     base      <sha256>  clusters/_bases/<b>.yaml  each base the cluster's input used, sorted by path
     chart     <sha256>  <chart> <version> <repository>  each chart inflated into the tree, its
                                              digest as clusters/charts.lock records it
+    chart     none  clusters/charts.lock     the tree renders Helm releases but the project had
+                                             no lock, so nothing was inflated
     output    <sha256>  <path>                 each file of rendered/<cluster>/ but this one
 
 Which bases a cluster uses is known only once its input is read, so the fast path takes the
@@ -23,7 +25,9 @@ base changed its own file or a base it used, so it is not fresh either way.
 The ``chart`` lines name the locked digest, never the chart cache: the fast path compares them
 with ``clusters/charts.lock``, so a clone with no chart cache (and no Helm) finds its committed
 trees up to date, and a lock whose digest for a chart changed makes the trees that inflated it
-stale. A chart's version is in the input or the library, which are hashed already.
+stale. A chart's version is in the input or the library, which are hashed already. A tree whose
+releases were not inflated for want of a lock says so (``chart none``), so the lock that
+``charts pull`` writes later makes it stale: it must now hold the charts' objects.
 
 The file is deterministic and machine-independent, so it is committed and reviewed with the
 tree. What it cannot record is what changes validation verdicts, not bytes, and differs
@@ -249,8 +253,14 @@ def base_lines(bases: list[tuple[str, str]]) -> list[str]:
     return [f"base {sha}  {shown}" for shown, sha in sorted(set(bases))]
 
 
-def chart_lines(charts: list[tuple[str, str, str, str]]) -> list[str]:
-    """The ``chart`` lines of the charts a tree inflated: (digest, repository, chart, version)."""
+UNLOCKED = "none"
+
+
+def chart_lines(charts: list[tuple[str, str, str, str]], unlocked: bool = False) -> list[str]:
+    """The ``chart`` lines of the charts a tree inflated: (digest, repository, chart, version);
+    with ``unlocked``, the one line that says its releases were not inflated, for want of a lock."""
+    if unlocked:
+        return [f"chart {UNLOCKED}  clusters/charts.lock"]
     return [
         f"chart {digest.removeprefix('sha256:')}  {chart} {version} {repository}"
         for digest, repository, chart, version in sorted(set(charts), key=lambda c: (c[2], c[3], c[1], c[0]))
@@ -258,19 +268,21 @@ def chart_lines(charts: list[tuple[str, str, str, str]]) -> list[str]:
 
 
 def _chart_ok(project: Project, line: str, locked: dict) -> bool:
-    """A recorded ``chart`` line names a chart the lock holds with that digest (the lock read
-    once per run into ``locked``)."""
+    """A recorded ``chart`` line names a chart the lock holds with that digest, or says there
+    was no lock and there still is none (the lock read once per run into ``locked``)."""
     if "entries" not in locked:
         from generator.charts import lock
 
         try:
-            locked["entries"] = lock.read(project.chart_lock) or {}
+            locked["entries"] = lock.read(project.chart_lock)
         except lock.LockError:
             locked["entries"] = {}
     sha, _, rest = line[len("chart ") :].partition("  ")
+    if sha == UNLOCKED:
+        return locked["entries"] is None
     chart, _, rest = rest.partition(" ")
     version, _, repository = rest.partition(" ")
-    entry = locked["entries"].get((repository, chart, version))
+    entry = (locked["entries"] or {}).get((repository, chart, version))
     return entry is not None and entry.digest == f"sha256:{sha}"
 
 
@@ -371,9 +383,37 @@ def _is_fresh(
     if on_disk != sorted(outputs) or (modes and not _modes_ok(target, files, dirs)):
         return False
     try:
-        return all(_digest(os.path.join(target, rel)) == outputs[rel] for rel in on_disk)
+        if os.open not in os.supports_dir_fd:
+            return all(_digest(os.path.join(target, rel)) == outputs[rel] for rel in on_disk)
+        return _all_match(target, on_disk, outputs)
     except OSError:
         return False
+
+
+def _all_match(folder: str, rels: list[str], expected: dict[str, str]) -> bool:
+    """Whether every file's sha256 is the expected one. The files are opened relative to the
+    folder's descriptor (no path joined or walked again for each) and a file shorter than the
+    read size is read in one call (a regular file's read is short only at its end): a no-op
+    check reads every file of a fleet, tens of thousands with the charts' previews."""
+    size = 1 << 20
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    top = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        for rel in rels:
+            fd = os.open(rel, flags, dir_fd=top)
+            try:
+                chunk = os.read(fd, size)
+                digest = hashlib.sha256(chunk)
+                while len(chunk) == size:
+                    chunk = os.read(fd, size)
+                    digest.update(chunk)
+            finally:
+                os.close(fd)
+            if digest.hexdigest() != expected[rel]:
+                return False
+        return True
+    finally:
+        os.close(top)
 
 
 def fresh(

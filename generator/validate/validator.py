@@ -11,6 +11,7 @@ answered from the lint cache, never imports them.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import re
@@ -129,6 +130,19 @@ class SchemaValidator:
         self._core_registry: Registry | None = None
         # per custom resource kind looked up: the schema paths consulted (``consulted``)
         self._lookups: dict[tuple[str, str], list[tuple[str, bool]]] = {}
+        # (apiVersion, kind) → document schema given in memory (``with_schemas``), before any location
+        self._given: dict[tuple[str, str], dict] = {}
+
+    def with_schemas(self, schemas: dict[tuple[str, str], dict]) -> SchemaValidator:
+        """This validator, but with ``schemas`` ((apiVersion, kind) → document schema, as
+        ``schemas import`` writes them) checked first: the CRDs a chart installs, at exactly the
+        version it installs, over any schema location or synced set. Everything else, compiled
+        kinds and warnings included, is shared with this one."""
+        overlay = copy.copy(self)
+        overlay._given = {**self._given, **schemas}
+        overlay._compiled = {k: v for k, v in self._compiled.items() if k not in schemas}
+        overlay._crd = {k: v for k, v in self._crd.items() if k not in schemas}
+        return overlay
 
     def schema_source(self, api_version: str, kind: str) -> Path | None:
         """The schema file used for this kind, or None when there is none (or the names cannot have one)."""
@@ -167,6 +181,16 @@ class SchemaValidator:
         return self._compiled[key]
 
     def _compile(self, api_version: str, kind: str):
+        given = self._given.get((api_version, kind))
+        if given is not None:
+            schema, fast = _given_schema(
+                given,
+                lambda pattern: self.warn(
+                    f"{kind} ({api_version}): schema pattern {pattern!r} has no Python equivalent; that pattern is not checked"
+                ),
+            )
+            self._crd[(api_version, kind)] = schema
+            return _Kind(schema, _empty_registry, fast)
         source = self.schema_source(api_version, kind)
         if source is None:
             return None
@@ -301,6 +325,24 @@ def _custom_schema(source: Path, untranslatable, check: bool) -> tuple[dict, fas
     for pattern in dropped_patterns:
         untranslatable(pattern)
     return schema, fast
+
+
+# Schemas given in memory, by identity (the document kept, so an id is never reused): translated
+# and compiled once per process, shared by every validator given the same document.
+_GIVEN: dict[int, tuple[dict, dict, tuple[str, ...], fastcheck.Check | None]] = {}
+
+
+def _given_schema(document: dict, untranslatable) -> tuple[dict, fastcheck.Check | None]:
+    """A schema given in memory (``with_schemas``), its patterns made Python's, and its compiled check."""
+    known = _GIVEN.get(id(document))
+    if known is None or known[0] is not document:
+        dropped: list[str] = []
+        schema = json.loads(json.dumps(document))
+        _python_patterns(schema, dropped.append)
+        known = _GIVEN[id(document)] = (document, schema, tuple(dropped), _compiled(schema, fastcheck.Compiler({}, ())))
+    for pattern in known[2]:
+        untranslatable(pattern)
+    return known[1], known[3]
 
 
 _SCHEMA_FILE_HINT = (

@@ -9,6 +9,7 @@
 // The CNI must exist before the engine's own controllers can run pods, so on a new cluster
 // Cilium is bootstrapped once with the same chart version and values; the release rendered here
 // then adopts it and keeps it in Git from there on.
+local fabric = import '../lib/fabric.libsonnet';
 local helm = import '../lib/helm.libsonnet';
 local k = import '../lib/k.libsonnet';
 
@@ -20,6 +21,7 @@ local defaults = {
   namespace: 'kube-system',
   repoURL: 'https://helm.cilium.io/',
   chart: 'cilium',
+  pools: [],
 };
 
 // Pod addressing. In cluster-pool mode the pool is always written out: the chart's own default
@@ -37,7 +39,7 @@ local ipamOf(ipam) =
 
 // Chart values of the typed input (tests validate the rendered ones against the chart's
 // values.schema.json).
-local valuesOf(c, engine, providerFacts) =
+local valuesOf(c, engine, providerFacts, pools) =
   local routing = c.routing;
   local native = routing.mode == 'native';
   // The managed-cloud integration for the provider (ciliumValues in providers.json): self-managed
@@ -80,6 +82,10 @@ local valuesOf(c, engine, providerFacts) =
       relay: { enabled: c.hubble.enabled && c.hubble.relay },
       ui: { enabled: c.hubble.enabled && c.hubble.ui },
     },
+    // Multus (the Network Operator's, for a pool's secondary network on its fabric) writes its
+    // 00-multus.conf beside Cilium's; the chart's default cni.exclusive renames every other CNI
+    // config in /etc/cni/net.d to *.cilium_bak (values.yaml, cni.exclusive).
+    [if fabric.networkPools(pools) != [] then 'cni']+: { exclusive: false },
     // The agent must run on every node, whatever its taints (upstream's default, kept explicit
     // so a values override cannot silently drop it).
     tolerations: [{ operator: 'Exists' }],
@@ -96,7 +102,7 @@ function(params)
                       p.repoURL,
                       p.chart,
                       c.version,
-                      std.mergePatch(valuesOf(c, p.gitops.engine, p.providerFacts), c.values),
+                      std.mergePatch(valuesOf(c, p.gitops.engine, p.providerFacts, p.pools), c.values),
                       createNamespace=false,
                       syncWave=-10)
   )

@@ -4,11 +4,7 @@
 //
 // A claim template (resource.k8s.io/v1 ResourceClaimTemplate, Kubernetes 1.34) has one request,
 // `gpu`, of `count` devices of DeviceClass gpu.nvidia.com (whole GPUs) or mig.nvidia.com (MIG
-// devices), narrowed by CEL on the attributes the kubelet plugin publishes for every device
-// (cmd/gpu-kubelet-plugin/deviceinfo.go and partitions.go, NVIDIA/k8s-dra-driver-gpu v25.12.0):
-// `productName` (NVML's device name, e.g. "NVIDIA B200") matched against the pool's model
-// family, the part of `gpu.model` before its first '-', as a whole word and ignoring case (so
-// B200 never matches GB200), and for MIG devices `profile` (the MIG profile name, e.g. 3g.90gb).
+// devices), narrowed to the pool's model and MIG profile (gpu.claimSelectors).
 // Sharing is the driver's opaque config for the request: GpuConfig (whole GPUs) or
 // MigDeviceConfig (MIG devices), resource.nvidia.com/v1beta1, `sharing.strategy` MPS (with
 // mpsConfig) or TimeSlicing (with timeSlicingConfig for whole GPUs):
@@ -30,14 +26,6 @@ function(params)
   local p = defaults + params;
   local component = 'gpu-claims';
   local pools = { [x.name]: x for x in gpu.draPools(p.pools) };
-
-  local family(model) = std.asciiLower(std.split(model, '-')[0]);
-  local attribute(name) = "device.attributes['gpu.nvidia.com'].%s" % name;
-  local selectors(pool, profile) =
-    (if std.objectHas(pool.gpu, 'model') then [
-       "%s.matches('(?i)(^|[^a-z0-9])%s([^a-z0-9]|$)')" % [attribute('productName'), family(pool.gpu.model)],
-     ] else [])
-    + (if profile != null then ["%s == '%s'" % [attribute('profile'), profile]] else []);
 
   local sharingConfig(claim) =
     local s = claim.sharing;
@@ -66,8 +54,8 @@ function(params)
             deviceClassName: if profile == null then 'gpu.nvidia.com' else 'mig.nvidia.com',
             allocationMode: 'ExactCount',
             count: claim.count,
-            [if std.length(selectors(pool, profile)) > 0 then 'selectors']:
-              [{ cel: { expression: e } } for e in selectors(pool, profile)],
+            [if std.length(gpu.claimSelectors(pool, profile)) > 0 then 'selectors']:
+              [{ cel: { expression: e } } for e in gpu.claimSelectors(pool, profile)],
           },
         }],
         [if std.objectHas(claim, 'sharing') then 'config']: [{

@@ -7,12 +7,14 @@
 // rendered here: node-feature-rules still renders the rules that NFD serves.
 local helm = import '../lib/helm.libsonnet';
 local k = import '../lib/k.libsonnet';
+local startup = import '../lib/tuning.libsonnet';
 
 local defaults = {
   cluster: error 'must provide cluster',
   gitops: error 'must provide gitops',
   nfd: error 'must provide nfd',
   pools: [],
+  tuning: { restartKubelet: false },
   namespace: 'node-feature-discovery',
   repoURL: 'https://kubernetes-sigs.github.io/node-feature-discovery/charts',
   chart: 'node-feature-discovery',
@@ -22,7 +24,10 @@ function(params)
   local p = defaults + params;
   local taints = std.flattenArrays([pool.taints for pool in p.pools]);
   // one toleration per distinct key/effect, in a stable order
-  local tolerations = std.set(k.tolerationsFor(taints), function(t) t.key + '|' + t.effect);
+  // and the node tuning's startup taint: the tuning DaemonSet selects the label NFD sets
+  // (lib/tuning.libsonnet)
+  local tuned = [pool for pool in p.pools if startup.restartsKubelet(p.tuning, pool)] != [];
+  local tolerations = std.set(k.tolerationsFor(taints) + (if tuned then [startup.toleration] else []), function(t) t.key + '|' + t.effect);
   k.keyed(
     if !p.nfd.enabled || p.nfd.deploy != 'helm' then []
     else helm.release(p, 'node-feature-discovery', p.namespace, p.repoURL, p.chart, p.nfd.version, {

@@ -27,12 +27,14 @@
 // MutatingAdmissionPolicy: kubernetes.io docs reference/access-authn-authz/mutating-admission-policy
 // (ApplyConfiguration patches, admissionregistration.k8s.io/v1 from 1.36).
 local k = import '../lib/k.libsonnet';
+local startup = import '../lib/tuning.libsonnet';
 
 local defaults = {
   pools: [],
   workloads: [],
   providerFacts: error 'must provide providerFacts',
   cilium: error 'must provide cilium',
+  tuning: error 'must provide tuning',
   nvidia: error 'must provide nvidia',
   component: 'node-provisioning',
   doNotDisruptPolicy: 'karpenter-do-not-disrupt',
@@ -95,6 +97,11 @@ function(params) {
     local prov = pool.provisioning;
     local labels = { [key]: pool.nodeSelector[key] for key in std.objectFields(pool.nodeSelector) if !std.member(ownLabels, key) };
     local requirement(key, values) = { key: key, operator: 'In', values: values };
+    // Cilium's operator removes its taint once the agent runs on the node (cilium chart 1.19.6
+    // operator.removeNodeTaints, agentNotReadyTaintKey); the node tuning removes its own once
+    // node allocatable shows the huge pages its kubelet restarted for (lib/tuning.libsonnet).
+    local startupTaints = (if p.cilium.enabled then [{ key: 'node.cilium.io/agent-not-ready', value: 'true', effect: 'NoExecute' }] else [])
+                          + (if startup.restartsKubelet(p.tuning, pool) then [startup.taint] else []);
     k.object('karpenter.sh/v1', 'NodePool', pool.name, labels=k.labels(p.component, pool.name), annotations=keep) + {
       spec: {
         template: {
@@ -108,9 +115,7 @@ function(params) {
                             requirement('karpenter.sh/capacity-type', prov.capacityTypes),
                           ],
             [if pool.taints != [] then 'taints']: pool.taints,
-            // Cilium's operator removes its taint once the agent runs on the node
-            // (cilium chart 1.19.6 operator.removeNodeTaints, agentNotReadyTaintKey).
-            [if p.cilium.enabled then 'startupTaints']: [{ key: 'node.cilium.io/agent-not-ready', value: 'true', effect: 'NoExecute' }],
+            [if startupTaints != [] then 'startupTaints']: startupTaints,
             expireAfter: prov.expireAfter,
             terminationGracePeriod: prov.terminationGracePeriod,
           },

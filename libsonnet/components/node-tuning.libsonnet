@@ -30,12 +30,16 @@
 local k = import '../lib/k.libsonnet';
 // Images and their sources: versions.json (docs/versions.md).
 local labels = import '../lib/labels.libsonnet';
+local startup = import '../lib/tuning.libsonnet';
 local versions = import '../versions.json';
 
 local defaults = {
   cluster: error 'must provide cluster',
   kubernetesVersion: error 'must provide kubernetesVersion',
   tuning: error 'must provide tuning',
+  // spec.admission: where ValidatingAdmissionPolicy is served (enabled), the tuning account is
+  // held to removing its own node's startup taint.
+  admission: { enabled: false },
   nfd: { enabled: false },
   pools: [],
   images: {
@@ -102,7 +106,7 @@ function(params)
   local lockName(pool) = 'kubelet-restart-' + pool.name;
   // Only runtime (2Mi) huge pages need the kubelet restarted: other pools get no restart
   // machinery and no API access.
-  local restartsKubelet(pool) = p.tuning.restartKubelet && hugepagesOf(pool)['2Mi'] > 0;
+  local restartsKubelet(pool) = startup.restartsKubelet(p.tuning, pool);
   local restartPools = [pool for pool in pools if restartsKubelet(pool)];
 
   local daemonSetObjects(pool) =
@@ -138,7 +142,8 @@ function(params)
             },
             spec: {
               nodeSelector: labels.poolSelector(pool, p.nfd.enabled, needsGpu=true),
-              tolerations: k.tolerationsFor(pool.taints),
+              // the startup taint this DaemonSet removes (lib/tuning.libsonnet)
+              tolerations: k.tolerationsFor(pool.taints) + (if restarts then [startup.toleration] else []),
               priorityClassName: 'system-node-critical',
               hostNetwork: true,
               // the kubelet restart enters the host's namespaces through PID 1
@@ -176,6 +181,8 @@ function(params)
                        { name: 'LOCK_NAMESPACE', value: ns },
                        { name: 'LOCK_SECONDS', value: std.toString(p.lockSeconds) },
                        { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+                       // removed once node allocatable shows the pages (lib/tuning.libsonnet)
+                       { name: 'STARTUP_TAINT', value: startup.key },
                        // kubectl's discovery cache ($HOME/.kube/cache) goes to the /tmp emptyDir
                        { name: 'HOME', value: '/tmp' },
                      ] else []),
@@ -259,6 +266,65 @@ function(params)
       },
     };
 
+
+  // The tuning account may change its own Node only, and only by removing the startup taint
+  // (the pod-bound token names the node in authentication.kubernetes.io/node-name).
+  local nodeAccess = p.serviceAccount + '-nodes';
+  local nodeNameKey = 'authentication.kubernetes.io/node-name';
+  local taintsOf(o) = 'has(%s.spec.taints) ? %s.spec.taints : []' % [o, o];
+  local same(field, empty) = '(has(object.%s) ? object.%s : %s) == (has(oldObject.%s) ? oldObject.%s : %s)'
+                             % [field, field, empty, field, field, empty];
+  local taintPolicy = [
+    k.object('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy', nodeAccess, labels=k.labels(component)) + {
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [
+          { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['nodes'] },
+        ] },
+        matchConditions: [{
+          name: 'node-tuning',
+          expression: "request.userInfo.username == 'system:serviceaccount:%s:%s'" % [ns, p.serviceAccount],
+        }],
+        variables: [
+          { name: 'oldTaints', expression: taintsOf('oldObject') },
+          { name: 'newTaints', expression: taintsOf('object') },
+          {
+            name: 'callerNode',
+            expression: "has(request.userInfo.extra) && '%s' in request.userInfo.extra ? request.userInfo.extra['%s'] : []" % [nodeNameKey, nodeNameKey],
+          },
+        ],
+        validations: [
+          {
+            expression: 'variables.callerNode == [object.metadata.name]',
+            message: 'the %s ServiceAccount may only change the Node its own pod runs on' % p.serviceAccount,
+          },
+          {
+            expression: "variables.newTaints.all(t, t in variables.oldTaints) && variables.oldTaints.all(t, t in variables.newTaints || t.key == '%s')" % startup.key,
+            message: 'the %s ServiceAccount may only remove the %s taint' % [p.serviceAccount, startup.key],
+          },
+        ] + [
+          {
+            expression: same(pair[0], pair[1]),
+            message: "the %s ServiceAccount may not change a Node's %s" % [p.serviceAccount, pair[0]],
+          }
+          for pair in [
+            ['metadata.labels', '{}'],
+            ['metadata.annotations', '{}'],
+            ['metadata.ownerReferences', '[]'],
+            ['metadata.finalizers', '[]'],
+            ['spec.unschedulable', 'false'],
+            ['spec.podCIDR', "''"],
+            ['spec.podCIDRs', '[]'],
+            ['spec.providerID', "''"],
+          ]
+        ],
+      },
+    },
+    k.object('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicyBinding', nodeAccess, labels=k.labels(component)) + {
+      spec: { policyName: nodeAccess, validationActions: ['Deny'] },
+    },
+  ];
+
   k.keyed(
     if std.length(pools) == 0 then []
     else if p.tuning.backend == 'tuned' then [tuned(pool) for pool in pools]
@@ -301,6 +367,16 @@ function(params)
                 subjects: [{ kind: 'ServiceAccount', name: p.serviceAccount, namespace: ns }],
                 roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: p.serviceAccount },
               },
-            ] else [])
+              // The startup taint: the script reads its Node's taints and allocatable and removes
+              // the taint (`kubectl taint`, a patch). RBAC cannot narrow that to one Node or field:
+              // the admission policy below holds the account to it.
+              k.object('rbac.authorization.k8s.io/v1', 'ClusterRole', nodeAccess, labels=k.labels(component)) + {
+                rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] }],
+              },
+              k.object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', nodeAccess, labels=k.labels(component)) + {
+                subjects: [{ kind: 'ServiceAccount', name: p.serviceAccount, namespace: ns }],
+                roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: nodeAccess },
+              },
+            ] + (if p.admission.enabled then taintPolicy else []) else [])
          + std.flattenArrays([daemonSetObjects(pool) for pool in pools])
   )

@@ -60,6 +60,9 @@ function(params)
   // reads no healthy NVLink fabric (cmd/compute-domain-kubelet-plugin nvlib.go getCliqueIDStrict)
   // instead of falling back to non-fabric mode: right on a Multi-Node NVLink pool, not on the
   // other DRA pools the same DaemonSet runs on. So it stays on only when every DRA pool is one.
+  // The container cannot be scoped to the NVLink pools instead: the chart places it with the
+  // gpus container (one pod, kubeletPlugin.affinity), and the plugin reads no node label that
+  // would make it stand down (cmd/compute-domain-kubelet-plugin/main.go: flags and env only).
   local strictFabric = std.length(nvlink) == 0 || std.length(nvlink) == std.length(pools);
   local featureGates = {
     [if std.member(strategies, 'MPS') then 'MPSSupport']: true,

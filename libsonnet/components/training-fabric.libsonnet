@@ -16,6 +16,17 @@
 // Shared Device"). No driver container is rendered: the node image's inbox mlx5 drivers carry
 // RDMA, and GPUDirect RDMA goes through the GPU driver's DMA-BUF (docs/network.md).
 //
+// Pools with a secondary network (`fabric.network`) add the NicClusterPolicy, the operator's
+// singleton `nic-cluster-policy` (its controller reconciles no other name), for what the operator
+// deploys only cluster-wide (Mellanox/network-operator v26.4.1 docs/heterogeneous-cluster-
+// support.md: CNI plugins and Multus stay in the NicClusterPolicy beside per-pool NicNodePolicies):
+// `secondaryNetwork` with Multus (thin plugin), the containernetworking CNI plugins (macvlan) and,
+// for InfiniBand, the IPoIB CNI, the images of the operator's release as in its example
+// (example/crs/mellanox.com_v1alpha1_nicclusterpolicy_cr-ipoib.yaml). `nodeAffinity` and
+// `tolerations` go to every DaemonSet the policy makes (api/v1alpha1 NicClusterPolicySpec), so they
+// run on those pools' nodes only and tolerate their taints. The NetworkAttachmentDefinitions are
+// the fabric-networks component's.
+//
 // EFA (EKS): per pool a release of the EFA device plugin chart (aws/eks-charts
 // stable/aws-efa-k8s-device-plugin v0.5.30), which advertises `vpc.amazonaws.com/efa`. The chart
 // already keeps the DaemonSet to EFA instance types (templates/daemonset.yaml node affinity on
@@ -40,6 +51,8 @@ local defaults = {
 function(params)
   local p = defaults + params;
   local component = 'training-fabric';
+  // Only where NFD found an NVIDIA NIC (the node-feature-rules component's rule).
+  local nicLabel = if p.nfd.enabled then { [labels.nvidiaNic]: labels.present } else {};
 
   local rdmaConfig(pool) = {
     configList: [{
@@ -52,13 +65,37 @@ function(params)
   local nicNodePolicy(pool) =
     k.object('mellanox.com/v1alpha1', 'NicNodePolicy', 'rdma-' + pool.name, labels=k.labels(component) + { [labels.nodePool]: pool.name }) + {
       spec: {
-        nodeSelector: pool.nodeSelector + (if p.nfd.enabled then { [labels.nvidiaNic]: labels.present } else {}),
+        nodeSelector: pool.nodeSelector + nicLabel,
         [if pool.taints != [] then 'tolerations']: k.tolerationsFor(pool.taints),
         rdmaSharedDevicePlugin: {
           image: 'k8s-rdma-shared-dev-plugin',
           repository: p.fabric.networkOperatorImageRepository,
           version: p.fabric.networkOperatorImageTag,
           config: k.json(rdmaConfig(pool)),
+        },
+      },
+    };
+
+  local networkPools = fabric.networkPools(p.pools);
+  local image(name) = {
+    image: name,
+    repository: p.fabric.networkOperatorImageRepository,
+    version: p.fabric.networkOperatorImageTag,
+  };
+  local clusterPolicy =
+    local taints = std.flattenArrays([pool.taints for pool in networkPools]);
+    k.object('mellanox.com/v1alpha1', 'NicClusterPolicy', 'nic-cluster-policy', labels=k.labels(component)) + {
+      spec: {
+        nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [
+          local selector = pool.nodeSelector + nicLabel;
+          { matchExpressions: [{ key: key, operator: 'In', values: [selector[key]] } for key in std.objectFields(selector)] }
+          for pool in networkPools
+        ] } },
+        [if taints != [] then 'tolerations']: std.set(k.tolerationsFor(taints), function(t) t.key + ':' + t.effect),
+        secondaryNetwork: {
+          multus: image('multus-cni'),
+          cniPlugins: image('plugins'),
+          [if std.member([pool.fabric.type for pool in networkPools], 'infiniband') then 'ipoib']: image('ipoib-cni'),
         },
       },
     };
@@ -72,5 +109,6 @@ function(params)
 
   k.keyed(
     [nicNodePolicy(pool) for pool in fabric.rdmaPools(p.pools)]
+    + (if networkPools != [] then [clusterPolicy] else [])
     + std.flattenArrays([efaRelease(pool) for pool in fabric.efaPools(p.pools)])
   )

@@ -23,6 +23,9 @@
 #   LOCK_POLL_SECONDS  how often a waiting node checks the lock (default 10)
 #   KUBELET_HEALTHZ_URL  polled after the restart (default http://127.0.0.1:10248/healthz, the
 #                        kubelet's --healthz-bind-address and --healthz-port defaults)
+#   STARTUP_TAINT  the key of the NoSchedule taint the node starts with (none: none), removed
+#                  once node allocatable shows the runtime huge pages (see below)
+#   ALLOCATABLE_TRIES, ALLOCATABLE_POLL_SECONDS  how long to wait for that (default 30 x 2 s)
 #
 # Whether the kubelet must restart is not decided from what this run changed: a restart that
 # failed once would never be retried, and after a reboot the pages are set again after the
@@ -31,6 +34,13 @@
 # record is missing or differs, and the record is written only once the restart succeeded.
 # The restart goes through systemd; it is refused (an error) when the host's PID 1 is not
 # systemd, where `systemctl restart kubelet` cannot work (e.g. Talos).
+#
+# The restarted kubelet admits the pods already bound to the node again, against an allocatable
+# smaller by the pages (kubelet HandlePodAdditions): a pod that no longer fits is rejected and
+# killed. So the node starts with STARTUP_TAINT (the provisioner's startupTaints), which only this
+# DaemonSet and the node's system agents tolerate, and the taint is removed only when the run
+# succeeded and the Node's status.allocatable shows every runtime huge page size at the count set
+# (the kubelet reports it after its restart): workloads land after the restart, never before.
 #
 # One node of the pool restarts its kubelet at a time: a pool's nodes are created together and
 # often rebooted together. The lock is a Lease held by NODE_NAME in the standard fields
@@ -78,6 +88,9 @@ node_name=${NODE_NAME:-$(hostname)}
 lock_seconds=${LOCK_SECONDS:-600}
 lock_poll=${LOCK_POLL_SECONDS:-10}
 healthz=${KUBELET_HEALTHZ_URL:-http://127.0.0.1:10248/healthz}
+startup_taint=${STARTUP_TAINT:-}
+allocatable_tries=${ALLOCATABLE_TRIES:-30}
+allocatable_poll=${ALLOCATABLE_POLL_SECONDS:-2}
 record=$state_dir/kubelet-hugepages
 
 changed=0
@@ -330,7 +343,65 @@ restart_for_hugepages() {
   release_lock
 }
 
+# bytes QUANTITY: a Kubernetes quantity as the kubelet reports huge pages (2Gi, 2147483648, 0)
+bytes() {
+  printf '%s\n' "$1" | awk '{
+    n = $0; m = 1
+    if (sub(/Ki$/, "", n)) m = 1024; else if (sub(/Mi$/, "", n)) m = 1048576
+    else if (sub(/Gi$/, "", n)) m = 1073741824; else if (sub(/Ti$/, "", n)) m = 1099511627776
+    else if (sub(/k$/, "", n)) m = 1000; else if (sub(/M$/, "", n)) m = 1000000
+    else if (sub(/G$/, "", n)) m = 1000000000
+    if (n !~ /^[0-9]+$/) n = 0
+    printf "%.0f\n", n * m }'
+}
+
+# Remove the startup taint once the Node's allocatable shows the runtime huge pages; keep it
+# (and fail, so the pod retries) while it does not, or when this run failed.
+release_startup_taint() {
+  [ -n "$startup_taint" ] || return 0
+  if [ "$failed" -ne 0 ]; then
+    log "keeping the startup taint $startup_taint: this run failed (retried)"
+    return 0
+  fi
+  tries=0
+  while :; do
+    if ! node=$($kubectl get node "$node_name" -o 'jsonpath={.spec.taints[*].key}|{.status.allocatable}' 2>&1); then
+      log "error: cannot read Node $node_name: $node"
+      failed=$((failed + 1))
+      return 0
+    fi
+    case " ${node%%|*} " in
+      *" $startup_taint "*) ;;
+      *) log "no startup taint $startup_taint on $node_name"; return 0 ;;
+    esac
+    missing=''
+    for setting in $runtime_hugepages; do
+      size=${setting%%kB=*} count=${setting#*kB=}
+      name=hugepages-$(size_arg "$size")i
+      shown=$(printf '%s' "${node#*|}" | sed -n "s/.*\"$name\":\"\([^\"]*\)\".*/\1/p")
+      [ "$(bytes "${shown:-0}")" -ge $((size * 1024 * count)) ] || missing="$missing $name=${shown:-0} (needs $count pages)"
+    done
+    if [ -z "$missing" ]; then
+      if out=$($kubectl taint node "$node_name" "$startup_taint:NoSchedule-" 2>&1); then
+        log "removed the startup taint $startup_taint: node allocatable shows huge pages$runtime_hugepages"
+      else
+        log "error: cannot remove the startup taint $startup_taint: $out"
+        failed=$((failed + 1))
+      fi
+      return 0
+    fi
+    tries=$((tries + 1))
+    if [ "$tries" -ge "$allocatable_tries" ]; then
+      log "error: keeping the startup taint $startup_taint: node allocatable lacks$missing (retried)"
+      failed=$((failed + 1))
+      return 0
+    fi
+    sleep "$allocatable_poll"
+  done
+}
+
 restart_for_hugepages
+release_startup_taint
 log "$changed changed, $unchanged unchanged, $failed failed"
 
 [ "$failed" -eq 0 ]

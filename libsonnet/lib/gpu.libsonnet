@@ -48,6 +48,20 @@ local k = import 'k.libsonnet';
   // (nvidia.com/mig.config.state=success) and restarts it when its ResourceSlices differ.
   migGatesDraPlugin(pool):: $.isDra(pool) && $.usesMig(pool),
 
+  // The CEL selectors of a DRA request for `pool`'s devices, on the attributes the kubelet
+  // plugin publishes for every device (cmd/gpu-kubelet-plugin/deviceinfo.go and partitions.go,
+  // NVIDIA/k8s-dra-driver-gpu v25.12.0): `productName` (NVML's device name, e.g. "NVIDIA B200")
+  // matched against the pool's model family, the part of `gpu.model` before its first '-', as a
+  // whole word and ignoring case (so B200 never matches GB200), and for MIG devices `profile`
+  // (the MIG profile name, e.g. 3g.90gb).
+  claimSelectors(pool, profile=null)::
+    local family = std.asciiLower(std.split(pool.gpu.model, '-')[0]);
+    local attribute(name) = "device.attributes['gpu.nvidia.com'].%s" % name;
+    (if std.objectHas(pool.gpu, 'model') then [
+       "%s.matches('(?i)(^|[^a-z0-9])%s([^a-z0-9]|$)')" % [attribute('productName'), family],
+     ] else [])
+    + (if profile != null then ["%s == '%s'" % [attribute('profile'), profile]] else []),
+
   // Tolerations for the union of the pools' taints (one per key and effect, operator Exists).
   tolerationsForPools(pools)::
     local taints = std.flattenArrays([p.taints for p in pools]);

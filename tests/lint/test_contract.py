@@ -206,8 +206,7 @@ EXPECTED = {
         ("CL004", "serve.yaml", 2),
         ("XR007", "serve.yaml", 14),
         ("CL002", "serve.yaml", 21),
-        ("CL004", "train.yaml", 2),
-        ("XR007", "train.yaml", 13),  # gpu-training is aks's
+        ("CL004", "train.yaml", 2),  # PriorityClass gpu-training: eks has it too (llm-training)
         ("CL003", "train.yaml", 10),  # 16 GPUs, the h100 nodes have 8
     },
 }

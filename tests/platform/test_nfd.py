@@ -35,9 +35,14 @@ def test_worker_tolerates_every_pool_taint_with_exists(name):
     rendered = objects(REPO, name)
     tolerations = nfd_values(rendered)["worker"]["tolerations"]
     assert all(t["operator"] == "Exists" and "value" not in t for t in tolerations)
-    wanted = {(t["key"], t["effect"]) for p in spec(REPO, name)["nodePools"] for t in p["taints"]}
-    assert {(t["key"], t["effect"]) for t in tolerations} == wanted
+    cluster = spec(REPO, name)
+    wanted = {(t["key"], t["effect"]) for p in cluster["nodePools"] for t in p["taints"]}
     assert wanted  # every example has a tainted GPU pool
+    # and the node tuning's startup taint where a pool's kubelet restarts for 2Mi huge pages: the
+    # tuning DaemonSet selects the label NFD sets (lib/tuning.libsonnet)
+    if cluster["tuning"]["restartKubelet"] and any(p.get("hugepages", {}).get("2Mi") for p in cluster["nodePools"]):
+        wanted.add(("gpu-gitops.io/node-tuning", "NoSchedule"))
+    assert {(t["key"], t["effect"]) for t in tolerations} == wanted
 
 
 @needs_shared(NFD_SCHEMA, "the NFD chart's values schema")

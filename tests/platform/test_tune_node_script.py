@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -524,3 +526,140 @@ def test_config_change_rolls_only_that_pools_daemonset(project):
     after = _hashes(project)
     assert after["tune-h100"] != before["tune-h100"]
     assert after["tune-l40s"] == before["tune-l40s"]
+
+
+# --- the startup taint ----------------------------------------------------------------------
+# The startup taint of a pool whose kubelet restarts for huge pages, through the states a new
+# node goes through: files/tune-node.sh run for real against a fake node and a fake API server.
+#
+# The node starts tainted (the provisioner's startupTaints); the kubelet reports runtime huge pages
+# in status.allocatable only once it restarted after they were set (kubernetes/kubernetes#111757),
+# and a restarted kubelet admits the pods bound to the node again against the smaller allocatable.
+# The fake `kubectl` keeps the Node (taint keys, allocatable) in a JSON file and answers the two
+# requests the script makes about it: get the Node, remove the taint; the fake kubelet restart sets
+# allocatable as the kubelet does on start (or does not, for a kubelet that comes back without).
+
+TAINT = "gpu-gitops.io/node-tuning"
+PAGES = 1024
+
+NODE_KUBECTL = r"""
+import json, sys
+path = sys.argv[1]
+args = sys.argv[2:]
+with open(path) as f:
+    node = json.load(f)
+if args[:3] == ["get", "node", "node-a"]:
+    print(" ".join(node["taints"]) + "|" + json.dumps(node["allocatable"], separators=(",", ":")))
+elif args[:3] == ["taint", "node", "node-a"] and args[3].endswith(":NoSchedule-"):
+    key = args[3][: -len(":NoSchedule-")]
+    if key not in node["taints"]:
+        print(f'error: taint "{key}:NoSchedule" not found', file=sys.stderr)
+        sys.exit(1)
+    node["taints"].remove(key)
+    node["events"].append("untainted")
+    with open(path, "w") as f:
+        json.dump(node, f)
+else:
+    print("unexpected kubectl call: " + " ".join(args), file=sys.stderr)
+    sys.exit(3)
+"""
+
+# the kubelet's start: it reads the huge pages the kernel has and reports them as allocatable
+KUBELET_START = r"""
+import json, sys
+path, pages_file, reports = sys.argv[1:4]
+with open(path) as f:
+    node = json.load(f)
+pages = int(open(pages_file).read())
+if reports == "true":
+    node["allocatable"]["hugepages-2Mi"] = f"{pages * 2}Mi" if pages else "0"
+node["events"].append("kubelet restarted")
+with open(path, "w") as f:
+    json.dump(node, f)
+"""
+
+
+@pytest.fixture
+def new_node(node: Path) -> Path:
+    """A new node: tainted, its kubelet started before any huge pages (allocatable 0)."""
+    state = {"taints": [TAINT], "allocatable": {"cpu": "8", "hugepages-2Mi": "0", "memory": "32Gi"}, "events": []}
+    (node / "node.json").write_text(json.dumps(state), encoding="utf-8")
+    (node / "kubectl.py").write_text(NODE_KUBECTL, encoding="utf-8")
+    (node / "kubelet.py").write_text(KUBELET_START, encoding="utf-8")
+    return node
+
+
+def tainting(node: Path, restart: str = "true", reports: str = "true") -> dict[str, str]:
+    tool(node, "kubectl", f'exec {sys.executable} {node}/kubectl.py {node}/node.json "$@"')
+    base = restarts(node, restart)
+    kubelet = node / "restart-kubelet"
+    kubelet.write_text(
+        f"#!/bin/sh\n{restart} || exit 1\n"
+        f"exec {sys.executable} {node}/kubelet.py {node}/node.json {node}/sys/{HUGE_2M} {reports}\n",
+        encoding="utf-8",
+    )
+    kubelet.chmod(0o755)
+    return {
+        **base,
+        "KUBELET_RESTART_COMMAND": str(kubelet),
+        "KUBECTL": "kubectl",
+        "NODE_NAME": "node-a",
+        "STARTUP_TAINT": TAINT,
+        "ALLOCATABLE_TRIES": "2",
+        "ALLOCATABLE_POLL_SECONDS": "0",
+    }
+
+
+def state(node: Path) -> dict:
+    return json.loads((node / "node.json").read_text(encoding="utf-8"))
+
+
+PAGES_CONFIG = f"hugepages 2048 {PAGES}\n"
+
+
+def test_the_taint_goes_only_after_the_restarted_kubelet_reports_the_pages(new_node):
+    result = tune(new_node, PAGES_CONFIG, **tainting(new_node))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert read(new_node, "sys/" + HUGE_2M) == str(PAGES)
+    after = state(new_node)
+    assert after["events"] == ["kubelet restarted", "untainted"]
+    assert after["taints"] == [] and after["allocatable"]["hugepages-2Mi"] == "2048Mi"
+    assert f"removed the startup taint {TAINT}" in result.stdout
+
+
+def test_a_kubelet_that_does_not_report_the_pages_keeps_the_node_tainted(new_node):
+    result = tune(new_node, PAGES_CONFIG, **tainting(new_node, reports="false"))
+    assert result.returncode != 0
+    assert state(new_node)["taints"] == [TAINT]
+    assert "node allocatable lacks hugepages-2Mi=0 (needs 1024 pages)" in result.stdout
+
+
+def test_a_failed_restart_keeps_the_node_tainted_and_the_retry_releases_it(new_node):
+    result = tune(new_node, PAGES_CONFIG, **tainting(new_node, restart="false"))
+    assert result.returncode != 0
+    assert state(new_node)["taints"] == [TAINT] and state(new_node)["events"] == []
+    assert "keeping the startup taint" in result.stdout
+    retry = tune(new_node, PAGES_CONFIG, **tainting(new_node))  # the pod restarts; this time the restart succeeds
+    assert retry.returncode == 0, retry.stdout
+    assert state(new_node)["events"] == ["kubelet restarted", "untainted"]
+
+
+def test_a_node_without_the_taint_is_left_alone(new_node):
+    fresh = state(new_node)
+    fresh["taints"] = []
+    (new_node / "node.json").write_text(json.dumps(fresh), encoding="utf-8")
+    result = tune(new_node, PAGES_CONFIG, **tainting(new_node))
+    assert result.returncode == 0, result.stdout
+    assert state(new_node)["events"] == ["kubelet restarted"]
+    assert f"no startup taint {TAINT}" in result.stdout
+
+
+def test_a_later_run_with_the_restart_recorded_releases_a_taint_left_behind(new_node):
+    first = tune(new_node, PAGES_CONFIG, **tainting(new_node))
+    assert first.returncode == 0
+    lost = state(new_node)
+    lost["taints"] = [TAINT]  # the removal was lost (the pod died right after the restart)
+    (new_node / "node.json").write_text(json.dumps(lost), encoding="utf-8")
+    again = tune(new_node, PAGES_CONFIG, **tainting(new_node))
+    assert again.returncode == 0, again.stdout
+    assert state(new_node)["events"] == ["kubelet restarted", "untainted", "untainted"]  # no second restart

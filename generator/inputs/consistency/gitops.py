@@ -7,12 +7,19 @@ project sits in within the repository (``platform/rendered/<name>``): any other 
 the engine at another cluster's tree (it would apply that cluster's NodePools, quotas and
 policies here) or at nothing. Each cluster's path then ends in its own unique name, so no two
 clusters of the fleet share one; a change of path is a danger of the review (``sync``).
+
+Where the project is in a git work tree, the folder is known: the path is
+``<the project's folder in the repository>/rendered/<name>`` (``git rev-parse --show-prefix``),
+and any other (the default ``rendered/<name>`` of a project in a subfolder among them) names a
+tree the engine does not find, or another project's (``repository``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
+from generator import git
 from generator.errors import InputError
 from generator.yamlio.positions import Located
 
@@ -51,3 +58,22 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 f"write {own} (or <the project's folder in the repository>/{own}), or remove gitops.path",
                 at_value=True,
             )
+
+
+def repository(spec: dict, doc: Located, root: Path) -> Iterator[InputError]:
+    """``gitops.path`` against the project's folder in its git work tree (nothing outside one)."""
+    path, own = spec["gitops"]["path"], f"rendered/{spec['name']}"
+    if path != own and not path.endswith("/" + own):
+        return  # ``check`` reports it
+    folder = git.prefix(root)
+    if folder is None or path == folder + own:
+        return
+    written = "path" in (doc.data.get("gitops") or {})
+    where = f"the repository's {folder.rstrip('/')}/ folder" if folder else "the top of its repository"
+    yield doc.error(
+        f"gitops.path {path!r}{'' if written else ' (the default)'} is not where the engine finds this "
+        f"cluster's tree: the project is at {where}, so its tree is {folder + own}",
+        ("gitops", "path"),
+        f"set gitops.path: {folder + own}",
+        at_value=written,
+    )

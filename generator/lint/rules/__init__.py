@@ -41,6 +41,10 @@ _MODULES = (
     "k8s004_schema_missing",
     "k8s005_address_invalid",
     "k8s006_selector_mismatch",
+    "k8s007_restart_policy_refused",
+    "k8s008_pod_names_invalid",
+    "k8s009_request_exceeds_limit",
+    "k8s010_disruption_budget_both_bounds",
     "api001_removed_api_version",
     "api002_deprecated_api_version",
     "api003_keda_metric_name",
@@ -85,6 +89,8 @@ _MODULES = (
     "cl011_queue_not_found",
     "cl012_queue_never_admits",
     "cl013_topology_level_unknown",
+    "cl014_network_attachment_missing",
+    "cl015_fabric_on_wrong_pool",
     "lint001_bad_suppression",
 )
 
