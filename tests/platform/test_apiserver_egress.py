@@ -5,7 +5,8 @@ its endpoints' addresses, so without Cilium they must be given."""
 from __future__ import annotations
 
 from gpu_support import find, load_objects
-from test_gpu_consistency import AKS, OCP, edit, line_of, render_fails
+
+from tests.inputs.test_gpu_consistency import AKS, OCP, edit, line_of, render_fails
 
 
 def test_cilium_allows_the_kube_apiserver_entity(rendered):

@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from conftest import needs_crd_schemas
 from ruamel.yaml import YAML
-from test_gpu_consistency import AKS
-from test_gpu_consistency import edit as edit_input
-from test_gpu_consistency import line_of as input_line_of
-from test_gpu_consistency import render_fails as input_render_fails
 
 from generator.inputs import load as inputs
 from generator.library import registry
 from generator.paths import Project
 from generator.render import gitops
+from tests.inputs.test_gpu_consistency import AKS
+from tests.inputs.test_gpu_consistency import edit as edit_input
+from tests.inputs.test_gpu_consistency import line_of as input_line_of
+from tests.inputs.test_gpu_consistency import render_fails as input_render_fails
 
 YAML_SAFE = YAML(typ="safe")
 
@@ -47,7 +47,7 @@ SCALED_OBJECT = {
 
 def _layers(**by_layer: list[dict]) -> list[tuple[str, list[tuple[str, list[dict]]]]]:
     """Every registry layer in order, with objects only in the layers named (00=..., 20=...)."""
-    reg = registry.load(Path(__file__).resolve().parent.parent / "libsonnet")
+    reg = registry.load(Path(__file__).resolve().parents[2] / "libsonnet")
     return [(layer, [("c", by_layer.get(f"l{layer[:2]}", []))]) for layer in reg.layers]
 
 
@@ -198,17 +198,15 @@ def test_per_node_layer_is_never_waited_on_argocd(project):
     assert per_node["gpu-gitops.io/wait"] == "false"
     assert "gpu-gitops.io/wait" not in objs["eks-mi300x-inference-10-platform"]["metadata"]["annotations"]
     # the documented Application health check is what lets the parent's waves pass it
-    docs = (Path(__file__).resolve().parent.parent / "docs" / "gitops.md").read_text(encoding="utf-8")
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "gitops.md").read_text(encoding="utf-8")
     assert 'obj.metadata.annotations["gpu-gitops.io/wait"] == "false"' in docs
 
 
 def test_node_checks_render_outside_the_waited_on_layers():
     """GPU validation, disk preparation and node tuning fail on a bad node by design."""
-    reg = registry.load(Path(__file__).resolve().parent.parent / "libsonnet")
+    reg = registry.load(Path(__file__).resolve().parents[2] / "libsonnet")
     layer_of = {c.name: c.layer for c in reg.components}
-    data = json.loads(
-        (Path(__file__).resolve().parent.parent / "libsonnet" / "registry.json").read_text(encoding="utf-8")
-    )
+    data = json.loads((Path(__file__).resolve().parents[2] / "libsonnet" / "registry.json").read_text(encoding="utf-8"))
     unwaited = {layer["name"] for layer in data["layers"] if layer.get("wait") is False}
     for component in ("gpu-validation", "local-storage", "node-tuning"):
         assert layer_of[component] in unwaited, component

@@ -68,7 +68,7 @@ else:
 
 def labeller(pool: str) -> dict:
     (ds,) = find(
-        load_objects(Path(__file__).resolve().parent.parent / "rendered" / DRA), "DaemonSet", f"gpu-node-config-{pool}"
+        load_objects(Path(__file__).resolve().parents[2] / "rendered" / DRA), "DaemonSet", f"gpu-node-config-{pool}"
     )
     (main,) = ds["spec"]["template"]["spec"]["containers"]
     return main

@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from conftest import EXAMPLES
 from gpu_support import find, load_objects
-from test_gpu_consistency import edit, line_of, render_fails
 from test_gpu_stack import spec_of, tolerates
 
 from generator.inputs.consistency.provisioning import window_openings
+from tests.inputs.test_gpu_consistency import edit, line_of, render_fails
 
 EKS, NAP, OCP = "eks-mi300x-inference", "aks-nap-h100", "ocp-a100-tuned"
 NODE_CLASS_KINDS = {"eks": ("karpenter.k8s.aws", "EC2NodeClass"), "aks": ("karpenter.azure.com", "AKSNodeClass")}

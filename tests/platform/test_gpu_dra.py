@@ -316,7 +316,7 @@ def test_automatic_driver_upgrades_with_dra_and_device_plugin_pools_are_refused(
 def test_dra_pod_metrics_need_the_api_version_the_exporter_reads_in_the_runtime_config(project, run):
     """draPodMetrics reads resource.k8s.io/v1beta1, off by default on 1.34: the input must say the
     API server serves it (apiServer.runtimeConfig), else the exporter serves no metrics."""
-    from test_gpu_consistency import edit, line_of, render_fails
+    from tests.inputs.test_gpu_consistency import edit, line_of, render_fails
 
     text = edit(project, "onprem-gb200-dra", "apiServer: {runtimeConfig: [resource.k8s.io/v1beta1]}\n", "")
     render_fails(

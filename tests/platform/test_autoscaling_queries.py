@@ -9,7 +9,8 @@ import re
 
 import pytest
 from gpu_support import find, load_objects
-from test_gpu_consistency import AKS, EKS, edit, line_of, render_fails
+
+from tests.inputs.test_gpu_consistency import AKS, EKS, edit, line_of, render_fails
 
 # The two query shapes: sum(<metric>{...}) and sum(avg by (<labels>) (<metric>{...})), either * 100.
 _SELECTOR = r"(?P<metric>DCGM_FI_[A-Z0-9_]+)\{(?P<matchers>[^}]*)\}"

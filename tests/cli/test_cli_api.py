@@ -11,7 +11,7 @@ from generator.cli.lint import ExplainArgs, LintArgs, explain, lint
 from generator.cli.project import ListArgs, list_clusters
 
 CLUSTER = "aks-h100-training"
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def _ctx(root: Path) -> Context:
@@ -65,7 +65,7 @@ def test_lint_returns_1_on_findings_and_writes_the_report(tmp_path, capsys):
 
 def test_the_documented_example_runs(project, monkeypatch):
     """docs/api.md's example, run in a folder holding the fleet as my-fleet/."""
-    text = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text(encoding="utf-8")
     example = text.split("```python\n", 1)[1].split("```", 1)[0]
     assert 'Path("my-fleet")' in example
     monkeypatch.chdir(project.parent)

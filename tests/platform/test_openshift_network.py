@@ -5,7 +5,8 @@ namespaces that serve users, the OpenShift router."""
 from __future__ import annotations
 
 from gpu_support import find, load_objects
-from test_gpu_consistency import AKS, OCP, edit
+
+from tests.inputs.test_gpu_consistency import AKS, OCP, edit
 
 ROUTER = [{"namespaceSelector": {"matchLabels": {"policy-group.network.openshift.io/ingress": ""}}}]
 

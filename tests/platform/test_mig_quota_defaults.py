@@ -4,7 +4,8 @@ GPUs, a MIG profile the mixed pools advertise and quota.mig does not name is bou
 from __future__ import annotations
 
 from gpu_support import find, load_objects
-from test_gpu_consistency import EKS, edit
+
+from tests.inputs.test_gpu_consistency import EKS, edit
 
 
 def quotas(folder) -> dict[str, dict]:

@@ -4,7 +4,8 @@ by two components: each is one located error, exit 2."""
 from __future__ import annotations
 
 import pytest
-from test_gpu_consistency import AKS, OCP, edit, line_of, render_fails
+
+from tests.inputs.test_gpu_consistency import AKS, OCP, edit, line_of, render_fails
 
 WORKLOAD = "  - namespace: gpu-training\n"
 

@@ -104,7 +104,7 @@ def test_round_trip_is_exact_and_deterministic(value):
 
 # --- the fast emitter writes exactly the reference dumper's bytes --------------------------------
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _committed_objects():

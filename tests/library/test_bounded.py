@@ -10,7 +10,7 @@ import pytest
 from generator.library import bounded
 
 LIMITS = bounded.Limits(cpu_seconds=5, memory_mib=256)
-HERE = "tests.test_bounded"
+HERE = "tests.library.test_bounded"
 
 
 def echo(value):

@@ -12,7 +12,7 @@ from generator.yamlio import positions as yamlpos
 from generator.yamlio import read as yamlread
 from generator.yamlio.read import Fallback
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((REPO / "clusters").glob("*/cluster.yaml")) + sorted(REPO.glob(".gpu-gitops.yaml"))
 
 DOCUMENTS = [

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from gpu_support import find, load_objects
-from test_gpu_consistency import AKS, EKS, edit
+
+from tests.inputs.test_gpu_consistency import AKS, EKS, edit
 
 VIRTUAL = {"name": "KUBERNETES_VIRTUAL_GPUS", "value": "true"}
 

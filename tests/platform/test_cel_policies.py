@@ -1,5 +1,5 @@
 """Every rendered ValidatingAdmissionPolicy's CEL, checked beyond what cel-python evaluates
-(tests/test_gpu_admission_cel.py, tests/test_gpu_node_labeller_policy.py):
+(tests/platform/test_gpu_admission_cel.py, tests/platform/test_gpu_node_labeller_policy.py):
 
 - parsed by a second, independent CEL implementation (the ``common-expression-language``
   dependency, ANTLR grammar of the CEL spec), so an expression cel-python accepts by leniency
