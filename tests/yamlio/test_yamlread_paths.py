@@ -284,7 +284,7 @@ def _lint_report(args: list[str], monkeypatch, compiled_path: bool) -> str:
 
 
 def test_lint_reports_are_byte_identical_without_the_compiled_path(monkeypatch):
-    targets = [str(REPO / "tests" / "fixtures"), str(SHARED / "upstream-examples")]
+    targets = [str(p) for p in (REPO / "tests" / "fixtures", SHARED / "upstream-examples") if p.is_dir()]
     for fmt in ("json", "text"):
         args = ["--format", fmt, *targets]
         report = _lint_report(args, monkeypatch, True)
