@@ -41,7 +41,7 @@ FAMILIES = {
     "migrate": "inputs",
 }
 # The first paragraph of each command's help, which `gpu-gitops --help` shortens as click
-# does (tests/test_cli_help.py holds it to the commands' own).
+# does (tests/cli/test_cli_help.py holds it to the commands' own).
 SUMMARIES = {
     "charts": "Manage the Helm charts the clusters deploy.",
     "check": "Fail (exit 1) if rendered/ is stale or invalid; for CI and pre-commit.",
