@@ -2,7 +2,7 @@
 
 usage: python bench/fuzz.py [--count 10000] [--chunk 1000] [--seed 1000] [--jobs 1] [render|lint ...]
 
-Each chunk is one ``pytest`` process over one fuzz test with ``GPU_GITOPS_FUZZ_EXAMPLES=CHUNK``
+Each chunk is one ``pytest`` process (no workers: ``-n 0``) over one fuzz test with ``GPU_GITOPS_FUZZ_EXAMPLES=CHUNK``
 and ``GPU_GITOPS_FUZZ_SEED=SEED+i``: a failure stops its own chunk only (hypothesis stops
 at the first failing example and shrinks it), the other chunks go on, and every chunk's
 seed, examples, outcome and wall time are printed as it ends, then a summary. Rerun a
@@ -35,7 +35,17 @@ CASES = re.compile(r"- (\d+) passing, (\d+) failing, and (\d+) invalid")
 def run_chunk(test: str, seed: int, examples: int) -> tuple[str, int, bool, list[int], float]:
     """One pytest process: (test, seed, passed, [passing, failing, invalid], seconds)."""
     env = dict(os.environ, GPU_GITOPS_FUZZ_EXAMPLES=str(examples), GPU_GITOPS_FUZZ_SEED=str(seed))
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--hypothesis-show-statistics"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-n",
+        "0",
+        "-p",
+        "no:cacheprovider",
+        "--hypothesis-show-statistics",
+    ]
     started = time.monotonic()
     result = subprocess.run([*command, TESTS[test]], cwd=REPO, env=env, capture_output=True, text=True, check=False)
     seconds = time.monotonic() - started

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import atexit
+import fcntl
 import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from click.testing import CliRunner
@@ -17,10 +20,28 @@ from generator.cli import cli
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(p.name for p in (REPO / "clusters").iterdir() if (p / "cluster.yaml").is_file())
 
-# Upstream CRD schemas live beside the project (../shared/crd-schemas); the newer copies
-# come first, as kubeconform's first-match rule wants.
-_SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", REPO.parent / "shared"))
-CRD_SCHEMAS = _SHARED / "crd-schemas"
+# Upstream files (CRDs, schemas, chart packages and values, examples) live beside the project in
+# ../shared (GPU_GITOPS_SHARED elsewhere), never in it: a clone without them skips the tests
+# that read them, and says so (`-rs`).
+SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", REPO.parent / "shared"))
+
+
+def shared_missing(path: Path, what: str) -> str:
+    """Why a test cannot read ``path`` under ../shared ("" when it can): the skip reason."""
+    if path.exists():
+        return ""
+    return f"../shared not found: {what} (../shared/{path.relative_to(SHARED).as_posix()})"
+
+
+def needs_shared(path: Path, what: str):
+    """Skip marker for tests that read ``path`` under ../shared."""
+    reason = shared_missing(path, what)
+    return pytest.mark.skipif(bool(reason), reason=reason)
+
+
+# Upstream CRD schemas (../shared/crd-schemas); the newer copies come first, as kubeconform's
+# first-match rule wants.
+CRD_SCHEMAS = SHARED / "crd-schemas"
 CRD_LOCATIONS = [
     str(CRD_SCHEMAS / "_upstream-latest" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"),
     str(CRD_SCHEMAS / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"),
@@ -33,7 +54,7 @@ def _imported_locations(projects: tuple[str, ...]) -> list[str]:
     temporary folder: nothing derived from upstream is kept in the repository."""
     from generator.lint.crdimport import import_files
 
-    files = sorted(f for name in projects for f in (_SHARED / "upstream-crds" / name).glob("*.yaml"))
+    files = sorted(f for name in projects for f in (SHARED / "upstream-crds" / name).glob("*.yaml"))
     if not files:
         return []
     folder = Path(tempfile.mkdtemp(prefix="gpu-gitops-crd-import-"))
@@ -54,7 +75,7 @@ CRD_LOCATIONS += _imported_locations(
 # Helm chart packages the library pins (../shared/charts) and a real Helm (`.ci/run` installs one
 # under .venv/tools/helm; GPU_GITOPS_HELM or PATH otherwise): the example clusters inflate their
 # charts (clusters/charts.lock), so rendering them needs both.
-CHARTS = _SHARED / "charts"
+CHARTS = SHARED / "charts"
 _VENV_HELM = REPO / ".venv" / "tools" / "helm" / "helm"
 if not os.environ.get("GPU_GITOPS_HELM") and not shutil.which("helm") and _VENV_HELM.is_file():
     os.environ["GPU_GITOPS_HELM"] = str(_VENV_HELM)
@@ -63,7 +84,7 @@ if not os.environ.get("GPU_GITOPS_HELM") and not shutil.which("helm") and _VENV_
 def helm_missing() -> str:
     """Why charts cannot be inflated here ("" when they can)."""
     if not CHARTS.is_dir():
-        return "Helm chart packages (../shared/charts) not present"
+        return shared_missing(CHARTS, "the Helm chart packages the library pins")
     if not (os.environ.get("GPU_GITOPS_HELM") or shutil.which("helm")):
         return "no helm on PATH or in GPU_GITOPS_HELM (.ci/run installs one)"
     return ""
@@ -75,44 +96,82 @@ def needs_helm():
 
 
 def needs_crd_schemas():
-    return pytest.mark.skipif(not CRD_SCHEMAS.is_dir(), reason="upstream CRD schemas (../shared) not present")
+    return needs_shared(CRD_SCHEMAS, "upstream CRD schemas")
+
+
+class Outcome(NamedTuple):
+    """What a CLI run made once per test run answered (a click Result's fields, kept as JSON)."""
+
+    exit_code: int
+    output: str
+    stdout: str
+    stderr: str
+
+
+def _outcome(result) -> dict:
+    return {"exit_code": result.exit_code, "output": result.output, "stdout": result.stdout, "stderr": result.stderr}
+
+
+def made_once(tmp_path_factory, name: str, make: Callable[[Path], dict]) -> tuple[Path, dict]:
+    """``make(folder)`` run once per test run, into ``folder``, and its answer (a JSON object).
+
+    pytest-xdist gives each worker a session (and a base temporary folder) of its own under one
+    root: the first worker to ask makes the folder there, under a lock, and every other waits for
+    it and reads its answer, so what costs minutes is not paid once per worker."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    folder, answer = base / name, base / f"{name}.json"
+    with (base / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not answer.is_file():
+            shutil.rmtree(folder, ignore_errors=True)  # what a failed attempt left
+            folder.mkdir()
+            answer.write_text(json.dumps(make(folder)), encoding="utf-8")
+    return folder, json.loads(answer.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session")
 def schema_checks(tmp_path_factory) -> Path:
-    """The metaschema-check memo (``schema-checks/``) every cache folder of the session shares:
+    """The metaschema-check memo (``schema-checks/``) every cache folder of the test run shares:
     a schema document that passed its check is not checked again by the next test (the check
     takes seconds on the largest CRDs). Only passes are recorded, so every refusal is still
     checked, by the code under test."""
-    return tmp_path_factory.mktemp("schema-checks")
+    return made_once(tmp_path_factory, "schema-checks", lambda folder: {})[0]
 
 
 @pytest.fixture(scope="session")
 def chart_store(tmp_path_factory) -> Path:
-    """The session's chart cache: every package of ../shared/charts stored under its digest (as
-    `charts pull --from` stores them), and the inflations made from them. Content-addressed, so
-    sharing them between tests changes no result; a test of the cache itself uses its own."""
+    """The test run's chart cache: every package of ../shared/charts stored under its digest (as
+    `charts pull --from` stores them), and the inflations made from them. Content-addressed
+    (each entry written in one rename), so sharing them between tests changes no result; a test
+    of the cache itself uses its own."""
     from generator.charts import store
 
-    root = tmp_path_factory.mktemp("chart-store")
-    folder = root / "charts" / "sha256"
-    folder.mkdir(parents=True)
-    (root / "inflated").mkdir()
-    for package in sorted(CHARTS.glob("*.tgz")) if CHARTS.is_dir() else []:
-        data = package.read_bytes()
-        (folder / f"{store.digest(data).removeprefix('sha256:')}.tgz").write_bytes(data)
-    return root
+    def make(root: Path) -> dict:
+        folder = root / "charts" / "sha256"
+        folder.mkdir(parents=True)
+        (root / "inflated").mkdir()
+        for package in sorted(CHARTS.glob("*.tgz")) if CHARTS.is_dir() else []:
+            data = package.read_bytes()
+            (folder / f"{store.digest(data).removeprefix('sha256:')}.tgz").write_bytes(data)
+        return {}
+
+    return made_once(tmp_path_factory, "chart-store", make)[0]
 
 
-def empty_cache(tmp_path_factory, name: str, schema_checks: Path, charts: Path | None = None) -> Path:
-    """A new gpu-gitops cache folder, empty but for the session's metaschema-check memo and, given
-    ``charts`` (``chart_store``), its chart packages and inflations."""
-    cache = tmp_path_factory.mktemp(name)
+def _link_shared(cache: Path, schema_checks: Path, charts: Path | None) -> Path:
     (cache / "schema-checks").symlink_to(schema_checks, target_is_directory=True)
     if charts is not None:
         (cache / "charts").symlink_to(charts / "charts", target_is_directory=True)
         (cache / "inflated").symlink_to(charts / "inflated", target_is_directory=True)
     return cache
+
+
+def empty_cache(tmp_path_factory, name: str, schema_checks: Path, charts: Path | None = None) -> Path:
+    """A new gpu-gitops cache folder, empty but for the test run's metaschema-check memo and,
+    given ``charts`` (``chart_store``), its chart packages and inflations."""
+    return _link_shared(tmp_path_factory.mktemp(name), schema_checks, charts)
 
 
 def cache_with_charts(folder: Path) -> Path:
@@ -153,20 +212,28 @@ def _own_cache(tmp_path_factory, monkeypatch, schema_checks, chart_store):
 
 @pytest.fixture(scope="session")
 def mirror_sync(tmp_path_factory, schema_checks, chart_store):
-    """``gpu-gitops schemas sync --from ../shared/upstream-crds`` run once, into a cache folder of
-    its own: (cache folder, the command's click Result). Tests only read the installed set."""
-    mirror = _SHARED / "upstream-crds"
+    """``gpu-gitops schemas sync --from ../shared/upstream-crds`` run once per test run, into a
+    cache folder of its own: (cache folder, the command's Outcome). Tests only read the
+    installed set."""
+    mirror = SHARED / "upstream-crds"
     if not mirror.is_dir():
-        pytest.skip("upstream CRD mirror (../shared) not present")
-    root = empty_cache(tmp_path_factory, "synced", schema_checks, chart_store)
-    project = tmp_path_factory.mktemp("sync-project")
-    result = CliRunner().invoke(
-        cli,
-        ["--root", str(project), "--color", "never", "schemas", "sync", "--from", str(mirror)],
-        env={"GPU_GITOPS_CACHE_DIR": str(root)},
-        catch_exceptions=False,
-    )
-    return root, result
+        pytest.skip(shared_missing(mirror, "the upstream CRD mirror `schemas sync --from` reads"))
+
+    def make(folder: Path) -> dict:
+        root, project = folder / "cache", folder / "project"
+        for empty in (root, project):
+            empty.mkdir()
+        _link_shared(root, schema_checks, chart_store)
+        result = CliRunner().invoke(
+            cli,
+            ["--root", str(project), "--color", "never", "schemas", "sync", "--from", str(mirror)],
+            env={"GPU_GITOPS_CACHE_DIR": str(root)},
+            catch_exceptions=False,
+        )
+        return _outcome(result)
+
+    folder, answer = made_once(tmp_path_factory, "synced", make)
+    return folder / "cache", Outcome(**answer)
 
 
 @pytest.fixture
@@ -221,21 +288,28 @@ def write_config(root: Path) -> None:
 
 @pytest.fixture(scope="session")
 def strict_render(tmp_path_factory, schema_checks, chart_store):
-    """A copy of the project rendered once with the upstream CRD schemas required (when ../shared
-    is here), in a cache folder of its own: (project root, the click Result). Read-only."""
-    root = tmp_path_factory.mktemp("gpu") / "proj"
-    root.mkdir()
-    for name in ("clusters", "libsonnet", "schemas"):
-        shutil.copytree(REPO / name, root / name)
-    # a cache folder of its own: the per-test one does not exist yet, and the user's must not leak in
-    cache = empty_cache(tmp_path_factory, "rendered-cache", schema_checks, chart_store)
-    result = CliRunner().invoke(
-        cli,
-        ["--root", str(root), "--color", "never", "render", *strict_args()],
-        env={"GPU_GITOPS_CACHE_DIR": str(cache)},
-        catch_exceptions=False,
-    )
-    return root, result
+    """A copy of the project rendered once per test run with the upstream CRD schemas required
+    (when ../shared is here), in a cache folder of its own: (project root, the command's
+    Outcome). Read-only."""
+
+    def make(folder: Path) -> dict:
+        root = folder / "proj"
+        for name in ("clusters", "libsonnet", "schemas"):
+            shutil.copytree(REPO / name, root / name)
+        # a cache folder of its own: the per-test one does not exist yet, and the user's must not leak in
+        cache = folder / "cache"
+        cache.mkdir()
+        _link_shared(cache, schema_checks, chart_store)
+        result = CliRunner().invoke(
+            cli,
+            ["--root", str(root), "--color", "never", "render", *strict_args()],
+            env={"GPU_GITOPS_CACHE_DIR": str(cache)},
+            catch_exceptions=False,
+        )
+        return _outcome(result)
+
+    folder, answer = made_once(tmp_path_factory, "strict-render", make)
+    return folder / "proj", Outcome(**answer)
 
 
 @pytest.fixture(scope="session")

@@ -4,9 +4,9 @@ ambiguous), at the value's line, and ``generator.addresses`` judges them as apim
 from __future__ import annotations
 
 import pytest
-from test_gpu_consistency import AKS, edit, line_of, render_fails
 
 from generator import addresses
+from tests.inputs.test_gpu_consistency import AKS, edit, line_of, render_fails
 
 EGRESS = "    allowEgressTo: [10.20.0.0/16]\n"
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CRD_SCHEMAS, REPO, write_config
+from conftest import CRD_SCHEMAS, REPO, shared_missing, write_config
 from ruamel.yaml import YAML
 
 YAML_SAFE = YAML(typ="safe")
@@ -66,7 +66,6 @@ def _pre_commit(project: Path, tmp_path: Path) -> subprocess.CompletedProcess:
         env=_env(tmp_path),
         capture_output=True,
         encoding="utf-8",
-        timeout=300,
     )
 
 
@@ -120,6 +119,7 @@ def test_lint_passes_on_every_file_the_repository_hook_selects(run):
     assert result.exit_code == 0, result.stdout
 
 
+@pytest.mark.slow
 def test_check_hook_fails_on_a_stale_render_and_passes_when_clean(project, run, tmp_path):
     _git_repo(project, run, ["gpu-gitops-check"])
     clean = _pre_commit(project, tmp_path)
@@ -135,6 +135,7 @@ def test_check_hook_fails_on_a_stale_render_and_passes_when_clean(project, run, 
     assert "rendered/aks-h100-training/gitops/" in stale.stdout and "stale" in stale.stdout
 
 
+@pytest.mark.slow
 def test_check_hook_fails_on_a_new_cluster_committed_without_its_tree(project, run, tmp_path):
     _git_repo(project, run, ["gpu-gitops-check"])
     shutil.copytree(project / "clusters" / "aks-h100-training", project / "clusters" / "new-one")
@@ -152,11 +153,14 @@ def test_check_hook_fails_on_a_new_cluster_committed_without_its_tree(project, r
     assert passed.returncode == 0, passed.stdout
 
 
+@pytest.mark.slow
 def test_lint_hook_fails_on_a_bad_manifest_and_passes_when_clean(project, run, tmp_path):
     if not _lint_exists():
         pytest.skip("`gpu-gitops lint` is not in this build yet; the lint hook cannot run")
     if not CRD_SCHEMAS.is_dir():
-        pytest.skip("lint needs the upstream CRD schemas (../shared) for the rendered custom resources")
+        pytest.skip(
+            shared_missing(CRD_SCHEMAS, "the upstream CRD schemas lint needs for the rendered custom resources")
+        )
     write_config(project)
     _git_repo(project, run, ["gpu-gitops-lint"])
     clean = _pre_commit(project, tmp_path)

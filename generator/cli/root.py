@@ -6,12 +6,13 @@ May import: any part of generator: the commands are the top of the import graph.
 
 from __future__ import annotations
 
+import os
 from importlib import import_module
 from pathlib import Path
 
 import click
 
-from generator.cli import FAMILIES, SUMMARIES, version_text
+from generator.cli.table import FAMILIES, SUMMARIES, version_text
 
 
 class _Commands(click.Group):
@@ -86,6 +87,15 @@ def cli(
     from generator.cli.common import Context, Ui
 
     ctx.obj = Context(root, Ui(quiet, verbose, color), config_path)
+    if os.environ.get("GPU_GITOPS_YAML_BACKEND"):  # a backend forced by name: checked once, before any read
+        from generator.errors import InputError
+        from generator.yamlio import backend
+
+        try:
+            backend.chosen()
+        except InputError as err:
+            ctx.obj.ui.error(err)
+            ctx.exit(2)
 
 
 def _print_version(ctx: click.Context) -> None:

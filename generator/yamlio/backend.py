@@ -1,7 +1,7 @@
 """Which path of the YAML reader runs, chosen once, here.
 
 The reader (``generator.yamlio.read``) builds plain data over libyaml by one of two named
-backends, which give the same data and positions (tests/test_yamlread_paths.py):
+backends, which give the same data and positions (tests/yamlio/test_yamlread_paths.py):
 
 - ``compiled``: the C extension ``generator.yamlio._cread``, built at install where libyaml's
   headers are found (setup.py), linked to the system libyaml; the default when built;

@@ -10,7 +10,7 @@ Those bytes are defined by ruamel.yaml's safe dumper (libyaml's emitter) with th
 objects are made of; any scalar whose libyaml rendering it does not model exactly (double
 quotes, non-printable or line-break characters, long lines that libyaml would fold, block
 scalars that need an indentation or keep indicator, complex keys) sends that one object through
-ruamel instead. tests/test_emit.py holds the two to byte identity.
+ruamel instead. tests/yamlio/test_emit.py holds the two to byte identity.
 """
 
 from __future__ import annotations

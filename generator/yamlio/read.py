@@ -24,7 +24,7 @@ position is asked of (``Positions``, the one path → line and column lookup).
 Anchors, aliases, explicit tags, complex keys, duplicate keys and more than one document raise
 ``Fallback``; the caller loads those with ruamel, using the same scalar resolution, and ruamel
 words the errors. The test suite checks all three give the same data
-(tests/test_yamlread_paths.py, a differential test on the fuzzer's mutated manifests).
+(tests/yamlio/test_yamlread_paths.py, a differential test on the fuzzer's mutated manifests).
 """
 
 from __future__ import annotations

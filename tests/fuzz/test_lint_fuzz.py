@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import REPO, SHARED
 from hypothesis import given
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from generator.cli import cli
 from generator.report import FORMATS
-from tests.conftest import CRD_SCHEMAS, REPO
 from tests.fuzz.budget import fuzz_settings
 from tests.fuzz.known import raw_control, skip_known, skip_known_message
 from tests.fuzz.mutations import deep_json, huge_ints, mutated_yaml, unlimited_int_digits, values
@@ -32,7 +32,7 @@ SEED_GROUPS = [
     group
     for group in (
         sorted((REPO / "rendered").rglob("*.yaml")),
-        sorted(p for p in (CRD_SCHEMAS.parent / "upstream-examples").rglob("*") if p.suffix in (".yaml", ".yml")),
+        sorted(p for p in (SHARED / "upstream-examples").rglob("*") if p.suffix in (".yaml", ".yml")),
     )
     if group
 ]
@@ -106,6 +106,7 @@ def lint_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("lintfuzz")
 
 
+@pytest.mark.slow
 @fuzz_settings(default=100)
 @given(case=manifest(), fmt=st.sampled_from(FORMATS), stdin=st.booleans())
 def test_lint_survives_mutated_manifests(lint_dir, case, fmt, stdin):

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import EXAMPLES, REPO
 from hypothesis import given
 from hypothesis import strategies as st
 
 from generator.cli import cli
-from tests.conftest import EXAMPLES, REPO
 from tests.fuzz.budget import fuzz_settings
 from tests.fuzz.known import raw_control, skip_known, skip_known_message
 from tests.fuzz.mutations import mutated_yaml
@@ -119,6 +119,7 @@ def mutated_cluster(draw) -> tuple[str, bytes]:
     return cluster, draw(mutated_yaml(text))
 
 
+@pytest.mark.slow
 @fuzz_settings()
 @given(case=mutated_cluster(), explained=st.sampled_from(EXPLAINED))
 def test_render_survives_mutated_inputs(fuzz_project, case, explained):

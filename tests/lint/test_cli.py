@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import EXAMPLES, REPO, crd_args, needs_crd_schemas
+from conftest import EXAMPLES, REPO, crd_args, needs_crd_schemas
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

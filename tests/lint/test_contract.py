@@ -10,12 +10,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_gpu_admission_cel import EKS_CASES, KINDS, NVIDIA_CASES, evaluate, workload
 
 from generator.errors import InputError
 from generator.lint import admission
 from generator.lint.clusters import clusters_of, settings_for
 from generator.paths import Project
+from tests.platform.test_gpu_admission_cel import EKS_CASES, KINDS, NVIDIA_CASES, evaluate, workload
 
 REPO = Path(__file__).resolve().parents[2]
 APPS = Path(__file__).resolve().parent / "apps"

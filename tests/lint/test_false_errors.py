@@ -37,6 +37,7 @@ JOBSET = {
 }
 
 
+@pytest.mark.slow
 def test_jobset_rule_names_are_the_webhooks(synced_cache, monkeypatch):
     """The CRD requires failurePolicy.rules[].name; JobSet's webhook fills it (failurePolicyRule<i>)."""
     monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(synced_cache))
@@ -106,13 +107,14 @@ def test_a_bad_quantity_is_one_finding_naming_both_types(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_upstream_examples_and_rendered_trees_have_no_errors(synced_cache, monkeypatch):
     """The vendors' own manifests (device plugin, DRA driver quickstarts at 1.34, where
     resource.k8s.io/v1 is served) and every rendered tree lint without an error."""
-    from conftest import _SHARED, REPO
+    from conftest import REPO, SHARED
 
     monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(synced_cache))
-    examples = _SHARED / "upstream-examples"
+    examples = SHARED / "upstream-examples"
     paths = [str(examples / "k8s-device-plugin"), str(examples / "k8s-dra-driver-gpu")]
     found = lint_paths(paths, Settings(kubernetes_version="1.34")).findings
     assert [f for f in found if f.severity == "error"] == []
@@ -204,11 +206,11 @@ def test_a_manifest_missing_its_kind_is_still_reported(tmp_path):
 
 def test_upstream_config_beside_examples_is_passed_by():
     """mig-parted's own config.yaml (`version: v1`, `mig-configs:`) is no manifest."""
-    from conftest import _SHARED
+    from conftest import SHARED, shared_missing
 
-    config = _SHARED / "upstream-examples" / "mig-parted" / "config.yaml"
+    config = SHARED / "upstream-examples" / "mig-parted" / "config.yaml"
     if not config.is_file():
-        pytest.skip("upstream examples (../shared) not present")
+        pytest.skip(shared_missing(config, "the mig-parted example configuration"))
     result = lint_paths([str(config)], Settings(kubernetes_version="1.34"))
     assert (result.findings, result.passed_by) == ([], [str(config)])
 

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import copy
-import os
 from pathlib import Path
 
 import pytest
+from conftest import CRD_LOCATIONS, CRD_SCHEMAS, SHARED, needs_crd_schemas
 
 from generator.lint.loader import read
 from generator.validate import SchemaValidator, fastcheck
-from tests.conftest import CRD_LOCATIONS, CRD_SCHEMAS, needs_crd_schemas
 
 ROOT = Path(__file__).resolve().parents[2]
-PEER = Path(os.environ.get("GPU_GITOPS_SHARED", ROOT.parent / "shared")) / "peer" / "kubeconform" / "fixtures"
+PEER = SHARED / "peer" / "kubeconform" / "fixtures"
 _WRONG = ("text", 7, 1.5, True, None, [], {})
 
 
@@ -231,6 +230,7 @@ def _crd_locations():
     return [SchemaLocation(t) for t in CRD_LOCATIONS]
 
 
+@pytest.mark.slow
 @needs_crd_schemas()
 def test_every_upstream_crd_schema_compiles_and_agrees_with_jsonschema():
     """Custom resources take the compiled check too: every schema of ../shared/crd-schemas

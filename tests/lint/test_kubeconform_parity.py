@@ -9,19 +9,16 @@ fixture is missing are listed in SKIP with the reason.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import SHARED, needs_shared
 
 from generator.cli import cli
 
-PEER = (
-    Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[3] / "shared")) / "peer" / "kubeconform"
-)
+PEER = SHARED / "peer" / "kubeconform"
 EXPECTED = PEER / "EXPECTED.md"
 
 SKIP = {
@@ -96,7 +93,7 @@ def _translate(flags: str) -> list[str]:
     return args + missing + ([] if strict else ["--no-strict"])
 
 
-@pytest.mark.skipif(not EXPECTED.is_file(), reason="kubeconform fixtures (../shared/peer) not present")
+@needs_shared(EXPECTED, "kubeconform's expected verdicts")
 @pytest.mark.parametrize(("fixture", "flags", "outcome", "code"), _rows())
 def test_same_verdict_as_kubeconform(fixture, flags, outcome, code, monkeypatch, tmp_path):
     monkeypatch.chdir(PEER)

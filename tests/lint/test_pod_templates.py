@@ -8,16 +8,14 @@ PodSpec), or for NIMService at a spec with ``resources`` and ``tolerations``.
 from __future__ import annotations
 
 import functools
-import os
-from pathlib import Path
 
 import pytest
-from ruamel.yaml import YAML
+from conftest import SHARED, needs_shared
 
 from generator.kube import pods
+from generator.lint.loader import read
 
-_SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[3] / "shared"))
-CRDS = _SHARED / "upstream-crds"
+CRDS = SHARED / "upstream-crds"
 
 _FOLDERS = (
     "kuberay",
@@ -31,14 +29,14 @@ _FOLDERS = (
     "nvidia-nim-operator",
     "kserve",
 )
-pytestmark = pytest.mark.skipif(not CRDS.is_dir(), reason="upstream CRDs (../shared/upstream-crds) not present")
+pytestmark = needs_shared(CRDS, "the upstream CRD mirror")
 
 
 @functools.cache
 def _schemas() -> dict[tuple[str, str], list[dict]]:
     found: dict[tuple[str, str], list[dict]] = {}
     for path in sorted(p for folder in _FOLDERS for p in (CRDS / folder).glob("*.yaml")):
-        for doc in YAML(typ="safe").load_all(path.read_text(encoding="utf-8")):
+        for doc in (res.obj for res in read(str(path), str(path)).resources):  # the fast reader: CRDs run to MBs
             if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
                 key = (doc["spec"]["group"], doc["spec"]["names"]["kind"])
                 found.setdefault(key, []).extend(

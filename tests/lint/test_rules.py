@@ -37,7 +37,7 @@ _MARK = re.compile(r"#\s*<-\s*([A-Z][A-Z0-9]*[0-9]{3})")
 
 
 def _cases(verdict: str):
-    """The lint rules' fixtures (the input checks' are tests/test_input_checks.py's)."""
+    """The lint rules' fixtures (the input checks' are tests/inputs/test_input_checks.py's)."""
     return sorted(
         (p.parent.parent.name, p) for p in FIXTURES.glob(f"*/{verdict}/*.yaml") if p.parent.parent.name in BY_ID
     )

@@ -5,11 +5,10 @@ from __future__ import annotations
 import hashlib
 import http.server
 import json
-import os
 import threading
-from pathlib import Path
 
 import pytest
+from conftest import SHARED, needs_shared
 
 from generator.errors import InputError
 from generator.lint import lint_paths
@@ -17,12 +16,7 @@ from generator.lint.crdimport import import_files, strict
 from generator.lint.settings import Settings
 from generator.validate.locations import SchemaLocation, fetch, find_schema_file
 
-PEER = (
-    Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[3] / "shared"))
-    / "peer"
-    / "kubeconform"
-    / "fixtures"
-)
+PEER = SHARED / "peer" / "kubeconform" / "fixtures"
 SCHEMA = {
     "type": "object",
     "additionalProperties": False,
@@ -156,7 +150,7 @@ def test_a_404_means_no_schema_at_that_location(server, tmp_path):
     assert fetch(base + "/nothing.json", tmp_path) is None
 
 
-@pytest.mark.skipif(not (PEER / "cache").is_dir(), reason="kubeconform fixtures not present")
+@needs_shared(PEER / "cache", "kubeconform's schema cache fixtures")
 def test_kubeconform_cache_folder_is_reused(tmp_path):
     """kubeconform's own cache (named by URL hash) answers the 'default' location offline."""
     from generator.validate.locations import template_variables
@@ -254,7 +248,7 @@ def test_strict_keeps_preserved_objects_open():
     assert out["additionalProperties"] is False and "additionalProperties" not in out["properties"]["a"]
 
 
-@pytest.mark.skipif(not (PEER / "registry").is_dir(), reason="kubeconform fixtures not present")
+@needs_shared(PEER / "registry", "kubeconform's schema registry fixtures")
 def test_import_of_kubeconform_sagemaker_crd_validates_its_example(tmp_path, run, project, monkeypatch):
     monkeypatch.chdir(project)
     result = run(

@@ -9,21 +9,20 @@ from __future__ import annotations
 import hashlib
 import http.server
 import json
-import os
 import shutil
 import threading
 from pathlib import Path
 
 import pytest
+from conftest import SHARED, needs_shared
 
 from generator.errors import InputError
 from generator.lint import schemasync
 from generator.validate import schemaset
 
-SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[3] / "shared"))
 MIRROR = SHARED / "upstream-crds"
 REPO = Path(__file__).resolve().parents[2]
-needs_mirror = pytest.mark.skipif(not MIRROR.is_dir(), reason="upstream CRD mirror (../shared) not present")
+needs_mirror = needs_shared(MIRROR, "the upstream CRD mirror")
 
 # what the generator renders (every example cluster) plus the kinds GPU platforms run beside it
 COMPANIONS = {
@@ -246,6 +245,7 @@ def test_ignore_missing_schemas_says_what_it_skipped(tmp_path, run):
     assert "skipped 2 object(s) of 1 kind(s) without a schema: Run (example.com/v1)" in verbose.stderr
 
 
+@pytest.mark.slow
 @needs_mirror
 def test_fresh_repository_lints_clean_before_and_after_sync(tmp_path, run, mirror_sync):
     """init + render + lint: one warning naming the unchecked kinds, then every object checked.

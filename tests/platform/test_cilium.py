@@ -11,16 +11,16 @@ import jsonschema
 import pytest
 import yaml
 from clusterinput import BASE, objects, replace, write
-from conftest import _SHARED, EXAMPLES, REPO, cilium_enabled
+from conftest import EXAMPLES, REPO, SHARED, cilium_enabled, needs_shared
 
 from generator.library import versions
 
-CHART_DIR = _SHARED / "helm-values" / "cilium" / "1.19.6"
+CHART_DIR = SHARED / "helm-values" / "cilium" / "1.19.6"
 # Values the chart documents only as a comment in values.yaml (`# -- mode is the operation mode of
 # load balancing ... # mode: snat`): real values, absent from the parsed defaults. The chart's
 # cilium-configmap.yaml turns them into `bpf-lb-mode`, `bpf-lb-dsr-dispatch` and `devices`.
 COMMENTED_VALUES = {("loadBalancer", "mode"), ("loadBalancer", "dsrDispatch"), ("devices",)}
-needs_chart = pytest.mark.skipif(not CHART_DIR.is_dir(), reason="Cilium chart values (../shared) not present")
+needs_chart = needs_shared(CHART_DIR, "the Cilium chart's values")
 
 
 @functools.cache

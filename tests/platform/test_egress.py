@@ -7,9 +7,9 @@ import re
 import pytest
 import yaml
 from clusterinput import BASE, objects, replace, write
-from conftest import _SHARED, EXAMPLES, REPO, strict_args
+from conftest import EXAMPLES, REPO, SHARED, needs_shared, strict_args
 
-CNP_SCHEMA = _SHARED / "crd-schemas" / "cilium.io" / "ciliumnetworkpolicy_v2.json"
+CNP_SCHEMA = SHARED / "crd-schemas" / "cilium.io" / "ciliumnetworkpolicy_v2.json"
 
 SERVE = """\
 workloads:
@@ -54,7 +54,7 @@ def test_fqdn_egress_is_a_cilium_policy_with_its_dns_proxy_rule(project):
     assert fqdn_rule == {"toFQDNs": [{"matchName": "huggingface.co"}, {"matchPattern": "*.hf.co"}]}
 
 
-@pytest.mark.skipif(not CNP_SCHEMA.is_file(), reason="Cilium CRD schemas (../shared) not present")
+@needs_shared(CNP_SCHEMA, "the CiliumNetworkPolicy CRD schema")
 def test_fqdn_policy_validates_against_the_cilium_crd(project, run):
     write(project, replace("nodePools:", "  nodeLocalDNS: {enabled: true}\nnodePools:", BASE) + SERVE + FQDNS)
     result = run(project, "-v", "render", "t", *strict_args())

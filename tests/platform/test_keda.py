@@ -8,9 +8,9 @@ import re
 import pytest
 import yaml
 from clusterinput import BASE, objects, replace, write
-from conftest import _SHARED, REPO
+from conftest import REPO, SHARED, needs_shared
 
-VALUES = _SHARED / "helm-values" / "keda" / "v2.20.2" / "values.yaml"
+VALUES = SHARED / "helm-values" / "keda" / "v2.20.2" / "values.yaml"
 
 # BASE with tunnel routing (no BIG TCP, which needs native routing) and one GPU-scaled workload.
 TUNNEL = (
@@ -134,7 +134,7 @@ def test_bearer_token_secret_is_documented_without_a_value_in_git():
     assert "TriggerAuthentication" in kinds and "Secret" not in kinds
 
 
-@pytest.mark.skipif(not VALUES.is_file(), reason="KEDA chart values (../shared) not present")
+@needs_shared(VALUES, "the KEDA chart's values")
 def test_eks_example_values_exist_in_the_chart_and_ports_do_not_collide_on_a_node():
     values = keda_values(objects(REPO, "eks-mi300x-inference"))
     defaults = chart_defaults()

@@ -8,9 +8,9 @@ import json
 import jsonschema
 import pytest
 from clusterinput import BASE, objects, replace, spec, write
-from conftest import _SHARED, EXAMPLES, REPO
+from conftest import EXAMPLES, REPO, SHARED, needs_shared
 
-NFD_SCHEMA = _SHARED / "helm-values" / "gpu-operator" / "charts" / "node-feature-discovery" / "values.schema.json"
+NFD_SCHEMA = SHARED / "helm-values" / "gpu-operator" / "charts" / "node-feature-discovery" / "values.schema.json"
 
 
 def rules(rendered) -> list[dict]:
@@ -45,7 +45,7 @@ def test_worker_tolerates_every_pool_taint_with_exists(name):
     assert {(t["key"], t["effect"]) for t in tolerations} == wanted
 
 
-@pytest.mark.skipif(not NFD_SCHEMA.is_file(), reason="NFD chart schema (../shared) not present")
+@needs_shared(NFD_SCHEMA, "the NFD chart's values schema")
 @pytest.mark.parametrize("name", CHART_EXAMPLES)
 def test_values_validate_against_the_chart_schema(name):
     jsonschema.validate(nfd_values(objects(REPO, name)), json.loads(NFD_SCHEMA.read_text(encoding="utf-8")))

@@ -86,7 +86,7 @@ def prepare(node: Path, **env) -> subprocess.CompletedProcess:
         "DEVICE_TEST": "-f",  # the fake disks are files
         **env,
     }
-    return subprocess.run(["sh", str(SCRIPT)], env=environ, capture_output=True, encoding="utf-8", timeout=30)
+    return subprocess.run(["sh", str(SCRIPT)], env=environ, capture_output=True, encoding="utf-8")
 
 
 def log(node: Path) -> list[str]:

@@ -51,9 +51,7 @@ def tune(node: Path, config: str, **env) -> subprocess.CompletedProcess:
         "HOST_PROC": str(node / "proc"),
         **env,
     }
-    return subprocess.run(
-        ["sh", str(SCRIPT), str(conf)], env=environ, capture_output=True, encoding="utf-8", timeout=30
-    )
+    return subprocess.run(["sh", str(SCRIPT), str(conf)], env=environ, capture_output=True, encoding="utf-8")
 
 
 def read(node: Path, rel: str) -> str:

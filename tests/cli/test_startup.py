@@ -1,0 +1,128 @@
+"""Commands that render nothing start without loading the heavy libraries."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("jsonschema", "rjsonnet", "ruamel", "kubernetes_validate", "generator.lint", "generator.render.pipeline")
+
+# runs the command line in a fresh interpreter, then prints the modules it loaded
+PROBE = """
+import json, sys
+from generator.cli import main
+sys.argv = ["gpu-gitops", *json.loads(sys.argv[1])]
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def _run(project, args: list[str], prefixes: tuple[str, ...] = HEAVY) -> tuple[list[str], str]:
+    """The modules starting with ``prefixes`` that the command loaded, and its output."""
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(["--root", str(project), *args])],
+        capture_output=True,
+        encoding="utf-8",
+        check=True,
+    )
+    loaded = json.loads(result.stderr.strip().splitlines()[-1])
+    return [m for m in loaded if m.startswith(prefixes)], result.stdout
+
+
+def _loaded(project, args: list[str], prefixes: tuple[str, ...] = HEAVY) -> list[str]:
+    return _run(project, args, prefixes)[0]
+
+
+@pytest.mark.parametrize("args", [["--version"], ["list"], ["list", "--json"]])
+def test_light_commands_do_not_import_heavy_modules(project, args):
+    loaded, stdout = _run(project, args)
+    assert loaded == []
+    if args[0] == "list":
+        assert "aks-h100-training" in stdout
+
+
+def _every_command() -> list[list[str]]:
+    from generator.cli import cli
+
+    ctx = cli.make_context("gpu-gitops", ["--help"], resilient_parsing=True)
+    names = []
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        subcommands = getattr(command, "commands", {})
+        names += [[name, sub] for sub in sorted(subcommands)] or [[name]]
+    return names
+
+
+def test_help_does_not_import_heavy_modules(project):
+    assert _loaded(project, ["--help"]) == []
+
+
+@pytest.mark.parametrize("command", _every_command(), ids=" ".join)
+def test_every_commands_help_does_not_import_heavy_modules(project, command):
+    assert _loaded(project, [*command, "--help"]) == []
+
+
+def test_a_no_op_check_loads_no_render_machinery(project, run):
+    """An up-to-date fleet is checked by hashing files: no Jsonnet, YAML, JSON Schema or linter."""
+    assert run(project, "render").exit_code == 0
+    # pipeline only lists clusters and compares hashes here; the schema-set lookup is for reports
+    render_side = (
+        "generator.render.cluster",
+        "generator.library.jsonnet",
+        "generator.config",
+        "generator.lint.schemasync",
+        "generator.render.selection",
+        "urllib.request",
+    )
+    assert _loaded(project, ["check"], tuple(m for m in HEAVY if m != "generator.render.pipeline") + render_side) == []
+
+
+def test_help_imports_click_the_root_group_and_the_command_table_only(project):
+    """No module of gpu-gitops but the package, ``generator.cli`` and its root group (`--help`
+    lists the commands without importing them), nor any library but click's own imports."""
+    loaded = _loaded(project, ["--help"], ("generator", "platformdirs", "dataclasses", "jsonschema", "ruamel"))
+    assert sorted(loaded) == ["generator", "generator.cli", "generator.cli.root", "generator.cli.table"]
+
+
+def test_version_alone_imports_neither_click_nor_any_other_module_of_the_tool(project):
+    """`gpu-gitops --version` is answered by the entry point itself: click's import is most of
+    the start-up it would cost; it loads the YAML reader's backend only, to name it."""
+    probe = [sys.executable, "-c", PROBE, json.dumps(["--version"])]
+    result = subprocess.run(probe, capture_output=True, encoding="utf-8", check=True)
+    loaded = json.loads(result.stderr.strip().splitlines()[-1])
+    ours = [m for m in loaded if m.startswith(("generator", "click", "jsonschema", "ruamel", "rjsonnet"))]
+    backend = ["generator.yamlio", "generator.yamlio._cread", "generator.yamlio.backend"]
+    assert sorted(ours) == ["generator", "generator.cli", "generator.cli.table", *backend]
+
+
+def test_version_prints_what_clicks_version_option_prints():
+    """The entry point's answer to `--version` (the version and the YAML reader's backend) is byte
+    for byte the root group's, exit 0."""
+    from click.testing import CliRunner
+
+    from generator.cli import cli
+
+    fast = subprocess.run(
+        [sys.executable, "-c", "from generator.cli import main; main()", "--version"], capture_output=True
+    )
+    clicks = CliRunner().invoke(cli, ["--version"], prog_name="gpu-gitops")
+    assert fast.returncode == clicks.exit_code == 0
+    assert fast.stdout == clicks.stdout_bytes and fast.stderr == b""
+
+
+def test_judging_a_clusters_admission_policy_loads_the_cel_evaluator_alone():
+    """CL006 runs the policy's CEL: the evaluator's compiled module is loaded on its own, not
+    its package, which also imports a command line (typer, rich, prompt_toolkit: 0.15 s in
+    each lint worker that evaluates a rule)."""
+    from conftest import REPO
+
+    app = REPO / "tests" / "lint" / "apps" / "eval.yaml"
+    args = ["lint", "-o", "json", "--cluster", "eks-mi300x-inference", str(app)]
+    loaded, stdout = _run(REPO, args, ("cel", "typer", "rich", "prompt_toolkit"))
+    assert '"CL006"' in stdout and loaded == ["cel.cel"]

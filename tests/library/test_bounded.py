@@ -1,0 +1,145 @@
+"""Functions run in the bounded helper: their value, their exception, or which bound stopped them."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from generator.library import bounded
+
+LIMITS = bounded.Limits(cpu_seconds=5, memory_mib=256)
+HERE = "tests.library.test_bounded"
+
+
+def echo(value):
+    return value
+
+
+def fail(message):
+    raise RuntimeError(message)
+
+
+def allocate(mib):
+    return len(bytearray(mib * 1024 * 1024))
+
+
+def spin():
+    while True:
+        pass
+
+
+def sleep(seconds):
+    import time
+
+    time.sleep(seconds)
+
+
+def die(sig):
+    os.kill(os.getpid(), sig)
+
+
+def chatty(text):
+    os.write(2, text.encode())
+    return 1
+
+
+def dying(text):
+    os.write(2, text.encode())
+    os.abort()
+
+
+def pid():
+    return os.getpid()
+
+
+_held: list[bytearray] = []
+
+
+def hold(mib):
+    """Keep ``mib`` MiB of address space in the helper until ``release``."""
+    _held.append(bytearray(mib * 1024 * 1024))
+    return os.getpid()
+
+
+def release():
+    _held.clear()
+
+
+def test_value_comes_back():
+    assert bounded.run(f"{HERE}:echo", ({"a": [1, "x" * 100_000]},), LIMITS) == {"a": [1, "x" * 100_000]}
+
+
+def test_exception_is_raised_in_the_caller():
+    with pytest.raises(RuntimeError, match="from the helper"):
+        bounded.run(f"{HERE}:fail", ("from the helper",), LIMITS)
+
+
+def test_memory_bound_and_the_helper_survives_it():
+    with pytest.raises(bounded.Bound) as caught:
+        bounded.run(f"{HERE}:allocate", (512,), LIMITS)
+    assert caught.value.which == "memory"
+    assert bounded.run(f"{HERE}:allocate", (16,), LIMITS) == 16 * 1024 * 1024
+
+
+def test_cpu_bound_is_per_call_and_a_new_helper_takes_over():
+    before = bounded.run(f"{HERE}:pid", (), LIMITS)
+    with pytest.raises(bounded.Bound) as caught:
+        bounded.run(f"{HERE}:spin", (), bounded.Limits(cpu_seconds=1, memory_mib=256))
+    assert caught.value.which == "cpu"
+    assert bounded.run(f"{HERE}:pid", (), LIMITS) != before
+
+
+def test_cpu_already_used_by_the_helper_does_not_count_against_a_call():
+    for _ in range(3):
+        assert bounded.run(f"{HERE}:allocate", (64,), bounded.Limits(cpu_seconds=1, memory_mib=256))
+
+
+def test_a_crash_is_not_mistaken_for_a_bound():
+    with pytest.raises(bounded.Bound) as caught:
+        bounded.run(f"{HERE}:die", (signal.SIGTERM,), LIMITS)
+    assert (caught.value.which, caught.value.detail) == ("crash", "SIGTERM")
+
+
+def test_what_the_helper_prints_on_stderr_is_passed_on(capsys):
+    assert bounded.run(f"{HERE}:chatty", ("TRACE: overrides.libsonnet:3 look here\n",), LIMITS) == 1
+    assert capsys.readouterr().err == "TRACE: overrides.libsonnet:3 look here\n"
+
+
+def test_what_a_dying_helper_prints_is_dropped(capfd):
+    with pytest.raises(bounded.Bound):
+        bounded.run(f"{HERE}:dying", ("memory allocation of 1024 bytes failed\n",), LIMITS)
+    assert capfd.readouterr().err == ""
+
+
+def test_a_forked_process_gets_its_own_helper():
+    mine = bounded.run(f"{HERE}:pid", (), LIMITS)
+    child = os.fork()
+    if child == 0:
+        os._exit(0 if bounded.run(f"{HERE}:pid", (), LIMITS) != mine else 1)
+    assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+    assert bounded.run(f"{HERE}:pid", (), LIMITS) == mine
+
+
+def test_each_calls_memory_bound_counts_from_the_helpers_size_before_the_call():
+    bounded.run(f"{HERE}:hold", (200,), LIMITS)
+    try:
+        assert bounded.run(f"{HERE}:allocate", (128,), LIMITS) == 128 * 1024 * 1024
+    finally:
+        bounded.run(f"{HERE}:release", (), LIMITS)
+
+
+def test_a_helper_that_grew_retires_after_its_reply_and_a_new_one_takes_over():
+    grown = bounded.run(f"{HERE}:hold", (bounded.RETIRE_MIB + 16,), bounded.Limits(5, bounded.RETIRE_MIB + 64))
+    assert bounded.run(f"{HERE}:pid", (), LIMITS) != grown
+    assert bounded.run(f"{HERE}:echo", ("still served",), LIMITS) == "still served"
+
+
+def test_a_call_that_uses_no_cpu_is_stopped_at_the_wall_clock_bound():
+    """Sleeping uses no CPU time: only the wall-clock bound can stop it."""
+    before = bounded.run(f"{HERE}:pid", (), LIMITS)
+    with pytest.raises(bounded.Bound) as caught:
+        bounded.run(f"{HERE}:sleep", (3600,), bounded.Limits(cpu_seconds=60, memory_mib=256, wall_seconds=1))
+    assert caught.value.which == "wall"
+    assert bounded.run(f"{HERE}:pid", (), LIMITS) != before

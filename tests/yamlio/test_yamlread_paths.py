@@ -1,0 +1,407 @@
+"""The reader's two paths over libyaml give the same data and the same positions.
+
+The compiled path (``generator.yamlio._cread``) takes what it can and sends the rest on
+(``Slow``); whatever it takes, the event path (ruamel's C parser events) must build the same
+data, types included (``True`` is not ``1``), and the same position map. Where the bundled
+libyaml of the event path refuses what the compiled path's libyaml reads (a ``:`` inside a
+flow scalar), the full loaders, which read it too (lint's for manifests, the round-trip loader
+for inputs), are the reference. Checked on every
+manifest and input of this repository and ../shared, and on the lint fuzzer's mutated
+manifests; and lint's reports and a render's tree are byte-identical with the compiled path
+off.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from conftest import REPO, SHARED, cache_with_charts
+from hypothesis import given
+from hypothesis import strategies as st
+from ruamel.yaml.error import YAMLError
+
+from generator.cli import cli
+from generator.errors import InputError
+from generator.lint import loader
+from generator.yamlio import goyaml, positions, read
+from tests.fuzz.budget import fuzz_settings
+from tests.fuzz.mutations import mutated_yaml
+
+pytestmark = pytest.mark.skipif(
+    read._compiled(read.GO_YAML, None) is None,
+    reason="the compiled backend is not in use (not built, or GPU_GITOPS_YAML_BACKEND=events)",
+)
+
+MANIFEST_FILES = sorted(
+    p
+    for root in (REPO / "rendered", REPO / "tests" / "fixtures", SHARED / "upstream-examples", SHARED / "upstream-crds")
+    for p in root.rglob("*")
+    if p.suffix in (".yaml", ".yml")
+)
+# what the lint fuzzer mutates: well-formed manifests (the fixtures are broken on purpose)
+SEEDS = [p for p in MANIFEST_FILES if REPO / "tests" not in p.parents and SHARED / "upstream-crds" not in p.parents]
+INPUT_FILES = sorted((REPO / "clusters").rglob("*.yaml")) + sorted((REPO / "tests" / "fixtures").rglob("cluster*.yaml"))
+
+
+# position maps are compared for documents up to this size (CRDs run to megabytes: the suite's time)
+POSITIONS_BYTES = 32 * 1024
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal data of equal types, keys in the same order; NaN equals NaN."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return a == b
+
+
+def compiled(text: str, resolution: read.Resolution, depth: int):
+    """The compiled path's data, or the exception it raised."""
+    try:
+        return read._compiled(resolution, depth).load(text)
+    except Exception as exc:  # noqa: BLE001 - the exception is the result compared
+        return exc
+
+
+def event_path(text: str, resolution: read.Resolution, depth: int):
+    """What ``read.load`` does without the compiled path: data, or the exception."""
+    reader = read._compiled
+    read._compiled = lambda *_: None  # type: ignore[assignment]
+    try:
+        return read.load(text, resolution, depth)
+    except Exception as exc:  # noqa: BLE001
+        return exc
+    finally:
+        read._compiled = reader  # type: ignore[assignment]
+
+
+def positions_table(text: str, resolution: read.Resolution | None, compiled_path: bool) -> dict:
+    """Every path's key and value marks, and the plain text there, by one path."""
+    reader = read._compiled
+    if not compiled_path:
+        read._compiled = lambda *_: None  # type: ignore[assignment]
+    try:
+        where = read.Positions(text, resolution)
+        table = where.table()
+        return {path: (marks, read.plain_text(where.find(path, True)[0])) for path, marks in table.items()}
+    finally:
+        read._compiled = reader  # type: ignore[assignment]
+
+
+def agree(text: str, resolution: read.Resolution, depth: int, location: str) -> bool:
+    """Assert the paths agree on ``text``; True when the compiled path took it."""
+    fast = compiled(text, resolution, depth)
+    if isinstance(fast, read._cread.Slow):
+        return False
+    slow = event_path(text, resolution, depth)
+    if isinstance(fast, Exception):  # a resolution's Fallback (a null key): the event path stops there, or
+        # its older libyaml before it: either sends the text to the full loader
+        assert isinstance(fast, read.Fallback), f"{location}: compiled raised {fast!r}"
+        assert isinstance(slow, (read.Fallback, YAMLError)), (
+            f"{location}: compiled raised {fast!r}, event path {slow!r}"
+        )
+        return False
+    refused = isinstance(slow, YAMLError)
+    if refused:  # the event path's older libyaml refused it: the full loaders decide
+        try:
+            slow = goyaml.load_full(goyaml.safe_loader(), text) if resolution is read.GO_YAML else full_input(text)
+        except (YAMLError, InputError) as exc:  # and refused it too, for a reason of ruamel's own scanner
+            assert any(apart in str(exc) for apart in SCANNERS_APART), f"{location}: only the compiled path read it"
+            return True
+    assert same(fast, slow), f"{location}: the paths built different data"
+    table = None if resolution is read.GO_YAML else resolution
+    if len(text) <= POSITIONS_BYTES and not refused:
+        assert positions_table(text, table, True) == positions_table(text, table, False), f"{location}: positions"
+    return True
+
+
+def full_input(text: str):
+    return positions._ruamel_load(text, "input").data
+
+
+# What ruamel's Python scanner refuses and libyaml (go-yaml's origin) reads: a tab inside a plain
+# scalar (YAML 1.2's nb-ns-plain-in-line allows it). It decides only texts the bundled libyaml
+# also refused, for a reason of its age (a ':' in a flow scalar), where the compiled path's reads.
+SCANNERS_APART = ("found character '\\t' that cannot start any token",)
+
+
+def chunks(path: Path):
+    for first_line, chunk in loader.split_documents(path.read_text(encoding="utf-8")):
+        yield f"{path}:{first_line + 1}", chunk
+
+
+@pytest.mark.slow
+def test_both_paths_read_every_manifest_here_alike():
+    taken = sum(
+        agree(chunk, read.GO_YAML, read.MANIFESTS.depth, where)
+        for path in MANIFEST_FILES
+        for where, chunk in chunks(path)
+    )
+    assert taken > 500  # the comparison is not empty: most documents take the compiled path
+
+
+def test_both_paths_read_every_input_here_alike():
+    resolution = positions.yaml_1_2()
+    taken = sum(agree(p.read_text(encoding="utf-8"), resolution, read.INPUTS.depth, str(p)) for p in INPUT_FILES)
+    assert taken >= len(list((REPO / "clusters").glob("*/cluster.yaml")))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &x 1\nb: *x\n",  # anchors and aliases
+        "a: !!str 1\n",  # tags
+        "a: 1\na: 2\n",  # duplicate keys
+        "<<: {a: 1}\n",  # merge keys
+        "? [a]\n: 1\n",  # complex keys
+        "a: 1\n---\nb: 2\n",  # two documents
+        "a: [1\n",  # a syntax error
+        "a: '\ud800'\n",  # a lone surrogate
+        "a: 1\n\ufeff# b\n",  # a byte order mark past the start: libyaml drops it, ruamel's scanner reads it
+        "a: b\u2028c\n",  # YAML 1.1's other line breaks (LS, PS, NEL), read apart likewise
+        "a: b\x85c\n",
+        "%YAML 1.2\n---\na: 1\n",  # directives: inputs refuse a 1.1 one, the loaders check them
+        "a:\n" + "".join("  " * i + "- \n" for i in range(1, 4)),
+    ],
+)
+def test_what_the_compiled_path_sends_on_the_event_path_decides(text):
+    assert isinstance(compiled(text, read.GO_YAML, 3), read._cread.Slow)
+    fast_off, both = event_path(text, read.GO_YAML, 3), _load(text, read.GO_YAML, 3)
+    assert type(both) is type(fast_off) and (isinstance(both, Exception) or same(both, fast_off))
+
+
+def _load(text, resolution, depth):
+    try:
+        return read.load(text, resolution, depth)
+    except Exception as exc:  # noqa: BLE001
+        return exc
+
+
+def test_the_depth_bound_is_the_event_paths_error():
+    text = "a:\n  b:\n    c: 1\n"
+    assert same(read.load(text, read.GO_YAML, 3), {"a": {"b": {"c": 1}}})
+    with pytest.raises(read.TooDeep) as deep:
+        read.load(text, read.GO_YAML, 2)
+    assert (deep.value.line, deep.value.col) == (2, 4)
+
+
+def test_a_null_key_stops_both_paths_with_the_resolutions_fallback():
+    assert isinstance(compiled("~: 1\n", read.GO_YAML, 8), read.Fallback)
+    assert isinstance(event_path("~: 1\n", read.GO_YAML, 8), read.Fallback)
+
+
+# plain scalars with ':' in flow collections: libyaml 0.2.5 (the compiled path's), go-yaml and
+# ruamel's Python scanner read the ':' as part of the scalar; the bundled libyaml 0.1.7 refuses
+# it, and the event path reads such a text from ruamel's Python parser's events instead
+FLOW_COLONS = [
+    "metadata:\n  annotations: {url: http://prometheus:9090}\n",
+    "a: [12:30]\n",
+    "a: {b: 12:30, c: [1:2:3, x]}\n",
+    "a: [a:b, c]\n",
+    "a: {x:1}\n",
+    "a: [http://h:1/x, 'q']\n",
+    "y: [12:30]\nn: {on: 1:1}\n",  # keys YAML 1.1 resolves (`true`, `false`) located alike
+    "a:\n  - {u: http://h:9090}\n  - b: [0:0]\n    c: |\n      text\n",
+    # empty values, which ruamel's parser marks at the next token and libyaml just past the ':'
+    "a: {x: 1:2}\nb:\nc: 1\n",
+    "a: {x: 1:2}\nb :   # note\nc:",
+    "- {x: 1:2}\n- a:\n  b:\n    -\n    - c:\n",
+    "a: {x: 1:2}\nb: ''\nc: \"\"\n",  # empty quoted values: marked at their quote by both
+]
+
+
+@pytest.mark.parametrize("text", FLOW_COLONS)
+@pytest.mark.parametrize("resolution", ["go-yaml", "yaml-1.2"])
+def test_a_colon_in_a_flow_scalar_is_read_alike_by_both_paths(text, resolution):
+    chosen = read.GO_YAML if resolution == "go-yaml" else positions.yaml_1_2()
+    fast = compiled(text, chosen, 64)
+    assert not isinstance(fast, Exception), fast
+    assert same(event_path(text, chosen, 64), fast)
+    table = None if chosen is read.GO_YAML else chosen
+    assert positions_table(text, table, False) == positions_table(text, table, True)
+
+
+def test_a_colon_in_a_flow_scalar_is_located_by_either_path(monkeypatch):
+    text = "metadata:\n  annotations: {url: http://prometheus:9090}\n"
+    for compiled_path in (True, False):
+        if not compiled_path:
+            monkeypatch.setattr(read, "_compiled", lambda *_: None)
+        assert same(read.load(text, read.GO_YAML, 8), {"metadata": {"annotations": {"url": "http://prometheus:9090"}}})
+        node, mark = read.Positions(text).find(("metadata", "annotations", "url"), at_value=True)
+        assert (read.plain_text(node), mark.line, mark.column) == ("http://prometheus:9090", 1, 21)
+
+
+def test_lint_reports_on_flow_colons_are_byte_identical_without_the_compiled_path(tmp_path, monkeypatch):
+    for i, text in enumerate(FLOW_COLONS):
+        (tmp_path / f"{i}.yaml").write_text(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  " + text.replace("\n", "\n  "),
+            encoding="utf-8",
+        )
+    args = ["--format", "json", str(tmp_path)]
+    assert _lint_report(args, monkeypatch, True) == _lint_report(args, monkeypatch, False)
+
+
+@fuzz_settings(default=60)
+@given(data=st.data())
+def test_both_paths_read_mutated_manifests_alike(data):
+    seed = data.draw(st.sampled_from(SEEDS))
+    mutated = data.draw(mutated_yaml(seed.read_text(encoding="utf-8")))
+    try:
+        text = mutated.decode("utf-8")
+    except UnicodeDecodeError:
+        return  # lint refuses it before any parser sees it
+    for first_line, chunk in loader.split_documents(text):
+        agree(chunk, read.GO_YAML, read.MANIFESTS.depth, f"mutated {seed.name}, line {first_line + 1}")
+
+
+@fuzz_settings(default=30)
+@given(data=st.data())
+def test_both_paths_read_mutated_inputs_alike(data):
+    seed = data.draw(st.sampled_from(sorted((REPO / "clusters").glob("*/cluster.yaml"))))
+    mutated = data.draw(mutated_yaml(seed.read_text(encoding="utf-8")))
+    try:
+        text = mutated.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    agree(text, positions.yaml_1_2(), read.INPUTS.depth, f"mutated {seed}")
+
+
+def _lint_report(args: list[str], monkeypatch, compiled_path: bool) -> str:
+    with monkeypatch.context() as patch:
+        if not compiled_path:
+            patch.setattr(read, "_compiled", lambda *_: None)
+        result = CliRunner().invoke(cli, ["--root", str(REPO), "lint", "--jobs", "1", "--no-cache", *args])
+    assert result.exit_code in (0, 1), result.output
+    return result.stdout
+
+
+def test_lint_reports_are_byte_identical_without_the_compiled_path(monkeypatch):
+    targets = [str(p) for p in (REPO / "tests" / "fixtures", SHARED / "upstream-examples") if p.is_dir()]
+    for fmt in ("json", "text"):
+        args = ["--format", fmt, *targets]
+        report = _lint_report(args, monkeypatch, True)
+        assert report == _lint_report(args, monkeypatch, False)
+    assert json.loads(_lint_report(["--format", "json", *targets], monkeypatch, True))["findings"]
+
+
+def test_a_render_is_byte_identical_without_the_compiled_path(tmp_path, monkeypatch):
+    """Inputs are read by both paths too: the committed tree comes out either way."""
+    committed = REPO / "rendered" / "aks-h100-training"
+    expected = {p.relative_to(committed): p.read_bytes() for p in sorted(committed.rglob("*")) if p.is_file()}
+    for compiled_path in (True, False):
+        root = tmp_path / str(compiled_path)
+        for name in ("clusters", "libsonnet", "schemas"):
+            shutil.copytree(REPO / name, root / name)
+        shutil.copy(REPO / ".gpu-gitops.yaml", root)
+        with monkeypatch.context() as patch:
+            if not compiled_path:
+                patch.setattr(read, "_compiled", lambda *_: None)
+            # nothing evaluated is reused (the chart packages and inflations are the test's)
+            env = {"GPU_GITOPS_CACHE_DIR": str(cache_with_charts(tmp_path / f"cache-{compiled_path}"))}
+            result = CliRunner().invoke(cli, ["--root", str(root), "render", "aks-h100-training"], env=env)
+        assert result.exit_code == 0, result.output
+        out = root / "rendered" / "aks-h100-training"
+        assert {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == expected
+
+
+# Line endings: libyaml (go-yaml's origin) breaks lines at CR LF and at a lone CR as at LF, so a
+# file saved with either reads as its LF text: the same documents, data, errors and marks.
+LINE_ENDINGS = pytest.mark.parametrize("end", ["\r\n", "\r"], ids=["crlf", "cr"])
+SMALL_MANIFESTS = [
+    p for p in MANIFEST_FILES if p.stat().st_size <= POSITIONS_BYTES and SHARED / "upstream-crds" not in p.parents
+]
+
+
+def _documents(text: str) -> list:
+    """What lint reads of a file: per document its first line, data, error and every path's marks."""
+    return [
+        (doc.first_line, doc.data, doc.error and doc.error.message, doc.error_line, doc.error_col, _marks(doc))
+        for doc in loader.parse_text(text, "f.yaml")
+    ]
+
+
+def _marks(doc) -> dict:
+    if doc.where is not None:
+        return doc.where.table()
+    return {path: doc.position(path) for path in _paths(doc.data)}
+
+
+def _paths(data, path: tuple = ()):
+    yield path
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in items:
+        yield from _paths(value, (*path, key))
+
+
+@LINE_ENDINGS
+@pytest.mark.parametrize("compiled_path", [True, False], ids=["compiled", "event"])
+def test_crlf_and_cr_only_manifests_read_as_their_lf_text(end, compiled_path, monkeypatch):
+    if not compiled_path:
+        monkeypatch.setattr(read, "_compiled", lambda *_: None)
+    assert len(SMALL_MANIFESTS) > 50
+    for path in SMALL_MANIFESTS:
+        text = path.read_text(encoding="utf-8")
+        if "\r" in text:
+            continue
+        expected = _documents(text)
+        assert _documents(text.replace("\n", end)) == _documents(text) == expected, path
+
+
+@LINE_ENDINGS
+def test_a_multi_document_file_with_other_line_endings_is_every_object(end):
+    """The reported case: a CRLF file of two objects was one document ("found another document")."""
+    text = "# two\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---   # b\napiVersion: v1\n"
+    text += "kind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: !!int 1\n"
+    docs = _documents(text.replace("\n", end))
+    assert [(first, data["metadata"]["name"]) for first, data, *_ in docs] == [(1, "a"), (6, "b")]
+    assert docs == _documents(text)
+    broken = text + "y: [\n"
+    assert _documents(broken.replace("\n", end)) == _documents(broken)
+    assert [d.error_line for d in loader.parse_text(broken.replace("\n", end), "f")] == [0, 14]
+
+
+@LINE_ENDINGS
+def test_crlf_and_cr_only_inputs_read_as_their_lf_text(end):
+    for path in INPUT_FILES:
+        text = path.read_text(encoding="utf-8")
+        lf, other = _input(text), _input(text.replace("\n", end))
+        assert same(other, lf), path
+
+
+def _input(text: str):
+    """An input's data and marks, or its located error."""
+    try:
+        located = positions.load_text(text, "in")
+    except InputError as exc:
+        return str(exc)
+    return [located.data, located.positions]
+
+
+@LINE_ENDINGS
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("a: 1\nb: [1\n", (3, 1)),  # a syntax error at the end of the stream
+        ("a: 1\nb: \x01\n", (2, 4)),  # a character YAML refuses
+        ("a: 1\n\n%YAML 1.3\n---\nb: 1\n", (3, 1)),  # a directive of an unknown version
+        ("a: 1\nb:\n  c: 1\n  c: 2\n", (4, 3)),  # a duplicate key
+    ],
+)
+def test_input_errors_are_located_alike_whatever_the_line_endings(end, text, where):
+    errors = []
+    for written in (text, text.replace("\n", end)):
+        with pytest.raises(InputError) as raised:
+            positions.load_text(written, "in")
+        errors.append((raised.value.diagnostic.location.line, raised.value.diagnostic.location.col))
+    assert errors == [where, where]
