@@ -57,7 +57,7 @@ def _complete_provisioning(provisioning: dict, facts: dict, cluster: str) -> Non
     knows, and on EKS the discovery tag that selects subnets and security groups."""
     karpenter = facts["nodeProvisioning"]
     if karpenter is None:
-        return  # refused in consistency/provisioning.py
+        return  # refused by IN416
     provisioning["image"].setdefault("family", karpenter["imageFamilies"][0])
     if karpenter["nodeClass"]["kind"] == "EC2NodeClass":
         provisioning["nodeClass"].setdefault("subnetTags", {DISCOVERY_TAG: cluster})
@@ -111,7 +111,7 @@ def complete(spec: dict, facts: dict, library: Path, written: dict) -> dict:
         if queue is not None and "flavors" not in queue:
             flavors = queues.default_flavors(spec, workload)
             if flavors:
-                queue["flavors"] = flavors  # otherwise consistency/queues.py says what is missing
+                queue["flavors"] = flavors  # otherwise IN508 or IN509 says what is missing
     # ValidatingAdmissionPolicy admissionregistration.k8s.io/v1 is served from Kubernetes 1.30 (GA).
     spec["admission"].setdefault("enabled", int(spec["kubernetesVersion"].split(".")[1]) >= 30)
     spec["admission"].setdefault("enforceGpuTolerations", facts["enforceGpuTolerations"])

@@ -46,7 +46,7 @@ local defaults = {
   efaHugePagesMi: 5120,
 };
 
-// Whether the test runs on `pool` (generator/inputs/consistency/fabric.py mirrors it): NVIDIA
+// Whether the test runs on `pool` (generator/inputs/consistency/in312_nccl_test_nothing_to_test.py mirrors it): NVIDIA
 // whole GPUs, on a fabric.
 local testable(pool) =
   std.member(['infiniband', 'roce', 'efa'], pool.fabric.type)

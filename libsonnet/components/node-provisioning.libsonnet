@@ -61,7 +61,7 @@ local durationText(total) =
 
 // The budgets that close drift outside the window: one `nodes: "0"` budget from each closing to
 // the next opening (a cron schedule at the closing time, UTC, and the gap as its duration).
-// generator/inputs/consistency/provisioning.py refuses a window that would not close.
+// The input check IN418 refuses a window that would not close.
 local closedBudgets(window) =
   local hm = std.map(std.parseInt, std.split(window.start, ':'));
   local length = minutes(window.duration);

@@ -26,7 +26,7 @@ from generator.inputs import consistency
 from generator.inputs.load import load_cluster
 from generator.paths import Project
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 _MARK = re.compile(r"#\s*<-\s*([A-Z][A-Z0-9]*[0-9]{3})")
 _NAME = re.compile(r"^name:\s*(\S+)\s*$", re.M)
 

@@ -10,7 +10,7 @@ from conftest import EXAMPLES
 from gpu_support import find, load_objects
 from test_gpu_stack import spec_of, tolerates
 
-from generator.inputs.consistency.provisioning import window_openings
+from generator.inputs.consistency.in418_maintenance_window_never_closes import window_openings
 from tests.inputs.test_gpu_consistency import edit, line_of, render_fails
 
 EKS, NAP, OCP = "eks-mi300x-inference", "aks-nap-h100", "ocp-a100-tuned"
