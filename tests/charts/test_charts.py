@@ -532,6 +532,7 @@ def test_a_mode_for_a_release_the_cluster_does_not_inflate_is_one_input_error(co
     assert "keda" in result.output  # the releases it could name
 
 
+@needs_helm()
 def test_a_tree_rendered_before_the_lock_is_stale_once_the_lock_exists(tmp_path, run, own_cache):
     """Its releases were not inflated for want of a lock: the sum file says so, and the lock
     `charts pull` writes then makes the tree stale (it must hold the charts' objects now)."""
@@ -542,7 +543,9 @@ def test_a_tree_rendered_before_the_lock_is_stale_once_the_lock_exists(tmp_path,
     shutil.copy(REPO / ".gpu-gitops.yaml", root / ".gpu-gitops.yaml")
     cluster = "gke-l4-inference"
     assert run(root, "-q", "render", cluster).exit_code == 0
-    assert "chart none  clusters/charts.lock" in (root / "rendered" / cluster / ".gpu-gitops.sum").read_text()
+    assert "chart none  clusters/charts.lock" in (root / "rendered" / cluster / ".gpu-gitops.sum").read_text(
+        encoding="utf-8"
+    )
     _git(root, "init", "-q")
     _commit(root, "no lock")
     assert run(root, "check", cluster).exit_code == 0

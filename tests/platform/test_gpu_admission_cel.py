@@ -167,7 +167,7 @@ def test_messages_name_the_taint_to_tolerate(aks_policy, eks_policy):
 
 def test_binding_covers_exactly_the_workload_namespaces(rendered):
     objects = load_objects(rendered / "eks-mi300x-inference")
-    binding = find(objects, "ValidatingAdmissionPolicyBinding")[0]
+    (binding,) = find(objects, "ValidatingAdmissionPolicyBinding", "gpu-pod-guardrails")
     (expr,) = binding["spec"]["matchResources"]["namespaceSelector"]["matchExpressions"]
     namespaces = {
         o["metadata"]["name"]
