@@ -151,3 +151,20 @@ def test_render_layer_facts_of_a_kind_no_schema_can_have():
         "../configmap": False,
         "ConfigMap": True,
     }
+
+
+def test_lint_container_claim_named_by_a_list(tmp_path):
+    """A container's claim whose name is not a string (``name: []``) is the schema's finding,
+    not a crash of GPU007's claim lookup."""
+    path = tmp_path / "claim.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+        "  resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu}]\n"
+        "  containers:\n  - name: c\n    image: busybox:1.36\n"
+        "    resources:\n      claims:\n      - name: []\n",
+        encoding="utf-8",
+    )
+    result = lint(tmp_path, "-o", "json", str(path))
+    assert result.exit_code == 1
+    findings = json.loads(result.stdout)["findings"]
+    assert any(f["rule"] == "K8S003" and f["line"] == 11 for f in findings), findings

@@ -75,7 +75,8 @@ def _uses_claim(container: dict, claimed: set[str]) -> bool:
     """Whether the container uses one of the pod's resource claims (its devices, with DRA)."""
     res = container.get("resources")
     used = res.get("claims") if isinstance(res, dict) else None
-    return any(isinstance(c, dict) and c.get("name") in claimed for c in (used if isinstance(used, list) else []))
+    names = [c.get("name") for c in (used if isinstance(used, list) else []) if isinstance(c, dict)]
+    return any(isinstance(name, str) and name in claimed for name in names)
 
 
 RULE = ObjectRule(meta=META, check=check, pod_templates=True)
