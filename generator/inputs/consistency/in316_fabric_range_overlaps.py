@@ -54,12 +54,17 @@ from collections.abc import Iterator
 from generator import addresses, jsonpath
 from generator.errors import InputError
 from generator.inputs.consistency.in314_fabric_range_invalid import valid_ranges
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN316"
-NAME = "fabric-range-overlaps"
-SEVERITY = "error"
-SUMMARY = "A fabric range overlaps the pod network, the API server or another pool's range"
+META = RuleMeta(
+    "IN316",
+    "fabric-range-overlaps",
+    "error",
+    "A fabric range overlaps the pod network, the API server or another pool's range",
+    __doc__,
+)
 
 
 def _cluster_ranges(spec: dict) -> Iterator[tuple[str, tuple]]:
@@ -93,3 +98,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 )
         # whereabouts keeps one allocation record per range: overlapping ranges hand out an address twice
         taken.append((rng, f"node pool {pool['name']}'s fabric range", "whereabouts would hand out addresses twice"))
+
+
+CHECK = InputCheck(meta=META, check=check)
