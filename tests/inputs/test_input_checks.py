@@ -145,3 +145,10 @@ def test_an_input_checks_id_is_in_the_message_and_explain_knows_it(project, run)
     assert explained.exit_code == 0, explained.stderr
     assert explained.stdout.startswith(f"{check.id} {check.name} ({check.severity}, input check)")
     assert "Why:" in explained.stdout and "--- fail\n" in explained.stdout and "--- pass\n" in explained.stdout
+
+
+def test_a_pod_cidr_that_is_no_cidr_is_reported_once(projects):
+    """IN101 words it; the Cilium checks pass over what they cannot parse."""
+    text = (FIXTURES / "IN335" / "pass" / "example.yaml").read_text(encoding="utf-8")
+    found = _load(projects, text.replace("podCIDRs: [10.244.0.0/16]", "podCIDRs: [10.244.0.0/33]"))
+    assert [d.rule for d in found] == ["IN101"], found

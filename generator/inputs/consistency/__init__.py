@@ -90,6 +90,27 @@ _MODULES = (
     "in315_fabric_exclude_outside_range",
     "in316_fabric_range_overlaps",
     "in317_fabric_network_unused",
+    "in330_cilium_default_incomplete",
+    "in331_cilium_api_server_unreachable",
+    "in332_cilium_native_routing_cidr_missing",
+    "in333_cilium_mask_size_of_kubernetes_ipam",
+    "in334_cilium_node_range_exceeds_pod_cidr",
+    "in335_cilium_pod_cidr_not_routed",
+    "in336_cilium_provider_integration",
+    "in337_cilium_kernel_too_old",
+    "in338_cilium_dsr_tunnel",
+    "in339_cilium_dsr_dispatch_without_dsr",
+    "in340_cilium_big_tcp_datapath",
+    "in341_cilium_xdp_without_devices",
+    "in342_cilium_direct_routes_with_tunnel",
+    "in343_cilium_masquerade_without_kpr",
+    "in344_cilium_bbr_prerequisites",
+    "in345_cilium_xdp_without_kpr",
+    "in346_cilium_netkit_legacy_host_routing",
+    "in347_cilium_big_tcp_prerequisites",
+    "in348_cilium_hubble_ui_without_relay",
+    "in349_cilium_legacy_kpr_value",
+    "in350_cilium_value_shadows_typed_field",
     "in401_hugepages_exceed_node_memory",
     "in402_hugepage_quota_exceeds_pools",
     "in403_nvme_disk_pattern_missing",
@@ -156,7 +177,6 @@ _MODULES = (
 _CHECKS: tuple[Check, ...] = tuple(import_module(f"{__name__}.{name}").CHECK for name in _MODULES)
 REGISTRY: tuple[Check, ...] = tuple(sorted(_CHECKS, key=lambda check: check.meta.id))
 BY_ID: dict[str, Check] = {check.meta.id: check for check in REGISTRY}
-_AREAS = tuple(import_module(f"{__name__}.{name}") for name in ("network",))  # no IDs yet
 
 
 def check(check_id: str) -> Check | None:
@@ -177,7 +197,5 @@ def run(spec: dict, doc: Located, facts: dict, root: Path) -> list[InputError]:
         else:
             found = entry.check(spec, doc, facts)
         errors.extend(_stamped(e, entry.meta.id) for e in found)
-    for area in _AREAS:
-        errors.extend(area.check(spec, doc, facts))
     errors.sort(key=lambda e: (e.location.path, e.location.line, e.location.col))  # by file, then line
     return errors
