@@ -11,6 +11,7 @@ import subprocess
 import pytest
 from conftest import REPO
 from gpu_support import find, load_objects
+from ruamel.yaml import YAML
 from test_gpu_stack import blocking, spec_of, tolerates
 
 from generator.inputs.advertised import RDMA_SHARED_UNITS, pool_offers
@@ -687,3 +688,32 @@ def test_nccl_test_on_an_efa_pool_uses_aws_ofi_nccl_over_all_interfaces(rendered
     assert container["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": ["IPC_LOCK"]}
     _admitted(objects, cron, "llm-training")
     assert not find(objects, "CronJob", "nccl-test-a100-mig")  # MIG slices: no whole GPUs to test
+
+
+def _layer_of(tree, kind: str) -> str:
+    """The layer of the rendered objects of ``kind`` (one layer)."""
+    (layer,) = {p.relative_to(tree).parts[0] for p in tree.rglob(f"{kind.lower()}_*.yaml")}
+    return layer
+
+
+def test_ip_pools_are_applied_after_the_policy_whose_operator_creates_their_crd(rendered, project, run):
+    # Flux: the IPPools' layer waits for the layer of the NicClusterPolicy (nvIpam makes the CRD)
+    tree = rendered / ONPREM
+    assert (_layer_of(tree, "IPPool"), _layer_of(tree, "NicClusterPolicy")) == ("20-workloads", "10-platform")
+    kustomization = next((tree / "gitops").glob("kustomization_*-20-workloads.yaml"))
+    assert {"name": f"{ONPREM}-10-platform"} in _yaml(kustomization)["spec"]["dependsOn"]
+    # Argo CD: a later sync wave, and no dry run of a kind the API server does not serve yet
+    path = project / "clusters" / ONPREM / "cluster.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("engine: flux", "engine: argocd", 1), encoding="utf-8")
+    result = run(project, "render", ONPREM)
+    assert result.exit_code == 0, result.output
+    apps = {p.name: _yaml(p) for p in (project / "rendered" / ONPREM / "gitops").glob("application_*.yaml")}
+    workloads = apps[f"application_argocd_{ONPREM}-20-workloads.yaml"]
+    platform = apps[f"application_argocd_{ONPREM}-10-platform.yaml"]
+    wave = "argocd.argoproj.io/sync-wave"
+    assert int(workloads["metadata"]["annotations"][wave]) > int(platform["metadata"]["annotations"][wave])
+    assert "SkipDryRunOnMissingResource=true" in workloads["spec"]["syncPolicy"]["syncOptions"]
+
+
+def _yaml(path) -> dict:
+    return YAML(typ="safe").load(path.read_text(encoding="utf-8"))
