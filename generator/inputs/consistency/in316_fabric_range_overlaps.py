@@ -57,7 +57,7 @@ from collections.abc import Iterator
 
 from generator import addresses, jsonpath
 from generator.errors import InputError
-from generator.inputs.consistency.in314_fabric_range_invalid import valid_ranges
+from generator.inputs.consistency.in314_fabric_range_invalid import range_name, valid_ranges
 from generator.inputs.protocol import InputCheck
 from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
@@ -109,13 +109,13 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
         for net, name, why, hint in taken:
             if net.version == rng.version and net.overlaps(rng):
                 yield doc.error(
-                    f"node pool {pool['name']}'s fabric range {network['range']} overlaps {name} ({net}): {why}",
+                    f"{range_name(pool, network)} {network['range']} overlaps {name} ({net}): {why}",
                     (*base, "range"),
                     hint,
                     at_value=True,
                 )
         # nv-ipam allocates each IPPool on its own: overlapping ranges hand out an address twice
-        taken.append((rng, f"node pool {pool['name']}'s fabric range", "nv-ipam would hand out addresses twice", HINT))
+        taken.append((rng, range_name(pool, network), "nv-ipam would hand out addresses twice", HINT))
 
 
 CHECK = InputCheck(meta=META, check=check)
