@@ -1,5 +1,5 @@
 """A fabric network's ``range`` that overlaps the pod network, the Service CIDR, the API server's
-CIDRs or another pool's fabric range.
+CIDRs or another pool's (or rail's) fabric range.
 
 Rationale: the range is the fabric interface's subnet in every pod that joins the network, so
 the pod routes the whole range through that interface. A pod whose fabric subnet holds addresses
@@ -8,7 +8,7 @@ of the pod network (``network.cilium.ipam.podCIDRs``, the native routing CIDR), 
 of the API server (``network.apiServerCIDRs``) sends that traffic onto the fabric, where no such
 address answers. nv-ipam keeps each IPPool's allocations apart (Mellanox/nvidia-k8s-ipam
 ``pkg/ipam-controller/allocator``: one allocator per pool), so two pools' overlapping ranges hand
-out the same address twice.
+out the same address twice; so do two rails' of one pool (``fabric.networks``: an IPPool each).
 
 Fix: choose a range outside the pod network, the Service CIDR, the API server's addresses and the
 other pools' ranges; where the cluster's Service CIDR is not the provider's default, set
@@ -66,7 +66,7 @@ META = RuleMeta(
     "IN316",
     "fabric-range-overlaps",
     "error",
-    "A fabric range overlaps the pod network, the Service CIDR, the API server or another pool's range",
+    "A fabric range overlaps the pod network, the Service CIDR, the API server or another pool's or rail's range",
     __doc__,
 )
 
