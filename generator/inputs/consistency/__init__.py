@@ -91,6 +91,7 @@ _MODULES = (
     "in316_fabric_range_overlaps",
     "in317_fabric_network_unused",
     "in318_fabric_range_too_small",
+    "in319_fabric_rails_invalid",
     "in330_cilium_default_incomplete",
     "in331_cilium_api_server_unreachable",
     "in332_cilium_native_routing_cidr_missing",

@@ -55,7 +55,11 @@ META = RuleMeta("IN317", "fabric-network-unused", "warning", "A fabric network n
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     if any(w["podSecurity"] == "baseline-ipc-lock" for w in spec["workloads"]):
         return
-    for _, pool, _, base, _ in valid_ranges(spec):
+    warned = set()
+    for i, pool, _, base, _ in valid_ranges(spec):
+        if i in warned:
+            continue  # one warning a pool, at its first rail
+        warned.add(i)
         yield doc.warning(
             f"node pool {pool['name']} has a fabric.network, but no workload namespace uses the fabric: its "
             "NetworkAttachmentDefinition renders in each namespace with podSecurity baseline-ipc-lock",

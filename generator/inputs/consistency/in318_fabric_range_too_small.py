@@ -52,7 +52,7 @@ from collections.abc import Iterator
 
 from generator import addresses
 from generator.errors import InputError
-from generator.inputs.consistency.in314_fabric_range_invalid import Network, valid_ranges
+from generator.inputs.consistency.in314_fabric_range_invalid import Network, range_name, valid_ranges
 from generator.inputs.protocol import InputCheck
 from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
@@ -139,7 +139,7 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             else f"a range with at least {nodes * size} addresses besides the excluded ones"
         )
         yield doc.error(
-            f"node pool {pool['name']}'s fabric range {rng} holds {fit} blocks of perNodeBlockSize {size} "
+            f"{range_name(pool, network)} {rng} holds {fit} blocks of perNodeBlockSize {size} "
             f"addresses, but the pool has up to {nodes} nodes (gpu.nodes): nv-ipam gives each node a block",
             (*base, "range"),
             hint,
