@@ -124,7 +124,9 @@ def _still_valid(marker: Path, hashes: dict[str, str], cache: StatCache) -> bool
         if path not in hashes:
             try:
                 hashes[path] = (
-                    cache.digest(os.path.dirname(path), os.path.basename(path)) if os.path.isfile(path) else "absent"
+                    cache.digests(os.path.dirname(path), [os.path.basename(path)])[0]
+                    if os.path.isfile(path)
+                    else "absent"
                 )
             except OSError:
                 hashes[path] = "unreadable"
@@ -167,12 +169,15 @@ def _digest(path: str, follow: bool = False) -> str:
     return file_sha256(path, follow=follow)
 
 
-def _input_digest(folder: str, rel: str, cache: StatCache | None) -> str:
-    path = os.path.join(folder, rel)
-    size = os.lstat(path).st_size
-    if size > UNREAD_BYTES:
-        return f"too-large-{size}-bytes"
-    return cache.digest(folder, rel) if cache is not None else _digest(path)
+def _input_digests(folder: str, rels: list[str], cache: StatCache | None) -> list[str]:
+    """The hash of each file of a cluster's folder, or its size past ``UNREAD_BYTES``."""
+    sizes = [os.lstat(os.path.join(folder, rel)).st_size for rel in rels]
+    small = [rel for rel, size in zip(rels, sizes, strict=True) if size <= UNREAD_BYTES]
+    if cache is not None:
+        hashed = iter(cache.digests(folder, small))
+    else:
+        hashed = iter([_digest(os.path.join(folder, rel)) for rel in small])
+    return [next(hashed) if size <= UNREAD_BYTES else f"too-large-{size}-bytes" for size in sizes]
 
 
 def _read(path: str) -> bytes:
@@ -199,8 +204,13 @@ def _folder_digest(folder: Path, cache: StatCache | None = None) -> str:
     digest = hashlib.sha256()
     for dirpath, dirs, files in os.walk(folder, followlinks=True):
         dirs.sort()
-        for name in sorted(files):
-            _add_file(digest, folder, dirpath, name, cache)
+        files.sort()
+        if cache is None:
+            shas = [_digest(os.path.join(dirpath, name), follow=True) for name in files]
+        else:
+            shas = cache.digests(dirpath, files, follow=True)
+        for name, sha in zip(files, shas, strict=True):
+            _add_file(digest, folder, dirpath, name, sha)
     return digest.hexdigest()
 
 
@@ -212,12 +222,13 @@ def _tool_line() -> str:
     return f"tool {_sha(__version__.encode())}  gpu-gitops {__version__}"
 
 
-def _add_file(digest: hashlib._Hash, root: str | Path, folder: str, name: str, cache: StatCache | None = None) -> None:
+def _add_file(digest: hashlib._Hash, root: str | Path, folder: str, name: str, sha: str | None = None) -> None:
     """Add a file's path (relative to ``root``, with ``/``) and the hash of its content (a link
     followed) to ``digest``: with ``os`` calls, as this runs on every file of the package and
-    the library each time ``check`` or ``lint --cluster`` asks whether a tree is fresh."""
+    the library each time ``check`` or ``lint --cluster`` asks whether a tree is fresh; ``sha``:
+    the content's hash, when known already."""
     relative = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
-    sha = cache.digest(folder, name, follow=True) if cache is not None else _digest(os.path.join(folder, name), True)
+    sha = sha or _digest(os.path.join(folder, name), follow=True)
     digest.update(relative.encode() + b"\0" + sha.encode())
 
 
@@ -243,7 +254,7 @@ def input_lines(project: Project, cluster: str, shared: tuple[str, ...], cache: 
     folder = os.path.join(project.clusters, cluster)
     try:
         files, _dirs, others = _entries(folder)
-        own = {rel: f"input {_input_digest(folder, rel, cache)}  {rel}" for rel in files}
+        own = {rel: f"input {sha}  {rel}" for rel, sha in zip(files, _input_digests(folder, files, cache), strict=True)}
     except OSError:
         files, others, own = [], [], {}
     own.update({rel: f"input {NOT_A_FILE}  {rel}" for rel in others})
@@ -296,7 +307,7 @@ def _base_ok(project: Project, line: str, digests: dict[str, str | None], cache:
     if rel not in digests:
         try:
             folder, _, name = os.path.join(project.root, rel).rpartition(os.sep)
-            digests[rel] = cache.digest(folder, name)
+            digests[rel] = cache.digests(folder, [name])[0]
         except OSError:
             digests[rel] = None
     return digests[rel] == sha
@@ -376,32 +387,28 @@ def _is_fresh(
     charts = [line for line in after[len(used) :] if line.startswith("chart ")]
     if not all(_chart_ok(project, line, locked) for line in charts):
         return False
-    outputs = {}
-    for line in after[len(used) + len(charts) :]:
-        kind, _, rest = line.partition(" ")
-        sha, _, rel = rest.partition("  ")
-        if kind != "output":
-            return False
-        outputs[rel] = sha
+    outputs = after[len(used) + len(charts) :]  # sorted by path, as sum_file writes them
     on_disk = [rel for rel in files if rel != SUM_FILE]
-    if on_disk != sorted(outputs) or (modes and not _modes_ok(target, files, dirs)):
+    if len(on_disk) != len(outputs) or (modes and not _modes_ok(target, files, dirs)):
         return False
     try:
         if os.stat not in os.supports_dir_fd:
-            return all(cache.digest(target, rel) == outputs[rel] for rel in on_disk)
-        return _all_match(target, on_disk, outputs, cache)
+            shas = cache.digests(target, on_disk)
+        else:
+            shas = _hashes(target, on_disk, cache)
     except OSError:
         return False
+    return outputs == [f"output {sha}  {rel}" for sha, rel in zip(shas, on_disk, strict=True)]
 
 
-def _all_match(folder: str, rels: list[str], expected: dict[str, str], cache: StatCache) -> bool:
-    """Whether every file's sha256 is the expected one. A file whose stat is as this machine
-    recorded it is not read (``statcache``); the others are opened relative to the folder's
-    descriptor (no path joined or walked again for each): a no-op check looks at every file
-    of a fleet, tens of thousands with the charts' previews."""
+def _hashes(folder: str, rels: list[str], cache: StatCache) -> list[str]:
+    """The sha256 of each file. A file whose stat is as this machine recorded it is not read
+    (``statcache``); the files are looked at relative to the folder's descriptor (no path
+    joined or walked again for each): a no-op check looks at every file of a fleet, tens of
+    thousands with the charts' previews."""
     top = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
-        return all(cache.digest(folder, rel, top) == expected[rel] for rel in rels)
+        return cache.digests(folder, rels, top)
     finally:
         os.close(top)
 

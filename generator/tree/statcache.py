@@ -20,7 +20,7 @@ Where it is kept: in the user cache folder (``$GPU_GITOPS_CACHE_DIR``, else the 
 nothing but its caches, works on a read-only checkout, and a new clone (CI's) starts without a
 record, so its first check reads every file. The record is written only when it changed, whole
 (a temporary file renamed into place). A record that is missing, unreadable, truncated,
-corrupted (a sha256 of its body is in its header), of another format version or of another
+corrupted (a CRC-32 of its body is in its header), of another format version or of another
 root is ignored and rebuilt: it only ever costs speed, never changes a verdict. Records not
 rewritten for ``MAX_AGE_DAYS`` are removed when another is written. ``check --full`` renders
 every cluster and reads no record.
@@ -39,15 +39,18 @@ import hashlib
 import marshal
 import os
 import stat
+import struct
 import time
+import zlib
 from pathlib import Path
 
-FORMAT = b"gpu-gitops stat cache 1 marshal %d\n" % marshal.version
+FORMAT = b"gpu-gitops stat cache 3 marshal %d\n" % marshal.version
 SETTLED_NS = 3_000_000_000  # older changes than this are past any file system's clock tick
 MAX_AGE_DAYS = 30
 READ_SIZE = 1 << 20
 
-Entry = tuple[int, int, int, int, int, str]  # size, mtime_ns, ctime_ns, inode, device, sha256
+STAT = struct.Struct("<qqqQQ")  # size, mtime_ns, ctime_ns, inode, device
+ENTRY = struct.Struct("<qqqQQ32s")  # and the sha256
 
 
 def file_sha256(path: str, dir_fd: int | None = None, follow: bool = False) -> str:
@@ -80,31 +83,32 @@ def record_path(root: Path) -> Path:
 
 class StatCache:
     """The record of one project root, read when first needed, written by ``save`` if this run
-    hashed anything new. Files are grouped by folder (relative to the root inside it, else
-    absolute); a group this run looked at is replaced by what it saw, so deleted files leave
-    the record. ``root`` None: nothing is read or written (a scratch copy of git's index)."""
+    saw anything it does not hold. Files are grouped by folder (relative to the root inside it,
+    else absolute); a group this run looked at is replaced by what it saw, so deleted files
+    leave the record. A group is kept as its names (one string) and one bytes string of
+    ``ENTRY.size`` bytes per file: stat fields and sha256, so a record of tens of thousands of
+    files loads in a few milliseconds. ``root`` None: nothing is read or written (a scratch
+    copy of git's index)."""
 
     def __init__(self, root: Path | None):
         self.started = now_ns()
         self.header = FORMAT + os.fsencode(os.path.realpath(root)) + b"\n" if root is not None else b""
         self.path = record_path(root) if root is not None else None
         self._inside = os.path.join(os.path.abspath(root), "") if root is not None else ""
-        self._old: dict[str, dict[str, Entry]] | None = None
-        # folder as looked up -> (what the record holds of it, what this run saw of it)
-        self._folders: dict[str, tuple[dict[str, Entry], dict[str, Entry]]] = {}
-        self._seen: dict[str, dict[str, Entry]] = {}  # by group
+        self._old: dict[str, tuple[str, bytes]] | None = None
+        self._groups: dict[str, str] = {}  # folder as looked up -> its group
+        self._same: set[str] = set()  # groups seen whole and exactly as recorded
+        self._seen: dict[str, dict[str, bytes]] = {}  # other groups looked at: name -> entry
+        self._recorded: dict[str, dict[str, bytes]] = {}  # groups of the record, name -> entry, as needed
 
-    def _folder(self, folder: str) -> tuple[dict[str, Entry], dict[str, Entry]]:
-        if self._old is None:
-            self._old = self._load()
+    def _group(self, folder: str) -> str:
         group = os.path.abspath(folder)
         if self._inside and group.startswith(self._inside):
             group = group[len(self._inside) :]
-        seen = self._seen.setdefault(group, {})
-        found = self._folders[folder] = (self._old.get(group, {}), seen)
-        return found
+        self._groups[folder] = group
+        return group
 
-    def _load(self) -> dict[str, dict[str, Entry]]:
+    def _load(self) -> dict[str, tuple[str, bytes]]:
         if self.path is None:
             return {}
         try:
@@ -112,42 +116,73 @@ class StatCache:
         except OSError:
             return {}
         header = self.header
-        body = data[len(header) + 65 :]
-        if (
-            not data.startswith(header)
-            or data[len(header) : len(header) + 65] != hashlib.sha256(body).hexdigest().encode() + b"\n"
-        ):
+        body = data[len(header) + 9 :]
+        if not data.startswith(header) or data[len(header) : len(header) + 9] != _checksum(body):
             return {}
         try:
             groups = marshal.loads(body)
         except (EOFError, ValueError, TypeError):
             return {}
-        if not isinstance(groups, dict) or not all(isinstance(g, dict) for g in groups.values()):
+        if not isinstance(groups, dict) or not all(_well_formed(g) for g in groups.values()):
             return {}
         return groups
 
-    def digest(self, folder: str, name: str, dir_fd: int | None = None, follow: bool = False) -> str:
-        """The sha256 of ``folder``/``name`` (opened relative to ``dir_fd``, the folder's
-        descriptor, when given): the recorded one when its stat is as recorded, else read.
-        Raises OSError as reading the file would (a symlink, without ``follow``)."""
-        path = name if dir_fd is not None else os.path.join(folder, name)
-        st = os.stat(path, dir_fd=dir_fd, follow_symlinks=follow)
-        recorded, seen = self._folders.get(folder) or self._folder(folder)
-        old = recorded.get(name)
-        if (
-            old is not None
-            and old[0] == st.st_size
-            and old[1] == st.st_mtime_ns
-            and old[2] == st.st_ctime_ns
-            and old[3] == st.st_ino
-            and old[4] == st.st_dev
-        ):
-            seen[name] = old
-            return old[5]
-        sha = file_sha256(path, dir_fd, follow)
-        if stat.S_ISREG(st.st_mode) and max(st.st_mtime_ns, st.st_ctime_ns) < self.started - SETTLED_NS:
-            seen[name] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, sha)
-        return sha
+    def _entries(self, group: str) -> dict[str, bytes]:
+        """What this run records of ``group``, name by name (from the record where it was seen whole)."""
+        seen = self._seen.get(group)
+        if seen is None:
+            seen = self._seen[group] = {}
+            if group in self._same:
+                self._same.discard(group)
+                seen.update(_split(*self._old[group]))  # type: ignore[index]
+        return seen
+
+    def digests(self, folder: str, names: list[str], dir_fd: int | None = None, follow: bool = False) -> list[str]:
+        """The sha256 of each file ``names`` of ``folder`` (opened relative to ``dir_fd``, the
+        folder's descriptor, when given): the recorded one when its stat is as recorded, else
+        read. Raises OSError as reading a file would (a symlink, without ``follow``)."""
+        if self._old is None:
+            self._old = self._load()
+        group = self._groups.get(folder) or self._group(folder)
+        joined, blob = self._old.get(group, ("", b""))
+        in_order = group not in self._seen and "\0".join(names) == joined
+        recorded = (
+            {}
+            if in_order
+            else self._recorded.get(group)
+            or self._recorded.setdefault(group, dict(_split(joined, blob)) if joined else {})
+        )
+        size, pack, settled = ENTRY.size, STAT.pack, self.started - SETTLED_NS
+        shas, found, same = [], [], in_order
+        for i, name in enumerate(names):
+            path = name if dir_fd is not None else os.path.join(folder, name)
+            st = os.stat(path, dir_fd=dir_fd, follow_symlinks=follow)
+            try:
+                key = pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+            except struct.error:  # a field out of range: never recorded
+                key = b""
+            old = blob[i * size : (i + 1) * size] if in_order else recorded.get(name, b"")
+            if key and old[: STAT.size] == key:
+                shas.append(old[STAT.size :].hex())
+                found.append(old)
+                continue
+            same = False
+            sha = file_sha256(path, dir_fd, follow)
+            shas.append(sha)
+            if key and stat.S_ISREG(st.st_mode) and max(st.st_mtime_ns, st.st_ctime_ns) < settled:
+                found.append(key + bytes.fromhex(sha))
+            else:
+                found.append(b"")  # racy, or not a regular file: not recorded
+        if same and group not in self._same:
+            self._same.add(group)
+        else:
+            entries = self._entries(group)
+            for name, entry in zip(names, found, strict=True):
+                if entry:
+                    entries[name] = entry
+                else:
+                    entries.pop(name, None)
+        return shas
 
     def save(self) -> None:
         """Write the record if this run saw anything it did not hold; a record that cannot be
@@ -155,12 +190,17 @@ class StatCache:
         if self.path is None or self._old is None:
             return
         old = self._old
-        if all(seen == old.get(folder, {}) for folder, seen in self._seen.items()):
+        touched = {g: _join(entries) for g, entries in self._seen.items()}
+        if all(old.get(g, ("", b"")) == entry for g, entry in touched.items()):
             return
-        groups = {f: g for f, g in old.items() if f not in self._seen and os.path.isdir(os.path.join(self._inside, f))}
-        groups.update((f, g) for f, g in self._seen.items() if g)
+        groups = {
+            g: entry
+            for g, entry in old.items()
+            if g in self._same or (g not in touched and os.path.isdir(os.path.join(self._inside, g)))
+        }
+        groups.update((g, entry) for g, entry in touched.items() if entry[0])
         body = marshal.dumps(groups)
-        data = self.header + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+        data = self.header + _checksum(body) + body
         from generator.replace import replace_file
 
         try:
@@ -169,6 +209,31 @@ class StatCache:
         except (OSError, ValueError):
             return
         _prune(self.path.parent, self.started)
+
+
+def _checksum(body: bytes) -> bytes:
+    """The CRC-32 of the record's body, as gzip and PNG guard theirs against a torn or damaged file."""
+    return b"%08x\n" % zlib.crc32(body)
+
+
+def _well_formed(group: object) -> bool:
+    return (
+        isinstance(group, tuple)
+        and len(group) == 2
+        and isinstance(group[0], str)
+        and isinstance(group[1], bytes)
+        and len(group[1]) == (group[0].count("\0") + 1) * ENTRY.size
+    )
+
+
+def _split(joined: str, blob: bytes) -> list[tuple[str, bytes]]:
+    size = ENTRY.size
+    return [(name, blob[i * size : (i + 1) * size]) for i, name in enumerate(joined.split("\0"))]
+
+
+def _join(entries: dict[str, bytes]) -> tuple[str, bytes]:
+    names = sorted(entries)
+    return "\0".join(names), b"".join(entries[n] for n in names)
 
 
 def _prune(folder: Path, now: int) -> None:

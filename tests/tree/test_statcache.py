@@ -111,19 +111,19 @@ def _spoil(record: Path, how: str, digest: bytes) -> None:
     elif how == "empty":
         record.write_bytes(b"")
     elif how == "other-version":
-        record.write_bytes(data.replace(b"stat cache 1 ", b"stat cache 0 ", 1))
+        record.write_bytes(data.replace(statcache.FORMAT, b"gpu-gitops stat cache 0\n", 1))
     elif how == "other-root":
         record.write_bytes(statcache.FORMAT + b"/elsewhere\n" + data[header_end:])
-    elif how == "tampered":  # a recorded hash changed, the body's sha256 not: the record is refused
-        body_start = header_end + 65
+    elif how == "tampered":  # a recorded hash changed, the body's CRC-32 not: the record is refused
+        body_start = header_end + 9
         assert digest in data[body_start:]
         record.write_bytes(data[:body_start] + data[body_start:].replace(digest, b"0" * 64))
     elif how == "not-a-dict":
-        import hashlib
         import marshal
+        import zlib
 
         body = marshal.dumps(["not", "a", "record"])
-        record.write_bytes(data[:header_end] + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+        record.write_bytes(data[:header_end] + b"%08x\n" % zlib.crc32(body) + body)
 
 
 @pytest.mark.parametrize(
@@ -134,7 +134,7 @@ def test_a_bad_record_is_rebuilt_without_a_word_and_changes_no_verdict(project, 
     record = statcache.record_path(project)
     assert record.is_file()
     victim = project / "rendered" / CLUSTER / VICTIM
-    digest = statcache.file_sha256(str(victim)).encode()
+    digest = bytes.fromhex(statcache.file_sha256(str(victim)))
     _spoil(record, how, digest)
     check = run(project, "check")
     assert check.exit_code == 0, check.output
