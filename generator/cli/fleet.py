@@ -83,8 +83,11 @@ class DiffArgs:
     )
 
 
-def _render_all(ctx: Context, names: list[str], options: pipeline.Options, jobs: int | None) -> list[pipeline.Outcome]:
-    """Render with a progress bar on a terminal, on every available CPU unless ``jobs`` says."""
+def _render_all(
+    ctx: Context, names: list[str], options: pipeline.Options, jobs: int | None, write_trees: bool = False
+) -> list[pipeline.Outcome]:
+    """Render with a progress bar on a terminal, on every available CPU unless ``jobs`` says;
+    ``write_trees``: each cluster is written as it is rendered (``pipeline.render_many``)."""
     from generator import cpus
     from generator.progress import Progress, wanted
     from generator.render import pipeline
@@ -92,7 +95,7 @@ def _render_all(ctx: Context, names: list[str], options: pipeline.Options, jobs:
     jobs = jobs or cpus.available()
     show = wanted(ctx.ui.quiet, len(names))
     with Progress(len(names), "rendering", show, ctx.ui.color) as progress:
-        return pipeline.render_many(ctx.project, names, options, jobs=jobs, on_done=progress)
+        return pipeline.render_many(ctx.project, names, options, jobs=jobs, on_done=progress, write_trees=write_trees)
 
 
 def _report(ctx: Context, outcomes: list[pipeline.Outcome]) -> bool:
@@ -134,10 +137,8 @@ def render(args: RenderArgs) -> int:
     chosen = pipeline.choose(ctx.project, args.clusters, args.changed_only, args.base or "HEAD", args.shard)
     fresh = ctx.fresh(chosen.names, args.schema_locations, args.require_schemas, for_render=True, full=args.full)
     todo = [n for n in chosen.names if n not in fresh]
-    outcomes = (
-        _render_all(ctx, todo, ctx.options(args.schema_locations, args.require_schemas), args.jobs) if todo else []
-    )
-    pipeline.write(ctx.project, outcomes)
+    options = ctx.options(args.schema_locations, args.require_schemas)
+    outcomes = _render_all(ctx, todo, options, args.jobs, write_trees=True) if todo else []
     failed = _report(ctx, outcomes)
     for name in fresh:
         ctx.ui.out(f"{name}: up to date")

@@ -6,12 +6,13 @@ Render and check stop a cluster on an error here; its old tree stays. What is fo
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.inputs.load import Cluster
 from generator.render.charts import FOLDER
-from generator.render.layout import Tree
+from generator.render.layout import MARKER, Tree
 from generator.validate import SchemaValidator
 
 CHARTS = f"{FOLDER}/"
@@ -57,6 +58,28 @@ def _checked(validator: SchemaValidator, obj: dict) -> list:
     return known[2]
 
 
+# Objects that passed their schema, by validator and the digest of the object's YAML: the clusters
+# of a fleet render many objects byte for byte alike (a platform's operators, its policies), and a
+# verdict depends on nothing but the object and the validator. The YAML is canonical (its bytes
+# are the object, ``yamlio.emit``) and Jsonnet orders every object's keys, so the same digest is
+# the same object: the memo is exact. Only passes are kept, so a failure is always checked and
+# worded again. Bounded: emptied when full (the validators are kept, so no id is reused).
+_PASSED: dict[tuple[int, bytes], SchemaValidator] = {}
+_PASSED_MAX = 100_000
+
+
+def _check_once(validator: SchemaValidator, obj: dict, body: bytes) -> list:
+    key = (id(validator), hashlib.blake2b(body, digest_size=16).digest())
+    if _PASSED.get(key) is validator:
+        return []
+    problems = validator.check(obj)
+    if not problems:
+        if len(_PASSED) >= _PASSED_MAX:
+            _PASSED.clear()
+        _PASSED[key] = validator
+    return problems
+
+
 def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, prefix: str) -> list[Diagnostic]:
     """Schema problems of every placed object (one missing-schema warning per kind, which
     carries lint's rule for it, K8S004, so the command line can sum them up as lint does).
@@ -67,10 +90,16 @@ def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, pref
     (K8S004). Every chart object with a schema is validated like the rest."""
     problems = []
     missing_reported: set[tuple[str, str]] = set()
+    header = len(MARKER.format(cluster=tree.cluster).encode())
     for placed in tree.placed:
         shown = Location(f"{prefix}/{placed.relpath}")
         preview = placed.relpath.startswith(CHARTS)
-        for problem in _checked(validator, placed.obj) if preview else validator.check(placed.obj):
+        found = (
+            _checked(validator, placed.obj)
+            if preview
+            else _check_once(validator, placed.obj, tree.files[placed.relpath][header:])
+        )
+        for problem in found:
             if problem.kind == "missing-schema" and preview:
                 continue
             if problem.kind == "missing-schema":

@@ -40,17 +40,17 @@ class Options:
 
 @dataclass
 class Outcome:
-    """The result for one cluster: rendered output, or the input error that stopped it."""
+    """The result for one cluster: rendered output, or the input error that stopped it.
+
+    A tree once written is not kept (``rendered`` becomes None): only what is reported about
+    it, so a fleet's memory does not grow with its size."""
 
     name: str
     rendered: Rendered | None = None
     error: InputError | None = None
     changes: tree.Changes | None = None
     leftovers: list[str] = field(default_factory=list)  # of interrupted renders, removed before writing
-
-    @property
-    def problems(self) -> list[Diagnostic]:
-        return self.rendered.problems if self.rendered else []
+    problems: list[Diagnostic] = field(default_factory=list)  # the rendered tree's, kept once it is written
 
 
 def select(project: Project, names: tuple[str, ...] | list[str]) -> list[str]:
@@ -182,7 +182,7 @@ def render_some(
             kinds = {(str(p.obj.get("apiVersion")), str(p.obj.get("kind"))) for p in rendered.tree.placed}
             consulted = validator_for(cluster.spec["kubernetesVersion"]).consulted(kinds)
             fingerprint.record_validated(rendered.tree.files[fingerprint.SUM_FILE], options.flags, consulted)
-        outcomes.append(Outcome(name, rendered=rendered))
+        outcomes.append(Outcome(name, rendered=rendered, problems=rendered.problems))
     return outcomes
 
 
@@ -192,13 +192,16 @@ def render_many(
     options: Options,
     jobs: int = 1,
     on_done: Callable[[Outcome], None] | None = None,
+    write_trees: bool = False,
 ) -> list[Outcome]:
     """Render ``names``, in ``jobs`` processes when more than one; outcomes in ``names`` order.
 
     Clusters are independent, so a process pool renders them in parallel, a few clusters per
     task (evaluated together, ``evaluation.MANY`` at most); each worker compiles the schemas it
     needs once. The result does not depend on ``jobs``. ``on_done`` is called as each cluster
-    finishes (for a progress bar).
+    finishes (for a progress bar). ``write_trees``: each task's clusters are written (``write``)
+    as soon as they are rendered, and their trees dropped, so memory stays flat whatever the
+    fleet's size.
     """
     validator_for = _validators(options)  # a bad schema location is reported before any work
     shared = fingerprint.shared_lines(project, options.config_file)
@@ -211,8 +214,8 @@ def render_many(
     gc.set_threshold(20_000, 50, 1000)
     try:
         if jobs <= 1 or len(names) <= 1:
-            return _render_here(project, names, validator_for, options, shared, on_done)
-        return _render_in_pool(project, names, options, shared, jobs, on_done)
+            return _render_here(project, names, validator_for, options, shared, on_done, write_trees)
+        return _render_in_pool(project, names, options, shared, jobs, on_done, write_trees)
     finally:
         gc.set_threshold(*thresholds)
 
@@ -224,12 +227,16 @@ def _render_here(
     options: Options,
     shared: tuple[str, ...],
     on_done: Callable[[Outcome], None] | None,
+    write_trees: bool,
 ) -> list[Outcome]:
     from generator.render.evaluation import MANY
 
     outcomes = []
     for start in range(0, len(names), MANY):
-        for outcome in render_some(project, names[start : start + MANY], validator_for, options, shared):
+        some = render_some(project, names[start : start + MANY], validator_for, options, shared)
+        if write_trees:
+            write(project, some)
+        for outcome in some:
             outcomes.append(outcome)
             if on_done:
                 on_done(outcome)
@@ -243,6 +250,7 @@ def _render_in_pool(
     shared: tuple[str, ...],
     jobs: int,
     on_done: Callable[[Outcome], None] | None,
+    write_trees: bool,
 ) -> list[Outcome]:
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -262,7 +270,10 @@ def _render_in_pool(
                 for start in range(0, len(names), size)
             ]
             for future in as_completed(futures):
-                for outcome in future.result():
+                some = future.result()
+                if write_trees:  # here, not in the workers: one writer
+                    write(project, some)
+                for outcome in some:
                     by_name[outcome.name] = outcome
                     if on_done:
                         on_done(outcome)
@@ -295,11 +306,13 @@ def write(project: Project, outcomes: list[Outcome], timeout: float = lock.DEFAU
 
 
 def _write_one(project: Project, outcome: Outcome) -> None:
+    """Write the cluster's tree, then let it go (``Outcome``)."""
     shown = project.display(project.rendered / outcome.name)
-    assert outcome.rendered is not None  # only clusters that rendered are written
+    rendered, outcome.rendered = outcome.rendered, None
+    assert rendered is not None  # only clusters that rendered are written
     try:
         outcome.changes, outcome.leftovers = tree.write_tree(
-            project.rendered, outcome.rendered.tree.cluster, outcome.rendered.tree.files, shown
+            project.rendered, rendered.tree.cluster, rendered.tree.files, shown
         )
     except tree.LeftoverError as exc:
         outcome.changes, outcome.error = exc.changes, exc

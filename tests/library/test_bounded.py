@@ -67,6 +67,12 @@ def release():
     _held.clear()
 
 
+def peak_mib():
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+
+
 def test_value_comes_back():
     assert bounded.run(f"{HERE}:echo", ({"a": [1, "x" * 100_000]},), LIMITS) == {"a": [1, "x" * 100_000]}
 
@@ -134,6 +140,16 @@ def test_a_helper_that_grew_retires_after_its_reply_and_a_new_one_takes_over():
     grown = bounded.run(f"{HERE}:hold", (bounded.RETIRE_MIB + 16,), bounded.Limits(5, bounded.RETIRE_MIB + 64))
     assert bounded.run(f"{HERE}:pid", (), LIMITS) != grown
     assert bounded.run(f"{HERE}:echo", ("still served",), LIMITS) == "still served"
+
+
+def test_calls_that_each_leave_memory_behind_keep_the_helper_under_150_mb():
+    """As Jsonnet evaluations do (the engine frees nothing, ``gc=False``): a fleet's render stays flat."""
+    peaks = []
+    for _ in range(12):  # 360 MiB left behind in all
+        bounded.run(f"{HERE}:hold", (30,), LIMITS)
+        peaks.append(bounded.run(f"{HERE}:peak_mib", (), LIMITS))
+    assert max(peaks) < 150, peaks
+    bounded.run(f"{HERE}:release", (), LIMITS)
 
 
 def test_a_call_that_uses_no_cpu_is_stopped_at_the_wall_clock_bound():

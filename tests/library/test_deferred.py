@@ -52,3 +52,14 @@ def test_nested_markers_resolve_inside_out():
 def test_malformed_markers_are_errors(bad):
     with pytest.raises(InputError, match="malformed __gpu_gitops__ marker"):
         resolve(bad)
+
+
+def test_the_result_is_resolved_in_place_not_copied():
+    """The engine's result holds tens of thousands of containers and a few markers: only the
+    markers' holders change."""
+    holder = {"data": {"config.yaml": _marker("json", {"x": 1}), "plain": "y"}}
+    objects = [holder, {"metadata": {"labels": {"a": "b"}}}]
+    untouched = objects[1]["metadata"]
+    out = resolve(objects)
+    assert out is objects and out[0] is holder and out[1]["metadata"] is untouched
+    assert holder["data"] == {"config.yaml": json.dumps({"x": 1}, indent=2) + "\n", "plain": "y"}
