@@ -16,8 +16,7 @@ findings are kept with the namespace they depend on and dropped at the end if it
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
@@ -195,11 +194,22 @@ class Engine:
                 continue
             result.objects += 1
             typed = is_typed(res)
-            if typed and self.ctx.validator is not None:
-                with self._warnings_into(result, (res.obj["apiVersion"], res.obj["kind"])):
+            validator = self.ctx.validator
+            if typed and validator is not None:
+                # the validator's warnings about the kind: those it gives now and those it gave
+                # when it first compiled the kind (it warns once per process)
+                kind = (res.obj["apiVersion"], res.obj["kind"])
+                seen, validator.warnings = validator.warnings, {}
+                try:
                     self._check_object(res, typed, result)
-                    if self.ctx.validator.has_schema(res.obj["apiVersion"], res.obj["kind"]):
+                    if validator.has_schema(*kind):
                         result.checked += 1
+                finally:
+                    known = self._kind_warnings.setdefault(kind, {})
+                    known.update(validator.warnings)
+                    result.warnings.update(known)
+                    seen.update(validator.warnings)
+                    validator.warnings = seen
             else:
                 self._check_object(res, typed, result)
 
@@ -239,22 +249,6 @@ class Engine:
                         "",
                     )
                 )
-
-    @contextmanager
-    def _warnings_into(self, result: FileResult, kind: tuple[str, str]) -> Iterator[None]:
-        """Add to ``result`` the validator's warnings about ``kind``: those it gives now and
-        those it gave when it first compiled the kind (it warns once per process)."""
-        validator = self.ctx.validator
-        assert validator is not None  # only entered when there is one
-        seen, validator.warnings = validator.warnings, {}
-        try:
-            yield
-        finally:
-            known = self._kind_warnings.setdefault(kind, {})
-            known.update(validator.warnings)
-            result.warnings.update(known)
-            seen.update(validator.warnings)
-            validator.warnings = seen
 
     def _locate(self, rule_id: str, res: Resource, hit: Hit) -> Diagnostic | None:
         """The finding for a hit, or None when the object or the config file suppresses it."""
