@@ -124,7 +124,6 @@ class Engine:
         # nor an object whose pods ask for no device the rules that judge only pods that do
         self.deviceless_rules = [r for r in self.object_rules if not r.device_pods]
         self.set_rules = [r for r in active if isinstance(r, SetRule)]
-        self.fixes = {r.meta.id: fix_hint(r.meta.id) for r in active}  # every finding has a hint
         # the validator warns once per schema and process; kept per kind, each file using the
         # kind carries them (into the cache and out of worker processes)
         self._kind_warnings: dict[tuple, dict[str, None]] = {}
@@ -163,7 +162,7 @@ class Engine:
             if "completeSet" in rule.options and not self.settings.complete(rule_id):
                 found = map(references.as_note, found)
             findings.extend(found)
-        findings = [f if f.hint else replace(f, hint=self.fixes[f.rule]) for f in findings]
+        findings = [f if f.hint else replace(f, hint=fix_hint(f.rule)) for f in findings]
         findings.sort(key=Diagnostic.sort_key)
         return Result(findings, [r for r in results if not r.passed_by], [r.display for r in results if r.passed_by])
 
@@ -176,7 +175,7 @@ class Engine:
                             Location(doc.file, *(hit.at or (doc.error_line or 1, doc.error_col or 1))),
                             self._severity(rule.meta.id, hit),
                             hit.message,
-                            hit.hint or self.fixes[rule.meta.id],
+                            hit.hint or fix_hint(rule.meta.id),
                             rule.meta.id,
                         ),
                         "",
@@ -260,7 +259,7 @@ class Engine:
         if any(suppress.config_ignores(entry, rule_id, res, file) for entry in self.settings.ignores):
             return None
         line, col = res.position(hit)
-        hint = hit.hint or self.fixes[rule_id]
+        hint = hit.hint or fix_hint(rule_id)  # every finding has a hint, read from its rule's docs when needed
         return Diagnostic(Location(file, line, col), self._severity(rule_id, hit), hit.message, hint, rule_id, res.ref)
 
     def _severity(self, rule_id: str, hit: Hit) -> str:

@@ -89,11 +89,11 @@ def discover(paths: list[str], excludes: list[str], display: Callable[[str], str
         if path.is_dir():
             for dirpath, dirnames, filenames in os.walk(path, onerror=lambda exc: found.append(exc.filename)):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                folder = Path(os.path.relpath(dirpath, path)).as_posix()  # once per folder, not per file
                 for name in sorted(filenames):
                     if name.lower().endswith(SUFFIXES):
-                        file = os.path.join(dirpath, name)
-                        if not nonmanifests.skipped(Path(os.path.relpath(file, path)).as_posix()):
-                            found.append(file)
+                        if not nonmanifests.skipped(name if folder == "." else f"{folder}/{name}"):
+                            found.append(os.path.join(dirpath, name))
         elif path.is_file():
             found.append(raw)
         elif path.exists():
