@@ -92,6 +92,7 @@ class Context:
         self.project = Project(self.root or Path.cwd().resolve())
         self.ui = ui or Ui()
         self.config_path = config_path
+        self.remember = True  # whether freshness checks keep a stat record (not for a scratch copy)
 
     def require_project(self) -> Project:
         """The project, or the one error every command gives outside a project."""
@@ -141,7 +142,9 @@ class Context:
             return []
 
         flags = fingerprint.validation_flags(schema_locations, require_schemas)
-        return fingerprint.fresh(self.project, names, self.config_file, modes=for_render, flags=flags)
+        return fingerprint.fresh(
+            self.project, names, self.config_file, modes=for_render, flags=flags, remember=self.remember
+        )
 
 
 def unchecked_summary(kinds: list[str], rule: str = "") -> Diagnostic:

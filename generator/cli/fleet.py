@@ -333,6 +333,7 @@ def _check_staged(args: CheckArgs) -> int:
     with tempfile.TemporaryDirectory(prefix="gpu-gitops-staged-") as scratch:
         revision.export_index(ctx.project.root, Path(scratch), STAGED)
         staged = Context(Path(scratch), ctx.ui, ctx.config_path)
+        staged.remember = False  # a folder of its own each run: a stat record of it is never read again
         if not (Path(scratch) / "clusters").is_dir():
             (Path(scratch) / "clusters").mkdir()
         return check.__wrapped__(dataclasses.replace(args, ctx=staged, staged=False, fmt="text"))  # type: ignore[attr-defined]

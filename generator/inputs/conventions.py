@@ -93,6 +93,8 @@ def complete(spec: dict, facts: dict, library: Path, written: dict) -> dict:
         fabric = pool["fabric"]
         if fabric["type"] in FABRIC_RESOURCES:
             fabric.setdefault("resourceName", FABRIC_RESOURCES[fabric["type"]])
+        for i, rail in enumerate(fabric.get("networks", [])):
+            rail.setdefault("name", str(i))  # a rail's default name is its position (schema)
         nvme = pool.get("localNvme")
         if nvme is not None:
             nvme.setdefault("hostDir", f"/mnt/disks/{nvme['storageClass']}")

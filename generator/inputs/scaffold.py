@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 from generator.errors import InputError
-from generator.inputs.load import check_cluster_name
 from generator.paths import CLUSTER_FILE, Project
 from generator.replace import replace_file
 
@@ -64,6 +63,8 @@ EDITOR_SCHEMA = Path("schemas") / "gpu-gitops" / "cluster.schema.json"
 
 def init_cluster(project: Project, name: str, force: bool = False) -> Path:
     """Write ``clusters/NAME/cluster.yaml`` with a modeline that resolves in this project."""
+    from generator.inputs.load import check_cluster_name  # here: a no-op `check` imports this module
+
     check_cluster_name(name)
     project.clusters_readable()
     folder = project.clusters / name

@@ -50,6 +50,7 @@ from pathlib import Path
 
 from generator import __version__
 from generator.paths import Project, cache_root
+from generator.tree.statcache import StatCache, file_sha256
 
 SUM_FILE = ".gpu-gitops.sum"
 NOT_A_FILE = "not-a-file"
@@ -111,7 +112,7 @@ def record_validated(sum_bytes: bytes, flags: str = "", consulted: list[tuple[st
         pass
 
 
-def _still_valid(marker: Path, hashes: dict[str, str]) -> bool:
+def _still_valid(marker: Path, hashes: dict[str, str], cache: StatCache) -> bool:
     """Whether the marker exists and every schema file it lists is unchanged (a path recorded
     empty still is); ``hashes`` memoises file hashes across the clusters of one run."""
     try:
@@ -122,7 +123,11 @@ def _still_valid(marker: Path, hashes: dict[str, str]) -> bool:
         recorded, _, path = line.partition("  ")
         if path not in hashes:
             try:
-                hashes[path] = _digest(path) if os.path.isfile(path) else "absent"
+                hashes[path] = (
+                    cache.digests(os.path.dirname(path), [os.path.basename(path)])[0]
+                    if os.path.isfile(path)
+                    else "absent"
+                )
             except OSError:
                 hashes[path] = "unreadable"
         if hashes[path] != recorded:
@@ -139,16 +144,18 @@ def _entries(folder: str) -> tuple[list[str], list[str], list[str]]:
     while stack:
         path, prefix = stack.pop()
         with os.scandir(path) as entries:
-            for entry in entries:
-                rel = prefix + entry.name
-                if entry.is_dir(follow_symlinks=False):
+            for entry in entries:  # most are files: asked first
+                if entry.is_file(follow_symlinks=False):
+                    files.append(prefix + entry.name)
+                elif entry.is_dir(follow_symlinks=False):
+                    rel = prefix + entry.name
                     stack.append((entry.path, rel + "/"))
                     dirs.append(rel)
-                elif entry.is_file(follow_symlinks=False):
-                    files.append(rel)
                 else:
-                    others.append(rel)
-    return sorted(files), dirs, sorted(others)
+                    others.append(prefix + entry.name)
+    files.sort()
+    others.sort()
+    return files, dirs, others
 
 
 # No file larger than this reaches a render: a cluster input is refused past 1 MiB
@@ -159,19 +166,18 @@ UNREAD_BYTES = 4 * 1024 * 1024
 
 def _digest(path: str, follow: bool = False) -> str:
     """The sha256 of a file's bytes, read in 1 MiB chunks: memory stays bounded whatever its size."""
-    digest = hashlib.sha256()
-    fd = os.open(path, os.O_RDONLY | (0 if follow else getattr(os, "O_NOFOLLOW", 0)))
-    try:
-        while chunk := os.read(fd, 1 << 20):
-            digest.update(chunk)
-    finally:
-        os.close(fd)
-    return digest.hexdigest()
+    return file_sha256(path, follow=follow)
 
 
-def _input_digest(path: str) -> str:
-    size = os.lstat(path).st_size
-    return f"too-large-{size}-bytes" if size > UNREAD_BYTES else _digest(path)
+def _input_digests(folder: str, rels: list[str], cache: StatCache | None) -> list[str]:
+    """The hash of each file of a cluster's folder, or its size past ``UNREAD_BYTES``."""
+    sizes = [os.lstat(os.path.join(folder, rel)).st_size for rel in rels]
+    small = [rel for rel, size in zip(rels, sizes, strict=True) if size <= UNREAD_BYTES]
+    if cache is not None:
+        hashed = iter(cache.digests(folder, small))
+    else:
+        hashed = iter([_digest(os.path.join(folder, rel)) for rel in small])
+    return [next(hashed) if size <= UNREAD_BYTES else f"too-large-{size}-bytes" for size in sizes]
 
 
 def _read(path: str) -> bytes:
@@ -192,14 +198,19 @@ def _modes_ok(folder: str, files: list[str], dirs: list[str]) -> bool:
     )
 
 
-def _folder_digest(folder: Path) -> str:
+def _folder_digest(folder: Path, cache: StatCache | None = None) -> str:
     """One hash over every file's path and content (symlinks followed: the library may be
     installed through links)."""
     digest = hashlib.sha256()
     for dirpath, dirs, files in os.walk(folder, followlinks=True):
         dirs.sort()
-        for name in sorted(files):
-            _add_file(digest, folder, dirpath, name)
+        files.sort()
+        if cache is None:
+            shas = [_digest(os.path.join(dirpath, name), follow=True) for name in files]
+        else:
+            shas = cache.digests(dirpath, files, follow=True)
+        for name, sha in zip(files, shas, strict=True):
+            _add_file(digest, folder, dirpath, name, sha)
     return digest.hexdigest()
 
 
@@ -211,15 +222,17 @@ def _tool_line() -> str:
     return f"tool {_sha(__version__.encode())}  gpu-gitops {__version__}"
 
 
-def _add_file(digest: hashlib._Hash, root: str | Path, folder: str, name: str) -> None:
+def _add_file(digest: hashlib._Hash, root: str | Path, folder: str, name: str, sha: str | None = None) -> None:
     """Add a file's path (relative to ``root``, with ``/``) and the hash of its content (a link
     followed) to ``digest``: with ``os`` calls, as this runs on every file of the package and
-    the library each time ``check`` or ``lint --cluster`` asks whether a tree is fresh."""
+    the library each time ``check`` or ``lint --cluster`` asks whether a tree is fresh; ``sha``:
+    the content's hash, when known already."""
     relative = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
-    digest.update(relative.encode() + b"\0" + _digest(os.path.join(folder, name), follow=True).encode())
+    sha = sha or _digest(os.path.join(folder, name), follow=True)
+    digest.update(relative.encode() + b"\0" + sha.encode())
 
 
-def shared_lines(project: Project, config_file: Path | None) -> tuple[str, ...]:
+def shared_lines(project: Project, config_file: Path | None, cache: StatCache | None = None) -> tuple[str, ...]:
     """The lines every cluster shares: hash them once per run and pass them on."""
     settings = (
         f"settings {_digest(str(config_file), follow=True)}  .gpu-gitops.yaml"
@@ -228,20 +241,20 @@ def shared_lines(project: Project, config_file: Path | None) -> tuple[str, ...]:
     )
     return (
         _tool_line(),
-        f"library {_folder_digest(project.libsonnet)}  libsonnet/",
-        f"schemas {_folder_digest(project.schemas)}  schemas/",
+        f"library {_folder_digest(project.libsonnet, cache)}  libsonnet/",
+        f"schemas {_folder_digest(project.schemas, cache)}  schemas/",
         settings,
     )
 
 
-def input_lines(project: Project, cluster: str, shared: tuple[str, ...]) -> list[str]:
+def input_lines(project: Project, cluster: str, shared: tuple[str, ...], cache: StatCache | None = None) -> list[str]:
     """The input half of the cluster's sum file: ``shared`` and the cluster folder's files. A
     symlink or special file there is recorded as ``not-a-file`` (never read: it could be
     /dev/zero), and a cluster with one is never fresh."""
     folder = os.path.join(project.clusters, cluster)
     try:
         files, _dirs, others = _entries(folder)
-        own = {rel: f"input {_input_digest(os.path.join(folder, rel))}  {rel}" for rel in files}
+        own = {rel: f"input {sha}  {rel}" for rel, sha in zip(files, _input_digests(folder, files, cache), strict=True)}
     except OSError:
         files, others, own = [], [], {}
     own.update({rel: f"input {NOT_A_FILE}  {rel}" for rel in others})
@@ -286,14 +299,15 @@ def _chart_ok(project: Project, line: str, locked: dict) -> bool:
     return entry is not None and entry.digest == f"sha256:{sha}"
 
 
-def _base_ok(project: Project, line: str, digests: dict[str, str | None]) -> bool:
+def _base_ok(project: Project, line: str, digests: dict[str, str | None], cache: StatCache) -> bool:
     """A recorded ``base`` line still names a base file under ``clusters/_bases/`` with those bytes."""
     sha, _, rel = line[len("base ") :].partition("  ")
     if not rel.startswith("clusters/_bases/") or ".." in rel.split("/") or not rel.endswith(".yaml"):
         return False
     if rel not in digests:
         try:
-            digests[rel] = _digest(os.path.join(project.root, rel))
+            folder, _, name = os.path.join(project.root, rel).rpartition(os.sep)
+            digests[rel] = cache.digests(folder, [name])[0]
         except OSError:
             digests[rel] = None
     return digests[rel] == sha
@@ -343,6 +357,7 @@ def _is_fresh(
     validated: Callable[[bytes], bool] | None,
     digests: dict[str, str | None],
     locked: dict,
+    cache: StatCache,
 ) -> bool:
     """True when ``rendered/<cluster>`` is exactly what render would write: recorded input hashes
     equal today's, every file matches its recorded hash, nothing missing or extra (and, with
@@ -359,7 +374,7 @@ def _is_fresh(
         return False
     if validated is not None and not validated(recorded_bytes):
         return False
-    expected = input_lines(project, cluster, shared)
+    expected = input_lines(project, cluster, shared, cache)
     if others or any(f" {NOT_A_FILE}  " in line for line in expected) or not recorded.startswith(HEADER):
         return False
     lines = recorded[len(HEADER) :].splitlines()
@@ -367,51 +382,33 @@ def _is_fresh(
         return False
     after = lines[len(expected) :]
     used = [line for line in after if line.startswith("base ")]
-    if not all(_base_ok(project, line, digests) for line in used):
+    if not all(_base_ok(project, line, digests, cache) for line in used):
         return False
     charts = [line for line in after[len(used) :] if line.startswith("chart ")]
     if not all(_chart_ok(project, line, locked) for line in charts):
         return False
-    outputs = {}
-    for line in after[len(used) + len(charts) :]:
-        kind, _, rest = line.partition(" ")
-        sha, _, rel = rest.partition("  ")
-        if kind != "output":
-            return False
-        outputs[rel] = sha
+    outputs = after[len(used) + len(charts) :]  # sorted by path, as sum_file writes them
     on_disk = [rel for rel in files if rel != SUM_FILE]
-    if on_disk != sorted(outputs) or (modes and not _modes_ok(target, files, dirs)):
+    if len(on_disk) != len(outputs) or (modes and not _modes_ok(target, files, dirs)):
         return False
     try:
-        if os.open not in os.supports_dir_fd:
-            return all(_digest(os.path.join(target, rel)) == outputs[rel] for rel in on_disk)
-        return _all_match(target, on_disk, outputs)
+        if os.stat not in os.supports_dir_fd:
+            shas = cache.digests(target, on_disk)
+        else:
+            shas = _hashes(target, on_disk, cache)
     except OSError:
         return False
+    return outputs == [f"output {sha}  {rel}" for sha, rel in zip(shas, on_disk, strict=True)]
 
 
-def _all_match(folder: str, rels: list[str], expected: dict[str, str]) -> bool:
-    """Whether every file's sha256 is the expected one. The files are opened relative to the
-    folder's descriptor (no path joined or walked again for each) and a file shorter than the
-    read size is read in one call (a regular file's read is short only at its end): a no-op
-    check reads every file of a fleet, tens of thousands with the charts' previews."""
-    size = 1 << 20
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+def _hashes(folder: str, rels: list[str], cache: StatCache) -> list[str]:
+    """The sha256 of each file. A file whose stat is as this machine recorded it is not read
+    (``statcache``); the files are looked at relative to the folder's descriptor (no path
+    joined or walked again for each): a no-op check looks at every file of a fleet, tens of
+    thousands with the charts' previews."""
     top = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
-        for rel in rels:
-            fd = os.open(rel, flags, dir_fd=top)
-            try:
-                chunk = os.read(fd, size)
-                digest = hashlib.sha256(chunk)
-                while len(chunk) == size:
-                    chunk = os.read(fd, size)
-                    digest.update(chunk)
-            finally:
-                os.close(fd)
-            if digest.hexdigest() != expected[rel]:
-                return False
-        return True
+        return cache.digests(folder, rels, top)
     finally:
         os.close(top)
 
@@ -423,6 +420,7 @@ def fresh(
     modes: bool = False,
     flags: str = "",
     validated: bool = True,
+    remember: bool = True,
 ) -> list[str]:
     """The clusters, of ``clusters``, that need neither rendering nor checking: see
     ``_is_fresh``; a cluster with a leftover of an interrupted render, or a ``rendered/``
@@ -431,7 +429,8 @@ def fresh(
     (``validation_flags``), or a synced schema set, the tree must have been validated with
     them on this machine. ``validated`` False: a tree that matches its inputs counts even
     if this machine has not checked it yet (what ``lint --cluster`` asks: is the tree its
-    input's)"""
+    input's). Files whose stat is as this machine last recorded it are not read again
+    (``statcache``); ``remember`` False: no record is read or written (a scratch copy)."""
     rendered = project.rendered
     try:
         if os.path.islink(rendered):
@@ -440,19 +439,22 @@ def fresh(
     except OSError:
         return []
     interrupted = {n.split(".")[2] for n in names if n.startswith((".tmp.", ".old.")) and n.count(".") >= 3}
-    shared = shared_lines(project, config_file)
+    cache = StatCache(project.root if remember else None)
+    shared = shared_lines(project, config_file, cache)
     schema_set = _schema_set()
     hashes: dict[str, str] = {}
 
     def was_validated(sum_bytes: bytes) -> bool:
-        return _still_valid(_validated_marker(sum_bytes, schema_set, flags), hashes)
+        return _still_valid(_validated_marker(sum_bytes, schema_set, flags), hashes, cache)
 
     needs_marker = validated and (schema_set is not None or bool(flags))
     digests: dict[str, str | None] = {}  # a base's hash, taken once for every cluster that uses it
     locked: dict = {}  # the chart lock, read once for every cluster that inflated a chart
-    return [
+    found = [
         c
         for c in clusters
         if c not in interrupted
-        and _is_fresh(project, c, shared, modes, was_validated if needs_marker else None, digests, locked)
+        and _is_fresh(project, c, shared, modes, was_validated if needs_marker else None, digests, locked, cache)
     ]
+    cache.save()
+    return found

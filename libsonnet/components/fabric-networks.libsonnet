@@ -1,11 +1,12 @@
-// The secondary network of each InfiniBand/RoCE pool with `fabric.network`: a
-// NetworkAttachmentDefinition `fabric-<pool>` (k8s.cni.cncf.io/v1, the Network Plumbing Working
+// The secondary networks of each InfiniBand/RoCE pool with `fabric.network` (or one per rail,
+// `fabric.networks`: a node with one NIC per GPU gives its pods an interface on each NIC), each a
+// NetworkAttachmentDefinition `fabric-<pool>` (`fabric-<pool>-<rail>`; k8s.cni.cncf.io/v1, the Network Plumbing Working
 // Group's multi-net spec, served by the CRD the Network Operator chart installs) in every
 // workload namespace whose pods use the fabric (`podSecurity: baseline-ipc-lock`), and the nv-ipam
 // IPPool `fabric-<pool>` its addresses come from. Multus (deployed by the NicClusterPolicy,
 // components/training-fabric.libsonnet) reads the pod annotation
-// `k8s.v1.cni.cncf.io/networks: fabric-<pool>` and runs this CNI config for a second interface
-// beside the pod network.
+// `k8s.v1.cni.cncf.io/networks: fabric-<pool>` (a comma-separated list of the rails) and runs
+// each listed CNI config for one more interface beside the pod network.
 //
 // The CNI configs are the ones the operator's IPoIBNetwork and MacvlanNetwork controllers write
 // (Mellanox/network-operator v26.4.1 manifests/state-ipoib-network/0010-ipoib-net-cr.yaml,
@@ -49,28 +50,25 @@ function(params)
   local component = 'fabric-networks';
   local poolLabels(pool, name) = k.labels(component, name) + { [labels.nodePool]: pool.name };
 
-  local config(pool, name) =
-    local network = pool.fabric.network;
+  local config(pool, rail) =
     local type = fabric.cniType[pool.fabric.type];
     {
       cniVersion: p.cniVersion,
-      name: name,
+      name: rail.name,
       type: type,
-      master: network.master,
+      master: rail.network.master,
       [if type == 'macvlan' then 'mode']: p.macvlanMode,
-      ipam: { type: 'nv-ipam', poolName: name },
+      ipam: { type: 'nv-ipam', poolName: rail.name },
     };
 
-  local attachment(pool, namespace) =
-    local name = fabric.attachmentName(pool);
-    k.object('k8s.cni.cncf.io/v1', 'NetworkAttachmentDefinition', name, namespace, poolLabels(pool, name)) + {
-      spec: { config: k.json(config(pool, name)) },
+  local attachment(pool, rail, namespace) =
+    k.object('k8s.cni.cncf.io/v1', 'NetworkAttachmentDefinition', rail.name, namespace, poolLabels(pool, rail.name)) + {
+      spec: { config: k.json(config(pool, rail)) },
     };
 
-  local ipPool(pool) =
-    local name = fabric.attachmentName(pool);
-    local network = pool.fabric.network;
-    k.object('nv-ipam.nvidia.com/v1alpha1', 'IPPool', name, fabric.networkOperatorNamespace, poolLabels(pool, name)) + {
+  local ipPool(pool, rail) =
+    local network = rail.network;
+    k.object('nv-ipam.nvidia.com/v1alpha1', 'IPPool', rail.name, fabric.networkOperatorNamespace, poolLabels(pool, rail.name)) + {
       spec: {
         subnet: network.range,
         perNodeBlockSize: network.perNodeBlockSize,
@@ -83,7 +81,8 @@ function(params)
     };
 
   local namespaces = fabric.fabricNamespaces(p.workloads);
+  local rails = [[pool, rail] for pool in fabric.networkPools(p.pools) for rail in fabric.rails(pool)];
   k.keyed(
-    [attachment(pool, namespace) for pool in fabric.networkPools(p.pools) for namespace in namespaces]
-    + (if namespaces == [] then [] else [ipPool(pool) for pool in fabric.networkPools(p.pools)])
+    [attachment(r[0], r[1], namespace) for r in rails for namespace in namespaces]
+    + (if namespaces == [] then [] else [ipPool(r[0], r[1]) for r in rails])
   )

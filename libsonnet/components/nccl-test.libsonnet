@@ -119,10 +119,10 @@ function(params)
             template: {
               metadata: {
                 labels: podLabels,
-                // The pool's secondary network (components/fabric-networks.libsonnet), rendered in
-                // every namespace with baseline-ipc-lock, which the test's namespace is.
-                [if std.objectHas(pool.fabric, 'network') then 'annotations']: {
-                  'k8s.v1.cni.cncf.io/networks': fabric.attachmentName(pool),
+                // The pool's secondary networks, every rail (components/fabric-networks.libsonnet),
+                // rendered in every namespace with baseline-ipc-lock, which the test's namespace is.
+                [if fabric.hasNetwork(pool) then 'annotations']: {
+                  'k8s.v1.cni.cncf.io/networks': fabric.networksAnnotation(pool),
                 },
               },
               spec: {

@@ -16,7 +16,7 @@
 // Shared Device"). No driver container is rendered: the node image's inbox mlx5 drivers carry
 // RDMA, and GPUDirect RDMA goes through the GPU driver's DMA-BUF (docs/network.md).
 //
-// Pools with a secondary network (`fabric.network`) add the NicClusterPolicy, the operator's
+// Pools with a secondary network (`fabric.network` or `.networks`) add the NicClusterPolicy, the operator's
 // singleton `nic-cluster-policy` (its controller reconciles no other name), for what the operator
 // deploys only cluster-wide (Mellanox/network-operator v26.4.1 docs/heterogeneous-cluster-
 // support.md: CNI plugins and Multus stay in the NicClusterPolicy beside per-pool NicNodePolicies):

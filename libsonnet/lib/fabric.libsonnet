@@ -28,18 +28,31 @@ local labels = import 'labels.libsonnet';
   // prefix); the input's resourceName is the full name, checked to start with `rdma/`.
   rdmaPrefix:: 'rdma/',
 
-  // The pools with a secondary network on their fabric (`fabric.network`), and the CNI plugin
-  // that makes a pod's interface on it: IP over InfiniBand child interfaces (Mellanox/ipoib-cni)
-  // on InfiniBand, Macvlan interfaces of the RoCE netdev (containernetworking/plugins macvlan) on
-  // RoCE; the Network Operator's IPoIBNetwork and MacvlanNetwork templates use the same plugins
-  // (Mellanox/network-operator v26.4.1 manifests/state-ipoib-network, state-macvlan-network).
-  networkPools(pools):: [p for p in $.rdmaPools(pools) if std.objectHas(p.fabric, 'network')],
+  // The pools with a secondary network on their fabric (`fabric.network`, or one a rail in
+  // `fabric.networks`), and the CNI plugin that makes a pod's interface on it: IP over InfiniBand
+  // child interfaces (Mellanox/ipoib-cni) on InfiniBand, Macvlan interfaces of the RoCE netdev
+  // (containernetworking/plugins macvlan) on RoCE; the Network Operator's IPoIBNetwork and
+  // MacvlanNetwork templates use the same plugins (Mellanox/network-operator v26.4.1
+  // manifests/state-ipoib-network, state-macvlan-network).
+  hasNetwork(pool):: std.objectHas(pool.fabric, 'network') || std.objectHas(pool.fabric, 'networks'),
+  networkPools(pools):: [p for p in $.rdmaPools(pools) if $.hasNetwork(p)],
   cniType:: { infiniband: 'ipoib', roce: 'macvlan' },
 
-  // The NetworkAttachmentDefinition a pod of `pool` names in `k8s.v1.cni.cncf.io/networks`, and
-  // the nv-ipam IPPool its addresses come from (same name: an IPPool's name must be a valid CNI
-  // network name, nvidia-k8s-ipam api/v1alpha1/ippool_validate.go).
-  attachmentName(pool):: 'fabric-' + pool.name,
+  // The pool's secondary networks, each with the name of the NetworkAttachmentDefinition a pod
+  // names in `k8s.v1.cni.cncf.io/networks` and of the nv-ipam IPPool its addresses come from (the
+  // same: an IPPool's name must be a valid CNI network name, nvidia-k8s-ipam
+  // api/v1alpha1/ippool_validate.go): `fabric-<pool>` for `fabric.network`, `fabric-<pool>-<rail>`
+  // for each rail of `fabric.networks`.
+  rails(pool)::
+    if std.objectHas(pool.fabric, 'network') then [{ name: 'fabric-' + pool.name, network: pool.fabric.network }]
+    else [{ name: 'fabric-%s-%s' % [pool.name, rail.name], network: rail } for rail in pool.fabric.networks],
+
+  // The pool's attachments as a pod's annotation lists them: the network attachment selection
+  // annotation takes a comma-delimited list of `[namespace/]name[@interface]`, one interface each
+  // (Network Plumbing Working Group multi-net-spec v1, 4.1.2; k8snetworkplumbingwg/multus-cni
+  // pkg/k8sclient parsePodNetworkAnnotation). Multus wants each name a DNS-1123 label: a pool
+  // name of at most 40 characters and a rail name of at most 15 keep `fabric-<pool>-<rail>` in 63.
+  networksAnnotation(pool):: std.join(',', [rail.name for rail in $.rails(pool)]),
 
   // The last address of a CIDR whose host bits are zero (IN314), IPv4 or IPv6: an nv-ipam
   // exclusion is a start and end address (nvidia-k8s-ipam api/v1alpha1/common_type.go

@@ -518,6 +518,76 @@ def test_a_roce_network_is_a_macvlan_of_the_nic_without_ipoib(project, run):
 
 ONPREM_NETWORK = "network: {master: ib0, range: 172.30.0.0/16, exclude: [172.30.0.0/24]}"
 
+# The gb200 pool on RoCE with one secondary network per NIC (rail); the third named.
+ONPREM_RAILS = (
+    "networks: [{master: ens1f0np0, range: 172.30.0.0/20}, {master: ens2f0np0, range: 172.30.16.0/20}, "
+    "{name: east, master: ens3f0np0, range: 172.30.32.0/20, perNodeBlockSize: 8}]"
+)
+RAILS = {
+    "fabric-gb200-0": ("ens1f0np0", "172.30.0.0/20", 63),
+    "fabric-gb200-1": ("ens2f0np0", "172.30.16.0/20", 63),
+    "fabric-gb200-east": ("ens3f0np0", "172.30.32.0/20", 8),
+}
+
+
+def _pod_on_rails(networks: str) -> str:
+    return (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\n  namespace: nvl-training\n"
+        f"  annotations: {{k8s.v1.cni.cncf.io/networks: '{networks}'}}\n"
+        "spec:\n  containers:\n    - name: train\n      image: nvcr.io/nvidia/pytorch:25.01-py3\n"
+        "      resources: {limits: {rdma/roce: 1, memory: 8Gi}}\n"
+    )
+
+
+def test_a_roce_pool_with_rails_renders_an_attachment_and_ip_pool_per_rail(project, run, tmp_path):
+    path = project / "clusters" / ONPREM / "cluster.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert ONPREM_NETWORK in text
+    text = text.replace("type: infiniband, nics: 4", "type: roce, nics: 4", 1).replace(ONPREM_NETWORK, ONPREM_RAILS, 1)
+    path.write_text(text, encoding="utf-8")
+    result = run(project, "render", ONPREM)
+    assert result.exit_code == 0, result.output
+    objects = load_objects(project / "rendered" / ONPREM)
+    namespaces = [w["namespace"] for w in spec_of(ONPREM)["workloads"] if w["podSecurity"] == "baseline-ipc-lock"]
+    attachments = find(objects, "NetworkAttachmentDefinition")
+    assert sorted((a["metadata"]["namespace"], a["metadata"]["name"]) for a in attachments) == sorted(
+        (ns, name) for name in RAILS for ns in namespaces
+    )
+    for attachment in attachments:
+        name = attachment["metadata"]["name"]
+        config = json.loads(attachment["spec"]["config"])
+        # each rail a Macvlan of its own NIC, its addresses from its own IPPool
+        assert (config["name"], config["type"], config["master"], config["mode"]) == (
+            name,
+            "macvlan",
+            RAILS[name][0],
+            "bridge",
+        )
+        assert config["ipam"] == {"type": "nv-ipam", "poolName": name}
+    ip_pools = {p["metadata"]["name"]: p["spec"] for p in find(objects, "IPPool")}
+    assert {name: (s["subnet"], s["perNodeBlockSize"]) for name, s in ip_pools.items()} == {
+        name: rail[1:] for name, rail in RAILS.items()
+    }
+    # the NCCL test joins every rail: Multus's comma-delimited network selection annotation
+    (cron,) = find(objects, "CronJob", "nccl-test-gb200")
+    assert cron["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["annotations"] == {
+        "k8s.v1.cni.cncf.io/networks": "fabric-gb200-0,fabric-gb200-1,fabric-gb200-east"
+    }
+    (policy,) = find(objects, "NicClusterPolicy")
+    assert set(policy["spec"]["secondaryNetwork"]) == {"multus", "cniPlugins"}
+    # lint's CL014 takes any of the rails, and refuses the single network's name, not rendered here
+    for networks, warned in (
+        ("fabric-gb200-east", False),
+        ("fabric-gb200-0, fabric-gb200-1", False),
+        ("fabric-gb200", True),
+    ):
+        pod = tmp_path / "pod.yaml"
+        pod.write_text(_pod_on_rails(networks), encoding="utf-8")
+        result = run(project, "lint", "--no-cache", "-o", "json", "--cluster", ONPREM, str(pod))
+        findings = [f for f in json.loads(result.stdout)["findings"] if f["rule"] == "CL014"]
+        assert bool(findings) is warned, (networks, findings)
+
+
 NETWORK_CASES = {
     "range-overlaps-the-pod-cidr": (
         ONPREM,

@@ -1,11 +1,11 @@
-"""A ``fabric.network`` on a pool whose fabric has no network device to attach.
+"""A ``fabric.network`` (or ``fabric.networks``) on a pool whose fabric has no network device to attach.
 
 Rationale: the secondary network is a NetworkAttachmentDefinition made from a NIC's netdev:
 IPoIB on InfiniBand, Macvlan on RoCE (NVIDIA Network Operator's ``secondaryNetwork``). An EFA
 device has no netdev: NCCL reaches it through libfabric (the aws-ofi-nccl plug-in), without an
 interface in the pod, so a network on it would attach nothing.
 
-Fix: remove ``fabric.network`` from the pool (EFA needs none).
+Fix: remove ``fabric.network`` (or ``fabric.networks``) from the pool (EFA needs none).
 
 PASS:
 
@@ -46,12 +46,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN313"
-NAME = "fabric-network-without-netdev"
-SEVERITY = "error"
-SUMMARY = "A fabric network on a fabric whose NICs have no netdev (EFA)"
+META = RuleMeta(
+    "IN313",
+    "fabric-network-without-netdev",
+    "error",
+    "A fabric network on a fabric whose NICs have no netdev (EFA)",
+    __doc__,
+)
 
 NETDEV_FABRICS = ("infiniband", "roce")
 
@@ -59,10 +64,16 @@ NETDEV_FABRICS = ("infiniband", "roce")
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     for i, pool in enumerate(spec["nodePools"]):
         kind = pool["fabric"]["type"]
-        if pool["fabric"].get("network") is not None and kind not in NETDEV_FABRICS:
-            yield doc.error(
-                f"node pool {pool['name']} has a fabric.network on a {kind} fabric: only InfiniBand "
-                "(IPoIB) and RoCE (Macvlan) NICs have a netdev a pod's interface is made from",
-                ("nodePools", i, "fabric", "network"),
-                "remove fabric.network (NCCL reaches EFA through libfabric, without an interface in the pod)",
-            )
+        if kind in NETDEV_FABRICS:
+            continue
+        for key in ("network", "networks"):
+            if pool["fabric"].get(key) is not None:
+                yield doc.error(
+                    f"node pool {pool['name']} has a fabric.{key} on a {kind} fabric: only InfiniBand "
+                    "(IPoIB) and RoCE (Macvlan) NICs have a netdev a pod's interface is made from",
+                    ("nodePools", i, "fabric", key),
+                    f"remove fabric.{key} (NCCL reaches EFA through libfabric, without an interface in the pod)",
+                )
+
+
+CHECK = InputCheck(meta=META, check=check)

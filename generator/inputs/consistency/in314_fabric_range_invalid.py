@@ -49,12 +49,14 @@ from collections.abc import Iterator
 from generator import addresses
 from generator.errors import InputError
 from generator.inputs.consistency.in313_fabric_network_without_netdev import NETDEV_FABRICS
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN314"
-NAME = "fabric-range-invalid"
-SEVERITY = "error"
-SUMMARY = "A fabric network's range or exclude is not a valid CIDR"
+META = RuleMeta(
+    "IN314", "fabric-range-invalid", "error", "A fabric network's range or exclude is not a valid CIDR", __doc__
+)
+
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -66,11 +68,22 @@ def _cidr_errors(value: object, where: tuple, doc: Located) -> Iterator[InputErr
 
 
 def networks(spec: dict) -> Iterator[tuple[int, dict, dict, tuple]]:
-    """(index, pool, network, path) per pool with a fabric network on a fabric that can carry one."""
+    """(index, pool, network, path) per secondary network (``fabric.network``, or each rail of
+    ``fabric.networks``) on a fabric that can carry one."""
     for i, pool in enumerate(spec["nodePools"]):
-        network = pool["fabric"].get("network")
-        if network is not None and pool["fabric"]["type"] in NETDEV_FABRICS:
-            yield i, pool, network, ("nodePools", i, "fabric", "network")
+        fabric = pool["fabric"]
+        if fabric["type"] not in NETDEV_FABRICS:
+            continue
+        if fabric.get("network") is not None:
+            yield i, pool, fabric["network"], ("nodePools", i, "fabric", "network")
+        for j, rail in enumerate(fabric.get("networks", [])):
+            yield i, pool, rail, ("nodePools", i, "fabric", "networks", j)
+
+
+def range_name(pool: dict, network: dict) -> str:
+    """How a message names the network's range: the pool's, or one rail's of the pool."""
+    rail = f" rail {network['name']}" if "name" in network else ""
+    return f"node pool {pool['name']}'s fabric{rail} range"
 
 
 def valid_ranges(spec: dict) -> Iterator[tuple[int, dict, dict, tuple, Network]]:
@@ -89,3 +102,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             continue
         for j, cidr in enumerate(network.get("exclude", [])):
             yield from _cidr_errors(cidr, (*base, "exclude", j), doc)
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -1,5 +1,5 @@
 """A fabric network's ``range`` that overlaps the pod network, the Service CIDR, the API server's
-CIDRs or another pool's fabric range.
+CIDRs or another pool's (or rail's) fabric range.
 
 Rationale: the range is the fabric interface's subnet in every pod that joins the network, so
 the pod routes the whole range through that interface. A pod whose fabric subnet holds addresses
@@ -8,7 +8,7 @@ of the pod network (``network.cilium.ipam.podCIDRs``, the native routing CIDR), 
 of the API server (``network.apiServerCIDRs``) sends that traffic onto the fabric, where no such
 address answers. nv-ipam keeps each IPPool's allocations apart (Mellanox/nvidia-k8s-ipam
 ``pkg/ipam-controller/allocator``: one allocator per pool), so two pools' overlapping ranges hand
-out the same address twice.
+out the same address twice; so do two rails' of one pool (``fabric.networks``: an IPPool each).
 
 Fix: choose a range outside the pod network, the Service CIDR, the API server's addresses and the
 other pools' ranges; where the cluster's Service CIDR is not the provider's default, set
@@ -57,13 +57,18 @@ from collections.abc import Iterator
 
 from generator import addresses, jsonpath
 from generator.errors import InputError
-from generator.inputs.consistency.in314_fabric_range_invalid import valid_ranges
+from generator.inputs.consistency.in314_fabric_range_invalid import range_name, valid_ranges
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN316"
-NAME = "fabric-range-overlaps"
-SEVERITY = "error"
-SUMMARY = "A fabric range overlaps the pod network, the Service CIDR, the API server or another pool's range"
+META = RuleMeta(
+    "IN316",
+    "fabric-range-overlaps",
+    "error",
+    "A fabric range overlaps the pod network, the Service CIDR, the API server or another pool's or rail's range",
+    __doc__,
+)
 
 HINT = (
     "choose a range outside the pod network, the Service CIDR, the API server's addresses and the other pools' ranges"
@@ -104,10 +109,13 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
         for net, name, why, hint in taken:
             if net.version == rng.version and net.overlaps(rng):
                 yield doc.error(
-                    f"node pool {pool['name']}'s fabric range {network['range']} overlaps {name} ({net}): {why}",
+                    f"{range_name(pool, network)} {network['range']} overlaps {name} ({net}): {why}",
                     (*base, "range"),
                     hint,
                     at_value=True,
                 )
         # nv-ipam allocates each IPPool on its own: overlapping ranges hand out an address twice
-        taken.append((rng, f"node pool {pool['name']}'s fabric range", "nv-ipam would hand out addresses twice", HINT))
+        taken.append((rng, range_name(pool, network), "nv-ipam would hand out addresses twice", HINT))
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -45,21 +45,27 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in314_fabric_range_invalid import valid_ranges
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN317"
-NAME = "fabric-network-unused"
-SEVERITY = "warning"
-SUMMARY = "A fabric network no workload namespace uses"
+META = RuleMeta("IN317", "fabric-network-unused", "warning", "A fabric network no workload namespace uses", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
     if any(w["podSecurity"] == "baseline-ipc-lock" for w in spec["workloads"]):
         return
-    for _, pool, _, base, _ in valid_ranges(spec):
+    warned = set()
+    for i, pool, _, base, _ in valid_ranges(spec):
+        if i in warned:
+            continue  # one warning a pool, at its first rail
+        warned.add(i)
         yield doc.warning(
             f"node pool {pool['name']} has a fabric.network, but no workload namespace uses the fabric: its "
             "NetworkAttachmentDefinition renders in each namespace with podSecurity baseline-ipc-lock",
             base,
             "set podSecurity: baseline-ipc-lock on the training namespaces, or remove fabric.network",
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

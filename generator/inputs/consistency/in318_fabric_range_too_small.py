@@ -52,13 +52,18 @@ from collections.abc import Iterator
 
 from generator import addresses
 from generator.errors import InputError
-from generator.inputs.consistency.in314_fabric_range_invalid import Network, valid_ranges
+from generator.inputs.consistency.in314_fabric_range_invalid import Network, range_name, valid_ranges
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN318"
-NAME = "fabric-range-too-small"
-SEVERITY = "error"
-SUMMARY = "A fabric range holds fewer per-node blocks than the pool has nodes"
+META = RuleMeta(
+    "IN318",
+    "fabric-range-too-small",
+    "error",
+    "A fabric range holds fewer per-node blocks than the pool has nodes",
+    __doc__,
+)
 
 
 def _first_offset(rng: Network) -> int:
@@ -134,9 +139,12 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             else f"a range with at least {nodes * size} addresses besides the excluded ones"
         )
         yield doc.error(
-            f"node pool {pool['name']}'s fabric range {rng} holds {fit} blocks of perNodeBlockSize {size} "
+            f"{range_name(pool, network)} {rng} holds {fit} blocks of perNodeBlockSize {size} "
             f"addresses, but the pool has up to {nodes} nodes (gpu.nodes): nv-ipam gives each node a block",
             (*base, "range"),
             hint,
             at_value=True,
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

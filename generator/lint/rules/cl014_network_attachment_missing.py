@@ -1,8 +1,9 @@
 """A training pod on the fabric joins none of the secondary networks the cluster renders for its namespace.
 
-Rationale: where a pool has a secondary network on its fabric (``nodePools[].fabric.network``),
-the cluster renders a NetworkAttachmentDefinition ``fabric-<pool>`` in each namespace that uses
-the fabric, and a pod gets an interface on it only when its annotation
+Rationale: where a pool has a secondary network on its fabric (``nodePools[].fabric.network``,
+or one per rail in ``fabric.networks``), the cluster renders a NetworkAttachmentDefinition
+``fabric-<pool>`` (``fabric-<pool>-<rail>``) in each namespace that uses the fabric, and a pod
+gets an interface on it only when its annotation
 ``k8s.v1.cni.cncf.io/networks`` names it (Multus reads nothing else). A pod that requests the
 RDMA resource (``rdma/<name>``), or a GPU pod of a multi-node training job (a PyTorchJob with
 more than one replica, an MPIJob with more than one worker, a JobSet of more than one pod, a
@@ -12,7 +13,8 @@ the cluster does not render in the namespace keeps the pod in ``ContainerCreatin
 "cannot find a network-attachment-definition"), unless another tool creates it. The
 annotation is read as Multus reads it (k8snetworkplumbingwg/multus-cni pkg/k8sclient,
 ``parsePodNetworkAnnotation``): a JSON list of ``{"name", "namespace"}`` or a comma-separated
-list of ``[namespace/]name[@interface]``. A warning: the job may not need the network, and
+list of ``[namespace/]name[@interface]``. A pod that names any of the namespace's attachments
+passes: which rails a job joins is its own choice. A warning: the job may not need the network, and
 attachments may come from outside the cluster's tree. Judged only in namespaces where the
 cluster renders an attachment, and only on pod templates (a TrainJob's pods come from its
 runtime).
@@ -163,10 +165,8 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     if not have:
         return
     roles = _multi_node_roles(res.obj)
-    for pod in pods.templates(res.obj):
-        if pod.partial:
-            continue
-        fabric = bool(pods.pod_requests(pod, _rdma))
+    for pod, rdma in pods.complete_pods(res.obj, _rdma):
+        fabric = bool(rdma)
         training = roles is not None and _in_job(pod, roles) and bool(pods.pod_requests_gpu(pod) or pods.claims(pod))
         if not (fabric or training):
             continue
