@@ -32,6 +32,7 @@ May import: nothing of generator.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from dataclasses import dataclass
@@ -73,9 +74,11 @@ def _sloppy_ipv4(text: str) -> tuple[ipaddress.IPv4Address, bool] | None:
     return ipaddress.IPv4Address(".".join(map(str, values))), leading
 
 
+@functools.lru_cache(maxsize=4096)
 def _sloppy_ip(text: str) -> tuple[ipaddress.IPv4Address | ipaddress.IPv6Address, bool] | None:
     """The address and whether it had leading zeros (only IPv4 octets may have them); None
-    when ``ParseIPSloppy`` refuses it (zones included: it never took them)."""
+    when ``ParseIPSloppy`` refuses it (zones included: it never took them). Kept per text:
+    the same addresses recur in every NetworkPolicy of a tree, and the answer is immutable."""
     if ":" not in text:
         return _sloppy_ipv4(text)
     if "%" in text or not text.isascii():
@@ -116,6 +119,12 @@ def parse_cidr(value: object) -> ipaddress.IPv4Network | ipaddress.IPv6Network |
     """The network a CIDR value means to the API server (host bits dropped), None when refused."""
     if not isinstance(value, str):
         return None
+    return _network(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _network(value: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    """``parse_cidr`` of a string, kept as ``_sloppy_ip`` is."""
     address_text, slash, length_text = value.rpartition("/")
     if not slash or not _DECIMAL.fullmatch(length_text) or (parsed := _sloppy_ip(address_text)) is None:
         return None

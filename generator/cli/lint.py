@@ -219,12 +219,14 @@ def _runs(
     """``(cluster, settings, paths)`` per lint run: one per cluster named by ``--cluster`` or
     ``lint.cluster`` over every target; else one per cluster ``lint.clusters`` maps files to
     (a file mapped to several is in several runs), plus one without a cluster for the rest."""
+    project = args.ctx.project
+    named = list(args.clusters) or ([config["lint"]["cluster"]] if config.get("lint", {}).get("cluster") else [])
+    mapping = config.get("lint", {}).get("clusters")
+    if not named and not mapping:
+        return [("", settings, targets)]  # no cluster: the contract's modules are never loaded
     from generator.lint.clusters import clusters_of, settings_for
     from generator.lint.loader import discover
     from generator.tree import fingerprint
-
-    project = args.ctx.project
-    named = list(args.clusters) or ([config["lint"]["cluster"]] if config.get("lint", {}).get("cluster") else [])
 
     def settings_of(names: list[str]) -> list:
         # which trees are fresh is found for all the clusters at once: the tool, the library and
@@ -234,9 +236,6 @@ def _runs(
 
     if named:
         return [(name, found, targets) for name, found in zip(named, settings_of(named), strict=True)]
-    mapping = config.get("lint", {}).get("clusters")
-    if not mapping:
-        return [("", settings, targets)]
     known = project.cluster_names()
     groups: dict[str, list[str]] = {}
     for path in discover(targets, settings.excludes, display):

@@ -16,11 +16,10 @@ from fractions import Fraction
 
 from generator.kube import quantity
 
-# Objects the API server creates in every cluster (kube-apiserver bootstrap data:
-# pkg/registry/scheduling/rest/storage_scheduling.go and the system namespaces of
-# pkg/controlplane/controller/systemnamespaces, v1.32).
+# Namespaces the API server creates in every cluster (kube-apiserver bootstrap data: the system
+# namespaces of pkg/controlplane/controller/systemnamespaces, v1.32); its PriorityClasses are
+# ``kube.pods.BUILTIN_PRIORITY_CLASSES``.
 BUILTIN_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
-BUILTIN_PRIORITY_CLASSES = ("system-cluster-critical", "system-node-critical")
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
+# PriorityClasses the API server creates in every cluster (kube-apiserver bootstrap data:
+# pkg/registry/scheduling/rest/storage_scheduling.go, v1.32): a pod may name them with none linted.
+BUILTIN_PRIORITY_CLASSES = ("system-cluster-critical", "system-node-critical")
+
 # (API group, kind) → where its pod template's spec sits; "*" is every item of a list or
 # value of a map. Core workloads first, then the custom resources GPU platforms run, with
 # the paths of their CRDs' schemas (../shared/upstream-crds: KubeRay v1.7.0 ray-operator/

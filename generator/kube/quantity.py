@@ -8,6 +8,7 @@ quantities (None): the API server rejects them, and ``Fraction(10) ** 10**9`` wo
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from fractions import Fraction
@@ -40,6 +41,13 @@ def parse(value: object) -> Fraction | None:
         return Fraction(str(value)) if math.isfinite(value) else None
     if not isinstance(value, str):
         return None
+    return _parse_text(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_text(value: str) -> Fraction | None:
+    """``parse`` of a string, kept: the same few spellings (``1``, ``500m``, ``2Gi``) recur in
+    every container of a tree, and a ``Fraction`` is immutable."""
     match = _QUANTITY.match(value.strip())
     if not match:
         return None

@@ -68,8 +68,10 @@ def lint_paths(
     from generator.paths import cache_root
 
     files = discover(paths, settings.excludes, display)
-    linted = {os.path.realpath(f) for f in files if f != "-"}
-    seen = [f for f in discover(context or [], settings.excludes, display) if os.path.realpath(f) not in linted]
+    seen: list[str] = []
+    if context:  # files linted are left out of the context (resolving every path costs)
+        linted = {os.path.realpath(f) for f in files if f != "-"}
+        seen = [f for f in discover(context, settings.excludes, display) if os.path.realpath(f) not in linted]
     validator = validator or make_validator(settings)
     engine = Engine(settings, validator, refs=refs)
     store = ResultCache(cache_root() / "lint", run_key(settings, validator, refs)) if cached else None

@@ -68,10 +68,13 @@ def _code_fingerprint() -> list:
     found = []
     for folder, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        relative = os.path.relpath(folder, root)  # once per folder: per file it was most of a cached run
         for name in sorted(filenames):
             if name.endswith(".py"):
                 info = os.stat(os.path.join(folder, name))
-                found.append((os.path.relpath(os.path.join(folder, name), root), info.st_size, info.st_mtime_ns))
+                found.append(
+                    (name if relative == "." else os.path.join(relative, name), info.st_size, info.st_mtime_ns)
+                )
     return found
 
 

@@ -16,8 +16,7 @@ findings are kept with the namespace they depend on and dropped at the end if it
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
@@ -125,7 +124,6 @@ class Engine:
         # nor an object whose pods ask for no device the rules that judge only pods that do
         self.deviceless_rules = [r for r in self.object_rules if not r.device_pods]
         self.set_rules = [r for r in active if isinstance(r, SetRule)]
-        self.fixes = {r.meta.id: fix_hint(r.meta.id) for r in active}  # every finding has a hint
         # the validator warns once per schema and process; kept per kind, each file using the
         # kind carries them (into the cache and out of worker processes)
         self._kind_warnings: dict[tuple, dict[str, None]] = {}
@@ -164,7 +162,7 @@ class Engine:
             if "completeSet" in rule.options and not self.settings.complete(rule_id):
                 found = map(references.as_note, found)
             findings.extend(found)
-        findings = [f if f.hint else replace(f, hint=self.fixes[f.rule]) for f in findings]
+        findings = [f if f.hint else replace(f, hint=fix_hint(f.rule)) for f in findings]
         findings.sort(key=Diagnostic.sort_key)
         return Result(findings, [r for r in results if not r.passed_by], [r.display for r in results if r.passed_by])
 
@@ -177,7 +175,7 @@ class Engine:
                             Location(doc.file, *(hit.at or (doc.error_line or 1, doc.error_col or 1))),
                             self._severity(rule.meta.id, hit),
                             hit.message,
-                            hit.hint or self.fixes[rule.meta.id],
+                            hit.hint or fix_hint(rule.meta.id),
                             rule.meta.id,
                         ),
                         "",
@@ -195,11 +193,22 @@ class Engine:
                 continue
             result.objects += 1
             typed = is_typed(res)
-            if typed and self.ctx.validator is not None:
-                with self._warnings_into(result, (res.obj["apiVersion"], res.obj["kind"])):
+            validator = self.ctx.validator
+            if typed and validator is not None:
+                # the validator's warnings about the kind: those it gives now and those it gave
+                # when it first compiled the kind (it warns once per process)
+                kind = (res.obj["apiVersion"], res.obj["kind"])
+                seen, validator.warnings = validator.warnings, {}
+                try:
                     self._check_object(res, typed, result)
-                    if self.ctx.validator.has_schema(res.obj["apiVersion"], res.obj["kind"]):
+                    if validator.has_schema(*kind):
                         result.checked += 1
+                finally:
+                    known = self._kind_warnings.setdefault(kind, {})
+                    known.update(validator.warnings)
+                    result.warnings.update(known)
+                    seen.update(validator.warnings)
+                    validator.warnings = seen
             else:
                 self._check_object(res, typed, result)
 
@@ -240,22 +249,6 @@ class Engine:
                     )
                 )
 
-    @contextmanager
-    def _warnings_into(self, result: FileResult, kind: tuple[str, str]) -> Iterator[None]:
-        """Add to ``result`` the validator's warnings about ``kind``: those it gives now and
-        those it gave when it first compiled the kind (it warns once per process)."""
-        validator = self.ctx.validator
-        assert validator is not None  # only entered when there is one
-        seen, validator.warnings = validator.warnings, {}
-        try:
-            yield
-        finally:
-            known = self._kind_warnings.setdefault(kind, {})
-            known.update(validator.warnings)
-            result.warnings.update(known)
-            seen.update(validator.warnings)
-            validator.warnings = seen
-
     def _locate(self, rule_id: str, res: Resource, hit: Hit) -> Diagnostic | None:
         """The finding for a hit, or None when the object or the config file suppresses it."""
         if rule_id != "LINT001" and rule_id in suppress.annotated(res, self.ctx.rule_ids):
@@ -266,7 +259,7 @@ class Engine:
         if any(suppress.config_ignores(entry, rule_id, res, file) for entry in self.settings.ignores):
             return None
         line, col = res.position(hit)
-        hint = hit.hint or self.fixes[rule_id]
+        hint = hit.hint or fix_hint(rule_id)  # every finding has a hint, read from its rule's docs when needed
         return Diagnostic(Location(file, line, col), self._severity(rule_id, hit), hit.message, hint, rule_id, res.ref)
 
     def _severity(self, rule_id: str, hit: Hit) -> str:

@@ -89,11 +89,11 @@ def discover(paths: list[str], excludes: list[str], display: Callable[[str], str
         if path.is_dir():
             for dirpath, dirnames, filenames in os.walk(path, onerror=lambda exc: found.append(exc.filename)):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                folder = Path(os.path.relpath(dirpath, path)).as_posix()  # once per folder, not per file
                 for name in sorted(filenames):
                     if name.lower().endswith(SUFFIXES):
-                        file = os.path.join(dirpath, name)
-                        if not nonmanifests.skipped(Path(os.path.relpath(file, path)).as_posix()):
-                            found.append(file)
+                        if not nonmanifests.skipped(name if folder == "." else f"{folder}/{name}"):
+                            found.append(os.path.join(dirpath, name))
         elif path.is_file():
             found.append(raw)
         elif path.exists():
@@ -118,10 +118,11 @@ def raw(path: str) -> bytes | str:
     """The bytes of a manifest file (``-``: stdin), or the message saying why it cannot be linted
     (a folder here is one ``discover`` could not list)."""
     try:
-        if path != "-" and os.path.isdir(path):
+        info = os.stat(path) if path != "-" else None
+        if info is not None and stat.S_ISDIR(info.st_mode):
             os.listdir(path)
             return "cannot read folder"
-        data = _read_bytes(path)
+        data = _read_bytes(path, info)
     except OSError as exc:
         return f"cannot read {'folder' if os.path.isdir(path) else 'file'}: {exc.strerror or exc}"
     if data is None:
@@ -146,13 +147,13 @@ def documents(data: bytes | str, display: str, is_json: bool = False, strict: bo
     yield from iter_text(text, display, is_json=is_json, strict=strict)
 
 
-def _read_bytes(path: str) -> bytes | None:
+def _read_bytes(path: str, info: os.stat_result | None) -> bytes | None:
     """At most one byte past the size limit (stdin, /dev/zero and growing files have no size
-    to check first); None for a FIFO or device, which could block or never end."""
+    to check first); None for a FIFO or device, which could block or never end. ``info``: the
+    file's ``os.stat``, taken once by ``raw``."""
     limit = yamlread.MANIFESTS.file_bytes
-    if path == "-":
+    if info is None:  # stdin
         return sys.stdin.buffer.read(limit + 1)
-    info = os.stat(path)
     if not stat.S_ISREG(info.st_mode):
         return None
     fd = os.open(path, os.O_RDONLY)

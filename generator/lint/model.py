@@ -9,6 +9,7 @@ tags, what the bundled libyaml refuses) are composed by ruamel instead, and only
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -124,7 +125,9 @@ class Resource:
     document: Document
     base: tuple = ()
 
-    @property
+    # ``ref`` and ``kind`` are read by many rules per object, which never change the object:
+    # each is made once
+    @functools.cached_property
     def ref(self) -> ObjectRef:
         meta = self.obj.get("metadata")
         meta = meta if isinstance(meta, dict) else {}
@@ -137,7 +140,7 @@ class Resource:
             "" if name else _text(meta.get("generateName")),
         )
 
-    @property
+    @functools.cached_property
     def kind(self) -> str:
         return _text(self.obj.get("kind"))
 

@@ -46,6 +46,21 @@ _TYPES: dict[str, Callable[[object], bool]] = {
     "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
 }
+# ``type: [T, "null"]`` (the strict standalone schemas' way of every optional field) as one test
+_NULLABLE: dict[str, Callable[[object], bool]] = {
+    "object": lambda v: v is None or isinstance(v, dict),
+    "array": lambda v: v is None or isinstance(v, list),
+    "string": lambda v: v is None or isinstance(v, str),
+    "boolean": lambda v: v is None or isinstance(v, bool),
+}
+# the type tests above that are one ``isinstance``: a fused object check makes it inline
+_ISINSTANCE: dict[Callable[[object], bool], tuple[type, ...]] = {
+    **{_TYPES[name]: (kind,) for name, kind in (("object", dict), ("array", list), ("string", str), ("boolean", bool))},
+    **{
+        _NULLABLE[name]: (kind, type(None))
+        for name, kind in (("object", dict), ("array", list), ("string", str), ("boolean", bool))
+    },
+}
 
 
 def _all(checks: list[Check]) -> Check:
@@ -85,6 +100,7 @@ class Compiler:
         self.definitions = definitions
         self.ref_prefixes = ref_prefixes
         self._refs: dict[str, Check] = {}
+        self._cells: dict[Check, list[Check]] = {}  # a ``$ref``'s check → the cell holding its target's
 
     def compile(self, schema: object) -> Check:
         if schema is True or schema == {}:
@@ -123,7 +139,12 @@ class Compiler:
             or not keys <= {"type", "properties", "required", "additionalProperties"}
         ):
             return None
-        compiled = {name: self.compile(sub) for name, sub in schema["properties"].items()}
+        # per property: an ``isinstance`` tuple for a bare type test, the cell of a ``$ref``'s
+        # target, or the check: one call per value, not two or three
+        compiled: dict[str, Any] = {}
+        for name, sub in schema["properties"].items():
+            test = self.compile(sub)
+            compiled[name] = _ISINSTANCE.get(test) or self._cells.get(test) or test
         required = tuple(schema.get("required", ()))
         extra = schema.get("additionalProperties", True)
         closed = extra is False
@@ -136,6 +157,14 @@ class Compiler:
                 sub = compiled.get(key)
                 if sub is None:
                     if closed or (other is not None and not other(value)):
+                        return False
+                    continue
+                kind = sub.__class__
+                if kind is tuple:
+                    if not isinstance(value, sub):
+                        return False
+                elif kind is list:
+                    if not sub[0](value):
                         return False
                 elif not sub(value):
                     return False
@@ -166,6 +195,7 @@ class Compiler:
 
             cell: list[Check] = [first]
             self._refs[name] = lambda v: cell[0](v)  # recursive definitions refer to themselves
+            self._cells[self._refs[name]] = cell
         return self._refs[name]
 
     def _type(self, value: Any, schema: dict) -> Check:
@@ -176,6 +206,8 @@ class Compiler:
         tests = [_TYPES[n] for n in names if n != "null"]
         if not tests:
             return _TYPES["null"]
+        if nullable and len(names) == 2 and tests[0] in _ISINSTANCE:
+            return _NULLABLE[next(n for n in names if n != "null")]
         test = tests[0] if len(tests) == 1 else (lambda v: any(t(v) for t in tests))
         return (lambda v: v is None or test(v)) if nullable else test
 
@@ -219,7 +251,16 @@ class Compiler:
         if not isinstance(items, dict):
             raise Unsupported("items as a list")
         sub = self.compile(items)
-        return lambda v: not isinstance(v, list) or all(sub(x) for x in v)
+
+        def check(v: Any) -> bool:
+            if v.__class__ is not list and not isinstance(v, list):
+                return True
+            for item in v:  # a loop, not ``all`` over a generator: arrays of objects are common
+                if not sub(item):
+                    return False
+            return True
+
+        return check
 
     def _oneOf(self, options: Any, schema: dict) -> Check:  # noqa: N802 (JSON Schema's name)
         subs = [self.compile(o) for o in options]

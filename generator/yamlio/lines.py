@@ -19,11 +19,17 @@ BREAK = re.compile(r"\r\n|[\r\n]")
 
 # a line that starts with `---` followed by nothing, or by a space or tab and anything
 _SEPARATOR = re.compile(r"(?:(?<=[\r\n])|\A)---(?:[ \t][^\r\n]*)?(?=[\r\n]|\Z)")
+# the same in a text without CR, where lines end at LF alone: ``^`` and ``$`` of a multi-line
+# pattern, which the regular expression engine finds several times faster than a look-behind
+_SEPARATOR_LF = re.compile(r"^---(?:[ \t][^\n]*)?$", re.MULTILINE)
 
 
 def count(text: str, start: int = 0, end: int | None = None) -> int:
     """The number of line breaks in ``text[start:end]``."""
-    return len(BREAK.findall(text, start, len(text) if end is None else end))
+    end = len(text) if end is None else end
+    if text.find("\r", start, end) < 0:
+        return text.count("\n", start, end)  # LF alone: no list of every break
+    return len(BREAK.findall(text, start, end))
 
 
 def line_col(text: str, offset: int) -> tuple[int, int]:
@@ -47,14 +53,15 @@ def split_documents(text: str) -> Iterator[tuple[int, str]]:
     """``(first_line, text)`` per document, split on lines that start with ``---`` (0-based
     first line; each text without the break before the next separator). The text is never split
     into lines as a whole."""
+    lf_only = "\r" not in text
     start, first = 0, 0
-    for match in _SEPARATOR.finditer(text):
+    for match in (_SEPARATOR_LF if lf_only else _SEPARATOR).finditer(text):
         at = match.start()
         if at == 0:
             continue
-        end = at - 2 if text.startswith("\r\n", at - 2) else at - 1
+        end = at - 1 if lf_only or not text.startswith("\r\n", at - 2) else at - 2
         yield first, text[start:end]
-        first += count(text, start, at)
+        first += text.count("\n", start, at) if lf_only else count(text, start, at)
         start = at
     yield first, text[start:]
 

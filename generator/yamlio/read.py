@@ -554,8 +554,13 @@ class Written(NamedTuple):
     style: str | None = None
 
 
+_tuple_new = tuple.__new__
+
+
 def _written(line: int, column: int, value: str | None, style: str | None) -> Written:
-    return Written(Mark(line, column), value, style)
+    """``Written(Mark(line, column), value, style)``, built as the named tuples' own ``__new__``
+    builds them, without calling it: the compiled path calls this once per node of a document."""
+    return _tuple_new(Written, (_tuple_new(Mark, (line, column)), value, style))
 
 
 def plain_text(node: object) -> str | None:

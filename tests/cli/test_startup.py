@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import REPO
 
 HEAVY = ("jsonschema", "rjsonnet", "ruamel", "kubernetes_validate", "generator.lint", "generator.render.pipeline")
 
@@ -81,6 +82,17 @@ def test_a_no_op_check_loads_no_render_machinery(project, run):
         "urllib.request",
     )
     assert _loaded(project, ["check"], tuple(m for m in HEAVY if m != "generator.render.pipeline") + render_side) == []
+
+
+def test_a_lint_without_a_cluster_loads_none_of_the_contracts_modules(project):
+    """The CL rules, the admission policies' CEL and the contract's model are for a lint against
+    a cluster: a plain lint (every file of the corpus, rendered trees included) never imports them."""
+    target = str(REPO / "rendered" / "aks-h100-training")
+    contract_side = ("generator.contract", "generator.lint.admission", "generator.validate.cel", "generator.inputs")
+    assert _loaded(project, ["lint", "--no-cache", "--jobs", "1", target], contract_side) == []
+    assert "generator.contract.model" in _loaded(
+        project, ["lint", "--no-cache", "--jobs", "1", "--cluster", "aks-h100-training", target], contract_side
+    )
 
 
 def test_help_imports_click_the_root_group_and_the_command_table_only(project):

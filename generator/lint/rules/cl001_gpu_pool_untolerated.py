@@ -56,14 +56,19 @@ FAIL:
                 limits: {nvidia.com/gpu: 8, memory: 64Gi}
 """
 
+from __future__ import annotations
+
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from generator import jsonpath
-from generator.contract.model import Pool, Taint
 from generator.kube import pods
 from generator.lint.model import Hit, Resource
 from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
+
+if TYPE_CHECKING:  # the contract's modules load only for a lint against a cluster
+    from generator.contract.model import Pool, Taint
 
 META = RuleMeta(
     "CL001",

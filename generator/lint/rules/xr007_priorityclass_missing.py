@@ -38,7 +38,6 @@ FAIL:
 
 from collections.abc import Iterable, Iterator, Sequence
 
-from generator.contract.model import BUILTIN_PRIORITY_CLASSES
 from generator.diagnostic import Diagnostic
 from generator.kube import pods
 from generator.lint import references
@@ -63,7 +62,7 @@ def facts(res: Resource, ctx: Context) -> Iterator[tuple[NameFact, Hit | None]]:
         yield ("class", res.name), None
     for pod in pods.templates(res.obj):
         name = pod.spec.get("priorityClassName")
-        if isinstance(name, str) and name and name not in BUILTIN_PRIORITY_CLASSES:
+        if isinstance(name, str) and name and name not in pods.BUILTIN_PRIORITY_CLASSES:
             yield (
                 ("pod", name),
                 Hit(f"no PriorityClass with name {name} was found", pod.path + ("priorityClassName",), at_value=True),
