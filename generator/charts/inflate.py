@@ -3,7 +3,7 @@ with what the engine passes, turned into sorted plain objects, cached by everyth
 decides them.
 
 The cache key is the chart's digest, the release name and namespace, the values, the cluster's
-version, the API versions, the CRD policy and the Helm version: a fleet whose clusters share a
+version, the API versions and cluster-scoped custom kinds, the CRD policy and the Helm version: a fleet whose clusters share a
 release inflates it once, and a no-op render reads JSON instead of running Helm. The cache is
 ``<cache>/inflated/<key>.json``, written in one rename.
 
@@ -169,6 +169,7 @@ def _key(entry: lock.Entry, release: Release, facts: Facts, version: str) -> str
             release.values,
             facts.kube_version,
             facts.api_versions,
+            sorted(facts.cluster_scoped),
             version,
         ],
         sort_keys=True,

@@ -375,6 +375,79 @@ def test_capabilities_are_the_clusters(tmp_path, own_cache):
     assert new[0]["data"] == {"minor": "34", "dra": "true"}
 
 
+_TEMPLATED_CRDS = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.example.com
+spec:
+  group: example.com
+  names: {kind: Gadget, plural: gadgets}
+  scope: Namespaced
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gizmos.example.com
+spec:
+  group: example.com
+  names: {kind: Gizmo, plural: gizmos}
+  scope: Cluster
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
+---
+apiVersion: example.com/v1
+kind: Gizmo
+metadata:
+  name: g
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c
+data:
+  gadgets: {{ .Capabilities.APIVersions.Has "example.com/v1/Gadget" | quote }}
+"""
+
+
+@needs_helm()
+def test_the_crds_a_chart_creates_from_templates_are_served_apis(tmp_path, own_cache):
+    """A chart's templated CRDs (KEDA's, Kueue's) are served once the tree is applied: the chart
+    sees them in .Capabilities.APIVersions, and their cluster-scoped kinds get no namespace."""
+    from types import SimpleNamespace
+
+    from generator.paths import Project
+    from generator.render.charts import previews
+
+    data = _chart(tmp_path, _TEMPLATED_CRDS)
+    store.add(data)
+    root = tmp_path / "proj"
+    (root / "clusters").mkdir(parents=True)
+    entry = lock.Entry("https://charts.example.com", "demo", "1.0.0", store.digest(data))
+    lock.write(root / "clusters" / "charts.lock", {entry.key: entry})
+    repository = {
+        "apiVersion": "source.toolkit.fluxcd.io/v1",
+        "kind": "HelmRepository",
+        "metadata": {"name": "r", "namespace": "flux-system"},
+        "spec": {"url": "https://charts.example.com"},
+    }
+    release = {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": "demo", "namespace": "flux-system"},
+        "spec": {
+            "targetNamespace": "team",
+            "releaseName": "demo",
+            "chart": {"spec": {"chart": "demo", "version": "1.0.0", "sourceRef": {"kind": "HelmRepository", "name": "r"}}},
+        },
+    }
+    cluster = SimpleNamespace(spec={"kubernetesVersion": "1.32"}, folder=root / "clusters" / "c")
+    objects = previews(Project(root), cluster, {"demo": [repository, release]}).folders["charts/demo"]
+    by_kind = {o["kind"]: o for o in objects}
+    assert by_kind["ConfigMap"]["data"] == {"gadgets": "true"}
+    assert "namespace" not in by_kind["Gizmo"]["metadata"]
+
+
 # --- review of a chart bump ----------------------------------------------------------------------
 
 
