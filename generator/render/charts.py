@@ -73,9 +73,9 @@ def _inflate_all(
     apis, scoped = served | tree_apis, set(tree_scoped)
     for release, entry in used:
         if release.include_crds:  # what Helm installs before the templates, known in advance
-            chart_apis, chart_scoped = _package_crds(entry)
-            apis |= set(chart_apis)
-            scoped |= chart_scoped
+            package_apis, package_scoped = _package_crds(entry)
+            apis |= set(package_apis)
+            scoped |= package_scoped
     facts = inflate.Facts(version, tuple(sorted(apis)), frozenset(scoped))
     for _ in range(ROUNDS):
         inflated = [inflate.inflate(release, entry, facts) for release, entry in used]
