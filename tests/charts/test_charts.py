@@ -438,7 +438,9 @@ def test_the_crds_a_chart_creates_from_templates_are_served_apis(tmp_path, own_c
         "spec": {
             "targetNamespace": "team",
             "releaseName": "demo",
-            "chart": {"spec": {"chart": "demo", "version": "1.0.0", "sourceRef": {"kind": "HelmRepository", "name": "r"}}},
+            "chart": {
+                "spec": {"chart": "demo", "version": "1.0.0", "sourceRef": {"kind": "HelmRepository", "name": "r"}}
+            },
         },
     }
     cluster = SimpleNamespace(spec={"kubernetesVersion": "1.32"}, folder=root / "clusters" / "c")
@@ -694,3 +696,81 @@ def test_every_privileged_chart_container_is_listed_with_why(locked):
         if len(cells) == 4 and cells[0] != "release" and not set(cells[0]) <= {"-"}:
             listed |= {(cells[0], cells[1], c.strip()) for c in cells[2].split(",")}
     assert found == listed
+
+
+# --- a fleet's shared inflations ---------------------------------------------------------------------
+
+
+@needs_helm()
+def test_an_inflations_yaml_is_cached_beside_it_under_the_emitters_identity(tmp_path, own_cache, monkeypatch):
+    from generator.yamlio import emit
+
+    data = _chart(tmp_path, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  v: 'on'\n")
+    store.add(data)
+    entry = lock.Entry("https://charts.example.com", "demo", "1.0.0", store.digest(data))
+    objects = inflate.inflate(_release(), entry, FACTS)
+    assert inflate.texts(objects) == [emit.to_yaml(o) for o in objects]
+    monkeypatch.setattr(inflate, "_TEXTS", {})  # as a new process finds it
+    monkeypatch.setattr(emit, "to_yaml", lambda obj: pytest.fail("emitted again"))
+    assert inflate.texts(objects) == [
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: team\ndata:\n  v: 'on'\n"
+    ]
+    monkeypatch.setattr(inflate, "_TEXTS", {})
+    monkeypatch.setattr(inflate, "_emitter", lambda: "another emitter")
+    with pytest.raises(pytest.fail.Exception, match="emitted again"):
+        inflate.texts(objects)  # another emitter's bytes are never taken
+
+
+def test_a_shared_chart_objects_rule_findings_are_each_clusters_own(monkeypatch):
+    """A chart object shared by clusters is checked once per settings; each cluster's finding is at
+    its own file, at the line and column a check of that file alone gives."""
+    from types import SimpleNamespace
+
+    from generator.render import checks
+    from generator.render.layout import MARKER, Placed, Tree
+    from generator.yamlio.emit import to_yaml
+
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d", "namespace": "team"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "a"}},
+            "template": {"metadata": {"labels": {"app": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
+        },
+    }
+    relpath = "charts/demo/deployment_team_d.yaml"
+
+    def findings(cluster: str) -> list:
+        text = MARKER.format(cluster=cluster) + to_yaml(deployment)
+        tree = Tree(cluster, {relpath: text.encode()}, [Placed(relpath, deployment, "charts/demo")])
+        spec = SimpleNamespace(spec={"kubernetesVersion": "1.32"}, facts=None)
+        return checks.lint_rules(tree, spec, f"rendered/{cluster}")
+
+    checks._SHARED_RESULTS.clear()
+    first = findings("a-cluster-with-a-long-name")
+    import generator.lint
+
+    checked = generator.lint.object_result
+    monkeypatch.setattr(generator.lint, "object_result", lambda *a: pytest.fail("checked again"))
+    second = findings("b")
+    monkeypatch.setattr(generator.lint, "object_result", checked)
+    checks._SHARED_RESULTS.clear()
+    alone = findings("b")
+    assert [f.rule for f in first] == ["K8S006"]
+    assert first[0].file == f"rendered/a-cluster-with-a-long-name/{relpath}"
+    assert second == alone and second[0].file == f"rendered/b/{relpath}"
+    assert (second[0].line, second[0].col) == (first[0].line, first[0].col)
+
+
+def test_a_schema_overlay_shares_the_compiled_kinds_of_its_validator():
+    """The validators of a fleet's clusters that install different charts compile each core kind once."""
+    from generator.validate.validator import SchemaValidator
+
+    base = SchemaValidator("1.32")
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": []}}
+    overlay = base.with_schemas({("charted.example.com/v1", "Widget"): {"type": "object"}})
+    assert overlay.check(pod) == base.check(pod)
+    assert overlay._validator_for("v1", "Pod") is base._validator_for("v1", "Pod")
+    assert base._validator_for("charted.example.com/v1", "Widget") is None  # the overlay's own
+    assert overlay._validator_for("charted.example.com/v1", "Widget") is not None
