@@ -145,6 +145,11 @@ class SchemaValidator:
         overlay._given_compiled = {k: v for k, v in self._given_compiled.items() if k not in schemas}
         return overlay
 
+    @property
+    def given(self) -> list[tuple[str, str, dict]]:
+        """The schemas given in memory (``with_schemas``), as (apiVersion, kind, schema), sorted."""
+        return [(*key, schema) for key, schema in sorted(self._given.items())]
+
     def schema_source(self, api_version: str, kind: str) -> Path | None:
         """The schema file used for this kind, or None when there is none (or the names cannot have one)."""
         if not kubernetes.nameable(api_version, kind):

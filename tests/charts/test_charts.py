@@ -774,3 +774,52 @@ def test_a_schema_overlay_shares_the_compiled_kinds_of_its_validator():
     assert overlay._validator_for("v1", "Pod") is base._validator_for("v1", "Pod")
     assert base._validator_for("charted.example.com/v1", "Widget") is None  # the overlay's own
     assert overlay._validator_for("charted.example.com/v1", "Widget") is not None
+
+
+def test_lint_of_a_rendered_tree_checks_custom_resources_against_the_crds_its_charts_install(tmp_path, own_cache, run):
+    """As render does: the CRD in the tree's chart preview is the Widget's schema, at that version."""
+    from generator.yamlio.emit import to_yaml
+
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.charted.example.com"},
+        "spec": {
+            "group": "charted.example.com",
+            "names": {"kind": "Widget", "plural": "widgets"},
+            "scope": "Namespaced",
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {
+                        "openAPIV3Schema": {
+                            "type": "object",
+                            "properties": {
+                                "spec": {"type": "object", "properties": {"mode": {"type": "string", "enum": ["slow"]}}}
+                            },
+                        }
+                    },
+                }
+            ],
+        },
+    }
+    tree = tmp_path / "rendered" / "c"
+    (tree / "charts" / "widgets").mkdir(parents=True)
+    (tree / "00-apps" / "team").mkdir(parents=True)
+    (tree / ".gpu-gitops.sum").write_text("", encoding="utf-8")
+    (tree / "charts" / "widgets" / "customresourcedefinition_widgets.charted.example.com.yaml").write_text(
+        to_yaml(crd), encoding="utf-8"
+    )
+
+    def lint(mode: str):
+        meta = {"name": "w", "namespace": "default"}
+        widget = {"apiVersion": "charted.example.com/v1", "kind": "Widget", "metadata": meta, "spec": {"mode": mode}}
+        (tree / "00-apps" / "team" / "widget_default_w.yaml").write_text(to_yaml(widget), encoding="utf-8")
+        return run(tmp_path, "lint", "--format", "json", str(tree / "00-apps"))
+
+    refused = lint("fast")
+    assert refused.exit_code == 1 and "spec.mode" in refused.stdout and "K8S004" not in refused.stdout
+    accepted = lint("slow")
+    assert accepted.exit_code == 0 and "K8S004" not in accepted.stdout, accepted.output
