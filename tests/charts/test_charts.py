@@ -599,6 +599,16 @@ def test_hydrating_a_release_whose_chart_renders_secret_values_is_refused(commit
 
 
 @needs_helm()
+def test_hydrating_a_release_whose_chart_renders_hooks_is_refused(committed, run):
+    """The GPU Operator's pre-delete clean-up Job, applied by a layer, would run at once."""
+    _modes(committed, CLUSTER, **{"gpu-operator": "handover"})
+    result = run(committed, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert f"clusters/{CLUSTER}/cluster.yaml:" in result.output
+    assert "renders Helm hooks" in result.output and "(pre-delete)" in result.output
+
+
+@needs_helm()
 def test_a_mode_for_a_release_the_cluster_does_not_inflate_is_one_input_error(committed, run):
     _modes(committed, CLUSTER, nosuch="hydrated")
     result = run(committed, "render", CLUSTER)
