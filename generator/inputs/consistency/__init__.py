@@ -91,6 +91,7 @@ _MODULES = (
     "in315_fabric_exclude_outside_range",
     "in316_fabric_range_overlaps",
     "in317_fabric_network_unused",
+    "in318_fabric_range_too_small",
     "in401_hugepages_exceed_node_memory",
     "in402_hugepage_quota_exceeds_pools",
     "in403_nvme_disk_pattern_missing",

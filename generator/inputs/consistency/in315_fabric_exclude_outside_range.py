@@ -1,8 +1,10 @@
 """A fabric network's ``exclude`` that is not inside its ``range``.
 
-Rationale: whereabouts skips the excluded addresses when it hands out the range's addresses:
-an exclude outside the range keeps nothing out, so the addresses it was meant to reserve (a
-gateway, the nodes' own fabric addresses) stay in the range and go to pods.
+Rationale: nv-ipam skips the excluded addresses when it hands out the range's addresses: an
+exclude outside the range keeps nothing out, so the addresses it was meant to reserve (a gateway,
+the nodes' own fabric addresses) stay in the range and go to pods; and nv-ipam's own validation
+refuses an IPPool whose exclusions leave its subnet (Mellanox/nvidia-k8s-ipam
+``api/v1alpha1/validate_exclusions.go``).
 
 Fix: exclude only addresses of the range, or widen the range.
 
