@@ -54,12 +54,17 @@ from collections.abc import Callable, Iterator
 
 from generator import addresses, jsonpath
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN101"
-NAME = "address-invalid"
-SEVERITY = "error"
-SUMMARY = "A CIDR, IP address, host or DNS name the API server (or Cilium) refuses"
+META = RuleMeta(
+    "IN101",
+    "address-invalid",
+    "error",
+    "A CIDR, IP address, host or DNS name the API server (or Cilium) refuses",
+    __doc__,
+)
 
 
 def _fields(spec: dict) -> Iterator[tuple[tuple, object, Callable[[object], list[addresses.Problem]], str]]:
@@ -116,3 +121,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 message = f"{what} {value!r} {problem.message}: the API server (or Cilium) refuses it"
             hint = f"write {problem.canonical}" if problem.canonical else f"correct {jsonpath.dotted(path)}"
             yield doc.error(message, path, hint, at_value=True)
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -49,12 +49,14 @@ from collections.abc import Iterator
 from generator import addresses
 from generator.errors import InputError
 from generator.inputs.consistency.in313_fabric_network_without_netdev import NETDEV_FABRICS
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN314"
-NAME = "fabric-range-invalid"
-SEVERITY = "error"
-SUMMARY = "A fabric network's range or exclude is not a valid CIDR"
+META = RuleMeta(
+    "IN314", "fabric-range-invalid", "error", "A fabric network's range or exclude is not a valid CIDR", __doc__
+)
+
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -89,3 +91,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             continue
         for j, cidr in enumerate(network.get("exclude", [])):
             yield from _cidr_errors(cidr, (*base, "exclude", j), doc)
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -48,12 +48,13 @@ from collections.abc import Iterator
 from generator import addresses
 from generator.errors import InputError
 from generator.inputs.consistency.in314_fabric_range_invalid import valid_ranges
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN315"
-NAME = "fabric-exclude-outside-range"
-SEVERITY = "error"
-SUMMARY = "A fabric network excludes addresses outside its range"
+META = RuleMeta(
+    "IN315", "fabric-exclude-outside-range", "error", "A fabric network excludes addresses outside its range", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -69,3 +70,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     f"exclude only addresses of {network['range']}",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -58,12 +58,17 @@ from collections.abc import Iterator
 from generator import addresses, jsonpath
 from generator.errors import InputError
 from generator.inputs.consistency.in314_fabric_range_invalid import valid_ranges
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN316"
-NAME = "fabric-range-overlaps"
-SEVERITY = "error"
-SUMMARY = "A fabric range overlaps the pod network, the Service CIDR, the API server or another pool's range"
+META = RuleMeta(
+    "IN316",
+    "fabric-range-overlaps",
+    "error",
+    "A fabric range overlaps the pod network, the Service CIDR, the API server or another pool's range",
+    __doc__,
+)
 
 HINT = (
     "choose a range outside the pod network, the Service CIDR, the API server's addresses and the other pools' ranges"
@@ -111,3 +116,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 )
         # nv-ipam allocates each IPPool on its own: overlapping ranges hand out an address twice
         taken.append((rng, f"node pool {pool['name']}'s fabric range", "nv-ipam would hand out addresses twice", HINT))
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -53,12 +53,17 @@ from collections.abc import Iterator
 from generator import addresses
 from generator.errors import InputError
 from generator.inputs.consistency.in314_fabric_range_invalid import Network, valid_ranges
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN318"
-NAME = "fabric-range-too-small"
-SEVERITY = "error"
-SUMMARY = "A fabric range holds fewer per-node blocks than the pool has nodes"
+META = RuleMeta(
+    "IN318",
+    "fabric-range-too-small",
+    "error",
+    "A fabric range holds fewer per-node blocks than the pool has nodes",
+    __doc__,
+)
 
 
 def _first_offset(rng: Network) -> int:
@@ -140,3 +145,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             hint,
             at_value=True,
         )
+
+
+CHECK = InputCheck(meta=META, check=check)
