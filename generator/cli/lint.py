@@ -235,20 +235,30 @@ def _tree_crd_schemas(ctx: Context, targets: list[str], display: Callable[[str],
     against them (``render.charts.crd_schemas``), ahead of any schema location. A kind whose
     schema differs between two trees (clusters at different chart versions) is left to the
     schema locations, said once: lint those trees one at a time."""
+    from ruamel.yaml import YAMLError
+
     from generator.lint.crdimport import document_schema, versions
-    from generator.yamlio.read import load
+    from generator.yamlio.read import TooDeep, load_data
 
     trees = {tree.resolve(): tree for target in targets if target != "-" for tree in _trees_of(Path(target))}
     found: dict[tuple[str, str], dict] = {}
     differing: set[tuple[str, str]] = set()
     for tree in sorted(trees.values()):
         for path in sorted(tree.rglob("customresourcedefinition_*.yaml")):
-            crd = load(path.read_text(encoding="utf-8"))
-            if not isinstance(crd, dict) or not str(crd.get("apiVersion", "")).startswith("apiextensions.k8s.io/"):
-                continue
-            spec = crd.get("spec") or {}
+            try:
+                crd = load_data(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, YAMLError, TooDeep):
+                continue  # a file lint cannot read is reported as such, with no schema from it
+            spec = crd.get("spec") if isinstance(crd, dict) else None
+            if (
+                not isinstance(spec, dict)
+                or not str(crd.get("apiVersion", "")).startswith("apiextensions.k8s.io/")
+                or not isinstance(spec.get("group"), str)
+                or not isinstance((spec.get("names") or {}).get("kind"), str)
+            ):
+                continue  # not a CRD the API server would take: K8S003 says so of the file
             for version, schema in versions(crd):
-                key = (f"{spec.get('group')}/{version}", str((spec.get("names") or {}).get("kind")))
+                key = (f"{spec['group']}/{version}", spec["names"]["kind"])
                 document = document_schema(crd, version, schema)
                 if found.setdefault(key, document) != document:
                     differing.add(key)

@@ -823,6 +823,10 @@ def test_lint_of_a_rendered_tree_checks_custom_resources_against_the_crds_its_ch
         to_yaml(crd), encoding="utf-8"
     )
 
+    for broken in ("spec: [", "- a list", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"):
+        name = f"customresourcedefinition_broken{len(broken)}.example.com.yaml"
+        (tree / "charts" / "widgets" / name).write_text(broken, encoding="utf-8")  # no schema, no crash
+
     def lint(mode: str):
         meta = {"name": "w", "namespace": "default"}
         widget = {"apiVersion": "charted.example.com/v1", "kind": "Widget", "metadata": meta, "spec": {"mode": mode}}
@@ -831,5 +835,6 @@ def test_lint_of_a_rendered_tree_checks_custom_resources_against_the_crds_its_ch
 
     refused = lint("fast")
     assert refused.exit_code == 1 and "spec.mode" in refused.stdout and "K8S004" not in refused.stdout
+    assert "Traceback" not in refused.output
     accepted = lint("slow")
     assert accepted.exit_code == 0 and "K8S004" not in accepted.stdout, accepted.output
