@@ -8,7 +8,8 @@ Needs Helm (GPU_GITOPS_HELM or PATH) and ../shared/charts. Both projects hold th
 renamed copies of the examples (bench_render.make_project); the one with charts also has
 clusters/charts.lock, and its cache is filled by `charts pull --from ../shared/charts` and one
 warm-up render. Each figure is the median over REPEAT runs, each from scratch in a fresh
-process and a project copy of its own, of the CPU seconds of the process and its children.
+process and a project copy of its own, of the CPU seconds of the process and its children; the
+runs of the two projects alternate.
 """
 
 from __future__ import annotations
@@ -38,15 +39,18 @@ def cpu(args: list[str], env: dict, ok: tuple[int, ...] = (0,)) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def measure(template: Path, work: Path, env: dict, repeat: int) -> tuple[float, float]:
-    """Median CPU of a render from scratch, and of a no-op check after it."""
-    renders, checks = [], []
+def measure(templates: list[Path], work: Path, env: dict, repeat: int) -> list[tuple[float, float]]:
+    """Per project, the median CPU of a render from scratch and of a no-op check after it; the
+    projects' runs interleaved, so a change in the neighbours' load falls on both alike."""
+    renders: dict[Path, list[float]] = {t: [] for t in templates}
+    checks: dict[Path, list[float]] = {t: [] for t in templates}
     for i in range(repeat):
-        root = work / f"{template.name}-{i}"
-        shutil.copytree(template, root)
-        renders.append(cpu(["--root", str(root), "render", "--jobs", "1"], env))
-        checks.append(cpu(["--root", str(root), "check"], env, ok=(0, 1)))  # 1: the copy is not in git
-    return statistics.median(renders), statistics.median(checks)
+        for template in templates:
+            root = work / f"{template.name}-{i}"
+            shutil.copytree(template, root)
+            renders[template].append(cpu(["--root", str(root), "render", "--jobs", "1"], env))
+            checks[template].append(cpu(["--root", str(root), "check"], env, ok=(0, 1)))  # 1: the copy is not in git
+    return [(statistics.median(renders[t]), statistics.median(checks[t])) for t in templates]
 
 
 def main() -> None:
@@ -63,8 +67,7 @@ def main() -> None:
         warm = work / "warm"
         shutil.copytree(charted, warm)
         cpu(["--root", str(warm), "render"], env)  # fills the inflation cache
-        without = measure(plain, work, env, repeat)
-        with_charts = measure(charted, work, env, repeat)
+        without, with_charts = measure([plain, charted], work, env, repeat)
         print(f"{copies} clusters, median of {repeat}, CPU seconds")
         print(f"render without charts  {without[0]:8.2f}    no-op check {without[1]:6.2f}")
         print(f"render with charts     {with_charts[0]:8.2f}    no-op check {with_charts[1]:6.2f}")

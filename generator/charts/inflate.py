@@ -3,9 +3,10 @@ with what the engine passes, turned into sorted plain objects, cached by everyth
 decides them.
 
 The cache key is the chart's digest, the release name and namespace, the values, the cluster's
-version, the API versions, the CRD policy and the Helm version: a fleet whose clusters share a
+version, the API versions and cluster-scoped custom kinds, the CRD policy and the Helm version: a fleet whose clusters share a
 release inflates it once, and a no-op render reads JSON instead of running Helm. The cache is
-``<cache>/inflated/<key>.json``, written in one rename.
+``<cache>/inflated/<key>.json``, written in one rename; beside it ``<key>.<emitter>.yaml.json``
+holds the objects' YAML (``texts``), so a render whose inflations are cached emits none.
 
 Namespaced objects without ``metadata.namespace`` get the release's namespace, as Helm's kube
 client (helm-controller) and Argo CD's apply do; which kinds are cluster-scoped comes from the
@@ -27,6 +28,7 @@ differ, so its values can ask for certificates from cert-manager or a CronJob in
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import io
 import json
@@ -169,6 +171,7 @@ def _key(entry: lock.Entry, release: Release, facts: Facts, version: str) -> str
             release.values,
             facts.kube_version,
             facts.api_versions,
+            sorted(facts.cluster_scoped),
             version,
         ],
         sort_keys=True,
@@ -178,8 +181,17 @@ def _key(entry: lock.Entry, release: Release, facts: Facts, version: str) -> str
 
 
 # Inflations already read in this process, by key: a fleet's clusters that share a release share
-# its objects (never changed once inflated), so each is read, emitted and validated once.
+# its objects (never changed once inflated), so each is read, emitted and validated once. Kept
+# for the whole process, so the id of a list here is never reused (``_KEYS``).
 _SEEN: dict[str, list[dict]] = {}
+_KEYS: dict[int, str] = {}  # id of a list in _SEEN → its key
+_TEXTS: dict[str, list[str]] = {}  # key → the YAML of each object
+
+
+def _seen(key: str, objects: list[dict]) -> list[dict]:
+    _SEEN[key] = objects
+    _KEYS[id(objects)] = key
+    return objects
 
 
 def inflate(release: Release, entry: lock.Entry, facts: Facts) -> list[dict]:
@@ -192,8 +204,7 @@ def inflate(release: Release, entry: lock.Entry, facts: Facts) -> list[dict]:
     data = package(entry)
     cached = cache_root() / "inflated" / f"{key}.json"
     try:
-        _SEEN[key] = json.loads(cached.read_bytes())
-        return _SEEN[key]
+        return _seen(key, json.loads(cached.read_bytes()))
     except (OSError, ValueError):
         pass
     invocation = helm.Invocation(
@@ -223,16 +234,51 @@ def inflate(release: Release, entry: lock.Entry, facts: Facts) -> list[dict]:
             "a CronJob, fixed names), as docs/charts.md describes",
         )
     _store(cached, objects)
-    _SEEN[key] = objects
-    return objects
+    return _seen(key, objects)
 
 
-def _store(cached: Path, objects: list[dict]) -> None:
-    """Keep an inflation; a cache that cannot be written only costs time."""
+@functools.cache
+def _emitter() -> str:
+    """The identity of the YAML emitter: its module's bytes and ruamel.yaml's version (the
+    bytes of what it does not model are ruamel's)."""
+    import ruamel.yaml
+
+    from generator.yamlio import emit
+
+    return hashlib.sha256(Path(emit.__file__).read_bytes() + ruamel.yaml.__version__.encode()).hexdigest()[:32]
+
+
+def texts(objects: list[dict]) -> list[str]:
+    """The canonical YAML of each of ``inflate``'s objects (``yamlio.emit.to_yaml``): emitted
+    once, and cached beside the inflation under the emitter's identity, so a render whose
+    inflations are cached emits none of them (a CRD can be megabytes of YAML). Objects that are
+    not an inflation's, as given, are emitted."""
+    from generator.yamlio.emit import to_yaml
+
+    key = _KEYS.get(id(objects))
+    if key is None or _SEEN.get(key) is not objects:
+        return [to_yaml(o) for o in objects]
+    if key in _TEXTS:
+        return _TEXTS[key]
+    cached = cache_root() / "inflated" / f"{key}.{_emitter()}.yaml.json"
+    try:
+        found = json.loads(cached.read_bytes())
+        if isinstance(found, list) and len(found) == len(objects) and all(isinstance(t, str) for t in found):
+            _TEXTS[key] = found
+            return found
+    except (OSError, ValueError):
+        pass
+    _TEXTS[key] = [to_yaml(o) for o in objects]
+    _store(cached, _TEXTS[key])
+    return _TEXTS[key]
+
+
+def _store(cached: Path, data: list) -> None:
+    """Keep an inflation or its texts; a cache that cannot be written only costs time."""
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         partial = cached.with_name(f"{cached.name}.{os.getpid()}.part")
-        partial.write_text(json.dumps(objects, sort_keys=True, separators=(",", ":")), encoding="utf-8")
+        partial.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")), encoding="utf-8")
         partial.replace(cached)
     except OSError:
         pass

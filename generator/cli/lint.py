@@ -130,11 +130,14 @@ def lint(args: LintArgs) -> int:
     passed_by: dict[str, None] = {}
     validator = None
     runs = _runs(args, config.data, settings, overrides, targets, display)
+    tree_schemas = _tree_crd_schemas(ctx, targets, display)
     several = len({cluster for cluster, _, _ in runs}) > 1
     for cluster, run_settings, paths in runs:
         if args.require_schemas or config.require_schemas:
             run_settings.rules["K8S004"] = "error"
         run_validator = make_validator(run_settings)
+        if tree_schemas:
+            run_validator = run_validator.with_schemas(tree_schemas)
         result = lint_paths(
             paths,
             run_settings,
@@ -211,6 +214,65 @@ def _rendered_trees(path: Path) -> bool:
         return True
     trees = [p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")]
     return bool(trees) and all((p / SUM_FILE).is_file() for p in trees)
+
+
+def _trees_of(path: Path) -> list[Path]:
+    """The rendered trees ``path`` is, holds (``rendered/``) or is inside (a file or folder of one)."""
+    from generator.tree.fingerprint import SUM_FILE
+
+    held = sorted(p for p in path.iterdir() if p.is_dir() and (p / SUM_FILE).is_file()) if path.is_dir() else []
+    if held and not (path / SUM_FILE).is_file():
+        return held
+    for folder in [path, *path.resolve().parents]:
+        if (folder / SUM_FILE).is_file():
+            return [folder]
+    return []
+
+
+def _tree_crd_schemas(ctx: Context, targets: list[str], display: Callable[[str], str]) -> dict:
+    """(apiVersion, kind) → document schema of every CRD in the rendered trees linted: what their
+    charts install, in preview (``charts/``) or hydrated, as render checks their custom resources
+    against them (``render.charts.crd_schemas``), ahead of any schema location. A kind whose
+    schema differs between two trees (clusters at different chart versions) is left to the
+    schema locations, said once: lint those trees one at a time."""
+    from ruamel.yaml import YAMLError
+
+    from generator.lint.crdimport import document_schema, versions
+    from generator.yamlio.read import TooDeep, load_data
+
+    trees = {tree.resolve(): tree for target in targets if target != "-" for tree in _trees_of(Path(target))}
+    found: dict[tuple[str, str], dict] = {}
+    differing: set[tuple[str, str]] = set()
+    for tree in sorted(trees.values()):
+        for path in sorted(tree.rglob("customresourcedefinition_*.yaml")):
+            try:
+                crd = load_data(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, YAMLError, TooDeep):
+                continue  # a file lint cannot read is reported as such, with no schema from it
+            spec = crd.get("spec") if isinstance(crd, dict) else None
+            if (
+                not isinstance(spec, dict)
+                or not str(crd.get("apiVersion", "")).startswith("apiextensions.k8s.io/")
+                or not isinstance(spec.get("group"), str)
+                or not isinstance((spec.get("names") or {}).get("kind"), str)
+            ):
+                continue  # not a CRD the API server would take: K8S003 says so of the file
+            for version, schema in versions(crd):
+                key = (f"{spec['group']}/{version}", spec["names"]["kind"])
+                document = document_schema(crd, version, schema)
+                if found.setdefault(key, document) != document:
+                    differing.add(key)
+    if differing:
+        kinds = ", ".join(f"{kind} ({api})" for api, kind in sorted(differing))
+        ctx.ui.diagnostic(
+            Diagnostic(
+                Location(),
+                "warning",
+                f"the rendered trees install different versions of {kinds}: checked against the schema locations",
+                "lint each tree on its own to check its custom resources against the CRDs it installs",
+            )
+        )
+    return {key: document for key, document in found.items() if key not in differing}
 
 
 def _runs(

@@ -1,7 +1,7 @@
 """``gpu-gitops lint``: strict schemas, GPU and API-server rules, located findings.
 
-``lint_paths`` is the library entry point the CLI wraps; ``lint_objects`` runs the same
-rules over objects that render produced, so render, check and lint agree.
+``lint_paths`` is the library entry point the CLI wraps; ``object_result`` runs the same
+rules over an object that render produced, so render, check and lint agree.
 
 May import: generator.replace, generator.ruledoc, generator.rulemeta, generator.addresses, generator.diagnostic, generator.errors, generator.paths,
 generator.jsonpath, generator.yamlio, generator.library, generator.validate, generator.kube, generator.pathmatch,
@@ -15,8 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from generator.diagnostic import Diagnostic
-    from generator.lint.engine import Result
+    from generator.lint.engine import Engine, FileResult, Result
     from generator.lint.settings import Settings
     from generator.validate import SchemaValidator
 
@@ -79,24 +78,18 @@ def lint_paths(
     return engine.finish(results[: len(files)], results[len(files) :])
 
 
-def lint_objects(objects: list[tuple[str, str, dict]], settings: Settings) -> list[Diagnostic]:
-    """Rule findings (no schema checks: render has done them) for ``(file, text, object)`` triples.
+def object_result(engine: Engine, file: str, text: str, obj: dict) -> FileResult:
+    """The rules' result (``Engine.check_file``; no schema checks: render has done them) for one
+    rendered object in ``file``, whose text is ``text``.
 
     A finding is located through the reader's position map of the text (``yamlio.read``), as
     lint locates the files it reads: the text is the emitter's, one plain document, and the
     map is built only for a document that has something to report (a fifth of the cost of
     composing it with ruamel)."""
-    from generator.lint.engine import Engine
-    from generator.lint.loader import Source
     from generator.lint.model import Document
     from generator.yamlio.read import Positions
 
-    sources = []
-    for file, text, obj in objects:
-        source = Source(file, [Document(file, text, 0, obj, where=Positions(text))])
-        sources.append(source)
-    engine = Engine(settings, None)
-    return engine.run(sources).findings
+    return engine.check_file(file, [Document(file, text, 0, obj, where=Positions(text))])
 
 
-__all__ = ["Engine", "Resource", "Result", "Settings", "lint_objects", "lint_paths", "make_validator"]
+__all__ = ["Engine", "Resource", "Result", "Settings", "lint_paths", "make_validator", "object_result"]

@@ -86,6 +86,7 @@ def _schema_fingerprint(validator: SchemaValidator) -> list:
     variables.update(dict.fromkeys(_KIND_VARIABLES, "\0"))
     core = kubernetes.version_dir(validator.version)
     found: list = [validator.version_text, str(core), core.stat().st_mtime_ns if core.is_dir() else None]
+    found.append(hashlib.sha256(json.dumps(validator.given, sort_keys=True).encode()).hexdigest())  # with_schemas
     for location in validator.locations:
         found.append(location.template)
         if location.is_remote:

@@ -62,6 +62,21 @@ class FileResult:
     warnings: dict[str, None] = field(default_factory=dict)  # the validator's, about the kinds checked here
     passed_by: bool = False  # no document is object-like: not a manifest, not checked
 
+    def moved(self, display: str) -> FileResult:
+        """The result of the same documents in another file: what was located in this one, there."""
+
+        def there(finding: Diagnostic) -> Diagnostic:
+            if finding.location.path != self.display:
+                return finding
+            return replace(finding, location=replace(finding.location, path=display))
+
+        return replace(
+            self,
+            display=display,
+            findings=[(there(f), namespace) for f, namespace in self.findings],
+            facts=[(rule, fact, there(f) if f is not None else None) for rule, fact, f in self.facts],
+        )
+
 
 @dataclass
 class Result:

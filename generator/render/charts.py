@@ -43,6 +43,56 @@ def _package_crds(entry: lock.Entry) -> tuple[tuple[str, ...], frozenset[tuple[s
     return tuple(sorted(apis)), frozenset(cluster)
 
 
+def _crds(objects: list[dict]) -> list[dict]:
+    return [
+        o
+        for o in objects
+        if o.get("kind") == "CustomResourceDefinition"
+        and str(o.get("apiVersion", "")).startswith("apiextensions.k8s.io/")
+    ]
+
+
+# A chart's CRDs could depend on the API versions it is given; rounds of inflation until the
+# versions given are those the installed CRDs serve; two rounds settle any chart whose CRDs do
+# not themselves depend on the API versions.
+ROUNDS = 4
+
+
+def _inflate_all(
+    used: list[tuple[Release, lock.Entry]], version: str, served: set[str], tree_crds: list[dict]
+) -> list[list[dict]]:
+    """Every release inflated with the cluster's facts: its served APIs, and the APIs of every
+    CRD the tree and the releases install, from a chart's ``crds/`` or its ``templates/``.
+
+    In the cluster the engine renders a release with the APIs the API server serves then: once
+    the tree is applied, every CRD it installs (KEDA's and Kueue's charts create theirs from
+    ``templates/``). The CRDs of ``crds/`` are known before inflating, those of ``templates/``
+    only after; a cluster whose charts template CRDs is inflated again with their APIs, until
+    the APIs given are exactly those installed (``ROUNDS``)."""
+    tree_apis, tree_scoped = inflate.crd_apis(tree_crds)
+    apis, scoped = served | tree_apis, set(tree_scoped)
+    for release, entry in used:
+        if release.include_crds:  # what Helm installs before the templates, known in advance
+            package_apis, package_scoped = _package_crds(entry)
+            apis |= set(package_apis)
+            scoped |= package_scoped
+    facts = inflate.Facts(version, tuple(sorted(apis)), frozenset(scoped))
+    for _ in range(ROUNDS):
+        inflated = [inflate.inflate(release, entry, facts) for release, entry in used]
+        chart_apis, chart_scoped = inflate.crd_apis([crd for objects in inflated for crd in _crds(objects)])
+        settled = inflate.Facts(
+            version, tuple(sorted(served | tree_apis | chart_apis)), frozenset(tree_scoped | chart_scoped)
+        )
+        if settled == facts:
+            return inflated
+        facts = settled
+    raise InputError(
+        f"the CRDs the charts install change with the API versions they are given ({', '.join(r.name for r, _ in used)}), "
+        f"and do not settle in {ROUNDS} inflations",
+        hint="set the charts' values so the CRDs they install do not depend on .Capabilities.APIVersions",
+    )
+
+
 def read_lock(project: Project) -> dict | None:
     try:
         return lock.read(project.chart_lock)
@@ -64,22 +114,11 @@ def previews(project: Project, cluster: Cluster, components: dict[str, list[dict
         return result
     shown = project.display(project.chart_lock)
     used = [(release, inflate.lock_entry(release, entries, shown)) for release in found]
-    tree_crds = [
-        o
-        for objs in components.values()
-        for o in objs
-        if o.get("kind") == "CustomResourceDefinition"
-        and str(o.get("apiVersion", "")).startswith("apiextensions.k8s.io/")
-    ]
-    apis, cluster_scoped = inflate.crd_apis(tree_crds)
-    for _, entry in used:
-        chart_apis, chart_scoped = _package_crds(entry)
-        apis |= set(chart_apis)
-        cluster_scoped |= chart_scoped
-    version = cluster.spec["kubernetesVersion"]
-    apis |= set(served_apis(resolve_version(version)))
-    facts = inflate.Facts(str(version), tuple(sorted(apis)), frozenset(cluster_scoped))
-    for release, entry in used:
+    tree_crds = _crds([o for objs in components.values() for o in objs])
+    version = str(cluster.spec["kubernetesVersion"])
+    served = set(served_apis(resolve_version(version)))
+    inflated = _inflate_all(used, version, served, tree_crds)
+    for (release, entry), objects in zip(used, inflated, strict=True):
         folder = f"{FOLDER}/{release.name}"
         if folder in result.folders:
             raise InputError(
@@ -87,7 +126,7 @@ def previews(project: Project, cluster: Cluster, components: dict[str, list[dict
                 path=project.display(cluster.folder / "cluster.yaml"),
                 hint="give each release its own name",
             )
-        result.folders[folder] = inflate.inflate(release, entry, facts)
+        result.folders[folder] = objects
         result.releases[folder] = release
         result.entries.append(entry)
     return result

@@ -6,14 +6,21 @@ Render and check stop a cluster on an error here; its old tree stays. What is fo
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.inputs.load import Cluster
 from generator.render.charts import FOLDER
 from generator.render.layout import MARKER, Tree
 from generator.validate import SchemaValidator
+
+if TYPE_CHECKING:
+    from generator.lint.engine import FileResult
+    from generator.lint.settings import Settings
 
 CHARTS = f"{FOLDER}/"
 
@@ -123,13 +130,25 @@ def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, pref
     return problems
 
 
+# Rule results of inflated chart objects, which clusters that share a release share: checked once
+# per object and settings in a process, then moved to each cluster's file (the object kept, so no
+# id is reused). The text of such a file differs between clusters only in its first line, the
+# header naming the cluster, so every finding has the same line and column.
+_SHARED_RESULTS: dict[tuple[str, int, str], tuple[dict, FileResult]] = {}
+
+
+def _settings_key(settings: Settings) -> str:
+    return json.dumps(dataclasses.asdict(settings), sort_keys=True, default=str)
+
+
 def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = None) -> list[Diagnostic]:
     """The lint rules' errors on the rendered objects, with the config file's lint settings
     (``config`` is its data), so render, check and lint agree.
 
     Only the rules at error level run: render reports nothing else, and a finding's line and
     column cost a parse of its file, so warnings nobody prints are not looked for."""
-    from generator.lint import lint_objects
+    from generator.lint import object_result
+    from generator.lint.engine import Engine
     from generator.lint.rules import REGISTRY
     from generator.lint.settings import for_cluster
 
@@ -138,8 +157,22 @@ def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = 
     settings.rules.update(
         {r.meta.id: "off" for r in REGISTRY if settings.rules.get(r.meta.id, r.meta.severity) != "error"}
     )
-    objects = [(f"{prefix}/{p.relpath}", tree.files[p.relpath].decode(), p.obj) for p in tree.placed]
-    return [f for f in lint_objects(objects, settings) if f.severity == "error"]
+    engine = Engine(settings, None)
+    shared = _settings_key(settings)
+    results = []
+    for placed in tree.placed:
+        file = f"{prefix}/{placed.relpath}"
+        if not placed.relpath.startswith(CHARTS):
+            results.append(object_result(engine, file, tree.files[placed.relpath].decode(), placed.obj))
+            continue
+        # a config file's ignores may name files: then each cluster's file is its own
+        key = (shared, id(placed.obj), file if settings.ignores else placed.relpath)
+        known = _SHARED_RESULTS.get(key)
+        if known is None or known[0] is not placed.obj:
+            result = object_result(engine, file, tree.files[placed.relpath].decode(), placed.obj)
+            known = _SHARED_RESULTS[key] = (placed.obj, result)
+        results.append(known[1] if known[1].display == file else known[1].moved(file))
+    return [f for f in engine.finish(results).findings if f.severity == "error"]
 
 
 def check(

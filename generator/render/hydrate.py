@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import copy
 
-from generator.charts.inflate import REDACTED, REDACTED_B64
+from generator.charts.inflate import HOOK, REDACTED, REDACTED_B64
 from generator.charts.releases import ARGO_APPLICATION, FLUX_RELEASE, FLUX_REPOSITORY, Release
 from generator.inputs.load import Cluster
 from generator.paths import Project
@@ -87,6 +87,7 @@ def apply(project: Project, cluster: Cluster, components: dict[str, list[dict]],
         folder, release = by_name[name]
         objects = charts.folders.pop(folder)
         _no_secret_values(cluster, release, objects)
+        _no_hooks(cluster, release, objects)
         own = components[release.component]
         engine = _engine_object(own, release)
         if mode == HANDOVER:
@@ -198,6 +199,29 @@ def _no_secret_values(cluster: Cluster, release: Release, objects: list[dict]) -
                 hint="set the release's values so the chart renders no Secret values (certificates from "
                 "cert-manager or a CronJob: docs/charts.md), or keep it in preview",
             )
+
+
+def _no_hooks(cluster: Cluster, release: Release, objects: list[dict]) -> None:
+    """A Helm hook cannot be applied as a plain object: refuse to hydrate a chart that renders one.
+
+    The engines run a hook only around an install, upgrade, rollback or uninstall of the release
+    (helm ``pkg/action``; Argo CD maps some to its own sync hooks), and Helm never applies it with
+    the release's other objects. Applied by a layer, a hook runs at once (a ``pre-delete`` Job, as
+    the GPU Operator's and NFD's charts have, deletes what the release installed), and a hook Job
+    changed by a chart bump cannot be applied over the one that ran (its pod template is immutable)."""
+    hooks = [
+        f"{o['kind']} {o['metadata'].get('namespace', '')}/{o['metadata'].get('name')} ({annotations[HOOK]})"
+        for o in objects
+        if HOOK in (annotations := o["metadata"].get("annotations") or {})
+    ]
+    if hooks:
+        raise cluster.source.error(
+            f"release {release.name} cannot be applied as plain objects: its chart renders Helm hooks, "
+            f"which only an install, upgrade or uninstall of the release runs: {', '.join(hooks[:3])}"
+            + (f" and {len(hooks) - 3} more" if len(hooks) > 3 else ""),
+            ("gitops", "charts", release.name),
+            hint="set the release's values so the chart renders no hooks, or keep it in preview (docs/charts.md)",
+        )
 
 
 def _no_clash(cluster: Cluster, release: Release, own: list[dict], objects: list[dict]) -> None:

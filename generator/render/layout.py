@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from generator.charts.inflate import texts
 from generator.errors import InputError
 from generator.inputs.load import Cluster
 from generator.library import jsonnet, registry
@@ -104,27 +105,14 @@ def build_tree(
     return tree
 
 
-# The YAML of inflated chart objects, which clusters that share a release share (charts.inflate):
-# emitted once per process. Keyed by the object's id, the object kept, so an id is never reused.
-_SHARED_YAML: dict[int, tuple[dict, str]] = {}
-
-
-def _emit(obj: dict, shared: bool) -> str:
-    if not shared:
-        return to_yaml(obj)
-    known = _SHARED_YAML.get(id(obj))
-    if known is None or known[0] is not obj:
-        known = _SHARED_YAML[id(obj)] = (obj, to_yaml(obj))
-    return known[1]
-
-
 def _add_folder(
     tree: Tree, header: str, folder: str, component: str, objects: list[dict], shared: bool = False
 ) -> None:
     """One file per object plus the folder's kustomization.yaml; a file-name clash is an error.
     ``shared``: the objects are shared between clusters (inflated charts), their YAML too."""
     names: dict[str, dict] = {}
-    for obj in objects:
+    emitted = texts(objects) if shared else [to_yaml(o) for o in objects]
+    for obj, text in zip(objects, emitted, strict=True):
         name = object_filename(obj)
         if name in names:
             raise InputError(
@@ -134,7 +122,7 @@ def _add_folder(
                 "check overrides.libsonnet for a duplicated object",
             )
         names[name] = obj
-        tree.files[f"{folder}/{name}"] = (header + _emit(obj, shared)).encode()
+        tree.files[f"{folder}/{name}"] = (header + text).encode()
         tree.placed.append(Placed(f"{folder}/{name}", obj, component))
     tree.files[f"{folder}/{KUSTOMIZATION}"] = _kustomization(header, sorted(names))
 

@@ -78,6 +78,7 @@ class _Kind:
     schema: dict
     registry: Callable[[], Registry]
     fast: Callable[[object], bool] | None
+    custom: bool = False  # a custom resource's: the API server's CRD handling applies (``check``)
     _full: Any = None
 
     def passes(self, obj: object) -> bool:
@@ -124,10 +125,11 @@ class SchemaValidator:
             self.locations.append(SchemaLocation(self.schema_set.location))
         self.cache = cache
         self.warnings: dict[str, None] = {}
+        # compiled kinds, shared with every overlay made from this validator (``with_schemas``),
+        # but for the kinds an overlay is given: those are in the overlay's own ``_given_compiled``
         self._compiled: dict[tuple[str, str], _Kind | None] = {}
-        self._crd: dict[tuple[str, str], dict] = {}
-        self._core_compiler: fastcheck.Compiler | None = None
-        self._core_registry: Registry | None = None
+        self._given_compiled: dict[tuple[str, str], _Kind | None] = {}
+        self._core_state: dict[str, Any] = {}  # the core kinds' compiler and registry, shared too
         # per custom resource kind looked up: the schema paths consulted (``consulted``)
         self._lookups: dict[tuple[str, str], list[tuple[str, bool]]] = {}
         # (apiVersion, kind) → document schema given in memory (``with_schemas``), before any location
@@ -140,9 +142,13 @@ class SchemaValidator:
         kinds and warnings included, is shared with this one."""
         overlay = copy.copy(self)
         overlay._given = {**self._given, **schemas}
-        overlay._compiled = {k: v for k, v in self._compiled.items() if k not in schemas}
-        overlay._crd = {k: v for k, v in self._crd.items() if k not in schemas}
+        overlay._given_compiled = {k: v for k, v in self._given_compiled.items() if k not in schemas}
         return overlay
+
+    @property
+    def given(self) -> list[tuple[str, str, dict]]:
+        """The schemas given in memory (``with_schemas``), as (apiVersion, kind, schema), sorted."""
+        return [(*key, schema) for key, schema in sorted(self._given.items())]
 
     def schema_source(self, api_version: str, kind: str) -> Path | None:
         """The schema file used for this kind, or None when there is none (or the names cannot have one)."""
@@ -176,9 +182,10 @@ class SchemaValidator:
 
     def _validator_for(self, api_version: str, kind: str) -> _Kind | None:
         key = (api_version, kind)
-        if key not in self._compiled:
-            self._compiled[key] = self._compile(api_version, kind)
-        return self._compiled[key]
+        compiled = self._given_compiled if key in self._given else self._compiled
+        if key not in compiled:
+            compiled[key] = self._compile(api_version, kind)
+        return compiled[key]
 
     def _compile(self, api_version: str, kind: str) -> _Kind | None:
         given = self._given.get((api_version, kind))
@@ -189,8 +196,7 @@ class SchemaValidator:
                     f"{kind} ({api_version}): schema pattern {pattern!r} has no Python equivalent; that pattern is not checked"
                 ),
             )
-            self._crd[(api_version, kind)] = schema
-            return _Kind(schema, _empty_registry, fast)
+            return _Kind(schema, _empty_registry, fast, custom=True)
         source = self.schema_source(api_version, kind)
         if source is None:
             return None
@@ -208,18 +214,19 @@ class SchemaValidator:
                 ),
                 check=not synced,
             )
-            self._crd[(api_version, kind)] = schema
-            return _Kind(schema, _empty_registry, fast)
+            return _Kind(schema, _empty_registry, fast, custom=True)
         return _Kind(schema, self._core, self._core_check(schema))
 
     def _core_check(self, schema: dict) -> fastcheck.Check | None:
         """A core kind's compiled yes/no check (``$ref``s into the version's definitions), or None."""
-        if self._core_compiler is None:
-            self._core_compiler = fastcheck.Compiler(kubernetes.definitions(self.version)["$defs"], _CORE_REF_PREFIXES)
-        return _compiled(schema, self._core_compiler)
+        if "compiler" not in self._core_state:
+            self._core_state["compiler"] = fastcheck.Compiler(
+                kubernetes.definitions(self.version)["$defs"], _CORE_REF_PREFIXES
+            )
+        return _compiled(schema, self._core_state["compiler"])
 
     def _core(self) -> Registry:
-        if self._core_registry is None:
+        if "registry" not in self._core_state:
             import referencing.jsonschema
             from referencing import Registry, Resource
 
@@ -227,8 +234,8 @@ class SchemaValidator:
                 kubernetes.definitions(self.version), default_specification=referencing.jsonschema.DRAFT202012
             )
             # crawled once: an uncrawled registry re-walks all definitions on every $ref lookup
-            self._core_registry = Registry().with_resource(_DEFINITIONS_URI, defs).crawl()
-        return self._core_registry
+            self._core_state["registry"] = Registry().with_resource(_DEFINITIONS_URI, defs).crawl()
+        return self._core_state["registry"]
 
     def warn(self, message: str) -> None:
         self.warnings.setdefault(message, None)
@@ -246,7 +253,7 @@ class SchemaValidator:
         compiled = self._validator_for(api_version, kind)
         if compiled is None:
             return [SchemaProblem("missing-schema", f"could not find schema for {kind} ({api_version})")]
-        crd = self._crd.get((api_version, kind))
+        crd = compiled.schema if compiled.custom else None
         if crd is not None:
             # the mutating webhooks run first, then the API server prunes nulls and defaults
             obj = cast(dict, structural.apply(crd, webhooks.apply(obj)))

@@ -375,6 +375,81 @@ def test_capabilities_are_the_clusters(tmp_path, own_cache):
     assert new[0]["data"] == {"minor": "34", "dra": "true"}
 
 
+_TEMPLATED_CRDS = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.example.com
+spec:
+  group: example.com
+  names: {kind: Gadget, plural: gadgets}
+  scope: Namespaced
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gizmos.example.com
+spec:
+  group: example.com
+  names: {kind: Gizmo, plural: gizmos}
+  scope: Cluster
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
+---
+apiVersion: example.com/v1
+kind: Gizmo
+metadata:
+  name: g
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c
+data:
+  gadgets: {{ .Capabilities.APIVersions.Has "example.com/v1/Gadget" | quote }}
+"""
+
+
+@needs_helm()
+def test_the_crds_a_chart_creates_from_templates_are_served_apis(tmp_path, own_cache):
+    """A chart's templated CRDs (KEDA's, Kueue's) are served once the tree is applied: the chart
+    sees them in .Capabilities.APIVersions, and their cluster-scoped kinds get no namespace."""
+    from types import SimpleNamespace
+
+    from generator.paths import Project
+    from generator.render.charts import previews
+
+    data = _chart(tmp_path, _TEMPLATED_CRDS)
+    store.add(data)
+    root = tmp_path / "proj"
+    (root / "clusters").mkdir(parents=True)
+    entry = lock.Entry("https://charts.example.com", "demo", "1.0.0", store.digest(data))
+    lock.write(root / "clusters" / "charts.lock", {entry.key: entry})
+    repository = {
+        "apiVersion": "source.toolkit.fluxcd.io/v1",
+        "kind": "HelmRepository",
+        "metadata": {"name": "r", "namespace": "flux-system"},
+        "spec": {"url": "https://charts.example.com"},
+    }
+    release = {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": "demo", "namespace": "flux-system"},
+        "spec": {
+            "targetNamespace": "team",
+            "releaseName": "demo",
+            "chart": {
+                "spec": {"chart": "demo", "version": "1.0.0", "sourceRef": {"kind": "HelmRepository", "name": "r"}}
+            },
+        },
+    }
+    cluster = SimpleNamespace(spec={"kubernetesVersion": "1.32"}, folder=root / "clusters" / "c")
+    objects = previews(Project(root), cluster, {"demo": [repository, release]}).folders["charts/demo"]
+    by_kind = {o["kind"]: o for o in objects}
+    assert by_kind["ConfigMap"]["data"] == {"gadgets": "true"}
+    assert "namespace" not in by_kind["Gizmo"]["metadata"]
+
+
 # --- review of a chart bump ----------------------------------------------------------------------
 
 
@@ -524,6 +599,16 @@ def test_hydrating_a_release_whose_chart_renders_secret_values_is_refused(commit
 
 
 @needs_helm()
+def test_hydrating_a_release_whose_chart_renders_hooks_is_refused(committed, run):
+    """The GPU Operator's pre-delete clean-up Job, applied by a layer, would run at once."""
+    _modes(committed, CLUSTER, **{"gpu-operator": "handover"})
+    result = run(committed, "render", CLUSTER)
+    assert result.exit_code == 2
+    assert f"clusters/{CLUSTER}/cluster.yaml:" in result.output
+    assert "renders Helm hooks" in result.output and "(pre-delete)" in result.output
+
+
+@needs_helm()
 def test_a_mode_for_a_release_the_cluster_does_not_inflate_is_one_input_error(committed, run):
     _modes(committed, CLUSTER, nosuch="hydrated")
     result = run(committed, "render", CLUSTER)
@@ -621,3 +706,135 @@ def test_every_privileged_chart_container_is_listed_with_why(locked):
         if len(cells) == 4 and cells[0] != "release" and not set(cells[0]) <= {"-"}:
             listed |= {(cells[0], cells[1], c.strip()) for c in cells[2].split(",")}
     assert found == listed
+
+
+# --- a fleet's shared inflations ---------------------------------------------------------------------
+
+
+@needs_helm()
+def test_an_inflations_yaml_is_cached_beside_it_under_the_emitters_identity(tmp_path, own_cache, monkeypatch):
+    from generator.yamlio import emit
+
+    data = _chart(tmp_path, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  v: 'on'\n")
+    store.add(data)
+    entry = lock.Entry("https://charts.example.com", "demo", "1.0.0", store.digest(data))
+    objects = inflate.inflate(_release(), entry, FACTS)
+    assert inflate.texts(objects) == [emit.to_yaml(o) for o in objects]
+    monkeypatch.setattr(inflate, "_TEXTS", {})  # as a new process finds it
+    monkeypatch.setattr(emit, "to_yaml", lambda obj: pytest.fail("emitted again"))
+    assert inflate.texts(objects) == [
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: team\ndata:\n  v: 'on'\n"
+    ]
+    monkeypatch.setattr(inflate, "_TEXTS", {})
+    monkeypatch.setattr(inflate, "_emitter", lambda: "another emitter")
+    with pytest.raises(pytest.fail.Exception, match="emitted again"):
+        inflate.texts(objects)  # another emitter's bytes are never taken
+
+
+def test_a_shared_chart_objects_rule_findings_are_each_clusters_own(monkeypatch):
+    """A chart object shared by clusters is checked once per settings; each cluster's finding is at
+    its own file, at the line and column a check of that file alone gives."""
+    from types import SimpleNamespace
+
+    from generator.render import checks
+    from generator.render.layout import MARKER, Placed, Tree
+    from generator.yamlio.emit import to_yaml
+
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d", "namespace": "team"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "a"}},
+            "template": {"metadata": {"labels": {"app": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
+        },
+    }
+    relpath = "charts/demo/deployment_team_d.yaml"
+
+    def findings(cluster: str) -> list:
+        text = MARKER.format(cluster=cluster) + to_yaml(deployment)
+        tree = Tree(cluster, {relpath: text.encode()}, [Placed(relpath, deployment, "charts/demo")])
+        spec = SimpleNamespace(spec={"kubernetesVersion": "1.32"}, facts=None)
+        return checks.lint_rules(tree, spec, f"rendered/{cluster}")
+
+    checks._SHARED_RESULTS.clear()
+    first = findings("a-cluster-with-a-long-name")
+    import generator.lint
+
+    checked = generator.lint.object_result
+    monkeypatch.setattr(generator.lint, "object_result", lambda *a: pytest.fail("checked again"))
+    second = findings("b")
+    monkeypatch.setattr(generator.lint, "object_result", checked)
+    checks._SHARED_RESULTS.clear()
+    alone = findings("b")
+    assert [f.rule for f in first] == ["K8S006"]
+    assert first[0].file == f"rendered/a-cluster-with-a-long-name/{relpath}"
+    assert second == alone and second[0].file == f"rendered/b/{relpath}"
+    assert (second[0].line, second[0].col) == (first[0].line, first[0].col)
+
+
+def test_a_schema_overlay_shares_the_compiled_kinds_of_its_validator():
+    """The validators of a fleet's clusters that install different charts compile each core kind once."""
+    from generator.validate.validator import SchemaValidator
+
+    base = SchemaValidator("1.32")
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": []}}
+    overlay = base.with_schemas({("charted.example.com/v1", "Widget"): {"type": "object"}})
+    assert overlay.check(pod) == base.check(pod)
+    assert overlay._validator_for("v1", "Pod") is base._validator_for("v1", "Pod")
+    assert base._validator_for("charted.example.com/v1", "Widget") is None  # the overlay's own
+    assert overlay._validator_for("charted.example.com/v1", "Widget") is not None
+
+
+def test_lint_of_a_rendered_tree_checks_custom_resources_against_the_crds_its_charts_install(tmp_path, own_cache, run):
+    """As render does: the CRD in the tree's chart preview is the Widget's schema, at that version."""
+    from generator.yamlio.emit import to_yaml
+
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.charted.example.com"},
+        "spec": {
+            "group": "charted.example.com",
+            "names": {"kind": "Widget", "plural": "widgets"},
+            "scope": "Namespaced",
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {
+                        "openAPIV3Schema": {
+                            "type": "object",
+                            "properties": {
+                                "spec": {"type": "object", "properties": {"mode": {"type": "string", "enum": ["slow"]}}}
+                            },
+                        }
+                    },
+                }
+            ],
+        },
+    }
+    tree = tmp_path / "rendered" / "c"
+    (tree / "charts" / "widgets").mkdir(parents=True)
+    (tree / "00-apps" / "team").mkdir(parents=True)
+    (tree / ".gpu-gitops.sum").write_text("", encoding="utf-8")
+    (tree / "charts" / "widgets" / "customresourcedefinition_widgets.charted.example.com.yaml").write_text(
+        to_yaml(crd), encoding="utf-8"
+    )
+
+    for broken in ("spec: [", "- a list", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"):
+        name = f"customresourcedefinition_broken{len(broken)}.example.com.yaml"
+        (tree / "charts" / "widgets" / name).write_text(broken, encoding="utf-8")  # no schema, no crash
+
+    def lint(mode: str):
+        meta = {"name": "w", "namespace": "default"}
+        widget = {"apiVersion": "charted.example.com/v1", "kind": "Widget", "metadata": meta, "spec": {"mode": mode}}
+        (tree / "00-apps" / "team" / "widget_default_w.yaml").write_text(to_yaml(widget), encoding="utf-8")
+        return run(tmp_path, "lint", "--format", "json", str(tree / "00-apps"))
+
+    refused = lint("fast")
+    assert refused.exit_code == 1 and "spec.mode" in refused.stdout and "K8S004" not in refused.stdout
+    assert "Traceback" not in refused.output
+    accepted = lint("slow")
+    assert accepted.exit_code == 0 and "K8S004" not in accepted.stdout, accepted.output

@@ -243,9 +243,9 @@ def test_every_upstream_crd_schema_compiles_and_agrees_with_jsonschema():
     compared, kinds = 0, set()
     for obj in _objects():
         key = (obj["apiVersion"], obj["kind"])
-        if not validator.has_schema(*key) or key not in validator._crd:
-            continue
         compiled = validator._validator_for(*key)
+        if compiled is None or not compiled.custom:
+            continue
         assert compiled.fast is not None, key
         candidates = [obj] if key in kinds else [obj, *_mutations(obj)]
         kinds.add(key)
