@@ -10,7 +10,6 @@ that needs settings carries them in a leading ``# gpu-gitops-config: {...}`` com
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import os
 import re
@@ -19,8 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import jsonschema
 import pytest
+from conftest import validate_json
 
 from generator.inputs import consistency
 from generator.lint import examples as rule_examples
@@ -47,22 +46,11 @@ def _cases(verdict: str):
 def _settings(text: str) -> Settings:
     """The settings a fixture asks for; ``lint.cluster`` names one of this repository's example clusters."""
     config = rule_examples.config_comment(text)
-    error = jsonschema.exceptions.best_match(_config_validator().iter_errors(config))
-    if error is not None:
-        raise error
+    validate_json(config, CONFIG_SCHEMA)
     cluster = config.get("lint", {}).get("cluster")
     if cluster:
         return settings_for(Project(REPO), config, cluster)
     return Settings.from_config(config)
-
-
-@functools.cache
-def _config_validator() -> jsonschema.protocols.Validator:
-    """``jsonschema.validate``'s validator for the config schema, the schema checked once per
-    process (``validate`` checks it on every call: 0.4 s each, for every fixture)."""
-    cls = jsonschema.validators.validator_for(CONFIG_SCHEMA)
-    cls.check_schema(CONFIG_SCHEMA)
-    return cls(CONFIG_SCHEMA)
 
 
 def _lint(rule_id: str, path: Path):
