@@ -12,7 +12,7 @@
   severity, summary and a docstring (what it finds, rationale, fix) published as written, its
   PASS/FAIL examples as YAML blocks) and its ``options``.
 - ``docs/input-checks.md`` from the input check registry, ``generator.inputs.consistency.REGISTRY``,
-  the same way: each check's ``RuleMeta`` (``consistency.meta``), its PASS/FAIL ``cluster.yaml``
+  the same way: each check's ``RuleMeta`` (``CHECK.meta``), its PASS/FAIL ``cluster.yaml``
   examples.
 - the danger table of ``docs/gitops.md`` (between its ``danger-table`` markers, the rest of
   that page written by hand) from ``generator.review.danger.RULES``, the rows the review's
@@ -34,6 +34,7 @@ from pathlib import Path
 from generator import ruledoc
 from generator.inputs import consistency, contract
 from generator.inputs.merge import MERGE_KEY
+from generator.inputs.protocol import Check
 from generator.inputs.schemaref import resolve_ref
 from generator.library import versions
 from generator.paths import Project
@@ -294,10 +295,10 @@ cluster renders.
 """
 
 
-def input_checks_markdown(checks: list) -> str:
+def input_checks_markdown(checks: list[Check]) -> str:
     lines = [HEADER.format(source="the check modules in `generator/inputs/consistency/`"), "# Input checks\n"]
     lines += [INPUT_CHECKS_INTRO]
-    metas = [consistency.meta(check) for check in checks]
+    metas = [check.meta for check in checks]
     lines += _rule_index(metas)
     for meta in metas:
         lines.append(f"\n## {meta.id}\n\n**{meta.severity}**: {meta.summary}\n")

@@ -38,7 +38,7 @@ local components(spec) = {
     networkOperator: common { fabric: spec.fabric, nfd: spec.nodeFeatureDiscovery },
     trainingFabric: common { fabric: spec.fabric, nfd: spec.nodeFeatureDiscovery },
     ncclTest: common { fabric: spec.fabric },
-    fabricNetworks: common { workloads: spec.workloads },
+    fabricNetworks: common { workloads: spec.workloads, nfd: spec.nodeFeatureDiscovery },
     nodeFeatureRules: common { nfd: spec.nodeFeatureDiscovery },
     nodeTuning: common { tuning: spec.tuning, nfd: spec.nodeFeatureDiscovery, admission: spec.admission },
     localStorage: common { storage: spec.storage, nfd: spec.nodeFeatureDiscovery },

@@ -72,6 +72,11 @@ CRD_LOCATIONS += _imported_locations(
     ("nvidia-dra-driver-gpu", "karpenter", "network-operator", "kueue", "cert-manager")
 )
 
+# Schemas the tests' own (tests/schemas), for kinds whose CRD the mirror has no copy of: the nv-ipam
+# IPPool of the fabric networks, whose CRD the Network Operator creates at run time.
+OWN_SCHEMAS = str(REPO / "tests" / "schemas" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
+CRD_LOCATIONS.append(OWN_SCHEMAS)
+
 
 # Helm chart packages the library pins (../shared/charts) and a real Helm (`.ci/run` installs one
 # under .venv/tools/helm; GPU_GITOPS_HELM or PATH otherwise): the example clusters inflate their

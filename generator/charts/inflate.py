@@ -251,14 +251,9 @@ def _group(obj: dict) -> str:
 def _load(text: str) -> Any:
     """One YAML document as the API server reads it (YAML 1.1, ``yamlio.read``); ruamel for what
     that reader leaves to it (anchors, complex keys)."""
-    from generator.yamlio.read import Fallback, load
+    from generator.yamlio.read import load_data
 
-    try:
-        return load(text)
-    except Fallback:
-        from ruamel.yaml import YAML
-
-        return YAML(typ="safe", pure=True).load(text)
+    return load_data(text)
 
 
 def _redact(secret: dict) -> None:

@@ -312,7 +312,7 @@ def rules(args: RulesArgs) -> int:
     from generator.inputs import consistency
     from generator.lint.rules import REGISTRY
 
-    metas = [r.meta for r in REGISTRY] + [consistency.meta(c) for c in consistency.REGISTRY]
+    metas = [r.meta for r in REGISTRY] + [c.meta for c in consistency.REGISTRY]
     if args.as_json:
         import json
 
@@ -339,7 +339,7 @@ def explain(args: ExplainArgs) -> int:
     if lint_rule is not None:
         meta, options = lint_rule.meta, lint_rule.options
     elif check is not None:
-        meta, options = consistency.meta(check), {}
+        meta, options = check.meta, {}
     else:
         known = [r.meta.id for r in REGISTRY] + list(consistency.BY_ID)
         close = difflib.get_close_matches(args.rule_id.upper(), known, n=1, cutoff=0.8)
@@ -466,7 +466,7 @@ def complete_rule_ids(_ctx: click.Context, _param: click.Parameter, incomplete: 
     from generator.lint.rules import REGISTRY
 
     return [m.id for m in (r.meta for r in REGISTRY) if m.id.startswith(incomplete.upper())] + [
-        c.ID for c in consistency.REGISTRY if c.ID.startswith(incomplete.upper())
+        c.meta.id for c in consistency.REGISTRY if c.meta.id.startswith(incomplete.upper())
     ]
 
 

@@ -312,6 +312,15 @@ def pod_requests(pod: PodTemplate, wanted: Callable[[str], bool]) -> dict[str, F
 _requests_memo: list = [None, None, {}]
 
 
+def complete_pods(obj: dict, wanted: Callable[[str], bool]) -> Iterator[tuple[PodTemplate, dict[str, Fraction]]]:
+    """Each pod template whose pod-level fields the object holds (not ``partial``), with what it
+    requests of the resources ``wanted`` selects (``pod_requests``): what the rules that judge
+    where a pod runs, or which networks it joins, walk."""
+    for pod in templates(obj):
+        if not pod.partial:
+            yield pod, pod_requests(pod, wanted)
+
+
 def effective_requests(pod: PodTemplate, wanted: Callable[[str], bool]) -> dict[str, Fraction]:
     """What the scheduler counts the pod as requesting of each resource ``wanted(name)`` selects:
     the sum over app containers or the largest init container, whichever is more (the pod's

@@ -204,10 +204,11 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
             yield _failed(display, chunk, first_line, message, 0, 0, _DOCUMENT_TOO_LARGE_HINT)
             continue
         try:
-            try:
-                doc.data = yamlread.load(chunk, yamlread.GO_YAML, limits.depth)
+            built = yamlread.build(chunk, yamlread.GO_YAML, limits.depth)
+            if not isinstance(built, yamlread.Handover):
+                doc.data = built
                 doc.where = yamlread.Positions(chunk)
-            except (yamlread.Fallback, YAMLError):
+            else:  # handed over to the goyaml loader
                 yaml = yaml or goyaml.safe_loader()
                 goyaml.Constructor.repeated = []
                 doc.data = goyaml.load_full(yaml, chunk)

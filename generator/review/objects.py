@@ -75,17 +75,12 @@ def is_synced(path: str) -> bool:
 
 def parse(path: str, data: bytes, shown: str) -> Placed | None:
     """The object a rendered file holds (render writes one a file), None for a file of Kustomize's."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
     from generator.yamlio import read
 
     try:
-        text = data.decode("utf-8")
-        try:
-            obj = read.load(text, read.GO_YAML, read.MANIFESTS.depth)
-        except (read.Fallback, YAMLError):  # what the fast reader leaves to the full one, as lint does
-            obj = YAML(typ="safe", pure=True).load(text)
+        obj = read.load_data(data.decode("utf-8"), read.GO_YAML, read.MANIFESTS.depth)
     except (UnicodeDecodeError, read.TooDeep, YAMLError) as exc:
         raise InputError(
             f"cannot read a rendered file: {(str(exc).splitlines() or [type(exc).__name__])[0]}",

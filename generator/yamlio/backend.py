@@ -9,9 +9,14 @@ backends, which give the same data and positions (tests/yamlio/test_yamlread_pat
   Python parser for the flow scalars with ':' its older libyaml refuses; the default without
   the extension, and what the compiled backend sends on (``Slow``).
 
-What neither builds (anchors, tags, duplicate keys, errors to word) goes to the full loader of
-its purpose: ruamel's ``round-trip`` loader for inputs (``yamlio.positions``), its ``safe``
-loader with go-yaml v2's rules for manifests (``yamlio.goyaml``). ``GPU_GITOPS_YAML_BACKEND``
+What neither builds (anchors, tags, duplicate keys, several documents, errors to word) they hand
+over: ``read.build``, the one place that decides, returns a ``read.Handover`` instead of data,
+and the caller loads the text with the full loader of what it needs: ``round-trip``, ruamel's
+round-trip loader, for inputs, which need locations and worded errors (``yamlio.positions``);
+``goyaml``, ruamel's safe loader with go-yaml v2's rules, for manifests linted as the API server
+reads them (``yamlio.goyaml``); ``safe``, ruamel's safe loader, for data only (rendered files,
+chart output: ``read.load_data``). No caller catches the reader's exceptions to hand over.
+``GPU_GITOPS_YAML_BACKEND``
 (``compiled`` or ``events``) forces one, for CI's run of the YAML tests on the pure-Python
 backend and for comparing the two; ``gpu-gitops --version`` names the one in use.
 """

@@ -177,17 +177,12 @@ def load_text(text: str, display: str) -> Located:
             col=col,
             hint=BAD_CHARACTER_HINT,
         )
-    from ruamel.yaml.error import YAMLError
-
-    from generator.yamlio.read import Fallback
-
     _check_values(text, display)
     try:
-        return _fast_load(text, display)
+        fast = _fast_load(text, display)
     except _TooDeep as deep:
         raise deep.error(display) from None
-    except (Fallback, YAMLError):  # syntax errors too: ruamel words them
-        return _ruamel_load(text, display)
+    return _ruamel_load(text, display) if fast is None else fast  # the round-trip loader
 
 
 class _TooDeep(Exception):
@@ -274,14 +269,17 @@ def yaml_1_2() -> Resolution:
     return Resolution(frozenset("~nNtTfF+-.0123456789"), _plain_1_2, _key_1_2)
 
 
-def _fast_load(text: str, display: str) -> Located:
-    """The document the one reader builds, positions read when first asked for; raises ``Fallback``."""
+def _fast_load(text: str, display: str) -> Located | None:
+    """The document the one reader builds, positions read when first asked for; None for what it
+    hands over (syntax errors too: the round-trip loader words them)."""
     from generator.yamlio import read as yamlread
 
     try:
-        data = yamlread.load(text, yaml_1_2(), yamlread.INPUTS.depth)
+        data = yamlread.build(text, yaml_1_2(), yamlread.INPUTS.depth)
     except yamlread.TooDeep as deep:
         raise _TooDeep(deep.line + 1, deep.col + 1) from None
+    if isinstance(data, yamlread.Handover):
+        return None
     return Located(display, data, yamlread.Positions(text, yaml_1_2()))
 
 

@@ -22,8 +22,9 @@ position is asked of (``Positions``, the one path → line and column lookup).
   every document the compiled path sends on; it raises what stops it.
 
 Anchors, aliases, explicit tags, complex keys, duplicate keys and more than one document raise
-``Fallback``; the caller loads those with ruamel, using the same scalar resolution, and ruamel
-words the errors. The test suite checks all three give the same data
+``Fallback`` inside the reader; ``build`` returns them, and the texts the parser refuses, as a
+``Handover`` to the full loader of what the caller needs (``yamlio.backend``), which uses
+the same scalar resolution and words the errors. The test suite checks all three give the same data
 (tests/yamlio/test_yamlread_paths.py, a differential test on the fuzzer's mutated manifests).
 """
 
@@ -38,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from _ruamel_yaml import CParser
+from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import (
     AliasEvent,
     DocumentEndEvent,
@@ -98,7 +100,14 @@ MANIFESTS = Limits(
 
 
 class Fallback(Exception):
-    """The document needs the full loader."""
+    """The document needs the full loader (raised inside the reader; ``build`` hands it over)."""
+
+
+class Handover(NamedTuple):
+    """What ``build`` returns for a document the backends leave to the caller's full loader:
+    ``why``, an anchor, a tag, a repeated key, ... (``Fallback``) or the parser's problem."""
+
+    why: str
 
 
 # go-yaml v2 resolve.go, resolveMapList
@@ -294,6 +303,28 @@ def load(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = No
         if not _flow_colon(exc):
             raise
     return _load_events(_pure_events(text), resolution, max_depth)
+
+
+def build(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = None) -> Any:
+    """``load``'s document, or a ``Handover`` where the backends leave it to the caller's full
+    loader (``yamlio.backend`` names them); raises ``TooDeep`` past ``max_depth``."""
+    try:
+        return load(text, resolution, max_depth)
+    except Fallback as exc:
+        return Handover(str(exc) or "needs the full loader")
+    except YAMLError as exc:
+        return Handover(str(getattr(exc, "problem", None) or exc))
+
+
+def load_data(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = None) -> Any:
+    """Plain data of one document, for what needs no more (the ``safe`` full loader): the backends',
+    else ruamel's safe loader; raises ``TooDeep`` and the safe loader's ``YAMLError``."""
+    built = build(text, resolution, max_depth)
+    if not isinstance(built, Handover):
+        return built
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe", pure=True).load(text)
 
 
 def _load_events(get: Callable[[], Any], resolution: Resolution, max_depth: int | None) -> Any:

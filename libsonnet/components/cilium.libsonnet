@@ -3,7 +3,7 @@
 // The typed input (schemas/cluster.schema.json `network.cilium`) maps one to one onto chart
 // values; `values` is merged last for what the typed fields do not cover. Cross-field rules
 // (kube-proxy replacement needs k8sServiceHost, native routing needs its CIDR, BBR needs the
-// bandwidth manager, BIG TCP prerequisites) are input errors in generator/inputs/consistency/network.py,
+// bandwidth manager, BIG TCP prerequisites) are the input checks IN330-IN350 (docs/input-checks.md),
 // so what reaches this file is already coherent.
 //
 // The CNI must exist before the engine's own controllers can run pods, so on a new cluster
@@ -65,7 +65,7 @@ local valuesOf(c, engine, providerFacts, pools) =
     enableIPv4BIGTCP: c.bigTCP.ipv4,
     enableIPv6BIGTCP: c.bigTCP.ipv6,
     // dsrDispatch: the chart passes it to the agent's --bpf-lb-dsr-dispatch (opt when unset);
-    // tunnel routing with DSR needs geneve (checked in generator/inputs/consistency/network.py).
+    // tunnel routing with DSR needs geneve (input check IN338).
     loadBalancer: {
       acceleration: c.loadBalancer.acceleration,
       mode: c.loadBalancer.mode,

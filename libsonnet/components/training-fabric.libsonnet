@@ -51,8 +51,6 @@ local defaults = {
 function(params)
   local p = defaults + params;
   local component = 'training-fabric';
-  // Only where NFD found an NVIDIA NIC (the node-feature-rules component's rule).
-  local nicLabel = if p.nfd.enabled then { [labels.nvidiaNic]: labels.present } else {};
 
   local rdmaConfig(pool) = {
     configList: [{
@@ -65,7 +63,7 @@ function(params)
   local nicNodePolicy(pool) =
     k.object('mellanox.com/v1alpha1', 'NicNodePolicy', 'rdma-' + pool.name, labels=k.labels(component) + { [labels.nodePool]: pool.name }) + {
       spec: {
-        nodeSelector: pool.nodeSelector + nicLabel,
+        nodeSelector: fabric.nicNodeLabels(pool, p.nfd),
         [if pool.taints != [] then 'tolerations']: k.tolerationsFor(pool.taints),
         rdmaSharedDevicePlugin: {
           image: 'k8s-rdma-shared-dev-plugin',
@@ -87,8 +85,7 @@ function(params)
     k.object('mellanox.com/v1alpha1', 'NicClusterPolicy', 'nic-cluster-policy', labels=k.labels(component)) + {
       spec: {
         nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [
-          local selector = pool.nodeSelector + nicLabel;
-          { matchExpressions: [{ key: key, operator: 'In', values: [selector[key]] } for key in std.objectFields(selector)] }
+          fabric.nicNodeTerm(pool, p.nfd)
           for pool in networkPools
         ] } },
         [if taints != [] then 'tolerations']: std.set(k.tolerationsFor(taints), function(t) t.key + ':' + t.effect),
@@ -97,6 +94,11 @@ function(params)
           cniPlugins: image('plugins'),
           [if std.member([pool.fabric.type for pool in networkPools], 'infiniband') then 'ipoib']: image('ipoib-cni'),
         },
+        // The IPAM of the fabric-networks component's attachments: its controller Deployment and
+        // node DaemonSet (placed like the DaemonSets above, manifests/state-nv-ipam-cni). No
+        // validating webhook: it takes its certificate from cert-manager, which the project does
+        // not install; the input checks IN314, IN315 and IN318 refuse what it would refuse.
+        nvIpam: image('nvidia-k8s-ipam') + { enableWebhook: false },
       },
     };
 

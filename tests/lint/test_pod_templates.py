@@ -143,3 +143,20 @@ def test_a_pod_uses_devices_when_it_asks_for_gpus_huge_pages_or_claimed_devices(
         container["resources"]["claims"] = [{"name": "gpu"}]
     [pod] = pods.templates({"apiVersion": "v1", "kind": "Pod", "spec": spec})
     assert pods.uses_devices(pod) is expected
+
+
+def test_complete_pods_skip_the_templates_a_runtime_completes_and_count_what_is_wanted():
+    """CL014 and CL015 walk these: a TrainJob's trainer is completed by its runtime (``partial``)."""
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "spec": {"template": {"spec": {"containers": [{"resources": {"limits": {"rdma/ib": 1, "cpu": 2}}}]}}},
+    }
+    trainjob = {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "TrainJob",
+        "spec": {"trainer": {"resourcesPerNode": {"limits": {"rdma/ib": 1}}}},
+    }
+    [(pod, wanted)] = pods.complete_pods(job, pods.is_fabric)
+    assert pod.path == ("spec", "template", "spec") and wanted == {"rdma/ib": 1}
+    assert list(pods.complete_pods(trainjob, pods.is_fabric)) == []

@@ -60,18 +60,41 @@ def targeted_pools(pod_spec: dict, pools: list[dict]) -> list[dict]:
 NIC_LABEL = "feature.node.kubernetes.io/pci-15b3.present"
 
 
+# The sections of a NicClusterPolicy the operator makes a DaemonSet of, each placed by the policy's
+# nodeAffinity and tolerations (Mellanox/network-operator v26.4.1 manifests/state-*: Multus, the
+# CNI plugins, the IPoIB CNI, nv-ipam's node daemon 040-nv-ipam-node.yaml).
+CLUSTER_POLICY_DAEMONSETS = (
+    "secondaryNetwork.multus",
+    "secondaryNetwork.cniPlugins",
+    "secondaryNetwork.ipoib",
+    "nvIpam",
+)
+
+
 def _network_operator_operands(objects: list[dict]) -> list[dict]:
     """The DaemonSets the Network Operator makes from its policies, as their placement: a
     NicNodePolicy's nodeSelector, a NicClusterPolicy's nodeAffinity, and the tolerations of
-    either (Mellanox/network-operator v26.4.1 api/v1alpha1)."""
+    either (Mellanox/network-operator v26.4.1 api/v1alpha1); one per NicNodePolicy, one per
+    DaemonSet section of the NicClusterPolicy (``<policy>/<section>``)."""
     operands = []
     for policy in find(objects, "NicNodePolicy") + find(objects, "NicClusterPolicy"):
         spec = policy["spec"]
         placement = {k: spec[k] for k in ("nodeSelector", "tolerations") if k in spec}
         if "nodeAffinity" in spec:
             placement["affinity"] = {"nodeAffinity": spec["nodeAffinity"]}
-        operands.append({"metadata": policy["metadata"], "spec": {"template": {"spec": placement}}})
+        names = [policy["metadata"]["name"]]
+        if policy["kind"] == "NicClusterPolicy":
+            names = [f"{names[0]}/{section}" for section in CLUSTER_POLICY_DAEMONSETS if _has(spec, section.split("."))]
+        operands += [{"metadata": {"name": name}, "spec": {"template": {"spec": placement}}} for name in names]
     return operands
+
+
+def _has(spec: dict, path: list[str]) -> bool:
+    for key in path:
+        if not isinstance(spec, dict) or key not in spec:
+            return False
+        spec = spec[key]
+    return True
 
 
 def _with_nic_label(pools: list[dict]) -> list[dict]:
@@ -105,14 +128,17 @@ def test_every_daemonset_tolerates_the_pools_it_runs_on(rendered, cluster):
             if pool["name"] in gpu_pool_daemonsets:
                 gpu_pool_daemonsets[pool["name"]].append(ds["metadata"]["name"])
     # Each GPU pool is checked by its validation DaemonSet, so the closure is never vacuous; so
-    # is each fabric pool by the operator's plugin and, with a secondary network, by Multus.
+    # is each fabric pool by the operator's plugin and, with a secondary network, by Multus and
+    # nv-ipam's node daemon.
     for pool, names in gpu_pool_daemonsets.items():
         assert f"gpu-validation-{pool}" in names, (pool, names)
     for pool in pools:
         names = gpu_pool_daemonsets.get(pool["name"], [])
         if pool["fabric"]["type"] in ("infiniband", "roce") and pool["name"] in gpu_pool_daemonsets:
             assert f"rdma-{pool['name']}" in names, (pool["name"], names)
-            assert ("nic-cluster-policy" in names) == ("network" in pool["fabric"]), (pool["name"], names)
+            has_network = "network" in pool["fabric"]
+            for section in ("secondaryNetwork.multus", "nvIpam"):
+                assert (f"nic-cluster-policy/{section}" in names) == has_network, (pool["name"], names)
 
 
 def helm_values(objects: list[dict], name: str) -> dict:

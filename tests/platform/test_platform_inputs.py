@@ -56,8 +56,8 @@ CASES = [
         "pod-cidr-not-a-cidr",
         replace(IPAM, "    ipam:\n      podCIDRs:\n        - 10.244.0.0/33\n"),
         "- 10.244.0.0/33",
-        "'10.244.0.0/33' is not an IPv4 CIDR",
-        "prefix length",
+        "IPv4 CIDR '10.244.0.0/33' must be a valid CIDR value",  # IN101's, and only IN101's
+        "network.cilium.ipam.podCIDRs[0]",
     ),
     (
         "native-routing-on-aks",

@@ -4,12 +4,14 @@ the input checks that refuse a fabric the provider or instance type cannot offer
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import subprocess
 
 import pytest
 from conftest import REPO
 from gpu_support import find, load_objects
+from ruamel.yaml import YAML
 from test_gpu_stack import blocking, spec_of, tolerates
 
 from generator.inputs.advertised import RDMA_SHARED_UNITS, pool_offers
@@ -399,7 +401,7 @@ def test_an_nccl_test_with_nothing_to_test_renders_none_with_a_warning(project, 
     assert not (project / "rendered" / AKS / "20-workloads" / "nccl-test").exists()
 
 
-# ---- The secondary network on the fabric: Multus, IPoIB/Macvlan, whereabouts ----
+# ---- The secondary network on the fabric: Multus, IPoIB/Macvlan, nv-ipam ----
 
 
 @pytest.mark.parametrize("cluster", [AKS, ONPREM])
@@ -419,10 +421,47 @@ def test_fabric_network_is_an_attachment_in_each_namespace_that_uses_the_fabric(
         config = json.loads(attachment["spec"]["config"])
         assert config["name"] == attachment["metadata"]["name"] and config["cniVersion"] == "0.3.1"
         assert (config["type"], config["master"]) == ("ipoib", network["master"])
-        ipam = {"type": "whereabouts", "range": network["range"]}
-        if "exclude" in network:
-            ipam["exclude"] = network["exclude"]
-        assert config["ipam"] == ipam
+        assert config["ipam"] == {"type": "nv-ipam", "poolName": attachment["metadata"]["name"]}
+
+
+@pytest.mark.parametrize("cluster", [AKS, ONPREM])
+def test_each_fabric_network_has_an_ip_pool_on_the_pools_nic_nodes(rendered, cluster):
+    objects = load_objects(rendered / cluster)
+    pools = [p for p in spec_of(cluster)["nodePools"] if "network" in p["fabric"]]
+    ip_pools = find(objects, "IPPool")
+    # in the operator's namespace, where nv-ipam reads them (--ippools-namespace)
+    assert sorted((p["metadata"]["namespace"], p["metadata"]["name"]) for p in ip_pools) == sorted(
+        ("nvidia-network-operator", f"fabric-{p['name']}") for p in pools
+    )
+    for pool in pools:
+        (ip_pool,) = find(objects, "IPPool", f"fabric-{pool['name']}")
+        network = pool["fabric"]["network"]
+        spec = ip_pool["spec"]
+        assert (spec["subnet"], spec["perNodeBlockSize"]) == (network["range"], network["perNodeBlockSize"])
+        assert "gateway" not in spec and "defaultGateway" not in spec
+        excluded = [ipaddress.ip_network(cidr) for cidr in network.get("exclude", [])]
+        assert spec.get("exclusions", []) == [
+            {"startIP": str(n.network_address), "endIP": str(n.broadcast_address)} for n in excluded
+        ]
+        (term,) = spec["nodeSelector"]["nodeSelectorTerms"]
+        wanted = {**pool["nodeSelector"], "feature.node.kubernetes.io/pci-15b3.present": "true"}
+        assert {e["key"]: e["values"] for e in term["matchExpressions"]} == {k: [v] for k, v in wanted.items()}
+        assert {e["operator"] for e in term["matchExpressions"]} == {"In"}
+
+
+def test_ip_pool_exclusions_end_at_the_last_address_of_each_cidr(project, run):
+    path = project / "clusters" / ONPREM / "cluster.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert ONPREM_NETWORK in text
+    v6 = "network: {master: ib0, range: 'fd00:30::/64', exclude: ['fd00:30::/120', 'fd00:30::ff00/123']}"
+    path.write_text(text.replace(ONPREM_NETWORK, v6, 1), encoding="utf-8")
+    result = run(project, "render", ONPREM)
+    assert result.exit_code == 0, result.output
+    (ip_pool,) = find(load_objects(project / "rendered" / ONPREM), "IPPool", "fabric-gb200")
+    assert ip_pool["spec"]["exclusions"] == [
+        {"startIP": "fd00:30::", "endIP": "fd00:30:0:0:0:0:0:ff"},
+        {"startIP": "fd00:30::ff00", "endIP": "fd00:30:0:0:0:0:0:ff1f"},
+    ]
 
 
 @pytest.mark.parametrize("cluster", [AKS, ONPREM])
@@ -439,6 +478,13 @@ def test_multus_and_the_cni_plugins_run_on_the_fabric_pools_and_cilium_keeps_the
     }
     # the per-node sections stay in the NicNodePolicies (the operator's webhook refuses both)
     assert not {"rdmaSharedDevicePlugin", "ofedDriver", "sriovDevicePlugin"} & set(spec)
+    # the attachments' IPAM, without the webhook that needs cert-manager
+    assert spec["nvIpam"] == {
+        "image": "nvidia-k8s-ipam",
+        "repository": "nvcr.io/nvidia/mellanox",
+        "version": "network-operator-v26.4.1",
+        "enableWebhook": False,
+    }
     terms = spec["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     for pool, term in zip(pools, terms, strict=True):
         wanted = {**pool["nodeSelector"], "feature.node.kubernetes.io/pci-15b3.present": "true"}
@@ -452,6 +498,7 @@ def test_multus_and_the_cni_plugins_run_on_the_fabric_pools_and_cilium_keeps_the
 def test_clusters_without_a_fabric_network_render_no_multus(rendered):
     objects = load_objects(rendered / EKS)
     assert not find(objects, "NicClusterPolicy") and not find(objects, "NetworkAttachmentDefinition")
+    assert not find(objects, "IPPool")
     assert "exclusive" not in _values(objects, "cilium").get("cni", {})
 
 
@@ -503,6 +550,22 @@ NETWORK_CASES = {
         "172.31.0.0/24]",
         "exclude '172.31.0.0/24' is not inside the range 172.30.0.0/16",
         "exclude only addresses of 172.30.0.0/16",
+    ),
+    "range-in-the-default-service-cidr": (
+        ONPREM,
+        ONPREM_NETWORK,
+        "network: {master: ib0, range: 10.96.0.0/16}",
+        "range: 10.96.0.0/16",
+        "overlaps the generic default Service CIDR (10.96.0.0/12)",
+        "set network.serviceCidr if the cluster was created with another Service CIDR",
+    ),
+    "range-too-small-for-the-pools-blocks": (
+        ONPREM,
+        ONPREM_NETWORK,
+        "network: {master: ib0, range: 172.30.0.0/23}",
+        "range: 172.30.0.0/23",
+        "holds 8 blocks of perNodeBlockSize 63 addresses, but the pool has up to 18 nodes",
+        "perNodeBlockSize: 28",
     ),
     "network-on-efa": (
         EKS,
@@ -625,3 +688,32 @@ def test_nccl_test_on_an_efa_pool_uses_aws_ofi_nccl_over_all_interfaces(rendered
     assert container["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": ["IPC_LOCK"]}
     _admitted(objects, cron, "llm-training")
     assert not find(objects, "CronJob", "nccl-test-a100-mig")  # MIG slices: no whole GPUs to test
+
+
+def _layer_of(tree, kind: str) -> str:
+    """The layer of the rendered objects of ``kind`` (one layer)."""
+    (layer,) = {p.relative_to(tree).parts[0] for p in tree.rglob(f"{kind.lower()}_*.yaml")}
+    return layer
+
+
+def test_ip_pools_are_applied_after_the_policy_whose_operator_creates_their_crd(rendered, project, run):
+    # Flux: the IPPools' layer waits for the layer of the NicClusterPolicy (nvIpam makes the CRD)
+    tree = rendered / ONPREM
+    assert (_layer_of(tree, "IPPool"), _layer_of(tree, "NicClusterPolicy")) == ("20-workloads", "10-platform")
+    kustomization = next((tree / "gitops").glob("kustomization_*-20-workloads.yaml"))
+    assert {"name": f"{ONPREM}-10-platform"} in _yaml(kustomization)["spec"]["dependsOn"]
+    # Argo CD: a later sync wave, and no dry run of a kind the API server does not serve yet
+    path = project / "clusters" / ONPREM / "cluster.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("engine: flux", "engine: argocd", 1), encoding="utf-8")
+    result = run(project, "render", ONPREM)
+    assert result.exit_code == 0, result.output
+    apps = {p.name: _yaml(p) for p in (project / "rendered" / ONPREM / "gitops").glob("application_*.yaml")}
+    workloads = apps[f"application_argocd_{ONPREM}-20-workloads.yaml"]
+    platform = apps[f"application_argocd_{ONPREM}-10-platform.yaml"]
+    wave = "argocd.argoproj.io/sync-wave"
+    assert int(workloads["metadata"]["annotations"][wave]) > int(platform["metadata"]["annotations"][wave])
+    assert "SkipDryRunOnMissingResource=true" in workloads["spec"]["syncPolicy"]["syncOptions"]
+
+
+def _yaml(path) -> dict:
+    return YAML(typ="safe").load(path.read_text(encoding="utf-8"))

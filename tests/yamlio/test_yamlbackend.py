@@ -95,3 +95,47 @@ def test_the_compiled_reader_is_collected_in_a_reference_cycle():
     del holder, reader
     gc.collect()
     assert gone() is None
+
+
+HANDED_OVER = [
+    "a: &x 1\nb: *x\n",  # an anchor and its alias
+    "a: !!str 1\n",  # a tag
+    "a: 1\na: 2\n",  # a repeated key
+    "a: 1\n---\nb: 2\n",  # a second document
+    "a: [1\n",  # a syntax error, for the full loader to word
+]
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+@pytest.mark.parametrize("text", HANDED_OVER)
+def test_build_hands_over_what_the_backends_do_not_build(forced, name, text):
+    forced(name)
+    assert isinstance(read.build(text), read.Handover)
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_build_returns_the_data_it_builds(forced, name):
+    forced(name)
+    assert read.build("a: [1, yes]\n") == {"a": [1, True]}
+    assert read.build("") is None  # an empty text is no hand-over
+
+
+def test_load_data_reads_a_handed_over_document_with_the_safe_loader():
+    assert read.load_data("a: &x {b: 1}\nc: *x\n") == {"a": {"b": 1}, "c": {"b": 1}}
+    with pytest.raises(YAMLError):
+        read.load_data("a: [1\n")
+
+
+def test_no_caller_hands_over_by_catching_the_readers_exceptions():
+    """``read.build`` decides; a caller branches on its ``Handover``, never on ``Fallback``."""
+    import re
+
+    from conftest import REPO
+
+    catch = re.compile(r"except\s*\(?[^:\n]*\bFallback\b")
+    catching = [
+        path.relative_to(REPO).as_posix()
+        for path in (REPO / "generator").rglob("*.py")
+        if path.name != "read.py" and catch.search(path.read_text(encoding="utf-8"))
+    ]
+    assert catching == []

@@ -1,24 +1,23 @@
 """The input checks: cross-field rules the input schema cannot express, one module per check.
 
-A check module has ``ID``, ``NAME``, ``SEVERITY`` (error|warning), ``SUMMARY`` and
-``check(spec, doc, facts)``, yielding ``InputError``s located in the input (``InputWarning``s
-for a warning check: what renders but is probably not meant). ``spec`` is the defaulted input;
-``doc`` gives positions; ``facts`` is the provider's row of the library's ``providers.json``.
-Its docstring says what it finds, why (``Rationale:``, with the upstream source that makes it
-right) and how to fix it (``Fix:``), then gives ``PASS:`` and ``FAIL:`` ``cluster.yaml``
-examples (``generator.ruledoc``): ``explain`` prints them, docs/input-checks.md publishes them
-and a test loads each one. ``run`` puts the check's ID on every diagnostic it yields, so a
-message reads ``... [IN101]`` and ``gpu-gitops explain IN101`` tells the rest.
+A check module defines its check and ``CHECK``, an ``InputCheck`` (or a ``ProjectInputCheck``
+for a check that also reads where the project sits) holding its ``RuleMeta``: the typed
+contract of ``generator.inputs.protocol``. It yields ``InputError``s located in the input
+(``InputWarning``s for a warning check: what renders but is probably not meant). ``spec`` is
+the defaulted input; ``doc`` gives positions; ``facts`` is the provider's row of the library's
+``providers.json``. Its docstring says what it finds, why (``Rationale:``, with the upstream
+source that makes it right) and how to fix it (``Fix:``), then gives ``PASS:`` and ``FAIL:``
+``cluster.yaml`` examples (``generator.ruledoc``): ``explain`` prints them,
+docs/input-checks.md publishes them and a test loads each one. ``run`` puts the check's ID on
+every diagnostic it yields, so a message reads ``... [IN101]`` and ``gpu-gitops explain IN101``
+tells the rest.
 
 IDs are ``IN`` and three digits, the hundreds the area: 1 the cluster's own fields (addresses,
 URLs, gitops, names), 2 GPUs and their quotas, 3 the network, 4 the nodes (tuning, storage,
 provisioning, provider), 5 queues and autoscaling. An ID, once published, keeps its meaning.
 
-``_MODULES`` is the registry, in the order the docs list them, and ``_PROJECT_MODULES`` the
-checks that also read where the project sits (``check(spec, doc, facts, root)``, ``root`` the
-project's folder): a module that is not listed does not run, and a test checks the lists
-against the modules on disk. ``_AREAS`` are
-the older per-area modules whose checks have no ID yet; they run the same way.
+``_MODULES`` is the registry, in the order the checks run and the docs list them: a module
+that is not listed does not run, and a test checks the list against the modules on disk.
 """
 
 from __future__ import annotations
@@ -26,10 +25,9 @@ from __future__ import annotations
 from dataclasses import replace
 from importlib import import_module
 from pathlib import Path
-from types import ModuleType
 
 from generator.errors import InputError
-from generator.rulemeta import RuleMeta
+from generator.inputs.protocol import Check, ProjectInputCheck
 from generator.yamlio.positions import Located
 
 _MODULES = (
@@ -43,6 +41,7 @@ _MODULES = (
     "in108_namespace_repeated",
     "in109_namespace_reserved",
     "in110_admission_before_1_30",
+    "in111_gitops_path_not_in_repository",
     "in201_gpu_quota_vendor_unknown",
     "in202_gpu_quota_exceeds_pools",
     "in203_shared_gpu_quota_exceeds_pools",
@@ -91,6 +90,28 @@ _MODULES = (
     "in315_fabric_exclude_outside_range",
     "in316_fabric_range_overlaps",
     "in317_fabric_network_unused",
+    "in318_fabric_range_too_small",
+    "in330_cilium_default_incomplete",
+    "in331_cilium_api_server_unreachable",
+    "in332_cilium_native_routing_cidr_missing",
+    "in333_cilium_mask_size_of_kubernetes_ipam",
+    "in334_cilium_node_range_exceeds_pod_cidr",
+    "in335_cilium_pod_cidr_not_routed",
+    "in336_cilium_provider_integration",
+    "in337_cilium_kernel_too_old",
+    "in338_cilium_dsr_tunnel",
+    "in339_cilium_dsr_dispatch_without_dsr",
+    "in340_cilium_big_tcp_datapath",
+    "in341_cilium_xdp_without_devices",
+    "in342_cilium_direct_routes_with_tunnel",
+    "in343_cilium_masquerade_without_kpr",
+    "in344_cilium_bbr_prerequisites",
+    "in345_cilium_xdp_without_kpr",
+    "in346_cilium_netkit_legacy_host_routing",
+    "in347_cilium_big_tcp_prerequisites",
+    "in348_cilium_hubble_ui_without_relay",
+    "in349_cilium_legacy_kpr_value",
+    "in350_cilium_value_shadows_typed_field",
     "in401_hugepages_exceed_node_memory",
     "in402_hugepage_quota_exceeds_pools",
     "in403_nvme_disk_pattern_missing",
@@ -154,24 +175,12 @@ _MODULES = (
     "in521_topology_level_unknown",
 )
 
-_AREAS = ("network",)
-
-_PROJECT_MODULES = ("in111_gitops_path_not_in_repository",)
-
-_CHECKS = tuple(import_module(f"{__name__}.{name}") for name in _MODULES)
-_PROJECT_CHECKS = tuple(import_module(f"{__name__}.{name}") for name in _PROJECT_MODULES)
-REGISTRY: tuple[ModuleType, ...] = tuple(sorted(_CHECKS + _PROJECT_CHECKS, key=lambda check: check.ID))
-BY_ID: dict[str, ModuleType] = {check.ID: check for check in REGISTRY}
-_AREA_MODULES = tuple(import_module(f"{__name__}.{name}") for name in _AREAS)
-MODULES: tuple[ModuleType, ...] = REGISTRY + _AREA_MODULES
+_CHECKS: tuple[Check, ...] = tuple(import_module(f"{__name__}.{name}").CHECK for name in _MODULES)
+REGISTRY: tuple[Check, ...] = tuple(sorted(_CHECKS, key=lambda check: check.meta.id))
+BY_ID: dict[str, Check] = {check.meta.id: check for check in REGISTRY}
 
 
-def meta(check: ModuleType) -> RuleMeta:
-    """The check's record, as a lint rule's: for ``explain``, ``rules`` and the docs."""
-    return RuleMeta(check.ID, check.NAME, check.SEVERITY, check.SUMMARY, check.__doc__ or "")
-
-
-def check(check_id: str) -> ModuleType | None:
+def check(check_id: str) -> Check | None:
     """The input check with this ID (any case), None when there is none."""
     return BY_ID.get(check_id.upper())
 
@@ -183,11 +192,11 @@ def _stamped(error: InputError, check_id: str) -> InputError:
 
 def run(spec: dict, doc: Located, facts: dict, root: Path) -> list[InputError]:
     errors: list[InputError] = []
-    for module in _CHECKS:
-        errors.extend(_stamped(e, module.ID) for e in module.check(spec, doc, facts))
-    for module in _PROJECT_CHECKS:
-        errors.extend(_stamped(e, module.ID) for e in module.check(spec, doc, facts, root))
-    for module in _AREA_MODULES:
-        errors.extend(module.check(spec, doc, facts))
+    for entry in _CHECKS:
+        if isinstance(entry, ProjectInputCheck):
+            found = entry.check(spec, doc, facts, root)
+        else:
+            found = entry.check(spec, doc, facts)
+        errors.extend(_stamped(e, entry.meta.id) for e in found)
     errors.sort(key=lambda e: (e.location.path, e.location.line, e.location.col))  # by file, then line
     return errors

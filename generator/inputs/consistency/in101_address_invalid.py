@@ -8,7 +8,7 @@ about (leading zeros, an IPv4-mapped IPv6 address, bits beyond the prefix length
 here too: it is refused under strict IP validation (the ``StrictIPCIDRValidation`` gate), and it
 is ambiguous (``10.0.0.1/8``: the network or the address?). The Cilium values (native routing
 CIDR, pod CIDRs, the API server host) are read by the agent with Go's parser, which refuses the
-same values. Checked: ``network.apiServerCIDRs``, ``network.nodeLocalDNS.address``, Cilium's
+same values. Checked: ``network.apiServerCIDRs``, ``network.serviceCidr``, ``network.nodeLocalDNS.address``, Cilium's
 ``routing.ipv4NativeRoutingCIDR``, ``ipam.podCIDRs`` and ``k8sServiceHost``, and each
 workload's ``allowEgressTo`` and ``allowEgressToFQDNs``.
 
@@ -54,12 +54,17 @@ from collections.abc import Callable, Iterator
 
 from generator import addresses, jsonpath
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN101"
-NAME = "address-invalid"
-SEVERITY = "error"
-SUMMARY = "A CIDR, IP address, host or DNS name the API server (or Cilium) refuses"
+META = RuleMeta(
+    "IN101",
+    "address-invalid",
+    "error",
+    "A CIDR, IP address, host or DNS name the API server (or Cilium) refuses",
+    __doc__,
+)
 
 
 def _fields(spec: dict) -> Iterator[tuple[tuple, object, Callable[[object], list[addresses.Problem]], str]]:
@@ -67,6 +72,8 @@ def _fields(spec: dict) -> Iterator[tuple[tuple, object, Callable[[object], list
     network = spec["network"]
     for i, cidr in enumerate(network.get("apiServerCIDRs", [])):
         yield ("network", "apiServerCIDRs", i), cidr, addresses.cidr_problems, "CIDR"
+    if "serviceCidr" in network:
+        yield ("network", "serviceCidr"), network["serviceCidr"], addresses.cidr_problems, "CIDR"
     dns = network.get("nodeLocalDNS", {})
     if "address" in dns:
         yield ("network", "nodeLocalDNS", "address"), dns["address"], _ipv4, "IPv4 address"
@@ -114,3 +121,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 message = f"{what} {value!r} {problem.message}: the API server (or Cilium) refuses it"
             hint = f"write {problem.canonical}" if problem.canonical else f"correct {jsonpath.dotted(path)}"
             yield doc.error(message, path, hint, at_value=True)
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -42,13 +42,12 @@ from collections.abc import Iterator
 
 from generator.addresses import url_problem
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
 from generator.jsonpath import dotted
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN102"
-NAME = "url-invalid"
-SEVERITY = "error"
-SUMMARY = "A URL of the input cannot be parsed (host, port)"
+META = RuleMeta("IN102", "url-invalid", "error", "A URL of the input cannot be parsed (host, port)", __doc__)
 
 URLS = (("monitoring", "prometheusUrl"), ("gitops", "repository"))
 
@@ -67,3 +66,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "an IPv6 host goes in brackets: http://[fd00::1]:9090",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -38,12 +38,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN103"
-NAME = "gitops-setting-of-other-engine"
-SEVERITY = "error"
-SUMMARY = "A gitops setting is only read by the engine the cluster does not use"
+META = RuleMeta(
+    "IN103",
+    "gitops-setting-of-other-engine",
+    "error",
+    "A gitops setting is only read by the engine the cluster does not use",
+    __doc__,
+)
 
 # Settings that only one engine reads; given for the other, they would be silently ignored.
 _ENGINE_ONLY = {"sourceName": "flux", "project": "argocd", "interval": "flux"}
@@ -59,3 +64,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 ("gitops", key),
                 f"remove gitops.{key}, or set gitops.engine: {engine}",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -39,12 +39,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN104"
-NAME = "gitops-path-not-plain"
-SEVERITY = "error"
-SUMMARY = "gitops.path has '.', '..', '//' or a trailing '/'"
+META = RuleMeta("IN104", "gitops-path-not-plain", "error", "gitops.path has '.', '..', '//' or a trailing '/'", __doc__)
 
 
 def is_plain(path: str) -> bool:
@@ -62,3 +61,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             "e.g. rendered/my-cluster",
             at_value=True,
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

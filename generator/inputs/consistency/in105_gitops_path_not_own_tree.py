@@ -42,12 +42,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in104_gitops_path_not_plain import is_plain
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN105"
-NAME = "gitops-path-not-own-tree"
-SEVERITY = "error"
-SUMMARY = "gitops.path is not this cluster's rendered/<name>"
+META = RuleMeta(
+    "IN105", "gitops-path-not-own-tree", "error", "gitops.path is not this cluster's rendered/<name>", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -65,3 +66,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             f"write {own} (or <the project's folder in the repository>/{own}), or remove gitops.path",
             at_value=True,
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

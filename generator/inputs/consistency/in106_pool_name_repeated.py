@@ -41,13 +41,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
 from generator.inputs.repeats import repeats
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN106"
-NAME = "pool-name-repeated"
-SEVERITY = "error"
-SUMMARY = "Two node pools have the same name"
+META = RuleMeta("IN106", "pool-name-repeated", "error", "Two node pools have the same name", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -58,3 +57,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             "pool names must be unique: they name the objects rendered for each pool",
             at_value=True,
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -46,13 +46,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
 from generator.inputs.repeats import repeats
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN107"
-NAME = "storage-class-repeated"
-SEVERITY = "error"
-SUMMARY = "Two pools' local NVMe disks share one StorageClass name"
+META = RuleMeta(
+    "IN107", "storage-class-repeated", "error", "Two pools' local NVMe disks share one StorageClass name", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -65,3 +66,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             "give each pool's NVMe disks their own storageClass name",
             at_value=True,
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

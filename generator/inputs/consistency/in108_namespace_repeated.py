@@ -45,13 +45,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
 from generator.inputs.repeats import repeats
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN108"
-NAME = "namespace-repeated"
-SEVERITY = "error"
-SUMMARY = "Two workloads declare the same namespace"
+META = RuleMeta("IN108", "namespace-repeated", "error", "Two workloads declare the same namespace", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -62,3 +61,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             "merge the two entries: a namespace has one type, quota and policy set",
             at_value=True,
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -49,13 +49,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN109"
-NAME = "namespace-reserved"
-SEVERITY = "error"
-SUMMARY = "A workload namespace is the platform's, a prerequisite's or Prometheus's"
-
+META = RuleMeta(
+    "IN109",
+    "namespace-reserved",
+    "error",
+    "A workload namespace is the platform's, a prerequisite's or Prometheus's",
+    __doc__,
+)
 
 # Namespaces of the platform itself: Kubernetes' own (kube-system, kube-public, kube-node-lease)
 # and OpenShift's (every openshift-* namespace belongs to a cluster operator).
@@ -107,3 +111,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "give the workload a namespace of its own, or set monitoring.namespace to where Prometheus runs",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -43,12 +43,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN110"
-NAME = "admission-before-1-30"
-SEVERITY = "error"
-SUMMARY = "admission.enabled on a Kubernetes version before 1.30"
+META = RuleMeta(
+    "IN110", "admission-before-1-30", "error", "admission.enabled on a Kubernetes version before 1.30", __doc__
+)
 
 
 # ValidatingAdmissionPolicy admissionregistration.k8s.io/v1 is GA (served) from Kubernetes 1.30.
@@ -64,3 +65,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             ("admission", "enabled"),
             f"remove admission.enabled (it defaults to off before 1.{VAP_MIN_MINOR}), or upgrade the cluster",
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

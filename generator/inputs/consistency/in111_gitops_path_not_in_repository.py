@@ -44,12 +44,17 @@ from pathlib import Path
 
 from generator import git
 from generator.errors import InputError
+from generator.inputs.protocol import ProjectInputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN111"
-NAME = "gitops-path-not-in-repository"
-SEVERITY = "error"
-SUMMARY = "gitops.path is not where the project's tree sits in its git repository"
+META = RuleMeta(
+    "IN111",
+    "gitops-path-not-in-repository",
+    "error",
+    "gitops.path is not where the project's tree sits in its git repository",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict, root: Path) -> Iterator[InputError]:
@@ -68,3 +73,6 @@ def check(spec: dict, doc: Located, facts: dict, root: Path) -> Iterator[InputEr
         f"set gitops.path: {folder + own}",
         at_value=written,
     )
+
+
+CHECK = ProjectInputCheck(meta=META, check=check)

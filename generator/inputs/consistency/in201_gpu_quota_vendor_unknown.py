@@ -43,12 +43,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.conventions import gpu_vendors
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN201"
-NAME = "gpu-quota-vendor-unknown"
-SEVERITY = "error"
-SUMMARY = "A workload's GPU quota names no vendor the pools have, or cannot tell which"
+META = RuleMeta(
+    "IN201",
+    "gpu-quota-vendor-unknown",
+    "error",
+    "A workload's GPU quota names no vendor the pools have, or cannot tell which",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -62,3 +67,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             ("workloads", i, "quota", "gpus"),
             "add a GPU node pool" if not vendors else "set workloads[].gpuVendor to nvidia or amd",
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -48,12 +48,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import SHARED_GPU, gpu_capacity
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN202"
-NAME = "gpu-quota-exceeds-pools"
-SEVERITY = "error"
-SUMMARY = "A workload's GPU quota is more than the pools have"
+META = RuleMeta(
+    "IN202", "gpu-quota-exceeds-pools", "error", "A workload's GPU quota is more than the pools have", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -74,3 +75,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 else "lower quota.gpus, or raise nodePools[].gpu.nodes / perNode to the pools' real size",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

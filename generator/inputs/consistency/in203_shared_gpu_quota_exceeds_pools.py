@@ -56,12 +56,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import SHARED_GPU, gpu_capacity
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN203"
-NAME = "shared-gpu-quota-exceeds-pools"
-SEVERITY = "error"
-SUMMARY = "A workload's quota.sharedGpus is more than the time-sliced pools advertise"
+META = RuleMeta(
+    "IN203",
+    "shared-gpu-quota-exceeds-pools",
+    "error",
+    "A workload's quota.sharedGpus is more than the time-sliced pools advertise",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -81,3 +86,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "quota other GPUs with quota.gpus",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -44,12 +44,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN204"
-NAME = "operator-toolkit-over-node-image"
-SEVERITY = "error"
-SUMMARY = "The GPU Operator's toolkit over a node image that ships its own"
+META = RuleMeta(
+    "IN204",
+    "operator-toolkit-over-node-image",
+    "error",
+    "The GPU Operator's toolkit over a node image that ships its own",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -68,3 +73,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
         f"with {provider}'s driver and toolkit",
         at_value=True,
     )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -45,12 +45,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import nvidia_pools
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN205"
-NAME = "device-plugin-on-managed-stack"
-SEVERITY = "error"
-SUMMARY = "gpu.nvidia.mode device-plugin where the platform runs its own"
+META = RuleMeta(
+    "IN205",
+    "device-plugin-on-managed-stack",
+    "error",
+    "gpu.nvidia.mode device-plugin where the platform runs its own",
+    __doc__,
+)
 
 MANAGED = (
     "create the GPU node pools with --accelerator type=<gpu>,count=<n>,gpu-driver-version=default (or latest), "
@@ -69,3 +74,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             f"set gpu.nvidia.mode: managed and {MANAGED}",
             at_value=True,
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -42,12 +42,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import nvidia_pools
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN206"
-NAME = "managed-mode-without-managed-stack"
-SEVERITY = "error"
-SUMMARY = "gpu.nvidia.mode managed on a provider that runs no NVIDIA stack"
+META = RuleMeta(
+    "IN206",
+    "managed-mode-without-managed-stack",
+    "error",
+    "gpu.nvidia.mode managed on a provider that runs no NVIDIA stack",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -59,3 +64,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             "use gpu.nvidia.mode: operator (or device-plugin where the node image ships the driver)",
             at_value=True,
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -44,12 +44,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import platform_nvidia_pools
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN207"
-NAME = "managed-mode-dcgm-exporter"
-SEVERITY = "error"
-SUMMARY = "monitoring.dcgmExporter with gpu.nvidia.mode managed"
+META = RuleMeta(
+    "IN207", "managed-mode-dcgm-exporter", "error", "monitoring.dcgmExporter with gpu.nvidia.mode managed", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -65,3 +66,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
         "cluster is created with --monitoring=SYSTEM,DCGM)",
         at_value=True,
     )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -54,12 +54,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import platform_nvidia_pools
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN208"
-NAME = "managed-mode-mixed-mig"
-SEVERITY = "error"
-SUMMARY = "mig.strategy mixed on a managed NVIDIA stack"
+META = RuleMeta("IN208", "managed-mode-mixed-mig", "error", "mig.strategy mixed on a managed NVIDIA stack", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -73,3 +72,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "use mig.strategy: single with the one profile the node pool's gpu-partition-size names",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

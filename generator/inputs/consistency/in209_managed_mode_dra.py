@@ -43,12 +43,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import is_dra, platform_nvidia_pools
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN209"
-NAME = "managed-mode-dra"
-SEVERITY = "error"
-SUMMARY = "allocation dra on a managed NVIDIA stack"
+META = RuleMeta("IN209", "managed-mode-dra", "error", "allocation dra on a managed NVIDIA stack", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -62,3 +61,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "drop allocation: dra (GKE's device plugin advertises nvidia.com/gpu)",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

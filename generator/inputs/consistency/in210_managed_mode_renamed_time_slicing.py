@@ -43,12 +43,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import platform_nvidia_pools
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN210"
-NAME = "managed-mode-renamed-time-slicing"
-SEVERITY = "error"
-SUMMARY = "timeSlicing.renameByDefault on a managed NVIDIA stack"
+META = RuleMeta(
+    "IN210",
+    "managed-mode-renamed-time-slicing",
+    "error",
+    "timeSlicing.renameByDefault on a managed NVIDIA stack",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -61,3 +66,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "set timeSlicing.renameByDefault: false",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

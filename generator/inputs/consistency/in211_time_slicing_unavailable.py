@@ -51,12 +51,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN211"
-NAME = "time-slicing-unavailable"
-SEVERITY = "error"
-SUMMARY = "Time-slicing on AMD GPUs, or with MIG"
+META = RuleMeta("IN211", "time-slicing-unavailable", "error", "Time-slicing on AMD GPUs, or with MIG", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -77,3 +76,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 at,
                 "time-slicing shares whole GPUs: remove timeSlicing or set mig.strategy: none",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -57,12 +57,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs import mig
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN212"
-NAME = "mig-layout-invalid"
-SEVERITY = "error"
-SUMMARY = "A pool's MIG layout does not exist on its GPU model"
+META = RuleMeta("IN212", "mig-layout-invalid", "error", "A pool's MIG layout does not exist on its GPU model", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -171,3 +170,6 @@ def _suggest(name: str, model: mig.Model) -> str | None:
         return min(same, key=lambda p: abs(int(p.partition(".")[2].removesuffix("+me").removesuffix("gb")) - memory))
     close = difflib.get_close_matches(name, list(model.profiles), n=1)
     return close[0] if close else None
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -66,12 +66,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN213"
-NAME = "operator-mig-strategies-differ"
-SEVERITY = "error"
-SUMMARY = "MIG pools with different strategies under the GPU Operator"
+META = RuleMeta(
+    "IN213",
+    "operator-mig-strategies-differ",
+    "error",
+    "MIG pools with different strategies under the GPU Operator",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -93,3 +98,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "(one device plugin per pool)",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

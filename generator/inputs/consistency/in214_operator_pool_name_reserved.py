@@ -48,13 +48,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN214"
-NAME = "operator-pool-name-reserved"
-SEVERITY = "error"
-SUMMARY = "An NVIDIA pool named like the GPU Operator's config for unlabelled nodes"
-
+META = RuleMeta(
+    "IN214",
+    "operator-pool-name-reserved",
+    "error",
+    "An NVIDIA pool named like the GPU Operator's config for unlabelled nodes",
+    __doc__,
+)
 
 # Config names the GPU Operator values use for nodes no pool claims: the device plugin's
 # `default` entry and mig-parted's `all-disabled` layout (nvidia-gpu-operator.libsonnet).
@@ -74,3 +78,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 f"its name; {' and '.join(RESERVED_CONFIG_NAMES)} are taken)",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

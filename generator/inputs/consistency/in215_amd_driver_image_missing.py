@@ -46,12 +46,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN215"
-NAME = "amd-driver-image-missing"
-SEVERITY = "error"
-SUMMARY = "A managed AMD driver without gpu.amd.driverImage"
+META = RuleMeta(
+    "IN215", "amd-driver-image-missing", "error", "A managed AMD driver without gpu.amd.driverImage", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -75,3 +76,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
         "secret, or driverManaged: false when the node image ships amdgpu",
         at_value=True,
     )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -55,12 +55,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency import in211_time_slicing_unavailable, in212_mig_layout_invalid
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN216"
-NAME = "mig-quota-not-nvidia"
-SEVERITY = "error"
-SUMMARY = "A MIG quota in a workload whose GPU vendor is not NVIDIA"
+META = RuleMeta(
+    "IN216", "mig-quota-not-nvidia", "error", "A MIG quota in a workload whose GPU vendor is not NVIDIA", __doc__
+)
 
 
 def _layouts_valid(spec: dict, doc: Located, facts: dict) -> bool:
@@ -83,3 +84,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 ("workloads", i, "quota", "mig"),
                 "MIG slices are NVIDIA resources: set gpuVendor: nvidia or remove quota.mig",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -56,12 +56,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency import in211_time_slicing_unavailable, in212_mig_layout_invalid
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN217"
-NAME = "mig-quota-exceeds-pools"
-SEVERITY = "error"
-SUMMARY = "A workload's MIG quota is more than the mixed pools have"
+META = RuleMeta(
+    "IN217", "mig-quota-exceeds-pools", "error", "A workload's MIG quota is more than the mixed pools have", __doc__
+)
 
 
 def _layouts_valid(spec: dict, doc: Located, facts: dict) -> bool:
@@ -103,3 +104,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     + (f" (offered: {', '.join(sorted(capacity))})" if capacity else ""),
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

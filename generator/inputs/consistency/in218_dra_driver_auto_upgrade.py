@@ -52,12 +52,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import is_dra
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN218"
-NAME = "dra-driver-auto-upgrade"
-SEVERITY = "error"
-SUMMARY = "The GPU Operator's driver auto-upgrade with DRA pools beside device-plugin pools"
+META = RuleMeta(
+    "IN218",
+    "dra-driver-auto-upgrade",
+    "error",
+    "The GPU Operator's driver auto-upgrade with DRA pools beside device-plugin pools",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -82,3 +87,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
         "clusters",
         at_value=True,
     )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -39,12 +39,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import is_dra
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN219"
-NAME = "nvlink-without-dra"
-SEVERITY = "error"
-SUMMARY = "multiNodeNVLink on a pool without allocation dra"
+META = RuleMeta("IN219", "nvlink-without-dra", "error", "multiNodeNVLink on a pool without allocation dra", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -56,3 +55,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 ("nodePools", i, "gpu", "multiNodeNVLink"),
                 "set allocation: dra on the pool, or remove multiNodeNVLink",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -39,12 +39,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import is_dra
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN220"
-NAME = "dra-not-nvidia"
-SEVERITY = "error"
-SUMMARY = "allocation dra on an AMD pool"
+META = RuleMeta("IN220", "dra-not-nvidia", "error", "allocation dra on an AMD pool", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -57,3 +56,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "remove allocation: AMD pools use the ROCm device plugin or the AMD GPU Operator",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -41,13 +41,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import is_dra
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN221"
-NAME = "dra-before-1-34"
-SEVERITY = "error"
-SUMMARY = "allocation dra on a Kubernetes version before 1.34"
-
+META = RuleMeta("IN221", "dra-before-1-34", "error", "allocation dra on a Kubernetes version before 1.34", __doc__)
 
 # resource.k8s.io/v1 is GA and served by default from Kubernetes 1.34 (KEP-4381); the chart
 # nvidia-dra-driver-gpu 25.12.0 itself has kubeVersion >=1.32.0-0 (Chart.yaml), but before 1.34 only
@@ -71,3 +69,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "by default)",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -40,12 +40,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import is_dra
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN222"
-NAME = "dra-time-slicing"
-SEVERITY = "error"
-SUMMARY = "timeSlicing on a DRA pool"
+META = RuleMeta("IN222", "dra-time-slicing", "error", "timeSlicing on a DRA pool", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -57,3 +56,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 ("nodePools", i, "gpu", "timeSlicing"),
                 "remove timeSlicing and offer a claim with sharing: {strategy: TimeSlicing} in workloads[].claims",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -47,13 +47,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
 from generator.inputs.repeats import repeats
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN223"
-NAME = "compute-domain-repeated"
-SEVERITY = "error"
-SUMMARY = "Two ComputeDomains of one name in a namespace"
+META = RuleMeta("IN223", "compute-domain-repeated", "error", "Two ComputeDomains of one name in a namespace", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -66,3 +65,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "give each ComputeDomain its own name",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -52,12 +52,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import dra_pools
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN224"
-NAME = "compute-domain-pool-not-nvlink"
-SEVERITY = "error"
-SUMMARY = "A ComputeDomain on a pool without Multi-Node NVLink"
+META = RuleMeta(
+    "IN224", "compute-domain-pool-not-nvlink", "error", "A ComputeDomain on a pool without Multi-Node NVLink", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -74,3 +75,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     else "set multiNodeNVLink: true (and allocation: dra) on the NVLink pool",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -46,12 +46,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import device_capacity
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN225"
-NAME = "device-quota-exceeds-pools"
-SEVERITY = "error"
-SUMMARY = "A workload's DRA device quota is more than the DRA pools publish"
+META = RuleMeta(
+    "IN225",
+    "device-quota-exceeds-pools",
+    "error",
+    "A workload's DRA device quota is more than the DRA pools publish",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -67,3 +72,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     "pools without MIG, mig.nvidia.com the MIG devices of the others)",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

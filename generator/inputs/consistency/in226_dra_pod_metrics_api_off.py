@@ -45,14 +45,18 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import dra_pools
+from generator.inputs.protocol import InputCheck
 from generator.kube import runtimeconfig
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN226"
-NAME = "dra-pod-metrics-api-off"
-SEVERITY = "error"
-SUMMARY = "draPodMetrics needs an API version the API server does not serve"
-
+META = RuleMeta(
+    "IN226",
+    "dra-pod-metrics-api-off",
+    "error",
+    "draPodMetrics needs an API version the API server does not serve",
+    __doc__,
+)
 
 # The pinned dcgm-exporter reads ResourceSlices at resource.k8s.io/v1beta1 to label DRA GPUs'
 # metrics with their pods (the key's description in schemas/cluster.schema.json); that version
@@ -76,3 +80,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
         f"once the API server runs with the flag, add `apiServer: {{runtimeConfig: [{_EXPORTER_API}]}}`; "
         "else remove draPodMetrics",
     )
+
+
+CHECK = InputCheck(meta=META, check=check)

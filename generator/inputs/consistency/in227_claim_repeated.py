@@ -46,13 +46,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
 from generator.inputs.repeats import repeats
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN227"
-NAME = "claim-repeated"
-SEVERITY = "error"
-SUMMARY = "Two claim templates of one name in a namespace"
+META = RuleMeta("IN227", "claim-repeated", "error", "Two claim templates of one name in a namespace", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -64,3 +63,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "give each claim template its own name",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -49,12 +49,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN228"
-NAME = "claim-named-like-channel"
-SEVERITY = "error"
-SUMMARY = "A claim template takes the name of a ComputeDomain's channel template"
+META = RuleMeta(
+    "IN228",
+    "claim-named-like-channel",
+    "error",
+    "A claim template takes the name of a ComputeDomain's channel template",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -68,3 +73,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     "rename the claim: a ComputeDomain <name> generates the ResourceClaimTemplate <name>-channel",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

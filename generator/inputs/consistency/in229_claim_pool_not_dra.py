@@ -48,12 +48,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import dra_pools
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN229"
-NAME = "claim-pool-not-dra"
-SEVERITY = "error"
-SUMMARY = "A claim names a pool that is not an NVIDIA DRA pool"
+META = RuleMeta("IN229", "claim-pool-not-dra", "error", "A claim names a pool that is not an NVIDIA DRA pool", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -68,3 +67,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     f"dra pools: {', '.join(sorted(pools))}" if pools else "set allocation: dra on an NVIDIA pool",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

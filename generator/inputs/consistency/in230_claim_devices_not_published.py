@@ -50,12 +50,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import dra_mig_layout, dra_pools
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN230"
-NAME = "claim-devices-not-published"
-SEVERITY = "error"
-SUMMARY = "A claim asks for devices its pool's nodes do not publish"
+META = RuleMeta(
+    "IN230", "claim-devices-not-published", "error", "A claim asks for devices its pool's nodes do not publish", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -97,3 +98,6 @@ def _devices(claim: dict, pool: dict, where: tuple, doc: Located) -> Iterator[In
             f"lower count to {per_node} or fewer",
             at_value=True,
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -49,12 +49,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import dra_pools
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN231"
-NAME = "claim-sharing-setting-of-other-strategy"
-SEVERITY = "error"
-SUMMARY = "A claim's sharing setting that its strategy or devices do not take"
+META = RuleMeta(
+    "IN231",
+    "claim-sharing-setting-of-other-strategy",
+    "error",
+    "A claim's sharing setting that its strategy or devices do not take",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -79,3 +84,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     where + ("interval",),
                     "remove interval",
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -45,12 +45,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN301"
-NAME = "api-server-egress-without-cidrs"
-SEVERITY = "error"
-SUMMARY = "Egress to the API server without Cilium needs network.apiServerCIDRs"
+META = RuleMeta(
+    "IN301",
+    "api-server-egress-without-cidrs",
+    "error",
+    "Egress to the API server without Cilium needs network.apiServerCIDRs",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -65,3 +70,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "set network.apiServerCIDRs to the addresses of `kubectl get endpointslices -n default -l "
                 "kubernetes.io/service-name=kubernetes`, or enable network.cilium",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

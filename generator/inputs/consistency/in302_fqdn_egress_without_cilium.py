@@ -40,12 +40,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN302"
-NAME = "fqdn-egress-without-cilium"
-SEVERITY = "error"
-SUMMARY = "Egress to DNS names needs Cilium"
+META = RuleMeta("IN302", "fqdn-egress-without-cilium", "error", "Egress to DNS names needs Cilium", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -59,3 +58,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 ("workloads", i, "allowEgressToFQDNs"),
                 "enable network.cilium, or list the destinations' CIDRs in allowEgressTo instead",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -45,12 +45,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN303"
-NAME = "inference-without-egress"
-SEVERITY = "warning"
-SUMMARY = "A GPU inference namespace declares no egress"
+META = RuleMeta("IN303", "inference-without-egress", "warning", "A GPU inference namespace declares no egress", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -74,3 +73,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "allowEgressTo (CIDRs); write allowEgressTo: [] if the models come from a volume",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -42,12 +42,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN304"
-NAME = "fabric-not-offered"
-SEVERITY = "error"
-SUMMARY = "A pool's fabric type is one the provider does not offer"
+META = RuleMeta(
+    "IN304", "fabric-not-offered", "error", "A pool's fabric type is one the provider does not offer", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -62,3 +63,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "see `fabrics` in docs/providers.md for what each provider offers, or set fabric.type: none",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

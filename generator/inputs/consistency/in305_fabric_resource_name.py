@@ -44,12 +44,13 @@ from collections.abc import Iterator
 from generator.errors import InputError
 from generator.inputs.conventions import FABRIC_RESOURCES
 from generator.inputs.fabrics import offered_fabrics
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN305"
-NAME = "fabric-resource-name"
-SEVERITY = "error"
-SUMMARY = "A fabric resourceName its device plugin does not advertise"
+META = RuleMeta(
+    "IN305", "fabric-resource-name", "error", "A fabric resourceName its device plugin does not advertise", __doc__
+)
 
 
 RDMA_PREFIX = "rdma/"
@@ -74,3 +75,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 f"name it {RDMA_PREFIX}<name>, e.g. {FABRIC_RESOURCES[fabric['type']]}",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -43,12 +43,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.fabrics import offered_fabrics
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN306"
-NAME = "efa-without-hugepages"
-SEVERITY = "error"
-SUMMARY = "An EFA pool that reserves no 2Mi huge pages"
+META = RuleMeta("IN306", "efa-without-hugepages", "error", "An EFA pool that reserves no 2Mi huge pages", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -62,3 +61,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "figure for a pod's hugepages-2Mi request)",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

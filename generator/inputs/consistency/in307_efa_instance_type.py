@@ -45,12 +45,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.fabrics import instance_types, offered_fabrics
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN307"
-NAME = "efa-instance-type"
-SEVERITY = "error"
-SUMMARY = "An EFA pool on an instance type without EFA"
+META = RuleMeta("IN307", "efa-instance-type", "error", "An EFA pool on an instance type without EFA", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -68,3 +67,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     f"use an instance type with EFA ({known}), or set fabric.type: none",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

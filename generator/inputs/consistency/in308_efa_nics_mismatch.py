@@ -45,12 +45,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.fabrics import instance_types, offered_fabrics
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN308"
-NAME = "efa-nics-mismatch"
-SEVERITY = "error"
-SUMMARY = "fabric.nics differs from the instance type's EFA interfaces"
+META = RuleMeta(
+    "IN308", "efa-nics-mismatch", "error", "fabric.nics differs from the instance type's EFA interfaces", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -68,3 +69,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     f"set fabric.nics: {table[name]}",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -41,12 +41,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.fabrics import offered_fabrics
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN309"
-NAME = "fabric-nics-per-gpu"
-SEVERITY = "error"
-SUMMARY = "fabric.nics is not the provider's NICs per GPU times the GPUs"
+META = RuleMeta(
+    "IN309", "fabric-nics-per-gpu", "error", "fabric.nics is not the provider's NICs per GPU times the GPUs", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -64,3 +65,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 f"set fabric.nics: {want} (or correct gpu.perNode)",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

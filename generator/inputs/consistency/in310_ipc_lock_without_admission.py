@@ -46,12 +46,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN310"
-NAME = "ipc-lock-without-admission"
-SEVERITY = "error"
-SUMMARY = "podSecurity baseline-ipc-lock with admission off"
+META = RuleMeta(
+    "IN310", "ipc-lock-without-admission", "error", "podSecurity baseline-ipc-lock with admission off", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -67,3 +68,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "podSecurity: baseline",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

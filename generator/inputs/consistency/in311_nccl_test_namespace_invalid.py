@@ -46,12 +46,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN311"
-NAME = "nccl-test-namespace-invalid"
-SEVERITY = "error"
-SUMMARY = "fabric.ncclTestNamespace is no baseline-ipc-lock workload namespace"
+META = RuleMeta(
+    "IN311",
+    "nccl-test-namespace-invalid",
+    "error",
+    "fabric.ncclTestNamespace is no baseline-ipc-lock workload namespace",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -67,3 +72,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             "name a workloads[].namespace and set its podSecurity: baseline-ipc-lock",
             at_value=True,
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -45,12 +45,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN312"
-NAME = "nccl-test-nothing-to-test"
-SEVERITY = "warning"
-SUMMARY = "fabric.ncclTestNamespace without a pool the NCCL test runs on"
+META = RuleMeta(
+    "IN312",
+    "nccl-test-nothing-to-test",
+    "warning",
+    "fabric.ncclTestNamespace without a pool the NCCL test runs on",
+    __doc__,
+)
 
 
 def _testable(pool: dict) -> bool:
@@ -80,3 +85,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             "remove fabric.ncclTestNamespace",
             at_value=True,
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

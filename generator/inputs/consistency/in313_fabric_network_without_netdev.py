@@ -46,12 +46,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN313"
-NAME = "fabric-network-without-netdev"
-SEVERITY = "error"
-SUMMARY = "A fabric network on a fabric whose NICs have no netdev (EFA)"
+META = RuleMeta(
+    "IN313",
+    "fabric-network-without-netdev",
+    "error",
+    "A fabric network on a fabric whose NICs have no netdev (EFA)",
+    __doc__,
+)
 
 NETDEV_FABRICS = ("infiniband", "roce")
 
@@ -66,3 +71,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 ("nodePools", i, "fabric", "network"),
                 "remove fabric.network (NCCL reaches EFA through libfabric, without an interface in the pod)",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

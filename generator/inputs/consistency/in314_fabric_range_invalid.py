@@ -1,9 +1,10 @@
 """A fabric network's ``range`` or ``exclude`` that is not a CIDR the API server's parser accepts.
 
-Rationale: whereabouts parses the range and each exclude with Go's ``net.ParseCIDR``: a
-prefix past the address's length is refused, and an address with bits past the prefix names
-a different network than it seems to (the API server's CIDR validation refuses those too).
-The other fabric network checks (IN315, IN316, IN317) judge only a range that parses.
+Rationale: nv-ipam parses the IPPool's ``subnet`` with Go's ``net.ParseCIDR`` (Mellanox/nvidia-k8s-ipam
+``api/v1alpha1/ippool_validate.go``): a prefix past the address's length is refused, and an
+address with bits past the prefix names a different network than it seems to (the API server's
+CIDR validation refuses those too); each exclude becomes the IPPool exclusion of its first to its
+last address. The other fabric network checks (IN315 to IN318) judge only a range that parses.
 
 Fix: write the network's address with its prefix length, host bits zero (``172.30.0.0/16``).
 
@@ -48,12 +49,14 @@ from collections.abc import Iterator
 from generator import addresses
 from generator.errors import InputError
 from generator.inputs.consistency.in313_fabric_network_without_netdev import NETDEV_FABRICS
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN314"
-NAME = "fabric-range-invalid"
-SEVERITY = "error"
-SUMMARY = "A fabric network's range or exclude is not a valid CIDR"
+META = RuleMeta(
+    "IN314", "fabric-range-invalid", "error", "A fabric network's range or exclude is not a valid CIDR", __doc__
+)
+
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -88,3 +91,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             continue
         for j, cidr in enumerate(network.get("exclude", [])):
             yield from _cidr_errors(cidr, (*base, "exclude", j), doc)
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -1,8 +1,10 @@
 """A fabric network's ``exclude`` that is not inside its ``range``.
 
-Rationale: whereabouts skips the excluded addresses when it hands out the range's addresses:
-an exclude outside the range keeps nothing out, so the addresses it was meant to reserve (a
-gateway, the nodes' own fabric addresses) stay in the range and go to pods.
+Rationale: nv-ipam skips the excluded addresses when it hands out the range's addresses: an
+exclude outside the range keeps nothing out, so the addresses it was meant to reserve (a gateway,
+the nodes' own fabric addresses) stay in the range and go to pods; and nv-ipam's own validation
+refuses an IPPool whose exclusions leave its subnet (Mellanox/nvidia-k8s-ipam
+``api/v1alpha1/validate_exclusions.go``).
 
 Fix: exclude only addresses of the range, or widen the range.
 
@@ -46,12 +48,13 @@ from collections.abc import Iterator
 from generator import addresses
 from generator.errors import InputError
 from generator.inputs.consistency.in314_fabric_range_invalid import valid_ranges
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN315"
-NAME = "fabric-exclude-outside-range"
-SEVERITY = "error"
-SUMMARY = "A fabric network excludes addresses outside its range"
+META = RuleMeta(
+    "IN315", "fabric-exclude-outside-range", "error", "A fabric network excludes addresses outside its range", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -67,3 +70,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     f"exclude only addresses of {network['range']}",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

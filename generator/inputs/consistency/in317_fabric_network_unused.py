@@ -45,12 +45,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in314_fabric_range_invalid import valid_ranges
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN317"
-NAME = "fabric-network-unused"
-SEVERITY = "warning"
-SUMMARY = "A fabric network no workload namespace uses"
+META = RuleMeta("IN317", "fabric-network-unused", "warning", "A fabric network no workload namespace uses", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -63,3 +62,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             base,
             "set podSecurity: baseline-ipc-lock on the training namespaces, or remove fabric.network",
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -46,13 +46,18 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.advertised import hugepages_per_node
+from generator.inputs.protocol import InputCheck
 from generator.kube.quantity import parse, show_binary
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN401"
-NAME = "hugepages-exceed-node-memory"
-SEVERITY = "error"
-SUMMARY = "A pool's huge pages per node are not less than its nodes' memory"
+META = RuleMeta(
+    "IN401",
+    "hugepages-exceed-node-memory",
+    "error",
+    "A pool's huge pages per node are not less than its nodes' memory",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -69,3 +74,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             f"lower nodePools[{i}].hugepages well below the node's memory, or correct nodePools[{i}].memory "
             "(the instance type's memory)",
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

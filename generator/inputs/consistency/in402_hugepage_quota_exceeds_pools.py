@@ -51,13 +51,18 @@ from fractions import Fraction
 
 from generator.errors import InputError
 from generator.inputs.advertised import HUGEPAGE_SIZES
+from generator.inputs.protocol import InputCheck
 from generator.kube.quantity import parse, show_binary
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN402"
-NAME = "hugepage-quota-exceeds-pools"
-SEVERITY = "error"
-SUMMARY = "A workload's huge-page quota is more than the GPU pools reserve"
+META = RuleMeta(
+    "IN402",
+    "hugepage-quota-exceeds-pools",
+    "error",
+    "A workload's huge-page quota is more than the GPU pools reserve",
+    __doc__,
+)
 
 
 def capacity(spec: dict, size: str) -> Fraction | None:
@@ -99,3 +104,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 hint,
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -46,12 +46,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.conventions import provider_instance
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN403"
-NAME = "nvme-disk-pattern-missing"
-SEVERITY = "error"
-SUMMARY = "Local NVMe disk preparation without a diskIdPattern the provider can default"
+META = RuleMeta(
+    "IN403",
+    "nvme-disk-pattern-missing",
+    "error",
+    "Local NVMe disk preparation without a diskIdPattern the provider can default",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -71,3 +76,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             "set diskIdPattern to the glob of the disks' names under /dev/disk/by-id, which name the "
             "model (e.g. nvme-SAMSUNG_MZWLR3T8HBLS-00007_*; `ls -l /dev/disk/by-id` on a node shows them)",
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -41,13 +41,11 @@ from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN404"
-NAME = "nvme-pattern-matches-ebs"
-SEVERITY = "error"
-SUMMARY = "A localNvme.diskIdPattern matches EBS volumes"
-
+META = RuleMeta("IN404", "nvme-pattern-matches-ebs", "error", "A localNvme.diskIdPattern matches EBS volumes", __doc__)
 
 # /dev/disk/by-id name of an EBS volume (model "Amazon Elastic Block Store", serial vol<id>).
 EBS_DISK_ID = "nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0"
@@ -68,3 +66,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             "name the instance-store model: nvme-Amazon_EC2_NVMe_Instance_Storage_*",
             at_value=True,
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -41,12 +41,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN405"
-NAME = "nvme-setting-of-other-mode"
-SEVERITY = "error"
-SUMMARY = "A localNvme setting that the volume mode ignores"
+META = RuleMeta(
+    "IN405", "nvme-setting-of-other-mode", "error", "A localNvme setting that the volume mode ignores", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -68,3 +69,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 base + ("blockCleaner",),
                 "remove blockCleaner, or use mode: Block",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -39,12 +39,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN406"
-NAME = "nvme-force-without-prepare"
-SEVERITY = "error"
-SUMMARY = "localNvme.prepare.force without prepare.enabled"
+META = RuleMeta(
+    "IN406", "nvme-force-without-prepare", "error", "localNvme.prepare.force without prepare.enabled", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -57,3 +58,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "set prepare.enabled: true to have the disks prepared (force lets it erase disks that hold data), "
                 "or remove force",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

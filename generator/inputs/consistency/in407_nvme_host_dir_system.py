@@ -39,13 +39,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN407"
-NAME = "nvme-host-dir-system"
-SEVERITY = "error"
-SUMMARY = "localNvme.hostDir is a system directory"
-
+META = RuleMeta("IN407", "nvme-host-dir-system", "error", "localNvme.hostDir is a system directory", __doc__)
 
 SYSTEM_DIRS = frozenset(
     {
@@ -83,3 +81,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 f"use a directory of its own, e.g. /mnt/disks/{nvme['storageClass']}",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

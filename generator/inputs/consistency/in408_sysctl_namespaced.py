@@ -41,13 +41,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
 from generator.inputs.tuning import is_namespaced
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN408"
-NAME = "sysctl-namespaced"
-SEVERITY = "error"
-SUMMARY = "A namespaced sysctl set on the node"
+META = RuleMeta("IN408", "sysctl-namespaced", "error", "A namespaced sysctl set on the node", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -61,3 +60,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     "set it in the pod's securityContext.sysctls (unsafe ones also need the kubelet's "
                     "--allowed-unsafe-sysctls); nodePools[].sysctls is for node-level keys",
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -39,13 +39,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
 from generator.inputs.tuning import HUGEPAGE_KEYS, is_namespaced
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN409"
-NAME = "sysctl-hugepages"
-SEVERITY = "error"
-SUMMARY = "Huge pages set through vm.nr_hugepages instead of hugepages"
+META = RuleMeta(
+    "IN409", "sysctl-hugepages", "error", "Huge pages set through vm.nr_hugepages instead of hugepages", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -57,3 +58,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     ("nodePools", i, "sysctls", key),
                     f"remove it and set nodePools[{i}].hugepages (2Mi / 1Gi page counts) instead",
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -39,13 +39,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
 from generator.inputs.tuning import HUGEPAGE_KEYS, RANGES, as_int, is_namespaced
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN410"
-NAME = "sysctl-out-of-range"
-SEVERITY = "error"
-SUMMARY = "A sysctl value the kernel refuses"
+META = RuleMeta("IN410", "sysctl-out-of-range", "error", "A sysctl value the kernel refuses", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -70,3 +69,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     f"use a value between {low} and {high}",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -42,12 +42,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN411"
-NAME = "runtime-1gi-hugepages"
-SEVERITY = "error"
-SUMMARY = "1Gi huge pages at runtime with the DaemonSet tuning backend"
+META = RuleMeta(
+    "IN411", "runtime-1gi-hugepages", "error", "1Gi huge pages at runtime with the DaemonSet tuning backend", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -65,3 +66,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "(then they are only checked)",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

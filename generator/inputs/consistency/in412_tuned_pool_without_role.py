@@ -46,13 +46,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
 from generator.inputs.tuning import mcp_roles, tuned_reserves_hugepages
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN412"
-NAME = "tuned-pool-without-role"
-SEVERITY = "error"
-SUMMARY = "TuneD huge pages on a pool its MachineConfigPool cannot be found for"
+META = RuleMeta(
+    "IN412",
+    "tuned-pool-without-role",
+    "error",
+    "TuneD huge pages on a pool its MachineConfigPool cannot be found for",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -65,3 +70,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "select the pool by its MachineConfigPool role, e.g. nodeSelector: "
                 '{node-role.kubernetes.io/worker-gpu: ""}',
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

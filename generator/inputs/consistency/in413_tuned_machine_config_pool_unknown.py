@@ -46,13 +46,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
 from generator.inputs.tuning import BUILTIN_MACHINE_CONFIG_POOLS, MCP_ROLE_PREFIX, mcp_roles, tuned_reserves_hugepages
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN413"
-NAME = "tuned-machine-config-pool-unknown"
-SEVERITY = "error"
-SUMMARY = "TuneD huge pages through a MachineConfigPool that may not exist"
+META = RuleMeta(
+    "IN413",
+    "tuned-machine-config-pool-unknown",
+    "error",
+    "TuneD huge pages through a MachineConfigPool that may not exist",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -68,3 +73,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 f"create the MachineConfigPool {roles[0]} (machineConfigSelector: role in [worker, {roles[0]}], "
                 f"nodeSelector: node-role.kubernetes.io/{roles[0]}) and add it to tuning.machineConfigPools",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -40,12 +40,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN414"
-NAME = "tuned-without-operator"
-SEVERITY = "error"
-SUMMARY = "tuning.backend tuned on a provider without the Node Tuning Operator"
+META = RuleMeta(
+    "IN414",
+    "tuned-without-operator",
+    "error",
+    "tuning.backend tuned on a provider without the Node Tuning Operator",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -57,3 +62,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             "Node Tuning Operator installed)",
             at_value=True,
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -45,12 +45,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN415"
-NAME = "do-not-disrupt-before-1-36"
-SEVERITY = "error"
-SUMMARY = "doNotDisrupt on a cluster that serves no MutatingAdmissionPolicy v1"
+META = RuleMeta(
+    "IN415",
+    "do-not-disrupt-before-1-36",
+    "error",
+    "doNotDisrupt on a cluster that serves no MutatingAdmissionPolicy v1",
+    __doc__,
+)
 
 # MutatingAdmissionPolicy admissionregistration.k8s.io/v1 is served (GA) from Kubernetes 1.36.
 MUTATING_POLICY_MINOR = 36
@@ -69,3 +74,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 'set the annotation karpenter.sh/do-not-disrupt: "true" in the jobs\' pod templates instead, or '
                 "upgrade the cluster",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

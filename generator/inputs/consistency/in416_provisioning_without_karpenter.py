@@ -55,12 +55,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN416"
-NAME = "provisioning-without-karpenter"
-SEVERITY = "error"
-SUMMARY = "A pool's provisioning on a provider without Karpenter node provisioning"
+META = RuleMeta(
+    "IN416",
+    "provisioning-without-karpenter",
+    "error",
+    "A pool's provisioning on a provider without Karpenter node provisioning",
+    __doc__,
+)
 
 
 def provisioned(spec: dict, facts: dict) -> Iterator[tuple[int, dict, dict, tuple]]:
@@ -84,3 +89,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 ("nodePools", i, "provisioning"),
                 "remove provisioning: its nodes are provisioned outside the cluster (eks and aks render a NodePool)",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -59,12 +59,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN417"
-NAME = "provisioning-without-gpu"
-SEVERITY = "error"
-SUMMARY = "A pool's provisioning on a pool without GPUs"
+META = RuleMeta("IN417", "provisioning-without-gpu", "error", "A pool's provisioning on a pool without GPUs", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -77,3 +76,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 ("nodePools", i, "provisioning"),
                 "add the pool's gpu, or remove provisioning",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -61,13 +61,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN418"
-NAME = "maintenance-window-never-closes"
-SEVERITY = "error"
-SUMMARY = "A maintenance window that opens again before it closes"
-
+META = RuleMeta(
+    "IN418",
+    "maintenance-window-never-closes",
+    "error",
+    "A maintenance window that opens again before it closes",
+    __doc__,
+)
 
 DAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
 WEEK = 7 * 24 * 60
@@ -103,3 +107,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     at_value=True,
                 )
                 break
+
+
+CHECK = InputCheck(meta=META, check=check)

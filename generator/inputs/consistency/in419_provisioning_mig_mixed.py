@@ -56,12 +56,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN419"
-NAME = "provisioning-mig-mixed"
-SEVERITY = "error"
-SUMMARY = "A Karpenter-provisioned pool with a mixed MIG layout"
+META = RuleMeta(
+    "IN419", "provisioning-mig-mixed", "error", "A Karpenter-provisioned pool with a mixed MIG layout", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -75,3 +76,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "use mig.strategy: single (slices are advertised as nvidia.com/gpu), or leave this pool to a node "
                 "group",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -56,12 +56,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN420"
-NAME = "provisioning-operator-driver-on-eks"
-SEVERITY = "error"
-SUMMARY = "The GPU Operator installs a driver on nodes Karpenter launches with the EKS NVIDIA AMI"
+META = RuleMeta(
+    "IN420",
+    "provisioning-operator-driver-on-eks",
+    "error",
+    "The GPU Operator installs a driver on nodes Karpenter launches with the EKS NVIDIA AMI",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -76,3 +81,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 (*base, "image"),
                 "set gpu.nvidia.driver.managed: false",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -57,12 +57,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN421"
-NAME = "node-role-missing"
-SEVERITY = "error"
-SUMMARY = "An EC2NodeClass without the nodes' IAM role"
+META = RuleMeta("IN421", "node-role-missing", "error", "An EC2NodeClass without the nodes' IAM role", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -75,3 +74,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "set nodeClass.role to the node role Karpenter's install created (KarpenterNodeRole-<cluster> in "
                 "the getting-started guide), with an EKS access entry of type EC2_LINUX",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

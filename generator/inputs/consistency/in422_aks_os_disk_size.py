@@ -45,12 +45,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN422"
-NAME = "aks-os-disk-size"
-SEVERITY = "error"
-SUMMARY = "An AKSNodeClass OS disk size outside what the CRD takes"
+META = RuleMeta(
+    "IN422", "aks-os-disk-size", "error", "An AKSNodeClass OS disk size outside what the CRD takes", __doc__
+)
 
 
 # AKSNodeClass spec.osDiskSizeGB bounds (Azure/karpenter-provider-azure v1.14.2 CRD: 30 to 2048).
@@ -69,3 +70,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "pick a size in that range (the default is 128)",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -46,12 +46,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN423"
-NAME = "node-class-setting-of-other-kind"
-SEVERITY = "error"
-SUMMARY = "An EC2NodeClass setting on a provider whose node class has none"
+META = RuleMeta(
+    "IN423",
+    "node-class-setting-of-other-kind",
+    "error",
+    "An EC2NodeClass setting on a provider whose node class has none",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -67,3 +72,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     (*base, "nodeClass", key),
                     f"remove nodeClass.{key}",
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

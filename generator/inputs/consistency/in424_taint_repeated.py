@@ -60,12 +60,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN424"
-NAME = "taint-repeated"
-SEVERITY = "error"
-SUMMARY = "A provisioned pool lists one taint key and effect twice"
+META = RuleMeta("IN424", "taint-repeated", "error", "A provisioned pool lists one taint key and effect twice", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -81,3 +80,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     "keep one of them",
                 )
             seen.add(pair)
+
+
+CHECK = InputCheck(meta=META, check=check)

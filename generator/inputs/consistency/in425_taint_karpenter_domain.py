@@ -60,12 +60,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN425"
-NAME = "taint-karpenter-domain"
-SEVERITY = "error"
-SUMMARY = "A provisioned pool's taint in the karpenter.sh domain"
+META = RuleMeta(
+    "IN425", "taint-karpenter-domain", "error", "A provisioned pool's taint in the karpenter.sh domain", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -78,3 +79,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     "use a key of your own",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

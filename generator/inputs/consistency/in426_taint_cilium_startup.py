@@ -61,12 +61,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN426"
-NAME = "taint-cilium-startup"
-SEVERITY = "error"
-SUMMARY = "A provisioned pool taints its nodes with Cilium's startup taint"
+META = RuleMeta(
+    "IN426", "taint-cilium-startup", "error", "A provisioned pool taints its nodes with Cilium's startup taint", __doc__
+)
 
 
 # Cilium's agent-not-ready taint, rendered as a startup taint on Cilium clusters (cilium chart
@@ -88,3 +89,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     "remove it: the NodePool renders it as a startup taint",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

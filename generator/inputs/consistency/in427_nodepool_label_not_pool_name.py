@@ -57,14 +57,19 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-NODEPOOL_LABEL = "karpenter.sh/nodepool"
+META = RuleMeta(
+    "IN427",
+    "nodepool-label-not-pool-name",
+    "error",
+    "A provisioned pool selects karpenter.sh/nodepool other than its own name",
+    __doc__,
+)
 
-ID = "IN427"
-NAME = "nodepool-label-not-pool-name"
-SEVERITY = "error"
-SUMMARY = "A provisioned pool selects karpenter.sh/nodepool other than its own name"
+NODEPOOL_LABEL = "karpenter.sh/nodepool"
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -78,3 +83,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 f"set {NODEPOOL_LABEL}: {pool['name']} (the NodePool is named after the pool)",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

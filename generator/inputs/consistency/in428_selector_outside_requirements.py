@@ -60,15 +60,20 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
+
+META = RuleMeta(
+    "IN428",
+    "selector-outside-requirements",
+    "error",
+    "A provisioned pool selects a capacity or instance type its NodePool does not launch",
+    __doc__,
+)
 
 CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
-
-ID = "IN428"
-NAME = "selector-outside-requirements"
-SEVERITY = "error"
-SUMMARY = "A provisioned pool selects a capacity or instance type its NodePool does not launch"
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -90,3 +95,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     "select the pool by a label of its own",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

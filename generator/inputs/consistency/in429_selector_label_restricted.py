@@ -61,12 +61,17 @@ from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
 from generator.inputs.consistency.in427_nodepool_label_not_pool_name import NODEPOOL_LABEL
 from generator.inputs.consistency.in428_selector_outside_requirements import CAPACITY_TYPE_LABEL
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN429"
-NAME = "selector-label-restricted"
-SEVERITY = "error"
-SUMMARY = "A provisioned pool selects a label Karpenter restricts in a NodePool"
+META = RuleMeta(
+    "IN429",
+    "selector-label-restricted",
+    "error",
+    "A provisioned pool selects a label Karpenter restricts in a NodePool",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -83,3 +88,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     ("nodePools", i, "nodeSelector"),
                     f"select the pool by {NODEPOOL_LABEL}: {pool['name']} or a label of its own",
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

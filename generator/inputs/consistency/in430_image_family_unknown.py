@@ -47,12 +47,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN430"
-NAME = "image-family-unknown"
-SEVERITY = "error"
-SUMMARY = "An image family the provider's node class does not take"
+META = RuleMeta(
+    "IN430", "image-family-unknown", "error", "An image family the provider's node class does not take", __doc__
+)
 
 
 def images(spec: dict, facts: dict) -> Iterator[tuple[dict, dict, dict, tuple]]:
@@ -73,3 +74,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "use one of: " + ", ".join(karpenter["imageFamilies"]),
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

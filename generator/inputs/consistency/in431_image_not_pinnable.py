@@ -47,12 +47,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in430_image_family_unknown import images
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN431"
-NAME = "image-not-pinnable"
-SEVERITY = "error"
-SUMMARY = "A pinned image version on a node class that cannot pin one"
+META = RuleMeta(
+    "IN431", "image-not-pinnable", "error", "A pinned image version on a node class that cannot pin one", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -65,3 +66,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "set image.version: latest, and pace image rolls with disruption.maxNodes and disruption.window",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

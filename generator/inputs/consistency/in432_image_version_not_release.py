@@ -57,12 +57,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in430_image_family_unknown import images
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN432"
-NAME = "image-version-not-release"
-SEVERITY = "error"
-SUMMARY = "A pinned image version that is not a release of its family"
+META = RuleMeta(
+    "IN432", "image-version-not-release", "error", "A pinned image version that is not a release of its family", __doc__
+)
 
 
 def _release(image: dict) -> bool:
@@ -85,3 +86,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "al2023 releases are vYYYYMMDD (awslabs/amazon-eks-ami tags), bottlerocket releases vX.Y.Z",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -58,12 +58,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in432_image_version_not_release import releases
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN433"
-NAME = "image-driver-too-old"
-SEVERITY = "error"
-SUMMARY = "A pinned node image ships an NVIDIA driver branch older than the minimum"
+META = RuleMeta(
+    "IN433",
+    "image-driver-too-old",
+    "error",
+    "A pinned node image ships an NVIDIA driver branch older than the minimum",
+    __doc__,
+)
 
 
 def drivers(spec: dict, facts: dict) -> Iterator[tuple[dict, str, str, str, tuple]]:
@@ -92,3 +97,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "minVersion",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -58,12 +58,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in433_image_driver_too_old import drivers
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN434"
-NAME = "image-driver-maybe-old"
-SEVERITY = "warning"
-SUMMARY = "A pinned node image ships the minimum's NVIDIA driver branch, maybe an older patch"
+META = RuleMeta(
+    "IN434",
+    "image-driver-maybe-old",
+    "warning",
+    "A pinned node image ships the minimum's NVIDIA driver branch, maybe an older patch",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -77,3 +82,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "DaemonSet fails a node with an older driver",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

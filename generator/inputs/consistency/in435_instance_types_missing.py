@@ -56,12 +56,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN435"
-NAME = "instance-types-missing"
-SEVERITY = "error"
-SUMMARY = "A provisioned pool names no instance types or families"
+META = RuleMeta(
+    "IN435", "instance-types-missing", "error", "A provisioned pool names no instance types or families", __doc__
+)
 
 
 def known_for(karpenter: dict, gpu: dict) -> str:
@@ -85,3 +86,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 base,
                 known_for(karpenter, pool["gpu"]),
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

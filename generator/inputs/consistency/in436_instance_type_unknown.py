@@ -58,12 +58,11 @@ from collections.abc import Iterator
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
 from generator.inputs.consistency.in435_instance_types_missing import known_for
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN436"
-NAME = "instance-type-unknown"
-SEVERITY = "error"
-SUMMARY = "An instance type the provider table does not know"
+META = RuleMeta("IN436", "instance-type-unknown", "error", "An instance type the provider table does not know", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -76,3 +75,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     known_for(karpenter, pool["gpu"]),
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -57,12 +57,13 @@ from collections.abc import Iterator
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
 from generator.inputs.consistency.in435_instance_types_missing import known_for
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN437"
-NAME = "instance-type-gpu-mismatch"
-SEVERITY = "error"
-SUMMARY = "An instance type whose GPUs are not the pool's"
+META = RuleMeta(
+    "IN437", "instance-type-gpu-mismatch", "error", "An instance type whose GPUs are not the pool's", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -78,3 +79,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     known_for(karpenter, gpu),
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -44,12 +44,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN438"
-NAME = "instance-families-unsupported"
-SEVERITY = "error"
-SUMMARY = "Instance families on a provider whose Karpenter has no family label"
+META = RuleMeta(
+    "IN438",
+    "instance-families-unsupported",
+    "error",
+    "Instance families on a provider whose Karpenter has no family label",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -60,3 +65,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 (*base, "instanceFamilies"),
                 "list instanceTypes instead",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

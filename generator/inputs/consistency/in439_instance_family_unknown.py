@@ -57,12 +57,13 @@ from collections.abc import Iterator
 from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
 from generator.inputs.consistency.in435_instance_types_missing import known_for
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN439"
-NAME = "instance-family-unknown"
-SEVERITY = "error"
-SUMMARY = "An instance family the provider table does not know"
+META = RuleMeta(
+    "IN439", "instance-family-unknown", "error", "An instance family the provider table does not know", __doc__
+)
 
 
 def families(karpenter: dict, family: str) -> dict[str, dict]:
@@ -83,3 +84,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     known_for(karpenter, pool["gpu"]),
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

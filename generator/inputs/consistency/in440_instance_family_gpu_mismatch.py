@@ -59,12 +59,17 @@ from generator.errors import InputError
 from generator.inputs.consistency.in416_provisioning_without_karpenter import provisioned
 from generator.inputs.consistency.in435_instance_types_missing import known_for
 from generator.inputs.consistency.in439_instance_family_unknown import families
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN440"
-NAME = "instance-family-gpu-mismatch"
-SEVERITY = "error"
-SUMMARY = "An instance family with no size that carries the pool's GPUs"
+META = RuleMeta(
+    "IN440",
+    "instance-family-gpu-mismatch",
+    "error",
+    "An instance family with no size that carries the pool's GPUs",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -85,3 +90,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     known_for(karpenter, gpu),
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -63,13 +63,17 @@ from collections.abc import Iterator
 
 from generator.addresses import url_host
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN501"
-NAME = "service-monitor-not-selected"
-SEVERITY = "error"
-SUMMARY = "kube-prometheus-stack's Prometheus would not scrape the DCGM exporter"
-
+META = RuleMeta(
+    "IN501",
+    "service-monitor-not-selected",
+    "error",
+    "kube-prometheus-stack's Prometheus would not scrape the DCGM exporter",
+    __doc__,
+)
 
 # kube-prometheus-stack names its Prometheus Service `<fullname>-prometheus`, where fullname is
 # the release name when it contains the chart name, else `<release>-kube-prometheus-stack` cut to
@@ -108,3 +112,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
         f"set monitoring.serviceMonitorLabels: {{release: {release}}} (the Helm release name of kube-prometheus-stack)",
         at_value=written,
     )
+
+
+CHECK = InputCheck(meta=META, check=check)

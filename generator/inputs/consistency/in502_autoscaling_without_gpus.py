@@ -56,12 +56,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.errors import InputError
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN502"
-NAME = "autoscaling-without-gpus"
-SEVERITY = "error"
-SUMMARY = "A namespace autoscales on DCGM metrics but has no NVIDIA GPUs to read"
+META = RuleMeta(
+    "IN502",
+    "autoscaling-without-gpus",
+    "error",
+    "A namespace autoscales on DCGM metrics but has no NVIDIA GPUs to read",
+    __doc__,
+)
 
 
 def no_gpus(spec: dict, workload: dict) -> tuple[str, str] | None:
@@ -101,3 +106,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 ("workloads", i, "autoscaling"),
                 problem[1],
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

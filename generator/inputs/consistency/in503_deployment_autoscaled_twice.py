@@ -55,13 +55,12 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in502_autoscaling_without_gpus import autoscaled
+from generator.inputs.protocol import InputCheck
 from generator.inputs.repeats import repeats
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN503"
-NAME = "deployment-autoscaled-twice"
-SEVERITY = "error"
-SUMMARY = "One Deployment with two autoscaling entries"
+META = RuleMeta("IN503", "deployment-autoscaled-twice", "error", "One Deployment with two autoscaling entries", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -74,3 +73,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "keep one entry per Deployment",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

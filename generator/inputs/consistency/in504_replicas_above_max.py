@@ -54,12 +54,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in502_autoscaling_without_gpus import autoscaled
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN504"
-NAME = "replicas-above-max"
-SEVERITY = "error"
-SUMMARY = "minReplicas or fallbackReplicas above maxReplicas"
+META = RuleMeta("IN504", "replicas-above-max", "error", "minReplicas or fallbackReplicas above maxReplicas", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -80,3 +79,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     "the fallback must be a replica count the Deployment may have",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

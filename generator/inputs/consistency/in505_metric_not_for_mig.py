@@ -54,12 +54,13 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in502_autoscaling_without_gpus import autoscaled
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN505"
-NAME = "metric-not-for-mig"
-SEVERITY = "error"
-SUMMARY = "A whole-GPU DCGM metric where every NVIDIA pool uses MIG"
+META = RuleMeta(
+    "IN505", "metric-not-for-mig", "error", "A whole-GPU DCGM metric where every NVIDIA pool uses MIG", __doc__
+)
 
 
 # DCGM reports device-level utilisation for whole GPUs only; MIG slices expose the profiling
@@ -85,3 +86,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     "use metric: DCGM_FI_PROF_GR_ENGINE_ACTIVE (graphics engine activity per slice)",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

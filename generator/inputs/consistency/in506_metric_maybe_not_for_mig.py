@@ -64,12 +64,17 @@ from generator.errors import InputError
 from generator.inputs.consistency.in502_autoscaling_without_gpus import autoscaled
 from generator.inputs.consistency.in505_metric_not_for_mig import WHOLE_GPU_ONLY, all_mig
 from generator.inputs.conventions import may_get_mig_slices
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN506"
-NAME = "metric-maybe-not-for-mig"
-SEVERITY = "warning"
-SUMMARY = "A whole-GPU DCGM metric in a namespace that may get MIG slices"
+META = RuleMeta(
+    "IN506",
+    "metric-maybe-not-for-mig",
+    "warning",
+    "A whole-GPU DCGM metric in a namespace that may get MIG slices",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -87,3 +92,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     "metric to get it by default",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -54,12 +54,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in502_autoscaling_without_gpus import autoscaled
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN507"
-NAME = "percent-target-above-100"
-SEVERITY = "error"
-SUMMARY = "A GPU utilisation target above 100 percent"
+META = RuleMeta("IN507", "percent-target-above-100", "error", "A GPU utilisation target above 100 percent", __doc__)
 
 
 def _is_percent(metric: str) -> bool:
@@ -82,3 +81,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                         f"give {key} as the percent one replica's GPUs should average (at most 100)",
                         at_value=True,
                     )
+
+
+CHECK = InputCheck(meta=META, check=check)

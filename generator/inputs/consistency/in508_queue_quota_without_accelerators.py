@@ -45,12 +45,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs import queues
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN508"
-NAME = "queue-quota-without-accelerators"
-SEVERITY = "error"
-SUMMARY = "A queue without flavors whose quota names no accelerator"
+META = RuleMeta(
+    "IN508",
+    "queue-quota-without-accelerators",
+    "error",
+    "A queue without flavors whose quota names no accelerator",
+    __doc__,
+)
 
 
 def queued(spec: dict) -> Iterator[tuple[int, dict]]:
@@ -67,3 +72,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 ("workloads", i, "queue"),
                 "give workloads[].quota the GPUs the namespace may use, or list the queue's flavors with their quota",
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -59,12 +59,17 @@ from collections.abc import Iterator
 from generator.errors import InputError
 from generator.inputs import queues
 from generator.inputs.consistency.in508_queue_quota_without_accelerators import queued
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN509"
-NAME = "queue-quota-supplier-ambiguous"
-SEVERITY = "error"
-SUMMARY = "A queue without flavors whose quota no pool or several pools supply"
+META = RuleMeta(
+    "IN509",
+    "queue-quota-supplier-ambiguous",
+    "error",
+    "A queue without flavors whose quota no pool or several pools supply",
+    __doc__,
+)
 
 
 def amount_paths(amounts: dict) -> Iterator[tuple[tuple, str]]:
@@ -106,3 +111,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     if pools
                     else "add a pool that advertises it, or remove it from quota",
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -53,12 +53,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in508_queue_quota_without_accelerators import queued
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN510"
-NAME = "queue-flavor-pool-unknown"
-SEVERITY = "error"
-SUMMARY = "A queue flavor names no GPU pool"
+META = RuleMeta("IN510", "queue-flavor-pool-unknown", "error", "A queue flavor names no GPU pool", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -74,3 +73,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     "name one of the GPU pools: " + ", ".join(p for p in pools if "gpu" in pools[p]),
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

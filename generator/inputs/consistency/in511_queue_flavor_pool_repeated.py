@@ -54,12 +54,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in508_queue_quota_without_accelerators import queued
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN511"
-NAME = "queue-flavor-pool-repeated"
-SEVERITY = "error"
-SUMMARY = "A queue names one pool in two flavors"
+META = RuleMeta("IN511", "queue-flavor-pool-repeated", "error", "A queue names one pool in two flavors", __doc__)
 
 
 def flavors(spec: dict, workload: dict) -> Iterator[tuple[int, dict, dict]]:
@@ -90,3 +89,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 )
             else:
                 seen[name] = j
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -59,12 +59,17 @@ from generator.inputs import queues
 from generator.inputs.consistency.in508_queue_quota_without_accelerators import queued
 from generator.inputs.consistency.in509_queue_quota_supplier_ambiguous import amount_paths, resource
 from generator.inputs.consistency.in511_queue_flavor_pool_repeated import flavors
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN512"
-NAME = "queue-flavor-quota-exceeds-pool"
-SEVERITY = "error"
-SUMMARY = "A queue flavor's quota is more than its pool supplies"
+META = RuleMeta(
+    "IN512",
+    "queue-flavor-quota-exceeds-pool",
+    "error",
+    "A queue flavor's quota is more than its pool supplies",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -85,3 +90,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                         "lower the nominal quota to what the pool has, or move it to a pool that supplies it",
                         at_value=True,
                     )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -56,12 +56,17 @@ from collections.abc import Iterator
 from generator.errors import InputError
 from generator.inputs.consistency.in508_queue_quota_without_accelerators import queued
 from generator.inputs.consistency.in511_queue_flavor_pool_repeated import flavors
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN513"
-NAME = "queue-limit-without-cohort"
-SEVERITY = "error"
-SUMMARY = "A queue flavor borrows or lends, but the queue is in no cohort"
+META = RuleMeta(
+    "IN513",
+    "queue-limit-without-cohort",
+    "error",
+    "A queue flavor borrows or lends, but the queue is in no cohort",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -76,3 +81,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                         ("workloads", i, "queue", "flavors", j, limit),
                         "set workloads[].queue.cohort, or remove the limit",
                     )
+
+
+CHECK = InputCheck(meta=META, check=check)

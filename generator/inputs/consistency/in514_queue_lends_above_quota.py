@@ -57,12 +57,11 @@ from generator.errors import InputError
 from generator.inputs import queues
 from generator.inputs.consistency.in508_queue_quota_without_accelerators import queued
 from generator.inputs.consistency.in511_queue_flavor_pool_repeated import flavors
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN514"
-NAME = "queue-lends-above-quota"
-SEVERITY = "error"
-SUMMARY = "A queue flavor lends more than its quota"
+META = RuleMeta("IN514", "queue-lends-above-quota", "error", "A queue flavor lends more than its quota", __doc__)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -78,3 +77,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                         ("workloads", i, "queue", "flavors", j, "lendingLimit"),
                         "lower lendingLimit to at most quota",
                     )
+
+
+CHECK = InputCheck(meta=META, check=check)

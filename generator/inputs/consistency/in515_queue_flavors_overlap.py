@@ -74,12 +74,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in508_queue_quota_without_accelerators import queued
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN515"
-NAME = "queue-flavors-overlap"
-SEVERITY = "error"
-SUMMARY = "Two queue flavors whose pools one node can match"
+META = RuleMeta("IN515", "queue-flavors-overlap", "error", "Two queue flavors whose pools one node can match", __doc__)
 
 
 def _overlap(a: dict, b: dict) -> bool:
@@ -105,3 +104,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     "give the pools nodeSelectors that tell their nodes apart (a label with one value per pool)",
                     at_value=True,
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

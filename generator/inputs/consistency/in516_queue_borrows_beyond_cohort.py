@@ -72,12 +72,13 @@ from collections.abc import Iterator
 from generator.errors import InputError
 from generator.inputs import queues
 from generator.inputs.consistency.in508_queue_quota_without_accelerators import queued
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN516"
-NAME = "queue-borrows-beyond-cohort"
-SEVERITY = "error"
-SUMMARY = "A queue may borrow more than its cohort lends"
+META = RuleMeta(
+    "IN516", "queue-borrows-beyond-cohort", "error", "A queue may borrow more than its cohort lends", __doc__
+)
 
 
 def _lendable(workload: dict, pool: str) -> dict[str, int]:
@@ -114,3 +115,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                         f"lower borrowingLimit to {lendable}, or give another queue of the cohort quota on "
                         f"{flavor['pool']}",
                     )
+
+
+CHECK = InputCheck(meta=META, check=check)

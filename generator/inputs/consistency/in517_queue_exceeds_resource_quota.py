@@ -70,12 +70,17 @@ from collections.abc import Iterator
 from generator.errors import InputError
 from generator.inputs import queues
 from generator.inputs.consistency.in508_queue_quota_without_accelerators import queued
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN517"
-NAME = "queue-exceeds-resource-quota"
-SEVERITY = "error"
-SUMMARY = "A queue can admit more than the namespace's ResourceQuota allows"
+META = RuleMeta(
+    "IN517",
+    "queue-exceeds-resource-quota",
+    "error",
+    "A queue can admit more than the namespace's ResourceQuota allows",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -93,3 +98,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                     ("workloads", i, "queue", "flavors"),
                     "raise workloads[].quota to the queue's nominal quota plus borrowing limit, or lower those",
                 )
+
+
+CHECK = InputCheck(meta=META, check=check)

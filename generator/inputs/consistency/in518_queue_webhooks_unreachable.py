@@ -56,12 +56,17 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs.consistency.in508_queue_quota_without_accelerators import queued
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN518"
-NAME = "queue-webhooks-unreachable"
-SEVERITY = "error"
-SUMMARY = "Queues on a managed control plane that cannot reach Kueue's webhooks"
+META = RuleMeta(
+    "IN518",
+    "queue-webhooks-unreachable",
+    "error",
+    "Queues on a managed control plane that cannot reach Kueue's webhooks",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -75,3 +80,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
             ("workloads", first[0], "queue"),
             "use Cilium's ENI IPAM (network.cilium.values.ipam.mode: eni), or queue no workload",
         )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -42,12 +42,11 @@ from collections.abc import Iterator
 
 from generator.errors import InputError
 from generator.inputs import queues
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN519"
-NAME = "topology-hostname-not-last"
-SEVERITY = "error"
-SUMMARY = "The hostname topology level is not the last"
+META = RuleMeta("IN519", "topology-hostname-not-last", "error", "The hostname topology level is not the last", __doc__)
 
 
 def levels(spec: dict) -> Iterator[tuple[int, dict, int, str]]:
@@ -67,3 +66,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 f"move {level} to the end",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -43,12 +43,17 @@ from collections.abc import Iterator
 from generator.errors import InputError
 from generator.inputs import queues
 from generator.inputs.consistency.in519_topology_hostname_not_last import levels
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN520"
-NAME = "topology-clique-without-nvlink"
-SEVERITY = "error"
-SUMMARY = "The NVLink clique topology level on a pool without multi-node NVLink"
+META = RuleMeta(
+    "IN520",
+    "topology-clique-without-nvlink",
+    "error",
+    "The NVLink clique topology level on a pool without multi-node NVLink",
+    __doc__,
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -61,3 +66,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 "remove the level, or set gpu.multiNodeNVLink on a pool of NVL72-class nodes",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

@@ -43,12 +43,13 @@ from collections.abc import Iterator
 from generator.errors import InputError
 from generator.inputs import queues
 from generator.inputs.consistency.in519_topology_hostname_not_last import levels
+from generator.inputs.protocol import InputCheck
+from generator.rulemeta import RuleMeta
 from generator.yamlio.positions import Located
 
-ID = "IN521"
-NAME = "topology-level-unknown"
-SEVERITY = "error"
-SUMMARY = "A topology level the provider's nodes do not carry"
+META = RuleMeta(
+    "IN521", "topology-level-unknown", "error", "A topology level the provider's nodes do not carry", __doc__
+)
 
 
 def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
@@ -68,3 +69,6 @@ def check(spec: dict, doc: Located, facts: dict) -> Iterator[InputError]:
                 f"use the provider's levels ({', '.join(known)}), {queues.HOSTNAME}, or write [] for no topology",
                 at_value=True,
             )
+
+
+CHECK = InputCheck(meta=META, check=check)

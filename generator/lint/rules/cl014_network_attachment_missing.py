@@ -163,10 +163,8 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     if not have:
         return
     roles = _multi_node_roles(res.obj)
-    for pod in pods.templates(res.obj):
-        if pod.partial:
-            continue
-        fabric = bool(pods.pod_requests(pod, _rdma))
+    for pod, rdma in pods.complete_pods(res.obj, _rdma):
+        fabric = bool(rdma)
         training = roles is not None and _in_job(pod, roles) and bool(pods.pod_requests_gpu(pod) or pods.claims(pod))
         if not (fabric or training):
             continue

@@ -77,13 +77,11 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     contract = ctx.contract
     if not contract.pools:
         return
-    for pod in pods.templates(res.obj):
-        if pod.partial:
-            continue
+    for pod, fabric in pods.complete_pods(res.obj, pods.is_fabric):
         selected = [p for p in contract.pools if pods.may_select(pod.spec, dict(p.labels))]
         if not selected:
             continue  # CL010's
-        for name in sorted(pods.pod_requests(pod, pods.is_fabric)):
+        for name in sorted(fabric):
             offering = contract.offering(name)
             if not offering or any(p in offering for p in selected):
                 continue  # CL002's, or a pool it may run on has it
