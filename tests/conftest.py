@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import fcntl
+import functools
 import json
 import os
 import shutil
@@ -102,6 +103,29 @@ def needs_helm():
 
 def needs_crd_schemas():
     return needs_shared(CRD_SCHEMAS, "upstream CRD schemas")
+
+
+def validate_json(instance: object, schema: dict) -> None:
+    """``jsonschema.validate(instance, schema)``, the schema's own metaschema check made once per
+    process and schema (``validate`` makes it on every call: up to a second on a chart's values
+    schema or a large config schema, paid again by every parametrised case)."""
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(
+        _checked_validator(json.dumps(schema, sort_keys=True)).iter_errors(instance)
+    )
+    if error is not None:
+        raise error
+
+
+@functools.cache
+def _checked_validator(schema_text: str):
+    import jsonschema
+
+    schema = json.loads(schema_text)
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
 
 
 class Outcome(NamedTuple):

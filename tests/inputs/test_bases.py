@@ -10,7 +10,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import REPO
+from conftest import REPO, validate_json
 
 from generator.errors import InputError
 from generator.inputs import bases
@@ -206,11 +206,11 @@ def test_a_base_cannot_set_the_name(fleet: Path):
 def test_the_editor_schema_takes_a_partial_base_and_refuses_a_partial_cluster():
     schema = load_schema(REPO / "schemas" / "cluster.schema.json")
     partial = {"apiVersion": "gpu-gitops.io/v1alpha2", "nodePools": [{"name": "gpu", "nodeSelector": {"a": "b"}}]}
-    jsonschema.validate({**partial, "kind": "ClusterBase"}, schema)
+    validate_json({**partial, "kind": "ClusterBase"}, schema)
     with pytest.raises(jsonschema.ValidationError, match="required"):
-        jsonschema.validate({**partial, "kind": "Cluster"}, schema)
+        validate_json({**partial, "kind": "Cluster"}, schema)
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({**partial, "kind": "ClusterBase", "nodePoolz": []}, schema)  # keys still checked
+        validate_json({**partial, "kind": "ClusterBase", "nodePoolz": []}, schema)  # keys still checked
 
 
 # --- provenance -----------------------------------------------------------------------------

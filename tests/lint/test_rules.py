@@ -18,8 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import jsonschema
 import pytest
+from conftest import validate_json
 
 from generator.inputs import consistency
 from generator.lint import examples as rule_examples
@@ -46,7 +46,7 @@ def _cases(verdict: str):
 def _settings(text: str) -> Settings:
     """The settings a fixture asks for; ``lint.cluster`` names one of this repository's example clusters."""
     config = rule_examples.config_comment(text)
-    jsonschema.validate(config, CONFIG_SCHEMA)
+    validate_json(config, CONFIG_SCHEMA)
     cluster = config.get("lint", {}).get("cluster")
     if cluster:
         return settings_for(Project(REPO), config, cluster)

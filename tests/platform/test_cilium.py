@@ -7,11 +7,10 @@ import ipaddress
 import json
 import re
 
-import jsonschema
 import pytest
 import yaml
 from clusterinput import BASE, objects, replace, write
-from conftest import EXAMPLES, REPO, SHARED, cilium_enabled, needs_shared
+from conftest import EXAMPLES, REPO, SHARED, cilium_enabled, needs_shared, validate_json
 
 from generator.library import versions
 
@@ -83,7 +82,7 @@ def test_values_validate_against_the_chart_schema_and_exist_in_the_chart(project
         write(project, text)
     version, values = release_values(objects(project, name))
     schema, chart_defaults = chart()
-    jsonschema.validate(values, schema)
+    validate_json(values, schema)
     for path in key_paths(values):
         if path in COMMENTED_VALUES:
             continue

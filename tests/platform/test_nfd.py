@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 
-import jsonschema
 import pytest
 from clusterinput import BASE, objects, replace, spec, write
-from conftest import EXAMPLES, REPO, SHARED, needs_shared
+from conftest import EXAMPLES, REPO, SHARED, needs_shared, validate_json
 
 NFD_SCHEMA = SHARED / "helm-values" / "gpu-operator" / "charts" / "node-feature-discovery" / "values.schema.json"
 
@@ -48,7 +47,7 @@ def test_worker_tolerates_every_pool_taint_with_exists(name):
 @needs_shared(NFD_SCHEMA, "the NFD chart's values schema")
 @pytest.mark.parametrize("name", CHART_EXAMPLES)
 def test_values_validate_against_the_chart_schema(name):
-    jsonschema.validate(nfd_values(objects(REPO, name)), json.loads(NFD_SCHEMA.read_text(encoding="utf-8")))
+    validate_json(nfd_values(objects(REPO, name)), json.loads(NFD_SCHEMA.read_text(encoding="utf-8")))
 
 
 def test_every_nfd_label_the_pool_daemonsets_select_on_is_set_by_a_rule():

@@ -10,7 +10,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from conftest import REPO
 
+from generator.cli import cli
 from generator.tree.write import read_tree
 
 CLUSTER = "aks-h100-training"
@@ -18,10 +21,22 @@ GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "comm
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 
 
+@pytest.fixture(scope="module")
+def rendered_once(tmp_path_factory) -> Path:
+    """The examples rendered once for the module (a render's output does not depend on where its
+    project is: each test gets a copy)."""
+    root = tmp_path_factory.mktemp("rendered") / "proj"
+    for name in ("clusters", "libsonnet", "schemas"):
+        shutil.copytree(REPO / name, root / name)
+    result = CliRunner().invoke(cli, ["--root", str(root), "--color", "never", "-q", "render"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return root
+
+
 @pytest.fixture
-def rendered(project, run) -> Path:
-    assert run(project, "-q", "render").exit_code == 0
-    return project
+def rendered(rendered_once, tmp_path) -> Path:
+    """A rendered copy of the project of the test's own."""
+    return Path(shutil.copytree(rendered_once, tmp_path / "proj", symlinks=True))
 
 
 def _commit(root: Path, message: str = "change") -> None:
