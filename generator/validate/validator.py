@@ -399,14 +399,14 @@ def _parse_schema(raw: bytes, source: Path, untranslatable: Untranslatable, chec
         return schema
     import jsonschema
 
-    cls = _draft(schema)
+    from generator.validate import metaschema
+
     try:
         # No `format` checks on the schema itself: CRD patterns are Go RE2 (cilium.io's
         # CiliumNetworkPolicy v2 has `^\PC*$`), which Python's re cannot compile, so
         # `format: regex` would refuse a valid upstream CRD. A pattern is compiled only when a
         # value is validated against it.
-        # (types-jsonschema does not know check_schema's format_checker, jsonschema >= 4.16)
-        cls.check_schema(schema, format_checker=None)  # type: ignore[call-arg]
+        metaschema.check(_draft(schema), schema)
     except jsonschema.SchemaError as exc:
         where = "/" + "/".join(str(p) for p in exc.absolute_path)
         raise InputError(
