@@ -144,8 +144,6 @@ def test_a_helper_that_grew_retires_after_its_reply_and_a_new_one_takes_over():
 
 def test_calls_that_each_leave_memory_behind_keep_the_helper_under_150_mb():
     """As Jsonnet evaluations do (the engine frees nothing, ``gc=False``): a fleet's render stays flat."""
-    # start from a new helper: the peak of one that served this module's larger calls stays in ru_maxrss
-    bounded.run(f"{HERE}:hold", (bounded.RETIRE_MIB + 16,), bounded.Limits(5, bounded.RETIRE_MIB + 64))
     peaks = []
     for _ in range(12):  # 360 MiB left behind in all
         bounded.run(f"{HERE}:hold", (30,), LIMITS)
