@@ -70,7 +70,7 @@ def release():
 def peak_mib():
     """The helper's own peak resident size (VmHWM). Not ``ru_maxrss``: Linux keeps that across
     exec, so a helper started by a large process reports its parent's size at the fork."""
-    with open("/proc/self/status") as status:
+    with open("/proc/self/status", encoding="utf-8") as status:
         line = next(line for line in status if line.startswith("VmHWM:"))
     return int(line.split()[1]) // 1024
 

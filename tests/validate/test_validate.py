@@ -81,18 +81,17 @@ def test_missing_apiversion_and_kind_use_kubeconform_wording():
 def test_a_schema_files_passed_metaschema_check_is_remembered_by_its_bytes(tmp_path, monkeypatch):
     """The metaschema check (seconds on the largest CRDs) runs once per file content: a file
     whose bytes changed is checked again, and a refusal is never remembered."""
-    import jsonschema
-
+    from generator.validate import metaschema
     from generator.validate.validator import load_schema
 
     calls = []
-    checked = jsonschema.Draft202012Validator.check_schema
+    checked = metaschema.check
 
-    def counting(schema, *args, **kwargs):
+    def counting(cls, schema):
         calls.append(schema.get("description"))
-        return checked(schema, *args, **kwargs)
+        return checked(cls, schema)
 
-    monkeypatch.setattr(jsonschema.Draft202012Validator, "check_schema", staticmethod(counting))
+    monkeypatch.setattr(metaschema, "check", counting)
     source = tmp_path / "run.json"
     source.write_text('{"type": "object", "description": "v1"}', encoding="utf-8")
     for _ in range(3):
@@ -109,17 +108,12 @@ def test_a_schema_files_passed_metaschema_check_is_remembered_by_its_bytes(tmp_p
 
 
 def test_an_unwritable_cache_only_means_checking_again(tmp_path, monkeypatch):
-    import jsonschema
-
+    from generator.validate import metaschema
     from generator.validate.validator import load_schema
 
     calls = []
-    checked = jsonschema.Draft202012Validator.check_schema
-    monkeypatch.setattr(
-        jsonschema.Draft202012Validator,
-        "check_schema",
-        staticmethod(lambda schema, *a, **k: calls.append(1) or checked(schema, *a, **k)),
-    )
+    checked = metaschema.check
+    monkeypatch.setattr(metaschema, "check", lambda cls, schema: calls.append(1) or checked(cls, schema))
     (tmp_path / "cache").write_text("a file where the cache folder should be", encoding="utf-8")
     monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path / "cache"))
     source = tmp_path / "run.json"
