@@ -358,10 +358,10 @@ def _is_fresh(
     if lines[: len(expected)] != expected:
         return False
     after = lines[len(expected) :]
-    used = [line for line in after if line.startswith("base ")]
+    used = _leading(after, "base ")
     if not all(_base_ok(project, line, digests, cache) for line in used):
         return False
-    charts = [line for line in after[len(used) :] if line.startswith("chart ")]
+    charts = _leading(after[len(used) :], "chart ")
     if not all(_chart_ok(project, line, locked) for line in charts):
         return False
     outputs = after[len(used) + len(charts) :]  # sorted by path, as sum_file writes them
@@ -376,6 +376,17 @@ def _is_fresh(
     except OSError:
         return False
     return outputs == [f"output {sha}  {rel}" for sha, rel in zip(shas, on_disk, strict=True)]
+
+
+def _leading(lines: list[str], kind: str) -> list[str]:
+    """The lines of ``kind`` that open ``lines`` (sum_file writes each kind together, in order):
+    the thousands of output lines after them are not looked at."""
+    count = 0
+    for line in lines:
+        if not line.startswith(kind):
+            break
+        count += 1
+    return lines[:count]
 
 
 def _hashes(folder: str, rels: list[str], cache: StatCache) -> list[str]:

@@ -154,7 +154,7 @@ class StatCache:
         joined, keys_blob, shas_blob = old.get(group, ("", b"", b""))
         paths = names if dir_fd is not None else [os.path.join(folder, name) for name in names]
         stats = [os.stat(path, dir_fd=dir_fd, follow_symlinks=follow) for path in paths]
-        keys = [_key(st) for st in stats]
+        keys = _keys(stats)
         in_order = group not in self._seen and "\0".join(names) == joined
         if in_order and b"".join(keys) == keys_blob:  # the common case: nothing changed
             self._same.add(group)
@@ -200,9 +200,14 @@ class StatCache:
         if old is not None and group not in self._listed:
             dirs_joined, keys_blob, files_joined, others_joined = old
             dirs = dirs_joined.split("\0") if dirs_joined else []
+            inside = os.path.join(folder, "")
             try:
-                keys = [_key(os.stat(folder, follow_symlinks=False))]
-                keys += [_key(os.stat(os.path.join(folder, d), follow_symlinks=False)) for d in dirs]
+                keys = _keys(
+                    [
+                        os.stat(folder, follow_symlinks=False),
+                        *(os.stat(inside + d, follow_symlinks=False) for d in dirs),
+                    ]
+                )
             except OSError:
                 keys = []
             if keys and b"".join(keys) == keys_blob:
@@ -214,7 +219,7 @@ class StatCache:
                 )
         stats: list[os.stat_result] = []
         files, dirs, others = walk(folder, stats)
-        keys = [_key(st) for st in stats]
+        keys = _keys(stats)
         settled = self.started - SETTLED_NS
         if all(keys) and all(max(st.st_mtime_ns, st.st_ctime_ns) < settled for st in stats):
             self._listed[group] = ("\0".join(dirs), b"".join(keys), "\0".join(files), "\0".join(others))
@@ -284,6 +289,15 @@ def walk(folder: str, stats: list[os.stat_result] | None = None) -> tuple[list[s
     files.sort()
     others.sort()
     return files, dirs, others
+
+
+def _keys(stats: list[os.stat_result]) -> list[bytes]:
+    """``_key`` of each, packed in one pass where every field is in range (the common case)."""
+    pack = STAT.pack
+    try:
+        return [pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev) for st in stats]
+    except struct.error:
+        return [_key(st) for st in stats]
 
 
 def _key(st: os.stat_result) -> bytes:
