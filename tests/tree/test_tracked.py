@@ -37,9 +37,8 @@ def committed(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def project(committed, tmp_path, monkeypatch) -> Path:
-    for name in list(os.environ):
-        if name.startswith("GIT_"):
-            monkeypatch.delenv(name)
+    for name in tracked.ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
     return Path(shutil.copytree(committed, tmp_path / "proj", symlinks=True))
 
 
@@ -109,5 +108,17 @@ def test_git_found_through_the_environment_is_always_asked(project, settled, run
 def test_a_linked_work_tree_uses_its_own_index(project, tmp_path):
     linked = tmp_path / "linked"
     subprocess.run([*GIT, "worktree", "add", "-q", str(linked)], cwd=project, check=True)
-    assert tracked._index(linked) == str((project / ".git" / "worktrees" / "linked" / "index").resolve())
-    assert tracked._index(project / "rendered") == str(project.resolve() / ".git" / "index")
+    index, config = tracked._repository(linked)
+    assert os.path.realpath(index) == str((project / ".git" / "worktrees" / "linked" / "index").resolve())
+    assert os.path.realpath(config) == str((project / ".git" / "config").resolve())
+    assert tracked._repository(project / "rendered") == [
+        str(project.resolve() / ".git" / "index"),
+        str(project.resolve() / ".git" / "config"),
+    ]
+
+
+def test_a_changed_repository_config_asks_git_again(project, settled, run, asked):
+    assert run(project, "check").exit_code == 0
+    subprocess.run([*GIT, "config", "core.ignoreCase", "true"], cwd=project, check=True)
+    assert run(project, "check").exit_code == 0
+    assert len(asked) == 2
