@@ -113,6 +113,26 @@ def test_version_alone_imports_neither_click_nor_any_other_module_of_the_tool(pr
     assert sorted(ours) == ["generator", "generator.cli", "generator.cli.table", *backend]
 
 
+def _beyond_the_interpreter(args: list[str]) -> set[str]:
+    """The modules a command line loads beyond those of the interpreter's own start-up (``site``
+    and whatever the environment's .pth files import), in this interpreter."""
+    probe = [sys.executable, "-c", PROBE, json.dumps(args)]
+    loaded = json.loads(
+        subprocess.run(probe, capture_output=True, encoding="utf-8", check=True).stderr.splitlines()[-1]
+    )
+    floor = [sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"]
+    return set(loaded) - set(json.loads(subprocess.run(floor, capture_output=True, check=True).stdout))
+
+
+def test_version_imports_neither_typing_nor_re():
+    """`--version` names the YAML backend through ``yamlio.backend``, whose module top imports no
+    ``typing`` (with ``re``, ``enum`` and ``contextlib``, 40 M instructions: as much again as the
+    rest of the command)."""
+    assert {"typing", "re", "enum", "contextlib", "dataclasses", "pathlib"} & _beyond_the_interpreter(
+        ["--version"]
+    ) == set()
+
+
 def test_version_prints_what_clicks_version_option_prints():
     """The entry point's answer to `--version` (the version and the YAML reader's backend) is byte
     for byte the root group's, exit 0."""
