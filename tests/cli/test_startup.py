@@ -124,6 +124,15 @@ def _beyond_the_interpreter(args: list[str]) -> set[str]:
     return set(loaded) - set(json.loads(subprocess.run(floor, capture_output=True, check=True).stdout))
 
 
+def test_an_editable_install_adds_no_import_finder_to_every_start():
+    """``package-dir`` names the root (pyproject.toml): setuptools then installs a checkout as a
+    path in a .pth, not as an import finder that ``site`` imports at every start of Python
+    (pathlib, importlib.util and urllib.parse with it: half of `gpu-gitops --version`)."""
+    probe = [sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"]
+    loaded = json.loads(subprocess.run(probe, capture_output=True, check=True).stdout)
+    assert [m for m in loaded if "gpu_gitops" in m] == []
+
+
 def test_version_imports_neither_typing_nor_re():
     """`--version` names the YAML backend through ``yamlio.backend``, whose module top imports no
     ``typing`` (with ``re``, ``enum`` and ``contextlib``, 40 M instructions: as much again as the
