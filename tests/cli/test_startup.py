@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 
@@ -24,13 +26,14 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
 
 
-def _run(project, args: list[str], prefixes: tuple[str, ...] = HEAVY) -> tuple[list[str], str]:
+def _run(project, args: list[str], prefixes: tuple[str, ...] = HEAVY, env: dict | None = None) -> tuple[list[str], str]:
     """The modules starting with ``prefixes`` that the command loaded, and its output."""
     result = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(["--root", str(project), *args])],
         capture_output=True,
         encoding="utf-8",
         check=True,
+        env=env,
     )
     loaded = json.loads(result.stderr.strip().splitlines()[-1])
     return [m for m in loaded if m.startswith(prefixes)], result.stdout
@@ -93,6 +96,21 @@ def test_a_lint_without_a_cluster_loads_none_of_the_contracts_modules(project):
     assert "generator.contract.model" in _loaded(
         project, ["lint", "--no-cache", "--jobs", "1", "--cluster", "aks-h100-training", target], contract_side
     )
+
+
+def test_a_lint_after_an_edit_loads_nothing_for_writing_files_or_for_hints(project, tmp_path):
+    """A lint whose cache answers every file but the edited one writes no file but the cache's
+    own (``replace`` imports tempfile, with shutil, random, bz2 and lzma, when it writes), suggests
+    no name (difflib: a misspelt option, a namespace not managed, an unknown rule)."""
+    tree = tmp_path / "tree"
+    shutil.copytree(REPO / "rendered" / "aks-h100-training", tree)
+    args = ["lint", "--jobs", "1", str(tree)]
+    deferred = ("tempfile", "shutil", "difflib")
+    env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
+    _run(project, args, deferred, env)  # fills the cache
+    edited = sorted(tree.rglob("*.yaml"))[0]
+    edited.write_text(edited.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    assert _run(project, args, deferred, env)[0] == []
 
 
 def test_help_imports_click_the_root_group_and_the_command_table_only(project):
