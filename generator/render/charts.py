@@ -34,6 +34,7 @@ class Previews:
     entries: list[lock.Entry] = field(default_factory=list)
     releases: dict[str, Release] = field(default_factory=dict)  # by folder
     unlocked: bool = False  # the tree renders releases, but the project has no lock: none inflated
+    notes: dict[str, tuple[str, ...]] = field(default_factory=dict)  # by folder: what the preview cannot show
 
 
 @functools.lru_cache(maxsize=64)
@@ -127,6 +128,7 @@ def previews(project: Project, cluster: Cluster, components: dict[str, list[dict
                 hint="give each release its own name",
             )
         result.folders[folder] = objects
+        result.notes[folder] = inflate.notes(objects)
         result.releases[folder] = release
         result.entries.append(entry)
     return result
