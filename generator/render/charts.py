@@ -139,14 +139,17 @@ def previews(project: Project, cluster: Cluster, components: dict[str, list[dict
 _SCHEMAS: dict[int, tuple[dict, dict[tuple[str, str], dict]]] = {}
 
 
-def crd_schemas(charts: Previews) -> dict[tuple[str, str], dict]:
-    """(apiVersion, kind) → document schema of every served version of every CRD the cluster's
-    charts install (from ``crds/`` or ``templates/``), as ``schemas import`` converts a CRD: the
-    custom resources the tree renders are checked against exactly the version installed."""
+def crd_schemas(charts: Previews, tree: list[dict] | None = None) -> dict[tuple[str, str], dict]:
+    """(apiVersion, kind) → document schema of every served version of every CRD the cluster
+    installs, as ``schemas import`` converts a CRD: the CRDs of ``tree`` (the objects it renders
+    itself, an ``overrides.libsonnet`` component's included) and those of its charts (from
+    ``crds/`` or ``templates/``; theirs win where both install a kind). All are applied by the
+    same sync, so the custom resources the tree renders are checked against exactly the
+    version installed, as ``lint`` of the tree checks them."""
     from generator.lint.crdimport import document_schema, versions
 
     out: dict[tuple[str, str], dict] = {}
-    for objects in charts.folders.values():
+    for objects in [tree or [], *charts.folders.values()]:
         for crd in objects:
             if crd.get("kind") != "CustomResourceDefinition" or not str(crd.get("apiVersion")).startswith(
                 "apiextensions.k8s.io/"

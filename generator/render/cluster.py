@@ -63,7 +63,7 @@ def render_evaluated(
     """``render`` for components already evaluated (``evaluation.evaluate_many``)."""
     digests.check(cluster.spec, cluster.source, components)
     charts = previews(project, cluster, components)
-    validator = _with_chart_crds(validator, crd_schemas(charts))
+    validator = _with_chart_crds(validator, crd_schemas(charts, [o for objs in components.values() for o in objs]))
     hydrated = hydrate.apply(project, cluster, components, charts)
     tree = lay_out(project, cluster, components, charts.folders, hydrated)
     prefix = project.display(project.rendered / cluster.name)

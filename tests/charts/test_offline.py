@@ -32,7 +32,16 @@ def _locked(tmp_path: Path, name: str) -> lock.Entry:
 
 def _release(name: str) -> releases.Release:
     return releases.Release(
-        name, "team", "https://charts.example.com", name, "1.0.0", {}, True, "flux", "c", f"HelmRelease flux-system/{name}"
+        name,
+        "team",
+        "https://charts.example.com",
+        name,
+        "1.0.0",
+        {},
+        True,
+        "flux",
+        "c",
+        f"HelmRelease flux-system/{name}",
     )
 
 
@@ -69,7 +78,7 @@ def test_the_scan_finds_calls_in_actions_only_with_their_lines():
         '  (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1") }}{{ end }}\n'
         '{{ semverCompare ">=1.30.2" .Capabilities.KubeVersion.Version }}\n'
         '{{ semverCompare ">=1.30-0" .Capabilities.KubeVersion.Version }}\n'
-        "{{ now | date \"2006\" }} {{ .Capabilities.APIVersions.Has $api }}\n"
+        '{{ now | date "2006" }} {{ .Capabilities.APIVersions.Has $api }}\n'
     )
     found = [(s.line, s.call, s.api) for s in offline.scan_text("c/templates/t.yaml", text)]
     assert found == [
