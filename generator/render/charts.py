@@ -17,6 +17,7 @@ import functools
 from dataclasses import dataclass, field
 
 from generator.charts import inflate, lock
+from generator.charts import served as served_hint
 from generator.charts.releases import Release, find
 from generator.errors import InputError
 from generator.inputs.load import Cluster
@@ -54,8 +55,8 @@ def _crds(objects: list[dict]) -> list[dict]:
 
 
 # A chart's CRDs could depend on the API versions it is given; rounds of inflation until the
-# versions given are those the installed CRDs serve; two rounds settle any chart whose CRDs do
-# not themselves depend on the API versions.
+# versions given are those the installed CRDs serve; two rounds (one, with a hint) settle any
+# chart whose CRDs do not themselves depend on the API versions.
 ROUNDS = 4
 
 
@@ -69,7 +70,9 @@ def _inflate_all(
     the tree is applied, every CRD it installs (KEDA's and Kueue's charts create theirs from
     ``templates/``). The CRDs of ``crds/`` are known before inflating, those of ``templates/``
     only after; a cluster whose charts template CRDs is inflated again with their APIs, until
-    the APIs given are exactly those installed (``ROUNDS``)."""
+    the APIs given are exactly those installed (``ROUNDS``). The rounds start from the APIs the
+    charts' templated CRDs served last time (``charts.served``), so on a cold inflation cache
+    they are inflated once where those did not change."""
     tree_apis, tree_scoped = inflate.crd_apis(tree_crds)
     apis, scoped = served | tree_apis, set(tree_scoped)
     for release, entry in used:
@@ -77,7 +80,8 @@ def _inflate_all(
             package_apis, package_scoped = _package_crds(entry)
             apis |= set(package_apis)
             scoped |= package_scoped
-    facts = inflate.Facts(version, tuple(sorted(apis)), frozenset(scoped))
+    hinted_apis, hinted_scoped = served_hint.hint(used)  # last time's templated CRDs: one round, not two
+    facts = inflate.Facts(version, tuple(sorted(apis | hinted_apis)), frozenset(scoped | hinted_scoped))
     for _ in range(ROUNDS):
         inflated = [inflate.inflate(release, entry, facts) for release, entry in used]
         chart_apis, chart_scoped = inflate.crd_apis([crd for objects in inflated for crd in _crds(objects)])
@@ -85,6 +89,7 @@ def _inflate_all(
             version, tuple(sorted(served | tree_apis | chart_apis)), frozenset(tree_scoped | chart_scoped)
         )
         if settled == facts:
+            served_hint.remember(used, inflated)
             return inflated
         facts = settled
     raise InputError(
