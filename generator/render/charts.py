@@ -74,14 +74,15 @@ def _inflate_all(
     charts' templated CRDs served last time (``charts.served``), so on a cold inflation cache
     they are inflated once where those did not change."""
     tree_apis, tree_scoped = inflate.crd_apis(tree_crds)
-    apis, scoped = served | tree_apis, set(tree_scoped)
+    cold = served | tree_apis  # without hints: what the charts' crds/ install, known in advance
+    hinted, hinted_scoped = set(cold), set(tree_scoped)  # with last time's CRDs where kept
     for release, entry in used:
-        if release.include_crds:  # what Helm installs before the templates, known in advance
-            package_apis, package_scoped = _package_crds(entry)
-            apis |= set(package_apis)
-            scoped |= package_scoped
-    hinted_apis, hinted_scoped = served_hint.hint(used)  # last time's templated CRDs: one round, not two
-    facts = inflate.Facts(version, tuple(sorted(apis | hinted_apis)), frozenset(scoped | hinted_scoped))
+        package_apis, package_scoped = _package_crds(entry) if release.include_crds else ((), frozenset())
+        cold |= set(package_apis)
+        kept = served_hint.kept(entry)
+        hinted |= kept[0] if kept else set(package_apis)
+        hinted_scoped |= kept[1] if kept else package_scoped
+    facts = inflate.Facts(version, tuple(sorted(served_hint.start(used, hinted, cold))), frozenset(hinted_scoped))
     for _ in range(ROUNDS):
         inflated = [inflate.inflate(release, entry, facts) for release, entry in used]
         chart_apis, chart_scoped = inflate.crd_apis([crd for objects in inflated for crd in _crds(objects)])

@@ -43,7 +43,7 @@ def project(tmp_path: Path, monkeypatch) -> Path:
     root = tmp_path / "proj"
     (root / "clusters").mkdir(parents=True)
     entries = {}
-    for name in ("gadgets", "self-made"):
+    for name in ("gadgets", "self-made", "with-sub"):
         target = tmp_path / f"{name}-1.0.0.tgz"
         with tarfile.open(target, "w:gz") as archive:
             archive.add(FIXTURES / name, arcname=name)
@@ -103,3 +103,15 @@ def test_an_api_a_chart_tests_is_never_hinted(project, counted):
     assert [o["kind"] for o in with_tree] == ["CustomResourceDefinition"]
     alone = _previews(project, _release("self-made", {"x": 1})).folders["charts/self-made"]
     assert alone == []
+
+
+@needs_helm()
+def test_the_crds_of_a_disabled_subchart_cost_a_round_only_once(project, counted):
+    """A package's ``crds/`` include its subcharts' (the Network Operator's SR-IOV and maintenance
+    operators); Helm installs none of a disabled subchart's, which the first round learns."""
+    _previews(project, _release("with-sub", {"v": "1"}))
+    assert len(counted) == 4  # the first round gave the Thing API, which nothing installs
+    counted.clear()
+    objects = _previews(project, _release("with-sub", {"v": "2"})).folders["charts/with-sub"]
+    assert len(counted) == 2
+    assert [o["kind"] for o in objects] == ["ConfigMap"]
