@@ -11,6 +11,10 @@
  * whose first character the resolution hints at, as the event path does; an exception they
  * raise (``Fallback``) passes through unchanged.
  *
+ * The resolution's callables are functions of the text alone: a reader keeps what they gave
+ * for each text (MEMO_SIZE texts each for keys and values; manifests repeat the same few
+ * keys and values, so most plain scalars that need resolving cost a lookup, not a call).
+ *
  * Recursion is bounded: by the reader's depth bound, and by MAX_NESTING when it has none.
  */
 #define PY_SSIZE_T_CLEAN
@@ -18,6 +22,7 @@
 #include <yaml.h>
 
 #define MAX_NESTING 1000
+#define MEMO_SIZE 4096
 
 static PyObject *Slow;
 
@@ -25,6 +30,8 @@ typedef struct {
     PyObject_HEAD
     PyObject *resolve;   /* plain scalar text -> value */
     PyObject *plain_key; /* plain key text -> str key */
+    PyObject *values;    /* text -> resolve(text), up to MEMO_SIZE texts */
+    PyObject *keys;      /* text -> plain_key(text), likewise */
     long max_depth;      /* -1: no bound of the caller's */
     char hinted[128];    /* ASCII first characters that are resolved */
 } Reader;
@@ -70,8 +77,9 @@ static PyObject *scalar_text(const yaml_event_t *event) {
     return text;
 }
 
-/* A scalar's text, passed through ``resolve`` when plain and hinted; Slow for tags and anchors. */
-static PyObject *resolved(Run *run, PyObject *resolve) {
+/* A scalar's text, passed through ``resolve`` when plain and hinted (what it gave for the same
+ * text before, kept in ``memo``); Slow for tags and anchors. */
+static PyObject *resolved(Run *run, PyObject *resolve, PyObject *memo) {
     const yaml_event_t *event = &run->event;
     if (event->data.scalar.tag != NULL || event->data.scalar.anchor != NULL) {
         slow();
@@ -80,13 +88,20 @@ static PyObject *resolved(Run *run, PyObject *resolve) {
     PyObject *text = scalar_text(event);
     if (text == NULL || !is_hinted(run->reader, event))
         return text;
-    PyObject *value = PyObject_CallOneArg(resolve, text);
+    PyObject *value = PyDict_GetItemWithError(memo, text);
+    if (value != NULL || PyErr_Occurred()) {
+        Py_DECREF(text);
+        return Py_XNewRef(value);
+    }
+    value = PyObject_CallOneArg(resolve, text);
+    if (value != NULL && PyDict_GET_SIZE(memo) < MEMO_SIZE && PyDict_SetItem(memo, text, value) < 0)
+        Py_CLEAR(value);
     Py_DECREF(text);
     return value;
 }
 
 static PyObject *scalar_value(Run *run) {
-    return resolved(run, run->reader->resolve);
+    return resolved(run, run->reader->resolve, run->reader->values);
 }
 
 /* A mapping key as the data holds it; Slow for a collection as a key (the event path's Fallback). */
@@ -95,7 +110,7 @@ static PyObject *mapping_key(Run *run) {
         slow();
         return NULL;
     }
-    return resolved(run, run->reader->plain_key);
+    return resolved(run, run->reader->plain_key, run->reader->keys);
 }
 
 static int collection_start(Run *run, long depth, yaml_char_t *tag, yaml_char_t *anchor) {
@@ -586,6 +601,12 @@ static PyObject *Reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     self->resolve = Py_NewRef(resolve);
     self->plain_key = Py_NewRef(plain_key);
     self->max_depth = max_depth;
+    self->values = PyDict_New();
+    self->keys = PyDict_New();
+    if (self->values == NULL || self->keys == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
     return (PyObject *)self;
 }
 
@@ -595,12 +616,16 @@ static PyObject *Reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
 static int Reader_traverse(Reader *self, visitproc visit, void *arg) {
     Py_VISIT(self->resolve);
     Py_VISIT(self->plain_key);
+    Py_VISIT(self->values);
+    Py_VISIT(self->keys);
     return 0;
 }
 
 static int Reader_clear(Reader *self) {
     Py_CLEAR(self->resolve);
     Py_CLEAR(self->plain_key);
+    Py_CLEAR(self->values);
+    Py_CLEAR(self->keys);
     return 0;
 }
 

@@ -436,3 +436,31 @@ def test_input_errors_are_located_alike_whatever_the_line_endings(end, text, whe
         errors.append((raised.value.diagnostic.location.line, raised.value.diagnostic.location.col))
     assert errors == [where, where]
 
+
+def test_the_compiled_reader_resolves_each_text_once():
+    """A resolution's callables are functions of the text: the reader keeps what each gave, so
+    the keys and values manifests repeat are resolved once (a key apart from a value: ``on: on``
+    is ``{"true": True}``)."""
+    calls: list[tuple[str, str]] = []
+
+    def value(text: str):
+        calls.append(("value", text))
+        return read.resolve_plain(text)
+
+    def key(text: str) -> str:
+        calls.append(("key", text))
+        return read._plain_key(text)
+
+    reader = read._cread.Reader("".join(sorted(read.GO_YAML.hinted)), value, key, -1)
+    text = "name: 1\non: on\nother: [1, 1, yes, '1']\n"
+    expected = event_path(text, read.GO_YAML, read.MANIFESTS.depth)
+    assert same(reader.load(text), expected) and same(reader.load(text), expected)
+    assert expected == {"name": 1, "true": True, "other": [1, 1, True, "1"]}
+    assert sorted(calls) == [
+        ("key", "name"),
+        ("key", "on"),
+        ("key", "other"),
+        ("value", "1"),
+        ("value", "on"),
+        ("value", "yes"),
+    ]
