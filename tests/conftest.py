@@ -356,3 +356,38 @@ def cilium_enabled(name: str) -> bool:
     from generator.paths import Project
 
     return bool(load_cluster(Project(REPO), name).spec["network"]["cilium"]["enabled"])
+
+
+def record_position_reads(monkeypatch) -> list[str]:
+    """The texts the reader reads again for a position from now on: for its event map
+    (``read.locate``) or, by the compiled reader, for one path (``find``)."""
+    from generator.yamlio import read
+
+    texts: list[str] = []
+    locate, compiled = read.locate, read._compiled
+
+    class Recording:
+        """A compiled reader whose reads for a position are recorded."""
+
+        def __init__(self, reader):
+            self.reader = reader
+
+        def load(self, text):
+            return self.reader.load(text)
+
+        def locate(self, text, node):
+            return self.reader.locate(text, node)
+
+        def find(self, text, *args):
+            texts.append(text)
+            return self.reader.find(text, *args)
+
+    def recording(text, *args):
+        texts.append(text)
+        return locate(text, *args)
+
+    monkeypatch.setattr(read, "locate", recording)
+    monkeypatch.setattr(
+        read, "_compiled", lambda *args: None if compiled(*args) is None else Recording(compiled(*args))
+    )
+    return texts

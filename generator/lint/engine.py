@@ -109,6 +109,26 @@ def privileged_namespaces(results: list[FileResult]) -> set[str]:
     return {name for name, found in levels.items() if found == {"privileged"}}
 
 
+@dataclass(frozen=True)
+class _KindRules:
+    """The rules in force for one kind (``kinds``), by what else lets the engine skip them."""
+
+    templateless: list[ObjectRule]  # for an object without pod templates
+    deviceless: list[ObjectRule]  # for one whose pods ask for no device
+    every: list[ObjectRule]
+    facts: list[SetRule]
+
+    @classmethod
+    def of(cls, kind: str, object_rules: list[ObjectRule], set_rules: list[SetRule]) -> _KindRules:
+        rules = [r for r in object_rules if r.kinds is None or kind in r.kinds]
+        return cls(
+            [r for r in rules if not r.pod_templates],
+            [r for r in rules if not r.device_pods],
+            rules,
+            [r for r in set_rules if r.kinds is None or kind in r.kinds],
+        )
+
+
 class Engine:
     """The rules in force for one settings object, ready to run over any number of files."""
 
@@ -134,11 +154,8 @@ class Engine:
         self.object_rules = [r for r in active if isinstance(r, ObjectRule)]
         # an object without a string apiVersion and kind only gets the rule that says so
         self.untyped_rules = [r for r in self.object_rules if r.untyped]
-        # nor an object without pod templates the rules that read only those
-        self.templateless_rules = [r for r in self.object_rules if not r.pod_templates]
-        # nor an object whose pods ask for no device the rules that judge only pods that do
-        self.deviceless_rules = [r for r in self.object_rules if not r.device_pods]
         self.set_rules = [r for r in active if isinstance(r, SetRule)]
+        self._by_kind: dict[str, _KindRules] = {}
         # the validator warns once per schema and process; kept per kind, each file using the
         # kind carries them (into the cache and out of worker processes)
         self._kind_warnings: dict[tuple, dict[str, None]] = {}
@@ -228,25 +245,32 @@ class Engine:
                 self._check_object(res, typed, result)
 
     def _check_object(self, res: Resource, typed: bool, result: FileResult) -> None:
+        ctx = self.ctx
         try:
+            set_rules: list[SetRule] = []
             if not typed:
                 rules = self.untyped_rules
-            elif not (templates := pods.templates(res.obj)):
-                rules = self.templateless_rules
             else:
-                rules = self.object_rules if any(map(pods.uses_devices, templates)) else self.deviceless_rules
+                kind = res.kind
+                by_kind = self._by_kind.get(kind) or self._by_kind.setdefault(
+                    kind, _KindRules.of(kind, self.object_rules, self.set_rules)
+                )
+                set_rules = by_kind.facts
+                if not (templates := pods.templates(res.obj)):
+                    rules = by_kind.templateless
+                else:
+                    rules = by_kind.every if any(map(pods.uses_devices, templates)) else by_kind.deviceless
             for rule in rules:
-                self.ctx.asked = ""
-                for hit in rule.check(res, self.ctx):
+                ctx.asked = ""
+                for hit in rule.check(res, ctx):
                     finding = self._locate(rule.meta.id, res, hit)
                     if finding is not None:
-                        result.findings.append((finding, self.ctx.asked))
-            if typed:
-                for set_rule in self.set_rules:
-                    rule_id = set_rule.meta.id
-                    for fact, fact_hit in set_rule.facts(res, self.ctx):
-                        finding = self._locate(rule_id, res, fact_hit) if fact_hit else None
-                        result.facts.append((rule_id, fact, finding))
+                        result.findings.append((finding, ctx.asked))
+            for set_rule in set_rules:
+                rule_id = set_rule.meta.id
+                for fact, fact_hit in set_rule.facts(res, ctx):
+                    finding = self._locate(rule_id, res, fact_hit) if fact_hit else None
+                    result.facts.append((rule_id, fact, finding))
         except RecursionError:
             # the C parser copes with any depth; validators and rules recurse
             if "K8S001" in self.severity:

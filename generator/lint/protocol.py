@@ -16,6 +16,11 @@ The class says what the check receives:
   go against it; ``check(facts, ctx)`` receives every object's facts, each hit located as a
   finding (None when suppressed), and yields the findings that stand.
 
+A rule that judges only some kinds of object declares them, ``kinds`` (the ``kind`` values;
+None for any kind): the engine calls it, or for a set rule its ``facts``, for objects of those
+kinds only, besides what its other flags ask (an object meets only the rules for its kind);
+tests hold every such rule to its kinds.
+
 Every rule may declare ``options`` (name → ``options.Option``, set under ``lint.rules.<ID>``)
 and ``checkov``, the checkov checks it matches (it puts the one a hit corresponds to on the
 hit, so checkov's skip annotation suppresses the hit too). A rule with ``cluster`` judges
@@ -116,6 +121,7 @@ class _Rule:
     """What every kind of rule has besides its checks."""
 
     meta: RuleMeta
+    kinds: frozenset[str] | None = None  # the only kinds of object it judges; None: any
     options: Mapping[str, Option] = field(default_factory=dict)
     checkov: tuple[str, ...] = ()
     cluster: bool = False

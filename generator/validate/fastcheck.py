@@ -53,6 +53,10 @@ _NULLABLE: dict[str, Callable[[object], bool]] = {
     "string": lambda v: v is None or isinstance(v, str),
     "boolean": lambda v: v is None or isinstance(v, bool),
 }
+_NULLABLE["integer"] = lambda v: (
+    v is None or (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
+)
+_NULLABLE["number"] = lambda v: v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
 # the type tests above that are one ``isinstance``: a fused object check makes it inline
 _ISINSTANCE: dict[Callable[[object], bool], tuple[type, ...]] = {
     **{_TYPES[name]: (kind,) for name, kind in (("object", dict), ("array", list), ("string", str), ("boolean", bool))},
@@ -109,7 +113,7 @@ class Compiler:
             return lambda v: False
         if not isinstance(schema, dict):
             raise Unsupported(repr(schema))
-        fused = self._object(schema)
+        fused = self._object(schema) or self._container(schema)
         if fused is not None:
             return fused
         checks: list[Check] = []
@@ -175,6 +179,49 @@ class Compiler:
 
         return check
 
+    def _container(self, schema: dict) -> Check | None:
+        """An array with ``items`` or a map (an object with only ``additionalProperties``), each
+        of a bare or nullable type, as one loop over the values, each value's check inline as
+        in ``_object``; None for any other schema."""
+        keys = {k for k in schema if k not in _ANNOTATIONS and not k.startswith("x-kubernetes-")}
+        kind = schema.get("type")
+        if keys == {"type", "items"} and kind in ("array", ["array", "null"], ["null", "array"]):
+            container: type = list
+            sub_schema = schema["items"]
+            if not isinstance(sub_schema, dict):
+                raise Unsupported("items as a list")
+        elif keys == {"type", "additionalProperties"} and kind in ("object", ["object", "null"], ["null", "object"]):
+            container = dict
+            sub_schema = schema["additionalProperties"]
+            if not isinstance(sub_schema, dict):
+                return None  # true or false: the generic checks
+        else:
+            return None
+        nullable = isinstance(kind, list)
+        test = self.compile(sub_schema)
+        sub: Any = _ISINSTANCE.get(test) or self._cells.get(test) or test
+        values: Callable[[Any], Any] = iter if container is list else dict.values
+
+        def check(v: Any) -> bool:
+            if v.__class__ is not container and not isinstance(v, container):
+                return nullable and v is None
+            how = sub.__class__
+            if how is tuple:
+                for value in values(v):
+                    if not isinstance(value, sub):
+                        return False
+            elif how is list:
+                for value in values(v):
+                    if not sub[0](value):
+                        return False
+            else:
+                for value in values(v):
+                    if not sub(value):
+                        return False
+            return True
+
+        return check
+
     def _ref(self, ref: str, schema: dict) -> Check:
         for prefix in self.ref_prefixes:
             if ref.startswith(prefix):
@@ -206,7 +253,7 @@ class Compiler:
         tests = [_TYPES[n] for n in names if n != "null"]
         if not tests:
             return _TYPES["null"]
-        if nullable and len(names) == 2 and tests[0] in _ISINSTANCE:
+        if nullable and len(names) == 2:
             return _NULLABLE[next(n for n in names if n != "null")]
         test = tests[0] if len(tests) == 1 else (lambda v: any(t(v) for t in tests))
         return (lambda v: v is None or test(v)) if nullable else test
@@ -264,6 +311,9 @@ class Compiler:
 
     def _oneOf(self, options: Any, schema: dict) -> Check:  # noqa: N802 (JSON Schema's name)
         subs = [self.compile(o) for o in options]
+        if len(subs) == 2:  # int-or-string, quantities: exactly one of two, without a generator
+            first, second = subs
+            return lambda v: (not first(v)) is not (not second(v))
         return lambda v: sum(1 for s in subs if s(v)) == 1
 
     # The keywords below, as jsonschema 4's ``_keywords`` module decides them (custom resource

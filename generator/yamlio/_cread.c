@@ -11,6 +11,10 @@
  * whose first character the resolution hints at, as the event path does; an exception they
  * raise (``Fallback``) passes through unchanged.
  *
+ * The resolution's callables are functions of the text alone: a reader keeps what they gave
+ * for each text (MEMO_SIZE texts each for keys and values; manifests repeat the same few
+ * keys and values, so most plain scalars that need resolving cost a lookup, not a call).
+ *
  * Recursion is bounded: by the reader's depth bound, and by MAX_NESTING when it has none.
  */
 #define PY_SSIZE_T_CLEAN
@@ -18,6 +22,7 @@
 #include <yaml.h>
 
 #define MAX_NESTING 1000
+#define MEMO_SIZE 4096
 
 static PyObject *Slow;
 
@@ -25,6 +30,8 @@ typedef struct {
     PyObject_HEAD
     PyObject *resolve;   /* plain scalar text -> value */
     PyObject *plain_key; /* plain key text -> str key */
+    PyObject *values;    /* text -> resolve(text), up to MEMO_SIZE texts */
+    PyObject *keys;      /* text -> plain_key(text), likewise */
     long max_depth;      /* -1: no bound of the caller's */
     char hinted[128];    /* ASCII first characters that are resolved */
 } Reader;
@@ -70,8 +77,9 @@ static PyObject *scalar_text(const yaml_event_t *event) {
     return text;
 }
 
-/* A scalar's text, passed through ``resolve`` when plain and hinted; Slow for tags and anchors. */
-static PyObject *resolved(Run *run, PyObject *resolve) {
+/* A scalar's text, passed through ``resolve`` when plain and hinted (what it gave for the same
+ * text before, kept in ``memo``); Slow for tags and anchors. */
+static PyObject *resolved(Run *run, PyObject *resolve, PyObject *memo) {
     const yaml_event_t *event = &run->event;
     if (event->data.scalar.tag != NULL || event->data.scalar.anchor != NULL) {
         slow();
@@ -80,13 +88,20 @@ static PyObject *resolved(Run *run, PyObject *resolve) {
     PyObject *text = scalar_text(event);
     if (text == NULL || !is_hinted(run->reader, event))
         return text;
-    PyObject *value = PyObject_CallOneArg(resolve, text);
+    PyObject *value = PyDict_GetItemWithError(memo, text);
+    if (value != NULL || PyErr_Occurred()) {
+        Py_DECREF(text);
+        return Py_XNewRef(value);
+    }
+    value = PyObject_CallOneArg(resolve, text);
+    if (value != NULL && PyDict_GET_SIZE(memo) < MEMO_SIZE && PyDict_SetItem(memo, text, value) < 0)
+        Py_CLEAR(value);
     Py_DECREF(text);
     return value;
 }
 
 static PyObject *scalar_value(Run *run) {
-    return resolved(run, run->reader->resolve);
+    return resolved(run, run->reader->resolve, run->reader->values);
 }
 
 /* A mapping key as the data holds it; Slow for a collection as a key (the event path's Fallback). */
@@ -95,7 +110,7 @@ static PyObject *mapping_key(Run *run) {
         slow();
         return NULL;
     }
-    return resolved(run, run->reader->plain_key);
+    return resolved(run, run->reader->plain_key, run->reader->keys);
 }
 
 static int collection_start(Run *run, long depth, yaml_char_t *tag, yaml_char_t *anchor) {
@@ -300,6 +315,125 @@ static PyObject *where(Run *run, long depth) {
     return NULL;
 }
 
+/* --- find: one path's node and mark, without the map --- */
+
+/* What ``find`` found: the mark of the deepest part of the path that exists (line -1: none),
+ * and the node at the whole path (NULL: it does not exist). */
+typedef struct {
+    long line, column;
+    PyObject *node;
+} Found;
+
+/* Past the node whose first event is run->event (``depth`` collections enclose it), checking
+ * what ``where`` checks of the nodes it builds (tags, anchors, aliases, the depth bound). */
+static int skip(Run *run, long depth) {
+    long open = 0;
+    for (;;) {
+        const yaml_event_t *event = &run->event;
+        switch (event->type) {
+        case YAML_SCALAR_EVENT:
+            if (event->data.scalar.tag != NULL || event->data.scalar.anchor != NULL)
+                return slow();
+            break;
+        case YAML_MAPPING_START_EVENT:
+            if (collection_start(run, depth + open, event->data.mapping_start.tag, event->data.mapping_start.anchor) < 0)
+                return -1;
+            open++;
+            break;
+        case YAML_SEQUENCE_START_EVENT:
+            if (collection_start(run, depth + open, event->data.sequence_start.tag, event->data.sequence_start.anchor) < 0)
+                return -1;
+            open++;
+            break;
+        case YAML_MAPPING_END_EVENT:
+        case YAML_SEQUENCE_END_EVENT:
+            open--;
+            break;
+        default: /* aliases */
+            return slow();
+        }
+        if (open == 0)
+            return 0;
+        if (next_event(run) < 0)
+            return -1;
+    }
+}
+
+/* Past the node whose first event is run->event, recording in ``found`` what ``parts[i:]``
+ * reach inside it: the start mark of each part that exists (a key's, or with ``at_value`` the
+ * last key's value's; an item's), and the node of the last. */
+static int walk(Run *run, long depth, PyObject **parts, Py_ssize_t i, Py_ssize_t n, int at_value, Found *found) {
+    const yaml_event_t *event = &run->event;
+    if (i == n || event->type == YAML_SCALAR_EVENT || event->type == YAML_ALIAS_EVENT)
+        return skip(run, depth);
+    PyObject *part = parts[i];
+    int last = i == n - 1;
+    if (event->type == YAML_SEQUENCE_START_EVENT) {
+        if (collection_start(run, depth, event->data.sequence_start.tag, event->data.sequence_start.anchor) < 0)
+            return -1;
+        Py_ssize_t wanted = -1;
+        if (PyLong_Check(part)) {
+            wanted = PyLong_AsSsize_t(part);
+            if (wanted == -1 && PyErr_Occurred()) {
+                if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+                    return -1;
+                PyErr_Clear(); /* an index past any sequence */
+            }
+        }
+        for (Py_ssize_t index = 0;; index++) {
+            if (next_event(run) < 0)
+                return -1;
+            if (run->event.type == YAML_SEQUENCE_END_EVENT)
+                return 0;
+            if (index != wanted) {
+                if (skip(run, depth + 1) < 0)
+                    return -1;
+                continue;
+            }
+            found->line = (long)run->event.start_mark.line;
+            found->column = (long)run->event.start_mark.column;
+            Py_CLEAR(found->node);
+            if (last && (found->node = node_of(run)) == NULL)
+                return -1;
+            if (walk(run, depth + 1, parts, i + 1, n, at_value, found) < 0)
+                return -1;
+        }
+    }
+    if (event->type != YAML_MAPPING_START_EVENT)
+        return slow();
+    if (collection_start(run, depth, event->data.mapping_start.tag, event->data.mapping_start.anchor) < 0)
+        return -1;
+    for (;;) {
+        if (next_event(run) < 0)
+            return -1;
+        if (run->event.type == YAML_MAPPING_END_EVENT)
+            return 0;
+        PyObject *key = mapping_key(run);
+        if (key == NULL)
+            return -1;
+        int same = PyObject_RichCompareBool(key, part, Py_EQ);
+        Py_DECREF(key);
+        if (same < 0)
+            return -1;
+        yaml_mark_t key_mark = run->event.start_mark;
+        if (next_event(run) < 0)
+            return -1;
+        if (!same) {
+            if (skip(run, depth + 1) < 0)
+                return -1;
+            continue;
+        }
+        yaml_mark_t mark = last && at_value ? run->event.start_mark : key_mark;
+        found->line = (long)mark.line;
+        found->column = (long)mark.column;
+        Py_CLEAR(found->node);
+        if (last && (found->node = node_of(run)) == NULL)
+            return -1;
+        if (walk(run, depth + 1, parts, i + 1, n, at_value, found) < 0)
+            return -1;
+    }
+}
+
 /* --- one read of one text --- */
 
 /* Whether the UTF-8 text holds a character libyaml and ruamel's Python scanner read apart: a
@@ -413,6 +547,37 @@ static PyObject *Reader_locate(Reader *self, PyObject *args) {
     return result;
 }
 
+/* The text is read to its end, so what ``locate`` refuses ``find`` refuses too. */
+static PyObject *Reader_find(Reader *self, PyObject *args) {
+    PyObject *text, *path, *node;
+    int at_value;
+    if (!PyArg_ParseTuple(args, "UOpO:find", &text, &path, &at_value, &node))
+        return NULL;
+    PyObject *parts = PySequence_Fast(path, "find() takes a path of keys and indexes");
+    if (parts == NULL)
+        return NULL;
+    Run run;
+    if (run_open(&run, self, text, node) < 0) {
+        Py_DECREF(parts);
+        return NULL;
+    }
+    Found found = {-1, -1, NULL};
+    PyObject *result = NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(parts);
+    int root = document_root(&run);
+    if (root == 1) {
+        int failed = n == 0 && (found.node = node_of(&run)) == NULL;
+        if (!failed && walk(&run, 0, PySequence_Fast_ITEMS(parts), 0, n, at_value, &found) == 0 && document_end(&run) == 0)
+            result = Py_BuildValue("(Oll)", found.node ? found.node : Py_None, found.line, found.column);
+    } else if (root == 0) {
+        slow(); /* an empty stream: nothing to find */
+    }
+    Py_XDECREF(found.node);
+    run_close(&run);
+    Py_DECREF(parts);
+    return result;
+}
+
 /* --- the type --- */
 
 static PyObject *Reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
@@ -436,6 +601,12 @@ static PyObject *Reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     self->resolve = Py_NewRef(resolve);
     self->plain_key = Py_NewRef(plain_key);
     self->max_depth = max_depth;
+    self->values = PyDict_New();
+    self->keys = PyDict_New();
+    if (self->values == NULL || self->keys == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
     return (PyObject *)self;
 }
 
@@ -445,12 +616,16 @@ static PyObject *Reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
 static int Reader_traverse(Reader *self, visitproc visit, void *arg) {
     Py_VISIT(self->resolve);
     Py_VISIT(self->plain_key);
+    Py_VISIT(self->values);
+    Py_VISIT(self->keys);
     return 0;
 }
 
 static int Reader_clear(Reader *self) {
     Py_CLEAR(self->resolve);
     Py_CLEAR(self->plain_key);
+    Py_CLEAR(self->values);
+    Py_CLEAR(self->keys);
     return 0;
 }
 
@@ -465,6 +640,8 @@ static PyMethodDef Reader_methods[] = {
      "load(text) -> the data of the text's one document (None when empty); raises Slow."},
     {"locate", (PyCFunction)Reader_locate, METH_VARARGS,
      "locate(text, node) -> (root_node, where), nodes made by node(line, column, text, style); raises Slow."},
+    {"find", (PyCFunction)Reader_find, METH_VARARGS,
+     "find(text, path, at_value, node) -> (node or None, mark line, mark column), -1 for no mark; raises Slow."},
     {NULL, NULL, 0, NULL},
 };
 

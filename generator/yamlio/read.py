@@ -609,7 +609,19 @@ class Positions:
         """``(node, mark)``: what is written at ``path`` (None when the path does not exist) and
         the 0-based start mark of the deepest part of ``path`` that does: a key's, an item's,
         or, with ``at_value``, the value's of a last part that is a key (None when not even the
-        first part exists; the root has no mark of its own)."""
+        first part exists; the root has no mark of its own).
+
+        Until the map is built, the compiled reader answers by reading the text again and
+        keeping only the nodes on the path: a document is mostly located for one or two
+        findings, and the whole map costs several times that read."""
+        if self._located is None and self._text is not None:
+            compiled = _compiled(GO_YAML if self._resolution is None else self._resolution, None)
+            if compiled is not None:
+                try:
+                    node, line, column = compiled.find(self._text, path, at_value, _written)
+                    return node, None if line < 0 else _tuple_new(Mark, (line, column))
+                except _cread.Slow:
+                    pass
         node, inner = self._map()
         mark = None
         last = len(path) - 1

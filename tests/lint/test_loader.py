@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from conftest import record_position_reads
 
 from generator.lint import lint_paths, loader
 from generator.lint.settings import Settings
@@ -310,16 +311,9 @@ def test_an_object_starts_at_its_first_line_that_is_not_blank_a_comment_or_a_mar
 
 
 def test_only_documents_with_a_finding_are_read_again_for_positions(tmp_path, monkeypatch):
-    """The first parse keeps no events; a document is parsed again for its event map only when
-    a finding in it needs a position."""
-    located: list[str] = []
-    original = yamlread.locate
-
-    def recording(text):
-        located.append(text)
-        return original(text)
-
-    monkeypatch.setattr(yamlread, "locate", recording)
+    """The first parse keeps no events; a document is parsed again for a position (by the
+    compiled reader for the path alone, or for its event map) only when a finding in it needs one."""
+    located = record_position_reads(monkeypatch)
     path = tmp_path / "two.yaml"
     path.write_text(
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good}\n---\n"

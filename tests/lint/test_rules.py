@@ -300,6 +300,56 @@ def test_rules_that_read_only_pod_templates_find_nothing_where_there_is_none():
     assert checked > 20
 
 
+def test_rules_that_judge_some_kinds_find_nothing_in_other_kinds():
+    """``kinds`` lets the engine skip a rule for objects of other kinds: every rule that
+    declares them finds nothing (a set rule gives no fact) in an object of another kind, on
+    every fixture and example, nor in a copy of an object of its kinds under another kind, with
+    the most permissive settings, with none, and against a cluster's contract."""
+    from generator.lint.engine import Context
+    from generator.lint.protocol import SetRule
+
+    declared = [rule for rule in REGISTRY if rule.kinds is not None]
+    assert {rule.meta.id for rule in declared} >= {"API003", "K8S005", "K8S010", "XR001", "XR005", "XR006"}
+    assert all(isinstance(rule.kinds, frozenset) and all(isinstance(k, str) for k in rule.kinds) for rule in declared)
+    texts = [p.read_text(encoding="utf-8") for p in FIXTURES.rglob("*.yaml")] + [
+        e.text for r in REGISTRY for e in examples(r.meta)
+    ]
+    contract = settings_for(Project(REPO), {}, "aks-h100-training")
+    checked = renamed = 0
+    for text in texts:
+        for res in _resources(text):
+            kind = res.obj.get("kind")
+            if not isinstance(kind, str) or not kind or not isinstance(res.obj.get("apiVersion"), str):
+                continue
+            for settings in (Settings(), _settings(text), contract):
+                ctx = Context(settings, None, set(BY_ID), {})
+                for rule in declared:
+                    if rule.cluster and settings.contract is None:
+                        continue
+                    assert rule.kinds is not None
+                    if kind in rule.kinds:
+                        res = dataclasses.replace(res, obj={**res.obj, "kind": "NoRuleKnowsThisKind"})
+                        renamed += 1
+                    found = rule.facts(res, ctx) if isinstance(rule, SetRule) else rule.check(res, ctx)
+                    assert list(found) == [], (rule.meta.id, kind)
+                    res = dataclasses.replace(res, obj={**res.obj, "kind": kind})
+            checked += 1
+    assert checked > 50 and renamed > 20
+
+
+def test_the_engine_runs_a_rule_only_on_objects_of_its_kinds(monkeypatch, tmp_path):
+    calls = _record_calls(monkeypatch, "K8S010")
+    path = tmp_path / "two.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: n}\n---\n"
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: p, namespace: n}\n"
+        "spec: {minAvailable: 1, maxUnavailable: 1, selector: {matchLabels: {a: b}}}\n",
+        encoding="utf-8",
+    )
+    findings = lint_paths([str(path)], Settings()).findings
+    assert calls == ["PodDisruptionBudget"] and "K8S010" in {f.rule for f in findings}
+
+
 def _resources(text: str):
     from generator.lint.loader import parse_text, resources_of
 

@@ -182,6 +182,18 @@ _KEYWORD_SCHEMAS = [
     {"allOf": [{"minLength": 1}, {"pattern": "x"}]},
     {"not": {"type": "string"}},
     {"type": "object", "properties": {"a": {"type": "integer", "minimum": 0}}, "minProperties": 1},
+    # the shapes checked as one loop or one test (arrays, maps, nullable numbers, one of two)
+    {"type": ["array", "null"], "items": {"type": ["string", "null"]}},
+    {"type": "array", "items": {"type": "integer", "minimum": 1}},
+    {"type": ["null", "array"], "items": {"$ref": "#/$defs/n"}, "$defs": {"n": {"type": ["integer", "null"]}}},
+    {"type": ["object", "null"], "additionalProperties": {"type": ["string", "null"]}},
+    {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+    {"type": "object", "additionalProperties": {"$ref": "#/$defs/n"}, "$defs": {"n": {"type": "number"}}},
+    {"type": ["integer", "null"]},
+    {"type": ["null", "number"]},
+    {"oneOf": [{"type": ["string", "null"]}, {"type": ["integer", "null"]}]},
+    {"oneOf": [{"type": "string"}, {"type": "number"}]},
+    {"oneOf": [{"type": "integer"}, {"type": "number"}]},
 ]
 _KEYWORD_VALUES = [
     "",
@@ -208,10 +220,19 @@ _KEYWORD_VALUES = [
     [],
     [1],
     [1, 2, 3],
+    [1, True],
+    [1.0, 2.5],
+    ["a", None],
+    ["a", 1],
+    [None],
     {},
     {"a": 1},
     {"a": -1},
     {"a": 1, "b": 2},
+    {"a": "x"},
+    {"a": None},
+    {"a": "x", "b": 2},
+    {"a": 1.5, "b": False},
 ]
 
 
@@ -219,7 +240,7 @@ _KEYWORD_VALUES = [
 def test_the_keywords_custom_resources_use_are_decided_as_jsonschema_decides(schema):
     import jsonschema
 
-    check = fastcheck.Compiler({}, ()).compile(schema)
+    check = fastcheck.Compiler(schema.get("$defs", {}), ("#/$defs/",)).compile(schema)
     slow = jsonschema.Draft202012Validator(schema, format_checker=None)
     for value in _KEYWORD_VALUES:
         assert check(value) == slow.is_valid(value), (schema, value)

@@ -99,6 +99,33 @@ def positions_table(text: str, resolution: read.Resolution | None, compiled_path
         read._compiled = reader  # type: ignore[assignment]
 
 
+def found_alone(text: str, resolution: read.Resolution | None, paths: list[tuple], compiled_path: bool) -> list:
+    """What ``find`` answers for each path and ``at_value``, as the mark, and whether a node is
+    there and its plain text: by the compiled path, each from a new ``Positions`` (no map built:
+    it reads the text again for the one path), or by the event path's map."""
+    reader = read._compiled
+    if not compiled_path:
+        read._compiled = lambda *_: None  # type: ignore[assignment]
+    try:
+        answers = []
+        mapped = read.Positions(text, resolution)
+        for path in paths:
+            for at_value in (False, True):
+                positions_of = read.Positions(text, resolution) if compiled_path else mapped
+                node, mark = positions_of.find(path, at_value)
+                where = None if mark is None else (mark.line, mark.column)
+                answers.append((path, at_value, where, node is None, read.plain_text(node)))
+        return answers
+    finally:
+        read._compiled = reader  # type: ignore[assignment]
+
+
+def probes(paths: list[tuple], count: int = 4) -> list[tuple]:
+    """A spread of ``count`` of the paths, the root, and below each a key and an index that are not there."""
+    sample = [(), *paths[:: max(1, len(paths) // count)]]
+    return sample + [(*p, "no such key") for p in sample] + [(*p, 10**30) for p in sample] + [(*p, 0) for p in sample]
+
+
 def agree(text: str, resolution: read.Resolution, depth: int, location: str) -> bool:
     """Assert the paths agree on ``text``; True when the compiled path took it."""
     fast = compiled(text, resolution, depth)
@@ -122,7 +149,10 @@ def agree(text: str, resolution: read.Resolution, depth: int, location: str) -> 
     assert same(fast, slow), f"{location}: the paths built different data"
     table = None if resolution is read.GO_YAML else resolution
     if len(text) <= POSITIONS_BYTES and not refused:
-        assert positions_table(text, table, True) == positions_table(text, table, False), f"{location}: positions"
+        located = positions_table(text, table, True)
+        assert located == positions_table(text, table, False), f"{location}: positions"
+        paths = probes(list(located))
+        assert found_alone(text, table, paths, True) == found_alone(text, table, paths, False), f"{location}: find"
     return True
 
 
@@ -426,3 +456,32 @@ def test_input_errors_are_located_alike_whatever_the_line_endings(end, text, whe
             positions.load_text(written, "in")
         errors.append((raised.value.diagnostic.location.line, raised.value.diagnostic.location.col))
     assert errors == [where, where]
+
+
+def test_the_compiled_reader_resolves_each_text_once():
+    """A resolution's callables are functions of the text: the reader keeps what each gave, so
+    the keys and values manifests repeat are resolved once (a key apart from a value: ``on: on``
+    is ``{"true": True}``)."""
+    calls: list[tuple[str, str]] = []
+
+    def value(text: str):
+        calls.append(("value", text))
+        return read.resolve_plain(text)
+
+    def key(text: str) -> str:
+        calls.append(("key", text))
+        return read._plain_key(text)
+
+    reader = read._cread.Reader("".join(sorted(read.GO_YAML.hinted)), value, key, -1)
+    text = "name: 1\non: on\nother: [1, 1, yes, '1']\n"
+    expected = event_path(text, read.GO_YAML, read.MANIFESTS.depth)
+    assert same(reader.load(text), expected) and same(reader.load(text), expected)
+    assert expected == {"name": 1, "true": True, "other": [1, 1, True, "1"]}
+    assert sorted(calls) == [
+        ("key", "name"),
+        ("key", "on"),
+        ("key", "other"),
+        ("value", "1"),
+        ("value", "on"),
+        ("value", "yes"),
+    ]

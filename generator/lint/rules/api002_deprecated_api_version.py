@@ -57,4 +57,4 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
         )
 
 
-RULE = ObjectRule(meta=META, check=check)
+RULE = ObjectRule(meta=META, check=check, kinds=frozenset(kind for _api_version, kind in deprecations.TABLE))

@@ -120,4 +120,10 @@ def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> 
             yield finding
 
 
-RULE = SetRule(meta=META, cluster=True, facts=facts, check=check)
+RULE = SetRule(
+    meta=META,
+    cluster=True,
+    facts=facts,
+    check=check,
+    kinds=frozenset({"DeviceClass", "ResourceClaim", "ResourceClaimTemplate"}),
+)

@@ -253,4 +253,4 @@ def _cilium_fqdn(fqdn: dict, at: tuple) -> Iterator[Hit]:
             )
 
 
-RULE = ObjectRule(meta=META, check=check)
+RULE = ObjectRule(meta=META, check=check, kinds=frozenset({"NetworkPolicy", "Service", *_CILIUM}))

@@ -124,4 +124,4 @@ def _unmatched(match_labels: dict, expressions: list, labels: dict) -> str:
     return ""
 
 
-RULE = ObjectRule(meta=META, check=check)
+RULE = ObjectRule(meta=META, check=check, kinds=frozenset(kind for _api_version, kind in _KINDS))

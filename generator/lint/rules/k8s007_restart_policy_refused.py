@@ -126,4 +126,6 @@ def _job(obj: dict, job_path: tuple) -> Iterator[Hit]:
         )
 
 
-RULE = ObjectRule(meta=META, check=check, pod_templates=True)
+RULE = ObjectRule(
+    meta=META, check=check, pod_templates=True, kinds=frozenset(kind for _api, kind in {**_ALWAYS, **_JOBS})
+)

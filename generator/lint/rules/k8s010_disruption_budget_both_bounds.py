@@ -62,4 +62,4 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
         )
 
 
-RULE = ObjectRule(meta=META, check=check)
+RULE = ObjectRule(meta=META, check=check, kinds=frozenset({"PodDisruptionBudget"}))

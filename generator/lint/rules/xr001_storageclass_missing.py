@@ -108,4 +108,10 @@ def _claim(spec: object, path: tuple) -> Iterator[tuple[NameFact, Hit]]:
         )
 
 
-RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})
+RULE = SetRule(
+    meta=META,
+    facts=facts,
+    check=check,
+    options={"completeSet": COMPLETE_SET},
+    kinds=frozenset({"StorageClass", "PersistentVolume", "PersistentVolumeClaim", "StatefulSet"}),
+)

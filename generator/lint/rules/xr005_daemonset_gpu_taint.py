@@ -120,4 +120,4 @@ def _selected_label_keys(spec: dict) -> set[str]:
     return keys
 
 
-RULE = ObjectRule(meta=META, check=check, options={"taintKeys": TAINT_KEYS})
+RULE = ObjectRule(meta=META, check=check, options={"taintKeys": TAINT_KEYS}, kinds=frozenset({"DaemonSet"}))

@@ -101,4 +101,10 @@ def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> 
     return references.undefined(facts, "nodepool")
 
 
-RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})
+RULE = SetRule(
+    meta=META,
+    facts=facts,
+    check=check,
+    options={"completeSet": COMPLETE_SET},
+    kinds=frozenset({*NODE_CLASSES.values(), "NodePool"}),
+)
