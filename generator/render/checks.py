@@ -78,6 +78,7 @@ def _verdict(validator: SchemaValidator, obj: dict, digest: bytes) -> list:
         known = _VERDICTS[key] = (validator, validator.check(obj))
     return known[1]
 
+
 def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, prefix: str) -> list[Diagnostic]:
     """Schema problems of every placed object (one missing-schema warning per kind, which
     carries lint's rule for it, K8S004, so the command line can sum them up as lint does).

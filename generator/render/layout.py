@@ -127,18 +127,11 @@ def _add_folder(
     tree.files[f"{folder}/{KUSTOMIZATION}"] = _kustomization(header, sorted(names))
 
 
-def lay_out(
-    project: Project,
-    cluster: Cluster,
-    components: dict[str, list[dict]],
-    charts: dict[str, list[dict]] | None = None,
-    hydrated: set[str] | None = None,
-) -> Tree:
-    """The cluster's tree: components in their layers, the GitOps engine's objects over the
-    non-empty layers, the bootstrap files, and the inflated charts (``charts/<release>/``,
-    folders of their own, like ``gitops/`` listed by no other kustomization; not part of the
-    collision check, as no engine applies them). ``hydrated``: the components whose release is
-    shipped as its chart's objects (``render.hydrate``), for the CNI's first install."""
+def layers_of(
+    project: Project, cluster: Cluster, components: dict[str, list[dict]]
+) -> list[tuple[str, list[tuple[str, list[dict]]]]]:
+    """``[(layer, [(component, objects)])]`` in apply order: the registry's components in their
+    layers, a cluster's own components (its ``overrides.libsonnet`` adds them) in ``ownLayer``."""
     reg = registry.load(project.libsonnet)
     own = sorted(set(components) - {c.name for c in reg.components})
     for name in own:  # added by the cluster's overrides.libsonnet; the name becomes a folder
@@ -152,7 +145,7 @@ def lay_out(
                 col=col,
                 hint="use lower-case letters, digits and '-', e.g. 'team-settings'",
             )
-    layers = [
+    return [
         (
             layer,
             [(c.name, components.get(c.name, [])) for c in reg.components if c.layer == layer]
@@ -160,7 +153,28 @@ def lay_out(
         )
         for layer in reg.layers
     ]
-    sync = gitops.objects(project, cluster, layers)
+
+
+def lay_out(
+    project: Project,
+    cluster: Cluster,
+    components: dict[str, list[dict]],
+    charts: dict[str, list[dict]] | None = None,
+    hydrated: set[str] | None = None,
+    sync: list[dict] | None = None,
+) -> Tree:
+    """The cluster's tree: components in their layers, the GitOps engine's objects over the
+    non-empty layers, the bootstrap files, and the inflated charts (``charts/<release>/``,
+    folders of their own, like ``gitops/`` listed by no other kustomization; not part of the
+    collision check, as no engine applies them). ``hydrated``: the components whose release is
+    shipped as its chart's objects (``render.hydrate``), for the CNI's first install. ``sync``:
+    the GitOps engine's objects for these layers, when they were evaluated with other clusters'
+    (``cluster.gitops_many``)."""
+    reg = registry.load(project.libsonnet)
+    layers = layers_of(project, cluster, components)
+    own = sorted(set(components) - {c.name for c in reg.components})
+    if sync is None:
+        sync = gitops.objects(project, cluster, layers)
     collisions.check(project, cluster, [pair for _, pairs in layers for pair in pairs] + [(gitops.FOLDER, sync)], own)
     tree = build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync}, shared_folders=charts)
     cni = next((c for c in reg.components if c.name == bootstrap.COMPONENT), None)

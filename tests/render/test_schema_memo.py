@@ -95,7 +95,9 @@ def rule_runs(monkeypatch):
     monkeypatch.setattr(checks, "_SHARED_RESULTS", {})
     runs: list[str] = []
     real = generator.lint.object_result
-    monkeypatch.setattr(generator.lint, "object_result", lambda engine, file, *a: runs.append(file) or real(engine, file, *a))
+    monkeypatch.setattr(
+        generator.lint, "object_result", lambda engine, file, *a: runs.append(file) or real(engine, file, *a)
+    )
     return runs
 
 
