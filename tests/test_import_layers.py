@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 import pytest
@@ -17,8 +18,10 @@ def _unit(module: str) -> str:
     return ".".join(module.split(".")[:2])
 
 
+@functools.cache
 def _units() -> dict[str, ast.Module]:
-    """Every top-level part, by name, with the parsed file that carries its docstring."""
+    """Every top-level part, by name, with the parsed file that carries its docstring (read once
+    per test process: every test below asks for it)."""
     units = {}
     for path in sorted(PACKAGE.iterdir()):
         if path.is_dir() and (path / "__init__.py").is_file():
@@ -37,9 +40,9 @@ def _allowed(tree: ast.Module) -> set[str]:
     return set(re.findall(r"generator\.[a-z_]+", match.group(1)))
 
 
-def _imports(source: str) -> set[str]:
+def _imports(source: str | ast.Module) -> set[str]:
     found = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(ast.parse(source) if isinstance(source, str) else source):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module == "generator":
                 found |= {f"generator.{a.name}" for a in node.names if a.name != "__version__"}
@@ -55,11 +58,15 @@ def _files(unit: str) -> list:
     return sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]
 
 
+@functools.cache
+def _parsed(path) -> ast.Module:
+    """A module of generator/ parsed once per test process (both graphs below walk every module)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
 def _graph() -> dict[str, set[str]]:
-    return {
-        unit: set().union(*(_imports(f.read_text(encoding="utf-8")) for f in _files(unit))) - {unit}
-        for unit in _units()
-    }
+    return {unit: set().union(*(_imports(_parsed(f)) for f in _files(unit))) - {unit} for unit in _units()}
 
 
 @pytest.mark.parametrize("unit", sorted(_units()))
@@ -97,7 +104,7 @@ def _module_graph() -> dict[str, set[str]]:
     graph = {}
     for name, path in modules.items():
         found = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_parsed(path)):
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 found |= {
                     f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module

@@ -6,7 +6,8 @@ objects it changes. ``helm`` finds and runs a real Helm; ``lock`` is the committ
 every chart's digest; ``store`` the content-addressed cache of chart packages; ``pull`` fills
 it (the only code here that reaches the network); ``releases`` reads what the engine would
 install from the rendered HelmRelease/Application objects; ``inflate`` runs ``helm template``
-as the engine does and caches the result by everything it depends on.
+as the engine does and caches the result by everything it depends on; ``offline`` finds what
+``helm template`` cannot know of the cluster (``lookup``, generated values, ``.Capabilities``).
 
 May import: generator.diagnostic, generator.errors, generator.paths, generator.yamlio.
 """

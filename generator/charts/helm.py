@@ -144,7 +144,7 @@ def template(helm: Helm, chart: str, invocation: Invocation, what: str) -> str:
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise InputError(f"{what}: helm template did not run: {exc}", hint=INSTALL_HINT) from None
     if done.returncode != 0:
-        message = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit code {done.returncode}"
+        message = _error(done.stderr) or f"exit code {done.returncode}"
         raise InputError(
             f"{what}: helm template failed: {message}",
             hint="the values the tree renders do not inflate with this chart; fix them in the input "
@@ -152,3 +152,10 @@ def template(helm: Helm, chart: str, invocation: Invocation, what: str) -> str:
             detail=done.stderr,
         )
     return done.stdout
+
+
+def _error(stderr: str) -> str:
+    """Helm's error on one line: Helm 4 spreads a template's error over several (file and line,
+    then what it was executing, then the message) and ends with a notice about ``--debug``."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip() and not line.startswith("Use --debug")]
+    return " ".join(lines).removeprefix("Error: ")

@@ -22,12 +22,19 @@ still shows a Secret added, removed or given a new key.
 Any other part of a chart that renders differently each time (certificates made by ``genCA``/``genSelfSignedCert``,
 ``randAlphaNum``, ``uuidv4``, ``now``) cannot be previewed: every render would change the tree.
 Each inflation that is not cached runs twice and refuses such a chart, naming the objects that
-differ, so its values can ask for certificates from cert-manager or a CronJob instead.
+differ and the templates that make new values (``offline``), so its values can ask for
+certificates from cert-manager or a CronJob instead.
+
+Where the preview is deterministic but not what the cluster gets, the inflation keeps a warning
+(``notes``, cached with it): an API the chart tests that the render does not pass (the second
+run passes them, so it costs a third only when the objects depend on them), a ``lookup`` its
+values reach in a template that renders more than Secrets, a version compared at a patch level.
 """
 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import functools
 import hashlib
 import io
@@ -40,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generator.charts import helm, lock, store
+from generator.charts import helm, lock, offline, store
 from generator.charts.releases import Release
 from generator.errors import InputError
 from generator.paths import cache_root
@@ -186,6 +193,7 @@ def _key(entry: lock.Entry, release: Release, facts: Facts, version: str) -> str
 _SEEN: dict[str, list[dict]] = {}
 _KEYS: dict[int, str] = {}  # id of a list in _SEEN → its key
 _TEXTS: dict[str, list[str]] = {}  # key → the YAML of each object
+_NOTES: dict[str, tuple[str, ...]] = {}  # key → the inflation's warnings (``notes``)
 
 
 def _seen(key: str, objects: list[dict]) -> list[dict]:
@@ -196,7 +204,8 @@ def _seen(key: str, objects: list[dict]) -> list[dict]:
 
 def inflate(release: Release, entry: lock.Entry, facts: Facts) -> list[dict]:
     """The release's objects, sorted; from the cache when this exact inflation was done before.
-    The objects are shared with every caller that asks for the same inflation: never change them."""
+    The objects are shared with every caller that asks for the same inflation: never change them.
+    What the preview cannot show of the cluster is in ``notes``."""
     found = helm.find()
     key = _key(entry, release, facts, found.version)
     if key in _SEEN:
@@ -204,8 +213,10 @@ def inflate(release: Release, entry: lock.Entry, facts: Facts) -> list[dict]:
     data = package(entry)
     cached = cache_root() / "inflated" / f"{key}.json"
     try:
-        return _seen(key, json.loads(cached.read_bytes()))
-    except (OSError, ValueError):
+        kept = json.loads(cached.read_bytes())
+        _NOTES[key] = tuple(kept["notes"])
+        return _seen(key, kept["objects"])
+    except (OSError, ValueError, TypeError, KeyError):
         pass
     invocation = helm.Invocation(
         release=release.name,
@@ -216,25 +227,203 @@ def inflate(release: Release, entry: lock.Entry, facts: Facts) -> list[dict]:
         values_json=json.dumps(release.values, sort_keys=True),
     )
     what = f"{release.source} (chart {entry.chart} {entry.version})"
+    sites = offline.scan(data)
+    # the APIs the chart tests that the render does not pass: the second run, which proves the
+    # chart renders the same each time, passes them too, so one more run is needed only when the
+    # chart's objects depend on them
+    untested = sorted({s.api for s in sites if s.call == offline.HAS and s.api} - set(facts.api_versions))
+    probe = dataclasses.replace(invocation, api_versions=tuple(sorted({*facts.api_versions, *untested})))
+    notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="gpu-gitops-chart-") as folder:
         chart = os.path.join(folder, f"{entry.chart}-{entry.version}.tgz")
         with open(chart, "wb") as handle:
             handle.write(data)
-        first = helm.template(found, chart, invocation, what)
-        second = helm.template(found, chart, invocation, what)
-    objects = _objects(first, release, facts, what)
-    again = _objects(second, release, facts, what) if second != first else objects
-    if again != objects:
-        differ = sorted(_shown(o) for o, p in zip(objects, again, strict=False) if o != p)
-        raise InputError(
-            f"{what} renders differently each time it is inflated ({', '.join(differ[:3]) or 'its objects'}): "
-            "it generates certificates or random values outside a Secret, so its preview would change on "
-            "every render",
-            hint="set the chart's values so it does not generate them (certificates from cert-manager or "
-            "a CronJob, fixed names), as docs/charts.md describes",
-        )
-    _store(cached, objects)
+        first = _template(found, chart, invocation, what, sites)
+        objects = _objects(first, release, facts, what)
+        failed = ""  # what Helm said when the chart fails with the APIs it tests
+        try:
+            second = helm.template(found, chart, probe if untested else invocation, what)
+            again = _objects(second, release, facts, what) if second != first else objects
+        except InputError as exc:  # only the APIs differ from the first run: the chart fails with them
+            if not untested:
+                raise
+            again, failed, second = [], exc.message, ""
+        if (again != objects or failed) and untested:
+            third = helm.template(found, chart, invocation, what)
+            if third == first or _objects(third, release, facts, what) == objects:
+                changed = _differing(objects, again)
+                notes.append(_served_note(what, sites, untested, changed, _sources(f"{first}\n---\n{second}"), failed))
+                again = objects
+            else:
+                again = _objects(third, release, facts, what)
+        if again != objects:
+            differ = sorted(_shown(o) for o in _differing(objects, again))
+            makers = [s for s in sites if s.call in offline.GENERATORS or s.call == offline.LOOKUP]
+            raise InputError(
+                f"{what} renders differently each time it is inflated ({', '.join(differ[:3]) or 'its objects'}): "
+                "it generates certificates or random values outside a Secret, so its preview would change on "
+                "every render" + (f"; its templates call {offline.shown(makers)}" if makers else ""),
+                hint="set the chart's values so it does not generate them (certificates from cert-manager or "
+                "a CronJob, fixed names), as docs/charts.md describes",
+            )
+        if any(s.call == offline.LOOKUP for s in sites):
+            notes += _lookup_notes(found, data, folder, invocation, first, what)
+    notes += _version_notes(what, sites, facts)
+    _store(cached, {"objects": objects, "notes": notes})
+    _NOTES[key] = tuple(notes)
     return _seen(key, objects)
+
+
+def notes(objects: list[dict]) -> tuple[str, ...]:
+    """What ``inflate`` found the preview of these objects cannot show of the cluster (a
+    ``lookup`` reached, an API the chart tests that the render does not pass): warnings."""
+    key = _KEYS.get(id(objects))
+    return _NOTES.get(key, ()) if key is not None and _SEEN.get(key) is objects else ()
+
+
+def _template(
+    found: helm.Helm, chart: str, invocation: helm.Invocation, what: str, sites: tuple[offline.Site, ...]
+) -> str:
+    """``helm template``; where it fails and the chart calls ``lookup``, the error names the
+    calls: offline ``lookup`` finds nothing (Cilium's ``k8sServiceHost: auto`` then fails)."""
+    try:
+        return helm.template(found, chart, invocation, what)
+    except InputError as exc:
+        lookups = [s for s in sites if s.call == offline.LOOKUP]
+        if not lookups:
+            raise
+        raise InputError(
+            exc.message,
+            hint=f"offline, `lookup` finds nothing: the chart calls it ({offline.shown(lookups)}); set the "
+            "values so the chart does not read the cluster (Cilium: an explicit k8sServiceHost, not `auto`)",
+            detail=exc.detail,
+        ) from None
+
+
+def _differing(objects: list[dict], again: list[dict]) -> list[dict]:
+    """The objects of one inflation that the other does not hold as they are."""
+    return [o for o in objects if o not in again] + [o for o in again if o not in objects]
+
+
+def _served_note(
+    what: str,
+    sites: tuple[offline.Site, ...],
+    untested: list[str],
+    differ: list[dict],
+    sources: dict[tuple[str, str], str],
+    failed: str,
+) -> str:
+    """The warning for a chart whose objects depend on APIs the render does not pass: the tests
+    in the templates of the objects that differ (all of them where those hold none: a helper's)."""
+    tests = [s for s in sites if s.call == offline.HAS and s.api in untested]
+    files = {sources.get((str(o.get("kind")), str(o.get("metadata", {}).get("name")))) for o in differ}
+    tests = [s for s in tests if s.file in files] or tests
+    if failed:
+        effect = f"fails ({failed})"
+    else:
+        shown = sorted({_shown(o) for o in differ})
+        effect = f"renders {', '.join(shown[:4])}{' and more' if len(shown) > 4 else ''} differently"
+    return (
+        f"{what} tests for APIs this cluster does not serve as rendered ({offline.shown(tests)}): the preview "
+        f"is what it renders without them; where the cluster serves them (a CRD installed outside the tree), "
+        f"the chart {effect}"
+    )
+
+
+def _sources(manifests: str) -> dict[tuple[str, str], str]:
+    """(kind, name) → the template that rendered it (Helm's ``# Source:`` line)."""
+    found = {}
+    for chunk in _SEPARATOR.split(manifests):
+        source = _SOURCE.search(chunk)
+        obj = _load(chunk) if source else None
+        if isinstance(obj, dict):
+            found[(str(obj.get("kind")), str((obj.get("metadata") or {}).get("name")))] = source.group(1)  # type: ignore[union-attr]
+    return found
+
+
+def _version_notes(what: str, sites: tuple[offline.Site, ...], facts: Facts) -> list[str]:
+    """A chart that compares ``.Capabilities.KubeVersion`` at a patch level, or tests APIs by a
+    value not in its templates: the render passes ``<minor>.0`` and the tree's APIs."""
+    found = []
+    patch = [s for s in sites if s.call == offline.KUBE_VERSION]
+    if patch:
+        found.append(
+            f"{what} compares the Kubernetes version at a patch level ({offline.shown(patch)}): the preview "
+            f"renders it for {facts.kube_version}.0, the cluster for the patch release it runs"
+        )
+    unknown = [s for s in sites if s.call == offline.HAS and not s.api]
+    if unknown:
+        found.append(
+            f"{what} tests .Capabilities.APIVersions with a value its templates do not spell out "
+            f"({offline.shown(unknown)}): the preview answers with the APIs the render passes and Helm's own list"
+        )
+    return found
+
+
+_SOURCE = re.compile(r"^# Source: (\S+)", re.M)
+# a template position in Helm's error, as Helm 3 ("template: c/templates/x.yaml:6:15: executing")
+# and Helm 4 ("c/templates/x.yaml:6:15\n  executing") write it: the first is the top-level template
+_POSITION = re.compile(r"([^\s:]+/templates/[^\s:]+):(\d+):\d+")
+_ARITY = "wrong number of args for fail"
+
+
+def _lookup_notes(
+    found: helm.Helm, data: bytes, folder: str, invocation: helm.Invocation, first: str, what: str
+) -> list[str]:
+    """The templates whose objects depend on a ``lookup`` these values reach, beyond Secrets.
+
+    Offline ``lookup`` finds nothing, so the preview is what a first install renders; in the
+    cluster Helm renders each upgrade with what it finds. Secrets need no word (their values are
+    never written); for the rest, the chart is rendered again with each ``lookup`` made to stop
+    Helm (``offline.disarmed``) and the templates that only render Secrets left out: Helm names
+    the top-level template that reached one, which is left out in turn, until none does."""
+    kinds: dict[str, set[str]] = {}
+    for chunk in _SEPARATOR.split(first):
+        source = _SOURCE.search(chunk)
+        obj = _load(chunk) if source and chunk.strip() else None
+        if source and isinstance(obj, dict):
+            kinds.setdefault(source.group(1), set()).add(f"{_group(obj)}/{obj.get('kind')}")
+    root = os.path.join(folder, "disarmed")
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+        archive.extractall(root, filter="data")
+    templates = sorted(
+        os.path.relpath(os.path.join(d, f), root).replace(os.sep, "/")
+        for d, _, files in os.walk(root)
+        for f in files
+        if "/templates/" in os.path.join(d, f)
+    )
+    for name in templates:
+        path = os.path.join(root, name)
+        if kinds.get(name) == {"/Secret"}:
+            os.remove(path)  # renders only Secrets: redacted, as a first install's
+            continue
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        Path(path).write_text(offline.disarmed(text), encoding="utf-8")
+    chart = os.path.join(root, templates[0].split("/")[0]) if templates else root
+    found_notes = []
+    for _ in templates:
+        try:
+            helm.template(found, chart, invocation, what)
+            break
+        except InputError as exc:
+            at = _POSITION.findall(exc.detail)
+            if not at or _ARITY not in exc.detail:
+                found_notes.append(
+                    f"{what} calls lookup; which of its objects depend on what it finds could not be told"
+                )
+                break
+            top = at[0][0]
+            objects = ", ".join(sorted(kinds.get(top, set()))) or "nothing offline"
+            found_notes.append(
+                f"{what}: {top} reaches lookup ({at[-1][0]}:{at[-1][1]}), which finds nothing offline: the preview "
+                f"shows what a first install renders ({objects}); in the cluster Helm renders each upgrade with the "
+                "live object it finds"
+            )
+            os.remove(os.path.join(root, top))
+    return found_notes
 
 
 @functools.cache
@@ -273,7 +462,7 @@ def texts(objects: list[dict]) -> list[str]:
     return _TEXTS[key]
 
 
-def _store(cached: Path, data: list) -> None:
+def _store(cached: Path, data: list | dict) -> None:
     """Keep an inflation or its texts; a cache that cannot be written only costs time."""
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)

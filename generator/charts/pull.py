@@ -52,7 +52,9 @@ class Pulled:
 
 def chart_metadata(data: bytes) -> tuple[str, str]:
     """(name, version) of a package's ``Chart.yaml``; an error when it is not a chart package."""
-    from generator.yamlio.read import load
+    from ruamel.yaml.error import YAMLError
+
+    from generator.yamlio.read import TooDeep, load_data
 
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
@@ -60,10 +62,10 @@ def chart_metadata(data: bytes) -> tuple[str, str]:
                 parts = member.name.split("/")
                 if len(parts) == 2 and parts[1] == "Chart.yaml" and member.isfile():
                     handle = archive.extractfile(member)
-                    meta = load(handle.read().decode("utf-8")) if handle else None
+                    meta = load_data(handle.read().decode("utf-8")) if handle else None
                     if isinstance(meta, dict):
                         return str(meta.get("name", "")), str(meta.get("version", ""))
-    except (tarfile.TarError, OSError, EOFError, UnicodeDecodeError):
+    except (tarfile.TarError, OSError, EOFError, UnicodeDecodeError, YAMLError, TooDeep):
         pass
     raise ValueError("not a Helm chart package (no <chart>/Chart.yaml in a gzipped tar)")
 
@@ -95,10 +97,15 @@ def _get(url: str) -> bytes:
 
 def _from_https(wanted: Wanted) -> tuple[bytes, str | None]:
     """The package and the sha256 the repository's index gives for it (None when it gives none)."""
-    from generator.yamlio.read import load
+    from ruamel.yaml.error import YAMLError
+
+    from generator.yamlio.read import TooDeep, load_data
 
     base = wanted.repository.rstrip("/") + "/"
-    index = load(_get(base + "index.yaml").decode("utf-8")) or {}
+    try:
+        index = load_data(_get(base + "index.yaml").decode("utf-8")) or {}
+    except (YAMLError, TooDeep, UnicodeDecodeError) as exc:
+        raise OSError(f"its index.yaml is not YAML: {(str(exc).splitlines() or [type(exc).__name__])[0]}") from None
     for entry in (index.get("entries") or {}).get(wanted.chart, []) or []:
         if str(entry.get("version")) == wanted.version and entry.get("urls"):
             url = urllib.parse.urljoin(base, entry["urls"][0])

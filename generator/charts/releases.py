@@ -61,6 +61,23 @@ def merge(base: dict, over: dict) -> dict:
     return merged
 
 
+def _values(text: str, what: str) -> dict | None:
+    """Values given as YAML text, read as Helm reads them (go-yaml); one error when they are not
+    a mapping of YAML."""
+    from ruamel.yaml.error import YAMLError
+
+    from generator.yamlio.read import MANIFESTS, TooDeep, load_data
+
+    try:
+        read = load_data(text, max_depth=MANIFESTS.depth)
+    except (YAMLError, TooDeep) as exc:
+        problem = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise InputError(f"{what} is not YAML Helm can read: {problem}", hint="write the values as YAML") from None
+    if read is not None and not isinstance(read, dict):
+        raise InputError(f"{what} is not a mapping of values", hint="write the values as a YAML mapping")
+    return read
+
+
 def find(components: dict[str, list[dict]]) -> list[Release]:
     """Every Helm release of the components, sorted by namespace and name."""
     objects = [(component, obj) for component, objs in components.items() for obj in objs]
@@ -104,9 +121,7 @@ def _values_from(obj: dict, refs: list, by_identity: dict) -> dict:
                 f"{_shown(obj)}: valuesFrom {kind} {namespace}/{name} has no key {key!r}",
                 hint="helm-controller fails the release the same way",
             )
-        from generator.yamlio.read import load
-
-        read = load(data[key])
+        read = _values(data[key], f"{_shown(obj)}: valuesFrom {kind} {namespace}/{name} key {key!r}")
         if ref.get("targetPath"):
             raise InputError(
                 f"{_shown(obj)}: valuesFrom targetPath is not inflated offline",
@@ -149,15 +164,16 @@ def _flux(component: str, obj: dict, by_identity: dict) -> Release:
 
 
 def _argocd(component: str, obj: dict, by_identity: dict) -> Release:
-    from generator.yamlio.read import load
-
     meta, spec = obj.get("metadata", {}), obj.get("spec", {})
     source = spec["source"]
     helm = source.get("helm", {})
     url = source.get("repoURL", "")
     if "://" not in url:  # Argo CD names OCI chart repositories without the scheme
         url = "oci://" + url
-    values = merge(load(helm["values"]) or {} if helm.get("values") else {}, helm.get("valuesObject") or {})
+    text = helm.get("values")
+    values = merge(
+        _values(text, f"{_shown(obj)}: spec.source.helm.values") or {} if text else {}, helm.get("valuesObject") or {}
+    )
     if helm.get("parameters") or helm.get("valueFiles") or helm.get("fileParameters"):
         raise InputError(
             f"{_shown(obj)}: helm parameters and value files are not inflated offline",

@@ -241,7 +241,7 @@ def check(args: CheckArgs) -> int:
                 f"stale: its cluster folder clusters/{path.name}/ is gone (`gpu-gitops render --prune` removes it)",
             )
             stale = True
-    untracked = _untracked(ctx, chosen.names)
+    untracked = _untracked(ctx, chosen.names, all_fresh=not todo)
     if stale_editor_schema(ctx.project):
         ctx.ui.problem(
             ctx.project.display(ctx.project.root / EDITOR_SCHEMA),
@@ -271,13 +271,21 @@ def check(args: CheckArgs) -> int:
     return EXIT_OK
 
 
-def _untracked(ctx: Context, names: list[str]) -> bool:
+def _untracked(ctx: Context, names: list[str], all_fresh: bool) -> bool:
     """Report the chosen clusters' rendered files git does not track (a new cluster committed
     without its output, or ``rendered/`` ignored): the engine would never see them. Outside a
-    git checkout there is nothing to say."""
+    git checkout there is nothing to say. When every chosen tree is up to date (``all_fresh``),
+    a clean answer is remembered by the index and the sum files (``tree.tracked``)."""
+    from generator.tree import tracked
+    from generator.tree.fingerprint import SUM_FILE
+
+    sums = [str(ctx.project.rendered / name / SUM_FILE) for name in names]
+    now = tracked.state(ctx.project.root, sums) if all_fresh and ctx.remember else None
+    if tracked.known_clean(ctx.project.root, now):
+        return False
     from generator.review import revision
 
-    try:  # one git process on the no-op path: outside a checkout (or without git) it fails
+    try:  # one git process: outside a checkout (or without git) it fails
         listed = revision.untracked(ctx.project.root, "rendered")
     except InputError:
         return False
@@ -292,6 +300,8 @@ def _untracked(ctx: Context, names: list[str]) -> bool:
             ctx.project.display(ctx.project.rendered / name),
             f"not tracked by git: {count} file(s) the engine will never see (`git add rendered/{name}`)",
         )
+    if not found:
+        tracked.remember_clean(ctx.project.root, now)
     return bool(found)
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from ruamel.yaml.error import YAMLError
+
 from generator.contract.model import Contract, Policy, Pool, Taint
 from generator.contract.queues import QUEUE_KINDS, queue_contract
 from generator.errors import InputError
@@ -185,6 +187,13 @@ def _objects(rendered: Path) -> Iterator[dict]:
     for path in sorted(rendered.rglob("*.yaml")):
         if not path.name.startswith(_FILE_PREFIXES) or "bootstrap" in path.relative_to(rendered).parts:
             continue
-        obj = read.load(path.read_text(encoding="utf-8"))
+        try:  # a document the backends hand over (an anchor, a tag) is read by the full loader
+            obj = read.load_data(path.read_text(encoding="utf-8"), read.GO_YAML, read.MANIFESTS.depth)
+        except (UnicodeDecodeError, read.TooDeep, YAMLError) as exc:
+            raise InputError(
+                f"cannot read a rendered file: {(str(exc).splitlines() or [type(exc).__name__])[0]}",
+                path=str(path),
+                hint="render it again with `gpu-gitops render`, and commit the result",
+            ) from None
         if isinstance(obj, dict):
             yield obj

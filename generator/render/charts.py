@@ -17,6 +17,7 @@ import functools
 from dataclasses import dataclass, field
 
 from generator.charts import inflate, lock
+from generator.charts import served as served_hint
 from generator.charts.releases import Release, find
 from generator.errors import InputError
 from generator.inputs.load import Cluster
@@ -34,6 +35,7 @@ class Previews:
     entries: list[lock.Entry] = field(default_factory=list)
     releases: dict[str, Release] = field(default_factory=dict)  # by folder
     unlocked: bool = False  # the tree renders releases, but the project has no lock: none inflated
+    notes: dict[str, tuple[str, ...]] = field(default_factory=dict)  # by folder: what the preview cannot show
 
 
 @functools.lru_cache(maxsize=64)
@@ -53,8 +55,8 @@ def _crds(objects: list[dict]) -> list[dict]:
 
 
 # A chart's CRDs could depend on the API versions it is given; rounds of inflation until the
-# versions given are those the installed CRDs serve; two rounds settle any chart whose CRDs do
-# not themselves depend on the API versions.
+# versions given are those the installed CRDs serve; two rounds (one, with a hint) settle any
+# chart whose CRDs do not themselves depend on the API versions.
 ROUNDS = 4
 
 
@@ -68,15 +70,19 @@ def _inflate_all(
     the tree is applied, every CRD it installs (KEDA's and Kueue's charts create theirs from
     ``templates/``). The CRDs of ``crds/`` are known before inflating, those of ``templates/``
     only after; a cluster whose charts template CRDs is inflated again with their APIs, until
-    the APIs given are exactly those installed (``ROUNDS``)."""
+    the APIs given are exactly those installed (``ROUNDS``). The rounds start from the APIs the
+    charts' templated CRDs served last time (``charts.served``), so on a cold inflation cache
+    they are inflated once where those did not change."""
     tree_apis, tree_scoped = inflate.crd_apis(tree_crds)
-    apis, scoped = served | tree_apis, set(tree_scoped)
+    cold = served | tree_apis  # without hints: what the charts' crds/ install, known in advance
+    hinted, hinted_scoped = set(cold), set(tree_scoped)  # with last time's CRDs where kept
     for release, entry in used:
-        if release.include_crds:  # what Helm installs before the templates, known in advance
-            package_apis, package_scoped = _package_crds(entry)
-            apis |= set(package_apis)
-            scoped |= package_scoped
-    facts = inflate.Facts(version, tuple(sorted(apis)), frozenset(scoped))
+        package_apis, package_scoped = _package_crds(entry) if release.include_crds else ((), frozenset())
+        cold |= set(package_apis)
+        kept = served_hint.kept(entry)
+        hinted |= kept[0] if kept else set(package_apis)
+        hinted_scoped |= kept[1] if kept else package_scoped
+    facts = inflate.Facts(version, tuple(sorted(served_hint.start(used, hinted, cold))), frozenset(hinted_scoped))
     for _ in range(ROUNDS):
         inflated = [inflate.inflate(release, entry, facts) for release, entry in used]
         chart_apis, chart_scoped = inflate.crd_apis([crd for objects in inflated for crd in _crds(objects)])
@@ -84,6 +90,7 @@ def _inflate_all(
             version, tuple(sorted(served | tree_apis | chart_apis)), frozenset(tree_scoped | chart_scoped)
         )
         if settled == facts:
+            served_hint.remember(used, inflated)
             return inflated
         facts = settled
     raise InputError(
@@ -127,6 +134,7 @@ def previews(project: Project, cluster: Cluster, components: dict[str, list[dict
                 hint="give each release its own name",
             )
         result.folders[folder] = objects
+        result.notes[folder] = inflate.notes(objects)
         result.releases[folder] = release
         result.entries.append(entry)
     return result
@@ -137,14 +145,17 @@ def previews(project: Project, cluster: Cluster, components: dict[str, list[dict
 _SCHEMAS: dict[int, tuple[dict, dict[tuple[str, str], dict]]] = {}
 
 
-def crd_schemas(charts: Previews) -> dict[tuple[str, str], dict]:
-    """(apiVersion, kind) → document schema of every served version of every CRD the cluster's
-    charts install (from ``crds/`` or ``templates/``), as ``schemas import`` converts a CRD: the
-    custom resources the tree renders are checked against exactly the version installed."""
+def crd_schemas(charts: Previews, tree: list[dict] | None = None) -> dict[tuple[str, str], dict]:
+    """(apiVersion, kind) → document schema of every served version of every CRD the cluster
+    installs, as ``schemas import`` converts a CRD: the CRDs of ``tree`` (the objects it renders
+    itself, an ``overrides.libsonnet`` component's included) and those of its charts (from
+    ``crds/`` or ``templates/``; theirs win where both install a kind). All are applied by the
+    same sync, so the custom resources the tree renders are checked against exactly the
+    version installed, as ``lint`` of the tree checks them."""
     from generator.lint.crdimport import document_schema, versions
 
     out: dict[tuple[str, str], dict] = {}
-    for objects in charts.folders.values():
+    for objects in [tree or [], *charts.folders.values()]:
         for crd in objects:
             if crd.get("kind") != "CustomResourceDefinition" or not str(crd.get("apiVersion")).startswith(
                 "apiextensions.k8s.io/"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from generator.diagnostic import Diagnostic
+from generator.diagnostic import Diagnostic, Location
 from generator.errors import InputError
 from generator.inputs.load import Cluster
 from generator.library import digests
@@ -47,6 +47,12 @@ def render(
     return render_evaluated(project, cluster, evaluate(project, cluster), validator, require_schemas, config)
 
 
+_NOTE_HINT = (
+    "review that part against the cluster, or set the chart's values so it does not depend on it "
+    '(docs/charts.md, "Where helm template differs from an install in the cluster")'
+)
+
+
 def render_evaluated(
     project: Project,
     cluster: Cluster,
@@ -60,11 +66,16 @@ def render_evaluated(
     the GitOps engine's objects, when evaluated with other clusters' (``gitops_many``)."""
     digests.check(cluster.spec, cluster.source, components)
     charts = previews(project, cluster, components)
-    validator = _with_chart_crds(validator, crd_schemas(charts))
+    validator = _with_chart_crds(validator, crd_schemas(charts, [o for objs in components.values() for o in objs]))
     hydrated = hydrate.apply(project, cluster, components, charts)
     tree = lay_out(project, cluster, components, charts.folders, hydrated, sync)
     prefix = project.display(project.rendered / cluster.name)
     problems = [d for w in cluster.warnings for d in w.diagnostics]
+    problems += [
+        Diagnostic(Location(f"{prefix}/{folder}"), "warning", note, _NOTE_HINT)
+        for folder, notes in charts.notes.items()
+        for note in notes
+    ]
     overrides = project.display(cluster.overrides) if cluster.overrides else ""
     problems += check(tree, cluster, validator, require_schemas, prefix, config, overrides)
     return Rendered(cluster, components, tree, charts, problems)

@@ -50,7 +50,7 @@ from pathlib import Path
 
 from generator import __version__
 from generator.paths import Project, cache_root
-from generator.tree.statcache import StatCache, file_sha256
+from generator.tree.statcache import StatCache, file_sha256, walk
 
 SUM_FILE = ".gpu-gitops.sum"
 NOT_A_FILE = "not-a-file"
@@ -133,29 +133,6 @@ def _still_valid(marker: Path, hashes: dict[str, str], cache: StatCache) -> bool
         if hashes[path] != recorded:
             return False
     return True
-
-
-def _entries(folder: str) -> tuple[list[str], list[str], list[str]]:
-    """Relative paths under ``folder``: regular files, folders, and anything else (symlinks,
-    sockets...), which is listed, never followed or read. Uses the directory entries' types,
-    so no file is stat'ed: this runs over every file of a fleet on each check."""
-    files, dirs, others = [], [], []
-    stack = [(folder, "")]
-    while stack:
-        path, prefix = stack.pop()
-        with os.scandir(path) as entries:
-            for entry in entries:  # most are files: asked first
-                if entry.is_file(follow_symlinks=False):
-                    files.append(prefix + entry.name)
-                elif entry.is_dir(follow_symlinks=False):
-                    rel = prefix + entry.name
-                    stack.append((entry.path, rel + "/"))
-                    dirs.append(rel)
-                else:
-                    others.append(prefix + entry.name)
-    files.sort()
-    others.sort()
-    return files, dirs, others
 
 
 # No file larger than this reaches a render: a cluster input is refused past 1 MiB
@@ -253,7 +230,7 @@ def input_lines(project: Project, cluster: str, shared: tuple[str, ...], cache: 
     /dev/zero), and a cluster with one is never fresh."""
     folder = os.path.join(project.clusters, cluster)
     try:
-        files, _dirs, others = _entries(folder)
+        files, _dirs, others = cache.listing(folder) if cache is not None else walk(folder)
         own = {rel: f"input {sha}  {rel}" for rel, sha in zip(files, _input_digests(folder, files, cache), strict=True)}
     except OSError:
         files, others, own = [], [], {}
@@ -367,7 +344,7 @@ def _is_fresh(
     try:
         if os.path.islink(target):
             return False
-        files, dirs, others = _entries(target)
+        files, dirs, others = cache.listing(target)
         recorded_bytes = _read(os.path.join(target, SUM_FILE))
         recorded = recorded_bytes.decode()
     except (OSError, UnicodeDecodeError):
@@ -381,10 +358,10 @@ def _is_fresh(
     if lines[: len(expected)] != expected:
         return False
     after = lines[len(expected) :]
-    used = [line for line in after if line.startswith("base ")]
+    used = _leading(after, "base ")
     if not all(_base_ok(project, line, digests, cache) for line in used):
         return False
-    charts = [line for line in after[len(used) :] if line.startswith("chart ")]
+    charts = _leading(after[len(used) :], "chart ")
     if not all(_chart_ok(project, line, locked) for line in charts):
         return False
     outputs = after[len(used) + len(charts) :]  # sorted by path, as sum_file writes them
@@ -399,6 +376,17 @@ def _is_fresh(
     except OSError:
         return False
     return outputs == [f"output {sha}  {rel}" for sha, rel in zip(shas, on_disk, strict=True)]
+
+
+def _leading(lines: list[str], kind: str) -> list[str]:
+    """The lines of ``kind`` that open ``lines`` (sum_file writes each kind together, in order):
+    the thousands of output lines after them are not looked at."""
+    count = 0
+    for line in lines:
+        if not line.startswith(kind):
+            break
+        count += 1
+    return lines[:count]
 
 
 def _hashes(folder: str, rels: list[str], cache: StatCache) -> list[str]:

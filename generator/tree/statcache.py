@@ -44,13 +44,13 @@ import time
 import zlib
 from pathlib import Path
 
-FORMAT = b"gpu-gitops stat cache 3 marshal %d\n" % marshal.version
+FORMAT = b"gpu-gitops stat cache 4 marshal %d\n" % marshal.version
 SETTLED_NS = 3_000_000_000  # older changes than this are past any file system's clock tick
 MAX_AGE_DAYS = 30
 READ_SIZE = 1 << 20
 
 STAT = struct.Struct("<qqqQQ")  # size, mtime_ns, ctime_ns, inode, device
-ENTRY = struct.Struct("<qqqQQ32s")  # and the sha256
+SHA = 32  # bytes of a sha256
 
 
 def file_sha256(path: str, dir_fd: int | None = None, follow: bool = False) -> str:
@@ -85,21 +85,25 @@ class StatCache:
     """The record of one project root, read when first needed, written by ``save`` if this run
     saw anything it does not hold. Files are grouped by folder (relative to the root inside it,
     else absolute); a group this run looked at is replaced by what it saw, so deleted files
-    leave the record. A group is kept as its names (one string) and one bytes string of
-    ``ENTRY.size`` bytes per file: stat fields and sha256, so a record of tens of thousands of
-    files loads in a few milliseconds. ``root`` None: nothing is read or written (a scratch
-    copy of git's index)."""
+    leave the record. A group is kept as its names (one string), their stat fields (one bytes
+    string of ``STAT.size`` bytes per file) and their sha256 (``SHA`` bytes each): a group
+    whose files' stat is all as recorded is vouched for by one comparison, and a record of tens
+    of thousands of files loads in a few milliseconds. The record also keeps the listing of
+    each tree ``listing`` walked: see there. ``root`` None: nothing is read or written (a
+    scratch copy of git's index)."""
 
     def __init__(self, root: Path | None):
         self.started = now_ns()
         self.header = FORMAT + os.fsencode(os.path.realpath(root)) + b"\n" if root is not None else b""
         self.path = record_path(root) if root is not None else None
         self._inside = os.path.join(os.path.abspath(root), "") if root is not None else ""
-        self._old: dict[str, tuple[str, bytes]] | None = None
+        self._old: dict[str, tuple[str, bytes, bytes]] | None = None
+        self._old_listings: dict[str, tuple[str, bytes, str, str]] = {}
         self._groups: dict[str, str] = {}  # folder as looked up -> its group
         self._same: set[str] = set()  # groups seen whole and exactly as recorded
         self._seen: dict[str, dict[str, bytes]] = {}  # other groups looked at: name -> entry
         self._recorded: dict[str, dict[str, bytes]] = {}  # groups of the record, name -> entry, as needed
+        self._listed: dict[str, tuple[str, bytes, str, str] | None] = {}  # trees listed: None if not to record
 
     def _group(self, folder: str) -> str:
         group = os.path.abspath(folder)
@@ -108,24 +112,28 @@ class StatCache:
         self._groups[folder] = group
         return group
 
-    def _load(self) -> dict[str, tuple[str, bytes]]:
+    def _load(self) -> dict[str, tuple[str, bytes, bytes]]:
+        self._old = {}
         if self.path is None:
-            return {}
+            return self._old
         try:
             data = self.path.read_bytes()
         except OSError:
-            return {}
+            return self._old
         header = self.header
         body = data[len(header) + 9 :]
         if not data.startswith(header) or data[len(header) : len(header) + 9] != _checksum(body):
-            return {}
+            return self._old
         try:
-            groups = marshal.loads(body)
+            record = marshal.loads(body)
         except (EOFError, ValueError, TypeError):
-            return {}
-        if not isinstance(groups, dict) or not all(_well_formed(g) for g in groups.values()):
-            return {}
-        return groups
+            return self._old
+        if not (isinstance(record, tuple) and len(record) == 2 and all(isinstance(r, dict) for r in record)):
+            return self._old
+        groups, listings = record
+        if all(_well_formed(g) for g in groups.values()) and all(_well_listed(t) for t in listings.values()):
+            self._old, self._old_listings = groups, listings
+        return self._old
 
     def _entries(self, group: str) -> dict[str, bytes]:
         """What this run records of ``group``, name by name (from the record where it was seen whole)."""
@@ -141,48 +149,83 @@ class StatCache:
         """The sha256 of each file ``names`` of ``folder`` (opened relative to ``dir_fd``, the
         folder's descriptor, when given): the recorded one when its stat is as recorded, else
         read. Raises OSError as reading a file would (a symlink, without ``follow``)."""
-        if self._old is None:
-            self._old = self._load()
+        old = self._old if self._old is not None else self._load()
         group = self._groups.get(folder) or self._group(folder)
-        joined, blob = self._old.get(group, ("", b""))
+        joined, keys_blob, shas_blob = old.get(group, ("", b"", b""))
+        paths = names if dir_fd is not None else [os.path.join(folder, name) for name in names]
+        stats = [os.stat(path, dir_fd=dir_fd, follow_symlinks=follow) for path in paths]
+        keys = _keys(stats)
         in_order = group not in self._seen and "\0".join(names) == joined
-        recorded = (
-            {}
-            if in_order
-            else self._recorded.get(group)
-            or self._recorded.setdefault(group, dict(_split(joined, blob)) if joined else {})
-        )
-        size, pack, settled = ENTRY.size, STAT.pack, self.started - SETTLED_NS
-        shas, found, same = [], [], in_order
-        for i, name in enumerate(names):
-            path = name if dir_fd is not None else os.path.join(folder, name)
-            st = os.stat(path, dir_fd=dir_fd, follow_symlinks=follow)
-            try:
-                key = pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
-            except struct.error:  # a field out of range: never recorded
-                key = b""
-            old = blob[i * size : (i + 1) * size] if in_order else recorded.get(name, b"")
-            if key and old[: STAT.size] == key:
-                shas.append(old[STAT.size :].hex())
-                found.append(old)
+        if in_order and b"".join(keys) == keys_blob:  # the common case: nothing changed
+            self._same.add(group)
+            hexed = shas_blob.hex()
+            return [hexed[i : i + 2 * SHA] for i in range(0, len(hexed), 2 * SHA)]
+        recorded = self._recorded.get(group)
+        if recorded is None:
+            recorded = self._recorded[group] = dict(_split(joined, keys_blob, shas_blob)) if joined else {}
+        settled = self.started - SETTLED_NS
+        shas: list[str] = []
+        found: list[bytes] = []
+        for name, path, st, key in zip(names, paths, stats, keys, strict=True):
+            old_entry = recorded.get(name, b"")
+            if key and old_entry[: STAT.size] == key:
+                shas.append(old_entry[STAT.size :].hex())
+                found.append(old_entry)
                 continue
-            same = False
             sha = file_sha256(path, dir_fd, follow)
             shas.append(sha)
             if key and stat.S_ISREG(st.st_mode) and max(st.st_mtime_ns, st.st_ctime_ns) < settled:
                 found.append(key + bytes.fromhex(sha))
             else:
                 found.append(b"")  # racy, or not a regular file: not recorded
-        if same and group not in self._same:
-            self._same.add(group)
-        else:
-            entries = self._entries(group)
-            for name, entry in zip(names, found, strict=True):
-                if entry:
-                    entries[name] = entry
-                else:
-                    entries.pop(name, None)
+        entries = self._entries(group)
+        for name, entry in zip(names, found, strict=True):
+            if entry:
+                entries[name] = entry
+            else:
+                entries.pop(name, None)
         return shas
+
+    def listing(self, folder: str) -> tuple[list[str], list[str], list[str]]:
+        """What ``walk`` gives for ``folder``, taken from the record where the stat of the folder
+        and of each folder under it is as recorded, as git's untracked cache does: adding,
+        removing or renaming an entry of a folder gives the folder a new modification and change
+        time (an edit inside a file does not, and is caught by ``digests``). A folder changed in
+        the last ``SETTLED_NS`` is listed and not recorded, as a racy file. Raises OSError as
+        listing would."""
+        if self._old is None:
+            self._load()
+        group = self._groups.get(folder) or self._group(folder)
+        old = self._old_listings.get(group)
+        if old is not None and group not in self._listed:
+            dirs_joined, keys_blob, files_joined, others_joined = old
+            dirs = dirs_joined.split("\0") if dirs_joined else []
+            inside = os.path.join(folder, "")
+            try:
+                keys = _keys(
+                    [
+                        os.stat(folder, follow_symlinks=False),
+                        *(os.stat(inside + d, follow_symlinks=False) for d in dirs),
+                    ]
+                )
+            except OSError:
+                keys = []
+            if keys and b"".join(keys) == keys_blob:
+                self._listed[group] = old
+                return (
+                    files_joined.split("\0") if files_joined else [],
+                    dirs,
+                    others_joined.split("\0") if others_joined else [],
+                )
+        stats: list[os.stat_result] = []
+        files, dirs, others = walk(folder, stats)
+        keys = _keys(stats)
+        settled = self.started - SETTLED_NS
+        if all(keys) and all(max(st.st_mtime_ns, st.st_ctime_ns) < settled for st in stats):
+            self._listed[group] = ("\0".join(dirs), b"".join(keys), "\0".join(files), "\0".join(others))
+        else:
+            self._listed[group] = None
+        return files, dirs, others
 
     def save(self) -> None:
         """Write the record if this run saw anything it did not hold; a record that cannot be
@@ -191,7 +234,10 @@ class StatCache:
             return
         old = self._old
         touched = {g: _join(entries) for g, entries in self._seen.items()}
-        if all(old.get(g, ("", b"")) == entry for g, entry in touched.items()):
+        listed = self._listed
+        if all(old.get(g, ("", b"", b"")) == entry for g, entry in touched.items()) and all(
+            self._old_listings.get(g) == t for g, t in listed.items()
+        ):
             return
         groups = {
             g: entry
@@ -199,7 +245,13 @@ class StatCache:
             if g in self._same or (g not in touched and os.path.isdir(os.path.join(self._inside, g)))
         }
         groups.update((g, entry) for g, entry in touched.items() if entry[0])
-        body = marshal.dumps(groups)
+        listings = {
+            g: t
+            for g, t in self._old_listings.items()
+            if g not in listed and os.path.isdir(os.path.join(self._inside, g))
+        }
+        listings.update((g, t) for g, t in listed.items() if t is not None)
+        body = marshal.dumps((groups, listings))
         data = self.header + _checksum(body) + body
         from generator.replace import replace_file
 
@@ -211,6 +263,51 @@ class StatCache:
         _prune(self.path.parent, self.started)
 
 
+def walk(folder: str, stats: list[os.stat_result] | None = None) -> tuple[list[str], list[str], list[str]]:
+    """Relative paths under ``folder``: regular files, folders, and anything else (symlinks,
+    sockets...), which is listed, never followed or read. Uses the directory entries' types,
+    so no file is stat'ed: this runs over every file of a fleet on each check. ``stats``
+    collects the stat of ``folder`` and of each folder under it (in the order of the folders
+    returned), each taken before the folder is listed: a change made while it is listed shows
+    in the next run's stat."""
+    files, dirs, others = [], [], []
+    stack = [(folder, "")]
+    while stack:
+        path, prefix = stack.pop()
+        if prefix:
+            dirs.append(prefix[:-1])
+        if stats is not None:
+            stats.append(os.stat(path, follow_symlinks=False))
+        with os.scandir(path) as entries:
+            for entry in entries:  # most are files: asked first
+                if entry.is_file(follow_symlinks=False):
+                    files.append(prefix + entry.name)
+                elif entry.is_dir(follow_symlinks=False):
+                    stack.append((entry.path, prefix + entry.name + "/"))
+                else:
+                    others.append(prefix + entry.name)
+    files.sort()
+    others.sort()
+    return files, dirs, others
+
+
+def _keys(stats: list[os.stat_result]) -> list[bytes]:
+    """``_key`` of each, packed in one pass where every field is in range (the common case)."""
+    pack = STAT.pack
+    try:
+        return [pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev) for st in stats]
+    except struct.error:
+        return [_key(st) for st in stats]
+
+
+def _key(st: os.stat_result) -> bytes:
+    """A file's stat fields as recorded; empty (never equal to a recorded key) when one is out of range."""
+    try:
+        return STAT.pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+    except struct.error:
+        return b""
+
+
 def _checksum(body: bytes) -> bytes:
     """The CRC-32 of the record's body, as gzip and PNG guard theirs against a torn or damaged file."""
     return b"%08x\n" % zlib.crc32(body)
@@ -219,21 +316,38 @@ def _checksum(body: bytes) -> bytes:
 def _well_formed(group: object) -> bool:
     return (
         isinstance(group, tuple)
-        and len(group) == 2
+        and len(group) == 3
         and isinstance(group[0], str)
         and isinstance(group[1], bytes)
-        and len(group[1]) == (group[0].count("\0") + 1) * ENTRY.size
+        and isinstance(group[2], bytes)
+        and len(group[1]) == (group[0].count("\0") + 1) * STAT.size
+        and len(group[2]) == (group[0].count("\0") + 1) * SHA
     )
 
 
-def _split(joined: str, blob: bytes) -> list[tuple[str, bytes]]:
-    size = ENTRY.size
-    return [(name, blob[i * size : (i + 1) * size]) for i, name in enumerate(joined.split("\0"))]
+def _well_listed(tree: object) -> bool:
+    return (
+        isinstance(tree, tuple)
+        and len(tree) == 4
+        and all(isinstance(tree[i], str) for i in (0, 2, 3))
+        and isinstance(tree[1], bytes)
+        and len(tree[1]) == (tree[0].count("\0") + 1 + bool(tree[0])) * STAT.size
+    )
 
 
-def _join(entries: dict[str, bytes]) -> tuple[str, bytes]:
+def _split(joined: str, keys: bytes, shas: bytes) -> list[tuple[str, bytes]]:
+    """The record's group as (name, stat fields + sha256) pairs."""
+    k, h = STAT.size, SHA
+    return [(name, keys[i * k : (i + 1) * k] + shas[i * h : (i + 1) * h]) for i, name in enumerate(joined.split("\0"))]
+
+
+def _join(entries: dict[str, bytes]) -> tuple[str, bytes, bytes]:
     names = sorted(entries)
-    return "\0".join(names), b"".join(entries[n] for n in names)
+    return (
+        "\0".join(names),
+        b"".join(entries[n][: STAT.size] for n in names),
+        b"".join(entries[n][STAT.size :] for n in names),
+    )
 
 
 def _prune(folder: Path, now: int) -> None:

@@ -4,6 +4,7 @@ reaches the terminal without an encoding error."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -20,6 +21,31 @@ def gpu_gitops(root: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, **C_LOCALE}
     command = [sys.executable, "-c", "from generator.cli import main; main()", "--root", str(root), "--color", "never"]
     return subprocess.run([*command, *args], capture_output=True, env=env, check=False)
+
+
+# each run as `gpu-gitops` runs it (its entry point, its exit code), one after another in one
+# process: a report format's write is what differs between them, not the start-up
+_RUNS = """
+import json, sys
+from generator.cli import main
+codes = []
+for args in json.loads(sys.argv[1]):
+    sys.argv = ["gpu-gitops", *args]
+    try:
+        main()
+    except SystemExit as exit:
+        codes.append(exit.code)
+print(json.dumps(codes))
+"""
+
+
+def gpu_gitops_runs(root: Path, runs: list[list[str]]) -> subprocess.CompletedProcess:
+    """``gpu_gitops(root, *args)`` for each of ``runs`` in one process under the C locale; the
+    last line printed is the list of their exit codes."""
+    env = {**os.environ, **C_LOCALE}
+    options = ["--root", str(root), "--color", "never"]
+    command = [sys.executable, "-c", _RUNS, json.dumps([[*options, *args] for args in runs])]
+    return subprocess.run(command, capture_output=True, env=env, check=False)
 
 
 @pytest.fixture
@@ -44,20 +70,38 @@ def test_the_python_under_test_has_an_ascii_locale():
 
 @pytest.mark.slow
 def test_render_check_and_lint_under_the_c_locale(c_project):
-    rendered = gpu_gitops(c_project, "render")
+    """The cluster whose input holds text that is not ASCII is rendered and checked: no other
+    input, library file or rendered file holds any (``test_no_other_text_than_ascii_is_left_out``),
+    so the rest of the fleet would take the same reads and writes with ASCII only."""
+    rendered = gpu_gitops(c_project, "render", "aks-h100-training")
     assert rendered.returncode == 0, rendered.stderr.decode("utf-8", "replace")
-    checked = gpu_gitops(c_project, "check")
+    checked = gpu_gitops(c_project, "check", "aks-h100-training")
     assert checked.returncode == 0, checked.stderr.decode("utf-8", "replace")
     (c_project / "odd.yaml").write_text(
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: café}\ndata: {clé: 1}\n", encoding="utf-8"
     )
-    for fmt in ("text", "json", "sarif", "junit", "github", "markdown"):
-        linted = gpu_gitops(
-            c_project, "lint", "-o", fmt, "--output-file", str(c_project / f"out.{fmt}"), str(c_project / "odd.yaml")
-        )
-        assert linted.returncode == 1, linted.stderr.decode("utf-8", "replace")
-        assert b"Traceback" not in linted.stderr
+    formats = ("text", "json", "sarif", "junit", "github", "markdown")
+    runs = [
+        ["lint", "-o", fmt, "--output-file", str(c_project / f"out.{fmt}"), str(c_project / "odd.yaml")]
+        for fmt in formats
+    ]
+    linted = gpu_gitops_runs(c_project, runs)
+    assert json.loads(linted.stdout.splitlines()[-1]) == [1] * len(formats), linted.stderr.decode("utf-8", "replace")
+    assert b"Traceback" not in linted.stderr
+    for fmt in formats:
         assert "clé" in (c_project / f"out.{fmt}").read_text(encoding="utf-8") or fmt in ("json", "sarif")
+
+
+def test_no_other_text_than_ascii_is_left_out():
+    """What the C-locale render leaves out holds only ASCII: were a library file, an input or a
+    rendered file of another cluster to hold more, it would have to be rendered there too."""
+    found = [
+        str(path.relative_to(REPO))
+        for folder in ("clusters", "libsonnet", "rendered")
+        for path in sorted((REPO / folder).rglob("*"))
+        if path.is_file() and not path.read_bytes().isascii()
+    ]
+    assert found == []
 
 
 def test_an_input_error_quoting_text_that_is_not_ascii_is_printed(c_project):

@@ -8,7 +8,6 @@ import shutil
 import subprocess
 import sys
 
-import pytest
 from conftest import REPO
 
 HEAVY = ("jsonschema", "rjsonnet", "ruamel", "kubernetes_validate", "generator.lint", "generator.render.pipeline")
@@ -43,12 +42,44 @@ def _loaded(project, args: list[str], prefixes: tuple[str, ...] = HEAVY) -> list
     return _run(project, args, prefixes)[0]
 
 
-@pytest.mark.parametrize("args", [["--version"], ["list"], ["list", "--json"]])
-def test_light_commands_do_not_import_heavy_modules(project, args):
-    loaded, stdout = _run(project, args)
-    assert loaded == []
-    if args[0] == "list":
-        assert "aks-h100-training" in stdout
+# runs command lines one after another in a fresh interpreter, printing after each the modules
+# loaded so far and what it printed: a module stays loaded, so what the n-th run lists and the
+# run before it did not is what the n-th loaded (nothing a command loads is ever unloaded)
+PROBE_EACH = """
+import contextlib, io, json, sys
+from generator.cli import main
+for args in json.loads(sys.argv[1]):
+    sys.argv = ["gpu-gitops", *args]
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        try:
+            main()
+        except SystemExit:
+            pass
+    print("probe:", json.dumps({"modules": sorted(sys.modules), "stdout": printed.getvalue()}), file=sys.stderr)
+"""
+
+
+def _run_each(project, runs: list[list[str]], prefixes: tuple[str, ...] = HEAVY) -> list[tuple[list[str], str]]:
+    """Per command line of ``runs``, run in that order in one process: the modules starting with
+    ``prefixes`` loaded by it or a run before it, and its output."""
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE_EACH, json.dumps([["--root", str(project), *args] for args in runs])],
+        capture_output=True,
+        encoding="utf-8",
+        check=True,
+    )
+    records = [json.loads(line[7:]) for line in result.stderr.splitlines() if line.startswith("probe: ")]
+    assert len(records) == len(runs), result.stderr
+    return [([m for m in r["modules"] if m.startswith(prefixes)], r["stdout"]) for r in records]
+
+
+def test_light_commands_do_not_import_heavy_modules(project):
+    """`--version`, `list` and `list --json`, one after another: none loads a heavy module."""
+    runs = [["--version"], ["list"], ["list", "--json"]]
+    answers = _run_each(project, runs)
+    assert [(args, loaded) for args, (loaded, _) in zip(runs, answers, strict=True) if loaded] == []
+    assert all("aks-h100-training" in stdout for _, stdout in answers[1:])
 
 
 def _every_command() -> list[list[str]]:
@@ -63,13 +94,14 @@ def _every_command() -> list[list[str]]:
     return names
 
 
-def test_help_does_not_import_heavy_modules(project):
-    assert _loaded(project, ["--help"]) == []
-
-
-@pytest.mark.parametrize("command", _every_command(), ids=" ".join)
-def test_every_commands_help_does_not_import_heavy_modules(project, command):
-    assert _loaded(project, [*command, "--help"]) == []
+def test_every_commands_help_does_not_import_heavy_modules(project):
+    """`--help`, then every command's `--help`, one after another: none loads a heavy module (the
+    first that did would be named)."""
+    runs = [["--help"], *([*command, "--help"] for command in _every_command())]
+    assert len(runs) > 10
+    answers = _run_each(project, runs)
+    assert [(args, loaded) for args, (loaded, _) in zip(runs, answers, strict=True) if loaded] == []
+    assert all("Usage: gpu-gitops" in stdout for _, stdout in answers)
 
 
 def test_a_no_op_check_loads_no_render_machinery(project, run):
@@ -92,10 +124,16 @@ def test_a_lint_without_a_cluster_loads_none_of_the_contracts_modules(project):
     a cluster: a plain lint (every file of the corpus, rendered trees included) never imports them."""
     target = str(REPO / "rendered" / "aks-h100-training")
     contract_side = ("generator.contract", "generator.lint.admission", "generator.validate.cel", "generator.inputs")
-    assert _loaded(project, ["lint", "--no-cache", "--jobs", "1", target], contract_side) == []
-    assert "generator.contract.model" in _loaded(
-        project, ["lint", "--no-cache", "--jobs", "1", "--cluster", "aks-h100-training", target], contract_side
+    plain, against = _run_each(
+        project,
+        [
+            ["lint", "--no-cache", "--jobs", "1", target],
+            ["lint", "--no-cache", "--jobs", "1", "--cluster", "aks-h100-training", target],
+        ],
+        contract_side,
     )
+    assert plain[0] == []
+    assert "generator.contract.model" in against[0]
 
 
 def test_a_lint_after_an_edit_loads_nothing_for_writing_files_or_for_hints(project, tmp_path):

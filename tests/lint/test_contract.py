@@ -176,9 +176,18 @@ def test_unknown_cluster_gets_did_you_mean():
 
 @pytest.fixture
 def rendered_project(project) -> Path:
-    """The repository's inputs, library and rendered trees in a temporary root."""
+    """The repository's inputs, library and rendered trees in a temporary root, to change."""
     shutil.copytree(REPO / "rendered", project / "rendered")
     return project
+
+
+@pytest.fixture(scope="module")
+def linted_project(tmp_path_factory) -> Path:
+    """The same, one copy for the tests that only lint against it (a lint writes nothing there)."""
+    root = tmp_path_factory.mktemp("contract") / "proj"
+    for name in ("clusters", "libsonnet", "schemas", "rendered"):
+        shutil.copytree(REPO / name, root / name)
+    return root
 
 
 def _findings(run, root, *args) -> list[dict]:
@@ -219,8 +228,8 @@ def _contract_findings(findings):
 
 
 @pytest.mark.parametrize("cluster", sorted(EXPECTED))
-def test_apps_linted_for_each_cluster_give_the_contract_findings(cluster, run, rendered_project):
-    findings = _findings(run, rendered_project, "--cluster", cluster, str(APPS))
+def test_apps_linted_for_each_cluster_give_the_contract_findings(cluster, run, linted_project):
+    findings = _findings(run, linted_project, "--cluster", cluster, str(APPS))
     assert _contract_findings(findings) == EXPECTED[cluster]
 
 
@@ -235,14 +244,14 @@ def test_mapping_lints_one_file_per_cluster(run, rendered_project):
         assert _contract_findings(mine) == expected
 
 
-def test_dra_workloads_against_the_dra_cluster(run, rendered_project):
+def test_dra_workloads_against_the_dra_cluster(run, linted_project):
     """The documented DRA example runs on its cluster; claims that miss a pool's taint, a listed
     claim, a memory limit or a DeviceClass do not."""
     assert (
         _contract_findings(
             _findings(
                 run,
-                rendered_project,
+                linted_project,
                 "--cluster",
                 "onprem-gb200-dra",
                 str(REPO / "docs" / "examples" / "dra-claims.yaml"),
@@ -250,7 +259,7 @@ def test_dra_workloads_against_the_dra_cluster(run, rendered_project):
         )
         == set()
     )
-    findings = _findings(run, rendered_project, "--cluster", "onprem-gb200-dra", str(APPS.parent / "apps-dra"))
+    findings = _findings(run, linted_project, "--cluster", "onprem-gb200-dra", str(APPS.parent / "apps-dra"))
     assert _contract_findings(findings) | {(f["rule"], f["line"]) for f in findings if f["rule"] == "DRA001"} == {
         ("CL006", "claims.yaml", 7),  # memory limit and toleration, the policy's two messages
         ("CL001", "claims.yaml", 9),
@@ -301,20 +310,20 @@ def test_a_stale_tree_is_said_and_a_bad_input_is_an_input_error(run, rendered_pr
     assert result.exit_code == 2 and "cluster.yaml:" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_one_file_linted_for_two_clusters_reports_its_unmanaged_namespace_for_each(run, rendered_project, tmp_path):
+def test_one_file_linted_for_two_clusters_reports_its_unmanaged_namespace_for_each(run, linted_project, tmp_path):
     """CL004 reports once per file and namespace: per cluster too, even when the same file is the
     last one checked for one cluster and the first for the next, in one process."""
     app = tmp_path / "app.yaml"
     app.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: nope}\n", encoding="utf-8")
     clusters = ["ocp-a100-tuned", "aks-h100-training"]
     args = [a for c in clusters for a in ("--cluster", c)]
-    findings = _findings(run, rendered_project, "--jobs", "1", *args, str(app))
+    findings = _findings(run, linted_project, "--jobs", "1", *args, str(app))
     assert sorted(f["message"].split("]")[0] for f in findings if f["rule"] == "CL004") == sorted(
         f"[{c}" for c in clusters
     )
 
 
-def test_linting_for_several_clusters_hashes_the_library_once(run, rendered_project, monkeypatch, tmp_path):
+def test_linting_for_several_clusters_hashes_the_library_once(run, linted_project, monkeypatch, tmp_path):
     """Whether each cluster's tree is fresh is found for all of them at once: the tool, the
     library and the schemas, which every sum file records, are hashed once per run."""
     from generator.tree import fingerprint
@@ -325,7 +334,7 @@ def test_linting_for_several_clusters_hashes_the_library_once(run, rendered_proj
     app = tmp_path / "app.yaml"
     app.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n", encoding="utf-8")
     clusters = ["ocp-a100-tuned", "aks-h100-training", "eks-mi300x-inference"]
-    _findings(run, rendered_project, *[a for c in clusters for a in ("--cluster", c)], str(app))
+    _findings(run, linted_project, *[a for c in clusters for a in ("--cluster", c)], str(app))
     assert len(calls) == 1
 
 

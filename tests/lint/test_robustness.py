@@ -14,6 +14,7 @@ from generator.kube import quantity
 from generator.lint import lint_paths
 from generator.lint.settings import Settings
 from generator.yamlio import read as yamlread
+from tests.fuzz.budget import fuzz_settings
 
 POD = """\
 apiVersion: v1
@@ -176,9 +177,7 @@ def test_lint_never_raises_on_mutated_manifests():
     objects, mutations = _fuzz_strategy()
     engine = Engine(Settings(), make_validator(Settings()))
 
-    @hypothesis.settings(
-        max_examples=150, deadline=None, database=None, suppress_health_check=list(hypothesis.HealthCheck)
-    )
+    @fuzz_settings(default=60)
     @hypothesis.given(mutations)
     def check(changes):
         current = list(objects)

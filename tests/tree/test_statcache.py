@@ -172,3 +172,106 @@ def test_check_writes_nothing_but_its_record_in_the_cache(project, settled, run)
 def test_a_scratch_copy_keeps_no_record(project, settled):
     assert fingerprint.fresh(Project(project), [CLUSTER], project / ".gpu-gitops.yaml", remember=False) == [CLUSTER]
     assert not statcache.record_path(project).exists()
+
+
+SUBFOLDER = "10-platform/admission"
+
+
+@pytest.fixture
+def walks(monkeypatch) -> list[str]:
+    """Every folder listed, rather than taken from the record."""
+    seen: list[str] = []
+    real = statcache.walk
+
+    def counting(folder, stats=None):
+        seen.append(folder)
+        return real(folder, stats)
+
+    monkeypatch.setattr(statcache, "walk", counting)
+    return seen
+
+
+def test_a_second_run_lists_no_folder_whose_stat_is_as_recorded(project, settled, walks):
+    assert is_fresh(project)
+    assert str(project / "rendered" / CLUSTER) in walks
+    walks.clear()
+    assert is_fresh(project)
+    assert walks == []
+
+
+def test_a_folder_changed_in_the_last_seconds_is_listed_by_every_run(project, walks):
+    assert is_fresh(project)
+    walks.clear()
+    assert is_fresh(project)
+    assert str(project / "rendered" / CLUSTER) in walks
+
+
+def _add(folder: Path) -> None:
+    (folder / "extra.yaml").write_text("kind: ConfigMap\n", encoding="utf-8")
+
+
+def _add_keeping_times(folder: Path) -> None:
+    """A file added, and the folder's modification time set back as it was (its change time cannot be)."""
+    before = os.stat(folder)
+    _add(folder)
+    os.utime(folder, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(folder).st_mtime_ns == before.st_mtime_ns
+
+
+def _remove(folder: Path) -> None:
+    sorted(folder.glob("*.yaml"))[0].unlink()
+
+
+def _rename(folder: Path) -> None:
+    first = sorted(folder.glob("*.yaml"))[0]
+    first.rename(folder / ("renamed-" + first.name))
+
+
+def _symlink(folder: Path) -> None:
+    first = sorted(folder.glob("*.yaml"))[0]
+    target = folder / "elsewhere.bin"
+    first.rename(target)
+    first.symlink_to(target.name)
+
+
+def _subfolder(folder: Path) -> None:
+    (folder / "more").mkdir()
+    _add(folder / "more")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [_add, _add_keeping_times, _remove, _rename, _symlink, _subfolder],
+    ids=["added", "added-folder-mtime-restored", "removed", "renamed", "replaced-by-symlink", "new-subfolder"],
+)
+def test_a_change_in_a_folder_whose_listing_was_recorded_fails_check(project, settled, run, walks, change):
+    """Each change of a folder's entries is caught, in the same second as the record, with
+    the folder's modification time restored: a folder's change time moves with its entries."""
+    assert run(project, "check").exit_code == 0
+    walks.clear()
+    assert is_fresh(project)
+    assert walks == []  # the listing is the record's now
+    change(project / "rendered" / CLUSTER / SUBFOLDER)
+    check = run(project, "check")
+    assert check.exit_code == 1, check.output
+    assert f"rendered/{CLUSTER}/{SUBFOLDER}/" in check.stderr
+
+
+def test_a_mode_change_in_a_folder_whose_listing_was_recorded_is_rendered_again(project, settled, run):
+    """render's freshness asks for modes too: a chmod changes the file's change time, never its
+    folder's, and is still seen (the listing's folders and files are each looked at)."""
+    assert run(project, "render").exit_code == 0
+    assert fingerprint.fresh(Project(project), [CLUSTER], None, modes=True) == [CLUSTER]
+    victim = sorted((project / "rendered" / CLUSTER / SUBFOLDER).glob("*.yaml"))[0]
+    victim.chmod(0o600)
+    assert fingerprint.fresh(Project(project), [CLUSTER], None, modes=True) == []
+    (project / "rendered" / CLUSTER / SUBFOLDER).chmod(0o700)
+    victim.chmod(0o644)
+    assert fingerprint.fresh(Project(project), [CLUSTER], None, modes=True) == []
+
+
+def test_check_full_reads_no_record(project, settled, run, monkeypatch):
+    """``check --full`` renders every cluster: a record that vouches for a changed file does not count."""
+    assert run(project, "check").exit_code == 0
+    monkeypatch.setattr(statcache.StatCache, "_load", lambda self: pytest.fail("the record was read"))
+    assert run(project, "check", "--full").exit_code == 0

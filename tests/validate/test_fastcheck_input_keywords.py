@@ -9,11 +9,11 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from lint.test_fastcheck import _mutations
 
 from generator.inputs import load
 from generator.paths import Project
 from generator.validate import fastcheck
+from tests.validate.test_fastcheck import _mutations
 
 ROOT = Path(__file__).resolve().parents[2]
 VALUES = [

@@ -127,15 +127,34 @@ def test_load_data_reads_a_handed_over_document_with_the_safe_loader():
 
 
 def test_no_caller_hands_over_by_catching_the_readers_exceptions():
-    """``read.build`` decides; a caller branches on its ``Handover``, never on ``Fallback``."""
+    """``read.build`` decides; a caller branches on its ``Handover`` (or reads with ``load_data``,
+    which does), never on ``Fallback``, and never calls ``read.load``, which raises it."""
     import re
 
     from conftest import REPO
 
     catch = re.compile(r"except\s*\(?[^:\n]*\bFallback\b")
+    raising = re.compile(r"\b(?:read|yamlread)\.load\(|from generator\.yamlio\.read import [^\n]*\bload\b(?!_)")
     catching = [
         path.relative_to(REPO).as_posix()
         for path in (REPO / "generator").rglob("*.py")
-        if path.name != "read.py" and catch.search(path.read_text(encoding="utf-8"))
+        if path.parent.name != "yamlio"
+        and (catch.search(text := path.read_text(encoding="utf-8")) or raising.search(text))
     ]
     assert catching == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from generator.yamlio.read import load",
+        "x = read.load(text)",
+        "from generator.yamlio.read import TooDeep, load",
+    ],
+)
+def test_the_check_of_callers_sees_a_call_of_load(line):
+    import re
+
+    raising = re.compile(r"\b(?:read|yamlread)\.load\(|from generator\.yamlio\.read import [^\n]*\bload\b(?!_)")
+    assert raising.search(line)
+    assert not raising.search(line.replace("load", "load_data"))

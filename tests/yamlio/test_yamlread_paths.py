@@ -292,7 +292,8 @@ def test_lint_reports_are_byte_identical_without_the_compiled_path(monkeypatch):
         args = ["--format", fmt, *targets]
         report = _lint_report(args, monkeypatch, True)
         assert report == _lint_report(args, monkeypatch, False)
-    assert json.loads(_lint_report(["--format", "json", *targets], monkeypatch, True))["findings"]
+        if fmt == "json":
+            assert json.loads(report)["findings"]
 
 
 def test_a_render_is_byte_identical_without_the_compiled_path(tmp_path, monkeypatch):
@@ -344,18 +345,38 @@ def _paths(data, path: tuple = ()):
         yield from _paths(value, (*path, key))
 
 
+def _one_per_component(paths: list[Path]) -> list[Path]:
+    """``paths`` with one rendered file per name under its cluster: the same component's file in
+    another cluster is written by the same emitter in the same shapes (block mappings and
+    sequences, literal blocks, quoted scalars), only its values differ, so it adds no line break
+    the scanner meets elsewhere. The fixtures and upstream examples, written by hand, all stay."""
+    kept: dict[tuple, Path] = {}
+    for path in paths:
+        rendered = REPO / "rendered" in path.parents
+        kept.setdefault(path.relative_to(REPO / "rendered").parts[1:] if rendered else (path,), path)
+    return sorted(kept.values())
+
+
+# the event path reads a manifest eight times slower than the compiled path: it reads the sample
+LINE_ENDING_MANIFESTS = {True: SMALL_MANIFESTS, False: _one_per_component(SMALL_MANIFESTS)}
+_lf_documents: dict[tuple[Path, bool], list] = {}
+
+
 @LINE_ENDINGS
 @pytest.mark.parametrize("compiled_path", [True, False], ids=["compiled", "event"])
 def test_crlf_and_cr_only_manifests_read_as_their_lf_text(end, compiled_path, monkeypatch):
+    """Each path reads a file saved with CR LF or a lone CR as the same file with LF; the LF text
+    is read once per path and module, for both line endings."""
     if not compiled_path:
         monkeypatch.setattr(read, "_compiled", lambda *_: None)
-    assert len(SMALL_MANIFESTS) > 50
-    for path in SMALL_MANIFESTS:
+    assert len(LINE_ENDING_MANIFESTS[compiled_path]) > 50
+    for path in LINE_ENDING_MANIFESTS[compiled_path]:
         text = path.read_text(encoding="utf-8")
         if "\r" in text:
             continue
-        expected = _documents(text)
-        assert _documents(text.replace("\n", end)) == _documents(text) == expected, path
+        if (path, compiled_path) not in _lf_documents:
+            _lf_documents[path, compiled_path] = _documents(text)
+        assert _documents(text.replace("\n", end)) == _lf_documents[path, compiled_path], path
 
 
 @LINE_ENDINGS
