@@ -53,38 +53,30 @@ def oversized(tree: Tree, prefix: str, overrides: str, written: Path | None) -> 
     return problems
 
 
-# Schema problems of inflated chart objects, which clusters that share a release share: checked
-# once per validator and object in a process (the object and validator kept, so no id is reused).
-_SHARED_CHECKS: dict[tuple[int, int], tuple[SchemaValidator, dict, list]] = {}
+# Schema verdicts, by validator and the digest of the object's YAML: the clusters of a fleet render
+# many objects byte for byte alike (a platform's operators, its policies, the charts' objects of a
+# shared release), and a verdict depends on nothing but the object and the validator. The YAML is
+# canonical (its bytes are the object, ``yamlio.emit``) and Jsonnet orders every object's keys, so
+# the same digest is the same object: the memo is exact, failures included (each is located at its
+# cluster's file by ``validate``). Bounded: emptied when full (the validators are kept, so no id
+# is reused).
+_VERDICTS: dict[tuple[int, bytes], tuple[SchemaValidator, list]] = {}
+_MEMO_MAX = 100_000
 
 
-def _checked(validator: SchemaValidator, obj: dict) -> list:
-    known = _SHARED_CHECKS.get((id(validator), id(obj)))
-    if known is None or known[0] is not validator or known[1] is not obj:
-        known = _SHARED_CHECKS[(id(validator), id(obj))] = (validator, obj, validator.check(obj))
-    return known[2]
+def _body_digest(tree: Tree, relpath: str, header: int) -> bytes:
+    """The digest of an object's YAML without the header line, which names the cluster."""
+    return hashlib.blake2b(tree.files[relpath][header:], digest_size=16).digest()
 
 
-# Objects that passed their schema, by validator and the digest of the object's YAML: the clusters
-# of a fleet render many objects byte for byte alike (a platform's operators, its policies), and a
-# verdict depends on nothing but the object and the validator. The YAML is canonical (its bytes
-# are the object, ``yamlio.emit``) and Jsonnet orders every object's keys, so the same digest is
-# the same object: the memo is exact. Only passes are kept, so a failure is always checked and
-# worded again. Bounded: emptied when full (the validators are kept, so no id is reused).
-_PASSED: dict[tuple[int, bytes], SchemaValidator] = {}
-_PASSED_MAX = 100_000
-
-
-def _check_once(validator: SchemaValidator, obj: dict, body: bytes) -> list:
-    key = (id(validator), hashlib.blake2b(body, digest_size=16).digest())
-    if _PASSED.get(key) is validator:
-        return []
-    problems = validator.check(obj)
-    if not problems:
-        if len(_PASSED) >= _PASSED_MAX:
-            _PASSED.clear()
-        _PASSED[key] = validator
-    return problems
+def _verdict(validator: SchemaValidator, obj: dict, digest: bytes) -> list:
+    key = (id(validator), digest)
+    known = _VERDICTS.get(key)
+    if known is None or known[0] is not validator:
+        if len(_VERDICTS) >= _MEMO_MAX:
+            _VERDICTS.clear()
+        known = _VERDICTS[key] = (validator, validator.check(obj))
+    return known[1]
 
 
 def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, prefix: str) -> list[Diagnostic]:
@@ -101,12 +93,7 @@ def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, pref
     for placed in tree.placed:
         shown = Location(f"{prefix}/{placed.relpath}")
         preview = placed.relpath.startswith(CHARTS)
-        found = (
-            _checked(validator, placed.obj)
-            if preview
-            else _check_once(validator, placed.obj, tree.files[placed.relpath][header:])
-        )
-        for problem in found:
+        for problem in _verdict(validator, placed.obj, _body_digest(tree, placed.relpath, header)):
             if problem.kind == "missing-schema" and preview:
                 continue
             if problem.kind == "missing-schema":
@@ -130,15 +117,19 @@ def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, pref
     return problems
 
 
-# Rule results of inflated chart objects, which clusters that share a release share: checked once
-# per object and settings in a process, then moved to each cluster's file (the object kept, so no
-# id is reused). The text of such a file differs between clusters only in its first line, the
-# header naming the cluster, so every finding has the same line and column.
-_SHARED_RESULTS: dict[tuple[str, int, str], tuple[dict, FileResult]] = {}
+# Rule results, by lint settings, file and the digest of the object's YAML, as the schema verdicts
+# (``_VERDICTS``): checked once per process, then moved to each cluster's file. The text of such a
+# file differs between clusters only in its first line, the header naming the cluster, so every
+# finding keeps its line and column. The file is keyed by its path in the tree (rules read its
+# name: a kustomization file is no object), or by its path shown when the config file's
+# ``ignores`` could name it. Bounded like ``_VERDICTS``.
+_SHARED_RESULTS: dict[tuple[str, str, bytes], FileResult] = {}
 
 
 def _settings_key(settings: Settings) -> str:
-    return json.dumps(dataclasses.asdict(settings), sort_keys=True, default=str)
+    """The settings as text: equal settings, equal rules and options."""
+    values = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
+    return json.dumps(values, sort_keys=True, default=str)
 
 
 def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = None) -> list[Diagnostic]:
@@ -159,19 +150,17 @@ def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = 
     )
     engine = Engine(settings, None)
     shared = _settings_key(settings)
+    header = len(MARKER.format(cluster=tree.cluster).encode())
     results = []
     for placed in tree.placed:
         file = f"{prefix}/{placed.relpath}"
-        if not placed.relpath.startswith(CHARTS):
-            results.append(object_result(engine, file, tree.files[placed.relpath].decode(), placed.obj))
-            continue
-        # a config file's ignores may name files: then each cluster's file is its own
-        key = (shared, id(placed.obj), file if settings.ignores else placed.relpath)
+        key = (shared, file if settings.ignores else placed.relpath, _body_digest(tree, placed.relpath, header))
         known = _SHARED_RESULTS.get(key)
-        if known is None or known[0] is not placed.obj:
-            result = object_result(engine, file, tree.files[placed.relpath].decode(), placed.obj)
-            known = _SHARED_RESULTS[key] = (placed.obj, result)
-        results.append(known[1] if known[1].display == file else known[1].moved(file))
+        if known is None:
+            if len(_SHARED_RESULTS) >= _MEMO_MAX:
+                _SHARED_RESULTS.clear()
+            known = _SHARED_RESULTS[key] = object_result(engine, file, tree.files[placed.relpath].decode(), placed.obj)
+        results.append(known if known.display == file else known.moved(file))
     return [f for f in engine.finish(results).findings if f.severity == "error"]
 
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from generator.diagnostic import Diagnostic, Location
+from generator.errors import InputError
 from generator.inputs.load import Cluster
 from generator.library import digests
 from generator.paths import Project
-from generator.render import hydrate
+from generator.render import gitops, hydrate
 from generator.render.charts import Previews, crd_schemas, previews
 from generator.render.checks import check
 from generator.render.evaluation import Components, evaluate
-from generator.render.layout import Tree, lay_out
+from generator.render.layout import Tree, lay_out, layers_of
 from generator.validate import SchemaValidator
 
 
@@ -59,13 +60,15 @@ def render_evaluated(
     validator: SchemaValidator,
     require_schemas: bool = False,
     config: dict | None = None,
+    sync: list[dict] | None = None,
 ) -> Rendered:
-    """``render`` for components already evaluated (``evaluation.evaluate_many``)."""
+    """``render`` for components already evaluated (``evaluation.evaluate_many``); ``sync``:
+    the GitOps engine's objects, when evaluated with other clusters' (``gitops_many``)."""
     digests.check(cluster.spec, cluster.source, components)
     charts = previews(project, cluster, components)
     validator = _with_chart_crds(validator, crd_schemas(charts, [o for objs in components.values() for o in objs]))
     hydrated = hydrate.apply(project, cluster, components, charts)
-    tree = lay_out(project, cluster, components, charts.folders, hydrated)
+    tree = lay_out(project, cluster, components, charts.folders, hydrated, sync)
     prefix = project.display(project.rendered / cluster.name)
     problems = [d for w in cluster.warnings for d in w.diagnostics]
     problems += [
@@ -78,8 +81,32 @@ def render_evaluated(
     return Rendered(cluster, components, tree, charts, problems)
 
 
+def gitops_many(project: Project, evaluated: list[tuple[Cluster, Components]]) -> list[list[dict] | None]:
+    """The GitOps engine's objects of each cluster, evaluated together: for a cluster whose
+    components are laid out as evaluated (no release of it hydrated or handed over: ``hydrate``
+    changes the layers' kinds), else None, for ``lay_out`` to evaluate once it knows them. All
+    None when the evaluation fails: each cluster's own evaluation then reports its error."""
+    found: list[list[dict] | None] = [None] * len(evaluated)
+    ready: list[tuple[int, dict]] = []
+    for i, (cluster, components) in enumerate(evaluated):
+        if hydrate.modes(cluster):
+            continue
+        try:
+            ready.append((i, gitops.params(cluster, layers_of(project, cluster, components))))
+        except InputError:
+            continue  # reported by the cluster's render
+    if ready:
+        try:
+            many = gitops.objects_many(project, [p for _, p in ready])
+        except InputError:
+            return found
+        for (i, _), objects in zip(ready, many, strict=True):
+            found[i] = objects
+    return found
+
+
 # Validators with a fleet's chart CRDs: the clusters that install the same charts share one (and
-# with it the checks of their shared chart objects, ``checks._checked``). Keyed by the base
+# with it the verdicts on their shared chart objects, ``checks._VERDICTS``). Keyed by the base
 # validator and the schema documents, all kept so no id is reused.
 _OVERLAYS: dict[tuple, tuple[SchemaValidator, list[dict], SchemaValidator]] = {}
 

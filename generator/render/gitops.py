@@ -15,7 +15,9 @@ from generator.paths import Project
 from generator.validate import kubernetes
 
 FOLDER = "gitops"
-ENTRY = "local gitops = import 'gitops.libsonnet';\nfunction(params) gitops(params)"
+# Several clusters' objects in one evaluation: a call of the Jsonnet helper costs ~10 ms of CPU
+# beside this library's own evaluation (~1 ms a cluster).
+ENTRY_FOR_MANY = "local gitops = import 'gitops.libsonnet';\nfunction(params) [gitops(p) for p in params]"
 
 
 def layer_facts(layers: list[tuple[str, list[tuple[str, list[dict]]]]], kubernetes_version: str) -> list[dict]:
@@ -46,19 +48,30 @@ def layer_facts(layers: list[tuple[str, list[tuple[str, list[dict]]]]], kubernet
     return facts
 
 
-def objects(project: Project, cluster: Cluster, layers: list[tuple[str, list[tuple[str, list[dict]]]]]) -> list[dict]:
-    """Evaluate ``gitops.libsonnet`` for this cluster's rendered layers."""
+def params(cluster: Cluster, layers: list[tuple[str, list[tuple[str, list[dict]]]]]) -> dict:
+    """What ``gitops.libsonnet`` is given for this cluster's rendered layers."""
     spec = cluster.spec
-    params = {
+    return {
         "cluster": spec["name"],
         "gitops": spec["gitops"],
         "layers": layer_facts(layers, spec["kubernetesVersion"]),
     }
+
+
+def objects(project: Project, cluster: Cluster, layers: list[tuple[str, list[tuple[str, list[dict]]]]]) -> list[dict]:
+    """Evaluate ``gitops.libsonnet`` for this cluster's rendered layers."""
+    return objects_many(project, [params(cluster, layers)])[0]
+
+
+def objects_many(project: Project, many: list[dict]) -> list[list[dict]]:
+    """Evaluate ``gitops.libsonnet`` once for the ``params`` of several clusters: each one's objects."""
     sandbox = jsonnet.Sandbox(project.libsonnet, None, project.root)
-    result = jsonnet.evaluate(ENTRY, sandbox, {"params": params}, home=project.libsonnet)
-    if not isinstance(result, list):
-        raise InputError(
-            "gitops.libsonnet must return a list of objects",
-            path=project.display(project.libsonnet / "gitops.libsonnet"),
-        )
+    result = jsonnet.evaluate(ENTRY_FOR_MANY, sandbox, {"params": many}, home=project.libsonnet)
+    assert isinstance(result, list) and len(result) == len(many)  # ENTRY_FOR_MANY maps the list
+    for one in result:
+        if not isinstance(one, list):
+            raise InputError(
+                "gitops.libsonnet must return a list of objects",
+                path=project.display(project.libsonnet / "gitops.libsonnet"),
+            )
     return result

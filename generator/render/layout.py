@@ -20,6 +20,8 @@ that would still share a file name are an error, never a silent overwrite.
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 import re
 from dataclasses import dataclass, field
 
@@ -49,6 +51,27 @@ def object_filename(obj: dict) -> str:
 def _kustomization(header: str, resources: list[str]) -> bytes:
     body = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": resources}
     return (header + to_yaml_plain(body)).encode()
+
+
+# The YAML of objects a fleet renders alike in many clusters (a platform's operators, its
+# policies), emitted once: by the digest of the object's marshalled bytes, which read back as the
+# same object, types included (True is not 1, 1.0 is not 1), so the same digest is the same text.
+# Marshalling costs a twentieth of emitting. Bounded: emptied when full (~10 MB of text at most).
+_EMITTED: dict[bytes, str] = {}
+_EMITTED_MAX = 4096
+
+
+def _emitted(obj: dict) -> str:
+    try:
+        key = hashlib.blake2b(marshal.dumps(obj), digest_size=16).digest()
+    except ValueError:  # a type marshal does not write, or nesting too deep for it
+        return to_yaml(obj)
+    text = _EMITTED.get(key)
+    if text is None:
+        if len(_EMITTED) >= _EMITTED_MAX:
+            _EMITTED.clear()
+        text = _EMITTED[key] = to_yaml(obj)
+    return text
 
 
 @dataclass
@@ -111,7 +134,7 @@ def _add_folder(
     """One file per object plus the folder's kustomization.yaml; a file-name clash is an error.
     ``shared``: the objects are shared between clusters (inflated charts), their YAML too."""
     names: dict[str, dict] = {}
-    emitted = texts(objects) if shared else [to_yaml(o) for o in objects]
+    emitted = texts(objects) if shared else [_emitted(o) for o in objects]
     for obj, text in zip(objects, emitted, strict=True):
         name = object_filename(obj)
         if name in names:
@@ -127,18 +150,11 @@ def _add_folder(
     tree.files[f"{folder}/{KUSTOMIZATION}"] = _kustomization(header, sorted(names))
 
 
-def lay_out(
-    project: Project,
-    cluster: Cluster,
-    components: dict[str, list[dict]],
-    charts: dict[str, list[dict]] | None = None,
-    hydrated: set[str] | None = None,
-) -> Tree:
-    """The cluster's tree: components in their layers, the GitOps engine's objects over the
-    non-empty layers, the bootstrap files, and the inflated charts (``charts/<release>/``,
-    folders of their own, like ``gitops/`` listed by no other kustomization; not part of the
-    collision check, as no engine applies them). ``hydrated``: the components whose release is
-    shipped as its chart's objects (``render.hydrate``), for the CNI's first install."""
+def layers_of(
+    project: Project, cluster: Cluster, components: dict[str, list[dict]]
+) -> list[tuple[str, list[tuple[str, list[dict]]]]]:
+    """``[(layer, [(component, objects)])]`` in apply order: the registry's components in their
+    layers, a cluster's own components (its ``overrides.libsonnet`` adds them) in ``ownLayer``."""
     reg = registry.load(project.libsonnet)
     own = sorted(set(components) - {c.name for c in reg.components})
     for name in own:  # added by the cluster's overrides.libsonnet; the name becomes a folder
@@ -152,7 +168,7 @@ def lay_out(
                 col=col,
                 hint="use lower-case letters, digits and '-', e.g. 'team-settings'",
             )
-    layers = [
+    return [
         (
             layer,
             [(c.name, components.get(c.name, [])) for c in reg.components if c.layer == layer]
@@ -160,7 +176,28 @@ def lay_out(
         )
         for layer in reg.layers
     ]
-    sync = gitops.objects(project, cluster, layers)
+
+
+def lay_out(
+    project: Project,
+    cluster: Cluster,
+    components: dict[str, list[dict]],
+    charts: dict[str, list[dict]] | None = None,
+    hydrated: set[str] | None = None,
+    sync: list[dict] | None = None,
+) -> Tree:
+    """The cluster's tree: components in their layers, the GitOps engine's objects over the
+    non-empty layers, the bootstrap files, and the inflated charts (``charts/<release>/``,
+    folders of their own, like ``gitops/`` listed by no other kustomization; not part of the
+    collision check, as no engine applies them). ``hydrated``: the components whose release is
+    shipped as its chart's objects (``render.hydrate``), for the CNI's first install. ``sync``:
+    the GitOps engine's objects for these layers, when they were evaluated with other clusters'
+    (``cluster.gitops_many``)."""
+    reg = registry.load(project.libsonnet)
+    layers = layers_of(project, cluster, components)
+    own = sorted(set(components) - {c.name for c in reg.components})
+    if sync is None:
+        sync = gitops.objects(project, cluster, layers)
     collisions.check(project, cluster, [pair for _, pairs in layers for pair in pairs] + [(gitops.FOLDER, sync)], own)
     tree = build_tree(cluster.name, layers, side_folders={gitops.FOLDER: sync}, shared_folders=charts)
     cni = next((c for c in reg.components if c.name == bootstrap.COMPONENT), None)

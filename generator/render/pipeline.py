@@ -139,7 +139,7 @@ def render_some(
     are read, so an input edited meanwhile reads as changed next time; ``shared`` holds the
     hashes every cluster shares, taken once per run)."""
     from generator.inputs import load as inputs
-    from generator.render.cluster import render_evaluated
+    from generator.render import cluster as one
     from generator.render.evaluation import evaluate_many
 
     loaded: list[tuple[str, list[str], inputs.Cluster | InputError]] = []
@@ -149,22 +149,26 @@ def render_some(
             loaded.append((name, hashes, inputs.load_cluster(project, name)))
         except InputError as exc:
             loaded.append((name, hashes, exc))
-    evaluated = iter(evaluate_many(project, [c for _, _, c in loaded if isinstance(c, inputs.Cluster)]))
+    clusters = [c for _, _, c in loaded if isinstance(c, inputs.Cluster)]
+    evaluated = dict(zip(map(id, clusters), evaluate_many(project, clusters), strict=True))
+    ok = [(c, e) for c in clusters if not isinstance(e := evaluated[id(c)], InputError)]
+    syncs = dict(zip((id(c) for c, _ in ok), one.gitops_many(project, ok), strict=True))
     outcomes = []
     for name, hashes, cluster in loaded:
         try:
             if isinstance(cluster, InputError):
                 raise cluster
-            components = next(evaluated)
+            components = evaluated[id(cluster)]
             if isinstance(components, InputError):
                 raise components
-            rendered = render_evaluated(
+            rendered = one.render_evaluated(
                 project,
                 cluster,
                 components,
                 validator_for(cluster.spec["kubernetesVersion"]),
                 options.require_schemas,
                 options.config,
+                syncs[id(cluster)],
             )
         except InputError as exc:
             outcomes.append(Outcome(name, error=exc))

@@ -118,7 +118,7 @@ class Compiler:
             return fused
         checks: list[Check] = []
         for key in schema:
-            if key in _ANNOTATIONS or key.startswith("x-kubernetes-"):
+            if key in _ANNOTATIONS or key.startswith("x-"):
                 continue
             handler = self._KEYWORDS.get(key)
             if handler is None:
@@ -134,7 +134,7 @@ class Compiler:
         """The commonest Kubernetes schema (``type: object`` with ``properties``, and optionally
         ``required`` and ``additionalProperties``) as one loop over the object's keys instead of
         three checks; None for any other schema."""
-        keys = {k for k in schema if k not in _ANNOTATIONS and not k.startswith("x-kubernetes-")}
+        keys = {k for k in schema if k not in _ANNOTATIONS and not k.startswith("x-")}
         kind = schema.get("type")
         nullable = kind in (["object", "null"], ["null", "object"])
         if (
@@ -309,6 +309,36 @@ class Compiler:
 
         return check
 
+    # The keywords below, as jsonschema 4 decides them (``_keywords``, ``_utils.equal`` and
+    # ``uniq``), for the input schemas (schemas/cluster.schema.json): JSON equality, where true
+    # is not 1 and 1 is 1.0; ``then`` and ``else`` apply only beside an ``if``.
+
+    def _const(self, value: Any, schema: dict) -> Check:
+        return lambda v: _equal(v, value)
+
+    def _uniqueItems(self, flag: Any, schema: dict) -> Check | None:  # noqa: N802 (JSON Schema's name)
+        if flag is False:
+            return None
+        if flag is not True:
+            raise Unsupported(f"uniqueItems {flag!r}")
+        return lambda v: not isinstance(v, list) or _unique(v)
+
+    def _propertyNames(self, sub: Any, schema: dict) -> Check:  # noqa: N802 (JSON Schema's name)
+        inner = self.compile(sub)
+        return lambda v: not isinstance(v, dict) or all(inner(k) for k in v)
+
+    def _if(self, sub: Any, schema: dict) -> Check:
+        test, then, other = (
+            self.compile(sub),
+            self.compile(schema.get("then", True)),
+            self.compile(schema.get("else", True)),
+        )
+        return lambda v: then(v) if test(v) else other(v)
+
+    def _beside_if(self, sub: Any, schema: dict) -> None:
+        """``then``/``else``: compiled by ``_if``, ignored without one."""
+        return None
+
     def _oneOf(self, options: Any, schema: dict) -> Check:  # noqa: N802 (JSON Schema's name)
         subs = [self.compile(o) for o in options]
         if len(subs) == 2:  # int-or-string, quantities: exactly one of two, without a generator
@@ -381,7 +411,32 @@ class Compiler:
         "maximum": _maximum,
         "exclusiveMinimum": _exclusiveMinimum,
         "exclusiveMaximum": _exclusiveMaximum,
+        "const": _const,
+        "uniqueItems": _uniqueItems,
+        "propertyNames": _propertyNames,
+        "if": _if,
+        "then": _beside_if,
+        "else": _beside_if,
     }
+
+
+def _equal(one: object, two: object) -> bool:
+    """JSON equality: true and false equal only themselves, numbers compare by value."""
+    if isinstance(one, bool) or isinstance(two, bool):
+        return isinstance(one, bool) and isinstance(two, bool) and one == two
+    if isinstance(one, str) or isinstance(two, str):
+        return one == two
+    if isinstance(one, list) and isinstance(two, list):
+        return len(one) == len(two) and all(_equal(a, b) for a, b in zip(one, two, strict=True))
+    if isinstance(one, dict) and isinstance(two, dict):
+        return one.keys() == two.keys() and all(_equal(one[k], two[k]) for k in one)
+    if isinstance(one, (list, dict)) or isinstance(two, (list, dict)):
+        return False
+    return one == two
+
+
+def _unique(items: list) -> bool:
+    return all(not _equal(items[i], items[j]) for i in range(len(items)) for j in range(i + 1, len(items)))
 
 
 def _is_number(v: object) -> bool:

@@ -396,3 +396,37 @@ def test_at_the_top_of_a_repository_the_path_has_no_folder(project, run):
         f"the project is at the top of its repository, so its tree is rendered/{AKS}",
         f"set gitops.path: rendered/{AKS}",
     )
+
+
+def test_a_batch_of_clusters_gets_its_gitops_objects_from_one_evaluation_as_each_alone(project, monkeypatch):
+    """``cluster.gitops_many``: one Jsonnet call for the batch, each cluster's objects what its
+    own evaluation gives."""
+    from generator.library import jsonnet
+    from generator.render import evaluation
+    from generator.render.cluster import gitops_many
+    from generator.render.layout import layers_of
+
+    proj = Project(project)
+    clusters = [inputs.load_cluster(proj, name) for name in proj.cluster_names()]
+    evaluated = list(zip(clusters, evaluation.evaluate_many(proj, clusters), strict=True))
+    calls: list[str] = []
+    real = jsonnet.evaluate
+    monkeypatch.setattr(jsonnet, "evaluate", lambda code, *a, **k: calls.append(code) or real(code, *a, **k))
+    together = gitops_many(proj, evaluated)
+    assert calls == [gitops.ENTRY_FOR_MANY]
+    alone = [gitops.objects(proj, c, layers_of(proj, c, components)) for c, components in evaluated]
+    assert together == alone and all(together)
+
+
+def test_a_cluster_that_hands_a_release_over_gets_its_gitops_objects_after_hydration(project):
+    """Its layers' kinds are known only once its releases are shipped as their mode says."""
+    from generator.render import evaluation
+    from generator.render.cluster import gitops_many
+
+    proj = Project(project)
+    cluster = inputs.load_cluster(proj, AKS)
+    other = inputs.load_cluster(proj, "gke-l4-inference")
+    cluster.spec["gitops"]["charts"] = {"cilium": "hydrated"}
+    clusters = [cluster, other]
+    found = gitops_many(proj, list(zip(clusters, evaluation.evaluate_many(proj, clusters), strict=True)))
+    assert found[0] is None and found[1]

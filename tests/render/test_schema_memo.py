@@ -1,4 +1,5 @@
-"""An object a fleet renders alike in many clusters is schema-checked once; failures always again."""
+"""An object a fleet renders alike in many clusters is schema-checked once, and its lint rules run once;
+each cluster's problems are located at its own file."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ def _config_map(data: dict) -> dict:
 @pytest.fixture
 def counted(monkeypatch):
     """A validator whose checks are counted, with an empty memo."""
-    monkeypatch.setattr(checks, "_PASSED", {})
+    monkeypatch.setattr(checks, "_VERDICTS", {})
     validator = SchemaValidator("1.32")
     calls: list[dict] = []
     real = validator.check
@@ -44,14 +45,15 @@ def test_an_object_that_differs_in_one_value_is_checked(counted):
     assert len(calls) == 3
 
 
-def test_a_failing_object_is_checked_and_reported_in_every_cluster(counted):
+def test_a_failing_object_is_checked_once_and_reported_in_every_cluster_at_its_file(counted):
     validator, calls = counted
     bad = _config_map({"k": 1})  # data values are strings
     first, second = _validate("a", bad, validator), _validate("b", bad, validator)
     assert len(first) == 1 and "data/k" in first[0].message
     assert str(first[0].location) == "rendered/a/10-layer/component/configmap_default_x.yaml"
     assert str(second[0].location) == "rendered/b/10-layer/component/configmap_default_x.yaml"
-    assert len(calls) == 2
+    assert second[0].message == first[0].message
+    assert len(calls) == 1
 
 
 def test_another_validator_checks_again(counted):
@@ -61,4 +63,66 @@ def test_another_validator_checks_again(counted):
     assert _validate("a", _config_map({"k": "v"}), other) == []
     assert _validate("b", _config_map({"k": "v"}), validator) == []
     assert len(calls) == 1  # the other's check is its own
-    assert len(checks._PASSED) == 2
+    assert len(checks._VERDICTS) == 2
+
+
+def test_a_full_memo_is_emptied_and_checks_again(counted, monkeypatch):
+    validator, calls = counted
+    monkeypatch.setattr(checks, "_MEMO_MAX", 1)
+    _validate("a", _config_map({"k": "v"}), validator)
+    _validate("a", _config_map({"k": "w"}), validator)  # full: emptied, then this one kept
+    _validate("b", _config_map({"k": "v"}), validator)
+    assert len(calls) == 3 and len(checks._VERDICTS) == 1
+
+
+# A Deployment whose selector does not match its pods' labels: an error of the lint rules (K8S006).
+_MISMATCHED = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "d", "namespace": "team"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "a"}},
+        "template": {"metadata": {"labels": {"app": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
+    },
+}
+
+
+@pytest.fixture
+def rule_runs(monkeypatch):
+    """The lint rules' runs over an object, counted, with an empty memo."""
+    import generator.lint
+
+    monkeypatch.setattr(checks, "_SHARED_RESULTS", {})
+    runs: list[str] = []
+    real = generator.lint.object_result
+    monkeypatch.setattr(
+        generator.lint, "object_result", lambda engine, file, *a: runs.append(file) or real(engine, file, *a)
+    )
+    return runs
+
+
+def _lint(cluster: str, obj: dict, version: str = "1.32") -> list:
+    from types import SimpleNamespace
+
+    tree = build_tree(cluster, [("10-layer", [("component", [obj])])])
+    spec = SimpleNamespace(spec={"kubernetesVersion": version}, facts=None)
+    return checks.lint_rules(tree, spec, f"rendered/{cluster}")  # type: ignore[arg-type]
+
+
+def test_the_rules_run_once_over_an_object_many_clusters_render_and_each_finding_is_at_its_file(rule_runs):
+    first = _lint("a-cluster-with-a-long-name", _MISMATCHED)
+    second = _lint("b", _MISMATCHED)
+    assert rule_runs == ["rendered/a-cluster-with-a-long-name/10-layer/component/deployment_team_d.yaml"]
+    assert [f.rule for f in first] == [f.rule for f in second] == ["K8S006"]
+    assert second[0].file == "rendered/b/10-layer/component/deployment_team_d.yaml"
+    assert (second[0].line, second[0].col) == (first[0].line, first[0].col)
+    checks._SHARED_RESULTS.clear()
+    assert _lint("b", _MISMATCHED) == second  # as if it were checked alone
+
+
+def test_the_rules_run_again_over_another_object_or_with_other_settings(rule_runs):
+    _lint("a", _MISMATCHED)
+    fixed = {**_MISMATCHED, "spec": {**_MISMATCHED["spec"], "selector": {"matchLabels": {"app": "b"}}}}
+    assert _lint("b", fixed) == []
+    _lint("c", _MISMATCHED, version="1.31")
+    assert len(rule_runs) == 3

@@ -79,7 +79,7 @@ def test_compiled_check_matches_jsonschema():
 def test_unsupported_keywords_are_refused():
     compiler = fastcheck.Compiler({}, ())
     with pytest.raises(fastcheck.Unsupported):
-        compiler.compile({"type": "array", "uniqueItems": True})
+        compiler.compile({"type": "object", "dependentRequired": {"a": ["b"]}})
     with pytest.raises(fastcheck.Unsupported):
         compiler.compile({"type": "object", "object": {}})  # an unknown keyword, whatever its name
     with pytest.raises(fastcheck.Unsupported):
@@ -94,7 +94,7 @@ def test_a_definition_outside_the_subset_met_by_an_object_leaves_the_kind_to_jso
     the kind's objects go through jsonschema, which still finds what is wrong."""
     from generator.validate.validator import _empty_registry, _Kind
 
-    definitions = {"Name": {"type": "string", "const": "a"}}
+    definitions = {"Name": {"type": "object", "dependentRequired": {"a": ["b"]}}}
     schema = {
         "type": "object",
         "properties": {"name": {"$ref": "#/$defs/Name"}, "size": {"type": "integer"}},
@@ -103,8 +103,8 @@ def test_a_definition_outside_the_subset_met_by_an_object_leaves_the_kind_to_jso
     check = fastcheck.Compiler(definitions, ("#/$defs/",)).compile(schema)
     assert check({"size": 1})  # the definition is not reached: nothing to refuse yet
     kind = _Kind(schema, _empty_registry, check)
-    assert not kind.passes({"name": "b"}) and kind.fast is None
-    assert not kind.full().is_valid({"name": "b"}) and kind.full().is_valid({"name": "a"})
+    assert not kind.passes({"name": {"a": 1}}) and kind.fast is None
+    assert not kind.full().is_valid({"name": {"a": 1}}) and kind.full().is_valid({"name": {"a": 1, "b": 2}})
 
 
 _DRAFT_URIS = [
