@@ -37,6 +37,14 @@ _ANNOTATIONS = frozenset(
         "writeOnly",
     }
 )
+
+
+def _affects_validity(key: str) -> bool:
+    """Whether a schema key is a keyword that can refuse a value: not an annotation, and not an
+    ``x-`` extension (jsonschema ignores unknown keywords, ``x-kubernetes-*`` included)."""
+    return key not in _ANNOTATIONS and not key.startswith("x-")
+
+
 _TYPES: dict[str, Callable[[object], bool]] = {
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
@@ -118,7 +126,7 @@ class Compiler:
             return fused
         checks: list[Check] = []
         for key in schema:
-            if key in _ANNOTATIONS or key.startswith("x-"):
+            if not _affects_validity(key):
                 continue
             handler = self._KEYWORDS.get(key)
             if handler is None:
@@ -134,7 +142,7 @@ class Compiler:
         """The commonest Kubernetes schema (``type: object`` with ``properties``, and optionally
         ``required`` and ``additionalProperties``) as one loop over the object's keys instead of
         three checks; None for any other schema."""
-        keys = {k for k in schema if k not in _ANNOTATIONS and not k.startswith("x-")}
+        keys = {k for k in schema if _affects_validity(k)}
         kind = schema.get("type")
         nullable = kind in (["object", "null"], ["null", "object"])
         if (
@@ -183,7 +191,7 @@ class Compiler:
         """An array with ``items`` or a map (an object with only ``additionalProperties``), each
         of a bare or nullable type, as one loop over the values, each value's check inline as
         in ``_object``; None for any other schema."""
-        keys = {k for k in schema if k not in _ANNOTATIONS and not k.startswith("x-kubernetes-")}
+        keys = {k for k in schema if _affects_validity(k)}
         kind = schema.get("type")
         if keys == {"type", "items"} and kind in ("array", ["array", "null"], ["null", "array"]):
             container: type = list
