@@ -349,6 +349,18 @@ def rendered(strict_render) -> Path:
     return root / "rendered"
 
 
+@pytest.fixture
+def rendered_project(strict_render, tmp_path: Path) -> Path:
+    """A copy of ``strict_render``'s project, its trees included (a plain render of the examples
+    gives the same bytes: schema checks change none), for tests whose subject starts once the
+    examples are rendered. Files are copied, not linked: a test may edit them in place."""
+    source, result = strict_render
+    assert result.exit_code == 0, result.output
+    root = tmp_path / "proj"
+    shutil.copytree(source, root)
+    return root
+
+
 def cilium_enabled(name: str) -> bool:
     """Whether example ``name`` runs Cilium, as its completed input says: a provider whose
     clusters come with their own CNI (GKE) defaults it off where the input is silent."""

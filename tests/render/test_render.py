@@ -120,8 +120,8 @@ def test_stray_file_is_pruned_and_reported_by_check(project, run):
     assert not stray.exists()
 
 
-def test_removed_cluster_is_pruned_only_when_we_own_it(project, run):
-    assert run(project, "render").exit_code == 0
+def test_removed_cluster_is_pruned_only_when_we_own_it(rendered_project, run):
+    project = rendered_project
     foreign = project / "rendered" / "hand-written"
     foreign.mkdir()
     (foreign / "kustomization.yaml").write_text("resources: []\n", encoding="utf-8")
@@ -449,10 +449,10 @@ def test_init_without_a_local_schema_writes_no_machine_path(tmp_path, run):
     assert run(tmp_path, "render", "new").exit_code == 0
 
 
-def test_check_of_a_current_but_invalid_tree_does_not_call_it_stale(project, run, tmp_path):
+def test_check_of_a_current_but_invalid_tree_does_not_call_it_stale(rendered_project, run, tmp_path):
     """With --require-schemas and no schemas, every custom resource is an error; the tree is still
     what render writes, so check must say it fails its checks, not that it is out of date."""
-    assert run(project, "render").exit_code == 0
+    project = rendered_project
     empty = cache_with_charts(tmp_path / "empty")  # no schema set; the charts the examples inflate
     result = run(project, "check", "--require-schemas", env={"GPU_GITOPS_CACHE_DIR": str(empty)})
     assert result.exit_code == 1
