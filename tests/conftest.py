@@ -273,6 +273,22 @@ def synced_cache(mirror_sync) -> Path:
     return root
 
 
+def copy_repository(source: Path, target: Path) -> Path:
+    """A copy of the git work tree ``source`` at ``target``: files copied (a test may edit them in
+    place), git's object files hard-linked (git never writes one in place: a new object is a new
+    file), which is most of a committed tree's files."""
+    objects = source / ".git" / "objects"
+
+    def copy(src: str, dst: str) -> None:
+        if Path(src).is_relative_to(objects):
+            os.link(src, dst)
+        else:
+            shutil.copy2(src, dst)
+
+    shutil.copytree(source, target, symlinks=True, copy_function=copy)
+    return target
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A copy of the repository's inputs and library in a temporary root."""
