@@ -250,8 +250,8 @@ def test_render_makes_no_network_connection(locked, committed, tmp_path):
     probe = subprocess.run(["unshare", "-rn", "true"], capture_output=True)
     if probe.returncode != 0:
         pytest.skip("unshare -rn is not permitted here")
-    cache = tmp_path / "cache"
-    shutil.copytree(os.environ["GPU_GITOPS_CACHE_DIR"], cache, symlinks=False)
+    cache = tmp_path / "cache"  # the test's cache: the run's content-addressed chart store, linked
+    shutil.copytree(os.environ["GPU_GITOPS_CACHE_DIR"], cache, symlinks=True)
     shutil.rmtree(committed / "rendered" / CLUSTER)
     env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(cache)}
     done = subprocess.run(
