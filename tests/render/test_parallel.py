@@ -220,7 +220,8 @@ def test_jobs_defaults_to_the_available_cpus(project, run, monkeypatch):
     monkeypatch.setattr(cpus, "available", lambda: 3)
     real = pipeline.render_many
     monkeypatch.setattr(pipeline, "render_many", lambda *a, **k: seen.append(k["jobs"]) or real(*a, **k))
-    assert run(project, "render").exit_code == 0
+    # one cluster: the default is what the command passes on, whatever the pool makes of it
+    assert run(project, "render", "aks-h100-training").exit_code == 0
     shutil.rmtree(project / "rendered")  # an up-to-date tree is not rendered again
-    assert run(project, "render", "--jobs", "1").exit_code == 0
+    assert run(project, "render", "--jobs", "1", "aks-h100-training").exit_code == 0
     assert seen == [3, 1]
