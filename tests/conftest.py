@@ -27,6 +27,19 @@ EXAMPLES = sorted(p.name for p in (REPO / "clusters").iterdir() if (p / "cluster
 SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", REPO.parent / "shared"))
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules holding a slow test first, then the others by their number of tests, each module's
+    tests in their own order. pytest-xdist hands modules to the workers in this order
+    (``--dist loadfile --no-loadscope-reorder``): the longest work is started first, so the two
+    workers finish together instead of one running a slow module alone at the end."""
+    modules: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    slow = {name for name, tests in modules.items() if any(t.get_closest_marker("slow") for t in tests)}
+    order = sorted(modules, key=lambda name: (name not in slow, -len(modules[name])))
+    items[:] = [item for name in order for item in modules[name]]
+
+
 def shared_missing(path: Path, what: str) -> str:
     """Why a test cannot read ``path`` under ../shared ("" when it can): the skip reason."""
     if path.exists():
