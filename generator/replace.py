@@ -11,7 +11,6 @@ May import: nothing of generator.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 
@@ -27,6 +26,8 @@ def replace_file(path: Path, content: bytes | str, mode: int | None = None) -> N
             mode = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o666 & ~_umask()
+    import tempfile  # here: with shutil, random, bz2 and lzma, it would load in every run that imports this module
+
     fd, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=f".{path.name}.", suffix=".tmp")
     try:
         try:

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from generator.validate import SchemaValidator
 
 import dataclasses
-import difflib
 import os
 import sys
 from dataclasses import dataclass
@@ -74,7 +73,8 @@ class ExplainArgs:
 
 def _display(ctx: Context) -> Callable[[str], str]:
     """Paths inside the project root are shown relative to it (stable, repo-relative URIs)."""
-    root = ctx.project.root
+    root = str(ctx.project.root)
+    inner = root.rstrip(os.sep) + os.sep  # what a path inside the root starts with
     folders: dict[str, str | None] = {}  # a folder's path relative to the root (None: outside), resolved once
 
     def show(path: str) -> str:
@@ -82,8 +82,9 @@ def _display(ctx: Context) -> Callable[[str], str]:
             return "stdin"
         parent, name = os.path.split(path)
         if parent not in folders:
-            absolute = Path(parent).resolve()  # a symlinked manifest keeps its own name
-            folders[parent] = os.path.relpath(absolute, root) if absolute.is_relative_to(root) else None
+            # a symlinked manifest keeps its own name; realpath as pathlib's resolve, without its objects
+            absolute = os.path.realpath(parent)
+            folders[parent] = os.path.relpath(absolute, root) if (absolute + os.sep).startswith(inner) else None
         inside = folders[parent]
         return path if inside is None else os.path.normpath(os.path.join(inside, name))
 
@@ -402,6 +403,8 @@ def explain(args: ExplainArgs) -> int:
     elif check is not None:
         meta, options = check.meta, {}
     else:
+        import difflib
+
         known = [r.meta.id for r in REGISTRY] + list(consistency.BY_ID)
         close = difflib.get_close_matches(args.rule_id.upper(), known, n=1, cutoff=0.8)
         raise InputError(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from importlib import import_module
-from pathlib import Path
 
 import click
 
@@ -60,23 +59,21 @@ class _Commands(click.Group):
 )
 @click.option(
     "--root",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(file_okay=False),  # a str: made a Path when a command runs (pathlib stays out of --help)
     help="Project root holding clusters/ and rendered/ (default: the nearest folder upward from "
     "here that holds clusters/ or .gpu-gitops.yaml).",
 )
 @click.option(
     "--config",
     "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(dir_okay=False),
     help="Config file (default: .gpu-gitops.yaml in the root).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
 @click.option("-v", "--verbose", is_flag=True, help="Print what is being done.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 @click.pass_context
-def cli(
-    ctx: click.Context, root: Path | None, config_path: Path | None, quiet: bool, verbose: bool, color: str
-) -> None:
+def cli(ctx: click.Context, root: str | None, config_path: str | None, quiet: bool, verbose: bool, color: str) -> None:
     """Render and lint GitOps manifests for GPU / AI Kubernetes clusters.
 
     \b
@@ -84,9 +81,15 @@ def cli(
       gpu-gitops init my-cluster && $EDITOR clusters/my-cluster/cluster.yaml
       gpu-gitops render && gpu-gitops check
     """
+    from pathlib import Path
+
     from generator.cli.common import Context, Ui
 
-    ctx.obj = Context(root, Ui(quiet, verbose, color), config_path)
+    ctx.obj = Context(
+        Path(root) if root is not None else None,
+        Ui(quiet, verbose, color),
+        Path(config_path) if config_path is not None else None,
+    )
     if os.environ.get("GPU_GITOPS_YAML_BACKEND"):  # a backend forced by name: checked once, before any read
         from generator.errors import InputError
         from generator.yamlio import backend

@@ -14,7 +14,6 @@ against the declaration, so a misspelt option or a wrong type is an error at its
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -39,6 +38,8 @@ def problems(rule_id: str, options: Mapping[str, Option], section: dict) -> list
             continue
         option = options.get(name)
         if option is None:
+            import difflib  # for a misspelt option only: a lint that loads rules never needs it
+
             known = sorted(options)
             close = difflib.get_close_matches(str(name), known, n=1)
             hint = (f"did you mean {close[0]!r}? " if close else "") + (

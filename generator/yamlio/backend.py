@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any
+from types import ModuleType  # not typing: `--version` imports this module, and typing is 40 M instructions
 
 ENV = "GPU_GITOPS_YAML_BACKEND"
 COMPILED = "compiled"
@@ -65,7 +65,7 @@ def chosen() -> str:
     return COMPILED
 
 
-def compiled() -> Any:
+def compiled() -> ModuleType | None:
     """The compiled module when it is the backend in use, else None."""
     return _cread if chosen() == COMPILED else None
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 
@@ -24,13 +26,14 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
 
 
-def _run(project, args: list[str], prefixes: tuple[str, ...] = HEAVY) -> tuple[list[str], str]:
+def _run(project, args: list[str], prefixes: tuple[str, ...] = HEAVY, env: dict | None = None) -> tuple[list[str], str]:
     """The modules starting with ``prefixes`` that the command loaded, and its output."""
     result = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(["--root", str(project), *args])],
         capture_output=True,
         encoding="utf-8",
         check=True,
+        env=env,
     )
     loaded = json.loads(result.stderr.strip().splitlines()[-1])
     return [m for m in loaded if m.startswith(prefixes)], result.stdout
@@ -95,6 +98,21 @@ def test_a_lint_without_a_cluster_loads_none_of_the_contracts_modules(project):
     )
 
 
+def test_a_lint_after_an_edit_loads_nothing_for_writing_files_or_for_hints(project, tmp_path):
+    """A lint whose cache answers every file but the edited one writes no file but the cache's
+    own (``replace`` imports tempfile, with shutil, random, bz2 and lzma, when it writes), suggests
+    no name (difflib: a misspelt option, a namespace not managed, an unknown rule)."""
+    tree = tmp_path / "tree"
+    shutil.copytree(REPO / "rendered" / "aks-h100-training", tree)
+    args = ["lint", "--jobs", "1", str(tree)]
+    deferred = ("tempfile", "shutil", "difflib")
+    env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
+    _run(project, args, deferred, env)  # fills the cache
+    edited = sorted(tree.rglob("*.yaml"))[0]
+    edited.write_text(edited.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    assert _run(project, args, deferred, env)[0] == []
+
+
 def test_help_imports_click_the_root_group_and_the_command_table_only(project):
     """No module of gpu-gitops but the package, ``generator.cli`` and its root group (`--help`
     lists the commands without importing them), nor any library but click's own imports."""
@@ -111,6 +129,42 @@ def test_version_alone_imports_neither_click_nor_any_other_module_of_the_tool(pr
     ours = [m for m in loaded if m.startswith(("generator", "click", "jsonschema", "ruamel", "rjsonnet"))]
     backend = ["generator.yamlio", "generator.yamlio._cread", "generator.yamlio.backend"]
     assert sorted(ours) == ["generator", "generator.cli", "generator.cli.table", *backend]
+
+
+def _beyond_the_interpreter(args: list[str]) -> set[str]:
+    """The modules a command line loads beyond those of the interpreter's own start-up (``site``
+    and whatever the environment's .pth files import), in this interpreter."""
+    probe = [sys.executable, "-c", PROBE, json.dumps(args)]
+    loaded = json.loads(
+        subprocess.run(probe, capture_output=True, encoding="utf-8", check=True).stderr.splitlines()[-1]
+    )
+    floor = [sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"]
+    return set(loaded) - set(json.loads(subprocess.run(floor, capture_output=True, check=True).stdout))
+
+
+def test_an_editable_install_adds_no_import_finder_to_every_start():
+    """``package-dir`` names the root (pyproject.toml): setuptools then installs a checkout as a
+    path in a .pth, not as an import finder that ``site`` imports at every start of Python
+    (pathlib, importlib.util and urllib.parse with it: half of `gpu-gitops --version`)."""
+    probe = [sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"]
+    loaded = json.loads(subprocess.run(probe, capture_output=True, check=True).stdout)
+    assert [m for m in loaded if "gpu_gitops" in m] == []
+
+
+def test_version_imports_neither_typing_nor_re():
+    """`--version` names the YAML backend through ``yamlio.backend``, whose module top imports no
+    ``typing`` (with ``re``, ``enum`` and ``contextlib``, 40 M instructions: as much again as the
+    rest of the command)."""
+    assert {"typing", "re", "enum", "contextlib", "dataclasses", "pathlib"} & _beyond_the_interpreter(
+        ["--version"]
+    ) == set()
+
+
+def test_help_leaves_pathlib_to_the_commands():
+    """The root group takes ``--root`` and ``--config`` as strings and makes them paths when a
+    command runs: `--help` does not import pathlib (with fnmatch and urllib.parse, 15 M
+    instructions; click does not need it)."""
+    assert "pathlib" not in _beyond_the_interpreter(["--help"])
 
 
 def test_version_prints_what_clicks_version_option_prints():

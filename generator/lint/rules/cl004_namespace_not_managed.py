@@ -33,7 +33,6 @@ FAIL:
 """
 
 import dataclasses
-import difflib
 from collections.abc import Iterator, Sequence
 
 from generator.diagnostic import Diagnostic
@@ -85,6 +84,8 @@ def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> 
     defined = {fact[1] for fact, _ in facts if fact[0] == "class"}
     for fact, finding in facts:
         if fact[0] == "use" and finding is not None and fact[1] not in defined:
+            import difflib  # with a finding only: difflib imports heapq, for every lint that loads the rules
+
             close = difflib.get_close_matches(fact[1], contract.namespaces, n=1)
             hint = (f"did you mean {close[0]}? " if close else "") + _HINT
             yield dataclasses.replace(finding, hint=hint)
