@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -112,6 +113,24 @@ def helm_missing() -> str:
 def needs_helm():
     reason = helm_missing()
     return pytest.mark.skipif(bool(reason), reason=reason)
+
+
+def helm_repository(name: str = "r", url: str = "https://charts.example.com") -> dict:
+    """A Flux HelmRepository in flux-system, as a chart test's release points at one."""
+    return {
+        "apiVersion": "source.toolkit.fluxcd.io/v1",
+        "kind": "HelmRepository",
+        "metadata": {"name": name, "namespace": "flux-system"},
+        "spec": {"url": url},
+    }
+
+
+def settle(monkeypatch) -> None:
+    """Runs start an hour from now, so what a test just wrote is past the stat record's racy
+    window (files changed within seconds of a run are always read again)."""
+    from generator.tree import statcache
+
+    monkeypatch.setattr(statcache, "now_ns", lambda: time.time_ns() + 3600 * 10**9)
 
 
 def needs_crd_schemas():

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import CHARTS, REPO, copy_repository, helm_missing, needs_helm
+from conftest import CHARTS, REPO, copy_repository, helm_missing, helm_repository, needs_helm
 
 from generator.charts import helm, inflate, lock, releases, store
 from generator.cli import cli
@@ -102,15 +102,6 @@ def test_the_helm_found_says_its_version():
 # --- releases as the engines derive them ---------------------------------------------------------
 
 
-def _repo(name="r", url="https://charts.example.com"):
-    return {
-        "apiVersion": "source.toolkit.fluxcd.io/v1",
-        "kind": "HelmRepository",
-        "metadata": {"name": name, "namespace": "flux-system"},
-        "spec": {"url": url},
-    }
-
-
 def test_flux_release_name_and_namespace_follow_helm_controller():
     release = {
         "apiVersion": "helm.toolkit.fluxcd.io/v2",
@@ -125,7 +116,7 @@ def test_flux_release_name_and_namespace_follow_helm_controller():
             "values": {"a": {"b": 1}},
         },
     }
-    (found,) = releases.find({"c": [_repo(), release]})
+    (found,) = releases.find({"c": [helm_repository(), release]})
     # no releaseName: helm-controller names it <targetNamespace>-<name>
     assert (found.name, found.namespace, found.include_crds) == ("team-app", "team", False)
     assert found.repository == "https://charts.example.com"
@@ -423,12 +414,7 @@ def test_the_crds_a_chart_creates_from_templates_are_served_apis(tmp_path, own_c
     (root / "clusters").mkdir(parents=True)
     entry = lock.Entry("https://charts.example.com", "demo", "1.0.0", store.digest(data))
     lock.write(root / "clusters" / "charts.lock", {entry.key: entry})
-    repository = {
-        "apiVersion": "source.toolkit.fluxcd.io/v1",
-        "kind": "HelmRepository",
-        "metadata": {"name": "r", "namespace": "flux-system"},
-        "spec": {"url": "https://charts.example.com"},
-    }
+    repository = helm_repository()
     release = {
         "apiVersion": "helm.toolkit.fluxcd.io/v2",
         "kind": "HelmRelease",

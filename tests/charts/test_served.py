@@ -9,19 +9,14 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import needs_helm
+from conftest import helm_repository, needs_helm
 
 from generator.charts import helm, lock, store
 from generator.paths import Project
 from generator.render.charts import previews
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-REPOSITORY = {
-    "apiVersion": "source.toolkit.fluxcd.io/v1",
-    "kind": "HelmRepository",
-    "metadata": {"name": "r", "namespace": "flux-system"},
-    "spec": {"url": "https://charts.example.com"},
-}
+REPOSITORY = helm_repository()
 WIDGETS = {
     "apiVersion": "apiextensions.k8s.io/v1",
     "kind": "CustomResourceDefinition",

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO
+from conftest import REPO, settle
 
 from generator.cli import cli
 from generator.paths import Project
@@ -38,8 +37,7 @@ def project(rendered_once, tmp_path) -> Path:
 
 @pytest.fixture
 def settled(monkeypatch):
-    """Runs start an hour from now, so the files just rendered are past the racy window."""
-    monkeypatch.setattr(statcache, "now_ns", lambda: time.time_ns() + 3600 * 10**9)
+    settle(monkeypatch)
 
 
 @pytest.fixture

@@ -6,16 +6,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO
+from conftest import REPO, settle
 
 from generator.cli import cli
 from generator.review import revision
-from generator.tree import statcache, tracked
+from generator.tree import tracked
 
 CLUSTER = "aks-h100-training"
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
@@ -44,8 +43,7 @@ def project(committed, tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def settled(monkeypatch):
-    """Runs start an hour from now, so what was just written is past the racy window."""
-    monkeypatch.setattr(statcache, "now_ns", lambda: time.time_ns() + 3600 * 10**9)
+    settle(monkeypatch)
 
 
 @pytest.fixture
