@@ -154,7 +154,9 @@ def test_a_lint_after_an_edit_loads_nothing_for_writing_files_or_for_hints(proje
 def test_a_lint_after_an_edit_of_a_plain_document_leaves_ruamel_unloaded(project, tmp_path):
     """The compiled reader reads a plain document without ruamel.yaml: its parser, events and
     errors (``yamlio.events``, the loader's wording of a refused document, the full loader) load
-    with the first document that needs them, here none (the CRDs of the rendered tree included)."""
+    with the first document that needs them, here none (the CRDs of the rendered tree included;
+    the project's config file, too short to count its values from parser events)."""
+    shutil.copy(REPO / ".gpu-gitops.yaml", project / ".gpu-gitops.yaml")
     tree = tmp_path / "tree"
     shutil.copytree(REPO / "rendered" / "aks-h100-training", tree)
     args = ["lint", "--jobs", "1", str(tree)]
