@@ -27,6 +27,19 @@ EXAMPLES = sorted(p.name for p in (REPO / "clusters").iterdir() if (p / "cluster
 SHARED = Path(os.environ.get("GPU_GITOPS_SHARED", REPO.parent / "shared"))
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules holding a slow test first, then the others by their number of tests, each module's
+    tests in their own order. pytest-xdist hands modules to the workers in this order
+    (``--dist loadfile --no-loadscope-reorder``): the longest work is started first, so the two
+    workers finish together instead of one running a slow module alone at the end."""
+    modules: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    slow = {name for name, tests in modules.items() if any(t.get_closest_marker("slow") for t in tests)}
+    order = sorted(modules, key=lambda name: (name not in slow, -len(modules[name])))
+    items[:] = [item for name in order for item in modules[name]]
+
+
 def shared_missing(path: Path, what: str) -> str:
     """Why a test cannot read ``path`` under ../shared ("" when it can): the skip reason."""
     if path.exists():
@@ -273,6 +286,22 @@ def synced_cache(mirror_sync) -> Path:
     return root
 
 
+def copy_repository(source: Path, target: Path) -> Path:
+    """A copy of the git work tree ``source`` at ``target``: files copied (a test may edit them in
+    place), git's object files hard-linked (git never writes one in place: a new object is a new
+    file), which is most of a committed tree's files."""
+    objects = source / ".git" / "objects"
+
+    def copy(src: str, dst: str) -> None:
+        if Path(src).is_relative_to(objects):
+            os.link(src, dst)
+        else:
+            shutil.copy2(src, dst)
+
+    shutil.copytree(source, target, symlinks=True, copy_function=copy)
+    return target
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A copy of the repository's inputs and library in a temporary root."""
@@ -347,6 +376,18 @@ def rendered(strict_render) -> Path:
     root, result = strict_render
     assert result.exit_code == 0, result.output
     return root / "rendered"
+
+
+@pytest.fixture
+def rendered_project(strict_render, tmp_path: Path) -> Path:
+    """A copy of ``strict_render``'s project, its trees included (a plain render of the examples
+    gives the same bytes: schema checks change none), for tests whose subject starts once the
+    examples are rendered. Files are copied, not linked: a test may edit them in place."""
+    source, result = strict_render
+    assert result.exit_code == 0, result.output
+    root = tmp_path / "proj"
+    shutil.copytree(source, root)
+    return root
 
 
 def cilium_enabled(name: str) -> bool:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import CHARTS, REPO, helm_missing, needs_helm
+from conftest import CHARTS, REPO, copy_repository, helm_missing, needs_helm
 
 from generator.charts import helm, inflate, lock, releases, store
 from generator.cli import cli
@@ -59,9 +59,7 @@ def locked(tmp_path_factory) -> Path:
 @pytest.fixture
 def committed(locked: Path, tmp_path: Path) -> Path:
     """A clone of ``locked``, as a fresh clone has it: lock, trees with their charts, in git."""
-    root = tmp_path / "proj"
-    shutil.copytree(locked, root, symlinks=True)
-    return root
+    return copy_repository(locked, tmp_path / "proj")
 
 
 @pytest.fixture
@@ -252,8 +250,8 @@ def test_render_makes_no_network_connection(locked, committed, tmp_path):
     probe = subprocess.run(["unshare", "-rn", "true"], capture_output=True)
     if probe.returncode != 0:
         pytest.skip("unshare -rn is not permitted here")
-    cache = tmp_path / "cache"
-    shutil.copytree(os.environ["GPU_GITOPS_CACHE_DIR"], cache, symlinks=False)
+    cache = tmp_path / "cache"  # the test's cache: the run's content-addressed chart store, linked
+    shutil.copytree(os.environ["GPU_GITOPS_CACHE_DIR"], cache, symlinks=True)
     shutil.rmtree(committed / "rendered" / CLUSTER)
     env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(cache)}
     done = subprocess.run(

@@ -16,13 +16,16 @@ from generator.tree import write as tree
 
 CLUSTER = "aks-h100-training"
 
-# Runs render in a child that kills itself at the chosen step (``tree._step``); argv: root,
-# cluster, step, n-th time the step is reached, "1" to force the two-rename fallback.
+# Runs a write in a child that kills itself at the chosen step (``tree._step``); argv: root,
+# cluster, step, n-th time the step is reached, "1" to force the two-rename fallback, and the
+# tree to write: "render" renders it (the whole command), a folder replays that folder's files
+# through the write render makes (``pipeline.write``: the project's write lock, then
+# ``write_tree``), without evaluating the cluster again.
 _KILL_AT = """
 import os, signal, sys
-from generator import cli
+from pathlib import Path
 from generator.tree import write as tree
-root, cluster, step, nth, fallback = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1"
+root, cluster, step, nth, fallback, source = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1", sys.argv[6]
 seen = 0
 def kill_at(name):
     global seen
@@ -33,19 +36,27 @@ def kill_at(name):
 tree._step = kill_at
 if fallback:
     tree._exchange = lambda a, b: False
-sys.argv = ["gpu-gitops", "--root", root, "--quiet", "render", cluster]
-cli.main()
+if source == "render":
+    from generator import cli
+    sys.argv = ["gpu-gitops", "--root", root, "--quiet", "render", cluster]
+    cli.main()
+else:
+    from generator.tree import lock
+    rendered = Path(root) / "rendered"
+    files = tree.read_tree(Path(source))
+    with lock.project_lock(rendered, "rendered"):
+        tree.write_tree(rendered, cluster, files, f"rendered/{cluster}")
 """
 
-STEPS = [  # (step, n-th time, two-rename fallback)
-    ("file", 1, False),
-    ("file", 40, False),
-    ("staged", 1, False),
-    ("swapped", 1, False),
-    ("file", 1, True),
-    ("staged", 1, True),
-    ("moved-aside", 1, True),
-    ("swapped", 1, True),
+STEPS = [  # (step, n-th time, two-rename fallback, the whole render or a replay of its write)
+    ("file", 1, False, "replay"),
+    ("file", 40, False, "render"),
+    ("staged", 1, False, "replay"),
+    ("swapped", 1, False, "replay"),
+    ("file", 1, True, "replay"),
+    ("staged", 1, True, "replay"),
+    ("moved-aside", 1, True, "replay"),
+    ("swapped", 1, True, "replay"),
 ]
 
 
@@ -71,16 +82,22 @@ def before_and_after(tmp_path_factory):
     assert runner.invoke(cli, ["--root", str(twin), "render", CLUSTER]).exit_code == 0
     new = tree.read_tree(twin / "rendered" / CLUSTER)
     assert old != new
-    return root, old, new
+    return root, old, new, twin / "rendered" / CLUSTER
 
 
-@pytest.mark.parametrize(("step", "nth", "fallback"), STEPS)
-def test_a_kill_at_each_write_step_leaves_the_old_or_the_new_tree(before_and_after, tmp_path, run, step, nth, fallback):
-    source, old, new = before_and_after
+@pytest.mark.parametrize(("step", "nth", "fallback", "how"), STEPS)
+def test_a_kill_at_each_write_step_leaves_the_old_or_the_new_tree(
+    before_and_after, tmp_path, run, step, nth, fallback, how
+):
+    """Each step is reached by replaying render's write of the new tree (the same lock and
+    ``write_tree`` call, on the same files) in a process killed there; one whole render, killed
+    mid-write, shows that render's writes are these."""
+    source, old, new, new_tree = before_and_after
     root = tmp_path / "proj"
     shutil.copytree(source, root)
+    tree_arg = "render" if how == "render" else str(new_tree)
     killed = subprocess.run(
-        [sys.executable, "-c", _KILL_AT, str(root), CLUSTER, step, str(nth), "1" if fallback else "0"],
+        [sys.executable, "-c", _KILL_AT, str(root), CLUSTER, step, str(nth), "1" if fallback else "0", tree_arg],
         cwd=REPO,
         capture_output=True,
         encoding="utf-8",

@@ -120,8 +120,8 @@ def test_stray_file_is_pruned_and_reported_by_check(project, run):
     assert not stray.exists()
 
 
-def test_removed_cluster_is_pruned_only_when_we_own_it(project, run):
-    assert run(project, "render").exit_code == 0
+def test_removed_cluster_is_pruned_only_when_we_own_it(rendered_project, run):
+    project = rendered_project
     foreign = project / "rendered" / "hand-written"
     foreign.mkdir()
     (foreign / "kustomization.yaml").write_text("resources: []\n", encoding="utf-8")
@@ -191,19 +191,10 @@ def _tree(project: Path):
     return render.render(proj, cluster, validator(cluster.spec["kubernetesVersion"], ())).tree
 
 
-@pytest.fixture(scope="module")
-def rendered_all(tmp_path_factory) -> Path:
-    """Every example rendered once into a fresh root, for the property tests below."""
-    from click.testing import CliRunner
-
-    from generator.cli import cli
-
-    root = tmp_path_factory.mktemp("all")
-    for name in ("clusters", "libsonnet", "schemas"):
-        shutil.copytree(REPO / name, root / name)
-    result = CliRunner().invoke(cli, ["--root", str(root), "render"])
-    assert result.exit_code == 0, result.output
-    return root / "rendered"
+@pytest.fixture
+def rendered_all(rendered) -> Path:
+    """Every example rendered into a fresh root (the run's one render), for the property tests below."""
+    return rendered
 
 
 def test_files_are_canonical(rendered_all):
@@ -291,11 +282,17 @@ def test_full_evaluates_a_tree_whose_sum_file_matches(project, run):
 
 
 @needs_crd_schemas()
-def test_committed_render_is_current_and_valid_upstream(run):
+def test_committed_render_is_current_and_valid_upstream(strict_render):
     """The golden files: what is committed is exactly what render produces, and every object
-    validates against strict Kubernetes and upstream CRD schemas."""
-    result = run(REPO, "check", "--require-schemas", *crd_args())
+    validates against strict Kubernetes and upstream CRD schemas: the run's render with
+    ``--require-schemas`` and the upstream locations (which refuses any object that fails its
+    schema, or has none) passed, and wrote these bytes."""
+    root, result = strict_render
     assert result.exit_code == 0, result.output
+    for cluster in EXAMPLES:  # the sum files record each project's own config: their currency is the test above's
+        committed, checked = (read_tree(r / "rendered" / cluster) for r in (REPO, root))
+        committed.pop(SUM_FILE), checked.pop(SUM_FILE)
+        assert committed == checked, cluster
 
 
 @needs_crd_schemas()
@@ -449,10 +446,10 @@ def test_init_without_a_local_schema_writes_no_machine_path(tmp_path, run):
     assert run(tmp_path, "render", "new").exit_code == 0
 
 
-def test_check_of_a_current_but_invalid_tree_does_not_call_it_stale(project, run, tmp_path):
+def test_check_of_a_current_but_invalid_tree_does_not_call_it_stale(rendered_project, run, tmp_path):
     """With --require-schemas and no schemas, every custom resource is an error; the tree is still
     what render writes, so check must say it fails its checks, not that it is out of date."""
-    assert run(project, "render").exit_code == 0
+    project = rendered_project
     empty = cache_with_charts(tmp_path / "empty")  # no schema set; the charts the examples inflate
     result = run(project, "check", "--require-schemas", env={"GPU_GITOPS_CACHE_DIR": str(empty)})
     assert result.exit_code == 1

@@ -10,10 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from conftest import REPO
 
-from generator.cli import cli
 from generator.tree.write import read_tree
 
 CLUSTER = "aks-h100-training"
@@ -22,13 +19,10 @@ needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git not inst
 
 
 @pytest.fixture(scope="module")
-def rendered_once(tmp_path_factory) -> Path:
-    """The examples rendered once for the module (a render's output does not depend on where its
+def rendered_once(strict_render) -> Path:
+    """The examples rendered once per test run (a render's output does not depend on where its
     project is: each test gets a copy)."""
-    root = tmp_path_factory.mktemp("rendered") / "proj"
-    for name in ("clusters", "libsonnet", "schemas"):
-        shutil.copytree(REPO / name, root / name)
-    result = CliRunner().invoke(cli, ["--root", str(root), "--color", "never", "-q", "render"], catch_exceptions=False)
+    root, result = strict_render
     assert result.exit_code == 0, result.output
     return root
 

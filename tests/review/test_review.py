@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, copy_repository
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 
@@ -25,17 +25,11 @@ def _git(root: Path, *args: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def base_repo(tmp_path_factory) -> Path:
-    """The examples rendered and committed once; each test works on a copy."""
-    from click.testing import CliRunner
-
-    from generator.cli import cli
-
-    root = tmp_path_factory.mktemp("review") / "proj"
-    root.mkdir()
-    for name in ("clusters", "libsonnet", "schemas"):
-        shutil.copytree(REPO / name, root / name)
-    assert CliRunner().invoke(cli, ["--root", str(root), "-q", "render"]).exit_code == 0
+def base_repo(tmp_path_factory, strict_render) -> Path:
+    """The examples rendered (the run's one render) and committed once; each test works on a copy."""
+    source, result = strict_render
+    assert result.exit_code == 0, result.output
+    root = Path(shutil.copytree(source, tmp_path_factory.mktemp("review") / "proj"))
     _git(root, "init", "-q", "-b", "main")
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "base")
@@ -44,9 +38,7 @@ def base_repo(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def repo(base_repo, tmp_path) -> Path:
-    copy = tmp_path / "proj"
-    shutil.copytree(base_repo, copy, symlinks=True)
-    return copy
+    return copy_repository(base_repo, tmp_path / "proj")
 
 
 def _review(run, root: Path, *extra: str) -> tuple[int, dict]:
