@@ -236,20 +236,24 @@ def _tree_crd_schemas(ctx: Context, targets: list[str], display: Callable[[str],
     against them (``render.charts.crd_schemas``), ahead of any schema location. A kind whose
     schema differs between two trees (clusters at different chart versions) is left to the
     schema locations, said once: lint those trees one at a time."""
-    from ruamel.yaml import YAMLError
-
+    trees = {tree.resolve(): tree for target in targets if target != "-" for tree in _trees_of(Path(target))}
     from generator.lint.crdimport import document_schema, versions
     from generator.yamlio.read import TooDeep, load_data
 
-    trees = {tree.resolve(): tree for target in targets if target != "-" for tree in _trees_of(Path(target))}
     found: dict[tuple[str, str], dict] = {}
     differing: set[tuple[str, str]] = set()
     for tree in sorted(trees.values()):
         for path in sorted(tree.rglob("customresourcedefinition_*.yaml")):
             try:
                 crd = load_data(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, YAMLError, TooDeep):
+            except (OSError, UnicodeDecodeError, TooDeep):
                 continue  # a file lint cannot read is reported as such, with no schema from it
+            except Exception as exc:
+                from ruamel.yaml import YAMLError  # the full loader's, which imported ruamel.yaml
+
+                if not isinstance(exc, YAMLError):
+                    raise
+                continue
             spec = crd.get("spec") if isinstance(crd, dict) else None
             if (
                 not isinstance(spec, dict)

@@ -8,9 +8,6 @@ An example (or a fixture file) that needs settings says so in a leading comment 
 
 from __future__ import annotations
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-
 from generator.ruledoc import VERDICTS, Example, split
 
 __all__ = ["CONFIG_COMMENT", "VERDICTS", "Example", "config_comment", "split"]
@@ -25,6 +22,9 @@ def config_comment(text: str) -> dict:
         if not stripped.startswith("#"):
             break
         if stripped.startswith(CONFIG_COMMENT):
+            from ruamel.yaml import YAML  # examples and fixtures only: a lint never reads one
+            from ruamel.yaml.error import YAMLError
+
             try:
                 value = YAML(typ="safe", pure=True).load(stripped[len(CONFIG_COMMENT) :])
             except YAMLError as exc:

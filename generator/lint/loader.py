@@ -29,17 +29,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ruamel.yaml.constructor import ConstructorError
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.reader import ReaderError
-
 from generator import pathmatch
 from generator.errors import InputError
 from generator.lint import nonmanifests
 from generator.lint.model import Document, Hit, Resource, first_content_line
-from generator.yamlio import aliases as yamlaliases
 from generator.yamlio import depth as yamldepth
-from generator.yamlio import goyaml
 from generator.yamlio import lines as yamllines
 from generator.yamlio import messages as yamlmessages
 from generator.yamlio import read as yamlread
@@ -209,7 +203,9 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
             if not isinstance(built, yamlread.Handover):
                 doc.data = built
                 doc.where = yamlread.Positions(chunk)
-            else:  # handed over to the goyaml loader
+            else:  # handed over to the goyaml loader (and ruamel.yaml imported with it)
+                from generator.yamlio import goyaml
+
                 yaml = yaml or goyaml.safe_loader()
                 goyaml.Constructor.repeated = []
                 doc.data = goyaml.load_full(yaml, chunk)
@@ -222,61 +218,79 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
                         )
                         for key, mark in goyaml.Constructor.repeated
                     ]
-        except ConstructorError as exc:  # a value that is no JSON: a tag on the wrong text, a null or complex key
-            mark = exc.problem_mark
-            _fail(
-                doc,
-                f"error unmarshalling resource: {exc.problem}",
-                mark.line if mark else 0,
-                mark.column if mark else 0,
-                yamlmessages.TAG_HINT if "!!" in str(exc.problem) else yamlmessages.KEY_HINT,
-            )
-        except MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            line, col = _within(chunk, mark.line, mark.column) if mark else (0, 0)
-            problem = exc.problem or exc.context
-            _fail(
-                doc,
-                f"error unmarshalling resource: YAML syntax error: {problem}",
-                line,
-                col,
-                yamlmessages.syntax_hint(problem, yamllines.line(chunk, line)),
-            )
-        except ReaderError as exc:
-            line, col = yamllines.line_col(chunk, exc.position)
-            _fail(
-                doc,
-                f"error unmarshalling resource: {yamlmessages.bad_character(exc.character)} is not allowed in YAML",
-                line - 1,
-                col - 1,
-                yamlmessages.BAD_CHARACTER_HINT,
-            )
-        except YAMLError as exc:
-            _fail(doc, f"error unmarshalling resource: {str(exc).splitlines()[0]}", 0, 0, yamlmessages.SYNTAX_HINT)
-        except yamlread.TooDeep as exc:
-            _fail(
-                doc,
-                f"error unmarshalling resource: {yamlmessages.too_deep(limits.depth)}",
-                exc.line,
-                exc.col,
-                yamlmessages.TOO_DEEP_HINT,
-            )
-        except RecursionError:
-            _fail(doc, "error unmarshalling resource: nesting is too deep", 0, 0, yamlmessages.TOO_DEEP_HINT)
-        except (ValueError, TypeError, IndexError) as exc:
-            # ruamel's constructors raise these for explicit tags on the wrong text (!!float abc)
-            _fail(
-                doc,
-                f"error unmarshalling resource: a tagged value cannot be built ({exc})",
-                0,
-                0,
-                yamlmessages.TAG_HINT,
-            )
-        except yamlaliases.TooManyAliases as exc:
-            _fail(doc, f"error unmarshalling resource: {exc}", exc.line, exc.col, yamlmessages.ALIAS_HINT)
+        except Exception as exc:
+            if not _refused(doc, chunk, exc, limits.depth):
+                raise
         _check_object(doc)
         if doc.error is not None or doc.data is not None:
             yield doc
+
+
+def _refused(doc: Document, chunk: str, exc: Exception, depth: int) -> bool:
+    """Word why the reader refused a document, as its finding (``_fail``); False for an
+    exception that is no refusal (it propagates). ruamel.yaml's errors are imported here, by a
+    refused document: a document the compiled reader takes never needs them."""
+    from ruamel.yaml.constructor import ConstructorError
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.reader import ReaderError
+
+    from generator.yamlio import aliases as yamlaliases
+
+    if isinstance(exc, ConstructorError):  # a value that is no JSON: a tag on the wrong text, a null or complex key
+        mark = exc.problem_mark
+        _fail(
+            doc,
+            f"error unmarshalling resource: {exc.problem}",
+            mark.line if mark else 0,
+            mark.column if mark else 0,
+            yamlmessages.TAG_HINT if "!!" in str(exc.problem) else yamlmessages.KEY_HINT,
+        )
+    elif isinstance(exc, MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        line, col = _within(chunk, mark.line, mark.column) if mark else (0, 0)
+        problem = exc.problem or exc.context
+        _fail(
+            doc,
+            f"error unmarshalling resource: YAML syntax error: {problem}",
+            line,
+            col,
+            yamlmessages.syntax_hint(problem, yamllines.line(chunk, line)),
+        )
+    elif isinstance(exc, ReaderError):
+        line, col = yamllines.line_col(chunk, exc.position)
+        _fail(
+            doc,
+            f"error unmarshalling resource: {yamlmessages.bad_character(exc.character)} is not allowed in YAML",
+            line - 1,
+            col - 1,
+            yamlmessages.BAD_CHARACTER_HINT,
+        )
+    elif isinstance(exc, YAMLError):
+        _fail(doc, f"error unmarshalling resource: {str(exc).splitlines()[0]}", 0, 0, yamlmessages.SYNTAX_HINT)
+    elif isinstance(exc, yamlread.TooDeep):
+        _fail(
+            doc,
+            f"error unmarshalling resource: {yamlmessages.too_deep(depth)}",
+            exc.line,
+            exc.col,
+            yamlmessages.TOO_DEEP_HINT,
+        )
+    elif isinstance(exc, RecursionError):
+        _fail(doc, "error unmarshalling resource: nesting is too deep", 0, 0, yamlmessages.TOO_DEEP_HINT)
+    elif isinstance(exc, (ValueError, TypeError, IndexError)):
+        # ruamel's constructors raise these for explicit tags on the wrong text (!!float abc)
+        _fail(
+            doc,
+            f"error unmarshalling resource: a tagged value cannot be built ({exc})",
+            0,
+            0,
+            yamlmessages.TAG_HINT,
+        )
+    elif isinstance(exc, yamlaliases.TooManyAliases):
+        _fail(doc, f"error unmarshalling resource: {exc}", exc.line, exc.col, yamlmessages.ALIAS_HINT)
+    else:
+        return False
+    return True
 
 
 def _unseen_separator(first_line: int) -> Hit:

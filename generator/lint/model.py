@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from typing import TYPE_CHECKING, Any, Literal
 
 from generator.diagnostic import ObjectRef
 from generator.yamlio import lines as yamllines
 from generator.yamlio.read import Positions, plain_text
+
+if TYPE_CHECKING:
+    from ruamel.yaml.nodes import Node
 
 
 @dataclass(frozen=True)
@@ -52,6 +51,9 @@ class Document:
 
     def _tree(self) -> Node | Literal[False] | None:
         if self._positions is None:
+            from ruamel.yaml import YAML  # only for documents the full loader read
+            from ruamel.yaml.error import YAMLError
+
             self._positions = False
             for pure in (False, True):  # the Python parser reads what old libyaml refuses ({url: http://a:1})
                 try:
@@ -72,8 +74,11 @@ class Document:
     def plain_scalar(self, path: tuple) -> str | None:
         """The text of the unquoted scalar at ``path``, if that is what is written there."""
         node, _line, _col = self._walk(path, True)
-        if isinstance(node, ScalarNode):
-            return None if node.style else node.value
+        if self.where is None:  # ruamel's node, or None
+            from ruamel.yaml.nodes import ScalarNode
+
+            if isinstance(node, ScalarNode):
+                return None if node.style else node.value
         return plain_text(node)
 
     def _walk(self, path: tuple, at_value: bool) -> tuple[Any, int, int]:
@@ -86,6 +91,8 @@ class Document:
         line, col = first_content_line(self.text), 0
         if not node:
             return None, line, 0
+        from ruamel.yaml.nodes import MappingNode, SequenceNode  # loaded already: ruamel composed the node
+
         for i, part in enumerate(path):
             last = i == len(path) - 1
             if isinstance(node, MappingNode):

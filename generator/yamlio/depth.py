@@ -15,10 +15,6 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from _ruamel_yaml import CParser
-from ruamel.yaml.error import YAMLError
-from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
-
 from generator.yamlio.lines import line_col
 from generator.yamlio.read import TooDeep
 
@@ -26,6 +22,10 @@ from generator.yamlio.read import TooDeep
 def check(text: str, limit: int) -> None:
     """Raise ``TooDeep`` (0-based) at the first collection nested more than ``limit`` deep;
     syntax errors are left to the loader's wording."""
+    # ruamel.yaml is imported by the documents that need it (``nesting`` does without)
+    from _ruamel_yaml import CParser
+    from ruamel.yaml.error import YAMLError
+
     try:
         mark = first_too_deep(iter(CParser(text).get_event, None), limit)
     except YAMLError:
@@ -53,6 +53,7 @@ def _counted(prefix: str, limit: int) -> Any:
     found past the bound, so the scanner sees at most ``limit`` + 1 nested flow levels (its
     cost grows with their square): one count of depth, whichever path measures."""
     from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
 
     try:
         return first_too_deep(YAML(typ="safe", pure=True).parse(prefix), limit)
@@ -63,6 +64,8 @@ def _counted(prefix: str, limit: int) -> Any:
 def first_too_deep(events: Iterable, limit: int) -> Any:
     """The start mark of the first collection nested more than ``limit`` deep among parser
     events (libyaml's or ruamel's Python parser's), None when there is none."""
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+
     depth = 0
     for event in events:
         if isinstance(event, CollectionStartEvent):

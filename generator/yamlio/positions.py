@@ -307,16 +307,20 @@ def _check_values(text: str, display: str) -> None:
     """At most ``INPUTS.values`` nodes as written, counted from libyaml's events (in C, and
     stopped at the bound) before any loader builds them; located at the first node past it.
     Where the bundled libyaml stops early on what ruamel reads on (a ':' in a flow scalar), the
-    rest is bounded by its lines and commas, each of which a node needs."""
+    rest is bounded by its lines and commas, each of which a node needs. A text too short to
+    hold more is not parsed (nor ruamel.yaml imported, as a lint with a small config file
+    needs it for nothing else): a node takes a character of its own, or is an empty scalar
+    that an indicator before it (``-``, ``?``, ``:``, ``,``, a flow key) implies, so a text
+    holds at most two nodes per character and the document's own."""
+    from generator.yamlio.read import INPUTS
+
+    bound = INPUTS.values
+    if bound is None or 2 * len(text) + 2 <= bound:
+        return
     from _ruamel_yaml import CParser
     from ruamel.yaml.error import YAMLError
     from ruamel.yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
 
-    from generator.yamlio.read import INPUTS
-
-    bound = INPUTS.values
-    if bound is None:
-        return
     nodes, parser, mark = 0, CParser(text), None
     try:
         while True:

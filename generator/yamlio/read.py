@@ -18,8 +18,9 @@ position is asked of (``Positions``, the one path → line and column lookup).
   are found, see setup.py) builds the data in C, calling the resolution's Python functions
   only for plain scalars that may be something other than a string. It takes the documents
   that need no more than that and raises ``Slow`` for any other, having built nothing.
-- The event path reads ruamel's C parser events (a Python object each, 4× slower) and takes
-  every document the compiled path sends on; it raises what stops it.
+- The event path (``generator.yamlio.events``, which imports ruamel.yaml when the first
+  document needs it) reads ruamel's C parser events (a Python object each, 4× slower) and
+  takes every document the compiled path sends on; it raises what stops it.
 
 Anchors, aliases, explicit tags, complex keys, duplicate keys and more than one document raise
 ``Fallback`` inside the reader; ``build`` returns them, and the texts the parser refuses, as a
@@ -34,25 +35,9 @@ import functools
 import math
 import re
 import struct
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
-
-from _ruamel_yaml import CParser
-from ruamel.yaml.error import YAMLError
-from ruamel.yaml.events import (
-    AliasEvent,
-    DocumentEndEvent,
-    DocumentStartEvent,
-    MappingEndEvent,
-    MappingStartEvent,
-    ScalarEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-    StreamEndEvent,
-    StreamStartEvent,
-)
-from ruamel.yaml.scanner import ScannerError
 
 from generator.yamlio import backend
 from generator.yamlio.backend import _cread
@@ -268,23 +253,6 @@ class TooDeep(Exception):
         self.line, self.col = line, col
 
 
-def _document_root(get: Callable[[], Any]) -> Any:
-    """The root event of the one document ``get`` reads (None when there is none)."""
-    if not isinstance(get(), StreamStartEvent):
-        raise Fallback
-    event = get()
-    if isinstance(event, StreamEndEvent):
-        return None
-    if not isinstance(event, DocumentStartEvent):
-        raise Fallback
-    return get()
-
-
-def _document_end(get: Callable[[], Any]) -> None:
-    if not isinstance(get(), DocumentEndEvent) or not isinstance(get(), StreamEndEvent):
-        raise Fallback
-
-
 def load(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = None) -> Any:
     """The one document in ``text`` (None when empty); raises Fallback, the parser's YAMLError, or
     ``TooDeep`` for a collection more than ``max_depth`` collections deep.
@@ -297,12 +265,9 @@ def load(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = No
             return compiled.load(text)
         except _cread.Slow:
             pass  # the event path reads it again, and raises what stops it
-    try:
-        return _load_events(_events(text), resolution, max_depth)
-    except ScannerError as exc:
-        if not _flow_colon(exc):
-            raise
-    return _load_events(_pure_events(text), resolution, max_depth)
+    from generator.yamlio import events  # ruamel.yaml: imported by the first text that needs it
+
+    return events.load(text, resolution, max_depth)
 
 
 def build(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = None) -> Any:
@@ -312,8 +277,14 @@ def build(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = N
         return load(text, resolution, max_depth)
     except Fallback as exc:
         return Handover(str(exc) or "needs the full loader")
-    except YAMLError as exc:
-        return Handover(str(getattr(exc, "problem", None) or exc))
+    except TooDeep:
+        raise
+    except Exception as exc:
+        from ruamel.yaml.error import YAMLError  # only the event path raises it, having imported ruamel
+
+        if isinstance(exc, YAMLError):
+            return Handover(str(getattr(exc, "problem", None) or exc))
+        raise
 
 
 def load_data(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = None) -> Any:
@@ -327,75 +298,6 @@ def load_data(text: str, resolution: Resolution = GO_YAML, max_depth: int | None
     return YAML(typ="safe", pure=True).load(text)
 
 
-def _load_events(get: Callable[[], Any], resolution: Resolution, max_depth: int | None) -> Any:
-    root = _document_root(get)
-    if root is None:
-        return None
-    data = _builder(resolution, max_depth)(root, get, 0)
-    _document_end(get)
-    return data
-
-
-def _events(text: str) -> Callable[[], Any]:
-    """The next-event function of ruamel's C parser (the libyaml bundled with ruamel.yaml.clib)."""
-    return CParser(text).get_event
-
-
-def _flow_colon(exc: ScannerError) -> bool:
-    """The bundled libyaml (0.1.7) refuses a ':' inside a plain scalar of a flow collection
-    (`[12:30]`, `{url: http://h:9090}`); libyaml 0.2.5, which the compiled path links, go-yaml
-    and ruamel's Python scanner read it as part of the scalar."""
-    return exc.problem == "found unexpected ':'"
-
-
-def _pure_events(text: str) -> Callable[[], Any]:
-    """The next-event function of ruamel's Python parser, for the texts the bundled libyaml
-    refuses (``_flow_colon``): the same events, so both paths read such a text alike, data and
-    positions (a plain scalar's style is None there, ``""`` from libyaml: made the same)."""
-    from ruamel.yaml import YAML
-
-    def marked(events: Iterable[Any]) -> Iterator[Any]:
-        stack: list[list] = []  # per open collection: [is a block mapping, a value comes next]
-        key = None
-        for event in events:
-            kind = type(event)
-            if (
-                stack
-                and stack[-1][0]
-                and stack[-1][1]
-                and kind is ScalarEvent
-                and event.value == ""
-                and event.style is None
-            ):
-                event.start_mark = _after_colon(text, key) or event.start_mark
-            if stack and kind not in (MappingEndEvent, SequenceEndEvent):
-                stack[-1][1] = not stack[-1][1]  # a node fills the slot: a key, then its value
-            if kind is ScalarEvent:
-                key = event
-                if event.style is None:
-                    event.style = ""
-            elif kind in (MappingStartEvent, SequenceStartEvent):
-                stack.append([kind is MappingStartEvent and not event.flow_style, False])
-            elif kind in (MappingEndEvent, SequenceEndEvent):
-                stack.pop()
-            yield event
-
-    return marked(YAML(typ="safe", pure=True).parse(text)).__next__
-
-
-def _after_colon(text: str, key: Any) -> Mark | None:
-    """Where libyaml marks the empty value of a block mapping key: just past its ':' (ruamel's
-    parser marks it at the next token)."""
-    if key is None or key.end_mark is None:
-        return None
-    at = key.end_mark.index
-    while at < len(text) and text[at] in " \t":
-        at += 1
-    if text[at : at + 1] != ":":
-        return None
-    return Mark(key.end_mark.line, key.end_mark.column + at - key.end_mark.index + 1)
-
-
 @functools.cache
 def _compiled(resolution: Resolution, max_depth: int | None) -> _cread.Reader | None:
     """The compiled reader of one resolution and depth bound (None when the event backend is
@@ -404,71 +306,6 @@ def _compiled(resolution: Resolution, max_depth: int | None) -> _cread.Reader | 
         return None
     hinted = "".join(sorted(resolution.hinted))
     return _cread.Reader(hinted, resolution.scalar, resolution.key, -1 if max_depth is None else max_depth)
-
-
-@functools.cache
-def _builder(resolution: Resolution, max_depth: int | None) -> Callable[[Any, Callable[[], Any], int], Any]:
-    """The data builder for one resolution and depth bound: the hot loop of lint, so the
-    resolution's parts are bound once and scalars resolved inline; tags are read from ``ctag``
-    (``tag`` is a property)."""
-    hinted, resolve, plain_key = resolution.hinted, resolution.scalar, resolution.key
-    deepest = -1 if max_depth is None else max_depth
-
-    def scalar(event: Any) -> Any:
-        if event.ctag is not None or event.anchor is not None:
-            raise Fallback
-        value = event.value
-        if event.implicit[0] and (not value or value[0] in hinted):
-            return resolve(value)
-        return value
-
-    def data(event: Any, get: Callable[[], Any], depth: int) -> Any:
-        kind = type(event)
-        if kind is ScalarEvent:
-            return scalar(event)
-        if kind is not MappingStartEvent and kind is not SequenceStartEvent:
-            raise Fallback  # aliases
-        if depth == deepest:
-            raise TooDeep(event.start_mark.line, event.start_mark.column)
-        if event.ctag is not None or event.anchor is not None:
-            raise Fallback
-        if kind is MappingStartEvent:
-            out: dict[Any, Any] = {}
-            while True:
-                key_event = get()
-                if type(key_event) is not ScalarEvent:
-                    if type(key_event) in _NODE_STARTS:
-                        raise Fallback  # complex keys
-                    return out
-                if key_event.ctag is not None or key_event.anchor is not None:
-                    raise Fallback
-                key = key_event.value
-                if key_event.implicit[0] and (not key or key[0] in hinted):
-                    key = plain_key(key)
-                if key == "<<" or key in out:
-                    raise Fallback  # merge keys; duplicate keys (reported by ruamel)
-                value_event = get()
-                if type(value_event) is ScalarEvent:
-                    if value_event.ctag is not None or value_event.anchor is not None:
-                        raise Fallback
-                    value = value_event.value
-                    if value_event.implicit[0] and (not value or value[0] in hinted):
-                        value = resolve(value)
-                    out[key] = value
-                else:
-                    out[key] = data(value_event, get, depth + 1)
-        items: list[Any] = []
-        while True:
-            item_event = get()
-            item_kind = type(item_event)
-            if item_kind is ScalarEvent:
-                items.append(scalar(item_event))
-            elif item_kind in _NODE_STARTS:
-                items.append(data(item_event, get, depth + 1))
-            else:
-                return items
-
-    return data
 
 
 def locate(text: str, resolution: Resolution = GO_YAML) -> tuple[Any, Any]:
@@ -485,55 +322,9 @@ def locate(text: str, resolution: Resolution = GO_YAML) -> tuple[Any, Any]:
             return compiled.locate(text, _written)
         except _cread.Slow:
             pass
-    try:
-        return _located(_events(text), resolution)
-    except ScannerError as exc:
-        if not _flow_colon(exc):
-            raise
-    return _located(_pure_events(text), resolution)
+    from generator.yamlio import events
 
-
-def _located(get: Callable[[], Any], resolution: Resolution) -> tuple[Any, Any]:
-    root = _document_root(get)
-    if root is None:
-        return None, None  # an empty text, which ``load`` reads as None
-    where = _where(root, get, resolution)
-    _document_end(get)
-    return root, where
-
-
-def _where(event: Any, get: Callable[[], Any], resolution: Resolution) -> Any:
-    """The position map of the node ``event`` starts; ``Fallback`` where ``load`` raises it (a
-    tag, an anchor, an alias, a complex, merge or repeated key): locate refuses what load
-    refuses."""
-    kind = type(event)
-    if kind is AliasEvent or event.ctag is not None or event.anchor is not None:
-        raise Fallback
-    if kind is MappingStartEvent:
-        where: dict[Any, tuple[Any, Any, Any]] = {}
-        while True:
-            key_event = get()
-            if type(key_event) is not ScalarEvent:
-                if type(key_event) in _NODE_STARTS:
-                    raise Fallback
-                return where
-            if key_event.ctag is not None or key_event.anchor is not None:
-                raise Fallback
-            key = key_event.value
-            if key_event.implicit[0] and (not key or key[0] in resolution.hinted):
-                key = resolution.key(key)
-            if key == "<<" or key in where:
-                raise Fallback
-            value_event = get()
-            where[key] = (key_event, value_event, _where(value_event, get, resolution))
-    if kind is SequenceStartEvent:
-        items: list[tuple[Any, Any]] = []
-        while True:
-            item_event = get()
-            if type(item_event) is SequenceEndEvent:
-                return items
-            items.append((item_event, _where(item_event, get, resolution)))
-    return None
+    return events.locate(text, resolution)
 
 
 class Mark(NamedTuple):
@@ -566,7 +357,14 @@ def _written(line: int, column: int, value: str | None, style: str | None) -> Wr
 def plain_text(node: object) -> str | None:
     """The text of a scalar written unquoted, from any node a position map holds; None for
     anything else (a quoted or block scalar, a collection, no node)."""
-    return node.value if isinstance(node, (Written, ScalarEvent)) and node.style == "" else None
+    if node is None:
+        return None
+    if not isinstance(node, Written):
+        from ruamel.yaml.events import ScalarEvent  # the event path's node: ruamel is loaded already
+
+        if not isinstance(node, ScalarEvent):
+            return None
+    return node.value if node.style == "" else None
 
 
 class Positions:
@@ -655,6 +453,3 @@ class Positions:
 
 def _mark(node: Any) -> Mark:
     return Mark(node.start_mark.line, node.start_mark.column)
-
-
-_NODE_STARTS = (MappingStartEvent, SequenceStartEvent, AliasEvent)

@@ -151,6 +151,26 @@ def test_a_lint_after_an_edit_loads_nothing_for_writing_files_or_for_hints(proje
     assert _run(project, args, deferred, env)[0] == []
 
 
+def test_a_lint_after_an_edit_of_a_plain_document_leaves_ruamel_unloaded(project, tmp_path):
+    """The compiled reader reads a plain document without ruamel.yaml: its parser, events and
+    errors (``yamlio.events``, the loader's wording of a refused document, the full loader) load
+    with the first document that needs them, here none (the CRDs of the rendered tree included;
+    the project's config file, too short to count its values from parser events)."""
+    shutil.copy(REPO / ".gpu-gitops.yaml", project / ".gpu-gitops.yaml")
+    tree = tmp_path / "tree"
+    shutil.copytree(REPO / "rendered" / "aks-h100-training", tree)
+    args = ["lint", "--jobs", "1", str(tree)]
+    deferred = ("ruamel", "_ruamel_yaml", "generator.yamlio.events", "generator.yamlio.goyaml")
+    env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
+    _run(project, args, deferred, env)  # fills the cache
+    edited = sorted(tree.rglob("*.yaml"))[0]
+    edited.write_text(edited.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    assert _run(project, args, deferred, env)[0] == []
+    anchored = tree / "anchored.yaml"
+    anchored.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: &d {k: v}\n", encoding="utf-8")
+    assert "ruamel.yaml" in _run(project, args, deferred, env)[0]  # an anchor: the full loader reads it
+
+
 def test_help_imports_click_the_root_group_and_the_command_table_only(project):
     """No module of gpu-gitops but the package, ``generator.cli`` and its root group (`--help`
     lists the commands without importing them), nor any library but click's own imports."""

@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 from conftest import record_position_reads
+from ruamel.yaml import YAML
 
 from generator.lint import lint_paths, loader
 from generator.lint.settings import Settings
@@ -285,7 +286,7 @@ def test_findings_are_located_from_the_event_map_without_composing_the_document(
     ]
     expected = {(p, v): composed.position(p, v) for p in paths for v in (False, True)}
     expected_plain = [composed.plain_scalar(p) for p in paths]
-    monkeypatch.setattr(model.YAML, "compose", lambda *a, **k: pytest.fail("composed again"))
+    monkeypatch.setattr(YAML, "compose", lambda *a, **k: pytest.fail("composed again"))  # model composes with it
     assert {(p, v): doc.position(p, v) for p in paths for v in (False, True)} == expected
     assert [doc.plain_scalar(p) for p in paths] == expected_plain
     assert doc.plain_scalar(("metadata", "labels", "x")) is None  # quoted
