@@ -28,7 +28,7 @@ from ruamel.yaml.events import (
 )
 from ruamel.yaml.scanner import ScannerError
 
-from generator.yamlio.read import Fallback, Mark, Resolution, TooDeep
+from generator.yamlio.terms import Fallback, Mark, Resolution, TooDeep
 
 _NODE_STARTS = (MappingStartEvent, SequenceStartEvent, AliasEvent)
 

@@ -35,12 +35,12 @@ import functools
 import math
 import re
 import struct
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from generator.yamlio import backend
 from generator.yamlio.backend import _cread
+from generator.yamlio.terms import Fallback, Mark, Resolution, TooDeep
 
 
 @dataclass(frozen=True)
@@ -82,10 +82,6 @@ INPUTS = Limits(
 MANIFESTS = Limits(
     file_bytes=64 * 1024 * 1024, document_bytes=4 * 1024 * 1024, depth=256, alias_nodes=100_000, nodes=None
 )
-
-
-class Fallback(Exception):
-    """The document needs the full loader (raised inside the reader; ``build`` hands it over)."""
 
 
 class Handover(NamedTuple):
@@ -229,28 +225,8 @@ def _plain_key(text: str) -> str:
         raise Fallback from None
 
 
-@dataclass(frozen=True)
-class Resolution:
-    """How plain (unquoted, untagged) scalars become values: the YAML version is the reader's
-    one parameter. ``hinted`` holds the first characters a scalar that is not a string can start
-    with (any other plain scalar is its text, unresolved); ``scalar`` resolves the others and
-    ``key`` turns a plain map key into the key; both may raise ``Fallback``."""
-
-    hinted: frozenset[str]
-    scalar: Callable[[str], Any]
-    key: Callable[[str], str]
-
-
 # manifests, read as the API server reads them (go-yaml v2, YAML 1.1; keys as JSON keys)
 GO_YAML = Resolution(_HINTED, resolve_plain, _plain_key)
-
-
-class TooDeep(Exception):
-    """A collection nested deeper than the reader was asked to allow; 0-based line and column."""
-
-    def __init__(self, line: int, col: int):
-        super().__init__(line, col)
-        self.line, self.col = line, col
 
 
 def load(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = None) -> Any:
@@ -325,13 +301,6 @@ def locate(text: str, resolution: Resolution = GO_YAML) -> tuple[Any, Any]:
     from generator.yamlio import events
 
     return events.locate(text, resolution)
-
-
-class Mark(NamedTuple):
-    """A 0-based line and column, as libyaml's marks give them."""
-
-    line: int
-    column: int
 
 
 class Written(NamedTuple):

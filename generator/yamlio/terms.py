@@ -1,0 +1,43 @@
+"""The terms every read path of the YAML reader speaks, below both of them: how plain scalars
+resolve (``Resolution``), where a node is written (``Mark``), and the two ways a read stops
+(``Fallback``: the document needs the full loader; ``TooDeep``: nesting past the bound).
+``read`` (the compiled path and the facade) and ``events`` (the event path, which ``read``
+imports only when a document needs it) both build on these, so neither imports the other's
+module for them; ``read`` re-exports them as the reader's public names."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+
+class Fallback(Exception):
+    """The document needs the full loader (raised inside the reader; ``build`` hands it over)."""
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """How plain (unquoted, untagged) scalars become values: the YAML version is the reader's
+    one parameter. ``hinted`` holds the first characters a scalar that is not a string can start
+    with (any other plain scalar is its text, unresolved); ``scalar`` resolves the others and
+    ``key`` turns a plain map key into the key; both may raise ``Fallback``."""
+
+    hinted: frozenset[str]
+    scalar: Callable[[str], Any]
+    key: Callable[[str], str]
+
+
+class TooDeep(Exception):
+    """A collection nested deeper than the reader was asked to allow; 0-based line and column."""
+
+    def __init__(self, line: int, col: int):
+        super().__init__(line, col)
+        self.line, self.col = line, col
+
+
+class Mark(NamedTuple):
+    """A 0-based line and column, as libyaml's marks give them."""
+
+    line: int
+    column: int
