@@ -125,6 +125,28 @@ def helm_repository(name: str = "r", url: str = "https://charts.example.com") ->
     }
 
 
+def widget_crd(group: str = "example.com", schema: dict | None = None) -> dict:
+    """A namespaced ``Widget`` CRD of ``group`` serving and storing v1 with ``schema`` (a bare
+    object when None): the custom resource the chart, review and schema tests install."""
+    version = {
+        "name": "v1",
+        "served": True,
+        "storage": True,
+        "schema": {"openAPIV3Schema": schema or {"type": "object"}},
+    }
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"widgets.{group}"},
+        "spec": {
+            "group": group,
+            "names": {"kind": "Widget", "plural": "widgets"},
+            "scope": "Namespaced",
+            "versions": [version],
+        },
+    }
+
+
 def settle(monkeypatch) -> None:
     """Runs start an hour from now, so what a test just wrote is past the stat record's racy
     window (files changed within seconds of a run are always read again)."""

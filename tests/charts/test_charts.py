@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import CHARTS, REPO, copy_repository, helm_missing, helm_repository, needs_helm
+from conftest import CHARTS, REPO, copy_repository, helm_missing, helm_repository, needs_helm, widget_crd
 
 from generator.charts import helm, inflate, lock, releases, store
 from generator.cli import cli
@@ -634,24 +634,7 @@ def test_the_crds_a_chart_installs_are_the_schemas_of_the_custom_resources_at_th
 
     def crd(modes: list[str]) -> dict:
         spec = {"type": "object", "properties": {"mode": {"type": "string", "enum": modes}}}
-        return {
-            "apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "CustomResourceDefinition",
-            "metadata": {"name": "widgets.charted.example.com"},
-            "spec": {
-                "group": "charted.example.com",
-                "names": {"kind": "Widget", "plural": "widgets"},
-                "scope": "Namespaced",
-                "versions": [
-                    {
-                        "name": "v1",
-                        "served": True,
-                        "storage": True,
-                        "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec}}},
-                    }
-                ],
-            },
-        }
+        return widget_crd("charted.example.com", {"type": "object", "properties": {"spec": spec}})
 
     def widget(mode: str) -> dict:
         meta = {"name": "w", "namespace": "default"}
@@ -774,31 +757,8 @@ def test_lint_of_a_rendered_tree_checks_custom_resources_against_the_crds_its_ch
     """As render does: the CRD in the tree's chart preview is the Widget's schema, at that version."""
     from generator.yamlio.emit import to_yaml
 
-    crd = {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "widgets.charted.example.com"},
-        "spec": {
-            "group": "charted.example.com",
-            "names": {"kind": "Widget", "plural": "widgets"},
-            "scope": "Namespaced",
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {
-                        "openAPIV3Schema": {
-                            "type": "object",
-                            "properties": {
-                                "spec": {"type": "object", "properties": {"mode": {"type": "string", "enum": ["slow"]}}}
-                            },
-                        }
-                    },
-                }
-            ],
-        },
-    }
+    spec = {"type": "object", "properties": {"mode": {"type": "string", "enum": ["slow"]}}}
+    crd = widget_crd("charted.example.com", {"type": "object", "properties": {"spec": spec}})
     tree = tmp_path / "rendered" / "c"
     (tree / "charts" / "widgets").mkdir(parents=True)
     (tree / "00-apps" / "team").mkdir(parents=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import helm_repository, needs_helm
+from conftest import helm_repository, needs_helm, widget_crd
 
 from generator.charts import helm, lock, store
 from generator.paths import Project
@@ -17,19 +17,7 @@ from generator.render.charts import previews
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 REPOSITORY = helm_repository()
-WIDGETS = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "widgets.example.com"},
-    "spec": {
-        "group": "example.com",
-        "names": {"kind": "Widget", "plural": "widgets"},
-        "scope": "Namespaced",
-        "versions": [
-            {"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {"type": "object"}}}
-        ],
-    },
-}
+WIDGETS = widget_crd()
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import REPO, copy_repository
+from conftest import REPO, copy_repository, widget_crd
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 
@@ -644,18 +644,9 @@ def test_git_runs_no_program_the_repository_config_names(repo, run, args):
 
 
 def _crd(spec_properties: dict) -> dict:
-    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": spec_properties}}}
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "widgets.example.com"},
-        "spec": {
-            "group": "example.com",
-            "names": {"kind": "Widget", "plural": "widgets"},
-            "scope": "Namespaced",
-            "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}],
-        },
-    }
+    return widget_crd(
+        schema={"type": "object", "properties": {"spec": {"type": "object", "properties": spec_properties}}}
+    )
 
 
 @pytest.mark.parametrize(
