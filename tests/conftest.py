@@ -223,6 +223,15 @@ def schema_checks(tmp_path_factory) -> Path:
     return made_once(tmp_path_factory, "schema-checks", lambda folder: {})[0]
 
 
+@pytest.fixture
+def own_cache(tmp_path: Path, monkeypatch) -> Path:
+    """An empty cache with no chart in it (not the session's chart store)."""
+    cache = tmp_path / "own-cache"
+    cache.mkdir()
+    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(cache))
+    return cache
+
+
 @pytest.fixture(scope="session")
 def chart_store(tmp_path_factory) -> Path:
     """The test run's chart cache: every package of ../shared/charts stored under its digest (as

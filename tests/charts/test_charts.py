@@ -62,15 +62,6 @@ def committed(locked: Path, tmp_path: Path) -> Path:
     return copy_repository(locked, tmp_path / "proj")
 
 
-@pytest.fixture
-def own_cache(tmp_path: Path, monkeypatch) -> Path:
-    """An empty cache with no chart in it (not the session's chart store)."""
-    cache = tmp_path / "own-cache"
-    cache.mkdir()
-    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(cache))
-    return cache
-
-
 # --- Helm ---------------------------------------------------------------------------------------
 
 

@@ -46,14 +46,6 @@ def _release(name: str) -> releases.Release:
 
 
 @pytest.fixture
-def own_cache(tmp_path: Path, monkeypatch) -> Path:
-    cache = tmp_path / "own-cache"
-    cache.mkdir()
-    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(cache))
-    return cache
-
-
-@pytest.fixture
 def counted(monkeypatch) -> list:
     calls: list = []
     real = helm.template
