@@ -126,3 +126,12 @@ def test_the_rules_run_again_over_another_object_or_with_other_settings(rule_run
     assert _lint("b", fixed) == []
     _lint("c", _MISMATCHED, version="1.31")
     assert len(rule_runs) == 3
+
+
+def test_a_full_rule_memo_is_emptied_and_runs_the_rules_again(rule_runs, monkeypatch):
+    monkeypatch.setattr(checks, "_MEMO_MAX", 1)
+    fixed = {**_MISMATCHED, "spec": {**_MISMATCHED["spec"], "selector": {"matchLabels": {"app": "b"}}}}
+    _lint("a", _MISMATCHED)
+    _lint("a", fixed)  # full: emptied, then this one kept
+    _lint("b", _MISMATCHED)
+    assert len(rule_runs) == 3 and len(checks._SHARED_RESULTS) == 1
