@@ -9,7 +9,6 @@ tags, what the bundled libyaml refuses) are composed by ruamel instead, and only
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -131,25 +130,30 @@ class Resource:
     obj: dict
     document: Document
     base: tuple = ()
+    # read by many rules per object, which never change the object: ``kind`` is taken when
+    # the resource is made, ``ref`` when first asked for (``functools.cached_property`` takes
+    # a lock on each first read, a cost per object of its own)
+    kind: str = field(init=False, repr=False, compare=False)
+    _ref: ObjectRef | None = field(default=None, init=False, repr=False, compare=False)
 
-    # ``ref`` and ``kind`` are read by many rules per object, which never change the object:
-    # each is made once
-    @functools.cached_property
+    def __post_init__(self) -> None:
+        self.kind = _text(self.obj.get("kind"))
+
+    @property
     def ref(self) -> ObjectRef:
-        meta = self.obj.get("metadata")
-        meta = meta if isinstance(meta, dict) else {}
-        name = _text(meta.get("name"))
-        return ObjectRef(
-            _text(self.obj.get("apiVersion")),
-            _text(self.obj.get("kind")),
-            _text(meta.get("namespace")),
-            name,
-            "" if name else _text(meta.get("generateName")),
-        )
-
-    @functools.cached_property
-    def kind(self) -> str:
-        return _text(self.obj.get("kind"))
+        ref = self._ref
+        if ref is None:
+            meta = self.obj.get("metadata")
+            meta = meta if isinstance(meta, dict) else {}
+            name = _text(meta.get("name"))
+            ref = self._ref = ObjectRef(
+                _text(self.obj.get("apiVersion")),
+                self.kind,
+                _text(meta.get("namespace")),
+                name,
+                "" if name else _text(meta.get("generateName")),
+            )
+        return ref
 
     @property
     def namespace(self) -> str:
