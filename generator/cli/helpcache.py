@@ -141,7 +141,7 @@ def _through_click(args: list[str]) -> tuple[int | str | None, bytes, bytes]:
     try:
         cli(args, prog_name="gpu-gitops")
     except SystemExit as exit:
-        code = exit.code  # type: ignore[assignment]
+        code = exit.code
     finally:
         sys.stdout, sys.stderr = real
     return code, out.buffer.getvalue(), err.buffer.getvalue()  # type: ignore[attr-defined]
