@@ -113,7 +113,7 @@ def _read(path: str, key: tuple) -> bytes | None:
             st = os.stat(source)
             if [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino] != recorded:
                 return None
-    except (OSError, ValueError, EOFError, TypeError):
+    except Exception:  # unreadable, truncated, of another shape: as good as missing
         return None
     return page if isinstance(page, bytes) else None
 
@@ -142,6 +142,10 @@ def _through_click(args: list[str]) -> tuple[int | str | None, bytes, bytes]:
         cli(args, prog_name="gpu-gitops")
     except SystemExit as exit:
         code = exit.code
+    except BaseException:  # a bug: what it printed, then its traceback
+        sys.stdout, sys.stderr = real
+        _write(out.buffer.getvalue(), err.buffer.getvalue())  # type: ignore[attr-defined]
+        raise
     finally:
         sys.stdout, sys.stderr = real
     return code, out.buffer.getvalue(), err.buffer.getvalue()  # type: ignore[attr-defined]
@@ -183,5 +187,5 @@ def _store(path: str, key: tuple, page: bytes) -> None:
         body = marshal.dumps((key, sorted(sources), page))
         os.makedirs(os.path.dirname(path), exist_ok=True)
         replace_file(Path(path), FORMAT + b"%08x\n" % zlib.crc32(body) + body)
-    except (OSError, ValueError):
+    except Exception:  # no home folder, a file in the way, a full disk: the page is printed anyway
         return
