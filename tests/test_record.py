@@ -7,6 +7,7 @@ import pickle
 
 import pytest
 
+from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.lint.loader import Source
 from generator.lint.model import Document, Hit, Resource
 from generator.lint.options import Option
@@ -41,8 +42,19 @@ class Box(Record):
 
 def test_the_records_every_lint_builds_at_start_up_are_no_dataclasses():
     """Each dataclass compiles its methods when its module is imported (3 M instructions)."""
-    for cls in (Hit, Document, Resource, Source, Context, DocumentRule, ObjectRule, SetRule, RuleMeta, Option, Example):
+    records = (Diagnostic, Location, ObjectRef, Hit, Document, Resource, Source, Context)
+    records += (DocumentRule, ObjectRule, SetRule, RuleMeta, Option, Example)
+    for cls in records:
         assert not dataclasses.is_dataclass(cls), cls
+
+
+def test_a_diagnostic_pickles_as_a_call_with_its_fields_and_defaults_to_no_object():
+    finding = Diagnostic(Location("a.yaml", 3, 5), "error", "m", "h", "K8S003", ObjectRef("v1", "Pod", "ns", "p"))
+    assert pickle.loads(pickle.dumps(finding)) == finding and hash(finding) == hash(pickle.loads(pickle.dumps(finding)))
+    assert finding.__reduce__()[0] is Diagnostic
+    assert Diagnostic(Location(), "warning", "m").ref == ObjectRef() and not hasattr(finding, "__dict__")
+    moved = finding.replace(location=finding.location.replace(path="b.yaml"))
+    assert (moved.file, moved.line, moved.col, moved.rule) == ("b.yaml", 3, 5, "K8S003")
 
 
 def test_a_frozen_record_compares_hashes_and_prints_as_a_frozen_dataclass():
