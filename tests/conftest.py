@@ -8,6 +8,8 @@ import functools
 import json
 import os
 import shutil
+import stat
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -18,6 +20,32 @@ import pytest
 from click.testing import CliRunner
 
 from generator.cli import cli
+
+
+def _bytecode_in_temp() -> None:
+    """Where PYTHONDONTWRITEBYTECODE is set (container images set it, so that nothing is written
+    beside the sources), Python compiles every module at every start and pytest rewrites the
+    asserts of every test module at every collection: seconds per xdist worker, and again in
+    every `gpu-gitops` process a test starts. The test run writes its bytecode, and pytest its
+    rewritten test modules, under a folder of the temporary directory instead (Python's
+    ``pycache_prefix``): still nothing beside the sources. A prefix the user chose is kept; a
+    folder another user could write to is not used."""
+    if not sys.dont_write_bytecode or sys.pycache_prefix:
+        return
+    folder = Path(tempfile.gettempdir()) / f"gpu-gitops-tests-bytecode-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        state = folder.lstat()
+    except OSError:
+        return
+    if not stat.S_ISDIR(state.st_mode) or state.st_uid != os.getuid() or state.st_mode & 0o077:
+        return
+    sys.pycache_prefix, sys.dont_write_bytecode = str(folder), False
+    os.environ["PYTHONPYCACHEPREFIX"] = str(folder)  # for the processes tests start
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+_bytecode_in_temp()
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(p.name for p in (REPO / "clusters").iterdir() if (p / "cluster.yaml").is_file())
