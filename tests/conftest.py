@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import fcntl
 import functools
 import json
@@ -91,33 +90,35 @@ CRD_LOCATIONS = [
 ]
 
 
-def _imported_locations(projects: tuple[str, ...]) -> list[str]:
-    """A location for the CRDs the examples render that ../shared/crd-schemas does not carry,
-    converted once per test run from the upstream CRD mirror (as `schemas import` does) into a
-    temporary folder: nothing derived from upstream is kept in the repository."""
-    from generator.lint.crdimport import import_files
-
-    files = sorted(f for name in projects for f in (SHARED / "upstream-crds" / name).glob("*.yaml"))
-    if not files:
-        return []
-    folder = Path(tempfile.mkdtemp(prefix="gpu-gitops-crd-import-"))
-    atexit.register(shutil.rmtree, folder, True)
-    import_files(files, folder, str)
-    return [str(folder / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")]
-
-
-# ComputeDomain (the DRA driver's CRD) of the onprem-gb200-dra example; NodePool, EC2NodeClass and
-# AKSNodeClass (Karpenter) of the provisioned pools; NicNodePolicy (Network Operator) of the
-# training fabric; Kueue's Topology of the queued examples; Certificate and Issuer (cert-manager)
-# of the AMD GPU Operator chart, inflated.
-CRD_LOCATIONS += _imported_locations(
-    ("nvidia-dra-driver-gpu", "karpenter", "network-operator", "kueue", "cert-manager")
-)
-
 # Schemas the tests' own (tests/schemas), for kinds whose CRD the mirror has no copy of: the nv-ipam
 # IPPool of the fabric networks, whose CRD the Network Operator creates at run time.
 OWN_SCHEMAS = str(REPO / "tests" / "schemas" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
 CRD_LOCATIONS.append(OWN_SCHEMAS)
+
+# CRDs the examples render that ../shared/crd-schemas does not carry: ComputeDomain (the DRA
+# driver's CRD) of the onprem-gb200-dra example; NodePool, EC2NodeClass and AKSNodeClass
+# (Karpenter) of the provisioned pools; NicNodePolicy (Network Operator) of the training fabric;
+# Kueue's Topology of the queued examples; Certificate and Issuer (cert-manager) of the AMD GPU
+# Operator chart, inflated.
+IMPORTED_CRDS = ("nvidia-dra-driver-gpu", "karpenter", "network-operator", "kueue", "cert-manager")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _imported_crd_location(tmp_path_factory) -> None:
+    """The CRDs of ``IMPORTED_CRDS`` converted from the upstream CRD mirror (as `schemas import`
+    does) once per test run, into a temporary folder the workers share, whose location joins
+    ``CRD_LOCATIONS`` before the tests' own schemas (in place: a module that imported the list
+    sees it). Nothing derived from upstream is kept in the repository; no worker converts them
+    again, nor the xdist controller, which runs no test, nor a second import of this module."""
+    from generator.lint.crdimport import import_files
+
+    files = sorted(f for name in IMPORTED_CRDS for f in (SHARED / "upstream-crds" / name).glob("*.yaml"))
+    if not files:
+        return
+    folder, _ = made_once(tmp_path_factory, "crd-import", lambda into: {"written": len(import_files(files, into, str))})
+    location = str(folder / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
+    if location not in CRD_LOCATIONS:
+        CRD_LOCATIONS.insert(CRD_LOCATIONS.index(OWN_SCHEMAS), location)
 
 
 # Helm chart packages the library pins (../shared/charts) and a real Helm (`.ci/run` installs one
