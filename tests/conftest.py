@@ -469,6 +469,7 @@ def rendered_project(strict_render, tmp_path: Path) -> Path:
     return root
 
 
+@functools.cache  # asked at collection, by more than one module
 def cilium_enabled(name: str) -> bool:
     """Whether example ``name`` runs Cilium, as its completed input says: a provider whose
     clusters come with their own CNI (GKE) defaults it off where the input is silent."""
