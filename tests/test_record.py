@@ -97,3 +97,44 @@ def test_rules_take_keyword_arguments_only_with_the_dataclass_defaults():
     with pytest.raises(dataclasses.FrozenInstanceError):
         rule.cluster = True  # type: ignore[misc]
     assert ObjectRule(meta=meta, check=rule.check) == rule
+
+
+def _subclasses(cls: type) -> list[type]:
+    found = []
+    for sub in cls.__subclasses__():
+        found += [sub, *_subclasses(sub)]
+    return found
+
+
+def _init_names(cls: type) -> tuple[list[str], bool]:
+    """The parameters ``cls.__init__`` takes (through ``**common`` to its base's) and whether
+    any is keyword-only."""
+    import inspect
+
+    names, keyword_only = [], False
+    for param in list(inspect.signature(cls.__init__).parameters.values())[1:]:
+        if param.kind is param.VAR_KEYWORD:
+            inherited, _ = _init_names(cls.__mro__[1])
+            names += inherited
+            keyword_only = True
+        else:
+            names.append(param.name)
+            keyword_only |= param.kind is param.KEYWORD_ONLY
+    return names, keyword_only
+
+
+def test_every_record_of_the_package_sets_each_of_its_fields_in_its_init():
+    """A field added to ``_fields`` but not to ``__init__`` would break ``replace``; one in
+    another order would break pickling across lint's workers: ``__reduce__`` calls the class
+    with the fields' values in ``_fields`` order (records built by keyword only are never
+    pickled: the rules, made in each process by importing their modules)."""
+    records = [cls for cls in _subclasses(Record) if cls.__module__.startswith("generator.")]
+    assert len(records) >= 14
+    for cls in records:
+        if cls.__init__ is Record.__init__:  # an abstract base that sets no field
+            continue
+        names, keyword_only = _init_names(cls)
+        if keyword_only:
+            assert sorted(names) == sorted(cls._fields), cls
+        else:
+            assert tuple(names) == cls._fields, cls
