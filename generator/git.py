@@ -78,7 +78,7 @@ def commit(root: Path, rev: str, hint: str) -> str:
 
 # git's answers to ``prefix``, by the folder and what git's discovery reads as it walks up from
 # it: in the folder and each ancestor, a ``.git`` (or a bare repository's ``HEAD``), by identity
-# and mtime; and git's environment. A fleet's render asks for every cluster (IN111): a git
+# and mtime; and git's environment (``_ENVIRONMENT``). A fleet's render asks for every cluster (IN111): a git
 # process each time.
 _PREFIXES: dict[tuple, str | None] = {}
 
@@ -100,8 +100,27 @@ def _discovery_key(root: Path) -> tuple:
         if parent == path:
             break
         path = parent
-    environment = sorted((k, v) for k, v in os.environ.items() if k.startswith("GIT_") or k in ("PATH", "HOME"))
-    return (*found, *environment)
+    return (*found, *(os.environ.get(name) for name in _ENVIRONMENT))
+
+
+# What else decides git's answer: where the repository is (GIT_DIR and the rest), how far up it
+# looks, the configuration it reads (``safe.directory``), and which git runs.
+_ENVIRONMENT = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_CONFIG",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_NOSYSTEM",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "PATH",
+)
 
 
 def prefix(root: Path) -> str | None:
