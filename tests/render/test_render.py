@@ -170,7 +170,7 @@ def test_failed_write_leaves_the_previous_tree(project, run, monkeypatch):
     real_write = tree_io._write_file
 
     def failing(path, content, mtime_ns):
-        if "resourcequota_gpu-inference" in path.name:
+        if "resourcequota_gpu-inference" in os.path.basename(path):
             raise OSError(28, "No space left on device")
         return real_write(path, content, mtime_ns)
 
