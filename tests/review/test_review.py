@@ -438,7 +438,7 @@ def test_the_base_is_read_from_git_unless_it_is_asked_to_be_rendered(repo, run):
     assert change["fields"] == [
         {"path": "metadata.labels[app.kubernetes.io/managed-by]", "before": "an-older-tool", "after": "gpu-gitops"}
     ]
-    code, doc = _review(run, repo, "--render-base")
+    code, doc = _review(run, repo, "--render-base", "--jobs", "1")  # every base in this process: no pool to start
     assert code == 0 and doc["clusters"] == []
     assert run(repo, "diff", "--render-base").exit_code == 2
 
