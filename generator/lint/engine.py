@@ -68,7 +68,7 @@ class FileResult:
         def there(finding: Diagnostic) -> Diagnostic:
             if finding.location.path != self.display:
                 return finding
-            return replace(finding, location=replace(finding.location, path=display))
+            return finding.replace(location=finding.location.replace(path=display))
 
         return replace(
             self,
@@ -119,13 +119,15 @@ class _KindRules:
         )
 
 
-@dataclass
 class _Schema:
     """What the engine keeps of one apiVersion and kind's schema: whether there is one, and the
     validator's warnings about it (it warns once per process; each file checking the kind carries them)."""
 
-    found: bool
-    warnings: dict[str, None] = field(default_factory=dict)
+    __slots__ = ("found", "warnings")
+
+    def __init__(self, found: bool):
+        self.found = found
+        self.warnings: dict[str, None] = {}
 
 
 class Engine:
@@ -192,7 +194,7 @@ class Engine:
             if "completeSet" in rule.options and not self.settings.complete(rule_id):
                 found = map(references.as_note, found)
             findings.extend(found)
-        findings = [f if f.hint else replace(f, hint=fix_hint(f.rule)) for f in findings]
+        findings = [f if f.hint else f.replace(hint=fix_hint(f.rule)) for f in findings]
         findings.sort(key=Diagnostic.sort_key)
         return Result(findings, [r for r in results if not r.passed_by], [r.display for r in results if r.passed_by])
 
