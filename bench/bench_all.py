@@ -27,9 +27,10 @@ first on PYTHONPATH. Each checkout's bytecode is written first, as installing th
 does. kubeconform's core schemas come from ``KUBECONFORM_SCHEMAS`` (a location
 template) when it is set, else its default location (bench/build_kubeconform.sh builds it).
 
-``--instructions`` also runs each row once per tool under valgrind (cachegrind, children traced,
-no output file) and prints the instructions executed, summed over every process: a figure that
-does not depend on the load, beside the CPU seconds. The interpreter's own start-up
+``--instructions`` also runs each row once per tool under valgrind (children traced, no output
+file; ``instructions``) and prints the instructions executed, summed over every process, each
+counted once (a forked worker's count starts at the fork): a figure that does not depend on the
+load, beside the CPU seconds. The interpreter's own start-up
 (``python -c pass`` with site) is printed as the floor of every Python row.
 """
 
@@ -107,9 +108,16 @@ def timed(cmd: list[str], env: dict | None = None, ok=(0,)) -> Sample:
 
 def instructions(cmd: list[str], env: dict | None = None, ok=(0,)) -> int:
     """Instructions executed by ``cmd`` and every process it starts, summed over the processes'
-    "I refs" lines: valgrind's cachegrind without its cache simulation (hardware counters may be
-    absent; callgrind aborts on the signals of Go's scheduler)."""
-    valgrind = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    "I refs" lines (hardware counters may be absent). Python's with callgrind: a process forked
+    without exec (lint's workers) inherits its parent's counts so far, which callgrind zeroes in
+    the child as the fork returns there (``PyOS_AfterFork_Child``), so each instruction counts
+    once; others with cachegrind without its cache simulation (callgrind aborts on the signals
+    of Go's scheduler, and Go forks no worker)."""
+    if cmd[0] == sys.executable:
+        valgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+        valgrind.append("--zero-before=PyOS_AfterFork_Child")
+    else:
+        valgrind = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
     valgrind.append("--trace-children=yes")
     proc = subprocess.run(valgrind + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     err = proc.stderr.decode(errors="replace")

@@ -178,6 +178,7 @@ def port_number_problems(value: object) -> list[Problem]:
     return []
 
 
+@functools.lru_cache(maxsize=4096)  # a few names (http, metrics) in most objects; callers only read the list
 def port_name_problems(value: str) -> list[Problem]:
     """``IsValidPortName``: an IANA service name."""
     if len(value) > 15:

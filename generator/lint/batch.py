@@ -2,7 +2,8 @@
 
 Each file is read, checked and dropped on its own (``Engine.check_file``), so memory holds
 one file's documents per worker plus every file's compact ``FileResult``. Workers are forked
-from this process with the engine already built, take files in order and return their
+from this process with the engine already built and the first file checked (the schemas of
+its kinds compiled once, not in each worker), take the other files in order and return their
 results in that order, so the report does not depend on ``jobs``. A run with few files to
 check does them here: starting workers costs more than it saves.
 """
@@ -10,7 +11,7 @@ check does them here: starting workers costs more than it saves.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from generator.lint.cache import ResultCache
 from generator.lint.engine import Engine, FileResult
@@ -46,21 +47,18 @@ def check_files(
         _engine, _cache = engine, cache
         gc.freeze()
         if jobs <= 1 or len(todo) < _INLINE or any(path == "-" for _, path, _ in todo):
-            for (index, _, _), (result, key) in zip(todo, map(_check, todo), strict=True):
-                results[index] = result
-                if key is not None:
-                    assert cache is not None  # a key is only made with a cache
-                    cache.put(key, result)
+            _keep(results, cache, todo, map(_check, todo))
         else:
             import multiprocessing  # a run that checks few files (one edited since the last) starts none
 
+            # the first file here: the schemas its kinds compile (and the definitions they share)
+            # are then the workers' from the fork, not compiled again in each of them
+            _keep(results, cache, todo[:1], map(_check, todo[:1]))
+            gc.freeze()
+            todo = todo[1:]
             with multiprocessing.get_context("fork").Pool(min(jobs, len(todo))) as pool:
                 chunk = max(1, min(16, len(todo) // (jobs * 4)))
-                for (index, _, _), (result, key) in zip(todo, pool.imap(_check, todo, chunksize=chunk), strict=True):
-                    results[index] = result
-                    if key is not None:
-                        assert cache is not None  # a key is only made with a cache
-                        cache.put(key, result)
+                _keep(results, cache, todo, pool.imap(_check, todo, chunksize=chunk))
     finally:
         _engine, _cache = None, None
         gc.unfreeze()
@@ -68,6 +66,20 @@ def check_files(
     if cache is not None:
         cache.save()
     return results  # type: ignore[return-value]
+
+
+def _keep(
+    results: list[FileResult | None],
+    cache: ResultCache | None,
+    todo: list[tuple[int, str, str]],
+    found: Iterable[tuple[FileResult, str | None]],
+) -> None:
+    """Each checked file's result in its place, and in the cache under the key of what was checked."""
+    for (index, _, _), (result, key) in zip(todo, found, strict=True):
+        results[index] = result
+        if key is not None:
+            assert cache is not None  # a key is only made with a cache
+            cache.put(key, result)
 
 
 def _check(item: tuple[int, str, str]) -> tuple[FileResult, str | None]:

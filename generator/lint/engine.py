@@ -87,18 +87,6 @@ class Result:
     passed_by: list[str] = field(default_factory=list)  # files that are no manifests, by their contents
 
 
-def is_typed(res: Resource) -> bool:
-    """Whether apiVersion and kind are non-empty strings: the other rules may rely on it."""
-    return all(isinstance(res.obj.get(k), str) and res.obj.get(k) for k in ("apiVersion", "kind"))
-
-
-def is_cluster_object(res: Resource) -> bool:
-    api_version = res.obj.get("apiVersion")
-    if isinstance(api_version, str) and api_version.startswith(_NOT_CLUSTER_GROUPS):
-        return False
-    return os.path.basename(res.document.file) not in KUSTOMIZATION_FILE_NAMES
-
-
 def privileged_namespaces(results: list[FileResult]) -> set[str]:
     """Namespaces declared with the privileged Pod Security level in the linted objects; a
     name declared twice (two clusters' trees linted at once) counts only if both agree."""
@@ -116,7 +104,8 @@ class _KindRules:
     templateless: list[ObjectRule]  # for an object without pod templates
     deviceless: list[ObjectRule]  # for one whose pods ask for no device
     every: list[ObjectRule]
-    facts: list[SetRule]
+    facts: list[SetRule]  # for an object without pod templates
+    pod_facts: list[SetRule]  # for one with pod templates: those besides that read any object's pods
 
     @classmethod
     def of(cls, kind: str, object_rules: list[ObjectRule], set_rules: list[SetRule]) -> _KindRules:
@@ -126,7 +115,19 @@ class _KindRules:
             [r for r in rules if not r.device_pods],
             rules,
             [r for r in set_rules if r.kinds is None or kind in r.kinds],
+            [r for r in set_rules if r.kinds is None or kind in r.kinds or r.with_pods],
         )
+
+
+class _Schema:
+    """What the engine keeps of one apiVersion and kind's schema: whether there is one, and the
+    validator's warnings about it (it warns once per process; each file checking the kind carries them)."""
+
+    __slots__ = ("found", "warnings")
+
+    def __init__(self, found: bool):
+        self.found = found
+        self.warnings: dict[str, None] = {}
 
 
 class Engine:
@@ -156,9 +157,8 @@ class Engine:
         self.untyped_rules = [r for r in self.object_rules if r.untyped]
         self.set_rules = [r for r in active if isinstance(r, SetRule)]
         self._by_kind: dict[str, _KindRules] = {}
-        # the validator warns once per schema and process; kept per kind, each file using the
-        # kind carries them (into the cache and out of worker processes)
-        self._kind_warnings: dict[tuple, dict[str, None]] = {}
+        self._schemas: dict[tuple[str, str], _Schema] = {}  # by apiVersion and kind
+        self._kustomize: tuple[str, bool] = ("", False)  # the last file asked about: is it Kustomize's own?
 
     def run(self, sources: list[Source]) -> Result:
         """Lint sources already in memory."""
@@ -214,33 +214,46 @@ class Engine:
                     )
                 )
         for res in resources_of(doc):
+            obj = res.obj
             if self.refs:
                 result.refs.append(res.ref)
-            if res.kind == "Namespace" and res.name:
-                labels = res.obj["metadata"].get("labels")
+            kind = res.kind
+            if kind == "Namespace" and res.name:
+                labels = obj["metadata"].get("labels")
                 level = labels.get(_ENFORCE_LABEL) if isinstance(labels, dict) else None
                 # a label value is a string to the API server; anything else is a schema error, no level
                 result.namespaces.append((res.name, level if isinstance(level, str) else None))
-            if not is_cluster_object(res):
+            api_version = obj.get("apiVersion")
+            if isinstance(api_version, str) and api_version.startswith(_NOT_CLUSTER_GROUPS):
+                continue  # no cluster object
+            if self._kustomize[0] != doc.file:
+                self._kustomize = (doc.file, os.path.basename(doc.file) in KUSTOMIZATION_FILE_NAMES)
+            if self._kustomize[1]:
                 continue
             result.objects += 1
-            typed = is_typed(res)
+            # apiVersion and kind non-empty strings: the other rules may rely on it
+            typed = bool(kind) and isinstance(api_version, str) and bool(api_version)
             validator = self.ctx.validator
-            if typed and validator is not None:
+            if typed and validator is not None and isinstance(api_version, str):
                 # the validator's warnings about the kind: those it gives now and those it gave
                 # when it first compiled the kind (it warns once per process)
-                kind = (res.obj["apiVersion"], res.obj["kind"])
                 seen, validator.warnings = validator.warnings, {}
                 try:
                     self._check_object(res, typed, result)
-                    if validator.has_schema(*kind):
-                        result.checked += 1
                 finally:
-                    known = self._kind_warnings.setdefault(kind, {})
-                    known.update(validator.warnings)
-                    result.warnings.update(known)
-                    seen.update(validator.warnings)
+                    key = (api_version, kind)
+                    schema = self._schemas.get(key)
+                    if schema is None:
+                        schema = self._schemas[key] = _Schema(validator.has_schema(*key))
+                    fresh = validator.warnings
+                    if fresh:
+                        schema.warnings.update(fresh)
+                        seen.update(fresh)
+                    if schema.warnings:
+                        result.warnings.update(schema.warnings)
                     validator.warnings = seen
+                if schema.found:
+                    result.checked += 1
             else:
                 self._check_object(res, typed, result)
 
@@ -255,11 +268,11 @@ class Engine:
                 by_kind = self._by_kind.get(kind) or self._by_kind.setdefault(
                     kind, _KindRules.of(kind, self.object_rules, self.set_rules)
                 )
-                set_rules = by_kind.facts
                 if not (templates := pods.templates(res.obj)):
-                    rules = by_kind.templateless
+                    rules, set_rules = by_kind.templateless, by_kind.facts
                 else:
                     rules = by_kind.every if any(map(pods.uses_devices, templates)) else by_kind.deviceless
+                    set_rules = by_kind.pod_facts
             for rule in rules:
                 ctx.asked = ""
                 for hit in rule.check(res, ctx):

@@ -9,7 +9,6 @@ tags, what the bundled libyaml refuses) are composed by ruamel instead, and only
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any, Literal
 
 from generator.diagnostic import ObjectRef
@@ -180,31 +179,33 @@ def first_content_line(text: str) -> int:
 class Resource(Record):
     """One Kubernetes object: a document, or one item of a ``kind: List`` (``base`` = its path)."""
 
-    _fields = ("obj", "document", "base")  # no __slots__: ``ref`` and ``kind`` are cached in its __dict__
+    _fields = ("obj", "document", "base")
 
     def __init__(self, obj: dict, document: Document, base: tuple = ()):
         self.obj = obj
         self.document = document
         self.base = base
+        # read by many rules per object, which never change the object: ``kind`` is taken
+        # here, ``ref`` when first asked for (``functools.cached_property`` takes a lock on
+        # each first read, a cost per object of its own)
+        self.kind = _text(obj.get("kind"))
+        self._ref: ObjectRef | None = None
 
-    # ``ref`` and ``kind`` are read by many rules per object, which never change the object:
-    # each is made once
-    @functools.cached_property
+    @property
     def ref(self) -> ObjectRef:
-        meta = self.obj.get("metadata")
-        meta = meta if isinstance(meta, dict) else {}
-        name = _text(meta.get("name"))
-        return ObjectRef(
-            _text(self.obj.get("apiVersion")),
-            _text(self.obj.get("kind")),
-            _text(meta.get("namespace")),
-            name,
-            "" if name else _text(meta.get("generateName")),
-        )
-
-    @functools.cached_property
-    def kind(self) -> str:
-        return _text(self.obj.get("kind"))
+        ref = self._ref
+        if ref is None:
+            meta = self.obj.get("metadata")
+            meta = meta if isinstance(meta, dict) else {}
+            name = _text(meta.get("name"))
+            ref = self._ref = ObjectRef(
+                _text(self.obj.get("apiVersion")),
+                self.kind,
+                _text(meta.get("namespace")),
+                name,
+                "" if name else _text(meta.get("generateName")),
+            )
+        return ref
 
     @property
     def namespace(self) -> str:

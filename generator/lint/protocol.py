@@ -19,7 +19,10 @@ The class says what the check receives:
 A rule that judges only some kinds of object declares them, ``kinds`` (the ``kind`` values;
 None for any kind): the engine calls it, or for a set rule its ``facts``, for objects of those
 kinds only, besides what its other flags ask (an object meets only the rules for its kind);
-tests hold every such rule to its kinds.
+tests hold every such rule to its kinds. A set rule whose facts come from a few kinds and from
+the pods of any workload (the class a pod names, the namespace of GPU pods) also sets
+``with_pods``: the engine then calls its ``facts`` for objects of its ``kinds`` and for any
+object with pod templates (``pods.templates``), and for no other.
 
 Every rule may declare ``options`` (name → ``options.Option``, set under ``lint.rules.<ID>``)
 and ``checkov``, the checkov checks it matches (it puts the one a hit corresponds to on the
@@ -196,16 +199,18 @@ class ObjectRule(_Rule):
 
 
 class SetRule(_Rule, Generic[F]):
-    __slots__ = ("facts", "check")
+    __slots__ = ("facts", "check", "with_pods")
     _fields = (*_Rule._fields, *__slots__)
 
     facts: FactsCheck[F]
     check: SetCheck[F]
+    with_pods: bool  # besides its ``kinds``, any object with pod templates
 
-    def __init__(self, *, facts: FactsCheck[F], check: SetCheck[F], **common: Any):
+    def __init__(self, *, facts: FactsCheck[F], check: SetCheck[F], with_pods: bool = False, **common: Any):
         super().__init__(**common)
         object.__setattr__(self, "facts", facts)
         object.__setattr__(self, "check", check)
+        object.__setattr__(self, "with_pods", with_pods)
 
 
 Rule = DocumentRule | ObjectRule | SetRule[Any]  # a registry holds set rules of every kind of fact

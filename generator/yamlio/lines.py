@@ -19,9 +19,6 @@ BREAK = re.compile(r"\r\n|[\r\n]")
 
 # a line that starts with `---` followed by nothing, or by a space or tab and anything
 _SEPARATOR = re.compile(r"(?:(?<=[\r\n])|\A)---(?:[ \t][^\r\n]*)?(?=[\r\n]|\Z)")
-# the same in a text without CR, where lines end at LF alone: ``^`` and ``$`` of a multi-line
-# pattern, which the regular expression engine finds several times faster than a look-behind
-_SEPARATOR_LF = re.compile(r"^---(?:[ \t][^\n]*)?$", re.MULTILINE)
 
 
 def count(text: str, start: int = 0, end: int | None = None) -> int:
@@ -55,8 +52,7 @@ def split_documents(text: str) -> Iterator[tuple[int, str]]:
     into lines as a whole."""
     lf_only = "\r" not in text
     start, first = 0, 0
-    for match in (_SEPARATOR_LF if lf_only else _SEPARATOR).finditer(text):
-        at = match.start()
+    for at in _separators_lf(text) if lf_only else (match.start() for match in _SEPARATOR.finditer(text)):
         if at == 0:
             continue
         end = at - 1 if lf_only or not text.startswith("\r\n", at - 2) else at - 2
@@ -64,6 +60,25 @@ def split_documents(text: str) -> Iterator[tuple[int, str]]:
         first += text.count("\n", start, at) if lf_only else count(text, start, at)
         start = at
     yield first, text[start:]
+
+
+def _separators_lf(text: str) -> Iterator[int]:
+    """Where the separator lines of a text without CR start (``_SEPARATOR`` where lines end at
+    LF alone), found by ``str.find``: a regular expression tries a match at every character."""
+    if text.startswith("---"):
+        at = 0
+    elif (found := text.find("\n---")) >= 0:
+        at = found + 1
+    else:
+        return
+    while True:
+        after = text[at + 3 : at + 4]  # the line ends at the separator, or a space or tab follows it
+        if not after or after in " \t\n":
+            yield at
+        found = text.find("\n---", at + 3)
+        if found < 0:
+            return
+        at = found + 1
 
 
 def unseen_by_kubectl(text: str) -> Iterator[int]:

@@ -301,9 +301,11 @@ def test_rules_that_read_only_pod_templates_find_nothing_where_there_is_none():
 
 def test_rules_that_judge_some_kinds_find_nothing_in_other_kinds():
     """``kinds`` lets the engine skip a rule for objects of other kinds: every rule that
-    declares them finds nothing (a set rule gives no fact) in an object of another kind, on
-    every fixture and example, nor in a copy of an object of its kinds under another kind, with
-    the most permissive settings, with none, and against a cluster's contract."""
+    declares them finds nothing (a set rule gives no fact) in an object of another kind (one
+    ``with_pods``: of another kind and without pod templates), on every fixture and example,
+    nor in a copy of an object of its kinds under another kind, with the most permissive
+    settings, with none, and against a cluster's contract."""
+    from generator.kube import pods
     from generator.lint.engine import Context
     from generator.lint.protocol import SetRule
 
@@ -329,8 +331,11 @@ def test_rules_that_judge_some_kinds_find_nothing_in_other_kinds():
                     if kind in rule.kinds:
                         res = res.replace(obj={**res.obj, "kind": "NoRuleKnowsThisKind"})
                         renamed += 1
-                    found = rule.facts(res, ctx) if isinstance(rule, SetRule) else rule.check(res, ctx)
-                    assert list(found) == [], (rule.meta.id, kind)
+                    if isinstance(rule, SetRule) and rule.with_pods and pods.templates(res.obj):
+                        assert kind not in rule.kinds  # a renamed copy has none
+                    else:
+                        found = rule.facts(res, ctx) if isinstance(rule, SetRule) else rule.check(res, ctx)
+                        assert list(found) == [], (rule.meta.id, kind)
                     res = res.replace(obj={**res.obj, "kind": kind})
             checked += 1
     assert checked > 50 and renamed > 20
@@ -347,6 +352,28 @@ def test_the_engine_runs_a_rule_only_on_objects_of_its_kinds(monkeypatch, tmp_pa
     )
     findings = lint_paths([str(path)], Settings()).findings
     assert calls == ["PodDisruptionBudget"] and "K8S010" in {f.rule for f in findings}
+
+
+def test_the_engine_gives_a_set_rule_with_pods_its_kinds_and_objects_with_pod_templates(monkeypatch, tmp_path):
+    from generator.lint import engine
+    from generator.lint.protocol import SetRule
+
+    rule = BY_ID["XR007"]
+    assert isinstance(rule, SetRule) and rule.with_pods and rule.kinds == {"PriorityClass"}
+    calls: list[str] = []
+    original = rule.facts
+    recording = rule.replace(facts=lambda res, ctx: calls.append(res.kind) or original(res, ctx))
+    monkeypatch.setattr(engine, "REGISTRY", tuple(recording if r is rule else r for r in engine.REGISTRY))
+    path = tmp_path / "three.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: n}\n---\n"
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: n}\nspec:\n"
+        "  priorityClassName: low\n  containers: [{name: c, image: busybox}]\n",
+        encoding="utf-8",
+    )
+    findings = lint_paths([str(path)], Settings()).findings
+    assert calls == ["PriorityClass", "Pod"] and "XR007" in {f.rule for f in findings}
 
 
 def _resources(text: str):

@@ -101,11 +101,17 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
         )
 
 
+@functools.cache
+def _off(api_version: str, kind: str, target: tuple[int, int]) -> bool:
+    """Whether ``target`` has this built-in version off by default: asked for every object, of a few kinds."""
+    return bool(kubernetes.served_in(api_version, kind)) and runtimeconfig.off_by_default(api_version, kind, target)
+
+
 def _off_by_default(
     api_version: str, kind: str, target: tuple[int, int], enabled: tuple[str, ...] | None
 ) -> Iterator[Hit]:
     """A built-in version the target has but serves only with ``--runtime-config``."""
-    if not kubernetes.served_in(api_version, kind) or not runtimeconfig.off_by_default(api_version, kind, target):
+    if not _off(api_version, kind, target):
         return
     if enabled is not None and api_version in enabled:
         return

@@ -99,4 +99,6 @@ def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> 
             yield finding
 
 
-RULE = SetRule(meta=META, cluster=True, facts=facts, check=check)
+RULE = SetRule(
+    meta=META, cluster=True, facts=facts, check=check, kinds=frozenset({"ResourceClaimTemplate"}), with_pods=True
+)

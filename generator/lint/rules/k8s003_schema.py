@@ -84,7 +84,8 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
 
 
 def _typed(obj: dict) -> bool:
-    return all(isinstance(obj.get(k), str) and obj.get(k) for k in ("apiVersion", "kind"))
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    return isinstance(api_version, str) and isinstance(kind, str) and bool(api_version) and bool(kind)
 
 
 def _shortened(message: str, value: object) -> str:

@@ -28,6 +28,7 @@ FAIL:
     spec: {}
 """
 
+import functools
 from collections.abc import Iterator
 
 from generator.kube import deprecations
@@ -43,14 +44,20 @@ META = RuleMeta(
 
 def check(res: Resource, ctx: Context) -> Iterator[Hit]:
     obj = res.obj
-    if ctx.validator is None or not all(isinstance(obj.get(k), str) and obj.get(k) for k in ("apiVersion", "kind")):
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if ctx.validator is None or not isinstance(api_version, str) or not isinstance(kind, str):
         return
-    if deprecations.is_removed(obj["apiVersion"], obj["kind"], ctx.settings.target_version):
-        return  # API001 says why, with the replacement
-    if not_served(obj["apiVersion"], obj["kind"], ctx.settings.target_version):
-        return  # a built-in the target version does not serve: API004 says from when
-    if not ctx.validator.has_schema(obj["apiVersion"], obj["kind"]):
+    if not api_version or not kind or _told_elsewhere(api_version, kind, ctx.settings.target_version):
+        return
+    if not ctx.validator.has_schema(api_version, kind):
         yield Hit(f"could not find schema for {obj['kind']}", ("kind",), at_value=True)
+
+
+@functools.cache
+def _told_elsewhere(api_version: str, kind: str, target: tuple[int, int]) -> bool:
+    """A version the target removed (API001 says why, with the replacement) or a built-in it does
+    not serve (API004 says from when): asked for every object, of a few kinds."""
+    return deprecations.is_removed(api_version, kind, target) or bool(not_served(api_version, kind, target))
 
 
 RULE = ObjectRule(meta=META, check=check)

@@ -60,6 +60,7 @@ FAIL:
                 - {name: openai-compatible-http, containerPort: 8000}
 """
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -158,6 +159,7 @@ def _ports(cpath: tuple, container: dict) -> Iterator[Hit]:
         seen.add(name)
 
 
+@functools.lru_cache(maxsize=4096)  # a few names (http, metrics) in most pods
 def _port_name_problem(name: str) -> str:
     """IsValidPortName's first complaint about ``name`` (an IANA_SVC_NAME, RFC 6335), or ''."""
     if len(name) > 15:

@@ -123,4 +123,11 @@ def _is_default_deny(obj: dict) -> bool:
     return spec.get("podSelector") == {} and isinstance(types, list) and "Ingress" in types and not spec.get("ingress")
 
 
-RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})
+RULE = SetRule(
+    meta=META,
+    facts=facts,
+    check=check,
+    options={"completeSet": COMPLETE_SET},
+    kinds=frozenset({"NetworkPolicy"}),
+    with_pods=True,
+)

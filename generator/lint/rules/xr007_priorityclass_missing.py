@@ -74,4 +74,11 @@ def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> 
     return references.undefined(facts, "pod", contract.priority_classes if contract else None, contract)
 
 
-RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})
+RULE = SetRule(
+    meta=META,
+    facts=facts,
+    check=check,
+    options={"completeSet": COMPLETE_SET},
+    kinds=frozenset({"PriorityClass"}),
+    with_pods=True,
+)
