@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -65,6 +66,15 @@ def hold(mib):
 
 def release():
     _held.clear()
+
+
+def note_at_exit(path):
+    """Write ``path`` when the helper's interpreter is torn down, as the engine's thread-local
+    destructors run then (collecting every cycle the evaluations left)."""
+    import atexit
+
+    atexit.register(Path(path).write_text, "torn down")
+    return os.getpid()
 
 
 def peak_mib():
@@ -142,6 +152,16 @@ def test_a_helper_that_grew_retires_after_its_reply_and_a_new_one_takes_over():
     grown = bounded.run(f"{HERE}:hold", (bounded.RETIRE_MIB + 16,), bounded.Limits(5, bounded.RETIRE_MIB + 64))
     assert bounded.run(f"{HERE}:pid", (), LIMITS) != grown
     assert bounded.run(f"{HERE}:echo", ("still served",), LIMITS) == "still served"
+
+
+def test_a_retiring_helper_exits_without_tearing_its_interpreter_down(tmp_path):
+    """A retiring helper's memory is the OS's to take back: the teardown (the engine collects
+    every cycle it left, ~0.2 s a helper) would only cost CPU, and the caller waits for it."""
+    marker = tmp_path / "torn-down"
+    helper = bounded.run(f"{HERE}:note_at_exit", (str(marker),), LIMITS)
+    bounded.run(f"{HERE}:hold", (bounded.RETIRE_MIB + 16,), bounded.Limits(5, bounded.RETIRE_MIB + 64))
+    assert bounded.run(f"{HERE}:pid", (), LIMITS) != helper
+    assert not marker.exists()
 
 
 def test_calls_that_each_leave_memory_behind_keep_the_helper_under_150_mb():
