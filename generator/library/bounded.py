@@ -7,7 +7,8 @@ to its size now plus the call's memory bound. A helper that ran out of time or m
 dies, one that has not replied within the call's wall-clock bound is killed, and ``run``
 raises ``Bound`` naming the bound; the next call starts a new helper. A
 helper that has grown by ``RETIRE_MIB`` since it started (memory a caller chose not to
-collect) exits after its reply, and the next call starts a new one.
+collect), or would with one more call like its last, exits after its reply, and the next call
+starts a new one.
 
 The helper is a fresh, small interpreter, started once per process that needs it: forking the
 renderer itself for every evaluation cost ~15 ms of page-table copying and teardown each.
@@ -34,10 +35,11 @@ from typing import Any
 
 MIB = 1024 * 1024
 # Growth after which a helper exits once it has replied. The Jsonnet engine does not free what an
-# evaluation leaves (``jsonnet.evaluate_unbounded``, ``gc=False``): ~3.5 MiB a cluster, ~30 MiB an
-# evaluation of ``evaluation.MANY`` clusters. At 64 MiB a helper serves two or three of those and
-# stays near 120 MB at its peak, whatever the fleet's size (512 MiB let it reach ~550 MB); a new
-# helper costs ~0.05 s of CPU, collecting the engine's cycles ~0.2 s an evaluation. A helper leaves
+# evaluation leaves (``jsonnet.evaluate_unbounded``, ``gc=False``): ~3.5 MiB a cluster, ~55 MiB an
+# evaluation of ``evaluation.MANY`` clusters. A helper leaves once it has grown by 64 MiB or would
+# with one more call like its last: after each of those evaluations, at ~90 MB, whatever the
+# fleet's size (512 MiB let it reach ~550 MB); a new helper costs ~0.05 s of CPU (~200 M
+# instructions), collecting the engine's cycles ~0.2 s an evaluation. A helper leaves
 # by ``os._exit``: the interpreter's teardown would run the engine's thread-local destructors,
 # which collect every cycle the evaluations left (~0.2 s a helper, a quarter of its CPU).
 RETIRE_MIB = 64
@@ -195,7 +197,8 @@ def serve() -> None:
         target, args, limits = pickle.loads(requests.read(int.from_bytes(header, "big")))
         used = resource.getrusage(resource.RUSAGE_SELF)
         _bound(resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + limits.cpu_seconds)
-        _bound(resource.RLIMIT_AS, _address_space_now() + limits.memory_mib * MIB)
+        before = _address_space_now()
+        _bound(resource.RLIMIT_AS, before + limits.memory_mib * MIB)
         capture.seek(0)
         capture.truncate()
         try:
@@ -206,7 +209,9 @@ def serve() -> None:
         except Exception as exc:  # noqa: BLE001 - re-raised by the caller
             reply = ("error", exc)
         capture.seek(0)
-        retiring = _address_space_now() - baseline > RETIRE_MIB * MIB
+        # retire now if another call like this one would take the growth past the bound
+        after = _address_space_now()
+        retiring = (after - baseline) + (after - before) > RETIRE_MIB * MIB
         payload = pickle.dumps((*reply, capture.read(), retiring))
         replies.write(len(payload).to_bytes(8, "big") + payload)
         replies.flush()

@@ -154,6 +154,16 @@ def test_a_helper_that_grew_retires_after_its_reply_and_a_new_one_takes_over():
     assert bounded.run(f"{HERE}:echo", ("still served",), LIMITS) == "still served"
 
 
+def test_a_helper_retires_when_one_more_call_like_its_last_would_take_it_past_the_bound():
+    """A fleet's evaluations leave about as much each: the helper leaves before the one that
+    would take it past RETIRE_MIB, so its peak stays under the bound."""
+    call = bounded.RETIRE_MIB * 5 // 8
+    grown = bounded.run(f"{HERE}:hold", (call,), bounded.Limits(5, bounded.RETIRE_MIB + 64))
+    assert bounded.run(f"{HERE}:pid", (), LIMITS) != grown
+    small = bounded.run(f"{HERE}:hold", (1,), LIMITS)
+    assert bounded.run(f"{HERE}:pid", (), LIMITS) == small
+
+
 def test_a_retiring_helper_exits_without_tearing_its_interpreter_down(tmp_path):
     """A retiring helper's memory is the OS's to take back: the teardown (the engine collects
     every cycle it left, ~0.2 s a helper) would only cost CPU, and the caller waits for it."""
