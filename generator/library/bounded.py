@@ -17,32 +17,18 @@ Calls are ``"module:function"`` names and pickled arguments, so only importable 
 
 from __future__ import annotations
 
-import faulthandler
-import importlib
-import math
 import os
 import pickle
-import resource
 import select
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-MIB = 1024 * 1024
-# Growth after which a helper exits once it has replied. The Jsonnet engine does not free what an
-# evaluation leaves (``jsonnet.evaluate_unbounded``, ``gc=False``): ~3.5 MiB a cluster, ~55 MiB an
-# evaluation of ``evaluation.MANY`` clusters. A helper leaves once it has grown by 64 MiB or would
-# with one more call like its last: after each of those evaluations, at ~90 MB, whatever the
-# fleet's size (512 MiB let it reach ~550 MB); a new helper costs ~0.05 s of CPU (~200 M
-# instructions), collecting the engine's cycles ~0.2 s an evaluation. A helper leaves
-# by ``os._exit``: the interpreter's teardown would run the engine's thread-local destructors,
-# which collect every cycle the evaluations left (~0.2 s a helper, a quarter of its CPU).
-RETIRE_MIB = 64
+from generator.library.helper import RETIRE_MIB as RETIRE_MIB  # the bound, where callers look
 
 
 @dataclass(frozen=True)
@@ -73,7 +59,7 @@ def _start_helper() -> subprocess.Popen:
     package_parent = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")])))
     return subprocess.Popen(
-        [sys.executable, "-c", "from generator.library.bounded import serve; serve()"],
+        [sys.executable, "-c", "from generator.library.helper import serve; serve()"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         env=env,
@@ -119,7 +105,7 @@ def run(target: str, args: tuple, limits: Limits) -> Any:
     exceptions are re-raised here, and what it wrote on stderr is written on ours."""
     helper = _current_helper()
     assert helper.stdin is not None and helper.stdout is not None  # started with pipes
-    request = pickle.dumps((target, args, limits))
+    request = pickle.dumps((target, args, (limits.cpu_seconds, limits.memory_mib)))
     try:
         helper.stdin.write(len(request).to_bytes(8, "big") + request)
         helper.stdin.flush()
@@ -165,55 +151,3 @@ def _read(helper: subprocess.Popen, size: int, deadline: float) -> bytes:
             break
         data += chunk
     return bytes(data)
-
-
-# --- the helper's side --------------------------------------------------------------------------
-
-
-def _address_space_now() -> int:
-    with open("/proc/self/statm", encoding="ascii") as statm:
-        return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-
-
-def _bound(kind: int, soft: int) -> None:
-    _, hard = resource.getrlimit(kind)
-    resource.setrlimit(kind, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
-
-
-def serve() -> None:
-    """The helper's loop: one length-prefixed pickled request in, one reply out, until EOF."""
-    requests, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
-    # what the called code prints is captured per call and sent with the reply; an abort
-    # message of a dying helper goes nowhere
-    capture = tempfile.TemporaryFile()
-    os.dup2(capture.fileno(), 1)
-    os.dup2(capture.fileno(), 2)
-    faulthandler.disable()
-    baseline = _address_space_now()
-    while True:
-        header = requests.read(8)
-        if len(header) < 8:
-            os._exit(0)
-        target, args, limits = pickle.loads(requests.read(int.from_bytes(header, "big")))
-        used = resource.getrusage(resource.RUSAGE_SELF)
-        _bound(resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + limits.cpu_seconds)
-        before = _address_space_now()
-        _bound(resource.RLIMIT_AS, before + limits.memory_mib * MIB)
-        capture.seek(0)
-        capture.truncate()
-        try:
-            module, _, name = target.partition(":")
-            reply = ("ok", getattr(importlib.import_module(module), name)(*args))
-        except MemoryError:
-            reply = ("memory", None)
-        except Exception as exc:  # noqa: BLE001 - re-raised by the caller
-            reply = ("error", exc)
-        capture.seek(0)
-        # retire now if another call like this one would take the growth past the bound
-        after = _address_space_now()
-        retiring = (after - baseline) + (after - before) > RETIRE_MIB * MIB
-        payload = pickle.dumps((*reply, capture.read(), retiring))
-        replies.write(len(payload).to_bytes(8, "big") + payload)
-        replies.flush()
-        if retiring:
-            os._exit(0)
