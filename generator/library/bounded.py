@@ -56,10 +56,12 @@ _helper: tuple[int, subprocess.Popen] | None = None  # (the process it serves, t
 
 
 def _start_helper() -> subprocess.Popen:
+    """A new helper: ``-P``, so that the working folder (``-c`` would put it first on ``sys.path``)
+    cannot lend it a ``generator`` package of its own."""
     package_parent = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")])))
     return subprocess.Popen(
-        [sys.executable, "-c", "from generator.library.helper import serve; serve()"],
+        [sys.executable, "-P", "-c", "from generator.library.helper import serve; serve()"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         env=env,

@@ -140,6 +140,20 @@ def test_a_forked_process_gets_its_own_helper():
     assert bounded.run(f"{HERE}:pid", (), LIMITS) == mine
 
 
+def test_the_helper_imports_this_package_whatever_the_working_folder_holds(tmp_path):
+    """A project folder may hold a ``generator`` package of its own."""
+    (tmp_path / "generator").mkdir()
+    (tmp_path / "generator" / "__init__.py").write_text("raise ImportError('not the renderer')\n")
+    child = os.fork()
+    if child == 0:
+        os.chdir(tmp_path)
+        try:
+            os._exit(0 if bounded.run(f"{HERE}:echo", ("served",), LIMITS) == "served" else 1)
+        except BaseException:  # noqa: BLE001 - the child reports by its exit status only
+            os._exit(1)
+    assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+
+
 def test_each_calls_memory_bound_counts_from_the_helpers_size_before_the_call():
     bounded.run(f"{HERE}:hold", (200,), LIMITS)
     try:
