@@ -20,11 +20,16 @@ __all__ = ["FAMILIES", "SUMMARIES", "main", "version_text"]
 
 
 def main() -> None:
-    if sys.argv[1:] == ["--version"]:
+    args = sys.argv[1:]
+    if args == ["--version"]:
         # answered without loading click: the commonest call of a tool's start-up cost (CI
         # logs, bug reports, scripts checking the installed version)
         sys.stdout.write(version_text() + "\n")
         raise SystemExit(0)
+    if args[-1:] in (["--help"], ["-h"]):
+        from generator.cli import helpcache
+
+        helpcache.answer(args)  # exits, having printed click's page, unless click must answer
     from generator.cli.root import cli
 
     cli(prog_name="gpu-gitops")

@@ -9,9 +9,10 @@ from __future__ import annotations
 from generator import __version__
 
 # `--version` alone imports nothing but this module (``main`` answers it as click's version
-# option would); `--help` imports click, ``root`` and this table: the shared parts of the
-# commands (``common``) load with the first command's family, and `--help` lists the commands
-# from ``SUMMARIES`` without importing their modules.
+# option would); `--help` from the cache (``helpcache``) this module too; `--help` through click
+# imports click, ``root`` and this table: the shared parts of the commands (``common``) load
+# with the first command's family, and `--help` lists the commands from ``SUMMARIES`` without
+# importing their modules.
 
 # The module of each command. A family's module is imported, and its commands added, when one
 # of them is looked up (completion looks up all): a run pays for its own family only, and an
