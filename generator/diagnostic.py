@@ -9,37 +9,37 @@ and ``format_text`` is the one way one is printed::
 
 The location is left out when there is none, the line and column when unknown (0), the rule
 when no lint rule found it. Report formats (``generator.report``) read the same fields.
-Only the standard library is imported here (click, for colour, when colour is asked for):
-every command's start-up loads this module.
+Only the standard library and ``generator.record`` are imported here (click, for colour, when
+colour is asked for): every command's start-up loads this module. The three classes are frozen
+records (``generator.record``): equal, hashed and printed as frozen dataclasses, copied with
+``replace``, pickled as a call of the class with the fields in order (lint's worker processes
+send findings back by the thousand).
 
-May import: nothing of generator.
+May import: generator.record.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from generator.record import Frozen
 
 SEVERITIES = ("error", "warning", "info")
 _COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
 
 
-def _by_fields(self: Any) -> tuple[type, tuple]:
-    """Pickle as a call of the class with the fields in order. A frozen slotted dataclass
-    otherwise pickles its state field by field, which takes several times as long to load, and
-    lint's worker processes send findings back by the thousand."""
-    return type(self), tuple(getattr(self, name) for name in self.__slots__)
-
-
-@dataclass(frozen=True, slots=True)
-class Location:
+class Location(Frozen):
     """A position in a file; line and column are 1-based, 0 when unknown; no path: nowhere."""
 
-    path: str = ""
-    line: int = 0
-    col: int = 0
+    __slots__ = _fields = ("path", "line", "col")
 
-    __reduce__ = _by_fields
+    path: str
+    line: int
+    col: int
+
+    def __init__(self, path: str = "", line: int = 0, col: int = 0):
+        put = object.__setattr__
+        put(self, "path", path)
+        put(self, "line", line)
+        put(self, "col", col)
 
     def __str__(self) -> str:
         if self.line:
@@ -53,17 +53,28 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
 
 
-@dataclass(frozen=True, slots=True)
-class ObjectRef:
-    """The Kubernetes object a diagnostic is about (empty when it is about no object)."""
+class ObjectRef(Frozen):
+    """The Kubernetes object a diagnostic is about (empty when it is about no object).
+    ``generate_name``: metadata.generateName of an object without a name (the API server adds
+    a suffix)."""
 
-    api_version: str = ""
-    kind: str = ""
-    namespace: str = ""
-    name: str = ""
-    generate_name: str = ""  # metadata.generateName of an object without a name: the API server adds a suffix
+    __slots__ = _fields = ("api_version", "kind", "namespace", "name", "generate_name")
 
-    __reduce__ = _by_fields
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+    generate_name: str
+
+    def __init__(
+        self, api_version: str = "", kind: str = "", namespace: str = "", name: str = "", generate_name: str = ""
+    ):
+        put = object.__setattr__
+        put(self, "api_version", api_version)
+        put(self, "kind", kind)
+        put(self, "namespace", namespace)
+        put(self, "name", name)
+        put(self, "generate_name", generate_name)
 
     def __str__(self) -> str:
         if not self.kind:
@@ -77,21 +88,43 @@ class ObjectRef:
         return self.name or (f"{self.generate_name}*" if self.generate_name else "")
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
+_NO_OBJECT = ObjectRef()
+
+
+class Diagnostic(Frozen):
     """One problem at one place. ``rule`` is the lint rule that found it ('' for the input
     checks and the schema validation); ``ref`` the object it is about, for the report
-    formats that group or name objects (JUnit, SARIF, JSON)."""
+    formats that group or name objects (JUnit, SARIF, JSON); ``note`` context beyond the fix
+    (the chain of input files that set a value)."""
+
+    __slots__ = _fields = ("location", "severity", "message", "hint", "rule", "ref", "note")
 
     location: Location
     severity: str
     message: str
-    hint: str = ""
-    rule: str = ""
-    ref: ObjectRef = field(default=ObjectRef())
-    note: str = ""  # context beyond the fix: the chain of input files that set a value
+    hint: str
+    rule: str
+    ref: ObjectRef
+    note: str
 
-    __reduce__ = _by_fields
+    def __init__(
+        self,
+        location: Location,
+        severity: str,
+        message: str,
+        hint: str = "",
+        rule: str = "",
+        ref: ObjectRef = _NO_OBJECT,
+        note: str = "",
+    ):
+        put = object.__setattr__
+        put(self, "location", location)
+        put(self, "severity", severity)
+        put(self, "message", message)
+        put(self, "hint", hint)
+        put(self, "rule", rule)
+        put(self, "ref", ref)
+        put(self, "note", note)
 
     # the location's parts by the names lint rules and report formats use
     @property
@@ -119,8 +152,8 @@ def format_text(diagnostic: Diagnostic, color: bool = False) -> str:
     d = diagnostic
     if not all(part.isprintable() for part in (d.location.path, d.message, d.hint, d.note)):
         location = Location(shown_name(d.location.path), d.location.line, d.location.col)
-        d = replace(
-            d, location=location, message=shown_text(d.message), hint=shown_text(d.hint), note=shown_text(d.note)
+        d = d.replace(
+            location=location, message=shown_text(d.message), hint=shown_text(d.hint), note=shown_text(d.note)
         )
     where = f"{d.location}: " if d.location.path else ""
     severity = f"{d.severity}:"

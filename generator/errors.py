@@ -11,7 +11,6 @@ May import: generator.diagnostic.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 from generator.diagnostic import Diagnostic, Location, format_text
 
@@ -56,7 +55,7 @@ class InputError(Exception):
     @hint.setter
     def hint(self, hint: str) -> None:
         """A hint found after the error was made (inputs word one from the schema)."""
-        self.diagnostics[0] = replace(self.diagnostic, hint=hint)
+        self.diagnostics[0] = self.diagnostic.replace(hint=hint)
 
     def format(self) -> str:
         return "\n".join(format_text(d) for d in self.diagnostics)

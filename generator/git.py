@@ -17,6 +17,7 @@ May import: generator.errors.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -75,10 +76,67 @@ def commit(root: Path, rev: str, hint: str) -> str:
     return done.stdout.decode().strip()
 
 
+# git's answers to ``prefix``, by the folder and what git's discovery reads as it walks up from
+# it: in the folder and each ancestor, a ``.git`` (or a bare repository's ``HEAD``), by identity
+# and mtime; and git's environment (``_ENVIRONMENT``). A fleet's render asks for every cluster (IN111): a git
+# process each time.
+_PREFIXES: dict[tuple, str | None] = {}
+
+
+def _stamp(path: str) -> tuple[int, int, int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_mtime_ns
+
+
+def _discovery_key(root: Path) -> tuple:
+    path = os.path.realpath(root)  # git runs there, and walks up from where it really is
+    found: list[object] = [path]
+    while True:
+        found += (_stamp(os.path.join(path, ".git")), _stamp(os.path.join(path, "HEAD")))
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return (*found, *(os.environ.get(name) for name in _ENVIRONMENT))
+
+
+# What else decides git's answer: where the repository is (GIT_DIR and the rest), how far up it
+# looks, the configuration it reads (``safe.directory``), and which git runs.
+_ENVIRONMENT = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_CONFIG",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_NOSYSTEM",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "PATH",
+)
+
+
 def prefix(root: Path) -> str | None:
     """Where ``root`` sits in its git work tree (``platform/``, or empty at the top), as git
     spells it; None where ``root`` is in no work tree or git cannot say (not installed, a
-    repository it refuses to read): there is then nothing to check a path against."""
+    repository it refuses to read): there is then nothing to check a path against. Asked
+    again while nothing git reads to find the work tree changed, the answer is remembered."""
+    key = _discovery_key(root)
+    if key not in _PREFIXES:
+        if len(_PREFIXES) >= 64:
+            _PREFIXES.clear()
+        _PREFIXES[key] = _ask_prefix(root)
+    return _PREFIXES[key]
+
+
+def _ask_prefix(root: Path) -> str | None:
     try:
         done = _git(root, (*_OFF, "rev-parse", "--is-inside-work-tree", "--show-prefix"), "")
     except InputError:

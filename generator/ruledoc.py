@@ -13,7 +13,7 @@ say what the rule finds, why (``Rationale:``) and how to fix it (``Fix:``), then
 tests run each example (a PASS example gives no finding of its rule, a FAIL example exactly
 one), so the documentation cannot show what the rule does not do.
 
-May import: nothing of generator.
+May import: generator.record.
 """
 
 from __future__ import annotations
@@ -21,16 +21,24 @@ from __future__ import annotations
 import inspect
 import re
 import textwrap
-from dataclasses import dataclass
+
+from generator.record import Frozen
 
 VERDICTS = ("PASS", "FAIL")
 _HEADER = re.compile(r"^(PASS|FAIL):\s*$", re.M)
 
 
-@dataclass(frozen=True)
-class Example:
+class Example(Frozen):
+    """One PASS or FAIL example of a rule's docstring."""
+
+    __slots__ = _fields = ("verdict", "text")
+
     verdict: str  # "PASS" or "FAIL"
     text: str  # the YAML, dedented, ending in a newline
+
+    def __init__(self, verdict: str, text: str):
+        object.__setattr__(self, "verdict", verdict)
+        object.__setattr__(self, "text", text)
 
 
 def split(docstring: str | None) -> tuple[str, list[Example]]:

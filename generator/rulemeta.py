@@ -5,23 +5,33 @@ default severity, and explained by its docstring: what it finds, ``Rationale:``,
 ``PASS:`` and ``FAIL:`` examples (``gpu-gitops explain ID``, docs/rules.md). One frozen record
 per rule holds them, so the registry, the reports and the docs read typed fields.
 
-May import: nothing of generator.
+May import: generator.record.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from generator.record import Frozen
 
 Severity = Literal["error", "warning", "info"]
 
 
-@dataclass(frozen=True, slots=True)
-class RuleMeta:
+class RuleMeta(Frozen):
     """A rule's ID, name (``extended-limit-missing``), default severity, one-line summary and docstring."""
+
+    __slots__ = _fields = ("id", "name", "severity", "summary", "doc")
 
     id: str
     name: str
     severity: Severity
     summary: str
     doc: str
+
+    def __init__(self, id: str, name: str, severity: Severity, summary: str, doc: str):  # noqa: A002 (the rule's ID)
+        put = object.__setattr__
+        put(self, "id", id)
+        put(self, "name", name)
+        put(self, "severity", severity)
+        put(self, "summary", summary)
+        put(self, "doc", doc)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import atexit
 import fcntl
 import functools
 import json
 import os
 import shutil
+import stat
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -18,6 +19,32 @@ import pytest
 from click.testing import CliRunner
 
 from generator.cli import cli
+
+
+def _bytecode_in_temp() -> None:
+    """Where PYTHONDONTWRITEBYTECODE is set (container images set it, so that nothing is written
+    beside the sources), Python compiles every module at every start and pytest rewrites the
+    asserts of every test module at every collection: seconds per xdist worker, and again in
+    every `gpu-gitops` process a test starts. The test run writes its bytecode, and pytest its
+    rewritten test modules, under a folder of the temporary directory instead (Python's
+    ``pycache_prefix``): still nothing beside the sources. A prefix the user chose is kept; a
+    folder another user could write to is not used."""
+    if not sys.dont_write_bytecode or sys.pycache_prefix:
+        return
+    folder = Path(tempfile.gettempdir()) / f"gpu-gitops-tests-bytecode-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        state = folder.lstat()
+    except OSError:
+        return
+    if not stat.S_ISDIR(state.st_mode) or state.st_uid != os.getuid() or state.st_mode & 0o077:
+        return
+    sys.pycache_prefix, sys.dont_write_bytecode = str(folder), False
+    os.environ["PYTHONPYCACHEPREFIX"] = str(folder)  # for the processes tests start
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+_bytecode_in_temp()
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(p.name for p in (REPO / "clusters").iterdir() if (p / "cluster.yaml").is_file())
@@ -63,33 +90,35 @@ CRD_LOCATIONS = [
 ]
 
 
-def _imported_locations(projects: tuple[str, ...]) -> list[str]:
-    """A location for the CRDs the examples render that ../shared/crd-schemas does not carry,
-    converted once per test run from the upstream CRD mirror (as `schemas import` does) into a
-    temporary folder: nothing derived from upstream is kept in the repository."""
-    from generator.lint.crdimport import import_files
-
-    files = sorted(f for name in projects for f in (SHARED / "upstream-crds" / name).glob("*.yaml"))
-    if not files:
-        return []
-    folder = Path(tempfile.mkdtemp(prefix="gpu-gitops-crd-import-"))
-    atexit.register(shutil.rmtree, folder, True)
-    import_files(files, folder, str)
-    return [str(folder / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")]
-
-
-# ComputeDomain (the DRA driver's CRD) of the onprem-gb200-dra example; NodePool, EC2NodeClass and
-# AKSNodeClass (Karpenter) of the provisioned pools; NicNodePolicy (Network Operator) of the
-# training fabric; Kueue's Topology of the queued examples; Certificate and Issuer (cert-manager)
-# of the AMD GPU Operator chart, inflated.
-CRD_LOCATIONS += _imported_locations(
-    ("nvidia-dra-driver-gpu", "karpenter", "network-operator", "kueue", "cert-manager")
-)
-
 # Schemas the tests' own (tests/schemas), for kinds whose CRD the mirror has no copy of: the nv-ipam
 # IPPool of the fabric networks, whose CRD the Network Operator creates at run time.
 OWN_SCHEMAS = str(REPO / "tests" / "schemas" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
 CRD_LOCATIONS.append(OWN_SCHEMAS)
+
+# CRDs the examples render that ../shared/crd-schemas does not carry: ComputeDomain (the DRA
+# driver's CRD) of the onprem-gb200-dra example; NodePool, EC2NodeClass and AKSNodeClass
+# (Karpenter) of the provisioned pools; NicNodePolicy (Network Operator) of the training fabric;
+# Kueue's Topology of the queued examples; Certificate and Issuer (cert-manager) of the AMD GPU
+# Operator chart, inflated.
+IMPORTED_CRDS = ("nvidia-dra-driver-gpu", "karpenter", "network-operator", "kueue", "cert-manager")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _imported_crd_location(tmp_path_factory) -> None:
+    """The CRDs of ``IMPORTED_CRDS`` converted from the upstream CRD mirror (as `schemas import`
+    does) once per test run, into a temporary folder the workers share, whose location joins
+    ``CRD_LOCATIONS`` before the tests' own schemas (in place: a module that imported the list
+    sees it). Nothing derived from upstream is kept in the repository; no worker converts them
+    again, nor the xdist controller, which runs no test, nor a second import of this module."""
+    from generator.lint.crdimport import import_files
+
+    files = sorted(f for name in IMPORTED_CRDS for f in (SHARED / "upstream-crds" / name).glob("*.yaml"))
+    if not files:
+        return
+    folder, _ = made_once(tmp_path_factory, "crd-import", lambda into: {"written": len(import_files(files, into, str))})
+    location = str(folder / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
+    if location not in CRD_LOCATIONS:
+        CRD_LOCATIONS.insert(CRD_LOCATIONS.index(OWN_SCHEMAS), location)
 
 
 # Helm chart packages the library pins (../shared/charts) and a real Helm (`.ci/run` installs one
@@ -440,6 +469,7 @@ def rendered_project(strict_render, tmp_path: Path) -> Path:
     return root
 
 
+@functools.cache  # asked at collection, by more than one module
 def cilium_enabled(name: str) -> bool:
     """Whether example ``name`` runs Cilium, as its completed input says: a provider whose
     clusters come with their own CNI (GKE) defaults it off where the input is silent."""

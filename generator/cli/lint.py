@@ -13,7 +13,6 @@ if TYPE_CHECKING:
     from generator.lint.settings import Settings
     from generator.validate import SchemaValidator
 
-import dataclasses
 import os
 import sys
 from dataclasses import dataclass
@@ -340,7 +339,7 @@ def _on_cluster(finding: Diagnostic, cluster: str) -> Diagnostic:
     reports per cluster)."""
     if not cluster:
         return finding
-    return dataclasses.replace(finding, message=f"[{cluster}] {finding.message}")
+    return finding.replace(message=f"[{cluster}] {finding.message}")
 
 
 def _schema_notes(

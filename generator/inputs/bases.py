@@ -163,7 +163,6 @@ def once_per_base(found: list[tuple[str, Diagnostic]]) -> list[Diagnostic]:
     """``found`` (each cluster's diagnostics, in order) with each one located in a base kept
     once, where it first occurs, its note naming every cluster it was found in: a mistake in a
     base shared by 200 clusters is one line to fix, not 200 reports."""
-    from dataclasses import replace
 
     clusters: dict[tuple, list[str]] = {}
     first: list[tuple[tuple | None, Diagnostic]] = []
@@ -184,6 +183,6 @@ def once_per_base(found: list[tuple[str, Diagnostic]]) -> list[Diagnostic]:
             setters = diagnostic.note.split("; layers: ", 1)[0] if diagnostic.note.startswith("set by") else ""
             users = clusters[key]
             named = f"in {len(users)} cluster(s) using it: {', '.join(users)}"
-            diagnostic = replace(diagnostic, note=f"{setters}; {named}" if setters else named)
+            diagnostic = diagnostic.replace(note=f"{setters}; {named}" if setters else named)
         out.append(diagnostic)
     return out

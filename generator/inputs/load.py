@@ -456,7 +456,8 @@ def apply_defaults(root: dict, data: Any, schema: dict | None = None) -> Any:
         for key, sub in schema.get("properties", {}).items():
             sub = resolve_ref(root, sub)
             if key not in data and "default" in sub:
-                data[key] = copy.deepcopy(sub["default"])
+                default = sub["default"]
+                data[key] = copy.deepcopy(default) if isinstance(default, dict | list) else default
             if key in data:
                 data[key] = apply_defaults(root, data[key], sub)
     elif isinstance(data, list) and isinstance(schema.get("items"), dict):

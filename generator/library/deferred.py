@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 from typing import Any
 
 from generator.errors import InputError
 from generator.yamlio.emit import to_yaml_plain
 
 MARKER = "__gpu_gitops__"
+_NEEDLE = MARKER.encode()
 
 
 def _canonical_json(value: Any) -> str:
@@ -43,7 +45,29 @@ def resolve(value: Any) -> Any:
 
     Containers are changed in place, not copied (``value`` is the engine's result, freshly
     parsed and owned by the caller): a cluster's objects hold ~100 markers among ~40,000
-    containers, and copying them all cost more than the markers."""
+    containers, and copying them all cost more than the markers. Only the containers that may
+    hold a marker are walked (``_screened``): about one object in eight does."""
+    return _resolve(value, _SCREEN_DEPTH)
+
+
+# The engine's result is {component: [objects]}: each object (two levels down) is screened with
+# its marshalled bytes, in which a marker's key appears as written (marshal writes a string's
+# bytes at its first occurrence). Marshalling an object costs about a fifth of walking it.
+_SCREEN_DEPTH = 2
+
+
+def _screened(item: Any, depth: int) -> bool:
+    """Whether ``item``, ``depth`` levels below the result, is to be walked: not when it is an
+    object whose bytes cannot hold a marker."""
+    if depth:
+        return True
+    try:
+        return _NEEDLE in marshal.dumps(item)
+    except ValueError:  # a type marshal does not write, or nesting too deep for it: walk it
+        return True
+
+
+def _resolve(value: Any, depth: int) -> Any:
     if isinstance(value, dict):
         if MARKER in value:
             spec = value[MARKER]
@@ -52,16 +76,37 @@ def resolve(value: Any) -> Any:
                     f"malformed {MARKER} marker: {_canonical_json(value)[:120]}",
                     hint="build it with k.yaml, k.json or k.hash from libsonnet/lib/k.libsonnet",
                 )
-            return _FORMATS[spec["format"]](resolve(spec.get("value")))
+            return _formatted(spec["format"], _resolve(spec.get("value"), -1))
         for key, item in value.items():
-            if isinstance(item, (dict, list)):
-                done = resolve(item)
+            if isinstance(item, (dict, list)) and _screened(item, depth - 1):
+                done = _resolve(item, depth - 1)
                 if done is not item:
                     value[key] = done  # an existing key: the dict does not change size
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            if isinstance(item, (dict, list)):
-                done = resolve(item)
+            if isinstance(item, (dict, list)) and _screened(item, depth - 1):
+                done = _resolve(item, depth - 1)
                 if done is not item:
                     value[index] = done
     return value
+
+
+# A fleet's clusters defer many values alike (a platform's configuration, hashed and written in
+# every cluster): each text is made once, by the digest of the value's marshalled bytes, which
+# read back as the same value, types included (True is not 1, 1.0 is not 1), so the same digest
+# is the same text. Bounded: emptied when full.
+_TEXTS: dict[tuple[str, bytes], str] = {}
+_TEXTS_MAX = 4096
+
+
+def _formatted(form: str, value: Any) -> str:
+    try:
+        key = (form, hashlib.blake2b(marshal.dumps(value), digest_size=16).digest())
+    except ValueError:
+        return _FORMATS[form](value)
+    text = _TEXTS.get(key)
+    if text is None:
+        if len(_TEXTS) >= _TEXTS_MAX:
+            _TEXTS.clear()
+        text = _TEXTS[key] = _FORMATS[form](value)
+    return text

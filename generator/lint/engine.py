@@ -68,7 +68,7 @@ class FileResult:
         def there(finding: Diagnostic) -> Diagnostic:
             if finding.location.path != self.display:
                 return finding
-            return replace(finding, location=replace(finding.location, path=display))
+            return finding.replace(location=finding.location.replace(path=display))
 
         return replace(
             self,
@@ -194,7 +194,7 @@ class Engine:
             if "completeSet" in rule.options and not self.settings.complete(rule_id):
                 found = map(references.as_note, found)
             findings.extend(found)
-        findings = [f if f.hint else replace(f, hint=fix_hint(f.rule)) for f in findings]
+        findings = [f if f.hint else f.replace(hint=fix_hint(f.rule)) for f in findings]
         findings.sort(key=Diagnostic.sort_key)
         return Result(findings, [r for r in results if not r.passed_by], [r.display for r in results if r.passed_by])
 

@@ -26,13 +26,13 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator import pathmatch
 from generator.errors import InputError
 from generator.lint import nonmanifests
 from generator.lint.model import Document, Hit, Resource, first_content_line
+from generator.record import Record
 from generator.yamlio import depth as yamldepth
 from generator.yamlio import lines as yamllines
 from generator.yamlio import messages as yamlmessages
@@ -52,12 +52,14 @@ def _repeated_key(key: object) -> str:
     )
 
 
-@dataclass
-class Source:
+class Source(Record):
     """One input file (or stdin) and what came out of it."""
 
-    display: str
-    documents: list[Document] = field(default_factory=list)
+    _fields = ("display", "documents")
+
+    def __init__(self, display: str, documents: list[Document] | None = None):
+        self.display = display
+        self.documents = [] if documents is None else documents
 
     @property
     def resources(self) -> list[Resource]:

@@ -10,10 +10,10 @@ tags, what the bundled libyaml refuses) are composed by ruamel instead, and only
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from generator.diagnostic import ObjectRef
+from generator.record import Frozen, Record
 from generator.yamlio import lines as yamllines
 from generator.yamlio.read import Positions, plain_text
 
@@ -21,33 +21,86 @@ if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
 
 
-@dataclass(frozen=True)
-class Hit:
-    """What a rule reports: a message and the JSON path (inside the object) it is about."""
+class Hit(Frozen):
+    """What a rule reports: a message and the JSON path (inside the object) it is about.
+
+    ``severity``: lower than the rule's when the rule lacks context (a config override wins);
+    ``checkov``: the checkov check that flags the same thing (its skip annotation suppresses
+    the hit); ``at``: a document's hit the reader located, 1-based file line and column."""
+
+    __slots__ = _fields = ("message", "path", "at_value", "hint", "severity", "checkov", "at")
 
     message: str
-    path: tuple = ()
-    at_value: bool = False
-    hint: str = ""
-    severity: str = ""  # lower than the rule's when the rule lacks context (a config override wins)
-    checkov: str = ""  # the checkov check that flags the same thing: its skip annotation suppresses the hit
-    at: tuple[int, int] | None = None  # a document's hit the reader located: 1-based file line and column
+    path: tuple
+    at_value: bool
+    hint: str
+    severity: str
+    checkov: str
+    at: tuple[int, int] | None
+
+    def __init__(
+        self,
+        message: str,
+        path: tuple = (),
+        at_value: bool = False,
+        hint: str = "",
+        severity: str = "",
+        checkov: str = "",
+        at: tuple[int, int] | None = None,
+    ):
+        put = object.__setattr__
+        put(self, "message", message)
+        put(self, "path", path)
+        put(self, "at_value", at_value)
+        put(self, "hint", hint)
+        put(self, "severity", severity)
+        put(self, "checkov", checkov)
+        put(self, "at", at)
 
 
-@dataclass
-class Document:
-    """One YAML document of a file; ``first_line`` is its 0-based offset in the file."""
+class Document(Record):
+    """One YAML document of a file; ``first_line`` is its 0-based offset in the file.
 
-    file: str
-    text: str
-    first_line: int
-    data: Any = None
-    error: Hit | None = None
-    error_line: int = 0
-    error_col: int = 0
-    notes: list[Hit] = field(default_factory=list)  # what the reader reports but read past (repeated keys)
-    where: Positions | None = field(default=None, repr=False)  # when the reader read the document
-    _positions: Any = field(default=None, repr=False)
+    ``notes``: what the reader reports but read past (repeated keys); ``where``: the reader's
+    position map, when the reader read the document."""
+
+    _fields = (
+        "file",
+        "text",
+        "first_line",
+        "data",
+        "error",
+        "error_line",
+        "error_col",
+        "notes",
+        "where",
+        "_positions",
+    )
+    _unshown = ("where", "_positions")
+
+    def __init__(
+        self,
+        file: str,
+        text: str,
+        first_line: int,
+        data: Any = None,
+        error: Hit | None = None,
+        error_line: int = 0,
+        error_col: int = 0,
+        notes: list[Hit] | None = None,
+        where: Positions | None = None,
+        _positions: Any = None,
+    ):
+        self.file = file
+        self.text = text
+        self.first_line = first_line
+        self.data = data
+        self.error = error
+        self.error_line = error_line
+        self.error_col = error_col
+        self.notes = [] if notes is None else notes
+        self.where = where
+        self._positions = _positions
 
     def _tree(self) -> Node | Literal[False] | None:
         if self._positions is None:
@@ -124,13 +177,15 @@ def first_content_line(text: str) -> int:
         start, line = found.end(), line + 1
 
 
-@dataclass
-class Resource:
+class Resource(Record):
     """One Kubernetes object: a document, or one item of a ``kind: List`` (``base`` = its path)."""
 
-    obj: dict
-    document: Document
-    base: tuple = ()
+    _fields = ("obj", "document", "base")  # no __slots__: ``ref`` and ``kind`` are cached in its __dict__
+
+    def __init__(self, obj: dict, document: Document, base: tuple = ()):
+        self.obj = obj
+        self.document = document
+        self.base = base
 
     # ``ref`` and ``kind`` are read by many rules per object, which never change the object:
     # each is made once

@@ -15,18 +15,26 @@ against the declaration, so a misspelt option or a wrong type is an error at its
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from generator.record import Frozen
 
 LEVEL = "level"
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(Frozen):
     """One setting of a rule: its JSON Schema, default and a sentence for the docs."""
+
+    __slots__ = _fields = ("schema", "default", "description")
 
     schema: dict
     default: object
     description: str
+
+    def __init__(self, schema: dict, default: object, description: str):
+        put = object.__setattr__
+        put(self, "schema", schema)
+        put(self, "default", default)
+        put(self, "description", description)
 
 
 def problems(rule_id: str, options: Mapping[str, Option], section: dict) -> list[tuple[str, str, str]]:

@@ -31,7 +31,6 @@ which it reads as ``ctx.contract``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from generator.diagnostic import Diagnostic
@@ -39,6 +38,7 @@ from generator.kube import pods
 from generator.lint.model import Document, Hit, Resource
 from generator.lint.options import Option
 from generator.lint.settings import Settings
+from generator.record import Frozen, Record
 from generator.rulemeta import RuleMeta
 
 if TYPE_CHECKING:
@@ -46,8 +46,7 @@ if TYPE_CHECKING:
     from generator.validate import SchemaValidator
 
 
-@dataclass
-class Context:
+class Context(Record):
     """What rules may consult besides the object: settings, schemas, and from the registry the
     known rule IDs and ``checkov`` (a checkov check → the rule that finds the same thing).
 
@@ -55,11 +54,21 @@ class Context:
     for is remembered (``asked``), as a Namespace in another file may still allow it.
     """
 
-    settings: Settings
-    validator: SchemaValidator | None
-    rule_ids: set[str]
-    checkov: dict[str, str]
-    asked: str = ""
+    __slots__ = _fields = ("settings", "validator", "rule_ids", "checkov", "asked")
+
+    def __init__(
+        self,
+        settings: Settings,
+        validator: SchemaValidator | None,
+        rule_ids: set[str],
+        checkov: dict[str, str],
+        asked: str = "",
+    ):
+        self.settings = settings
+        self.validator = validator
+        self.rule_ids = rule_ids
+        self.checkov = checkov
+        self.asked = asked
 
     @property
     def contract(self) -> Contract:
@@ -116,34 +125,87 @@ class SetCheck(Protocol[F_contra]):
     ) -> Iterable[Diagnostic]: ...
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Rule:
-    """What every kind of rule has besides its checks."""
+class _Rule(Frozen):
+    """What every kind of rule has besides its checks (keyword arguments only).
+
+    ``kinds``: the only kinds of object it judges, None for any; ``options``: name →
+    ``options.Option``; ``checkov``: the checkov checks it matches; ``cluster``: it judges
+    against the target cluster."""
+
+    __slots__: tuple[str, ...] = ("meta", "kinds", "options", "checkov", "cluster")
+    _fields: tuple[str, ...] = __slots__
 
     meta: RuleMeta
-    kinds: frozenset[str] | None = None  # the only kinds of object it judges; None: any
-    options: Mapping[str, Option] = field(default_factory=dict)
-    checkov: tuple[str, ...] = ()
-    cluster: bool = False
+    kinds: frozenset[str] | None
+    options: Mapping[str, Option]
+    checkov: tuple[str, ...]
+    cluster: bool
+
+    def __init__(
+        self,
+        *,
+        meta: RuleMeta,
+        kinds: frozenset[str] | None = None,
+        options: Mapping[str, Option] | None = None,
+        checkov: tuple[str, ...] = (),
+        cluster: bool = False,
+    ):
+        put = object.__setattr__
+        put(self, "meta", meta)
+        put(self, "kinds", kinds)
+        put(self, "options", {} if options is None else options)
+        put(self, "checkov", checkov)
+        put(self, "cluster", cluster)
 
 
-@dataclass(frozen=True, kw_only=True)
 class DocumentRule(_Rule):
+    __slots__ = ("check",)
+    _fields = (*_Rule._fields, "check")
+
     check: DocumentCheck
 
+    def __init__(self, *, check: DocumentCheck, **common: Any):
+        super().__init__(**common)
+        object.__setattr__(self, "check", check)
 
-@dataclass(frozen=True, kw_only=True)
+
 class ObjectRule(_Rule):
+    __slots__ = ("check", "untyped", "pod_templates", "device_pods")
+    _fields = (*_Rule._fields, *__slots__)
+
     check: ObjectCheck
-    untyped: bool = False
-    pod_templates: bool = False
-    device_pods: bool = False
+    untyped: bool
+    pod_templates: bool
+    device_pods: bool
+
+    def __init__(
+        self,
+        *,
+        check: ObjectCheck,
+        untyped: bool = False,
+        pod_templates: bool = False,
+        device_pods: bool = False,
+        **common: Any,
+    ):
+        super().__init__(**common)
+        put = object.__setattr__
+        put(self, "check", check)
+        put(self, "untyped", untyped)
+        put(self, "pod_templates", pod_templates)
+        put(self, "device_pods", device_pods)
 
 
-@dataclass(frozen=True, kw_only=True)
 class SetRule(_Rule, Generic[F]):
+    __slots__ = ("facts", "check")
+    _fields = (*_Rule._fields, *__slots__)
+
     facts: FactsCheck[F]
     check: SetCheck[F]
+
+    def __init__(self, *, facts: FactsCheck[F], check: SetCheck[F], **common: Any):
+        super().__init__(**common)
+        object.__setattr__(self, "facts", facts)
+        object.__setattr__(self, "check", check)
 
 
 Rule = DocumentRule | ObjectRule | SetRule[Any]  # a registry holds set rules of every kind of fact

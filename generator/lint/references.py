@@ -12,7 +12,6 @@ makes such a finding a note (``as_note``).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -28,8 +27,7 @@ NameFact = tuple[str, str]
 def as_note(finding: Diagnostic) -> Diagnostic:
     """A finding of a rule whose set may be incomplete (files of a repository, not a rendered tree or
     a cluster): what it names may be defined elsewhere, so it is a note (info), saying so."""
-    return dataclasses.replace(
-        finding,
+    return finding.replace(
         severity="info",
         message=f"{finding.message} (in the linted files; they may not be all the cluster has)",
         hint="lint the whole rendered tree or with --cluster, or set lint.completeSet: true when these files "
@@ -53,7 +51,7 @@ def undefined(
     for fact, finding in facts:
         if fact[0] == use and finding is not None and fact[1] not in known:
             if contract is not None:
-                finding = dataclasses.replace(
-                    finding, message=f"{finding.message} (not in the linted files nor on cluster {contract.cluster})"
+                finding = finding.replace(
+                    message=f"{finding.message} (not in the linted files nor on cluster {contract.cluster})"
                 )
             yield finding

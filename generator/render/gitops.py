@@ -8,6 +8,8 @@ holds (CRDs and custom resources change Argo CD's sync options).
 
 from __future__ import annotations
 
+import functools
+
 from generator.errors import InputError
 from generator.inputs.load import Cluster
 from generator.library import jsonnet
@@ -39,13 +41,20 @@ def layer_facts(layers: list[tuple[str, list[tuple[str, list[dict]]]]], kubernet
                     {
                         "apiVersion": api,
                         "kind": kind,
-                        "builtin": kubernetes.builtin_schema(version, api, kind) is not None,
+                        "builtin": _builtin(version, api, kind),
                     }
                     for api, kind in sorted(kinds)
                 ],
             }
         )
     return facts
+
+
+# Asked for every kind of every cluster (a file looked up for each); the bundled schemas do not
+# change while the process runs.
+@functools.lru_cache(maxsize=4096)
+def _builtin(version: tuple[int, int], api_version: str, kind: str) -> bool:
+    return kubernetes.builtin_schema(version, api_version, kind) is not None
 
 
 def params(cluster: Cluster, layers: list[tuple[str, list[tuple[str, list[dict]]]]]) -> dict:

@@ -300,7 +300,7 @@ def _mkdir(path: str | Path) -> None:
     os.chmod(path, DIR_MODE)
 
 
-def _write_file(path: Path, content: bytes, mtime_ns: int | None) -> None:
+def _write_file(path: str, content: bytes, mtime_ns: int | None) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
     try:
         os.fchmod(fd, FILE_MODE)
@@ -358,6 +358,7 @@ def _stage(staging: Path, target: Path, files: dict[str, bytes], current_files: 
     tree's (same bytes, mode and mtime), the others are written."""
     _mkdir(staging)
     made = {""}  # folders made, relative to staging (string paths: this runs for every file of a fleet)
+    top, current = f"{staging}/", f"{target}/"
     for rel, content in sorted(files.items()):
         parts = rel.split("/")
         if ".." in parts or rel.startswith("/"):
@@ -365,14 +366,14 @@ def _stage(staging: Path, target: Path, files: dict[str, bytes], current_files: 
         for depth in range(1, len(parts)):
             folder = "/".join(parts[:depth])
             if folder not in made:
-                _mkdir(os.path.join(staging, folder))
+                _mkdir(top + folder)
                 made.add(folder)
         if current_files.get(rel) != content:
-            _write_file(staging / rel, content, None)
+            _write_file(top + rel, content, None)
         else:
-            mtime_ns = _link_unchanged(os.path.join(target, rel), os.path.join(staging, rel), content)
+            mtime_ns = _link_unchanged(current + rel, top + rel, content)
             if mtime_ns != _LINKED:
-                _write_file(staging / rel, content, mtime_ns)
+                _write_file(top + rel, content, mtime_ns)
         _step("file")
 
 

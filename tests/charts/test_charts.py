@@ -47,7 +47,9 @@ def locked(tmp_path_factory) -> Path:
         shutil.copytree(REPO / name, root / name)
     shutil.copy(REPO / ".gpu-gitops.yaml", root / ".gpu-gitops.yaml")
     runner = CliRunner()
-    for args in (["charts", "pull", "--from", str(CHARTS)], ["-q", "render"]):
+    # one process: a pool's workers would each compile the schemas again, and the test run's
+    # workers already use every CPU (the pool's own output is the same, tests/render/test_parallel.py)
+    for args in (["charts", "pull", "--from", str(CHARTS)], ["-q", "render", "--jobs", "1"]):
         result = runner.invoke(cli, ["--root", str(root), "--color", "never", *args], catch_exceptions=False)
         assert result.exit_code == 0, result.output
     _git(root, "init", "-q")

@@ -3,31 +3,13 @@
 from __future__ import annotations
 
 import re
-import shutil
-from pathlib import Path
 
-import pytest
-from click.testing import CliRunner
-from conftest import EXAMPLES, REPO
+from conftest import EXAMPLES
 
-from generator.cli import cli
 from generator.tree.diffsummary import ClusterDiff, markdown
 from generator.tree.write import Changes
 
-
-@pytest.fixture(scope="module")
-def rendered_once(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("diff") / "proj"
-    for name in ("clusters", "libsonnet", "schemas"):
-        shutil.copytree(REPO / name, root / name)
-    assert CliRunner().invoke(cli, ["--root", str(root), "-q", "render"]).exit_code == 0
-    return root
-
-
-@pytest.fixture
-def rendered_project(rendered_once, tmp_path) -> Path:
-    """A rendered project of the test's own, to change."""
-    return Path(shutil.copytree(rendered_once, tmp_path / "proj", symlinks=True))
+# rendered_project (tests/conftest.py): a copy of the test run's one render of the examples, to change.
 
 
 def test_diff_without_changes_says_so(rendered_project, run):

@@ -126,7 +126,9 @@ def _text_io_without_encoding(source: str) -> list[int]:
     the encoding to the locale."""
     import ast
 
-    lines = []
+    lines: list[int] = []
+    if not any(call in source for call in ("read_text(", "write_text(", "open(")):
+        return lines  # no such call to look at: the file is not parsed (half the sources)
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.Call) or any(k.arg == "encoding" for k in node.keywords):
             continue

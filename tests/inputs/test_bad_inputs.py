@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from conftest import REPO
 
+from generator.cli import cli
 from generator.paths import Project
 from generator.tree.write import read_tree
 
@@ -21,6 +24,26 @@ def _edit(root: Path, old: str, new: str, cluster: str = CLUSTER) -> None:
     text = path.read_text(encoding="utf-8")
     assert old in text, f"fixture text {old!r} not in {cluster}"
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def _rendered_tree(tmp_path_factory) -> Path:
+    """``rendered/`` of a copy of the project after `render CLUSTER`, made once per module."""
+    root = tmp_path_factory.mktemp("bad-inputs") / "proj"
+    for name in ("clusters", "libsonnet", "schemas"):
+        shutil.copytree(REPO / name, root / name)
+    result = CliRunner().invoke(cli, ["--root", str(root), "--color", "never", "render", CLUSTER])
+    assert result.exit_code == 0, result.output
+    return root / "rendered"
+
+
+@pytest.fixture
+def rendered_before(project, _rendered_tree) -> dict:
+    """``project`` with CLUSTER rendered, and that tree's files: what a refused render must leave
+    as it was. The tree is a copy of the module's render of the same inputs (render is
+    deterministic, tests/render holds it to that), not a render per test."""
+    shutil.copytree(_rendered_tree, project / "rendered", symlinks=True)
+    return read_tree(project / "rendered")
 
 
 def _line_of(root: Path, needle: str, cluster: str = CLUSTER) -> int:
@@ -155,10 +178,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_bad_input_is_one_located_error(project, run, case):
+def test_bad_input_is_one_located_error(project, run, case, rendered_before):
     _id, old, new, marker, message, hint = case
-    assert run(project, "render", CLUSTER).exit_code == 0
-    before = read_tree(project / "rendered")
+    before = rendered_before
     _edit(project, old, new)
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2, result.output
@@ -328,9 +350,8 @@ def _overrides(root: Path, code: str) -> Path:
     ],
     ids=["absolute", "dotdot", "sibling-cluster", "home"],
 )
-def test_overrides_cannot_escape_the_sandbox(project, run, code, fragment):
-    assert run(project, "render", CLUSTER).exit_code == 0
-    before = read_tree(project / "rendered")
+def test_overrides_cannot_escape_the_sandbox(project, run, code, fragment, rendered_before):
+    before = rendered_before
     _overrides(project, code)
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 2
@@ -503,9 +524,8 @@ def test_explicit_tag_with_a_wrong_value(project, run, text, tag):
 
 
 @pytest.mark.slow
-def test_overrides_loop_is_stopped_at_the_cpu_bound(project, run):
-    assert run(project, "render", CLUSTER).exit_code == 0
-    before = read_tree(project / "rendered")
+def test_overrides_loop_is_stopped_at_the_cpu_bound(project, run, rendered_before):
+    before = rendered_before
     _overrides(
         project,
         "{ values+:: { spin:: std.foldl(function(a, x) a + x, std.range(1, 2147483647), 0) },\n"

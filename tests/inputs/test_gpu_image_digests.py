@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from gpu_support import find, load_objects
 
 CLUSTER = "eks-mi300x-inference"
@@ -58,3 +59,17 @@ def test_every_rendered_image_may_be_pinned(project, run):
     result = run(project, "render", CLUSTER)
     assert result.exit_code == 0, result.output
     assert _plugin_image(project) == f"{image}@{_DIGEST}"
+
+
+def test_a_cluster_without_digest_keys_is_not_walked(monkeypatch):
+    """Most clusters pin no digest: their objects (thousands of containers in a fleet) are not
+    walked for images nobody asked about."""
+    from generator.library import digests
+
+    def walked(components):
+        raise AssertionError("walked")
+
+    monkeypatch.setattr(digests, "rendered_images", walked)
+    digests.check({"images": {"digests": {}}}, None, {"c": [{"spec": {"containers": [{"image": "a:1"}]}}]})
+    with pytest.raises(AssertionError, match="walked"):
+        digests.check({"images": {"digests": {"a:1": _DIGEST}}}, None, {"c": []})

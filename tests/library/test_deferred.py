@@ -63,3 +63,47 @@ def test_the_result_is_resolved_in_place_not_copied():
     out = resolve(objects)
     assert out is objects and out[0] is holder and out[1]["metadata"] is untouched
     assert holder["data"] == {"config.yaml": json.dumps({"x": 1}, indent=2) + "\n", "plain": "y"}
+
+
+def test_objects_without_a_marker_are_not_walked(monkeypatch):
+    """Of an engine's result ({component: [objects]}) only the objects whose bytes hold a
+    marker are walked; the others are screened by their marshalled bytes."""
+    from generator.library import deferred
+
+    walked = []
+    real = deferred._resolve
+
+    def counting(value, depth):
+        walked.append(value)
+        return real(value, depth)
+
+    monkeypatch.setattr(deferred, "_resolve", counting)
+    plain = {"kind": "ConfigMap", "data": {"a": "b"}, "spec": {"items": [{"x": 1}, {"y": [2]}]}}
+    marked = {"kind": "ConfigMap", "data": {"config.json": _marker("json", {"x": 1})}}
+    result = {"component": [plain, marked]}
+    assert resolve(result)["component"][1]["data"]["config.json"] == json.dumps({"x": 1}, indent=2) + "\n"
+    assert all(value is not plain and value is not plain["spec"] for value in walked)
+    assert marked["data"] in walked
+
+
+def test_a_marker_deep_in_a_value_marshal_cannot_write_is_still_resolved():
+    class Opaque:
+        pass
+
+    obj = {"data": {"h": _marker("sha256", {"a": 1})}, "other": Opaque()}
+    assert resolve({"c": [obj]})["c"][0]["data"]["h"] == hashlib.sha256(b'{"a":1}').hexdigest()
+
+
+def test_equal_values_are_serialised_once_and_types_keep_their_texts(monkeypatch):
+    """A fleet's clusters defer many values alike: each text is made once a process."""
+    from generator.library import deferred
+
+    made = []
+    real = deferred._FORMATS["json"]
+    monkeypatch.setitem(deferred._FORMATS, "json", lambda v: made.append(v) or real(v))
+    monkeypatch.setattr(deferred, "_TEXTS", {})
+    first = resolve({"c": [{"data": {"k": _marker("json", {"on": True, "n": 1.0})}}]})
+    second = resolve({"c": [{"data": {"k": _marker("json", {"on": True, "n": 1.0})}}]})
+    assert first == second and len(made) == 1
+    other = resolve({"c": [{"data": {"k": _marker("json", {"on": 1, "n": 1})}}]})  # equal in Python, not in text
+    assert other["c"][0]["data"]["k"] == json.dumps({"n": 1, "on": 1}, indent=2) + "\n" and len(made) == 2

@@ -320,3 +320,25 @@ def test_the_schema_fingerprint_covers_the_location_folder_only_and_skips_dangli
     assert files == [str(schemas / "g-Widget.json")]
     folder = _tree(tmp_path)
     assert lint_paths([str(folder)], Lint(schema_locations=[location]), cached=True).findings
+
+
+def test_the_cache_is_read_without_the_default_collections(tmp_path, monkeypatch):
+    """Decoding a large tree's entries makes thousands of short-lived containers: they are read
+    with the thresholds the checks run with, and the defaults are back after the run."""
+    import gc
+
+    from generator.lint.cache import ResultCache
+
+    folder = _tree(tmp_path)
+    lint_paths([str(folder)], Settings(), cached=True)
+    seen: list[tuple[int, int, int]] = []
+    original = ResultCache.get_many
+
+    def recording(self, wanted):
+        seen.append(gc.get_threshold())
+        return original(self, wanted)
+
+    monkeypatch.setattr(ResultCache, "get_many", recording)
+    before = gc.get_threshold()
+    lint_paths([str(folder)], Settings(), cached=True)
+    assert seen and seen[0][0] >= 100_000 and gc.get_threshold() == before

@@ -9,7 +9,6 @@ that needs settings carries them in a leading ``# gpu-gitops-config: {...}`` com
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import re
@@ -328,11 +327,11 @@ def test_rules_that_judge_some_kinds_find_nothing_in_other_kinds():
                         continue
                     assert rule.kinds is not None
                     if kind in rule.kinds:
-                        res = dataclasses.replace(res, obj={**res.obj, "kind": "NoRuleKnowsThisKind"})
+                        res = res.replace(obj={**res.obj, "kind": "NoRuleKnowsThisKind"})
                         renamed += 1
                     found = rule.facts(res, ctx) if isinstance(rule, SetRule) else rule.check(res, ctx)
                     assert list(found) == [], (rule.meta.id, kind)
-                    res = dataclasses.replace(res, obj={**res.obj, "kind": kind})
+                    res = res.replace(obj={**res.obj, "kind": kind})
             checked += 1
     assert checked > 50 and renamed > 20
 
@@ -364,7 +363,7 @@ def _record_calls(monkeypatch, rule_id: str) -> list[str]:
     rule = BY_ID[rule_id]
     assert isinstance(rule, ObjectRule)
     original = rule.check
-    recording = dataclasses.replace(rule, check=lambda res, ctx: calls.append(res.kind) or original(res, ctx))
+    recording = rule.replace(check=lambda res, ctx: calls.append(res.kind) or original(res, ctx))
     monkeypatch.setattr(engine, "REGISTRY", tuple(recording if r is rule else r for r in engine.REGISTRY))
     return calls
 

@@ -11,6 +11,7 @@ Deployments, StatefulSets, DaemonSets, ReplicaSets, ReplicationControllers, Jobs
 from __future__ import annotations
 
 import copy
+import functools
 
 import celpy
 import pytest
@@ -35,13 +36,22 @@ def _index_of(items, item):
     return celtypes.IntType(next((i for i, x in enumerate(items) if x == item), -1))
 
 
-def _run(env, expression: str, activation: dict):
-    return env.program(env.compile(expression), functions={"indexOf": _index_of}).evaluate(activation)
+_ENV = celpy.Environment()
+
+
+@functools.cache
+def _program(expression: str):
+    """``expression`` compiled once per process: compiling is most of what an evaluation costs
+    cel-python, and a program keeps nothing between evaluations (each gets a new activation)."""
+    return _ENV.program(_ENV.compile(expression), functions={"indexOf": _index_of})
+
+
+def _run(expression: str, activation: dict):
+    return _program(expression).evaluate(activation)
 
 
 def evaluate(policy: dict, obj: dict, operation: str = "CREATE", old: dict | None = None) -> list[str]:
     """Messages of the validations that fail for ``obj`` (empty: admitted or not judged)."""
-    env = celpy.Environment()
     group, _path = KINDS[obj["kind"]]
     request = {"operation": operation, "kind": {"group": group, "version": "v1", "kind": obj["kind"]}}
     activation = {
@@ -49,17 +59,17 @@ def evaluate(policy: dict, obj: dict, operation: str = "CREATE", old: dict | Non
         "oldObject": celpy.json_to_cel(old),
         "request": celpy.json_to_cel(request),
     }
-    if not all(bool(_run(env, c["expression"], activation)) for c in policy["spec"].get("matchConditions", [])):
+    if not all(bool(_run(c["expression"], activation)) for c in policy["spec"].get("matchConditions", [])):
         return []
     variables = celtypes.MapType({})
     for var in policy["spec"]["variables"]:
-        value = _run(env, var["expression"], {**activation, "variables": variables})
+        value = _run(var["expression"], {**activation, "variables": variables})
         variables = celtypes.MapType({**variables, celtypes.StringType(var["name"]): value})
     activation["variables"] = variables
     failed = []
     for rule in policy["spec"]["validations"]:
-        if not bool(_run(env, rule["expression"], activation)):
-            message = str(_run(env, rule["messageExpression"], activation)) if "messageExpression" in rule else ""
+        if not bool(_run(rule["expression"], activation)):
+            message = str(_run(rule["messageExpression"], activation)) if "messageExpression" in rule else ""
             failed.append(message or rule["message"])
     return failed
 

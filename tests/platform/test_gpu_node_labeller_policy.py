@@ -38,7 +38,6 @@ OWN_NODE = {"authentication.kubernetes.io/node-name": ["aks-h100-0"]}
 def evaluate(policy: dict, new: dict, old: dict, username: str = LABELLER, extra: dict | None = OWN_NODE) -> list[str]:
     """Messages of the failed validations (empty: admitted, or not judged by the match conditions).
     ``extra`` None: a token without extra claims, which the request then leaves out."""
-    env = celpy.Environment()
     user = {"username": username, "groups": ["system:serviceaccounts"]}
     if extra is not None:
         user["extra"] = extra
@@ -48,14 +47,14 @@ def evaluate(policy: dict, new: dict, old: dict, username: str = LABELLER, extra
         "oldObject": celpy.json_to_cel(old),
         "request": celpy.json_to_cel(request),
     }
-    if not all(bool(_run(env, c["expression"], activation)) for c in policy["spec"]["matchConditions"]):
+    if not all(bool(_run(c["expression"], activation)) for c in policy["spec"]["matchConditions"]):
         return []
     variables = celtypes.MapType({})
     for var in policy["spec"]["variables"]:
-        value = _run(env, var["expression"], {**activation, "variables": variables})
+        value = _run(var["expression"], {**activation, "variables": variables})
         variables = celtypes.MapType({**variables, celtypes.StringType(var["name"]): value})
     activation["variables"] = variables
-    return [v["message"] for v in policy["spec"]["validations"] if not bool(_run(env, v["expression"], activation))]
+    return [v["message"] for v in policy["spec"]["validations"] if not bool(_run(v["expression"], activation))]
 
 
 @pytest.fixture(scope="module")

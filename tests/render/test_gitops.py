@@ -227,6 +227,20 @@ def test_layer_facts_mark_custom_resources(project):
     assert facts[1]["kinds"][0]["builtin"] is False
 
 
+def test_layer_facts_look_each_kind_up_once_a_process(project, monkeypatch):
+    """A fleet's clusters hold the same kinds: each is looked up in the bundled schemas once."""
+    from generator.validate import kubernetes
+
+    asked = []
+    real = kubernetes.builtin_schema
+    monkeypatch.setattr(kubernetes, "builtin_schema", lambda *a: asked.append(a) or real(*a))
+    gitops._builtin.cache_clear()
+    first = gitops.layer_facts(_layers(l00=[CRD], l30=[SCALED_OBJECT]), "1.32")
+    assert gitops.layer_facts(_layers(l00=[CRD], l30=[SCALED_OBJECT]), "1.32") == first
+    assert len(asked) == 2 == len(set(asked))
+    gitops._builtin.cache_clear()
+
+
 @needs_crd_schemas()
 def test_examples_render_valid_gitops_objects_upstream(strict_render):
     project, result = strict_render  # rendered with --require-schemas and the upstream locations

@@ -22,7 +22,6 @@ that is not listed does not run, and a test checks the list against the modules 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from importlib import import_module
 from pathlib import Path
 
@@ -187,7 +186,7 @@ def check(check_id: str) -> Check | None:
 
 
 def _stamped(error: InputError, check_id: str) -> InputError:
-    error.diagnostics = [replace(d, rule=check_id) for d in error.diagnostics]
+    error.diagnostics = [d.replace(rule=check_id) for d in error.diagnostics]
     return error
 
 

@@ -32,7 +32,6 @@ FAIL:
     data: {mode: interactive}
 """
 
-import dataclasses
 from collections.abc import Iterator, Sequence
 
 from generator.diagnostic import Diagnostic
@@ -88,7 +87,7 @@ def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> 
 
             close = difflib.get_close_matches(fact[1], contract.namespaces, n=1)
             hint = (f"did you mean {close[0]}? " if close else "") + _HINT
-            yield dataclasses.replace(finding, hint=hint)
+            yield finding.replace(hint=hint)
 
 
 _HINT = "the cluster's namespaces are its input's workloads[].namespace and the platform's; or add the Namespace"

@@ -48,7 +48,6 @@ FAIL:
       resources: {requests: {storage: 100Gi}}
 """
 
-import dataclasses
 from collections.abc import Iterator, Sequence
 
 from generator.diagnostic import Diagnostic
@@ -93,8 +92,8 @@ def check(facts: Sequence[tuple[NameFact, Diagnostic | None]], ctx: Context) -> 
     for finding in references.undefined(facts, "claim", contract.storage_classes if contract else None, contract):
         if contract is not None and "XR001" not in ctx.settings.rules:
             # the provider's own classes (managed-csi, gp2, standard-rwo) are not in the cluster's input
-            finding = dataclasses.replace(
-                finding, severity="warning", hint="unless the provider creates it: check `kubectl get storageclass`"
+            finding = finding.replace(
+                severity="warning", hint="unless the provider creates it: check `kubectl get storageclass`"
             )
         yield finding
 

@@ -65,7 +65,6 @@ FAIL:
 
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 
 from generator.diagnostic import Diagnostic
 from generator.lint.model import Hit, Resource
@@ -125,7 +124,7 @@ def check(facts: Sequence[tuple[_Fact, Diagnostic | None]], ctx: Context) -> Ite
         if name in here or not (here or elsewhere):
             continue
         found = f" (there is one in namespace {', '.join(elsewhere)})" if elsewhere else ""
-        yield replace(finding, message=f"scaleTargetRef: {kind} {namespace or '(none)'}/{name} not found{found}")
+        yield finding.replace(message=f"scaleTargetRef: {kind} {namespace or '(none)'}/{name} not found{found}")
 
 
 RULE = SetRule(meta=META, facts=facts, check=check, options={"completeSet": COMPLETE_SET})

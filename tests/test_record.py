@@ -1,0 +1,140 @@
+"""Records behave as the dataclasses they replace: equality, hashing, repr, pickling, replace."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import pytest
+
+from generator.diagnostic import Diagnostic, Location, ObjectRef
+from generator.lint.loader import Source
+from generator.lint.model import Document, Hit, Resource
+from generator.lint.options import Option
+from generator.lint.protocol import Context, DocumentRule, ObjectRule, SetRule
+from generator.record import Frozen, Record
+from generator.ruledoc import Example
+from generator.rulemeta import RuleMeta
+
+
+class Pair(Frozen):
+    __slots__ = _fields = ("left", "right")
+
+    def __init__(self, left: object, right: object = ()):
+        object.__setattr__(self, "left", left)
+        object.__setattr__(self, "right", right)
+
+
+@dataclasses.dataclass(frozen=True)
+class PairDataclass:
+    left: object
+    right: object = ()
+
+
+class Box(Record):
+    _fields = ("value", "hidden")
+    _unshown = ("hidden",)
+
+    def __init__(self, value: object, hidden: object = None):
+        self.value = value
+        self.hidden = hidden
+
+
+def test_the_records_every_lint_builds_at_start_up_are_no_dataclasses():
+    """Each dataclass compiles its methods when its module is imported (3 M instructions)."""
+    records = (Diagnostic, Location, ObjectRef, Hit, Document, Resource, Source, Context)
+    records += (DocumentRule, ObjectRule, SetRule, RuleMeta, Option, Example)
+    for cls in records:
+        assert not dataclasses.is_dataclass(cls), cls
+
+
+def test_a_diagnostic_pickles_as_a_call_with_its_fields_and_defaults_to_no_object():
+    finding = Diagnostic(Location("a.yaml", 3, 5), "error", "m", "h", "K8S003", ObjectRef("v1", "Pod", "ns", "p"))
+    assert pickle.loads(pickle.dumps(finding)) == finding and hash(finding) == hash(pickle.loads(pickle.dumps(finding)))
+    assert finding.__reduce__()[0] is Diagnostic
+    assert Diagnostic(Location(), "warning", "m").ref == ObjectRef() and not hasattr(finding, "__dict__")
+    moved = finding.replace(location=finding.location.replace(path="b.yaml"))
+    assert (moved.file, moved.line, moved.col, moved.rule) == ("b.yaml", 3, 5, "K8S003")
+
+
+def test_a_frozen_record_compares_hashes_and_prints_as_a_frozen_dataclass():
+    pair, same, other = Pair(1, (2,)), Pair(1, (2,)), Pair(1)
+    assert pair == same and pair != other and hash(pair) == hash(same)
+    assert pair != PairDataclass(1, (2,)) and pair != (1, (2,))
+    assert repr(pair) == repr(PairDataclass(1, (2,))).replace("PairDataclass", "Pair")
+    assert len({pair, same, other}) == 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        pair.left = 2  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del pair.left
+
+
+def test_a_record_pickles_and_is_replaced_through_its_init():
+    pair = Pair("a", ("b",))
+    assert pickle.loads(pickle.dumps(pair)) == pair
+    assert pair.replace(right=()) == Pair("a") and pair == Pair("a", ("b",))
+    with pytest.raises(TypeError):
+        pair.replace(middle=1)
+
+
+def test_a_mutable_record_is_unhashable_and_leaves_unshown_fields_out_of_its_repr():
+    box = Box([1], hidden="x")
+    assert box == Box([1], "x") and box != Box([1], "y")
+    with pytest.raises(TypeError):
+        hash(box)
+    assert repr(box) == "Box(value=[1])"
+    box.value.append(2)
+    assert box == Box([1, 2], "x")
+
+
+def test_rules_take_keyword_arguments_only_with_the_dataclass_defaults():
+    meta = RuleMeta("X001", "x", "error", "summary", "doc")
+    rule = ObjectRule(meta=meta, check=lambda res, ctx: ())
+    assert (rule.kinds, rule.options, rule.checkov, rule.cluster) == (None, {}, (), False)
+    assert (rule.untyped, rule.pod_templates, rule.device_pods) == (False, False, False)
+    with pytest.raises(TypeError):
+        ObjectRule(meta, lambda res, ctx: ())  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rule.cluster = True  # type: ignore[misc]
+    assert ObjectRule(meta=meta, check=rule.check) == rule
+
+
+def _subclasses(cls: type) -> list[type]:
+    found = []
+    for sub in cls.__subclasses__():
+        found += [sub, *_subclasses(sub)]
+    return found
+
+
+def _init_names(cls: type) -> tuple[list[str], bool]:
+    """The parameters ``cls.__init__`` takes (through ``**common`` to its base's) and whether
+    any is keyword-only."""
+    import inspect
+
+    names, keyword_only = [], False
+    for param in list(inspect.signature(cls.__init__).parameters.values())[1:]:
+        if param.kind is param.VAR_KEYWORD:
+            inherited, _ = _init_names(cls.__mro__[1])
+            names += inherited
+            keyword_only = True
+        else:
+            names.append(param.name)
+            keyword_only |= param.kind is param.KEYWORD_ONLY
+    return names, keyword_only
+
+
+def test_every_record_of_the_package_sets_each_of_its_fields_in_its_init():
+    """A field added to ``_fields`` but not to ``__init__`` would break ``replace``; one in
+    another order would break pickling across lint's workers: ``__reduce__`` calls the class
+    with the fields' values in ``_fields`` order (records built by keyword only are never
+    pickled: the rules, made in each process by importing their modules)."""
+    records = [cls for cls in _subclasses(Record) if cls.__module__.startswith("generator.")]
+    assert len(records) >= 14
+    for cls in records:
+        if cls.__init__ is Record.__init__:  # an abstract base that sets no field
+            continue
+        names, keyword_only = _init_names(cls)
+        if keyword_only:
+            assert sorted(names) == sorted(cls._fields), cls
+        else:
+            assert tuple(names) == cls._fields, cls
