@@ -7,7 +7,8 @@ to its size now plus the call's memory bound. A helper that ran out of time or m
 dies, one that has not replied within the call's wall-clock bound is killed, and ``run``
 raises ``Bound`` naming the bound; the next call starts a new helper. A
 helper that has grown by ``RETIRE_MIB`` since it started (memory a caller chose not to
-collect) exits after its reply, and the next call starts a new one.
+collect), or would with one more call like its last, exits after its reply, and the next call
+starts a new one.
 
 The helper is a fresh, small interpreter, started once per process that needs it: forking the
 renderer itself for every evaluation cost ~15 ms of page-table copying and teardown each.
@@ -16,29 +17,18 @@ Calls are ``"module:function"`` names and pickled arguments, so only importable 
 
 from __future__ import annotations
 
-import faulthandler
-import importlib
-import math
 import os
 import pickle
-import resource
 import select
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-MIB = 1024 * 1024
-# Growth after which a helper exits once it has replied. The Jsonnet engine does not free what an
-# evaluation leaves (``jsonnet.evaluate_unbounded``, ``gc=False``): ~3.5 MiB a cluster, ~30 MiB an
-# evaluation of ``evaluation.MANY`` clusters. At 64 MiB a helper serves two or three of those and
-# stays near 120 MB at its peak, whatever the fleet's size (512 MiB let it reach ~550 MB); a new
-# helper costs ~0.05 s of CPU, collecting the engine's cycles ~0.2 s an evaluation.
-RETIRE_MIB = 64
+from generator.library.helper import RETIRE_MIB as RETIRE_MIB  # the bound, where callers look
 
 
 @dataclass(frozen=True)
@@ -66,10 +56,12 @@ _helper: tuple[int, subprocess.Popen] | None = None  # (the process it serves, t
 
 
 def _start_helper() -> subprocess.Popen:
+    """A new helper: ``-P``, so that the working folder (``-c`` would put it first on ``sys.path``)
+    cannot lend it a ``generator`` package of its own."""
     package_parent = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")])))
     return subprocess.Popen(
-        [sys.executable, "-c", "from generator.library.bounded import serve; serve()"],
+        [sys.executable, "-P", "-c", "from generator.library.helper import serve; serve()"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         env=env,
@@ -115,7 +107,7 @@ def run(target: str, args: tuple, limits: Limits) -> Any:
     exceptions are re-raised here, and what it wrote on stderr is written on ours."""
     helper = _current_helper()
     assert helper.stdin is not None and helper.stdout is not None  # started with pipes
-    request = pickle.dumps((target, args, limits))
+    request = pickle.dumps((target, args, (limits.cpu_seconds, limits.memory_mib)))
     try:
         helper.stdin.write(len(request).to_bytes(8, "big") + request)
         helper.stdin.flush()
@@ -161,52 +153,3 @@ def _read(helper: subprocess.Popen, size: int, deadline: float) -> bytes:
             break
         data += chunk
     return bytes(data)
-
-
-# --- the helper's side --------------------------------------------------------------------------
-
-
-def _address_space_now() -> int:
-    with open("/proc/self/statm", encoding="ascii") as statm:
-        return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-
-
-def _bound(kind: int, soft: int) -> None:
-    _, hard = resource.getrlimit(kind)
-    resource.setrlimit(kind, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
-
-
-def serve() -> None:
-    """The helper's loop: one length-prefixed pickled request in, one reply out, until EOF."""
-    requests, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
-    # what the called code prints is captured per call and sent with the reply; an abort
-    # message of a dying helper goes nowhere
-    capture = tempfile.TemporaryFile()
-    os.dup2(capture.fileno(), 1)
-    os.dup2(capture.fileno(), 2)
-    faulthandler.disable()
-    baseline = _address_space_now()
-    while True:
-        header = requests.read(8)
-        if len(header) < 8:
-            return
-        target, args, limits = pickle.loads(requests.read(int.from_bytes(header, "big")))
-        used = resource.getrusage(resource.RUSAGE_SELF)
-        _bound(resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + limits.cpu_seconds)
-        _bound(resource.RLIMIT_AS, _address_space_now() + limits.memory_mib * MIB)
-        capture.seek(0)
-        capture.truncate()
-        try:
-            module, _, name = target.partition(":")
-            reply = ("ok", getattr(importlib.import_module(module), name)(*args))
-        except MemoryError:
-            reply = ("memory", None)
-        except Exception as exc:  # noqa: BLE001 - re-raised by the caller
-            reply = ("error", exc)
-        capture.seek(0)
-        retiring = _address_space_now() - baseline > RETIRE_MIB * MIB
-        payload = pickle.dumps((*reply, capture.read(), retiring))
-        replies.write(len(payload).to_bytes(8, "big") + payload)
-        replies.flush()
-        if retiring:
-            return

@@ -9,7 +9,7 @@ The engine is jrsonnet (``rjsonnet``): on this library it evaluates ~40x faster 
 ``jsonnet`` binding and ~6x faster than ``gojsonnet``, with identical output (see
 bench/bench_engines.py). Each evaluation runs in a helper process bounded in CPU time and memory
 (``generator.library.bounded``), so a runaway override fails with a located error instead of hanging or
-aborting the render.
+aborting the render; the sandbox and the engine's call, which run there, are ``library.engine``.
 """
 
 from __future__ import annotations
@@ -22,15 +22,14 @@ from pathlib import Path
 from generator.diagnostic import line_col
 from generator.errors import InputError
 from generator.library import bounded
+from generator.library.engine import ENTRY_NAME, MAX_STACK, EngineError, Sandbox
+from generator.library.engine import MAX_IMPORT_BYTES as MAX_IMPORT_BYTES  # the bound, where its users look
 
 # a trace frame: "    /abs/file.libsonnet:12:5-20: description" or "    file:(12:5)-(13:1): ..."
 _FRAME = re.compile(r"^ {4}(?P<file>[^\s:][^:]*):\(?(?P<line>\d+):(?P<col>\d+)")
 _KIND = re.compile(
     r"^(?:(?P<kind>runtime error|syntax error|import_callback error): )?(?:RuntimeError: )?(?P<msg>.*)$", re.S
 )
-ENTRY_NAME = "<entry>"
-MAX_IMPORT_BYTES = 4 * 1024 * 1024
-MAX_STACK = 500  # Jsonnet call depth; deeper recursion is an error, not a native stack overflow
 
 # Bounds of one evaluation (an example cluster needs ~0.02 s of CPU). Raised through the
 # environment, so render workers inherit them.
@@ -38,106 +37,6 @@ CPU_ENV, MEMORY_ENV = "GPU_GITOPS_JSONNET_CPU_SECONDS", "GPU_GITOPS_JSONNET_MEMO
 WALL_ENV = "GPU_GITOPS_JSONNET_WALL_SECONDS"
 # the wall-clock bound leaves the CPU bound room on a machine shared by a few processes per core
 DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_MIB, DEFAULT_WALL_SECONDS = 60, 2048, 300
-
-
-class Sandbox:
-    """Resolves imports inside a fixed set of folders and nowhere else."""
-
-    def __init__(self, library: Path, cluster_folder: Path | None, display_root: Path):
-        self.library = library.resolve()
-        self.roots = [self.library] + ([cluster_folder.resolve()] if cluster_folder else [])
-        self.display_root = display_root.resolve()
-
-    def display(self, path: Path) -> str:
-        """Library files as ``libsonnet/...`` wherever the library is installed; others
-        relative to the project root."""
-        path = Path(path)
-        if path.is_relative_to(self.library):
-            return (Path("libsonnet") / path.relative_to(self.library)).as_posix()
-        try:
-            return os.path.relpath(path, self.display_root)
-        except ValueError:
-            return str(path)
-
-    def _allowed(self, path: Path) -> bool:
-        return any(path.is_relative_to(root) for root in self.roots)
-
-    def resolve(self, importer_dir: str, rel: str) -> tuple[str, str]:
-        """The path and text of an import, refused unless it stays inside the sandbox's folders.
-
-        Answers are reused within this process while nothing they depend on changed (see
-        ``_signature``): every cluster of a run imports the same ~50 library files, and
-        resolving them again cost ~3.5 ms of a cluster's ~22 ms evaluation
-        (bench/bench_render.py)."""
-        key = (self.library, importer_dir, rel)
-        known = _ANSWERS.get(key)
-        if known is not None and known[0] == _signature(known[1]) and self._allowed(Path(known[2][0])):
-            return known[2]
-        tried, answer = self._resolve(importer_dir, rel)
-        _ANSWERS[key] = (_signature(tried), tried, answer)
-        return answer
-
-    def _resolve(self, importer_dir: str, rel: str) -> tuple[list[str], tuple[str, str]]:
-        """The answer and the paths it depends on: the folders looked in, and the file found."""
-        if os.path.isabs(rel) or rel.startswith("~"):
-            raise RuntimeError(
-                f"absolute import path {rel!r} refused: imports must stay inside libsonnet/ or the cluster's folder"
-            )
-        bases = [Path(importer_dir)] if importer_dir else []
-        bases.append(self.library)
-        tried = []
-        for base in bases:
-            candidate = base / rel
-            tried.append(str(candidate.parent))
-            real = candidate.resolve()
-            if not self._allowed(real):
-                raise RuntimeError(
-                    f"import {rel!r} resolves to {self.display(real)}, outside libsonnet/ "
-                    "and the cluster's folder; refused"
-                )
-            if real.is_file():
-                # measured before it is read, and read no further than the bound (it may grow meanwhile)
-                with real.open("rb") as handle:
-                    size = os.fstat(handle.fileno()).st_size
-                    data = handle.read(MAX_IMPORT_BYTES + 1) if size <= MAX_IMPORT_BYTES else b""
-                if size > MAX_IMPORT_BYTES or len(data) > MAX_IMPORT_BYTES:
-                    raise RuntimeError(f"import {rel!r} is larger than {MAX_IMPORT_BYTES} bytes")
-                # report the path the user wrote against, not the symlink target
-                try:
-                    return tried + [str(candidate)], (str(real), data.decode("utf-8"))
-                except UnicodeDecodeError as exc:
-                    raise RuntimeError(f"import {rel!r} is not UTF-8 text (byte {exc.start})") from None
-        raise RuntimeError(f"import {rel!r} not found in libsonnet/ or the cluster's folder")
-
-
-# Imports answered in this process, by (library, importing folder, import path): the signature
-# of what the answer depends on, those paths, and the answer (path, text). The answer does not
-# depend on the sandbox's other folder, only whether it is allowed does.
-_ANSWERS: dict[tuple, tuple[tuple, list[str], tuple[str, str]]] = {}
-
-
-def _signature(paths: list[str]) -> tuple:
-    """What an answer depends on, as ``stat`` sees it through any symlink: the folders looked in
-    (a file added to one, a link moved, changes its entries and so its mtime, or its inode) and
-    the file found (an edit changes its size, mtime or ctime; a replacement its inode)."""
-    found: list[tuple[int, ...] | None] = []
-    for path in paths:
-        try:
-            st = os.stat(path)
-        except OSError:
-            found.append(None)
-            continue
-        found.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
-    return tuple(found)
-
-
-class EngineError(Exception):
-    """The engine's error text, and the import the sandbox refused, if that was the cause
-    (the engine reports a refused import without the position of the import expression)."""
-
-    def __init__(self, text: str, failed_import: tuple[str, str] | None):
-        super().__init__(text, failed_import)
-        self.text, self.failed_import = text, failed_import
 
 
 def limits() -> bounded.Limits:
@@ -169,50 +68,14 @@ def evaluate(
     (the overrides file, when the snippet merges one). The evaluation is bounded by ``limits()``.
     """
     entry = str((home.resolve() if home else Path("/")) / ENTRY_NAME)
-    tla_codes = {key: json.dumps(value) for key, value in tla.items()}
+    tla_json = {key: json.dumps(value) for key, value in tla.items()}
     try:
-        text = bounded.run(f"{__name__}:evaluate_unbounded", (code, entry, sandbox, tla_codes), limits())
+        text = bounded.run("generator.library.engine:evaluate_unbounded", (code, entry, sandbox, tla_json), limits())
     except EngineError as exc:
         raise _to_input_error(exc, sandbox, blame) from None
     except bounded.Bound as exc:
         raise _bound_error(exc, blame) from None
     return json.loads(text)
-
-
-def evaluate_unbounded(code: str, entry: str, sandbox: Sandbox, tla_codes: dict[str, str]) -> str:
-    """The engine's JSON text for ``code`` served as the file ``entry``; runs in the bounded helper."""
-    import rjsonnet
-
-    failed: list[tuple[str, str]] = []
-
-    def resolve(importer_dir: str, rel: str) -> tuple[str, str]:
-        # the engine resolves a snippet's imports against the working directory, so the
-        # snippet is served as a file in its home folder and its imports resolve from there
-        if rel == ENTRY_NAME:
-            return entry, code
-        try:
-            return sandbox.resolve(importer_dir, rel)
-        except RuntimeError:
-            failed.append((importer_dir, rel))
-            raise
-
-    try:
-        return rjsonnet.evaluate_snippet(
-            ENTRY_NAME,
-            f"import {json.dumps(ENTRY_NAME)}",
-            tla_codes=tla_codes,
-            import_callback=resolve,
-            max_stack=MAX_STACK,
-            max_trace=20,
-            # No cycle collection after the evaluation (rjsonnet 0.5.6, src/lib.rs: `if gc {
-            # collect_thread_cycles() }` once the result is manifested; none runs during it):
-            # it took ~20% of an evaluation to free ~4.5 MiB the helper no longer needs. The
-            # helper retires once it has grown by bounded.RETIRE_MIB, and each call's memory
-            # bound counts from the helper's size before the call.
-            gc=False,  # type: ignore[call-arg]  # rjsonnet's stub lacks the parameter its 0.5.6 takes
-        )
-    except RuntimeError as exc:
-        raise EngineError(str(exc), failed[-1] if failed else None) from None
 
 
 def _bound_error(exc: bounded.Bound, blame: str) -> InputError:

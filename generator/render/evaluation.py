@@ -27,10 +27,11 @@ ENTRY_WITH_OVERRIDES = (
 ENTRY_FOR_MANY = (
     "local main = import 'main.libsonnet';\nfunction(specs) [main.flatten(main.components(spec)) for spec in specs]"
 )
-# Clusters per evaluation of ENTRY_FOR_MANY: the library is parsed once for them (~30 ms a cluster
-# alone, ~29 ms in 8, ~26 ms in 16), and the main process holds their objects at once (~4 MiB a
-# cluster, until it is written): 8 keeps a fleet's render near 100 MB.
-MANY = 8
+# Clusters per evaluation of ENTRY_FOR_MANY: the engine parses the library once for them (~190 M
+# instructions, against ~50 M for each cluster's own evaluation), and the main process holds their
+# objects at once until they are written: 16 keeps a fleet's render near 120 MB (8: ~100 MB, and
+# the helpers' instructions a cluster 14% more; bench/bench_all.py, docs/performance.md).
+MANY = 16
 
 Components = dict[str, list[dict]]
 

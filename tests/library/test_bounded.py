@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -65,6 +66,15 @@ def hold(mib):
 
 def release():
     _held.clear()
+
+
+def note_at_exit(path):
+    """Write ``path`` when the helper's interpreter is torn down, as the engine's thread-local
+    destructors run then (collecting every cycle the evaluations left)."""
+    import atexit
+
+    atexit.register(Path(path).write_text, "torn down")
+    return os.getpid()
 
 
 def peak_mib():
@@ -130,6 +140,20 @@ def test_a_forked_process_gets_its_own_helper():
     assert bounded.run(f"{HERE}:pid", (), LIMITS) == mine
 
 
+def test_the_helper_imports_this_package_whatever_the_working_folder_holds(tmp_path):
+    """A project folder may hold a ``generator`` package of its own."""
+    (tmp_path / "generator").mkdir()
+    (tmp_path / "generator" / "__init__.py").write_text("raise ImportError('not the renderer')\n")
+    child = os.fork()
+    if child == 0:
+        os.chdir(tmp_path)
+        try:
+            os._exit(0 if bounded.run(f"{HERE}:echo", ("served",), LIMITS) == "served" else 1)
+        except BaseException:  # noqa: BLE001 - the child reports by its exit status only
+            os._exit(1)
+    assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+
+
 def test_each_calls_memory_bound_counts_from_the_helpers_size_before_the_call():
     bounded.run(f"{HERE}:hold", (200,), LIMITS)
     try:
@@ -142,6 +166,26 @@ def test_a_helper_that_grew_retires_after_its_reply_and_a_new_one_takes_over():
     grown = bounded.run(f"{HERE}:hold", (bounded.RETIRE_MIB + 16,), bounded.Limits(5, bounded.RETIRE_MIB + 64))
     assert bounded.run(f"{HERE}:pid", (), LIMITS) != grown
     assert bounded.run(f"{HERE}:echo", ("still served",), LIMITS) == "still served"
+
+
+def test_a_helper_retires_when_one_more_call_like_its_last_would_take_it_past_the_bound():
+    """A fleet's evaluations leave about as much each: the helper leaves before the one that
+    would take it past RETIRE_MIB, so its peak stays under the bound."""
+    call = bounded.RETIRE_MIB * 5 // 8
+    grown = bounded.run(f"{HERE}:hold", (call,), bounded.Limits(5, bounded.RETIRE_MIB + 64))
+    assert bounded.run(f"{HERE}:pid", (), LIMITS) != grown
+    small = bounded.run(f"{HERE}:hold", (1,), LIMITS)
+    assert bounded.run(f"{HERE}:pid", (), LIMITS) == small
+
+
+def test_a_retiring_helper_exits_without_tearing_its_interpreter_down(tmp_path):
+    """A retiring helper's memory is the OS's to take back: the teardown (the engine collects
+    every cycle it left, ~0.2 s a helper) would only cost CPU, and the caller waits for it."""
+    marker = tmp_path / "torn-down"
+    helper = bounded.run(f"{HERE}:note_at_exit", (str(marker),), LIMITS)
+    bounded.run(f"{HERE}:hold", (bounded.RETIRE_MIB + 16,), bounded.Limits(5, bounded.RETIRE_MIB + 64))
+    assert bounded.run(f"{HERE}:pid", (), LIMITS) != helper
+    assert not marker.exists()
 
 
 def test_calls_that_each_leave_memory_behind_keep_the_helper_under_150_mb():
