@@ -143,7 +143,7 @@ def test_a_forked_process_gets_its_own_helper():
 def test_the_helper_imports_this_package_whatever_the_working_folder_holds(tmp_path):
     """A project folder may hold a ``generator`` package of its own."""
     (tmp_path / "generator").mkdir()
-    (tmp_path / "generator" / "__init__.py").write_text("raise ImportError('not the renderer')\n")
+    (tmp_path / "generator" / "__init__.py").write_text("raise ImportError('not the renderer')\n", encoding="utf-8")
     child = os.fork()
     if child == 0:
         os.chdir(tmp_path)
