@@ -43,10 +43,10 @@ def _mutations(obj, limit=60):
     walk(obj, ())
     for path, what in paths[:limit]:
         for wrong in _WRONG if what == "leaf" else ("unknownField",):
-            mutated = copy.deepcopy(obj)
-            node = mutated
+            # only the collections on the path are copied: the rest is shared, and nothing writes to it
+            mutated = node = copy.copy(obj)
             for part in path[:-1] if what == "leaf" else path:
-                node = node[part]
+                node[part] = node = copy.copy(node[part])
             if what == "leaf":
                 if path[-1] in ("apiVersion", "kind") and len(path) == 1:
                     continue
