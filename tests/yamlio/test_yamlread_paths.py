@@ -86,38 +86,37 @@ def event_path(text: str, resolution: read.Resolution, depth: int):
         read._compiled = reader  # type: ignore[assignment]
 
 
-def positions_table(text: str, resolution: read.Resolution | None, compiled_path: bool) -> dict:
-    """Every path's key and value marks, and the plain text there, by one path."""
+def mapped(text: str, resolution: read.Resolution | None, compiled_path: bool) -> read.Positions:
+    """The position map of ``text``, built by one path (a built map answers ``find`` itself)."""
     reader = read._compiled
     if not compiled_path:
         read._compiled = lambda *_: None  # type: ignore[assignment]
     try:
         where = read.Positions(text, resolution)
-        table = where.table()
-        return {path: (marks, read.plain_text(where.find(path, True)[0])) for path, marks in table.items()}
+        where._map()
+        return where
     finally:
         read._compiled = reader  # type: ignore[assignment]
 
 
-def found_alone(text: str, resolution: read.Resolution | None, paths: list[tuple], compiled_path: bool) -> list:
+def positions_table(where: read.Positions) -> dict:
+    """Every path's key and value marks, and the plain text there, in a built map."""
+    return {path: (marks, read.plain_text(where.find(path, True)[0])) for path, marks in where.table().items()}
+
+
+def found_alone(
+    text: str, resolution: read.Resolution | None, paths: list[tuple], built: read.Positions | None
+) -> list:
     """What ``find`` answers for each path and ``at_value``, as the mark, and whether a node is
-    there and its plain text: by the compiled path, each from a new ``Positions`` (no map built:
-    it reads the text again for the one path), or by the event path's map."""
-    reader = read._compiled
-    if not compiled_path:
-        read._compiled = lambda *_: None  # type: ignore[assignment]
-    try:
-        answers = []
-        mapped = read.Positions(text, resolution)
-        for path in paths:
-            for at_value in (False, True):
-                positions_of = read.Positions(text, resolution) if compiled_path else mapped
-                node, mark = positions_of.find(path, at_value)
-                where = None if mark is None else (mark.line, mark.column)
-                answers.append((path, at_value, where, node is None, read.plain_text(node)))
-        return answers
-    finally:
-        read._compiled = reader  # type: ignore[assignment]
+    there and its plain text: by the compiled path (``built`` None), each from a new ``Positions``
+    (no map built: it reads the text again for the one path), or by the event path's ``built`` map."""
+    answers = []
+    for path in paths:
+        for at_value in (False, True):
+            node, mark = (read.Positions(text, resolution) if built is None else built).find(path, at_value)
+            where = None if mark is None else (mark.line, mark.column)
+            answers.append((path, at_value, where, node is None, read.plain_text(node)))
+    return answers
 
 
 def probes(paths: list[tuple], count: int = 4) -> list[tuple]:
@@ -149,10 +148,10 @@ def agree(text: str, resolution: read.Resolution, depth: int, location: str) -> 
     assert same(fast, slow), f"{location}: the paths built different data"
     table = None if resolution is read.GO_YAML else resolution
     if len(text) <= POSITIONS_BYTES and not refused:
-        located = positions_table(text, table, True)
-        assert located == positions_table(text, table, False), f"{location}: positions"
+        located, events_map = positions_table(mapped(text, table, True)), mapped(text, table, False)
+        assert located == positions_table(events_map), f"{location}: positions"
         paths = probes(list(located))
-        assert found_alone(text, table, paths, True) == found_alone(text, table, paths, False), f"{location}: find"
+        assert found_alone(text, table, paths, None) == found_alone(text, table, paths, events_map), f"{location}: find"
     return True
 
 
@@ -259,7 +258,7 @@ def test_a_colon_in_a_flow_scalar_is_read_alike_by_both_paths(text, resolution):
     assert not isinstance(fast, Exception), fast
     assert same(event_path(text, chosen, 64), fast)
     table = None if chosen is read.GO_YAML else chosen
-    assert positions_table(text, table, False) == positions_table(text, table, True)
+    assert positions_table(mapped(text, table, False)) == positions_table(mapped(text, table, True))
 
 
 def test_a_colon_in_a_flow_scalar_is_located_by_either_path(monkeypatch):
