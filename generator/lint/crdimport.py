@@ -13,6 +13,7 @@ import copy
 import json
 import re
 from collections.abc import Callable
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import NoReturn
 
@@ -150,7 +151,7 @@ def import_files(paths: list[Path], output: Path, display: Callable[[Path], str]
                             f"the openAPIV3Schema of version {version!r} is not a valid schema",
                             "properties must map names to schemas, oneOf/anyOf/allOf must be lists of schemas",
                         )
-                    body = json.dumps(converted, indent=2, sort_keys=True) + "\n"
+                    body = indented_json(converted) + "\n"
                     replace_file(target, body)
                     written.append(target)
         if not crds:
@@ -160,6 +161,49 @@ def import_files(paths: list[Path], output: Path, display: Callable[[Path], str]
                 hint="pass CRD manifests, or the output of `kubectl get crd -o yaml`",
             )
     return sorted(written)
+
+
+def indented_json(value: object) -> str:
+    """``json.dumps(value, indent=2, sort_keys=True)``, byte for byte, three times as fast on a
+    schema: Python's C encoder does not indent, and its pure-Python one takes seconds over the
+    schemas of a synced set. Anything but string keys and JSON's own types is left to ``json``."""
+    out: list[str] = []
+    try:
+        _indent(value, out, "")
+    except TypeError:
+        return json.dumps(value, indent=2, sort_keys=True)
+    return "".join(out)
+
+
+def _indent(value: object, out: list[str], pad: str) -> None:
+    if isinstance(value, str):
+        out.append(encode_basestring_ascii(value))
+    elif isinstance(value, dict):
+        if not value:
+            out.append("{}")
+            return
+        inner, sep = pad + "  ", "{\n" + pad + "  "
+        for key in sorted(value):
+            if not isinstance(key, str):
+                raise TypeError(key)  # json turns such keys into strings: leave it to json
+            out.append(f"{sep}{encode_basestring_ascii(key)}: ")
+            sep = ",\n" + inner
+            _indent(value[key], out, inner)
+        out.append("\n" + pad + "}")
+    elif isinstance(value, list):
+        if not value:
+            out.append("[]")
+            return
+        inner, sep = pad + "  ", "[\n" + pad + "  "
+        for item in value:
+            out.append(sep)
+            sep = ",\n" + inner
+            _indent(item, out, inner)
+        out.append("\n" + pad + "]")
+    elif value is None or isinstance(value, (bool, int, float)):
+        out.append(json.dumps(value))
+    else:
+        raise TypeError(value)
 
 
 def _names(res: Resource, shown: str) -> tuple[str, str]:

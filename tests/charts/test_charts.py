@@ -691,6 +691,29 @@ def test_an_inflations_yaml_is_cached_beside_it_under_the_emitters_identity(tmp_
         inflate.texts(objects)  # another emitter's bytes are never taken
 
 
+@needs_helm()
+def test_an_object_two_inflations_share_is_emitted_once(tmp_path, own_cache, monkeypatch):
+    """A chart's CRD is the same in every inflation of it, whatever the values: a fleet emits it once."""
+    from generator.yamlio import emit
+
+    template = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  v: 'on'\n  count: {n}\n"
+    data = _chart(
+        tmp_path, template.format(name="shared", n="1") + "---\n" + template.format(name="own", n="{{ .Values.n }}")
+    )
+    store.add(data)
+    entry = lock.Entry("https://charts.example.com", "demo", "1.0.0", store.digest(data))
+    emitted: list[str] = []
+    real = emit.to_yaml
+    monkeypatch.setattr(emit, "to_yaml", lambda obj: emitted.append(obj["metadata"]["name"]) or real(obj))
+    first = inflate.inflate(_release(n=2), entry, FACTS)
+    second = inflate.inflate(_release(n="'2'"), entry, FACTS)
+    assert [o["data"]["count"] for o in first + second] == [2, 1, "2", 1]
+    texts = inflate.texts(first) + inflate.texts(second)
+    assert sorted(emitted) == ["own", "own", "shared"]
+    assert texts == [real(o) for o in first + second]
+    assert texts[0] != texts[2]  # the same but for a value's type: each its own text
+
+
 def test_a_shared_chart_objects_rule_findings_are_each_clusters_own(monkeypatch):
     """A chart object shared by clusters is checked once per settings; each cluster's finding is at
     its own file, at the line and column a check of that file alone gives."""

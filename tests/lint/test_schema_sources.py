@@ -12,7 +12,7 @@ from conftest import SHARED, needs_shared
 
 from generator.errors import InputError
 from generator.lint import lint_paths
-from generator.lint.crdimport import import_files, strict
+from generator.lint.crdimport import import_files, indented_json, strict
 from generator.lint.settings import Settings
 from generator.validate.locations import SchemaLocation, fetch, find_schema_file
 
@@ -214,6 +214,25 @@ def test_import_writes_strict_schemas_for_served_versions(tmp_path):
     assert [(f.rule, f.line, f.message) for f in findings] == [
         ("K8S003", 7, 'strict decoding error: unknown field "spec.gpu"')
     ]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"b": [1, 2.5, -0.0, 1e300, True, False, None], "a": {}, "c": [], "d": {"z": 'é\n"\\\u2028', "y": [[], [{}]]}},
+        [],
+        {},
+        "x",
+        3,
+        None,
+        {"x": float("nan"), "y": float("inf")},
+        {2: "int keys", 1: "json turns them into strings"},
+        {"t": ("a", "tuple")},
+    ],
+)
+def test_schema_files_are_written_as_json_indents_them(value):
+    """The imported schemas' bytes are ``json.dumps(indent=2, sort_keys=True)``'s."""
+    assert indented_json(value) == json.dumps(value, indent=2, sort_keys=True)
 
 
 def test_strict_leaves_value_constraints_in_any_of_open():
