@@ -442,7 +442,7 @@ def texts(objects: list[dict]) -> list[str]:
     once, and cached beside the inflation under the emitter's identity, so a render whose
     inflations are cached emits none of them (a CRD can be megabytes of YAML). Objects that are
     not an inflation's, as given, are emitted."""
-    from generator.yamlio.emit import to_yaml
+    from generator.yamlio.emit import to_yaml, to_yaml_once
 
     key = _KEYS.get(id(objects))
     if key is None or _SEEN.get(key) is not objects:
@@ -457,22 +457,9 @@ def texts(objects: list[dict]) -> list[str]:
             return found
     except (OSError, ValueError):
         pass
-    _TEXTS[key] = [_emitted(o, to_yaml) for o in objects]
+    _TEXTS[key] = [to_yaml_once(o) for o in objects]
     _store(cached, _TEXTS[key])
     return _TEXTS[key]
-
-
-# The YAML of every inflated object emitted in this process, by the emitter's identity and the
-# digest of the object's ``repr`` (its keys in order, its values with their types): a chart's
-# CRDs are the same objects in every inflation of it, whatever the values, and are emitted once.
-_EMITTED: dict[tuple[str, bytes], str] = {}
-
-
-def _emitted(obj: dict, to_yaml: Any) -> str:
-    key = (_emitter(), hashlib.sha256(repr(obj).encode()).digest())
-    if key not in _EMITTED:
-        _EMITTED[key] = to_yaml(obj)
-    return _EMITTED[key]
 
 
 def _store(cached: Path, data: list | dict) -> None:

@@ -20,8 +20,6 @@ that would still share a file name are an error, never a silent overwrite.
 
 from __future__ import annotations
 
-import hashlib
-import marshal
 import re
 from dataclasses import dataclass, field
 
@@ -31,7 +29,7 @@ from generator.inputs.load import Cluster
 from generator.library import jsonnet, registry
 from generator.paths import Project
 from generator.render import bootstrap, collisions, gitops
-from generator.yamlio.emit import to_yaml, to_yaml_plain
+from generator.yamlio.emit import to_yaml_once, to_yaml_plain
 
 MARKER = "# Rendered by gpu-gitops from clusters/{cluster}/cluster.yaml. Do not edit: run `gpu-gitops render`.\n"
 KUSTOMIZATION = "kustomization.yaml"
@@ -51,27 +49,6 @@ def object_filename(obj: dict) -> str:
 def _kustomization(header: str, resources: list[str]) -> bytes:
     body = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": resources}
     return (header + to_yaml_plain(body)).encode()
-
-
-# The YAML of objects a fleet renders alike in many clusters (a platform's operators, its
-# policies), emitted once: by the digest of the object's marshalled bytes, which read back as the
-# same object, types included (True is not 1, 1.0 is not 1), so the same digest is the same text.
-# Marshalling costs a twentieth of emitting. Bounded: emptied when full (~10 MB of text at most).
-_EMITTED: dict[bytes, str] = {}
-_EMITTED_MAX = 4096
-
-
-def _emitted(obj: dict) -> str:
-    try:
-        key = hashlib.blake2b(marshal.dumps(obj), digest_size=16).digest()
-    except ValueError:  # a type marshal does not write, or nesting too deep for it
-        return to_yaml(obj)
-    text = _EMITTED.get(key)
-    if text is None:
-        if len(_EMITTED) >= _EMITTED_MAX:
-            _EMITTED.clear()
-        text = _EMITTED[key] = to_yaml(obj)
-    return text
 
 
 @dataclass
@@ -134,7 +111,7 @@ def _add_folder(
     """One file per object plus the folder's kustomization.yaml; a file-name clash is an error.
     ``shared``: the objects are shared between clusters (inflated charts), their YAML too."""
     names: dict[str, dict] = {}
-    emitted = texts(objects) if shared else [_emitted(o) for o in objects]
+    emitted = texts(objects) if shared else [to_yaml_once(o) for o in objects]
     for obj, text in zip(objects, emitted, strict=True):
         name = object_filename(obj)
         if name in names:

@@ -16,7 +16,9 @@ ruamel instead. tests/yamlio/test_emit.py holds the two to byte identity.
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
+import marshal
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -253,6 +255,29 @@ def _dump(data: Any, ordered: bool, first: tuple[str, ...] = ()) -> str:
 def to_yaml(obj: dict) -> str:
     """One Kubernetes object as canonical YAML text."""
     return _dump(obj, True, _TOP)
+
+
+# The YAML of objects one process emits alike many times (a fleet's platform objects in every
+# cluster, a chart's CRDs in every inflation of it), made once: by the digest of the object's
+# marshalled bytes, which read back as the same object, types included (True is not 1, 1.0 is
+# not 1), so the same digest is the same text. Marshalling costs a twentieth of emitting.
+# Bounded: emptied when full (~10 MB of text at most).
+_ONCE: dict[bytes, str] = {}
+_ONCE_MAX = 4096
+
+
+def to_yaml_once(obj: dict) -> str:
+    """``to_yaml(obj)``, remembered for the next object of the same content (``_ONCE``)."""
+    try:
+        key = hashlib.blake2b(marshal.dumps(obj), digest_size=16).digest()
+    except ValueError:  # a type marshal does not write, or nesting too deep for it
+        return to_yaml(obj)
+    text = _ONCE.get(key)
+    if text is None:
+        if len(_ONCE) >= _ONCE_MAX:
+            _ONCE.clear()
+        text = _ONCE[key] = to_yaml(obj)
+    return text
 
 
 def to_yaml_plain(data: Any) -> str:

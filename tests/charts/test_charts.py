@@ -681,11 +681,13 @@ def test_an_inflations_yaml_is_cached_beside_it_under_the_emitters_identity(tmp_
     objects = inflate.inflate(_release(), entry, FACTS)
     assert inflate.texts(objects) == [emit.to_yaml(o) for o in objects]
     monkeypatch.setattr(inflate, "_TEXTS", {})  # as a new process finds it
+    monkeypatch.setattr(emit, "_ONCE", {})
     monkeypatch.setattr(emit, "to_yaml", lambda obj: pytest.fail("emitted again"))
     assert inflate.texts(objects) == [
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: team\ndata:\n  v: 'on'\n"
     ]
-    monkeypatch.setattr(inflate, "_TEXTS", {})
+    monkeypatch.setattr(inflate, "_TEXTS", {})  # a new process of another emitter
+    monkeypatch.setattr(emit, "_ONCE", {})
     monkeypatch.setattr(inflate, "_emitter", lambda: "another emitter")
     with pytest.raises(pytest.fail.Exception, match="emitted again"):
         inflate.texts(objects)  # another emitter's bytes are never taken
@@ -704,6 +706,7 @@ def test_an_object_two_inflations_share_is_emitted_once(tmp_path, own_cache, mon
     entry = lock.Entry("https://charts.example.com", "demo", "1.0.0", store.digest(data))
     emitted: list[str] = []
     real = emit.to_yaml
+    monkeypatch.setattr(emit, "_ONCE", {})
     monkeypatch.setattr(emit, "to_yaml", lambda obj: emitted.append(obj["metadata"]["name"]) or real(obj))
     first = inflate.inflate(_release(n=2), entry, FACTS)
     second = inflate.inflate(_release(n="'2'"), entry, FACTS)

@@ -6,15 +6,16 @@ from __future__ import annotations
 import pytest
 
 from generator.render import layout
+from generator.yamlio import emit
 from generator.yamlio.emit import to_yaml
 
 
 @pytest.fixture
 def emitted(monkeypatch) -> list[dict]:
     """The objects the emitter is asked for, with an empty memo."""
-    monkeypatch.setattr(layout, "_EMITTED", {})
+    monkeypatch.setattr(emit, "_ONCE", {})
     calls: list[dict] = []
-    monkeypatch.setattr(layout, "to_yaml", lambda obj: calls.append(obj) or to_yaml(obj))
+    monkeypatch.setattr(emit, "to_yaml", lambda obj: calls.append(obj) or to_yaml(obj))
     return calls
 
 
@@ -45,8 +46,8 @@ def test_a_value_of_another_type_is_not_taken_for_it(emitted, other):
 
 
 def test_a_full_memo_is_emptied(emitted, monkeypatch):
-    monkeypatch.setattr(layout, "_EMITTED_MAX", 1)
+    monkeypatch.setattr(emit, "_ONCE_MAX", 1)
     _file("a", _config_map({"k": "v"}))
     _file("a", _config_map({"k": "w"}))
     _file("b", _config_map({"k": "v"}))
-    assert len(emitted) == 3 and len(layout._EMITTED) == 1
+    assert len(emitted) == 3 and len(emit._ONCE) == 1
