@@ -24,7 +24,7 @@ from generator.inputs import consistency
 from generator.lint import examples as rule_examples
 from generator.lint import lint_paths
 from generator.lint.clusters import settings_for
-from generator.lint.protocol import ObjectRule
+from generator.lint.protocol import ObjectRule, SetRule
 from generator.lint.rules import BY_ID, REGISTRY, examples
 from generator.lint.settings import Settings
 from generator.paths import Project
@@ -307,7 +307,6 @@ def test_rules_that_judge_some_kinds_find_nothing_in_other_kinds():
     settings, with none, and against a cluster's contract."""
     from generator.kube import pods
     from generator.lint.engine import Context
-    from generator.lint.protocol import SetRule
 
     declared = [rule for rule in REGISTRY if rule.kinds is not None]
     assert {rule.meta.id for rule in declared} >= {"API003", "K8S005", "K8S010", "XR001", "XR005", "XR006"}
@@ -343,37 +342,27 @@ def test_rules_that_judge_some_kinds_find_nothing_in_other_kinds():
 
 def test_the_engine_runs_a_rule_only_on_objects_of_its_kinds(monkeypatch, tmp_path):
     calls = _record_calls(monkeypatch, "K8S010")
-    path = tmp_path / "two.yaml"
-    path.write_text(
+    found = _rules_found(
+        tmp_path,
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: n}\n---\n"
         "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: p, namespace: n}\n"
         "spec: {minAvailable: 1, maxUnavailable: 1, selector: {matchLabels: {a: b}}}\n",
-        encoding="utf-8",
     )
-    findings = lint_paths([str(path)], Settings()).findings
-    assert calls == ["PodDisruptionBudget"] and "K8S010" in {f.rule for f in findings}
+    assert calls == ["PodDisruptionBudget"] and "K8S010" in found
 
 
 def test_the_engine_gives_a_set_rule_with_pods_its_kinds_and_objects_with_pod_templates(monkeypatch, tmp_path):
-    from generator.lint import engine
-    from generator.lint.protocol import SetRule
-
     rule = BY_ID["XR007"]
     assert isinstance(rule, SetRule) and rule.with_pods and rule.kinds == {"PriorityClass"}
-    calls: list[str] = []
-    original = rule.facts
-    recording = rule.replace(facts=lambda res, ctx: calls.append(res.kind) or original(res, ctx))
-    monkeypatch.setattr(engine, "REGISTRY", tuple(recording if r is rule else r for r in engine.REGISTRY))
-    path = tmp_path / "three.yaml"
-    path.write_text(
+    calls = _record_calls(monkeypatch, "XR007", "facts")
+    found = _rules_found(
+        tmp_path,
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: n}\n---\n"
         "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n---\n"
         "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: n}\nspec:\n"
         "  priorityClassName: low\n  containers: [{name: c, image: busybox}]\n",
-        encoding="utf-8",
     )
-    findings = lint_paths([str(path)], Settings()).findings
-    assert calls == ["PriorityClass", "Pod"] and "XR007" in {f.rule for f in findings}
+    assert calls == ["PriorityClass", "Pod"] and "XR007" in found
 
 
 def _resources(text: str):
@@ -382,30 +371,36 @@ def _resources(text: str):
     return [res for doc in parse_text(text, "x.yaml") for res in resources_of(doc)]
 
 
-def _record_calls(monkeypatch, rule_id: str) -> list[str]:
-    """The kinds of the objects the rule's ``check`` is called on from now on (it still runs)."""
+def _record_calls(monkeypatch, rule_id: str, hook: str = "check") -> list[str]:
+    """The kinds of the objects the rule's ``hook`` (an object rule's ``check``, a set rule's
+    ``facts``) is called on from now on (it still runs)."""
     from generator.lint import engine
 
     calls: list[str] = []
     rule = BY_ID[rule_id]
-    assert isinstance(rule, ObjectRule)
-    original = rule.check
-    recording = rule.replace(check=lambda res, ctx: calls.append(res.kind) or original(res, ctx))
+    assert isinstance(rule, ObjectRule if hook == "check" else SetRule)
+    original = getattr(rule, hook)
+    recording = rule.replace(**{hook: lambda res, ctx: calls.append(res.kind) or original(res, ctx)})
     monkeypatch.setattr(engine, "REGISTRY", tuple(recording if r is rule else r for r in engine.REGISTRY))
     return calls
 
 
+def _rules_found(tmp_path, text: str, settings: Settings | None = None) -> set[str]:
+    """The IDs of the rules a lint of ``text`` (one file) reports."""
+    path = tmp_path / "objects.yaml"
+    path.write_text(text, encoding="utf-8")
+    return {f.rule for f in lint_paths([str(path)], settings or Settings()).findings}
+
+
 def test_the_engine_does_not_run_template_rules_on_objects_without_templates(monkeypatch, tmp_path):
     calls = _record_calls(monkeypatch, "SEC002")
-    path = tmp_path / "two.yaml"
-    path.write_text(
+    found = _rules_found(
+        tmp_path,
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: n}\n---\n"
         "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: n}\nspec:\n"
         "  containers: [{name: c, image: busybox}]\n  volumes: [{name: h, hostPath: {path: /x}}]\n",
-        encoding="utf-8",
     )
-    findings = lint_paths([str(path)], Settings()).findings
-    assert calls == ["Pod"] and "SEC002" in {f.rule for f in findings}
+    assert calls == ["Pod"] and "SEC002" in found
 
 
 def test_rules_that_judge_only_device_pods_find_nothing_in_pods_that_ask_for_none():
@@ -439,17 +434,16 @@ def test_rules_that_judge_only_device_pods_find_nothing_in_pods_that_ask_for_non
 
 def test_the_engine_does_not_run_device_rules_on_objects_whose_pods_ask_for_none(monkeypatch, tmp_path):
     calls = _record_calls(monkeypatch, "CL001")
-    path = tmp_path / "two.yaml"
-    path.write_text(
+    found = _rules_found(
+        tmp_path,
         "apiVersion: v1\nkind: Pod\nmetadata: {name: cpu, namespace: gpu-training}\nspec:\n"
         "  containers: [{name: c, image: busybox}]\n---\n"
         "apiVersion: batch/v1\nkind: Job\nmetadata: {name: gpu, namespace: gpu-training}\nspec:\n"
         "  template:\n    spec:\n      restartPolicy: Never\n      containers:\n"
         "        - {name: c, image: busybox, resources: {limits: {nvidia.com/gpu: 1, memory: 1Gi}}}\n",
-        encoding="utf-8",
+        settings_for(Project(REPO), {}, "aks-h100-training"),
     )
-    findings = lint_paths([str(path)], settings_for(Project(REPO), {}, "aks-h100-training")).findings
-    assert calls == ["Job"] and "CL001" in {f.rule for f in findings}
+    assert calls == ["Job"] and "CL001" in found
 
 
 def test_plain_lint_with_the_provider_and_lint_against_its_cluster_agree_on_the_gpu_taint(tmp_path):
