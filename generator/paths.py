@@ -31,6 +31,7 @@ def _bundled(name: str) -> Path:
 
 
 CLUSTER_FILE = "cluster.yaml"  # a cluster's input: clusters/<name>/cluster.yaml
+SUM_FILE = ".gpu-gitops.sum"  # in each rendered tree: what render hashed (``tree.fingerprint`` writes it)
 
 
 def cache_root() -> Path:

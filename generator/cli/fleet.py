@@ -276,8 +276,8 @@ def _untracked(ctx: Context, names: list[str], all_fresh: bool) -> bool:
     without its output, or ``rendered/`` ignored): the engine would never see them. Outside a
     git checkout there is nothing to say. When every chosen tree is up to date (``all_fresh``),
     a clean answer is remembered by the index and the sum files (``tree.tracked``)."""
+    from generator.paths import SUM_FILE
     from generator.tree import tracked
-    from generator.tree.fingerprint import SUM_FILE
 
     sums = [str(ctx.project.rendered / name / SUM_FILE) for name in names]
     now = tracked.state(ctx.project.root, sums) if all_fresh and ctx.remember else None

@@ -21,6 +21,7 @@ from typing import Any
 
 import click
 
+from generator.cli import files_closed
 from generator.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -96,7 +97,7 @@ def lint(args: LintArgs) -> int:
     from generator import cpus
     from generator.config import load_config
     from generator.library import providers
-    from generator.lint import kubeconform, lint_paths, make_validator
+    from generator.lint import lint_paths, make_validator
     from generator.lint.loader import discover, read
     from generator.lint.settings import Settings
     from generator.report import Report, render
@@ -157,6 +158,8 @@ def lint(args: LintArgs) -> int:
         passed_by.update(dict.fromkeys(result.passed_by))
     assert validator is not None  # there is always one run
     if args.kubeconform_bin:
+        from generator.lint import kubeconform
+
         if args.require_schemas or config.require_schemas:
             settings.rules["K8S004"] = "error"
         files = [
@@ -206,7 +209,7 @@ def lint(args: LintArgs) -> int:
 def _rendered_trees(path: Path) -> bool:
     """Whether ``path`` is one rendered tree (it holds the sum file render writes) or a folder of
     them (``rendered/``): a set of objects known to be a cluster's whole."""
-    from generator.tree.fingerprint import SUM_FILE
+    from generator.paths import SUM_FILE  # not tree.fingerprint's import (hashlib, the stat cache) for a name
 
     if not path.is_dir():
         return False
@@ -218,7 +221,7 @@ def _rendered_trees(path: Path) -> bool:
 
 def _trees_of(path: Path) -> list[Path]:
     """The rendered trees ``path`` is, holds (``rendered/``) or is inside (a file or folder of one)."""
-    from generator.tree.fingerprint import SUM_FILE
+    from generator.paths import SUM_FILE
 
     held = sorted(p for p in path.iterdir() if p.is_dir() and (p / SUM_FILE).is_file()) if path.is_dir() else []
     if held and not (path / SUM_FILE).is_file():
@@ -513,7 +516,9 @@ def lint_command(ctx: Context, **options: Any) -> None:
       gpu-gitops lint deploy/ --format sarif --output-file lint.sarif
       kubectl kustomize overlays/prod | gpu-gitops lint -
     """
-    finish(lint(LintArgs(ctx, **options)))
+    code = lint(LintArgs(ctx, **options))
+    files_closed()  # the report, the cache's packs and every file read are closed: main may skip teardown
+    finish(code)
 
 
 @click.command(name="rules")

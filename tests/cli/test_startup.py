@@ -18,7 +18,7 @@ import json, sys
 from generator.cli import main
 sys.argv = ["gpu-gitops", *json.loads(sys.argv[1])]
 try:
-    main()
+    main(in_process=True)
 except SystemExit:
     pass
 print(json.dumps(sorted(sys.modules)), file=sys.stderr)
@@ -53,7 +53,7 @@ for args in json.loads(sys.argv[1]):
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         try:
-            main()
+            main(in_process=True)
         except SystemExit:
             pass
     print("probe:", json.dumps({"modules": sorted(sys.modules), "stdout": printed.getvalue()}), file=sys.stderr)
@@ -143,11 +143,12 @@ def test_a_lint_without_a_cluster_loads_none_of_the_contracts_modules(project):
 def test_a_lint_after_an_edit_loads_nothing_for_writing_files_or_for_hints(project, tmp_path):
     """A lint whose cache answers every file but the edited one writes no file but the cache's
     own (``replace`` imports tempfile, with shutil, random, bz2 and lzma, when it writes), suggests
-    no name (difflib: a misspelt option, a namespace not managed, an unknown rule)."""
+    no name (difflib: a misspelt option, a namespace not managed, an unknown rule), runs no
+    kubeconform and hashes no rendered tree (``tree.fingerprint``: the sum file's name is ``paths``')."""
     tree = tmp_path / "tree"
     shutil.copytree(REPO / "rendered" / "aks-h100-training", tree)
     args = ["lint", "--jobs", "1", str(tree)]
-    deferred = ("tempfile", "shutil", "difflib")
+    deferred = ("tempfile", "shutil", "difflib", "generator.lint.kubeconform", "generator.tree.fingerprint")
     env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
     _run(project, args, deferred, env)  # fills the cache
     edited = sorted(tree.rglob("*.yaml"))[0]

@@ -234,7 +234,7 @@ import json, sys
 from generator.cli import main
 sys.argv = ["gpu-gitops", *sys.argv[1:]]
 try:
-    main()
+    main(in_process=True)
 except SystemExit:
     pass
 print(json.dumps(sorted(sys.modules)), file=sys.stderr)
