@@ -39,6 +39,15 @@ def main(in_process: bool = False) -> None:
         from generator.cli import helpcache
 
         helpcache.answer(args)  # exits, having printed click's page, unless click must answer
+    if "lint" in args:
+        from generator.cli import plainlint
+
+        parsed = plainlint.parse(args)
+        if parsed is not None:  # a plain lint, read as click reads it, run without importing click
+            code = plainlint.run(*parsed)
+            if not in_process:
+                _leave(code)
+            raise SystemExit(code)
     from generator.cli.root import cli
 
     try:

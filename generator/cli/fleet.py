@@ -17,15 +17,12 @@ from generator.cli.common import (
     EXIT_INPUT,
     EXIT_OK,
     Context,
-    clusters_argument,
     finish,
-    fleet_options,
-    jobs_option,
     reports_in_format,
     reports_input_errors,
-    schema_location_option,
     unchecked_summary,
 )
+from generator.cli.options import clusters_argument, fleet_options, jobs_option, schema_location_option
 from generator.diagnostic import Diagnostic, Location
 from generator.errors import InputError
 

@@ -144,16 +144,19 @@ def test_a_lint_after_an_edit_loads_nothing_for_writing_files_or_for_hints(proje
     """A lint whose cache answers every file but the edited one writes no file but the cache's
     own (``replace`` imports tempfile, with shutil, random, bz2 and lzma, when it writes), suggests
     no name (difflib: a misspelt option, a namespace not managed, an unknown rule), runs no
-    kubeconform and hashes no rendered tree (``tree.fingerprint``: the sum file's name is ``paths``')."""
+    kubeconform and hashes no rendered tree (``tree.fingerprint``: the sum file's name is ``paths``'),
+    and reads its command line and writes its report without click (``cli.plainlint``)."""
     tree = tmp_path / "tree"
     shutil.copytree(REPO / "rendered" / "aks-h100-training", tree)
     args = ["lint", "--jobs", "1", str(tree)]
-    deferred = ("tempfile", "shutil", "difflib", "generator.lint.kubeconform", "generator.tree.fingerprint")
+    deferred = ("tempfile", "shutil", "difflib", "generator.lint.kubeconform", "generator.tree.fingerprint", "click")
     env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
     _run(project, args, deferred, env)  # fills the cache
     edited = sorted(tree.rglob("*.yaml"))[0]
     edited.write_text(edited.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
-    assert _run(project, args, deferred, env)[0] == []
+    # its warnings on standard error, coloured where colour is not turned off, are click's to strip
+    assert _run(project, ["--color", "never", *args], deferred, env)[0] == []
+    assert "click" in _run(project, args, deferred, env)[0]
 
 
 def test_a_lint_after_an_edit_of_a_plain_document_leaves_ruamel_unloaded(project, tmp_path):
