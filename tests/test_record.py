@@ -8,6 +8,8 @@ import pickle
 import pytest
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
+from generator.kube.pods import PodTemplate
+from generator.lint.engine import FileResult, Result, _KindRules
 from generator.lint.loader import Source
 from generator.lint.model import Document, Hit, Resource
 from generator.lint.options import Option
@@ -15,6 +17,7 @@ from generator.lint.protocol import Context, DocumentRule, ObjectRule, SetRule
 from generator.record import Frozen, Record
 from generator.ruledoc import Example
 from generator.rulemeta import RuleMeta
+from generator.validate.validator import SchemaProblem, _Kind
 
 
 class Pair(Frozen):
@@ -44,6 +47,7 @@ def test_the_records_every_lint_builds_at_start_up_are_no_dataclasses():
     """Each dataclass compiles its methods when its module is imported (3 M instructions)."""
     records = (Diagnostic, Location, ObjectRef, Hit, Document, Resource, Source, Context)
     records += (DocumentRule, ObjectRule, SetRule, RuleMeta, Option, Example)
+    records += (FileResult, Result, _KindRules, PodTemplate, SchemaProblem, _Kind)
     for cls in records:
         assert not dataclasses.is_dataclass(cls), cls
 
@@ -138,3 +142,18 @@ def test_every_record_of_the_package_sets_each_of_its_fields_in_its_init():
             assert sorted(names) == sorted(cls._fields), cls
         else:
             assert tuple(names) == cls._fields, cls
+
+
+def test_a_file_result_is_made_copied_and_pickled_as_the_dataclass_was():
+    """Fresh lists per result (the dataclass's ``default_factory``), ``moved`` through
+    ``replace``, and pickling (workers send results back) as a call with the fields in order."""
+    first, second = FileResult("a.yaml"), FileResult("a.yaml")
+    first.findings.append((Diagnostic(Location("a.yaml", 1, 1), "error", "m", rule="X"), ""))
+    assert second.findings == [] and first != second
+    moved = first.moved("b.yaml")
+    assert moved.display == "b.yaml" and moved.findings[0][0].location == Location("b.yaml", 1, 1)
+    assert first.findings[0][0].file == "a.yaml"
+    assert pickle.loads(pickle.dumps(moved)) == moved
+    assert Result([], []).passed_by == [] and PodTemplate(("spec",), {}, ()).partial is False
+    assert SchemaProblem("invalid", "m") == SchemaProblem("invalid", "m", ())
+    assert hash(SchemaProblem("invalid", "m")) == hash(SchemaProblem("invalid", "m"))
