@@ -18,9 +18,7 @@ May import: generator.record.
 
 from __future__ import annotations
 
-import inspect
 import re
-import textwrap
 
 from generator.record import Frozen
 
@@ -43,6 +41,9 @@ class Example(Frozen):
 
 def split(docstring: str | None) -> tuple[str, list[Example]]:
     """``(prose, examples)``: the docstring before its first example, and the examples in order."""
+    import inspect  # with textwrap, on use: every lint imports this module with its rules and
+    import textwrap  # reads a docstring only for a finding without a hint of its own
+
     text = inspect.cleandoc(docstring or "")
     found = list(_HEADER.finditer(text))
     if not found:

@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from generator.cli.common import EXIT_FINDINGS, EXIT_OK, Context, echo, reports_input_errors, unchecked_summary
 from generator.diagnostic import Diagnostic, Location
 from generator.errors import InputError
+from generator.record import Record
 from generator.replace import replace_file
 
 if TYPE_CHECKING:
@@ -25,24 +25,67 @@ if TYPE_CHECKING:
 # The linter, YAML, JSON Schema and rule modules are imported when the lint runs.
 
 
-@dataclass
-class LintArgs:
-    ctx: Context
-    paths: tuple[str, ...] = ()  # files, folders or "-"; default: rendered/ of the project
-    fmt: str = "text"  # one of generator.report.FORMATS
-    output_file: Path | None = None
-    kubernetes_version: str | None = None
-    clusters: tuple[str, ...] = ()  # lint against these clusters' contracts (--cluster)
-    schema_locations: tuple[str, ...] = ()
-    schema_cache: Path | None = None
-    ignore_missing_schemas: bool = False
-    require_schemas: bool = False
-    strict: bool = True
-    fail_on: str = "error"  # or "warning"
-    kubeconform_bin: str | None = None
-    jobs: int | None = None
-    no_cache: bool = False
-    context: tuple[str, ...] = ()  # files or folders the cross-file rules see too, not reported
+class LintArgs(Record):
+    """What ``lint`` runs with: ``paths`` files, folders or "-" (default: rendered/ of the project);
+    ``fmt`` one of ``generator.report.FORMATS``; ``clusters`` to lint against (``--cluster``);
+    ``fail_on`` "error" or "warning"; ``context`` files or folders the cross-file rules see too,
+    not reported. The rest as the options of the same names."""
+
+    _fields = (
+        "ctx",
+        "paths",
+        "fmt",
+        "output_file",
+        "kubernetes_version",
+        "clusters",
+        "schema_locations",
+        "schema_cache",
+        "ignore_missing_schemas",
+        "require_schemas",
+        "strict",
+        "fail_on",
+        "kubeconform_bin",
+        "jobs",
+        "no_cache",
+        "context",
+    )
+    __slots__ = _fields
+
+    def __init__(
+        self,
+        ctx: Context,
+        paths: tuple[str, ...] = (),
+        fmt: str = "text",
+        output_file: Path | None = None,
+        kubernetes_version: str | None = None,
+        clusters: tuple[str, ...] = (),
+        schema_locations: tuple[str, ...] = (),
+        schema_cache: Path | None = None,
+        ignore_missing_schemas: bool = False,
+        require_schemas: bool = False,
+        strict: bool = True,
+        fail_on: str = "error",
+        kubeconform_bin: str | None = None,
+        jobs: int | None = None,
+        no_cache: bool = False,
+        context: tuple[str, ...] = (),
+    ):
+        self.ctx = ctx
+        self.paths = paths
+        self.fmt = fmt
+        self.output_file = output_file
+        self.kubernetes_version = kubernetes_version
+        self.clusters = clusters
+        self.schema_locations = schema_locations
+        self.schema_cache = schema_cache
+        self.ignore_missing_schemas = ignore_missing_schemas
+        self.require_schemas = require_schemas
+        self.strict = strict
+        self.fail_on = fail_on
+        self.kubeconform_bin = kubeconform_bin
+        self.jobs = jobs
+        self.no_cache = no_cache
+        self.context = context
 
 
 def _display(ctx: Context) -> Callable[[str], str]:

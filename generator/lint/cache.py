@@ -24,7 +24,6 @@ see half of one; a pack or an entry that does not read back is a miss. The cache
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import marshal
@@ -58,7 +57,7 @@ def run_key(settings: Settings, validator: SchemaValidator | None, refs: bool = 
         "format": [FORMAT, marshal.version],
         "version": generator.__version__,
         "code": _code_fingerprint(),
-        "settings": dataclasses.asdict(settings),
+        "settings": settings.as_dict(),
         "schemas": _schema_fingerprint(validator) if validator is not None else None,
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()

@@ -33,7 +33,7 @@ def _plain(monkeypatch, argv: list[str]) -> Any:
 
 def _fields(args: Any) -> dict:
     ctx = args.ctx
-    shown = {name: value for name, value in vars(args).items() if name != "ctx"}
+    shown = {name: getattr(args, name) for name in args._fields if name != "ctx"}
     ui = (ctx.ui.quiet, ctx.ui.verbose, ctx.ui.color)
     return {**shown, "ctx": (ctx.given_root, ctx.root, ctx.config_path, ui)}
 

@@ -150,6 +150,7 @@ def test_a_lint_after_an_edit_loads_nothing_for_writing_files_or_for_hints(proje
     shutil.copytree(REPO / "rendered" / "aks-h100-training", tree)
     args = ["lint", "--jobs", "1", str(tree)]
     deferred = ("tempfile", "shutil", "difflib", "generator.lint.kubeconform", "generator.tree.fingerprint", "click")
+    deferred += ("dataclasses",)  # no dataclass is built
     env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
     _run(project, args, deferred, env)  # fills the cache
     edited = sorted(tree.rglob("*.yaml"))[0]
@@ -261,3 +262,13 @@ def test_judging_a_clusters_admission_policy_loads_the_cel_evaluator_alone():
     args = ["lint", "-o", "json", "--cluster", "eks-mi300x-inference", str(app)]
     loaded, stdout = _run(REPO, args, ("cel", "typer", "rich", "prompt_toolkit"))
     assert '"CL006"' in stdout and loaded == ["cel.cel"]
+
+
+def test_the_lint_modules_load_neither_dataclasses_nor_a_docstring_reader():
+    """The rule registry, the engine and the lint's run build no dataclass (``dataclasses``
+    imports ``inspect``, with ast, dis and tokenize) and read a rule's docstring (``ruledoc``:
+    ``inspect`` and ``textwrap``) only when a finding needs its fix hint."""
+    probe = "import json, sys, generator.lint.rules, generator.lint.engine, generator.cli.lintrun\n"
+    probe += "print(json.dumps(sorted(sys.modules)))"
+    loaded = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True).stdout)
+    assert [m for m in ("dataclasses", "inspect", "textwrap") if m in loaded] == []
