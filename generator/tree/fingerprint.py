@@ -261,12 +261,7 @@ def _chart_ok(project: Project, line: str, locked: dict) -> bool:
     """A recorded ``chart`` line names a chart the lock holds with that digest, or says there
     was no lock and there still is none (the lock read once per run into ``locked``)."""
     if "entries" not in locked:
-        from generator.charts import lock
-
-        try:
-            locked["entries"] = lock.read(project.chart_lock)
-        except lock.LockError:
-            locked["entries"] = {}
+        locked["entries"] = _lock_entries(project)
     sha, _, rest = line[len("chart ") :].partition("  ")
     if sha == UNLOCKED:
         return locked["entries"] is None
@@ -274,6 +269,24 @@ def _chart_ok(project: Project, line: str, locked: dict) -> bool:
     version, _, repository = rest.partition(" ")
     entry = (locked["entries"] or {}).get((repository, chart, version))
     return entry is not None and entry.digest == f"sha256:{sha}"
+
+
+def _lock_entries(project: Project) -> dict | None:
+    """The chart lock's entries (None: there is no lock, {}: one that cannot be read). A project
+    without a lock, whose trees say ``chart none``, is answered without importing the lock's
+    reader (json and its records)."""
+    try:
+        os.stat(project.chart_lock)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        pass  # the reader says what is wrong
+    from generator.charts import lock
+
+    try:
+        return lock.read(project.chart_lock)
+    except lock.LockError:
+        return {}
 
 
 def _base_ok(project: Project, line: str, digests: dict[str, str | None], cache: StatCache) -> bool:
