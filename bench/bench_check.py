@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_all import CRD_LOCATIONS, Tool, flags, import_crds, instructions, load, timed  # noqa: E402
+from bench_all import CRD_LOCATIONS, Tool, flags, import_crds, instructions, load, quiet_check, timed  # noqa: E402
 from bench_render import _adopt_orphans, _reap_all, make_project  # noqa: E402
 
 SHARED_CHARTS = Path(os.environ.get("GPU_GITOPS_SHARED", Path(__file__).resolve().parents[2] / "shared")) / "charts"
@@ -88,6 +88,7 @@ def main() -> None:
         files = sum(1 for _ in (project / "rendered").rglob("*"))
         time.sleep(3.5)  # past the racy window of the stat record (statcache.SETTLED_NS)
         cpu(tool, "--root", str(project), "-q", "check", cache=cache)  # writes the record
+        quiet_check(tool, project)  # validates the trees with the flags, once
         rows = {
             "check, nothing changed": [],
             "check --schema-location ..., nothing changed": [*flags()],

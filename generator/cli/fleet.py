@@ -6,7 +6,6 @@ when ``rendered/`` is stale or invalid; ``diff`` 1 when render would change some
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
@@ -25,59 +24,115 @@ from generator.cli.common import (
 from generator.cli.options import clusters_argument, fleet_options, jobs_option, schema_location_option
 from generator.diagnostic import Diagnostic, Location
 from generator.errors import InputError
+from generator.record import Record
 
 if TYPE_CHECKING:
     from generator.render import pipeline
     from generator.review.acknowledge import Acknowledgement
 
 
-@dataclass
-class FleetArgs:
+class FleetArgs(Record):
     """What render and check act on: the clusters (default: all), validation and selection."""
 
-    ctx: Context
-    clusters: tuple[str, ...] = ()
-    schema_locations: tuple[str, ...] = ()
-    require_schemas: bool = False
-    jobs: int | None = None  # default: the CPUs this process may use
-    full: bool = False  # evaluate every chosen cluster, fresh or not
-    changed_only: bool = False
-    base: str | None = None  # --changed-only's base (default HEAD); check: the revision to review against
-    shard: str | None = None  # "I/N"
-    fmt: str = "text"  # or "github", "sarif", "json": how errors are reported
+    _fields: tuple[str, ...] = (
+        "ctx",
+        "clusters",
+        "schema_locations",
+        "require_schemas",
+        "jobs",
+        "full",
+        "changed_only",
+        "base",
+        "shard",
+        "fmt",
+    )
+
+    def __init__(
+        self,
+        ctx: Context,
+        clusters: tuple[str, ...] = (),
+        schema_locations: tuple[str, ...] = (),
+        require_schemas: bool = False,
+        jobs: int | None = None,  # default: the CPUs this process may use
+        full: bool = False,  # evaluate every chosen cluster, fresh or not
+        changed_only: bool = False,
+        base: str | None = None,  # --changed-only's base (default HEAD); check: the revision to review against
+        shard: str | None = None,  # "I/N"
+        fmt: str = "text",  # or "github", "sarif", "json": how errors are reported
+    ):
+        self.ctx, self.clusters, self.schema_locations = ctx, clusters, schema_locations
+        self.require_schemas, self.jobs, self.full = require_schemas, jobs, full
+        self.changed_only, self.base, self.shard, self.fmt = changed_only, base, shard, fmt
 
 
-@dataclass
 class RenderArgs(FleetArgs):
     """``gpu-gitops render``'s arguments."""
 
     command: ClassVar[str] = "render"
-    prune: bool = False  # remove the trees of deleted clusters (else only with `prune: true` in the config)
+    _fields = (*FleetArgs._fields, "prune")
+
+    def __init__(
+        self,
+        ctx: Context,
+        clusters: tuple[str, ...] = (),
+        schema_locations: tuple[str, ...] = (),
+        require_schemas: bool = False,
+        jobs: int | None = None,
+        full: bool = False,
+        changed_only: bool = False,
+        base: str | None = None,
+        shard: str | None = None,
+        fmt: str = "text",
+        prune: bool = False,
+    ):
+        super().__init__(ctx, clusters, schema_locations, require_schemas, jobs, full, changed_only, base, shard, fmt)
+        self.prune = prune  # remove the trees of deleted clusters (else only with `prune: true` in the config)
 
 
-@dataclass
 class CheckArgs(FleetArgs):
     """``gpu-gitops check``'s arguments."""
 
     command: ClassVar[str] = "check"
-    staged: bool = False  # check what git's index holds, not the work tree
-    allow_destroy: tuple[str, ...] = ()  # "CLUSTER: REASON" acknowledgements, with --base
+    _fields = (*FleetArgs._fields, "staged", "allow_destroy")
+
+    def __init__(
+        self,
+        ctx: Context,
+        clusters: tuple[str, ...] = (),
+        schema_locations: tuple[str, ...] = (),
+        require_schemas: bool = False,
+        jobs: int | None = None,
+        full: bool = False,
+        changed_only: bool = False,
+        base: str | None = None,
+        shard: str | None = None,
+        fmt: str = "text",
+        staged: bool = False,
+        allow_destroy: tuple[str, ...] = (),
+    ):
+        super().__init__(ctx, clusters, schema_locations, require_schemas, jobs, full, changed_only, base, shard, fmt)
+        self.staged = staged  # check what git's index holds, not the work tree
+        self.allow_destroy = allow_destroy  # "CLUSTER: REASON" acknowledgements, with --base
 
 
-@dataclass
-class DiffArgs:
+class DiffArgs(Record):
     """``gpu-gitops diff``'s arguments (all clusters are compared: no selection)."""
 
-    ctx: Context
-    clusters: tuple[str, ...] = ()
-    schema_locations: tuple[str, ...] = ()
-    jobs: int | None = None
-    fmt: str = "text"  # or "markdown"; with --base also "json", "github"
-    base: str | None = None  # review the rendered objects against this revision instead of rendering
-    allow_destroy: tuple[str, ...] = ()
-    render_base: bool = (
-        False  # with base: render the base's inputs with this gpu-gitops instead of reading its rendered/
-    )
+    _fields = ("ctx", "clusters", "schema_locations", "jobs", "fmt", "base", "allow_destroy", "render_base")
+
+    def __init__(
+        self,
+        ctx: Context,
+        clusters: tuple[str, ...] = (),
+        schema_locations: tuple[str, ...] = (),
+        jobs: int | None = None,
+        fmt: str = "text",  # or "markdown"; with --base also "json", "github"
+        base: str | None = None,  # review the rendered objects against this revision instead of rendering
+        allow_destroy: tuple[str, ...] = (),
+        render_base: bool = False,  # with base: render the base's inputs with this gpu-gitops instead of reading its rendered/
+    ):
+        self.ctx, self.clusters, self.schema_locations, self.jobs = ctx, clusters, schema_locations, jobs
+        self.fmt, self.base, self.allow_destroy, self.render_base = fmt, base, allow_destroy, render_base
 
 
 def _render_all(
@@ -278,8 +333,8 @@ def _untracked(ctx: Context, names: list[str], all_fresh: bool) -> bool:
 
     sums = [str(ctx.project.rendered / name / SUM_FILE) for name in names]
     now = tracked.state(ctx.project.root, sums) if all_fresh and ctx.remember else None
-    if tracked.known_clean(ctx.project.root, now):
-        return False
+    if tracked.known_clean(ctx.project.root, now) or tracked.outside_git(ctx.project.root):
+        return False  # outside a checkout git would only fail
     from generator.review import revision
 
     try:  # one git process: outside a checkout (or without git) it fails
@@ -330,7 +385,6 @@ STAGED = (*INPUTS, "rendered")
 def _check_staged(args: CheckArgs) -> int:
     """``check --staged`` (the pre-commit hook): check git's index, what the commit will hold,
     written to a scratch folder, so a file on disk but not added cannot make it pass."""
-    import dataclasses
     import tempfile
     from pathlib import Path
 
@@ -344,7 +398,7 @@ def _check_staged(args: CheckArgs) -> int:
         staged.remember = False  # a folder of its own each run: a stat record of it is never read again
         if not (Path(scratch) / "clusters").is_dir():
             (Path(scratch) / "clusters").mkdir()
-        return check.__wrapped__(dataclasses.replace(args, ctx=staged, staged=False, fmt="text"))  # type: ignore[attr-defined]
+        return check.__wrapped__(args.replace(ctx=staged, staged=False, fmt="text"))  # type: ignore[attr-defined]
 
 
 @reports_input_errors

@@ -9,14 +9,13 @@ from __future__ import annotations
 import functools
 import gc
 import os
-import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from generator.errors import InputError
 from generator.paths import Project
+from generator.record import Record
 from generator.tree import fingerprint, lock
 from generator.tree import write as tree
 
@@ -29,28 +28,46 @@ if TYPE_CHECKING:
 # (``fingerprint.fresh``) never loads Jsonnet, YAML or JSON Schema.
 
 
-@dataclass
-class Options:
-    schema_locations: list[str] = field(default_factory=list)
-    require_schemas: bool = False
-    config: dict = field(default_factory=dict)  # the config file's data, for the lint rules' settings
-    config_file: Path | None = None  # hashed into every cluster's sum file
-    flags: str = ""  # the command line's validation flags (``fingerprint.validation_flags``)
+class Options(Record):
+    """How the clusters are rendered and validated."""
+
+    __slots__ = _fields = ("schema_locations", "require_schemas", "config", "config_file", "flags")
+
+    def __init__(
+        self,
+        schema_locations: list[str] | None = None,
+        require_schemas: bool = False,
+        config: dict | None = None,  # the config file's data, for the lint rules' settings
+        config_file: Path | None = None,  # hashed into every cluster's sum file
+        flags: str = "",  # the command line's validation flags (``fingerprint.validation_flags``)
+    ):
+        self.schema_locations = [] if schema_locations is None else schema_locations
+        self.require_schemas = require_schemas
+        self.config = {} if config is None else config
+        self.config_file = config_file
+        self.flags = flags
 
 
-@dataclass
-class Outcome:
+class Outcome(Record):
     """The result for one cluster: rendered output, or the input error that stopped it.
 
     A tree once written is not kept (``rendered`` becomes None): only what is reported about
     it, so a fleet's memory does not grow with its size."""
 
-    name: str
-    rendered: Rendered | None = None
-    error: InputError | None = None
-    changes: tree.Changes | None = None
-    leftovers: list[str] = field(default_factory=list)  # of interrupted renders, removed before writing
-    problems: list[Diagnostic] = field(default_factory=list)  # the rendered tree's, kept once it is written
+    __slots__ = _fields = ("name", "rendered", "error", "changes", "leftovers", "problems")
+
+    def __init__(
+        self,
+        name: str,
+        rendered: Rendered | None = None,
+        error: InputError | None = None,
+        changes: tree.Changes | None = None,
+        leftovers: list[str] | None = None,  # of interrupted renders, removed before writing
+        problems: list[Diagnostic] | None = None,  # the rendered tree's, kept once it is written
+    ):
+        self.name, self.rendered, self.error, self.changes = name, rendered, error, changes
+        self.leftovers = [] if leftovers is None else leftovers
+        self.problems = [] if problems is None else problems
 
 
 def select(project: Project, names: tuple[str, ...] | list[str]) -> list[str]:
@@ -67,13 +84,14 @@ def select(project: Project, names: tuple[str, ...] | list[str]) -> list[str]:
     return found
 
 
-@dataclass
-class Selection:
+class Selection(Record):
     """The clusters a run acts on, and whether trees of deleted clusters are its business
     (only a run over the whole fleet, or the first CI shard, prunes or reports them)."""
 
-    names: list[str]
-    covers_orphans: bool
+    __slots__ = _fields = ("names", "covers_orphans")
+
+    def __init__(self, names: list[str], covers_orphans: bool):
+        self.names, self.covers_orphans = names, covers_orphans
 
 
 def choose(
@@ -343,6 +361,8 @@ def orphans(project: Project) -> list[Path]:
 def prune_orphans(project: Project, timeout: float = lock.DEFAULT_TIMEOUT) -> list[Path]:
     if not orphans(project):
         return []
+    import shutil
+
     with lock.project_lock(project.rendered, project.display(project.rendered), timeout):
         gone = orphans(project)
         for path in gone:

@@ -79,8 +79,11 @@ def validation_flags(schema_locations: tuple[str, ...] | list[str], require_sche
     return "\n".join(["--require-schemas" if require_schemas else "", *schema_locations])
 
 
-def _validated_marker(sum_bytes: bytes, schema_set: bytes | None, flags: str) -> Path:
-    key = (schema_set or b"") + b"\0" + flags.encode() + b"\0" + sum_bytes
+def _validated_marker(sum_sha: str, schema_set: bytes | None, flags: str) -> Path:
+    """The marker of the tree whose sum file's sha256 is ``sum_sha``: named by that hash, not by
+    the sum file's bytes, which a no-op check takes from the stat record instead of hashing
+    every tree's sum file again."""
+    key = (schema_set or b"") + b"\0" + flags.encode() + b"\0" + sum_sha.encode()
     return cache_root() / "validated" / _sha(key)
 
 
@@ -101,7 +104,7 @@ def record_validated(sum_bytes: bytes, flags: str = "", consulted: list[tuple[st
             lines.append(f"{_digest(path) if found else 'absent'}  {path}\n")
     except OSError:
         return  # changed meanwhile: validate again next time
-    marker = _validated_marker(sum_bytes, schema_set, flags)
+    marker = _validated_marker(_sha(sum_bytes), schema_set, flags)
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)
         from generator.replace import replace_file
@@ -260,12 +263,7 @@ def _chart_ok(project: Project, line: str, locked: dict) -> bool:
     """A recorded ``chart`` line names a chart the lock holds with that digest, or says there
     was no lock and there still is none (the lock read once per run into ``locked``)."""
     if "entries" not in locked:
-        from generator.charts import lock
-
-        try:
-            locked["entries"] = lock.read(project.chart_lock)
-        except lock.LockError:
-            locked["entries"] = {}
+        locked["entries"] = _lock_entries(project)
     sha, _, rest = line[len("chart ") :].partition("  ")
     if sha == UNLOCKED:
         return locked["entries"] is None
@@ -273,6 +271,24 @@ def _chart_ok(project: Project, line: str, locked: dict) -> bool:
     version, _, repository = rest.partition(" ")
     entry = (locked["entries"] or {}).get((repository, chart, version))
     return entry is not None and entry.digest == f"sha256:{sha}"
+
+
+def _lock_entries(project: Project) -> dict | None:
+    """The chart lock's entries (None: there is no lock, {}: one that cannot be read). A project
+    without a lock, whose trees say ``chart none``, is answered without importing the lock's
+    reader (json and its records)."""
+    try:
+        os.stat(project.chart_lock)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        pass  # the reader says what is wrong
+    from generator.charts import lock
+
+    try:
+        return lock.read(project.chart_lock)
+    except lock.LockError:
+        return {}
 
 
 def _base_ok(project: Project, line: str, digests: dict[str, str | None], cache: StatCache) -> bool:
@@ -330,25 +346,22 @@ def _is_fresh(
     cluster: str,
     shared: tuple[str, ...],
     modes: bool,
-    validated: Callable[[bytes], bool] | None,
+    validated: Callable[[str], bool] | None,
     digests: dict[str, str | None],
     locked: dict,
     cache: StatCache,
 ) -> bool:
     """True when ``rendered/<cluster>`` is exactly what render would write: recorded input hashes
     equal today's, every file matches its recorded hash, nothing missing or extra (and, with
-    ``modes``, files 0644 and folders 0755); and, with ``validated``, that tree's sum file
-    passes it (``record_validated`` remembered it)."""
+    ``modes``, files 0644 and folders 0755); and, with ``validated``, that tree's sum file (its
+    sha256) passes it (``record_validated`` remembered it)."""
     target = os.path.join(project.rendered, cluster)
     try:
         if os.path.islink(target):
             return False
         files, dirs, others = cache.listing(target)
-        recorded_bytes = _read(os.path.join(target, SUM_FILE))
-        recorded = recorded_bytes.decode()
+        recorded = _read(os.path.join(target, SUM_FILE)).decode()
     except (OSError, UnicodeDecodeError):
-        return False
-    if validated is not None and not validated(recorded_bytes):
         return False
     expected = input_lines(project, cluster, shared, cache)
     if others or any(f" {NOT_A_FILE}  " in line for line in expected) or not recorded.startswith(HEADER):
@@ -364,17 +377,20 @@ def _is_fresh(
     if not all(_chart_ok(project, line, locked) for line in charts):
         return False
     outputs = after[len(used) + len(charts) :]  # sorted by path, as sum_file writes them
-    on_disk = [rel for rel in files if rel != SUM_FILE]
-    if len(on_disk) != len(outputs) or (modes and not _modes_ok(target, files, dirs)):
+    if SUM_FILE not in files or len(files) - 1 != len(outputs) or (modes and not _modes_ok(target, files, dirs)):
         return False
-    try:
+    try:  # the sum file's own hash too, for the validation marker: from the record, as the others
         if os.stat not in os.supports_dir_fd:
-            shas = cache.digests(target, on_disk)
+            shas = cache.digests(target, files)
         else:
-            shas = _hashes(target, on_disk, cache)
+            shas = _hashes(target, files, cache)
     except OSError:
         return False
-    return outputs == [f"output {sha}  {rel}" for sha, rel in zip(shas, on_disk, strict=True)]
+    at = files.index(SUM_FILE)
+    if validated is not None and not validated(shas[at]):
+        return False
+    on_disk = files[:at] + files[at + 1 :]
+    return outputs == [f"output {sha}  {rel}" for sha, rel in zip(shas[:at] + shas[at + 1 :], on_disk, strict=True)]
 
 
 def _leading(lines: list[str], kind: str) -> list[str]:
@@ -431,8 +447,8 @@ def fresh(
     schema_set = _schema_set()
     hashes: dict[str, str] = {}
 
-    def was_validated(sum_bytes: bytes) -> bool:
-        return _still_valid(_validated_marker(sum_bytes, schema_set, flags), hashes, cache)
+    def was_validated(sum_sha: str) -> bool:
+        return _still_valid(_validated_marker(sum_sha, schema_set, flags), hashes, cache)
 
     needs_marker = validated and (schema_set is not None or bool(flags))
     digests: dict[str, str | None] = {}  # a base's hash, taken once for every cluster that uses it

@@ -314,15 +314,18 @@ def _checksum(body: bytes) -> bytes:
 
 
 def _well_formed(group: object) -> bool:
-    return (
+    """A group of as many names as stat fields and hashes (the names are counted once: they
+    are most of the record, which every no-op check reads)."""
+    if not (
         isinstance(group, tuple)
         and len(group) == 3
         and isinstance(group[0], str)
         and isinstance(group[1], bytes)
         and isinstance(group[2], bytes)
-        and len(group[1]) == (group[0].count("\0") + 1) * STAT.size
-        and len(group[2]) == (group[0].count("\0") + 1) * SHA
-    )
+    ):
+        return False
+    files = group[0].count("\0") + 1
+    return len(group[1]) == files * STAT.size and len(group[2]) == files * SHA
 
 
 def _well_listed(tree: object) -> bool:

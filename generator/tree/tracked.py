@@ -13,7 +13,9 @@ while all are as recorded. Writing the index (``git add``, a commit, a checkout)
 inode, as a render does to a sum file. As for the stat record, a file changed in the last
 ``statcache.SETTLED_NS`` leaves nothing remembered, and git is always asked where the
 environment may point it elsewhere (``ENVIRONMENT``). What it cannot see: a user's or the
-system's git configuration changed in a way that changes which files count as tracked.
+system's git configuration changed in a way that changes which files count as tracked. Outside
+any repository (``outside_git``: no ``.git`` or ``HEAD`` from the root up, no environment
+pointing elsewhere) git is not started at all: it could only fail, which says nothing is untracked.
 
 Where it is kept: ``untracked/<sha256 of the project root's real path>`` of the user cache,
 the stat fields of the last clean answer; a missing or other file only means git is asked.
@@ -75,6 +77,22 @@ def _repository(root: Path) -> list[str] | None:
         parent = os.path.dirname(folder)
         if parent == folder:
             return None
+        folder = parent
+
+
+def outside_git(root: Path) -> bool:
+    """Whether git finds no repository for ``root``, so that there is nothing to ask it: nothing
+    in the environment points it elsewhere, and neither ``root`` nor a folder above it holds a
+    ``.git`` or a ``HEAD`` (a bare repository), which is all its discovery looks for."""
+    if any(name in os.environ for name in ENVIRONMENT):
+        return False
+    folder = os.path.realpath(root)
+    while True:
+        if os.path.lexists(os.path.join(folder, ".git")) or os.path.lexists(os.path.join(folder, "HEAD")):
+            return False
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return True
         folder = parent
 
 

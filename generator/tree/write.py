@@ -16,16 +16,17 @@ whatever the umask, so a re-render never mixes modes.
 
 from __future__ import annotations
 
-import difflib
 import errno
 import os
-import shutil
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
 from generator.errors import InputError
+from generator.record import Record
+
+# difflib and shutil are imported where a diff is printed or a tree removed: a no-op check
+# imports this module for its names only
 
 FILE_MODE, DIR_MODE = 0o644, 0o755
 
@@ -155,11 +156,13 @@ def unreadable(exc: OSError, folder: Path, shown: str) -> InputError:
     )
 
 
-@dataclass
-class Changes:
-    added: list[str]
-    changed: list[str]
-    removed: list[str]
+class Changes(Record):
+    """The paths a tree gains, changes and loses."""
+
+    __slots__ = _fields = ("added", "changed", "removed")
+
+    def __init__(self, added: list[str], changed: list[str], removed: list[str]):
+        self.added, self.changed, self.removed = added, changed, removed
 
     @property
     def empty(self) -> bool:
@@ -176,6 +179,8 @@ def compare(current: dict[str, bytes], desired: dict[str, bytes]) -> Changes:
 
 def unified_diff(prefix: str, current: dict[str, bytes], desired: dict[str, bytes]) -> str:
     """A git-style diff from the current tree to the desired one."""
+    import difflib
+
     out: list[str] = []
     changes = compare(current, desired)
     for rel in sorted(changes.added + changes.changed + changes.removed):
@@ -253,6 +258,8 @@ def recover(rendered: Path, cluster: str, shown: str) -> list[str]:
     Call with the write lock held. Returns the leftovers removed (for the report). Symlinks
     are refused, never followed or renamed into place.
     """
+    import shutil
+
     target = rendered / cluster
     olds = _leftovers(rendered, "old", cluster)
     temps = _leftovers(rendered, "tmp", cluster)
@@ -385,6 +392,8 @@ def write_tree(rendered: Path, cluster: str, files: dict[str, bytes], shown: str
     interrupted renders that were removed. Raises ``LeftoverError`` when the new tree is in
     place but the old one could not be deleted, and ``OSError`` when nothing was swapped.
     """
+    import shutil
+
     target = rendered / cluster
     removed = recover(rendered, cluster, shown)
     require_owned(target, shown)

@@ -123,6 +123,23 @@ def test_a_no_op_check_loads_no_render_machinery(rendered_project):
     assert printed.endswith(" up to date\n") and loaded == []
 
 
+def test_a_no_op_check_loads_no_module_only_a_stale_cluster_needs(rendered_project):
+    """Outside a repository, without a chart lock: no dataclass is built (its methods are compiled
+    from source), no diff, tree removal, package-data lookup, chart lock or git process."""
+    deferred = (
+        "dataclasses",
+        "difflib",
+        "shutil",
+        "importlib.resources",
+        "zipfile",
+        "tempfile",
+        "generator.charts.lock",
+        "subprocess",
+    )
+    loaded, printed = _run(rendered_project, ["check"], deferred)
+    assert printed.endswith(" up to date\n") and loaded == []
+
+
 def test_a_lint_without_a_cluster_loads_none_of_the_contracts_modules(project):
     """The CL rules, the admission policies' CEL and the contract's model are for a lint against
     a cluster: a plain lint (every file of the corpus, rendered trees included) never imports them."""

@@ -122,9 +122,9 @@ def test_a_failed_delete_of_the_old_tree_says_the_new_one_is_in_place(project, r
     def failing(folder, *args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(tree.shutil, "rmtree", failing)
+    monkeypatch.setattr(shutil, "rmtree", failing)  # the module write_tree imports when it runs
     result = run(project, "render", CLUSTER)
-    monkeypatch.setattr(tree.shutil, "rmtree", real_rmtree)
+    monkeypatch.setattr(shutil, "rmtree", real_rmtree)
     assert result.exit_code == 2
     assert "wrote the new tree, but could not remove the previous one, left in rendered/" in result.stderr
     assert "the previous tree is unchanged" not in result.stderr

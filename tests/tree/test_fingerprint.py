@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import EXAMPLES, REPO, crd_args, needs_crd_schemas
+from conftest import EXAMPLES, REPO, crd_args, needs_crd_schemas, settle
 
 from generator.cli import cli
 from generator.tree.fingerprint import SUM_FILE
@@ -134,6 +134,26 @@ def test_validation_flags_take_the_full_path_until_this_machine_validated_the_tr
     assert evaluations == [CLUSTER] * 2  # other flags
     assert run(rendered_project, "check", "--require-schemas", *flags, CLUSTER).exit_code == 0
     assert evaluations == [CLUSTER] * 2
+
+
+@needs_crd_schemas()
+def test_a_rewritten_sum_file_is_validated_again_though_its_lines_are_the_same(
+    rendered_project, run, evaluations, monkeypatch
+):
+    """The marker is found by the sum file's sha256, which a no-op check takes from the stat
+    record with the tree's other files: the sum file rewritten with other line ends (the same
+    lines, other bytes: the comparison of lines passes) is hashed again, so the marker of the
+    tree as validated is not found, and the tree is validated again (and found stale)."""
+    settle(monkeypatch)
+    flags = crd_args()
+    for _ in range(2):
+        assert run(rendered_project, "check", *flags, CLUSTER).exit_code == 0
+    assert evaluations == [CLUSTER]  # the second answered by the marker, through the stat record
+    path = rendered_project / "rendered" / CLUSTER / SUM_FILE
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    result = run(rendered_project, "check", *flags, CLUSTER)
+    assert evaluations == [CLUSTER] * 2
+    assert result.exit_code == 1 and f"{CLUSTER}/{SUM_FILE}: stale" in result.stderr
 
 
 def test_a_tree_whose_validation_warned_or_failed_is_validated_by_every_run(

@@ -116,6 +116,16 @@ def _spoil(record: Path, how: str, digest: bytes) -> None:
         body_start = header_end + 9
         assert digest in data[body_start:]
         record.write_bytes(data[:body_start] + data[body_start:].replace(digest, b"0" * 64))
+    elif how == "misaligned":  # a group with a name fewer than its stat fields and hashes, CRC-32 right
+        import marshal
+        import zlib
+
+        groups, listings = marshal.loads(data[header_end + 9 :])
+        group = next(g for g, (names, _, _) in groups.items() if "\0" in names)
+        names, keys, shas = groups[group]
+        groups[group] = (names.split("\0", 1)[1], keys, shas)
+        body = marshal.dumps((groups, listings))
+        record.write_bytes(data[:header_end] + b"%08x\n" % zlib.crc32(body) + body)
     elif how == "not-a-dict":
         import marshal
         import zlib
@@ -125,7 +135,8 @@ def _spoil(record: Path, how: str, digest: bytes) -> None:
 
 
 @pytest.mark.parametrize(
-    "how", ["missing", "garbage", "truncated", "empty", "other-version", "other-root", "tampered", "not-a-dict"]
+    "how",
+    ["missing", "garbage", "truncated", "empty", "other-version", "other-root", "tampered", "misaligned", "not-a-dict"],
 )
 def test_a_bad_record_is_rebuilt_without_a_word_and_changes_no_verdict(project, settled, run, reads, how):
     assert run(project, "check").exit_code == 0

@@ -120,3 +120,23 @@ def test_a_changed_repository_config_asks_git_again(project, settled, run, asked
     subprocess.run([*GIT, "config", "core.ignoreCase", "true"], cwd=project, check=True)
     assert run(project, "check").exit_code == 0
     assert len(asked) == 2
+
+
+def test_outside_any_repository_git_is_not_started(project, settled, run, asked, monkeypatch):
+    """A project no repository holds: nothing can be untracked, and git, which could only fail,
+    is not asked; one ``.git`` (or a bare repository's ``HEAD``) above it, or git pointed
+    elsewhere by the environment, and it is asked again."""
+    if not tracked.outside_git(project.parent):
+        pytest.skip("the temporary folder is inside a repository")
+    shutil.rmtree(project / ".git")
+    assert tracked.outside_git(project)
+    assert run(project, "check").exit_code == 0
+    assert asked == []
+    (project / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    assert not tracked.outside_git(project / "rendered")
+    (project / "HEAD").unlink()
+    os.mkdir(project / ".git")
+    assert not tracked.outside_git(project / "rendered" / CLUSTER)
+    os.rmdir(project / ".git")
+    monkeypatch.setenv("GIT_DIR", str(project / "elsewhere"))
+    assert not tracked.outside_git(project)
