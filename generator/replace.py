@@ -25,7 +25,7 @@ def replace_file(path: Path, content: bytes | str, mode: int | None = None) -> N
         try:
             mode = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
-            mode = 0o666 & ~_umask()
+            mode = 0o666 & ~umask()
     import tempfile  # here: with shutil, random, bz2 and lzma, it would load in every run that imports this module
 
     fd, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=f".{path.name}.", suffix=".tmp")
@@ -47,7 +47,8 @@ def replace_file(path: Path, content: bytes | str, mode: int | None = None) -> N
         raise
 
 
-def _umask() -> int:
+def umask() -> int:
+    """The process's umask (read by setting it, then putting it back)."""
     mask = os.umask(0o022)
     os.umask(mask)
     return mask

@@ -3,8 +3,8 @@
 The C++ Jsonnet engine implements ``std.manifestYamlDoc`` and ``std.manifestJsonEx`` in Jsonnet
 itself; a 50-item config takes seconds to manifest. Components therefore return a marker,
 ``{"__gpu_gitops__": {"format": F, "value": V}}`` (built by ``k.yaml``/``k.json``/``k.hash`` in
-``libsonnet/lib/k.libsonnet``), and ``resolve`` replaces each marker by its text after
-evaluation, with the same canonical emitter as every rendered file.
+``libsonnet/lib/k.libsonnet``), and ``loads`` replaces each marker by its text as the engine's
+result is parsed, with the same canonical emitter as every rendered file.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from generator.errors import InputError
 from generator.yamlio.emit import to_yaml_plain
 
 MARKER = "__gpu_gitops__"
-_NEEDLE = MARKER.encode()
 
 
 def _canonical_json(value: Any) -> str:
@@ -40,55 +39,23 @@ _FORMATS = {
 }
 
 
-def resolve(value: Any) -> Any:
-    """``value`` with every marker replaced by its serialised text (inner markers first).
-
-    Containers are changed in place, not copied (``value`` is the engine's result, freshly
-    parsed and owned by the caller): a cluster's objects hold ~100 markers among ~40,000
-    containers, and copying them all cost more than the markers. Only the containers that may
-    hold a marker are walked (``_screened``): about one object in eight does."""
-    return _resolve(value, _SCREEN_DEPTH)
+def loads(text: str) -> Any:
+    """The engine's JSON ``text`` parsed, every marker replaced by its serialised text as its
+    object is parsed (``json.loads``'s ``object_hook`` sees each object once its members are
+    parsed: inner markers first), not by a walk of the whole result afterwards."""
+    return json.loads(text, object_hook=_resolved)
 
 
-# The engine's result is {component: [objects]}: each object (two levels down) is screened with
-# its marshalled bytes, in which a marker's key appears as written (marshal writes a string's
-# bytes at its first occurrence). Marshalling an object costs about a fifth of walking it.
-_SCREEN_DEPTH = 2
-
-
-def _screened(item: Any, depth: int) -> bool:
-    """Whether ``item``, ``depth`` levels below the result, is to be walked: not when it is an
-    object whose bytes cannot hold a marker."""
-    if depth:
-        return True
-    try:
-        return _NEEDLE in marshal.dumps(item)
-    except ValueError:  # a type marshal does not write, or nesting too deep for it: walk it
-        return True
-
-
-def _resolve(value: Any, depth: int) -> Any:
-    if isinstance(value, dict):
-        if MARKER in value:
-            spec = value[MARKER]
-            if len(value) != 1 or not isinstance(spec, dict) or spec.get("format") not in _FORMATS:
-                raise InputError(
-                    f"malformed {MARKER} marker: {_canonical_json(value)[:120]}",
-                    hint="build it with k.yaml, k.json or k.hash from libsonnet/lib/k.libsonnet",
-                )
-            return _formatted(spec["format"], _resolve(spec.get("value"), -1))
-        for key, item in value.items():
-            if isinstance(item, (dict, list)) and _screened(item, depth - 1):
-                done = _resolve(item, depth - 1)
-                if done is not item:
-                    value[key] = done  # an existing key: the dict does not change size
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            if isinstance(item, (dict, list)) and _screened(item, depth - 1):
-                done = _resolve(item, depth - 1)
-                if done is not item:
-                    value[index] = done
-    return value
+def _resolved(value: dict) -> Any:
+    if MARKER not in value:
+        return value
+    spec = value[MARKER]
+    if len(value) != 1 or not isinstance(spec, dict) or spec.get("format") not in _FORMATS:
+        raise InputError(
+            f"malformed {MARKER} marker: {_canonical_json(value)[:120]}",
+            hint="build it with k.yaml, k.json or k.hash from libsonnet/lib/k.libsonnet",
+        )
+    return _formatted(spec["format"], spec.get("value"))
 
 
 # A fleet's clusters defer many values alike (a platform's configuration, hashed and written in

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from generator.diagnostic import line_col
 from generator.errors import InputError
-from generator.library import bounded
+from generator.library import bounded, deferred
 from generator.library.engine import ENTRY_NAME, MAX_STACK, EngineError, Sandbox
 from generator.library.engine import MAX_IMPORT_BYTES as MAX_IMPORT_BYTES  # the bound, where its users look
 
@@ -59,13 +59,20 @@ def limits() -> bounded.Limits:
 
 
 def evaluate(
-    code: str, sandbox: Sandbox, tla: dict[str, object], home: Path | None = None, blame: str = ENTRY_NAME
+    code: str,
+    sandbox: Sandbox,
+    tla: dict[str, object],
+    home: Path | None = None,
+    blame: str = ENTRY_NAME,
+    markers: bool = False,
 ) -> object:
     """Evaluate an entry snippet whose top level is a function of ``tla``'s keys.
 
     The snippet's own imports resolve against ``home`` first (the cluster's folder), then
     against the library. Errors raised by the snippet itself are reported at ``blame``
     (the overrides file, when the snippet merges one). The evaluation is bounded by ``limits()``.
+    ``markers``: the library's deferred serialisation markers replaced by their texts
+    (``deferred.loads``; a malformed one is an ``InputError``).
     """
     entry = str((home.resolve() if home else Path("/")) / ENTRY_NAME)
     tla_json = {key: json.dumps(value) for key, value in tla.items()}
@@ -75,7 +82,7 @@ def evaluate(
         raise _to_input_error(exc, sandbox, blame) from None
     except bounded.Bound as exc:
         raise _bound_error(exc, blame) from None
-    return json.loads(text)
+    return deferred.loads(text) if markers else json.loads(text)
 
 
 def _bound_error(exc: bounded.Bound, blame: str) -> InputError:

@@ -14,6 +14,8 @@ A project without a lock inflates nothing (``gpu-gitops charts pull`` writes the
 from __future__ import annotations
 
 import functools
+import hashlib
+import marshal
 from dataclasses import dataclass, field
 
 from generator.charts import inflate, lock
@@ -140,9 +142,13 @@ def previews(project: Project, cluster: Cluster, components: dict[str, list[dict
     return result
 
 
-# Document schemas of chart CRDs, by the CRD object (shared by the clusters that inflate the
-# same release, ``inflate``): converted once per process; the CRD is kept so its id is never reused.
-_SCHEMAS: dict[int, tuple[dict, dict[tuple[str, str], dict]]] = {}
+# Document schemas of the CRDs a fleet installs, by the digest of the CRD's marshalled bytes (as
+# ``yamlio.emit.to_yaml_once``): a CRD the library renders in every cluster's tree, or a chart's
+# in every inflation, is converted once per process, and every cluster that installs it is given
+# the same documents, so those clusters share one validator with them (``cluster._OVERLAYS``).
+# Bounded: emptied when full.
+_SCHEMAS: dict[bytes, dict[tuple[str, str], dict]] = {}
+_SCHEMAS_MAX = 256
 
 
 def crd_schemas(charts: Previews, tree: list[dict] | None = None) -> dict[tuple[str, str], dict]:
@@ -152,23 +158,34 @@ def crd_schemas(charts: Previews, tree: list[dict] | None = None) -> dict[tuple[
     ``crds/`` or ``templates/``; theirs win where both install a kind). All are applied by the
     same sync, so the custom resources the tree renders are checked against exactly the
     version installed, as ``lint`` of the tree checks them."""
-    from generator.lint.crdimport import document_schema, versions
-
     out: dict[tuple[str, str], dict] = {}
     for objects in [tree or [], *charts.folders.values()]:
         for crd in objects:
-            if crd.get("kind") != "CustomResourceDefinition" or not str(crd.get("apiVersion")).startswith(
+            if crd.get("kind") == "CustomResourceDefinition" and str(crd.get("apiVersion")).startswith(
                 "apiextensions.k8s.io/"
             ):
-                continue
-            known = _SCHEMAS.get(id(crd))
-            if known is None or known[0] is not crd:
-                spec = crd.get("spec") or {}
-                group, kind = spec.get("group"), (spec.get("names") or {}).get("kind")
-                converted = {
-                    (f"{group}/{version}", str(kind)): document_schema(crd, version, schema)
-                    for version, schema in versions(crd)
-                }
-                known = _SCHEMAS[id(crd)] = (crd, converted)
-            out.update(known[1])
+                out.update(_converted(crd))
     return out
+
+
+def _converted(crd: dict) -> dict[tuple[str, str], dict]:
+    """The CRD's document schemas by (apiVersion, kind), once per content (``_SCHEMAS``)."""
+    from generator.lint.crdimport import document_schema, versions
+
+    try:
+        key: bytes | None = hashlib.blake2b(marshal.dumps(crd), digest_size=16).digest()
+    except ValueError:  # a type marshal does not write, or nesting too deep for it
+        key = None
+    known = _SCHEMAS.get(key) if key is not None else None
+    if known is None:
+        spec = crd.get("spec") or {}
+        group, kind = spec.get("group"), (spec.get("names") or {}).get("kind")
+        known = {
+            (f"{group}/{version}", str(kind)): document_schema(crd, version, schema)
+            for version, schema in versions(crd)
+        }
+        if key is not None:
+            if len(_SCHEMAS) >= _SCHEMAS_MAX:
+                _SCHEMAS.clear()
+            _SCHEMAS[key] = known
+    return known

@@ -105,10 +105,12 @@ def gitops_many(project: Project, evaluated: list[tuple[Cluster, Components]]) -
     return found
 
 
-# Validators with a fleet's chart CRDs: the clusters that install the same charts share one (and
-# with it the verdicts on their shared chart objects, ``checks._VERDICTS``). Keyed by the base
-# validator and the schema documents, all kept so no id is reused.
+# Validators with a fleet's CRDs: the clusters that install the same CRDs share one (and with it
+# the verdicts on their shared objects, ``checks._VERDICTS``), as ``charts.crd_schemas`` gives
+# them the same documents. Keyed by the base validator and the schema documents, all kept so no
+# id is reused while its entry is. Bounded: emptied when full.
 _OVERLAYS: dict[tuple, tuple[SchemaValidator, list[dict], SchemaValidator]] = {}
+_OVERLAYS_MAX = 64
 
 
 def _with_chart_crds(validator: SchemaValidator, schemas: dict[tuple[str, str], dict]) -> SchemaValidator:
@@ -118,5 +120,7 @@ def _with_chart_crds(validator: SchemaValidator, schemas: dict[tuple[str, str], 
     key = (id(validator), *(id(d) for d in documents))
     known = _OVERLAYS.get(key)
     if known is None or known[0] is not validator or any(a is not b for a, b in zip(known[1], documents, strict=True)):
+        if len(_OVERLAYS) >= _OVERLAYS_MAX:
+            _OVERLAYS.clear()
         known = _OVERLAYS[key] = (validator, documents, validator.with_schemas(schemas))
     return known[2]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from generator.errors import InputError
 from generator.inputs.load import Cluster
-from generator.library import deferred, jsonnet
+from generator.library import jsonnet
 from generator.paths import Project
 from generator.render.layout import MAX_FILE_NAME, object_filename
 
@@ -41,10 +41,8 @@ def evaluate(project: Project, cluster: Cluster) -> Components:
     sandbox = jsonnet.Sandbox(project.libsonnet, cluster.folder, project.root)
     code = ENTRY_WITH_OVERRIDES if cluster.overrides else ENTRY
     blame = project.display(cluster.overrides) if cluster.overrides else jsonnet.ENTRY_NAME
-    result = jsonnet.evaluate(code, sandbox, {"spec": cluster.spec}, home=cluster.folder, blame=blame)
-    return _check_shape(
-        deferred.resolve(result), project.display(cluster.overrides or cluster.folder), cluster.overrides
-    )
+    result = jsonnet.evaluate(code, sandbox, {"spec": cluster.spec}, home=cluster.folder, blame=blame, markers=True)
+    return _check_shape(result, project.display(cluster.overrides or cluster.folder), cluster.overrides)
 
 
 def evaluate_many(project: Project, clusters: list[Cluster]) -> list[Components | InputError]:
@@ -63,14 +61,18 @@ def evaluate_many(project: Project, clusters: list[Cluster]) -> list[Components 
         batch = alike[start : start + MANY]
         try:
             many = jsonnet.evaluate(
-                ENTRY_FOR_MANY, sandbox, {"specs": [clusters[i].spec for i in batch]}, home=project.libsonnet
+                ENTRY_FOR_MANY,
+                sandbox,
+                {"specs": [clusters[i].spec for i in batch]},
+                home=project.libsonnet,
+                markers=True,
             )
         except InputError:
             continue  # one by one below
         assert isinstance(many, list) and len(many) == len(batch)  # ENTRY_FOR_MANY maps the list
         for i, result in zip(batch, many, strict=True):
             try:
-                results[i] = _check_shape(deferred.resolve(result), project.display(clusters[i].folder))
+                results[i] = _check_shape(result, project.display(clusters[i].folder))
             except InputError as exc:
                 results[i] = exc
     for i, cluster in enumerate(clusters):

@@ -101,7 +101,7 @@ def record_validated(sum_bytes: bytes, flags: str = "", consulted: list[tuple[st
     lines = []
     try:
         for path, found in sorted(set(consulted)):
-            lines.append(f"{_digest(path) if found else 'absent'}  {path}\n")
+            lines.append(f"{_schema_digest(path) if found else 'absent'}  {path}\n")
     except OSError:
         return  # changed meanwhile: validate again next time
     marker = _validated_marker(_sha(sum_bytes), schema_set, flags)
@@ -112,6 +112,28 @@ def record_validated(sum_bytes: bytes, flags: str = "", consulted: list[tuple[st
         replace_file(marker, "".join(lines))
     except (OSError, ValueError):
         pass
+
+
+# The digests of the schema files the markers list, by path, with what ``lstat`` saw of the file
+# when it was hashed (device, inode, size, modification and change times): a fleet's clusters
+# consult the same schema files, each hashed once a run rather than once a cluster; an edit or a
+# replacement changes what ``lstat`` sees, and the file is hashed again. Bounded: emptied when full.
+_SCHEMA_DIGESTS: dict[str, tuple[tuple[int, ...], str]] = {}
+_SCHEMA_DIGESTS_MAX = 4096
+
+
+def _schema_digest(path: str) -> str:
+    """``_digest(path)``, remembered while the file is as ``lstat`` saw it (``_SCHEMA_DIGESTS``)."""
+    st = os.lstat(path)
+    seen = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    known = _SCHEMA_DIGESTS.get(path)
+    if known is not None and known[0] == seen and stat.S_ISREG(st.st_mode):
+        return known[1]
+    digest = _digest(path)  # a symlink is refused (OSError), as before
+    if len(_SCHEMA_DIGESTS) >= _SCHEMA_DIGESTS_MAX:
+        _SCHEMA_DIGESTS.clear()
+    _SCHEMA_DIGESTS[path] = (seen, digest)
+    return digest
 
 
 def _still_valid(marker: Path, hashes: dict[str, str], cache: StatCache) -> bool:

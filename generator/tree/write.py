@@ -302,15 +302,39 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def _mkdir(path: str | Path) -> None:
-    os.mkdir(path)
-    os.chmod(path, DIR_MODE)
+def _mkdir(path: str | Path, exact: bool = False) -> None:
+    """A folder with ``DIR_MODE``; ``exact``: inside a folder where ``_modes_exact`` holds, so
+    that ``mkdir``'s own mode is already it."""
+    os.mkdir(path, DIR_MODE)
+    if not exact:
+        os.chmod(path, DIR_MODE)
 
 
-def _write_file(path: str, content: bytes, mtime_ns: int | None) -> None:
+def _modes_exact(folder: Path) -> bool:
+    """Whether what is made in ``folder`` gets exactly the mode ``mkdir`` and ``open`` ask for:
+    the umask clears none of ``FILE_MODE`` and ``DIR_MODE``, and the folder has no default ACL
+    (which would stand in for the umask) nor the set-group-ID bit (which new folders inherit).
+    Then the ``chmod`` after each of a fleet's ~10,000 files and folders, a fifth of the kernel's
+    time in writing them, can be left out."""
+    from generator.replace import umask
+
+    if umask() & (FILE_MODE | DIR_MODE) or os.lstat(folder).st_mode & stat.S_ISGID:
+        return False
+    try:
+        os.getxattr(folder, "system.posix_acl_default", follow_symlinks=False)
+    except OSError as exc:
+        return exc.errno in (errno.ENODATA, errno.ENOTSUP, errno.EOPNOTSUPP)
+    except AttributeError:  # no extended attributes on this OS: nor a way to ask
+        return False
+    return False
+
+
+def _write_file(path: str, content: bytes, mtime_ns: int | None, exact: bool = False) -> None:
+    """``content`` as a new file with ``FILE_MODE`` (``exact``: as ``_mkdir``'s)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
     try:
-        os.fchmod(fd, FILE_MODE)
+        if not exact:
+            os.fchmod(fd, FILE_MODE)
         view = memoryview(content)
         while view:
             view = view[os.write(fd, view) :]
@@ -364,6 +388,7 @@ def _stage(staging: Path, target: Path, files: dict[str, bytes], current_files: 
     """Build the whole new tree in ``staging``: unchanged files are hard links to the current
     tree's (same bytes, mode and mtime), the others are written."""
     _mkdir(staging)
+    exact = _modes_exact(staging)
     made = {""}  # folders made, relative to staging (string paths: this runs for every file of a fleet)
     top, current = f"{staging}/", f"{target}/"
     for rel, content in sorted(files.items()):
@@ -373,14 +398,14 @@ def _stage(staging: Path, target: Path, files: dict[str, bytes], current_files: 
         for depth in range(1, len(parts)):
             folder = "/".join(parts[:depth])
             if folder not in made:
-                _mkdir(top + folder)
+                _mkdir(top + folder, exact)
                 made.add(folder)
         if current_files.get(rel) != content:
-            _write_file(top + rel, content, None)
+            _write_file(top + rel, content, None, exact)
         else:
             mtime_ns = _link_unchanged(current + rel, top + rel, content)
             if mtime_ns != _LINKED:
-                _write_file(top + rel, content, mtime_ns)
+                _write_file(top + rel, content, mtime_ns, exact)
         _step("file")
 
 

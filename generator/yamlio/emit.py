@@ -7,10 +7,11 @@ The same object always gives the same bytes.
 
 Those bytes are defined by ruamel.yaml's safe dumper (libyaml's emitter) with the settings in
 ``_make_yaml``. A Python emitter writes the same bytes ~10x faster for the JSON data Kubernetes
-objects are made of; any scalar whose libyaml rendering it does not model exactly (double
-quotes, non-printable or line-break characters, long lines that libyaml would fold, block
-scalars that need an indentation or keep indicator, complex keys) sends that one object through
-ruamel instead. tests/yamlio/test_emit.py holds the two to byte identity.
+objects are made of; any scalar whose libyaml rendering it does not model exactly
+(non-printable or line-break characters other than a tab or a line feed, long lines that
+libyaml would fold, block scalars that need an indentation or keep indicator, single quotes
+over several lines, complex keys) sends that one object through ruamel instead.
+tests/yamlio/test_emit.py holds the two to byte identity.
 """
 
 from __future__ import annotations
@@ -114,10 +115,16 @@ def _plain_allowed(text: str) -> bool:
 
 @functools.lru_cache(maxsize=65536)
 def _string_style(text: str) -> str:
-    """``plain``, ``single`` or ``literal``: the style libyaml picks for this string as the
-    representer above requests it; raises ``_Unmodelled`` for the rest."""
-    if not _PRINTABLE.match(text.replace("\n", "")):
+    """``plain``, ``single``, ``double`` or ``literal``: the style libyaml picks for this string
+    as the representer above requests it; raises ``_Unmodelled`` for the rest."""
+    if not _PRINTABLE.match(text.replace("\n", "").replace("\t", "")):
         raise _Unmodelled(text)
+    # libyaml allows neither single quotes nor a block for a tab (not printable to it) or a space
+    # before a line break (yaml_emitter_analyze_scalar: special_characters, space_break), nor
+    # single quotes for a space after one (break_space): double quotes, whatever was asked for,
+    # where the representer does not ask for a literal block (no tab, no line ending in a space)
+    if "\t" in text or " \n" in text:
+        return "double"
     if "\n" not in text:
         if _YAML11_NOT_STRING.match(text) or _resolves_to_other_than_str(text) or not _plain_allowed(text):
             return "single"
@@ -127,11 +134,17 @@ def _string_style(text: str) -> str:
         and "\t" not in text
         and not any(line != line.rstrip() for line in text.split("\n"))
     )
+    if not literal and "\n " in text:
+        return "double"
     # an indentation indicator (leading space or break) or the keep indicator "+"
-    # (ends in two breaks) is not modelled
+    # (ends in two breaks) is not modelled, nor single quotes over several lines
     if not literal or text[0] in " \n" or text.endswith("\n\n") or text == "\n":
         raise _Unmodelled(text)
     return "literal"
+
+
+# yaml_emitter_write_double_quoted's escapes of the characters _string_style lets through
+_DOUBLE_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"})
 
 
 @functools.cache
@@ -157,8 +170,12 @@ def _scalar(value: Any, column: int, indent: int) -> str:
             body = value[:-1] if value.endswith("\n") else value
             lines = "".join(f"{pad}{line}\n" if line else "\n" for line in body.split("\n"))
             return ("|\n" if value.endswith("\n") else "|-\n") + lines
-        if column + len(value) + 2 >= WIDTH:
+        if style == "double":
+            value = value.translate(_DOUBLE_ESCAPES)
+        if column + len(value) + 2 >= WIDTH:  # libyaml would fold the line at a space
             raise _Unmodelled(value)
+        if style == "double":
+            return f'"{value}"\n'
         return (f"'{value.replace(chr(39), chr(39) * 2)}'" if style == "single" else value) + "\n"
     if value is None:
         return "null\n"
@@ -176,6 +193,8 @@ def _key(key: Any) -> str:
     if not isinstance(key, str) or len(key) > 100 or "\n" in key:  # libyaml's simple keys: <= 128 chars
         raise _Unmodelled(key)
     style = _string_style(key)
+    if style == "double":  # a simple key: libyaml's rules differ there
+        raise _Unmodelled(key)
     return f"'{key.replace(chr(39), chr(39) * 2)}'" if style == "single" else key
 
 

@@ -1,4 +1,4 @@
-"""Deferred serialisation markers (k.yaml / k.json / k.hash) resolved after evaluation."""
+"""Deferred serialisation markers (k.yaml / k.json / k.hash) resolved as the engine's result is parsed."""
 
 from __future__ import annotations
 
@@ -9,7 +9,12 @@ import pytest
 from ruamel.yaml import YAML
 
 from generator.errors import InputError
-from generator.library.deferred import resolve
+from generator.library.deferred import loads
+
+
+def resolve(value):
+    """``value`` as the engine returns it: JSON text, parsed by ``loads``."""
+    return loads(json.dumps(value))
 
 
 def _marker(fmt, value):
@@ -54,44 +59,18 @@ def test_malformed_markers_are_errors(bad):
         resolve(bad)
 
 
-def test_the_result_is_resolved_in_place_not_copied():
-    """The engine's result holds tens of thousands of containers and a few markers: only the
-    markers' holders change."""
-    holder = {"data": {"config.yaml": _marker("json", {"x": 1}), "plain": "y"}}
-    objects = [holder, {"metadata": {"labels": {"a": "b"}}}]
-    untouched = objects[1]["metadata"]
-    out = resolve(objects)
-    assert out is objects and out[0] is holder and out[1]["metadata"] is untouched
-    assert holder["data"] == {"config.yaml": json.dumps({"x": 1}, indent=2) + "\n", "plain": "y"}
-
-
-def test_objects_without_a_marker_are_not_walked(monkeypatch):
-    """Of an engine's result ({component: [objects]}) only the objects whose bytes hold a
-    marker are walked; the others are screened by their marshalled bytes."""
+def test_markers_are_resolved_while_the_text_is_parsed_not_by_a_walk_after(monkeypatch):
+    """Each object is seen once, by ``json.loads``'s hook as it is parsed: there is no walk of
+    the result (tens of thousands of containers a cluster, a few markers) afterwards."""
     from generator.library import deferred
 
-    walked = []
-    real = deferred._resolve
-
-    def counting(value, depth):
-        walked.append(value)
-        return real(value, depth)
-
-    monkeypatch.setattr(deferred, "_resolve", counting)
-    plain = {"kind": "ConfigMap", "data": {"a": "b"}, "spec": {"items": [{"x": 1}, {"y": [2]}]}}
-    marked = {"kind": "ConfigMap", "data": {"config.json": _marker("json", {"x": 1})}}
-    result = {"component": [plain, marked]}
-    assert resolve(result)["component"][1]["data"]["config.json"] == json.dumps({"x": 1}, indent=2) + "\n"
-    assert all(value is not plain and value is not plain["spec"] for value in walked)
-    assert marked["data"] in walked
-
-
-def test_a_marker_deep_in_a_value_marshal_cannot_write_is_still_resolved():
-    class Opaque:
-        pass
-
-    obj = {"data": {"h": _marker("sha256", {"a": 1})}, "other": Opaque()}
-    assert resolve({"c": [obj]})["c"][0]["data"]["h"] == hashlib.sha256(b'{"a":1}').hexdigest()
+    seen = []
+    real = deferred._resolved
+    monkeypatch.setattr(deferred, "_resolved", lambda value: seen.append(value) or real(value))
+    text = json.dumps({"c": [{"data": {"config.yaml": _marker("json", {"x": 1}), "plain": "y"}}, {"k": {"a": 1}}]})
+    out = loads(text)
+    assert out["c"][0]["data"] == {"config.yaml": json.dumps({"x": 1}, indent=2) + "\n", "plain": "y"}
+    assert len(seen) == text.count("{")  # every object once, the marker's own three included
 
 
 def test_equal_values_are_serialised_once_and_types_keep_their_texts(monkeypatch):

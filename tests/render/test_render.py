@@ -169,10 +169,10 @@ def test_failed_write_leaves_the_previous_tree(project, run, monkeypatch):
     )
     real_write = tree_io._write_file
 
-    def failing(path, content, mtime_ns):
+    def failing(path, content, mtime_ns, exact=False):
         if "resourcequota_gpu-inference" in os.path.basename(path):
             raise OSError(28, "No space left on device")
-        return real_write(path, content, mtime_ns)
+        return real_write(path, content, mtime_ns, exact)
 
     monkeypatch.setattr(tree_io, "_write_file", failing)
     with pytest.raises(OSError):
@@ -424,7 +424,7 @@ def test_check_and_diff_refuse_a_foreign_tree_like_render(project, run, command)
 
 
 def test_write_failure_is_a_located_input_error(project, run, monkeypatch):
-    def full(path, content, mtime_ns):
+    def full(path, content, mtime_ns, exact=False):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(tree_io, "_write_file", full)

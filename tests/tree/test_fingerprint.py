@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from conftest import EXAMPLES, REPO, crd_args, needs_crd_schemas, settle
 
 from generator.cli import cli
+from generator.tree import fingerprint
 from generator.tree.fingerprint import SUM_FILE
 
 CLUSTER = "aks-h100-training"
@@ -279,3 +280,26 @@ def test_an_import_past_its_bound_is_refused(tmp_path):
     sandbox = jsonnet.Sandbox(tmp_path, tmp_path, tmp_path)
     with pytest.raises(RuntimeError, match="is larger than"):
         sandbox._resolve(str(tmp_path), "big.txt")
+
+
+def test_a_schema_file_many_clusters_consulted_is_hashed_once_until_it_changes(tmp_path, monkeypatch):
+    """The validation markers of a fleet's clusters list the same schema files: each is hashed
+    once while ``lstat`` sees it unchanged, and again once it changed."""
+    hashed: list[str] = []
+    real = fingerprint._digest
+    monkeypatch.setattr(fingerprint, "_digest", lambda path, **kw: hashed.append(path) or real(path, **kw))
+    monkeypatch.setattr(fingerprint, "_SCHEMA_DIGESTS", {})
+    schema = tmp_path / "widget.json"
+    schema.write_text('{"type": "object"}', encoding="utf-8")
+    flags = "--schema-location\nsomewhere"
+
+    def listed(sum_bytes: bytes) -> str:
+        fingerprint.record_validated(sum_bytes, flags, [(str(schema), True)])
+        return fingerprint._validated_marker(sum_bytes, fingerprint._schema_set(), flags).read_text(encoding="utf-8")
+
+    first, second = listed(b"cluster a"), listed(b"cluster b")
+    assert first == second and len(hashed) == 1
+    schema.write_text('{"type": "object", "required": ["spec"]}', encoding="utf-8")
+    third = listed(b"cluster c")
+    assert len(hashed) == 2 and third != first
+    assert third.split()[0] == hashlib.sha256(schema.read_bytes()).hexdigest()

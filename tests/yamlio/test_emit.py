@@ -212,3 +212,18 @@ def test_the_resolver_table_agrees_with_ruamels_resolver(text):
 
     tag = str(emit._ruamel().resolver.resolve(ScalarNode, text, (True, False)))
     assert emit._resolves_to_other_than_str(text) == (tag != "tag:yaml.org,2002:str")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        # a chart's config file with empty values: a space before a line break (Cilium's hubble-relay-config)
+        {"data": {"config.yaml": "cluster-name: default\nretry-timeout: \nsort-buffer-len-max: \ngops: true\n"}},
+        # a CRD's field description with a tab (Kueue's workloads CRD)
+        {"description": "For example\n- Kubeflow: training.kubeflow.org/replica-index\n\tThis is limited to 31"},
+        {"k": "tab\tin one line", "q": 'say "hi" \\ bye \n', "list": ["a \n b", "x\n y\tz", "2024-01-02\tx"]},
+        {"k": "a\n b \n", "deep": [{"d": ["x \ny"]}]},
+    ],
+)
+def test_fast_emitter_writes_double_quoted_strings_itself(value):
+    assert emit._fast(value) == emit._ruamel_dump(value)
