@@ -36,11 +36,14 @@ import math
 import re
 import struct
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from generator.yamlio import backend
 from generator.yamlio.backend import _cread
 from generator.yamlio.terms import Fallback, Mark, Resolution, TooDeep
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 @dataclass(frozen=True)
@@ -374,21 +377,31 @@ class Positions:
 
     def find(self, path: tuple | list, at_value: bool = False) -> tuple[Any, Any]:
         """``(node, mark)``: what is written at ``path`` (None when the path does not exist) and
-        the 0-based start mark of the deepest part of ``path`` that does: a key's, an item's,
+        the 0-based start mark of the deepest part of ``path`` that exists: a key's, an item's,
         or, with ``at_value``, the value's of a last part that is a key (None when not even the
-        first part exists; the root has no mark of its own).
+        first part exists; the root has no mark of its own)."""
+        return self.find_all([(path, at_value)])[0]
+
+    def find_all(self, queries: Sequence[tuple[tuple | list, bool]]) -> list[tuple[Any, Any]]:
+        """``find`` of each ``(path, at_value)``, in one read of the text.
 
         Until the map is built, the compiled reader answers by reading the text again and
-        keeping only the nodes on the path: a document is mostly located for one or two
+        keeping only the nodes on the paths: a document is mostly located for one to a few
         findings, and the whole map costs several times that read."""
         if self._located is None and self._text is not None:
             compiled = _compiled(GO_YAML if self._resolution is None else self._resolution, None)
             if compiled is not None:
                 try:
-                    node, line, column = compiled.find(self._text, path, at_value, _written)
-                    return node, None if line < 0 else _tuple_new(Mark, (line, column))
+                    found = compiled.find(self._text, queries, _written)
                 except _cread.Slow:
                     pass
+                else:
+                    return [
+                        (node, None if line < 0 else _tuple_new(Mark, (line, column))) for node, line, column in found
+                    ]
+        return [self._find_in_map(path, at_value) for path, at_value in queries]
+
+    def _find_in_map(self, path: tuple | list, at_value: bool) -> tuple[Any, Any]:
         node, inner = self._map()
         mark = None
         last = len(path) - 1

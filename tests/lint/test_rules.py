@@ -408,10 +408,32 @@ def test_rules_that_judge_only_device_pods_find_nothing_in_pods_that_ask_for_non
     device: every rule that sets it finds nothing in such an object, on every fixture and
     example, against each example cluster's contract."""
     from generator.kube import pods
-    from generator.lint.engine import Context
 
     flagged = [rule for rule in REGISTRY if isinstance(rule, ObjectRule) and rule.device_pods]
-    assert {rule.meta.id for rule in flagged} >= {"CL001", "CL002", "CL003", "CL005"}
+    assert {rule.meta.id for rule in flagged} >= {"CL001", "CL002", "CL003", "CL005"} | _DEVICE_RULES
+    _assert_skipped_rules_find_nothing(flagged, pods.uses_devices)
+
+
+# the rules about GPUs and huge pages, which a pod asking for neither cannot break
+_DEVICE_RULES = {"GPU004", "GPU005", "GPU006", "GPU007", "GPU008", "HP001", "HP002", "HP003"}
+
+
+def test_rules_that_judge_only_extended_resources_find_nothing_in_pods_that_name_none():
+    """``extended_pods`` lets the engine skip a rule for objects none of whose containers names
+    an extended resource: every rule that sets it finds nothing in such an object."""
+    from generator.kube import pods
+
+    flagged = [rule for rule in REGISTRY if isinstance(rule, ObjectRule) and rule.extended_pods]
+    assert {rule.meta.id for rule in flagged} == {"GPU001", "GPU002", "GPU003"}
+    _assert_skipped_rules_find_nothing(flagged, pods.names_extended)
+
+
+def _assert_skipped_rules_find_nothing(flagged: list[ObjectRule], asks) -> None:
+    """Every rule of ``flagged`` finds nothing in an object with pod templates none of which
+    ``asks``, on every fixture and example, against each example cluster's contract."""
+    from generator.kube import pods
+    from generator.lint.engine import Context
+
     assert all(rule.pod_templates for rule in flagged)
     project = Project(REPO)
     contracts = [settings_for(project, {}, name) for name in project.cluster_names()]
@@ -422,7 +444,7 @@ def test_rules_that_judge_only_device_pods_find_nothing_in_pods_that_ask_for_non
     for text in texts:
         for res in _resources(text):
             templates = pods.templates(res.obj) if isinstance(res.obj.get("kind"), str) else ()
-            if not templates or any(pods.uses_devices(pod) for pod in templates):
+            if not templates or any(asks(pod) for pod in templates):
                 continue
             for settings in contracts:
                 ctx = Context(settings, None, set(BY_ID), {})
@@ -444,6 +466,22 @@ def test_the_engine_does_not_run_device_rules_on_objects_whose_pods_ask_for_none
         settings_for(Project(REPO), {}, "aks-h100-training"),
     )
     assert calls == ["Job"] and "CL001" in found
+
+
+@pytest.mark.parametrize("rule_id", sorted(_DEVICE_RULES | {"GPU001", "GPU002", "GPU003"}))
+def test_the_engine_does_not_run_resource_rules_on_pods_that_name_no_such_resource(monkeypatch, tmp_path, rule_id):
+    """GPU and huge page rules meet only the workloads that ask for one (extended resources for
+    GPU001-GPU003, a device for the others), and still find what such a workload breaks."""
+    calls = _record_calls(monkeypatch, rule_id)
+    _rules_found(
+        tmp_path,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: cpu, namespace: n}\nspec:\n"
+        "  containers: [{name: c, image: busybox, resources: {limits: {cpu: 1, memory: 1Gi}}}]\n---\n"
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: gpu, namespace: n}\nspec:\n"
+        "  template:\n    spec:\n      restartPolicy: Never\n      containers:\n"
+        "        - {name: c, image: busybox, resources: {limits: {nvidia.com/gpu: 1, hugepages-2Mi: 2Mi, memory: 1Gi}}}\n",
+    )
+    assert calls == ["Job"]
 
 
 def test_plain_lint_with_the_provider_and_lint_against_its_cluster_agree_on_the_gpu_taint(tmp_path):
