@@ -484,6 +484,32 @@ def test_the_engine_does_not_run_resource_rules_on_pods_that_name_no_such_resour
     assert calls == ["Job"]
 
 
+def test_decisions_of_a_kind_are_made_once_per_kind(monkeypatch):
+    """API004's hits and XR003's "is it scalable" depend on the apiVersion and kind alone: two
+    Deployments get the same answer, made once; XR004 asks for a pod's GPUs only when it asks
+    for a device at all."""
+    from generator.kube import pods
+    from generator.lint.engine import Context
+    from generator.lint.rules import xr003_scaledobject_target_missing as xr003
+
+    first, second = _resources(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: ns}\nspec:\n"
+        "  template:\n    spec:\n      containers: [{name: c, image: busybox}]\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: b, namespace: ns}\nspec:\n"
+        "  template:\n    spec:\n      containers: [{name: c, image: busybox}]\n"
+    )
+    ctx = Context(Settings(), None, set(BY_ID), {})
+    assert BY_ID["API004"].check(first, ctx) is BY_ID["API004"].check(second, ctx)
+    xr003._scalable.cache_clear()
+    assert [list(BY_ID["XR003"].facts(res, ctx)) for res in (first, second)] == [
+        [(("object", "Deployment", "ns", name), None)] for name in "ab"
+    ]
+    assert xr003._scalable.cache_info().misses == 1
+    asked: list = []
+    monkeypatch.setattr(pods, "pod_requests_gpu", lambda pod: asked.append(pod) or frozenset())
+    assert list(BY_ID["XR004"].facts(first, ctx)) == [] and asked == []
+
+
 def test_plain_lint_with_the_provider_and_lint_against_its_cluster_agree_on_the_gpu_taint(tmp_path):
     """One provider fact, one answer: on AKS a GPU pod tolerating the taint a defaulted pool
     carries passes both paths, and one tolerating only AKS's guide's ``sku`` fails both."""
