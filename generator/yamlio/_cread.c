@@ -42,6 +42,8 @@ typedef struct {
     int has_event;
     Reader *reader;
     PyObject *node; /* locate's node factory, NULL for load */
+    Py_ssize_t unsettled; /* find: the queries whose answer may still change */
+    int early;            /* find: stop reading once none may (the text is one load read whole) */
 } Run;
 
 static int slow(void) {
@@ -318,13 +320,15 @@ static PyObject *where(Run *run, long depth) {
 /* --- find: one path's node and mark, without the map --- */
 
 /* One path ``find`` looks for, and what it found: the mark of the deepest part of the path
- * that exists (line -1: none), and the node at the whole path (NULL: it does not exist). */
+ * that exists (line -1: none), and the node at the whole path (NULL: it does not exist);
+ * ``matched``: the index of that part (-1: none). */
 typedef struct {
     PyObject **parts;
     Py_ssize_t n;
     int at_value;
     long line, column;
     PyObject *node;
+    Py_ssize_t matched;
 } Query;
 
 /* Past the node whose first event is run->event (``depth`` collections enclose it), checking
@@ -367,10 +371,20 @@ static int skip(Run *run, long depth) {
 static int reached(Run *run, Query *query, Py_ssize_t i, yaml_mark_t mark) {
     query->line = (long)mark.line;
     query->column = (long)mark.column;
+    query->matched = i;
     Py_CLEAR(query->node);
-    if (i == query->n - 1 && (query->node = node_of(run)) == NULL)
-        return -1;
+    if (i == query->n - 1) {
+        run->unsettled--; /* the whole path is there: a text load read has no second one */
+        if ((query->node = node_of(run)) == NULL)
+            return -1;
+    }
     return 0;
+}
+
+/* 1 when the reading may stop: every answer is settled and the text is one load read whole
+ * (what follows can neither change an answer nor be refused); else 0. */
+static int settled(Run *run) {
+    return run->early && run->unsettled == 0;
 }
 
 static int walk(Run *run, long depth, Query **queries, Py_ssize_t count, Py_ssize_t i);
@@ -408,7 +422,7 @@ static Py_ssize_t matching(Query **queries, Py_ssize_t count, Py_ssize_t i, PyOb
 /* Past the node whose first event is run->event, recording in each query what its
  * ``parts[i:]`` reach inside it: the start mark of each part that exists (a key's, or with
  * ``at_value`` the last key's value's; an item's), and the node of the last. The document is
- * read once for all the queries. */
+ * read once for all the queries. 1 when the reading may stop (``settled``), -1 on error. */
 static int walk(Run *run, long depth, Query **queries, Py_ssize_t count, Py_ssize_t i) {
     const yaml_event_t *event = &run->event;
     Py_ssize_t open = 0;
@@ -416,6 +430,11 @@ static int walk(Run *run, long depth, Query **queries, Py_ssize_t count, Py_ssiz
         if (queries[q]->n > i)
             queries[open++] = queries[q]; /* the queries that go deeper than this node */
     count = open;
+    if (count > 0 && (event->type == YAML_SCALAR_EVENT || event->type == YAML_ALIAS_EVENT)) {
+        run->unsettled -= count; /* no part of theirs is inside a scalar */
+        if (settled(run))
+            return 1;
+    }
     if (count == 0 || event->type == YAML_SCALAR_EVENT || event->type == YAML_ALIAS_EVENT)
         return skip(run, depth);
     int sequence = event->type == YAML_SEQUENCE_START_EVENT;
@@ -462,10 +481,20 @@ static int walk(Run *run, long depth, Query **queries, Py_ssize_t count, Py_ssiz
             if (reached(run, query, i, value_mark ? run->event.start_mark : mark) < 0)
                 goto done;
         }
-        if (walk(run, depth + 1, inner, found, i + 1) < 0)
+        if (settled(run)) {
+            status = 1;
             goto done;
+        }
+        int inside = walk(run, depth + 1, inner, found, i + 1);
+        if (inside != 0) {
+            status = inside;
+            goto done;
+        }
     }
-    status = 0;
+    for (Py_ssize_t q = 0; q < count; q++)
+        if (queries[q]->matched < i)
+            run->unsettled--; /* its part i is not in this collection */
+    status = settled(run);
 done:
     PyMem_Free(inner);
     return status;
@@ -585,10 +614,12 @@ static PyObject *Reader_locate(Reader *self, PyObject *args) {
 }
 
 /* Each query read in one pass over the text; the text is read to its end, so what ``locate``
- * refuses ``find`` refuses too. */
+ * refuses ``find`` refuses too, unless ``early`` says ``load`` read this text whole with this
+ * reader's resolution: then the reading stops once no answer can change. */
 static PyObject *Reader_find(Reader *self, PyObject *args) {
     PyObject *text, *given, *node;
-    if (!PyArg_ParseTuple(args, "UOO:find", &text, &given, &node))
+    int early = 0;
+    if (!PyArg_ParseTuple(args, "UOO|p:find", &text, &given, &node, &early))
         return NULL;
     PyObject *list = PySequence_Fast(given, "find() takes a sequence of (path, at_value)");
     if (list == NULL)
@@ -613,18 +644,24 @@ static PyObject *Reader_find(Reader *self, PyObject *args) {
         if (flag < 0 || (paths[made] = PySequence_Fast(path, "find() takes paths of keys and indexes")) == NULL)
             goto done;
         queries[made] = (Query){PySequence_Fast_ITEMS(paths[made]), PySequence_Fast_GET_SIZE(paths[made]), flag,
-                                -1, -1, NULL};
+                                -1, -1, NULL, -1};
         order[made] = &queries[made];
     }
     if (run_open(&run, self, text, node) < 0)
         goto done;
     opened = 1;
+    run.early = early;
+    run.unsettled = 0;
     int root = document_root(&run);
     if (root == 1) {
-        for (Py_ssize_t q = 0; q < count; q++)
-            if (queries[q].n == 0 && (queries[q].node = node_of(&run)) == NULL)
+        for (Py_ssize_t q = 0; q < count; q++) {
+            if (queries[q].n > 0)
+                run.unsettled++;
+            else if ((queries[q].node = node_of(&run)) == NULL)
                 goto done;
-        if (walk(&run, 0, order, count, 0) < 0 || document_end(&run) < 0)
+        }
+        int walked = walk(&run, 0, order, count, 0);
+        if (walked < 0 || (walked == 0 && document_end(&run) < 0))
             goto done;
         result = PyList_New(count);
         for (Py_ssize_t q = 0; result != NULL && q < count; q++) {
@@ -715,8 +752,8 @@ static PyMethodDef Reader_methods[] = {
     {"locate", (PyCFunction)Reader_locate, METH_VARARGS,
      "locate(text, node) -> (root_node, where), nodes made by node(line, column, text, style); raises Slow."},
     {"find", (PyCFunction)Reader_find, METH_VARARGS,
-     "find(text, [(path, at_value), ...], node) -> [(node or None, mark line, mark column), ...], -1 for no "
-     "mark; one read for every path; raises Slow."},
+     "find(text, [(path, at_value), ...], node, early=False) -> [(node or None, mark line, mark column), ...], "
+     "-1 for no mark; one read for every path, to the text's end unless early (load read it whole); raises Slow."},
     {NULL, NULL, 0, NULL},
 };
 

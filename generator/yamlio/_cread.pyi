@@ -16,6 +16,7 @@ class Reader:
         text: str,
         queries: Sequence[tuple[tuple[str | int, ...] | list[str | int], bool]],
         node: Callable[[int, int, str | None, str | None], Any],
+        early: bool = False,
     ) -> list[tuple[Any, int, int]]: ...
 
 def libyaml_version() -> str: ...

@@ -43,9 +43,21 @@ def test_find_all_answers_each_path_as_find_does_in_one_read(monkeypatch):
     ]
     alone = [_at(yamlread.Positions(TEXT), path, at_value) for path, at_value in queries]
     reads = record_position_reads(monkeypatch)
-    together = yamlread.Positions(TEXT).find_all(queries)
-    assert [(node, None if mark is None else (mark.line, mark.column)) for node, mark in together] == alone
-    assert len(reads) == 1
+    for whole in (False, True):
+        together = yamlread.Positions(TEXT, whole=whole).find_all(queries)
+        assert [(node, None if mark is None else (mark.line, mark.column)) for node, mark in together] == alone
+    assert len(reads) == 2
+
+
+def test_a_lookup_in_a_text_load_read_whole_stops_once_its_answers_are_settled():
+    """``build_located`` marks the texts the compiled reader loaded; a lookup there reads no
+    further than its answers need. Shown on a text no load takes (a repeated key, which
+    a full read answers with the later one): the lookup stops at the first."""
+    _data, where = yamlread.build_located(TEXT)
+    assert where is not None and where._whole
+    assert yamlread.build_located("%YAML 1.1\n---\na: 1\n")[1]._whole is False  # the event path read it
+    repeated = "a: 1\nb: 2\na: 3\n"
+    assert [_at(yamlread.Positions(repeated, whole=whole), ("a",))[1] for whole in (False, True)] == [(2, 0), (0, 0)]
 
 
 def test_inputs_and_lint_locate_through_the_same_lookup():

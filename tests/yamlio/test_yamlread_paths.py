@@ -119,10 +119,11 @@ def found_alone(
     return answers
 
 
-def found_together(text: str, resolution: read.Resolution | None, paths: list[tuple]) -> list:
-    """``found_alone``'s answers (compiled path) from one ``find_all`` of every path and ``at_value``: one read."""
+def found_together(text: str, resolution: read.Resolution | None, paths: list[tuple], whole: bool) -> list:
+    """``found_alone``'s answers (compiled path) from one ``find_all`` of every path and ``at_value``:
+    one read, stopped once the answers are settled when ``whole`` (the compiled reader loaded the text)."""
     queries = [(path, at_value) for path in paths for at_value in (False, True)]
-    found = read.Positions(text, resolution).find_all(queries)
+    found = read.Positions(text, resolution, whole=whole).find_all(queries)
     return [
         (path, at_value, None if mark is None else (mark.line, mark.column), node is None, read.plain_text(node))
         for (path, at_value), (node, mark) in zip(queries, found, strict=True)
@@ -163,7 +164,8 @@ def agree(text: str, resolution: read.Resolution, depth: int, location: str) -> 
         paths = probes(list(located))
         alone = found_alone(text, table, paths, None)
         assert alone == found_alone(text, table, paths, events_map), f"{location}: find"
-        assert found_together(text, table, paths) == alone, f"{location}: find_all"
+        for whole in (False, True):  # the compiled path took the text
+            assert found_together(text, table, paths, whole) == alone, f"{location}: find_all"
     return True
 
 
