@@ -510,6 +510,28 @@ def test_decisions_of_a_kind_are_made_once_per_kind(monkeypatch):
     assert list(BY_ID["XR004"].facts(first, ctx)) == [] and asked == []
 
 
+def test_values_are_judged_once_per_spelling():
+    """K8S009 compares a request with its limit once per pair of spellings (two containers
+    asking 500m of 1 compare once) and still finds the one above; K8S005 makes no generator
+    for a port without a problem."""
+    from generator.lint.engine import Context
+    from generator.lint.rules import k8s005_address_invalid as k8s005
+    from generator.lint.rules import k8s009_request_exceeds_limit as k8s009
+
+    [pod] = _resources(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec:\n  containers:\n"
+        + "".join(
+            f"  - {{name: c{i}, image: busybox, resources: {{requests: {{cpu: {req}}}, limits: {{cpu: '1'}}}}}}\n"
+            for i, req in enumerate(("500m", "500m", "2"))
+        )
+    )
+    k8s009._above_text.cache_clear()
+    hits = list(BY_ID["K8S009"].check(pod, Context(Settings(), None, set(BY_ID), {})))
+    assert [hit.path for hit in hits] == [("spec", "containers", 2, "resources", "requests", "cpu")]
+    assert k8s009._above_text.cache_info()[:2] == (1, 1)  # (hits, misses): 2 is a number, compared as it is
+    assert k8s005._hits([], ("spec", "ports", 0, "port"), "port", 80) == ()
+
+
 def test_plain_lint_with_the_provider_and_lint_against_its_cluster_agree_on_the_gpu_taint(tmp_path):
     """One provider fact, one answer: on AKS a GPU pod tolerating the taint a defaulted pool
     carries passes both paths, and one tolerating only AKS's guide's ``sku`` fails both."""
