@@ -192,11 +192,19 @@ class Engine:
         findings = [
             f for result in results for f, namespace in result.findings if not namespace or namespace not in privileged
         ]
+        # each rule's facts, in file order, the context's last: one pass over every file's facts
+        by_rule: dict[str, list[tuple[tuple, Diagnostic | None]]] = {rule.meta.id: [] for rule in self.set_rules}
+        for result in results:
+            for of, fact, finding in result.facts:
+                if (facts := by_rule.get(of)) is not None:
+                    facts.append((fact, finding))
+        for result in context:
+            for of, fact, _finding in result.facts:
+                if (facts := by_rule.get(of)) is not None:
+                    facts.append((fact, None))
         for rule in self.set_rules:
             rule_id = rule.meta.id
-            facts = [(fact, finding) for result in results for of, fact, finding in result.facts if of == rule_id]
-            facts += [(fact, None) for result in context for of, fact, _finding in result.facts if of == rule_id]
-            found = rule.check(facts, self.ctx)
+            found = rule.check(by_rule[rule_id], self.ctx)
             if "completeSet" in rule.options and not self.settings.complete(rule_id):
                 found = map(references.as_note, found)
             findings.extend(found)

@@ -510,6 +510,37 @@ def test_decisions_of_a_kind_are_made_once_per_kind(monkeypatch):
     assert list(BY_ID["XR004"].facts(first, ctx)) == [] and asked == []
 
 
+def test_the_cross_resource_rules_facts_are_gathered_in_one_pass(monkeypatch, tmp_path):
+    """``Engine.finish`` reads each file's facts once for all the set rules (not once per
+    rule), and each rule still gets its own facts in file order."""
+    from generator.lint.engine import Engine
+    from generator.lint.loader import read
+
+    path = tmp_path / "objects.yaml"
+    path.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ns}\nspec:\n"
+        "  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n"
+        "    spec: {containers: [{name: c, image: busybox}]}\n---\n"
+        "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: {name: s, namespace: ns}\n"
+        "spec: {scaleTargetRef: {name: missing}, triggers: []}\n",
+        encoding="utf-8",
+    )
+
+    class Counted(list):
+        reads = 0
+
+        def __iter__(self):
+            Counted.reads += 1
+            return super().__iter__()
+
+    engine = Engine(Settings(), None)
+    result = engine.check_file(str(path), read(str(path), str(path)).documents)
+    assert len(engine.set_rules) > 1 and result.facts
+    result.facts = Counted(result.facts)
+    findings = engine.finish([result]).findings
+    assert Counted.reads == 1 and "XR003" in {f.rule for f in findings}
+
+
 def test_values_are_judged_once_per_spelling():
     """K8S009 compares a request with its limit once per pair of spellings (two containers
     asking 500m of 1 compare once) and still finds the one above; K8S005 makes no generator
