@@ -62,7 +62,7 @@ def check_files(
             chunks = [todo[start : start + chunk] for start in range(0, len(todo), chunk)]
             here = [item for n, part in enumerate(chunks) if n % jobs == 0 for item in part]
             there = [item for n, part in enumerate(chunks) if n % jobs for item in part]
-            with multiprocessing.get_context("fork").Pool(jobs - 1) as pool:
+            with multiprocessing.get_context("fork").Pool(min(jobs - 1, len(there))) as pool:
                 checked = pool.imap(_check, there, chunksize=chunk)  # the workers start on theirs
                 _keep(results, cache, here, map(_check, here))
                 _keep(results, cache, there, checked)

@@ -68,3 +68,18 @@ def test_this_process_checks_its_share_beside_one_worker_fewer(tmp_path, monkeyp
     assert [name for name, _ in shown] == [f"{n:02d}.yaml" for n in range(40)]
     here = sum(pid == str(os.getpid()) for _, pid in shown)
     assert len({pid for _, pid in shown}) == 2 and 1 < here < 40
+
+
+def test_no_more_workers_are_forked_than_they_have_files(tmp_path, monkeypatch):
+    import multiprocessing.context
+
+    sizes = []
+    pool = multiprocessing.context.ForkContext.Pool
+    monkeypatch.setattr(
+        multiprocessing.context.ForkContext,
+        "Pool",
+        lambda self, processes: sizes.append(processes) or pool(self, processes),
+    )
+    engine = Engine(Settings(), make_validator(Settings()))
+    found = batch.check_files(engine, _files(tmp_path, 10), lambda p: p.rsplit("/", 1)[1], None, 16)
+    assert len(found) == 10 and sizes == [8]  # the first file and one chunk are checked here
