@@ -27,7 +27,7 @@ earlier releases behave as its non-strict path):
 - A URL (KEDA's Prometheus address, a Git repository) is one Go's ``net/url.Parse`` takes, with
   a host: it refuses an unclosed ``[`` and a port that is no number in range (``url_problem``).
 
-May import: nothing of generator.
+May import: generator.record.
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ from __future__ import annotations
 import functools
 import ipaddress
 import re
-from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from generator.record import Frozen
 
 REFUSED = "refused"
 AMBIGUOUS = "ambiguous"
@@ -50,15 +51,22 @@ _PORT_NAME = re.compile(r"[-a-z0-9]+")
 _DECIMAL = re.compile(r"[0-9]+")
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Frozen):
     """What is wrong with a value; ``kind`` REFUSED (the API server refuses it) or AMBIGUOUS
     (accepted with a warning, refused under strict validation); ``canonical`` the value to
     write instead, where there is one."""
 
+    __slots__ = _fields = ("message", "kind", "canonical")
+
     message: str
-    kind: str = REFUSED
-    canonical: str | None = None
+    kind: str
+    canonical: str | None
+
+    def __init__(self, message: str, kind: str = REFUSED, canonical: str | None = None):
+        put = object.__setattr__
+        put(self, "message", message)
+        put(self, "kind", kind)
+        put(self, "canonical", canonical)
 
 
 def _sloppy_ipv4(text: str) -> tuple[ipaddress.IPv4Address, bool] | None:

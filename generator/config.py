@@ -4,25 +4,32 @@ Validated against ``schemas/config.schema.json`` (unknown keys are errors, with 
 absent file = all defaults. Command-line flags take precedence over the file. Above inputs and
 lint: the file holds settings of both (its ``lint`` section is checked against the rule registry).
 
-May import: generator.errors, generator.paths, generator.yamlio, generator.inputs, generator.lint.
+May import: generator.errors, generator.paths, generator.record, generator.yamlio, generator.inputs, generator.lint.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.errors import InputErrors
 from generator.paths import Project
+from generator.record import Record
 
 CONFIG_FILE = ".gpu-gitops.yaml"
 
 
-@dataclass
-class Config:
-    path: Path | None = None
-    data: dict = field(default_factory=dict)
+class Config(Record):
+    """The file's path (None: no file) and its data, with the schema's defaults."""
+
+    __slots__ = _fields = ("path", "data")
+
+    path: Path | None
+    data: dict
+
+    def __init__(self, path: Path | None = None, data: dict | None = None):
+        self.path = path
+        self.data = {} if data is None else data
 
     @property
     def schema_locations(self) -> list[str]:

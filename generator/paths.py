@@ -1,15 +1,15 @@
 """Where a project's folders are, and how paths are shown to the user.
 
-May import: generator.diagnostic, generator.errors.
+May import: generator.diagnostic, generator.errors, generator.record.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from generator.errors import InputError
+from generator.record import Frozen
 
 
 def is_project_root(folder: Path) -> bool:
@@ -31,6 +31,7 @@ def _bundled(name: str) -> Path:
 
 
 CLUSTER_FILE = "cluster.yaml"  # a cluster's input: clusters/<name>/cluster.yaml
+SUM_FILE = ".gpu-gitops.sum"  # in each rendered tree: what render hashed (``tree.fingerprint`` writes it)
 
 
 def cache_root() -> Path:
@@ -44,15 +45,19 @@ def cache_root() -> Path:
     return Path(platformdirs.user_cache_dir("gpu-gitops", appauthor=False))
 
 
-@dataclass(frozen=True)
-class Project:
+class Project(Frozen):
     """A gpu-gitops project root: ``clusters/`` in, ``rendered/`` out.
 
     ``libsonnet/`` and ``schemas/`` come from the root when it has them (this repository,
     or a fork that customises the library), else from the copy installed with the package.
     """
 
+    __slots__ = _fields = ("root",)
+
     root: Path
+
+    def __init__(self, root: Path):
+        object.__setattr__(self, "root", root)
 
     @property
     def clusters(self) -> Path:

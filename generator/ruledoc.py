@@ -18,9 +18,7 @@ May import: generator.record.
 
 from __future__ import annotations
 
-import inspect
 import re
-import textwrap
 
 from generator.record import Frozen
 
@@ -41,9 +39,37 @@ class Example(Frozen):
         object.__setattr__(self, "text", text)
 
 
+def cleandoc(docstring: str) -> str:
+    """``inspect.cleandoc``: the docstring with its tabs expanded, its first line's leading
+    whitespace and the other lines' common indentation removed, and its leading and trailing
+    blank lines. Here, not inspect's: a lint reads a docstring for a finding without a hint of
+    its own, and inspect's import (ast, dis, tokenize) would cost more than its lint; a test
+    holds the two equal on every rule's and input check's docstring."""
+    lines = docstring.expandtabs().split("\n")
+    indents = [len(line) - len(line.lstrip()) for line in lines[1:] if line.lstrip()]
+    margin = min(indents, default=None)
+    lines[0] = lines[0].lstrip()
+    if margin is not None:
+        lines[1:] = [line[margin:] for line in lines[1:]]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+def prose(docstring: str | None) -> str:
+    """The docstring before its first example."""
+    text = cleandoc(docstring or "")
+    found = _HEADER.search(text)
+    return text[: found.start()].rstrip() if found else text
+
+
 def split(docstring: str | None) -> tuple[str, list[Example]]:
     """``(prose, examples)``: the docstring before its first example, and the examples in order."""
-    text = inspect.cleandoc(docstring or "")
+    import textwrap  # on use: its import compiles the patterns of its wrapper, which no lint uses
+
+    text = cleandoc(docstring or "")
     found = list(_HEADER.finditer(text))
     if not found:
         return text, []
@@ -57,7 +83,7 @@ def split(docstring: str | None) -> tuple[str, list[Example]]:
 def sections(docstring: str | None, markup: str = "rst") -> tuple[str, str, str]:
     """``(description, rationale, fix)`` of a rule's docstring, with its ``code`` spans as
     written (``rst``), as Markdown code (``markdown``) or as plain text (``text``: a terminal)."""
-    text, _ = split(docstring)
+    text = prose(docstring)
     if markup == "markdown":
         text = text.replace("``", "`")
     elif markup == "text":

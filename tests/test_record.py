@@ -7,14 +7,28 @@ import pickle
 
 import pytest
 
+from generator.addresses import Problem
+from generator.cli.lintrun import LintArgs
+from generator.config import Config
 from generator.diagnostic import Diagnostic, Location, ObjectRef
+from generator.kube.pods import PodTemplate
+from generator.lint.engine import FileResult, Result, _KindRules
 from generator.lint.loader import Source
 from generator.lint.model import Document, Hit, Resource
 from generator.lint.options import Option
 from generator.lint.protocol import Context, DocumentRule, ObjectRule, SetRule
+from generator.lint.settings import Settings
+from generator.paths import Project
 from generator.record import Frozen, Record
+from generator.report import Report
 from generator.ruledoc import Example
 from generator.rulemeta import RuleMeta
+from generator.validate.locations import SchemaLocation
+from generator.validate.schemaset import SchemaSet
+from generator.validate.validator import SchemaProblem, _Kind
+from generator.validate.webhooks import Default
+from generator.yamlio.read import Limits
+from generator.yamlio.terms import Resolution
 
 
 class Pair(Frozen):
@@ -44,6 +58,9 @@ def test_the_records_every_lint_builds_at_start_up_are_no_dataclasses():
     """Each dataclass compiles its methods when its module is imported (3 M instructions)."""
     records = (Diagnostic, Location, ObjectRef, Hit, Document, Resource, Source, Context)
     records += (DocumentRule, ObjectRule, SetRule, RuleMeta, Option, Example)
+    records += (FileResult, Result, _KindRules, PodTemplate, SchemaProblem, _Kind)
+    records += (Report, Project, LintArgs, Config, Resolution, Limits, Settings, SchemaSet, Default, SchemaLocation)
+    records += (Problem,)
     for cls in records:
         assert not dataclasses.is_dataclass(cls), cls
 
@@ -138,3 +155,35 @@ def test_every_record_of_the_package_sets_each_of_its_fields_in_its_init():
             assert sorted(names) == sorted(cls._fields), cls
         else:
             assert tuple(names) == cls._fields, cls
+
+
+def test_a_file_result_is_made_copied_and_pickled_as_the_dataclass_was():
+    """Fresh lists per result (the dataclass's ``default_factory``), ``moved`` through
+    ``replace``, and pickling (workers send results back) as a call with the fields in order."""
+    first, second = FileResult("a.yaml"), FileResult("a.yaml")
+    first.findings.append((Diagnostic(Location("a.yaml", 1, 1), "error", "m", rule="X"), ""))
+    assert second.findings == [] and first != second
+    moved = first.moved("b.yaml")
+    assert moved.display == "b.yaml" and moved.findings[0][0].location == Location("b.yaml", 1, 1)
+    assert first.findings[0][0].file == "a.yaml"
+    assert pickle.loads(pickle.dumps(moved)) == moved
+    assert Result([], []).passed_by == [] and PodTemplate(("spec",), {}, ()).partial is False
+    assert SchemaProblem("invalid", "m") == SchemaProblem("invalid", "m", ())
+    assert hash(SchemaProblem("invalid", "m")) == hash(SchemaProblem("invalid", "m"))
+
+
+def test_the_settings_schema_sets_and_locations_keep_the_dataclasses_behaviour(tmp_path):
+    """Settings: fresh collections per object, the version parsed, a dict of the fields (the
+    cache's key); a schema set's equality and hash leave its origins out; a location names
+    the bundled schemas for "default" and refuses an unknown variable."""
+    first, second = Settings(), Settings()
+    first.rules["GPU001"] = "off"
+    assert second.rules == {} and first != second and Settings() == Settings()
+    assert Settings(kubernetes_version="1.30").target_version == (1, 30)
+    assert list(Settings().as_dict()) == list(Settings._fields)
+    one, other = SchemaSet("1", tmp_path, 2, (), {"a": "b"}), SchemaSet("1", tmp_path, 2)
+    assert one == other and hash(one) == hash(other) and SchemaSet("2", tmp_path, 2) != one
+    assert SchemaLocation("default").template != "default"
+    with pytest.raises(Exception, match="unknown variable"):
+        SchemaLocation("{{.Nope}}")
+    assert pickle.loads(pickle.dumps(Limits(1, 2, 3, 4, None))) == Limits(1, 2, 3, 4, None, None)

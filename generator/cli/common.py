@@ -1,21 +1,25 @@
 """What every command shares: the context (project root, output settings, config file), the
-exit codes, the option stacks, and the two halves each command is split into.
+exit codes, the output, and the two halves each command is split into.
 
 A command is a click function that only turns its arguments into a small ``...Args``
 dataclass, and a plain ``execute``-style function taking that dataclass and returning the exit
 code (``docs/api.md``). An ``InputError`` an execute function raises is printed and becomes
-exit code 2 (``reports_input_errors``), whoever called it.
+exit code 2 (``reports_input_errors``), whoever called it. The option stacks commands share
+are ``cli.options``'.
+
+click is imported where it is needed, not here: a lint answered by ``cli.plainlint`` runs
+without it (its import is 130 M instructions). ``echo`` writes a line as ``click.echo`` does.
 """
 
 from __future__ import annotations
 
 import functools
+import io
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
-
-import click
 
 from generator.diagnostic import Diagnostic, Location, format_text, shown_text
 from generator.errors import InputError
@@ -28,6 +32,39 @@ if TYPE_CHECKING:
 # without loading the schema validator, the YAML library or the Jsonnet engine.
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
+
+
+def echo(text: str, err: bool = False, nl: bool = True, color: bool | None = None) -> None:
+    """``click.echo(text, err=err, nl=nl, color=color)``, without importing click where click
+    writes the text unchanged to the stream as it is: a text without an escape sequence (all
+    that click strips), on POSIX (click writes to a Windows console through a stream of its own),
+    to a text stream (``io.TextIOWrapper``: click wraps a binary one) with an encoding and an
+    error handler, the encoding not ASCII (click wraps such a stream in a UTF-8 writer)."""
+    stream = sys.stderr if err else sys.stdout
+    if (
+        "\x1b" in text
+        or os.name != "posix"
+        or not isinstance(stream, io.TextIOWrapper)
+        or stream.errors is None
+        or not stream.encoding
+        or _is_ascii(stream.encoding)
+    ):
+        import click
+
+        click.echo(text, err=err, nl=nl, color=color)
+        return
+    stream.write(text + "\n" if nl else text)
+    stream.flush()
+
+
+def _is_ascii(encoding: str) -> bool:
+    """click's test of a misconfigured stream (``click._compat.is_ascii_encoding``)."""
+    import codecs
+
+    try:
+        return codecs.lookup(encoding).name == "ascii"
+    except LookupError:
+        return False
 
 
 class Ui:
@@ -44,10 +81,14 @@ class Ui:
 
     def out(self, text: str = "", **style: Any) -> None:
         if not self.quiet:
+            import click
+
             click.secho(text, color=self.color, **style)
 
     def info(self, text: str) -> None:
         if self.verbose:
+            import click
+
             click.secho(text, err=True, color=self.color, dim=True)
 
     def diagnostic(self, diagnostic: Diagnostic) -> None:
@@ -56,7 +97,7 @@ class Ui:
         if self.collected is not None:
             self.collected.append(diagnostic)
             return
-        click.echo(format_text(diagnostic, color=self.color is not False), err=True, color=self.color)
+        echo(format_text(diagnostic, color=self.color is not False), err=True, color=self.color)
 
     def problem(self, path: str, message: str) -> None:
         """``path: message`` on standard error: a finding about a file that has no line (a stale
@@ -64,7 +105,7 @@ class Ui:
         if self.collected is not None:
             self.collected.append(Diagnostic(Location(path), "error", message))
             return
-        click.echo(f"{path}: {message}", err=True)
+        echo(f"{path}: {message}", err=True)
 
     def error(self, err: InputError) -> None:
         for diagnostic in err.diagnostics:
@@ -163,8 +204,6 @@ def unchecked_summary(kinds: list[str], rule: str = "") -> Diagnostic:
 # --- the two halves of a command -------------------------------------------------------------
 
 Args = TypeVar("Args")
-# a click command function, before or after the decorators that add its options
-Command = TypeVar("Command", bound=Callable[..., Any])
 
 
 def reports_input_errors(execute: Callable[[Args], int]) -> Callable[[Args], int]:
@@ -202,7 +241,7 @@ def reports_in_format(execute: Callable[[Args], int]) -> Callable[[Args], int]:
             code = execute(args)
         finally:
             found, ui.collected = ui.collected, None
-        click.echo(
+        echo(
             render(args.fmt, Report(found, workdir=args.ctx.project.root, title=f"gpu-gitops {args.command}")), nl=False
         )
         return code
@@ -212,153 +251,6 @@ def reports_in_format(execute: Callable[[Args], int]) -> Callable[[Args], int]:
 
 def finish(code: int) -> None:
     """End a click command with an execute function's exit code."""
+    import click
+
     click.get_current_context().exit(code)
-
-
-# --- option stacks ---------------------------------------------------------------------------
-
-
-def complete_clusters(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:
-    """Shell completion: the clusters of the project (``--root`` as typed, else found upward)."""
-    given = ctx.find_root().params.get("root")
-    root = Path(given) if given else find_root(Path.cwd())
-    if root is None:
-        return []
-    taken = set(ctx.params.get("clusters") or ())
-    try:
-        names = Project(root).cluster_names()
-    except InputError:  # an unreadable clusters/: the command itself says so
-        return []
-    return [n for n in names if n.startswith(incomplete) and n not in taken]
-
-
-clusters_argument = click.argument("clusters", nargs=-1, shell_complete=complete_clusters)
-schema_location_option = click.option(
-    "--schema-location",
-    "schema_locations",
-    multiple=True,
-    envvar="GPU_GITOPS_SCHEMA_LOCATION",
-    help="kubeconform-style schema location for custom resources, e.g. "
-    "'crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json'. Repeatable; tried in order; "
-    "also read from GPU_GITOPS_SCHEMA_LOCATION (space-separated).",
-)
-require_schemas_option = click.option(
-    "--require-schemas", is_flag=True, help="A kind without a schema is an error, not a warning."
-)
-jobs_option = click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Render this many clusters in parallel (processes); output is identical for any N. "
-    "Default: the CPUs available to this process (affinity and cgroup CPU quota).",
-)
-
-
-def selection_options(func: Command) -> Command:
-    """--changed-only, --base and --shard: narrow a fleet-wide run (hooks, CI jobs)."""
-    func = click.option(
-        "--shard",
-        metavar="I/N",
-        help="Only the I-th of N equal parts of the sorted cluster list (1-based), "
-        "e.g. --shard $CI_NODE_INDEX/$CI_NODE_TOTAL.",
-    )(func)
-    func = click.option(
-        "--base",
-        default=None,
-        metavar="REV",
-        help="With --changed-only: compare with the merge base of REV (default HEAD), e.g. origin/main. "
-        "check: also review the change against REV, object by object, and fail on a dangerous one "
-        "that is not acknowledged (docs/gitops.md).",
-    )(func)
-    return click.option(
-        "--changed-only",
-        is_flag=True,
-        help="Only clusters whose inputs or rendered files changed (git); a change "
-        "under libsonnet/ or schemas/ selects all.",
-    )(func)
-
-
-format_option = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(DIAGNOSTIC_FORMATS),
-    default="text",
-    show_default=True,
-    help="How errors are reported: text on standard error, or one report on standard output as GitHub "
-    "annotations (at the cluster.yaml line), SARIF or JSON, as `lint --format` writes them.",
-)
-
-
-full_option = click.option(
-    "--full",
-    is_flag=True,
-    help="Evaluate every chosen cluster even where its sum file says nothing changed (the sum file "
-    "records the tool's version, not its code: use after changing gpu-gitops itself).",
-)
-
-
-def fleet_options(func: Command) -> Command:
-    """The arguments and options render and check share: clusters, schemas, jobs, selection, format."""
-    for decorate in (
-        format_option,
-        selection_options,
-        jobs_option,
-        full_option,
-        require_schemas_option,
-        schema_location_option,
-        clusters_argument,
-    ):
-        func = decorate(func)
-    return func
-
-
-def _set_on_ui(attribute: str) -> Callable[[click.Context, click.Parameter, Any], None]:
-    def callback(ctx: click.Context, _param: click.Parameter, value: Any) -> None:
-        found = ctx.find_object(Context)
-        assert found is not None  # the group's callback made it before any option callback
-        ui = found.ui
-        if attribute == "color":
-            if value is not None:
-                ui.use_color(value)
-        elif value:
-            setattr(ui, attribute, True)
-
-    return callback
-
-
-def output_options() -> list[click.Option]:
-    """-q, -v and --color, accepted before the command (on the group) and after it alike."""
-    return [
-        click.Option(
-            ["-q", "--quiet"], is_flag=True, expose_value=False, callback=_set_on_ui("quiet"), help="Print only errors."
-        ),
-        click.Option(
-            ["-v", "--verbose"],
-            is_flag=True,
-            expose_value=False,
-            callback=_set_on_ui("verbose"),
-            help="Print what is being done.",
-        ),
-        click.Option(
-            ["--color"],
-            type=click.Choice(["auto", "always", "never"]),
-            expose_value=False,
-            callback=_set_on_ui("color"),
-            help="Colour: auto (on a terminal), always or never.",
-        ),
-    ]
-
-
-class OutputOptionsGroup(click.Group):
-    """A group whose commands (and their subcommands) take the output options too, so that
-    ``gpu-gitops render -q`` means what ``gpu-gitops -q render`` does."""
-
-    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
-        super().add_command(with_output_options(cmd), name)
-
-
-def with_output_options(cmd: click.Command) -> click.Command:
-    """``cmd`` taking the output options (-q, -v, --color) after its name too."""
-    cmd.params.extend(output_options())
-    return cmd

@@ -17,15 +17,12 @@ from generator.cli.common import (
     EXIT_INPUT,
     EXIT_OK,
     Context,
-    clusters_argument,
     finish,
-    fleet_options,
-    jobs_option,
     reports_in_format,
     reports_input_errors,
-    schema_location_option,
     unchecked_summary,
 )
+from generator.cli.options import clusters_argument, fleet_options, jobs_option, schema_location_option
 from generator.diagnostic import Diagnostic, Location
 from generator.errors import InputError
 
@@ -276,8 +273,8 @@ def _untracked(ctx: Context, names: list[str], all_fresh: bool) -> bool:
     without its output, or ``rendered/`` ignored): the engine would never see them. Outside a
     git checkout there is nothing to say. When every chosen tree is up to date (``all_fresh``),
     a clean answer is remembered by the index and the sum files (``tree.tracked``)."""
+    from generator.paths import SUM_FILE
     from generator.tree import tracked
-    from generator.tree.fingerprint import SUM_FILE
 
     sums = [str(ctx.project.rendered / name / SUM_FILE) for name in names]
     now = tracked.state(ctx.project.root, sums) if all_fresh and ctx.remember else None

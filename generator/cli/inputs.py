@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from generator.cli.common import EXIT_FINDINGS, EXIT_OK, Context, clusters_argument, finish, reports_input_errors
+from generator.cli.common import EXIT_FINDINGS, EXIT_OK, Context, finish, reports_input_errors
+from generator.cli.options import clusters_argument
 
 
 @dataclass

@@ -16,7 +16,7 @@ from generator.cli.table import FAMILIES, SUMMARIES, version_text
 
 class _Commands(click.Group):
     """The root group: ``add_command`` for every command of a family, on its first use; its
-    commands take the output options too (``common.with_output_options``)."""
+    commands take the output options too (``options.with_output_options``)."""
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in FAMILIES:
@@ -29,7 +29,7 @@ class _Commands(click.Group):
         return super().list_commands(ctx)
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
-        from generator.cli.common import with_output_options
+        from generator.cli.options import with_output_options
 
         super().add_command(with_output_options(cmd), name)
 

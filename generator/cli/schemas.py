@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from generator.cli.common import EXIT_OK, Context, OutputOptionsGroup, finish, reports_input_errors
+from generator.cli.common import EXIT_OK, Context, finish, reports_input_errors
+from generator.cli.options import OutputOptionsGroup
 
 
 @dataclass

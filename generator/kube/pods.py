@@ -8,8 +8,9 @@ jobs); ``generator.jsonpath`` names the fields they report the way the API serve
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from fractions import Fraction
+
+from generator.record import Frozen
 
 # PriorityClasses the API server creates in every cluster (kube-apiserver bootstrap data:
 # pkg/registry/scheduling/rest/storage_scheduling.go, v1.32): a pod may name them with none linted.
@@ -94,17 +95,25 @@ _KSERVE_SERVICE = ("serving.kserve.io", "InferenceService")
 _RESOURCES_FIELD = {("spec", "trainer"): "resourcesPerNode"}
 
 
-@dataclass(frozen=True)
-class PodTemplate:
+class PodTemplate(Frozen):
     """A pod spec inside an object: its path, the spec, and ``(path, container)`` of each container.
 
     ``partial``: the pod-level fields (tolerations, classes) are completed elsewhere (a
     runtime the object refers to), so rules about them leave the pod alone."""
 
+    __slots__ = _fields = ("path", "spec", "containers", "partial")
+
     path: tuple
     spec: dict
     containers: tuple
-    partial: bool = False
+    partial: bool
+
+    def __init__(self, path: tuple, spec: dict, containers: tuple, partial: bool = False):
+        put = object.__setattr__
+        put(self, "path", path)
+        put(self, "spec", spec)
+        put(self, "containers", containers)
+        put(self, "partial", partial)
 
 
 def resources_path(cpath: tuple) -> tuple:

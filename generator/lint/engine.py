@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.kube import pods
@@ -27,6 +26,7 @@ from generator.lint.model import Document, Hit, Resource
 from generator.lint.protocol import Context, DocumentRule, ObjectRule, SetRule
 from generator.lint.rules import CHECKOV_EQUIVALENTS, REGISTRY, fix_hint
 from generator.lint.settings import Settings
+from generator.record import Frozen, Record
 from generator.validate import SchemaValidator
 from generator.yamlio.messages import TOO_DEEP_HINT
 
@@ -42,25 +42,61 @@ KUSTOMIZATION_FILE_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomiz
 _ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
 
 
-@dataclass
-class FileResult:
+class FileResult(Record):
     """What one file leaves for the rest of the run (and for the cache).
 
     ``refs`` is empty unless the engine keeps them. ``findings`` pairs each finding with the namespace that would drop it if a linted
     Namespace declares it privileged ('' for none); ``facts`` holds ``(rule ID, fact,
     located finding or None)`` for the cross-resource rules; ``namespaces`` the Namespace
-    objects' names and Pod Security enforce labels.
+    objects' names and Pod Security enforce labels; ``objects`` counts cluster objects
+    (Kustomize's own files are not), ``checked`` those of them validated against a schema (the
+    run's coverage); ``warnings`` are the validator's, about the kinds checked here;
+    ``passed_by``: no document is object-like (not a manifest, not checked).
     """
 
+    __slots__ = _fields = (
+        "display",
+        "refs",
+        "objects",
+        "checked",
+        "findings",
+        "facts",
+        "namespaces",
+        "warnings",
+        "passed_by",
+    )
+
     display: str
-    refs: list[ObjectRef] = field(default_factory=list)
-    objects: int = 0  # cluster objects (Kustomize's own files are not)
-    checked: int = 0  # of them, those validated against a schema (the run's coverage)
-    findings: list[tuple[Diagnostic, str]] = field(default_factory=list)
-    facts: list[tuple[str, tuple, Diagnostic | None]] = field(default_factory=list)
-    namespaces: list[tuple[str, str | None]] = field(default_factory=list)
-    warnings: dict[str, None] = field(default_factory=dict)  # the validator's, about the kinds checked here
-    passed_by: bool = False  # no document is object-like: not a manifest, not checked
+    refs: list[ObjectRef]
+    objects: int
+    checked: int
+    findings: list[tuple[Diagnostic, str]]
+    facts: list[tuple[str, tuple, Diagnostic | None]]
+    namespaces: list[tuple[str, str | None]]
+    warnings: dict[str, None]
+    passed_by: bool
+
+    def __init__(
+        self,
+        display: str,
+        refs: list[ObjectRef] | None = None,
+        objects: int = 0,
+        checked: int = 0,
+        findings: list[tuple[Diagnostic, str]] | None = None,
+        facts: list[tuple[str, tuple, Diagnostic | None]] | None = None,
+        namespaces: list[tuple[str, str | None]] | None = None,
+        warnings: dict[str, None] | None = None,
+        passed_by: bool = False,
+    ):
+        self.display = display
+        self.refs = [] if refs is None else refs
+        self.objects = objects
+        self.checked = checked
+        self.findings = [] if findings is None else findings
+        self.facts = [] if facts is None else facts
+        self.namespaces = [] if namespaces is None else namespaces
+        self.warnings = {} if warnings is None else warnings
+        self.passed_by = passed_by
 
     def moved(self, display: str) -> FileResult:
         """The result of the same documents in another file: what was located in this one, there."""
@@ -70,21 +106,27 @@ class FileResult:
                 return finding
             return finding.replace(location=finding.location.replace(path=display))
 
-        return replace(
-            self,
+        return self.replace(
             display=display,
             findings=[(there(f), namespace) for f, namespace in self.findings],
             facts=[(rule, fact, there(f) if f is not None else None) for rule, fact, f in self.facts],
         )
 
 
-@dataclass
-class Result:
-    """Findings and what each linted file held; ``report.Report`` counts and formats them."""
+class Result(Record):
+    """Findings and what each linted file held; ``report.Report`` counts and formats them.
+    ``passed_by``: files that are no manifests, by their contents."""
+
+    __slots__ = _fields = ("findings", "sources", "passed_by")
 
     findings: list[Diagnostic]
     sources: list[FileResult]
-    passed_by: list[str] = field(default_factory=list)  # files that are no manifests, by their contents
+    passed_by: list[str]
+
+    def __init__(self, findings: list[Diagnostic], sources: list[FileResult], passed_by: list[str] | None = None):
+        self.findings = findings
+        self.sources = sources
+        self.passed_by = [] if passed_by is None else passed_by
 
 
 def privileged_namespaces(results: list[FileResult]) -> set[str]:
@@ -97,16 +139,32 @@ def privileged_namespaces(results: list[FileResult]) -> set[str]:
     return {name for name, found in levels.items() if found == {"privileged"}}
 
 
-@dataclass(frozen=True)
-class _KindRules:
-    """The rules in force for one kind (``kinds``), by what else lets the engine skip them."""
+class _KindRules(Frozen):
+    """The rules in force for one kind (``kinds``), by what else lets the engine skip them:
+    ``templateless`` for an object without pod templates, ``with_pods`` for one with them, by
+    whether a pod asks for a device and whether one names an extended resource; the set rules'
+    ``facts`` for an object without pod templates, ``pod_facts`` for one with them (those
+    besides that read any object's pods)."""
 
-    templateless: list[ObjectRule]  # for an object without pod templates
-    with_pods: dict[
-        tuple[bool, bool], list[ObjectRule]
-    ]  # for one with, by (asks for a device, names an extended resource)
-    facts: list[SetRule]  # for an object without pod templates
-    pod_facts: list[SetRule]  # for one with pod templates: those besides that read any object's pods
+    __slots__ = _fields = ("templateless", "with_pods", "facts", "pod_facts")
+
+    templateless: list[ObjectRule]
+    with_pods: dict[tuple[bool, bool], list[ObjectRule]]
+    facts: list[SetRule]
+    pod_facts: list[SetRule]
+
+    def __init__(
+        self,
+        templateless: list[ObjectRule],
+        with_pods: dict[tuple[bool, bool], list[ObjectRule]],
+        facts: list[SetRule],
+        pod_facts: list[SetRule],
+    ):
+        put = object.__setattr__
+        put(self, "templateless", templateless)
+        put(self, "with_pods", with_pods)
+        put(self, "facts", facts)
+        put(self, "pod_facts", pod_facts)
 
     @classmethod
     def of(cls, kind: str, object_rules: list[ObjectRule], set_rules: list[SetRule]) -> _KindRules:

@@ -6,12 +6,12 @@ A rule declares its options (its ``options``); ``Settings.option`` answers them 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from generator.library import providers
 from generator.lint import options
+from generator.record import Record
 from generator.validate import kubernetes
 
 if TYPE_CHECKING:
@@ -63,30 +63,93 @@ _DECLARED = {
 }
 
 
-@dataclass
-class Settings:
-    kubernetes_version: str = ""
-    runtime_config: tuple[str, ...] | None = None  # API versions --runtime-config enables; None: unknown
-    taint_keys: list[str] | None = None  # lint.taintKeys; None: not configured
-    allowed_privileged_namespaces: list[str] | None = None  # lint.allowedPrivilegedNamespaces
-    provider: str = ""
-    provider_facts: dict | None = None  # the provider's row of providers.json; None: the installed table's
-    rules: dict[str, str] = field(default_factory=dict)  # rule ID → level configured
-    rule_options: dict[str, dict] = field(default_factory=dict)  # rule ID → options set in lint.rules.<ID>
-    ignores: list[dict] = field(default_factory=list)
-    excludes: list[str] = field(default_factory=list)
-    schema_locations: list[str] = field(default_factory=list)
-    ignore_missing_schemas: bool = False
-    schema_cache: Path | None = None
-    strict: bool = True
-    contract: Contract | None = None  # the target cluster's (lint --cluster, lint.clusters)
-    complete_set: bool | None = None  # lint.completeSet; a rendered tree is complete
+class Settings(Record):
+    """What a lint run checks with; ``target_version`` is ``kubernetes_version`` parsed (no field)."""
 
-    def __post_init__(self) -> None:
-        self.kubernetes_version = self.kubernetes_version or kubernetes.newest_version()
+    _fields = (
+        "kubernetes_version",
+        "runtime_config",
+        "taint_keys",
+        "allowed_privileged_namespaces",
+        "provider",
+        "provider_facts",
+        "rules",
+        "rule_options",
+        "ignores",
+        "excludes",
+        "schema_locations",
+        "ignore_missing_schemas",
+        "schema_cache",
+        "strict",
+        "contract",
+        "complete_set",
+    )
+    __slots__ = (*_fields, "target_version")
+
+    kubernetes_version: str
+    runtime_config: tuple[str, ...] | None  # API versions --runtime-config enables; None: unknown
+    taint_keys: list[str] | None  # lint.taintKeys; None: not configured
+    allowed_privileged_namespaces: list[str] | None  # lint.allowedPrivilegedNamespaces
+    provider: str
+    provider_facts: dict | None  # the provider's row of providers.json; None: the installed table's
+    rules: dict[str, str]  # rule ID → level configured
+    rule_options: dict[str, dict]  # rule ID → options set in lint.rules.<ID>
+    ignores: list[dict]
+    excludes: list[str]
+    schema_locations: list[str]
+    ignore_missing_schemas: bool
+    schema_cache: Path | None
+    strict: bool
+    contract: Contract | None  # the target cluster's (lint --cluster, lint.clusters)
+    complete_set: bool | None  # lint.completeSet; a rendered tree is complete
+    target_version: tuple[int, int]
+
+    def __init__(
+        self,
+        kubernetes_version: str = "",
+        runtime_config: tuple[str, ...] | None = None,
+        taint_keys: list[str] | None = None,
+        allowed_privileged_namespaces: list[str] | None = None,
+        provider: str = "",
+        provider_facts: dict | None = None,
+        rules: dict[str, str] | None = None,
+        rule_options: dict[str, dict] | None = None,
+        ignores: list[dict] | None = None,
+        excludes: list[str] | None = None,
+        schema_locations: list[str] | None = None,
+        ignore_missing_schemas: bool = False,
+        schema_cache: Path | None = None,
+        strict: bool = True,
+        contract: Contract | None = None,
+        complete_set: bool | None = None,
+    ):
+        self.kubernetes_version = kubernetes_version or kubernetes.newest_version()
+        self.runtime_config = runtime_config
+        self.taint_keys = taint_keys
+        self.allowed_privileged_namespaces = allowed_privileged_namespaces
+        self.provider = provider
+        self.provider_facts = providers.facts(provider) if provider and provider_facts is None else provider_facts
+        self.rules = {} if rules is None else rules
+        self.rule_options = {} if rule_options is None else rule_options
+        self.ignores = [] if ignores is None else ignores
+        self.excludes = [] if excludes is None else excludes
+        self.schema_locations = [] if schema_locations is None else schema_locations
+        self.ignore_missing_schemas = ignore_missing_schemas
+        self.schema_cache = schema_cache
+        self.strict = strict
+        self.contract = contract
+        self.complete_set = complete_set
         self.target_version = kubernetes.parse_version(self.kubernetes_version)
-        if self.provider and self.provider_facts is None:
-            self.provider_facts = providers.facts(self.provider)
+
+    def as_dict(self) -> dict:
+        """The fields by name, as ``dataclasses.asdict`` gave them (the contract, a dataclass,
+        as a dict too): what the result cache's and render's keys are made of."""
+        values = {name: getattr(self, name) for name in self._fields}
+        if self.contract is not None:
+            import dataclasses
+
+            values["contract"] = dataclasses.asdict(self.contract)
+        return values
 
     def option(self, rule_id: str, name: str) -> Any:
         """A rule's option: ``lint.rules.<ID>.<name>``, else the shared ``lint.<name>``, else the

@@ -6,7 +6,6 @@ Render and check stop a cluster on an error here; its old tree stays. What is fo
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -128,7 +127,7 @@ _SHARED_RESULTS: dict[tuple[str, str, bytes], FileResult] = {}
 
 def _settings_key(settings: Settings) -> str:
     """The settings as text: equal settings, equal rules and options."""
-    values = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
+    values = {name: getattr(settings, name) for name in settings._fields}
     return json.dumps(values, sort_keys=True, default=str)
 
 

@@ -3,15 +3,16 @@
 ``Report`` carries everything a format may need (the findings, ``Diagnostic``s; the files and
 resources that were linted, the rules, the working directory), so formats stay pure functions.
 
-May import: generator.diagnostic, generator.lint.
+May import: generator.diagnostic, generator.lint, generator.record.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from generator.record import Record
 
 if TYPE_CHECKING:  # `FORMATS` is read by the command line's --help, which must not load the linter
     from generator.diagnostic import Diagnostic
@@ -19,21 +20,39 @@ if TYPE_CHECKING:  # `FORMATS` is read by the command line's --help, which must 
 
 FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
 _MODULES = {name: "json_format" if name == "json" else name for name in FORMATS}  # `json` would shadow the library
+_HERE = Path(".")  # the default working folder, one object as the dataclass default was
 
 
-@dataclass
-class Report:
+class Report(Record):
     """``findings`` are every finding of the run, all counted, whatever the format; with
     ``folded`` the text format lists the K8S004 warnings as the one summary warning the
     command prints instead (``listed``), so the count, the summary and the exit code are
     the same in every format."""
 
+    __slots__ = _fields = ("findings", "sources", "workdir", "color", "folded", "title")
+
     findings: list[Diagnostic]
-    sources: list[FileResult] = field(default_factory=list)
-    workdir: Path = Path(".")
-    color: bool = False
-    folded: bool = False
-    title: str = "gpu-gitops lint"  # the command, where a format names it (the GitHub summary)
+    sources: list[FileResult]
+    workdir: Path
+    color: bool
+    folded: bool
+    title: str  # the command, where a format names it (the GitHub summary)
+
+    def __init__(
+        self,
+        findings: list[Diagnostic],
+        sources: list[FileResult] | None = None,
+        workdir: Path = _HERE,
+        color: bool = False,
+        folded: bool = False,
+        title: str = "gpu-gitops lint",
+    ):
+        self.findings = findings
+        self.sources = [] if sources is None else sources
+        self.workdir = workdir
+        self.color = color
+        self.folded = folded
+        self.title = title
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)

@@ -49,10 +49,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from generator import __version__
-from generator.paths import Project, cache_root
+from generator.paths import SUM_FILE, Project, cache_root
 from generator.tree.statcache import StatCache, file_sha256, walk
 
-SUM_FILE = ".gpu-gitops.sum"
 NOT_A_FILE = "not-a-file"
 HEADER = (
     "# gpu-gitops: hashes of what went into this tree and what came out. `gpu-gitops render` writes\n"

@@ -159,7 +159,9 @@ NOT_ENFORCED_REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
 def definitions(version: tuple[int, int]) -> dict:
     """The shared ``_definitions.json`` every kind schema of ``version`` refers to, less the
     ``required`` entries the API server does not enforce (``NOT_ENFORCED_REQUIRED``)."""
-    data = json.loads((version_dir(version) / "_definitions.json").read_text(encoding="utf-8"))
+    from generator.validate import decoded  # with hashlib and the cache's folder: the first check of a built-in kind
+
+    data = decoded.load(version_dir(version) / "_definitions.json")
     for name, fields in NOT_ENFORCED_REQUIRED.items():
         definition = data.get("$defs", {}).get(name)
         if isinstance(definition, dict) and isinstance(definition.get("required"), list):

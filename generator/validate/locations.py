@@ -18,10 +18,10 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from generator.errors import InputError
+from generator.record import Frozen
 from generator.replace import replace_file
 
 DEFAULT_LOCATION = (
@@ -59,15 +59,17 @@ def template_variables(api_version: str, kind: str, kubernetes_version: str) -> 
     }
 
 
-@dataclass(frozen=True)
-class SchemaLocation:
+class SchemaLocation(Frozen):
     """One template, checked for unknown variables when it is given, not when it is used."""
+
+    __slots__ = _fields = ("template",)
 
     template: str
 
-    def __post_init__(self) -> None:
-        if self.template == "default":
-            object.__setattr__(self, "template", DEFAULT_LOCATION)
+    def __init__(self, template: str):
+        if template == "default":
+            template = DEFAULT_LOCATION
+        object.__setattr__(self, "template", template)
         unknown = sorted(set(_VARIABLE.findall(self.template)) - KNOWN_VARIABLES)
         if unknown:
             raise InputError(

@@ -8,10 +8,10 @@ up-to-date check can ask for the set without loading the sync.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.paths import cache_root
+from generator.record import Frozen
 
 SET_FILE = "SET.json"
 LAYOUT = "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
@@ -22,17 +22,42 @@ MISSING_HINT = (
 )
 
 
-@dataclass(frozen=True)
-class SchemaSet:
+class SchemaSet(Frozen):
     """An installed set: the source list version it was made from, its schema location, the
     sources a local mirror did not have (their kinds stay unchecked), and per kind
-    (``group/version Kind``) the upstream repository and release its CRD came from."""
+    (``group/version Kind``) the upstream repository and release its CRD came from, which
+    equality and the hash leave out."""
+
+    __slots__ = _fields = ("version", "folder", "kinds", "absent", "origins")
 
     version: str
     folder: Path
     kinds: int
-    absent: tuple[str, ...] = ()
-    origins: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    absent: tuple[str, ...]
+    origins: dict[str, str]
+
+    def __init__(
+        self,
+        version: str,
+        folder: Path,
+        kinds: int,
+        absent: tuple[str, ...] = (),
+        origins: dict[str, str] | None = None,
+    ):
+        put = object.__setattr__
+        put(self, "version", version)
+        put(self, "folder", folder)
+        put(self, "kinds", kinds)
+        put(self, "absent", absent)
+        put(self, "origins", {} if origins is None else origins)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values()[:4] == other._values()[:4]
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(self._values()[:4])
 
     @property
     def location(self) -> str:

@@ -16,13 +16,13 @@ import functools
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from generator.errors import InputError
 from generator.jsonpath import dotted
+from generator.record import Frozen, Record
 from generator.validate import fastcheck, kubernetes, re2, schemaset, structural, webhooks
 from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
 
@@ -69,17 +69,33 @@ def _empty_registry() -> Registry:
     return Registry()
 
 
-@dataclass
-class _Kind:
+class _Kind(Record):
     """One kind's schema: its compiled yes/no check (None outside the check's subset), and
     jsonschema's validator, built on first use: only an object failing the check needs it,
-    and building it for a core kind crawls the version's whole definitions document."""
+    and building it for a core kind crawls the version's whole definitions document.
+    ``custom``: a custom resource's (the API server's CRD handling applies, ``check``)."""
+
+    __slots__ = _fields = ("schema", "registry", "fast", "custom", "_full")
 
     schema: dict
     registry: Callable[[], Registry]
     fast: Callable[[object], bool] | None
-    custom: bool = False  # a custom resource's: the API server's CRD handling applies (``check``)
-    _full: Any = None
+    custom: bool
+    _full: Any
+
+    def __init__(
+        self,
+        schema: dict,
+        registry: Callable[[], Registry],
+        fast: Callable[[object], bool] | None,
+        custom: bool = False,
+        _full: Any = None,
+    ):
+        self.schema = schema
+        self.registry = registry
+        self.fast = fast
+        self.custom = custom
+        self._full = _full
 
     def passes(self, obj: object) -> bool:
         """The compiled check's answer; a definition outside its subset, met only now, leaves
@@ -97,13 +113,20 @@ class _Kind:
         return self._full
 
 
-@dataclass(frozen=True)
-class SchemaProblem:
+class SchemaProblem(Frozen):
     """One reason an object failed: ``kind`` is ``invalid`` or ``missing-schema``."""
+
+    __slots__ = _fields = ("kind", "message", "path")
 
     kind: str
     message: str
-    path: tuple[str | int, ...] = ()
+    path: tuple[str | int, ...]
+
+    def __init__(self, kind: str, message: str, path: tuple[str | int, ...] = ()):
+        put = object.__setattr__
+        put(self, "kind", kind)
+        put(self, "message", message)
+        put(self, "path", path)
 
 
 class SchemaValidator:

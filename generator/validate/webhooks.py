@@ -11,17 +11,32 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+
+from generator.record import Frozen
 
 
-@dataclass(frozen=True)
-class Default:
+class Default(Frozen):
+    """A field the API server's defaulting webhook of ``group``/``kind`` sets: at ``path`` (to
+    the objects holding the field; "*" is every item of a list), ``field`` gets ``value`` (from
+    the item's index, or 0 outside a list); ``source`` is where upstream does it."""
+
+    __slots__ = _fields = ("group", "kind", "path", "field", "value", "source")
+
     group: str
     kind: str
-    path: tuple  # to the objects holding the field; "*" is every item of a list
+    path: tuple
     field: str
-    value: Callable[[int], object]  # from the item's index (or 0 outside a list)
+    value: Callable[[int], object]
     source: str
+
+    def __init__(self, group: str, kind: str, path: tuple, field: str, value: Callable[[int], object], source: str):
+        put = object.__setattr__
+        put(self, "group", group)
+        put(self, "kind", kind)
+        put(self, "path", path)
+        put(self, "field", field)
+        put(self, "value", value)
+        put(self, "source", source)
 
 
 TABLE: tuple[Default, ...] = (

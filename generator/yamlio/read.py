@@ -35,9 +35,9 @@ import functools
 import math
 import re
 import struct
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from generator.record import Frozen
 from generator.yamlio import backend
 from generator.yamlio.backend import _cread
 from generator.yamlio.terms import Fallback, Mark, Resolution, TooDeep
@@ -46,8 +46,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(Frozen):
     """What the reader accepts for one purpose; past a bound, a located error, never a hang,
     a crash or gigabytes of memory. The values differ by what is read:
 
@@ -71,12 +70,31 @@ class Limits:
       them in C, and ruamel reads only the documents that need it, each bounded in bytes).
     """
 
+    __slots__ = _fields = ("file_bytes", "document_bytes", "depth", "alias_nodes", "nodes", "values")
+
     file_bytes: int
     document_bytes: int
     depth: int
     alias_nodes: int
     nodes: int | None
-    values: int | None = None
+    values: int | None
+
+    def __init__(
+        self,
+        file_bytes: int,
+        document_bytes: int,
+        depth: int,
+        alias_nodes: int,
+        nodes: int | None,
+        values: int | None = None,
+    ):
+        put = object.__setattr__
+        put(self, "file_bytes", file_bytes)
+        put(self, "document_bytes", document_bytes)
+        put(self, "depth", depth)
+        put(self, "alias_nodes", alias_nodes)
+        put(self, "nodes", nodes)
+        put(self, "values", values)
 
 
 INPUTS = Limits(

@@ -8,24 +8,32 @@ module for them; ``read`` re-exports them as the reader's public names."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, NamedTuple
+
+from generator.record import Frozen
 
 
 class Fallback(Exception):
     """The document needs the full loader (raised inside the reader; ``build`` hands it over)."""
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(Frozen):
     """How plain (unquoted, untagged) scalars become values: the YAML version is the reader's
     one parameter. ``hinted`` holds the first characters a scalar that is not a string can start
     with (any other plain scalar is its text, unresolved); ``scalar`` resolves the others and
     ``key`` turns a plain map key into the key; both may raise ``Fallback``."""
 
+    __slots__ = _fields = ("hinted", "scalar", "key")
+
     hinted: frozenset[str]
     scalar: Callable[[str], Any]
     key: Callable[[str], str]
+
+    def __init__(self, hinted: frozenset[str], scalar: Callable[[str], Any], key: Callable[[str], str]):
+        put = object.__setattr__
+        put(self, "hinted", hinted)
+        put(self, "scalar", scalar)
+        put(self, "key", key)
 
 
 class TooDeep(Exception):

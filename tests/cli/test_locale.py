@@ -32,7 +32,7 @@ codes = []
 for args in json.loads(sys.argv[1]):
     sys.argv = ["gpu-gitops", *args]
     try:
-        main()
+        main(in_process=True)
     except SystemExit as exit:
         codes.append(exit.code)
 print(json.dumps(codes))

@@ -18,7 +18,7 @@ import json, sys
 from generator.cli import main
 sys.argv = ["gpu-gitops", *json.loads(sys.argv[1])]
 try:
-    main()
+    main(in_process=True)
 except SystemExit:
     pass
 print(json.dumps(sorted(sys.modules)), file=sys.stderr)
@@ -53,7 +53,7 @@ for args in json.loads(sys.argv[1]):
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         try:
-            main()
+            main(in_process=True)
         except SystemExit:
             pass
     print("probe:", json.dumps({"modules": sorted(sys.modules), "stdout": printed.getvalue()}), file=sys.stderr)
@@ -143,16 +143,21 @@ def test_a_lint_without_a_cluster_loads_none_of_the_contracts_modules(project):
 def test_a_lint_after_an_edit_loads_nothing_for_writing_files_or_for_hints(project, tmp_path):
     """A lint whose cache answers every file but the edited one writes no file but the cache's
     own (``replace`` imports tempfile, with shutil, random, bz2 and lzma, when it writes), suggests
-    no name (difflib: a misspelt option, a namespace not managed, an unknown rule)."""
+    no name (difflib: a misspelt option, a namespace not managed, an unknown rule), runs no
+    kubeconform and hashes no rendered tree (``tree.fingerprint``: the sum file's name is ``paths``'),
+    and reads its command line and writes its report without click (``cli.plainlint``)."""
     tree = tmp_path / "tree"
     shutil.copytree(REPO / "rendered" / "aks-h100-training", tree)
     args = ["lint", "--jobs", "1", str(tree)]
-    deferred = ("tempfile", "shutil", "difflib")
+    deferred = ("tempfile", "shutil", "difflib", "generator.lint.kubeconform", "generator.tree.fingerprint", "click")
+    deferred += ("dataclasses", "inspect", "textwrap")  # no dataclass built; a fix hint read without them
     env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
     _run(project, args, deferred, env)  # fills the cache
     edited = sorted(tree.rglob("*.yaml"))[0]
     edited.write_text(edited.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
-    assert _run(project, args, deferred, env)[0] == []
+    # its warnings on standard error, coloured where colour is not turned off, are click's to strip
+    assert _run(project, ["--color", "never", *args], deferred, env)[0] == []
+    assert "click" in _run(project, args, deferred, env)[0]
 
 
 def test_a_lint_after_an_edit_of_a_plain_document_leaves_ruamel_unloaded(project, tmp_path):
@@ -257,3 +262,13 @@ def test_judging_a_clusters_admission_policy_loads_the_cel_evaluator_alone():
     args = ["lint", "-o", "json", "--cluster", "eks-mi300x-inference", str(app)]
     loaded, stdout = _run(REPO, args, ("cel", "typer", "rich", "prompt_toolkit"))
     assert '"CL006"' in stdout and loaded == ["cel.cel"]
+
+
+def test_the_lint_modules_load_neither_dataclasses_nor_a_docstring_reader():
+    """The rule registry, the engine and the lint's run build no dataclass (``dataclasses``
+    imports ``inspect``, with ast, dis and tokenize) and read a rule's docstring (``ruledoc``:
+    ``inspect`` and ``textwrap``) only when a finding needs its fix hint."""
+    probe = "import json, sys, generator.lint.rules, generator.lint.engine, generator.cli.lintrun\n"
+    probe += "print(json.dumps(sorted(sys.modules)))"
+    loaded = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True).stdout)
+    assert [m for m in ("dataclasses", "inspect", "textwrap") if m in loaded] == []

@@ -234,7 +234,7 @@ import json, sys
 from generator.cli import main
 sys.argv = ["gpu-gitops", *sys.argv[1:]]
 try:
-    main()
+    main(in_process=True)
 except SystemExit:
     pass
 print(json.dumps(sorted(sys.modules)), file=sys.stderr)
@@ -342,3 +342,31 @@ def test_the_cache_is_read_without_the_default_collections(tmp_path, monkeypatch
     before = gc.get_threshold()
     lint_paths([str(folder)], Settings(), cached=True)
     assert seen and seen[0][0] >= 100_000 and gc.get_threshold() == before
+
+
+def test_a_cached_result_is_the_checked_one_and_shares_each_objects_reference(tmp_path):
+    """What the cache gives back equals what checking gave, to the types of the cross-file
+    rules' facts (a fact holding a tuple gets its tuple back, not a list); the findings about
+    one object share one reference."""
+    from generator.lint.cache import ResultCache
+    from generator.lint.engine import FileResult
+
+    found = lint_paths([str(_tree(tmp_path))], Settings()).findings[0]
+    finding = found.replace(location=found.location.replace(path="a.yaml"))  # where the cache puts it
+    result = FileResult(
+        "a.yaml",
+        refs=[finding.ref],
+        objects=2,
+        checked=1,
+        findings=[(finding, "node-agents"), (finding.replace(message="another"), "")],
+        facts=[("XR003", ("object", ("Pod", "a"), ["x"]), finding), ("XR004", ("policy", "a", False), None)],
+        namespaces=[("node-agents", "baseline")],
+        warnings={"a warning": None},
+    )
+    store = ResultCache(tmp_path / "cache", "run")
+    store.put("k", result)
+    store.save()
+    again = ResultCache(tmp_path / "cache", "run").get_many([("k", "a.yaml"), ("missing", "b.yaml")])
+    assert again == [result, None]
+    cached = again[0]
+    assert cached is not None and cached.findings[0][0].ref is cached.findings[1][0].ref

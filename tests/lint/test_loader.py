@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 from conftest import record_position_reads
 from ruamel.yaml import YAML
@@ -46,7 +44,7 @@ def test_non_mapping_document_and_size_limit(tmp_path, monkeypatch):
     path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n# a list\n- 1\n- 2\n", encoding="utf-8")
     findings = lint_paths([str(path)], Settings()).findings
     assert [(f.rule, f.line) for f in findings] == [("K8S001", 6)]
-    monkeypatch.setattr(yamlread, "MANIFESTS", dataclasses.replace(yamlread.MANIFESTS, document_bytes=10))
+    monkeypatch.setattr(yamlread, "MANIFESTS", yamlread.MANIFESTS.replace(document_bytes=10))
     findings = lint_paths([str(path)], Settings()).findings
     assert {f.rule for f in findings} == {"K8S001"} and "byte limit" in findings[0].message
 

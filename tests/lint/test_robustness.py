@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import subprocess
@@ -293,7 +292,7 @@ def test_a_special_or_missing_file_given_by_name_is_a_usage_error(project, run, 
 def test_files_are_read_only_up_to_the_size_limit(tmp_path, monkeypatch):
     from generator.lint import loader
 
-    monkeypatch.setattr(yamlread, "MANIFESTS", dataclasses.replace(yamlread.MANIFESTS, file_bytes=100))
+    monkeypatch.setattr(yamlread, "MANIFESTS", yamlread.MANIFESTS.replace(file_bytes=100))
     path = tmp_path / "big.yaml"
     path.write_text("a: " + "x" * 200, encoding="utf-8")
     opened = []
@@ -488,7 +487,7 @@ def test_every_finding_has_a_hint(tmp_path, text, rule):
 
 
 def test_a_document_over_the_size_limit_has_a_hint(tmp_path, monkeypatch):
-    monkeypatch.setattr(yamlread, "MANIFESTS", dataclasses.replace(yamlread.MANIFESTS, document_bytes=10))
+    monkeypatch.setattr(yamlread, "MANIFESTS", yamlread.MANIFESTS.replace(document_bytes=10))
     path = tmp_path / "x.yaml"
     path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", encoding="utf-8")
     (finding,) = lint_paths([str(path)], Settings()).findings

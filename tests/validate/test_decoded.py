@@ -1,0 +1,57 @@
+"""A large schema file is decoded once into the user cache, and only ever read back for its own bytes."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from generator.validate import decoded, kubernetes
+
+
+def _copies() -> list:
+    return sorted((decoded.cache_root() / decoded.FOLDER).glob("*.marshal"))
+
+
+def test_the_copy_is_read_for_the_same_bytes_only(tmp_path, monkeypatch):
+    source = tmp_path / "defs.json"
+    source.write_text(json.dumps({"$defs": {"a": {"type": "string"}}, "n": 1.5}), encoding="utf-8")
+    first = decoded.load(source)
+    assert first == {"$defs": {"a": {"type": "string"}}, "n": 1.5} and len(_copies()) == 1
+
+    def refused(_text: str) -> None:
+        raise AssertionError("decoded from JSON again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(decoded.json, "loads", refused)
+        assert decoded.load(source) == first  # from the copy
+
+    source.write_text(json.dumps({"$defs": {}, "n": 2}), encoding="utf-8")  # same path, other bytes
+    assert decoded.load(source) == {"$defs": {}, "n": 2} and len(_copies()) == 2
+
+
+def test_a_corrupt_copy_or_an_unwritable_cache_only_costs_the_decode(tmp_path, monkeypatch):
+    source = tmp_path / "defs.json"
+    source.write_text('{"a": [1, 2]}', encoding="utf-8")
+    decoded.load(source)
+    (copy,) = _copies()
+    copy.write_bytes(copy.read_bytes()[:5])
+    assert decoded.load(source) == {"a": [1, 2]}
+    assert decoded.load(source) == {"a": [1, 2]} and len(copy.read_bytes()) > 5  # written again
+    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path / "file"))
+    (tmp_path / "file").write_text("", encoding="utf-8")  # no folder can be made there
+    assert decoded.load(source) == {"a": [1, 2]}
+
+
+def test_the_kubernetes_definitions_come_back_equal_from_the_copy():
+    version = kubernetes.bundled_versions()[-1]
+    path = kubernetes.version_dir(version) / "_definitions.json"
+    assert decoded.load(path) == json.loads(path.read_text(encoding="utf-8"))
+    assert decoded.load(path) == json.loads(path.read_text(encoding="utf-8"))
+    assert os.path.getsize(_copies()[0]) > 0
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path / "cache"))
