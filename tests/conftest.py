@@ -481,7 +481,7 @@ def cilium_enabled(name: str) -> bool:
 
 def record_position_reads(monkeypatch) -> list[str]:
     """The texts the reader reads again for a position from now on: for its event map
-    (``read.locate``) or, by the compiled reader, for one path (``find``)."""
+    (``read.locate``) or, by the compiled reader, for the paths asked (``find``)."""
     from generator.yamlio import read
 
     texts: list[str] = []

@@ -108,7 +108,7 @@ def test_rules_take_keyword_arguments_only_with_the_dataclass_defaults():
     meta = RuleMeta("X001", "x", "error", "summary", "doc")
     rule = ObjectRule(meta=meta, check=lambda res, ctx: ())
     assert (rule.kinds, rule.options, rule.checkov, rule.cluster) == (None, {}, (), False)
-    assert (rule.untyped, rule.pod_templates, rule.device_pods) == (False, False, False)
+    assert (rule.untyped, rule.pod_templates, rule.device_pods, rule.extended_pods) == (False, False, False, False)
     with pytest.raises(TypeError):
         ObjectRule(meta, lambda res, ctx: ())  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -287,6 +287,23 @@ def uses_devices(pod: PodTemplate) -> bool:
 
 
 _DEVICE_PREFIXES = (*GPU_RESOURCE_PREFIXES, *FABRIC_RESOURCE_PREFIXES, "hugepages-")
+_extended_memo: list = [None, False]
+
+
+def names_extended(pod: PodTemplate) -> bool:
+    """Whether a container requests or limits an extended resource (``is_extended``: GPUs, the
+    fabric, any other domain's device); most pods name only cpu, memory and storage."""
+    if _extended_memo[0] is not pod:
+        _extended_memo[:] = (
+            pod,
+            any(
+                isinstance(name, str) and "/" in name and is_extended(name)
+                for _, container in pod.containers
+                for section in resources(container)
+                for name in section
+            ),
+        )
+    return _extended_memo[1]
 
 
 def _asks_gpus_or_hugepages(pod: PodTemplate) -> bool:

@@ -1,11 +1,13 @@
-"""Lint many files: results from the cache first, the rest checked in worker processes.
+"""Lint many files: results from the cache first, the rest checked here and in worker processes.
 
 Each file is read, checked and dropped on its own (``Engine.check_file``), so memory holds
-one file's documents per worker plus every file's compact ``FileResult``. Workers are forked
-from this process with the engine already built and the first file checked (the schemas of
-its kinds compiled once, not in each worker), take the other files in order and return their
-results in that order, so the report does not depend on ``jobs``. A run with few files to
-check does them here: starting workers costs more than it saves.
+one file's documents per process plus every file's compact ``FileResult``. ``jobs`` processes
+check: this one and ``jobs - 1`` workers forked from it with the engine already built and the
+first file checked (the schemas of its kinds compiled once, not in each worker). The files are
+dealt out in chunks, one in ``jobs`` kept here (its results are never pickled, and one process
+fewer is forked), the others to the workers in order; each result lands in its file's place,
+so the report does not depend on ``jobs``. A run with few files to check does them here:
+starting workers costs more than it saves.
 """
 
 from __future__ import annotations
@@ -56,9 +58,14 @@ def check_files(
             _keep(results, cache, todo[:1], map(_check, todo[:1]))
             gc.freeze()
             todo = todo[1:]
-            with multiprocessing.get_context("fork").Pool(min(jobs, len(todo))) as pool:
-                chunk = max(1, min(16, len(todo) // (jobs * 4)))
-                _keep(results, cache, todo, pool.imap(_check, todo, chunksize=chunk))
+            chunk = max(1, min(16, len(todo) // (jobs * 4)))
+            chunks = [todo[start : start + chunk] for start in range(0, len(todo), chunk)]
+            here = [item for n, part in enumerate(chunks) if n % jobs == 0 for item in part]
+            there = [item for n, part in enumerate(chunks) if n % jobs for item in part]
+            with multiprocessing.get_context("fork").Pool(min(jobs - 1, len(there))) as pool:
+                checked = pool.imap(_check, there, chunksize=chunk)  # the workers start on theirs
+                _keep(results, cache, here, map(_check, here))
+                _keep(results, cache, there, checked)
     finally:
         _engine, _cache = None, None
         gc.unfreeze()

@@ -141,30 +141,28 @@ def privileged_namespaces(results: list[FileResult]) -> set[str]:
 
 class _KindRules(Frozen):
     """The rules in force for one kind (``kinds``), by what else lets the engine skip them:
-    ``templateless`` for an object without pod templates, ``deviceless`` for one whose pods ask
-    for no device, ``every``; the set rules' ``facts`` for an object without pod templates,
-    ``pod_facts`` for one with them (those besides that read any object's pods)."""
+    ``templateless`` for an object without pod templates, ``with_pods`` for one with them, by
+    whether a pod asks for a device and whether one names an extended resource; the set rules'
+    ``facts`` for an object without pod templates, ``pod_facts`` for one with them (those
+    besides that read any object's pods)."""
 
-    __slots__ = _fields = ("templateless", "deviceless", "every", "facts", "pod_facts")
+    __slots__ = _fields = ("templateless", "with_pods", "facts", "pod_facts")
 
     templateless: list[ObjectRule]
-    deviceless: list[ObjectRule]
-    every: list[ObjectRule]
+    with_pods: dict[tuple[bool, bool], list[ObjectRule]]
     facts: list[SetRule]
     pod_facts: list[SetRule]
 
     def __init__(
         self,
         templateless: list[ObjectRule],
-        deviceless: list[ObjectRule],
-        every: list[ObjectRule],
+        with_pods: dict[tuple[bool, bool], list[ObjectRule]],
         facts: list[SetRule],
         pod_facts: list[SetRule],
     ):
         put = object.__setattr__
         put(self, "templateless", templateless)
-        put(self, "deviceless", deviceless)
-        put(self, "every", every)
+        put(self, "with_pods", with_pods)
         put(self, "facts", facts)
         put(self, "pod_facts", pod_facts)
 
@@ -173,8 +171,13 @@ class _KindRules(Frozen):
         rules = [r for r in object_rules if r.kinds is None or kind in r.kinds]
         return cls(
             [r for r in rules if not r.pod_templates],
-            [r for r in rules if not r.device_pods],
-            rules,
+            {
+                (device, extended): [
+                    r for r in rules if (device or not r.device_pods) and (extended or not r.extended_pods)
+                ]
+                for device in (False, True)
+                for extended in (False, True)
+            },
             [r for r in set_rules if r.kinds is None or kind in r.kinds],
             [r for r in set_rules if r.kinds is None or kind in r.kinds or r.with_pods],
         )
@@ -247,11 +250,19 @@ class Engine:
         findings = [
             f for result in results for f, namespace in result.findings if not namespace or namespace not in privileged
         ]
+        # each rule's facts, in file order, the context's last: one pass over every file's facts
+        by_rule: dict[str, list[tuple[tuple, Diagnostic | None]]] = {rule.meta.id: [] for rule in self.set_rules}
+        for result in results:
+            for of, fact, finding in result.facts:
+                if (facts := by_rule.get(of)) is not None:
+                    facts.append((fact, finding))
+        for result in context:
+            for of, fact, _finding in result.facts:
+                if (facts := by_rule.get(of)) is not None:
+                    facts.append((fact, None))
         for rule in self.set_rules:
             rule_id = rule.meta.id
-            facts = [(fact, finding) for result in results for of, fact, finding in result.facts if of == rule_id]
-            facts += [(fact, None) for result in context for of, fact, _finding in result.facts if of == rule_id]
-            found = rule.check(facts, self.ctx)
+            found = rule.check(by_rule[rule_id], self.ctx)
             if "completeSet" in rule.options and not self.settings.complete(rule_id):
                 found = map(references.as_note, found)
             findings.extend(found)
@@ -320,6 +331,9 @@ class Engine:
 
     def _check_object(self, res: Resource, typed: bool, result: FileResult) -> None:
         ctx = self.ctx
+        found: list[tuple[str, Hit, str]] = []  # (rule, hit, namespace asked about) of each finding kept
+        facts: list[tuple[str, tuple, Hit | None]] = []  # (rule, fact, its hit if kept)
+        too_deep = False
         try:
             set_rules: list[SetRule] = []
             if not typed:
@@ -332,48 +346,64 @@ class Engine:
                 if not (templates := pods.templates(res.obj)):
                     rules, set_rules = by_kind.templateless, by_kind.facts
                 else:
-                    rules = by_kind.every if any(map(pods.uses_devices, templates)) else by_kind.deviceless
+                    rules = by_kind.with_pods[
+                        any(map(pods.uses_devices, templates)), any(map(pods.names_extended, templates))
+                    ]
                     set_rules = by_kind.pod_facts
             for rule in rules:
                 ctx.asked = ""
+                rule_id = rule.meta.id
                 for hit in rule.check(res, ctx):
-                    finding = self._locate(rule.meta.id, res, hit)
-                    if finding is not None:
-                        result.findings.append((finding, ctx.asked))
+                    if self._kept(rule_id, res, hit):
+                        found.append((rule_id, hit, ctx.asked))
             for set_rule in set_rules:
                 rule_id = set_rule.meta.id
                 for fact, fact_hit in set_rule.facts(res, ctx):
-                    finding = self._locate(rule_id, res, fact_hit) if fact_hit else None
-                    result.facts.append((rule_id, fact, finding))
+                    facts.append((rule_id, fact, fact_hit if fact_hit and self._kept(rule_id, res, fact_hit) else None))
         except RecursionError:
-            # the C parser copes with any depth; validators and rules recurse
-            if "K8S001" in self.severity:
-                result.findings.append(
-                    (
-                        Diagnostic(
-                            Location(res.document.file, res.document.first_line + 1, 1),
-                            self.severity["K8S001"],
-                            "nesting is too deep to check",
-                            TOO_DEEP_HINT,
-                            rule="K8S001",
-                            ref=res.ref,
-                        ),
-                        "",
-                    )
+            too_deep = True  # the C parser copes with any depth; validators and rules recurse
+        if found or any(hit for _, _, hit in facts):
+            # the object's findings located in one read of its document
+            where = iter(res.positions([hit for _, hit, _ in found] + [hit for _, _, hit in facts if hit]))
+            result.findings.extend(
+                (self._finding(rule_id, res, hit, next(where)), asked) for rule_id, hit, asked in found
+            )
+            result.facts.extend(
+                (rule_id, fact, self._finding(rule_id, res, hit, next(where)) if hit else None)
+                for rule_id, fact, hit in facts
+            )
+        else:
+            result.facts.extend((rule_id, fact, None) for rule_id, fact, _ in facts)
+        if too_deep and "K8S001" in self.severity:
+            result.findings.append(
+                (
+                    Diagnostic(
+                        Location(res.document.file, res.document.first_line + 1, 1),
+                        self.severity["K8S001"],
+                        "nesting is too deep to check",
+                        TOO_DEEP_HINT,
+                        rule="K8S001",
+                        ref=res.ref,
+                    ),
+                    "",
                 )
+            )
 
-    def _locate(self, rule_id: str, res: Resource, hit: Hit) -> Diagnostic | None:
-        """The finding for a hit, or None when the object or the config file suppresses it."""
+    def _kept(self, rule_id: str, res: Resource, hit: Hit) -> bool:
+        """Whether a hit stands: neither the object nor the config file suppresses it."""
         if rule_id != "LINT001" and rule_id in suppress.annotated(res, self.ctx.rule_ids):
-            return None
+            return False
         if hit.checkov and hit.checkov in suppress.checkov_skips(res):
-            return None
+            return False
         file = res.document.file
-        if any(suppress.config_ignores(entry, rule_id, res, file) for entry in self.settings.ignores):
-            return None
-        line, col = res.position(hit)
+        return not any(suppress.config_ignores(entry, rule_id, res, file) for entry in self.settings.ignores)
+
+    def _finding(self, rule_id: str, res: Resource, hit: Hit, at: tuple[int, int]) -> Diagnostic:
+        """The finding of a hit that stands, located at ``at`` (line and column)."""
         hint = hit.hint or fix_hint(rule_id)  # every finding has a hint, read from its rule's docs when needed
-        return Diagnostic(Location(file, line, col), self._severity(rule_id, hit), hit.message, hint, rule_id, res.ref)
+        return Diagnostic(
+            Location(res.document.file, *at), self._severity(rule_id, hit), hit.message, hint, rule_id, res.ref
+        )
 
     def _severity(self, rule_id: str, hit: Hit) -> str:
         """The rule's severity, or the lower one a hit asks for unless the config sets the rule's."""

@@ -201,10 +201,9 @@ def iter_text(text: str, display: str, is_json: bool = False, strict: bool = Tru
             yield _failed(display, chunk, first_line, message, 0, 0, _DOCUMENT_TOO_LARGE_HINT)
             continue
         try:
-            built = yamlread.build(chunk, yamlread.GO_YAML, limits.depth)
-            if not isinstance(built, yamlread.Handover):
-                doc.data = built
-                doc.where = yamlread.Positions(chunk)
+            built, where = yamlread.build_located(chunk, yamlread.GO_YAML, limits.depth)
+            if where is not None:
+                doc.data, doc.where = built, where
             else:  # handed over to the goyaml loader (and ruamel.yaml imported with it)
                 from generator.yamlio import goyaml
 

@@ -118,10 +118,25 @@ class Document(Record):
     def position(self, path: tuple, at_value: bool = False) -> tuple[int, int]:
         """1-based file line and column of the deepest node of ``path`` that exists; the empty
         path is the document's first line of content, found without reading it again."""
-        if not path:
-            return self.first_line + first_content_line(self.text) + 1, 1
-        _node, line, col = self._walk(path, at_value)
-        return self.first_line + line + 1, col + 1
+        return self.positions([(path, at_value)])[0]
+
+    def positions(self, queries: list[tuple[tuple, bool]]) -> list[tuple[int, int]]:
+        """``position`` of each ``(path, at_value)``: the reader reads the document once for all
+        of them (an object with several findings is located in one read)."""
+        marks = None
+        if self.where is not None and any(path for path, _ in queries):
+            marks = iter([mark for _node, mark in self.where.find_all([q for q in queries if q[0]])])
+        out = []
+        for path, at_value in queries:
+            if not path:
+                line, col = first_content_line(self.text), 0
+            elif marks is not None:
+                mark = next(marks)
+                line, col = (mark.line, mark.column) if mark else (first_content_line(self.text), 0)
+            else:
+                _node, line, col = self._walk(path, at_value)
+            out.append((self.first_line + line + 1, col + 1))
+        return out
 
     def plain_scalar(self, path: tuple) -> str | None:
         """The text of the unquoted scalar at ``path``, if that is what is written there."""
@@ -224,7 +239,12 @@ class Resource(Record):
         return ann if isinstance(ann, dict) else {}
 
     def position(self, hit: Hit) -> tuple[int, int]:
-        return self.document.position(self.base + tuple(hit.path), hit.at_value)
+        return self.positions([hit])[0]
+
+    def positions(self, hits: list[Hit]) -> list[tuple[int, int]]:
+        """Where each hit is, in one read of the document."""
+        base = self.base
+        return self.document.positions([(base + tuple(hit.path), hit.at_value) for hit in hits])
 
 
 def _text(value: object) -> str:

@@ -10,7 +10,9 @@ The class says what the check receives:
   kind are strings unless ``untyped`` (the rule that reports a missing kind); with
   ``pod_templates`` the engine calls it only for objects with pod templates (it reads nothing
   else), with ``device_pods`` only for those with a pod asking for a device (GPUs, huge
-  pages, resource claims: ``pods.uses_devices``); tests hold every such rule to its flags;
+  pages, resource claims: ``pods.uses_devices``), with ``extended_pods`` only for those with a
+  container naming an extended resource (``pods.names_extended``); tests hold every such rule
+  to its flags;
 - ``SetRule``: cross-resource. ``facts(resource, ctx)`` yields ``(fact, hit or None)`` per
   object: a small tuple of what the decision needs and the hit to report should the decision
   go against it; ``check(facts, ctx)`` receives every object's facts, each hit located as a
@@ -173,13 +175,14 @@ class DocumentRule(_Rule):
 
 
 class ObjectRule(_Rule):
-    __slots__ = ("check", "untyped", "pod_templates", "device_pods")
+    __slots__ = ("check", "untyped", "pod_templates", "device_pods", "extended_pods")
     _fields = (*_Rule._fields, *__slots__)
 
     check: ObjectCheck
     untyped: bool
     pod_templates: bool
     device_pods: bool
+    extended_pods: bool
 
     def __init__(
         self,
@@ -188,6 +191,7 @@ class ObjectRule(_Rule):
         untyped: bool = False,
         pod_templates: bool = False,
         device_pods: bool = False,
+        extended_pods: bool = False,
         **common: Any,
     ):
         super().__init__(**common)
@@ -196,6 +200,7 @@ class ObjectRule(_Rule):
         put(self, "untyped", untyped)
         put(self, "pod_templates", pod_templates)
         put(self, "device_pods", device_pods)
+        put(self, "extended_pods", extended_pods)
 
 
 class SetRule(_Rule, Generic[F]):

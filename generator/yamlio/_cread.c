@@ -42,6 +42,8 @@ typedef struct {
     int has_event;
     Reader *reader;
     PyObject *node; /* locate's node factory, NULL for load */
+    Py_ssize_t unsettled; /* find: the queries whose answer may still change */
+    int early;            /* find: stop reading once none may (the text is one load read whole) */
 } Run;
 
 static int slow(void) {
@@ -317,12 +319,17 @@ static PyObject *where(Run *run, long depth) {
 
 /* --- find: one path's node and mark, without the map --- */
 
-/* What ``find`` found: the mark of the deepest part of the path that exists (line -1: none),
- * and the node at the whole path (NULL: it does not exist). */
+/* One path ``find`` looks for, and what it found: the mark of the deepest part of the path
+ * that exists (line -1: none), and the node at the whole path (NULL: it does not exist);
+ * ``matched``: the index of that part (-1: none). */
 typedef struct {
+    PyObject **parts;
+    Py_ssize_t n;
+    int at_value;
     long line, column;
     PyObject *node;
-} Found;
+    Py_ssize_t matched;
+} Query;
 
 /* Past the node whose first event is run->event (``depth`` collections enclose it), checking
  * what ``where`` checks of the nodes it builds (tags, anchors, aliases, the depth bound). */
@@ -359,79 +366,138 @@ static int skip(Run *run, long depth) {
     }
 }
 
-/* Past the node whose first event is run->event, recording in ``found`` what ``parts[i:]``
- * reach inside it: the start mark of each part that exists (a key's, or with ``at_value`` the
- * last key's value's; an item's), and the node of the last. */
-static int walk(Run *run, long depth, PyObject **parts, Py_ssize_t i, Py_ssize_t n, int at_value, Found *found) {
-    const yaml_event_t *event = &run->event;
-    if (i == n || event->type == YAML_SCALAR_EVENT || event->type == YAML_ALIAS_EVENT)
-        return skip(run, depth);
-    PyObject *part = parts[i];
-    int last = i == n - 1;
-    if (event->type == YAML_SEQUENCE_START_EVENT) {
-        if (collection_start(run, depth, event->data.sequence_start.tag, event->data.sequence_start.anchor) < 0)
+/* Record in ``query`` the mark of its part ``i`` (found at ``mark``), and the node when that
+ * part is its last. */
+static int reached(Run *run, Query *query, Py_ssize_t i, yaml_mark_t mark) {
+    query->line = (long)mark.line;
+    query->column = (long)mark.column;
+    query->matched = i;
+    Py_CLEAR(query->node);
+    if (i == query->n - 1) {
+        run->unsettled--; /* the whole path is there: a text load read has no second one */
+        if ((query->node = node_of(run)) == NULL)
             return -1;
-        Py_ssize_t wanted = -1;
-        if (PyLong_Check(part)) {
-            wanted = PyLong_AsSsize_t(part);
+    }
+    return 0;
+}
+
+/* 1 when the reading may stop: every answer is settled and the text is one load read whole
+ * (what follows can neither change an answer nor be refused); else 0. */
+static int settled(Run *run) {
+    return run->early && run->unsettled == 0;
+}
+
+static int walk(Run *run, long depth, Query **queries, Py_ssize_t count, Py_ssize_t i);
+
+/* The queries among ``queries`` whose part ``i`` is the item ``index`` (``key`` NULL) or equals
+ * ``key``, into ``into``; their number, or -1 on error. */
+static Py_ssize_t matching(Query **queries, Py_ssize_t count, Py_ssize_t i, PyObject *key, Py_ssize_t index,
+                           Query **into) {
+    Py_ssize_t found = 0;
+    for (Py_ssize_t q = 0; q < count; q++) {
+        PyObject *part = queries[q]->parts[i];
+        int same;
+        if (key != NULL) {
+            same = PyObject_RichCompareBool(key, part, Py_EQ);
+            if (same < 0)
+                return -1;
+        } else {
+            if (!PyLong_Check(part))
+                continue;
+            Py_ssize_t wanted = PyLong_AsSsize_t(part);
             if (wanted == -1 && PyErr_Occurred()) {
                 if (!PyErr_ExceptionMatches(PyExc_OverflowError))
                     return -1;
                 PyErr_Clear(); /* an index past any sequence */
-            }
-        }
-        for (Py_ssize_t index = 0;; index++) {
-            if (next_event(run) < 0)
-                return -1;
-            if (run->event.type == YAML_SEQUENCE_END_EVENT)
-                return 0;
-            if (index != wanted) {
-                if (skip(run, depth + 1) < 0)
-                    return -1;
                 continue;
             }
-            found->line = (long)run->event.start_mark.line;
-            found->column = (long)run->event.start_mark.column;
-            Py_CLEAR(found->node);
-            if (last && (found->node = node_of(run)) == NULL)
-                return -1;
-            if (walk(run, depth + 1, parts, i + 1, n, at_value, found) < 0)
-                return -1;
+            same = wanted == index;
         }
+        if (same)
+            into[found++] = queries[q];
     }
-    if (event->type != YAML_MAPPING_START_EVENT)
+    return found;
+}
+
+/* Past the node whose first event is run->event, recording in each query what its
+ * ``parts[i:]`` reach inside it: the start mark of each part that exists (a key's, or with
+ * ``at_value`` the last key's value's; an item's), and the node of the last. The document is
+ * read once for all the queries. 1 when the reading may stop (``settled``), -1 on error. */
+static int walk(Run *run, long depth, Query **queries, Py_ssize_t count, Py_ssize_t i) {
+    const yaml_event_t *event = &run->event;
+    Py_ssize_t open = 0;
+    for (Py_ssize_t q = 0; q < count; q++)
+        if (queries[q]->n > i)
+            queries[open++] = queries[q]; /* the queries that go deeper than this node */
+    count = open;
+    if (count > 0 && (event->type == YAML_SCALAR_EVENT || event->type == YAML_ALIAS_EVENT)) {
+        run->unsettled -= count; /* no part of theirs is inside a scalar */
+        if (settled(run))
+            return 1;
+    }
+    if (count == 0 || event->type == YAML_SCALAR_EVENT || event->type == YAML_ALIAS_EVENT)
+        return skip(run, depth);
+    int sequence = event->type == YAML_SEQUENCE_START_EVENT;
+    if (!sequence && event->type != YAML_MAPPING_START_EVENT)
         return slow();
-    if (collection_start(run, depth, event->data.mapping_start.tag, event->data.mapping_start.anchor) < 0)
+    yaml_char_t *tag = sequence ? event->data.sequence_start.tag : event->data.mapping_start.tag;
+    yaml_char_t *anchor = sequence ? event->data.sequence_start.anchor : event->data.mapping_start.anchor;
+    if (collection_start(run, depth, tag, anchor) < 0)
         return -1;
-    for (;;) {
+    Query **inner = PyMem_New(Query *, count);
+    if (inner == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int status = -1;
+    for (Py_ssize_t index = 0;; index++) {
         if (next_event(run) < 0)
-            return -1;
-        if (run->event.type == YAML_MAPPING_END_EVENT)
-            return 0;
-        PyObject *key = mapping_key(run);
-        if (key == NULL)
-            return -1;
-        int same = PyObject_RichCompareBool(key, part, Py_EQ);
-        Py_DECREF(key);
-        if (same < 0)
-            return -1;
-        yaml_mark_t key_mark = run->event.start_mark;
-        if (next_event(run) < 0)
-            return -1;
-        if (!same) {
+            goto done;
+        if (run->event.type == (sequence ? YAML_SEQUENCE_END_EVENT : YAML_MAPPING_END_EVENT))
+            break;
+        Py_ssize_t found;
+        yaml_mark_t mark = run->event.start_mark;
+        if (sequence) {
+            found = matching(queries, count, i, NULL, index, inner);
+        } else {
+            PyObject *key = mapping_key(run);
+            if (key == NULL)
+                goto done;
+            found = matching(queries, count, i, key, 0, inner);
+            Py_DECREF(key);
+            if (found < 0 || next_event(run) < 0)
+                goto done;
+        }
+        if (found < 0)
+            goto done;
+        if (found == 0) {
             if (skip(run, depth + 1) < 0)
-                return -1;
+                goto done;
             continue;
         }
-        yaml_mark_t mark = last && at_value ? run->event.start_mark : key_mark;
-        found->line = (long)mark.line;
-        found->column = (long)mark.column;
-        Py_CLEAR(found->node);
-        if (last && (found->node = node_of(run)) == NULL)
-            return -1;
-        if (walk(run, depth + 1, parts, i + 1, n, at_value, found) < 0)
-            return -1;
+        for (Py_ssize_t q = 0; q < found; q++) {
+            Query *query = inner[q];
+            int value_mark = !sequence && i == query->n - 1 && query->at_value;
+            if (reached(run, query, i, value_mark ? run->event.start_mark : mark) < 0)
+                goto done;
+        }
+        if (settled(run)) {
+            status = 1;
+            goto done;
+        }
+        int inside = walk(run, depth + 1, inner, found, i + 1);
+        if (inside != 0) {
+            status = inside;
+            goto done;
+        }
     }
+    for (Py_ssize_t q = 0; q < count; q++)
+        if (queries[q]->matched < i)
+            run->unsettled--; /* its part i is not in this collection */
+    status = settled(run);
+done:
+    PyMem_Free(inner);
+    return status;
 }
 
 /* --- one read of one text --- */
@@ -547,34 +613,79 @@ static PyObject *Reader_locate(Reader *self, PyObject *args) {
     return result;
 }
 
-/* The text is read to its end, so what ``locate`` refuses ``find`` refuses too. */
+/* Each query read in one pass over the text; the text is read to its end, so what ``locate``
+ * refuses ``find`` refuses too, unless ``early`` says ``load`` read this text whole with this
+ * reader's resolution: then the reading stops once no answer can change. */
 static PyObject *Reader_find(Reader *self, PyObject *args) {
-    PyObject *text, *path, *node;
-    int at_value;
-    if (!PyArg_ParseTuple(args, "UOpO:find", &text, &path, &at_value, &node))
+    PyObject *text, *given, *node;
+    int early = 0;
+    if (!PyArg_ParseTuple(args, "UOO|p:find", &text, &given, &node, &early))
         return NULL;
-    PyObject *parts = PySequence_Fast(path, "find() takes a path of keys and indexes");
-    if (parts == NULL)
+    PyObject *list = PySequence_Fast(given, "find() takes a sequence of (path, at_value)");
+    if (list == NULL)
         return NULL;
-    Run run;
-    if (run_open(&run, self, text, node) < 0) {
-        Py_DECREF(parts);
-        return NULL;
-    }
-    Found found = {-1, -1, NULL};
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(list);
+    Query *queries = PyMem_New(Query, count ? count : 1);
+    Query **order = PyMem_New(Query *, count ? count : 1);
+    PyObject **paths = PyMem_New(PyObject *, count ? count : 1);
     PyObject *result = NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(parts);
+    Py_ssize_t made = 0;
+    int opened = 0;
+    Run run;
+    if (queries == NULL || order == NULL || paths == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; made < count; made++) {
+        PyObject *path, *at_value, *item = PySequence_Fast_GET_ITEM(list, made);
+        if (!PyArg_ParseTuple(item, "OO:find", &path, &at_value))
+            goto done;
+        int flag = PyObject_IsTrue(at_value);
+        if (flag < 0 || (paths[made] = PySequence_Fast(path, "find() takes paths of keys and indexes")) == NULL)
+            goto done;
+        queries[made] = (Query){PySequence_Fast_ITEMS(paths[made]), PySequence_Fast_GET_SIZE(paths[made]), flag,
+                                -1, -1, NULL, -1};
+        order[made] = &queries[made];
+    }
+    if (run_open(&run, self, text, node) < 0)
+        goto done;
+    opened = 1;
+    run.early = early;
+    run.unsettled = 0;
     int root = document_root(&run);
     if (root == 1) {
-        int failed = n == 0 && (found.node = node_of(&run)) == NULL;
-        if (!failed && walk(&run, 0, PySequence_Fast_ITEMS(parts), 0, n, at_value, &found) == 0 && document_end(&run) == 0)
-            result = Py_BuildValue("(Oll)", found.node ? found.node : Py_None, found.line, found.column);
+        for (Py_ssize_t q = 0; q < count; q++) {
+            if (queries[q].n > 0)
+                run.unsettled++;
+            else if ((queries[q].node = node_of(&run)) == NULL)
+                goto done;
+        }
+        int walked = walk(&run, 0, order, count, 0);
+        if (walked < 0 || (walked == 0 && document_end(&run) < 0))
+            goto done;
+        result = PyList_New(count);
+        for (Py_ssize_t q = 0; result != NULL && q < count; q++) {
+            PyObject *found = Py_BuildValue("(Oll)", queries[q].node ? queries[q].node : Py_None, queries[q].line,
+                                            queries[q].column);
+            if (found == NULL)
+                Py_CLEAR(result);
+            else
+                PyList_SET_ITEM(result, q, found);
+        }
     } else if (root == 0) {
         slow(); /* an empty stream: nothing to find */
     }
-    Py_XDECREF(found.node);
-    run_close(&run);
-    Py_DECREF(parts);
+done:
+    if (opened)
+        run_close(&run);
+    for (Py_ssize_t q = 0; q < made; q++) {
+        Py_DECREF(paths[q]);
+        Py_XDECREF(queries[q].node);
+    }
+    PyMem_Free(queries);
+    PyMem_Free(order);
+    PyMem_Free(paths);
+    Py_DECREF(list);
     return result;
 }
 
@@ -641,7 +752,8 @@ static PyMethodDef Reader_methods[] = {
     {"locate", (PyCFunction)Reader_locate, METH_VARARGS,
      "locate(text, node) -> (root_node, where), nodes made by node(line, column, text, style); raises Slow."},
     {"find", (PyCFunction)Reader_find, METH_VARARGS,
-     "find(text, path, at_value, node) -> (node or None, mark line, mark column), -1 for no mark; raises Slow."},
+     "find(text, [(path, at_value), ...], node, early=False) -> [(node or None, mark line, mark column), ...], "
+     "-1 for no mark; one read for every path, to the text's end unless early (load read it whole); raises Slow."},
     {NULL, NULL, 0, NULL},
 };
 

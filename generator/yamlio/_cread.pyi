@@ -1,6 +1,6 @@
 """The YAML reader's compiled path (generator/yamlio/_cread.c)."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 class Slow(Exception): ...
@@ -14,9 +14,9 @@ class Reader:
     def find(
         self,
         text: str,
-        path: tuple[str | int, ...] | list[str | int],
-        at_value: bool,
+        queries: Sequence[tuple[tuple[str | int, ...] | list[str | int], bool]],
         node: Callable[[int, int, str | None, str | None], Any],
-    ) -> tuple[Any, int, int]: ...
+        early: bool = False,
+    ) -> list[tuple[Any, int, int]]: ...
 
 def libyaml_version() -> str: ...

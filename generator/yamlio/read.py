@@ -35,12 +35,15 @@ import functools
 import math
 import re
 import struct
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from generator.record import Frozen
 from generator.yamlio import backend
 from generator.yamlio.backend import _cread
 from generator.yamlio.terms import Fallback, Mark, Resolution, TooDeep
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 class Limits(Frozen):
@@ -253,32 +256,46 @@ def load(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = No
 
     Only the data is built: each event is dropped as soon as it is read. Where things are
     written is found again, from the same text, when a position is asked for (``locate``)."""
+    return _load(text, resolution, max_depth)[0]
+
+
+def _load(text: str, resolution: Resolution, max_depth: int | None) -> tuple[Any, bool]:
+    """``load``'s document, and whether the compiled reader read the text whole."""
     compiled = _compiled(resolution, max_depth)
     if compiled is not None:
         try:
-            return compiled.load(text)
+            return compiled.load(text), True
         except _cread.Slow:
             pass  # the event path reads it again, and raises what stops it
     from generator.yamlio import events  # ruamel.yaml: imported by the first text that needs it
 
-    return events.load(text, resolution, max_depth)
+    return events.load(text, resolution, max_depth), False
 
 
 def build(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = None) -> Any:
     """``load``'s document, or a ``Handover`` where the backends leave it to the caller's full
     loader (``yamlio.backend`` names them); raises ``TooDeep`` past ``max_depth``."""
+    return build_located(text, resolution, max_depth)[0]
+
+
+def build_located(
+    text: str, resolution: Resolution = GO_YAML, max_depth: int | None = None
+) -> tuple[Any, Positions | None]:
+    """``build``'s document and the position map to locate in it (None for a ``Handover``).
+    A map of a text the compiled reader read whole may stop reading once its paths are found."""
     try:
-        return load(text, resolution, max_depth)
+        data, whole = _load(text, resolution, max_depth)
     except Fallback as exc:
-        return Handover(str(exc) or "needs the full loader")
+        return Handover(str(exc) or "needs the full loader"), None
     except TooDeep:
         raise
     except Exception as exc:
         from ruamel.yaml.error import YAMLError  # only the event path raises it, having imported ruamel
 
         if isinstance(exc, YAMLError):
-            return Handover(str(getattr(exc, "problem", None) or exc))
+            return Handover(str(getattr(exc, "problem", None) or exc)), None
         raise
+    return data, Positions(text, None if resolution is GO_YAML else resolution, whole=whole)
 
 
 def load_data(text: str, resolution: Resolution = GO_YAML, max_depth: int | None = None) -> Any:
@@ -363,14 +380,17 @@ class Positions:
     (``resolution`` None: the manifests' resolution, ``locate``'s default). ``of`` takes a map
     built otherwise (the same shape: ``(root, where)``, nodes with a ``start_mark``).
     Pickled without the events (documents go to and from worker processes): a copy reads again.
+    ``whole``: the compiled reader loaded ``text`` (``build_located``), so a lookup may stop
+    reading once its answers are settled: what follows can neither change them nor be refused.
     """
 
-    __slots__ = ("_text", "_resolution", "_located")
+    __slots__ = ("_text", "_resolution", "_located", "_whole")
 
-    def __init__(self, text: str, resolution: Resolution | None = None):
+    def __init__(self, text: str, resolution: Resolution | None = None, whole: bool = False):
         self._text: str | None = text
         self._resolution = resolution
         self._located: tuple | None = None
+        self._whole = whole
 
     @classmethod
     def of(cls, located: tuple) -> Positions:
@@ -385,28 +405,38 @@ class Positions:
         return self._located
 
     def __getstate__(self) -> tuple:
-        return self._text, self._resolution, self._located if self._text is None else None
+        return self._text, self._resolution, self._located if self._text is None else None, self._whole
 
     def __setstate__(self, state: tuple) -> None:
-        self._text, self._resolution, self._located = state
+        self._text, self._resolution, self._located, self._whole = state
 
     def find(self, path: tuple | list, at_value: bool = False) -> tuple[Any, Any]:
         """``(node, mark)``: what is written at ``path`` (None when the path does not exist) and
-        the 0-based start mark of the deepest part of ``path`` that does: a key's, an item's,
+        the 0-based start mark of the deepest part of ``path`` that exists: a key's, an item's,
         or, with ``at_value``, the value's of a last part that is a key (None when not even the
-        first part exists; the root has no mark of its own).
+        first part exists; the root has no mark of its own)."""
+        return self.find_all([(path, at_value)])[0]
+
+    def find_all(self, queries: Sequence[tuple[tuple | list, bool]]) -> list[tuple[Any, Any]]:
+        """``find`` of each ``(path, at_value)``, in one read of the text.
 
         Until the map is built, the compiled reader answers by reading the text again and
-        keeping only the nodes on the path: a document is mostly located for one or two
+        keeping only the nodes on the paths: a document is mostly located for one to a few
         findings, and the whole map costs several times that read."""
         if self._located is None and self._text is not None:
             compiled = _compiled(GO_YAML if self._resolution is None else self._resolution, None)
             if compiled is not None:
                 try:
-                    node, line, column = compiled.find(self._text, path, at_value, _written)
-                    return node, None if line < 0 else _tuple_new(Mark, (line, column))
+                    found = compiled.find(self._text, queries, _written, self._whole)
                 except _cread.Slow:
                     pass
+                else:
+                    return [
+                        (node, None if line < 0 else _tuple_new(Mark, (line, column))) for node, line, column in found
+                    ]
+        return [self._find_in_map(path, at_value) for path, at_value in queries]
+
+    def _find_in_map(self, path: tuple | list, at_value: bool) -> tuple[Any, Any]:
         node, inner = self._map()
         mark = None
         last = len(path) - 1

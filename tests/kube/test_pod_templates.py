@@ -145,6 +145,25 @@ def test_a_pod_uses_devices_when_it_asks_for_gpus_huge_pages_or_claimed_devices(
     assert pods.uses_devices(pod) is expected
 
 
+@pytest.mark.parametrize(
+    ("resources", "expected"),
+    [
+        ({}, False),
+        ({"limits": {"cpu": "1", "memory": "1Gi", "ephemeral-storage": "1Gi"}}, False),
+        ({"limits": {"hugepages-2Mi": "2Mi", "memory": "1Gi"}}, False),  # huge pages are no extended resource
+        ({"requests": {"example.com/widget": 1}}, True),
+        ({"limits": {"nvidia.com/gpu": 1}}, True),
+        ({"limits": {"kubernetes.io/batteries": 1}}, False),  # the kubernetes.io domain is the API's own
+        ({"limits": {"requests.nvidia.com/gpu": 1}}, False),  # a quota key, not a resource
+    ],
+)
+def test_a_pod_names_an_extended_resource_when_a_container_requests_or_limits_one(resources, expected):
+    container = {"name": "c", "image": "i", "resources": dict(resources)}
+    spec = {"containers": [{"name": "app", "image": "i"}], "initContainers": [container]}
+    [pod] = pods.templates({"apiVersion": "v1", "kind": "Pod", "spec": spec})
+    assert pods.names_extended(pod) is expected
+
+
 def test_complete_pods_skip_the_templates_a_runtime_completes_and_count_what_is_wanted():
     """CL014 and CL015 walk these: a TrainJob's trainer is completed by its runtime (``partial``)."""
     job = {

@@ -324,6 +324,20 @@ def test_only_documents_with_a_finding_are_read_again_for_positions(tmp_path, mo
     assert len(located) == 1 and "name: bad" in located[0]
 
 
+def test_an_object_with_several_findings_is_read_once_for_their_positions(tmp_path, monkeypatch):
+    located = record_position_reads(monkeypatch)
+    path = tmp_path / "pod.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team}\nspec:\n"
+        "  hostNetwork: true\n  containers:\n  - name: c\n    image: busybox\n"
+        "    securityContext: {privileged: true}\n    resources: {requests: {cpu: 2}, limits: {cpu: 1}}\n",
+        encoding="utf-8",
+    )
+    findings = lint_paths([str(path)], Settings()).findings
+    assert len({(f.line, f.col) for f in findings}) >= 3 and len(located) == 1
+    assert {(f.rule, f.line) for f in findings} >= {("SEC001", 9), ("SEC003", 5), ("K8S009", 10)}
+
+
 def test_a_file_that_grows_while_it_is_read_is_read_to_its_end(tmp_path, monkeypatch):
     """The read is sized by the file's measured size; bytes written after the measure are read too."""
     path = tmp_path / "cm.yaml"

@@ -31,11 +31,13 @@ class _Answered(Positions):
         super().__init__(text)
         self._answers: dict = {}
 
-    def find(self, path, at_value=False):
-        key = (tuple(path), at_value)
-        if key not in self._answers:
-            self._answers[key] = super().find(path, at_value)
-        return self._answers[key]
+    def find_all(self, queries):
+        answers = self._answers
+        for path, at_value in queries:
+            key = (tuple(path), at_value)
+            if key not in answers:
+                answers[key] = super().find_all([(path, at_value)])[0]
+        return [answers[(tuple(path), at_value)] for path, at_value in queries]
 
 
 def test_every_path_of_every_rendered_file_is_located_as_the_node_tree_locates_it():

@@ -408,10 +408,32 @@ def test_rules_that_judge_only_device_pods_find_nothing_in_pods_that_ask_for_non
     device: every rule that sets it finds nothing in such an object, on every fixture and
     example, against each example cluster's contract."""
     from generator.kube import pods
-    from generator.lint.engine import Context
 
     flagged = [rule for rule in REGISTRY if isinstance(rule, ObjectRule) and rule.device_pods]
-    assert {rule.meta.id for rule in flagged} >= {"CL001", "CL002", "CL003", "CL005"}
+    assert {rule.meta.id for rule in flagged} >= {"CL001", "CL002", "CL003", "CL005"} | _DEVICE_RULES
+    _assert_skipped_rules_find_nothing(flagged, pods.uses_devices)
+
+
+# the rules about GPUs and huge pages, which a pod asking for neither cannot break
+_DEVICE_RULES = {"GPU004", "GPU005", "GPU006", "GPU007", "GPU008", "HP001", "HP002", "HP003"}
+
+
+def test_rules_that_judge_only_extended_resources_find_nothing_in_pods_that_name_none():
+    """``extended_pods`` lets the engine skip a rule for objects none of whose containers names
+    an extended resource: every rule that sets it finds nothing in such an object."""
+    from generator.kube import pods
+
+    flagged = [rule for rule in REGISTRY if isinstance(rule, ObjectRule) and rule.extended_pods]
+    assert {rule.meta.id for rule in flagged} == {"GPU001", "GPU002", "GPU003"}
+    _assert_skipped_rules_find_nothing(flagged, pods.names_extended)
+
+
+def _assert_skipped_rules_find_nothing(flagged: list[ObjectRule], asks) -> None:
+    """Every rule of ``flagged`` finds nothing in an object with pod templates none of which
+    ``asks``, on every fixture and example, against each example cluster's contract."""
+    from generator.kube import pods
+    from generator.lint.engine import Context
+
     assert all(rule.pod_templates for rule in flagged)
     project = Project(REPO)
     contracts = [settings_for(project, {}, name) for name in project.cluster_names()]
@@ -422,7 +444,7 @@ def test_rules_that_judge_only_device_pods_find_nothing_in_pods_that_ask_for_non
     for text in texts:
         for res in _resources(text):
             templates = pods.templates(res.obj) if isinstance(res.obj.get("kind"), str) else ()
-            if not templates or any(pods.uses_devices(pod) for pod in templates):
+            if not templates or any(asks(pod) for pod in templates):
                 continue
             for settings in contracts:
                 ctx = Context(settings, None, set(BY_ID), {})
@@ -444,6 +466,101 @@ def test_the_engine_does_not_run_device_rules_on_objects_whose_pods_ask_for_none
         settings_for(Project(REPO), {}, "aks-h100-training"),
     )
     assert calls == ["Job"] and "CL001" in found
+
+
+@pytest.mark.parametrize("rule_id", sorted(_DEVICE_RULES | {"GPU001", "GPU002", "GPU003"}))
+def test_the_engine_does_not_run_resource_rules_on_pods_that_name_no_such_resource(monkeypatch, tmp_path, rule_id):
+    """GPU and huge page rules meet only the workloads that ask for one (extended resources for
+    GPU001-GPU003, a device for the others), and still find what such a workload breaks."""
+    calls = _record_calls(monkeypatch, rule_id)
+    _rules_found(
+        tmp_path,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: cpu, namespace: n}\nspec:\n"
+        "  containers: [{name: c, image: busybox, resources: {limits: {cpu: 1, memory: 1Gi}}}]\n---\n"
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: gpu, namespace: n}\nspec:\n"
+        "  template:\n    spec:\n      restartPolicy: Never\n      containers:\n"
+        "        - {name: c, image: busybox, resources: {limits: {nvidia.com/gpu: 1, hugepages-2Mi: 2Mi, memory: 1Gi}}}\n",
+    )
+    assert calls == ["Job"]
+
+
+def test_decisions_of_a_kind_are_made_once_per_kind(monkeypatch):
+    """API004's hits and XR003's "is it scalable" depend on the apiVersion and kind alone: two
+    Deployments get the same answer, made once; XR004 asks for a pod's GPUs only when it asks
+    for a device at all."""
+    from generator.kube import pods
+    from generator.lint.engine import Context
+    from generator.lint.rules import xr003_scaledobject_target_missing as xr003
+
+    first, second = _resources(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: ns}\nspec:\n"
+        "  template:\n    spec:\n      containers: [{name: c, image: busybox}]\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: b, namespace: ns}\nspec:\n"
+        "  template:\n    spec:\n      containers: [{name: c, image: busybox}]\n"
+    )
+    ctx = Context(Settings(), None, set(BY_ID), {})
+    assert BY_ID["API004"].check(first, ctx) is BY_ID["API004"].check(second, ctx)
+    xr003._scalable.cache_clear()
+    assert [list(BY_ID["XR003"].facts(res, ctx)) for res in (first, second)] == [
+        [(("object", "Deployment", "ns", name), None)] for name in "ab"
+    ]
+    assert xr003._scalable.cache_info().misses == 1
+    asked: list = []
+    monkeypatch.setattr(pods, "pod_requests_gpu", lambda pod: asked.append(pod) or frozenset())
+    assert list(BY_ID["XR004"].facts(first, ctx)) == [] and asked == []
+
+
+def test_the_cross_resource_rules_facts_are_gathered_in_one_pass(monkeypatch, tmp_path):
+    """``Engine.finish`` reads each file's facts once for all the set rules (not once per
+    rule), and each rule still gets its own facts in file order."""
+    from generator.lint.engine import Engine
+    from generator.lint.loader import read
+
+    path = tmp_path / "objects.yaml"
+    path.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ns}\nspec:\n"
+        "  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n"
+        "    spec: {containers: [{name: c, image: busybox}]}\n---\n"
+        "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: {name: s, namespace: ns}\n"
+        "spec: {scaleTargetRef: {name: missing}, triggers: []}\n",
+        encoding="utf-8",
+    )
+
+    class Counted(list):
+        reads = 0
+
+        def __iter__(self):
+            Counted.reads += 1
+            return super().__iter__()
+
+    engine = Engine(Settings(), None)
+    result = engine.check_file(str(path), read(str(path), str(path)).documents)
+    assert len(engine.set_rules) > 1 and result.facts
+    result.facts = Counted(result.facts)
+    findings = engine.finish([result]).findings
+    assert Counted.reads == 1 and "XR003" in {f.rule for f in findings}
+
+
+def test_values_are_judged_once_per_spelling():
+    """K8S009 compares a request with its limit once per pair of spellings (two containers
+    asking 500m of 1 compare once) and still finds the one above; K8S005 makes no generator
+    for a port without a problem."""
+    from generator.lint.engine import Context
+    from generator.lint.rules import k8s005_address_invalid as k8s005
+    from generator.lint.rules import k8s009_request_exceeds_limit as k8s009
+
+    [pod] = _resources(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec:\n  containers:\n"
+        + "".join(
+            f"  - {{name: c{i}, image: busybox, resources: {{requests: {{cpu: {req}}}, limits: {{cpu: '1'}}}}}}\n"
+            for i, req in enumerate(("500m", "500m", "2"))
+        )
+    )
+    k8s009._above_text.cache_clear()
+    hits = list(BY_ID["K8S009"].check(pod, Context(Settings(), None, set(BY_ID), {})))
+    assert [hit.path for hit in hits] == [("spec", "containers", 2, "resources", "requests", "cpu")]
+    assert k8s009._above_text.cache_info()[:2] == (1, 1)  # (hits, misses): 2 is a number, compared as it is
+    assert k8s005._hits([], ("spec", "ports", 0, "port"), "port", 80) == ()
 
 
 def test_plain_lint_with_the_provider_and_lint_against_its_cluster_agree_on_the_gpu_taint(tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pickle
 
-from conftest import REPO
+from conftest import REPO, record_position_reads
 
 from generator.yamlio import positions as yamlpos
 from generator.yamlio import read as yamlread
@@ -24,6 +24,40 @@ def test_find_gives_the_deepest_written_part_of_a_path():
     assert _at(positions, ("a", "b"), at_value=True)[1] == (1, 5)  # the value, not the key
     assert _at(positions, ("a", "c", 0, "y")) == (None, (3, 4))  # the item holding the missing key
     assert _at(positions, ("z",)) == (None, None)  # nothing of the path is written
+
+
+def test_find_all_answers_each_path_as_find_does_in_one_read(monkeypatch):
+    """Paths that share a prefix, repeat, end in the root, a value, an item or nowhere: one read
+    of the text answers them all, each as ``find`` alone does."""
+    queries = [
+        (("a", "c", 0, "x"), True),
+        (("a", "b", 1), False),
+        ((), False),
+        (("a", "c", 0, "x"), False),
+        (("a", "c", 0, "y"), False),
+        (("a",), True),
+        (("a", "b", "k"), False),
+        (("z",), False),
+        (("a", "c", 10**30), False),
+        (("a", "b", 1), False),
+    ]
+    alone = [_at(yamlread.Positions(TEXT), path, at_value) for path, at_value in queries]
+    reads = record_position_reads(monkeypatch)
+    for whole in (False, True):
+        together = yamlread.Positions(TEXT, whole=whole).find_all(queries)
+        assert [(node, None if mark is None else (mark.line, mark.column)) for node, mark in together] == alone
+    assert len(reads) == 2
+
+
+def test_a_lookup_in_a_text_load_read_whole_stops_once_its_answers_are_settled():
+    """``build_located`` marks the texts the compiled reader loaded; a lookup there reads no
+    further than its answers need. Shown on a text no load takes (a repeated key, which
+    a full read answers with the later one): the lookup stops at the first."""
+    _data, where = yamlread.build_located(TEXT)
+    assert where is not None and where._whole
+    assert yamlread.build_located("%YAML 1.1\n---\na: 1\n")[1]._whole is False  # the event path read it
+    repeated = "a: 1\nb: 2\na: 3\n"
+    assert [_at(yamlread.Positions(repeated, whole=whole), ("a",))[1] for whole in (False, True)] == [(2, 0), (0, 0)]
 
 
 def test_inputs_and_lint_locate_through_the_same_lookup():

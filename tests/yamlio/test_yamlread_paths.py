@@ -119,6 +119,17 @@ def found_alone(
     return answers
 
 
+def found_together(text: str, resolution: read.Resolution | None, paths: list[tuple], whole: bool) -> list:
+    """``found_alone``'s answers (compiled path) from one ``find_all`` of every path and ``at_value``:
+    one read, stopped once the answers are settled when ``whole`` (the compiled reader loaded the text)."""
+    queries = [(path, at_value) for path in paths for at_value in (False, True)]
+    found = read.Positions(text, resolution, whole=whole).find_all(queries)
+    return [
+        (path, at_value, None if mark is None else (mark.line, mark.column), node is None, read.plain_text(node))
+        for (path, at_value), (node, mark) in zip(queries, found, strict=True)
+    ]
+
+
 def probes(paths: list[tuple], count: int = 4) -> list[tuple]:
     """A spread of ``count`` of the paths, the root, and below each a key and an index that are not there."""
     sample = [(), *paths[:: max(1, len(paths) // count)]]
@@ -151,7 +162,10 @@ def agree(text: str, resolution: read.Resolution, depth: int, location: str) -> 
         located, events_map = positions_table(mapped(text, table, True)), mapped(text, table, False)
         assert located == positions_table(events_map), f"{location}: positions"
         paths = probes(list(located))
-        assert found_alone(text, table, paths, None) == found_alone(text, table, paths, events_map), f"{location}: find"
+        alone = found_alone(text, table, paths, None)
+        assert alone == found_alone(text, table, paths, events_map), f"{location}: find"
+        for whole in (False, True):  # the compiled path took the text
+            assert found_together(text, table, paths, whole) == alone, f"{location}: find_all"
     return True
 
 

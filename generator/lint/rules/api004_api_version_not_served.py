@@ -80,14 +80,21 @@ def not_served(api_version: str, kind: str, target: tuple[int, int]) -> str | No
     return f"served until {earlier[-1][0]}.{earlier[-1][1]}"
 
 
-def check(res: Resource, ctx: Context) -> Iterator[Hit]:
-    api_version, kind = res.obj["apiVersion"], res.obj["kind"]
-    target = ctx.settings.target_version
+def check(res: Resource, ctx: Context) -> tuple[Hit, ...]:
+    settings = ctx.settings
+    return _hits(res.obj["apiVersion"], res.obj["kind"], settings.target_version, settings.runtime_config)
+
+
+@functools.cache
+def _hits(api_version: str, kind: str, target: tuple[int, int], enabled: tuple[str, ...] | None) -> tuple[Hit, ...]:
+    """The hits of every object of this apiVersion and kind: they depend on nothing else."""
     why = not_served(api_version, kind, target)
     if why is None:
-        yield from _off_by_default(api_version, kind, target, ctx.settings.runtime_config)
-    if why:
-        yield Hit(
+        return tuple(_off_by_default(api_version, kind, target, enabled))
+    if not why:
+        return ()
+    return (
+        Hit(
             f'no matches for kind "{kind}" in version "{api_version}": Kubernetes {target[0]}.{target[1]} '
             f"does not serve it ({why})",
             ("apiVersion",),
@@ -98,7 +105,8 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
                 if "from" in why
                 else "use its successor"
             ),
-        )
+        ),
+    )
 
 
 @functools.cache

@@ -65,4 +65,4 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
                 yield limits_rules.missing_limit(cpath, name)
 
 
-RULE = ObjectRule(meta=META, check=check, pod_templates=True)
+RULE = ObjectRule(meta=META, check=check, pod_templates=True, extended_pods=True)

@@ -74,4 +74,4 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
                     yield hit
 
 
-RULE = ObjectRule(meta=META, check=check, pod_templates=True)
+RULE = ObjectRule(meta=META, check=check, pod_templates=True, extended_pods=True)

@@ -127,4 +127,4 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
                 )
 
 
-RULE = ObjectRule(meta=META, check=check, options={"taintKeys": TAINT_KEYS}, pod_templates=True)
+RULE = ObjectRule(meta=META, check=check, options={"taintKeys": TAINT_KEYS}, pod_templates=True, device_pods=True)

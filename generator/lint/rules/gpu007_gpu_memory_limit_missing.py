@@ -79,4 +79,4 @@ def _uses_claim(container: dict, claimed: set[str]) -> bool:
     return any(isinstance(name, str) and name in claimed for name in names)
 
 
-RULE = ObjectRule(meta=META, check=check, pod_templates=True)
+RULE = ObjectRule(meta=META, check=check, pod_templates=True, device_pods=True)

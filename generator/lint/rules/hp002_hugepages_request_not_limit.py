@@ -64,4 +64,4 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
                 yield hit
 
 
-RULE = ObjectRule(meta=META, check=check, pod_templates=True)
+RULE = ObjectRule(meta=META, check=check, pod_templates=True, device_pods=True)

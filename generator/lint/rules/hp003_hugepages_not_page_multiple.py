@@ -70,4 +70,4 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
                     )
 
 
-RULE = ObjectRule(meta=META, check=check, pod_templates=True)
+RULE = ObjectRule(meta=META, check=check, pod_templates=True, device_pods=True)

@@ -56,7 +56,7 @@ FAIL:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from generator import addresses
 from generator.lint.model import Hit, Resource
@@ -106,7 +106,12 @@ def _integer(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _hits(problems: list[addresses.Problem], path: tuple, what: str, value: object) -> Iterator[Hit]:
+def _hits(problems: list[addresses.Problem], path: tuple, what: str, value: object) -> Iterable[Hit]:
+    """The hits of ``problems`` (most values have none: no generator is made for them)."""
+    return _problem_hits(problems, path, what, value) if problems else ()
+
+
+def _problem_hits(problems: list[addresses.Problem], path: tuple, what: str, value: object) -> Iterator[Hit]:
     value = _shown(value)
     for p in problems:
         if p.kind == addresses.AMBIGUOUS:

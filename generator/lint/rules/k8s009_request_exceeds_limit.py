@@ -40,6 +40,7 @@ FAIL:
             limits: {cpu: "1", memory: 1Gi}
 """
 
+import functools
 from collections.abc import Iterator
 
 from generator import jsonpath
@@ -58,12 +59,12 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
         for cpath, container in pod.containers:
             requests, limits = pods.resources(container)
             for name, value in requests.items():
-                if not isinstance(name, str) or name not in limits:
+                if not isinstance(name, str) or name not in limits or not _compared(name):
                     continue
-                if pods.is_hugepages(name) or pods.is_extended(name):
-                    continue  # must equal the limit: HP002, GPU002
-                req, lim = quantity.parse(value), quantity.parse(limits[name])
-                if req is None or lim is None or req <= lim:
+                limit = limits[name]
+                if not (
+                    _above_text(value, limit) if value.__class__ is limit.__class__ is str else _above(value, limit)
+                ):
                     continue
                 path = pods.resources_path(cpath) + ("requests", name)
                 yield Hit(
@@ -73,6 +74,24 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
                     at_value=True,
                     hint=f"raise the {name} limit to at least {value}, or lower the request",
                 )
+
+
+@functools.cache
+def _compared(name: str) -> bool:
+    """Whether a request of ``name`` may be below its limit: huge pages and extended resources
+    must equal it (HP002, GPU002). Asked per name: a tree names a few resources."""
+    return not (pods.is_hugepages(name) or pods.is_extended(name))
+
+
+def _above(request: object, limit: object) -> bool:
+    """Whether a request is above its limit (False when either is no quantity: the schema says so)."""
+    req, lim = quantity.parse(request), quantity.parse(limit)
+    return req is not None and lim is not None and req > lim
+
+
+@functools.lru_cache(maxsize=4096)  # a tree spells its requests and limits a few ways (500m, 1Gi)
+def _above_text(request: str, limit: str) -> bool:
+    return _above(request, limit)
 
 
 RULE = ObjectRule(meta=META, check=check, pod_templates=True)

@@ -63,6 +63,7 @@ FAIL:
         - {type: cpu, metricType: Utilization, metadata: {value: "60"}}
 """
 
+import functools
 import sys
 from collections.abc import Iterator, Sequence
 
@@ -103,6 +104,7 @@ def facts(res: Resource, ctx: Context) -> Iterator[tuple[_Fact, Hit | None]]:
         yield ("target", kind, res.namespace, ref["name"]), Hit("", ("spec", "scaleTargetRef", "name"), at_value=True)
 
 
+@functools.cache  # asked for every object, of a few kinds
 def _scalable(kind: str, api_version: str) -> bool:
     group = api_version.rpartition("/")[0]
     built_in = "." not in group or group.endswith(".k8s.io")

@@ -90,7 +90,8 @@ def facts(res: Resource, ctx: Context) -> Iterator[tuple[_Fact, Hit | None]]:
     located for a finding."""
     if res.kind == "NetworkPolicy":
         yield ("policy", res.namespace, _is_default_deny(res.obj)), None
-    if any(pods.pod_requests_gpu(pod) for pod in pods.templates(res.obj)):
+    # a pod that asks for no device (``uses_devices``, which the engine asked already) asks for no GPU
+    if any(pods.uses_devices(pod) and pods.pod_requests_gpu(pod) for pod in pods.templates(res.obj)):
         yield (
             ("gpu", res.namespace),
             Hit(
