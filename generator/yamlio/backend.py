@@ -5,9 +5,10 @@ backends, which give the same data and positions (tests/yamlio/test_yamlread_pat
 
 - ``compiled``: the C extension ``generator.yamlio._cread``, built at install where libyaml's
   headers are found (setup.py), linked to the system libyaml; the default when built;
-- ``events``: ruamel.yaml.clib's libyaml parser events, read in Python (4x slower), and ruamel's
-  Python parser for the flow scalars with ':' its older libyaml refuses; the default without
-  the extension, and what the compiled backend sends on (``Slow``).
+- ``events``: ruamel.yaml.clib's libyaml parser events, read in Python (4x slower), a ':' in a
+  flow scalar, which its older libyaml refuses, masked for it (ruamel's Python parser for what
+  masking does not take); the default without the extension, and what the compiled backend
+  sends on (``Slow``).
 
 What neither builds (anchors, tags, duplicate keys, several documents, errors to word) they hand
 over: ``read.build``, the one place that decides, returns a ``read.Handover`` instead of data,

@@ -1,6 +1,8 @@
 """The reader's event path: ruamel's C parser events (a Python object each), for the documents
 the compiled path sends on (``generator.yamlio.read``: tags, anchors, aliases, complex, merge or
-repeated keys, what libyaml refuses) and wherever the compiled reader is not built.
+repeated keys, what libyaml refuses) and wherever the compiled reader is not built. A ':' inside
+a flow scalar, which the bundled libyaml 0.1.7 refuses and 0.2.5 reads, is masked for it
+(``_read``); ruamel's Python parser reads only what masking does not take.
 
 A module of its own so that ruamel.yaml (its parser, events and errors: about 47 M
 instructions of start-up) is imported by the first document that needs it, not by every run:
@@ -11,9 +13,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 from _ruamel_yaml import CParser
+from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import (
     AliasEvent,
     DocumentEndEvent,
@@ -31,26 +34,38 @@ from ruamel.yaml.scanner import ScannerError
 from generator.yamlio.terms import Fallback, Mark, Resolution, TooDeep
 
 _NODE_STARTS = (MappingStartEvent, SequenceStartEvent, AliasEvent)
+_T = TypeVar("_T")
 
 
 def load(text: str, resolution: Resolution, max_depth: int | None) -> Any:
     """``read.load`` on the event path: raises Fallback, the parser's YAMLError or TooDeep."""
-    try:
-        return _load_events(_events(text), resolution, max_depth)
-    except ScannerError as exc:
-        if not _flow_colon(exc):
-            raise
-    return _load_events(_pure_events(text), resolution, max_depth)
+    return _read(text, lambda get: _load_events(get, resolution, max_depth))
 
 
 def locate(text: str, resolution: Resolution) -> tuple[Any, Any]:
     """``read.locate`` on the event path: the nodes are the events."""
+    return _read(text, lambda get: _located(get, resolution))
+
+
+def _read(text: str, read_events: Callable[[Callable[[], Any]], _T]) -> _T:
+    """``read_events`` over the bundled libyaml's events of ``text``. Where that libyaml refuses
+    a ':' inside a flow scalar (``_flow_colon``), over its events of the text with each such
+    ':' masked (``_masked``); where masking does not take the text, over ruamel's Python
+    parser's events (``_pure_events``), as before: it reads or refuses the text as it would."""
     try:
-        return _located(_events(text), resolution)
+        return read_events(_events(text))
     except ScannerError as exc:
         if not _flow_colon(exc):
             raise
-    return _located(_pure_events(text), resolution)
+        masked = None if MASK in text else _masked(text, exc)
+    for _ in range(MASKED_COLONS):
+        if masked is None:
+            break
+        try:
+            return read_events(_unmasked(_events(masked)))
+        except YAMLError as exc:
+            masked = _masked(masked, exc)
+    return read_events(_pure_events(text))
 
 
 def _document_root(get: Callable[[], Any]) -> Any:
@@ -84,16 +99,56 @@ def _events(text: str) -> Callable[[], Any]:
     return CParser(text).get_event
 
 
-def _flow_colon(exc: ScannerError) -> bool:
+def _flow_colon(exc: YAMLError) -> bool:
     """The bundled libyaml (0.1.7) refuses a ':' inside a plain scalar of a flow collection
     (`[12:30]`, `{url: http://h:9090}`); libyaml 0.2.5, which the compiled path links, go-yaml
     and ruamel's Python scanner read it as part of the scalar."""
-    return exc.problem == "found unexpected ':'"
+    return isinstance(exc, ScannerError) and exc.problem == "found unexpected ':'"
+
+
+# A text holding more such ':' than this is read by ruamel's Python parser: each ':' masked
+# costs libyaml a read of the text up to it, and ruamel's Python parser reads a text ~20
+# times slower than libyaml, so this many re-reads still cost less than it.
+MASKED_COLONS = 16
+# What a ':' is masked with: a private-use character, which libyaml reads as any other in a
+# plain scalar; a text that holds one is not masked.
+MASK = "\ue000"
+# After a ':' in a flow scalar, these end the scalar in libyaml 0.2.5 with the same error as
+# 0.1.7's: such a ':' is not masked
+_REFUSED_AFTER = frozenset(",?[]{}")
+
+
+def _masked(text: str, refused: YAMLError) -> str | None:
+    """``text`` with the ':' the bundled libyaml refused (``refused``, ``_flow_colon``) masked:
+    libyaml 0.1.7 then reads on as 0.2.5 does (its only other rule for ':' in a flow scalar is
+    to refuse one before a flow indicator, as 0.1.7 does); every mark stays where it was (one
+    character for one). None where it is not to be masked: another refusal, a ':' 0.2.5
+    refuses too."""
+    if not _flow_colon(refused):
+        return None
+    mark = refused.problem_mark  # type: ignore[attr-defined]  # a ScannerError's
+    at = mark.index + text.startswith("\ufeff")  # libyaml counts characters, past a leading BOM
+    if text[at : at + 1] != ":" or text[at + 1 : at + 2] in _REFUSED_AFTER:
+        return None
+    return text[:at] + MASK + text[at + 1 :]
+
+
+def _unmasked(get: Callable[[], Any]) -> Callable[[], Any]:
+    """``get``'s events with each masked ':' put back: only a plain scalar holds one (no escape
+    writes the mask there, as one may in a double-quoted scalar)."""
+
+    def unmasked() -> Any:
+        event = get()
+        if type(event) is ScalarEvent and event.style == "" and MASK in event.value:
+            event.value = event.value.replace(MASK, ":")
+        return event
+
+    return unmasked
 
 
 def _pure_events(text: str) -> Callable[[], Any]:
     """The next-event function of ruamel's Python parser, for the texts the bundled libyaml
-    refuses (``_flow_colon``): the same events, so both paths read such a text alike, data and
+    refuses (``_flow_colon``) and masking does not take (``_read``): the same events, so both paths read such a text alike, data and
     positions (a plain scalar's style is None there, ``""`` from libyaml: made the same)."""
     from ruamel.yaml import YAML
 

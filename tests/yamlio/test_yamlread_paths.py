@@ -2,13 +2,14 @@
 
 The compiled path (``generator.yamlio._cread``) takes what it can and sends the rest on
 (``Slow``); whatever it takes, the event path (ruamel's C parser events) must build the same
-data, types included (``True`` is not ``1``), and the same position map. Where the bundled
-libyaml of the event path refuses what the compiled path's libyaml reads (a ``:`` inside a
-flow scalar), the full loaders, which read it too (lint's for manifests, the round-trip loader
-for inputs), are the reference. Checked on every
-manifest and input of this repository and ../shared, and on the lint fuzzer's mutated
-manifests; and lint's reports and a render's tree are byte-identical with the compiled path
-off.
+data, types included (``True`` is not ``1``), and the same position map. The event path's
+bundled libyaml refuses a ``:`` inside a flow scalar, which the compiled path's reads: it masks
+it, and where that does not take the text, ruamel's Python parser reads it. Where the event
+path still refuses what the compiled path reads, the full loaders, which read it too (lint's
+for manifests, the round-trip loader for inputs), are the reference. Checked on every
+manifest and input of this repository and ../shared, on the lint fuzzer's mutated manifests
+and on generated flow collections with ':' in their scalars; and lint's reports and a render's
+tree are byte-identical with the compiled path off.
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from click.testing import CliRunner
 from conftest import REPO, SHARED, cache_with_charts
 from hypothesis import given
 from hypothesis import strategies as st
+from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from generator.cli import cli
 from generator.errors import InputError
 from generator.lint import loader
-from generator.yamlio import goyaml, positions, read
+from generator.yamlio import events, goyaml, positions, read
 from tests.fuzz.budget import fuzz_settings
 from tests.fuzz.mutations import mutated_yaml
 
@@ -150,7 +152,7 @@ def agree(text: str, resolution: read.Resolution, depth: int, location: str) -> 
         )
         return False
     refused = isinstance(slow, YAMLError)
-    if refused:  # the event path's older libyaml refused it: the full loaders decide
+    if refused:  # the event path's older libyaml (or ruamel's Python parser) refused it: the full loaders decide
         try:
             slow = goyaml.load_full(goyaml.safe_loader(), text) if resolution is read.GO_YAML else full_input(text)
         except (YAMLError, InputError) as exc:  # and refused it too, for a reason of ruamel's own scanner
@@ -175,7 +177,8 @@ def full_input(text: str):
 
 # What ruamel's Python scanner refuses and libyaml (go-yaml's origin) reads: a tab inside a plain
 # scalar (YAML 1.2's nb-ns-plain-in-line allows it). It decides only texts the bundled libyaml
-# also refused, for a reason of its age (a ':' in a flow scalar), where the compiled path's reads.
+# also refused, for a reason of its age (a ':' in a flow scalar), where the compiled path's reads,
+# and masking did not take.
 SCANNERS_APART = ("found character '\\t' that cannot start any token",)
 
 
@@ -246,7 +249,7 @@ def test_a_null_key_stops_both_paths_with_the_resolutions_fallback():
 
 # plain scalars with ':' in flow collections: libyaml 0.2.5 (the compiled path's), go-yaml and
 # ruamel's Python scanner read the ':' as part of the scalar; the bundled libyaml 0.1.7 refuses
-# it, and the event path reads such a text from ruamel's Python parser's events instead
+# it, and the event path masks each such ':' and reads the text's libyaml events (``events._masked``)
 FLOW_COLONS = [
     "metadata:\n  annotations: {url: http://prometheus:9090}\n",
     "a: [12:30]\n",
@@ -261,10 +264,34 @@ FLOW_COLONS = [
     "a: {x: 1:2}\nb :   # note\nc:",
     "- {x: 1:2}\n- a:\n  b:\n    -\n    - c:\n",
     "a: {x: 1:2}\nb: ''\nc: \"\"\n",  # empty quoted values: marked at their quote by both
+    "a: {b: http://h:1/x, c: [d:e, f:g:h]}\nd: [i:j]\n",  # several in a text, one re-read each
+    "\ufeffa: {x: http://h:1}\n",  # a leading byte order mark, which libyaml's marks do not count
+    "a: {é: ü:ö, x: [日本:語]}\n",  # characters of several bytes before the ':'
+    "a: {x: h\n  :9, y: 1}\n",  # a ':' that starts a continuation line of the scalar
+    "a: {x: 1:2}\r\nb: [3:4]\r\n",
+    'a: [x:#y, \'q:r\', "s:t", "\\ue000"]\n',  # quoted ':' and an escaped mask are left as written
+    "a: {k:v: w, k:x: [y:z]}\n",  # in keys
+    "a: [x:y\tz]\n",  # a tab in the scalar, which ruamel's Python scanner refuses
+    "a: [" + ", ".join(f"{i}:{i}" for i in range(events.MASKED_COLONS)) + "]\n",
+]
+# ... and those the event path leaves to ruamel's Python parser's events: a ':' 0.2.5 refuses
+# too, a text the masked read still refuses, one holding the mask, more ':' than it masks
+FLOW_COLONS_UNMASKED = [
+    "a: [http://h:1/x?y=1]\n",  # a '?' in a flow scalar, which the bundled libyaml stops at
+    "a: [\ue000, b:c]\n",
+    "a: [" + ", ".join(f"{i}:{i}" for i in range(events.MASKED_COLONS + 1)) + "]\n",
+]
+# ... and those neither libyaml reads: ruamel's Python parser's reading decides, as before
+FLOW_COLONS_REFUSED = [
+    "a: {b: http://h, c: [1}\n",  # refused past a masked ':'
+    "a: [b:]\n",  # a ':' before a flow indicator, which libyaml 0.2.5 refuses too (ruamel reads it)
+    "a: {b: c:d, e: [f:g, h:{i: 1}]}\n",
+    'a: {b: c:d, e: "x\\\'y"}\n',  # an escape the bundled libyaml refuses
+    "a: {b: c:d}\n b: 1\n",
 ]
 
 
-@pytest.mark.parametrize("text", FLOW_COLONS)
+@pytest.mark.parametrize("text", FLOW_COLONS + FLOW_COLONS_UNMASKED)
 @pytest.mark.parametrize("resolution", ["go-yaml", "yaml-1.2"])
 def test_a_colon_in_a_flow_scalar_is_read_alike_by_both_paths(text, resolution):
     chosen = read.GO_YAML if resolution == "go-yaml" else positions.yaml_1_2()
@@ -273,6 +300,107 @@ def test_a_colon_in_a_flow_scalar_is_read_alike_by_both_paths(text, resolution):
     assert same(event_path(text, chosen, 64), fast)
     table = None if chosen is read.GO_YAML else chosen
     assert positions_table(mapped(text, table, False)) == positions_table(mapped(text, table, True))
+
+
+@pytest.mark.parametrize("text", FLOW_COLONS)
+def test_the_event_path_reads_a_colon_in_a_flow_scalar_from_libyamls_events(text, monkeypatch):
+    """Masked, not read by ruamel's Python parser (~20 times slower than libyaml)."""
+    expected = event_path(text, read.GO_YAML, 64), positions_table(mapped(text, None, False))
+    monkeypatch.setattr(events, "_pure_events", _not_called)
+    assert same(event_path(text, read.GO_YAML, 64), expected[0])
+    assert positions_table(mapped(text, None, False)) == expected[1]
+
+
+def _not_called(text: str):
+    raise AssertionError(f"ruamel's Python parser read {text!r}")
+
+
+@pytest.mark.parametrize("text", FLOW_COLONS_REFUSED)
+def test_what_no_libyaml_reads_of_a_flow_scalar_text_is_the_python_parsers_to_decide(text):
+    """The data, or the refusal (its problem, position, wording), of ruamel's Python parser, as
+    before the masking; the full loaders word what the reader hands over alike on both paths."""
+    assert isinstance(compiled(text, read.GO_YAML, 64), read._cread.Slow)
+    slow = event_path(text, read.GO_YAML, 64)
+    try:
+        expected: Any = events._load_events(events._pure_events(text), read.GO_YAML, 64)
+    except YAMLError as exc:
+        expected = exc
+    assert type(slow) is type(expected) and (
+        str(slow) == str(expected) if isinstance(slow, YAMLError) else same(slow, expected)
+    )
+    assert _documents(text) == _documents_without_the_compiled_path(text)
+
+
+def test_the_depth_bound_is_found_past_a_masked_colon_where_the_python_parser_found_it(monkeypatch):
+    """The compiled path leaves the bound's error to the event path, which masks, as before."""
+    text = "a: {b: [c:d, [e:f, [g:h]]]}\n"
+    assert isinstance(compiled(text, read.GO_YAML, 3), read._cread.Slow)
+    with pytest.raises(read.TooDeep) as before:
+        events._load_events(events._pure_events(text), read.GO_YAML, 3)
+    monkeypatch.setattr(events, "_pure_events", _not_called)
+    deep = event_path(text, read.GO_YAML, 3)
+    assert isinstance(deep, read.TooDeep) and (deep.line, deep.col) == (before.value.line, before.value.col) == (0, 13)
+
+
+def _documents_without_the_compiled_path(text: str) -> list:
+    reader = read._compiled
+    read._compiled = lambda *_: None  # type: ignore[assignment]
+    try:
+        return _documents(text)
+    finally:
+        read._compiled = reader  # type: ignore[assignment]
+
+
+# plain scalars whose ':' is part of the scalar, ends it, or comes before a flow indicator
+_PLAIN = st.builds("".join, st.lists(st.sampled_from(["a", "1", ":", "/", ".", "#", "-", ":?"]), max_size=5)).map(
+    lambda rest: "a" + rest
+)
+_FLOW = st.recursive(
+    _PLAIN | st.sampled_from(["'q:r'", '"s:t"', '"\\ue000"', "''", "http://h:1"]),  # quoted ones, the mask
+    lambda inner: (
+        st.builds(
+            lambda items, sep: f"[{sep.join(items)}]",
+            st.lists(inner, max_size=3),
+            st.sampled_from([", ", ",", ",\n  "]),
+        )
+        | st.builds(
+            lambda items, sep: "{" + sep.join(k + c + v for k, c, v in items) + "}",
+            st.lists(st.tuples(_PLAIN, st.sampled_from([": ", ":", " : "]), inner), max_size=3),
+            st.sampled_from([", ", ",", ",\n  "]),
+        )
+    ),
+    max_leaves=8,
+)
+# a block mapping of flow collections
+FLOW_TEXTS = st.lists(st.tuples(_PLAIN, _FLOW), min_size=1, max_size=3).map(
+    lambda pairs: "".join(f"{key}{i}: {value}\n" for i, (key, value) in enumerate(pairs))
+)
+
+
+@fuzz_settings(default=60)
+@given(text=FLOW_TEXTS)
+def test_both_paths_read_colons_in_flow_scalars_alike(text):
+    """The differential test over the shapes masking reads: what the compiled path reads, the
+    event path reads alike (data and positions), and what the event path refuses it refuses as
+    ruamel's Python parser does (``_refused_before``)."""
+    for resolution in (read.GO_YAML, positions.yaml_1_2()):
+        agree(text, resolution, read.MANIFESTS.depth, "flow text")
+        slow = event_path(text, resolution, read.MANIFESTS.depth)
+        if isinstance(slow, YAMLError):
+            expected = _refused_before(text)
+            assert type(slow) is type(expected) and str(slow) == str(expected)
+
+
+def _refused_before(text: str) -> YAMLError:
+    """What refused ``text`` on the event path before any ':' was masked: the bundled libyaml,
+    or, where it refused a ':' in a flow scalar, ruamel's Python parser."""
+    for parse in (lambda: iter(events._events(text), None), lambda: YAML(typ="safe", pure=True).parse(text)):
+        try:
+            list(parse())
+        except YAMLError as exc:
+            if not events._flow_colon(exc):
+                return exc
+    raise AssertionError("nothing refuses it")
 
 
 def test_a_colon_in_a_flow_scalar_is_located_by_either_path(monkeypatch):
