@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pickle
 
+import pytest
 from conftest import REPO, record_position_reads
 
 from generator.yamlio import positions as yamlpos
