@@ -24,7 +24,6 @@ see half of one; a pack or an entry that does not read back is a miss. The cache
 
 from __future__ import annotations
 
-import hashlib
 import json
 import marshal
 import os
@@ -37,6 +36,7 @@ from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.lint.engine import FileResult
 from generator.lint.loader import raw
 from generator.lint.settings import Settings
+from generator.sha import sha256
 from generator.validate import SchemaValidator, kubernetes
 from generator.validate.locations import template_variables
 
@@ -60,7 +60,7 @@ def run_key(settings: Settings, validator: SchemaValidator | None, refs: bool = 
         "settings": settings.as_dict(),
         "schemas": _schema_fingerprint(validator) if validator is not None else None,
     }
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    return sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _code_fingerprint() -> list:
@@ -88,7 +88,7 @@ def _schema_fingerprint(validator: SchemaValidator) -> list:
     variables.update(dict.fromkeys(_KIND_VARIABLES, "\0"))
     core = kubernetes.version_dir(validator.version)
     found: list = [validator.version_text, str(core), core.stat().st_mtime_ns if core.is_dir() else None]
-    found.append(hashlib.sha256(json.dumps(validator.given, sort_keys=True).encode()).hexdigest())  # with_schemas
+    found.append(sha256(json.dumps(validator.given, sort_keys=True).encode()).hexdigest())  # with_schemas
     for location in validator.locations:
         found.append(location.template)
         if location.is_remote:
@@ -179,7 +179,7 @@ class ResultCache:
         return key
 
     def key(self, shown: str, data: bytes) -> str:
-        digest = hashlib.sha256(self.run.encode())
+        digest = sha256(self.run.encode())
         digest.update(shown.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(data)
         return digest.hexdigest()
@@ -215,7 +215,7 @@ class ResultCache:
         if len(entries) > MAX_ENTRIES:
             entries = dict(list(entries.items())[-MAX_ENTRIES:])
         body = marshal.dumps(entries)
-        name = f"{time.time_ns():020d}-{hashlib.sha256(body).hexdigest()[:16]}.pack"
+        name = f"{time.time_ns():020d}-{sha256(body).hexdigest()[:16]}.pack"
         if not self._write(name, body):
             return
         if compact:

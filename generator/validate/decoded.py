@@ -12,12 +12,11 @@ at all; one that cannot be read, does not load or is of another type is decoded 
 file; a cache that cannot be written only costs speed. Copies live in ``decoded/`` of the user
 cache folder (``paths.cache_root``).
 
-May import: generator.paths, generator.replace.
+May import: generator.paths, generator.replace, generator.sha.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import marshal
 import os
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.paths import cache_root
+from generator.sha import sha256
 
 FOLDER = "decoded"
 
@@ -33,7 +33,7 @@ def load(path: Path) -> Any:
     """``json.loads`` of the file's text (UTF-8), from the user cache when a copy of these bytes is there."""
     info = os.stat(path)
     key = [str(path), info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev, marshal.version]
-    copy = cache_root() / FOLDER / f"{hashlib.sha256(json.dumps(key).encode()).hexdigest()[:32]}.marshal"
+    copy = cache_root() / FOLDER / f"{sha256(json.dumps(key).encode()).hexdigest()[:32]}.marshal"
     try:
         with open(copy, "rb") as handle:
             data = marshal.loads(handle.read())
