@@ -244,7 +244,7 @@ class SchemaValidator:
         """A core kind's compiled yes/no check (``$ref``s into the version's definitions), or None."""
         if "compiler" not in self._core_state:
             self._core_state["compiler"] = fastcheck.Compiler(
-                kubernetes.definitions(self.version)["$defs"], _CORE_REF_PREFIXES
+                kubernetes.definition_map(self.version), _CORE_REF_PREFIXES
             )
         return _compiled(schema, self._core_state["compiler"])
 
