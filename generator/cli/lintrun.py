@@ -103,7 +103,11 @@ def _display(ctx: Context) -> Callable[[str], str]:
             absolute = os.path.realpath(parent)
             folders[parent] = os.path.relpath(absolute, root) if (absolute + os.sep).startswith(inner) else None
         inside = folders[parent]
-        return path if inside is None else os.path.normpath(os.path.join(inside, name))
+        if inside is None:
+            return path
+        if name in ("", ".", ".."):
+            return os.path.normpath(os.path.join(inside, name))
+        return name if inside == "." else f"{inside}{os.sep}{name}"  # relpath's answer is normalised
 
     return show
 
