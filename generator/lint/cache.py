@@ -194,13 +194,17 @@ class ResultCache:
             entry = entries.get(key)
             if entry is not None:
                 try:
-                    results[i] = _result(shown, entry, objects)
+                    results[i] = result_of(shown, entry, objects)
                 except (ValueError, TypeError, IndexError):
                     continue
         return results
 
     def put(self, key: str, result: FileResult) -> None:
-        self.new[key] = _entry(result)
+        self.new[key] = entry_of(result)
+
+    def put_entry(self, key: str, entry: tuple) -> None:
+        """``put`` of a result already made an entry (a worker's, ``batch``)."""
+        self.new[key] = entry
 
     def save(self) -> None:
         """Write this run's new entries as one pack; fold all packs into one when there are many.
@@ -287,7 +291,9 @@ def _unfinding(shown: str, data: tuple, objects: dict[tuple, ObjectRef]) -> Diag
     return Diagnostic(Location(shown, line, col), severity, message, hint, rule, found)
 
 
-def _entry(result: FileResult) -> tuple:
+def entry_of(result: FileResult) -> tuple:
+    """A result as nested tuples of strings, numbers and None: what a pack keeps, and what a
+    worker sends (``batch``), in ``marshal``'s reach."""
     return (
         tuple((ref.api_version, ref.kind, ref.namespace, ref.name, ref.generate_name) for ref in result.refs),
         result.objects,
@@ -300,8 +306,8 @@ def _entry(result: FileResult) -> tuple:
     )
 
 
-def _result(shown: str, entry: tuple, objects: dict[tuple, ObjectRef]) -> FileResult:
-    """The ``FileResult`` of an entry; ``objects`` the references made so far, by their fields."""
+def result_of(shown: str, entry: tuple, objects: dict[tuple, ObjectRef]) -> FileResult:
+    """The ``FileResult`` of an entry (``entry_of``); ``objects`` the references made so far, by their fields."""
     refs, count, checked, findings, facts, namespaces, warnings, passed_by = entry
     return FileResult(
         shown,
