@@ -23,6 +23,7 @@ def tree(tmp_path):
         (root / name).write_text(BAD, encoding="utf-8")
     (root / "clusters").mkdir()
     (root / "link").symlink_to(root / "a")
+    (root / "a" / "b2").symlink_to(root / "a" / "b")  # not followed inside a, only when given
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "g.yaml").write_text(BAD, encoding="utf-8")
@@ -54,6 +55,11 @@ def _shown(root, cwd, *paths: str) -> list[str]:
 @pytest.mark.parametrize("given", ["a", "a/", "./a", "a/b/..", "{root}/a", "link"])
 def test_a_folder_inside_the_root_shows_paths_relative_to_the_root(tree, given):
     assert _shown(tree, tree, given.format(root=tree)) == ["a/b/c.yaml", "a/b/e/f.yml", "a/d.yaml"]
+
+
+def test_a_symlinked_folder_inside_shows_where_it_points(tree):
+    assert _shown(tree, tree, "a/b2") == ["a/b/c.yaml", "a/b/e/f.yml"]
+    assert _shown(tree, tree / "a", "b2/e") == ["a/b/e/f.yml"]
 
 
 def test_files_given_by_name_and_folders_outside_the_root(tree):
