@@ -151,9 +151,9 @@ def evaluate_unbounded(code: str, entry: str, sandbox: Sandbox, tla_json: dict[s
             max_trace=20,
             # No cycle collection after the evaluation (rjsonnet 0.5.6, src/lib.rs: `if gc {
             # collect_thread_cycles() }` once the result is manifested; none runs during it):
-            # it took ~20% of an evaluation to free ~4.5 MiB the helper no longer needs. The
-            # helper retires once it has grown by bounded.RETIRE_MIB, and each call's memory
-            # bound counts from the helper's size before the call.
+            # it took ~20% of an evaluation to free ~4.5 MiB the helper no longer needs. Each
+            # call runs in a process forked for it, which leaves once it has replied
+            # (library.helper).
             gc=False,  # type: ignore[call-arg]  # rjsonnet's stub lacks the parameter its 0.5.6 takes
         )
     except RuntimeError as exc:
