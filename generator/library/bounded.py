@@ -56,14 +56,23 @@ _helper: tuple[int, subprocess.Popen] | None = None  # (the process it serves, t
 def _start_helper() -> subprocess.Popen:
     """A new helper: ``-P``, so that the working folder (``-c`` would put it first on ``sys.path``)
     cannot lend it a ``generator`` package of its own."""
-    package_parent = str(Path(__file__).resolve().parents[2])
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")])))
     return subprocess.Popen(
         [sys.executable, "-P", "-c", "from generator.library.helper import serve; serve()"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        env=env,
+        env=_environment(),
     )
+
+
+def _environment() -> dict[str, str]:
+    """This package first on the helper's path, and glibc's ``malloc`` asked for transparent huge
+    pages (``glibc.malloc.hugetlb=1``, glibc 2.35+, ignored elsewhere) after the user's tunables:
+    an evaluation of 16 clusters allocates ~55 MiB that is never freed, ~14,000 page faults in
+    pages of 4 KiB, a tenth of that where the kernel gives 2 MiB ones."""
+    package_parent = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")])))
+    env["GLIBC_TUNABLES"] = ":".join(filter(None, [os.environ.get("GLIBC_TUNABLES"), "glibc.malloc.hugetlb=1"]))
+    return env
 
 
 def _current_helper() -> subprocess.Popen:
