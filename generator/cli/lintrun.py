@@ -93,6 +93,22 @@ def _display(ctx: Context) -> Callable[[str], str]:
     root = str(ctx.project.root)
     inner = root.rstrip(os.sep) + os.sep  # what a path inside the root starts with
     folders: dict[str, str | None] = {}  # a folder's path relative to the root (None: outside), resolved once
+    reals: dict[str, str] = {}  # a folder's real path, as os.path.realpath gives it
+    plain_root = root == os.path.abspath(root)  # then relpath of a path under it is what follows it
+
+    def real(folder: str) -> str:
+        """``os.path.realpath(folder)`` from its parent's, known from the folder before: one
+        ``lstat`` of the folder itself instead of one per component (a corpus of a thousand
+        folders)."""
+        found = reals.get(folder)
+        if found is None:
+            parent, name = os.path.split(folder)
+            if not parent or not name or name in (".", "..") or parent == folder or os.path.islink(folder):
+                found = os.path.realpath(folder)
+            else:
+                found = os.path.join(real(parent), name)
+            reals[folder] = found
+        return found
 
     def show(path: str) -> str:
         if path == "-":
@@ -100,10 +116,19 @@ def _display(ctx: Context) -> Callable[[str], str]:
         parent, name = os.path.split(path)
         if parent not in folders:
             # a symlinked manifest keeps its own name; realpath as pathlib's resolve, without its objects
-            absolute = os.path.realpath(parent)
-            folders[parent] = os.path.relpath(absolute, root) if (absolute + os.sep).startswith(inner) else None
+            absolute = real(parent) if parent else os.path.realpath(parent)
+            if not (absolute + os.sep).startswith(inner):
+                folders[parent] = None
+            elif plain_root:
+                folders[parent] = absolute[len(inner) :] or "."
+            else:
+                folders[parent] = os.path.relpath(absolute, root)
         inside = folders[parent]
-        return path if inside is None else os.path.normpath(os.path.join(inside, name))
+        if inside is None:
+            return path
+        if name in ("", ".", ".."):
+            return os.path.normpath(os.path.join(inside, name))
+        return name if inside == "." else f"{inside}{os.sep}{name}"  # relpath's answer is normalised
 
     return show
 

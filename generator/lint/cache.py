@@ -24,7 +24,6 @@ see half of one; a pack or an entry that does not read back is a miss. The cache
 
 from __future__ import annotations
 
-import hashlib
 import json
 import marshal
 import os
@@ -37,6 +36,7 @@ from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.lint.engine import FileResult
 from generator.lint.loader import raw
 from generator.lint.settings import Settings
+from generator.sha import sha256
 from generator.validate import SchemaValidator, kubernetes
 from generator.validate.locations import template_variables
 
@@ -60,7 +60,7 @@ def run_key(settings: Settings, validator: SchemaValidator | None, refs: bool = 
         "settings": settings.as_dict(),
         "schemas": _schema_fingerprint(validator) if validator is not None else None,
     }
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    return sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _code_fingerprint() -> list:
@@ -88,7 +88,7 @@ def _schema_fingerprint(validator: SchemaValidator) -> list:
     variables.update(dict.fromkeys(_KIND_VARIABLES, "\0"))
     core = kubernetes.version_dir(validator.version)
     found: list = [validator.version_text, str(core), core.stat().st_mtime_ns if core.is_dir() else None]
-    found.append(hashlib.sha256(json.dumps(validator.given, sort_keys=True).encode()).hexdigest())  # with_schemas
+    found.append(sha256(json.dumps(validator.given, sort_keys=True).encode()).hexdigest())  # with_schemas
     for location in validator.locations:
         found.append(location.template)
         if location.is_remote:
@@ -179,7 +179,7 @@ class ResultCache:
         return key
 
     def key(self, shown: str, data: bytes) -> str:
-        digest = hashlib.sha256(self.run.encode())
+        digest = sha256(self.run.encode())
         digest.update(shown.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(data)
         return digest.hexdigest()
@@ -194,13 +194,17 @@ class ResultCache:
             entry = entries.get(key)
             if entry is not None:
                 try:
-                    results[i] = _result(shown, entry, objects)
+                    results[i] = result_of(shown, entry, objects)
                 except (ValueError, TypeError, IndexError):
                     continue
         return results
 
     def put(self, key: str, result: FileResult) -> None:
-        self.new[key] = _entry(result)
+        self.new[key] = entry_of(result)
+
+    def put_entry(self, key: str, entry: tuple) -> None:
+        """``put`` of a result already made an entry (a worker's, ``batch``)."""
+        self.new[key] = entry
 
     def save(self) -> None:
         """Write this run's new entries as one pack; fold all packs into one when there are many.
@@ -215,7 +219,7 @@ class ResultCache:
         if len(entries) > MAX_ENTRIES:
             entries = dict(list(entries.items())[-MAX_ENTRIES:])
         body = marshal.dumps(entries)
-        name = f"{time.time_ns():020d}-{hashlib.sha256(body).hexdigest()[:16]}.pack"
+        name = f"{time.time_ns():020d}-{sha256(body).hexdigest()[:16]}.pack"
         if not self._write(name, body):
             return
         if compact:
@@ -287,7 +291,9 @@ def _unfinding(shown: str, data: tuple, objects: dict[tuple, ObjectRef]) -> Diag
     return Diagnostic(Location(shown, line, col), severity, message, hint, rule, found)
 
 
-def _entry(result: FileResult) -> tuple:
+def entry_of(result: FileResult) -> tuple:
+    """A result as nested tuples of strings, numbers and None: what a pack keeps, and what a
+    worker sends (``batch``), in ``marshal``'s reach."""
     return (
         tuple((ref.api_version, ref.kind, ref.namespace, ref.name, ref.generate_name) for ref in result.refs),
         result.objects,
@@ -300,8 +306,8 @@ def _entry(result: FileResult) -> tuple:
     )
 
 
-def _result(shown: str, entry: tuple, objects: dict[tuple, ObjectRef]) -> FileResult:
-    """The ``FileResult`` of an entry; ``objects`` the references made so far, by their fields."""
+def result_of(shown: str, entry: tuple, objects: dict[tuple, ObjectRef]) -> FileResult:
+    """The ``FileResult`` of an entry (``entry_of``); ``objects`` the references made so far, by their fields."""
     refs, count, checked, findings, facts, namespaces, warnings, passed_by = entry
     return FileResult(
         shown,

@@ -83,9 +83,11 @@ def discover(paths: list[str], excludes: list[str], display: Callable[[str], str
             continue
         path = Path(raw)
         if path.is_dir():
-            for dirpath, dirnames, filenames in os.walk(path, onerror=lambda exc: found.append(exc.filename)):
+            top = str(path)
+            for dirpath, dirnames, filenames in os.walk(top, onerror=lambda exc: found.append(exc.filename)):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                folder = Path(os.path.relpath(dirpath, path)).as_posix()  # once per folder, not per file
+                # os.walk joins the folder names to ``top`` as given: the rest is the relative path
+                folder = dirpath[len(top) :].lstrip(os.sep).replace(os.sep, "/") or "."
                 for name in sorted(filenames):
                     if name.lower().endswith(SUFFIXES):
                         if not nonmanifests.skipped(name if folder == "." else f"{folder}/{name}"):

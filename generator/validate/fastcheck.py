@@ -13,7 +13,7 @@ the caller then treats the kind as not compiled.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sized
+from collections.abc import Callable, Mapping, Sized
 from typing import Any
 
 Check = Callable[[object], bool]
@@ -108,7 +108,7 @@ def _length(kind: type[Sized], at_least: bool) -> Callable[[Compiler, Any, dict]
 class Compiler:
     """Compiles schemas whose ``$ref``s point into one shared definitions document."""
 
-    def __init__(self, definitions: dict, ref_prefixes: tuple[str, ...]):
+    def __init__(self, definitions: Mapping[str, Any], ref_prefixes: tuple[str, ...]):
         self.definitions = definitions
         self.ref_prefixes = ref_prefixes
         self._refs: dict[str, Check] = {}

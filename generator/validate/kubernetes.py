@@ -10,7 +10,9 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import marshal
 import re
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from generator.errors import InputError
@@ -159,15 +161,57 @@ NOT_ENFORCED_REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
 def definitions(version: tuple[int, int]) -> dict:
     """The shared ``_definitions.json`` every kind schema of ``version`` refers to, less the
     ``required`` entries the API server does not enforce (``NOT_ENFORCED_REQUIRED``)."""
-    from generator.validate import decoded  # with hashlib and the cache's folder: the first check of a built-in kind
+    from generator.validate import decoded  # with the cache's folder: the first check of a built-in kind
 
     data = decoded.load(version_dir(version) / "_definitions.json")
-    for name, fields in NOT_ENFORCED_REQUIRED.items():
-        definition = data.get("$defs", {}).get(name)
-        if isinstance(definition, dict) and isinstance(definition.get("required"), list):
-            dropped = {field for field, _source in fields}
-            definition["required"] = [r for r in definition["required"] if r not in dropped]
+    found = data.get("$defs")
+    if isinstance(found, dict):
+        for name in NOT_ENFORCED_REQUIRED:
+            if name in found:
+                _enforced(name, found[name])
     return data
+
+
+@functools.cache
+def definition_map(version: tuple[int, int]) -> Definitions:
+    """``definitions(version)["$defs"]``, each definition decoded when it is first looked up:
+    what the compiled checks read (a lint after an edit reaches a few hundred of them)."""
+    from generator.validate import decoded
+
+    return Definitions(decoded.load_members(version_dir(version) / "_definitions.json", "$defs"))
+
+
+class Definitions(Mapping[str, object]):
+    """The definitions of one version by name, each decoded from its own ``marshal`` dump on
+    first lookup, less the ``required`` entries the API server does not enforce."""
+
+    def __init__(self, dumps: dict[str, bytes]):
+        self._dumps = dumps
+        self._decoded: dict[str, object] = {}
+
+    def __getitem__(self, name: str) -> object:
+        found = self._decoded.get(name)
+        if found is None:
+            found = self._decoded[name] = _enforced(name, marshal.loads(self._dumps[name]))
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._dumps
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._dumps)
+
+    def __len__(self) -> int:
+        return len(self._dumps)
+
+
+def _enforced(name: str, definition: object) -> object:
+    """The definition less its ``required`` entries the API server does not enforce (in place)."""
+    fields = NOT_ENFORCED_REQUIRED.get(name)
+    if fields and isinstance(definition, dict) and isinstance(definition.get("required"), list):
+        dropped = {field for field, _source in fields}
+        definition["required"] = [r for r in definition["required"] if r not in dropped]
+    return definition
 
 
 def kind_schema(path: Path) -> dict:

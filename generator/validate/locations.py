@@ -14,7 +14,6 @@ with the kinds it could not check.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -23,6 +22,7 @@ from pathlib import Path
 from generator.errors import InputError
 from generator.record import Frozen
 from generator.replace import replace_file
+from generator.sha import sha256
 
 DEFAULT_LOCATION = (
     "https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/"
@@ -110,7 +110,7 @@ def fetch(url: str, cache: Path) -> Path | None:
     Only JSON is cached: an HTML page (a proxy's login page, a moved repository) is an error
     naming the URL, and the next run asks again.
     """
-    cached = cache / hashlib.sha256(url.encode()).hexdigest()
+    cached = cache / sha256(url.encode()).hexdigest()
     if cached.is_file():
         return cached
     import urllib.error  # with http, ssl and email: only a download needs them

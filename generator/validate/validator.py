@@ -244,7 +244,7 @@ class SchemaValidator:
         """A core kind's compiled yes/no check (``$ref``s into the version's definitions), or None."""
         if "compiler" not in self._core_state:
             self._core_state["compiler"] = fastcheck.Compiler(
-                kubernetes.definitions(self.version)["$defs"], _CORE_REF_PREFIXES
+                kubernetes.definition_map(self.version), _CORE_REF_PREFIXES
             )
         return _compiled(schema, self._core_state["compiler"])
 
@@ -346,10 +346,10 @@ Untranslatable = Callable[[str], None]
 
 def _custom_schema(source: Path, untranslatable: Untranslatable, check: bool) -> tuple[dict, fastcheck.Check | None]:
     """A schema file at a schema location (``load_schema``) and its compiled check, once per content."""
-    import hashlib
+    from generator.sha import sha256
 
     raw = _read_schema_file(source)
-    key = (hashlib.sha256(raw).hexdigest(), check)
+    key = (sha256(raw).hexdigest(), check)
     if key not in _CUSTOM:
         dropped: list[str] = []
         schema = _parse_schema(raw, source, dropped.append, check)
@@ -448,11 +448,10 @@ def _passed_marker(raw: bytes) -> Path:
     (the draft is named in them, and a draft's metaschema is fixed by its specification), so a
     file that passed once passes again. Only passes are remembered: a refusal is checked, and
     worded, every time."""
-    import hashlib
-
     from generator.paths import cache_root
+    from generator.sha import sha256
 
-    return cache_root() / "schema-checks" / f"{hashlib.sha256(raw).hexdigest()}-{_checker_versions()}"
+    return cache_root() / "schema-checks" / f"{sha256(raw).hexdigest()}-{_checker_versions()}"
 
 
 @functools.cache

@@ -162,12 +162,14 @@ def test_a_lint_after_an_edit_loads_nothing_for_writing_files_or_for_hints(proje
     own (``replace`` imports tempfile, with shutil, random, bz2 and lzma, when it writes), suggests
     no name (difflib: a misspelt option, a namespace not managed, an unknown rule), runs no
     kubeconform and hashes no rendered tree (``tree.fingerprint``: the sum file's name is ``paths``'),
-    and reads its command line and writes its report without click (``cli.plainlint``)."""
+    reads its command line and writes its report without click (``cli.plainlint``), and hashes
+    without OpenSSL (``generator.sha``: hashlib loads libcrypto)."""
     tree = tmp_path / "tree"
     shutil.copytree(REPO / "rendered" / "aks-h100-training", tree)
     args = ["lint", "--jobs", "1", str(tree)]
     deferred = ("tempfile", "shutil", "difflib", "generator.lint.kubeconform", "generator.tree.fingerprint", "click")
     deferred += ("dataclasses", "inspect", "textwrap")  # no dataclass built; a fix hint read without them
+    deferred += ("hashlib", "_hashlib")
     env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
     _run(project, args, deferred, env)  # fills the cache
     edited = sorted(tree.rglob("*.yaml"))[0]

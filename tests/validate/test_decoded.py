@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 import os
 
 import pytest
@@ -50,6 +51,32 @@ def test_the_kubernetes_definitions_come_back_equal_from_the_copy():
     assert decoded.load(path) == json.loads(path.read_text(encoding="utf-8"))
     assert decoded.load(path) == json.loads(path.read_text(encoding="utf-8"))
     assert os.path.getsize(_copies()[0]) > 0
+
+
+def test_members_are_kept_each_as_a_dump_of_its_own(tmp_path, monkeypatch):
+    source = tmp_path / "defs.json"
+    source.write_text(json.dumps({"$defs": {"a": {"type": "string"}, "b": [1, None]}, "n": 1}), encoding="utf-8")
+    members = decoded.load_members(source, "$defs")
+    assert {name: marshal.loads(dump) for name, dump in members.items()} == {"a": {"type": "string"}, "b": [1, None]}
+    with monkeypatch.context() as patched:
+        patched.setattr(decoded.json, "loads", lambda _text: pytest.fail("decoded from JSON again"))
+        assert decoded.load_members(source, "$defs") == members  # from the copy
+    assert decoded.load(source)["n"] == 1  # the whole file's copy is another one
+    assert decoded.load_members(source, "n") == {} and decoded.load_members(source, "none") == {}
+
+
+def test_the_definitions_looked_up_one_by_one_are_the_whole_files():
+    """The compiled checks read ``definition_map``: every definition equal to the whole file's,
+    the ``required`` entries the API server does not enforce dropped alike, and only the ones
+    looked up decoded."""
+    version = (1, 32)
+    whole = kubernetes.definitions(version)["$defs"]
+    lookup = kubernetes.Definitions(dict(kubernetes.definition_map(version)._dumps))
+    assert "serviceName" not in lookup["io.k8s.api.apps.v1.StatefulSetSpec"]["required"]
+    assert len(lookup._decoded) == 1
+    assert sorted(lookup) == sorted(whole) and len(lookup) == len(whole)
+    assert all(lookup[name] == whole[name] for name in whole)
+    assert lookup.get("io.k8s.api.none") is None and "io.k8s.api.none" not in lookup
 
 
 @pytest.fixture(autouse=True)
