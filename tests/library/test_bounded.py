@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import time
@@ -236,3 +237,13 @@ def test_the_helpers_malloc_asks_for_huge_pages_after_the_users_tunables(monkeyp
     monkeypatch.delenv("GLIBC_TUNABLES")
     monkeypatch.setattr(bounded, "_helper", None)
     assert bounded.run(f"{HERE}:tunables", (), LIMITS) == "glibc.malloc.hugetlb=1"
+
+
+def test_the_pipes_to_the_helper_take_a_large_reply_in_few_turns():
+    """A reply of 16 clusters is ~6 MB: through 64 KiB pipes, a hundred turns of both processes."""
+    bounded.run(f"{HERE}:pid", (), LIMITS)
+    assert bounded._helper is not None
+    helper = bounded._helper[1]
+    for pipe in (helper.stdin, helper.stdout):
+        assert pipe is not None
+        assert fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ) == bounded.PIPE_BYTES
