@@ -1,30 +1,35 @@
-"""The helper process of ``generator.library.bounded``: one bounded call at a time, until it retires.
+"""The helper process of ``generator.library.bounded``: each bounded call in a child forked for it.
 
-Started for every ~16 clusters of a fleet, so it imports as little as it can: no ``subprocess``,
-``dataclasses``, ``typing`` or ``tempfile`` (~100 M instructions of a ~200 M start before); the
-bounds come as plain numbers, and the Jsonnet side it runs (``library.engine``) is as lean.
+The helper itself never runs a call: it reads a request, forks, and waits. The child sets its
+bounds, runs the call, replies and leaves by ``os._exit``, so whatever the call left (the Jsonnet
+engine frees nothing an evaluation allocates, ``engine.evaluate_unbounded``, ``gc=False``: ~55
+MiB an evaluation of ``evaluation.MANY`` clusters) goes with it, and the helper stays at its
+start-up size. A fork of this small process costs ~1 ms where a new interpreter with the
+engine cost ~35 ms, once per ~16 clusters of a fleet. Leaving by ``os._exit`` also skips the
+interpreter's teardown, which would run the engine's thread-local destructors and collect every
+cycle the evaluation left (~0.2 s an evaluation).
+
+A child that dies takes the helper with it, by the same signal or exit status, so the caller
+reads the cause from the helper's end as it would from the call's; a helper that dies takes
+its child (``PR_SET_PDEATHSIG``), so the caller's kill at the wall-clock bound stops the call.
+It imports as little as it can: no ``subprocess``, ``dataclasses``, ``typing`` or ``tempfile``.
 """
 
 from __future__ import annotations
 
+import ctypes
 import faulthandler
 import importlib
+import io
 import math
 import os
 import pickle
 import resource
+import signal
 import sys
 
 MIB = 1024 * 1024
-# Growth after which a helper exits once it has replied. The Jsonnet engine does not free what an
-# evaluation leaves (``engine.evaluate_unbounded``, ``gc=False``): ~3.5 MiB a cluster, ~55 MiB an
-# evaluation of ``evaluation.MANY`` clusters. A helper leaves once it has grown by 64 MiB or would
-# with one more call like its last: after each of those evaluations, at ~90 MB, whatever the
-# fleet's size (512 MiB let it reach ~550 MB); a new helper costs ~0.05 s of CPU (~200 M
-# instructions), collecting the engine's cycles ~0.2 s an evaluation. A helper leaves
-# by ``os._exit``: the interpreter's teardown would run the engine's thread-local destructors,
-# which collect every cycle the evaluations left (~0.2 s a helper, a quarter of its CPU).
-RETIRE_MIB = 64
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 def _address_space_now() -> int:
@@ -38,39 +43,71 @@ def _bound(kind: int, soft: int) -> None:
 
 
 def serve() -> None:
-    """The helper's loop: one length-prefixed pickled request in, one reply out, until EOF."""
+    """The helper's loop: one length-prefixed pickled request in, a child forked to reply, until EOF."""
     requests, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
     # what the called code prints is captured per call and sent with the reply; an abort
-    # message of a dying helper goes nowhere
+    # message of a dying call goes nowhere
     capture = os.fdopen(os.memfd_create("captured"), "w+b")
     os.dup2(capture.fileno(), 1)
     os.dup2(capture.fileno(), 2)
     faulthandler.disable()
-    baseline = _address_space_now()
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    helper = os.getpid()
     while True:
         header = requests.read(8)
         if len(header) < 8:
             os._exit(0)
-        target, args, (cpu_seconds, memory_mib) = pickle.loads(requests.read(int.from_bytes(header, "big")))
+        target, args, bounds = pickle.loads(requests.read(int.from_bytes(header, "big")))
+        module, _, name = target.partition(":")
+        try:
+            importlib.import_module(module)  # here, once for every child
+        except Exception:  # noqa: BLE001 - the child's import raises it again, as the call's error
+            pass
+        child = os.fork()
+        if child == 0:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != helper:  # the helper died before the line above
+                os._exit(1)
+            _call(module, name, args, bounds, capture, replies)
+        del args
+        _follow(os.waitpid(child, 0)[1])
+
+
+def _call(
+    module: str, name: str, args: tuple, bounds: tuple[int, int], capture: io.BufferedRandom, replies: io.BufferedWriter
+) -> None:
+    """Run ``module``'s ``name`` within its bounds in this child and reply; never returns."""
+    cpu_seconds, memory_mib = bounds
+    replied = False
+    try:
         used = resource.getrusage(resource.RUSAGE_SELF)
         _bound(resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + cpu_seconds)
-        before = _address_space_now()
-        _bound(resource.RLIMIT_AS, before + memory_mib * MIB)
+        _bound(resource.RLIMIT_AS, _address_space_now() + memory_mib * MIB)
         capture.seek(0)
         capture.truncate()
         try:
-            module, _, name = target.partition(":")
             reply = ("ok", getattr(importlib.import_module(module), name)(*args))
         except MemoryError:
             reply = ("memory", None)
         except Exception as exc:  # noqa: BLE001 - re-raised by the caller
             reply = ("error", exc)
         capture.seek(0)
-        # retire now if another call like this one would take the growth past the bound
-        after = _address_space_now()
-        retiring = (after - baseline) + (after - before) > RETIRE_MIB * MIB
-        payload = pickle.dumps((*reply, capture.read(), retiring))
+        payload = pickle.dumps((*reply, capture.read()))
         replies.write(len(payload).to_bytes(8, "big") + payload)
         replies.flush()
-        if retiring:
-            os._exit(0)
+        replied = True
+    finally:
+        os._exit(0 if replied else 1)
+
+
+def _follow(status: int) -> None:
+    """Go on after a child that replied and left; else die as it died, without a core file."""
+    if status == 0:
+        return
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):
+            signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)

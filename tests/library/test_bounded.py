@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -32,8 +34,6 @@ def spin():
 
 
 def sleep(seconds):
-    import time
-
     time.sleep(seconds)
 
 
@@ -53,6 +53,21 @@ def dying(text):
 
 def pid():
     return os.getpid()
+
+
+def tunables():
+    return os.environ.get("GLIBC_TUNABLES")
+
+
+def helper():
+    """The helper's pid: the parent of the process that runs a call."""
+    return os.getppid()
+
+
+def sleep_noted(path, seconds):
+    """Write this call's pid to ``path``, then sleep."""
+    Path(path).write_text(str(os.getpid()), encoding="ascii")
+    time.sleep(seconds)
 
 
 _held: list[bytearray] = []
@@ -102,11 +117,11 @@ def test_memory_bound_and_the_helper_survives_it():
 
 
 def test_cpu_bound_is_per_call_and_a_new_helper_takes_over():
-    before = bounded.run(f"{HERE}:pid", (), LIMITS)
+    before = bounded.run(f"{HERE}:helper", (), LIMITS)
     with pytest.raises(bounded.Bound) as caught:
         bounded.run(f"{HERE}:spin", (), bounded.Limits(cpu_seconds=1, memory_mib=256))
     assert caught.value.which == "cpu"
-    assert bounded.run(f"{HERE}:pid", (), LIMITS) != before
+    assert bounded.run(f"{HERE}:helper", (), LIMITS) != before
 
 
 def test_cpu_already_used_by_the_helper_does_not_count_against_a_call():
@@ -132,12 +147,20 @@ def test_what_a_dying_helper_prints_is_dropped(capfd):
 
 
 def test_a_forked_process_gets_its_own_helper():
-    mine = bounded.run(f"{HERE}:pid", (), LIMITS)
+    mine = bounded.run(f"{HERE}:helper", (), LIMITS)
     child = os.fork()
     if child == 0:
-        os._exit(0 if bounded.run(f"{HERE}:pid", (), LIMITS) != mine else 1)
+        os._exit(0 if bounded.run(f"{HERE}:helper", (), LIMITS) != mine else 1)
     assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
-    assert bounded.run(f"{HERE}:pid", (), LIMITS) == mine
+    assert bounded.run(f"{HERE}:helper", (), LIMITS) == mine
+
+
+def test_each_call_runs_in_a_process_of_its_own_forked_from_one_helper():
+    """One helper started for many calls (an interpreter's start each cost ~35 ms of CPU)."""
+    helpers = {bounded.run(f"{HERE}:helper", (), LIMITS) for _ in range(3)}
+    calls = {bounded.run(f"{HERE}:pid", (), LIMITS) for _ in range(3)}
+    assert len(helpers) == 1 and os.getpid() not in helpers
+    assert len(calls) == 3 and not calls & helpers
 
 
 def test_the_helper_imports_this_package_whatever_the_working_folder_holds(tmp_path):
@@ -154,37 +177,19 @@ def test_the_helper_imports_this_package_whatever_the_working_folder_holds(tmp_p
     assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
 
 
-def test_each_calls_memory_bound_counts_from_the_helpers_size_before_the_call():
+def test_what_a_call_leaves_is_gone_before_the_next_call():
+    """The engine frees nothing an evaluation allocates: the next call starts from the
+    helper's size, so its memory bound is all its own."""
     bounded.run(f"{HERE}:hold", (200,), LIMITS)
-    try:
-        assert bounded.run(f"{HERE}:allocate", (128,), LIMITS) == 128 * 1024 * 1024
-    finally:
-        bounded.run(f"{HERE}:release", (), LIMITS)
+    assert bounded.run(f"{HERE}:allocate", (200,), LIMITS) == 200 * 1024 * 1024
 
 
-def test_a_helper_that_grew_retires_after_its_reply_and_a_new_one_takes_over():
-    grown = bounded.run(f"{HERE}:hold", (bounded.RETIRE_MIB + 16,), bounded.Limits(5, bounded.RETIRE_MIB + 64))
-    assert bounded.run(f"{HERE}:pid", (), LIMITS) != grown
-    assert bounded.run(f"{HERE}:echo", ("still served",), LIMITS) == "still served"
-
-
-def test_a_helper_retires_when_one_more_call_like_its_last_would_take_it_past_the_bound():
-    """A fleet's evaluations leave about as much each: the helper leaves before the one that
-    would take it past RETIRE_MIB, so its peak stays under the bound."""
-    call = bounded.RETIRE_MIB * 5 // 8
-    grown = bounded.run(f"{HERE}:hold", (call,), bounded.Limits(5, bounded.RETIRE_MIB + 64))
-    assert bounded.run(f"{HERE}:pid", (), LIMITS) != grown
-    small = bounded.run(f"{HERE}:hold", (1,), LIMITS)
-    assert bounded.run(f"{HERE}:pid", (), LIMITS) == small
-
-
-def test_a_retiring_helper_exits_without_tearing_its_interpreter_down(tmp_path):
-    """A retiring helper's memory is the OS's to take back: the teardown (the engine collects
-    every cycle it left, ~0.2 s a helper) would only cost CPU, and the caller waits for it."""
+def test_a_calls_process_exits_without_tearing_its_interpreter_down(tmp_path):
+    """A call's memory is the OS's to take back: the teardown (the engine collects every
+    cycle it left, ~0.2 s an evaluation) would only cost CPU, and the caller waits for it."""
     marker = tmp_path / "torn-down"
-    helper = bounded.run(f"{HERE}:note_at_exit", (str(marker),), LIMITS)
-    bounded.run(f"{HERE}:hold", (bounded.RETIRE_MIB + 16,), bounded.Limits(5, bounded.RETIRE_MIB + 64))
-    assert bounded.run(f"{HERE}:pid", (), LIMITS) != helper
+    bounded.run(f"{HERE}:note_at_exit", (str(marker),), LIMITS)
+    bounded.run(f"{HERE}:pid", (), LIMITS)
     assert not marker.exists()
 
 
@@ -198,10 +203,47 @@ def test_calls_that_each_leave_memory_behind_keep_the_helper_under_150_mb():
     bounded.run(f"{HERE}:release", (), LIMITS)
 
 
-def test_a_call_that_uses_no_cpu_is_stopped_at_the_wall_clock_bound():
-    """Sleeping uses no CPU time: only the wall-clock bound can stop it."""
-    before = bounded.run(f"{HERE}:pid", (), LIMITS)
+def test_a_call_that_uses_no_cpu_is_stopped_at_the_wall_clock_bound(tmp_path):
+    """Sleeping uses no CPU time: only the wall-clock bound can stop it, and it stops the
+    call's process with its helper."""
+    before = bounded.run(f"{HERE}:helper", (), LIMITS)
+    noted = tmp_path / "pid"
     with pytest.raises(bounded.Bound) as caught:
-        bounded.run(f"{HERE}:sleep", (3600,), bounded.Limits(cpu_seconds=60, memory_mib=256, wall_seconds=1))
+        bounded.run(f"{HERE}:sleep_noted", (str(noted), 3600), bounded.Limits(60, 256, wall_seconds=1))
     assert caught.value.which == "wall"
-    assert bounded.run(f"{HERE}:pid", (), LIMITS) != before
+    assert bounded.run(f"{HERE}:helper", (), LIMITS) != before
+    call = Path("/proc", noted.read_text(encoding="ascii"), "status")
+    for _ in range(100):  # the kernel delivers the helper's death to its child
+        if _gone(call):
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the call outlived its helper")
+
+
+def _gone(status: Path) -> bool:
+    """Whether the process of ``/proc/<pid>/status`` has exited (reaped, or a zombie)."""
+    try:
+        return "State:\tZ" in status.read_text(encoding="ascii")
+    except FileNotFoundError:
+        return True
+
+
+def test_the_helpers_malloc_asks_for_huge_pages_after_the_users_tunables(monkeypatch):
+    """An evaluation's ~55 MiB in 2 MiB pages: a tenth of the page faults of 4 KiB ones."""
+    monkeypatch.setattr(bounded, "_helper", None)
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.check=0")
+    assert bounded.run(f"{HERE}:tunables", (), LIMITS) == "glibc.malloc.check=0:glibc.malloc.hugetlb=1"
+    monkeypatch.delenv("GLIBC_TUNABLES")
+    monkeypatch.setattr(bounded, "_helper", None)
+    assert bounded.run(f"{HERE}:tunables", (), LIMITS) == "glibc.malloc.hugetlb=1"
+
+
+def test_the_pipes_to_the_helper_take_a_large_reply_in_few_turns():
+    """A reply of 16 clusters is ~6 MB: through 64 KiB pipes, a hundred turns of both processes."""
+    bounded.run(f"{HERE}:pid", (), LIMITS)
+    assert bounded._helper is not None
+    helper = bounded._helper[1]
+    for pipe in (helper.stdin, helper.stdout):
+        assert pipe is not None
+        assert fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ) == bounded.PIPE_BYTES

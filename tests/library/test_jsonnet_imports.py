@@ -1,10 +1,12 @@
-"""The sandbox reuses the answers to imports within a process, but never a stale or escaping one."""
+"""The sandbox answers an import once an evaluation, and never with a stale or escaping file."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from generator.library import jsonnet
+from generator.library import engine, jsonnet
 
 
 @pytest.fixture
@@ -56,3 +58,19 @@ def test_a_sandbox_without_the_cluster_folder_may_not_use_an_answer_from_it(fold
     library_only = jsonnet.Sandbox(library, None, tmp_path)
     with pytest.raises(RuntimeError, match="refused"):
         library_only.resolve(str(cluster), "values.libsonnet")
+
+
+def test_an_evaluation_asks_the_sandbox_once_an_import(folders, monkeypatch):
+    """The engine asks at every import it meets (in a function's body: at every call) and keeps
+    the first file it parsed under a path, so the first answer stands for the evaluation."""
+    _library, cluster, sandbox = folders
+    asked, resolve = [], engine.Sandbox.resolve
+
+    def counted(self, importer_dir, rel):
+        asked.append(rel)
+        return resolve(self, importer_dir, rel)
+
+    monkeypatch.setattr(engine.Sandbox, "resolve", counted)
+    code = "local f(x) = (import 'lib/k.libsonnet').a + x; [f(1), f(2), f(3)]"
+    assert json.loads(engine.evaluate_unbounded(code, str(cluster / engine.ENTRY_NAME), sandbox, {})) == [2, 3, 4]
+    assert asked == ["lib/k.libsonnet"]

@@ -279,7 +279,7 @@ def test_an_import_past_its_bound_is_refused(tmp_path):
     (tmp_path / "big.txt").write_bytes(b"x" * (jsonnet.MAX_IMPORT_BYTES + 1))
     sandbox = jsonnet.Sandbox(tmp_path, tmp_path, tmp_path)
     with pytest.raises(RuntimeError, match="is larger than"):
-        sandbox._resolve(str(tmp_path), "big.txt")
+        sandbox.resolve(str(tmp_path), "big.txt")
 
 
 def test_a_schema_file_many_clusters_consulted_is_hashed_once_until_it_changes(tmp_path, monkeypatch):
