@@ -116,7 +116,7 @@ def _display(ctx: Context) -> Callable[[str], str]:
         parent, name = os.path.split(path)
         if parent not in folders:
             # a symlinked manifest keeps its own name; realpath as pathlib's resolve, without its objects
-            absolute = real(parent) if parent else os.path.realpath(parent)
+            absolute = real(parent)
             if not (absolute + os.sep).startswith(inner):
                 folders[parent] = None
             elif plain_root:

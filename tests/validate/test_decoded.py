@@ -71,7 +71,9 @@ def test_the_definitions_looked_up_one_by_one_are_the_whole_files():
     looked up decoded."""
     version = (1, 32)
     whole = kubernetes.definitions(version)["$defs"]
-    lookup = kubernetes.Definitions(dict(kubernetes.definition_map(version)._dumps))
+    lookup = kubernetes.Definitions(
+        decoded.load_members(kubernetes.version_dir(version) / "_definitions.json", "$defs")
+    )
     assert "serviceName" not in lookup["io.k8s.api.apps.v1.StatefulSetSpec"]["required"]
     assert len(lookup._decoded) == 1
     assert sorted(lookup) == sorted(whole) and len(lookup) == len(whole)
