@@ -81,14 +81,9 @@ def _widen(pipe: IO[bytes] | None) -> None:
 
 
 def _environment() -> dict[str, str]:
-    """This package first on the helper's path, and glibc's ``malloc`` asked for transparent huge
-    pages (``glibc.malloc.hugetlb=1``, glibc 2.35+, ignored elsewhere) after the user's tunables:
-    an evaluation of 16 clusters allocates ~55 MiB that is never freed, ~14,000 page faults in
-    pages of 4 KiB, a tenth of that where the kernel gives 2 MiB ones."""
+    """This package first on the helper's path."""
     package_parent = str(Path(__file__).resolve().parents[2])
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")])))
-    env["GLIBC_TUNABLES"] = ":".join(filter(None, [os.environ.get("GLIBC_TUNABLES"), "glibc.malloc.hugetlb=1"]))
-    return env
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")])))
 
 
 def _current_helper() -> subprocess.Popen:

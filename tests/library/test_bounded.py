@@ -55,10 +55,6 @@ def pid():
     return os.getpid()
 
 
-def tunables():
-    return os.environ.get("GLIBC_TUNABLES")
-
-
 def helper():
     """The helper's pid: the parent of the process that runs a call."""
     return os.getppid()
@@ -227,16 +223,6 @@ def _gone(status: Path) -> bool:
         return "State:\tZ" in status.read_text(encoding="ascii")
     except FileNotFoundError:
         return True
-
-
-def test_the_helpers_malloc_asks_for_huge_pages_after_the_users_tunables(monkeypatch):
-    """An evaluation's ~55 MiB in 2 MiB pages: a tenth of the page faults of 4 KiB ones."""
-    monkeypatch.setattr(bounded, "_helper", None)
-    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.check=0")
-    assert bounded.run(f"{HERE}:tunables", (), LIMITS) == "glibc.malloc.check=0:glibc.malloc.hugetlb=1"
-    monkeypatch.delenv("GLIBC_TUNABLES")
-    monkeypatch.setattr(bounded, "_helper", None)
-    assert bounded.run(f"{HERE}:tunables", (), LIMITS) == "glibc.malloc.hugetlb=1"
 
 
 def test_the_pipes_to_the_helper_take_a_large_reply_in_few_turns():
