@@ -179,7 +179,7 @@ def _end(workers: list[_Worker]) -> None:
 def _keep(
     results: list[FileResult | None],
     cache: ResultCache | None,
-    todo: list[tuple[int, str, str]],
+    todo: list[Item],
     found: Iterable[tuple[FileResult, str | None]],
 ) -> None:
     """Each checked file's result in its place, and in the cache under the key of what was checked."""
@@ -190,7 +190,7 @@ def _keep(
             cache.put(key, result)
 
 
-def _check(item: tuple[int, str, str]) -> tuple[FileResult, str | None]:
+def _check(item: Item) -> tuple[FileResult, str | None]:
     """Check one file, in a worker or here; with the cache key of the bytes that were checked
     (the file may have changed since it was looked up)."""
     _index, path, shown = item

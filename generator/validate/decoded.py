@@ -33,12 +33,13 @@ FOLDER = "decoded"
 
 def load(path: Path) -> Any:
     """``json.loads`` of the file's text (UTF-8), from the user cache when a copy of these bytes is there."""
-    data = _read(_copy(path, None))
+    copy = _copy(path, None)
+    data = _read(copy)
     if isinstance(data, dict):
         return data
     data = _decode(path)
     if isinstance(data, dict):
-        _write(_copy(path, None), data)
+        _write(copy, data)
     return data
 
 
@@ -47,13 +48,14 @@ def load_members(path: Path, member: str) -> dict[str, bytes]:
     its own ``marshal`` dump, from the user cache when a copy of these bytes is there: a caller
     that needs a few of many entries (a kind's schema reaches a fraction of the definitions)
     decodes those alone. Empty when the file has no such object."""
-    found = _read(_copy(path, member))
+    copy = _copy(path, member)
+    found = _read(copy)
     if isinstance(found, dict) and all(isinstance(v, bytes) for v in found.values()):
         return found
     data = _decode(path)
     members = data.get(member) if isinstance(data, dict) else None
     dumps = {name: marshal.dumps(value) for name, value in members.items()} if isinstance(members, dict) else {}
-    _write(_copy(path, member), dumps)
+    _write(copy, dumps)
     return dumps
 
 
