@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -105,6 +108,42 @@ def test_a_schema_files_passed_metaschema_check_is_remembered_by_its_bytes(tmp_p
         with pytest.raises(InputError, match="not a valid JSON Schema"):
             load_schema(source)
     assert calls == ["v1", "v2", "bad", "bad"]
+
+
+def test_the_remembered_check_is_named_by_the_installed_jsonschema_as_importlib_metadata_says():
+    from importlib.metadata import version
+
+    from generator.validate.validator import _installed_version
+
+    assert _installed_version("jsonschema") == version("jsonschema")
+    assert _installed_version("click") == version("click")
+
+
+def test_the_installed_version_without_a_dist_info_folder_is_asked_of_importlib_metadata(monkeypatch, tmp_path):
+    from generator.validate import validator
+
+    monkeypatch.setattr(sys, "path", [str(tmp_path), str(tmp_path / "missing")])
+    monkeypatch.setattr("importlib.metadata.version", lambda name: f"asked-{name}")
+    assert validator._installed_version("jsonschema") == "asked-jsonschema"
+    (tmp_path / "jsonschema-9.8.7.dist-info").mkdir()
+    assert validator._installed_version("jsonschema") == "9.8.7"
+
+
+def test_a_remembered_metaschema_check_imports_neither_jsonschema_nor_importlib_metadata(tmp_path):
+    """A render with schema locations looks up each custom schema's remembered check: that
+    costs no import of importlib.metadata (~30 ms, a tenth of a one-cluster render's own work)."""
+    source = tmp_path / "gadget.json"
+    source.write_text('{"type": "object"}', encoding="utf-8")
+    code = (
+        "import sys; from pathlib import Path; from generator.validate.validator import load_schema; "
+        f"load_schema(Path({str(source)!r})); "
+        "print(sorted(m for m in ('importlib.metadata', 'jsonschema') if m in sys.modules))"
+    )
+    env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
+    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert first.stdout.strip() == "['jsonschema']"  # checked once, then remembered
+    again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert again.stdout.strip() == "[]"
 
 
 def test_an_unwritable_cache_only_means_checking_again(tmp_path, monkeypatch):
