@@ -23,6 +23,7 @@ are bounded, both located.
 from __future__ import annotations
 
 import functools
+import math
 import re
 import stat
 import sys
@@ -177,12 +178,34 @@ def load_text(text: str, display: str) -> Located:
             col=col,
             hint=BAD_CHARACTER_HINT,
         )
-    _check_values(text, display)
     try:
         fast = _fast_load(text, display)
     except _TooDeep as deep:
         raise deep.error(display) from None
-    return _ruamel_load(text, display) if fast is None else fast  # the round-trip loader
+    if fast is not None:
+        if _written_nodes(fast.data) > _values_bound():
+            _check_values(text, display)  # located at the first node past the bound
+        return fast
+    _check_values(text, display)
+    return _ruamel_load(text, display)  # the round-trip loader
+
+
+def _values_bound() -> float:
+    from generator.yamlio.read import INPUTS
+
+    return math.inf if INPUTS.values is None else INPUTS.values
+
+
+def _written_nodes(data: Any) -> int:
+    """The nodes of a document the compiled reader built, as ``_check_values`` counts them from
+    its text: the reader hands over every document with an alias or a merge key, so each node
+    written is one value built (a mapping, its keys and its values, a list and its items, a
+    scalar). Counting them costs a tenth of counting libyaml's events through ruamel's parser."""
+    if isinstance(data, dict):
+        return 1 + len(data) + sum(_written_nodes(v) for v in data.values())
+    if isinstance(data, list):
+        return 1 + sum(_written_nodes(v) for v in data)
+    return 1
 
 
 class _TooDeep(Exception):
@@ -305,7 +328,10 @@ def _deepest_start(yaml: YAML, text: str) -> tuple[int, int]:
 
 def _check_values(text: str, display: str) -> None:
     """At most ``INPUTS.values`` nodes as written, counted from libyaml's events (in C, and
-    stopped at the bound) before any loader builds them; located at the first node past it.
+    stopped at the bound) before ruamel's round-trip loader reads them (~0.3 ms a node); located
+    at the first node past it. What the compiled reader builds (a megabyte in milliseconds) is
+    counted from its values (``_written_nodes``), and only past the bound counted here for
+    the place to name.
     Where the bundled libyaml stops early on what ruamel reads on (a ':' in a flow scalar), the
     rest is bounded by its lines and commas, each of which a node needs. A text too short to
     hold more is not parsed (nor ruamel.yaml imported, as a lint with a small config file
