@@ -63,9 +63,12 @@ _VERDICTS: dict[tuple[int, bytes], tuple[SchemaValidator, list]] = {}
 _MEMO_MAX = 100_000
 
 
-def _body_digest(tree: Tree, relpath: str, header: int) -> bytes:
-    """The digest of an object's YAML without the header line, which names the cluster."""
-    return hashlib.blake2b(tree.files[relpath][header:], digest_size=16).digest()
+def body_digests(tree: Tree) -> list[bytes]:
+    """The digest of each placed object's YAML without the header line, which names the
+    cluster: the key of its schema verdict and of its rule results, made once for both."""
+    header = len(MARKER.format(cluster=tree.cluster).encode())
+    files = tree.files
+    return [hashlib.blake2b(files[placed.relpath][header:], digest_size=16).digest() for placed in tree.placed]
 
 
 def _verdict(validator: SchemaValidator, obj: dict, digest: bytes) -> list:
@@ -78,7 +81,9 @@ def _verdict(validator: SchemaValidator, obj: dict, digest: bytes) -> list:
     return known[1]
 
 
-def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, prefix: str) -> list[Diagnostic]:
+def validate(
+    tree: Tree, validator: SchemaValidator, require_schemas: bool, prefix: str, digests: list[bytes] | None = None
+) -> list[Diagnostic]:
     """Schema problems of every placed object (one missing-schema warning per kind, which
     carries lint's rule for it, K8S004, so the command line can sum them up as lint does).
 
@@ -88,11 +93,10 @@ def validate(tree: Tree, validator: SchemaValidator, require_schemas: bool, pref
     (K8S004). Every chart object with a schema is validated like the rest."""
     problems = []
     missing_reported: set[tuple[str, str]] = set()
-    header = len(MARKER.format(cluster=tree.cluster).encode())
-    for placed in tree.placed:
+    for placed, digest in zip(tree.placed, digests or body_digests(tree), strict=True):
         shown = Location(f"{prefix}/{placed.relpath}")
         preview = placed.relpath.startswith(CHARTS)
-        for problem in _verdict(validator, placed.obj, _body_digest(tree, placed.relpath, header)):
+        for problem in _verdict(validator, placed.obj, digest):
             if problem.kind == "missing-schema" and preview:
                 continue
             if problem.kind == "missing-schema":
@@ -131,7 +135,9 @@ def _settings_key(settings: Settings) -> str:
     return json.dumps(values, sort_keys=True, default=str)
 
 
-def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = None) -> list[Diagnostic]:
+def lint_rules(
+    tree: Tree, cluster: Cluster, prefix: str, config: dict | None = None, digests: list[bytes] | None = None
+) -> list[Diagnostic]:
     """The lint rules' errors on the rendered objects, with the config file's lint settings
     (``config`` is its data), so render, check and lint agree.
 
@@ -149,11 +155,10 @@ def lint_rules(tree: Tree, cluster: Cluster, prefix: str, config: dict | None = 
     )
     engine = Engine(settings, None)
     shared = _settings_key(settings)
-    header = len(MARKER.format(cluster=tree.cluster).encode())
     results = []
-    for placed in tree.placed:
+    for placed, digest in zip(tree.placed, digests or body_digests(tree), strict=True):
         file = f"{prefix}/{placed.relpath}"
-        key = (shared, file if settings.ignores else placed.relpath, _body_digest(tree, placed.relpath, header))
+        key = (shared, file if settings.ignores else placed.relpath, digest)
         known = _SHARED_RESULTS.get(key)
         if known is None:
             if len(_SHARED_RESULTS) >= _MEMO_MAX:
@@ -178,4 +183,7 @@ def check(
     too_large = oversized(tree, prefix, overrides, cluster.overrides)
     if too_large:  # megabytes of data: not worth validating, the tree is refused anyway
         return too_large
-    return validate(tree, validator, require_schemas, prefix) + lint_rules(tree, cluster, prefix, config)
+    digests = body_digests(tree)
+    return validate(tree, validator, require_schemas, prefix, digests) + lint_rules(
+        tree, cluster, prefix, config, digests
+    )

@@ -135,3 +135,19 @@ def test_a_full_rule_memo_is_emptied_and_runs_the_rules_again(rule_runs, monkeyp
     _lint("a", fixed)  # full: emptied, then this one kept
     _lint("b", _MISMATCHED)
     assert len(rule_runs) == 3 and len(checks._SHARED_RESULTS) == 1
+
+
+def test_the_checks_of_a_tree_digest_each_object_once_for_its_verdict_and_its_rules(monkeypatch, counted):
+    from types import SimpleNamespace
+
+    validator, _calls = counted
+    monkeypatch.setattr(checks, "_SHARED_RESULTS", {})
+    digested: list[int] = []
+    real = checks.hashlib.blake2b
+    counting = SimpleNamespace(blake2b=lambda data, **kw: digested.append(len(data)) or real(data, **kw))
+    monkeypatch.setattr(checks, "hashlib", counting)  # this module's digests only
+    objects = [_config_map({"k": "v"}), {**_config_map({"k": "w"}), "metadata": {"name": "y", "namespace": "default"}}]
+    tree = build_tree("a", [("10-layer", [("component", objects)])])
+    cluster = SimpleNamespace(spec={"kubernetesVersion": "1.32"}, facts=None, overrides=None)
+    assert checks.check(tree, cluster, validator, False, "rendered/a") == []  # type: ignore[arg-type]
+    assert len(digested) == len(objects)
