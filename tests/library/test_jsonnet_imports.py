@@ -74,3 +74,19 @@ def test_an_evaluation_asks_the_sandbox_once_an_import(folders, monkeypatch):
     code = "local f(x) = (import 'lib/k.libsonnet').a + x; [f(1), f(2), f(3)]"
     assert json.loads(engine.evaluate_unbounded(code, str(cluster / engine.ENTRY_NAME), sandbox, {})) == [2, 3, 4]
     assert asked == ["lib/k.libsonnet"]
+
+
+def test_a_folder_whose_name_starts_with_the_librarys_is_outside_it(folders, tmp_path):
+    library, cluster, sandbox = folders
+    beside = tmp_path / "libsonnet-extra"
+    beside.mkdir()
+    (beside / "x.libsonnet").write_text("'not the library'", encoding="utf-8")
+    with pytest.raises(RuntimeError, match="resolves to libsonnet-extra/x.libsonnet, outside libsonnet/"):
+        sandbox.resolve(str(library), "../libsonnet-extra/x.libsonnet")
+
+
+def test_an_import_through_a_symlink_loop_is_refused(folders):
+    library, cluster, sandbox = folders
+    (cluster / "loop.libsonnet").symlink_to(cluster / "loop.libsonnet")
+    with pytest.raises(RuntimeError, match="'loop.libsonnet' not found in libsonnet/ or the cluster's folder"):
+        sandbox.resolve(str(cluster), "loop.libsonnet")
