@@ -56,14 +56,14 @@ def run_key(settings: Settings, validator: SchemaValidator | None, refs: bool = 
         "refs": refs,
         "format": [FORMAT, marshal.version],
         "version": generator.__version__,
-        "code": _code_fingerprint(),
+        "code": code_fingerprint(),
         "settings": settings.as_dict(),
-        "schemas": _schema_fingerprint(validator) if validator is not None else None,
+        "schemas": schema_fingerprint(validator) if validator is not None else None,
     }
     return sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _code_fingerprint() -> list:
+def code_fingerprint() -> list:
     """Name, size and modification time of the package's modules: an edited rule or an
     upgraded package (same version number or not) misses every entry."""
     root = Path(generator.__file__).parent
@@ -80,7 +80,7 @@ def _code_fingerprint() -> list:
     return found
 
 
-def _schema_fingerprint(validator: SchemaValidator) -> list:
+def schema_fingerprint(validator: SchemaValidator) -> list:
     """The Kubernetes version with its bundled schemas' folder and, per schema location, its
     template and (for local ones) the name, size and modification time of every file the
     template can reach for this version."""

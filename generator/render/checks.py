@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.inputs.load import Cluster
+from generator.render import checkcache
 from generator.render.charts import FOLDER
 from generator.render.layout import MARKER, Tree
 from generator.validate import SchemaValidator
@@ -58,7 +59,7 @@ def oversized(tree: Tree, prefix: str, overrides: str, written: Path | None) -> 
 # canonical (its bytes are the object, ``yamlio.emit``) and Jsonnet orders every object's keys, so
 # the same digest is the same object: the memo is exact, failures included (each is located at its
 # cluster's file by ``validate``). Bounded: emptied when full (the validators are kept, so no id
-# is reused).
+# is reused). Kept between runs as well (``checkcache``).
 _VERDICTS: dict[tuple[int, bytes], tuple[SchemaValidator, list]] = {}
 _MEMO_MAX = 100_000
 
@@ -77,7 +78,13 @@ def _verdict(validator: SchemaValidator, obj: dict, digest: bytes) -> list:
     if known is None or known[0] is not validator:
         if len(_VERDICTS) >= _MEMO_MAX:
             _VERDICTS.clear()
-        known = _VERDICTS[key] = (validator, validator.check(obj))
+        problems = checkcache.verdict(validator, digest)
+        if problems is None:
+            problems = validator.check(obj)
+            checkcache.keep_verdict(validator, digest, problems)
+        else:  # what the check would have recorded of the schemas it consulted (``consulted``)
+            validator.look_up(obj.get("apiVersion"), obj.get("kind"))
+        known = _VERDICTS[key] = (validator, problems)
     return known[1]
 
 
@@ -163,7 +170,11 @@ def lint_rules(
         if known is None:
             if len(_SHARED_RESULTS) >= _MEMO_MAX:
                 _SHARED_RESULTS.clear()
-            known = _SHARED_RESULTS[key] = object_result(engine, file, tree.files[placed.relpath].decode(), placed.obj)
+            known = checkcache.rule_result(shared, key[1], digest, file)
+            if known is None:
+                known = object_result(engine, file, tree.files[placed.relpath].decode(), placed.obj)
+                checkcache.keep_rule_result(shared, key[1], digest, known)
+            _SHARED_RESULTS[key] = known
         results.append(known if known.display == file else known.moved(file))
     return [f for f in engine.finish(results).findings if f.severity == "error"]
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from generator.errors import InputError
 from generator.paths import Project
 from generator.record import Record
+from generator.render import checkcache
 from generator.tree import fingerprint, lock
 from generator.tree import write as tree
 
@@ -262,6 +263,7 @@ def _render_here(
             outcomes.append(outcome)
             if on_done:
                 on_done(outcome)
+    checkcache.save()
     return outcomes
 
 
@@ -313,8 +315,11 @@ def _import_render_modules() -> None:
 
 
 def _render_in_worker(project: Project, names: list[str], options: Options, shared: tuple[str, ...]) -> list[Outcome]:
-    """One pool task; ``validator``'s cache keeps compiled schemas across a worker's tasks."""
-    return render_some(project, names, _validators(options), options, shared)
+    """One pool task; ``validator``'s cache keeps compiled schemas across a worker's tasks, and
+    what it checked is kept for the next runs as the task ends (a worker is never told it ends)."""
+    outcomes = render_some(project, names, _validators(options), options, shared)
+    checkcache.save()
+    return outcomes
 
 
 def write(project: Project, outcomes: list[Outcome], timeout: float = lock.DEFAULT_TIMEOUT) -> None:

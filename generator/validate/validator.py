@@ -157,6 +157,7 @@ class SchemaValidator:
         self._core_state: dict[str, Any] = {}  # the core kinds' compiler and registry, shared too
         # per custom resource kind looked up: the schema paths consulted (``consulted``)
         self._lookups: dict[tuple[str, str], list[tuple[str, bool]]] = {}
+        self._looked_up: set[tuple[str, str]] = set()  # kinds ``look_up`` was asked for
         # (apiVersion, kind) → document schema given in memory (``with_schemas``), before any location
         self._given: dict[tuple[str, str], dict] = {}
 
@@ -264,6 +265,17 @@ class SchemaValidator:
 
     def warn(self, message: str) -> None:
         self.warnings.setdefault(message, None)
+
+    def look_up(self, api_version: object, kind: object) -> None:
+        """Record the schema lookup a check of this kind makes (``consulted``), without compiling
+        its schema: for a verdict known without a check (render's kept verdicts)."""
+        if not (isinstance(api_version, str) and api_version and isinstance(kind, str) and kind):
+            return  # a check reports the missing key without a lookup
+        key = (api_version, kind)
+        if key in self._given or key in self._lookups or key in self._looked_up:
+            return  # a given schema is looked up nowhere; a custom kind's lookup is recorded once
+        self._looked_up.add(key)
+        self.schema_source(api_version, kind)
 
     def has_schema(self, api_version: str, kind: str) -> bool:
         return self._validator_for(api_version, kind) is not None
@@ -462,10 +474,10 @@ def _checker_versions() -> str:
     Read from the installed metadata, so a remembered pass costs no jsonschema import."""
     from generator import __version__
 
-    return f"{__version__}-{_installed_version('jsonschema')}"
+    return f"{__version__}-{installed_version('jsonschema')}"
 
 
-def _installed_version(distribution: str) -> str:
+def installed_version(distribution: str) -> str:
     """The installed version of ``distribution`` (a name without ``-``), as
     ``importlib.metadata.version`` answers it: from the name of the first
     ``<name>-<version>.dist-info`` folder on ``sys.path``, searched in its order as that does

@@ -304,7 +304,7 @@ def test_a_file_changed_moments_ago_is_always_read(tmp_path, monkeypatch):
 def test_the_schema_fingerprint_covers_the_location_folder_only_and_skips_dangling_links(tmp_path, checked):
     """``dir/{{.Group}}-{{.ResourceKind}}.json`` reaches the files of ``dir``, not of its parent;
     a dangling link there is no schema and no reason to fail."""
-    from generator.lint.cache import _schema_fingerprint
+    from generator.lint.cache import schema_fingerprint
     from generator.lint.settings import Settings as Lint
     from generator.validate import SchemaValidator
     from generator.validate.locations import SchemaLocation
@@ -316,7 +316,7 @@ def test_the_schema_fingerprint_covers_the_location_folder_only_and_skips_dangli
     (tmp_path / "beside.json").write_text("{}", encoding="utf-8")
     location = str(schemas / "{{.Group}}-{{.ResourceKind}}.json")
     validator = SchemaValidator(Lint().kubernetes_version, [SchemaLocation(location)])
-    files = [entry[0] for entry in _schema_fingerprint(validator)[-1]]
+    files = [entry[0] for entry in schema_fingerprint(validator)[-1]]
     assert files == [str(schemas / "g-Widget.json")]
     folder = _tree(tmp_path)
     assert lint_paths([str(folder)], Lint(schema_locations=[location]), cached=True).findings

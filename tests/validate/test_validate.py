@@ -113,10 +113,10 @@ def test_a_schema_files_passed_metaschema_check_is_remembered_by_its_bytes(tmp_p
 def test_the_remembered_check_is_named_by_the_installed_jsonschema_as_importlib_metadata_says():
     from importlib.metadata import version
 
-    from generator.validate.validator import _installed_version
+    from generator.validate.validator import installed_version
 
-    assert _installed_version("jsonschema") == version("jsonschema")
-    assert _installed_version("click") == version("click")
+    assert installed_version("jsonschema") == version("jsonschema")
+    assert installed_version("click") == version("click")
 
 
 def test_the_installed_version_without_a_dist_info_folder_is_asked_of_importlib_metadata(monkeypatch, tmp_path):
@@ -124,9 +124,9 @@ def test_the_installed_version_without_a_dist_info_folder_is_asked_of_importlib_
 
     monkeypatch.setattr(sys, "path", [str(tmp_path), str(tmp_path / "missing")])
     monkeypatch.setattr("importlib.metadata.version", lambda name: f"asked-{name}")
-    assert validator._installed_version("jsonschema") == "asked-jsonschema"
+    assert validator.installed_version("jsonschema") == "asked-jsonschema"
     (tmp_path / "jsonschema-9.8.7.dist-info").mkdir()
-    assert validator._installed_version("jsonschema") == "9.8.7"
+    assert validator.installed_version("jsonschema") == "9.8.7"
 
 
 def test_a_remembered_metaschema_check_imports_neither_jsonschema_nor_importlib_metadata(tmp_path):

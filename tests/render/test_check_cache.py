@@ -1,0 +1,186 @@
+"""A render's schema verdicts and rule results are kept between runs: a new process takes them
+for the objects it has seen, with the same problems and the same record of the schemas
+consulted, and checks again whatever an edited schema, other settings or other code could change."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from generator.lint import cache as lintcache
+from generator.render import checkcache, checks
+from generator.render.layout import build_tree
+from generator.validate import SchemaValidator
+from generator.validate.locations import SchemaLocation
+
+_GADGET_SCHEMA = {
+    "type": "object",
+    "required": ["spec"],
+    "properties": {
+        "apiVersion": {"type": "string"},
+        "kind": {"type": "string"},
+        "metadata": {"type": "object"},
+        "spec": {"type": "object", "properties": {"size": {"type": "integer"}}},
+    },
+}
+# a custom resource that passes, one that fails its schema, a core kind, and a Deployment whose
+# selector does not match its pods' labels (the lint rules' K8S006)
+_OBJECTS = [
+    {
+        "apiVersion": "example.com/v1",
+        "kind": "Gadget",
+        "metadata": {"name": "ok", "namespace": "team"},
+        "spec": {"size": 1},
+    },
+    {
+        "apiVersion": "example.com/v1",
+        "kind": "Gadget",
+        "metadata": {"name": "bad", "namespace": "team"},
+        "spec": {"size": "x"},
+    },
+    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "team"}, "data": {"k": "v"}},
+    {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d", "namespace": "team"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "a"}},
+            "template": {"metadata": {"labels": {"app": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
+        },
+    },
+]
+
+
+@pytest.fixture
+def schemas(tmp_path):
+    folder = tmp_path / "schemas" / "example.com"
+    folder.mkdir(parents=True)
+    (folder / "gadget_v1.json").write_text(json.dumps(_GADGET_SCHEMA), encoding="utf-8")
+    return str(tmp_path / "schemas" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
+
+
+def _new_process(monkeypatch) -> None:
+    """What a new process starts from: no verdict, rule result or store in memory."""
+    monkeypatch.setattr(checks, "_VERDICTS", {})
+    monkeypatch.setattr(checks, "_SHARED_RESULTS", {})
+    monkeypatch.setattr(checkcache, "_store", None)
+    monkeypatch.setattr(checkcache, "_FINGERPRINTS", {})
+
+
+def _check(template: str, cluster: str = "a", version: str = "1.32", counted: list | None = None) -> tuple:
+    validator = SchemaValidator(version, [SchemaLocation(template)])
+    if counted is not None:
+        real = validator.check
+        validator.check = lambda obj: counted.append(obj["metadata"]["name"]) or real(obj)  # type: ignore[method-assign]
+    tree = build_tree(cluster, [("10-layer", [("component", [dict(o) for o in _OBJECTS])])])
+    spec = SimpleNamespace(spec={"kubernetesVersion": version}, facts=None, overrides=None)
+    found = checks.check(tree, spec, validator, False, f"rendered/{cluster}")  # type: ignore[arg-type]
+    consulted = validator.consulted({(o["apiVersion"], o["kind"]) for o in _OBJECTS})
+    return [(str(d.location), d.line, d.col, d.severity, d.message, d.rule) for d in found], consulted
+
+
+@pytest.fixture
+def rule_runs(monkeypatch):
+    import generator.lint
+
+    runs: list[str] = []
+    real = generator.lint.object_result
+    monkeypatch.setattr(
+        generator.lint, "object_result", lambda engine, file, *a: runs.append(file) or real(engine, file, *a)
+    )
+    return runs
+
+
+def test_a_new_process_takes_the_kept_results_with_the_same_problems_and_lookups(monkeypatch, schemas, rule_runs):
+    _new_process(monkeypatch)
+    first_checks: list = []
+    first = _check(schemas, counted=first_checks)
+    assert len(first_checks) == len(_OBJECTS) and len(rule_runs) == len(_OBJECTS)
+    assert {f[5] for f in first[0]} == {"", "K8S006"}  # a schema problem and a rule's error
+    assert any(path.endswith("gadget_v1.json") and found for path, found in first[1])  # the lookup recorded
+    checkcache.save()
+    _new_process(monkeypatch)
+    rule_runs.clear()
+    again: list = []
+    assert _check(schemas, counted=again) == first
+    assert again == [] and rule_runs == []
+    # another cluster's copy of the objects: found at its own files
+    _new_process(monkeypatch)
+    problems, _ = _check(schemas, cluster="b", counted=again)
+    assert again == [] and [p[0].replace("rendered/b/", "") for p in problems] == [
+        p[0].replace("rendered/a/", "") for p in first[0]
+    ]
+
+
+def test_an_edited_schema_file_is_checked_again(monkeypatch, schemas, tmp_path):
+    _new_process(monkeypatch)
+    _check(schemas)
+    checkcache.save()
+    changed = {**_GADGET_SCHEMA, "properties": {**_GADGET_SCHEMA["properties"], "spec": {"type": "object"}}}
+    (tmp_path / "schemas" / "example.com" / "gadget_v1.json").write_text(json.dumps(changed), encoding="utf-8")
+    _new_process(monkeypatch)
+    counted: list = []
+    problems, _ = _check(schemas, counted=counted)
+    assert counted  # the schema's verdicts were made again
+    assert not any("size" in p[4] for p in problems)  # under the edited schema, a string size passes
+
+
+def test_other_settings_or_code_miss_the_kept_results(monkeypatch, schemas, rule_runs):
+    _new_process(monkeypatch)
+    _check(schemas)
+    checkcache.save()
+    _new_process(monkeypatch)
+    rule_runs.clear()
+    _check(schemas, version="1.31")  # another Kubernetes version: another validator and settings
+    assert len(rule_runs) == len(_OBJECTS)
+    checkcache.save()
+    _new_process(monkeypatch)
+    rule_runs.clear()
+    monkeypatch.setattr(lintcache, "code_fingerprint", lambda: [("edited.py", 1, 1)])
+    counted: list = []
+    _check(schemas, counted=counted)
+    assert len(counted) == len(_OBJECTS) and len(rule_runs) == len(_OBJECTS)
+
+
+def test_a_cache_that_cannot_be_written_only_means_checking_again(monkeypatch, schemas, tmp_path):
+    (tmp_path / "cache-file").write_text("a file where the cache folder should be", encoding="utf-8")
+    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path / "cache-file"))
+    _new_process(monkeypatch)
+    first = _check(schemas)
+    checkcache.save()
+    _new_process(monkeypatch)
+    counted: list = []
+    assert _check(schemas, counted=counted) == first
+    assert len(counted) == len(_OBJECTS)
+
+
+def test_a_pack_cut_short_is_a_miss(monkeypatch, schemas):
+    _new_process(monkeypatch)
+    first = _check(schemas)
+    checkcache.save()
+    for pack in (checkcache.cache_root() / checkcache.FOLDER).rglob("*.pack"):
+        pack.write_bytes(pack.read_bytes()[:40])
+    _new_process(monkeypatch)
+    counted: list = []
+    assert _check(schemas, counted=counted) == first
+    assert len(counted) == len(_OBJECTS)
+
+
+def test_an_upgraded_package_misses_the_kept_results(monkeypatch, schemas):
+    import generator.validate.validator
+
+    _new_process(monkeypatch)
+    _check(schemas)
+    checkcache.save()
+    _new_process(monkeypatch)
+    real = generator.validate.validator.installed_version
+    monkeypatch.setattr(
+        generator.validate.validator,
+        "installed_version",
+        lambda name: "99.0" if name == "kubernetes_validate" else real(name),
+    )
+    counted: list = []
+    _check(schemas, counted=counted)
+    assert len(counted) == len(_OBJECTS)
