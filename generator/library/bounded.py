@@ -73,7 +73,7 @@ def _start_helper() -> subprocess.Popen:
 
 def _widen(pipe: IO[bytes] | None) -> None:
     """Give the pipe ``PIPE_BYTES`` of buffer where Linux lets it (64 KiB by default): a reply
-    of 16 clusters (~6 MB) then crosses in a few turns of the two processes, not a hundred."""
+    of 32 clusters (~11 MB) then crosses in a few turns of the two processes, not a hundred."""
     try:
         fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)  # type: ignore[union-attr]
     except (AttributeError, OSError):  # not Linux, or past fs.pipe-max-size: the default stays
@@ -150,8 +150,8 @@ def _read(helper: subprocess.Popen, size: int, deadline: float) -> bytearray:
     """``size`` bytes of the helper's reply (fewer at its end); TimeoutError past ``deadline``.
 
     Read into one buffer of that size: ``os.read(fd, size)`` allocates ``size`` bytes for
-    each pipe's worth it returns (a reply of 16 clusters is ~6 MB: a fresh mapping, faulted
-    in, then shrunk, a hundred times)."""
+    each pipe's worth it returns (a reply of 32 clusters is ~11 MB: a fresh mapping, faulted
+    in, then shrunk, two hundred times)."""
     assert helper.stdout is not None
     fd, data = helper.stdout.fileno(), bytearray(size)
     got = 0

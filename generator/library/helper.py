@@ -2,10 +2,10 @@
 
 The helper itself never runs a call: it reads a request, forks, and waits. The child sets its
 bounds, runs the call, replies and leaves by ``os._exit``, so whatever the call left (the Jsonnet
-engine frees nothing an evaluation allocates, ``engine.evaluate_unbounded``, ``gc=False``: ~55
-MiB an evaluation of ``evaluation.MANY`` clusters) goes with it, and the helper stays at its
-start-up size. A fork of this small process costs ~1 ms where a new interpreter with the
-engine cost ~35 ms, once per ~16 clusters of a fleet. Leaving by ``os._exit`` also skips the
+engine frees nothing an evaluation allocates, ``engine.evaluate_unbounded``, ``gc=False``: ~3.5
+MiB a cluster, ``evaluation.MANY`` clusters an evaluation) goes with it, and the helper stays at
+its start-up size. A fork of this small process costs ~1 ms where a new interpreter with the
+engine cost ~35 ms, once per evaluation. Leaving by ``os._exit`` also skips the
 interpreter's teardown, which would run the engine's thread-local destructors and collect every
 cycle the evaluation left (~0.2 s an evaluation).
 

@@ -28,10 +28,11 @@ ENTRY_FOR_MANY = (
     "local main = import 'main.libsonnet';\nfunction(specs) [main.flatten(main.components(spec)) for spec in specs]"
 )
 # Clusters per evaluation of ENTRY_FOR_MANY: the engine parses the library once for them (~190 M
-# instructions, against ~50 M for each cluster's own evaluation), and the main process holds their
-# objects at once until they are written: 16 keeps a fleet's render near 120 MB (8: ~100 MB, and
-# the helpers' instructions a cluster 14% more; bench/bench_all.py, docs/performance.md).
-MANY = 16
+# instructions, against ~50 M for each cluster's own evaluation; with its imports, ~20 ms an
+# evaluation), and the main process holds their objects at once until they are written: 32 keeps
+# a fleet's render at ~117 MB in its largest process, whatever the fleet's size (16: 88 MB, and
+# 1,000 clusters took 11% more CPU; bench/bench_all.py, docs/performance.md).
+MANY = 32
 
 Components = dict[str, list[dict]]
 
