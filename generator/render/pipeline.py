@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 from generator.errors import InputError
 from generator.paths import Project
 from generator.record import Record
-from generator.render import checkcache
 from generator.tree import fingerprint, lock
 from generator.tree import write as tree
 
@@ -263,6 +262,8 @@ def _render_here(
             outcomes.append(outcome)
             if on_done:
                 on_done(outcome)
+    from generator.render import checkcache  # here: a no-op check never renders
+
     checkcache.save()
     return outcomes
 
@@ -317,6 +318,8 @@ def _import_render_modules() -> None:
 def _render_in_worker(project: Project, names: list[str], options: Options, shared: tuple[str, ...]) -> list[Outcome]:
     """One pool task; ``validator``'s cache keeps compiled schemas across a worker's tasks, and
     what it checked is kept for the next runs as the task ends (a worker is never told it ends)."""
+    from generator.render import checkcache
+
     outcomes = render_some(project, names, _validators(options), options, shared)
     checkcache.save()
     return outcomes
