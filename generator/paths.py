@@ -34,10 +34,13 @@ CLUSTER_FILE = "cluster.yaml"  # a cluster's input: clusters/<name>/cluster.yaml
 SUM_FILE = ".gpu-gitops.sum"  # in each rendered tree: what render hashed (``tree.fingerprint`` writes it)
 
 
+CACHE_ENV = "GPU_GITOPS_CACHE_DIR"
+
+
 def cache_root() -> Path:
     """``$GPU_GITOPS_CACHE_DIR``, else the platform's user cache folder for gpu-gitops
     (``$XDG_CACHE_HOME/gpu-gitops`` or ``~/.cache/gpu-gitops`` on Linux)."""
-    explicit = os.environ.get("GPU_GITOPS_CACHE_DIR")
+    explicit = os.environ.get(CACHE_ENV)
     if explicit:
         return Path(explicit)
     import platformdirs

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import json
 import marshal
-from pathlib import Path
+import os
 from typing import TYPE_CHECKING
 
-from generator.paths import cache_root
+from generator.paths import CACHE_ENV, cache_root
 from generator.sha import sha256
 
 if TYPE_CHECKING:
@@ -47,8 +47,8 @@ FORMAT = 1  # of an entry; part of the run key
 # resolve references, the CEL rules' evaluator
 _PACKAGES = ("kubernetes_validate", "jsonschema", "referencing", "common_expression_language")
 
-# the store of the cache folder in use (tests and commands may change it between runs)
-_store: tuple[Path, ResultCache] | None = None
+# the store of the cache folder in use, by the variable that moves it (tests change it between runs)
+_store: tuple[str | None, ResultCache] | None = None
 # validator fingerprints, by identity (the validator kept, so no id is reused while its entry is)
 _FINGERPRINTS: dict[int, tuple[SchemaValidator, str]] = {}
 
@@ -71,11 +71,11 @@ def _run() -> str:
 def _current() -> ResultCache:
     """The packs of this cache folder, read once per process (again when the folder changes)."""
     global _store
-    root = cache_root() / FOLDER
-    if _store is None or _store[0] != root:
+    moved = os.environ.get(CACHE_ENV)  # asked for each object: no path made to compare
+    if _store is None or _store[0] != moved:
         from generator.lint.cache import ResultCache
 
-        _store = (root, ResultCache(root, _run()))
+        _store = (moved, ResultCache(cache_root() / FOLDER, _run()))
     return _store[1]
 
 
