@@ -90,6 +90,19 @@ CRD_LOCATIONS = [
 ]
 
 
+# A Deployment whose selector does not match its pods' labels: an error of the lint rules
+# (K8S006), which render reports.
+MISMATCHED_DEPLOYMENT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "d", "namespace": "team"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "a"}},
+        "template": {"metadata": {"labels": {"app": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
+    },
+}
+
+
 # Schemas the tests' own (tests/schemas), for kinds whose CRD the mirror has no copy of: the nv-ipam
 # IPPool of the fabric networks, whose CRD the Network Operator creates at run time.
 OWN_SCHEMAS = str(REPO / "tests" / "schemas" / "{{.Group}}" / "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")

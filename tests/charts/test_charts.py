@@ -15,7 +15,16 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import CHARTS, REPO, copy_repository, helm_missing, helm_repository, needs_helm, widget_crd
+from conftest import (
+    CHARTS,
+    MISMATCHED_DEPLOYMENT,
+    REPO,
+    copy_repository,
+    helm_missing,
+    helm_repository,
+    needs_helm,
+    widget_crd,
+)
 
 from generator.charts import helm, inflate, lock, releases, store
 from generator.cli import cli
@@ -726,15 +735,7 @@ def test_a_shared_chart_objects_rule_findings_are_each_clusters_own(monkeypatch)
     from generator.render.layout import MARKER, Placed, Tree
     from generator.yamlio.emit import to_yaml
 
-    deployment = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "d", "namespace": "team"},
-        "spec": {
-            "selector": {"matchLabels": {"app": "a"}},
-            "template": {"metadata": {"labels": {"app": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
-        },
-    }
+    deployment = MISMATCHED_DEPLOYMENT
     relpath = "charts/demo/deployment_team_d.yaml"
 
     def findings(cluster: str) -> list:

@@ -8,6 +8,7 @@ import json
 from types import SimpleNamespace
 
 import pytest
+from conftest import MISMATCHED_DEPLOYMENT
 
 from generator.lint import cache as lintcache
 from generator.render import checkcache, checks
@@ -41,15 +42,7 @@ _OBJECTS = [
         "spec": {"size": "x"},
     },
     {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "team"}, "data": {"k": "v"}},
-    {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "d", "namespace": "team"},
-        "spec": {
-            "selector": {"matchLabels": {"app": "a"}},
-            "template": {"metadata": {"labels": {"app": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
-        },
-    },
+    MISMATCHED_DEPLOYMENT,
 ]
 
 
@@ -114,24 +107,33 @@ def test_a_new_process_takes_the_kept_results_with_the_same_problems_and_lookups
     ]
 
 
-def test_an_edited_schema_file_is_checked_again(monkeypatch, schemas, tmp_path):
+def _kept(monkeypatch, schemas: str, **given) -> tuple:
+    """The checks of one process, saved, and a new process to start from: the first one's results."""
     _new_process(monkeypatch)
-    _check(schemas)
+    first = _check(schemas, **given)
     checkcache.save()
+    _new_process(monkeypatch)
+    return first
+
+
+def _checked_again(schemas: str, **given) -> tuple[list, tuple]:
+    """The objects a new process schema-checks, and what it found."""
+    counted: list = []
+    found = _check(schemas, counted=counted, **given)
+    return counted, found
+
+
+def test_an_edited_schema_file_is_checked_again(monkeypatch, schemas, tmp_path):
+    _kept(monkeypatch, schemas)
     changed = {**_GADGET_SCHEMA, "properties": {**_GADGET_SCHEMA["properties"], "spec": {"type": "object"}}}
     (tmp_path / "schemas" / "example.com" / "gadget_v1.json").write_text(json.dumps(changed), encoding="utf-8")
-    _new_process(monkeypatch)
-    counted: list = []
-    problems, _ = _check(schemas, counted=counted)
+    counted, (problems, _) = _checked_again(schemas)
     assert counted  # the schema's verdicts were made again
     assert not any("size" in p[4] for p in problems)  # under the edited schema, a string size passes
 
 
 def test_other_settings_or_code_miss_the_kept_results(monkeypatch, schemas, rule_runs):
-    _new_process(monkeypatch)
-    _check(schemas)
-    checkcache.save()
-    _new_process(monkeypatch)
+    _kept(monkeypatch, schemas)
     rule_runs.clear()
     _check(schemas, version="1.31")  # another Kubernetes version: another validator and settings
     assert len(rule_runs) == len(_OBJECTS)
@@ -139,48 +141,35 @@ def test_other_settings_or_code_miss_the_kept_results(monkeypatch, schemas, rule
     _new_process(monkeypatch)
     rule_runs.clear()
     monkeypatch.setattr(lintcache, "code_fingerprint", lambda: [("edited.py", 1, 1)])
-    counted: list = []
-    _check(schemas, counted=counted)
+    counted, _ = _checked_again(schemas)
     assert len(counted) == len(_OBJECTS) and len(rule_runs) == len(_OBJECTS)
-
-
-def test_a_cache_that_cannot_be_written_only_means_checking_again(monkeypatch, schemas, tmp_path):
-    (tmp_path / "cache-file").write_text("a file where the cache folder should be", encoding="utf-8")
-    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path / "cache-file"))
-    _new_process(monkeypatch)
-    first = _check(schemas)
-    checkcache.save()
-    _new_process(monkeypatch)
-    counted: list = []
-    assert _check(schemas, counted=counted) == first
-    assert len(counted) == len(_OBJECTS)
-
-
-def test_a_pack_cut_short_is_a_miss(monkeypatch, schemas):
-    _new_process(monkeypatch)
-    first = _check(schemas)
-    checkcache.save()
-    for pack in (checkcache.cache_root() / checkcache.FOLDER).rglob("*.pack"):
-        pack.write_bytes(pack.read_bytes()[:40])
-    _new_process(monkeypatch)
-    counted: list = []
-    assert _check(schemas, counted=counted) == first
-    assert len(counted) == len(_OBJECTS)
 
 
 def test_an_upgraded_package_misses_the_kept_results(monkeypatch, schemas):
     import generator.validate.validator
 
-    _new_process(monkeypatch)
-    _check(schemas)
-    checkcache.save()
-    _new_process(monkeypatch)
+    _kept(monkeypatch, schemas)
     real = generator.validate.validator.installed_version
     monkeypatch.setattr(
         generator.validate.validator,
         "installed_version",
         lambda name: "99.0" if name == "kubernetes_validate" else real(name),
     )
-    counted: list = []
-    _check(schemas, counted=counted)
+    counted, _ = _checked_again(schemas)
     assert len(counted) == len(_OBJECTS)
+
+
+def test_a_cache_that_cannot_be_written_only_means_checking_again(monkeypatch, schemas, tmp_path):
+    (tmp_path / "cache-file").write_text("a file where the cache folder should be", encoding="utf-8")
+    monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path / "cache-file"))
+    first = _kept(monkeypatch, schemas)
+    counted, found = _checked_again(schemas)
+    assert found == first and len(counted) == len(_OBJECTS)
+
+
+def test_a_pack_cut_short_is_a_miss(monkeypatch, schemas):
+    first = _kept(monkeypatch, schemas)
+    for pack in (checkcache.cache_root() / checkcache.FOLDER).rglob("*.pack"):
+        pack.write_bytes(pack.read_bytes()[:40])
+    counted, found = _checked_again(schemas)
+    assert found == first and len(counted) == len(_OBJECTS)

@@ -4,6 +4,7 @@ each cluster's problems are located at its own file."""
 from __future__ import annotations
 
 import pytest
+from conftest import MISMATCHED_DEPLOYMENT
 
 from generator.render import checks
 from generator.render.layout import build_tree
@@ -75,16 +76,7 @@ def test_a_full_memo_is_emptied_and_checks_again(counted, monkeypatch):
     assert len(calls) == 3 and len(checks._VERDICTS) == 1
 
 
-# A Deployment whose selector does not match its pods' labels: an error of the lint rules (K8S006).
-_MISMATCHED = {
-    "apiVersion": "apps/v1",
-    "kind": "Deployment",
-    "metadata": {"name": "d", "namespace": "team"},
-    "spec": {
-        "selector": {"matchLabels": {"app": "a"}},
-        "template": {"metadata": {"labels": {"app": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
-    },
-}
+_MISMATCHED = MISMATCHED_DEPLOYMENT
 
 
 @pytest.fixture
