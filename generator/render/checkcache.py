@@ -142,6 +142,7 @@ def save() -> None:
     if _store is None or not _store[1].new:
         return
     store = _store[1]
-    store.save()
+    store.save()  # with the packs it read folded into one when there are many
     store.entries.update(store.new)
     store.new = {}
+    store.packs = []  # a pool worker saves after each task: the next saves write their entries only

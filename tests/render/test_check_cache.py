@@ -173,3 +173,22 @@ def test_a_pack_cut_short_is_a_miss(monkeypatch, schemas):
         pack.write_bytes(pack.read_bytes()[:40])
     counted, found = _checked_again(schemas)
     assert found == first and len(counted) == len(_OBJECTS)
+
+
+def test_a_process_that_saves_after_each_task_folds_the_packs_once(monkeypatch, schemas):
+    """A pool worker saves after each task: the packs it found are folded into one by its first
+    save, and each later save writes its own entries only, not every entry again."""
+    from generator.lint.cache import MAX_PACKS
+
+    for version in ["1.29", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.28"][:MAX_PACKS]:
+        _kept(monkeypatch, schemas, version=version)
+    folder = next((checkcache.cache_root() / checkcache.FOLDER).iterdir())
+    assert len(list(folder.glob("*.pack"))) == MAX_PACKS
+    _check(schemas, version="1.33", cluster="b")  # nothing new: every result kept
+    _check(schemas, version="1.36")
+    checkcache.save()
+    assert len(list(folder.glob("*.pack"))) == 1  # folded, with the new entries
+    _check(schemas, version="1.27")
+    checkcache.save()
+    packs = sorted(folder.glob("*.pack"), key=lambda p: p.stat().st_size)
+    assert len(packs) == 2 and packs[0].stat().st_size < packs[1].stat().st_size / 2
