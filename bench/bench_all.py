@@ -22,10 +22,10 @@ Rows (the table of docs/performance.md):
 Each round runs every tool once per row, one after the other (ours, baseline, kubeconform; in
 the reverse order every other round), so the load of a shared machine falls on all alike, and
 no tool always meets what the one before it left (the page cache, a disk's recently freed
-inodes: ext4 took 16 to 32 s of system time for the same 87,000 files of a 1,000-cluster render). Printed per row and tool: medians of CPU
-seconds (user + system of the process and every process it started: workers and Jsonnet
-helpers, adopted as orphans and waited for), wall seconds and peak RSS (MB, the largest
-process); the load average before and after. ``--baseline DIR`` times another checkout of
+inodes: ext4 took 16 to 32 s of system time for the same 87,000 files of a 1,000-cluster
+render). Printed per row and tool: medians of CPU seconds (user + system of the process and
+every process it started: workers and Jsonnet helpers, adopted as orphans and waited for),
+wall seconds and peak RSS (MB, the largest process); the load average before and after. ``--baseline DIR`` times another checkout of
 gpu-gitops (e.g. ``git worktree add /tmp/base main``) with the same Python, its ``generator``
 first on PYTHONPATH. Each checkout's bytecode is written first, as installing the package
 does. kubeconform's core schemas come from ``KUBECONFORM_SCHEMAS`` (a location
@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import functools
 import os
 import re
 import resource
@@ -325,7 +326,7 @@ def main() -> int:
 
                 # each tool first in every other round: what runs first meets other caches and
                 # the disk's recent deletions (a 1,000-cluster fleet's files), not the code's cost
-                steps = [lambda tool=tool: ours(tool) for tool in tools] + [kubeconform_row]
+                steps = [functools.partial(ours, tool) for tool in tools] + [kubeconform_row]
                 for step in steps if i % 2 == 0 else steps[::-1]:
                     step()
             print(f"round {i + 1}/{args.runs} done, load average {load()}", flush=True)

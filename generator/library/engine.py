@@ -20,12 +20,13 @@ class Sandbox:
 
     def __init__(self, library: Path, cluster_folder: Path | None, display_root: Path):
         self.library = library.resolve()
-        self.roots = [self.library] + ([cluster_folder.resolve()] if cluster_folder else [])
         self.display_root = display_root.resolve()
-        # as text, with the separator a path inside ends them with: ``resolve`` runs for every
-        # import of every evaluation (~42 an evaluation), where pathlib's parsing was half its cost
+        # the folders as text, each ended by the separator a path inside continues it with:
+        # ``resolve`` runs for every import of every evaluation (~42 an evaluation), where
+        # pathlib's parsing was half its cost
         self._library_text = str(self.library)
-        self._prefixes = [os.path.join(str(root), "") for root in self.roots]
+        roots = [self.library] + ([cluster_folder.resolve()] if cluster_folder else [])
+        self._prefixes = [os.path.join(str(root), "") for root in roots]
 
     def display(self, path: Path) -> str:
         """Library files as ``libsonnet/...`` wherever the library is installed; others
