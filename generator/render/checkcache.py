@@ -35,6 +35,8 @@ from generator.paths import CACHE_ENV, cache_root
 from generator.sha import sha256
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from generator.lint.cache import ResultCache
     from generator.lint.engine import FileResult
     from generator.validate import SchemaValidator
@@ -99,41 +101,40 @@ def _key(*parts: str | bytes) -> str:
     return digest.hexdigest()
 
 
-def verdict(validator: SchemaValidator, digest: bytes) -> list[SchemaProblem] | None:
-    """The kept verdict on the object of this digest under this validator, None when there is none."""
+def verdict(
+    validator: SchemaValidator, digest: bytes, check: Callable[[], list[SchemaProblem]]
+) -> tuple[list[SchemaProblem], bool]:
+    """The verdict on the object of this digest under this validator, and whether it was kept by
+    an earlier run; else ``check()``'s, kept from now on."""
     from generator.validate.validator import SchemaProblem
 
-    entry = _current().entries.get(_key("verdict", _validator_key(validator), digest))
-    if entry is None:
-        return None
-    try:
-        return [SchemaProblem(str(kind), str(message), tuple(path)) for kind, message, path in entry]
-    except (TypeError, ValueError):
-        return None  # not of an entry's shape: a miss
+    store, key = _current(), _key("verdict", _validator_key(validator), digest)
+    entry = store.entries.get(key)
+    if entry is not None:
+        try:
+            return [SchemaProblem(str(kind), str(message), tuple(path)) for kind, message, path in entry], True
+        except (TypeError, ValueError):
+            pass  # not of an entry's shape: a miss
+    problems = check()
+    store.put_entry(key, tuple((p.kind, p.message, tuple(p.path)) for p in problems))
+    return problems, False
 
 
-def keep_verdict(validator: SchemaValidator, digest: bytes, problems: list[SchemaProblem]) -> None:
-    entry = tuple((p.kind, p.message, tuple(p.path)) for p in problems)
-    _current().put_entry(_key("verdict", _validator_key(validator), digest), entry)
+def rule_result(settings: str, file_key: str, digest: bytes, file: str, check: Callable[[], FileResult]) -> FileResult:
+    """The rules' result on the object of this digest, located in ``file``: kept by an earlier
+    run, else ``check()``'s, kept from now on."""
+    from generator.lint.cache import entry_of, result_of
 
-
-def rule_result(settings: str, file_key: str, digest: bytes, file: str) -> FileResult | None:
-    """The kept rules' result on the object of this digest, located in ``file``; None when there is none."""
-    from generator.lint.cache import result_of
-
-    entry = _current().entries.get(_key("rules", settings, file_key, digest))
-    if entry is None:
-        return None
-    try:
-        return result_of(file, entry, {})
-    except (ValueError, TypeError, IndexError):
-        return None
-
-
-def keep_rule_result(settings: str, file_key: str, digest: bytes, result: FileResult) -> None:
-    from generator.lint.cache import entry_of
-
-    _current().put_entry(_key("rules", settings, file_key, digest), entry_of(result))
+    store, key = _current(), _key("rules", settings, file_key, digest)
+    entry = store.entries.get(key)
+    if entry is not None:
+        try:
+            return result_of(file, entry, {})
+        except (ValueError, TypeError, IndexError):
+            pass
+    result = check()
+    store.put_entry(key, entry_of(result))
+    return result
 
 
 def save() -> None:

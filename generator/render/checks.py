@@ -6,6 +6,7 @@ Render and check stop a cluster on an error here; its old tree stays. What is fo
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -15,11 +16,11 @@ from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.inputs.load import Cluster
 from generator.render import checkcache
 from generator.render.charts import FOLDER
-from generator.render.layout import MARKER, Tree
+from generator.render.layout import MARKER, Placed, Tree
 from generator.validate import SchemaValidator
 
 if TYPE_CHECKING:
-    from generator.lint.engine import FileResult
+    from generator.lint.engine import Engine, FileResult
     from generator.lint.settings import Settings
 
 CHARTS = f"{FOLDER}/"
@@ -78,11 +79,8 @@ def _verdict(validator: SchemaValidator, obj: dict, digest: bytes) -> list:
     if known is None or known[0] is not validator:
         if len(_VERDICTS) >= _MEMO_MAX:
             _VERDICTS.clear()
-        problems = checkcache.verdict(validator, digest)
-        if problems is None:
-            problems = validator.check(obj)
-            checkcache.keep_verdict(validator, digest, problems)
-        else:  # what the check would have recorded of the schemas it consulted (``consulted``)
+        problems, kept = checkcache.verdict(validator, digest, lambda: validator.check(obj))
+        if kept:  # what the check would have recorded of the schemas it consulted (``consulted``)
             validator.look_up(obj.get("apiVersion"), obj.get("kind"))
         known = _VERDICTS[key] = (validator, problems)
     return known[1]
@@ -142,6 +140,13 @@ def _settings_key(settings: Settings) -> str:
     return json.dumps(values, sort_keys=True, default=str)
 
 
+def _object_result_of(engine: Engine, file: str, tree: Tree, placed: Placed) -> FileResult:
+    """The rules' result on a placed object, located in ``file`` (``lint.object_result``)."""
+    from generator.lint import object_result
+
+    return object_result(engine, file, tree.files[placed.relpath].decode(), placed.obj)
+
+
 def lint_rules(
     tree: Tree, cluster: Cluster, prefix: str, config: dict | None = None, digests: list[bytes] | None = None
 ) -> list[Diagnostic]:
@@ -150,7 +155,6 @@ def lint_rules(
 
     Only the rules at error level run: render reports nothing else, and a finding's line and
     column cost a parse of its file, so warnings nobody prints are not looked for."""
-    from generator.lint import object_result
     from generator.lint.engine import Engine
     from generator.lint.rules import REGISTRY
     from generator.lint.settings import for_cluster
@@ -170,11 +174,8 @@ def lint_rules(
         if known is None:
             if len(_SHARED_RESULTS) >= _MEMO_MAX:
                 _SHARED_RESULTS.clear()
-            known = checkcache.rule_result(shared, key[1], digest, file)
-            if known is None:
-                known = object_result(engine, file, tree.files[placed.relpath].decode(), placed.obj)
-                checkcache.keep_rule_result(shared, key[1], digest, known)
-            _SHARED_RESULTS[key] = known
+            check = functools.partial(_object_result_of, engine, file, tree, placed)
+            known = _SHARED_RESULTS[key] = checkcache.rule_result(shared, key[1], digest, file, check)
         results.append(known if known.display == file else known.moved(file))
     return [f for f in engine.finish(results).findings if f.severity == "error"]
 
