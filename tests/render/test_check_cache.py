@@ -4,11 +4,14 @@ consulted, and checks again whatever an edited schema, other settings or other c
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import MISMATCHED_DEPLOYMENT
+from conftest import MISMATCHED_DEPLOYMENT, REPO
 
 from generator.lint import cache as lintcache
 from generator.render import checkcache, checks
@@ -192,3 +195,40 @@ def test_a_process_that_saves_after_each_task_folds_the_packs_once(monkeypatch, 
     checkcache.save()
     packs = sorted(folder.glob("*.pack"), key=lambda p: p.stat().st_size)
     assert len(packs) == 2 and packs[0].stat().st_size < packs[1].stat().st_size / 2
+
+
+def _tree_digest(root: Path) -> dict[str, tuple[int, str]]:
+    """Every rendered file's mode and SHA-256, by its path."""
+    return {
+        str(p.relative_to(root)): (p.stat().st_mode, hashlib.sha256(p.read_bytes()).hexdigest())
+        for p in sorted((root / "rendered").rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_render_from_the_kept_checks_writes_and_says_what_one_that_checked_does(monkeypatch, tmp_path, run, jobs):
+    """The example clusters rendered with an empty cache, then into a copy of the inputs by a
+    new process whose cache holds their checks: the same trees, byte for byte and mode for
+    mode, the same report, and no schema checked or rule run the second time."""
+    import generator.lint
+    from generator.render import pipeline
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    for root in (first, second):
+        root.mkdir()
+        for name in ("clusters", "libsonnet", "schemas"):
+            shutil.copytree(REPO / name, root / name)
+    _new_process(monkeypatch)
+    checked = run(first, "render", "--jobs", jobs)
+    assert checked.exit_code == 0, checked.output
+    _new_process(monkeypatch)
+    pipeline.validator.cache_clear()
+    work: list = []
+    monkeypatch.setattr(SchemaValidator, "check", lambda self, obj: work.append(obj) or pytest.fail("checked"))
+    monkeypatch.setattr(generator.lint, "object_result", lambda *a: work.append(a) or pytest.fail("rules ran"))
+    kept = run(second, "render", "--jobs", "1")
+    assert kept.exit_code == 0, kept.output
+    assert work == []
+    assert kept.output == checked.output
+    assert _tree_digest(second) == _tree_digest(first)
