@@ -25,7 +25,10 @@ no tool always meets what the one before it left (the page cache, a disk's recen
 inodes: ext4 took 16 to 32 s of system time for the same 87,000 files of a 1,000-cluster
 render). Printed per row and tool: medians of CPU seconds (user + system of the process and
 every process it started: workers and Jsonnet helpers, adopted as orphans and waited for),
-wall seconds and peak RSS (MB, the largest process); the load average before and after. ``--baseline DIR`` times another checkout of
+wall seconds, and for the lint-cold and render rows the peak memory of one more run, in MB:
+the peak RSS of its largest process (every process it started counts, the Jsonnet helper's
+forked evaluations too) / the peak of its live processes' summed PSS (``peak_rss``); the load
+average before and after. ``--baseline DIR`` times another checkout of
 gpu-gitops (e.g. ``git worktree add /tmp/base main``) with the same Python, its ``generator``
 first on PYTHONPATH. Each checkout's bytecode is written first, as installing the package
 does. kubeconform's core schemas come from ``KUBECONFORM_SCHEMAS`` (a location
@@ -86,7 +89,6 @@ GOALS = {  # the issue's goals: kubeconform ÷ ours, or CPU seconds of ours
 class Sample:
     cpu: float
     wall: float
-    rss_mb: float
     instructions: int = 0
 
 
@@ -101,7 +103,7 @@ class Series:
 
 
 def timed(cmd: list[str], env: dict | None = None, ok=(0,)) -> Sample:
-    """One run of ``cmd``: CPU of it and all its descendants, wall, peak RSS."""
+    """One run of ``cmd``: CPU of it and all its descendants, and wall seconds."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
@@ -113,7 +115,7 @@ def timed(cmd: list[str], env: dict | None = None, ok=(0,)) -> Sample:
         sys.stderr.write(err.decode(errors="replace"))
         raise SystemExit(f"exit {proc.returncode}: {' '.join(cmd)}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Sample(cpu, wall, 0.0)  # peak RSS: ``peak_rss``, in a process of its own
+    return Sample(cpu, wall)  # peak memory: ``peak_rss``, in a process of its own
 
 
 def instructions(cmd: list[str], env: dict | None = None, ok=(0,)) -> int:
@@ -140,14 +142,50 @@ def instructions(cmd: list[str], env: dict | None = None, ok=(0,)) -> int:
     return sum(counts)
 
 
-def peak_rss(cmd: list[str], env: dict | None) -> float:
-    """Peak RSS (MB) of one run, measured in a child of its own (``ru_maxrss`` only grows)."""
-    probe = (
-        "import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
-        "stderr=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-    )
-    out = subprocess.run([sys.executable, "-c", probe, *cmd], capture_output=True, text=True, env=env, check=True)
-    return int(out.stdout.strip()) / 1024
+# Run in a process of its own (``ru_maxrss`` only grows): it adopts the command's orphans
+# (PR_SET_CHILD_SUBREAPER, <linux/prctl.h>) and waits for every one, so RUSAGE_CHILDREN's peak
+# covers every process the command started, the Jsonnet helper's forked evaluations included
+# (the helper is never waited for by the render: it leaves when its parent does); and it samples
+# the summed PSS of the live tree every 20 ms, what the command holds at once.
+_PROBE = """
+import ctypes, os, resource, subprocess, sys, time
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)
+proc = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def tree(pid):
+    found = [pid]
+    for pid in found:
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as handle:
+                    found.extend(int(child) for child in handle.read().split())
+        except OSError:
+            pass
+    return found[1:]
+def pss(pid):
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            return next(int(line.split()[1]) for line in handle if line.startswith("Pss:"))
+    except (OSError, StopIteration, ValueError):
+        return 0
+held = 0
+while proc.poll() is None or tree(os.getpid()):
+    held = max(held, sum(pss(pid) for pid in tree(os.getpid())))
+    time.sleep(0.02)
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, held)
+"""
+
+
+def peak_rss(cmd: list[str], env: dict | None) -> tuple[float, float]:
+    """Peak RSS (MB) of the largest process of one run, and the peak of the summed PSS of its
+    processes alive at once (sampled), measured in a child of its own (``_PROBE``)."""
+    out = subprocess.run([sys.executable, "-c", _PROBE, *cmd], capture_output=True, text=True, env=env, check=True)
+    largest, held = out.stdout.split()
+    return int(largest) / 1024, int(held) / 1024
 
 
 class Tool:
@@ -330,7 +368,8 @@ def main() -> int:
                 for step in steps if i % 2 == 0 else steps[::-1]:
                     step()
             print(f"round {i + 1}/{args.runs} done, load average {load()}", flush=True)
-        for (row, who), series in results.items():  # peak memory in a child of its own, once per row
+        memory: dict[tuple[str, str], tuple[float, float]] = {}  # peak memory in a child of its own, once per row
+        for row, who in results:
             if row not in ("lint-cold", "render"):
                 continue
             if who == "kubeconform":
@@ -347,11 +386,10 @@ def main() -> int:
                 project = tmp / f"render-{who}-rss"
                 shutil.copytree(fleet, project)
                 rss = peak_rss(tool.cli("--root", str(project), "-q", "render", "--jobs", "1", *flags()), tool.env)
-            for sample in series.samples:
-                sample.rss_mb = rss
+            memory[(row, who)] = rss
         print(f"\n{args.runs} interleaved rounds; {args.copies} clusters; {args.docs} documents; medians")
         print(
-            f"{'row':12s} {'tool':12s} {'CPU s':>8s} {'wall s':>8s} {'RSS MB':>7s} {'M instr':>9s}"
+            f"{'row':12s} {'tool':12s} {'CPU s':>8s} {'wall s':>8s} {'MB':>9s} {'M instr':>9s}"
             "  kubeconform ÷ this (CPU; instr)  goal"
         )
         for row in rows:
@@ -363,7 +401,7 @@ def main() -> int:
                 if theirs and who != "kubeconform" and theirs.instructions and series.instructions:
                     ratio += f"; {theirs.instructions / series.instructions:6.2f}"
                 instr = f"{series.instructions / 1e6:9.1f}" if series.instructions else "        -"
-                rss = f"{series.median('rss_mb'):7.0f}" if row in ("lint-cold", "render") else "      -"
+                rss = "{:4.0f}/{:4.0f}".format(*memory[(row, who)]) if (row, who) in memory else "        -"
                 goal = GOALS[row] if who == "ours" else ""
                 print(f"{row:12s} {who:12s} {cpu:8.3f} {series.median('wall'):8.3f} {rss} {instr}  {ratio:32s}  {goal}")
         if not binary:
