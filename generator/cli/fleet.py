@@ -202,7 +202,7 @@ def render(args: RenderArgs) -> int:
             if c.empty:
                 ctx.ui.out(f"{outcome.name}: up to date")
             else:
-                ctx.ui.out(f"{outcome.name}: {len(c.added)} added, {len(c.changed)} changed, {len(c.removed)} removed")
+                ctx.ui.out(f"{outcome.name}: {c.added} added, {c.changed} changed, {c.removed} removed")
     if chosen.covers_orphans and not failed:
         _orphans(ctx, args.prune)
     if stale_editor_schema(ctx.project):

@@ -61,7 +61,7 @@ class Outcome(Record):
         name: str,
         rendered: Rendered | None = None,
         error: InputError | None = None,
-        changes: tree.Changes | None = None,
+        changes: tree.Tally | None = None,  # of the tree written: counts, not paths, for a fleet's memory
         leftovers: list[str] | None = None,  # of interrupted renders, removed before writing
         problems: list[Diagnostic] | None = None,  # the rendered tree's, kept once it is written
     ):
@@ -341,11 +341,10 @@ def _write_one(project: Project, outcome: Outcome) -> None:
     rendered, outcome.rendered = outcome.rendered, None
     assert rendered is not None  # only clusters that rendered are written
     try:
-        outcome.changes, outcome.leftovers = tree.write_tree(
-            project.rendered, rendered.tree.cluster, rendered.tree.files, shown
-        )
+        changes, outcome.leftovers = tree.write_tree(project.rendered, rendered.tree.cluster, rendered.tree.files, shown)
+        outcome.changes = changes.tally()
     except tree.LeftoverError as exc:
-        outcome.changes, outcome.error = exc.changes, exc
+        outcome.changes, outcome.error = exc.changes.tally(), exc
     except InputError as exc:
         outcome.error = exc
     except OSError as exc:

@@ -168,6 +168,23 @@ class Changes(Record):
     def empty(self) -> bool:
         return not (self.added or self.changed or self.removed)
 
+    def tally(self) -> Tally:
+        """The counts alone: what a render reports of each tree it wrote, kept for a whole fleet."""
+        return Tally(len(self.added), len(self.changed), len(self.removed))
+
+
+class Tally(Record):
+    """How many paths a tree gained, changed and lost."""
+
+    __slots__ = _fields = ("added", "changed", "removed")
+
+    def __init__(self, added: int, changed: int, removed: int):
+        self.added, self.changed, self.removed = added, changed, removed
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.changed or self.removed)
+
 
 def compare(current: dict[str, bytes], desired: dict[str, bytes]) -> Changes:
     return Changes(
