@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.inputs.load import Cluster
@@ -59,10 +61,32 @@ def oversized(tree: Tree, prefix: str, overrides: str, written: Path | None) -> 
 # shared release), and a verdict depends on nothing but the object and the validator. The YAML is
 # canonical (its bytes are the object, ``yamlio.emit``) and Jsonnet orders every object's keys, so
 # the same digest is the same object: the memo is exact, failures included (each is located at its
-# cluster's file by ``validate``). Bounded: emptied when full (the validators are kept, so no id
-# is reused). Kept between runs as well (``checkcache``).
+# cluster's file by ``validate``). Bounded (``_remember``; the validators are kept, so no id is
+# reused). Kept between runs as well (``checkcache``).
 _VERDICTS: dict[tuple[int, bytes], tuple[SchemaValidator, list]] = {}
-_MEMO_MAX = 100_000
+# Entries of each memo: a few MB (an entry is about 450 bytes), so a fleet's render holds the same
+# whatever its size. A fleet's clusters share most objects and differ in a few each (those that
+# name the cluster: ~7 of the ~90 of an example cluster), so the memo keeps the recently used:
+# a shared object is used by every cluster and stays; one cluster's own objects go first.
+_MEMO_MAX = 8192
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _recall(memo: dict[K, V], key: K) -> V | None:
+    """The memo's entry for ``key``, now its most recently used (moved to the end)."""
+    found = memo.pop(key, None)
+    if found is not None:
+        memo[key] = found
+    return found
+
+
+def _remember(memo: dict[K, V], key: K, value: V) -> None:
+    """Keep ``value``; a full memo first drops its least recently used quarter."""
+    if len(memo) >= _MEMO_MAX:
+        for old in list(itertools.islice(memo, max(1, _MEMO_MAX // 4))):
+            del memo[old]
+    memo[key] = value
 
 
 def body_digests(tree: Tree) -> list[bytes]:
@@ -75,14 +99,13 @@ def body_digests(tree: Tree) -> list[bytes]:
 
 def _verdict(validator: SchemaValidator, obj: dict, digest: bytes) -> list:
     key = (id(validator), digest)
-    known = _VERDICTS.get(key)
+    known = _recall(_VERDICTS, key)
     if known is None or known[0] is not validator:
-        if len(_VERDICTS) >= _MEMO_MAX:
-            _VERDICTS.clear()
         problems, kept = checkcache.verdict(validator, digest, lambda: validator.check(obj))
         if kept:  # what the check would have recorded of the schemas it consulted (``consulted``)
             validator.look_up(obj.get("apiVersion"), obj.get("kind"))
-        known = _VERDICTS[key] = (validator, problems)
+        known = (validator, problems)
+        _remember(_VERDICTS, key, known)
     return known[1]
 
 
@@ -135,9 +158,11 @@ _SHARED_RESULTS: dict[tuple[str, str, bytes], FileResult] = {}
 
 
 def _settings_key(settings: Settings) -> str:
-    """The settings as text: equal settings, equal rules and options."""
+    """The settings as text: equal settings, equal rules and options. One string for equal
+    settings (``sys.intern``): each cluster makes its own, and the memo's keys would keep one
+    copy a cluster (~2.5 KB) for the whole fleet."""
     values = {name: getattr(settings, name) for name in settings._fields}
-    return json.dumps(values, sort_keys=True, default=str)
+    return sys.intern(json.dumps(values, sort_keys=True, default=str))
 
 
 def _object_result_of(engine: Engine, file: str, tree: Tree, placed: Placed) -> FileResult:
@@ -170,12 +195,11 @@ def lint_rules(
     for placed, digest in zip(tree.placed, digests or body_digests(tree), strict=True):
         file = f"{prefix}/{placed.relpath}"
         key = (shared, file if settings.ignores else placed.relpath, digest)
-        known = _SHARED_RESULTS.get(key)
+        known = _recall(_SHARED_RESULTS, key)
         if known is None:
-            if len(_SHARED_RESULTS) >= _MEMO_MAX:
-                _SHARED_RESULTS.clear()
             check = functools.partial(_object_result_of, engine, file, tree, placed)
-            known = _SHARED_RESULTS[key] = checkcache.rule_result(shared, key[1], digest, file, check)
+            known = checkcache.rule_result(shared, key[1], digest, file, check)
+            _remember(_SHARED_RESULTS, key, known)
         results.append(known if known.display == file else known.moved(file))
     return [f for f in engine.finish(results).findings if f.severity == "error"]
 

@@ -67,13 +67,17 @@ def test_another_validator_checks_again(counted):
     assert len(checks._VERDICTS) == 2
 
 
-def test_a_full_memo_is_emptied_and_checks_again(counted, monkeypatch):
+def test_a_full_memo_drops_its_least_recently_used_and_keeps_what_every_cluster_uses(counted, monkeypatch):
     validator, calls = counted
-    monkeypatch.setattr(checks, "_MEMO_MAX", 1)
-    _validate("a", _config_map({"k": "v"}), validator)
-    _validate("a", _config_map({"k": "w"}), validator)  # full: emptied, then this one kept
-    _validate("b", _config_map({"k": "v"}), validator)
-    assert len(calls) == 3 and len(checks._VERDICTS) == 1
+    monkeypatch.setattr(checks, "_MEMO_MAX", 4)
+    shared = _config_map({"k": "shared"})
+    for i in range(8):  # a fleet: each cluster has the shared object and one of its own
+        _validate(f"c{i}", shared, validator)
+        _validate(f"c{i}", _config_map({"k": f"own-{i}"}), validator)
+    assert len(checks._VERDICTS) <= 4
+    assert [c["data"]["k"] for c in calls] == ["shared"] + [f"own-{i}" for i in range(8)]  # shared: once
+    _validate("again", _config_map({"k": "own-0"}), validator)  # dropped long ago: checked again
+    assert calls[-1]["data"]["k"] == "own-0" and len(calls) == 10
 
 
 _MISMATCHED = MISMATCHED_DEPLOYMENT
@@ -120,11 +124,11 @@ def test_the_rules_run_again_over_another_object_or_with_other_settings(rule_run
     assert len(rule_runs) == 3
 
 
-def test_a_full_rule_memo_is_emptied_and_runs_the_rules_again(rule_runs, monkeypatch):
+def test_a_full_rule_memo_drops_its_least_recently_used_and_runs_the_rules_again_on_it(rule_runs, monkeypatch):
     monkeypatch.setattr(checks, "_MEMO_MAX", 1)
     fixed = {**_MISMATCHED, "spec": {**_MISMATCHED["spec"], "selector": {"matchLabels": {"app": "b"}}}}
     _lint("a", _MISMATCHED)
-    _lint("a", fixed)  # full: emptied, then this one kept
+    _lint("a", fixed)  # full: the other dropped, then this one kept
     _lint("b", _MISMATCHED)
     assert len(rule_runs) == 3 and len(checks._SHARED_RESULTS) == 1
 
