@@ -122,12 +122,16 @@ class ResultCache:
     file, then ``os.replace``). When packs pile up, the run writes one pack of every entry it
     read and removes the old ones. A pack that cannot be read or does not load, or an entry not
     of its shape, is a miss; a pack removed by a concurrent run is too.
+
+    A run holds at most ``limit`` entries of the packs, the newest: the packs are read newest
+    first, and the ones past the bound are folded away unread by the next fold.
     """
 
-    def __init__(self, root: Path, run: str):
+    def __init__(self, root: Path, run: str, limit: int = MAX_ENTRIES):
         self.root = root
         self.folder = root / run[:32]
         self.run = run
+        self.limit = limit
         self.entries: dict[str, tuple] = {}
         self.packs: list[str] = []
         self.new: dict[str, tuple] = {}
@@ -144,7 +148,10 @@ class ResultCache:
             names = sorted(n for n in os.listdir(self.folder) if n.endswith(".pack"))
         except OSError:
             names = []
-        for name in names:
+        for name in reversed(names):  # newest first: its entries win, and are the ones kept
+            if len(self.entries) >= limit:
+                self.packs.append(name)  # past the bound: folded away unread
+                continue
             try:
                 with open(os.path.join(self.folder, name), "rb") as handle:
                     data = handle.read()
@@ -155,8 +162,15 @@ class ResultCache:
                 entries = marshal.loads(data)
             except (ValueError, EOFError, TypeError):
                 continue  # cut short or corrupted: every entry of it is a miss
-            if isinstance(entries, dict):
-                self.entries.update(entries)
+            if not isinstance(entries, dict):
+                continue
+            if not self.entries and len(entries) <= limit:
+                self.entries = entries  # one pack, the usual case: no copy
+                continue
+            for key, entry in entries.items():
+                if len(self.entries) >= limit:
+                    break
+                self.entries.setdefault(key, entry)
 
     def key_of(self, path: str, shown: str) -> str | None:
         """The key of the file's bytes as they are now (None when it cannot be read as a
@@ -215,9 +229,15 @@ class ResultCache:
         if not self.new:
             return
         compact = len(self.packs) >= MAX_PACKS
-        entries = {**self.entries, **self.new} if compact else self.new
-        if len(entries) > MAX_ENTRIES:
-            entries = dict(list(entries.items())[-MAX_ENTRIES:])
+        entries = self.new
+        if len(entries) > self.limit:
+            entries = dict(list(entries.items())[-self.limit :])
+        if compact:  # the new entries, then the newest of those read, up to the bound
+            entries = dict(entries)
+            for key, entry in self.entries.items():
+                if len(entries) >= self.limit:
+                    break
+                entries.setdefault(key, entry)
         body = marshal.dumps(entries)
         name = f"{time.time_ns():020d}-{sha256(body).hexdigest()[:16]}.pack"
         if not self._write(name, body):

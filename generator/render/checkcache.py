@@ -21,7 +21,9 @@ What a kept result is keyed by, besides the object's digest:
 So an edited schema file, rule, setting or an upgrade misses every entry it could change; a
 download location is cached by its URL and never changes. Entries live in ``render/`` of the
 user cache folder, in lint's packs (``lint.cache.ResultCache``: written whole or not at all,
-read back or missed, bounded); a run saves what it checked once it has rendered (``save``).
+read back or missed); a run saves what it checked once it has rendered (``save``), and every
+``SAVE_EVERY`` new entries before that, and reads back the newest ``KEEP`` entries, so a fleet's
+render holds a bounded number of them whatever its size.
 """
 
 from __future__ import annotations
@@ -44,6 +46,13 @@ if TYPE_CHECKING:
 
 FOLDER = "render"  # under the user cache folder
 FORMAT = 1  # of an entry; part of the run key
+# Entries a run reads back, the newest (``ResultCache``'s ``limit``), and new entries it holds
+# before it writes them as a pack: with ``checks``' memos, what a fleet's render holds of checks
+# is bounded (an entry is a few hundred bytes to a kilobyte in memory), whatever the fleet's size.
+# The example clusters' copies differ in ~7 objects each (~13 entries), so a fleet of up to
+# ~1,200 clusters is answered whole by its next render; a larger one checks the rest again.
+KEEP = 16_384
+SAVE_EVERY = 8192
 # the installed packages a verdict or a rule's result depends on: the bundled Kubernetes schemas
 # (and the API versions served, read by rules), the JSON Schema checks that word a failure and
 # resolve references, the CEL rules' evaluator
@@ -77,7 +86,7 @@ def _current() -> ResultCache:
     if _store is None or _store[0] != moved:
         from generator.lint.cache import ResultCache
 
-        _store = (moved, ResultCache(cache_root() / FOLDER, _run()))
+        _store = (moved, ResultCache(cache_root() / FOLDER, _run(), limit=KEEP))
     return _store[1]
 
 
@@ -116,7 +125,7 @@ def verdict(
         except (TypeError, ValueError):
             pass  # not of an entry's shape: a miss
     problems = check()
-    store.put_entry(key, tuple((p.kind, p.message, tuple(p.path)) for p in problems))
+    _put(store, key, tuple((p.kind, p.message, tuple(p.path)) for p in problems))
     return problems, False
 
 
@@ -133,17 +142,26 @@ def rule_result(settings: str, file_key: str, digest: bytes, file: str, check: C
         except (ValueError, TypeError, IndexError):
             pass
     result = check()
-    store.put_entry(key, entry_of(result))
+    _put(store, key, entry_of(result))
     return result
+
+
+def _put(store: ResultCache, key: str, entry: tuple) -> None:
+    store.put_entry(key, entry)
+    if len(store.new) >= SAVE_EVERY:
+        save()
 
 
 def save() -> None:
     """Write what this process checked since it last saved, as one pack; a cache that cannot be
-    written only costs the next run its checks."""
+    written only costs the next run its checks.
+
+    What it wrote is dropped, not added to the entries read: this process asks again only for
+    what the memos of ``checks`` forgot when full, so a fleet's render holds the packs it read
+    and at most ``SAVE_EVERY`` new entries, whatever the fleet's size."""
     if _store is None or not _store[1].new:
         return
     store = _store[1]
     store.save()  # with the packs it read folded into one when there are many
-    store.entries.update(store.new)
     store.new = {}
-    store.packs = []  # a pool worker saves after each task: the next saves write their entries only
+    store.packs = []  # folded or not, the next saves write their entries only

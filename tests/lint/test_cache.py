@@ -370,3 +370,25 @@ def test_a_cached_result_is_the_checked_one_and_shares_each_objects_reference(tm
     assert again == [result, None]
     cached = again[0]
     assert cached is not None and cached.findings[0][0].ref is cached.findings[1][0].ref
+
+
+def test_a_run_reads_back_the_newest_entries_up_to_its_limit_and_folds_the_rest_away(tmp_path, monkeypatch):
+    """A store bounded by ``limit`` reads the packs newest first and holds no more than the bound:
+    what a newer pack says wins, and the packs past the bound are removed by the next fold."""
+    from generator.lint import cache as lintcache
+    from generator.lint.cache import ResultCache
+
+    for i in range(3):  # three runs, each rewriting entry "k" and adding two of its own
+        store = ResultCache(tmp_path, "run", limit=1_000)
+        store.new = {"k": (i,), f"a{i}": (i,), f"b{i}": (i,)}
+        store.save()
+    store = ResultCache(tmp_path, "run", limit=4)
+    assert store.entries["k"] == (2,) and len(store.entries) == 4
+    assert set(store.entries) == {"k", "a2", "b2", "a1"}  # the newest pack's, then the next one's in its order
+    monkeypatch.setattr(lintcache, "MAX_PACKS", 3)
+    store.new = {"n": (9,)}
+    store.save()  # folds: the new entry, then the newest read, up to the bound
+    packs = sorted((tmp_path / "run").glob("*.pack"))
+    assert len(packs) == 1
+    again = ResultCache(tmp_path, "run", limit=4)
+    assert again.entries["n"] == (9,) and again.entries["k"] == (2,) and len(again.entries) == 4

@@ -197,6 +197,28 @@ def test_a_process_that_saves_after_each_task_folds_the_packs_once(monkeypatch, 
     assert len(packs) == 2 and packs[0].stat().st_size < packs[1].stat().st_size / 2
 
 
+def test_a_long_render_writes_its_results_as_it_goes_and_holds_no_more_than_a_pack_of_them(
+    monkeypatch, schemas, rule_runs
+):
+    """A fleet's render: every ``SAVE_EVERY`` new entries are written, and dropped from memory,
+    so the process holds a bounded number whatever the fleet's size; the next process finds them."""
+    _new_process(monkeypatch)
+    monkeypatch.setattr(checkcache, "SAVE_EVERY", 3)
+    folder = checkcache.cache_root() / checkcache.FOLDER
+    for version in ["1.30", "1.31", "1.32"]:  # four verdicts and four rule results each
+        _check(schemas, version=version)
+        store = checkcache._current()
+        assert len(store.new) < 3 and not store.entries  # what was written is not held
+    assert len(list(folder.rglob("*.pack"))) == 24 // 3
+    checkcache.save()
+    _new_process(monkeypatch)
+    rule_runs.clear()
+    for version in ["1.30", "1.31", "1.32"]:
+        counted, _ = _checked_again(schemas, version=version)
+        assert counted == []
+    assert rule_runs == []
+
+
 def _tree_digest(root: Path) -> dict[str, tuple[int, str]]:
     """Every rendered file's mode and SHA-256, by its path."""
     return {
