@@ -29,10 +29,12 @@ ENTRY_FOR_MANY = (
 )
 # Clusters per evaluation of ENTRY_FOR_MANY: the engine parses the library once for them (~190 M
 # instructions, against ~50 M for each cluster's own evaluation; with its imports, ~20 ms an
-# evaluation), and the main process holds their objects at once until they are written: 32 keeps
-# a fleet's render at ~117 MB in its largest process, whatever the fleet's size (16: 88 MB, and
-# 1,000 clusters took 11% more CPU; bench/bench_all.py, docs/performance.md).
-MANY = 32
+# evaluation), and both the evaluation's child (the engine frees nothing: ~3.5 MiB a cluster,
+# ``library.helper``) and the main process (their objects until they are written) hold them at
+# once. At 1,000 clusters the largest process peaked at 160 MB with 32, 124 MB with 24 and 89 MB
+# with 16 (every process of the render counted, ``bench/bench_all.py``'s ``peak_rss``); 24 costs
+# ~1% more CPU than 32, 16 ~4% (the parse, once per evaluation; docs/performance.md).
+MANY = 24
 
 Components = dict[str, list[dict]]
 
