@@ -341,7 +341,9 @@ def _write_one(project: Project, outcome: Outcome) -> None:
     rendered, outcome.rendered = outcome.rendered, None
     assert rendered is not None  # only clusters that rendered are written
     try:
-        changes, outcome.leftovers = tree.write_tree(project.rendered, rendered.tree.cluster, rendered.tree.files, shown)
+        changes, outcome.leftovers = tree.write_tree(
+            project.rendered, rendered.tree.cluster, rendered.tree.files, shown
+        )
         outcome.changes = changes.tally()
     except tree.LeftoverError as exc:
         outcome.changes, outcome.error = exc.changes.tally(), exc
