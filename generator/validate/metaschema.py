@@ -10,13 +10,20 @@ alone, so a pass is kept by content and answered again, in this file and the nex
 
 Only passes are kept. A schema with a fault is checked again by jsonschema's own
 ``check_schema``, so what is reported, and its wording, is jsonschema's.
+
+Before any of that, a Draft 2020-12 schema meets the compiled yes/no check of ``fastcheck``
+(``_compiled``): the same metaschema documents with every ``$dynamicRef: "#meta"`` made a
+``$ref`` to the root, which is where the check resolves it as said above, and their ``$ref``s
+made names of one definitions map. A yes is final (fastcheck refuses to compile any keyword it
+does not implement as jsonschema does); a no goes on to jsonschema. Checking the 24 CRD schema
+files of a fleet's first render took ~0.5 s through jsonschema, about a fifth of that render.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
@@ -40,7 +47,7 @@ def check(cls: type[Validator], schema: dict) -> None:
 
     Draft 2020-12 (the default of CRD schemas) takes the shared verdicts; other drafts, and
     every schema that fails, take jsonschema's ``check_schema``."""
-    if cls is Draft202012Validator and _validator().is_valid(schema):
+    if cls is Draft202012Validator and (_compiled()(schema) or _validator().is_valid(schema)):
         return
     # (types-jsonschema does not know check_schema's format_checker, jsonschema >= 4.16)
     cls.check_schema(schema, format_checker=None)  # type: ignore[call-arg]
@@ -62,6 +69,58 @@ def _validator() -> Validator:
     shared = jsonschema.validators.extend(Draft202012Validator, {"$dynamicRef": _dynamic_ref})
     # format checks stay off, as in the plain check (CRD patterns are RE2, not Python's)
     return shared(registry.contents(_OWN + "schema"), registry=registry, format_checker=None)
+
+
+@cache
+def _compiled() -> Callable[[object], bool]:
+    """The Draft 2020-12 metaschema as a ``fastcheck`` yes/no check; a check that says no to
+    everything if it cannot be compiled (then jsonschema answers alone)."""
+    from jsonschema_specifications import REGISTRY
+
+    from generator.validate.fastcheck import Compiler, Unsupported
+
+    documents = {uri[len(_BASE) :]: REGISTRY.contents(uri) for uri in REGISTRY if uri.startswith(_BASE)}
+    definitions: dict[str, Any] = {}
+    for name, document in documents.items():
+        definitions[name] = _static(document, name)
+        for key, sub in document.get("$defs", {}).items():
+            definitions[f"{name}#/$defs/{key}"] = _static(sub, name)
+    compiler = Compiler(definitions, ("",))
+    try:
+        check = compiler.compile(definitions["schema"])
+        for name in definitions:  # every definition now, so no check can raise Unsupported later
+            compiler.compile({"$ref": name})(None)
+    except Unsupported:
+        return lambda schema: False
+    return check
+
+
+def _static(node: Any, document: str) -> Any:
+    """A metaschema node for ``_compiled``: ``$dynamicRef: "#meta"`` is a ``$ref`` to the root,
+    a local ``$ref`` names its document, and the keywords that only identify (``$vocabulary``,
+    ``$dynamicAnchor``) and ``items: true`` are dropped. Only schema positions hold keywords: ``properties`` and
+    ``$defs`` map names to schemas, and ``enum`` and ``const`` hold values, kept as they are."""
+    if isinstance(node, list):
+        return [_static(value, document) for value in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in ("$vocabulary", "$dynamicAnchor", "$defs") or (key == "items" and value is True):
+            continue  # ``items: true`` allows any item: no check (fastcheck compiles schema objects only)
+        if key == "$dynamicRef":
+            if value != "#meta":
+                raise ValueError(f"unexpected $dynamicRef {value!r} in the metaschema")
+            out["$ref"] = "schema"
+        elif key == "$ref":
+            out["$ref"] = f"{document}{value}" if value.startswith("#") else value
+        elif key in ("properties", "patternProperties", "dependentSchemas"):
+            out[key] = {name: _static(sub, document) for name, sub in value.items()}
+        elif key in ("enum", "const", "default", "examples"):
+            out[key] = value
+        else:
+            out[key] = _static(value, document)
+    return out
 
 
 def _moved(node: Any) -> Any:
