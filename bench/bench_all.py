@@ -27,8 +27,9 @@ render). Printed per row and tool: medians of CPU seconds (user + system of the 
 every process it started: workers and Jsonnet helpers, adopted as orphans and waited for),
 wall seconds, and for the lint-cold and render rows the peak memory of one more run, in MB:
 the peak RSS of its largest process (every process it started counts, the Jsonnet helper's
-forked evaluations too) / the peak of its live processes' summed PSS (``peak_rss``); the load
-average before and after. ``--baseline DIR`` times another checkout of
+forked evaluations too) / the peak of its live processes' summed PSS (``peak_rss``), for render
+a run in an empty user cache, which checks and keeps every object; the load average before
+and after. ``--baseline DIR`` times another checkout of
 gpu-gitops (e.g. ``git worktree add /tmp/base main``) with the same Python, its ``generator``
 first on PYTHONPATH. Each checkout's bytecode is written first, as installing the package
 does. kubeconform's core schemas come from ``KUBECONFORM_SCHEMAS`` (a location
@@ -385,7 +386,9 @@ def main() -> int:
                 tool = next(t for t in tools if t.name == who)
                 project = tmp / f"render-{who}-rss"
                 shutil.copytree(fleet, project)
-                rss = peak_rss(tool.cli("--root", str(project), "-q", "render", "--jobs", "1", *flags()), tool.env)
+                # in an empty user cache, the most a render holds: it checks every object and keeps it
+                env = {**tool.env, "GPU_GITOPS_CACHE_DIR": str(tmp / f"render-{who}-rss-cache")}
+                rss = peak_rss(tool.cli("--root", str(project), "-q", "render", "--jobs", "1", *flags()), env)
             memory[(row, who)] = rss
         print(f"\n{args.runs} interleaved rounds; {args.copies} clusters; {args.docs} documents; medians")
         print(
