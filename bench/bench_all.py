@@ -133,6 +133,7 @@ def instructions(cmd: list[str], env: dict | None = None, ok=(0,)) -> int:
         valgrind = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
     valgrind.append("--trace-children=yes")
     proc = subprocess.run(valgrind + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _reap_all()  # its orphans (a Jsonnet helper under valgrind), or the next timed run counts their CPU
     err = proc.stderr.decode(errors="replace")
     if proc.returncode not in ok:
         sys.stderr.write(err)
