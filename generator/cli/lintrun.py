@@ -164,7 +164,8 @@ def lint(args: LintArgs) -> int:
                 hint="pass files or folders, or run `gpu-gitops render` first",
             )
         targets = [str(ctx.project.rendered)]
-    if all(_rendered_trees(Path(t)) for t in targets):
+    scans = {target: _scan(target) for target in targets if target != "-"}
+    if all(_rendered_trees(scans.get(target)) for target in targets):
         overrides["complete_set"] = True  # every object of the clusters: a missing name is missing
     settings = Settings.from_config(config.data, **overrides)
     display = _display(ctx)
@@ -173,7 +174,8 @@ def lint(args: LintArgs) -> int:
     passed_by: dict[str, None] = {}
     validator = None
     runs = _runs(args, config.data, settings, overrides, targets, display)
-    tree_schemas = _tree_crd_schemas(ctx, targets, display)
+    trees = [tree for target, scan in scans.items() for tree in _trees_of(target, scan)]
+    tree_schemas = _tree_crd_schemas(ctx, trees)
     several = len({cluster for cluster, _, _ in runs}) > 1
     for cluster, run_settings, paths in runs:
         if args.require_schemas or config.require_schemas:
@@ -248,45 +250,71 @@ def lint(args: LintArgs) -> int:
     return EXIT_FINDINGS if any(f.severity in failing for f in findings) else EXIT_OK
 
 
-def _rendered_trees(path: Path) -> bool:
-    """Whether ``path`` is one rendered tree (it holds the sum file render writes) or a folder of
-    them (``rendered/``): a set of objects known to be a cluster's whole."""
+def _scan(target: str) -> tuple[bool, list[tuple[str, bool]]] | None:
+    """Of a folder: whether it holds the sum file render writes in each rendered tree, and the
+    name of each folder in it (a link to one counts, as for ``Path.is_dir``), sorted, with
+    whether it holds one; None for anything else. One pass over the folder answers both
+    questions lint asks of a target (``_rendered_trees``, ``_trees_of``): a corpus of a
+    thousand folders was walked twice, a path object and two ``stat`` calls per folder."""
     from generator.paths import SUM_FILE  # not tree.fingerprint's import (hashlib, the stat cache) for a name
 
-    if not path.is_dir():
+    try:
+        with os.scandir(target) as entries:
+            names = sorted(entry.name for entry in entries if _is_dir(entry))
+    except OSError:  # no folder, or one that cannot be listed: lint reports what it cannot read
+        return None
+    held = [(name, os.path.isfile(os.path.join(target, name, SUM_FILE))) for name in names]
+    return os.path.isfile(os.path.join(target, SUM_FILE)), held
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
         return False
-    if (path / SUM_FILE).is_file():
-        return True
-    trees = [p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    return bool(trees) and all((p / SUM_FILE).is_file() for p in trees)
 
 
-def _trees_of(path: Path) -> list[Path]:
-    """The rendered trees ``path`` is, holds (``rendered/``) or is inside (a file or folder of one)."""
+def _rendered_trees(scan: tuple[bool, list[tuple[str, bool]]] | None) -> bool:
+    """Whether a target (its ``_scan``) is one rendered tree (it holds the sum file) or a folder
+    of them (``rendered/``): a set of objects known to be a cluster's whole."""
+    if scan is None:
+        return False
+    tree, folders = scan
+    trees = [held for name, held in folders if not name.startswith(".")]
+    return tree or (bool(trees) and all(trees))
+
+
+def _trees_of(target: str, scan: tuple[bool, list[tuple[str, bool]]] | None) -> list[Path]:
+    """The rendered trees a target (with its ``_scan``) is, holds (``rendered/``) or is inside
+    (a file or folder of one)."""
     from generator.paths import SUM_FILE
 
-    held = sorted(p for p in path.iterdir() if p.is_dir() and (p / SUM_FILE).is_file()) if path.is_dir() else []
-    if held and not (path / SUM_FILE).is_file():
-        return held
+    if scan is not None and not scan[0]:
+        held = [Path(target, name) for name, tree in scan[1] if tree]
+        if held:
+            return held
+    path = Path(target)
     for folder in [path, *path.resolve().parents]:
         if (folder / SUM_FILE).is_file():
             return [folder]
     return []
 
 
-def _tree_crd_schemas(ctx: Context, targets: list[str], display: Callable[[str], str]) -> dict:
+def _tree_crd_schemas(ctx: Context, trees: list[Path]) -> dict:
     """(apiVersion, kind) → document schema of every CRD in the rendered trees linted: what their
     charts install, in preview (``charts/``) or hydrated, as render checks their custom resources
     against them (``render.charts.crd_schemas``), ahead of any schema location. A kind whose
     schema differs between two trees (clusters at different chart versions) is left to the
     schema locations, said once: lint those trees one at a time."""
-    trees = {tree.resolve(): tree for target in targets if target != "-" for tree in _trees_of(Path(target))}
+    if not trees:
+        return {}
+    unique = {tree.resolve(): tree for tree in trees}
     from generator.lint.crdimport import document_schema, versions
     from generator.yamlio.read import TooDeep, load_data
 
     found: dict[tuple[str, str], dict] = {}
     differing: set[tuple[str, str]] = set()
-    for tree in sorted(trees.values()):
+    for tree in sorted(unique.values()):
         for path in sorted(tree.rglob("customresourcedefinition_*.yaml")):
             try:
                 crd = load_data(path.read_text(encoding="utf-8"))

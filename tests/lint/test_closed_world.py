@@ -3,6 +3,8 @@ a rendered tree, a target cluster, or ``lint.completeSet``; elsewhere a note."""
 
 from __future__ import annotations
 
+import json
+
 from generator.lint import lint_paths
 from generator.lint.settings import Settings
 
@@ -57,3 +59,27 @@ def test_a_rendered_tree_is_complete(tmp_path, run):
     for target in (tree, tmp_path / "rendered"):
         result = run(tmp_path, "lint", str(target))
         assert result.exit_code == 1 and 'error: storageclass.storage.k8s.io "managed-csi" not found' in result.stdout
+
+
+def test_a_folder_of_trees_is_complete_when_every_visible_folder_in_it_is_a_tree(tmp_path, run):
+    """Hidden folders (``.git``) do not count; a link to a tree counts as the tree; one folder
+    that is no tree makes the set incomplete."""
+    rendered = tmp_path / "rendered"
+    (rendered / "prod").mkdir(parents=True)
+    (rendered / "prod" / "claim.yaml").write_text(CLAIM, encoding="utf-8")
+    (rendered / "prod" / ".gpu-gitops.sum").write_text("", encoding="utf-8")
+    (rendered / ".cache").mkdir()
+    elsewhere = tmp_path / "staging"
+    elsewhere.mkdir()
+    (elsewhere / ".gpu-gitops.sum").write_text("", encoding="utf-8")
+    (rendered / "staging").symlink_to(elsewhere, target_is_directory=True)
+    (rendered / "README.md").write_text("trees\n", encoding="utf-8")
+
+    def severity() -> str:
+        result = run(tmp_path, "lint", "-o", "json", str(rendered))
+        [finding] = [f for f in json.loads(result.stdout)["findings"] if f["rule"] == "XR001"]
+        return finding["severity"]
+
+    assert severity() == "error"
+    (rendered / "notes").mkdir()
+    assert severity() == "info"
