@@ -22,7 +22,6 @@ from __future__ import annotations
 import gc
 import marshal
 import os
-import signal
 from collections.abc import Callable, Iterable
 
 from generator.lint.cache import ResultCache, entry_of, result_of
@@ -161,6 +160,8 @@ def _ended(status: int) -> str:
 def _end(workers: list[_Worker]) -> None:
     """Stop and reap the workers not yet received (the run failed or was interrupted), so none
     is left behind."""
+    import signal  # its enums cost a lint that starts no worker
+
     for worker in workers:
         if worker.done:
             continue
