@@ -272,3 +272,25 @@ def test_a_real_sriov_policy_without_node_selector_is_still_an_error(tmp_path, s
     assert [(f.rule, f.message.split(" (checked")[0]) for f in found if f.severity == "error"] == [
         ("K8S003", "spec: 'nodeSelector' is a required property")
     ]
+
+
+def test_a_kind_the_target_serves_is_looked_up_in_the_target_version_alone(tmp_path, monkeypatch):
+    """API004 and K8S004 ask whether the target serves an object's kind: when it does, the other
+    bundled versions' schema files are not read (13 per kind, in a lint after an edit)."""
+    from generator.lint.rules import api004_api_version_not_served as api004
+    from generator.lint.rules import k8s004_schema_missing as k8s004
+
+    for cached in (kubernetes.served_in, api004.not_served, api004._off, api004._hits, k8s004._told_elsewhere):
+        cached.cache_clear()
+    asked: list[tuple[int, int]] = []
+    real = kubernetes.builtin_schema
+    monkeypatch.setattr(
+        kubernetes, "builtin_schema", lambda version, *kind: asked.append(version) or real(version, *kind)
+    )
+    (tmp_path / "d.yaml").write_text(
+        "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata: {name: r, namespace: n}\nrevision: 1\n",
+        encoding="utf-8",
+    )
+    findings = lint_paths([str(tmp_path)], Settings(kubernetes_version="1.32")).findings
+    assert [f.rule for f in findings if f.rule in ("API004", "K8S004")] == []
+    assert set(asked) == {(1, 32)}

@@ -67,11 +67,11 @@ def not_served(api_version: str, kind: str, target: tuple[int, int]) -> str | No
     or None when it does, when it is no built-in, or when API001 reports it."""
     if deprecations.is_removed(api_version, kind, target):
         return None
+    resolved = kubernetes.resolve_version(f"{target[0]}.{target[1]}")
+    if kubernetes.builtin_schema(resolved, api_version, kind) is not None:
+        return None  # served: the other versions' files are not read (a lint after an edit reads them first)
     versions = kubernetes.served_in(api_version, kind)
     if not versions:
-        return None
-    resolved = kubernetes.resolve_version(f"{target[0]}.{target[1]}")
-    if resolved in versions:
         return None
     later = [v for v in versions if v > resolved]
     earlier = [v for v in versions if v < resolved]
@@ -112,7 +112,7 @@ def _hits(api_version: str, kind: str, target: tuple[int, int], enabled: tuple[s
 @functools.cache
 def _off(api_version: str, kind: str, target: tuple[int, int]) -> bool:
     """Whether ``target`` has this built-in version off by default: asked for every object, of a few kinds."""
-    return bool(kubernetes.served_in(api_version, kind)) and runtimeconfig.off_by_default(api_version, kind, target)
+    return runtimeconfig.off_by_default(api_version, kind, target) and bool(kubernetes.served_in(api_version, kind))
 
 
 def _off_by_default(
