@@ -15,11 +15,6 @@ from __future__ import annotations
 import os
 import sys
 
-from generator.cli.table import FAMILIES, SUMMARIES, version_text
-
-__all__ = ["FAMILIES", "SUMMARIES", "main", "version_text"]
-
-
 _closed = False  # set by a command that returns with every file it opened closed (``files_closed``)
 
 
@@ -33,6 +28,8 @@ def main(in_process: bool = False) -> None:
     if args == ["--version"]:
         # answered without loading click: the commonest call of a tool's start-up cost (CI
         # logs, bug reports, scripts checking the installed version)
+        from generator.cli.table import version_text
+
         sys.stdout.write(version_text() + "\n")
         raise SystemExit(0)
     if args[-1:] in (["--help"], ["-h"]):
@@ -88,7 +85,8 @@ def _leave(code: object) -> None:
 
 def __getattr__(name: str) -> object:
     """``cli``, the root group, from ``root``; ``Context`` and ``Ui``, the Python API's entry
-    points (docs/api.md), from ``common``: each on first use."""
+    points (docs/api.md), from ``common``; the table of commands from ``table``: each on first
+    use (a lint needs none of them)."""
     if name == "cli":
         from generator.cli.root import cli
 
@@ -97,7 +95,11 @@ def __getattr__(name: str) -> object:
         from generator.cli import common
 
         return getattr(common, name)
+    if name in ("FAMILIES", "SUMMARIES", "version_text"):
+        from generator.cli import table
+
+        return getattr(table, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["FAMILIES", "SUMMARIES", "Context", "Ui", "cli", "main"]
+__all__ = ["FAMILIES", "SUMMARIES", "Context", "Ui", "cli", "main", "version_text"]

@@ -16,7 +16,6 @@ from generator.cli.common import EXIT_FINDINGS, EXIT_OK, Context, echo, reports_
 from generator.diagnostic import Diagnostic, Location
 from generator.errors import InputError
 from generator.record import Record
-from generator.replace import replace_file
 
 if TYPE_CHECKING:
     from generator.lint.settings import Settings
@@ -138,7 +137,6 @@ def lint(args: LintArgs) -> int:
     """Lint the paths and print the report; 1 when a finding is at ``fail_on`` or above."""
     from generator import cpus
     from generator.config import load_config
-    from generator.library import providers
     from generator.lint import lint_paths, make_validator
     from generator.lint.loader import discover, read
     from generator.lint.settings import Settings
@@ -149,7 +147,7 @@ def lint(args: LintArgs) -> int:
     provider = config.data.get("lint", {}).get("provider")
     overrides: dict = {
         # a project that customises the library lints with its own provider table
-        "provider_facts": providers.facts(provider, ctx.project.libsonnet) if provider else None,
+        "provider_facts": _provider_facts(provider, ctx) if provider else None,
         "kubernetes_version": args.kubernetes_version,
         "schema_locations": list(args.schema_locations) + config.schema_locations,
         "schema_cache": args.schema_cache,
@@ -233,6 +231,8 @@ def lint(args: LintArgs) -> int:
         echo(report.coverage(), err=True)
     text = render(fmt, report)
     if args.output_file:
+        from generator.replace import replace_file
+
         try:
             replace_file(args.output_file, text)
         except OSError as exc:
@@ -248,6 +248,12 @@ def lint(args: LintArgs) -> int:
         echo(report.summary(), err=True)
     failing = {"error"} if args.fail_on == "error" else {"error", "warning"}
     return EXIT_FINDINGS if any(f.severity in failing for f in findings) else EXIT_OK
+
+
+def _provider_facts(provider: str, ctx: Context) -> dict:
+    from generator.library import providers  # with the provider tables: only for a project naming a provider
+
+    return providers.facts(provider, ctx.project.libsonnet)
 
 
 def _scan(target: str) -> tuple[bool, list[tuple[str, bool]]] | None:

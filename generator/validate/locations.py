@@ -21,7 +21,6 @@ from pathlib import Path
 
 from generator.errors import InputError
 from generator.record import Frozen
-from generator.replace import replace_file
 from generator.sha import sha256
 
 DEFAULT_LOCATION = (
@@ -142,6 +141,8 @@ def fetch(url: str, cache: Path) -> Path | None:
             path=url,
             hint="check the --schema-location URL in a browser; it must serve JSON Schema files",
         ) from None
+    from generator.replace import replace_file
+
     cache.mkdir(parents=True, exist_ok=True)
     replace_file(cached, body)
     return cached

@@ -23,9 +23,8 @@ from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from generator.errors import InputError
-from generator.jsonpath import dotted
 from generator.record import Frozen, Record
-from generator.validate import fastcheck, kubernetes, re2, schemaset, structural, webhooks
+from generator.validate import fastcheck, kubernetes, schemaset
 from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
 
 if TYPE_CHECKING:
@@ -292,11 +291,15 @@ class SchemaValidator:
             return [SchemaProblem("missing-schema", f"could not find schema for {kind} ({api_version})")]
         crd = compiled.schema if compiled.custom else None
         if crd is not None:
+            from generator.validate import structural, webhooks  # custom resources only
+
             # the mutating webhooks run first, then the API server prunes nulls and defaults
             obj = cast(dict, structural.apply(crd, webhooks.apply(obj)))
         if compiled.fast is not None and compiled.passes(obj):
             return self._rules(crd, obj, kind)  # jsonschema only runs to explain a failure
         import referencing.exceptions
+
+        from generator.jsonpath import dotted
 
         problems: list[SchemaProblem] = []
         try:
@@ -525,15 +528,21 @@ _SUBSCHEMAS = (
 
 def _python_patterns(node: object, untranslatable: Untranslatable) -> None:
     """Rewrite every ``pattern`` and ``patternProperties`` key from RE2 to Python syntax, in place."""
+    from generator.validate.re2 import to_python  # CRD schemas only: the bundled ones hold none to rewrite
+
+    _rewrite_patterns(node, untranslatable, to_python)
+
+
+def _rewrite_patterns(node: object, untranslatable: Untranslatable, to_python: Callable[[str], str | None]) -> None:
     if isinstance(node, list):
         for item in node:
-            _python_patterns(item, untranslatable)
+            _rewrite_patterns(item, untranslatable, to_python)
         return
     if not isinstance(node, dict):
         return
     pattern = node.get("pattern")
     if isinstance(pattern, str):
-        translated = re2.to_python(pattern)
+        translated = to_python(pattern)
         if translated is None:
             del node["pattern"]
             untranslatable(pattern)
@@ -543,7 +552,7 @@ def _python_patterns(node: object, untranslatable: Untranslatable) -> None:
     if isinstance(patterns, dict):
         rewritten = {}
         for key, sub in patterns.items():
-            translated = re2.to_python(key)
+            translated = to_python(key)
             if translated is None:
                 untranslatable(key)
                 continue
@@ -552,13 +561,13 @@ def _python_patterns(node: object, untranslatable: Untranslatable) -> None:
     for key in _SUBSCHEMA_MAPS + ("patternProperties",):
         if isinstance(node.get(key), dict):
             for sub in node[key].values():
-                _python_patterns(sub, untranslatable)
+                _rewrite_patterns(sub, untranslatable, to_python)
     for key in _SUBSCHEMAS:
         if key in node:
-            _python_patterns(node[key], untranslatable)
+            _rewrite_patterns(node[key], untranslatable, to_python)
     for key in ("allOf", "anyOf", "oneOf", "prefixItems"):
         if isinstance(node.get(key), list):
-            _python_patterns(node[key], untranslatable)
+            _rewrite_patterns(node[key], untranslatable, to_python)
 
 
 def _json_words(error: jsonschema.ValidationError) -> str:

@@ -7,8 +7,6 @@ bytes that are not UTF-8 and characters YAML refuses are named here for both.
 
 from __future__ import annotations
 
-import unicodedata
-
 DUPLICATE_KEY_HINT = "each key may appear once in a mapping; remove or merge the repeated one"
 SYNTAX_HINT = "check indentation and quoting around this line"
 TAB_HINT = "this line has a tab: YAML indents with spaces only; replace the tab with spaces"
@@ -58,6 +56,8 @@ def bad_character(character: str | int) -> str:
         character = chr(character)
     if not isinstance(character, str) or len(character) != 1:
         return "a character"
+    import unicodedata  # its tables load with it: only a file with a refused character needs them
+
     code = ord(character)
     name = unicodedata.name(character, "")
     kind = "control character" if unicodedata.category(character) == "Cc" else "character"

@@ -12,9 +12,8 @@ the engine skip it).
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
-from generator import ruledoc
-from generator.lint import examples as rule_examples
 from generator.lint.protocol import Rule
 from generator.lint.rules import (
     api001_removed_api_version,
@@ -76,6 +75,12 @@ from generator.lint.rules import (
     xr007_priorityclass_missing,
 )
 from generator.rulemeta import RuleMeta
+
+if TYPE_CHECKING:
+    from generator.lint.examples import Example
+
+# the docstring's parsers (``ruledoc``, ``examples``) are imported by the functions that read a
+# docstring: a lint whose every finding words its own hint reads none
 
 # The order ``rules`` prints them in; a module not listed here does not run (a test checks the
 # list against the modules on disk).
@@ -160,6 +165,8 @@ def help_uri(meta: RuleMeta) -> str:
 
 def sections(meta: RuleMeta, markup: str = "rst") -> tuple[str, str, str]:
     """``(description, rationale, fix)`` from a rule's docstring (``generator.ruledoc.sections``)."""
+    from generator import ruledoc
+
     return ruledoc.sections(meta.doc, markup)
 
 
@@ -171,6 +178,8 @@ def fix_hint(rule_id: str) -> str:
     return fix.split(". ")[0].rstrip(".").replace("``", "`")
 
 
-def examples(meta: RuleMeta) -> list[rule_examples.Example]:
+def examples(meta: RuleMeta) -> list[Example]:
     """The rule's PASS and FAIL examples, from its docstring (so they ship with the package)."""
+    from generator.lint import examples as rule_examples
+
     return rule_examples.split(meta.doc)[1]
