@@ -24,7 +24,7 @@ from generator.lint import nonmanifests, references, suppress
 from generator.lint.loader import Source, resources_of
 from generator.lint.model import Document, Hit, Resource
 from generator.lint.protocol import Context, DocumentRule, ObjectRule, SetRule
-from generator.lint.rules import CHECKOV_EQUIVALENTS, REGISTRY, fix_hint
+from generator.lint.rules import CHECKOV_EQUIVALENTS, RULE_IDS, fix_hint, registry
 from generator.lint.settings import Settings
 from generator.record import Frozen, Record
 from generator.validate import SchemaValidator
@@ -202,19 +202,18 @@ class Engine:
     ):
         self.settings = settings
         self.refs = refs  # keep every object's reference: memory that grows with the objects
-        self.ctx = Context(settings, validator, {r.meta.id for r in REGISTRY}, CHECKOV_EQUIVALENTS)
+        self.ctx = Context(settings, validator, set(RULE_IDS), CHECKOV_EQUIVALENTS)
         self.severity: dict[str, str] = {}
-        for rule in REGISTRY:
+        rules = registry(cluster=settings.contract is not None)  # the cluster rules are off without one
+        for rule in rules:
             level = settings.rules.get(rule.meta.id, rule.meta.severity)
             if rule.meta.id == "K8S004" and settings.ignore_missing_schemas:
                 level = "off"
             if only is not None and rule.meta.id not in only:
                 level = "off"
-            if rule.cluster and settings.contract is None:
-                level = "off"  # it judges against the target cluster, and there is none
             if level != "off":
                 self.severity[rule.meta.id] = level
-        active = [r for r in REGISTRY if r.meta.id in self.severity]
+        active = [r for r in rules if r.meta.id in self.severity]
         self.document_rules = [r for r in active if isinstance(r, DocumentRule)]
         self.object_rules = [r for r in active if isinstance(r, ObjectRule)]
         # an object without a string apiVersion and kind only gets the rule that says so

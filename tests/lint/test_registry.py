@@ -59,3 +59,32 @@ def test_rule_metadata_is_frozen():
 def test_modules_import_on_their_own():
     for rule in REGISTRY:
         assert importlib.reload(_module(rule)).META == rule.meta
+
+
+def test_the_cluster_rules_are_the_cl_family_and_named_by_their_modules():
+    """The engine leaves the cluster rules' modules unimported without a target cluster, so what
+    it needs of them then (their IDs, their checkov equivalents) must hold without them."""
+    from generator.lint.rules import CHECKOV_EQUIVALENTS, CLUSTER_MODULES, RULE_IDS
+
+    clustered = {r.meta.id for r in REGISTRY if r.cluster}
+    assert clustered == {r.meta.id for r in REGISTRY if r.meta.id.startswith("CL")}
+    assert [_module(r).__name__.rsplit(".", 1)[1] for r in REGISTRY if r.cluster] == list(CLUSTER_MODULES)
+    assert RULE_IDS == {r.meta.id for r in REGISTRY}
+    assert CHECKOV_EQUIVALENTS == {check: r.meta.id for r in REGISTRY for check in r.checkov}
+    assert rules.registry(cluster=False) == tuple(r for r in REGISTRY if not r.cluster)
+
+
+def test_a_lint_without_a_target_cluster_imports_no_cluster_rule(tmp_path):
+    import json
+    import subprocess
+
+    (tmp_path / "pod.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {}\n", encoding="utf-8")
+    probe = (
+        "import json, sys\n"
+        "from generator.lint import lint_paths\n"
+        "from generator.lint.settings import Settings\n"
+        "lint_paths([sys.argv[1]], Settings())\n"
+        "print(json.dumps(sorted(m for m in sys.modules if '.rules.cl0' in m)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == []

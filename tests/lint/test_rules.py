@@ -381,7 +381,10 @@ def _record_calls(monkeypatch, rule_id: str, hook: str = "check") -> list[str]:
     assert isinstance(rule, ObjectRule if hook == "check" else SetRule)
     original = getattr(rule, hook)
     recording = rule.replace(**{hook: lambda res, ctx: calls.append(res.kind) or original(res, ctx)})
-    monkeypatch.setattr(engine, "REGISTRY", tuple(recording if r is rule else r for r in engine.REGISTRY))
+    real = engine.registry
+    monkeypatch.setattr(
+        engine, "registry", lambda cluster=True: tuple(recording if r is rule else r for r in real(cluster))
+    )
     return calls
 
 

@@ -54,7 +54,10 @@ def test_render_does_not_run_rules_whose_findings_it_would_not_report(project, m
     assert warning_rule is not None and warning_rule.meta.severity == "warning"
     calls = []
     recording = warning_rule.replace(check=lambda *args: calls.append(args) or [])
-    monkeypatch.setattr(engine, "REGISTRY", tuple(recording if r is warning_rule else r for r in engine.REGISTRY))
+    real = engine.registry
+    monkeypatch.setattr(
+        engine, "registry", lambda cluster=True: tuple(recording if r is warning_rule else r for r in real(cluster))
+    )
     assert lint_rules(tree, cluster, "rendered/x") == []
     assert calls == []
 

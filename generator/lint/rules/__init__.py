@@ -12,6 +12,7 @@ the engine skip it).
 from __future__ import annotations
 
 import functools
+import importlib
 from typing import TYPE_CHECKING
 
 from generator.lint.protocol import Rule
@@ -20,21 +21,6 @@ from generator.lint.rules import (
     api002_deprecated_api_version,
     api003_keda_metric_name,
     api004_api_version_not_served,
-    cl001_gpu_pool_untolerated,
-    cl002_resource_not_offered,
-    cl003_request_exceeds_node,
-    cl004_namespace_not_managed,
-    cl005_quota_allows_none,
-    cl006_admission_denied,
-    cl007_device_class_not_offered,
-    cl008_claim_template_missing,
-    cl009_replicas_exceed_quota,
-    cl010_no_pool_matches,
-    cl011_queue_not_found,
-    cl012_queue_never_admits,
-    cl013_topology_level_unknown,
-    cl014_network_attachment_missing,
-    cl015_fabric_on_wrong_pool,
     dra001_claim_not_listed,
     gpu001_extended_limit_missing,
     gpu002_extended_request_not_limit,
@@ -82,9 +68,31 @@ if TYPE_CHECKING:
 # the docstring's parsers (``ruledoc``, ``examples``) are imported by the functions that read a
 # docstring: a lint whose every finding words its own hint reads none
 
-# The order ``rules`` prints them in; a module not listed here does not run (a test checks the
-# list against the modules on disk).
-REGISTRY: tuple[Rule, ...] = (
+# The rules that judge a workload against the target cluster (``lint --cluster``: ``cluster``
+# set, the CL family), in order: imported on first use, as they run only against a cluster's
+# contract and a lint without one never loads their 15 modules (~3 ms of every run).
+CLUSTER_MODULES = (
+    "cl001_gpu_pool_untolerated",
+    "cl002_resource_not_offered",
+    "cl003_request_exceeds_node",
+    "cl004_namespace_not_managed",
+    "cl005_quota_allows_none",
+    "cl006_admission_denied",
+    "cl007_device_class_not_offered",
+    "cl008_claim_template_missing",
+    "cl009_replicas_exceed_quota",
+    "cl010_no_pool_matches",
+    "cl011_queue_not_found",
+    "cl012_queue_never_admits",
+    "cl013_topology_level_unknown",
+    "cl014_network_attachment_missing",
+    "cl015_fabric_on_wrong_pool",
+)
+
+# The other rules in the order ``rules`` prints them, the cluster rules going before the last
+# (``_LAST``); a module not listed here or above does not run (a test checks both lists
+# against the modules on disk).
+_PORTABLE: tuple[Rule, ...] = (
     k8s001_yaml_parse.RULE,
     k8s002_missing_kind.RULE,
     k8s003_schema.RULE,
@@ -126,32 +134,53 @@ REGISTRY: tuple[Rule, ...] = (
     xr005_daemonset_gpu_taint.RULE,
     xr006_nodeclass_missing.RULE,
     xr007_priorityclass_missing.RULE,
-    cl001_gpu_pool_untolerated.RULE,
-    cl002_resource_not_offered.RULE,
-    cl003_request_exceeds_node.RULE,
-    cl004_namespace_not_managed.RULE,
-    cl005_quota_allows_none.RULE,
-    cl006_admission_denied.RULE,
-    cl007_device_class_not_offered.RULE,
-    cl008_claim_template_missing.RULE,
-    cl009_replicas_exceed_quota.RULE,
-    cl010_no_pool_matches.RULE,
-    cl011_queue_not_found.RULE,
-    cl012_queue_never_admits.RULE,
-    cl013_topology_level_unknown.RULE,
-    cl014_network_attachment_missing.RULE,
-    cl015_fabric_on_wrong_pool.RULE,
-    lint001_bad_suppression.RULE,
+)
+_LAST: tuple[Rule, ...] = (lint001_bad_suppression.RULE,)
+
+# every rule's ID, the cluster rules' from their modules' names (``cl001_...`` is CL001, as a
+# test holds for every module): what a suppression may name, with or without a cluster
+RULE_IDS: frozenset[str] = frozenset(
+    [r.meta.id for r in _PORTABLE + _LAST] + [name.split("_", 1)[0].upper() for name in CLUSTER_MODULES]
 )
 
-BY_ID: dict[str, Rule] = {rule.meta.id: rule for rule in REGISTRY}
+# checkov check ID -> the rule that finds the same thing (no cluster rule has one: a test holds it)
+CHECKOV_EQUIVALENTS: dict[str, str] = {check: rule.meta.id for rule in _PORTABLE + _LAST for check in rule.checkov}
 
-# checkov check ID -> the rule that finds the same thing
-CHECKOV_EQUIVALENTS: dict[str, str] = {check: rule.meta.id for rule in REGISTRY for check in rule.checkov}
+
+REGISTRY: tuple[Rule, ...]  # declared for type checkers; ``__getattr__`` makes it
+BY_ID: dict[str, Rule]
+
+
+@functools.cache
+def registry(cluster: bool = True) -> tuple[Rule, ...]:
+    """The rules in order; without ``cluster``, those that need no target cluster, the
+    cluster rules' modules left unimported."""
+    if not cluster:
+        return _PORTABLE + _LAST
+    clustered = tuple(importlib.import_module(f"{__name__}.{name}").RULE for name in CLUSTER_MODULES)
+    return _PORTABLE + clustered + _LAST
+
+
+def __getattr__(name: str) -> object:
+    """``REGISTRY``, every rule in order, and ``BY_ID``, every rule by its ID: the cluster rules
+    imported on first use of either."""
+    if name == "REGISTRY":
+        return registry()
+    if name == "BY_ID":
+        return _by_id()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.cache
+def _by_id(cluster: bool = True) -> dict[str, Rule]:
+    return {rule.meta.id: rule for rule in registry(cluster)}
 
 
 def rule(rule_id: str) -> Rule | None:
-    return BY_ID.get(rule_id.upper())
+    """The rule of ``rule_id`` (any case), None for none; a cluster rule's module is imported
+    only when it is the one asked for."""
+    rule_id = rule_id.upper()
+    return _by_id(cluster=False).get(rule_id) or _by_id().get(rule_id)
 
 
 # Where docs/rules.md is published: the project's site, the host of the schemas' $id.
@@ -174,7 +203,10 @@ def sections(meta: RuleMeta, markup: str = "rst") -> tuple[str, str, str]:
 def fix_hint(rule_id: str) -> str:
     """The hint of a finding whose rule words none of its own: the first sentence of the
     rule's Fix, so every finding says how to fix it."""
-    fix = sections(BY_ID[rule_id].meta)[2]
+    found = rule(rule_id)
+    if found is None:
+        raise KeyError(rule_id)
+    fix = sections(found.meta)[2]
     return fix.split(". ")[0].rstrip(".").replace("``", "`")
 
 
