@@ -5,9 +5,7 @@ in, replacement). The target version decides whether an object is merely depreca
 (still served, a warning) or removed (the API server answers ``no matches for kind``).
 """
 
-from __future__ import annotations
-
-from typing import NamedTuple
+from typing import NamedTuple  # annotations evaluated: a postponed one costs NamedTuple a compile
 
 
 class Removal(NamedTuple):

@@ -35,12 +35,12 @@ import functools
 import math
 import re
 import struct
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from generator.record import Frozen
 from generator.yamlio import backend
 from generator.yamlio.backend import _cread
-from generator.yamlio.terms import Fallback, Mark, Resolution, TooDeep
+from generator.yamlio.terms import Fallback, Handover, Mark, Resolution, TooDeep, Written
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -103,13 +103,6 @@ INPUTS = Limits(
 MANIFESTS = Limits(
     file_bytes=64 * 1024 * 1024, document_bytes=4 * 1024 * 1024, depth=256, alias_nodes=100_000, nodes=None
 )
-
-
-class Handover(NamedTuple):
-    """What ``build`` returns for a document the backends leave to the caller's full loader:
-    ``why``, an anchor, a tag, a repeated key, ... (``Fallback``) or the parser's problem."""
-
-    why: str
 
 
 # go-yaml v2 resolve.go, resolveMapList
@@ -336,17 +329,6 @@ def locate(text: str, resolution: Resolution = GO_YAML) -> tuple[Any, Any]:
     from generator.yamlio import events
 
     return events.locate(text, resolution)
-
-
-class Written(NamedTuple):
-    """Where a node is written, in a position map built from something other than parser events
-    (the compiled path, ruamel's round-trip data): it stands where ``locate``'s map holds an
-    event, with a scalar's ``value`` (its text) and ``style`` (``""`` plain) where the map
-    records them, as an event does."""
-
-    start_mark: Mark
-    value: str | None = None
-    style: str | None = None
 
 
 _tuple_new = tuple.__new__

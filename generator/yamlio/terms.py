@@ -3,9 +3,11 @@ resolve (``Resolution``), where a node is written (``Mark``), and the two ways a
 (``Fallback``: the document needs the full loader; ``TooDeep``: nesting past the bound).
 ``read`` (the compiled path and the facade) and ``events`` (the event path, which ``read``
 imports only when a document needs it) both build on these, so neither imports the other's
-module for them; ``read`` re-exports them as the reader's public names."""
+module for them; ``read`` re-exports them as the reader's public names, with the two records
+of its facade (``Handover``, ``Written``).
 
-from __future__ import annotations
+Annotations here are evaluated, not postponed: ``NamedTuple`` turns a postponed one (a
+string) into a ``ForwardRef``, compiling it, ~1 M instructions a field on every start."""
 
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -49,3 +51,21 @@ class Mark(NamedTuple):
 
     line: int
     column: int
+
+
+class Handover(NamedTuple):
+    """What ``build`` returns for a document the backends leave to the caller's full loader:
+    ``why``, an anchor, a tag, a repeated key, ... (``Fallback``) or the parser's problem."""
+
+    why: str
+
+
+class Written(NamedTuple):
+    """Where a node is written, in a position map built from something other than parser events
+    (the compiled path, ruamel's round-trip data): it stands where ``locate``'s map holds an
+    event, with a scalar's ``value`` (its text) and ``style`` (``""`` plain) where the map
+    records them, as an event does."""
+
+    start_mark: Mark
+    value: str | None = None
+    style: str | None = None

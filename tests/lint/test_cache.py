@@ -266,6 +266,39 @@ def test_a_run_that_rechecks_one_edited_file_loads_no_libraries_it_does_not_use(
     assert "generator.lint.engine" in loaded and not unused & loaded
 
 
+_COMPILES_DURING_CLI = """
+import builtins, json, sys
+compiled = []
+real = builtins.compile
+builtins.compile = lambda *args, **kwargs: compiled.append(str(args[0])[:60]) or real(*args, **kwargs)
+from generator.cli import main
+sys.argv = ["gpu-gitops", *sys.argv[1:]]
+try:
+    main(in_process=True)
+except SystemExit:
+    pass
+print(json.dumps(compiled), file=sys.stderr)
+"""
+
+
+def test_a_run_that_rechecks_one_edited_file_compiles_no_source(tmp_path):
+    """Nothing is compiled from source at run time: a typed ``NamedTuple`` whose annotations are
+    postponed (strings) compiled each one into a ``ForwardRef`` on every start (~1 M
+    instructions a field)."""
+    import json
+    import subprocess
+    import sys
+
+    folder = _tree(tmp_path)
+    env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
+    command = [sys.executable, "-c", _COMPILES_DURING_CLI, "--root", str(tmp_path), "lint", "-o", "json", str(folder)]
+    subprocess.run(command, capture_output=True, env=env, check=False)
+    with (folder / "b.yaml").open("a", encoding="utf-8") as handle:
+        handle.write("# edited\n")
+    again = subprocess.run(command, capture_output=True, encoding="utf-8", env=env, check=False)
+    assert json.loads(again.stderr.strip().splitlines()[-1]) == []
+
+
 def test_an_unchanged_file_is_not_read_again_and_a_rewritten_one_is(tmp_path, checked, monkeypatch):
     """A file whose metadata is as recorded is taken by its recorded key; rewriting it with the
     same size and setting its modification time back still changes its change time."""
