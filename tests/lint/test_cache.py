@@ -299,6 +299,37 @@ def test_a_run_that_rechecks_one_edited_file_compiles_no_source(tmp_path):
     assert json.loads(again.stderr.strip().splitlines()[-1]) == []
 
 
+_THRESHOLD_WHILE_IMPORTING = """
+import gc, json, sys
+seen = []
+class Probe:
+    def find_spec(self, name, path=None, target=None):
+        if name == "generator.lint.engine":
+            seen.append(gc.get_threshold()[0])
+        return None
+sys.meta_path.insert(0, Probe())
+from generator.cli import main
+sys.argv = ["gpu-gitops", *sys.argv[1:]]
+try:
+    main(in_process=True)
+except SystemExit:
+    pass
+print(json.dumps(seen), file=sys.stderr)
+"""
+
+
+def test_the_lint_command_raises_the_collectors_thresholds_before_its_imports(tmp_path):
+    """Its modules are imported under the thresholds the checks run under (``lint.batch``)."""
+    import json
+    import subprocess
+    import sys
+
+    folder = _tree(tmp_path)
+    command = [sys.executable, "-c", _THRESHOLD_WHILE_IMPORTING, "--root", str(tmp_path), "lint", str(folder)]
+    done = subprocess.run(command, capture_output=True, encoding="utf-8", check=False)
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == [100_000]
+
+
 def test_an_unchanged_file_is_not_read_again_and_a_rewritten_one_is(tmp_path, checked, monkeypatch):
     """A file whose metadata is as recorded is taken by its recorded key; rewriting it with the
     same size and setting its modification time back still changes its change time."""
