@@ -95,3 +95,26 @@ def test_lint_of_a_repository_skips_its_charts_and_tool_configuration(tmp_path):
     assert lint_paths([str(tmp_path / "chart" / "values.yaml")], Settings()).passed_by == [
         str(tmp_path / "chart" / "values.yaml")
     ]
+
+
+def test_lint_passes_by_exactly_the_paths_the_hooks_pattern_excludes():
+    """``skipped`` answers from names and prefixes; the pattern (the hook's ``exclude``, as
+    pre-commit searches it) is the definition: the two agree on every path made of the names
+    the pattern mentions, near misses of them, and line breaks."""
+    import itertools
+
+    from generator.lint import nonmanifests
+
+    pattern = re.compile(nonmanifests.PATTERN)
+    stems = [*nonmanifests._TOOL_STEMS, "Chart", "kustomization", "values", "valuesX", "value", "chart", "cluster"]
+    names = [f"{stem}{suffix}" for stem in stems for suffix in ("", ".yaml", ".yml", ".json", ".lock", ".yamlx")]
+    names += ["dashboard.json", "my-dashboard-1.json", "dashboard.json.bak", "dash.json", "a.yaml", "", "x\n", "\n"]
+    names += [".pre-commit-config.yaml", ".pre-commit-hooks.yaml", ".gpu-gitops.yaml", ".gitlab-ci.yml"]
+    folders = ["", "templates", "charts", "clusters", "_bases", ".github", "docs", "ci", "prod", "a\nb", "templatesx"]
+    paths = set(names)
+    for depth in (1, 2, 3):
+        for parts in itertools.product(folders, repeat=depth):
+            paths.update("/".join((*parts, name)) for name in names)
+    assert len(paths) > 100_000
+    differ = [p for p in paths if nonmanifests.skipped(p) != (pattern.search(p) is not None)]
+    assert differ == []
