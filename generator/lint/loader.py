@@ -83,15 +83,7 @@ def discover(paths: list[str], excludes: list[str], display: Callable[[str], str
             continue
         path = Path(raw)
         if path.is_dir():
-            top = str(path)
-            for dirpath, dirnames, filenames in os.walk(top, onerror=lambda exc: found.append(exc.filename)):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                # os.walk joins the folder names to ``top`` as given: the rest is the relative path
-                folder = dirpath[len(top) :].lstrip(os.sep).replace(os.sep, "/") or "."
-                for name in sorted(filenames):
-                    if name.lower().endswith(SUFFIXES):
-                        if not nonmanifests.skipped(name if folder == "." else f"{folder}/{name}"):
-                            found.append(os.path.join(dirpath, name))
+            _walk(str(path), found)
         elif path.is_file():
             found.append(raw)
         elif path.exists():
@@ -101,6 +93,49 @@ def discover(paths: list[str], excludes: list[str], display: Callable[[str], str
     if not excludes:
         return found
     return [f for f in found if f == "-" or not _excluded(display(f), excludes)]
+
+
+def _walk(top: str, found: list[str]) -> None:
+    """The manifests under folder ``top`` as ``os.walk(top)`` visits it (parents first, names
+    sorted, links to folders listed but not followed), hidden folders left out: each file's
+    path, or a folder's that cannot be listed, in its place. One ``scandir`` a folder and no
+    other call: ``os.walk`` added an ``lstat`` a folder and a Python ``join`` a file (~9 M
+    instructions for a corpus of 200 folders and 1,200 files)."""
+    stack = [(top, "")]  # a folder's path, and its path relative to ``top`` ('' for top)
+    while stack:
+        dirpath, folder = stack.pop()
+        folders, names = [], []
+        try:
+            with os.scandir(dirpath) as entries:
+                for entry in entries:
+                    if _is_dir(entry):
+                        if not entry.name.startswith(".") and not _is_link(entry):
+                            folders.append(entry.name)
+                    else:
+                        names.append(entry.name)
+        except OSError as exc:
+            found.append(exc.filename)
+            continue
+        prefix = dirpath if dirpath.endswith(os.sep) else dirpath + os.sep
+        inner = f"{folder}/" if folder else ""
+        for name in sorted(names):
+            if name.lower().endswith(SUFFIXES) and not nonmanifests.skipped(inner + name):
+                found.append(prefix + name)
+        stack.extend((prefix + name, inner + name) for name in sorted(folders, reverse=True))
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _is_link(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
 
 
 def _excluded(shown: str, patterns: list[str]) -> bool:
