@@ -65,19 +65,29 @@ def run_key(settings: Settings, validator: SchemaValidator | None, refs: bool = 
 
 def code_fingerprint() -> list:
     """Name, size and modification time of the package's modules: an edited rule or an
-    upgraded package (same version number or not) misses every entry."""
-    root = Path(generator.__file__).parent
+    upgraded package (same version number or not) misses every entry. Folders in sorted order,
+    parents first, as ``os.walk`` lists them; one ``scandir`` a folder and a ``stat`` a module
+    (``os.walk``, a ``join`` and a ``stat`` a file cost ~9 M instructions, every run)."""
     found = []
-    for folder, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        relative = os.path.relpath(folder, root)  # once per folder: per file it was most of a cached run
-        for name in sorted(filenames):
-            if name.endswith(".py"):
-                info = os.stat(os.path.join(folder, name))
-                found.append(
-                    (name if relative == "." else os.path.join(relative, name), info.st_size, info.st_mtime_ns)
-                )
+    stack = [(str(Path(generator.__file__).parent), "")]
+    while stack:
+        folder, relative = stack.pop()
+        with os.scandir(folder) as listed:
+            entries = sorted(listed, key=_name)
+        for entry in entries:
+            if entry.name.endswith(".py") and not entry.is_dir():
+                info = entry.stat()
+                found.append((relative + entry.name, info.st_size, info.st_mtime_ns))
+        stack.extend(
+            (entry.path, f"{relative}{entry.name}{os.sep}")
+            for entry in reversed(entries)
+            if entry.name != "__pycache__" and entry.is_dir() and not entry.is_symlink()  # as os.walk: not followed
+        )
     return found
+
+
+def _name(entry: os.DirEntry) -> str:
+    return entry.name
 
 
 def schema_fingerprint(validator: SchemaValidator) -> list:

@@ -461,3 +461,21 @@ def test_a_run_reads_back_the_newest_entries_up_to_its_limit_and_folds_the_rest_
     assert len(packs) == 1
     again = ResultCache(tmp_path, "run", limit=4)
     assert again.entries["n"] == (9,) and again.entries["k"] == (2,) and len(again.entries) == 4
+
+
+def test_the_code_fingerprint_lists_every_module_as_os_walk_finds_them():
+    """Every module of the package, links to folders not followed, folders parents first."""
+    from pathlib import Path
+
+    import generator
+    from generator.lint.cache import code_fingerprint
+
+    root = Path(generator.__file__).parent
+    expected = []
+    for folder, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        relative = os.path.relpath(folder, root)
+        for name in sorted(f for f in filenames if f.endswith(".py")):
+            info = os.stat(os.path.join(folder, name))
+            expected.append((name if relative == "." else os.path.join(relative, name), info.st_size, info.st_mtime_ns))
+    assert code_fingerprint() == expected and len(expected) > 300
