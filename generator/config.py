@@ -9,7 +9,6 @@ May import: generator.errors, generator.paths, generator.record, generator.yamli
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 
 from generator.errors import InputErrors
@@ -74,4 +73,6 @@ def load_config(project: Project, explicit: Path | None = None) -> Config:
     errors = schema_errors(doc, schema) or rule_errors(doc)
     if errors:
         raise InputErrors(errors)
+    import copy  # with weakref: only for a config file
+
     return Config(path, apply_defaults(schema, copy.deepcopy(doc.data)))

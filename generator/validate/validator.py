@@ -11,7 +11,6 @@ answered from the lint cache, never imports them.
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
 import os
@@ -165,6 +164,8 @@ class SchemaValidator:
         ``schemas import`` writes them) checked first: the CRDs a chart installs, at exactly the
         version it installs, over any schema location or synced set. Everything else, compiled
         kinds and warnings included, is shared with this one."""
+        import copy  # with weakref: only for trees that install CRDs
+
         overlay = copy.copy(self)
         overlay._given = {**self._given, **schemas}
         overlay._given_compiled = {k: v for k, v in self._given_compiled.items() if k not in schemas}

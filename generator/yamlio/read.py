@@ -34,7 +34,6 @@ from __future__ import annotations
 import functools
 import math
 import re
-import struct
 from typing import TYPE_CHECKING, Any
 
 from generator.record import Frozen
@@ -217,6 +216,8 @@ def _go_float32_g(number: float) -> str:
         return ".nan"
     if math.isinf(number):
         return ".inf" if number > 0 else "-.inf"
+    import struct  # a float32 field: rare
+
     single = struct.unpack("f", struct.pack("f", number))[0]
     precision = next(
         p for p in range(1, 10) if struct.unpack("f", struct.pack("f", float(f"{single:.{p - 1}e}")))[0] == single
