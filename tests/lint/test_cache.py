@@ -229,16 +229,33 @@ def test_validator_warnings_come_back_from_the_cache_and_from_workers(tmp_path, 
     assert checked == []
 
 
-_MODULES_AFTER_CLI = """
-import json, sys
-from generator.cli import main
-sys.argv = ["gpu-gitops", *sys.argv[1:]]
-try:
-    main(in_process=True)
-except SystemExit:
-    pass
-print(json.dumps(sorted(sys.modules)), file=sys.stderr)
-"""
+def _probe(prelude: str, reported: str) -> str:
+    """A script that runs the command line of its arguments in its own process after
+    ``prelude``, then prints ``reported`` (an expression) as JSON on standard error."""
+    return (
+        f"import json, sys\n{prelude}\n"
+        "from generator.cli import main\n"
+        "sys.argv = ['gpu-gitops', *sys.argv[1:]]\n"
+        "try:\n    main(in_process=True)\nexcept SystemExit:\n    pass\n"
+        f"print(json.dumps({reported}), file=sys.stderr)\n"
+    )
+
+
+def _run_after_an_edit(tmp_path: Path, script: str) -> tuple:
+    """Lint the tree with ``script``, edit one file, lint again: both runs' results, and what
+    the second reported (``_probe``)."""
+    import json
+    import subprocess
+    import sys
+
+    folder = _tree(tmp_path)
+    env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
+    command = [sys.executable, "-c", script, "--root", str(tmp_path), "lint", "--format", "json", str(folder)]
+    first = subprocess.run(command, capture_output=True, encoding="utf-8", env=env, check=False)
+    with (folder / "b.yaml").open("a", encoding="utf-8") as handle:
+        handle.write("# edited\n")
+    again = subprocess.run(command, capture_output=True, encoding="utf-8", env=env, check=False)
+    return first, again, json.loads(again.stderr.strip().splitlines()[-1])
 
 
 def test_a_run_that_rechecks_one_edited_file_loads_no_libraries_it_does_not_use(tmp_path):
@@ -247,87 +264,41 @@ def test_a_run_that_rechecks_one_edited_file_loads_no_libraries_it_does_not_use(
     refused character's message) and what custom resources alone need stay unloaded: a
     pre-commit lint answered from the cache starts fast (each module costs ~0.2 ms to import)."""
     import json
-    import subprocess
-    import sys
 
-    folder = _tree(tmp_path)
-    env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
-    command = [sys.executable, "-c", _MODULES_AFTER_CLI, "--root", str(tmp_path), "lint", "--format", "json"]
-    first = subprocess.run([*command, str(folder)], capture_output=True, encoding="utf-8", env=env, check=False)
-    with (folder / "b.yaml").open("a", encoding="utf-8") as handle:
-        handle.write("# edited\n")
-    again = subprocess.run([*command, str(folder)], capture_output=True, encoding="utf-8", env=env, check=False)
+    first, again, loaded = _run_after_an_edit(tmp_path, _probe("", "sorted(sys.modules)"))
     assert json.loads(again.stdout) == json.loads(first.stdout)
-    loaded = set(json.loads(again.stderr.strip().splitlines()[-1]))
     unused = {"jsonschema", "referencing", "pathspec", "urllib.request", "multiprocessing", "signal", "unicodedata"}
     # what only custom resources, downloads, reports to a file, --version and --help need
     unused |= {"generator.validate.re2", "generator.validate.structural", "generator.validate.webhooks"}
     unused |= {"generator.replace", "generator.cli.table", "generator.lint.examples", "copy", "weakref", "struct"}
-    assert "generator.lint.engine" in loaded and not unused & loaded
-
-
-_COMPILES_DURING_CLI = """
-import builtins, json, sys
-compiled = []
-real = builtins.compile
-builtins.compile = lambda *args, **kwargs: compiled.append(str(args[0])[:60]) or real(*args, **kwargs)
-from generator.cli import main
-sys.argv = ["gpu-gitops", *sys.argv[1:]]
-try:
-    main(in_process=True)
-except SystemExit:
-    pass
-print(json.dumps(compiled), file=sys.stderr)
-"""
+    assert "generator.lint.engine" in loaded and not unused & set(loaded)
 
 
 def test_a_run_that_rechecks_one_edited_file_compiles_no_source(tmp_path):
     """Nothing is compiled from source at run time: a typed ``NamedTuple`` whose annotations are
     postponed (strings) compiled each one into a ``ForwardRef`` on every start (~1 M
     instructions a field)."""
-    import json
-    import subprocess
-    import sys
-
-    folder = _tree(tmp_path)
-    env = {**os.environ, "GPU_GITOPS_CACHE_DIR": str(tmp_path / "cache")}
-    command = [sys.executable, "-c", _COMPILES_DURING_CLI, "--root", str(tmp_path), "lint", "-o", "json", str(folder)]
-    subprocess.run(command, capture_output=True, env=env, check=False)
-    with (folder / "b.yaml").open("a", encoding="utf-8") as handle:
-        handle.write("# edited\n")
-    again = subprocess.run(command, capture_output=True, encoding="utf-8", env=env, check=False)
-    assert json.loads(again.stderr.strip().splitlines()[-1]) == []
-
-
-_THRESHOLD_WHILE_IMPORTING = """
-import gc, json, sys
-seen = []
-class Probe:
-    def find_spec(self, name, path=None, target=None):
-        if name == "generator.lint.engine":
-            seen.append(gc.get_threshold()[0])
-        return None
-sys.meta_path.insert(0, Probe())
-from generator.cli import main
-sys.argv = ["gpu-gitops", *sys.argv[1:]]
-try:
-    main(in_process=True)
-except SystemExit:
-    pass
-print(json.dumps(seen), file=sys.stderr)
-"""
+    prelude = (
+        "import builtins\n"
+        "compiled = []\n"
+        "real = builtins.compile\n"
+        "builtins.compile = lambda *args, **kwargs: compiled.append(str(args[0])[:60]) or real(*args, **kwargs)"
+    )
+    assert _run_after_an_edit(tmp_path, _probe(prelude, "compiled"))[2] == []
 
 
 def test_the_lint_command_raises_the_collectors_thresholds_before_its_imports(tmp_path):
     """Its modules are imported under the thresholds the checks run under (``lint.batch``)."""
-    import json
-    import subprocess
-    import sys
-
-    folder = _tree(tmp_path)
-    command = [sys.executable, "-c", _THRESHOLD_WHILE_IMPORTING, "--root", str(tmp_path), "lint", str(folder)]
-    done = subprocess.run(command, capture_output=True, encoding="utf-8", check=False)
-    assert json.loads(done.stderr.strip().splitlines()[-1]) == [100_000]
+    prelude = (
+        "import gc\n"
+        "seen = []\n"
+        "class Probe:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'generator.lint.engine':\n"
+        "            seen.append(gc.get_threshold()[0])\n"
+        "sys.meta_path.insert(0, Probe())"
+    )
+    assert _run_after_an_edit(tmp_path, _probe(prelude, "seen"))[2] == [100_000]
 
 
 def test_an_unchanged_file_is_not_read_again_and_a_rewritten_one_is(tmp_path, checked, monkeypatch):
