@@ -262,22 +262,16 @@ def _scan(target: str) -> tuple[bool, list[tuple[str, bool]]] | None:
     whether it holds one; None for anything else. One pass over the folder answers both
     questions lint asks of a target (``_rendered_trees``, ``_trees_of``): a corpus of a
     thousand folders was walked twice, a path object and two ``stat`` calls per folder."""
+    from generator.lint.loader import is_folder
     from generator.paths import SUM_FILE  # not tree.fingerprint's import (hashlib, the stat cache) for a name
 
     try:
         with os.scandir(target) as entries:
-            names = sorted(entry.name for entry in entries if _is_dir(entry))
+            names = sorted(entry.name for entry in entries if is_folder(entry))
     except OSError:  # no folder, or one that cannot be listed: lint reports what it cannot read
         return None
     held = [(name, os.path.isfile(os.path.join(target, name, SUM_FILE))) for name in names]
     return os.path.isfile(os.path.join(target, SUM_FILE)), held
-
-
-def _is_dir(entry: os.DirEntry) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
 
 
 def _rendered_trees(scan: tuple[bool, list[tuple[str, bool]]] | None) -> bool:

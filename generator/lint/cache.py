@@ -29,6 +29,7 @@ import marshal
 import os
 import time
 from collections.abc import Iterator
+from operator import attrgetter
 from pathlib import Path
 
 import generator
@@ -73,7 +74,7 @@ def code_fingerprint() -> list:
     while stack:
         folder, relative = stack.pop()
         with os.scandir(folder) as listed:
-            entries = sorted(listed, key=_name)
+            entries = sorted(listed, key=attrgetter("name"))
         for entry in entries:
             if entry.name.endswith(".py") and not entry.is_dir():
                 info = entry.stat()
@@ -84,10 +85,6 @@ def code_fingerprint() -> list:
             if entry.name != "__pycache__" and entry.is_dir() and not entry.is_symlink()  # as os.walk: not followed
         )
     return found
-
-
-def _name(entry: os.DirEntry) -> str:
-    return entry.name
 
 
 def schema_fingerprint(validator: SchemaValidator) -> list:

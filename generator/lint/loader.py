@@ -108,7 +108,7 @@ def _walk(top: str, found: list[str]) -> None:
         try:
             with os.scandir(dirpath) as entries:
                 for entry in entries:
-                    if _is_dir(entry):
+                    if is_folder(entry):
                         if not entry.name.startswith(".") and not _is_link(entry):
                             folders.append(entry.name)
                     else:
@@ -124,7 +124,8 @@ def _walk(top: str, found: list[str]) -> None:
         stack.extend((prefix + name, inner + name) for name in sorted(folders, reverse=True))
 
 
-def _is_dir(entry: os.DirEntry) -> bool:
+def is_folder(entry: os.DirEntry) -> bool:
+    """Whether a listed entry is a folder or a link to one (``Path.is_dir``: False when it cannot be told)."""
     try:
         return entry.is_dir()
     except OSError:

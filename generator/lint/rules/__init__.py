@@ -63,10 +63,9 @@ from generator.lint.rules import (
 from generator.rulemeta import RuleMeta
 
 if TYPE_CHECKING:
+    # the docstring's parsers (``ruledoc``, ``examples``) are imported by the functions that read
+    # a docstring: a lint whose every finding words its own hint reads none
     from generator.lint.examples import Example
-
-# the docstring's parsers (``ruledoc``, ``examples``) are imported by the functions that read a
-# docstring: a lint whose every finding words its own hint reads none
 
 # The rules that judge a workload against the target cluster (``lint --cluster``: ``cluster``
 # set, the CL family), in order: imported on first use, as they run only against a cluster's
@@ -177,8 +176,8 @@ def _by_id(cluster: bool = True) -> dict[str, Rule]:
 
 
 def rule(rule_id: str) -> Rule | None:
-    """The rule of ``rule_id`` (any case), None for none; a cluster rule's module is imported
-    only when it is the one asked for."""
+    """The rule of ``rule_id`` (any case), None for none; the cluster rules' modules are
+    imported only when one of them is asked for."""
     rule_id = rule_id.upper()
     return _by_id(cluster=False).get(rule_id) or _by_id().get(rule_id)
 
