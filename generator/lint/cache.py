@@ -336,14 +336,14 @@ def entry_of(result: FileResult) -> tuple:
 def result_of(shown: str, entry: tuple, objects: dict[tuple, ObjectRef]) -> FileResult:
     """The ``FileResult`` of an entry (``entry_of``); ``objects`` the references made so far, by their fields."""
     refs, count, checked, findings, facts, namespaces, warnings, passed_by = entry
-    return FileResult(
+    return FileResult(  # the fields in order: keywords cost the call twice as much, once per cached file
         shown,
-        refs=[ObjectRef(*ref) for ref in refs],
-        objects=int(count),
-        checked=int(checked),
-        findings=[(_unfinding(shown, f[:7], objects), str(f[7])) for f in findings],
-        facts=[(rule, fact, _unfinding(shown, f, objects) if f else None) for rule, fact, f in facts],
-        namespaces=list(namespaces),
-        warnings=dict.fromkeys(warnings),
-        passed_by=bool(passed_by),
+        [ObjectRef(*ref) for ref in refs],
+        int(count),
+        int(checked),
+        [(_unfinding(shown, f[:7], objects), str(f[7])) for f in findings],
+        [(rule, fact, _unfinding(shown, f, objects) if f else None) for rule, fact, f in facts],
+        list(namespaces),
+        dict.fromkeys(warnings),
+        bool(passed_by),
     )
