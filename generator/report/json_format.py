@@ -26,7 +26,6 @@ from generator.diagnostic import shown_text
 
 
 def format(report: Report) -> str:
-    findings = ",\n".join(_findings(report.findings))
     summary = {
         "files": len(report.sources),
         "resources": report.resource_count,
@@ -34,18 +33,25 @@ def format(report: Report) -> str:
         "warnings": report.count("warning"),
         "info": report.count("info"),
     }
-    listed = f"[\n{findings}\n  ]" if findings else "[]"
     counts = ",\n".join(f"    {_scalar(key)}: {_scalar(value)}" for key, value in summary.items())
-    return f'{{\n  "findings": {listed},\n  "summary": {{\n{counts}\n  }}\n}}\n'
+    tail = f',\n  "summary": {{\n{counts}\n  }}\n}}\n'
+    if not report.findings:
+        return '{\n  "findings": []' + tail
+    # one join of every piece: the document is copied once, not once a nesting level (a report
+    # of a large tree is most of a megabyte, in memory the process has not touched yet)
+    return "".join(['{\n  "findings": [\n', *_findings(report.findings), "\n  ]", tail])
 
 
 def _findings(findings: list[Diagnostic]) -> Iterator[str]:
-    """Each finding's text. Rules, severities, files, messages and hints repeat across a
-    report, and objects across their findings: each distinct one is encoded once (a report
-    of a large tree answered from the cache spent a tenth of its run here, call by call)."""
-    exact: dict[Any, str] = {}  # rule, severity, file: as they are
+    """Each finding's text, from the second on after the comma that separates it from the one
+    before. Rules, severities, files, messages, hints and objects' API versions, kinds and
+    namespaces repeat across a report, and objects across their findings: each distinct one is
+    encoded once (a report of a large tree answered from the cache spent a tenth of its run
+    here, call by call)."""
+    exact: dict[Any, str] = {}  # rule, severity, file, apiVersion, kind, namespace: as they are
     shown: dict[str, str] = {}  # message, hint: escaped as in every format
     objects: dict[int, str] = {}  # the object's fields, by the reference's identity (alive in findings)
+    before = ""
     for f in findings:
         where = f.location
         ref = f.ref
@@ -60,9 +66,9 @@ def _findings(findings: list[Diagnostic]) -> Iterator[str]:
             hint = f',\n      "hint": {hint}'
         block = objects.get(id(ref))
         if block is None:
-            block = objects[id(ref)] = _object(ref)
+            block = objects[id(ref)] = _object(ref, exact)
         yield (
-            "    {\n"
+            f"{before}    {{\n"
             f'      "rule": {rule},\n'
             f'      "severity": {severity},\n'
             f'      "message": {message},\n'
@@ -71,16 +77,20 @@ def _findings(findings: list[Diagnostic]) -> Iterator[str]:
             f'      "column": {col if type(col) is int else _scalar(col)}{hint},\n'
             f"{block}"
         )
+        before = ",\n"
 
 
-def _object(ref: ObjectRef) -> str:
+def _object(ref: ObjectRef, exact: dict[Any, str]) -> str:
+    api_version = exact.get(ref.api_version) or exact.setdefault(ref.api_version, _scalar(ref.api_version))
+    kind = exact.get(ref.kind) or exact.setdefault(ref.kind, _scalar(ref.kind))
+    namespace = exact.get(ref.namespace) or exact.setdefault(ref.namespace, _scalar(ref.namespace))
     # a generateName object has no name yet: its prefix, under the field's own name
     generate = f',\n        "generateName": {_scalar(ref.generate_name)}' if ref.generate_name else ""
     return (
         '      "object": {\n'
-        f'        "apiVersion": {_scalar(ref.api_version)},\n'
-        f'        "kind": {_scalar(ref.kind)},\n'
-        f'        "namespace": {_scalar(ref.namespace)},\n'
+        f'        "apiVersion": {api_version},\n'
+        f'        "kind": {kind},\n'
+        f'        "namespace": {namespace},\n'
         f'        "name": {_scalar(ref.name)}{generate}\n'
         "      }\n"
         "    }"
