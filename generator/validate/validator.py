@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from generator.errors import InputError
+from generator.jsonpath import dotted
 from generator.record import Frozen, Record
 from generator.validate import fastcheck, kubernetes, schemaset
 from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
@@ -299,8 +300,6 @@ class SchemaValidator:
         if compiled.fast is not None and compiled.passes(obj):
             return self._rules(crd, obj, kind)  # jsonschema only runs to explain a failure
         import referencing.exceptions
-
-        from generator.jsonpath import dotted
 
         problems: list[SchemaProblem] = []
         try:
