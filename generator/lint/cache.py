@@ -29,13 +29,12 @@ import marshal
 import os
 import time
 from collections.abc import Iterator
-from operator import attrgetter
 from pathlib import Path
 
 import generator
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.lint.engine import FileResult
-from generator.lint.loader import raw
+from generator.lint.loader import raw, walk
 from generator.lint.settings import Settings
 from generator.sha import sha256
 from generator.validate import SchemaValidator, kubernetes
@@ -66,25 +65,22 @@ def run_key(settings: Settings, validator: SchemaValidator | None, refs: bool = 
 
 def code_fingerprint() -> list:
     """Name, size and modification time of the package's modules: an edited rule or an
-    upgraded package (same version number or not) misses every entry. Folders in sorted order,
-    parents first, as ``os.walk`` lists them; one ``scandir`` a folder and a ``stat`` a module
-    (``os.walk``, a ``join`` and a ``stat`` a file cost ~9 M instructions, every run)."""
+    upgraded package (same version number or not) misses every entry."""
+    root = str(Path(generator.__file__).parent)
     found = []
-    stack = [(str(Path(generator.__file__).parent), "")]
-    while stack:
-        folder, relative = stack.pop()
-        with os.scandir(folder) as listed:
-            entries = sorted(listed, key=attrgetter("name"))
-        for entry in entries:
-            if entry.name.endswith(".py") and not entry.is_dir():
-                info = entry.stat()
-                found.append((relative + entry.name, info.st_size, info.st_mtime_ns))
-        stack.extend(
-            (entry.path, f"{relative}{entry.name}{os.sep}")
-            for entry in reversed(entries)
-            if entry.name != "__pycache__" and entry.is_dir() and not entry.is_symlink()  # as os.walk: not followed
-        )
+    for entry, relative in walk(root, _code_folder, _unlisted):
+        if entry.name.endswith(".py"):
+            info = entry.stat()
+            found.append((relative, info.st_size, info.st_mtime_ns))
     return found
+
+
+def _code_folder(name: str) -> bool:
+    return name != "__pycache__"
+
+
+def _unlisted(_exc: OSError) -> None:
+    """A package folder that cannot be listed holds no module the run can import."""
 
 
 def schema_fingerprint(validator: SchemaValidator) -> list:
