@@ -137,6 +137,7 @@ def lint(args: LintArgs) -> int:
     """Lint the paths and print the report; 1 when a finding is at ``fail_on`` or above."""
     from generator import cpus
     from generator.config import load_config
+    from generator.library import providers
     from generator.lint import lint_paths, make_validator
     from generator.lint.loader import discover, read
     from generator.lint.settings import Settings
@@ -147,7 +148,7 @@ def lint(args: LintArgs) -> int:
     provider = config.data.get("lint", {}).get("provider")
     overrides: dict = {
         # a project that customises the library lints with its own provider table
-        "provider_facts": _provider_facts(provider, ctx) if provider else None,
+        "provider_facts": providers.facts(provider, ctx.project.libsonnet) if provider else None,
         "kubernetes_version": args.kubernetes_version,
         "schema_locations": list(args.schema_locations) + config.schema_locations,
         "schema_cache": args.schema_cache,
@@ -250,13 +251,11 @@ def lint(args: LintArgs) -> int:
     return EXIT_FINDINGS if any(f.severity in failing for f in findings) else EXIT_OK
 
 
-def _provider_facts(provider: str, ctx: Context) -> dict:
-    from generator.library import providers  # with the provider tables: only for a project naming a provider
-
-    return providers.facts(provider, ctx.project.libsonnet)
+# a target's ``_scan``: whether it holds the sum file, and each folder in it with whether it does
+_Scan = tuple[bool, list[tuple[str, bool]]]
 
 
-def _scan(target: str) -> tuple[bool, list[tuple[str, bool]]] | None:
+def _scan(target: str) -> _Scan | None:
     """Of a folder: whether it holds the sum file render writes in each rendered tree, and the
     name of each folder in it (a link to one counts, as for ``Path.is_dir``), sorted, with
     whether it holds one; None for anything else. One pass over the folder answers both
@@ -274,7 +273,7 @@ def _scan(target: str) -> tuple[bool, list[tuple[str, bool]]] | None:
     return os.path.isfile(os.path.join(target, SUM_FILE)), held
 
 
-def _rendered_trees(scan: tuple[bool, list[tuple[str, bool]]] | None) -> bool:
+def _rendered_trees(scan: _Scan | None) -> bool:
     """Whether a target (its ``_scan``) is one rendered tree (it holds the sum file) or a folder
     of them (``rendered/``): a set of objects known to be a cluster's whole."""
     if scan is None:
@@ -284,7 +283,7 @@ def _rendered_trees(scan: tuple[bool, list[tuple[str, bool]]] | None) -> bool:
     return tree or (bool(trees) and all(trees))
 
 
-def _trees_of(target: str, scan: tuple[bool, list[tuple[str, bool]]] | None) -> list[Path]:
+def _trees_of(target: str, scan: _Scan | None) -> list[Path]:
     """The rendered trees a target (with its ``_scan``) is, holds (``rendered/``) or is inside
     (a file or folder of one)."""
     from generator.paths import SUM_FILE

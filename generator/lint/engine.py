@@ -202,7 +202,7 @@ class Engine:
     ):
         self.settings = settings
         self.refs = refs  # keep every object's reference: memory that grows with the objects
-        self.ctx = Context(settings, validator, set(RULE_IDS), CHECKOV_EQUIVALENTS)
+        self.ctx = Context(settings, validator, RULE_IDS, CHECKOV_EQUIVALENTS)
         self.severity: dict[str, str] = {}
         rules = registry(cluster=settings.contract is not None)  # the cluster rules are off without one
         for rule in rules:

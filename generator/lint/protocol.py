@@ -36,6 +36,7 @@ which it reads as ``ctx.contract``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from generator.diagnostic import Diagnostic
@@ -65,7 +66,7 @@ class Context(Record):
         self,
         settings: Settings,
         validator: SchemaValidator | None,
-        rule_ids: set[str],
+        rule_ids: AbstractSet[str],
         checkov: dict[str, str],
         asked: str = "",
     ):

@@ -12,6 +12,7 @@ annotated.
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Set as AbstractSet
 
 from generator import pathmatch
 from generator.lint.model import Resource
@@ -23,7 +24,7 @@ ANNOTATION = "gpu-gitops.io/ignore"
 CHECKOV_ANNOTATION = "checkov.io/skip"
 
 
-def parse(value: object, known: set[str]) -> tuple[set[str], str]:
+def parse(value: object, known: AbstractSet[str]) -> tuple[set[str], str]:
     """``(rule IDs, problem)``: the IDs an annotation suppresses, or why it suppresses nothing."""
     if not isinstance(value, str):
         return set(), "the value must be a string 'RULE-ID[,RULE-ID]: reason'"
@@ -39,7 +40,7 @@ def parse(value: object, known: set[str]) -> tuple[set[str], str]:
     return ids, ""
 
 
-def annotated(res: Resource, known: set[str]) -> set[str]:
+def annotated(res: Resource, known: AbstractSet[str]) -> set[str]:
     value = res.annotations.get(ANNOTATION)
     return parse(value, known)[0] if value is not None else set()
 
