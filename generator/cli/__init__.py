@@ -39,7 +39,7 @@ def main(in_process: bool = False) -> None:
     if "lint" in args:
         import gc
 
-        # as ``lint.batch`` does for the checks, for the whole command: importing ~160 modules
+        # as ``lint.batch`` does for the checks, for the whole command: importing ~150 modules
         # and reporting allocate objects that live to the end, and the default thresholds had
         # the collector walk them ~40 times (4% of a lint answered from its cache)
         gc.set_threshold(100_000, 50, 100)
