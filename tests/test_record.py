@@ -187,3 +187,34 @@ def test_the_settings_schema_sets_and_locations_keep_the_dataclasses_behaviour(t
     with pytest.raises(Exception, match="unknown variable"):
         SchemaLocation("{{.Nope}}")
     assert pickle.loads(pickle.dumps(Limits(1, 2, 3, 4, None))) == Limits(1, 2, 3, 4, None, None)
+
+
+def test_no_typed_named_tuple_postpones_its_annotations():
+    """``typing.NamedTuple`` makes a ``ForwardRef`` of each string annotation and compiles it, on
+    every start (~1 M instructions a field): a module that defines one evaluates its
+    annotations (no ``from __future__ import annotations``)."""
+    import ast
+
+    from conftest import REPO
+
+    postponing = []
+    for path in sorted((REPO / "generator").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        future = any(
+            isinstance(node, ast.ImportFrom)
+            and node.module == "__future__"
+            and any(alias.name == "annotations" for alias in node.names)
+            for node in tree.body
+        )
+        named = [
+            node.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ClassDef)
+            and any(
+                isinstance(base, (ast.Name, ast.Attribute)) and ast.unparse(base).endswith("NamedTuple")
+                for base in node.bases
+            )
+        ]
+        if future and named:
+            postponing.append((str(path.relative_to(REPO)), named))
+    assert postponing == []
