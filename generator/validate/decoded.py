@@ -4,7 +4,7 @@ Why: the Kubernetes definitions every built-in kind's schema refers to (``_defin
 1.3 MB per version) took JSON's decoder 42 M instructions in every lint that checks a built-in
 kind, a lint after an edit among them; ``marshal`` reads the same data in half that. A kind's
 compiled check reaches a fraction of the definitions: ``load_members`` keeps each definition as
-a dump of its own, so a lint decodes those its kinds reach and no others.
+a dump of its own behind an index, so a lint reads and decodes those its kinds reach and no others.
 
 The copy is named by the file's path, size, modification and change times, inode and device,
 and marshal's format: an edited, replaced or reinstalled file is another name, so a copy is only
@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import marshal
 import os
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,24 +40,114 @@ def load(path: Path) -> Any:
         return data
     data = _decode(path)
     if isinstance(data, dict):
-        _write(copy, data)
+        _write(copy, marshal.dumps(data))
     return data
 
 
-def load_members(path: Path, member: str) -> dict[str, bytes]:
-    """The entries of the file's top-level object ``member`` (JSON's ``data[member]``), each as
-    its own ``marshal`` dump, from the user cache when a copy of these bytes is there: a caller
-    that needs a few of many entries (a kind's schema reaches a fraction of the definitions)
-    decodes those alone. Empty when the file has no such object."""
+def load_members(path: Path, member: str) -> Members:
+    """The entries of the file's top-level object ``member`` (JSON's ``data[member]``), each
+    decoded when first asked for, from the user cache when a copy of these bytes is there: a
+    caller that needs a few of many entries (a kind's schema reaches a fraction of the
+    definitions) reads and decodes those alone. Empty when the file has no such object."""
     copy = _copy(path, member)
-    found = _read(copy)
-    if isinstance(found, dict) and all(isinstance(v, bytes) for v in found.values()):
+    found = Members.open(copy, path, member)
+    if found is not None:
         return found
-    data = _decode(path)
+    table = _table(_decode(path), member)
+    _write(copy, table)
+    return Members(path, member, table)
+
+
+class Members(Mapping[str, Any]):
+    """One top-level object of a JSON file by entry name, each lookup reading and decoding its
+    entry alone (callers keep what they use).
+
+    Why not the whole copy: it is 1.3 MB for the Kubernetes definitions, and reading it and
+    decoding every entry faulted in twice that in fresh pages, 3 ms of a lint after an edit, to
+    use the few dozen definitions one object reaches. The copy (``_table``) is an index (entry
+    name → offset and length) followed by each entry's own ``marshal`` dump, and a lookup reads
+    just its entry (``os.pread``) from the copy held open: a copy replaced meanwhile is another
+    file, so the one opened is read consistently to the end. An entry that cannot be read or
+    does not load decodes the source file again, once, and is served from that."""
+
+    def __init__(self, source: Path, member: str, table: bytes, fd: int | None = None):
+        self._source, self._member = source, member
+        self._fd: int | None = None
+        self._take(table, fd)
+
+    def _take(self, table: bytes, fd: int | None) -> None:
+        """Serve from ``table``: the whole copy, or its head (the index) when ``fd`` holds the copy open."""
+        self._close()
+        head = int.from_bytes(table[:8], "little")
+        self._index: dict[str, tuple[int, int]] = marshal.loads(table[8 : 8 + head])
+        self._base = 8 + head
+        self._table, self._fd = table, fd
+
+    @classmethod
+    def open(cls, copy: Path, source: Path, member: str) -> Members | None:
+        """The members of a copy in the cache, its index read and checked against the file's
+        size; None when there is none, or it cannot be read or is not one."""
+        try:
+            fd = os.open(copy, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None
+        found = None
+        try:
+            size = os.fstat(fd).st_size
+            head = int.from_bytes(os.pread(fd, 8, 0), "little")
+            found = cls(source, member, os.pread(fd, 8 + head, 0), fd)  # holds ``fd`` from here
+            index = found._index
+            if not isinstance(index, dict) or found._base + sum(n for _, n in index.values()) != size:
+                raise ValueError("not a copy of members")
+            return found
+        except (OSError, ValueError, EOFError, TypeError):
+            if found is None:
+                os.close(fd)
+            else:
+                found._close()
+            return None
+
+    def __getitem__(self, name: str) -> Any:
+        offset, length = self._index[name]
+        try:
+            if self._fd is None:
+                return marshal.loads(self._table[self._base + offset : self._base + offset + length])
+            return marshal.loads(os.pread(self._fd, length, self._base + offset))
+        except (OSError, ValueError, EOFError, TypeError):
+            if self._fd is None:
+                raise  # decoded from the source already: a bug, not a damaged copy
+            self._take(_table(_decode(self._source), self._member), None)
+            return self[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def _close(self, close: Callable[[int], None] = os.close) -> None:
+        if self._fd is not None:
+            close(self._fd)
+            self._fd = None
+
+    def __del__(self) -> None:
+        self._close()
+
+
+def _table(data: Any, member: str) -> bytes:
+    """The copy of ``data[member]``: the length of the index, the index (entry name → offset
+    and length after it), then each entry's ``marshal`` dump in the file's order."""
     members = data.get(member) if isinstance(data, dict) else None
     dumps = {name: marshal.dumps(value) for name, value in members.items()} if isinstance(members, dict) else {}
-    _write(copy, dumps)
-    return dumps
+    index, offset = {}, 0
+    for name, dump in dumps.items():
+        index[name] = (offset, len(dump))
+        offset += len(dump)
+    head = marshal.dumps(index)
+    return b"".join([len(head).to_bytes(8, "little"), head, *dumps.values()])
 
 
 def _copy(path: Path, member: str | None) -> Path:
@@ -64,7 +155,7 @@ def _copy(path: Path, member: str | None) -> Path:
     info = os.stat(path)
     key: list = [str(path), info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev, marshal.version]
     if member is not None:
-        key.append(member)
+        key += [member, "index"]  # the layout of ``_table``: a copy of another layout is another name
     return cache_root() / FOLDER / f"{sha256(json.dumps(key).encode()).hexdigest()[:32]}.marshal"
 
 
@@ -81,12 +172,12 @@ def _decode(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _write(copy: Path, data: Any) -> None:
+def _write(copy: Path, content: bytes) -> None:
     """Keep a copy; a cache that cannot be written only costs speed."""
     try:
         from generator.replace import replace_file
 
         copy.parent.mkdir(parents=True, exist_ok=True)
-        replace_file(copy, marshal.dumps(data))
+        replace_file(copy, content)
     except (OSError, ValueError):
         pass

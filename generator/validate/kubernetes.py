@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-import marshal
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -182,27 +181,27 @@ def definition_map(version: tuple[int, int]) -> Definitions:
 
 
 class Definitions(Mapping[str, object]):
-    """The definitions of one version by name, each decoded from its own ``marshal`` dump on
-    first lookup, less the ``required`` entries the API server does not enforce."""
+    """The definitions of one version by name, each read from the decoded copy on first lookup
+    (``decoded.Members``) and kept, less the ``required`` entries the API server does not enforce."""
 
-    def __init__(self, dumps: dict[str, bytes]):
-        self._dumps = dumps
+    def __init__(self, members: Mapping[str, object]):
+        self._members = members
         self._decoded: dict[str, object] = {}
 
     def __getitem__(self, name: str) -> object:
         found = self._decoded.get(name)
         if found is None:
-            found = self._decoded[name] = _enforced(name, marshal.loads(self._dumps[name]))
+            found = self._decoded[name] = _enforced(name, self._members[name])
         return found
 
     def __contains__(self, name: object) -> bool:
-        return name in self._dumps
+        return name in self._members
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._dumps)
+        return iter(self._members)
 
     def __len__(self) -> int:
-        return len(self._dumps)
+        return len(self._members)
 
 
 def _enforced(name: str, definition: object) -> object:

@@ -57,12 +57,49 @@ def test_members_are_kept_each_as_a_dump_of_its_own(tmp_path, monkeypatch):
     source = tmp_path / "defs.json"
     source.write_text(json.dumps({"$defs": {"a": {"type": "string"}, "b": [1, None]}, "n": 1}), encoding="utf-8")
     members = decoded.load_members(source, "$defs")
-    assert {name: marshal.loads(dump) for name, dump in members.items()} == {"a": {"type": "string"}, "b": [1, None]}
+    assert dict(members) == {"a": {"type": "string"}, "b": [1, None]}
     with monkeypatch.context() as patched:
         patched.setattr(decoded.json, "loads", lambda _text: pytest.fail("decoded from JSON again"))
-        assert decoded.load_members(source, "$defs") == members  # from the copy
+        assert dict(decoded.load_members(source, "$defs")) == dict(members)  # from the copy
     assert decoded.load(source)["n"] == 1  # the whole file's copy is another one
-    assert decoded.load_members(source, "n") == {} and decoded.load_members(source, "none") == {}
+    assert len(decoded.load_members(source, "n")) == 0 and len(decoded.load_members(source, "none")) == 0
+
+
+def test_a_lookup_reads_its_own_entry_and_no_other(tmp_path, monkeypatch):
+    """The copy's index is read when it is opened, then each lookup reads one entry: a lint
+    after an edit reads a few dozen of the 1.3 MB of definitions, not all of them."""
+    source = tmp_path / "defs.json"
+    entries = {f"d{i}": {"description": "x" * 1000, "n": i} for i in range(200)}
+    source.write_text(json.dumps({"$defs": entries}), encoding="utf-8")
+    decoded.load_members(source, "$defs")  # writes the copy
+    (copy,) = _copies()
+    read: list[int] = []
+    real = os.pread
+
+    def pread(fd: int, length: int, offset: int) -> bytes:
+        read.append(length)
+        return real(fd, length, offset)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(decoded.os, "pread", pread)
+        members = decoded.load_members(source, "$defs")
+        assert members["d7"] == {"description": "x" * 1000, "n": 7} and members["d199"]["n"] == 199
+    assert sum(read) < copy.stat().st_size // 20 and len(members) == 200
+
+
+def test_a_damaged_copy_of_members_is_decoded_again_from_the_file(tmp_path):
+    source = tmp_path / "defs.json"
+    source.write_text(json.dumps({"$defs": {"a": {"type": "string"}, "b": [1, None]}}), encoding="utf-8")
+    decoded.load_members(source, "$defs")
+    (copy,) = _copies()
+    whole = copy.read_bytes()
+    copy.write_bytes(whole[:-3])  # cut short: refused when opened, written again
+    assert dict(decoded.load_members(source, "$defs")) == {"a": {"type": "string"}, "b": [1, None]}
+    assert copy.read_bytes() == whole
+    entry = marshal.dumps([1, None])
+    copy.write_bytes(whole.replace(entry, b"\xff" * len(entry)))  # same size, an entry unreadable
+    members = decoded.load_members(source, "$defs")
+    assert members["b"] == [1, None] and members["a"] == {"type": "string"}
 
 
 def test_the_definitions_looked_up_one_by_one_are_the_whole_files():
