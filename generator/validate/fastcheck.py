@@ -152,15 +152,19 @@ class Compiler:
         ):
             return None
         # per property: an ``isinstance`` tuple for a bare type test, the cell of a ``$ref``'s
-        # target, or the check: one call per value, not two or three
+        # target, or the check: one call per value, not two or three; each compiled when a value
+        # first reaches it (a PodSpec has 40 properties, an object sets a handful)
+        properties = schema["properties"]
         compiled: dict[str, Any] = {}
-        for name, sub in schema["properties"].items():
-            test = self.compile(sub)
-            compiled[name] = _ISINSTANCE.get(test) or self._cells.get(test) or test
         required = tuple(schema.get("required", ()))
         extra = schema.get("additionalProperties", True)
         closed = extra is False
         other = None if extra is True or closed else self.compile(extra)
+
+        def first(name: str) -> Any:
+            test = self.compile(properties[name])
+            found = compiled[name] = _ISINSTANCE.get(test) or self._cells.get(test) or test
+            return found
 
         def check(v: Any) -> bool:
             if v.__class__ is not dict and not isinstance(v, dict):
@@ -168,9 +172,12 @@ class Compiler:
             for key, value in v.items():
                 sub = compiled.get(key)
                 if sub is None:
-                    if closed or (other is not None and not other(value)):
+                    if key in properties:
+                        sub = first(key)
+                    elif closed or (other is not None and not other(value)):
                         return False
-                    continue
+                    else:
+                        continue
                 kind = sub.__class__
                 if kind is tuple:
                     if not isinstance(value, sub):

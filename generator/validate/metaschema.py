@@ -85,13 +85,17 @@ def _compiled() -> Callable[[object], bool]:
         definitions[name] = _static(document, name)
         for key, sub in document.get("$defs", {}).items():
             definitions[f"{name}#/$defs/{key}"] = _static(sub, name)
-    compiler = Compiler(definitions, ("",))
     try:
-        check = compiler.compile(definitions["schema"])
-        for name in definitions:  # every definition now, so no check can raise Unsupported later
-            compiler.compile({"$ref": name})(None)
+        compiled = Compiler(definitions, ("",)).compile(definitions["schema"])
     except Unsupported:
         return lambda schema: False
+
+    def check(schema: object) -> bool:
+        try:
+            return compiled(schema)
+        except Unsupported:  # a definition or property is compiled when a schema first reaches it
+            return False
+
     return check
 
 
