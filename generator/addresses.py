@@ -27,7 +27,7 @@ earlier releases behave as its non-strict path):
 - A URL (KEDA's Prometheus address, a Git repository) is one Go's ``net/url.Parse`` takes, with
   a host: it refuses an unclosed ``[`` and a port that is no number in range (``url_problem``).
 
-May import: generator.record.
+May import: generator.regex, generator.record.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ import ipaddress
 import re
 from urllib.parse import urlsplit
 
+from generator import regex
 from generator.record import Frozen
 
 REFUSED = "refused"
@@ -46,9 +47,9 @@ INVALID_IP = "must be a valid IP address (e.g. 10.9.8.7 or 2001:db8::ffff)"
 INVALID_CIDR = "must be a valid CIDR value (e.g. 10.9.8.0/24 or 2001:db8::/64)"
 
 _DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS_SUBDOMAIN = re.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
-_PORT_NAME = re.compile(r"[-a-z0-9]+")
-_DECIMAL = re.compile(r"[0-9]+")
+_DNS_SUBDOMAIN = regex.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
+_PORT_NAME = regex.compile(r"[-a-z0-9]+")
+_DECIMAL = regex.compile(r"[0-9]+")
 
 
 class Problem(Frozen):

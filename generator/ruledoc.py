@@ -13,17 +13,18 @@ say what the rule finds, why (``Rationale:``) and how to fix it (``Fix:``), then
 tests run each example (a PASS example gives no finding of its rule, a FAIL example exactly
 one), so the documentation cannot show what the rule does not do.
 
-May import: generator.record.
+May import: generator.regex, generator.record.
 """
 
 from __future__ import annotations
 
 import re
 
+from generator import regex
 from generator.record import Frozen
 
 VERDICTS = ("PASS", "FAIL")
-_HEADER = re.compile(r"^(PASS|FAIL):\s*$", re.M)
+_HEADER = regex.compile(r"^(PASS|FAIL):\s*$", re.M)
 
 
 class Example(Frozen):

@@ -9,5 +9,5 @@ install from the rendered HelmRelease/Application objects; ``inflate`` runs ``he
 as the engine does and caches the result by everything it depends on; ``offline`` finds what
 ``helm template`` cannot know of the cluster (``lookup``, generated values, ``.Capabilities``).
 
-May import: generator.diagnostic, generator.errors, generator.paths, generator.yamlio.
+May import: generator.regex, generator.diagnostic, generator.errors, generator.paths, generator.yamlio.
 """

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
 
+from generator import regex
 from generator.errors import InputError
 
 ENV = "GPU_GITOPS_HELM"
@@ -29,7 +29,7 @@ OLDEST = (3, 14)
 INSTALL_HINT = (
     f"install Helm 3.14+ or 4.x (https://helm.sh/docs/intro/install/) and put it on PATH, or name the binary in {ENV}"
 )
-_VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)")
+_VERSION = regex.compile(r"^v?(\d+)\.(\d+)\.(\d+)")
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from generator import regex
 from generator.charts import helm, lock, offline, store
 from generator.charts.releases import Release
 from generator.errors import InputError
@@ -92,7 +93,7 @@ CLUSTER_SCOPED = frozenset(
 HOOK = "helm.sh/hook"
 REDACTED = "value not shown: a Secret's values are never committed (gpu-gitops)"
 REDACTED_B64 = base64.b64encode(REDACTED.encode()).decode()
-_SEPARATOR = re.compile(r"^---[ \t]*$", re.M)
+_SEPARATOR = regex.compile(r"^---[ \t]*$", re.M)
 
 
 @dataclass(frozen=True)
@@ -360,10 +361,10 @@ def _version_notes(what: str, sites: tuple[offline.Site, ...], facts: Facts) -> 
     return found
 
 
-_SOURCE = re.compile(r"^# Source: (\S+)", re.M)
+_SOURCE = regex.compile(r"^# Source: (\S+)", re.M)
 # a template position in Helm's error, as Helm 3 ("template: c/templates/x.yaml:6:15: executing")
 # and Helm 4 ("c/templates/x.yaml:6:15\n  executing") write it: the first is the top-level template
-_POSITION = re.compile(r"([^\s:]+/templates/[^\s:]+):(\d+):\d+")
+_POSITION = regex.compile(r"([^\s:]+/templates/[^\s:]+):(\d+):\d+")
 _ARITY = "wrong number of args for fail"
 
 

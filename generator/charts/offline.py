@@ -16,6 +16,8 @@ import re
 import tarfile
 from dataclasses import dataclass
 
+from generator import regex
+
 # Sprig and Helm functions whose result is new on every call: keys and certificates, random
 # values, the clock, salted hashes (Helm's funcs.go and sprig's function map).
 GENERATORS = (
@@ -41,15 +43,15 @@ LOOKUP = "lookup"
 HAS = ".Capabilities.APIVersions.Has"
 KUBE_VERSION = ".Capabilities.KubeVersion"
 
-_COMMENT = re.compile(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}", re.S)
-_ACTION = re.compile(r"\{\{(.*?)\}\}", re.S)
-_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|`[^`]*`')
-_CALL = re.compile(r"(?<![\w.$])(" + "|".join(sorted((LOOKUP, *GENERATORS), key=len, reverse=True)) + r")\b")
-_HAS = re.compile(r"\.Capabilities\.APIVersions\.Has\b")
-_APIS = re.compile(r"\.Capabilities\.APIVersions\b(?!\.Has\b)")
-_KUBE = re.compile(r"\.Capabilities\.KubeVersion\b")
+_COMMENT = regex.compile(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}", re.S)
+_ACTION = regex.compile(r"\{\{(.*?)\}\}", re.S)
+_STRING = regex.compile(r'"(?:[^"\\\n]|\\.)*"|`[^`]*`')
+_CALL = regex.compile(r"(?<![\w.$])(" + "|".join(sorted((LOOKUP, *GENERATORS), key=len, reverse=True)) + r")\b")
+_HAS = regex.compile(r"\.Capabilities\.APIVersions\.Has\b")
+_APIS = regex.compile(r"\.Capabilities\.APIVersions\b(?!\.Has\b)")
+_KUBE = regex.compile(r"\.Capabilities\.KubeVersion\b")
 # a semver constraint naming a patch: ">= 1.29.3", "~1.30.1" (Masterminds/semver, as Helm's semverCompare)
-_PATCH = re.compile(r"\bv?\d+\.\d+\.([1-9]\d*)\b")
+_PATCH = regex.compile(r"\bv?\d+\.\d+\.([1-9]\d*)\b")
 
 
 @dataclass(frozen=True)

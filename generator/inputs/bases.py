@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from generator import regex
 from generator.errors import InputError
 from generator.paths import CLUSTER_FILE, Project
 
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 FOLDER = "clusters/_bases"  # under the project root
 KEY = "bases"
-NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(/[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+NAME = regex.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(/[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 NAME_HINT = (
     "a base is named by its path under clusters/_bases/ without `.yaml`: lower-case words, `-` and `/` (e.g. aks/h100)"
 )

@@ -15,12 +15,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from generator import regex
 from generator.errors import InputError
 from generator.inputs.load import load_cluster, read_layers
 from generator.inputs.merge import Merged
 from generator.paths import Project
 
-_ITEM = re.compile(r"\[([^\]]+)\]")
+_ITEM = regex.compile(r"\[([^\]]+)\]")
 _SELECTORS = ("name", "namespace")  # what an item of a list is called by, besides its index
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from generator import regex
 from generator.errors import InputError, InputErrors, InputWarning
 from generator.inputs.schemaref import resolve_ref
 from generator.jsonpath import dotted
@@ -36,8 +37,8 @@ if TYPE_CHECKING:
 # the module is imported: `gpu-gitops list` and `init` need only the names and paths below.
 
 OVERRIDES_FILE = "overrides.libsonnet"
-_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$")
-_MINOR = re.compile(r"^[0-9]+\.[0-9]+$")
+_NAME = regex.compile(r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$")
+_MINOR = regex.compile(r"^[0-9]+\.[0-9]+$")
 
 
 @dataclass
@@ -262,7 +263,7 @@ def _valid(schema: dict, data: object) -> bool:
         return False
 
 
-_PLAIN_SCALAR = re.compile(r"[^\s#,\[\]{}]+")
+_PLAIN_SCALAR = regex.compile(r"[^\s#,\[\]{}]+")
 
 
 def _written(doc: Located, path: tuple, lines: list[str]) -> str | None:

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator import regex
 from generator.errors import InputError, InputErrors
 from generator.inputs import contract
 from generator.inputs.migrations import MIGRATIONS, Context, Stuck, mappings
@@ -59,7 +60,7 @@ def _yaml(text: str) -> YAML:
 
 
 # a top-level key opening a block, then its first key, indented
-_NESTED_KEY = re.compile(r"^[^\s#-][^\n]*:[ \t]*\n(?:[ \t]*#[^\n]*\n)*( +)[^\s#-]", re.M)
+_NESTED_KEY = regex.compile(r"^[^\s#-][^\n]*:[ \t]*\n(?:[ \t]*#[^\n]*\n)*( +)[^\s#-]", re.M)
 
 
 def _plan(project: Project, path: Path, kind: str, context: Context) -> FileMigration:

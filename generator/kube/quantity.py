@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from fractions import Fraction
+
+from generator import regex
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL: dict[str, Fraction | int] = {
@@ -28,7 +29,7 @@ _DECIMAL: dict[str, Fraction | int] = {
 }
 # the API server's quantities fit in an int64 scaled by 10^-9; anything far outside is not one
 MAX_EXPONENT = 64
-_QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
+_QUANTITY = regex.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
 
 
 def parse(value: object) -> Fraction | None:

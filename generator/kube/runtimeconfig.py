@@ -19,9 +19,9 @@ input (``apiServer.runtimeConfig``), or lint's configuration does (``lint.runtim
 
 from __future__ import annotations
 
-import re
+from generator import regex
 
-_ALPHA = re.compile(r"^[a-z0-9.-]+/v[0-9]+alpha[0-9]+$")
+_ALPHA = regex.compile(r"^[a-z0-9.-]+/v[0-9]+alpha[0-9]+$")
 # (group/version, kind or "*") → the first minor version that has it (off by default from there on)
 _BETA_OFF = {
     ("admissionregistration.k8s.io/v1beta1", "*"): (1, 28),

@@ -19,6 +19,7 @@ import os
 import re
 from pathlib import Path
 
+from generator import regex
 from generator.diagnostic import line_col
 from generator.errors import InputError
 from generator.library import bounded, deferred
@@ -26,8 +27,8 @@ from generator.library.engine import ENTRY_NAME, MAX_STACK, EngineError, Sandbox
 from generator.library.engine import MAX_IMPORT_BYTES as MAX_IMPORT_BYTES  # the bound, where its users look
 
 # a trace frame: "    /abs/file.libsonnet:12:5-20: description" or "    file:(12:5)-(13:1): ..."
-_FRAME = re.compile(r"^ {4}(?P<file>[^\s:][^:]*):\(?(?P<line>\d+):(?P<col>\d+)")
-_KIND = re.compile(
+_FRAME = regex.compile(r"^ {4}(?P<file>[^\s:][^:]*):\(?(?P<line>\d+):(?P<col>\d+)")
+_KIND = regex.compile(
     r"^(?:(?P<kind>runtime error|syntax error|import_callback error): )?(?:RuntimeError: )?(?P<msg>.*)$", re.S
 )
 
@@ -169,7 +170,7 @@ def _at_frame(message: str, frame: re.Match, sandbox: Sandbox, hint: str, detail
 
 
 # a frame of the result being written: "    field <name> manifestification"
-_FIELD = re.compile(r"^ {4}field <(.*)> manifestification$")
+_FIELD = regex.compile(r"^ {4}field <(.*)> manifestification$")
 
 
 def _in_library(file: str, sandbox: Sandbox) -> bool:

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import copy
 import functools
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from generator import regex
 from generator.contract.model import Policy
 from generator.kube import pods, quantity
 from generator.validate import celrules
@@ -147,7 +147,7 @@ def _run(expression: str, context: Context, variables: dict) -> object:
     return celrules.run(expression, context)
 
 
-_VARIABLE = re.compile(r"\bvariables\.([A-Za-z_][A-Za-z0-9_]*)")
+_VARIABLE = regex.compile(r"\bvariables\.([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @functools.cache

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from collections.abc import Callable
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import NoReturn
 
+from generator import regex
 from generator.errors import InputError
 from generator.lint.loader import parse_text, resources_of
 from generator.lint.model import Resource
@@ -24,8 +24,8 @@ from generator.replace import replace_file
 
 # the API server's rules: a DNS-1123 subdomain with at least one dot; DNS-1035 labels for
 # the lower-cased kind and for version names
-_GROUP = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+")
-_LABEL = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
+_GROUP = regex.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+")
+_LABEL = regex.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
 
 
 def strict(schema: dict) -> dict:

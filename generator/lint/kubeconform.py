@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable, Iterable
 
-from generator import jsonpath
+from generator import jsonpath, regex
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.errors import InputError
 from generator.lint.loader import Source
@@ -35,7 +34,7 @@ _ERROR = {"statusError", "ERROR"}
 
 _DOWNLOAD_FAILURES = ("failed downloading schema at", "error while downloading schema at", "failed parsing schema from")
 _NO_KIND = ("missing 'apiVersion' key", "missing 'kind' key")
-_QUOTED_POINTER = re.compile(r"(jsonschema: )'(/[^']*)'")
+_QUOTED_POINTER = regex.compile(r"(jsonschema: )'(/[^']*)'")
 
 
 def command(binary: str, files: list[str], settings: Settings, ignore_missing_schemas: bool = False) -> list[str]:

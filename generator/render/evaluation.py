@@ -10,6 +10,7 @@ import os
 import re
 from pathlib import Path
 
+from generator import regex
 from generator.errors import InputError
 from generator.inputs.load import Cluster
 from generator.library import jsonnet
@@ -88,8 +89,8 @@ def evaluate_many(project: Project, clusters: list[Cluster]) -> list[Components 
 
 
 # Names become file names: no path separators, no "..", no "_" (the file-name separator).
-_OBJECT_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9.:]{0,251}[A-Za-z0-9])?$")
-_NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+_OBJECT_NAME = regex.compile(r"^[A-Za-z0-9]([-A-Za-z0-9.:]{0,251}[A-Za-z0-9])?$")
+_NAMESPACE = regex.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
 
 def _check_shape(result: object, source: str, overrides: Path | None = None) -> Components:

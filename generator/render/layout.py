@@ -20,9 +20,9 @@ that would still share a file name are an error, never a silent overwrite.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from generator import regex
 from generator.charts.inflate import texts
 from generator.errors import InputError
 from generator.inputs.load import Cluster
@@ -34,7 +34,7 @@ from generator.yamlio.emit import to_yaml_once, to_yaml_plain
 MARKER = "# Rendered by gpu-gitops from clusters/{cluster}/cluster.yaml. Do not edit: run `gpu-gitops render`.\n"
 KUSTOMIZATION = "kustomization.yaml"
 MAX_FILE_NAME = 255  # NAME_MAX of Linux and macOS file systems, in bytes
-_COMPONENT = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")  # a component of one's own names a folder
+_COMPONENT = regex.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")  # a component of one's own names a folder
 
 
 def object_filename(obj: dict) -> str:

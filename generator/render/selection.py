@@ -8,11 +8,10 @@ the sorted cluster list into n nearly equal contiguous parts, so CI runs n jobs 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 
-from generator import git
+from generator import git, regex
 from generator.errors import InputError
 
 # A change under these affects how every cluster renders.
@@ -60,7 +59,7 @@ def affected(
     return [c for c in clusters if c in hit]
 
 
-_SHARD = re.compile(r"^(\d+)/(\d+)$")
+_SHARD = regex.compile(r"^(\d+)/(\d+)$")
 
 
 def parse_shard(text: str) -> tuple[int, int]:

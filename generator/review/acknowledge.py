@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from generator import regex
 from generator.errors import InputError
 
 TRAILER = "Allow-Destroy"
-_LINE = re.compile(rf"^{TRAILER}:\s*(.*)$", re.I | re.M)
-_GIVEN = re.compile(r"^\s*(\*|[a-z0-9]([-a-z0-9]*[a-z0-9])?)\s*:\s*(\S.*?)\s*$")
+_LINE = regex.compile(rf"^{TRAILER}:\s*(.*)$", re.I | re.M)
+_GIVEN = regex.compile(r"^\s*(\*|[a-z0-9]([-a-z0-9]*[a-z0-9])?)\s*:\s*(\S.*?)\s*$")
 
 
 @dataclass(frozen=True)

@@ -8,16 +8,16 @@ Bytes that differ but hold the same object (keys reordered, a comment) change no
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from generator import regex
 from generator.jsonpath import dotted
 from generator.review.objects import Identity, Placed, is_synced, parse
 
 ACTIONS = ("removed", "moved", "changed", "added", "renamed")
-_FIELD = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
+_FIELD = regex.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
 
 
 @dataclass

@@ -10,8 +10,8 @@ under GitHub's 65536 characters (the rest is one ``gpu-gitops diff --base`` away
 from __future__ import annotations
 
 import json
-import re
 
+from generator import regex
 from generator.diagnostic import shown_text
 from generator.review.acknowledge import TRAILER
 from generator.review.compare import FieldChange
@@ -20,7 +20,7 @@ from generator.review.fleet import ClusterReview
 from generator.review.present import MARKS, field_summary
 
 MAX_CHARS = 60_000  # GitHub refuses a comment over 65536 characters
-_ACTIVE = re.compile(r"([\\`*_\[\]<>|~])")  # never at a line's start here, so # + - need none
+_ACTIVE = regex.compile(r"([\\`*_\[\]<>|~])")  # never at a line's start here, so # + - need none
 
 
 def _text(value: str) -> str:

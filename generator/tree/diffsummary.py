@@ -7,14 +7,14 @@ changed and removed files per layer, and the files and the diff follow in fenced
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from generator import regex
 from generator.tree.write import Changes
 
 MAX_DIFF_LINES = 400  # per cluster: a step summary holds 1 MiB; the rest is one `diff` away
-_BACKTICKS = re.compile(r"`+")
+_BACKTICKS = regex.compile(r"`+")
 _MARKS = {"added": "+", "changed": "~", "removed": "-"}
 
 

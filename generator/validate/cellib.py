@@ -25,6 +25,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NoReturn
 
+from generator import regex
 from generator.validate import re2
 
 _TAG = "@"
@@ -175,7 +176,7 @@ _SUFFIX: dict[str, int | Fraction] = {
 }
 _SUFFIX.update({"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "k": 10**3})
 _SUFFIX.update({"M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18})
-_QUANTITY = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?")
+_QUANTITY = regex.compile(r"([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?")
 
 
 def _quantity_value(text: str) -> Fraction | None:
@@ -220,7 +221,7 @@ def _as_integer(value: object) -> int:
 
 # --- semver (k8s.io/apiserver/pkg/cel/library/semverlib.go: blang/semver, strict)
 
-_SEMVER = re.compile(
+_SEMVER = regex.compile(
     r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)"
     r"(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?"
 )
@@ -369,12 +370,12 @@ def _family(value: object) -> int:
 # optional list of errors; the evaluator cannot make an optional from a function, so ``validate``
 # gives the list (empty when valid): a rule calling ``.hasValue()`` on it is reported not evaluated
 
-_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
-_QUALIFIED = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
-_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DNS1123_LABEL = regex.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS1123_SUBDOMAIN = regex.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_DNS1035_LABEL = regex.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+_QUALIFIED = regex.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_LABEL_VALUE = regex.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+_C_IDENTIFIER = regex.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _qualified_name(s: str) -> bool:

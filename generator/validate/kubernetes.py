@@ -14,9 +14,10 @@ import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from generator import regex
 from generator.errors import InputError
 
-_VERSION_DIR = re.compile(r"^v(\d+)\.(\d+)\.0-local-strict$")
+_VERSION_DIR = regex.compile(r"^v(\d+)\.(\d+)\.0-local-strict$")
 
 
 @functools.cache
@@ -81,8 +82,8 @@ def version_dir(version: tuple[int, int]) -> Path:
 # ValidateCustomResourceDefinitionNames and ...Spec; the built-in groups follow the same rule).
 # A schema can only exist for such names: any other (too long for a file name, holding "/" or
 # "..", or characters a URL would read differently) is never looked up.
-_DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
-_DNS1123_SUBDOMAIN = re.compile(r"(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_DNS1035_LABEL = regex.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
+_DNS1123_SUBDOMAIN = regex.compile(r"(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 
 
 def nameable(api_version: str, kind: str) -> bool:
@@ -234,7 +235,7 @@ def served_in(api_version: str, kind: str) -> tuple[tuple[int, int], ...]:
     return tuple(v for v in bundled_versions() if builtin_schema(v, api_version, kind) is not None)
 
 
-_GA = re.compile(r"^v\d+$")
+_GA = regex.compile(r"^v\d+$")
 
 
 @functools.cache

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
+from generator import regex
 from generator.errors import InputError
 from generator.record import Frozen
 from generator.sha import sha256
@@ -28,7 +28,7 @@ DEFAULT_LOCATION = (
     "{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json"
 )
 DOWNLOAD_TIMEOUT = 30
-_VARIABLE = re.compile(r"\{\{\s*\.(\w+)\s*\}\}")
+_VARIABLE = regex.compile(r"\{\{\s*\.(\w+)\s*\}\}")
 KNOWN_VARIABLES = frozenset(
     {"Group", "ResourceKind", "ResourceAPIVersion", "KindSuffix", "NormalizedKubernetesVersion", "StrictSuffix"}
 )

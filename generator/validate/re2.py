@@ -16,6 +16,7 @@ import functools
 import re
 import unicodedata
 
+from generator import regex
 from generator.replace import replace_file
 
 # RE2's ASCII classes (https://github.com/google/re2/wiki/Syntax, "ASCII character classes")
@@ -35,7 +36,7 @@ _POSIX = {
     "word": "0-9A-Za-z_",
     "xdigit": "0-9A-Fa-f",
 }
-_FLAGS = re.compile(r"\(\?([imsU]*)(?:-([imsU]*))?\)")
+_FLAGS = regex.compile(r"\(\?([imsU]*)(?:-([imsU]*))?\)")
 
 
 class Untranslatable(ValueError):

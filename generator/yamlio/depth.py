@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from generator import regex
 from generator.yamlio.lines import line_col
 from generator.yamlio.read import TooDeep
 
@@ -94,9 +95,9 @@ def nesting(node: Any, limit: int) -> int:
     return deepest
 
 
-_DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
-_SINGLE_QUOTED = re.compile(r"'(?:[^']|'')*'")
-_LINE_BREAK = re.compile(r"[\n\r]")
+_DOUBLE_QUOTED = regex.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_SINGLE_QUOTED = regex.compile(r"'(?:[^']|'')*'")
+_LINE_BREAK = regex.compile(r"[\n\r]")
 _SPACE = " \t"
 _BREAK = "\n\r"
 

@@ -23,6 +23,8 @@ import marshal
 import re
 from typing import TYPE_CHECKING, Any
 
+from generator import regex
+
 if TYPE_CHECKING:
     from ruamel.yaml import YAML
     from ruamel.yaml.nodes import ScalarNode
@@ -43,7 +45,7 @@ def _ordered(value: Any, first: tuple[str, ...] = ()) -> Any:
 
 # Strings a YAML 1.1 reader (kubectl, PyYAML, Flux, Argo CD) would read as something else:
 # booleans such as on/off/yes/no, nulls, octal/hex/sexagesimal numbers, timestamps.
-_YAML11_NOT_STRING = re.compile(
+_YAML11_NOT_STRING = regex.compile(
     r"""^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
     |~|null|Null|NULL|
     |[-+]?(?:0b[01_]+|0x[0-9a-fA-F_]+|0o?[0-7_]+|[0-9][0-9_]*(?::[0-5]?[0-9])*|(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[0-9][0-9_]*[eE][-+]?[0-9]+)
@@ -99,7 +101,7 @@ class _Unmodelled(Exception):
 
 # characters libyaml writes as they are (printable, allow_unicode) and that are neither line
 # breaks (\x85, \u2028, \u2029) nor a byte-order mark
-_PRINTABLE = re.compile(r"^[\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]*$")
+_PRINTABLE = regex.compile(r"^[\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]*$")
 _INDICATOR_FIRST = set("#,[]{}&*!|>'\"%@`")
 
 

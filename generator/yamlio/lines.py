@@ -12,13 +12,14 @@ the splitter and the event path agree on them as text.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
-BREAK = re.compile(r"\r\n|[\r\n]")
+from generator import regex
+
+BREAK = regex.compile(r"\r\n|[\r\n]")
 
 # a line that starts with `---` followed by nothing, or by a space or tab and anything
-_SEPARATOR = re.compile(r"(?:(?<=[\r\n])|\A)---(?:[ \t][^\r\n]*)?(?=[\r\n]|\Z)")
+_SEPARATOR = regex.compile(r"(?:(?<=[\r\n])|\A)---(?:[ \t][^\r\n]*)?(?=[\r\n]|\Z)")
 
 
 def count(text: str, start: int = 0, end: int | None = None) -> int:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 import stat
 import sys
 from collections.abc import Mapping, Sequence
@@ -32,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from generator import regex
 from generator.errors import InputError, InputWarning
 from generator.yamlio import lines
 from generator.yamlio.messages import (
@@ -164,7 +164,7 @@ def load_file(path: Path, display: str | None = None) -> Located:
 
 
 # what YAML 1.2 accepts in a stream (c-printable), tab, line feed and carriage return included
-_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_NOT_PRINTABLE = regex.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def load_text(text: str, display: str) -> Located:
@@ -227,8 +227,8 @@ def _max_depth() -> int:
 _NULL = frozenset({"", "~", "null", "Null", "NULL"})
 _TRUE = frozenset({"true", "True", "TRUE"})
 _FALSE = frozenset({"false", "False", "FALSE"})
-_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
-_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?")
+_INT = regex.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+_TIMESTAMP = regex.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?")
 
 
 def _too_large_integer(value: str, mark: Any, display: str) -> InputError:
@@ -395,7 +395,7 @@ def _check_aliases(text: str, display: str) -> None:
         ) from None
 
 
-_VERSION_DIRECTIVE = re.compile(r"(?:(?<=[\r\n])|\A)%YAML[ \t]+(\S*)")
+_VERSION_DIRECTIVE = regex.compile(r"(?:(?<=[\r\n])|\A)%YAML[ \t]+(\S*)")
 
 
 def _check_version(text: str, display: str) -> None:

@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from typing import TYPE_CHECKING, Any
 
+from generator import regex
 from generator.record import Frozen
 from generator.yamlio import backend
 from generator.yamlio.backend import _cread
@@ -116,10 +116,10 @@ _MAP: dict[str, bool | float | None] = {
 # first characters go-yaml looks further at (its resolveTable hints); others are strings
 _HINTED = frozenset("+-0123456789.yYnNtTfFoO~")
 # Go's strconv.ParseInt/ParseUint with base 0 (underscores already removed)
-_GO_INT = re.compile(r"([-+]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]([0-7]+)|0[bB]([01]+)|0([0-7]+)|([1-9][0-9]*|0))")
-_GO_UINT = re.compile(r"\+?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]+|[1-9][0-9]*|0)")
-_YAML_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")  # yamlStyleFloat
-_GO_DOT_FLOAT = re.compile(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?")  # ParseFloat of ".5" forms
+_GO_INT = regex.compile(r"([-+]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]([0-7]+)|0[bB]([01]+)|0([0-7]+)|([1-9][0-9]*|0))")
+_GO_UINT = regex.compile(r"\+?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]+|[1-9][0-9]*|0)")
+_YAML_FLOAT = regex.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")  # yamlStyleFloat
+_GO_DOT_FLOAT = regex.compile(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?")  # ParseFloat of ".5" forms
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 _UINT64_MAX = (1 << 64) - 1
 MAX_NUMBER_DIGITS = 400  # past float64's range: go-yaml leaves such a number a string

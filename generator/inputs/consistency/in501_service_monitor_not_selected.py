@@ -58,9 +58,9 @@ FAIL:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+from generator import regex
 from generator.addresses import url_host
 from generator.errors import InputError
 from generator.inputs.protocol import InputCheck
@@ -82,7 +82,7 @@ META = RuleMeta(
 # values.yaml, prometheus.prometheusSpec.serviceMonitorSelectorNilUsesHelmValues: true). A
 # Service `<x>-kube-prometheus-stack-prometheus` may come from release `<x>` or from a release
 # named that whole prefix; the hint names the shorter, the usual one.
-_KUBE_PROMETHEUS_STACK = re.compile(r"^(?P<release>kube-prometheus-stack|.+?)(-kube-prom[-a-z]*)?-prometheus$")
+_KUBE_PROMETHEUS_STACK = regex.compile(r"^(?P<release>kube-prometheus-stack|.+?)(-kube-prom[-a-z]*)?-prometheus$")
 
 
 def _kube_prometheus_stack_release(url: str) -> str | None:

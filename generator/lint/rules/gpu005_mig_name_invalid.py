@@ -45,9 +45,9 @@ FAIL:
               memory: 4Gi
 """
 
-import re
 from collections.abc import Iterator
 
+from generator import regex
 from generator.kube import pods
 from generator.lint.model import Hit, Resource
 from generator.lint.protocol import Context, ObjectRule
@@ -57,7 +57,7 @@ META = RuleMeta(
     "GPU005", "mig-name-invalid", "error", "A nvidia.com/mig-* resource name is not a valid MIG profile name", __doc__
 )
 
-_MIG = re.compile(r"^nvidia\.com/mig-\d+g\.\d+gb$")
+_MIG = regex.compile(r"^nvidia\.com/mig-\d+g\.\d+gb$")
 
 
 def check(res: Resource, ctx: Context) -> Iterator[Hit]:

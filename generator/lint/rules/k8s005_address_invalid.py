@@ -55,10 +55,9 @@ FAIL:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 
-from generator import addresses
+from generator import addresses, regex
 from generator.lint.model import Hit, Resource
 from generator.lint.protocol import Context, ObjectRule
 from generator.rulemeta import RuleMeta
@@ -73,8 +72,8 @@ META = RuleMeta(
 
 _CILIUM = ("CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy")
 # The CRD's patterns of toFQDNs (cilium.io_ciliumnetworkpolicies.yaml, v1.19).
-_MATCH_NAME = re.compile(r"([-a-zA-Z0-9_]+[.]?)+")
-_MATCH_PATTERN = re.compile(r"([-a-zA-Z0-9_*]+[.]?)+")
+_MATCH_NAME = regex.compile(r"([-a-zA-Z0-9_]+[.]?)+")
+_MATCH_PATTERN = regex.compile(r"([-a-zA-Z0-9_*]+[.]?)+")
 
 
 def check(res: Resource, ctx: Context) -> Iterator[Hit]:

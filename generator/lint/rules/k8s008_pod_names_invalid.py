@@ -64,7 +64,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from generator import jsonpath
+from generator import jsonpath, regex
 from generator.kube import pods
 from generator.lint.model import Hit, Resource
 from generator.lint.protocol import Context, ObjectRule
@@ -78,7 +78,7 @@ META = RuleMeta(
     __doc__,
 )
 
-_PORT_NAME = re.compile(r"^[-a-z0-9]+$")  # k8s.io/apimachinery validation IsValidPortName
+_PORT_NAME = regex.compile(r"^[-a-z0-9]+$")  # k8s.io/apimachinery validation IsValidPortName
 
 
 def check(res: Resource, ctx: Context) -> Iterator[Hit]:
