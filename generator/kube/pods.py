@@ -8,9 +8,12 @@ jobs); ``generator.jsonpath`` names the fields they report the way the API serve
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from generator.record import Frozen
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 # PriorityClasses the API server creates in every cluster (kube-apiserver bootstrap data:
 # pkg/registry/scheduling/rest/storage_scheduling.go, v1.32): a pod may name them with none linted.
@@ -356,6 +359,8 @@ def effective_requests(pod: PodTemplate, wanted: Callable[[str], bool]) -> dict[
     the sum over app containers or the largest init container, whichever is more (the pod's
     effective request, kubernetes.io docs "Init containers", "Resource sharing within
     containers"); a container's limit stands for a missing request. Values are ``Fraction``s."""
+    from fractions import Fraction
+
     from generator.kube import quantity
 
     app: dict[str, Fraction] = {}

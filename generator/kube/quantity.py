@@ -1,39 +1,92 @@
-"""Kubernetes resource quantities (``500m``, ``2Gi``, ``1e3``) as exact fractions.
+"""Kubernetes resource quantities (``500m``, ``2Gi``, ``1e3``): as the API server's validation
+compares them (``nanos``), and as exact fractions for arithmetic and display (``parse``).
 
 The API server compares quantities by value, not by spelling (``1Gi`` equals ``1024Mi``),
-so the rules that mirror its checks need the same arithmetic. Exact ``Fraction``s keep
-``0.1`` and ``100m`` equal. Infinities, NaN and exponents past any real quantity are not
-quantities (None): the API server rejects them, and ``Fraction(10) ** 10**9`` would never end.
+so the rules that mirror its checks need the same arithmetic. ``ParseQuantity``
+(k8s.io/apimachinery pkg/api/resource/quantity.go) keeps a value as a whole number of nano-units,
+a finer one rounded up away from zero ("if you want some resources, you should get some"), and
+its validation compares those (``Cmp``): ``nanos`` is that number, in ``int`` arithmetic, for the
+lint rules that mirror a check. ``parse`` is the exact value as a ``Fraction``, for sums, quotas
+and the amounts shown in messages (``fractions`` imports ``decimal``: 2 ms a run that never needs
+it, so it is imported on first use). Infinities, NaN and exponents past any real quantity are
+not quantities (None) to either: the API server rejects them, and ``Fraction(10) ** 10**9``
+would never end.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from generator import regex
 
+if TYPE_CHECKING:
+    from fractions import Fraction
+
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL: dict[str, Fraction | int] = {
-    "n": Fraction(1, 10**9),
-    "u": Fraction(1, 10**6),
-    "m": Fraction(1, 1000),
-    "": 1,
-    "k": 10**3,
-    "M": 10**6,
-    "G": 10**9,
-    "T": 10**12,
-    "P": 10**15,
-    "E": 10**18,
-}
+# the decimal suffixes as powers of ten
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 # the API server's quantities fit in an int64 scaled by 10^-9; anything far outside is not one
 MAX_EXPONENT = 64
 _QUANTITY = regex.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
+NANO = 10**9  # nano-units in one unit
+
+
+def nanos(value: object) -> int | None:
+    """The quantity as the API server holds it once parsed: a whole number of nano-units (10^-9),
+    a finer value rounded up away from zero; None when it is not a quantity (``parse``'s None)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value * NANO
+    if isinstance(value, float):
+        return _nanos_text(str(value)) if math.isfinite(value) else None
+    if not isinstance(value, str):
+        return None
+    return _nanos_text(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _nanos_text(value: str) -> int | None:
+    """``nanos`` of a string, kept: the same few spellings recur in every container of a tree."""
+    parts = _parts(value)
+    if parts is None:
+        return None
+    digits, exponent, factor = parts
+    exponent += 9  # in nano-units
+    if exponent >= 0:
+        return digits * factor * 10**exponent
+    whole, rest = divmod(abs(digits) * factor, 10**-exponent)
+    whole += rest > 0  # rounded up, away from zero (inf.RoundUp)
+    return whole if digits >= 0 else -whole
+
+
+def _parts(value: str) -> tuple[int, int, int] | None:
+    """A quantity's value as ``digits * 10**exponent * factor`` (``factor`` a binary suffix's
+    power of two), or None when it is not a quantity."""
+    match = _QUANTITY.match(value.strip())
+    if not match:
+        return None
+    number, suffix = match.group(1), match.group(2) or ""
+    whole, _, fraction = number.partition(".")
+    digits = int(whole.lstrip("+-") + fraction or "0")
+    if number.startswith("-"):
+        digits = -digits
+    if suffix in _BINARY:
+        return digits, -len(fraction), _BINARY[suffix]
+    if suffix in _DECIMAL:
+        return digits, _DECIMAL[suffix] - len(fraction), 1
+    exponent = suffix[1:].lstrip("+-").lstrip("0")
+    if len(exponent) > 3 or int(exponent or 0) > MAX_EXPONENT:
+        return None
+    return digits, int(suffix[1:]) - len(fraction), 1
 
 
 def parse(value: object) -> Fraction | None:
-    """The value of a quantity, or None when it is not one (the schema reports that)."""
+    """The exact value of a quantity, or None when it is not one (the schema reports that)."""
+    from fractions import Fraction
+
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -49,21 +102,16 @@ def parse(value: object) -> Fraction | None:
 def _parse_text(value: str) -> Fraction | None:
     """``parse`` of a string, kept: the same few spellings (``1``, ``500m``, ``2Gi``) recur in
     every container of a tree, and a ``Fraction`` is immutable."""
-    match = _QUANTITY.match(value.strip())
-    if not match:
+    from fractions import Fraction
+
+    parts = _parts(value)
+    if parts is None:
         return None
-    number, suffix = Fraction(match.group(1)), match.group(2) or ""
-    if suffix in _BINARY:
-        return number * _BINARY[suffix]
-    if suffix in _DECIMAL:
-        return number * _DECIMAL[suffix]
-    exponent = suffix[1:].lstrip("+-").lstrip("0")
-    if len(exponent) > 3 or int(exponent or 0) > MAX_EXPONENT:
-        return None
-    return number * Fraction(10) ** int(suffix[1:])
+    digits, exponent, factor = parts
+    return Fraction(digits * factor) * Fraction(10) ** exponent
 
 
-def show_binary(value: Fraction) -> str:
+def show_binary(value: Fraction | int) -> str:
     """Bytes in the largest binary unit that keeps them whole (``64Gi``, ``3072Mi``)."""
     for unit, factor in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
         if value and value % factor == 0:

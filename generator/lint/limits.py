@@ -19,7 +19,7 @@ def missing_limit(cpath: tuple, name: str) -> Hit:
 
 def request_not_limit(cpath: tuple, name: str, value: object, limits: dict) -> Hit | None:
     """A hit when the request of ``name`` is a different quantity from its limit."""
-    req, lim = quantity.parse(value), quantity.parse(limits[name])
+    req, lim = quantity.nanos(value), quantity.nanos(limits[name])
     if req is None or lim is None or req == lim:
         return None
     where = jsonpath.dotted(pods.resources_path(cpath) + ("requests",)) + f"[{name}]"

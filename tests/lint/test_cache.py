@@ -25,6 +25,9 @@ spec:
   containers:
     - name: main
       image: busybox:1.36
+      resources:
+        requests: {{cpu: 500m, memory: 64Mi}}
+        limits: {{cpu: "1", memory: 128Mi}}
   volumes:
     - name: host
       hostPath:
@@ -261,8 +264,9 @@ def _run_after_an_edit(tmp_path: Path, script: str) -> tuple:
 def test_a_run_that_rechecks_one_edited_file_loads_no_libraries_it_does_not_use(tmp_path):
     """JSON Schema (for a valid object), path patterns (none configured), downloads, worker
     processes, the signal module (only stopping workers needs it), Unicode's tables (only a
-    refused character's message) and what custom resources alone need stay unloaded: a
-    pre-commit lint answered from the cache starts fast (each module costs ~0.2 ms to import)."""
+    refused character's message), exact fractions (requests are compared with limits as the API
+    server's nano-units) and what custom resources alone need stay unloaded: a pre-commit lint
+    answered from the cache starts fast (each module costs ~0.2 ms to import)."""
     import json
 
     first, again, loaded = _run_after_an_edit(tmp_path, _probe("", "sorted(sys.modules)"))
@@ -271,7 +275,8 @@ def test_a_run_that_rechecks_one_edited_file_loads_no_libraries_it_does_not_use(
     # what only custom resources, downloads, reports to a file, --version and --help need
     unused |= {"generator.validate.re2", "generator.validate.structural", "generator.validate.webhooks"}
     unused |= {"generator.replace", "generator.cli.table", "generator.lint.examples", "copy", "weakref", "struct"}
-    assert "generator.lint.engine" in loaded and not unused & set(loaded)
+    unused |= {"fractions", "decimal"}
+    assert "generator.lint.engine" in loaded and "generator.kube.quantity" in loaded and not unused & set(loaded)
 
 
 def test_a_run_that_rechecks_one_edited_file_compiles_no_source(tmp_path):

@@ -63,10 +63,10 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
             for name, value in values.items():
                 if not pods.is_extended(name):
                     continue
-                parsed = quantity.parse(value)
+                parsed = quantity.nanos(value)
                 if parsed is None and isinstance(value, (str, float)):
                     problem = "must be a quantity (an integer for extended resources)"
-                elif parsed is not None and parsed.denominator != 1:
+                elif parsed is not None and parsed % quantity.NANO:
                     problem = "must be an integer"
                 else:
                     continue

@@ -57,11 +57,10 @@ def check(res: Resource, ctx: Context) -> Iterator[Hit]:
             for name, value in values.items():
                 if not pods.is_hugepages(name):
                     continue
-                page, amount = quantity.parse(name[len("hugepages-") :]), quantity.parse(value)
+                page, amount = quantity.nanos(name[len("hugepages-") :]), quantity.nanos(value)
                 if not page or amount is None:
                     continue
-                ratio = amount / page
-                if ratio <= 0 or ratio.denominator != 1:
+                if amount <= 0 or amount % page:
                     where = jsonpath.dotted(pods.resources_path(cpath) + (section,)) + f"[{name}]"
                     yield Hit(
                         f'{where}: Invalid value: "{value}": {value} is not positive integer multiple of {name}',

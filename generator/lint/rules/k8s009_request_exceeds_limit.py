@@ -85,7 +85,7 @@ def _compared(name: str) -> bool:
 
 def _above(request: object, limit: object) -> bool:
     """Whether a request is above its limit (False when either is no quantity: the schema says so)."""
-    req, lim = quantity.parse(request), quantity.parse(limit)
+    req, lim = quantity.nanos(request), quantity.nanos(limit)
     return req is not None and lim is not None and req > lim
 
 
