@@ -13,8 +13,8 @@ May import: nothing of generator.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
     import pathspec
 

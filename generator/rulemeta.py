@@ -10,11 +10,13 @@ May import: generator.record.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from generator.record import Frozen
 
-Severity = Literal["error", "warning", "info"]
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Severity = Literal["error", "warning", "info"]
 
 
 class RuleMeta(Frozen):

@@ -19,14 +19,17 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from generator.diagnostic import Diagnostic, Location, format_text, shown_text
 from generator.errors import InputError
 from generator.paths import Project, find_root, is_project_root
 
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from generator.render import pipeline
+
 
 # Commands import what they use when they run: `--version`, `--help` and `list` start
 # without loading the schema validator, the YAML library or the Jsonnet engine.
@@ -203,7 +206,8 @@ def unchecked_summary(kinds: list[str], rule: str = "") -> Diagnostic:
 
 # --- the two halves of a command -------------------------------------------------------------
 
-Args = TypeVar("Args")
+if TYPE_CHECKING:
+    Args = TypeVar("Args")
 
 
 def reports_input_errors(execute: Callable[[Args], int]) -> Callable[[Args], int]:

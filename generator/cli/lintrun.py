@@ -10,16 +10,17 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from generator.cli.common import EXIT_FINDINGS, EXIT_OK, Context, echo, reports_input_errors, unchecked_summary
 from generator.diagnostic import Diagnostic, Location
 from generator.errors import InputError
 from generator.record import Record
 
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
     from generator.lint.settings import Settings
     from generator.validate import SchemaValidator
+
 
 # The linter, YAML, JSON Schema and rule modules are imported when the lint runs.
 

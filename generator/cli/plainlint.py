@@ -21,7 +21,11 @@ import errno
 import os
 import stat
 import sys
-from typing import Any, NoReturn
+
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
 
 _ROOT_FLAGS = {"-q": "quiet", "-v": "verbose"}
 _ROOT_VALUES = {"--root": "root", "--config": "config_path", "--color": "color"}

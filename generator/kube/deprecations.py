@@ -5,7 +5,13 @@ in, replacement). The target version decides whether an object is merely depreca
 (still served, a warning) or removed (the API server answers ``no matches for kind``).
 """
 
-from typing import NamedTuple  # annotations evaluated: a postponed one costs NamedTuple a compile
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from generator.record import NamedTuple
 
 
 class Removal(NamedTuple):

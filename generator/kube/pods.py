@@ -8,12 +8,13 @@ jobs); ``generator.jsonpath`` names the fields they report the way the API serve
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
 
 from generator.record import Frozen
 
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
     from fractions import Fraction
+
 
 # PriorityClasses the API server creates in every cluster (kube-apiserver bootstrap data:
 # pkg/registry/scheduling/rest/storage_scheduling.go, v1.32): a pod may name them with none linted.

@@ -10,10 +10,14 @@ provider convention lives in one place.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from generator.errors import InputError
 from generator.library import tables
+
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 # The library installed with the package, for callers without a project (lint settings).
 INSTALLED_LIBRARY = Path(__file__).parent.parent / "_data" / "libsonnet"

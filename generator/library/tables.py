@@ -8,11 +8,14 @@ import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 from generator.errors import InputError
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 
 def load(path: Path, build: Callable[[Any], T], what: str, shape: str) -> T:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
     from generator.lint.engine import Engine, FileResult, Result
     from generator.lint.settings import Settings
     from generator.validate import SchemaValidator
+
 
 # The linter's modules (YAML parser, JSON Schema, rules) are imported when a function here
 # runs, or when one of the names below is first read: importing a submodule such as

@@ -9,14 +9,15 @@ tags, what the bundled libyaml refuses) are composed by ruamel instead, and only
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
-
 from generator.diagnostic import ObjectRef
 from generator.record import Frozen, Record
 from generator.yamlio import lines as yamllines
 from generator.yamlio.read import Positions, plain_text
 
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
     from ruamel.yaml.nodes import Node
 
 

@@ -21,7 +21,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Iterator
-from typing import Any
+
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 # a verbose regular expression over the path relative to the folder walked (pre-commit: to the
 # repository root), matched as pre-commit matches ``exclude`` (``re.search``)

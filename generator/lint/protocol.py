@@ -37,7 +37,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from generator.diagnostic import Diagnostic
 from generator.kube import pods
@@ -47,9 +46,39 @@ from generator.lint.settings import Settings
 from generator.record import Frozen, Record
 from generator.rulemeta import RuleMeta
 
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
+    from typing import Any, Protocol, TypeVar
+
     from generator.contract.model import Contract
     from generator.validate import SchemaValidator
+
+    # The checks' shapes, for type checkers only: a lint never imports ``typing`` (2.6 ms).
+    F = TypeVar("F", bound=tuple)
+    F_co = TypeVar("F_co", bound=tuple, covariant=True)
+    F_contra = TypeVar("F_contra", bound=tuple, contravariant=True)
+
+    class DocumentCheck(Protocol):
+        """A document rule's check: the hits in one parsed document."""
+
+        def __call__(self, doc: Document, ctx: Context, /) -> Iterable[Hit]: ...
+
+    class ObjectCheck(Protocol):
+        """An object rule's check: the hits in one resource."""
+
+        def __call__(self, res: Resource, ctx: Context, /) -> Iterable[Hit]: ...
+
+    class FactsCheck(Protocol[F_co]):
+        """A set rule's view of one resource: its facts, each with the hit to report should the decision go against it."""
+
+        def __call__(self, res: Resource, ctx: Context, /) -> Iterable[tuple[F_co, Hit | None]]: ...
+
+    class SetCheck(Protocol[F_contra]):
+        """A set rule's decision over every object's facts, each hit located (None when suppressed)."""
+
+        def __call__(
+            self, facts: Sequence[tuple[F_contra, Diagnostic | None]], ctx: Context, /
+        ) -> Iterable[Diagnostic]: ...
 
 
 class Context(Record):
@@ -98,37 +127,6 @@ class Context(Record):
             return True
         self.asked = namespace
         return False
-
-
-F = TypeVar("F", bound=tuple)
-F_co = TypeVar("F_co", bound=tuple, covariant=True)
-F_contra = TypeVar("F_contra", bound=tuple, contravariant=True)
-
-
-class DocumentCheck(Protocol):
-    """A document rule's check: the hits in one parsed document."""
-
-    def __call__(self, doc: Document, ctx: Context, /) -> Iterable[Hit]: ...
-
-
-class ObjectCheck(Protocol):
-    """An object rule's check: the hits in one resource."""
-
-    def __call__(self, res: Resource, ctx: Context, /) -> Iterable[Hit]: ...
-
-
-class FactsCheck(Protocol[F_co]):
-    """A set rule's view of one resource: its facts, each with the hit to report should the decision go against it."""
-
-    def __call__(self, res: Resource, ctx: Context, /) -> Iterable[tuple[F_co, Hit | None]]: ...
-
-
-class SetCheck(Protocol[F_contra]):
-    """A set rule's decision over every object's facts, each hit located (None when suppressed)."""
-
-    def __call__(
-        self, facts: Sequence[tuple[F_contra, Diagnostic | None]], ctx: Context, /
-    ) -> Iterable[Diagnostic]: ...
 
 
 class _Rule(Frozen):
@@ -204,12 +202,16 @@ class ObjectRule(_Rule):
         put(self, "extended_pods", extended_pods)
 
 
-class SetRule(_Rule, Generic[F]):
+class SetRule(_Rule):
+    """A rule over every object's facts. Its facts' type ties ``facts`` to ``check`` where it is
+    made (``__init__`` is generic in it), not in the class: a generic class needs ``typing`` at
+    run time."""
+
     __slots__ = ("facts", "check", "with_pods")
     _fields = (*_Rule._fields, *__slots__)
 
-    facts: FactsCheck[F]
-    check: SetCheck[F]
+    facts: FactsCheck[Any]
+    check: SetCheck[Any]
     with_pods: bool  # besides its ``kinds``, any object with pod templates
 
     def __init__(self, *, facts: FactsCheck[F], check: SetCheck[F], with_pods: bool = False, **common: Any):
@@ -219,4 +221,4 @@ class SetRule(_Rule, Generic[F]):
         object.__setattr__(self, "with_pods", with_pods)
 
 
-Rule = DocumentRule | ObjectRule | SetRule[Any]  # a registry holds set rules of every kind of fact
+Rule = DocumentRule | ObjectRule | SetRule

@@ -13,12 +13,13 @@ makes such a finding a note (``as_note``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
 
 from generator.diagnostic import Diagnostic
 
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
     from generator.contract.model import Contract
+
 
 # ("class", name) for a defining object, (use, name) for a using one
 NameFact = tuple[str, str]

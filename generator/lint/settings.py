@@ -7,15 +7,18 @@ A rule declares its options (its ``options``); ``Settings.option`` answers them 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from generator.library import providers
 from generator.lint import options
 from generator.record import Record
 from generator.validate import kubernetes
 
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
+    from typing import Any
+
     from generator.contract.model import Contract
+
 
 # Without a provider, the vendors' resource names (the project's default GPU taint keys).
 DEFAULT_TAINT_KEYS = ("nvidia.com/gpu", "amd.com/gpu")

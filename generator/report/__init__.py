@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from generator.record import Record
 
-if TYPE_CHECKING:  # `FORMATS` is read by the command line's --help, which must not load the linter
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
+if TYPE_CHECKING:
     from generator.diagnostic import Diagnostic
     from generator.lint.engine import FileResult
+
 
 FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
 _MODULES = {name: "json_format" if name == "json" else name for name in FORMATS}  # `json` would shadow the library

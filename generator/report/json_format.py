@@ -11,18 +11,18 @@ escaped as in every format (``shown_text``); file names and object names are exa
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-
-    from generator.diagnostic import Diagnostic, ObjectRef
-    from generator.report import Report
-
 import json
 from json.encoder import encode_basestring_ascii
 
 from generator.diagnostic import shown_text
+
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
+    from generator.diagnostic import Diagnostic, ObjectRef
+    from generator.report import Report
 
 
 def format(report: Report) -> str:

@@ -8,10 +8,10 @@ May import: generator.regex, generator.replace, generator.record, generator.erro
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
     from generator.validate.validator import SchemaProblem, SchemaValidator
+
 
 __all__ = ["SchemaProblem", "SchemaValidator"]
 

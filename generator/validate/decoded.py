@@ -24,10 +24,14 @@ import marshal
 import os
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 from generator.paths import cache_root
 from generator.sha import sha256
+
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 FOLDER = "decoded"
 
@@ -58,7 +62,7 @@ def load_members(path: Path, member: str) -> Members:
     return Members(path, member, table)
 
 
-class Members(Mapping[str, Any]):
+class Members(Mapping[str, object]):
     """One top-level object of a JSON file by entry name, each lookup reading and decoding its
     entry alone (callers keep what they use).
 
@@ -107,7 +111,7 @@ class Members(Mapping[str, Any]):
                 found._close()
             return None
 
-    def __getitem__(self, name: str) -> Any:
+    def __getitem__(self, name: str) -> object:
         offset, length = self._index[name]
         try:
             if self._fd is None:

@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sized
-from typing import Any
+
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 Check = Callable[[object], bool]
 

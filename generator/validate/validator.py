@@ -18,7 +18,6 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from generator.errors import InputError
@@ -27,10 +26,14 @@ from generator.record import Frozen, Record
 from generator.validate import fastcheck, kubernetes, schemaset
 from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
 
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
+    from typing import Any
+
     import jsonschema
     import jsonschema.protocols
     from referencing import Registry
+
 
 # ``$ref``s in the bundled schemas are absolute paths on the schema's own host
 _DEFINITIONS_URI = "file:///api/_definitions.json"
@@ -293,6 +296,8 @@ class SchemaValidator:
             return [SchemaProblem("missing-schema", f"could not find schema for {kind} ({api_version})")]
         crd = compiled.schema if compiled.custom else None
         if crd is not None:
+            from typing import cast
+
             from generator.validate import structural, webhooks  # custom resources only
 
             # the mutating webhooks run first, then the API server prunes nulls and defaults
@@ -584,6 +589,8 @@ def _unexpected(error: jsonschema.ValidationError) -> list[str]:
     """The keys an ``additionalProperties: false`` error is about, in document order."""
     if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
         return []
+    from typing import cast  # an object failed: jsonschema has imported typing
+
     schema = cast(dict, error.schema)  # additionalProperties sits in a mapping
     known = schema.get("properties", {})
     patterns = schema.get("patternProperties", {})

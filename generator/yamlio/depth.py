@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 
 from generator import regex
 from generator.yamlio.lines import line_col
 from generator.yamlio.read import TooDeep
+
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def check(text: str, limit: int) -> None:

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import TYPE_CHECKING, Any
 
 from generator import regex
 from generator.record import Frozen
@@ -41,8 +40,10 @@ from generator.yamlio import backend
 from generator.yamlio.backend import _cread
 from generator.yamlio.terms import Fallback, Handover, Mark, Resolution, TooDeep, Written
 
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
 
 class Limits(Frozen):

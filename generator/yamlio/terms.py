@@ -4,15 +4,19 @@ resolve (``Resolution``), where a node is written (``Mark``), and the two ways a
 ``read`` (the compiled path and the facade) and ``events`` (the event path, which ``read``
 imports only when a document needs it) both build on these, so neither imports the other's
 module for them; ``read`` re-exports them as the reader's public names, with the two records
-of its facade (``Handover``, ``Written``).
+of its facade (``Handover``, ``Written``)."""
 
-Annotations here are evaluated, not postponed: ``NamedTuple`` turns a postponed one (a
-string) into a ``ForwardRef``, compiling it, ~1 M instructions a field on every start."""
+from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
 
 from generator.record import Frozen
+
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from generator.record import NamedTuple
 
 
 class Fallback(Exception):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-from typing import TYPE_CHECKING
 
 from generator.lint.protocol import Rule
 from generator.lint.rules import (
@@ -62,10 +61,10 @@ from generator.lint.rules import (
 )
 from generator.rulemeta import RuleMeta
 
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
-    # the docstring's parsers (``ruledoc``, ``examples``) are imported by the functions that read
-    # a docstring: a lint whose every finding words its own hint reads none
     from generator.lint.examples import Example
+
 
 # The rules that judge a workload against the target cluster (``lint --cluster``: ``cluster``
 # set, the CL family), in order: imported on first use, as they run only against a cluster's
