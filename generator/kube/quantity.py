@@ -37,15 +37,22 @@ NANO = 10**9  # nano-units in one unit
 def nanos(value: object) -> int | None:
     """The quantity as the API server holds it once parsed: a whole number of nano-units (10^-9),
     a finer value rounded up away from zero; None when it is not a quantity (``parse``'s None)."""
+    spelt = _spelling(value)
+    if spelt is None or isinstance(spelt, int):
+        return spelt if spelt is None else spelt * NANO
+    return _nanos_text(spelt)
+
+
+def _spelling(value: object) -> int | str | None:
+    """A quantity's value as written (an integer, or a string to parse; a float as its shortest
+    repr), None for what is no quantity (a boolean, a non-finite float, any other type)."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int):
-        return value * NANO
-    if isinstance(value, float):
-        return _nanos_text(str(value)) if math.isfinite(value) else None
-    if not isinstance(value, str):
-        return None
-    return _nanos_text(value)
+    if isinstance(value, int | str):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return str(value)
+    return None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -88,15 +95,10 @@ def parse(value: object) -> Fraction | None:
     """The exact value of a quantity, or None when it is not one (the schema reports that)."""
     from fractions import Fraction
 
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return Fraction(value)
-    if isinstance(value, float):
-        return Fraction(str(value)) if math.isfinite(value) else None
-    if not isinstance(value, str):
-        return None
-    return _parse_text(value)
+    spelt = _spelling(value)
+    if spelt is None or isinstance(spelt, int):
+        return spelt if spelt is None else Fraction(spelt)
+    return _parse_text(spelt)
 
 
 @functools.lru_cache(maxsize=4096)
