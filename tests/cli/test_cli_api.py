@@ -72,3 +72,22 @@ def test_the_documented_example_runs(project, monkeypatch):
     project.rename(project.parent / "my-fleet")
     exec(compile(example, "docs/api.md", "exec"), {})
     assert (project.parent / "my-fleet" / "rendered" / CLUSTER).is_dir()
+
+
+def test_a_long_text_is_written_a_piece_at_a_time(monkeypatch):
+    """The stream encodes each write into a new bytes object: a megabyte report written at once
+    made one of a megabyte, in memory the process had not touched."""
+    import io
+
+    from generator.cli import common
+
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="utf-8", errors="strict")
+    sizes: list[int] = []
+    real = stream.write
+    monkeypatch.setattr(stream, "write", lambda text: sizes.append(len(text)) or real(text))
+    monkeypatch.setattr(common.sys, "stdout", stream)
+    text = "".join(f"line {i}\n" for i in range(40_000))
+    common.echo(text)
+    assert raw.getvalue().decode() == text + "\n"
+    assert max(sizes) == common.WRITTEN_PIECE and len(sizes) == -(-(len(text) + 1) // common.WRITTEN_PIECE)
