@@ -12,7 +12,8 @@ ever read for the bytes it was made from. It is the file's data as JSON decodes 
 change a caller makes to its own copy. A copy is written whole (``replace.replace_file``) or not
 at all; one that cannot be read, does not load or is of another type is decoded again from the
 file; a cache that cannot be written only costs speed. Copies live in ``decoded/`` of the user
-cache folder (``paths.cache_root``).
+cache folder (``paths.cache_root``), one a file and member: a new copy removes the ones it
+replaces, so upgrades do not pile up copies no run reads.
 
 May import: generator.paths, generator.replace, generator.sha.
 """
@@ -155,12 +156,29 @@ def _table(data: Any, member: str) -> bytes:
 
 
 def _copy(path: Path, member: str | None) -> Path:
-    """The copy's name: the file's identity, marshal's format and the member kept (None: all)."""
+    """The copy's name: which file and member it keeps (None: all), then that file's identity,
+    marshal's format and the copy's layout. The first part is shared by every copy ever made of
+    the same file and member, so a new one can replace the others (``_write``)."""
     info = os.stat(path)
-    key: list = [str(path), info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev, marshal.version]
+    which = [str(path), member]
+    identity: list = [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev, marshal.version]
     if member is not None:
-        key += [member, "index"]  # the layout of ``_table``: a copy of another layout is another name
-    return cache_root() / FOLDER / f"{sha256(json.dumps(key).encode()).hexdigest()[:32]}.marshal"
+        identity.append("index")  # the layout of ``_table``: a copy of another layout is another name
+    return cache_root() / FOLDER / f"{_digest(which)}-{_digest(identity)}.marshal"
+
+
+def _digest(key: list) -> str:
+    return sha256(json.dumps(key).encode()).hexdigest()[:16]
+
+
+def _stale(name: str, copy: Path) -> bool:
+    """Whether a file of the copies' folder is a copy ``copy`` replaces: of the same file and
+    member (the same first part), or named as copies were before the name had two parts (one
+    digest of 32 characters), which no run reads again."""
+    if name == copy.name or not name.endswith(".marshal"):
+        return False
+    stem = name[: -len(".marshal")]
+    return stem.startswith(copy.name.split("-", 1)[0] + "-") or (len(stem) == 32 and "-" not in stem)
 
 
 def _read(copy: Path) -> object:
@@ -177,11 +195,20 @@ def _decode(path: Path) -> Any:
 
 
 def _write(copy: Path, content: bytes) -> None:
-    """Keep a copy; a cache that cannot be written only costs speed."""
+    """Keep a copy, and remove the copies it replaces (``_stale``: an upgrade's or a reinstall's
+    bundled schemas are other files' bytes, 1.3 MB of definitions a version, which no run would
+    read again). A run holding a removed copy open reads on to its end. A cache that cannot be
+    written only costs speed."""
     try:
         from generator.replace import replace_file
 
         copy.parent.mkdir(parents=True, exist_ok=True)
         replace_file(copy, content)
+        stale = [name for name in os.listdir(copy.parent) if _stale(name, copy)]
     except (OSError, ValueError):
-        pass
+        return
+    for name in stale:
+        try:
+            os.unlink(copy.parent / name)
+        except OSError:
+            pass  # removed by another run meanwhile, or not ours to remove: only space

@@ -29,7 +29,7 @@ def test_the_copy_is_read_for_the_same_bytes_only(tmp_path, monkeypatch):
         assert decoded.load(source) == first  # from the copy
 
     source.write_text(json.dumps({"$defs": {}, "n": 2}), encoding="utf-8")  # same path, other bytes
-    assert decoded.load(source) == {"$defs": {}, "n": 2} and len(_copies()) == 2
+    assert decoded.load(source) == {"$defs": {}, "n": 2} and len(_copies()) == 1  # it replaced the first
 
 
 def test_a_corrupt_copy_or_an_unwritable_cache_only_costs_the_decode(tmp_path, monkeypatch):
@@ -121,3 +121,24 @@ def test_the_definitions_looked_up_one_by_one_are_the_whole_files():
 @pytest.fixture(autouse=True)
 def _own_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_a_new_copy_replaces_the_older_copies_of_its_file_alone(tmp_path):
+    """A reinstalled or upgraded schema file is other bytes: its old copy (1.3 MB of definitions
+    a version) would never be read again. Copies of other files stay; copies named as before
+    the names had two parts go."""
+    one, other = tmp_path / "one.json", tmp_path / "other.json"
+    one.write_text(json.dumps({"$defs": {"a": {"type": "string"}}}), encoding="utf-8")
+    other.write_text(json.dumps({"$defs": {"b": {"type": "integer"}}}), encoding="utf-8")
+    decoded.load_members(other, "$defs")
+    decoded.load(one)
+    decoded.load_members(one, "$defs")
+    folder = decoded.cache_root() / decoded.FOLDER
+    legacy = folder / ("0123456789abcdef" * 2 + ".marshal")
+    legacy.write_bytes(b"old")
+    assert len(_copies()) == 4
+    os.utime(one, ns=(1, 1))  # other bytes as far as the names tell: an upgrade's
+    assert dict(decoded.load_members(one, "$defs")) == {"a": {"type": "string"}}
+    names = {copy.name.split("-")[0] for copy in _copies()}
+    assert len(_copies()) == 3 and not legacy.exists() and len(names) == 3  # one, one's whole, other
+    assert dict(decoded.load_members(other, "$defs")) == {"b": {"type": "integer"}}
