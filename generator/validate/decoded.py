@@ -69,11 +69,12 @@ class Members(Mapping[str, object]):
 
     Why not the whole copy: it is 1.3 MB for the Kubernetes definitions, and reading it and
     decoding every entry faulted in 635 pages more of a lint after an edit (4,646 → 4,011:
-    ``bench/bench_edit_steps.py 58ec0f40 c150b9f4``), to use the few dozen definitions one object reaches. The copy (``_table``) is an index (entry
-    name → offset and length) followed by each entry's own ``marshal`` dump, and a lookup reads
-    just its entry (``os.pread``) from the copy held open: a copy replaced meanwhile is another
-    file, so the one opened is read consistently to the end. An entry that cannot be read or
-    does not load decodes the source file again, once, and is served from that."""
+    ``bench/bench_edit_steps.py 58ec0f40 c150b9f4``), to use the few dozen definitions one
+    object reaches. The copy (``_table``) is an index (entry name → offset and length) followed
+    by each entry's own ``marshal`` dump, and a lookup reads just its entry (``os.pread``) from
+    the copy held open: a copy replaced meanwhile is another file, so the one opened is read
+    consistently to the end. An entry that cannot be read or does not load decodes the source
+    file again, once, and is served from that."""
 
     def __init__(self, source: Path, member: str, table: bytes, fd: int | None = None):
         self._source, self._member = source, member
