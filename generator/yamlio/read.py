@@ -121,6 +121,12 @@ _GO_INT = regex.compile(r"([-+]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]([0-7]+)|0[bB]([01]
 _GO_UINT = regex.compile(r"\+?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]+|[1-9][0-9]*|0)")
 _YAML_FLOAT = regex.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")  # yamlStyleFloat
 _GO_DOT_FLOAT = regex.compile(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?")  # ParseFloat of ".5" forms
+# every character of the forms above: a scalar with any other ("500m", "1Gi") is no number.
+# With the decimal integers told by ``_go_int`` alone, the patterns compile only for a file that
+# holds a number of another form: compiling _GO_INT and _YAML_FLOAT is 0.34 ms even warm
+# (``python -m timeit -s "import re" "re.compile(A); re.compile(B); re.purge()"``), in a
+# lint after an edit whose file has neither form
+_NUMBER_CHARACTERS = frozenset("+-0123456789.eExXoObBaAcCdDfF")
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 _UINT64_MAX = (1 << 64) - 1
 MAX_NUMBER_DIGITS = 400  # past float64's range: go-yaml leaves such a number a string
@@ -146,6 +152,8 @@ def _resolve_hinted(value: str) -> str | int | float | bool | None:
         return value
     # timestamps (2024-01-01) fall through to a string, as go-yaml v2 decodes them into interface{}
     plain = value.replace("_", "")
+    if not _NUMBER_CHARACTERS.issuperset(plain):
+        return value  # "500m", "1Gi", "3d": no number form has these characters
     number = _go_int(plain)
     if number is not None:
         return number
@@ -158,6 +166,9 @@ def _resolve_hinted(value: str) -> str | int | float | bool | None:
 
 def _go_int(plain: str) -> int | None:
     """ParseInt(plain, 0, 64), else ParseUint(plain, 0, 64), else None."""
+    digits = plain[1:] if plain[:1] in ("+", "-") else plain
+    if digits.isdigit() and digits.isascii() and len(digits) < 19 and (digits[0] != "0" or len(digits) == 1):
+        return -int(digits) if plain[0] == "-" else int(digits)  # decimal, within int64: the usual case
     match = _GO_INT.fullmatch(plain) if len(plain) <= MAX_NUMBER_DIGITS else None
     if not match:
         return None

@@ -6,6 +6,7 @@ import pytest
 from conftest import record_position_reads
 from ruamel.yaml import YAML
 
+from generator import regex
 from generator.lint import lint_paths, loader
 from generator.lint.settings import Settings
 from generator.yamlio import goyaml
@@ -134,12 +135,45 @@ def test_event_builder_gives_the_same_data_as_ruamel():
         ("18446744073709551615", 18446744073709551615),
         ("1e400", "1e400"),
         ("1" * 5001, "1" * 5001),  # past float64's range: a string, as in go-yaml
+        # the decimal integers read without the patterns, and where that reading stops
+        ("0", 0),
+        ("-0", 0),
+        ("+0", 0),
+        ("1_", 1),
+        ("0_1", 1),
+        ("999999999999999999", 999999999999999999),
+        ("-999999999999999999", -999999999999999999),
+        ("9223372036854775807", 9223372036854775807),
+        ("9223372036854775808", 9223372036854775808),  # ParseUint's
+        ("-9223372036854775809", -9.223372036854775809e18),  # neither: ParseFloat's
+        ("+", "+"),
+        ("-_", "-_"),
+        ("١٢", "١٢"),  # Unicode digits: none of Go's
+        ("12\u0663", "12\u0663"),
+        ("1.5Gi", "1.5Gi"),
     ],
 )
 def test_plain_scalars_resolve_as_kubernetes_reads_them(text, value):
     resolved = yamlread.resolve_plain(text)
     assert resolved == value and type(resolved) is type(value)
     assert goyaml.safe_loader().load(f"a: !!str x\nb: {text}\n")["b"] == resolved  # the ruamel path agrees
+
+
+def test_decimal_integers_and_quantities_resolve_without_compiling_a_pattern(monkeypatch):
+    """A manifest's plain scalars that start with a digit are mostly decimal integers (ports,
+    replicas) or no number at all (``500m``, ``1Gi``): neither compiles the resolver's patterns,
+    which a lint after an edit would otherwise compile for nothing."""
+    patterns = {name: regex.compile(getattr(yamlread, name).pattern) for name in ("_GO_INT", "_GO_UINT", "_YAML_FLOAT")}
+    for name, pattern in patterns.items():
+        monkeypatch.setattr(yamlread, name, pattern)
+    yamlread._resolve_hinted.cache_clear()
+    try:
+        resolved = [yamlread.resolve_plain(text) for text in ("8080", "-3", "0", "500m", "1Gi", "2Ti", "30s")]
+        assert resolved == [8080, -3, 0, "500m", "1Gi", "2Ti", "30s"]
+        assert all(not vars(pattern).keys() - {"_source"} for pattern in patterns.values())  # none compiled
+        assert yamlread.resolve_plain("0x1F") == 31 and "fullmatch" in vars(patterns["_GO_INT"])
+    finally:
+        yamlread._resolve_hinted.cache_clear()  # nothing resolved through the test's patterns stays
 
 
 def test_map_keys_become_json_strings_and_null_or_complex_keys_are_located():
