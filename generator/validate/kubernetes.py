@@ -8,14 +8,18 @@ fetched.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from generator import regex
 from generator.errors import InputError
+
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
+if TYPE_CHECKING:
+    from importlib.machinery import ModuleSpec
 
 _VERSION_DIR = regex.compile(r"^v(\d+)\.(\d+)\.0-local-strict$")
 
@@ -26,10 +30,25 @@ def schema_root() -> Path:
 
     Found without importing ``kubernetes_validate`` (which imports PyYAML: a tenth of a
     second that a lint answered from its cache would otherwise spend)."""
-    spec = importlib.util.find_spec("kubernetes_validate")
+    spec = _find_spec("kubernetes_validate")
     if spec is None or not spec.submodule_search_locations:
         raise ModuleNotFoundError("kubernetes_validate is not installed", name="kubernetes_validate")
     return Path(list(spec.submodule_search_locations)[0]) / "kubernetes-json-schema"
+
+
+def _find_spec(name: str) -> ModuleSpec | None:
+    """``importlib.util.find_spec`` of a top-level module, as it finds one: the loaded module's
+    spec, else the first the import system's finders give. Why not it: importing
+    ``importlib.util`` brings ``contextlib`` and ``importlib._abc`` (1.4 ms and 29 pages of a
+    lint after an edit, ``python bench/bench_import_cost.py importlib.util --after re,json``)."""
+    module = sys.modules.get(name)
+    if module is not None:
+        return module.__spec__
+    for finder in sys.meta_path:
+        spec = finder.find_spec(name, None)
+        if spec is not None:
+            return spec
+    return None
 
 
 @functools.cache

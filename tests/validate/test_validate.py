@@ -42,6 +42,25 @@ def test_version_picks_the_newest_bundled_schema_not_newer_than_asked():
         kubernetes.parse_version("latest")
 
 
+def test_a_package_is_found_as_importlib_finds_it(monkeypatch):
+    """The bundled schemas' package is found without ``importlib.util``, with its answer: a
+    loaded module's spec, an installed package's, a finder put first on the import path, none."""
+    import importlib.util
+    import sys
+    from importlib.machinery import ModuleSpec
+
+    for name in ("kubernetes_validate", "json", "generator", "no_such_package_here"):
+        found, expected = kubernetes._find_spec(name), importlib.util.find_spec(name)
+        assert (found and found.origin) == (expected and expected.origin), name
+
+    class Finder:
+        def find_spec(self, name, path=None, target=None):
+            return ModuleSpec(name, None, origin="elsewhere") if name == "placed_first" else None
+
+    monkeypatch.setattr(sys, "meta_path", [Finder(), *sys.meta_path])
+    assert kubernetes._find_spec("placed_first").origin == importlib.util.find_spec("placed_first").origin
+
+
 def test_api_removed_in_a_version_has_no_schema_there():
     cronjob = {"apiVersion": "batch/v1beta1", "kind": "CronJob", "metadata": {"name": "c"}, "spec": {}}
     assert SchemaValidator("1.25").check(cronjob)[0].kind == "missing-schema"
