@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -21,7 +20,7 @@ TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy r
 if TYPE_CHECKING:
     from importlib.machinery import ModuleSpec
 
-_VERSION_DIR = regex.compile(r"^v(\d+)\.(\d+)\.0-local-strict$")
+_VERSION_DIR = ("v", ".0-local-strict")  # v<X.Y>.0-local-strict, a version's folder
 
 
 @functools.cache
@@ -55,22 +54,42 @@ def _find_spec(name: str) -> ModuleSpec | None:
 def bundled_versions() -> tuple[tuple[int, int], ...]:
     """Minor versions with bundled strict schemas, oldest first."""
     found = []
+    prefix, suffix = _VERSION_DIR
     for entry in schema_root().iterdir():
-        match = _VERSION_DIR.match(entry.name)
-        if match:
-            found.append((int(match.group(1)), int(match.group(2))))
+        name = entry.name
+        version = (
+            _numbers(name[len(prefix) : -len(suffix)], 2) if name.startswith(prefix) and name.endswith(suffix) else None
+        )
+        if version is not None:
+            found.append(version)
     return tuple(sorted(found))
+
+
+# The names of versions and schemas are read by hand, not by patterns: ``re`` compiles in Python,
+# ~0.2 ms a pattern, and a lint after an edit reads a version and the names of its kinds once
+# (``tests/validate/test_validate.py`` holds each reading equal to the pattern it replaces).
+
+
+def _numbers(text: str, count: int) -> tuple[int, int] | None:
+    """The first two of ``count`` runs of decimal digits joined by dots (``\\d+`` of ``re``:
+    Unicode's decimal digits, which ``int`` reads), else None."""
+    parts = text.split(".")
+    if len(parts) != count or not all(part.isdecimal() for part in parts):
+        return None
+    return int(parts[0]), int(parts[1])
 
 
 def parse_version(text: str) -> tuple[int, int]:
     """``1.32``, ``1.32.4`` or ``v1.32`` → ``(1, 32)``; anything else is an input error."""
-    match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?", str(text).strip())
-    if not match:
+    given = str(text).strip()  # v?(\d+)\.(\d+)(?:\.\d+)?
+    given = given[1:] if given.startswith("v") else given
+    version = _numbers(given, 2) or _numbers(given, 3)
+    if version is None:
         raise InputError(
             f"invalid Kubernetes version {text!r}",
             hint="use MAJOR.MINOR or MAJOR.MINOR.PATCH, e.g. 1.32 or 1.32.4",
         )
-    return int(match.group(1)), int(match.group(2))
+    return version
 
 
 def resolve_version(text: str) -> tuple[int, int]:
@@ -101,18 +120,28 @@ def version_dir(version: tuple[int, int]) -> Path:
 # ValidateCustomResourceDefinitionNames and ...Spec; the built-in groups follow the same rule).
 # A schema can only exist for such names: any other (too long for a file name, holding "/" or
 # "..", or characters a URL would read differently) is never looked up.
-_DNS1035_LABEL = regex.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
-_DNS1123_SUBDOMAIN = regex.compile(r"(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_ALPHANUMERIC = _LOWER | frozenset("0123456789")
+_LABEL = _ALPHANUMERIC | {"-"}
+
+
+def _dns1035_label(text: str) -> bool:
+    """``[a-z]([-a-z0-9]{0,61}[a-z0-9])?``"""
+    return 0 < len(text) <= 63 and text[0] in _LOWER and text[-1] in _ALPHANUMERIC and _LABEL.issuperset(text)
+
+
+def _dns1123_subdomain(text: str) -> bool:
+    """``[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*``, 253 characters at most."""
+    return 0 < len(text) <= 253 and all(
+        label and label[0] in _ALPHANUMERIC and label[-1] in _ALPHANUMERIC and _LABEL.issuperset(label)
+        for label in text.split(".")
+    )
 
 
 def nameable(api_version: str, kind: str) -> bool:
     """Whether ``apiVersion``/``kind`` are names Kubernetes can serve, and so can name a schema file."""
     group, _, version = api_version.rpartition("/")
-    return (
-        _DNS1035_LABEL.fullmatch(kind.lower()) is not None
-        and _DNS1035_LABEL.fullmatch(version) is not None
-        and (not group or _DNS1123_SUBDOMAIN.fullmatch(group) is not None)
-    )
+    return _dns1035_label(kind.lower()) and _dns1035_label(version) and (not group or _dns1123_subdomain(group))
 
 
 def builtin_schema(version: tuple[int, int], api_version: str, kind: str) -> Path | None:
@@ -122,12 +151,12 @@ def builtin_schema(version: tuple[int, int], api_version: str, kind: str) -> Pat
         return None
     # rbac.authorization.k8s.io/v1 -> rbac-v1; v1 -> v1 (the package's naming); at most
     # 3 labels of 63 characters, well inside a file name
-    suffix = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+    group, _, api = api_version.rpartition("/")  # one slash at most: nameable
+    suffix = f"{group.split('.', 1)[0]}-{api}" if group else api
     path = version_dir(version) / f"{kind.lower()}-{suffix}.json"
     # the file name keeps only the group's first label, and the package writes a file for every
     # definition, kinds or not: scheduling.incubator.k8s.io/v1alpha1 PodGroup (Volcano's) would
     # find scheduling.k8s.io's PodGroup struct of 1.35; the schema's own group-version-kind decides
-    group, _, api = api_version.rpartition("/")
     return path if path.is_file() and (group, api, kind) in _kinds_of(path) else None
 
 

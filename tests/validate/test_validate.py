@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from generator.errors import InputError
 from generator.validate import SchemaValidator, kubernetes
@@ -59,6 +62,44 @@ def test_a_package_is_found_as_importlib_finds_it(monkeypatch):
 
     monkeypatch.setattr(sys, "meta_path", [Finder(), *sys.meta_path])
     assert kubernetes._find_spec("placed_first").origin == importlib.util.find_spec("placed_first").origin
+
+
+# The readings of names ``kubernetes`` writes by hand, each held equal to the pattern it replaces
+# on strings of the characters that matter to it (no newline: ``$`` would also match before one).
+_NAME_PIECES = st.sampled_from(["a", "z", "k", "0", "9", "-", ".", "/", "A", "_", "v1", "apps", "١", "x" * 62])
+_VERSION_PIECES = st.sampled_from(["v", "1", "32", "0", ".", "-local-strict", ".0-local-strict", "٣", "²", " ", "x"])
+
+
+@given(st.lists(_NAME_PIECES, max_size=12).map("".join))
+def test_dns_names_are_read_as_their_patterns(text):
+    assert kubernetes._dns1035_label(text) == bool(re.fullmatch(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?", text))
+    subdomain = r"(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+    assert kubernetes._dns1123_subdomain(text) == bool(re.fullmatch(subdomain, text))
+
+
+@given(st.lists(_VERSION_PIECES, max_size=8).map("".join))
+def test_versions_and_version_folders_are_read_as_their_patterns(text):
+    match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?", text.strip())
+    expected = (int(match[1]), int(match[2])) if match else None
+    try:
+        assert kubernetes.parse_version(text) == expected
+    except InputError:
+        assert expected is None
+    folder = re.fullmatch(r"v(\d+)\.(\d+)\.0-local-strict", text)
+    prefix, suffix = kubernetes._VERSION_DIR
+    inner = text[len(prefix) : -len(suffix)] if text.startswith(prefix) and text.endswith(suffix) else None
+    read = kubernetes._numbers(inner, 2) if inner is not None else None
+    assert read == ((int(folder[1]), int(folder[2])) if folder else None)
+
+
+def test_a_schema_file_is_named_by_the_groups_first_label():
+    for api_version, kind, name in (
+        ("rbac.authorization.k8s.io/v1", "Role", "role-rbac-v1.json"),
+        ("v1", "Pod", "pod-v1.json"),
+        ("apps/v1", "Deployment", "deployment-apps-v1.json"),
+    ):
+        found = kubernetes.builtin_schema((1, 32), api_version, kind)
+        assert found is not None and found.name == name
 
 
 def test_api_removed_in_a_version_has_no_schema_there():
