@@ -3,7 +3,11 @@ ambiguous), at the value's line, and ``generator.addresses`` judges them as apim
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from generator import addresses
 from tests.inputs.test_gpu_consistency import AKS, edit, line_of, render_fails
@@ -88,3 +92,21 @@ def test_except_must_be_a_strict_subset_of_the_cidr():
 )
 def test_ports_are_numbers_or_iana_names(value, valid):
     assert (addresses.port_problems(value) == []) is valid
+
+
+# The names are read with set operations, each held equal here to the pattern it replaces, on
+# strings of the characters that matter to it.
+_NAME_PIECES = st.sampled_from(["a", "z", "0", "9", "-", "--", ".", "A", "_", "²", "٣", "http", "x" * 63, "\n"])
+
+
+@given(st.lists(_NAME_PIECES, max_size=10).map("".join))
+def test_names_and_numbers_are_read_as_their_patterns(text):
+    label = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+    assert addresses._dns_subdomain(text) == bool(re.fullmatch(rf"{label}(\.{label})*", text))
+    assert addresses._decimal(text) == bool(re.fullmatch(r"[0-9]+", text))
+    port = addresses.port_name_problems(text)
+    alphabet = bool(re.fullmatch(r"[-a-z0-9]+", text))
+    assert bool(port and port[0].message.startswith("must contain only")) == (len(text) <= 15 and not alphabet)
+    if len(text) <= 15 and alphabet:
+        letter = bool(re.search(r"[a-z]", text))
+        assert bool(port and port[0].message == "must contain at least one letter (a-z)") == (not letter)

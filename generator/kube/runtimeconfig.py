@@ -19,9 +19,7 @@ input (``apiServer.runtimeConfig``), or lint's configuration does (``lint.runtim
 
 from __future__ import annotations
 
-from generator import regex
-
-_ALPHA = regex.compile(r"^[a-z0-9.-]+/v[0-9]+alpha[0-9]+$")
+_GROUP = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.-")  # [a-z0-9.-]
 # (group/version, kind or "*") → the first minor version that has it (off by default from there on)
 _BETA_OFF = {
     ("admissionregistration.k8s.io/v1beta1", "*"): (1, 28),
@@ -35,10 +33,23 @@ _BETA_OFF = {
 def off_by_default(api_version: str, kind: str, target: tuple[int, int]) -> bool:
     """Whether the API server of ``target`` has this built-in version but does not serve it
     unless ``--runtime-config`` enables it (the caller knows it is a built-in there)."""
-    if _ALPHA.match(api_version):
+    if _alpha(api_version):
         return True
     since = _BETA_OFF.get((api_version, kind)) or _BETA_OFF.get((api_version, "*"))
     return since is not None and target >= since
+
+
+def _alpha(api_version: str) -> bool:
+    """``[a-z0-9.-]+/v[0-9]+alpha[0-9]+``, the whole string, read without compiling a pattern
+    (``re`` compiles in Python): a group, ``/v``, digits, ``alpha``, digits."""
+    group, slash, version = api_version.partition("/")
+    major, alpha, minor = version[1:].partition("alpha")
+    return (
+        bool(slash and group and alpha)
+        and _GROUP.issuperset(group)
+        and version.startswith("v")
+        and all(part.isascii() and part.isdigit() for part in (major, minor))
+    )
 
 
 def flag(api_version: str) -> str:

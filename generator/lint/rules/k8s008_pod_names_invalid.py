@@ -60,11 +60,9 @@ FAIL:
                 - {name: openai-compatible-http, containerPort: 8000}
 """
 
-import functools
-import re
 from collections.abc import Iterator
 
-from generator import jsonpath, regex
+from generator import addresses, jsonpath
 from generator.kube import pods
 from generator.lint.model import Hit, Resource
 from generator.lint.protocol import Context, ObjectRule
@@ -77,8 +75,6 @@ META = RuleMeta(
     "A pod's container, volume, mount or port names are duplicated, dangling or invalid",
     __doc__,
 )
-
-_PORT_NAME = regex.compile(r"^[-a-z0-9]+$")  # k8s.io/apimachinery validation IsValidPortName
 
 
 def check(res: Resource, ctx: Context) -> Iterator[Hit]:
@@ -146,10 +142,10 @@ def _ports(cpath: tuple, container: dict) -> Iterator[Hit]:
         if not isinstance(name, str) or not name:
             continue
         path = cpath + ("ports", i, "name")
-        problem = _port_name_problem(name)
-        if problem:
+        problems = addresses.port_name_problems(name)  # IsValidPortName's first complaint
+        if problems:
             yield Hit(
-                f'{jsonpath.dotted(path)}: Invalid value: "{name}": {problem}',
+                f'{jsonpath.dotted(path)}: Invalid value: "{name}": {problems[0].message}',
                 path,
                 at_value=True,
                 hint="name the port with at most 15 characters of a-z, 0-9 and single inner '-' (e.g. metrics)",
@@ -157,22 +153,6 @@ def _ports(cpath: tuple, container: dict) -> Iterator[Hit]:
         elif name in seen:
             yield _duplicate(path, name)
         seen.add(name)
-
-
-@functools.lru_cache(maxsize=4096)  # a few names (http, metrics) in most pods
-def _port_name_problem(name: str) -> str:
-    """IsValidPortName's first complaint about ``name`` (an IANA_SVC_NAME, RFC 6335), or ''."""
-    if len(name) > 15:
-        return "must be no more than 15 characters"
-    if not _PORT_NAME.match(name):
-        return "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)"
-    if not re.search("[a-z]", name):
-        return "must contain at least one letter (a-z)"
-    if "--" in name:
-        return "must not contain consecutive hyphens"
-    if name.startswith("-") or name.endswith("-"):
-        return "must not begin or end with a hyphen"
-    return ""
 
 
 RULE = ObjectRule(meta=META, check=check, pod_templates=True)
