@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from generator.kube import quantity
 
@@ -44,3 +47,16 @@ def test_a_finer_value_counts_as_one_nano_unit_as_the_api_server_keeps_it():
 def test_numbers_and_other_values_are_read_as_parse_reads_them(value):
     exact = quantity.parse(value)
     assert quantity.nanos(value) == (None if exact is None else _rounded_up(exact))
+
+
+_PIECES = st.sampled_from(
+    ["1", "0", "25", ".", "+", "-", "e", "E", "e-", "E+", "Ki", "Mi", "i", "m", "n", "k", "M", "٣", "²", " "]
+)
+
+
+@given(st.lists(_PIECES, max_size=8).map("".join))
+def test_a_quantity_is_split_as_its_pattern_reads_it(text):
+    """``_split`` reads by hand what ParseQuantity's grammar (as the pattern writes it) accepts."""
+    pattern = r"([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?"
+    match = re.fullmatch(pattern, text)
+    assert quantity._split(text) == ((match[1], match[2] or "") if match else None)
