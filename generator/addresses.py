@@ -33,10 +33,16 @@ May import: generator.record.
 from __future__ import annotations
 
 import functools
-import ipaddress
-from urllib.parse import urlsplit
 
 from generator.record import Frozen
+
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
+if TYPE_CHECKING:
+    import ipaddress
+
+# ``ipaddress`` and ``urllib.parse`` are imported by the functions that parse an address or a URL:
+# most objects a lint reads name a port or a host and no address (~2.5 ms of a lint after an
+# edit, ``python bench/bench_import_cost.py urllib.parse``).
 
 REFUSED = "refused"
 AMBIGUOUS = "ambiguous"
@@ -90,6 +96,8 @@ def _sloppy_ipv4(text: str) -> tuple[ipaddress.IPv4Address, bool] | None:
     if any(v > 255 for v in values):
         return None
     leading = any(len(p) > 1 and p.startswith("0") for p in parts)
+    import ipaddress
+
     return ipaddress.IPv4Address(".".join(map(str, values))), leading
 
 
@@ -110,6 +118,8 @@ def _sloppy_ip(text: str) -> tuple[ipaddress.IPv4Address | ipaddress.IPv6Address
             return None
         leading = embedded[1]
         text = f"{head}:{embedded[0]}"
+    import ipaddress
+
     try:
         return ipaddress.IPv6Address(text), leading
     except ValueError:
@@ -117,6 +127,8 @@ def _sloppy_ip(text: str) -> tuple[ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def _mapped(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    import ipaddress
+
     return isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None
 
 
@@ -151,6 +163,8 @@ def _network(value: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None
     length = int(length_text)
     if length > address.max_prefixlen:
         return None
+    import ipaddress
+
     return ipaddress.ip_network(f"{address}/{length}", strict=False)
 
 
@@ -253,6 +267,8 @@ _BAD_PORT = "the port is not a number from 1 to 65535"
 
 def url_problem(url: str) -> str:
     """Why ``url`` cannot be parsed into a scheme, a host and a port ('' when it can)."""
+    from urllib.parse import urlsplit
+
     try:
         parts = urlsplit(url)
         port = parts.port  # a port that is no number, or out of range, raises here
@@ -265,4 +281,6 @@ def url_problem(url: str) -> str:
 
 def url_host(url: str) -> str:
     """The host of ``url`` ('' for one ``url_problem`` refuses)."""
+    from urllib.parse import urlsplit
+
     return "" if url_problem(url) else urlsplit(url).hostname or ""

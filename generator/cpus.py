@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import math
 import os
-from pathlib import Path
 
-CGROUP_ROOT = Path("/sys/fs/cgroup")
+# text paths, joined with os.path: the lint's default --jobs reads these, and lint imports no pathlib
+CGROUP_ROOT = "/sys/fs/cgroup"
+PROC_CGROUP = "/proc/self/cgroup"
 
 
 def _affinity() -> int:
@@ -22,10 +23,12 @@ def _affinity() -> int:
     return os.cpu_count() or 1
 
 
-def _own_cgroup(proc_cgroup: Path) -> tuple[str, dict[str, str]]:
+def _own_cgroup(proc_cgroup: str | os.PathLike[str]) -> tuple[str, dict[str, str]]:
     """This process's cgroup v2 path and its v1 paths per controller, from /proc/self/cgroup."""
     v2, v1 = "", {}
-    for line in proc_cgroup.read_text(encoding="utf-8").splitlines():
+    with open(proc_cgroup, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    for line in lines:
         _id, controllers, path = line.split(":", 2)
         if controllers == "":
             v2 = path
@@ -34,7 +37,7 @@ def _own_cgroup(proc_cgroup: Path) -> tuple[str, dict[str, str]]:
     return v2, v1
 
 
-def _quota(root: Path, proc_cgroup: Path) -> float | None:
+def _quota(root: str | os.PathLike[str], proc_cgroup: str | os.PathLike[str]) -> float | None:
     """CPUs granted by a CFS quota (cgroup v2 ``cpu.max``, else v1 ``cpu.cfs_quota_us``), if any.
 
     A quota can be set on any ancestor; the tightest one counts.
@@ -45,31 +48,35 @@ def _quota(root: Path, proc_cgroup: Path) -> float | None:
         return None
     limits = []
     for folder in _ancestors(root, v2):
-        text = _read(folder / "cpu.max")
+        text = _read(os.path.join(folder, "cpu.max"))
         if text and not text.startswith("max"):
             quota, period = text.split()[:2]
             limits.append(int(quota) / int(period))
     if "cpu" in v1:
-        for folder in _ancestors(root / "cpu", v1["cpu"]) + _ancestors(root / "cpu,cpuacct", v1["cpu"]):
-            quota, period = _read(folder / "cpu.cfs_quota_us"), _read(folder / "cpu.cfs_period_us")
+        for folder in _ancestors(os.path.join(root, "cpu"), v1["cpu"]) + _ancestors(
+            os.path.join(root, "cpu,cpuacct"), v1["cpu"]
+        ):
+            quota = _read(os.path.join(folder, "cpu.cfs_quota_us"))
+            period = _read(os.path.join(folder, "cpu.cfs_period_us"))
             if quota and period and int(quota) > 0:
                 limits.append(int(quota) / int(period))
     return min(limits) if limits else None
 
 
-def _ancestors(root: Path, path: str) -> list[Path]:
+def _ancestors(root: str | os.PathLike[str], path: str) -> list[str]:
     parts = [p for p in path.split("/") if p and p != ".."]
-    return [root.joinpath(*parts[:i]) for i in range(len(parts), -1, -1)]
+    return [os.path.join(root, *parts[:i]) for i in range(len(parts), -1, -1)]
 
 
-def _read(path: Path) -> str:
+def _read(path: str) -> str:
     try:
-        return path.read_text(encoding="utf-8").strip()
+        with open(path, encoding="utf-8") as handle:
+            return handle.read().strip()
     except OSError:
         return ""
 
 
-def available(root: Path = CGROUP_ROOT, proc_cgroup: Path = Path("/proc/self/cgroup")) -> int:
+def available(root: str | os.PathLike[str] = CGROUP_ROOT, proc_cgroup: str | os.PathLike[str] = PROC_CGROUP) -> int:
     """CPUs this process may use: its affinity mask, capped by a cgroup CPU quota (rounded up)."""
     count = _affinity()
     quota = _quota(root, proc_cgroup)

@@ -6,27 +6,58 @@ May import: generator.diagnostic, generator.errors, generator.record.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from generator.errors import InputError
 from generator.record import Frozen
 
+TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
+if TYPE_CHECKING:
+    from pathlib import Path
 
-def is_project_root(folder: Path) -> bool:
+# The paths lint joins are text, joined by ``os.path`` and ``plain``: importing ``pathlib`` (with
+# the ``urllib.parse``, ``ipaddress`` and ``fnmatch`` it imports) is ~4 ms and 180 pages of a lint
+# after an edit (``python bench/bench_import_cost.py pathlib``). The other commands take the
+# same places as ``Path`` objects (``Project.root``, ``cache_root``).
+
+
+def plain(*parts: str | os.PathLike[str]) -> str:
+    """``str(PurePosixPath(*parts))``: the parts joined by ``/``, an absolute part starting over,
+    empty and ``.`` names dropped, ``..`` kept, two leading slashes kept (POSIX leaves their
+    meaning to the system) and more made one; ``.`` for nothing. Paths lint shows, compares and
+    keys its cache by are spelt as they were when they were ``Path`` objects."""
+    root, names = "", list[str]()
+    for given in parts:
+        part = os.fspath(given)
+        if part.startswith("/"):
+            root = "//" if part.startswith("//") and not part.startswith("///") else "/"
+            names = []
+        names += [name for name in part.split("/") if name and name != "."]
+    return root + "/".join(names) or "."
+
+
+def is_project_root(folder: str | os.PathLike[str]) -> bool:
     """A project root holds ``clusters/`` or ``.gpu-gitops.yaml`` (a fleet not yet started)."""
-    return (folder / "clusters").is_dir() or (folder / ".gpu-gitops.yaml").is_file()
+    return os.path.isdir(os.path.join(folder, "clusters")) or os.path.isfile(os.path.join(folder, ".gpu-gitops.yaml"))
 
 
-def find_root(start: Path) -> Path | None:
+def find_root(start: str | os.PathLike[str]) -> str | None:
     """The nearest folder at or above ``start`` that is a project root, as git finds ``.git``."""
-    start = start.resolve()
-    return next((folder for folder in (start, *start.parents) if is_project_root(folder)), None)
+    folder = os.path.realpath(start)
+    while True:
+        if is_project_root(folder):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def _bundled(name: str) -> Path:
     """A data folder shipped inside the installed package (``generator/_data/<name>``), found
     beside this module: the package is installed as files, which ``importlib.resources`` would
     only find again (its import, with zipfile and tempfile, is a tenth of a no-op check)."""
+    from pathlib import Path
+
     return Path(os.path.dirname(os.path.abspath(__file__)), "_data", name)
 
 
@@ -37,15 +68,23 @@ SUM_FILE = ".gpu-gitops.sum"  # in each rendered tree: what render hashed (``tre
 CACHE_ENV = "GPU_GITOPS_CACHE_DIR"
 
 
-def cache_root() -> Path:
+def cache_folder() -> str:
     """``$GPU_GITOPS_CACHE_DIR``, else the platform's user cache folder for gpu-gitops
-    (``$XDG_CACHE_HOME/gpu-gitops`` or ``~/.cache/gpu-gitops`` on Linux)."""
+    (``$XDG_CACHE_HOME/gpu-gitops`` or ``~/.cache/gpu-gitops`` on Linux), as text: what the
+    lint path joins with ``os.path`` (it imports no ``pathlib``, ``docs/performance.md``)."""
     explicit = os.environ.get(CACHE_ENV)
     if explicit:
-        return Path(explicit)
+        return explicit
     import platformdirs
 
-    return Path(platformdirs.user_cache_dir("gpu-gitops", appauthor=False))
+    return platformdirs.user_cache_dir("gpu-gitops", appauthor=False)
+
+
+def cache_root() -> Path:
+    """``cache_folder`` as a path."""
+    from pathlib import Path
+
+    return Path(cache_folder())
 
 
 class Project(Frozen):
@@ -55,12 +94,18 @@ class Project(Frozen):
     or a fork that customises the library), else from the copy installed with the package.
     """
 
-    __slots__ = _fields = ("root",)
+    __slots__ = _fields = ("folder",)
 
-    root: Path
+    folder: str  # the root as text (``plain``), for the lint path
 
-    def __init__(self, root: Path):
-        object.__setattr__(self, "root", root)
+    def __init__(self, folder: str | os.PathLike[str]):
+        object.__setattr__(self, "folder", plain(folder))
+
+    @property
+    def root(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.folder)
 
     @property
     def clusters(self) -> Path:
@@ -125,9 +170,10 @@ class Project(Frozen):
             except OSError as exc:
                 raise self.unreadable_clusters(exc) from None
 
-    def display(self, path: Path) -> str:
+    def display(self, path: str | os.PathLike[str]) -> str:
         """A path relative to the root when it is inside it (stable in messages and SARIF)."""
+        shown = plain(path)
         try:
-            return os.path.relpath(path, self.root) if path.is_absolute() else str(path)
+            return os.path.relpath(shown, self.folder) if os.path.isabs(shown) else shown
         except ValueError:
-            return str(path)
+            return shown

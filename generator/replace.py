@@ -11,10 +11,9 @@ May import: nothing of generator.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 
-def replace_file(path: Path, content: bytes | str, mode: int | None = None) -> None:
+def replace_file(path: str | os.PathLike[str], content: bytes | str, mode: int | None = None) -> None:
     """Write ``content`` (str: as UTF-8) to ``path`` atomically; raises OSError, leaving
     ``path`` as it was and no temporary file behind.
 
@@ -28,7 +27,9 @@ def replace_file(path: Path, content: bytes | str, mode: int | None = None) -> N
             mode = 0o666 & ~umask()
     import tempfile  # here: with shutil, random, bz2 and lzma, it would load in every run that imports this module
 
-    fd, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=f".{path.name}.", suffix=".tmp")
+    fd, temporary = tempfile.mkstemp(
+        dir=os.path.dirname(os.path.abspath(path)), prefix=f".{os.path.basename(path)}.", suffix=".tmp"
+    )
     try:
         try:
             os.fchmod(fd, mode)

@@ -18,7 +18,6 @@ import io
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from generator.diagnostic import Diagnostic, Location, format_text, shown_text
 from generator.errors import InputError
@@ -26,6 +25,7 @@ from generator.paths import Project, find_root, is_project_root
 
 TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, TypeVar
 
     from generator.render import pipeline
@@ -140,30 +140,43 @@ class Context:
     outside one, in the working directory.
     """
 
-    def __init__(self, root: Path | None = None, ui: Ui | None = None, config_path: Path | None = None):
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | None = None,
+        ui: Ui | None = None,
+        config_path: str | os.PathLike[str] | None = None,
+    ):
         self.given_root = root
-        self.root = root.resolve() if root is not None else find_root(Path.cwd())
-        self.project = Project(self.root or Path.cwd().resolve())
+        # the root as text (``paths.plain``): lint's path imports no ``pathlib``
+        self.folder = os.path.realpath(root) if root is not None else find_root(os.getcwd())
+        self.project = Project(self.folder or os.path.realpath(os.getcwd()))
         self.ui = ui or Ui()
         self.config_path = config_path
         self.remember = True  # whether freshness checks keep a stat record (not for a scratch copy)
 
+    @property
+    def root(self) -> Path | None:
+        """The project root given or found, None when none was found."""
+        return self.project.root if self.folder is not None else None
+
     def require_project(self) -> Project:
         """The project, or the one error every command gives outside a project."""
-        if self.root is not None and is_project_root(self.root):
+        if self.folder is not None and is_project_root(self.folder):
             return self.project
         if self.given_root is not None:
             message = f"not a gpu-gitops project: {self.root} holds neither clusters/ nor .gpu-gitops.yaml"
         else:
             message = (
-                f"not inside a gpu-gitops project: neither {Path.cwd().resolve()} nor a folder above it "
+                f"not inside a gpu-gitops project: neither {os.path.realpath(os.getcwd())} nor a folder above it "
                 "holds clusters/ or .gpu-gitops.yaml"
             )
         raise InputError(message, hint="start one here with `gpu-gitops init NAME`, or give its folder with --root DIR")
 
     @property
     def config_file(self) -> Path:
-        return self.config_path or self.project.root / ".gpu-gitops.yaml"
+        from pathlib import Path
+
+        return Path(self.config_path) if self.config_path is not None else self.project.root / ".gpu-gitops.yaml"
 
     def options(self, schema_locations: tuple[str, ...], require_schemas: bool) -> pipeline.Options:
         from generator.config import load_config
@@ -256,7 +269,8 @@ def reports_in_format(execute: Callable[[Args], int]) -> Callable[[Args], int]:
         finally:
             found, ui.collected = ui.collected, None
         echo(
-            render(args.fmt, Report(found, workdir=args.ctx.project.root, title=f"gpu-gitops {args.command}")), nl=False
+            render(args.fmt, Report(found, workdir=args.ctx.project.folder, title=f"gpu-gitops {args.command}")),
+            nl=False,
         )
         return code
 

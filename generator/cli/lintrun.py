@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from generator.cli.common import EXIT_FINDINGS, EXIT_OK, Context, echo, reports_input_errors, unchecked_summary
 from generator.diagnostic import Diagnostic, Location
@@ -18,6 +17,8 @@ from generator.record import Record
 
 TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from generator.lint.settings import Settings
     from generator.validate import SchemaValidator
 
@@ -90,7 +91,7 @@ class LintArgs(Record):
 
 def _display(ctx: Context) -> Callable[[str], str]:
     """Paths inside the project root are shown relative to it (stable, repo-relative URIs)."""
-    root = str(ctx.project.root)
+    root = ctx.project.folder
     inner = root.rstrip(os.sep) + os.sep  # what a path inside the root starts with
     folders: dict[str, str | None] = {}  # a folder's path relative to the root (None: outside), resolved once
     reals: dict[str, str] = {}  # a folder's real path, as os.path.realpath gives it
@@ -158,12 +159,13 @@ def lint(args: LintArgs) -> int:
     targets = list(args.paths)
     if not targets:
         ctx.require_project()
-        if not ctx.project.rendered.is_dir():
+        rendered = os.path.join(ctx.project.folder, "rendered")
+        if not os.path.isdir(rendered):
             raise InputError(
                 "nothing to lint: no paths given and no rendered/ folder",
                 hint="pass files or folders, or run `gpu-gitops render` first",
             )
-        targets = [str(ctx.project.rendered)]
+        targets = [rendered]
     scans = {target: _scan(target) for target in targets if target != "-"}
     if all(_rendered_trees(scans.get(target)) for target in targets):
         overrides["complete_set"] = True  # every object of the clusters: a missing name is missing
@@ -225,7 +227,7 @@ def lint(args: LintArgs) -> int:
     report = Report(
         findings,
         sources,
-        ctx.project.root,
+        ctx.project.folder,
         color=bool(ctx.ui.color if ctx.ui.color is not None else sys.stdout.isatty()) and not args.output_file,
         folded=folded,  # one warning for the run, naming the kinds, as render and check give it; still counted
     )
@@ -284,23 +286,27 @@ def _rendered_trees(scan: _Scan | None) -> bool:
     return tree or (bool(trees) and all(trees))
 
 
-def _trees_of(target: str, scan: _Scan | None) -> list[Path]:
+def _trees_of(target: str, scan: _Scan | None) -> list[str]:
     """The rendered trees a target (with its ``_scan``) is, holds (``rendered/``) or is inside
     (a file or folder of one)."""
-    from generator.paths import SUM_FILE
+    from generator.paths import SUM_FILE, plain
 
     if scan is not None and not scan[0]:
-        held = [Path(target, name) for name, tree in scan[1] if tree]
+        held = [plain(target, name) for name, tree in scan[1] if tree]
         if held:
             return held
-    path = Path(target)
-    for folder in [path, *path.resolve().parents]:
-        if (folder / SUM_FILE).is_file():
+    path = plain(target)
+    if os.path.isfile(os.path.join(path, SUM_FILE)):
+        return [path]
+    folder = os.path.realpath(path)  # then every folder above it, as Path.resolve().parents
+    while (parent := os.path.dirname(folder)) != folder:
+        folder = parent
+        if os.path.isfile(os.path.join(folder, SUM_FILE)):
             return [folder]
     return []
 
 
-def _tree_crd_schemas(ctx: Context, trees: list[Path]) -> dict:
+def _tree_crd_schemas(ctx: Context, trees: list[str]) -> dict:
     """(apiVersion, kind) → document schema of every CRD in the rendered trees linted: what their
     charts install, in preview (``charts/``) or hydrated, as render checks their custom resources
     against them (``render.charts.crd_schemas``), ahead of any schema location. A kind whose
@@ -308,16 +314,20 @@ def _tree_crd_schemas(ctx: Context, trees: list[Path]) -> dict:
     schema locations, said once: lint those trees one at a time."""
     if not trees:
         return {}
-    unique = {tree.resolve(): tree for tree in trees}
+    unique = {os.path.realpath(tree): tree for tree in trees}
     from generator.lint.crdimport import document_schema, versions
+    from generator.lint.loader import walk
     from generator.yamlio.read import TooDeep, load_data
 
     found: dict[tuple[str, str], dict] = {}
     differing: set[tuple[str, str]] = set()
     for tree in sorted(unique.values()):
-        for path in sorted(tree.rglob("customresourcedefinition_*.yaml")):
+        # every customresourcedefinition_*.yaml of the tree, links to folders not followed (as rglob)
+        files = [entry.path for entry, _ in walk(tree, _any, _unlisted) if _crd_file(entry.name)]
+        for path in sorted(files):
             try:
-                crd = load_data(path.read_text(encoding="utf-8"))
+                with open(path, encoding="utf-8") as handle:
+                    crd = load_data(handle.read())
             except (OSError, UnicodeDecodeError, TooDeep):
                 continue  # a file lint cannot read is reported as such, with no schema from it
             except Exception as exc:
@@ -350,6 +360,20 @@ def _tree_crd_schemas(ctx: Context, trees: list[Path]) -> dict:
             )
         )
     return {key: document for key, document in found.items() if key not in differing}
+
+
+def _crd_file(name: str) -> bool:
+    """``customresourcedefinition_*.yaml``: the file name render gives a CRD."""
+    prefix, suffix = "customresourcedefinition_", ".yaml"
+    return len(name) >= len(prefix) + len(suffix) and name.startswith(prefix) and name.endswith(suffix)
+
+
+def _any(_name: str) -> bool:
+    return True
+
+
+def _unlisted(_exc: OSError) -> None:
+    """A folder of a tree that cannot be listed holds no CRD lint can read (the lint says so of its files)."""
 
 
 def _runs(

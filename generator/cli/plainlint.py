@@ -89,17 +89,12 @@ def _takes(name: str, value: str) -> bool:
 
 def run(root: dict[str, Any], lint: dict[str, Any]) -> int:
     """Run the lint as the root group and lint's click command would with these parameters."""
-    from pathlib import Path
-
     from generator.cli.common import Context, Ui
     from generator.cli.lintrun import LintArgs
     from generator.cli.lintrun import lint as run_lint
 
-    ctx = Context(
-        Path(root["root"]) if root["root"] is not None else None,
-        Ui(root["quiet"], root["verbose"], root["color"]),
-        Path(root["config_path"]) if root["config_path"] is not None else None,
-    )
+    # text paths, as click's given as Path objects (the lint path imports no pathlib: ``paths``)
+    ctx = Context(root["root"], Ui(root["quiet"], root["verbose"], root["color"]), root["config_path"])
     try:
         return run_lint(LintArgs(ctx, **lint))
     except (EOFError, KeyboardInterrupt, OSError) as error:

@@ -59,7 +59,7 @@ class _Commands(click.Group):
 )
 @click.option(
     "--root",
-    type=click.Path(file_okay=False),  # a str: made a Path when a command runs (pathlib stays out of --help)
+    type=click.Path(file_okay=False),  # a str, kept as text (``paths``): pathlib stays out of --help and lint
     help="Project root holding clusters/ and rendered/ (default: the nearest folder upward from "
     "here that holds clusters/ or .gpu-gitops.yaml).",
 )
@@ -81,15 +81,9 @@ def cli(ctx: click.Context, root: str | None, config_path: str | None, quiet: bo
       gpu-gitops init my-cluster && $EDITOR clusters/my-cluster/cluster.yaml
       gpu-gitops render && gpu-gitops check
     """
-    from pathlib import Path
-
     from generator.cli.common import Context, Ui
 
-    ctx.obj = Context(
-        Path(root) if root is not None else None,
-        Ui(quiet, verbose, color),
-        Path(config_path) if config_path is not None else None,
-    )
+    ctx.obj = Context(root, Ui(quiet, verbose, color), config_path)  # text paths: ``paths.plain``
     if os.environ.get("GPU_GITOPS_YAML_BACKEND"):  # a backend forced by name: checked once, before any read
         from generator.errors import InputError
         from generator.yamlio import backend

@@ -9,7 +9,7 @@ provider convention lives in one place.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from generator.errors import InputError
 from generator.library import tables
@@ -20,13 +20,13 @@ if TYPE_CHECKING:
 
 
 # The library installed with the package, for callers without a project (lint settings).
-INSTALLED_LIBRARY = Path(__file__).parent.parent / "_data" / "libsonnet"
+INSTALLED_LIBRARY = os.path.join(os.path.dirname(os.path.dirname(__file__)), "_data", "libsonnet")
 
 
-def load(library: Path | None = None) -> dict[str, dict]:
+def load(library: str | os.PathLike[str] | None = None) -> dict[str, dict]:
     """``{provider: facts}`` of a library (default: the installed one), read once per version
     of the file; a malformed table (in a customised library) is an input error."""
-    path = (library if library is not None else INSTALLED_LIBRARY) / "providers.json"
+    path = os.path.join(library if library is not None else INSTALLED_LIBRARY, "providers.json")
     return tables.load(path, _table, "provider table", SHAPE)
 
 
@@ -42,15 +42,15 @@ def _table(data: Any) -> dict[str, dict]:
     return table
 
 
-def facts(provider: str, library: Path | None = None) -> dict:
+def facts(provider: str, library: str | os.PathLike[str] | None = None) -> dict:
     """The facts of one provider; one the schema accepts but the table lacks (a customised
     library or schema) is an input error."""
     table = load(library)
     if provider not in table:
-        path = (library if library is not None else INSTALLED_LIBRARY) / "providers.json"
+        path = os.path.join(library if library is not None else INSTALLED_LIBRARY, "providers.json")
         raise InputError(
             f"provider {provider!r} has no row in the provider table",
-            path=str(path),
+            path=path,
             hint=f"add {provider} with every fact to providers.json, or use one of: {', '.join(sorted(table))}",
         )
     return table[provider]

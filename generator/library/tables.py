@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from collections.abc import Callable
-from pathlib import Path
 
 from generator.errors import InputError
 
@@ -18,22 +18,24 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 
-def load(path: Path, build: Callable[[Any], T], what: str, shape: str) -> T:
+def load(path: str | os.PathLike[str], build: Callable[[Any], T], what: str, shape: str) -> T:
     """``build`` applied to the file's JSON; cached until the file's size or mtime changes."""
+    path = os.fspath(path)  # one cache entry a file, given as text or as a path
     try:
-        stat = path.stat()
+        stat = os.stat(path)
     except OSError as exc:
         raise _malformed(path, exc, what, shape) from None
     return _built(path, stat.st_mtime_ns, stat.st_size, build, what, shape)
 
 
 @functools.cache
-def _built(path: Path, mtime_ns: int, size: int, build: Callable[[Any], T], what: str, shape: str) -> T:
+def _built(path: str, mtime_ns: int, size: int, build: Callable[[Any], T], what: str, shape: str) -> T:
     try:
-        return build(json.loads(path.read_text(encoding="utf-8")))
+        with open(path, encoding="utf-8") as handle:
+            return build(json.loads(handle.read()))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise _malformed(path, exc, what, shape) from None
 
 
-def _malformed(path: Path, exc: Exception, what: str, shape: str) -> InputError:
-    return InputError(f"malformed {what}: {exc}", path=str(path), hint=f"{path.name} holds {shape}")
+def _malformed(path: str, exc: Exception, what: str, shape: str) -> InputError:
+    return InputError(f"malformed {what}: {exc}", path=path, hint=f"{os.path.basename(path)} holds {shape}")

@@ -65,7 +65,7 @@ def lint_paths(
     from generator.lint.cache import ResultCache, run_key
     from generator.lint.engine import Engine
     from generator.lint.loader import discover
-    from generator.paths import cache_root
+    from generator.paths import cache_folder
 
     files = discover(paths, settings.excludes, display)
     seen: list[str] = []
@@ -74,7 +74,7 @@ def lint_paths(
         seen = [f for f in discover(context, settings.excludes, display) if os.path.realpath(f) not in linted]
     validator = validator or make_validator(settings)
     engine = Engine(settings, validator, refs=refs)
-    store = ResultCache(cache_root() / "lint", run_key(settings, validator, refs)) if cached else None
+    store = ResultCache(os.path.join(cache_folder(), "lint"), run_key(settings, validator, refs)) if cached else None
     results = check_files(engine, files + seen, display, store, jobs)
     return engine.finish(results[: len(files)], results[len(files) :])
 

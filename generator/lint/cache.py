@@ -29,13 +29,13 @@ import marshal
 import os
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import generator
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.lint.engine import FileResult
 from generator.lint.loader import raw, walk
 from generator.lint.settings import Settings
+from generator.paths import plain
 from generator.sha import sha256
 from generator.validate import SchemaValidator, kubernetes
 from generator.validate.locations import template_variables
@@ -66,7 +66,7 @@ def run_key(settings: Settings, validator: SchemaValidator | None, refs: bool = 
 def code_fingerprint() -> list:
     """Name, size and modification time of the package's modules: an edited rule or an
     upgraded package (same version number or not) misses every entry."""
-    root = str(Path(generator.__file__).parent)
+    root = os.path.dirname(generator.__file__)
     found = []
     for entry, relative in walk(root, _code_folder, _unlisted):
         if entry.name.endswith(".py"):
@@ -90,7 +90,7 @@ def schema_fingerprint(validator: SchemaValidator) -> list:
     variables = template_variables("x/v1", "X", validator.version_text)
     variables.update(dict.fromkeys(_KIND_VARIABLES, "\0"))
     core = kubernetes.version_dir(validator.version)
-    found: list = [validator.version_text, str(core), core.stat().st_mtime_ns if core.is_dir() else None]
+    found: list = [validator.version_text, core, os.stat(core).st_mtime_ns if os.path.isdir(core) else None]
     found.append(sha256(json.dumps(validator.given, sort_keys=True).encode()).hexdigest())  # with_schemas
     for location in validator.locations:
         found.append(location.template)
@@ -98,15 +98,15 @@ def schema_fingerprint(validator: SchemaValidator) -> list:
             continue  # downloads are cached by URL and never change
         text = location.expand_text(variables)
         # the folder the variable part starts in (``dir/{{.Group}}-...``: dir itself)
-        folder = Path(os.path.dirname(text.split("\0", 1)[0])) if "\0" in text else Path(text)
+        folder = plain(os.path.dirname(text.split("\0", 1)[0]) if "\0" in text else text)
         found.append(sorted(_stat_tree(folder)))
     return found
 
 
-def _stat_tree(path: Path) -> Iterator[tuple[str, int, int]]:
-    if path.is_file():
-        info = path.stat()
-        yield (str(path), info.st_size, info.st_mtime_ns)
+def _stat_tree(path: str) -> Iterator[tuple[str, int, int]]:
+    if os.path.isfile(path):
+        info = os.stat(path)
+        yield (path, info.st_size, info.st_mtime_ns)
         return
     for folder, _dirs, filenames in os.walk(path):
         for name in filenames:
@@ -130,9 +130,9 @@ class ResultCache:
     first, and the ones past the bound are folded away unread by the next fold.
     """
 
-    def __init__(self, root: Path, run: str, limit: int = MAX_ENTRIES):
-        self.root = root
-        self.folder = root / run[:32]
+    def __init__(self, root: str | os.PathLike[str], run: str, limit: int = MAX_ENTRIES):
+        self.root = os.fspath(root)
+        self.folder = os.path.join(self.root, run[:32])
         self.run = run
         self.limit = limit
         self.entries: dict[str, tuple] = {}
@@ -141,7 +141,7 @@ class ResultCache:
         self.index: dict[str, list] = {}
         self.index_changed = False
         try:
-            with open(self.folder / INDEX, "rb") as handle:
+            with open(os.path.join(self.folder, INDEX), "rb") as handle:
                 index = marshal.loads(handle.read())
             if isinstance(index, dict):
                 self.index = index
@@ -247,7 +247,7 @@ class ResultCache:
             return
         if compact:
             for old in self.packs:
-                _remove(self.folder / old)
+                _remove(os.path.join(self.folder, old))
         try:
             self._prune_runs()
         except OSError:
@@ -256,13 +256,13 @@ class ResultCache:
     def _write(self, name: str, body: bytes) -> bool:
         """Write a file of the run's folder whole or not at all (temporary file, then rename)."""
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            temp = self.folder / f".tmp.{os.getpid()}.{time.time_ns()}.part"  # one writer: O_EXCL
+            os.makedirs(self.folder, exist_ok=True)
+            temp = os.path.join(self.folder, f".tmp.{os.getpid()}.{time.time_ns()}.part")  # one writer: O_EXCL
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             try:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(body)
-                os.replace(temp, self.folder / name)
+                os.replace(temp, os.path.join(self.folder, name))
             except BaseException:
                 os.unlink(temp)
                 raise
@@ -273,16 +273,19 @@ class ResultCache:
     def _prune_runs(self) -> None:
         """Keep the folders of the ``MAX_RUNS`` most recently written run keys (settings, schema
         sets or tool versions in use), and no temporary file older than an hour."""
-        folders = sorted(((f.stat().st_mtime_ns, f) for f in self.root.iterdir() if f.is_dir()), reverse=True)
+        with os.scandir(self.root) as entries:
+            folders = sorted(((f.stat().st_mtime_ns, f.path) for f in entries if f.is_dir()), reverse=True)
         for _mtime, folder in folders[MAX_RUNS:]:
-            for item in folder.iterdir():
-                _remove(item)
+            for name in os.listdir(folder):
+                _remove(os.path.join(folder, name))
             try:
-                folder.rmdir()
+                os.rmdir(folder)
             except OSError:
                 pass
-        for item in self.folder.glob(".tmp.*"):
-            if item.stat().st_mtime < time.time() - 3600:
+        with os.scandir(self.folder) as entries:
+            temporary = [entry.path for entry in entries if entry.name.startswith(".tmp.")]
+        for item in temporary:
+            if os.stat(item).st_mtime < time.time() - 3600:
                 _remove(item)
 
 
@@ -304,9 +307,9 @@ def _shared(entries: dict[str, tuple]) -> dict[str, object]:
     return {key: one(entry) for key, entry in entries.items()}
 
 
-def _remove(path: Path) -> None:
+def _remove(path: str) -> None:
     try:
-        path.unlink()
+        os.unlink(path)
     except OSError:
         pass
 

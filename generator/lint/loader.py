@@ -27,12 +27,12 @@ import stat
 import sys
 from collections.abc import Callable, Iterator
 from operator import attrgetter
-from pathlib import Path
 
 from generator import pathmatch
 from generator.errors import InputError
 from generator.lint import nonmanifests
 from generator.lint.model import Document, Hit, Resource, first_content_line
+from generator.paths import plain
 from generator.record import Record
 from generator.yamlio import depth as yamldepth
 from generator.yamlio import lines as yamllines
@@ -82,12 +82,12 @@ def discover(paths: list[str], excludes: list[str], display: Callable[[str], str
         if raw == "-":
             found.append(raw)
             continue
-        path = Path(raw)
-        if path.is_dir():
-            _walk(str(path), found)
-        elif path.is_file():
+        path = plain(raw)  # a folder's files are named from it as Path spelt it ("a//b/" is "a/b")
+        if os.path.isdir(path):
+            _walk(path, found)
+        elif os.path.isfile(path):
             found.append(raw)
-        elif path.exists():
+        elif os.path.exists(path):
             raise InputError("not a regular file", path=raw, hint="pass manifest files, folders or - for stdin")
         else:
             raise InputError("no such file or directory", path=raw, hint="pass files, folders or - for stdin")

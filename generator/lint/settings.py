@@ -6,8 +6,6 @@ A rule declares its options (its ``options``); ``Settings.option`` answers them 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from generator.library import providers
 from generator.lint import options
 from generator.record import Record
@@ -15,6 +13,7 @@ from generator.validate import kubernetes
 
 TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from generator.contract.model import Contract

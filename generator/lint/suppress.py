@@ -11,7 +11,6 @@ annotated.
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Set as AbstractSet
 
 from generator import pathmatch
@@ -81,6 +80,8 @@ def config_ignores(entry: dict, rule: str, res: Resource, file: str) -> bool:
         ("namespace", res.namespace if res else ""),
         ("name", res.name if res else ""),
     )
+    import fnmatch  # only for a config with ignore entries
+
     for key, actual in checks:
         if key in entry and not fnmatch.fnmatchcase(actual, entry[key]):
             return False

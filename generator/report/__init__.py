@@ -9,7 +9,6 @@ May import: generator.diagnostic, generator.lint, generator.record.
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 
 from generator.record import Record
 
@@ -21,7 +20,6 @@ if TYPE_CHECKING:
 
 FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
 _MODULES = {name: "json_format" if name == "json" else name for name in FORMATS}  # `json` would shadow the library
-_HERE = Path(".")  # the default working folder, one object as the dataclass default was
 
 
 class Report(Record):
@@ -34,7 +32,7 @@ class Report(Record):
 
     findings: list[Diagnostic]
     sources: list[FileResult]
-    workdir: Path
+    workdir: str  # the folder relative paths are relative to (SARIF's working directory)
     color: bool
     folded: bool
     title: str  # the command, where a format names it (the GitHub summary)
@@ -43,7 +41,7 @@ class Report(Record):
         self,
         findings: list[Diagnostic],
         sources: list[FileResult] | None = None,
-        workdir: Path = _HERE,
+        workdir: str = ".",
         color: bool = False,
         folded: bool = False,
         title: str = "gpu-gitops lint",

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 import hashlib
 import json
+from pathlib import Path
 from urllib.parse import quote
 
 from generator import __version__
@@ -108,7 +109,7 @@ def format(report: Report) -> str:
                 "invocations": [
                     {
                         "executionSuccessful": True,
-                        "workingDirectory": {"uri": report.workdir.resolve().as_uri() + "/"},
+                        "workingDirectory": {"uri": Path(report.workdir).resolve().as_uri() + "/"},
                     }
                 ],
                 "columnKind": "unicodeCodePoints",

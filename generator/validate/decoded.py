@@ -12,7 +12,7 @@ ever read for the bytes it was made from. It is the file's data as JSON decodes 
 change a caller makes to its own copy. A copy is written whole (``replace.replace_file``) or not
 at all; one that cannot be read, does not load or is of another type is decoded again from the
 file; a cache that cannot be written only costs speed. Copies live in ``decoded/`` of the user
-cache folder (``paths.cache_root``), one a file and member: a new copy removes the ones it
+cache folder (``paths.cache_folder``), one a file and member: a new copy removes the ones it
 replaces, so upgrades do not pile up copies no run reads.
 
 May import: generator.paths, generator.replace, generator.sha.
@@ -24,9 +24,8 @@ import json
 import marshal
 import os
 from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
 
-from generator.paths import cache_root
+from generator.paths import cache_folder
 from generator.sha import sha256
 
 TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
@@ -37,8 +36,9 @@ if TYPE_CHECKING:
 FOLDER = "decoded"
 
 
-def load(path: Path) -> Any:
+def load(given: str | os.PathLike[str]) -> Any:
     """``json.loads`` of the file's text (UTF-8), from the user cache when a copy of these bytes is there."""
+    path = os.fspath(given)
     copy = _copy(path, None)
     data = _read(copy)
     if isinstance(data, dict):
@@ -49,11 +49,12 @@ def load(path: Path) -> Any:
     return data
 
 
-def load_members(path: Path, member: str) -> Members:
+def load_members(given: str | os.PathLike[str], member: str) -> Members:
     """The entries of the file's top-level object ``member`` (JSON's ``data[member]``), each
     decoded when first asked for, from the user cache when a copy of these bytes is there: a
     caller that needs a few of many entries (a kind's schema reaches a fraction of the
     definitions) reads and decodes those alone. Empty when the file has no such object."""
+    path = os.fspath(given)
     copy = _copy(path, member)
     found = Members.open(copy, path, member)
     if found is not None:
@@ -76,7 +77,7 @@ class Members(Mapping[str, object]):
     consistently to the end. An entry that cannot be read or does not load decodes the source
     file again, once, and is served from that."""
 
-    def __init__(self, source: Path, member: str, table: bytes, fd: int | None = None):
+    def __init__(self, source: str, member: str, table: bytes, fd: int | None = None):
         self._source, self._member = source, member
         self._fd: int | None = None
         self._take(table, fd)
@@ -90,7 +91,7 @@ class Members(Mapping[str, object]):
         self._table, self._fd = table, fd
 
     @classmethod
-    def open(cls, copy: Path, source: Path, member: str) -> Members | None:
+    def open(cls, copy: str, source: str, member: str) -> Members | None:
         """The members of a copy in the cache, its index read and checked against the file's
         size; None when there is none, or it cannot be read or is not one."""
         try:
@@ -156,33 +157,34 @@ def _table(data: Any, member: str) -> bytes:
     return b"".join([len(head).to_bytes(8, "little"), head, *dumps.values()])
 
 
-def _copy(path: Path, member: str | None) -> Path:
+def _copy(path: str, member: str | None) -> str:
     """The copy's name: which file and member it keeps (None: all), then that file's identity,
     marshal's format and the copy's layout. The first part is shared by every copy ever made of
     the same file and member, so a new one can replace the others (``_write``)."""
     info = os.stat(path)
-    which = [str(path), member]
+    which = [path, member]
     identity: list = [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev, marshal.version]
     if member is not None:
         identity.append("index")  # the layout of ``_table``: a copy of another layout is another name
-    return cache_root() / FOLDER / f"{_digest(which)}-{_digest(identity)}.marshal"
+    return os.path.join(cache_folder(), FOLDER, f"{_digest(which)}-{_digest(identity)}.marshal")
 
 
 def _digest(key: list) -> str:
     return sha256(json.dumps(key).encode()).hexdigest()[:16]
 
 
-def _stale(name: str, copy: Path) -> bool:
+def _stale(name: str, copy: str) -> bool:
     """Whether a file of the copies' folder is a copy ``copy`` replaces: of the same file and
     member (the same first part), or named as copies were before the name had two parts (one
     digest of 32 characters), which no run reads again."""
-    if name == copy.name or not name.endswith(".marshal"):
+    own = os.path.basename(copy)
+    if name == own or not name.endswith(".marshal"):
         return False
     stem = name[: -len(".marshal")]
-    return stem.startswith(copy.name.split("-", 1)[0] + "-") or (len(stem) == 32 and "-" not in stem)
+    return stem.startswith(own.split("-", 1)[0] + "-") or (len(stem) == 32 and "-" not in stem)
 
 
-def _read(copy: Path) -> object:
+def _read(copy: str) -> object:
     """The copy's data, or None when it cannot be read or does not load."""
     try:
         with open(copy, "rb") as handle:
@@ -191,11 +193,12 @@ def _read(copy: Path) -> object:
         return None
 
 
-def _decode(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+def _decode(path: str) -> Any:
+    with open(path, encoding="utf-8") as handle:
+        return json.loads(handle.read())
 
 
-def _write(copy: Path, content: bytes) -> None:
+def _write(copy: str, content: bytes) -> None:
     """Keep a copy, and remove the copies it replaces (``_stale``: an upgrade's or a reinstall's
     bundled schemas are other files' bytes, 1.3 MB of definitions a version, which no run would
     read again). A run holding a removed copy open reads on to its end. A cache that cannot be
@@ -203,13 +206,14 @@ def _write(copy: Path, content: bytes) -> None:
     try:
         from generator.replace import replace_file
 
-        copy.parent.mkdir(parents=True, exist_ok=True)
+        folder = os.path.dirname(copy)
+        os.makedirs(folder, exist_ok=True)
         replace_file(copy, content)
-        stale = [name for name in os.listdir(copy.parent) if _stale(name, copy)]
+        stale = [name for name in os.listdir(folder) if _stale(name, copy)]
     except (OSError, ValueError):
         return
     for name in stale:
         try:
-            os.unlink(copy.parent / name)
+            os.unlink(os.path.join(folder, name))
         except OSError:
             pass  # removed by another run meanwhile, or not ours to remove: only space

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 
 from generator import regex
 from generator.errors import InputError
+from generator.paths import plain
 
 TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ _VERSION_DIR = ("v", ".0-local-strict")  # v<X.Y>.0-local-strict, a version's fo
 
 
 @functools.cache
-def schema_root() -> Path:
+def schema_root() -> str:
     """The folder holding one strict schema tree per Kubernetes minor version.
 
     Found without importing ``kubernetes_validate`` (which imports PyYAML: a tenth of a
@@ -32,7 +33,7 @@ def schema_root() -> Path:
     spec = _find_spec("kubernetes_validate")
     if spec is None or not spec.submodule_search_locations:
         raise ModuleNotFoundError("kubernetes_validate is not installed", name="kubernetes_validate")
-    return Path(list(spec.submodule_search_locations)[0]) / "kubernetes-json-schema"
+    return plain(list(spec.submodule_search_locations)[0], "kubernetes-json-schema")
 
 
 def _find_spec(name: str) -> ModuleSpec | None:
@@ -55,8 +56,7 @@ def bundled_versions() -> tuple[tuple[int, int], ...]:
     """Minor versions with bundled strict schemas, oldest first."""
     found = []
     prefix, suffix = _VERSION_DIR
-    for entry in schema_root().iterdir():
-        name = entry.name
+    for name in os.listdir(schema_root()):
         version = (
             _numbers(name[len(prefix) : -len(suffix)], 2) if name.startswith(prefix) and name.endswith(suffix) else None
         )
@@ -111,8 +111,8 @@ def newest_version() -> str:
     return f"{major}.{minor}"
 
 
-def version_dir(version: tuple[int, int]) -> Path:
-    return schema_root() / f"v{version[0]}.{version[1]}.0-local-strict"
+def version_dir(version: tuple[int, int]) -> str:
+    return os.path.join(schema_root(), f"v{version[0]}.{version[1]}.0-local-strict")
 
 
 # Kubernetes names a kind (lowercased) and a version with DNS-1035 labels and a group with a DNS-1123
@@ -144,7 +144,7 @@ def nameable(api_version: str, kind: str) -> bool:
     return _dns1035_label(kind.lower()) and _dns1035_label(version) and (not group or _dns1123_subdomain(group))
 
 
-def builtin_schema(version: tuple[int, int], api_version: str, kind: str) -> Path | None:
+def builtin_schema(version: tuple[int, int], api_version: str, kind: str) -> str | None:
     """The bundled strict schema for ``apiVersion``/``kind``, or None: a custom resource, or
     names no schema can have (and that could not name a file: too long, or holding "/")."""
     if not nameable(api_version, kind):
@@ -153,18 +153,18 @@ def builtin_schema(version: tuple[int, int], api_version: str, kind: str) -> Pat
     # 3 labels of 63 characters, well inside a file name
     group, _, api = api_version.rpartition("/")  # one slash at most: nameable
     suffix = f"{group.split('.', 1)[0]}-{api}" if group else api
-    path = version_dir(version) / f"{kind.lower()}-{suffix}.json"
+    path = os.path.join(version_dir(version), f"{kind.lower()}-{suffix}.json")
     # the file name keeps only the group's first label, and the package writes a file for every
     # definition, kinds or not: scheduling.incubator.k8s.io/v1alpha1 PodGroup (Volcano's) would
     # find scheduling.k8s.io's PodGroup struct of 1.35; the schema's own group-version-kind decides
-    return path if path.is_file() and (group, api, kind) in _kinds_of(path) else None
+    return path if os.path.isfile(path) and (group, api, kind) in _kinds_of(path) else None
 
 
 @functools.cache
-def _kinds_of(path: Path) -> frozenset[tuple[str, str, str]]:
+def _kinds_of(path: str) -> frozenset[tuple[str, str, str]]:
     """The ``(group, version, kind)``s a bundled schema file is the schema of (none for a
     definition that is no kind)."""
-    listed = json.loads(path.read_text(encoding="utf-8")).get("x-kubernetes-group-version-kind") or []
+    listed = _json(path).get("x-kubernetes-group-version-kind") or []
     return frozenset(
         (g.get("group", ""), g.get("version", ""), g.get("kind", "")) for g in listed if isinstance(g, dict)
     )
@@ -211,7 +211,7 @@ def definitions(version: tuple[int, int]) -> dict:
     ``required`` entries the API server does not enforce (``NOT_ENFORCED_REQUIRED``)."""
     from generator.validate import decoded  # with the cache's folder: the first check of a built-in kind
 
-    data = decoded.load(version_dir(version) / "_definitions.json")
+    data = decoded.load(os.path.join(version_dir(version), "_definitions.json"))
     found = data.get("$defs")
     if isinstance(found, dict):
         for name in NOT_ENFORCED_REQUIRED:
@@ -226,7 +226,7 @@ def definition_map(version: tuple[int, int]) -> Definitions:
     what the compiled checks read (a lint after an edit reaches a few hundred of them)."""
     from generator.validate import decoded
 
-    return Definitions(decoded.load_members(version_dir(version) / "_definitions.json", "$defs"))
+    return Definitions(decoded.load_members(os.path.join(version_dir(version), "_definitions.json"), "$defs"))
 
 
 class Definitions(Mapping[str, object]):
@@ -262,10 +262,10 @@ def _enforced(name: str, definition: object) -> object:
     return definition
 
 
-def kind_schema(path: Path) -> dict:
+def kind_schema(path: str) -> dict:
     """A bundled kind's schema, less the ``required`` entries the API server does not enforce
     on the kind itself (``NOT_ENFORCED_REQUIRED``; nested definitions are ``definitions``')."""
-    schema = json.loads(path.read_text(encoding="utf-8"))
+    schema = _json(path)
     for g in schema.get("x-kubernetes-group-version-kind") or []:
         label = (g.get("group") or "core").split(".")[0]
         dropped = {
@@ -274,6 +274,11 @@ def kind_schema(path: Path) -> dict:
         if dropped and isinstance(schema.get("required"), list):
             schema["required"] = [r for r in schema["required"] if r not in dropped]
     return schema
+
+
+def _json(path: str) -> dict:
+    with open(path, encoding="utf-8") as handle:
+        return json.loads(handle.read())
 
 
 @functools.cache
@@ -293,7 +298,7 @@ def served_apis(version: tuple[int, int]) -> tuple[str, ...]:
     from the kinds of the bundled definitions (their ``x-kubernetes-group-version-kind``).
     Alpha APIs are never on by default, and beta APIs added since 1.24 are off by default
     (KEP-3136), so only GA versions are counted."""
-    with open(version_dir(version) / "_definitions.json", encoding="utf-8") as handle:
+    with open(os.path.join(version_dir(version), "_definitions.json"), encoding="utf-8") as handle:
         definitions = json.load(handle).get("$defs", {})
     found = set()
     for name, definition in definitions.items():

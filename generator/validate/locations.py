@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from generator import regex
 from generator.errors import InputError
+from generator.paths import plain
 from generator.record import Frozen
 from generator.sha import sha256
 
@@ -34,10 +34,10 @@ KNOWN_VARIABLES = frozenset(
 )
 
 
-def _is_file(path: Path) -> bool:
-    """``path.is_file()``, False also where the path cannot exist (a name longer than the file system takes)."""
+def _is_file(path: str) -> bool:
+    """``os.path.isfile``, False also where the path cannot exist (a name longer than the file system takes)."""
     try:
-        return path.is_file()
+        return os.path.isfile(path)
     except (OSError, ValueError):
         return False
 
@@ -89,28 +89,29 @@ class SchemaLocation(Frozen):
             )
         return _VARIABLE.sub(lambda m: variables[m.group(1)], template)
 
-    def expand(self, variables: dict[str, str]) -> Path:
-        return Path(self.expand_text(variables))
+    def expand(self, variables: dict[str, str]) -> str:
+        """The local file for these variables, spelt as a path (``paths.plain``)."""
+        return plain(self.expand_text(variables))
 
 
-def cache_dir() -> Path:
+def cache_dir() -> str:
     """``$GPU_GITOPS_SCHEMA_CACHE``, else ``schemas/`` in gpu-gitops' user cache folder."""
     explicit = os.environ.get("GPU_GITOPS_SCHEMA_CACHE")
     if explicit:
-        return Path(explicit)
-    from generator.paths import cache_root
+        return plain(explicit)
+    from generator.paths import cache_folder
 
-    return cache_root() / "schemas"
+    return plain(cache_folder(), "schemas")
 
 
-def fetch(url: str, cache: Path) -> Path | None:
+def fetch(url: str, cache: str | os.PathLike[str]) -> str | None:
     """The cached copy of ``url``, downloading it first when needed; None when the server says 404.
 
     Only JSON is cached: an HTML page (a proxy's login page, a moved repository) is an error
     naming the URL, and the next run asks again.
     """
-    cached = cache / sha256(url.encode()).hexdigest()
-    if cached.is_file():
+    cached = plain(cache, sha256(url.encode()).hexdigest())
+    if os.path.isfile(cached):
         return cached
     import urllib.error  # with http, ssl and email: only a download needs them
     import urllib.request
@@ -143,7 +144,7 @@ def fetch(url: str, cache: Path) -> Path | None:
         ) from None
     from generator.replace import replace_file
 
-    cache.mkdir(parents=True, exist_ok=True)
+    os.makedirs(cache, exist_ok=True)
     replace_file(cached, body)
     return cached
 
@@ -151,9 +152,9 @@ def fetch(url: str, cache: Path) -> Path | None:
 def find_schema_file(
     locations: list[SchemaLocation],
     variables: dict[str, str],
-    cache: Path | None = None,
+    cache: str | os.PathLike[str] | None = None,
     consulted: list[tuple[str, bool]] | None = None,
-) -> Path | None:
+) -> str | None:
     """The first existing schema among ``locations`` for these variables (remote ones cached).
 
     ``consulted`` gets each local path looked at and whether a file was there (a download's
@@ -164,13 +165,13 @@ def find_schema_file(
         if location.is_remote:
             found = fetch(location.expand_text(variables), cache or cache_dir())
             if found is not None:
-                trail.append((str(found), True))
+                trail.append((found, True))
                 return found
             trail.append(("", False))
             continue
         candidate = location.expand(variables)
         if _is_file(candidate):
-            trail.append((str(candidate), True))
+            trail.append((candidate, True))
             return candidate
-        trail.append((str(candidate), False))
+        trail.append((candidate, False))
     return None

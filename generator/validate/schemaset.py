@@ -8,9 +8,9 @@ up-to-date check can ask for the set without loading the sync.
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import os
 
-from generator.paths import cache_root
+from generator.paths import cache_folder, plain
 from generator.record import Frozen
 
 SET_FILE = "SET.json"
@@ -31,7 +31,7 @@ class SchemaSet(Frozen):
     __slots__ = _fields = ("version", "folder", "kinds", "absent", "origins")
 
     version: str
-    folder: Path
+    folder: str  # text (``paths.plain``): lint's path imports no pathlib
     kinds: int
     absent: tuple[str, ...]
     origins: dict[str, str]
@@ -39,14 +39,14 @@ class SchemaSet(Frozen):
     def __init__(
         self,
         version: str,
-        folder: Path,
+        folder: str | os.PathLike[str],
         kinds: int,
         absent: tuple[str, ...] = (),
         origins: dict[str, str] | None = None,
     ):
         put = object.__setattr__
         put(self, "version", version)
-        put(self, "folder", folder)
+        put(self, "folder", plain(folder))
         put(self, "kinds", kinds)
         put(self, "absent", absent)
         put(self, "origins", {} if origins is None else origins)
@@ -61,14 +61,15 @@ class SchemaSet(Frozen):
 
     @property
     def location(self) -> str:
-        return str(self.folder / LAYOUT)
+        return plain(self.folder, LAYOUT)
 
 
-def installed(root: Path | None = None) -> SchemaSet | None:
+def installed(root: str | os.PathLike[str] | None = None) -> SchemaSet | None:
     """The synced schema set in the cache, or None before the first sync."""
-    folder = (root or cache_root()) / "crd-schemas"
+    folder = plain(root if root is not None else cache_folder(), "crd-schemas")
     try:
-        meta = json.loads((folder / SET_FILE).read_text(encoding="utf-8"))
+        with open(os.path.join(folder, SET_FILE), encoding="utf-8") as handle:
+            meta = json.loads(handle.read())
         origins = meta.get("origins", {})
         return SchemaSet(
             str(meta["version"]),

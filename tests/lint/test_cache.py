@@ -263,12 +263,14 @@ def _run_after_an_edit(tmp_path: Path, script: str) -> tuple:
 
 def test_a_run_that_rechecks_one_edited_file_loads_no_libraries_it_does_not_use(tmp_path):
     """JSON Schema (for a valid object), path patterns (none configured), downloads, worker
-        processes, the signal module (only stopping workers needs it), Unicode's tables (only a
-        refused character's message), exact fractions (requests are compared with limits as the API
-        server's nano-units), ``typing`` (annotations only: ``TYPE_CHECKING`` blocks), ``importlib.util``
-    (the bundled schemas' package is found by the import system's finders) and what custom
-        resources alone need stay unloaded: a pre-commit lint answered from the cache starts fast
-        (each module costs ~0.2 ms to import)."""
+            processes, the signal module (only stopping workers needs it), Unicode's tables (only a
+            refused character's message), exact fractions (requests are compared with limits as the API
+            server's nano-units), ``typing`` (annotations only: ``TYPE_CHECKING`` blocks), ``importlib.util``
+        (the bundled schemas' package is found by the import system's finders), ``pathlib`` with
+    ``urllib.parse`` and ``ipaddress`` (paths are text, an address is parsed when a field holds one)
+    and what custom
+            resources alone need stay unloaded: a pre-commit lint answered from the cache starts fast
+            (each module costs ~0.2 ms to import)."""
     import json
 
     first, again, loaded = _run_after_an_edit(tmp_path, _probe("", "sorted(sys.modules)"))
@@ -278,6 +280,7 @@ def test_a_run_that_rechecks_one_edited_file_loads_no_libraries_it_does_not_use(
     unused |= {"generator.validate.re2", "generator.validate.structural", "generator.validate.webhooks"}
     unused |= {"generator.replace", "generator.cli.table", "generator.lint.examples", "copy", "weakref", "struct"}
     unused |= {"fractions", "decimal", "typing", "importlib.util", "contextlib"}
+    unused |= {"pathlib", "urllib.parse", "ipaddress", "fnmatch"}  # paths are text (``generator.paths``)
     assert "generator.lint.engine" in loaded and "generator.kube.quantity" in loaded and not unused & set(loaded)
 
 

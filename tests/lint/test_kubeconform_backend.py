@@ -265,9 +265,10 @@ def test_user_locations_are_passed_as_given_without_default_first(app, run, tmp_
 
 
 def test_synced_set_is_passed_after_the_users_locations(app, run, tmp_path, monkeypatch):
+    from generator import paths
     from generator.validate import schemaset
 
-    folder = schemaset.cache_root() / "crd-schemas"
+    folder = paths.cache_root() / "crd-schemas"
     folder.mkdir(parents=True)
     (folder / schemaset.SET_FILE).write_text('{"version": "t", "kinds": 0}', encoding="utf-8")
     stub = _stub(tmp_path / "bin", {"resources": [], "summary": {}})

@@ -6,6 +6,7 @@ import hashlib
 import http.server
 import json
 import threading
+from pathlib import Path
 
 import pytest
 from conftest import SHARED, needs_shared
@@ -158,7 +159,7 @@ def test_kubeconform_cache_folder_is_reused(tmp_path):
     variables = template_variables("v1", "ReplicationController", "1.35.0")
     variables.update(NormalizedKubernetesVersion="master", StrictSuffix="")  # as kubeconform ran without -strict
     found = find_schema_file([SchemaLocation("default")], variables, PEER / "cache")
-    assert found is not None and json.loads(found.read_text(encoding="utf-8"))["type"] == "object"
+    assert found is not None and json.loads(Path(found).read_text(encoding="utf-8"))["type"] == "object"
 
 
 CRD = """\

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import SHARED, needs_shared
 
+from generator import paths
 from generator.errors import InputError
 from generator.lint import schemasync
 from generator.validate import schemaset
@@ -92,7 +93,7 @@ def test_mirror_files_are_matched_by_checksum_when_renamed(tmp_path):
     (tmp_path / "mirror" / "renamed.yaml").write_bytes(body)
     listed = _one_source("https://example.invalid/crds/runs.yaml", body)
     installed = schemasync.sync(mirror=tmp_path / "mirror", sources=listed)
-    assert (installed.folder / "example.com" / "run_v1.json").is_file() and installed.version == "test-1"
+    assert (Path(installed.folder) / "example.com" / "run_v1.json").is_file() and installed.version == "test-1"
 
 
 def test_a_changed_file_in_the_mirror_is_an_error_naming_it(tmp_path):
@@ -193,14 +194,14 @@ def test_download_is_verified_and_a_mismatch_keeps_the_previous_set(served):
     kept = schemaset.installed()
     assert kept is not None and kept.version == "test-1"
     assert (
-        json.loads((kept.folder / "example.com" / "run_v1.json").read_text(encoding="utf-8"))["properties"]["spec"][
-            "properties"
-        ]["gpus"]["type"]
+        json.loads((Path(kept.folder) / "example.com" / "run_v1.json").read_text(encoding="utf-8"))["properties"][
+            "spec"
+        ]["properties"]["gpus"]["type"]
         == "integer"
     )
     # no staging or old set left beside it (schema-checks/ is the metaschema memo, not a set)
     others = ("schema-checks", "charts", "inflated")  # the metaschema memo and the chart store, not sets
-    assert sorted(p.name for p in kept.folder.parent.iterdir() if p.name not in others) == ["crd-schemas"]
+    assert sorted(p.name for p in Path(kept.folder).parent.iterdir() if p.name not in others) == ["crd-schemas"]
 
 
 def test_unreachable_download_is_an_error(tmp_path):
@@ -212,9 +213,9 @@ def test_unreachable_download_is_an_error(tmp_path):
 def test_cache_folder_follows_the_platform_and_the_override(monkeypatch, tmp_path):
     monkeypatch.delenv("GPU_GITOPS_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert schemaset.cache_root() == tmp_path / "xdg" / "gpu-gitops"
+    assert paths.cache_root() == tmp_path / "xdg" / "gpu-gitops"
     monkeypatch.setenv("GPU_GITOPS_CACHE_DIR", str(tmp_path / "mine"))
-    assert schemaset.cache_root() == tmp_path / "mine"
+    assert paths.cache_root() == tmp_path / "mine"
 
 
 RUN = "apiVersion: example.com/v1\nkind: Run\nmetadata: {name: r}\nspec:\n  gpus: two\n"
@@ -267,7 +268,7 @@ def test_fresh_repository_lints_clean_before_and_after_sync(tmp_path, run, mirro
     sync_root, synced = mirror_sync
     assert synced.exit_code == 0, synced.output
     assert not list(sync_root.glob("*.part")) and schemaset.installed(sync_root) is not None
-    shutil.copytree(sync_root / "crd-schemas", schemaset.cache_root() / "crd-schemas")
+    shutil.copytree(sync_root / "crd-schemas", paths.cache_root() / "crd-schemas")
     installed = schemaset.installed()
     assert installed is not None and installed.version == schemasync.load_sources().version
     assert f"schema set {installed.version}: {installed.kinds} schemas" in synced.stdout

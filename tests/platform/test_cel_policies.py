@@ -108,14 +108,14 @@ def functions_of(expression: str) -> set[str]:
 
 @cache
 def definitions() -> dict:
-    folder = schema_root() / "v1.33.0-local-strict"
+    folder = Path(schema_root(), "v1.33.0-local-strict")
     return json.loads((folder / "_definitions.json").read_text(encoding="utf-8"))["$defs"]
 
 
 def kind_schema(group: str, resource: str) -> dict:
     kind = resource.removesuffix("s")
     name = f"{kind}-{group}-v1.json" if group else f"{kind}-v1.json"
-    return json.loads((schema_root() / "v1.33.0-local-strict" / name).read_text(encoding="utf-8"))
+    return json.loads((Path(schema_root(), "v1.33.0-local-strict") / name).read_text(encoding="utf-8"))
 
 
 def resolve(schema: dict) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import marshal
 import os
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +13,7 @@ from generator.validate import decoded, kubernetes
 
 
 def _copies() -> list:
-    return sorted((decoded.cache_root() / decoded.FOLDER).glob("*.marshal"))
+    return sorted((Path(decoded.cache_folder(), decoded.FOLDER)).glob("*.marshal"))
 
 
 def test_the_copy_is_read_for_the_same_bytes_only(tmp_path, monkeypatch):
@@ -47,7 +48,7 @@ def test_a_corrupt_copy_or_an_unwritable_cache_only_costs_the_decode(tmp_path, m
 
 def test_the_kubernetes_definitions_come_back_equal_from_the_copy():
     version = kubernetes.bundled_versions()[-1]
-    path = kubernetes.version_dir(version) / "_definitions.json"
+    path = Path(kubernetes.version_dir(version), "_definitions.json")
     assert decoded.load(path) == json.loads(path.read_text(encoding="utf-8"))
     assert decoded.load(path) == json.loads(path.read_text(encoding="utf-8"))
     assert os.path.getsize(_copies()[0]) > 0
@@ -109,7 +110,7 @@ def test_the_definitions_looked_up_one_by_one_are_the_whole_files():
     version = (1, 32)
     whole = kubernetes.definitions(version)["$defs"]
     lookup = kubernetes.Definitions(
-        decoded.load_members(kubernetes.version_dir(version) / "_definitions.json", "$defs")
+        decoded.load_members(Path(kubernetes.version_dir(version), "_definitions.json"), "$defs")
     )
     assert "serviceName" not in lookup["io.k8s.api.apps.v1.StatefulSetSpec"]["required"]
     assert len(lookup._decoded) == 1
@@ -133,7 +134,7 @@ def test_a_new_copy_replaces_the_older_copies_of_its_file_alone(tmp_path):
     decoded.load_members(other, "$defs")
     decoded.load(one)
     decoded.load_members(one, "$defs")
-    folder = decoded.cache_root() / decoded.FOLDER
+    folder = Path(decoded.cache_folder(), decoded.FOLDER)
     legacy = folder / ("0123456789abcdef" * 2 + ".marshal")
     legacy.write_bytes(b"old")
     assert len(_copies()) == 4
