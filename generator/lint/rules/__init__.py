@@ -12,7 +12,6 @@ the engine skip it).
 from __future__ import annotations
 
 import functools
-import importlib
 
 from generator.lint.protocol import Rule
 from generator.lint.rules import (
@@ -155,6 +154,8 @@ def registry(cluster: bool = True) -> tuple[Rule, ...]:
     cluster rules' modules left unimported."""
     if not cluster:
         return _PORTABLE + _LAST
+    import importlib  # with warnings: only a lint against a cluster
+
     clustered = tuple(importlib.import_module(f"{__name__}.{name}").RULE for name in CLUSTER_MODULES)
     return _PORTABLE + clustered + _LAST
 
