@@ -5,7 +5,6 @@ library, is an input error naming the file and the shape it should have."""
 from __future__ import annotations
 
 import functools
-import json
 import os
 from collections.abc import Callable
 
@@ -30,6 +29,8 @@ def load(path: str | os.PathLike[str], build: Callable[[Any], T], what: str, sha
 
 @functools.cache
 def _built(path: str, mtime_ns: int, size: int, build: Callable[[Any], T], what: str, shape: str) -> T:
+    import json  # a table to read (a custom provider's, the library's): json's decoder, with re
+
     try:
         with open(path, encoding="utf-8") as handle:
             return build(json.loads(handle.read()))

@@ -24,13 +24,13 @@ see half of one; a pack or an entry that does not read back is a miss. The cache
 
 from __future__ import annotations
 
-import json
 import marshal
 import os
 import time
 from collections.abc import Iterator
 
 import generator
+from generator import jsontext
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.lint.engine import FileResult
 from generator.lint.loader import raw, walk
@@ -60,7 +60,7 @@ def run_key(settings: Settings, validator: SchemaValidator | None, refs: bool = 
         "settings": settings.as_dict(),
         "schemas": schema_fingerprint(validator) if validator is not None else None,
     }
-    return sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    return sha256(jsontext.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def code_fingerprint() -> list:
@@ -91,7 +91,7 @@ def schema_fingerprint(validator: SchemaValidator) -> list:
     variables.update(dict.fromkeys(_KIND_VARIABLES, "\0"))
     core = kubernetes.version_dir(validator.version)
     found: list = [validator.version_text, core, os.stat(core).st_mtime_ns if os.path.isdir(core) else None]
-    found.append(sha256(json.dumps(validator.given, sort_keys=True).encode()).hexdigest())  # with_schemas
+    found.append(sha256(jsontext.dumps(validator.given, sort_keys=True).encode()).hexdigest())  # with_schemas
     for location in validator.locations:
         found.append(location.template)
         if location.is_remote:

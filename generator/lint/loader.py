@@ -21,7 +21,6 @@ YAML 1.2 and the round-trip loader's positions and wording, so the two differ by
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import sys
@@ -224,6 +223,8 @@ def parse_text(text: str, display: str, is_json: bool = False, strict: bool = Tr
 def iter_text(text: str, display: str, is_json: bool = False, strict: bool = True) -> Iterator[Document]:
     """The documents of one file, one at a time; JSON and YAML documents get the same checks."""
     if is_json and text.lstrip().startswith(("{", "[")):
+        import json  # a .json manifest: json's decoder, with re, only then
+
         try:
             data = json.loads(text)
         except (ValueError, RecursionError):

@@ -19,11 +19,11 @@ a manifest missing its ``kind`` still gets K8S002, as ``kubectl apply`` would re
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable, Iterator
 
 TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
+    import re
     from typing import Any
 
 
@@ -79,6 +79,8 @@ def skipped(relative: str) -> bool:
 
 @functools.cache
 def _compiled() -> re.Pattern[str]:
+    import re  # a path holding a line break: only then
+
     return re.compile(PATTERN)
 
 

@@ -3,7 +3,7 @@
 ``Report`` carries everything a format may need (the findings, ``Diagnostic``s; the files and
 resources that were linted, the rules, the working directory), so formats stay pure functions.
 
-May import: generator.diagnostic, generator.lint, generator.record.
+May import: generator.diagnostic, generator.jsontext, generator.lint, generator.record.
 """
 
 from __future__ import annotations

@@ -4,17 +4,15 @@ The bytes are ``json.dumps(document, indent=2)``'s, written faster: with an inde
 encodes in Python, one generator per container, which was most of a cached run's time on a
 large report. Every finding has one shape, so it is written from a template, its strings by
 the C encoder ``json.dumps`` uses (ASCII, escaped) and its integers as ``int`` writes them;
-anything else a field could hold goes through ``json.dumps``, which an indent does not change
-for a scalar. The test suite compares the bytes with ``json.dumps``'s. Messages and hints are
+anything else a field could hold goes through ``jsontext.dumps`` (``json.dumps``'s bytes,
+without importing ``json``), which an indent does not change for a scalar. The test suite compares the bytes with ``json.dumps``'s. Messages and hints are
 escaped as in every format (``shown_text``); file names and object names are exact.
 """
 
 from __future__ import annotations
 
-import json
-from json.encoder import encode_basestring_ascii
-
 from generator.diagnostic import shown_text
+from generator.jsontext import dumps, string
 
 TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
 if TYPE_CHECKING:
@@ -100,7 +98,7 @@ def _object(ref: ObjectRef, exact: dict[Any, str]) -> str:
 def _scalar(value: Any) -> str:
     kind = type(value)
     if kind is str:
-        return encode_basestring_ascii(value)
+        return string(value)
     if kind is int:
         return int.__repr__(value)
-    return json.dumps(value)
+    return dumps(value)

@@ -20,11 +20,11 @@ May import: generator.paths, generator.replace, generator.sha.
 
 from __future__ import annotations
 
-import json
 import marshal
 import os
 from collections.abc import Callable, Iterator, Mapping
 
+from generator import jsontext
 from generator.paths import cache_folder
 from generator.sha import sha256
 
@@ -170,7 +170,7 @@ def _copy(path: str, member: str | None) -> str:
 
 
 def _digest(key: list) -> str:
-    return sha256(json.dumps(key).encode()).hexdigest()[:16]
+    return sha256(jsontext.dumps(key).encode()).hexdigest()[:16]
 
 
 def _stale(name: str, copy: str) -> bool:
@@ -194,6 +194,8 @@ def _read(copy: str) -> object:
 
 
 def _decode(path: str) -> Any:
+    import json  # a file without a copy: json's decoder, with re, only then
+
     with open(path, encoding="utf-8") as handle:
         return json.loads(handle.read())
 

@@ -12,7 +12,6 @@ the caller then treats the kind as not compiled.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sized
 
 TYPE_CHECKING = False  # typing's flag without importing typing (PEP 781; mypy reads it as True)
@@ -384,6 +383,8 @@ class Compiler:
     def _pattern(self, pattern: Any, schema: dict) -> Check:
         if not isinstance(pattern, str):
             raise Unsupported("pattern that is not a string")
+        import re  # a schema with a pattern: only then
+
         try:
             search = re.compile(pattern).search
         except re.error:

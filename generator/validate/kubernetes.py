@@ -8,7 +8,6 @@ fetched.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 from collections.abc import Iterator, Mapping
@@ -277,8 +276,12 @@ def kind_schema(path: str) -> dict:
 
 
 def _json(path: str) -> dict:
-    with open(path, encoding="utf-8") as handle:
-        return json.loads(handle.read())
+    """A bundled schema file's data, from its decoded copy in the user cache (``decoded``): a
+    lint after an edit reads a few kinds' files and decodes no JSON (``json`` imports ``re``)."""
+    from generator.validate import decoded
+
+    found = decoded.load(path)
+    return found if isinstance(found, dict) else {}
 
 
 @functools.cache
@@ -298,6 +301,8 @@ def served_apis(version: tuple[int, int]) -> tuple[str, ...]:
     from the kinds of the bundled definitions (their ``x-kubernetes-group-version-kind``).
     Alpha APIs are never on by default, and beta APIs added since 1.24 are off by default
     (KEP-3136), so only GA versions are counted."""
+    import json  # render's capabilities: json's decoder, with re
+
     with open(os.path.join(version_dir(version), "_definitions.json"), encoding="utf-8") as handle:
         definitions = json.load(handle).get("$defs", {})
     found = set()

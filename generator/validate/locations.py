@@ -14,7 +14,6 @@ with the kinds it could not check.
 
 from __future__ import annotations
 
-import json
 import os
 
 from generator import regex
@@ -134,6 +133,8 @@ def fetch(url: str, cache: str | os.PathLike[str]) -> str | None:
             path=url,
             hint="check the network or proxy; offline, use local locations or `gpu-gitops schemas sync --from DIR`",
         ) from None
+    import json  # a download to check: json's decoder, with re, only then
+
     try:
         json.loads(body)
     except ValueError:

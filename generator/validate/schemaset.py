@@ -7,7 +7,6 @@ up-to-date check can ask for the set without loading the sync.
 
 from __future__ import annotations
 
-import json
 import os
 
 from generator.paths import cache_folder, plain
@@ -69,7 +68,10 @@ def installed(root: str | os.PathLike[str] | None = None) -> SchemaSet | None:
     folder = plain(root if root is not None else cache_folder(), "crd-schemas")
     try:
         with open(os.path.join(folder, SET_FILE), encoding="utf-8") as handle:
-            meta = json.loads(handle.read())
+            text = handle.read()
+        import json  # a synced set to read: json's decoder, with re, only then
+
+        meta = json.loads(text)
         origins = meta.get("origins", {})
         return SchemaSet(
             str(meta["version"]),

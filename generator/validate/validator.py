@@ -12,12 +12,11 @@ answered from the lint cache, never imports them.
 from __future__ import annotations
 
 import functools
-import json
 import os
-import re
 import sys
 from collections.abc import Callable
 
+from generator import jsontext
 from generator.errors import InputError
 from generator.jsonpath import dotted
 from generator.paths import plain
@@ -414,6 +413,8 @@ def _given_schema(document: dict, untranslatable: Untranslatable) -> tuple[dict,
     """A schema given in memory (``with_schemas``), its patterns made Python's, and its compiled check."""
     known = _GIVEN.get(id(document))
     if known is None or known[0] is not document:
+        import json  # a schema given in memory: a copy through JSON, as a file's would be read
+
         dropped: list[str] = []
         schema = json.loads(json.dumps(document))
         _python_patterns(schema, dropped.append)
@@ -455,6 +456,8 @@ def load_schema(
 
 def _parse_schema(raw: bytes, given: str | os.PathLike[str], untranslatable: Untranslatable, check: bool) -> dict:
     """``load_schema`` of bytes read from ``given``."""
+    import json  # a schema file of a location: json's decoder, with re, only then
+
     source, hint = os.fspath(given), _SCHEMA_FILE_HINT
     try:
         schema = json.loads(raw)
@@ -624,7 +627,7 @@ def _json_words(error: jsonschema.ValidationError) -> str:
     if value is None or isinstance(value, bool):
         shown = repr(value)
         if error.message.startswith(shown):
-            return json.dumps(value) + error.message[len(shown) :]
+            return jsontext.dumps(value) + error.message[len(shown) :]
     return error.message
 
 
@@ -637,6 +640,8 @@ def _unexpected(error: jsonschema.ValidationError) -> list[str]:
     schema = cast(dict, error.schema)  # additionalProperties sits in a mapping
     known = schema.get("properties", {})
     patterns = schema.get("patternProperties", {})
+    import re  # jsonschema has imported it
+
     return [k for k in error.instance if k not in known and not any(re.search(p, k) for p in patterns)]
 
 

@@ -11,7 +11,6 @@ JSON data loaded by the standard library is measured the same way (``nesting``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from generator import regex
@@ -98,7 +97,7 @@ def nesting(node: Any, limit: int) -> int:
     return deepest
 
 
-_DOUBLE_QUOTED = regex.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_DOUBLE_QUOTED = regex.compile(r'(?s)"(?:[^"\\]|\\.)*"')
 _SINGLE_QUOTED = regex.compile(r"'(?:[^']|'')*'")
 _LINE_BREAK = regex.compile(r"[\n\r]")
 _SPACE = " \t"

@@ -234,20 +234,21 @@ def test_validator_warnings_come_back_from_the_cache_and_from_workers(tmp_path, 
 
 def _probe(prelude: str, reported: str) -> str:
     """A script that runs the command line of its arguments in its own process after
-    ``prelude``, then prints ``reported`` (an expression) as JSON on standard error."""
+    ``prelude``, then prints ``reported`` (an expression) as Python's literal on standard error
+    (not as JSON: the script imports nothing the run could have imported)."""
     return (
-        f"import json, sys\n{prelude}\n"
+        f"import sys\n{prelude}\n"
         "from generator.cli import main\n"
         "sys.argv = ['gpu-gitops', *sys.argv[1:]]\n"
         "try:\n    main(in_process=True)\nexcept SystemExit:\n    pass\n"
-        f"print(json.dumps({reported}), file=sys.stderr)\n"
+        f"print(repr({reported}), file=sys.stderr)\n"
     )
 
 
 def _run_after_an_edit(tmp_path: Path, script: str) -> tuple:
     """Lint the tree with ``script``, edit one file, lint again: both runs' results, and what
     the second reported (``_probe``)."""
-    import json
+    import ast
     import subprocess
     import sys
 
@@ -258,19 +259,20 @@ def _run_after_an_edit(tmp_path: Path, script: str) -> tuple:
     with (folder / "b.yaml").open("a", encoding="utf-8") as handle:
         handle.write("# edited\n")
     again = subprocess.run(command, capture_output=True, encoding="utf-8", env=env, check=False)
-    return first, again, json.loads(again.stderr.strip().splitlines()[-1])
+    return first, again, ast.literal_eval(again.stderr.strip().splitlines()[-1])
 
 
 def test_a_run_that_rechecks_one_edited_file_loads_no_libraries_it_does_not_use(tmp_path):
     """JSON Schema (for a valid object), path patterns (none configured), downloads, worker
-            processes, the signal module (only stopping workers needs it), Unicode's tables (only a
-            refused character's message), exact fractions (requests are compared with limits as the API
-            server's nano-units), ``typing`` (annotations only: ``TYPE_CHECKING`` blocks), ``importlib.util``
-        (the bundled schemas' package is found by the import system's finders), ``pathlib`` with
-    ``urllib.parse`` and ``ipaddress`` (paths are text, an address is parsed when a field holds one)
-    and what custom
-            resources alone need stay unloaded: a pre-commit lint answered from the cache starts fast
-            (each module costs ~0.2 ms to import)."""
+    processes, the signal module (only stopping workers needs it), Unicode's tables (only a
+    refused character's message), exact fractions (requests are compared with limits as the API
+    server's nano-units), ``typing`` (annotations only: ``TYPE_CHECKING`` blocks),
+    ``importlib.util`` (the bundled schemas' package is found by the import system's finders),
+    ``pathlib`` with ``urllib.parse`` and ``ipaddress`` (paths are text, an address is parsed
+    when a field holds one), ``json``, ``re`` and ``enum`` (JSON is written by ``jsontext``, the
+    bundled schemas are read from their decoded copies, a pattern compiles when first used),
+    ``importlib`` with ``warnings``, and what custom resources alone need stay unloaded: a
+    pre-commit lint answered from the cache starts fast (each module costs ~0.2 ms to import)."""
     import json
 
     first, again, loaded = _run_after_an_edit(tmp_path, _probe("", "sorted(sys.modules)"))
@@ -282,6 +284,7 @@ def test_a_run_that_rechecks_one_edited_file_loads_no_libraries_it_does_not_use(
     unused |= {"fractions", "decimal", "typing", "importlib.util", "contextlib"}
     unused |= {"pathlib", "urllib.parse", "ipaddress", "fnmatch"}  # paths are text (``generator.paths``)
     unused |= {"importlib", "warnings"}  # the report's module by ``__import__``
+    unused |= {"json", "re", "enum"}  # JSON written by ``jsontext``, read from decoded copies; patterns deferred
     assert "generator.lint.engine" in loaded and "generator.kube.quantity" in loaded and not unused & set(loaded)
 
 

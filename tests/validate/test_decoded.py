@@ -26,7 +26,7 @@ def test_the_copy_is_read_for_the_same_bytes_only(tmp_path, monkeypatch):
         raise AssertionError("decoded from JSON again")
 
     with monkeypatch.context() as patched:
-        patched.setattr(decoded.json, "loads", refused)
+        patched.setattr(json, "loads", refused)
         assert decoded.load(source) == first  # from the copy
 
     source.write_text(json.dumps({"$defs": {}, "n": 2}), encoding="utf-8")  # same path, other bytes
@@ -60,7 +60,7 @@ def test_members_are_kept_each_as_a_dump_of_its_own(tmp_path, monkeypatch):
     members = decoded.load_members(source, "$defs")
     assert dict(members) == {"a": {"type": "string"}, "b": [1, None]}
     with monkeypatch.context() as patched:
-        patched.setattr(decoded.json, "loads", lambda _text: pytest.fail("decoded from JSON again"))
+        patched.setattr(json, "loads", lambda _text: pytest.fail("decoded from JSON again"))
         assert dict(decoded.load_members(source, "$defs")) == dict(members)  # from the copy
     assert decoded.load(source)["n"] == 1  # the whole file's copy is another one
     assert len(decoded.load_members(source, "n")) == 0 and len(decoded.load_members(source, "none")) == 0
