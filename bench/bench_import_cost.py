@@ -1,11 +1,11 @@
 """What importing a module costs a run that has loaded what it needs already, and what a page
 of fresh memory costs: the figures behind deferring a module's import.
 
-usage: python bench/bench_import_cost.py [--runs 11] [--after re,json,...] MODULE [MODULE ...]
+usage: python bench/bench_import_cost.py [--runs 11] [--after collections,...] MODULE [MODULE ...]
 
 Each module is imported in a fresh interpreter (``-P``) after the modules ``--after`` names
-(by default what a lint after an edit loads anyway: ``re``, ``json``, ``collections``,
-``functools``, ``contextlib``, ``pathlib``), so only the module and what it alone brings are
+(by default what a lint after an edit loads anyway: ``collections`` and ``functools``), so
+only the module and what it alone brings are
 counted: wall milliseconds (``perf_counter``) and pages faulted in (``ru_minflt``), medians of
 ``--runs``. Then the cost of a page touched for the first time: 64 MB mapped and touched a page
 at a time, system seconds over pages faulted in (the kernel's share of a run that instruction
@@ -48,7 +48,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("modules", nargs="+")
     parser.add_argument("--runs", type=int, default=11)
-    parser.add_argument("--after", default="re,json,collections,functools")
+    parser.add_argument("--after", default="collections,functools")
     args = parser.parse_args()
     for module in args.modules:
         runs = [_run([_IMPORT, module, args.after]) for _ in range(args.runs)]
