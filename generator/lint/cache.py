@@ -225,7 +225,9 @@ class ResultCache:
 
     def save(self) -> None:
         """Write this run's new entries as one pack; fold all packs into one when there are many.
-        A cache that cannot be written only costs speed."""
+        A fold, or a run key's first pack, also prunes the cache (``_prune_runs``): only they
+        change which run keys it holds, and a lint after an edit, which writes one small pack,
+        lists no folder for it. A cache that cannot be written only costs speed."""
         if self.index_changed:
             index = self.index if len(self.index) <= MAX_ENTRIES else dict(list(self.index.items())[-MAX_ENTRIES:])
             self._write(INDEX, marshal.dumps(index))
@@ -248,10 +250,11 @@ class ResultCache:
         if compact:
             for old in self.packs:
                 _remove(os.path.join(self.folder, old))
-        try:
-            self._prune_runs()
-        except OSError:
-            return
+        if compact or not self.packs:
+            try:
+                self._prune_runs()
+            except OSError:
+                return
 
     def _write(self, name: str, body: bytes) -> bool:
         """Write a file of the run's folder whole or not at all (temporary file, then rename)."""

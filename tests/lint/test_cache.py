@@ -496,3 +496,35 @@ def test_the_code_fingerprint_lists_every_module_as_os_walk_finds_them():
             info = os.stat(os.path.join(folder, name))
             expected.append((name if relative == "." else os.path.join(relative, name), info.st_size, info.st_mtime_ns))
     assert code_fingerprint() == expected and len(expected) > 300
+
+
+def test_the_cache_keeps_the_newest_run_keys_and_prunes_only_when_what_it_holds_changes(tmp_path, monkeypatch):
+    """Run keys past ``MAX_RUNS`` (the least recently written) go when a new key writes its first
+    pack, an hour-old temporary file when the packs are folded; a save that only adds a pack
+    to a key (a lint after an edit) lists no folder for it."""
+    import time
+
+    from generator.lint import cache as lintcache
+    from generator.lint.cache import MAX_PACKS, MAX_RUNS, ResultCache
+
+    for n in range(MAX_RUNS + 1):
+        store = ResultCache(tmp_path, f"run{n}")
+        store.new = {"k": (n,)}
+        store.save()
+        os.utime(tmp_path / f"run{n}", ns=(n * 10**9, n * 10**9))  # written in this order
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"run{n}" for n in range(1, MAX_RUNS + 1))
+    stale = tmp_path / "run1" / ".tmp.1.1.part"
+    stale.write_bytes(b"")
+    os.utime(stale, (time.time() - 7200, time.time() - 7200))
+    listed: list[str] = []
+    real = os.scandir
+    monkeypatch.setattr(lintcache.os, "scandir", lambda path: listed.append(str(path)) or real(path))
+    for n in range(MAX_PACKS - 1):  # packs added to a key that has one: no pruning
+        store = ResultCache(tmp_path, "run1")
+        store.new = {f"e{n}": (n,)}
+        store.save()
+    assert listed == [] and stale.exists()
+    store = ResultCache(tmp_path, "run1")  # MAX_PACKS packs: this save folds them
+    store.new = {"last": (0,)}
+    store.save()
+    assert listed and not stale.exists() and len(list((tmp_path / "run1").glob("*.pack"))) == 1
