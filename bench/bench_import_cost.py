@@ -4,12 +4,11 @@ of fresh memory costs: the figures behind deferring a module's import.
 usage: python bench/bench_import_cost.py [--runs 11] [--after collections,...] MODULE [MODULE ...]
 
 Each module is imported in a fresh interpreter (``-P``) after the modules ``--after`` names
-(by default what a lint after an edit loads anyway: ``collections`` and ``functools``), so
-only the module and what it alone brings are
-counted: wall milliseconds (``perf_counter``) and pages faulted in (``ru_minflt``), medians of
-``--runs``. Then the cost of a page touched for the first time: 64 MB mapped and touched a page
-at a time, system seconds over pages faulted in (the kernel's share of a run that instruction
-counts do not see).
+(by default what a lint after an edit loads anyway: ``collections`` and ``functools``), so only
+the module and what it alone brings are counted: wall milliseconds (``perf_counter``) and pages
+faulted in (``ru_minflt``), medians of ``--runs``. Then the cost of a page touched for the first
+time: 64 MB mapped and touched a page at a time, system seconds over pages faulted in (the
+kernel's share of a run that instruction counts do not see).
 """
 
 from __future__ import annotations
