@@ -51,8 +51,8 @@ INVALID_IP = "must be a valid IP address (e.g. 10.9.8.7 or 2001:db8::ffff)"
 INVALID_CIDR = "must be a valid CIDR value (e.g. 10.9.8.0/24 or 2001:db8::/64)"
 
 # The names' alphabets, read with set operations, not patterns: ``re`` compiles in Python (~0.2 ms
-# a pattern, in a lint whose edited file names one port); ``tests/test_addresses.py`` holds each
-# reading equal to the pattern it replaces.
+# a pattern, in a lint whose edited file names one port); ``tests/test_input_addresses.py`` holds
+# each reading equal to the pattern it replaces.
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 _LABEL = _LOWER | frozenset("0123456789-")  # [-a-z0-9]
 _DOTTED = frozenset("0123456789.")  # [0-9.]
@@ -63,9 +63,15 @@ def _decimal(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
-def _dns_subdomain(name: str) -> bool:
-    """``[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*``"""
+def dns_subdomain(name: str) -> bool:
+    """The spelling of an RFC 1123 subdomain, lengths aside:
+    ``[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*``."""
     return all(label and label[0] != "-" and label[-1] != "-" and _LABEL.issuperset(label) for label in name.split("."))
+
+
+def dns1035_label(text: str) -> bool:
+    """An RFC 1035 label (``IsDNS1035Label``): ``[a-z]([-a-z0-9]{0,61}[a-z0-9])?``."""
+    return 0 < len(text) <= 63 and text[0] in _LOWER and text[-1] != "-" and _LABEL.issuperset(text)
 
 
 class Problem(Frozen):
@@ -242,7 +248,7 @@ def dns_name_problems(value: object, *, wildcard: bool = False) -> list[Problem]
     name = value[2:] if wildcard and value.startswith("*.") else value
     if len(value) > 253:
         return [Problem("must be no more than 253 characters")]
-    if not _dns_subdomain(name):
+    if not dns_subdomain(name):
         return [
             Problem(
                 "must be a lowercase RFC 1123 subdomain: alphanumeric characters, '-' or '.', "

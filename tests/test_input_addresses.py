@@ -102,7 +102,8 @@ _NAME_PIECES = st.sampled_from(["a", "z", "0", "9", "-", "--", ".", "A", "_", "Â
 @given(st.lists(_NAME_PIECES, max_size=10).map("".join))
 def test_names_and_numbers_are_read_as_their_patterns(text):
     label = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-    assert addresses._dns_subdomain(text) == bool(re.fullmatch(rf"{label}(\.{label})*", text))
+    assert addresses.dns_subdomain(text) == bool(re.fullmatch(rf"{label}(\.{label})*", text))
+    assert addresses.dns1035_label(text) == bool(re.fullmatch(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?", text))
     assert addresses._decimal(text) == bool(re.fullmatch(r"[0-9]+", text))
     port = addresses.port_name_problems(text)
     alphabet = bool(re.fullmatch(r"[-a-z0-9]+", text))

@@ -3,7 +3,7 @@
 ``SchemaValidator`` is imported on first use: ``generator.validate.kubernetes`` (version
 names, schema paths) is needed without JSON Schema, e.g. by the lint settings.
 
-May import: generator.regex, generator.jsontext, generator.replace, generator.record, generator.errors, generator.paths, generator.jsonpath, generator.sha.
+May import: generator.addresses, generator.regex, generator.jsontext, generator.replace, generator.record, generator.errors, generator.paths, generator.jsonpath, generator.sha.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Iterator, Mapping
 
-from generator import regex
+from generator import addresses, regex
 from generator.errors import InputError
 from generator.paths import plain
 
@@ -119,28 +119,13 @@ def version_dir(version: tuple[int, int]) -> str:
 # ValidateCustomResourceDefinitionNames and ...Spec; the built-in groups follow the same rule).
 # A schema can only exist for such names: any other (too long for a file name, holding "/" or
 # "..", or characters a URL would read differently) is never looked up.
-_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
-_ALPHANUMERIC = _LOWER | frozenset("0123456789")
-_LABEL = _ALPHANUMERIC | {"-"}
-
-
-def _dns1035_label(text: str) -> bool:
-    """``[a-z]([-a-z0-9]{0,61}[a-z0-9])?``"""
-    return 0 < len(text) <= 63 and text[0] in _LOWER and text[-1] in _ALPHANUMERIC and _LABEL.issuperset(text)
-
-
-def _dns1123_subdomain(text: str) -> bool:
-    """``[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*``, 253 characters at most."""
-    return 0 < len(text) <= 253 and all(
-        label and label[0] in _ALPHANUMERIC and label[-1] in _ALPHANUMERIC and _LABEL.issuperset(label)
-        for label in text.split(".")
-    )
-
-
 def nameable(api_version: str, kind: str) -> bool:
     """Whether ``apiVersion``/``kind`` are names Kubernetes can serve, and so can name a schema file."""
     group, _, version = api_version.rpartition("/")
-    return _dns1035_label(kind.lower()) and _dns1035_label(version) and (not group or _dns1123_subdomain(group))
+    label = addresses.dns1035_label
+    return (
+        label(kind.lower()) and label(version) and (not group or (len(group) <= 253 and addresses.dns_subdomain(group)))
+    )
 
 
 def builtin_schema(version: tuple[int, int], api_version: str, kind: str) -> str | None:

@@ -71,10 +71,14 @@ _VERSION_PIECES = st.sampled_from(["v", "1", "32", "0", ".", "-local-strict", ".
 
 
 @given(st.lists(_NAME_PIECES, max_size=12).map("".join))
-def test_dns_names_are_read_as_their_patterns(text):
-    assert kubernetes._dns1035_label(text) == bool(re.fullmatch(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?", text))
+def test_the_names_a_schema_can_have_are_read_as_their_patterns(text):
+    """A kind (lowercased) and a version are DNS-1035 labels, a group a DNS-1123 subdomain."""
+    label = r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?"
     subdomain = r"(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-    assert kubernetes._dns1123_subdomain(text) == bool(re.fullmatch(subdomain, text))
+    assert kubernetes.nameable("v1", text) == bool(re.fullmatch(label, text.lower()))
+    assert kubernetes.nameable(f"g/{text}", "Kind") == bool(re.fullmatch(label, text))
+    if text:  # "/v1" names the core group
+        assert kubernetes.nameable(f"{text}/v1", "Kind") == bool(re.fullmatch(subdomain, text))
 
 
 @given(st.lists(_VERSION_PIECES, max_size=8).map("".join))
