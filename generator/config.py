@@ -4,7 +4,7 @@ Validated against ``schemas/config.schema.json`` (unknown keys are errors, with 
 absent file = all defaults. Command-line flags take precedence over the file. Above inputs and
 lint: the file holds settings of both (its ``lint`` section is checked against the rule registry).
 
-May import: generator.errors, generator.paths, generator.record, generator.yamlio, generator.inputs, generator.lint.
+May import: generator.codeprint, generator.errors, generator.jsontext, generator.paths, generator.replace, generator.sha, generator.record, generator.yamlio, generator.inputs, generator.lint.
 """
 
 from __future__ import annotations

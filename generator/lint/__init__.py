@@ -3,7 +3,7 @@
 ``lint_paths`` is the library entry point the CLI wraps; ``object_result`` runs the same
 rules over an object that render produced, so render, check and lint agree.
 
-May import: generator.regex, generator.jsontext, generator.replace, generator.record, generator.ruledoc, generator.rulemeta, generator.addresses, generator.diagnostic, generator.errors, generator.paths,
+May import: generator.codeprint, generator.regex, generator.jsontext, generator.replace, generator.record, generator.ruledoc, generator.rulemeta, generator.addresses, generator.diagnostic, generator.errors, generator.paths,
 generator.jsonpath, generator.sha, generator.yamlio, generator.library, generator.validate, generator.kube, generator.pathmatch,
 generator.inputs and generator.contract (a cluster's settings and contract, ``clusters``).
 """

@@ -30,10 +30,10 @@ import time
 from collections.abc import Iterator
 
 import generator
-from generator import jsontext
+from generator import codeprint, jsontext
 from generator.diagnostic import Diagnostic, Location, ObjectRef
 from generator.lint.engine import FileResult
-from generator.lint.loader import raw, walk
+from generator.lint.loader import raw
 from generator.lint.settings import Settings
 from generator.paths import plain
 from generator.sha import sha256
@@ -56,31 +56,11 @@ def run_key(settings: Settings, validator: SchemaValidator | None, refs: bool = 
         "refs": refs,
         "format": [FORMAT, marshal.version],
         "version": generator.__version__,
-        "code": code_fingerprint(),
+        "code": codeprint.fingerprint(),
         "settings": settings.as_dict(),
         "schemas": schema_fingerprint(validator) if validator is not None else None,
     }
     return sha256(jsontext.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def code_fingerprint() -> list:
-    """Name, size and modification time of the package's modules: an edited rule or an
-    upgraded package (same version number or not) misses every entry."""
-    root = os.path.dirname(generator.__file__)
-    found = []
-    for entry, relative in walk(root, _code_folder, _unlisted):
-        if entry.name.endswith(".py"):
-            info = entry.stat()
-            found.append((relative, info.st_size, info.st_mtime_ns))
-    return found
-
-
-def _code_folder(name: str) -> bool:
-    return name != "__pycache__"
-
-
-def _unlisted(_exc: OSError) -> None:
-    """A package folder that cannot be listed holds no module the run can import."""
 
 
 def schema_fingerprint(validator: SchemaValidator) -> list:

@@ -67,6 +67,7 @@ _FINGERPRINTS: dict[int, tuple[SchemaValidator, str]] = {}
 def _run() -> str:
     """What every kept result depends on besides its own key: formats, versions and the code."""
     import generator
+    from generator import codeprint
     from generator.lint import cache
     from generator.validate.validator import installed_version
 
@@ -74,7 +75,7 @@ def _run() -> str:
         "format": [FORMAT, cache.FORMAT, marshal.version],
         "version": generator.__version__,
         "packages": {name: installed_version(name) for name in _PACKAGES},
-        "code": cache.code_fingerprint(),
+        "code": codeprint.fingerprint(),
     }
     return sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 

@@ -485,7 +485,7 @@ def test_the_code_fingerprint_lists_every_module_as_os_walk_finds_them():
     from pathlib import Path
 
     import generator
-    from generator.lint.cache import code_fingerprint
+    from generator import codeprint
 
     root = Path(generator.__file__).parent
     expected = []
@@ -495,7 +495,7 @@ def test_the_code_fingerprint_lists_every_module_as_os_walk_finds_them():
         for name in sorted(f for f in filenames if f.endswith(".py")):
             info = os.stat(os.path.join(folder, name))
             expected.append((name if relative == "." else os.path.join(relative, name), info.st_size, info.st_mtime_ns))
-    assert code_fingerprint() == expected and len(expected) > 300
+    assert list(codeprint.fingerprint()) == expected and len(expected) > 300
 
 
 def test_the_cache_keeps_the_newest_run_keys_and_prunes_only_when_what_it_holds_changes(tmp_path, monkeypatch):

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 from conftest import MISMATCHED_DEPLOYMENT, REPO
 
-from generator.lint import cache as lintcache
+from generator import codeprint
 from generator.render import checkcache, checks
 from generator.render.layout import build_tree
 from generator.validate import SchemaValidator
@@ -143,7 +143,7 @@ def test_other_settings_or_code_miss_the_kept_results(monkeypatch, schemas, rule
     checkcache.save()
     _new_process(monkeypatch)
     rule_runs.clear()
-    monkeypatch.setattr(lintcache, "code_fingerprint", lambda: [("edited.py", 1, 1)])
+    monkeypatch.setattr(codeprint, "fingerprint", lambda: (("edited.py", 1, 1),))
     counted, _ = _checked_again(schemas)
     assert len(counted) == len(_OBJECTS) and len(rule_runs) == len(_OBJECTS)
 
