@@ -60,8 +60,14 @@ def load_config(project: Project, explicit: str | os.PathLike[str] | None = None
 
             raise InputError("config file not found", path=str(explicit), hint="check the --config path")
         return Config()
-    # the YAML reader and JSON Schema load only for a file to read: a project without one
-    # (and a lint answered from its cache) does without them, and without ``pathlib``
+    schema_file = os.path.join(project.schemas_folder, "config.schema.json")
+    key = _key(path, schema_file)
+    kept = _kept(key) if key is not None else None
+    if kept is not None:
+        return Config(path, kept)
+    # the YAML reader and JSON Schema load only for a file to read and not kept valid: a project
+    # without one, and a lint after an edit of a project whose config is unchanged, do without
+    # them (with dataclasses, inspect, typing, pathlib, json and re: ~60 ms of such a lint)
     from pathlib import Path
 
     from generator.inputs.load import apply_defaults, load_schema, schema_errors
@@ -69,7 +75,7 @@ def load_config(project: Project, explicit: str | os.PathLike[str] | None = None
     from generator.yamlio.positions import load_file
 
     doc = load_file(Path(path), project.display(path))
-    schema = load_schema(project.schemas / "config.schema.json")
+    schema = load_schema(Path(schema_file))
     if doc.data is None:
         doc.data = {}
     errors = schema_errors(doc, schema) or rule_errors(doc)
@@ -77,4 +83,70 @@ def load_config(project: Project, explicit: str | os.PathLike[str] | None = None
         raise InputErrors(errors)
     import copy  # with weakref: only for a config file
 
-    return Config(path, apply_defaults(schema, copy.deepcopy(doc.data)))
+    config = Config(path, apply_defaults(schema, copy.deepcopy(doc.data)))
+    if key is not None:
+        _keep(key, config.data)
+    return config
+
+
+# Valid configs are kept in the user cache, their data with the schema's defaults, as one
+# ``marshal`` dump each, named by a digest of what decides them: the file's bytes, the schema
+# file's, the package's code (``codeprint``: the rules and options a config may name) and this
+# layout. A config with an error is never kept: it is read, and its errors worded, every time.
+FOLDER = "config"
+KEPT = 16  # validated configs kept (the newest): a project's, a few edits' worth
+_FORMAT = 1
+
+
+def _key(path: str, schema_file: str) -> str | None:
+    """The digest of what decides the config's data, None when a file cannot be read (the full
+    read then says why)."""
+    from generator import __version__, codeprint
+    from generator.jsontext import dumps
+    from generator.sha import sha256
+
+    digest = sha256()
+    try:
+        for name in (path, schema_file):
+            with open(name, "rb") as handle:
+                digest.update(sha256(handle.read()).digest())
+    except OSError:
+        return None
+    digest.update(dumps([_FORMAT, __version__, codeprint.fingerprint()]).encode())
+    return digest.hexdigest()
+
+
+def _kept(key: str) -> dict | None:
+    """The data kept for ``key``, None when there is none or it does not load as a mapping."""
+    import marshal
+
+    from generator.paths import cache_folder
+
+    try:
+        with open(os.path.join(cache_folder(), FOLDER, f"{key}.marshal"), "rb") as handle:
+            data = marshal.loads(handle.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _keep(key: str, data: dict) -> None:
+    """Keep a valid config's data (whole or not at all) and no more than ``KEPT`` of them; a
+    cache that cannot be written only means reading the file again."""
+    import marshal
+
+    from generator.paths import cache_folder
+    from generator.replace import replace_file
+
+    folder = os.path.join(cache_folder(), FOLDER)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        replace_file(os.path.join(folder, f"{key}.marshal"), marshal.dumps(data))
+        with os.scandir(folder) as entries:
+            kept = sorted(
+                ((e.stat().st_mtime_ns, e.path) for e in entries if e.name.endswith(".marshal")), reverse=True
+            )
+        for _, old in kept[KEPT:]:
+            os.unlink(old)
+    except (OSError, ValueError):
+        return

@@ -54,13 +54,11 @@ def find_root(start: str | os.PathLike[str]) -> str | None:
         folder = parent
 
 
-def _bundled(name: str) -> Path:
+def _bundled(name: str) -> str:
     """A data folder shipped inside the installed package (``generator/_data/<name>``), found
     beside this module: the package is installed as files, which ``importlib.resources`` would
     only find again (its import, with zipfile and tempfile, is a tenth of a no-op check)."""
-    from pathlib import Path
-
-    return Path(os.path.dirname(os.path.abspath(__file__)), "_data", name)
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "_data", name)
 
 
 CLUSTER_FILE = "cluster.yaml"  # a cluster's input: clusters/<name>/cluster.yaml
@@ -124,13 +122,22 @@ class Project(Frozen):
 
     @property
     def libsonnet(self) -> Path:
+        from pathlib import Path
+
         own = self.root / "libsonnet"
-        return own if (own / "main.libsonnet").is_file() else _bundled("libsonnet")
+        return own if (own / "main.libsonnet").is_file() else Path(_bundled("libsonnet"))
 
     @property
     def schemas(self) -> Path:
-        own = self.root / "schemas"
-        return own if (own / "cluster.schema.json").is_file() else _bundled("schemas")
+        from pathlib import Path
+
+        return Path(self.schemas_folder)
+
+    @property
+    def schemas_folder(self) -> str:
+        """``schemas`` as text: the project's own when it has them, else the installed copy."""
+        own = os.path.join(self.folder, "schemas")
+        return own if os.path.isfile(os.path.join(own, "cluster.schema.json")) else _bundled("schemas")
 
     @property
     def schema_file(self) -> Path:

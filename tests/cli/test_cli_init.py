@@ -24,7 +24,7 @@ def test_init_in_a_fleet_repository_writes_a_modeline_that_resolves(tmp_path, ru
     assert run(fleet, "init", "gpu-a").exit_code == 0
     schema = _schema_of(fleet / "clusters" / "gpu-a" / "cluster.yaml")
     assert schema == (fleet / EDITOR_SCHEMA).resolve()
-    assert schema.read_bytes() == (_bundled("schemas") / "cluster.schema.json").read_bytes()
+    assert schema.read_bytes() == Path(_bundled("schemas"), "cluster.schema.json").read_bytes()
     assert not (fleet / "schemas" / "cluster.schema.json").exists()  # the project still uses the tool's own
 
 
@@ -52,7 +52,7 @@ def test_after_an_upgrade_check_reports_the_copy_stale_and_render_updates_it(tmp
     assert "schemas/gpu-gitops/cluster.schema.json: stale: not the input schema of this gpu-gitops" in stale.stderr
     rendered = run(fleet, "render")
     assert "updated schemas/gpu-gitops/cluster.schema.json" in rendered.stdout
-    assert copy.read_bytes() == (_bundled("schemas") / "cluster.schema.json").read_bytes()
+    assert copy.read_bytes() == Path(_bundled("schemas"), "cluster.schema.json").read_bytes()
     assert run(fleet, "check").exit_code == 0
 
 

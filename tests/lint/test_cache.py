@@ -288,6 +288,17 @@ def test_a_run_that_rechecks_one_edited_file_loads_no_libraries_it_does_not_use(
     assert "generator.lint.engine" in loaded and "generator.kube.quantity" in loaded and not unused & set(loaded)
 
 
+def test_a_config_file_read_before_costs_a_run_after_an_edit_no_more_imports(tmp_path):
+    """A project's ``.gpu-gitops.yaml`` validated by an earlier run is read back as kept: the
+    YAML reader's located path, the input layer and JSON Schema (with ``dataclasses``,
+    ``inspect``, ``typing``, ``pathlib``, ``json`` and ``re``) stay unloaded."""
+    (tmp_path / ".gpu-gitops.yaml").write_text("lint:\n  rules:\n    SEC006: warning\n", encoding="utf-8")
+    first, again, loaded = _run_after_an_edit(tmp_path, _probe("", "sorted(sys.modules)"))
+    assert first.returncode == again.returncode and "generator.lint.engine" in loaded
+    unused = {"generator.inputs.load", "generator.yamlio.positions", "dataclasses", "inspect", "typing"}
+    assert not (unused | {"pathlib", "json", "re"}) & set(loaded)
+
+
 def test_a_run_that_rechecks_one_edited_file_compiles_no_source(tmp_path):
     """Nothing is compiled from source at run time: a typed ``NamedTuple`` whose annotations are
     postponed (strings) compiled each one into a ``ForwardRef`` on every start (~1 M
