@@ -1,4 +1,4 @@
-"""Where a project's folders are, and how paths are shown to the user.
+"""Where a project's folders are, how a folder is walked, and how paths are shown to the user.
 
 May import: generator.diagnostic, generator.errors, generator.record.
 """
@@ -6,6 +6,8 @@ May import: generator.diagnostic, generator.errors, generator.record.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from operator import attrgetter
 
 from generator.errors import InputError
 from generator.record import Frozen
@@ -35,6 +37,48 @@ def plain(*parts: str | os.PathLike[str]) -> str:
             names = []
         names += [name for name in part.split("/") if name and name != "."]
     return root + "/".join(names) or "."
+
+
+def walk(
+    top: str, descend: Callable[[str], bool], unlisted: Callable[[OSError], object]
+) -> Iterator[tuple[os.DirEntry, str]]:
+    """Every file under folder ``top``, with its ``/``-separated path relative to it, as
+    ``os.walk(top)`` visits them: parents first, names sorted, links to folders not followed,
+    folders whose names ``descend`` refuses left out; a folder that cannot be listed goes to
+    ``unlisted``, none of it yielded. One ``scandir`` a folder and no other call: ``os.walk``
+    added an ``lstat`` a folder and the callers a Python ``join`` a file (~9 M instructions for a
+    corpus of 200 folders and 1,200 files, ~5 M for the package's code fingerprint)."""
+    stack = [(top, "")]  # a folder's path, and its path relative to ``top`` with a final '/'
+    while stack:
+        folder, relative = stack.pop()
+        try:
+            with os.scandir(folder) as listed:
+                entries = sorted(listed, key=attrgetter("name"))
+        except OSError as exc:
+            unlisted(exc)
+            continue
+        folders = []
+        for entry in entries:
+            if not is_folder(entry):
+                yield entry, relative + entry.name
+            elif descend(entry.name) and not _is_link(entry):
+                folders.append(entry)
+        stack.extend((entry.path, f"{relative}{entry.name}/") for entry in reversed(folders))
+
+
+def is_folder(entry: os.DirEntry) -> bool:
+    """Whether a listed entry is a folder or a link to one (``Path.is_dir``: False when it cannot be told)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _is_link(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
 
 
 def is_project_root(folder: str | os.PathLike[str]) -> bool:

@@ -264,8 +264,8 @@ def _scan(target: str) -> _Scan | None:
     whether it holds one; None for anything else. One pass over the folder answers both
     questions lint asks of a target (``_rendered_trees``, ``_trees_of``): a corpus of a
     thousand folders was walked twice, a path object and two ``stat`` calls per folder."""
-    from generator.lint.loader import is_folder
-    from generator.paths import SUM_FILE  # not tree.fingerprint's import (hashlib, the stat cache) for a name
+    # SUM_FILE from paths, not tree.fingerprint's import (hashlib, the stat cache) for a name
+    from generator.paths import SUM_FILE, is_folder
 
     try:
         with os.scandir(target) as entries:
@@ -316,7 +316,7 @@ def _tree_crd_schemas(ctx: Context, trees: list[str]) -> dict:
         return {}
     unique = {os.path.realpath(tree): tree for tree in trees}
     from generator.lint.crdimport import document_schema, versions
-    from generator.lint.loader import walk
+    from generator.paths import walk
     from generator.yamlio.read import TooDeep, load_data
 
     found: dict[tuple[str, str], dict] = {}

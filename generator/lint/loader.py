@@ -25,13 +25,12 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterator
-from operator import attrgetter
 
 from generator import pathmatch
 from generator.errors import InputError
 from generator.lint import nonmanifests
 from generator.lint.model import Document, Hit, Resource, first_content_line
-from generator.paths import plain
+from generator.paths import plain, walk
 from generator.record import Record
 from generator.yamlio import depth as yamldepth
 from generator.yamlio import lines as yamllines
@@ -105,48 +104,6 @@ def _walk(top: str, found: list[str]) -> None:
 
 def _visible(name: str) -> bool:
     return not name.startswith(".")
-
-
-def walk(
-    top: str, descend: Callable[[str], bool], unlisted: Callable[[OSError], object]
-) -> Iterator[tuple[os.DirEntry, str]]:
-    """Every file under folder ``top``, with its ``/``-separated path relative to it, as
-    ``os.walk(top)`` visits them: parents first, names sorted, links to folders not followed,
-    folders whose names ``descend`` refuses left out; a folder that cannot be listed goes to
-    ``unlisted``, none of it yielded. One ``scandir`` a folder and no other call: ``os.walk``
-    added an ``lstat`` a folder and the callers a Python ``join`` a file (~9 M instructions for a
-    corpus of 200 folders and 1,200 files, ~5 M for the package's code fingerprint)."""
-    stack = [(top, "")]  # a folder's path, and its path relative to ``top`` with a final '/'
-    while stack:
-        folder, relative = stack.pop()
-        try:
-            with os.scandir(folder) as listed:
-                entries = sorted(listed, key=attrgetter("name"))
-        except OSError as exc:
-            unlisted(exc)
-            continue
-        folders = []
-        for entry in entries:
-            if not is_folder(entry):
-                yield entry, relative + entry.name
-            elif descend(entry.name) and not _is_link(entry):
-                folders.append(entry)
-        stack.extend((entry.path, f"{relative}{entry.name}/") for entry in reversed(folders))
-
-
-def is_folder(entry: os.DirEntry) -> bool:
-    """Whether a listed entry is a folder or a link to one (``Path.is_dir``: False when it cannot be told)."""
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
-
-
-def _is_link(entry: os.DirEntry) -> bool:
-    try:
-        return entry.is_symlink()
-    except OSError:
-        return False
 
 
 def _excluded(shown: str, patterns: list[str]) -> bool:
