@@ -39,6 +39,20 @@ def plain(*parts: str | os.PathLike[str]) -> str:
     return root + "/".join(names) or "."
 
 
+def inside(path: str, folder: str) -> bool:
+    """``PurePosixPath(path).is_relative_to(folder)``: the same root, and ``folder``'s names begin ``path``'s."""
+    (root, names), (folder_root, folder_names) = _parts(path), _parts(folder)
+    return root == folder_root and names[: len(folder_names)] == folder_names
+
+
+def _parts(path: str) -> tuple[str, list[str]]:
+    """A path's root ('', '/' or '//') and its names, as ``PurePosixPath`` parses it."""
+    spelt = plain(path)
+    names = spelt.lstrip("/")
+    root = spelt[: len(spelt) - len(names)]
+    return root, names.split("/") if names and names != "." else []
+
+
 def walk(
     top: str, descend: Callable[[str], bool], unlisted: Callable[[OSError], object]
 ) -> Iterator[tuple[os.DirEntry, str]]:

@@ -9,7 +9,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from generator import paths
-from generator.validate.validator import _inside
 
 _PIECES = st.sampled_from(["a", "b.yaml", "", ".", "..", "/", "//", "///", "x/", "./y", "a//b", "é"])
 
@@ -21,7 +20,7 @@ def test_a_path_is_spelt_as_purepath_spells_it(parts):
 
 @given(st.lists(_PIECES, max_size=4).map("".join), st.lists(_PIECES, max_size=4).map("".join))
 def test_inside_is_is_relative_to(path, folder):
-    assert _inside(path, folder) == PurePosixPath(path).is_relative_to(folder)
+    assert paths.inside(path, folder) == PurePosixPath(path).is_relative_to(folder)
 
 
 def test_the_project_root_is_found_upward_from_a_folder_as_pathlib_resolves_it(tmp_path):

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from generator import jsontext
 from generator.errors import InputError
 from generator.jsonpath import dotted
-from generator.paths import plain
+from generator.paths import inside
 from generator.record import Frozen, Record
 from generator.validate import fastcheck, kubernetes, schemaset
 from generator.validate.locations import SchemaLocation, find_schema_file, template_variables
@@ -219,7 +219,7 @@ class SchemaValidator:
         if self.schema_set is None:
             return ""
         source = self.schema_source(api_version, kind)
-        if source is None or not _inside(source, self.schema_set.folder):
+        if source is None or not inside(source, self.schema_set.folder):
             return ""
         return self.schema_set.origins.get(f"{api_version} {kind}", f"schema set {self.schema_set.version}")
 
@@ -255,7 +255,7 @@ class SchemaValidator:
             schema = kubernetes.kind_schema(source)
         else:
             # the synced set's files were checked against their metaschema when they were installed
-            synced = self.schema_set is not None and _inside(source, self.schema_set.folder)
+            synced = self.schema_set is not None and inside(source, self.schema_set.folder)
             schema, fast = _custom_schema(
                 source,
                 lambda pattern: self.warn(
@@ -545,20 +545,6 @@ def _record(marker: str) -> None:
             pass
     except OSError:
         pass
-
-
-def _inside(path: str, folder: str) -> bool:
-    """``PurePosixPath(path).is_relative_to(folder)``: the same root, and ``folder``'s names begin ``path``'s."""
-    (root, names), (folder_root, folder_names) = _parts(path), _parts(folder)
-    return root == folder_root and names[: len(folder_names)] == folder_names
-
-
-def _parts(path: str) -> tuple[str, list[str]]:
-    """A path's root ('', '/' or '//') and its names, as ``PurePosixPath`` parses it."""
-    spelt = plain(path)
-    names = spelt.lstrip("/")
-    root = spelt[: len(spelt) - len(names)]
-    return root, names.split("/") if names and names != "." else []
 
 
 _SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "dependentSchemas")
