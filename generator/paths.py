@@ -28,6 +28,12 @@ def plain(*parts: str | os.PathLike[str]) -> str:
     empty and ``.`` names dropped, ``..`` kept, two leading slashes kept (POSIX leaves their
     meaning to the system) and more made one; ``.`` for nothing. Paths lint shows, compares and
     keys its cache by are spelt as they were when they were ``Path`` objects."""
+    root, names = _parsed(parts)
+    return root + "/".join(names) or "."
+
+
+def _parsed(parts: tuple[str | os.PathLike[str], ...]) -> tuple[str, list[str]]:
+    """The root ('', '/' or '//') and the names of the path the parts make, as ``PurePosixPath`` parses them."""
     root = ""
     names: list[str] = []
     for given in parts:
@@ -36,21 +42,13 @@ def plain(*parts: str | os.PathLike[str]) -> str:
             root = "//" if part.startswith("//") and not part.startswith("///") else "/"
             names = []
         names += [name for name in part.split("/") if name and name != "."]
-    return root + "/".join(names) or "."
+    return root, names
 
 
 def inside(path: str, folder: str) -> bool:
     """``PurePosixPath(path).is_relative_to(folder)``: the same root, and ``folder``'s names begin ``path``'s."""
-    (root, names), (folder_root, folder_names) = _parts(path), _parts(folder)
+    (root, names), (folder_root, folder_names) = _parsed((path,)), _parsed((folder,))
     return root == folder_root and names[: len(folder_names)] == folder_names
-
-
-def _parts(path: str) -> tuple[str, list[str]]:
-    """A path's root ('', '/' or '//') and its names, as ``PurePosixPath`` parses it."""
-    spelt = plain(path)
-    names = spelt.lstrip("/")
-    root = spelt[: len(spelt) - len(names)]
-    return root, names.split("/") if names and names != "." else []
 
 
 def walk(
