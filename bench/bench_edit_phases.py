@@ -1,6 +1,6 @@
 """Where a lint after an edit spends its time, phase by phase, each phase a process of its own.
 
-usage: python bench/bench_edit_phases.py [--docs 5000] [--runs 31] [--instructions]
+usage: python bench/bench_edit_phases.py [--docs 5000] [--runs 31] [--instructions] [--config]
 
 ``bench_all.py``'s lint-edit row times the whole command; this splits it into four commands
 run on the same corpus (../shared/bench/gen_corpus.py, needs PyYAML), interleaved (the order
@@ -15,8 +15,10 @@ reversed every other round), each from the same copy of a filled result cache:
 Printed per command: wall and CPU medians (CPU of the process, ``getrusage``; this kernel's
 accounting moves in ticks, so read the medians of many runs) and the difference to the command
 before it: the imports, the run answered from the cache, the edited file's check. With
-``--instructions``, each once under valgrind (``bench_all.instructions``), a figure the load does
-not move. The package's bytecode is written first (``bench_all.Tool``).
+``--config``, the root holds a ``.gpu-gitops.yaml`` (three lines of lint settings), as a
+project's does, which every run reads. With ``--instructions``, each once under valgrind
+(``bench_all.instructions``), a figure the load does not move. The package's bytecode is
+written first (``bench_all.Tool``).
 """
 
 from __future__ import annotations
@@ -48,11 +50,15 @@ print(json.dumps([m for m in sys.modules if m not in before]), file=sys.stderr)
 """
 
 
+CONFIG = "lint:\n  rules:\n    SEC006: warning\n"  # ``--config``: a project's lint settings
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, default=5000)
     parser.add_argument("--runs", type=int, default=31)
     parser.add_argument("--instructions", action="store_true")
+    parser.add_argument("--config", action="store_true", help="lint in a project with a config file")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="edit-phases-") as folder:
         tmp = Path(folder)
@@ -65,6 +71,8 @@ def main() -> None:
             stdout=subprocess.DEVNULL,
         )
         shutil.copytree(kept, changed)
+        if args.config:
+            (tmp / ".gpu-gitops.yaml").write_text(CONFIG, encoding="utf-8")
         time.sleep(3.1)  # past the cache's SETTLED_NS: the files are recorded in the index
         files = sorted(changed.rglob("*.yaml"))
         edited = files[len(files) // 2]  # the file bench_all.py edits
